@@ -1,0 +1,12 @@
+import {defineConfig} from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["test/**/*.test.ts"],
+    // Tests start real servers and LevelDB instances; two cores, so keep workers bounded.
+    pool: "forks",
+    poolOptions: {forks: {maxForks: 2, minForks: 1}},
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+  },
+});
