@@ -1,0 +1,108 @@
+/**
+ * CB58: base58 (Bitcoin alphabet) of `bytes ‖ sha256(bytes)[28:32]`, AvalancheGo's text form of IDs
+ * (utils/cb58/cb58.go). Error texts match AvalancheGo's so they can be surfaced to API clients unchanged.
+ */
+import {createHash} from "node:crypto";
+
+const ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+const DECODE_MAP = new Int8Array(128).fill(-1);
+for (let i = 0; i < ALPHABET.length; i++) DECODE_MAP[ALPHABET.charCodeAt(i)] = i;
+
+const CHECKSUM_LEN = 4;
+export const ID_LEN = 32;
+
+export function sha256(bytes: Uint8Array): Uint8Array {
+  return createHash("sha256").update(bytes).digest();
+}
+
+function checksum(bytes: Uint8Array): Uint8Array {
+  return sha256(bytes).subarray(32 - CHECKSUM_LEN);
+}
+
+export function base58Encode(bytes: Uint8Array): string {
+  let zeros = 0;
+  while (zeros < bytes.length && bytes[zeros] === 0) zeros++;
+  // Base conversion on a little-endian digit array; O(n²) but IDs are 36 bytes.
+  const digits: number[] = [];
+  for (let i = zeros; i < bytes.length; i++) {
+    let carry = bytes[i]!;
+    for (let j = 0; j < digits.length; j++) {
+      carry += digits[j]! << 8;
+      digits[j] = carry % 58;
+      carry = (carry / 58) | 0;
+    }
+    while (carry > 0) {
+      digits.push(carry % 58);
+      carry = (carry / 58) | 0;
+    }
+  }
+  let out = "1".repeat(zeros);
+  for (let i = digits.length - 1; i >= 0; i--) out += ALPHABET[digits[i]!];
+  return out;
+}
+
+export function base58Decode(s: string): Uint8Array {
+  if (s.length === 0) throw new Error("zero length string");
+  let zeros = 0;
+  while (zeros < s.length && s[zeros] === "1") zeros++;
+  const bytes: number[] = [];
+  for (let i = zeros; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c > 127) throw new Error("High-bit set on invalid digit");
+    const v = DECODE_MAP[c]!;
+    if (v < 0) throw new Error(`Invalid base58 digit ('${s[i]}')`);
+    let carry = v;
+    for (let j = 0; j < bytes.length; j++) {
+      carry += bytes[j]! * 58;
+      bytes[j] = carry & 0xff;
+      carry >>= 8;
+    }
+    while (carry > 0) {
+      bytes.push(carry & 0xff);
+      carry >>= 8;
+    }
+  }
+  const out = new Uint8Array(zeros + bytes.length);
+  for (let i = 0; i < bytes.length; i++) out[out.length - 1 - i] = bytes[i]!;
+  return out;
+}
+
+/** Encodes bytes as CB58. */
+export function cb58Encode(bytes: Uint8Array): string {
+  const buf = new Uint8Array(bytes.length + CHECKSUM_LEN);
+  buf.set(bytes);
+  buf.set(checksum(bytes), bytes.length);
+  return base58Encode(buf);
+}
+
+/** Decodes CB58 to bytes; throws with AvalancheGo's error texts. */
+export function cb58Decode(s: string): Uint8Array {
+  let raw: Uint8Array;
+  try {
+    raw = base58Decode(s);
+  } catch (e) {
+    throw new Error(`base58 decoding error: ${(e as Error).message}`);
+  }
+  if (raw.length < CHECKSUM_LEN) throw new Error("input string is smaller than the checksum size");
+  const body = raw.subarray(0, raw.length - CHECKSUM_LEN);
+  const sum = raw.subarray(raw.length - CHECKSUM_LEN);
+  const want = checksum(body);
+  for (let i = 0; i < CHECKSUM_LEN; i++) {
+    if (sum[i] !== want[i]) throw new Error("invalid input checksum");
+  }
+  return body;
+}
+
+/** Decodes a CB58 ID (32 bytes); throws with AvalancheGo's error texts (ids.FromString). */
+export function idFromString(s: string): Uint8Array {
+  const bytes = cb58Decode(s);
+  if (bytes.length !== ID_LEN) throw new Error(`invalid hash length: expected ${ID_LEN} bytes but got ${bytes.length}`);
+  return bytes;
+}
+
+export function idToString(id: Uint8Array): string {
+  return cb58Encode(id);
+}
+
+/** The zero ID: the primary network's subnet ID and the P-chain's ID. */
+export const EMPTY_ID = "11111111111111111111111111111111LpoYY";

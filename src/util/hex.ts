@@ -1,0 +1,26 @@
+/** Hex helpers with AvalancheGo's `formatting` semantics (utils/formatting/encoding.go). */
+import {sha256} from "./cb58.js";
+
+const HEX_RE = /^[0-9a-fA-F]*$/;
+
+export function bytesToHex(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex");
+}
+
+/** Parses `0x`-prefixed hex without checksum; throws with Go's error texts. */
+export function hexToBytes(s: string): Uint8Array {
+  if (!s.startsWith("0x") && !s.startsWith("0X")) throw new Error("missing 0x prefix to hex encoding");
+  const h = s.slice(2);
+  if (!HEX_RE.test(h)) {
+    const bad = [...h].find((c) => !/[0-9a-fA-F]/.test(c))!;
+    const cp = bad.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0");
+    throw new Error(`encoding/hex: invalid byte: U+${cp} '${bad}'`);
+  }
+  if (h.length % 2 !== 0) throw new Error("encoding/hex: odd length hex string");
+  return new Uint8Array(Buffer.from(h, "hex"));
+}
+
+/** `0x` + hex of `bytes ‖ sha256(bytes)[28:32]`: AvalancheGo's `hex`/`hexc` encoding. */
+export function hexWithChecksum(bytes: Uint8Array): string {
+  return "0x" + bytesToHex(bytes) + bytesToHex(sha256(bytes).subarray(28));
+}
