@@ -1,0 +1,201 @@
+/**
+ * One JSON-RPC router for every `/ext` service, on json-rpc-2.0's JSONRPCServer.
+ *
+ * json-rpc-2.0 dispatches a single request to its method and maps errors; this wrapper owns what the contract
+ * settles differently from that library and from AvalancheGo (contract §3, §10): envelope checks with precise
+ * messages, `id: null` as a notification, batches answered as arrays (even of one) with a size cap, the service
+ * a path may reach, params validation, metrics, and the single error mapper.
+ */
+import {JSONRPCServer, type JSONRPCRequest, type JSONRPCResponse} from "json-rpc-2.0";
+import type {Logger} from "../logger/index.js";
+import type {RpcMetrics} from "../metrics/index.js";
+import {
+  ErrorCode,
+  RpcError,
+  invalidRequest,
+  methodNotFound,
+  parseError,
+  toRpcError,
+  type RpcErrorObject,
+} from "./errors.js";
+import type {Validator} from "./validate.js";
+
+type JsonRpcId = string | number | null;
+
+/** One method: its params validator and handler. `C` is the per-route context (e.g. which index endpoint). */
+export interface MethodDef<C> {
+  readonly params: Validator<unknown>;
+  readonly handler: (params: never, ctx: C) => unknown;
+}
+
+/** Declares a method with its params type inferred from the validator. */
+export function method<P, R, C>(params: Validator<P>, handler: (params: P, ctx: C) => R | Promise<R>): MethodDef<C> {
+  return {params, handler: handler as (params: never, ctx: C) => unknown};
+}
+
+/** A service's methods by name (the part after `service.`). */
+export type MethodTable<C> = Readonly<Record<string, MethodDef<C>>>;
+
+export interface RpcRouterOptions {
+  /** Most requests in one batch (contract §10: 100). */
+  maxBatch: number;
+  /** Attach error stacks of unexpected failures to `data` (debugging only). */
+  stacktraces: boolean;
+}
+
+export const defaultRpcRouterOptions: RpcRouterOptions = {maxBatch: 100, stacktraces: false};
+
+export interface RpcRouterModules {
+  logger: Logger;
+  metrics: RpcMetrics | null;
+}
+
+/** What the HTTP layer writes back: 200 with a body, or 204 (notifications only). */
+export interface RpcReply {
+  status: 200 | 204;
+  body: string | null;
+}
+
+interface CallParams {
+  service: string;
+  ctx: unknown;
+}
+
+const UNKNOWN_METHOD_LABEL = "unknown";
+
+export class RpcRouter {
+  private readonly server: JSONRPCServer<CallParams>;
+  private readonly services = new Map<string, MethodTable<unknown>>();
+  private readonly logger: Logger;
+  private readonly metrics: RpcMetrics | null;
+
+  constructor(
+    private readonly opts: RpcRouterOptions,
+    modules: RpcRouterModules,
+  ) {
+    this.logger = modules.logger;
+    this.metrics = modules.metrics;
+    // Errors are logged by our mapper (expected ones at debug, unexpected at error), not by the library.
+    this.server = new JSONRPCServer<CallParams>({errorListener: () => {}});
+    this.server.mapErrorToJSONRPCErrorResponse = (id, err) => ({jsonrpc: "2.0", id, error: this.mapError(err)});
+  }
+
+  /** Registers a service's method table; method names are `<service>.<name>`. */
+  register<C>(service: string, table: MethodTable<C>): void {
+    if (this.services.has(service)) throw new Error(`service ${service} already registered`);
+    this.services.set(service, table as MethodTable<unknown>);
+    for (const [name, def] of Object.entries(table)) {
+      const full = `${service}.${name}`;
+      this.server.addMethod(full, async (rawParams: unknown, call: CallParams) => {
+        const start = process.hrtime.bigint();
+        let outcome = "success";
+        try {
+          const params = def.params(rawParams, "params");
+          return await (def.handler as (p: unknown, ctx: unknown) => unknown)(params, call.ctx);
+        } catch (e) {
+          outcome = outcomeOf(e);
+          throw e;
+        } finally {
+          if (this.metrics) {
+            this.metrics.calls.inc({method: full, outcome});
+            this.metrics.duration.observe({method: full}, Number(process.hrtime.bigint() - start) / 1e9);
+          }
+        }
+      });
+    }
+  }
+
+  /** Method names of a service, for documentation and tests. */
+  methods(service: string): string[] {
+    return Object.keys(this.services.get(service) ?? {}).map((m) => `${service}.${m}`);
+  }
+
+  /** Handles one HTTP body posted to a route of `service`. Never throws. */
+  async handle(body: string, service: string, ctx: unknown): Promise<RpcReply> {
+    let payload: unknown;
+    try {
+      payload = JSON.parse(body);
+    } catch (e) {
+      return reply(errorResponse(null, parseError((e as Error).message).toObject()));
+    }
+    const call: CallParams = {service, ctx};
+    if (Array.isArray(payload)) {
+      if (payload.length === 0) return reply(errorResponse(null, invalidRequest("empty batch").toObject()));
+      if (payload.length > this.opts.maxBatch) {
+        const msg = `batch of ${payload.length} requests exceeds ${this.opts.maxBatch}`;
+        return reply(errorResponse(null, invalidRequest(msg).toObject()));
+      }
+      const responses = await Promise.all(payload.map((req) => this.single(req, call)));
+      const written = responses.filter((r): r is JSONRPCResponse => r !== null);
+      return written.length === 0 ? {status: 204, body: null} : reply(written);
+    }
+    const response = await this.single(payload, call);
+    return response === null ? {status: 204, body: null} : reply(response);
+  }
+
+  private async single(req: unknown, call: CallParams): Promise<JSONRPCResponse | null> {
+    if (typeof req !== "object" || req === null || Array.isArray(req)) {
+      return errorResponse(null, invalidRequest("a request must be a JSON object").toObject());
+    }
+    const r = req as Record<string, unknown>;
+    const idValid = r.id === undefined || r.id === null || typeof r.id === "string" || typeof r.id === "number";
+    const id: JsonRpcId = idValid && r.id !== undefined ? (r.id as JsonRpcId) : null;
+    // The contract treats `id: null` as a notification too (as AvalancheGo does): nothing is written back.
+    const notification = r.id === undefined || r.id === null;
+    if (r.jsonrpc !== "2.0") return errorResponse(id, invalidRequest('jsonrpc must be "2.0"').toObject());
+    if (!idValid) return errorResponse(null, invalidRequest("id must be a string, a number or null").toObject());
+    if (typeof r.method !== "string") return errorResponse(id, invalidRequest("method must be a string").toObject());
+    const method = r.method;
+    const dot = method.indexOf(".");
+    if (dot < 0 || method.slice(0, dot) !== call.service || !this.server.hasMethod(method)) {
+      this.metrics?.calls.inc({method: UNKNOWN_METHOD_LABEL, outcome: "not_found"});
+      return notification ? null : errorResponse(id, methodNotFound(method).toObject());
+    }
+    const request: JSONRPCRequest = {jsonrpc: "2.0", method, params: r.params};
+    if (!notification) request.id = id;
+    return this.server.receive(request, call);
+  }
+
+  private mapError(err: unknown): RpcErrorObject {
+    const {error, expected} = toRpcError(err);
+    if (expected) {
+      this.logger.debug({code: error.code, err: error.message}, "rpc call failed");
+    } else {
+      this.logger.error({err}, "unexpected failure in rpc method");
+      if (this.opts.stacktraces && err instanceof Error) error.data = {stack: err.stack};
+    }
+    return error;
+  }
+}
+
+function outcomeOf(e: unknown): string {
+  if (!(e instanceof RpcError)) return "internal_error";
+  switch (e.code) {
+    case ErrorCode.InvalidParams:
+      return "invalid_params";
+    case ErrorCode.Application:
+      return "app_error";
+    default:
+      return "internal_error";
+  }
+}
+
+function errorResponse(id: JsonRpcId, error: RpcErrorObject): JSONRPCResponse {
+  return {jsonrpc: "2.0", id, error};
+}
+
+function reply(payload: JSONRPCResponse | JSONRPCResponse[]): RpcReply {
+  return {status: 200, body: serialize(payload)};
+}
+
+/** Key order as AvalancheGo (jsonrpc, result|error, id) and a trailing newline as Go's json.Encoder. */
+function serialize(payload: JSONRPCResponse | JSONRPCResponse[]): string {
+  if (Array.isArray(payload)) return "[" + payload.map(one).join(",") + "]\n";
+  return one(payload) + "\n";
+}
+
+function one(r: JSONRPCResponse): string {
+  const id = JSON.stringify(r.id ?? null);
+  if (r.error !== undefined) return `{"jsonrpc":"2.0","error":${JSON.stringify(r.error)},"id":${id}}`;
+  return `{"jsonrpc":"2.0","result":${JSON.stringify(r.result ?? null)},"id":${id}}`;
+}

@@ -1,0 +1,321 @@
+/**
+ * The one HTTP server (node:http). Order of checks per request, as AvalancheGo wraps its handlers: allowed
+ * hosts (403), route lookup (404), CORS and preflight, method (405), content type (415), body size (413), then
+ * the JSON-RPC router or a plain handler. Error bodies are short text, never stacks or paths.
+ */
+import http, {type IncomingMessage, type ServerResponse} from "node:http";
+import type {AddressInfo, Socket} from "node:net";
+import {isIP} from "node:net";
+import type {Logger} from "../logger/index.js";
+import type {HttpMetrics} from "../metrics/index.js";
+import type {RpcRouter} from "./rpcRouter.js";
+import type {Route, Routes} from "./routes.js";
+
+export interface HttpServerOptions {
+  host: string;
+  port: number;
+  /** `--http-allowed-hosts`: hostnames allowed in the Host header; `*` = any. IPs and an empty Host always pass. */
+  allowedHosts: string[];
+  /** `--http-allowed-origins`: CORS origins; `*` = any (never for sensitive routes). */
+  allowedOrigins: string[];
+  /** Largest request body in bytes (413 above). */
+  bodyLimit: number;
+  /** Time allowed to receive the headers / the whole request (slowloris guard), ms. */
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  /** Idle keep-alive connections are closed after this, ms. */
+  keepAliveTimeoutMs: number;
+  /** On close, in-flight requests get this long to finish before their sockets are cut, ms. */
+  shutdownDrainMs: number;
+}
+
+export const defaultHttpServerOptions: HttpServerOptions = {
+  host: "127.0.0.1",
+  port: 9650,
+  allowedHosts: ["localhost"],
+  allowedOrigins: ["*"],
+  bodyLimit: 1024 * 1024,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+  shutdownDrainMs: 5_000,
+};
+
+export interface HttpServerModules {
+  routes: Routes;
+  rpc: RpcRouter;
+  logger: Logger;
+  metrics: HttpMetrics | null;
+}
+
+/** In-flight request statistics for the `router` health check. */
+export interface InflightStats {
+  outstanding: number;
+  /** Age of the oldest in-flight request, ns (0 when none). */
+  longestNs: bigint;
+}
+
+const TEXT = "text/plain; charset=utf-8";
+const JSON_CT = "application/json; charset=utf-8";
+const PREFLIGHT_MAX_AGE = "600";
+const KNOWN_METHODS = new Set(["GET", "HEAD", "POST", "OPTIONS", "PUT", "DELETE", "PATCH"]);
+
+export class HttpServer {
+  private readonly server: http.Server;
+  private readonly sockets = new Set<Socket>();
+  private readonly inflight = new Map<number, bigint>();
+  private nextRequestId = 0;
+  private readonly anyHost: boolean;
+  private readonly hosts: Set<string>;
+  private readonly anyOrigin: boolean;
+  private readonly origins: Set<string>;
+  private closing = false;
+
+  constructor(
+    private readonly opts: HttpServerOptions,
+    private readonly modules: HttpServerModules,
+  ) {
+    this.anyHost = opts.allowedHosts.includes("*");
+    this.hosts = new Set(opts.allowedHosts.map((h) => h.toLowerCase()));
+    this.anyOrigin = opts.allowedOrigins.includes("*");
+    this.origins = new Set(opts.allowedOrigins.filter((o) => o !== "*"));
+    this.server = http.createServer({
+      headersTimeout: opts.headersTimeoutMs,
+      requestTimeout: opts.requestTimeoutMs,
+      keepAliveTimeout: opts.keepAliveTimeoutMs,
+    });
+    this.server.on("request", (req: IncomingMessage, res: ServerResponse) => this.onRequest(req, res));
+    this.server.on("connection", (s: Socket) => {
+      this.sockets.add(s);
+      s.once("close", () => this.sockets.delete(s));
+    });
+    // A malformed request line or headers: answer 400 and drop the socket; never crash.
+    this.server.on("clientError", (err: NodeJS.ErrnoException, socket: Socket) => {
+      if (socket.writable && !socket.destroyed) {
+        const status = err.code === "HPE_HEADER_OVERFLOW" ? "431 Request Header Fields Too Large" : "400 Bad Request";
+        socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+      } else {
+        socket.destroy();
+      }
+    });
+  }
+
+  async listen(): Promise<URL> {
+    await new Promise<void>((resolve, reject) => {
+      this.server.once("error", reject);
+      this.server.listen(this.opts.port, this.opts.host === "" ? undefined : this.opts.host, () => {
+        this.server.off("error", reject);
+        resolve();
+      });
+    });
+    return this.url();
+  }
+
+  url(): URL {
+    const addr = this.server.address() as AddressInfo;
+    const host = addr.family === "IPv6" ? `[${addr.address}]` : addr.address;
+    return new URL(`http://${host === "[::]" ? "127.0.0.1" : host === "0.0.0.0" ? "127.0.0.1" : host}:${addr.port}`);
+  }
+
+  inflightStats(): InflightStats {
+    let oldest: bigint | null = null;
+    for (const t of this.inflight.values()) if (oldest === null || t < oldest) oldest = t;
+    return {outstanding: this.inflight.size, longestNs: oldest === null ? 0n : process.hrtime.bigint() - oldest};
+  }
+
+  /** Stops accepting, lets in-flight requests finish (up to shutdownDrainMs), then cuts what is left. */
+  async close(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.server.closeIdleConnections();
+    const deadline = Date.now() + this.opts.shutdownDrainMs;
+    while (this.inflight.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    this.server.closeAllConnections();
+    for (const s of this.sockets) s.destroy();
+    await closed;
+  }
+
+  private onRequest(req: IncomingMessage, res: ServerResponse): void {
+    const id = this.nextRequestId++;
+    const start = process.hrtime.bigint();
+    this.inflight.set(id, start);
+    let template = "unmatched";
+    res.once("close", () => {
+      this.inflight.delete(id);
+      const m = this.modules.metrics;
+      if (m) {
+        const method = KNOWN_METHODS.has(req.method ?? "") ? req.method! : "OTHER";
+        m.requests.inc({route: template, method, status: String(res.statusCode)});
+        m.duration.observe({route: template}, Number(process.hrtime.bigint() - start) / 1e9);
+      }
+    });
+    // During shutdown, keep-alive clients are told to reconnect elsewhere.
+    if (this.closing) res.setHeader("Connection", "close");
+
+    if (!this.hostAllowed(req.headers.host)) return sendText(res, 403, "invalid host specified\n");
+    let url: URL;
+    try {
+      url = new URL(req.url ?? "/", "http://localhost");
+    } catch {
+      return sendText(res, 400, "bad request path\n");
+    }
+    const route = this.modules.routes.resolve(url.pathname);
+    res.setHeader("Vary", "Origin");
+    if (!route) return sendText(res, 404, "404 page not found\n");
+    template = route.template;
+
+    const origin = req.headers.origin;
+    const corsOk = origin !== undefined && this.applyCors(res, origin, route);
+    const method = req.method ?? "GET";
+    if (method === "OPTIONS" && req.headers["access-control-request-method"] !== undefined) {
+      return this.preflight(req, res, route, origin !== undefined && corsOk);
+    }
+
+    // GET/HEAD reach a plain handler; health sub-paths answer every method as AvalancheGo's do.
+    const plain = method === "GET" || method === "HEAD" || (route.plainAnyMethod === true && !route.rpc);
+    if (route.plain && plain) return void this.servePlain(route, req, res, url, method === "HEAD");
+    if (route.rpc && method === "POST") return void this.serveRpc(route.rpc, req, res);
+    res.setHeader("Allow", allowedMethods(route).join(", "));
+    if (route.rpc && !route.plain) return sendText(res, 405, `rpc: POST method required, received ${method}`);
+    return sendText(res, 405, `method ${method} not allowed\n`);
+  }
+
+  private async servePlain(route: Route, req: IncomingMessage, res: ServerResponse, url: URL, head: boolean): Promise<void> {
+    try {
+      const out = await route.plain!(req, url);
+      res.statusCode = out.status;
+      res.setHeader("Content-Type", out.contentType);
+      if (out.headers) for (const [k, v] of Object.entries(out.headers)) res.setHeader(k, v);
+      res.setHeader("Content-Length", Buffer.byteLength(out.body));
+      res.end(head ? undefined : out.body);
+    } catch (err) {
+      this.modules.logger.error({err, path: url.pathname}, "plain handler failed");
+      if (!res.headersSent) sendText(res, 500, "internal error\n");
+      else res.destroy();
+    }
+  }
+
+  private async serveRpc(rpc: {service: string; ctx: unknown}, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const ct = req.headers["content-type"];
+    const type = ct === undefined ? "" : ct.split(";", 1)[0]!.trim().toLowerCase();
+    if (type !== "application/json") {
+      req.resume();
+      return sendText(res, 415, `rpc: unrecognized Content-Type: ${type === "" ? "(none)" : type}; use application/json\n`);
+    }
+    const body = await this.readBody(req, res);
+    if (body === null) return;
+    const reply = await this.modules.rpc.handle(body, rpc.service, rpc.ctx);
+    if (reply.status === 204) {
+      res.statusCode = 204;
+      res.end();
+      return;
+    }
+    res.statusCode = 200;
+    res.setHeader("Content-Type", JSON_CT);
+    res.setHeader("X-Content-Type-Options", "nosniff");
+    res.setHeader("Content-Length", Buffer.byteLength(reply.body!));
+    res.end(reply.body);
+  }
+
+  /** Reads the body up to the limit; on overflow answers 413 and closes the connection, returning null. */
+  private readBody(req: IncomingMessage, res: ServerResponse): Promise<string | null> {
+    const limit = this.opts.bodyLimit;
+    const declared = Number(req.headers["content-length"]);
+    if (Number.isFinite(declared) && declared > limit) {
+      res.setHeader("Connection", "close");
+      sendText(res, 413, `request body exceeds ${limit} bytes\n`);
+      req.destroy();
+      return Promise.resolve(null);
+    }
+    return new Promise((resolve) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let done = false;
+      req.on("data", (chunk: Buffer) => {
+        if (done) return;
+        size += chunk.length;
+        if (size > limit) {
+          done = true;
+          res.setHeader("Connection", "close");
+          sendText(res, 413, `request body exceeds ${limit} bytes\n`);
+          req.destroy();
+          resolve(null);
+          return;
+        }
+        chunks.push(chunk);
+      });
+      req.on("end", () => {
+        if (done) return;
+        done = true;
+        resolve(Buffer.concat(chunks, size).toString("utf8"));
+      });
+      req.on("error", () => {
+        if (done) return;
+        done = true;
+        resolve(null);
+      });
+      req.on("aborted", () => {
+        if (done) return;
+        done = true;
+        resolve(null);
+      });
+    });
+  }
+
+  private hostAllowed(host: string | undefined): boolean {
+    if (this.anyHost || host === undefined || host === "") return true;
+    let name = host;
+    if (name.startsWith("[")) {
+      const end = name.indexOf("]");
+      name = end < 0 ? name : name.slice(1, end);
+    } else {
+      const colon = name.lastIndexOf(":");
+      if (colon >= 0) name = name.slice(0, colon);
+    }
+    if (isIP(name) !== 0) return true;
+    return this.hosts.has(name.toLowerCase());
+  }
+
+  /** Sets CORS headers for an allowed origin; returns whether the origin is allowed for this route. */
+  private applyCors(res: ServerResponse, origin: string, route: Route): boolean {
+    if (this.origins.has(origin)) {
+      res.setHeader("Access-Control-Allow-Origin", origin);
+      res.setHeader("Access-Control-Allow-Credentials", "true");
+      return true;
+    }
+    // A wildcard never opens a sensitive route (the admin API), and never goes with credentials.
+    if (this.anyOrigin && !route.sensitive) {
+      res.setHeader("Access-Control-Allow-Origin", "*");
+      return true;
+    }
+    return false;
+  }
+
+  private preflight(req: IncomingMessage, res: ServerResponse, route: Route, allowed: boolean): void {
+    req.resume();
+    if (!allowed) return sendText(res, 403, "origin not allowed\n");
+    res.setHeader("Access-Control-Allow-Methods", allowedMethods(route).join(", "));
+    const reqHeaders = req.headers["access-control-request-headers"];
+    res.setHeader("Access-Control-Allow-Headers", typeof reqHeaders === "string" ? reqHeaders : "Content-Type");
+    res.setHeader("Access-Control-Max-Age", PREFLIGHT_MAX_AGE);
+    res.statusCode = 204;
+    res.end();
+  }
+}
+
+function allowedMethods(route: Route): string[] {
+  const m: string[] = [];
+  if (route.plain) m.push("GET", "HEAD");
+  if (route.rpc) m.push("POST");
+  return m;
+}
+
+function sendText(res: ServerResponse, status: number, body: string): void {
+  res.statusCode = status;
+  res.setHeader("Content-Type", TEXT);
+  res.setHeader("Content-Length", Buffer.byteLength(body));
+  res.end(body);
+}
+
+export {JSON_CT, TEXT};

@@ -1,0 +1,93 @@
+/**
+ * Resolves the effective configuration: for each flag, the command line, else the environment, else the config
+ * file, else the default (contract §1). Every failure names the flag and the reason.
+ */
+import {readFileSync} from "node:fs";
+import {FLAGS, FLAG_BY_NAME, envName, parseFlagValue, type AvaextConfig} from "./flags.js";
+
+/** A configuration error: printed as one line, exit code 2. */
+export class ConfigError extends Error {
+  constructor(
+    readonly flag: string | null,
+    reason: string,
+  ) {
+    super(flag ? `invalid value for --${flag}: ${reason}` : reason);
+    this.name = "ConfigError";
+  }
+}
+
+export interface ConfigSources {
+  /** Flag values from the command line, keyed by flag name (text, or true for a bare boolean flag). */
+  cli: Record<string, unknown>;
+  env: NodeJS.ProcessEnv;
+}
+
+export function resolveConfig(sources: ConfigSources): AvaextConfig {
+  const configFile = pick("config-file", sources, {});
+  const file = configFile === undefined ? {} : readConfigFile(String(parseOne("config-file", configFile)));
+  const out: Partial<Record<string, unknown>> = {};
+  for (const def of FLAGS) {
+    const raw = pick(def.name, sources, file);
+    if (raw !== undefined) {
+      out[def.name] = parseOne(def.name, raw);
+    } else {
+      out[def.name] = typeof def.default === "function" ? def.default(out as Partial<AvaextConfig>) : def.default;
+    }
+  }
+  const config = out as unknown as AvaextConfig;
+  validate(config);
+  return config;
+}
+
+function pick(name: string, sources: ConfigSources, file: Record<string, unknown>): unknown {
+  if (sources.cli[name] !== undefined) return sources.cli[name];
+  const env = sources.env[envName(name)];
+  if (env !== undefined) return env;
+  return file[name];
+}
+
+function parseOne(name: string, raw: unknown): unknown {
+  try {
+    return parseFlagValue(FLAG_BY_NAME.get(name)!, raw);
+  } catch (e) {
+    throw new ConfigError(name, (e as Error).message);
+  }
+}
+
+function readConfigFile(p: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(p, "utf8");
+  } catch (e) {
+    throw new ConfigError("config-file", `cannot read ${p}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    throw new ConfigError("config-file", `${p} is not valid JSON: ${(e as Error).message}`);
+  }
+  if (typeof json !== "object" || json === null || Array.isArray(json)) {
+    throw new ConfigError("config-file", `${p} must hold a JSON object of flag names to values`);
+  }
+  for (const key of Object.keys(json)) {
+    if (!FLAG_BY_NAME.has(key) || key === "config-file") throw new ConfigError("config-file", `${p}: unknown flag ${JSON.stringify(key)}`);
+  }
+  return json as Record<string, unknown>;
+}
+
+const FEED_RE = /^(dev|file:.+|https?:\/\/.+)$/;
+
+function validate(c: AvaextConfig): void {
+  if (c["health-check-frequency"] <= 0) throw new ConfigError("health-check-frequency", "must be greater than 0");
+  if (c["health-check-timeout"] <= 0) throw new ConfigError("health-check-timeout", "must be greater than 0");
+  if (!FEED_RE.test(c.feed)) throw new ConfigError("feed", `expected dev, file:PATH or http://HOST:PORT, got ${JSON.stringify(c.feed)}`);
+  if (c.feed.startsWith("http")) {
+    try {
+      new URL(c.feed);
+    } catch {
+      throw new ConfigError("feed", `${JSON.stringify(c.feed)} is not a valid URL`);
+    }
+  }
+  if (c["http-body-limit"] < 1024) throw new ConfigError("http-body-limit", "must be at least 1024 bytes");
+}

@@ -1,0 +1,162 @@
+/**
+ * Every command-line flag: name (AvalancheGo's where it has one), type, default and help text. The CLI, the
+ * environment (`AVAEXT_<UPPER_SNAKE>`), `--config-file` and `admin.getConfig` all read this one table.
+ */
+import os from "node:os";
+import path from "node:path";
+import {networkFromId} from "../chains/index.js";
+import {parseLogLevel, type LogLevel} from "../logger/index.js";
+import {parseDuration} from "./duration.js";
+
+export type FlagKind = "bool" | "string" | "path" | "port" | "int" | "duration" | "list" | "level" | "network";
+
+/** The parsed value of every flag, keyed by flag name. */
+export interface AvaextConfig {
+  "config-file": string | null;
+  "data-dir": string;
+  "db-dir": string;
+  "log-dir": string;
+  "profile-dir": string;
+  "plugin-dir": string;
+  "vm-aliases-file": string | null;
+  "network-id": string;
+  "http-host": string;
+  "http-port": number;
+  "http-allowed-hosts": string[];
+  "http-allowed-origins": string[];
+  "http-body-limit": number;
+  "http-shutdown-timeout": number;
+  "api-admin-enabled": boolean;
+  "api-health-enabled": boolean;
+  "api-metrics-enabled": boolean;
+  "metrics-service-enabled": boolean;
+  "metrics-service-rate-limit": number;
+  "index-enabled": boolean;
+  "index-allow-incomplete": boolean;
+  feed: string;
+  "dev-backfill": number;
+  "health-check-frequency": number;
+  "health-check-timeout": number;
+  "log-level": LogLevel;
+  "log-display-level": LogLevel;
+}
+
+export type FlagName = keyof AvaextConfig;
+
+export interface FlagDef<K extends FlagName = FlagName> {
+  name: K;
+  kind: FlagKind;
+  /** Default value, possibly derived from flags resolved before it (table order). null = unset. */
+  default: AvaextConfig[K] | ((c: Partial<AvaextConfig>) => AvaextConfig[K]);
+  /** How the default reads in --help and the README. */
+  defaultText: string;
+  description: string;
+}
+
+function flag<K extends FlagName>(d: FlagDef<K>): FlagDef<K> {
+  return d;
+}
+
+export const FLAGS: readonly FlagDef[] = [
+  flag({name: "config-file", kind: "path", default: null, defaultText: "none", description: "JSON object of flag names to values; precedence: flag > env > file > default"}),
+  flag({name: "data-dir", kind: "path", default: path.join(os.homedir(), ".avaext"), defaultText: "~/.avaext", description: "root of everything avaext writes"}),
+  flag({name: "db-dir", kind: "path", default: (c) => path.join(c["data-dir"]!, "db"), defaultText: "<data-dir>/db", description: "the LevelDB directory"}),
+  flag({name: "log-dir", kind: "path", default: (c) => path.join(c["data-dir"]!, "logs"), defaultText: "<data-dir>/logs", description: "log files, one per logger (main.log, P.log, ...)"}),
+  flag({name: "profile-dir", kind: "path", default: (c) => path.join(c["data-dir"]!, "profiles"), defaultText: "<data-dir>/profiles", description: "where admin profiles are written"}),
+  flag({name: "plugin-dir", kind: "path", default: (c) => path.join(c["data-dir"]!, "plugins"), defaultText: "<data-dir>/plugins", description: "VM plugins that admin.loadVMs discovers"}),
+  flag({name: "vm-aliases-file", kind: "path", default: null, defaultText: "none", description: 'JSON {"<vmID>":["alias",...]} naming plugin VMs'}),
+  flag({name: "network-id", kind: "network", default: "mainnet", defaultText: "mainnet", description: "mainnet (1), fuji (5), local (12345) or a number; selects chain IDs"}),
+  flag({name: "http-host", kind: "string", default: "127.0.0.1", defaultText: "127.0.0.1", description: 'address to listen on; "" = all interfaces'}),
+  flag({name: "http-port", kind: "port", default: 9650, defaultText: "9650", description: "port to listen on; 0 = a free port, printed in the first log lines"}),
+  flag({name: "http-allowed-hosts", kind: "list", default: ["localhost"], defaultText: "localhost", description: "comma list of Host names served (IPs always are); * = any"}),
+  flag({name: "http-allowed-origins", kind: "list", default: ["*"], defaultText: "*", description: "comma list of CORS origins; * = any (never for /ext/admin)"}),
+  flag({name: "http-body-limit", kind: "int", default: 1024 * 1024, defaultText: "1048576", description: "largest request body in bytes (413 above)"}),
+  flag({name: "http-shutdown-timeout", kind: "duration", default: 5000, defaultText: "5s", description: "on shutdown, how long in-flight requests may take to finish"}),
+  flag({name: "api-admin-enabled", kind: "bool", default: false, defaultText: "false", description: "serve /ext/admin"}),
+  flag({name: "api-health-enabled", kind: "bool", default: true, defaultText: "true", description: "serve /ext/health*"}),
+  flag({name: "api-metrics-enabled", kind: "bool", default: true, defaultText: "true", description: "serve /ext/metrics (Prometheus text format)"}),
+  flag({name: "metrics-service-enabled", kind: "bool", default: true, defaultText: "true", description: "serve /v1/avg_tps/{chainId}"}),
+  flag({name: "metrics-service-rate-limit", kind: "int", default: 60, defaultText: "60", description: "metrics service requests per client per minute (429 above); 0 = no limit"}),
+  flag({name: "index-enabled", kind: "bool", default: false, defaultText: "false", description: "keep the container index and serve /ext/index/*"}),
+  flag({name: "index-allow-incomplete", kind: "bool", default: false, defaultText: "false", description: "allow an index that misses containers (see README: incomplete index)"}),
+  flag({name: "feed", kind: "string", default: "dev", defaultText: "dev", description: "acceptance feed: dev, file:PATH or http://HOST:PORT"}),
+  flag({name: "dev-backfill", kind: "duration", default: 7 * 24 * 3_600_000, defaultText: "168h", description: "history the dev feed backfills on a fresh database (0 = none)"}),
+  flag({name: "health-check-frequency", kind: "duration", default: 30_000, defaultText: "30s", description: "how often health checks run (Go duration, > 0)"}),
+  flag({name: "health-check-timeout", kind: "duration", default: 5000, defaultText: "5s", description: "a check that runs longer fails with a timeout error"}),
+  flag({name: "log-level", kind: "level", default: "INFO", defaultText: "INFO", description: "level of the log files (VERBO DEBUG TRACE INFO WARN ERROR FATAL OFF)"}),
+  flag({name: "log-display-level", kind: "level", default: (c) => c["log-level"]!, defaultText: "= log-level", description: "level of stdout"}),
+];
+
+export const FLAG_BY_NAME: ReadonlyMap<string, FlagDef> = new Map(FLAGS.map((f) => [f.name, f]));
+
+/** Environment variable of a flag: `AVAEXT_` + upper snake case. */
+export function envName(flagName: string): string {
+  return "AVAEXT_" + flagName.toUpperCase().replace(/-/g, "_");
+}
+
+/** Parses one flag value given as text (CLI, env) or as a JSON value (config file). Throws a short reason. */
+export function parseFlagValue(def: FlagDef, raw: unknown): unknown {
+  switch (def.kind) {
+    case "bool": {
+      if (typeof raw === "boolean") return raw;
+      if (raw === true || raw === "true" || raw === "1") return true;
+      if (raw === "false" || raw === "0") return false;
+      throw new Error(`expected true or false, got ${show(raw)}`);
+    }
+    case "port": {
+      const n = toInt(raw);
+      if (n === null || n < 0 || n > 65535) throw new Error(`expected a port number 0-65535, got ${show(raw)}`);
+      return n;
+    }
+    case "int": {
+      const n = toInt(raw);
+      if (n === null || n < 0) throw new Error(`expected a non-negative integer, got ${show(raw)}`);
+      return n;
+    }
+    case "duration": {
+      if (typeof raw !== "string") throw new Error(`expected a duration such as 30s, got ${show(raw)}`);
+      const ms = parseDuration(raw);
+      if (ms < 0) throw new Error(`must not be negative, got ${show(raw)}`);
+      return ms;
+    }
+    case "list": {
+      if (typeof raw !== "string") throw new Error(`expected a comma-separated list, got ${show(raw)}`);
+      return raw
+        .split(",")
+        .map((s) => s.trim())
+        .filter((s) => s !== "");
+    }
+    case "level": {
+      if (typeof raw !== "string") throw new Error(`expected a log level, got ${show(raw)}`);
+      try {
+        return parseLogLevel(raw);
+      } catch {
+        throw new Error(`unknown log level ${show(raw)}; expected one of VERBO DEBUG TRACE INFO WARN ERROR FATAL OFF`);
+      }
+    }
+    case "network": {
+      const s = typeof raw === "number" ? String(raw) : raw;
+      if (typeof s !== "string") throw new Error(`expected a network name or ID, got ${show(raw)}`);
+      networkFromId(s);
+      return s;
+    }
+    case "path": {
+      if (typeof raw !== "string" || raw === "") throw new Error(`expected a path, got ${show(raw)}`);
+      return raw;
+    }
+    case "string": {
+      if (typeof raw !== "string") throw new Error(`expected a string, got ${show(raw)}`);
+      return raw;
+    }
+  }
+}
+
+function toInt(raw: unknown): number | null {
+  if (typeof raw === "number") return Number.isSafeInteger(raw) ? raw : null;
+  if (typeof raw === "string" && /^[0-9]+$/.test(raw)) return Number(raw);
+  return null;
+}
+
+function show(raw: unknown): string {
+  return JSON.stringify(raw) ?? String(raw);
+}

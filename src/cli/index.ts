@@ -1,0 +1,91 @@
+/**
+ * The command line: commander parses the flags of ./flags.ts; the layering of flag > env > file > default is
+ * ours (./config.ts). Bad input prints one line naming the flag and exits 2; a fatal refusal at start-up exits 1;
+ * SIGINT/SIGTERM shut down gracefully and exit 0.
+ */
+import {Command, CommanderError, Option} from "commander";
+import {AvaextNode} from "../node.js";
+import {packageInfo} from "../util/packageInfo.js";
+import {ConfigError, resolveConfig} from "./config.js";
+import {FLAGS, envName, type AvaextConfig} from "./flags.js";
+
+
+export const EXIT_BAD_INPUT = 2;
+export const EXIT_FATAL = 1;
+
+export function buildProgram(): Command {
+  const program = new Command("avaext")
+    .description("AvalancheGo-compatible admin, health, index and metrics APIs beside an Avalanche node")
+    .version(packageInfo().version, "--version")
+    .helpOption("-h, --help", "show this help")
+    .allowExcessArguments(false)
+    .showSuggestionAfterError(true)
+    .addHelpText("after", `\nEvery flag can also be set as an environment variable, e.g. ${envName("api-admin-enabled")}=true.`);
+  for (const f of FLAGS) {
+    const spec = f.kind === "bool" ? `--${f.name} [bool]` : `--${f.name} <value>`;
+    program.addOption(new Option(spec, `${f.description} (default: ${f.defaultText})`));
+  }
+  return program;
+}
+
+/** Parses argv into the effective configuration; throws ConfigError or CommanderError. */
+export function parseArgs(argv: string[], env: NodeJS.ProcessEnv): AvaextConfig {
+  const program = buildProgram().exitOverride();
+  program.configureOutput({writeErr: () => {}, writeOut: (s) => process.stdout.write(s)});
+  program.parse(argv, {from: "user"});
+  const opts = program.opts<Record<string, unknown>>();
+  const cli: Record<string, unknown> = {};
+  for (const f of FLAGS) {
+    const key = camel(f.name);
+    if (opts[key] !== undefined) cli[f.name] = opts[key];
+  }
+  return resolveConfig({cli, env});
+}
+
+/** Runs the process: parse, build, start, wait for a signal. Returns only on errors (via process.exit). */
+export async function run(argv: string[]): Promise<void> {
+  let config: AvaextConfig;
+  try {
+    config = parseArgs(argv, process.env);
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      if (e.code === "commander.helpDisplayed" || e.code === "commander.version" || e.exitCode === 0) process.exit(0);
+      process.stderr.write(`avaext: ${e.message.replace(/^error: /, "").replace(/\s*\n\s*/g, " ")} (see --help)\n`);
+      process.exit(EXIT_BAD_INPUT);
+    }
+    if (e instanceof ConfigError) {
+      process.stderr.write(`avaext: ${e.message}\n`);
+      process.exit(EXIT_BAD_INPUT);
+    }
+    throw e;
+  }
+
+  let node: AvaextNode;
+  try {
+    node = await AvaextNode.create(config);
+    await node.start();
+  } catch (e) {
+    process.stderr.write(`avaext: ${(e as Error).message}\n`);
+    process.exit(EXIT_FATAL);
+  }
+
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    node.logger.info({signal}, "received signal");
+    node.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        process.stderr.write(`avaext: error during shutdown: ${(err as Error).message}\n`);
+        process.exit(EXIT_FATAL);
+      },
+    );
+  };
+  process.on("SIGINT", () => stop("SIGINT"));
+  process.on("SIGTERM", () => stop("SIGTERM"));
+}
+
+function camel(flag: string): string {
+  return flag.replace(/-([a-z])/g, (_, ch: string) => ch.toUpperCase());
+}

@@ -1,0 +1,132 @@
+/**
+ * The composition root: the only place that knows the whole graph. It builds every module from the effective
+ * configuration in dependency order (loggers → metrics → chains → db → feed/index → health → APIs → HTTP) and
+ * closes them in reverse, the database last.
+ */
+import {mkdirSync} from "node:fs";
+import {Registry} from "prom-client";
+import {RpcRouter, defaultRpcRouterOptions} from "./api/rpcRouter.js";
+import {Routes} from "./api/routes.js";
+import {HttpServer, defaultHttpServerOptions} from "./api/server.js";
+import {ChainRegistry, networkFromId} from "./chains/index.js";
+import type {AvaextConfig} from "./cli/flags.js";
+import {LoggerRegistry, type Logger} from "./logger/index.js";
+import {createCoreMetrics, type CoreMetrics} from "./metrics/index.js";
+
+export interface NodeOverrides {
+  /** Where display logs go (tests pass a sink); default stdout. */
+  displayStream?: NodeJS.WritableStream;
+}
+
+type Status = "created" | "started" | "closing" | "closed";
+
+/** Something to close on shutdown, in reverse order of registration. */
+type Closer = {name: string; close: () => Promise<void> | void};
+
+export class AvaextNode {
+  readonly loggers: LoggerRegistry;
+  readonly logger: Logger;
+  readonly metrics: CoreMetrics;
+  readonly chains: ChainRegistry;
+  readonly routes = new Routes();
+  readonly rpc: RpcRouter;
+  readonly http: HttpServer;
+  private readonly closers: Closer[] = [];
+  private status: Status = "created";
+
+  private constructor(
+    readonly config: AvaextConfig,
+    overrides: NodeOverrides,
+  ) {
+    mkdirSync(config["data-dir"], {recursive: true});
+    this.loggers = new LoggerRegistry({
+      logLevel: config["log-level"],
+      displayLevel: config["log-display-level"],
+      logDir: config["log-dir"],
+      displayStream: overrides.displayStream,
+    });
+    this.logger = this.loggers.get("main");
+    // Chain loggers exist from the start so admin.getLoggerLevel lists them (as AvalancheGo's per-chain loggers).
+    for (const c of ["P", "X", "C"]) this.loggers.get(c);
+    this.metrics = createCoreMetrics(new Registry());
+    this.chains = new ChainRegistry(networkFromId(config["network-id"]));
+    this.rpc = new RpcRouter(defaultRpcRouterOptions, {logger: this.logger, metrics: this.metrics.rpc});
+    this.http = new HttpServer(
+      {
+        ...defaultHttpServerOptions,
+        host: config["http-host"],
+        port: config["http-port"],
+        allowedHosts: config["http-allowed-hosts"],
+        allowedOrigins: config["http-allowed-origins"],
+        bodyLimit: config["http-body-limit"],
+        shutdownDrainMs: config["http-shutdown-timeout"],
+      },
+      {routes: this.routes, rpc: this.rpc, logger: this.logger, metrics: this.metrics.http},
+    );
+  }
+
+  /** Builds every module; opens nothing that listens until start(). */
+  static async create(config: AvaextConfig, overrides: NodeOverrides = {}): Promise<AvaextNode> {
+    const node = new AvaextNode(config, overrides);
+    try {
+      await node.wire();
+    } catch (e) {
+      await node.close();
+      throw e;
+    }
+    return node;
+  }
+
+  private async wire(): Promise<void> {
+    const c = this.config;
+    if (c["api-metrics-enabled"]) {
+      const register = this.metrics.register;
+      this.routes.add("/ext/metrics", {
+        template: "/ext/metrics",
+        plain: async () => ({status: 200, contentType: register.contentType, body: await register.metrics()}),
+      });
+    }
+  }
+
+  /** Starts listening; resolves with the server's URL. */
+  async start(): Promise<URL> {
+    if (this.status !== "created") throw new Error(`cannot start a node that is ${this.status}`);
+    const url = await this.http.listen();
+    this.status = "started";
+    this.logger.info(
+      {url: url.toString(), network: this.chains.network.name, apis: this.routes.paths()},
+      `HTTP API listening on ${url.host}`,
+    );
+    return url;
+  }
+
+  url(): URL {
+    return this.http.url();
+  }
+
+  /** Graceful shutdown: stop accepting and drain HTTP, stop feeds and checks, close the database last. */
+  async close(): Promise<void> {
+    if (this.status === "closing" || this.status === "closed") return;
+    const wasStarted = this.status === "started";
+    this.status = "closing";
+    if (wasStarted) {
+      this.logger.info("shutting down");
+      await this.http.close();
+    }
+    for (const c of this.closers.reverse()) {
+      try {
+        await c.close();
+      } catch (err) {
+        this.logger.error({err, module: c.name}, "error while closing");
+      }
+    }
+    this.status = "closed";
+    this.logger.info("stopped");
+    this.loggers.close();
+  }
+
+  /** Registers something to close on shutdown (closed in reverse order). */
+  protected onClose(name: string, close: () => Promise<void> | void): void {
+    this.closers.push({name, close});
+  }
+}

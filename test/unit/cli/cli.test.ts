@@ -1,0 +1,124 @@
+/** CLI: flag parsing, layering (flag > env > file > default), Go durations, and every kind of bad input. */
+import {spawnSync} from "node:child_process";
+import {writeFileSync} from "node:fs";
+import path from "node:path";
+import {describe, expect, it} from "vitest";
+import {formatDuration, parseDuration} from "../../../src/cli/duration.js";
+import {parseArgs} from "../../../src/cli/index.js";
+import {tempDir} from "../../helpers/node.js";
+
+const BIN = path.resolve(__dirname, "../../../bin/avaext.js");
+
+describe("flag values", () => {
+  it("has AvalancheGo's defaults", () => {
+    const c = parseArgs([], {});
+    expect(c["http-host"]).toBe("127.0.0.1");
+    expect(c["http-port"]).toBe(9650);
+    expect(c["http-allowed-hosts"]).toEqual(["localhost"]);
+    expect(c["http-allowed-origins"]).toEqual(["*"]);
+    expect(c["api-admin-enabled"]).toBe(false);
+    expect(c["api-health-enabled"]).toBe(true);
+    expect(c["index-enabled"]).toBe(false);
+    expect(c["health-check-frequency"]).toBe(30_000);
+    expect(c["log-level"]).toBe("INFO");
+    expect(c["log-display-level"]).toBe("INFO");
+    expect(c.feed).toBe("dev");
+    expect(c["db-dir"]).toBe(path.join(c["data-dir"], "db"));
+  });
+
+  it("accepts AvalancheGo-style booleans", () => {
+    expect(parseArgs(["--api-admin-enabled"], {})["api-admin-enabled"]).toBe(true);
+    expect(parseArgs(["--api-admin-enabled=true"], {})["api-admin-enabled"]).toBe(true);
+    expect(parseArgs(["--api-admin-enabled=false"], {})["api-admin-enabled"]).toBe(false);
+    expect(parseArgs(["--api-admin-enabled", "false"], {})["api-admin-enabled"]).toBe(false);
+    expect(parseArgs(["--api-admin-enabled", "true", "--index-enabled"], {})["index-enabled"]).toBe(true);
+    expect(parseArgs(["--api-health-enabled=false"], {})["api-health-enabled"]).toBe(false);
+  });
+
+  it("layers flag > env > file > default, and derives dirs from data-dir", () => {
+    const dir = tempDir();
+    const file = path.join(dir, "c.json");
+    writeFileSync(file, JSON.stringify({"http-port": 1111, "index-enabled": true, "log-level": "debug", "data-dir": "/d"}));
+    const fromFile = parseArgs(["--config-file", file], {});
+    expect(fromFile["http-port"]).toBe(1111);
+    expect(fromFile["index-enabled"]).toBe(true);
+    expect(fromFile["log-level"]).toBe("DEBUG");
+    expect(fromFile["log-display-level"]).toBe("DEBUG");
+    expect(fromFile["db-dir"]).toBe(path.join("/d", "db"));
+    const fromEnv = parseArgs(["--config-file", file], {AVAEXT_HTTP_PORT: "2222", AVAEXT_INDEX_ENABLED: "false"});
+    expect(fromEnv["http-port"]).toBe(2222);
+    expect(fromEnv["index-enabled"]).toBe(false);
+    const fromFlag = parseArgs(["--config-file", file, "--http-port=3333"], {AVAEXT_HTTP_PORT: "2222"});
+    expect(fromFlag["http-port"]).toBe(3333);
+    expect(parseArgs([], {AVAEXT_CONFIG_FILE: file})["http-port"]).toBe(1111);
+  });
+
+  it("parses Go durations", () => {
+    expect(parseDuration("500ms")).toBe(500);
+    expect(parseDuration("2s")).toBe(2000);
+    expect(parseDuration("1m30s")).toBe(90_000);
+    expect(parseDuration("1.5h")).toBe(5_400_000);
+    expect(parseDuration("0")).toBe(0);
+    expect(parseDuration("100us")).toBeCloseTo(0.1);
+    for (const bad of ["", "5", "s", "1x", "1.2.3s", "--1s"]) expect(() => parseDuration(bad), bad).toThrow();
+    expect(formatDuration(90_000)).toBe("1m30s");
+    expect(formatDuration(0.5)).toBe("500µs");
+    expect(formatDuration(1234)).toBe("1.234s");
+    expect(formatDuration(0)).toBe("0s");
+  });
+});
+
+describe("bad input exits 2 with one line naming the flag", () => {
+  const run = (args: string[], env: Record<string, string> = {}): {status: number | null; stderr: string} => {
+    const r = spawnSync(process.execPath, [BIN, ...args], {encoding: "utf8", env: {...process.env, ...env}, timeout: 10_000});
+    return {status: r.status, stderr: r.stderr};
+  };
+  const dir = tempDir();
+  const badJson = path.join(dir, "bad.json");
+  writeFileSync(badJson, "{not json");
+  const unknownKey = path.join(dir, "unknown.json");
+  writeFileSync(unknownKey, JSON.stringify({"http-prot": 1}));
+  const badValue = path.join(dir, "badvalue.json");
+  writeFileSync(badValue, JSON.stringify({"index-enabled": "maybe"}));
+
+  const cases: [string, string[], Record<string, string>, RegExp][] = [
+    ["unknown flag", ["--http-prot", "1"], {}, /unknown option '--http-prot'/],
+    ["bad port", ["--http-port", "70000"], {}, /--http-port: expected a port number 0-65535, got "70000"/],
+    ["bad bool", ["--index-enabled=maybe"], {}, /--index-enabled: expected true or false, got "maybe"/],
+    ["bad duration", ["--health-check-frequency", "5"], {}, /--health-check-frequency: invalid duration "5"/],
+    ["zero frequency", ["--health-check-frequency", "0s"], {}, /--health-check-frequency: must be greater than 0/],
+    ["bad level", ["--log-level", "loud"], {}, /--log-level: unknown log level "loud"/],
+    ["bad feed", ["--feed", "ftp://x"], {}, /--feed: expected dev, file:PATH or http:\/\/HOST:PORT/],
+    ["bad network", ["--network-id", "moon"], {}, /--network-id: unknown network "moon"/],
+    ["bad env", [], {AVAEXT_HTTP_PORT: "abc"}, /--http-port: expected a port number/],
+    ["missing config file", ["--config-file", path.join(dir, "none.json")], {}, /--config-file: cannot read .*ENOENT/],
+    ["config not JSON", ["--config-file", badJson], {}, /--config-file: .* is not valid JSON/],
+    ["config unknown key", ["--config-file", unknownKey], {}, /--config-file: .*unknown flag "http-prot"/],
+    ["config bad value", ["--config-file", badValue], {}, /--index-enabled: expected true or false, got "maybe"/],
+    ["positional argument", ["extra"], {}, /too many arguments/],
+  ];
+  for (const [name, args, env, re] of cases) {
+    it(name, () => {
+      const r = run(args, env);
+      expect(r.status).toBe(2);
+      expect(r.stderr).toMatch(re);
+      expect(r.stderr.trim().split("\n")).toHaveLength(1);
+      expect(r.stderr).toMatch(/^avaext: /);
+    });
+  }
+
+  it("--help exits 0 and lists every flag with its default", () => {
+    const r = spawnSync(process.execPath, [BIN, "--help"], {encoding: "utf8"});
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/--api-admin-enabled \[bool\]/);
+    expect(r.stdout.replace(/\s+/g, " ")).toMatch(/\(default: 9650\)/);
+  });
+});
+
+describe("README", () => {
+  it("lists every flag with its default (regenerate with node scripts/readme-flags.mjs)", () => {
+    const r = spawnSync(process.execPath, [path.resolve(__dirname, "../../../scripts/readme-flags.mjs"), "--check"], {encoding: "utf8"});
+    expect(r.stderr).toBe("");
+    expect(r.status).toBe(0);
+  });
+});
