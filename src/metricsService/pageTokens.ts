@@ -1,0 +1,50 @@
+/**
+ * Page tokens of the metrics service: random UUIDs naming a listing position, valid for 24 hours from generation
+ * (seed document 3). Kept in memory with a bounded size: a token from before a restart is unknown, and the
+ * client restarts the listing, exactly as after expiry.
+ */
+import {randomUUID} from "node:crypto";
+
+export const TOKEN_LIFETIME_MS = 24 * 3_600_000;
+const MAX_TOKENS = 100_000;
+
+export interface PagePosition {
+  chain: string;
+  offset: number;
+  pageSize: number;
+}
+
+export type TokenLookup = {ok: true; position: PagePosition} | {ok: false; reason: "unknown" | "expired"};
+
+export class PageTokens {
+  private readonly tokens = new Map<string, {position: PagePosition; expires: number}>();
+
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly lifetimeMs = TOKEN_LIFETIME_MS,
+  ) {}
+
+  issue(position: PagePosition): string {
+    if (this.tokens.size >= MAX_TOKENS) this.sweep();
+    // Still full after dropping expired ones: drop the oldest (Map keeps insertion order).
+    if (this.tokens.size >= MAX_TOKENS) this.tokens.delete(this.tokens.keys().next().value!);
+    const token = randomUUID();
+    this.tokens.set(token, {position, expires: this.now() + this.lifetimeMs});
+    return token;
+  }
+
+  lookup(token: string): TokenLookup {
+    const t = this.tokens.get(token);
+    if (!t) return {ok: false, reason: "unknown"};
+    if (this.now() >= t.expires) {
+      this.tokens.delete(token);
+      return {ok: false, reason: "expired"};
+    }
+    return {ok: true, position: t.position};
+  }
+
+  private sweep(): void {
+    const now = this.now();
+    for (const [k, v] of this.tokens) if (now >= v.expires) this.tokens.delete(k);
+  }
+}
