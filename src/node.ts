@@ -10,6 +10,10 @@ import {Routes} from "./api/routes.js";
 import {HttpServer, defaultHttpServerOptions} from "./api/server.js";
 import {ChainRegistry, networkFromId} from "./chains/index.js";
 import type {AvaextConfig} from "./cli/flags.js";
+import {FeedStatus} from "./feed/status.js";
+import {defaultCheckThresholds, registerChecks, type DatabaseProbe} from "./health/checks.js";
+import {Health} from "./health/health.js";
+import {createHealthMethods, registerHealthRoutes} from "./health/service.js";
 import {LoggerRegistry, type Logger} from "./logger/index.js";
 import {createCoreMetrics, type CoreMetrics} from "./metrics/index.js";
 
@@ -31,6 +35,11 @@ export class AvaextNode {
   readonly routes = new Routes();
   readonly rpc: RpcRouter;
   readonly http: HttpServer;
+  /** What the acceptance feed knows (connection, caught up, last accepted per chain); read by health. */
+  readonly feedStatus = new FeedStatus();
+  readonly health: Health;
+  /** The database as the health check sees it; set when the database is opened. */
+  protected dbProbe: DatabaseProbe | null = null;
   private readonly closers: Closer[] = [];
   private status: Status = "created";
 
@@ -63,6 +72,10 @@ export class AvaextNode {
       },
       {routes: this.routes, rpc: this.rpc, logger: this.logger, metrics: this.metrics.http},
     );
+    this.health = new Health(
+      {frequencyMs: config["health-check-frequency"], checkTimeoutMs: config["health-check-timeout"]},
+      {logger: this.logger, register: this.metrics.register},
+    );
   }
 
   /** Builds every module; opens nothing that listens until start(). */
@@ -79,6 +92,22 @@ export class AvaextNode {
 
   private async wire(): Promise<void> {
     const c = this.config;
+    // Checks run whether or not the health API is served: their state also feeds the failing-checks gauge.
+    registerChecks(this.health, {
+      db: this.dbProbe,
+      dataDir: c["data-dir"],
+      feed: this.feedStatus,
+      inflight: () => this.http.inflightStats(),
+    }, {
+      ...defaultCheckThresholds,
+      diskRequiredPercent: c["system-tracker-disk-required-available-space-percentage"],
+      diskWarningPercent: c["system-tracker-disk-warning-available-space-percentage"],
+    });
+    this.onClose("health", () => this.health.stop());
+    if (c["api-health-enabled"]) {
+      this.rpc.register("health", createHealthMethods(this.health));
+      registerHealthRoutes(this.routes, this.health);
+    }
     if (c["api-metrics-enabled"]) {
       const register = this.metrics.register;
       this.routes.add("/ext/metrics", {
@@ -93,6 +122,7 @@ export class AvaextNode {
     if (this.status !== "created") throw new Error(`cannot start a node that is ${this.status}`);
     const url = await this.http.listen();
     this.status = "started";
+    this.health.start();
     this.logger.info(
       {url: url.toString(), network: this.chains.network.name, apis: this.routes.paths()},
       `HTTP API listening on ${url.host}`,
@@ -111,6 +141,7 @@ export class AvaextNode {
     this.status = "closing";
     if (wasStarted) {
       this.logger.info("shutting down");
+      await this.health.markShuttingDown();
       await this.http.close();
     }
     for (const c of this.closers.reverse()) {

@@ -89,5 +89,8 @@ function validate(c: AvaextConfig): void {
       throw new ConfigError("feed", `${JSON.stringify(c.feed)} is not a valid URL`);
     }
   }
+  for (const f of ["system-tracker-disk-required-available-space-percentage", "system-tracker-disk-warning-available-space-percentage"] as const) {
+    if (c[f] > 100) throw new ConfigError(f, `must be a percentage 0-100, got ${c[f]}`);
+  }
   if (c["http-body-limit"] < 1024) throw new ConfigError("http-body-limit", "must be at least 1024 bytes");
 }

@@ -37,6 +37,8 @@ export interface AvaextConfig {
   "dev-backfill": number;
   "health-check-frequency": number;
   "health-check-timeout": number;
+  "system-tracker-disk-required-available-space-percentage": number;
+  "system-tracker-disk-warning-available-space-percentage": number;
   "log-level": LogLevel;
   "log-display-level": LogLevel;
 }
@@ -83,6 +85,8 @@ export const FLAGS: readonly FlagDef[] = [
   flag({name: "dev-backfill", kind: "duration", default: 7 * 24 * 3_600_000, defaultText: "168h", description: "history the dev feed backfills on a fresh database (0 = none)"}),
   flag({name: "health-check-frequency", kind: "duration", default: 30_000, defaultText: "30s", description: "how often health checks run (Go duration, > 0)"}),
   flag({name: "health-check-timeout", kind: "duration", default: 5000, defaultText: "5s", description: "a check that runs longer fails with a timeout error"}),
+  flag({name: "system-tracker-disk-required-available-space-percentage", kind: "int", default: 3, defaultText: "3", description: "diskspace check fails below this % of free disk"}),
+  flag({name: "system-tracker-disk-warning-available-space-percentage", kind: "int", default: 10, defaultText: "10", description: "diskspace check fails with a warning below this % of free disk"}),
   flag({name: "log-level", kind: "level", default: "INFO", defaultText: "INFO", description: "level of the log files (VERBO DEBUG TRACE INFO WARN ERROR FATAL OFF)"}),
   flag({name: "log-display-level", kind: "level", default: (c) => c["log-level"]!, defaultText: "= log-level", description: "level of stdout"}),
 ];

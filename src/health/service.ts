@@ -1,0 +1,40 @@
+/**
+ * The health API: GET (Kubernetes probes: 200 healthy, 503 not) on four paths and JSON-RPC on `/ext/health`
+ * (always HTTP 200, the report in `result`). Both serve cached results; nothing here runs a check.
+ */
+import {method, type MethodTable} from "../api/rpcRouter.js";
+import type {PlainResponse, Routes} from "../api/routes.js";
+import {arrayOf, object, optional, string} from "../api/validate.js";
+import type {Health, WorkerName} from "./health.js";
+
+const tagsParams = object({tags: optional(arrayOf(string), [] as string[])});
+
+export function createHealthMethods(health: Health): MethodTable<null> {
+  return {
+    health: method(tagsParams, (p) => health.report("health", p.tags)),
+    readiness: method(tagsParams, (p) => health.report("readiness", p.tags)),
+    // Liveness has no checks: answering at all is the proof (as AvalancheGo).
+    liveness: method(object({}), () => health.report("liveness")),
+  };
+}
+
+function getReport(health: Health, worker: WorkerName, url: URL): PlainResponse {
+  const report = health.report(worker, url.searchParams.getAll("tag"));
+  return {status: report.healthy ? 200 : 503, contentType: "application/json", body: JSON.stringify(report) + "\n"};
+}
+
+/** Registers `/ext/health` (GET report, POST JSON-RPC) and the three GET sub-paths. */
+export function registerHealthRoutes(routes: Routes, health: Health): void {
+  routes.add("/ext/health", {
+    template: "/ext/health",
+    rpc: {service: "health", ctx: null},
+    plain: (_req, url) => getReport(health, "health", url),
+  });
+  for (const w of ["health", "readiness", "liveness"] as const) {
+    routes.add(`/ext/health/${w}`, {
+      template: `/ext/health/${w}`,
+      plain: (_req, url) => getReport(health, w, url),
+      plainAnyMethod: true,
+    });
+  }
+}
