@@ -87,7 +87,7 @@ export class RpcRouter {
     for (const [name, def] of Object.entries(table)) {
       const full = `${service}.${name}`;
       this.server.addMethod(full, async (rawParams: unknown, call: CallParams) => {
-        const start = process.hrtime.bigint();
+        const start = performance.now();
         let outcome = "success";
         try {
           const params = def.params(rawParams, "params");
@@ -97,8 +97,8 @@ export class RpcRouter {
           throw e;
         } finally {
           if (this.metrics) {
-            this.metrics.calls.inc({method: full, outcome});
-            this.metrics.duration.observe({method: full}, Number(process.hrtime.bigint() - start) / 1e9);
+            this.metrics.calls.labels(full, outcome).inc();
+            this.metrics.duration.labels(full).observe((performance.now() - start) / 1e3);
           }
         }
       });
@@ -148,7 +148,7 @@ export class RpcRouter {
     const method = r.method;
     const dot = method.indexOf(".");
     if (dot < 0 || method.slice(0, dot) !== call.service || !this.server.hasMethod(method)) {
-      this.metrics?.calls.inc({method: UNKNOWN_METHOD_LABEL, outcome: "not_found"});
+      this.metrics?.calls.labels(UNKNOWN_METHOD_LABEL, "not_found").inc();
       return notification ? null : errorResponse(id, methodNotFound(method).toObject());
     }
     const request: JSONRPCRequest = {jsonrpc: "2.0", method, params: r.params};

@@ -63,7 +63,8 @@ const KNOWN_METHODS = new Set(["GET", "HEAD", "POST", "OPTIONS", "PUT", "DELETE"
 export class HttpServer {
   private readonly server: http.Server;
   private readonly sockets = new Set<Socket>();
-  private readonly inflight = new Map<number, bigint>();
+  /** Start times (performance.now() ms) of requests in flight. */
+  private readonly inflight = new Map<number, number>();
   private nextRequestId = 0;
   private readonly anyHost: boolean;
   private readonly hosts: Set<string>;
@@ -118,9 +119,10 @@ export class HttpServer {
   }
 
   inflightStats(): InflightStats {
-    let oldest: bigint | null = null;
-    for (const t of this.inflight.values()) if (oldest === null || t < oldest) oldest = t;
-    return {outstanding: this.inflight.size, longestNs: oldest === null ? 0n : process.hrtime.bigint() - oldest};
+    let oldest = Infinity;
+    for (const t of this.inflight.values()) if (t < oldest) oldest = t;
+    const longestNs = oldest === Infinity ? 0n : BigInt(Math.round((performance.now() - oldest) * 1e6));
+    return {outstanding: this.inflight.size, longestNs};
   }
 
   /** Stops accepting, lets in-flight requests finish (up to shutdownDrainMs), then cuts what is left. */
@@ -138,7 +140,7 @@ export class HttpServer {
 
   private onRequest(req: IncomingMessage, res: ServerResponse): void {
     const id = this.nextRequestId++;
-    const start = process.hrtime.bigint();
+    const start = performance.now();
     this.inflight.set(id, start);
     let template = "unmatched";
     res.once("close", () => {
@@ -146,21 +148,19 @@ export class HttpServer {
       const m = this.modules.metrics;
       if (m) {
         const method = KNOWN_METHODS.has(req.method ?? "") ? req.method! : "OTHER";
-        m.requests.inc({route: template, method, status: String(res.statusCode)});
-        m.duration.observe({route: template}, Number(process.hrtime.bigint() - start) / 1e9);
+        m.requests.labels(template, method, String(res.statusCode)).inc();
+        m.duration.labels(template).observe((performance.now() - start) / 1e3);
       }
     });
     // During shutdown, keep-alive clients are told to reconnect elsewhere.
     if (this.closing) res.setHeader("Connection", "close");
 
     if (!this.hostAllowed(req.headers.host)) return sendText(res, 403, "invalid host specified\n");
-    let url: URL;
-    try {
-      url = new URL(req.url ?? "/", "http://localhost");
-    } catch {
-      return sendText(res, 400, "bad request path\n");
-    }
-    const route = this.modules.routes.resolve(url.pathname);
+    // The path is split off by hand: a URL object is only built for handlers that read the query.
+    const rawUrl = req.url ?? "/";
+    const q = rawUrl.indexOf("?");
+    const pathname = q < 0 ? rawUrl : rawUrl.slice(0, q);
+    const route = this.modules.routes.resolve(pathname);
     res.setHeader("Vary", "Origin");
     if (!route) return sendText(res, 404, "404 page not found\n");
     template = route.template;
@@ -174,20 +174,26 @@ export class HttpServer {
 
     // GET/HEAD reach a plain handler; health sub-paths answer every method as AvalancheGo's do.
     const plain = method === "GET" || method === "HEAD" || (route.plainAnyMethod === true && !route.rpc);
-    if (route.plain && plain) return void this.servePlain(route, req, res, url, method === "HEAD");
+    if (route.plain && plain) return void this.servePlain(route, req, res, rawUrl, method === "HEAD");
     if (route.rpc && method === "POST") return void this.serveRpc(route.rpc, req, res);
     res.setHeader("Allow", allowedMethods(route).join(", "));
     if (route.rpc && !route.plain) return sendText(res, 405, `rpc: POST method required, received ${method}`);
     return sendText(res, 405, `method ${method} not allowed\n`);
   }
 
-  private async servePlain(route: Route, req: IncomingMessage, res: ServerResponse, url: URL, head: boolean): Promise<void> {
+  private async servePlain(route: Route, req: IncomingMessage, res: ServerResponse, rawUrl: string, head: boolean): Promise<void> {
+    let url: URL;
+    try {
+      url = new URL(rawUrl, "http://localhost");
+    } catch {
+      return sendText(res, 400, "bad request path\n");
+    }
     try {
       const out = await route.plain!(req, url);
-      res.statusCode = out.status;
       res.setHeader("Content-Type", out.contentType);
       if (out.headers) for (const [k, v] of Object.entries(out.headers)) res.setHeader(k, v);
       res.setHeader("Content-Length", Buffer.byteLength(out.body));
+      res.writeHead(out.status);
       res.end(head ? undefined : out.body);
     } catch (err) {
       this.modules.logger.error({err, path: url.pathname}, "plain handler failed");
@@ -211,10 +217,10 @@ export class HttpServer {
       res.end();
       return;
     }
-    res.statusCode = 200;
     res.setHeader("Content-Type", JSON_CT);
     res.setHeader("X-Content-Type-Options", "nosniff");
     res.setHeader("Content-Length", Buffer.byteLength(reply.body!));
+    res.writeHead(200);
     res.end(reply.body);
   }
 

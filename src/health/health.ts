@@ -8,6 +8,8 @@ import type {Logger} from "../logger/index.js";
 import {METRIC_PREFIX} from "../metrics/index.js";
 import {HealthWorker, TAG_APPLICATION, type Check, type HealthReport} from "./worker.js";
 
+const MAX_CACHED_REPORTS = 64;
+
 export type WorkerName = "health" | "readiness" | "liveness";
 
 export interface HealthOptions {
@@ -29,6 +31,7 @@ export class Health {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private stopped = false;
+  private readonly jsonCache = new Map<string, {healthy: boolean; body: string}>();
 
   constructor(
     private readonly opts: HealthOptions,
@@ -69,6 +72,23 @@ export class Health {
 
   report(worker: WorkerName, tags: readonly string[] = []): HealthReport {
     return this.workers[worker].report(tags);
+  }
+
+  /**
+   * The report serialised (with Go's trailing newline), cached until results change: probes hit this path at
+   * high rates and results only change once a round.
+   */
+  reportJson(worker: WorkerName, tags: readonly string[] = []): {healthy: boolean; body: string} {
+    const key = `${worker}\u0000${tags.join("\u0000")}`;
+    let hit = this.jsonCache.get(key);
+    if (!hit) {
+      const r = this.report(worker, tags);
+      hit = {healthy: r.healthy, body: JSON.stringify(r) + "\n"};
+      // Tags come from clients; bound the cache so odd queries cannot grow it without limit.
+      if (this.jsonCache.size >= MAX_CACHED_REPORTS) this.jsonCache.clear();
+      this.jsonCache.set(key, hit);
+    }
+    return hit;
   }
 
   /** Runs the first round now, then schedules the next rounds. */
@@ -127,6 +147,8 @@ export class Health {
   }
 
   private updateGauge(): void {
+    // Called whenever results changed: the cached serialisations are stale.
+    this.jsonCache.clear();
     if (!this.gauge) return;
     for (const [name, w] of Object.entries(this.workers)) {
       for (const tag of w.tags()) this.gauge.set({check: name, tag}, w.failing(tag));

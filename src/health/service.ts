@@ -19,8 +19,8 @@ export function createHealthMethods(health: Health): MethodTable<null> {
 }
 
 function getReport(health: Health, worker: WorkerName, url: URL): PlainResponse {
-  const report = health.report(worker, url.searchParams.getAll("tag"));
-  return {status: report.healthy ? 200 : 503, contentType: "application/json", body: JSON.stringify(report) + "\n"};
+  const report = health.reportJson(worker, url.searchParams.getAll("tag"));
+  return {status: report.healthy ? 200 : 503, contentType: "application/json", body: report.body};
 }
 
 /** Registers `/ext/health` (GET report, POST JSON-RPC) and the three GET sub-paths. */

@@ -3,18 +3,19 @@
  * and the transport metric groups. Other concerns define their own groups in their folders with
  * `createXMetrics(register)`; the composition root hands each the same Registry.
  */
-import {Counter, Histogram, Registry, collectDefaultMetrics} from "prom-client";
+import {Registry, collectDefaultMetrics} from "prom-client";
+import {FastCounter, FastHistogram} from "./fast.js";
 
 export const METRIC_PREFIX = "avaext_";
 
 export interface HttpMetrics {
-  requests: Counter<"route" | "method" | "status">;
-  duration: Histogram<"route">;
+  requests: FastCounter<"route" | "method" | "status">;
+  duration: FastHistogram<"route">;
 }
 
 export interface RpcMetrics {
-  calls: Counter<"method" | "outcome">;
-  duration: Histogram<"method">;
+  calls: FastCounter<"method" | "outcome">;
+  duration: FastHistogram<"method">;
 }
 
 export interface CoreMetrics {
@@ -31,13 +32,13 @@ export function createCoreMetrics(register = new Registry()): CoreMetrics {
   return {
     register,
     http: {
-      requests: new Counter({
+      requests: new FastCounter({
         name: `${METRIC_PREFIX}http_requests_total`,
         help: "HTTP requests by route template, method and status code",
         labelNames: ["route", "method", "status"],
         registers: [register],
       }),
-      duration: new Histogram({
+      duration: new FastHistogram({
         name: `${METRIC_PREFIX}http_request_duration_seconds`,
         help: "HTTP request duration by route template",
         labelNames: ["route"],
@@ -46,13 +47,13 @@ export function createCoreMetrics(register = new Registry()): CoreMetrics {
       }),
     },
     rpc: {
-      calls: new Counter({
+      calls: new FastCounter({
         name: `${METRIC_PREFIX}rpc_calls_total`,
         help: "JSON-RPC calls by method and outcome (success, app_error, invalid_params, not_found, internal_error)",
         labelNames: ["method", "outcome"],
         registers: [register],
       }),
-      duration: new Histogram({
+      duration: new FastHistogram({
         name: `${METRIC_PREFIX}rpc_call_duration_seconds`,
         help: "JSON-RPC method execution time by method",
         labelNames: ["method"],

@@ -1,0 +1,120 @@
+// Shared benchmark machinery: servers in child processes (so the load generator does not share their event
+// loop), autocannon runs alternated between avaext and the reference, medians of several runs.
+import autocannon from "autocannon";
+import {spawn} from "node:child_process";
+import {mkdtempSync, rmSync} from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import {fileURLToPath} from "node:url";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const ROOT = path.resolve(here, "..");
+
+/** Runs from the environment: BENCH_RUNS (default 3) runs of BENCH_SECONDS (default 5) each. */
+export const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+export const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+
+export function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/** Waits for a child's stdout line that matches `re`; resolves with the match. */
+function waitForLine(child, re, what) {
+  return new Promise((resolve, reject) => {
+    let buf = "";
+    const timer = setTimeout(() => reject(new Error(`${what} did not start: ${buf.slice(-500)}`)), 60_000);
+    child.stdout.on("data", (d) => {
+      buf += d.toString();
+      const m = re.exec(buf);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m);
+      }
+    });
+    child.once("exit", (code) => reject(new Error(`${what} exited with ${code}: ${buf.slice(-500)}`)));
+  });
+}
+
+/** Starts avaext on 127.0.0.1:0 in a child process with the given flags; returns {url, child, dataDir, stop}. */
+export async function startAvaext(flags = [], {dataDir} = {}) {
+  const dir = dataDir ?? mkdtempSync(path.join(os.tmpdir(), "avaext-bench-"));
+  const child = spawn(
+    process.execPath,
+    [path.join(ROOT, "bin/avaext.js"), "--http-port=0", "--http-host=127.0.0.1", `--data-dir=${dir}`, "--log-display-level=INFO", "--log-level=WARN", ...flags],
+    {stdio: ["ignore", "pipe", "inherit"]},
+  );
+  const m = await waitForLine(child, /"url":"(http:\/\/[^"]+)"/, "avaext");
+  const url = m[1].replace(/\/$/, "");
+  return {
+    url,
+    child,
+    dataDir: dir,
+    stop: async () => {
+      child.kill("SIGTERM");
+      await new Promise((r) => child.once("exit", r));
+      if (!dataDir) rmSync(dir, {recursive: true, force: true});
+    },
+  };
+}
+
+/** Starts the reference: a bare node:http server answering every request with a fixed body. */
+export async function startBare(body, contentType = "application/json; charset=utf-8", status = 200) {
+  const child = spawn(process.execPath, [path.join(here, "bareServer.mjs")], {
+    stdio: ["ignore", "pipe", "inherit"],
+    env: {...process.env, BARE_BODY: body, BARE_CT: contentType, BARE_STATUS: String(status)},
+  });
+  const m = await waitForLine(child, /listening (\d+)/, "bare server");
+  return {
+    url: `http://127.0.0.1:${m[1]}`,
+    stop: async () => {
+      child.kill("SIGTERM");
+      await new Promise((r) => child.once("exit", r));
+    },
+  };
+}
+
+/** One autocannon run; returns {rps, p99} (p99 latency in ms). */
+export async function load({allowNon2xx = false, ...opts}) {
+  const r = await autocannon({connections: CONNECTIONS, duration: SECONDS, ...opts});
+  if (r.errors > 0 || (r.non2xx > 0 && !allowNon2xx)) throw new Error(`load run had ${r.errors} errors and ${r.non2xx} non-2xx answers`);
+  return {rps: r.requests.average, p99: r.latency.p99};
+}
+
+/** Runs `subject` and `reference` alternately RUNS times; returns medians and the ratio. */
+export async function compare(name, subject, reference) {
+  const s = [];
+  const ref = [];
+  // A short warm-up so the JIT has compiled the hot paths before anything is measured.
+  await load({...subject, duration: 1});
+  await load({...reference, duration: 1});
+  for (let i = 0; i < RUNS; i++) {
+    s.push(await load(subject));
+    ref.push(await load(reference));
+  }
+  const out = {
+    name,
+    rps: median(s.map((x) => x.rps)),
+    p99: median(s.map((x) => x.p99)),
+    refRps: median(ref.map((x) => x.rps)),
+    refP99: median(ref.map((x) => x.p99)),
+  };
+  out.ratio = out.rps / out.refRps;
+  return out;
+}
+
+export function fmt(n, digits = 0) {
+  return n.toLocaleString("en-US", {maximumFractionDigits: digits, minimumFractionDigits: digits});
+}
+
+/** Fetches a JSON-RPC answer once (to size the reference body identically). */
+export async function rpcOnce(url, method, params) {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: {"content-type": "application/json"},
+    body: JSON.stringify({jsonrpc: "2.0", id: 1, method, ...(params ? {params} : {})}),
+  });
+  return res.text();
+}

@@ -1,0 +1,30 @@
+#!/usr/bin/env node
+// `npm run bench`: every figure, as the median of BENCH_RUNS runs, with the ratio to its reference measured in
+// the same run. Prints a Markdown table (paste into README's "Performance").
+import os from "node:os";
+import {CONNECTIONS, RUNS, SECONDS, fmt} from "./lib.mjs";
+import {benchTransport} from "./transport.mjs";
+
+const sections = [benchTransport];
+const only = process.argv[2];
+
+const rows = [];
+for (const s of sections) {
+  if (only && !s.name.toLowerCase().includes(only.toLowerCase())) continue;
+  for (const r of await s()) {
+    rows.push(r);
+    console.error(`done: ${r.name}`);
+  }
+}
+
+console.log(`\nMachine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${fmt(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`);
+console.log(`Median of ${RUNS} runs of ${SECONDS}s, ${CONNECTIONS} connections.\n`);
+console.log("| figure | avaext | reference | ratio | p99 avaext | p99 reference |");
+console.log("| --- | --- | --- | --- | --- | --- |");
+for (const r of rows) {
+  if (r.refRps !== undefined) {
+    console.log(`| ${r.name} | ${fmt(r.rps)} req/s | ${fmt(r.refRps)} req/s | ${fmt(r.ratio * 100)} % | ${fmt(r.p99, 1)} ms | ${fmt(r.refP99, 1)} ms |`);
+  } else {
+    console.log(`| ${r.name} | ${r.value} | ${r.reference ?? "-"} | ${r.ratio ?? "-"} | ${r.p99 ?? "-"} | - |`);
+  }
+}

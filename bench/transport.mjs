@@ -1,0 +1,41 @@
+// Figures for the transport (issue 3) and health (issue 5): a trivial JSON-RPC method and a cached
+// GET /ext/health, each against the bare node:http reference with a body of the same size.
+import {compare, rpcOnce, startAvaext, startBare} from "./lib.mjs";
+
+export async function benchTransport() {
+  const results = [];
+  const node = await startAvaext(["--health-check-frequency=1s"]);
+  try {
+    const rpcBody = JSON.stringify({jsonrpc: "2.0", id: 1, method: "health.liveness"});
+    const answer = await rpcOnce(`${node.url}/ext/health`, "health.liveness");
+    const bare = await startBare(answer);
+    try {
+      results.push(
+        await compare(
+          "JSON-RPC health.liveness round trip",
+          {url: `${node.url}/ext/health`, method: "POST", headers: {"content-type": "application/json"}, body: rpcBody},
+          {url: bare.url, method: "POST", headers: {"content-type": "application/json"}, body: rpcBody},
+        ),
+      );
+    } finally {
+      await bare.stop();
+    }
+    // Probes read cached results: the liveness path (always 200) and the holistic report (503 until the feed
+    // has caught up, which is a fine probe answer too), each against a bare server with the same status and body.
+    for (const p of ["/ext/health/liveness", "/ext/health"]) {
+      const res = await fetch(node.url + p);
+      const text = await res.text();
+      const bareGet = await startBare(text, "application/json", res.status);
+      try {
+        const allowNon2xx = res.status !== 200;
+        const label = `GET ${p} (cached${allowNon2xx ? `, ${res.status}` : ""})`;
+        results.push(await compare(label, {url: node.url + p, allowNon2xx}, {url: bareGet.url, allowNon2xx}));
+      } finally {
+        await bareGet.stop();
+      }
+    }
+  } finally {
+    await node.stop();
+  }
+  return results;
+}
