@@ -177,7 +177,7 @@ export class AvaextNode {
     }
     this.status = "closed";
     this.logger.info("stopped");
-    this.loggers.close();
+    await this.loggers.close();
   }
 
   /** Registers something to close on shutdown (closed in reverse order). */
