@@ -122,7 +122,7 @@ export class AvaextNode {
           chains: this.chains,
           loggers: this.loggers,
           logger: this.logger,
-          // TODO(index merge): pass the node's db (a `level` instance fits RawKeyValueReader as it is).
+          // TODO(index merge): `this.overrides.rawDb ?? <the node's level instance> ?? null` (a `level` db fits as it is).
           db: () => this.overrides.rawDb ?? null,
         },
       );
