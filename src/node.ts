@@ -16,10 +16,13 @@ import {Health} from "./health/health.js";
 import {createHealthMethods, registerHealthRoutes} from "./health/service.js";
 import {LoggerRegistry, type Logger} from "./logger/index.js";
 import {createCoreMetrics, type CoreMetrics} from "./metrics/index.js";
+import {AdminService, type RawKeyValueReader} from "./admin/service.js";
 
 export interface NodeOverrides {
   /** Where display logs go (tests pass a sink); default stdout. */
   displayStream?: NodeJS.WritableStream;
+  /** The store admin.dbGet reads instead of the node's database (tests, tools). */
+  rawDb?: RawKeyValueReader;
 }
 
 type Status = "created" | "started" | "closing" | "closed";
@@ -40,12 +43,14 @@ export class AvaextNode {
   readonly health: Health;
   /** The database as the health check sees it; set when the database is opened. */
   protected dbProbe: DatabaseProbe | null = null;
+  /** The admin API, when `--api-admin-enabled`. */
+  admin: AdminService | null = null;
   private readonly closers: Closer[] = [];
   private status: Status = "created";
 
   private constructor(
     readonly config: AvaextConfig,
-    overrides: NodeOverrides,
+    private readonly overrides: NodeOverrides,
   ) {
     mkdirSync(config["data-dir"], {recursive: true});
     this.loggers = new LoggerRegistry({
@@ -108,6 +113,25 @@ export class AvaextNode {
       this.rpc.register("health", createHealthMethods(this.health));
       registerHealthRoutes(this.routes, this.health);
     }
+    // --- admin API (issue #6) ---
+    if (c["api-admin-enabled"]) {
+      const admin = new AdminService(
+        {config: c},
+        {
+          routes: this.routes,
+          chains: this.chains,
+          loggers: this.loggers,
+          logger: this.logger,
+          // TODO(index merge): `this.overrides.rawDb ?? <the node's level instance> ?? null` (a `level` db fits as it is).
+          db: () => this.overrides.rawDb ?? null,
+        },
+      );
+      this.admin = admin;
+      this.rpc.register("admin", admin.methods);
+      this.routes.add("/ext/admin", {template: "/ext/admin", rpc: {service: "admin", ctx: null}, sensitive: true});
+      this.onClose("admin", () => admin.close());
+    }
+    // --- end admin API ---
     if (c["api-metrics-enabled"]) {
       const register = this.metrics.register;
       this.routes.add("/ext/metrics", {
@@ -153,7 +177,7 @@ export class AvaextNode {
     }
     this.status = "closed";
     this.logger.info("stopped");
-    this.loggers.close();
+    await this.loggers.close();
   }
 
   /** Registers something to close on shutdown (closed in reverse order). */

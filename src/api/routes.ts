@@ -50,16 +50,16 @@ export class Routes {
     this.resolvers.push(r);
   }
 
-  /** The route serving a path, following one level of admin.alias. */
+  /**
+   * The route serving a path, following admin.alias. Aliases always point at real endpoints (an alias of an alias
+   * is recorded against the real endpoint), so one level is enough. Real routes win over aliases.
+   */
   resolve(path: string): Route | null {
     const direct = this.direct(path);
     if (direct) return direct;
     if (this.aliases.size === 0 || !path.startsWith(EXT)) return null;
-    for (const [alias, endpoint] of this.aliases) {
-      if (path === alias) return this.direct(endpoint);
-      if (path.startsWith(alias) && path[alias.length] === "/") return this.direct(endpoint + path.slice(alias.length));
-    }
-    return null;
+    const target = this.unalias(path);
+    return target === null ? null : this.direct(target);
   }
 
   /**
@@ -68,14 +68,23 @@ export class Routes {
    */
   addAlias(endpoint: string, alias: string): void {
     if (Buffer.byteLength(alias, "utf8") > MAX_ALIAS_LENGTH) throw new Error("alias length is too long");
-    const endpointPath = EXT + endpoint;
     const aliasPath = EXT + alias;
-    if (!this.knownEndpoint(endpointPath)) throw new Error(`unknown endpoint: ${endpointPath}`);
+    // An alias of an alias serves the real endpoint (AvalancheGo re-registers the aliased routes, same effect).
+    const endpointPath = this.knownEndpoint(EXT + endpoint) ? EXT + endpoint : this.unalias(EXT + endpoint);
+    if (endpointPath === null || !this.knownEndpoint(endpointPath)) throw new Error(`unknown endpoint: ${EXT + endpoint}`);
     if (this.aliases.has(aliasPath)) {
       throw new Error(`route is either already aliased or already maps to a handle: ${aliasPath}`);
     }
-    if (this.knownEndpoint(aliasPath)) throw new Error(`failed to create endpoint as ${aliasPath} already exists`);
+    // AvalancheGo fails when one of the paths the alias would serve is already a route. Unlike AvalancheGo, a
+    // failed alias is not left reserved: a refused call changes nothing.
+    const taken = this.collision(endpointPath, aliasPath);
+    if (taken !== null) throw new Error(`failed to create endpoint as ${taken} already exists`);
     this.aliases.set(aliasPath, endpointPath);
+  }
+
+  /** Endpoint aliases (`/ext/<alias>` → `/ext/<endpoint>`), in registration order. */
+  aliasList(): Array<{alias: string; endpoint: string}> {
+    return [...this.aliases].map(([alias, endpoint]) => ({alias, endpoint}));
   }
 
   /** Concrete paths served, for documentation and alias checks. */
@@ -97,5 +106,28 @@ export class Routes {
     if (this.direct(path)) return true;
     const base = path + "/";
     return this.paths().some((p) => p.startsWith(base));
+  }
+
+  /** The endpoint path an aliased path stands for, or null when no alias covers it (longest alias first). */
+  private unalias(path: string): string | null {
+    let best: string | null = null;
+    for (const alias of this.aliases.keys()) {
+      if ((path === alias || (path.startsWith(alias) && path[alias.length] === "/")) && (best === null || alias.length > best.length)) {
+        best = alias;
+      }
+    }
+    return best === null ? null : this.aliases.get(best)! + path.slice(best.length);
+  }
+
+  /** The first path the alias would serve that is already a route, or null. */
+  private collision(endpointPath: string, aliasPath: string): string | null {
+    if (this.direct(aliasPath)) return aliasPath;
+    const base = endpointPath + "/";
+    for (const p of this.paths()) {
+      if (!p.startsWith(base)) continue;
+      const mirrored = aliasPath + p.slice(endpointPath.length);
+      if (this.direct(mirrored)) return mirrored;
+    }
+    return null;
   }
 }

@@ -4,7 +4,7 @@
  *
  * JSON `null` counts as absent, as Go's encoding/json leaves a field at its zero value for null.
  */
-import {LOG_LEVELS, type LogLevel} from "../logger/index.js";
+import {parseLogLevel, type LogLevel} from "../logger/index.js";
 import {idFromString} from "../util/cb58.js";
 import {invalidParams} from "./errors.js";
 
@@ -124,7 +124,15 @@ export function oneOf<T extends string>(values: readonly T[], what: string): Val
   };
 }
 
-export const logLevel: Validator<LogLevel> = oneOf(LOG_LEVELS, "unknown log level");
+/** A log level name, case-insensitive; the reason is AvalancheGo's `unknown log level: "<s>"`. */
+export const logLevel: Validator<LogLevel> = (v, field) => {
+  const s = string(v, field);
+  try {
+    return parseLogLevel(s);
+  } catch (e) {
+    throw invalidParams(field, (e as Error).message);
+  }
+};
 
 export function jsonType(v: unknown): string {
   if (v === null) return "null";

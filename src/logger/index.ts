@@ -80,7 +80,11 @@ interface Entry {
   stream: SplitStream;
   levels: LoggerLevels;
   file: ReturnType<typeof pino.destination> | null;
+  fileFailed?: boolean;
 }
+
+/** How long close() waits for log files to close. */
+const FILE_CLOSE_TIMEOUT_MS = 2000;
 
 export class LoggerRegistry {
   private readonly entries = new Map<string, Entry>();
@@ -107,6 +111,11 @@ export class LoggerRegistry {
         this.opts.logDir !== null
           ? pino.destination({dest: path.join(this.opts.logDir, `${name}.log`), sync: false, mkdir: true})
           : null;
+      // A log file that fails (directory removed, disk full) must not take the process down: say so once on stderr.
+      file?.on("error", (err: NodeJS.ErrnoException) => {
+        if (!entry?.fileFailed) process.stderr.write(`log file ${name}.log failed: ${err.code ?? err.message}\n`);
+        if (entry) entry.fileFailed = true;
+      });
       const stream = new SplitStream(file, this.display, LEVEL_VALUES[levels.logLevel], LEVEL_VALUES[levels.displayLevel]);
       const logger = pino(
         {
@@ -155,17 +164,26 @@ export class LoggerRegistry {
     return this.getLevels(name);
   }
 
-  /** Flushes and closes every file; further logging goes nowhere. */
-  close(): void {
+  /**
+   * Flushes and closes every file; further logging goes nowhere. Resolves once the files are closed, so a caller
+   * may remove the log directory afterwards (a file still being opened would otherwise fail later, unhandled).
+   */
+  async close(): Promise<void> {
+    const closing: Promise<void>[] = [];
     for (const e of this.entries.values()) {
       e.logger.level = "silent";
       if (e.file) {
+        const file = e.file;
+        closing.push(new Promise<void>((resolve) => {
+          file.once("close", () => resolve());
+          file.once("error", () => resolve());
+        }));
         try {
-          e.file.flushSync();
+          file.flushSync();
         } catch {
-          // a file that was never opened cannot be flushed; nothing to lose
+          // a file that is not open yet cannot be flushed; end() waits for it to open
         }
-        e.file.end();
+        file.end();
       }
     }
     try {
@@ -173,6 +191,10 @@ export class LoggerRegistry {
     } catch {
       // stdout not ready yet: nothing buffered
     }
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, FILE_CLOSE_TIMEOUT_MS)));
+    await Promise.race([Promise.all(closing), timeout]);
+    clearTimeout(timer);
   }
 
   private select(name: string | undefined): string[] {

@@ -8,7 +8,7 @@ import path from "node:path";
 import {Writable} from "node:stream";
 import {resolveConfig} from "../../src/cli/config.js";
 import type {AvaextConfig} from "../../src/cli/flags.js";
-import {AvaextNode} from "../../src/node.js";
+import {AvaextNode, type NodeOverrides} from "../../src/node.js";
 
 export interface TestNode {
   node: AvaextNode;
@@ -56,7 +56,14 @@ export function testConfig(flags: Record<string, unknown> = {}, dataDir = tempDi
 
 export async function startNode(
   flags: Record<string, unknown> = {},
-  opts: {captureLogs?: boolean; dataDir?: string; keepData?: boolean; setup?: (n: AvaextNode) => void} = {},
+  opts: {
+    captureLogs?: boolean;
+    dataDir?: string;
+    keepData?: boolean;
+    setup?: (n: AvaextNode) => void;
+    /** Node overrides besides the captured display stream (e.g. `rawDb` for admin.dbGet). */
+    overrides?: Omit<NodeOverrides, "displayStream">;
+  } = {},
 ): Promise<TestNode> {
   const dataDir = opts.dataDir ?? tempDir();
   const logs: Record<string, unknown>[] = [];
@@ -69,7 +76,7 @@ export async function startNode(
       cb();
     },
   });
-  const node = await AvaextNode.create(config, {displayStream});
+  const node = await AvaextNode.create(config, {...opts.overrides, displayStream});
   opts.setup?.(node);
   const url = await node.start();
   const base = url.toString().replace(/\/$/, "");
