@@ -17,6 +17,8 @@ import {createHealthMethods, registerHealthRoutes} from "./health/service.js";
 import {LoggerRegistry, type Logger} from "./logger/index.js";
 import {createCoreMetrics, type CoreMetrics} from "./metrics/index.js";
 import {AdminService, type RawKeyValueReader} from "./admin/service.js";
+import {AvgTps} from "./metricsService/avgTps.js";
+import {MetricsService} from "./metricsService/service.js";
 
 export interface NodeOverrides {
   /** Where display logs go (tests pass a sink); default stdout. */
@@ -43,6 +45,8 @@ export class AvaextNode {
   readonly health: Health;
   /** The database as the health check sees it; set when the database is opened. */
   protected dbProbe: DatabaseProbe | null = null;
+  /** Daily average TPS per chain, fed by accepted blocks; served by the metrics service. */
+  readonly avgTps = new AvgTps();
   /** The admin API, when `--api-admin-enabled`. */
   admin: AdminService | null = null;
   private readonly closers: Closer[] = [];
@@ -112,6 +116,10 @@ export class AvaextNode {
     if (c["api-health-enabled"]) {
       this.rpc.register("health", createHealthMethods(this.health));
       registerHealthRoutes(this.routes, this.health);
+    }
+    if (c["metrics-service-enabled"]) {
+      const service = new MetricsService({rateLimitPerMinute: c["metrics-service-rate-limit"]}, {chains: this.chains, avgTps: this.avgTps});
+      this.routes.addResolver(service.resolver());
     }
     // --- admin API (issue #6) ---
     if (c["api-admin-enabled"]) {
