@@ -11,7 +11,16 @@ import {HttpServer, defaultHttpServerOptions} from "./api/server.js";
 import {ChainRegistry, networkFromId} from "./chains/index.js";
 import type {AvaextConfig} from "./cli/flags.js";
 import {FeedStatus} from "./feed/status.js";
-import {defaultCheckThresholds, registerChecks, type DatabaseProbe} from "./health/checks.js";
+import {defaultCheckThresholds, registerChecks} from "./health/checks.js";
+import {Database} from "./db/controller.js";
+import {DevFeed, defaultDevFeedOptions} from "./feed/dev.js";
+import {FileFeed, defaultFileFeedOptions} from "./feed/file.js";
+import {HttpFeed, defaultHttpFeedOptions} from "./feed/http.js";
+import {Ingester} from "./feed/ingest.js";
+import type {FeedSource} from "./feed/types.js";
+import {checkIncompleteIndex} from "./index/incomplete.js";
+import {createIndexMethods, indexRouteResolver} from "./index/service.js";
+import {IndexStore} from "./index/store.js";
 import {Health} from "./health/health.js";
 import {createHealthMethods, registerHealthRoutes} from "./health/service.js";
 import {LoggerRegistry, type Logger} from "./logger/index.js";
@@ -23,6 +32,8 @@ import {MetricsService} from "./metricsService/service.js";
 export interface NodeOverrides {
   /** Where display logs go (tests pass a sink); default stdout. */
   displayStream?: NodeJS.WritableStream;
+  /** A feed source to use instead of the one `--feed` names (tests drive the feed status by hand). */
+  feed?: FeedSource;
   /** The store admin.dbGet reads instead of the node's database (tests, tools). */
   rawDb?: RawKeyValueReader;
 }
@@ -43,8 +54,10 @@ export class AvaextNode {
   /** What the acceptance feed knows (connection, caught up, last accepted per chain); read by health. */
   readonly feedStatus = new FeedStatus();
   readonly health: Health;
-  /** The database as the health check sees it; set when the database is opened. */
-  protected dbProbe: DatabaseProbe | null = null;
+  /** Set by wire(): the database, the index on it, and the ingester that feeds both. */
+  db: Database | null = null;
+  store: IndexStore | null = null;
+  ingester: Ingester | null = null;
   /** Daily average TPS per chain, fed by accepted blocks; served by the metrics service. */
   readonly avgTps = new AvgTps();
   /** The admin API, when `--api-admin-enabled`. */
@@ -101,9 +114,28 @@ export class AvaextNode {
 
   private async wire(): Promise<void> {
     const c = this.config;
+    // The database holds the index, the feed's position and the incomplete-index flags; it is opened whether or
+    // not indexing is on, and closed last.
+    const db = await Database.open(c["db-dir"]);
+    this.db = db;
+    this.onClose("database", () => db.close());
+    const store = await IndexStore.open(db);
+    this.store = store;
+    await checkIncompleteIndex(store, c["index-enabled"], c["index-allow-incomplete"]);
+    this.ingester = new Ingester(
+      {indexEnabled: c["index-enabled"]},
+      {source: this.overrides.feed ?? this.createFeed(), store, status: this.feedStatus, avgTps: this.avgTps, logger: this.loggers.get("feed"), register: this.metrics.register},
+    );
+    const ingester = this.ingester;
+    this.onClose("feed", () => ingester.close());
+    if (c["index-enabled"]) {
+      this.rpc.register("index", createIndexMethods());
+      this.routes.addResolver(indexRouteResolver(store, this.chains));
+    }
+
     // Checks run whether or not the health API is served: their state also feeds the failing-checks gauge.
     registerChecks(this.health, {
-      db: this.dbProbe,
+      db,
       dataDir: c["data-dir"],
       feed: this.feedStatus,
       inflight: () => this.http.inflightStats(),
@@ -130,8 +162,7 @@ export class AvaextNode {
           chains: this.chains,
           loggers: this.loggers,
           logger: this.logger,
-          // TODO(index merge): `this.overrides.rawDb ?? <the node's level instance> ?? null` (a `level` db fits as it is).
-          db: () => this.overrides.rawDb ?? null,
+          db: () => this.overrides.rawDb ?? db.level,
         },
       );
       this.admin = admin;
@@ -155,6 +186,7 @@ export class AvaextNode {
     const url = await this.http.listen();
     this.status = "started";
     this.health.start();
+    await this.ingester!.start();
     this.logger.info(
       {url: url.toString(), network: this.chains.network.name, apis: this.routes.paths()},
       `HTTP API listening on ${url.host}`,
@@ -186,6 +218,21 @@ export class AvaextNode {
     this.status = "closed";
     this.logger.info("stopped");
     await this.loggers.close();
+  }
+
+  private createFeed(): FeedSource {
+    const spec = this.config.feed;
+    const status = this.feedStatus;
+    if (spec === "dev") {
+      return new DevFeed({...defaultDevFeedOptions, backfillMs: this.config["dev-backfill"]}, {status});
+    }
+    if (spec.startsWith("file:")) {
+      return new FileFeed(
+        {...defaultFileFeedOptions, path: spec.slice("file:".length)},
+        {chains: this.chains, status, logger: this.loggers.get("feed"), bad: {badLine: (n, r) => this.ingester?.badLine(n, r)}},
+      );
+    }
+    return new HttpFeed({...defaultHttpFeedOptions, url: spec}, {status, logger: this.loggers.get("feed")});
   }
 
   /** Registers something to close on shutdown (closed in reverse order). */

@@ -1,6 +1,10 @@
 /** The health API over HTTP (reference §3, contract §7): GET probes, JSON-RPC, tags, failing checks, gauge. */
 import {afterEach, describe, expect, it} from "vitest";
-import {startNode, type TestNode} from "../helpers/node.js";
+import {idleFeed, startNode as start, type TestNode} from "../helpers/node.js";
+
+/** Health tests drive the feed status by hand, so the node runs with a feed that does nothing. */
+const startNode = (flags: Record<string, unknown> = {}, opts: Parameters<typeof start>[1] = {}): ReturnType<typeof start> =>
+  start(flags, {...opts, overrides: {feed: idleFeed, ...opts.overrides}});
 
 const SUBNET = "11111111111111111111111111111111LpoYY";
 let t: TestNode | null = null;
@@ -40,7 +44,7 @@ describe("health API", () => {
     expect(bad.checks.bootstrapped!.error).toBe("subnets not bootstrapped");
     feedHealthy(t);
     const good = (await until(t, "/ext/health", 200)) as Report;
-    expect(Object.keys(good.checks)).toEqual(["C", "P", "X", "bootstrapped", "diskspace", "network", "router"]);
+    expect(Object.keys(good.checks)).toEqual(["C", "P", "X", "bootstrapped", "database", "diskspace", "network", "router"]);
     expect(good.checks.P!.message).toEqual({
       engine: {
         consensus: {lastAcceptedHeight: 7, lastAcceptedID: "2oYMBNV4eNHyqk2fjjV5nVQLDbtmNJzq5s3qs3Lo6ftnC6FByM", longestProcessingBlock: "0s", processingBlocks: 0},
@@ -73,11 +77,11 @@ describe("health API", () => {
     feedHealthy(t);
     await until(t, "/ext/health", 200);
     const bySubnet = (await t.get(`/ext/health?tag=${SUBNET}`)).json() as Report;
-    expect(Object.keys(bySubnet.checks)).toEqual(["C", "P", "X", "bootstrapped", "diskspace", "network", "router"]);
+    expect(Object.keys(bySubnet.checks)).toEqual(["C", "P", "X", "bootstrapped", "database", "diskspace", "network", "router"]);
     const unknown = (await t.get("/ext/health?tag=nope&tag=other")).json() as Report;
-    expect(Object.keys(unknown.checks)).toEqual(["bootstrapped", "diskspace", "network", "router"]);
+    expect(Object.keys(unknown.checks)).toEqual(["bootstrapped", "database", "diskspace", "network", "router"]);
     const rpc = await t.rpc("/ext/health", "health.health", {tags: ["nope"]});
-    expect(Object.keys((rpc.body.result as Report).checks)).toEqual(["bootstrapped", "diskspace", "network", "router"]);
+    expect(Object.keys((rpc.body.result as Report).checks)).toEqual(["bootstrapped", "database", "diskspace", "network", "router"]);
   });
 
   it("JSON-RPC: HTTP 200 even when unhealthy; liveness has no checks; bad tags are -32602", async () => {

@@ -8,6 +8,7 @@ import path from "node:path";
 import {Writable} from "node:stream";
 import {resolveConfig} from "../../src/cli/config.js";
 import type {AvaextConfig} from "../../src/cli/flags.js";
+import type {FeedSource} from "../../src/feed/types.js";
 import {AvaextNode, type NodeOverrides} from "../../src/node.js";
 
 export interface TestNode {
@@ -107,3 +108,9 @@ export async function startNode(
     },
   };
 }
+
+/** A feed source that delivers nothing and leaves the feed status to the test (health tests drive it by hand). */
+export const idleFeed: FeedSource = {
+  key: "test:idle",
+  run: (_position, _sink, signal) => new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), {once: true})),
+};

@@ -1,0 +1,49 @@
+/**
+ * Key layout of avaext's one LevelDB. Every key starts with a one-byte bucket; numbers are 8-byte big-endian so
+ * ranges scan in order. These values are fixed forever: a retired bucket stays listed here and is never reused.
+ */
+export enum Bucket {
+  /** `[meta] ‖ utf8(name)` -> value. Names: "hasRun" -> empty (written on every start). */
+  meta = 0x01,
+  /** `[chainFlags] ‖ utf8(chain) ‖ flag` -> empty. Flags below (as AvalancheGo's 0x04/0x05 per chain). */
+  chainFlags = 0x02,
+  /** `[nextIndex] ‖ endpoint` -> u64 BE: the index the next accepted container gets. */
+  nextIndex = 0x03,
+  /** `[container] ‖ endpoint ‖ u64 BE index` -> container record (see index/record.ts). */
+  container = 0x04,
+  /** `[containerIndex] ‖ endpoint ‖ id(32)` -> u64 BE index. */
+  containerIndex = 0x05,
+  /** `[feedPosition] ‖ utf8(source key)` -> opaque position of that feed source, written with its containers. */
+  feedPosition = 0x06,
+  /** `[probe]` -> empty: the key the database health check reads. */
+  probe = 0x07,
+}
+
+/** Chain flags (bucket chainFlags). */
+export enum ChainFlag {
+  /** The chain's index misses containers (sticky). */
+  incomplete = 0x04,
+  /** The chain was indexed in some earlier run. */
+  previouslyIndexed = 0x05,
+}
+
+export function u64be(n: bigint): Uint8Array {
+  const b = new Uint8Array(8);
+  new DataView(b.buffer).setBigUint64(0, n);
+  return b;
+}
+
+export function readU64be(b: Uint8Array, offset = 0): bigint {
+  return new DataView(b.buffer, b.byteOffset, b.byteLength).getBigUint64(offset);
+}
+
+export function key(...parts: (number | Uint8Array | string)[]): Uint8Array {
+  const chunks = parts.map((p) => (typeof p === "number" ? Uint8Array.of(p) : typeof p === "string" ? Buffer.from(p, "utf8") : p));
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let o = 0;
+  for (const c of chunks) {
+    out.set(c, o);
+    o += c.length;
+  }
+  return out;
+}

@@ -1,0 +1,80 @@
+/**
+ * The database: one `level` (classic-level) instance with binary keys and values. Reads return null for a
+ * missing key; a database held by another process becomes a clear, fatal error.
+ */
+import {Level} from "level";
+import {Bucket} from "./buckets.js";
+
+export type BatchOp = {type: "put"; key: Uint8Array; value: Uint8Array} | {type: "del"; key: Uint8Array};
+
+export class DatabaseLockedError extends Error {
+  constructor(dir: string) {
+    super(`database ${dir} is locked by another process (is another avaext running with this --db-dir?)`);
+    this.name = "DatabaseLockedError";
+  }
+}
+
+export class Database {
+  private constructor(
+    readonly dir: string,
+    readonly level: Level<Uint8Array, Uint8Array>,
+  ) {}
+
+  static async open(dir: string): Promise<Database> {
+    const level = new Level<Uint8Array, Uint8Array>(dir, {keyEncoding: "view", valueEncoding: "view"});
+    try {
+      await level.open();
+    } catch (e) {
+      const cause = (e as {cause?: {code?: string}}).cause;
+      if ((e as {code?: string}).code === "LEVEL_LOCKED" || cause?.code === "LEVEL_LOCKED") throw new DatabaseLockedError(dir);
+      throw new Error(`cannot open database ${dir}: ${(e as Error).message}`);
+    }
+    return new Database(dir, level);
+  }
+
+  get status(): string {
+    return this.level.status;
+  }
+
+  isOpen(): boolean {
+    return this.level.status === "open";
+  }
+
+  async get(key: Uint8Array): Promise<Uint8Array | null> {
+    return (await this.level.get(key)) ?? null;
+  }
+
+  /** Raw read for admin.dbGet (undefined when missing). */
+  async rawGet(key: Uint8Array): Promise<Uint8Array | undefined> {
+    return this.level.get(key);
+  }
+
+  async getMany(keys: Uint8Array[]): Promise<(Uint8Array | null)[]> {
+    if (keys.length === 0) return [];
+    return (await this.level.getMany(keys)).map((v) => v ?? null);
+  }
+
+  /** One atomic write. */
+  async batch(ops: BatchOp[]): Promise<void> {
+    if (ops.length === 0) return;
+    await this.level.batch(ops);
+  }
+
+  async put(key: Uint8Array, value: Uint8Array): Promise<void> {
+    await this.level.put(key, value);
+  }
+
+  /** Values of keys in [gte, lt), in key order, at most `limit`. */
+  async values(gte: Uint8Array, lt: Uint8Array, limit: number): Promise<Uint8Array[]> {
+    return this.level.values({gte, lt, limit}).all();
+  }
+
+  /** The database health check: a read that must answer. */
+  async probe(): Promise<void> {
+    await this.level.get(Uint8Array.of(Bucket.probe));
+  }
+
+  async close(): Promise<void> {
+    if (this.level.status === "open" || this.level.status === "opening") await this.level.close();
+  }
+}

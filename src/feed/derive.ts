@@ -1,0 +1,26 @@
+/**
+ * What avaext learns from a container's bytes: its ID by the chain's rule when the source gives none, and, for
+ * blocks, the facts the health checks and the metrics service need (height, timestamp, transaction count).
+ * Containers that do not decode are indexed all the same (contract §5) and only left out of derived views.
+ */
+import type {ChainName} from "../chains/index.js";
+import {containerId, decodeContainer} from "../decode/index.js";
+import type {ContainerKind} from "../index/endpoints.js";
+
+export interface BlockFacts {
+  height: bigint;
+  /** Block timestamp, Unix seconds, when the format carries one. */
+  timestamp: number | null;
+  txCount: number;
+}
+
+export function deriveId(chain: ChainName, kind: ContainerKind, bytes: Uint8Array): Uint8Array {
+  return containerId(chain, kind, bytes);
+}
+
+export function blockFacts(chain: ChainName, kind: ContainerKind, bytes: Uint8Array): BlockFacts | null {
+  if (kind !== "block") return null;
+  const d = decodeContainer(chain, kind, bytes);
+  if (d === null) return null;
+  return {height: d.height, timestamp: d.timestamp, txCount: d.txCount};
+}

@@ -1,0 +1,158 @@
+/**
+ * `--feed http://HOST:PORT`: mirrors an upstream AvalancheGo-compatible node's index API page by page
+ * (`index.getContainerRange`, 1024 a call) on every endpoint, keeping the upstream's IDs, order and timestamps,
+ * then follows its tip. An upstream that goes away is retried with exponential backoff and reported through the
+ * feed status (the `network` health check), never fatal.
+ */
+import type {Logger} from "../logger/index.js";
+import {ENDPOINTS, type Endpoint} from "../index/endpoints.js";
+import {MAX_FETCHED_BY_RANGE} from "../index/store.js";
+import {idFromString, sha256} from "../util/cb58.js";
+import {hexToBytes} from "../util/hex.js";
+import {parseRfc3339Nano} from "../util/time.js";
+import type {FeedStatus} from "./status.js";
+import {sleep, type FeedBatch, type FeedItem, type FeedSource} from "./types.js";
+
+export interface HttpFeedOptions {
+  url: string;
+  /** Pause between polls once every endpoint is at the upstream's tip, ms. */
+  pollMs: number;
+  /** Per-request timeout, ms. */
+  timeoutMs: number;
+  /** Backoff bounds after a failure, ms. */
+  minBackoffMs: number;
+  maxBackoffMs: number;
+}
+
+export const defaultHttpFeedOptions: Omit<HttpFeedOptions, "url"> = {pollMs: 1000, timeoutMs: 10_000, minBackoffMs: 500, maxBackoffMs: 30_000};
+
+export interface HttpFeedModules {
+  status: FeedStatus;
+  logger: Logger;
+}
+
+interface UpstreamContainer {
+  id: string;
+  bytes: string;
+  timestamp: string;
+  encoding: string;
+  index: string;
+}
+
+/** The upstream answered with a JSON-RPC error. */
+class UpstreamError extends Error {}
+
+export function encodeHttpPosition(next: bigint[]): Uint8Array {
+  const b = new Uint8Array(8 * ENDPOINTS.length);
+  const v = new DataView(b.buffer);
+  next.forEach((n, i) => v.setBigUint64(8 * i, n));
+  return b;
+}
+
+export function decodeHttpPosition(b: Uint8Array | null): bigint[] {
+  if (b === null || b.length !== 8 * ENDPOINTS.length) return ENDPOINTS.map(() => 0n);
+  const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  return ENDPOINTS.map((_, i) => v.getBigUint64(8 * i));
+}
+
+export class HttpFeed implements FeedSource {
+  readonly key: string;
+  private readonly base: string;
+  private requestId = 0;
+
+  constructor(
+    private readonly opts: HttpFeedOptions,
+    private readonly modules: HttpFeedModules,
+  ) {
+    this.base = opts.url.replace(/\/+$/, "");
+    this.key = this.base;
+  }
+
+  async run(position: Uint8Array | null, sink: (batch: FeedBatch) => Promise<void>, signal: AbortSignal): Promise<void> {
+    const next = decodeHttpPosition(position);
+    const {status, logger} = this.modules;
+    const missing = new Set<number>();
+    let backoff = this.opts.minBackoffMs;
+    let down = false;
+    while (!signal.aborted) {
+      let atTip = true;
+      try {
+        for (let i = 0; i < ENDPOINTS.length && !signal.aborted; i++) {
+          const e = ENDPOINTS[i]!;
+          const page = await this.fetchPage(e, next[i]!, signal);
+          if (page === "absent") {
+            if (!missing.has(e.id)) logger.info({endpoint: e.name}, "upstream does not serve this index endpoint; skipping it");
+            missing.add(e.id);
+            continue;
+          }
+          missing.delete(e.id);
+          if (page.length === 0) continue;
+          const items = page.map((c, k) => this.toItem(e, c, next[i]! + BigInt(k)));
+          next[i] = next[i]! + BigInt(items.length);
+          await sink({items, position: encodeHttpPosition(next)});
+          if (items.length === MAX_FETCHED_BY_RANGE) atTip = false;
+        }
+        if (down) logger.info({upstream: this.base}, "upstream reachable again");
+        down = false;
+        backoff = this.opts.minBackoffMs;
+        status.setCaughtUp(atTip);
+        if (atTip) await sleep(this.opts.pollMs, signal);
+      } catch (err) {
+        if (signal.aborted) return;
+        status.failed();
+        if (!down) logger.warn({upstream: this.base, err: (err as Error).message}, `upstream failing; retrying with backoff`);
+        down = true;
+        await sleep(backoff, signal);
+        backoff = Math.min(this.opts.maxBackoffMs, backoff * 2);
+      }
+    }
+  }
+
+  /** One page from an upstream endpoint: containers (possibly none at the tip), or "absent" (404). */
+  private async fetchPage(e: Endpoint, start: bigint, signal: AbortSignal): Promise<UpstreamContainer[] | "absent"> {
+    const body = JSON.stringify({
+      jsonrpc: "2.0",
+      id: ++this.requestId,
+      method: "index.getContainerRange",
+      params: {startIndex: start.toString(), numToFetch: MAX_FETCHED_BY_RANGE, encoding: "hex"},
+    });
+    this.modules.status.sent();
+    const res = await fetch(`${this.base}/ext/index/${e.chain}/${e.kind}`, {
+      method: "POST",
+      headers: {"content-type": "application/json"},
+      body,
+      signal: AbortSignal.any([signal, AbortSignal.timeout(this.opts.timeoutMs)]),
+    });
+    if (res.status === 404) {
+      await res.body?.cancel();
+      this.modules.status.received();
+      return "absent";
+    }
+    if (!res.ok) throw new Error(`upstream answered HTTP ${res.status}`);
+    const json = (await res.json()) as {result?: {containers?: UpstreamContainer[]}; error?: {message?: string}};
+    this.modules.status.received();
+    if (json.error) {
+      const msg = json.error.message ?? "";
+      // An empty index, or one we have fully mirrored: nothing new yet.
+      if (msg === "no containers have been accepted" || msg.startsWith("start index (")) return [];
+      throw new UpstreamError(`upstream error on ${e.name}: ${msg}`);
+    }
+    const list = json.result?.containers;
+    if (!Array.isArray(list)) throw new UpstreamError(`upstream answer on ${e.name} has no containers array`);
+    return list;
+  }
+
+  private toItem(e: Endpoint, c: UpstreamContainer, expectIndex: bigint): FeedItem {
+    if (c.index !== expectIndex.toString()) throw new UpstreamError(`upstream ${e.name} returned index ${c.index}, expected ${expectIndex}`);
+    const raw = hexToBytes(c.bytes);
+    // `hex` carries a 4-byte sha256 checksum: check it and strip it.
+    const bytes = raw.subarray(0, raw.length - 4);
+    const sum = sha256(bytes).subarray(28);
+    if (raw.length < 4 || Buffer.compare(Buffer.from(sum), Buffer.from(raw.subarray(raw.length - 4))) !== 0) {
+      throw new UpstreamError(`upstream ${e.name} container ${c.id}: bad checksum`);
+    }
+    const ts = parseRfc3339Nano(c.timestamp);
+    if (ts === null) throw new UpstreamError(`upstream ${e.name} container ${c.id}: bad timestamp ${c.timestamp}`);
+    return {chain: e.chain, kind: e.kind, id: idFromString(c.id), bytes, timestampNs: ts};
+  }
+}

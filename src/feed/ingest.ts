@@ -1,0 +1,170 @@
+/**
+ * The ingester: runs the feed source and commits what it hands over. Each batch becomes one atomic accept with
+ * the source's position (contract §5), so a kill at any moment resumes exactly. It also keeps the per-chain state
+ * (last accepted block) for the health checks and the daily TPS series, whether or not indexing is on.
+ */
+import {Counter, Gauge, type Registry} from "prom-client";
+import type {ChainName} from "../chains/index.js";
+import {CHAIN_NAMES} from "../chains/index.js";
+import type {Logger} from "../logger/index.js";
+import {METRIC_PREFIX} from "../metrics/index.js";
+import type {AvgTps} from "../metricsService/avgTps.js";
+import {ENDPOINTS, findEndpoint} from "../index/endpoints.js";
+import {MAX_FETCHED_BY_RANGE, type AcceptItem, type IndexStore} from "../index/store.js";
+import {idToString} from "../util/cb58.js";
+import {nowNs} from "../util/time.js";
+import {blockFacts} from "./derive.js";
+import type {FeedStatus} from "./status.js";
+import {sleep, type BadInputReporter, type FeedBatch, type FeedItem, type FeedSource} from "./types.js";
+
+export interface IngesterOptions {
+  /** Store containers (`--index-enabled`); when off only the position and the chain state advance. */
+  indexEnabled: boolean;
+}
+
+export interface IngesterModules {
+  source: FeedSource;
+  store: IndexStore;
+  status: FeedStatus;
+  avgTps: AvgTps;
+  logger: Logger;
+  register: Registry | null;
+}
+
+interface IngestMetrics {
+  accepted: Counter<"chain" | "kind">;
+  duplicates: Counter<"chain" | "kind">;
+  badLines: Counter;
+  lag: Gauge;
+  lastIndex: Gauge<"chain" | "kind">;
+}
+
+function createIngestMetrics(register: Registry): IngestMetrics {
+  const registers = [register];
+  const m: IngestMetrics = {
+    accepted: new Counter({name: `${METRIC_PREFIX}index_containers_accepted_total`, help: "Containers accepted into the index by endpoint", labelNames: ["chain", "kind"], registers}),
+    duplicates: new Counter({name: `${METRIC_PREFIX}index_containers_duplicate_total`, help: "Containers skipped because the endpoint already holds their ID", labelNames: ["chain", "kind"], registers}),
+    badLines: new Counter({name: `${METRIC_PREFIX}feed_bad_lines_total`, help: "Feed lines skipped as malformed", registers}),
+    lag: new Gauge({name: `${METRIC_PREFIX}feed_lag_seconds`, help: "Seconds between the acceptance time of the newest container and its commit here", registers}),
+    lastIndex: new Gauge({name: `${METRIC_PREFIX}index_containers`, help: "Containers held per index endpoint", labelNames: ["chain", "kind"], registers}),
+  };
+  for (const e of ENDPOINTS) {
+    m.accepted.inc({chain: e.chain, kind: e.kind}, 0);
+    m.duplicates.inc({chain: e.chain, kind: e.kind}, 0);
+  }
+  return m;
+}
+
+export class Ingester implements BadInputReporter {
+  private readonly metrics: IngestMetrics | null;
+  private readonly ctrl = new AbortController();
+  private running: Promise<void> | null = null;
+  /** Blocks seen per chain while indexing is off (their "height" until decoders tell). */
+  private readonly seen = new Map<ChainName, bigint>();
+
+  constructor(
+    private readonly opts: IngesterOptions,
+    private readonly modules: IngesterModules,
+  ) {
+    this.metrics = modules.register ? createIngestMetrics(modules.register) : null;
+    if (this.metrics) {
+      const m = this.metrics;
+      m.lastIndex.reset();
+      for (const e of ENDPOINTS) m.lastIndex.set({chain: e.chain, kind: e.kind}, 0);
+    }
+  }
+
+  badLine(lineNo: number, reason: string): void {
+    this.metrics?.badLines.inc();
+    this.modules.logger.warn({line: lineNo, reason}, "bad feed line skipped");
+  }
+
+  /** Restores the chain state from the index, then runs the source in the background until close(). */
+  async start(): Promise<void> {
+    await this.restore();
+    const {source, store, logger} = this.modules;
+    const position = await store.feedPosition(source.key);
+    logger.info({feed: source.key, resumed: position !== null}, "feed starting");
+    this.running = this.runWithRestarts(position);
+  }
+
+  async close(): Promise<void> {
+    this.ctrl.abort();
+    await this.running;
+    await this.modules.store.flush();
+  }
+
+  /** Commits one batch; also used by tests and tools that feed containers directly. */
+  async commit(batch: FeedBatch): Promise<void> {
+    const {store, source} = this.modules;
+    const items: (AcceptItem & FeedItem)[] = batch.items.map((it) => ({...it, endpoint: findEndpoint(it.chain, it.kind)!}));
+    const {accepted, duplicates} = await store.accept(items, {key: source.key, value: batch.position}, this.opts.indexEnabled);
+    const applied = this.opts.indexEnabled ? accepted : items;
+    for (const it of applied) this.applyChainState(it);
+    if (this.metrics) {
+      for (const it of accepted) this.metrics.accepted.inc({chain: it.chain, kind: it.kind});
+      if (duplicates > 0) for (const it of items) if (!accepted.includes(it)) this.metrics.duplicates.inc({chain: it.chain, kind: it.kind});
+      const newest = batch.items[batch.items.length - 1];
+      if (newest) this.metrics.lag.set(Math.max(0, Number(nowNs() - newest.timestampNs) / 1e9));
+      for (const e of ENDPOINTS) this.metrics.lastIndex.set({chain: e.chain, kind: e.kind}, Number(store.index(e).next));
+    }
+  }
+
+  private async runWithRestarts(position: Uint8Array | null): Promise<void> {
+    const {source, logger, store} = this.modules;
+    const signal = this.ctrl.signal;
+    let pos = position;
+    while (!signal.aborted) {
+      try {
+        await source.run(pos, (b) => this.commit(b), signal);
+        return;
+      } catch (err) {
+        // A failing source (or commit) is reported and retried from the last committed position; never fatal.
+        logger.error({err, feed: source.key}, "feed failed; restarting from the last committed position");
+        this.modules.status.failed();
+        await sleep(1000, signal);
+        pos = await store.feedPosition(source.key).catch(() => pos);
+      }
+    }
+  }
+
+  private applyChainState(it: FeedItem): void {
+    if (it.kind !== "block") return;
+    const facts = blockFacts(it.chain, it.kind, it.bytes);
+    let height: bigint;
+    if (facts) {
+      height = facts.height;
+      if (facts.timestamp !== null) this.modules.avgTps.add(it.chain, {timestamp: facts.timestamp, txCount: facts.txCount});
+    } else if (this.opts.indexEnabled) {
+      // Until a block decodes, its height is its position in the chain's block index (contract §10).
+      height = this.modules.store.index(findEndpoint(it.chain, "block")!).next - 1n;
+    } else {
+      height = this.seen.get(it.chain) ?? 0n;
+      this.seen.set(it.chain, height + 1n);
+    }
+    this.modules.status.accepted(it.chain, height, idToString(it.id));
+  }
+
+  /**
+   * Rebuilds the derived state from the index: the last accepted block per chain, and the TPS series from every
+   * indexed block (read in pages, so memory stays flat however large the index).
+   */
+  private async restore(): Promise<void> {
+    if (!this.opts.indexEnabled) return;
+    const {store, status, avgTps} = this.modules;
+    for (const chain of CHAIN_NAMES) {
+      const idx = store.index(findEndpoint(chain, "block")!);
+      for (let i = 0n; i < idx.next; i += BigInt(MAX_FETCHED_BY_RANGE)) {
+        for (const c of await idx.getRange(i, MAX_FETCHED_BY_RANGE)) {
+          const facts = blockFacts(chain, "block", c.bytes);
+          if (facts?.timestamp !== null && facts) avgTps.add(chain, {timestamp: facts.timestamp, txCount: facts.txCount});
+        }
+      }
+      if (idx.next > 0n) {
+        const last = (await idx.getByIndex(idx.next - 1n))!;
+        const facts = blockFacts(chain, "block", last.bytes);
+        status.accepted(chain, facts ? facts.height : idx.next - 1n, idToString(last.id));
+      }
+    }
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * The incomplete-index rules (seed document 3 rules 1-4; contract §6.4; AvalancheGo indexer/indexer.go), as a
+ * pure decision per chain plus the flags it persists. A refusal is fatal at start-up (exit 1).
+ */
+import {ChainFlag} from "../db/buckets.js";
+import {CHAIN_NAMES} from "../chains/index.js";
+import type {IndexStore} from "./store.js";
+
+export interface ChainIndexState {
+  incomplete: boolean;
+  previouslyIndexed: boolean;
+}
+
+export type IndexDecision =
+  | {ok: true; markIncomplete: boolean; markPreviouslyIndexed: boolean}
+  | {ok: false; message: string};
+
+export class IncompleteIndexError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "IncompleteIndexError";
+  }
+}
+
+export function decide(enabled: boolean, allowIncomplete: boolean, hasRunBefore: boolean, s: ChainIndexState): IndexDecision {
+  if (!enabled) {
+    if (s.previouslyIndexed && !allowIncomplete) {
+      return {
+        ok: false,
+        message:
+          "running would cause index to become incomplete but incomplete indices are disabled: this database was indexed " +
+          "before; start with --index-enabled=true, or with --index-allow-incomplete=true to accept an incomplete index",
+      };
+    }
+    return {ok: true, markIncomplete: !s.incomplete, markPreviouslyIndexed: false};
+  }
+  if (!allowIncomplete && s.incomplete && (s.previouslyIndexed || hasRunBefore)) {
+    return {
+      ok: false,
+      message:
+        "index is incomplete but incomplete indices are disabled: this database ran with --index-enabled=false before; " +
+        "start with --index-allow-incomplete=true to index anyway, or use a fresh --db-dir for a complete index",
+    };
+  }
+  return {ok: true, markIncomplete: false, markPreviouslyIndexed: !s.previouslyIndexed};
+}
+
+/** Applies the rules to every chain and persists the flags; throws IncompleteIndexError on refusal. */
+export async function checkIncompleteIndex(store: IndexStore, enabled: boolean, allowIncomplete: boolean): Promise<void> {
+  const hasRunBefore = (await store.getMeta("hasRun")) !== null;
+  for (const chain of CHAIN_NAMES) {
+    const state = {
+      incomplete: await store.getFlag(chain, ChainFlag.incomplete),
+      previouslyIndexed: await store.getFlag(chain, ChainFlag.previouslyIndexed),
+    };
+    const d = decide(enabled, allowIncomplete, hasRunBefore, state);
+    if (!d.ok) throw new IncompleteIndexError(d.message);
+    if (d.markIncomplete) await store.setFlag(chain, ChainFlag.incomplete);
+    if (d.markPreviouslyIndexed) await store.setFlag(chain, ChainFlag.previouslyIndexed);
+  }
+  await store.setMeta("hasRun");
+}

@@ -1,0 +1,107 @@
+/**
+ * The index API, `POST /ext/index/<chain>/<kind>` (seed document 3; reference §4.1; contract §6): six methods with
+ * AvalancheGo's result shapes and error texts. `<chain>` may be any alias of a primary-network chain.
+ */
+import {appError, invalidParams} from "../api/errors.js";
+import {method, type MethodTable} from "../api/rpcRouter.js";
+import type {Route, RouteResolver} from "../api/routes.js";
+import {cb58Id, object, optional, required, string, uint64, type Validator} from "../api/validate.js";
+import type {ChainRegistry} from "../chains/index.js";
+import {idToString} from "../util/cb58.js";
+import {bytesToHex, hexWithChecksum} from "../util/hex.js";
+import {formatRfc3339Nano} from "../util/time.js";
+import {ENDPOINTS, findEndpoint} from "./endpoints.js";
+import {MAX_FETCHED_BY_RANGE, type EndpointIndex, type IndexStore, type StoredContainer} from "./store.js";
+
+export type Encoding = "hex" | "hexc" | "hexnc" | "json";
+
+/** AvalancheGo's formatting.Encoding: case-insensitive; `json` parses but cannot encode containers. */
+export const encoding: Validator<Encoding> = (v, field) => {
+  const s = string(v, field).toLowerCase();
+  if (s === "hex" || s === "hexc" || s === "hexnc" || s === "json") return s;
+  throw invalidParams(field, `invalid encoding ${JSON.stringify(v)}; expected hex, hexc or hexnc`);
+};
+
+export interface FormattedContainer {
+  id: string;
+  bytes: string;
+  timestamp: string;
+  encoding: Encoding;
+  index: string;
+}
+
+export function formatContainer(c: StoredContainer, enc: Encoding): FormattedContainer {
+  if (enc === "json") throw appError("unsupported encoding in method");
+  return {
+    id: idToString(c.id),
+    bytes: enc === "hexnc" ? "0x" + bytesToHex(c.bytes) : hexWithChecksum(c.bytes),
+    timestamp: formatRfc3339Nano(c.timestampNs),
+    encoding: enc,
+    index: c.index.toString(),
+  };
+}
+
+const NO_CONTAINERS = "no containers have been accepted";
+const enc = optional(encoding, "hex" as Encoding);
+
+export function createIndexMethods(): MethodTable<EndpointIndex> {
+  return {
+    getLastAccepted: method(object({encoding: enc}), async (p, idx) => {
+      if (idx.next === 0n) throw appError(NO_CONTAINERS);
+      return formatContainer((await idx.getByIndex(idx.next - 1n))!, p.encoding);
+    }),
+    getContainerByIndex: method(object({index: required(uint64), encoding: enc}), async (p, idx) => {
+      const c = await idx.getByIndex(p.index);
+      if (!c) throw appError(`no container at index ${p.index}`);
+      return formatContainer(c, p.encoding);
+    }),
+    getContainerRange: method(
+      object({startIndex: required(uint64), numToFetch: required(uint64), encoding: enc}),
+      async (p, idx) => {
+        // Contract §6/§10: 0 is an empty list before any other check (AvalancheGo refuses 0; its docs allow it).
+        if (p.numToFetch === 0n) return {containers: []};
+        if (p.numToFetch > BigInt(MAX_FETCHED_BY_RANGE)) {
+          throw appError(`numToFetch must be in [0,${MAX_FETCHED_BY_RANGE}] but is ${p.numToFetch}`);
+        }
+        if (idx.next === 0n) throw appError(NO_CONTAINERS);
+        const last = idx.next - 1n;
+        if (p.startIndex > last) throw appError(`start index (${p.startIndex}) > last accepted index (${last})`);
+        const list = await idx.getRange(p.startIndex, Number(p.numToFetch));
+        return {containers: list.map((c) => formatContainer(c, p.encoding))};
+      },
+    ),
+    // `encoding` is accepted and ignored on the next three, as AvalancheGo.
+    getIndex: method(object({id: required(cb58Id)}), async (p, idx) => {
+      const i = await idx.getIndex(p.id);
+      if (i === null) throw appError("not found");
+      return {index: i.toString()};
+    }),
+    isAccepted: method(object({id: required(cb58Id)}), async (p, idx) => ({isAccepted: (await idx.getIndex(p.id)) !== null})),
+    getContainerByID: method(object({id: required(cb58Id), encoding: enc}), async (p, idx) => {
+      const c = await idx.getById(p.id);
+      if (!c) throw appError("not found");
+      return formatContainer(c, p.encoding);
+    }),
+  };
+}
+
+const INDEX_PREFIX = "/ext/index/";
+
+/** Routes `/ext/index/<chain alias>/<kind>` to its endpoint's index. */
+export function indexRouteResolver(store: IndexStore, chains: ChainRegistry): RouteResolver {
+  const routes = new Map<number, Route>(
+    ENDPOINTS.map((e) => [e.id, {template: "/ext/index/:chain/:kind", rpc: {service: "index", ctx: store.index(e)}}]),
+  );
+  return {
+    resolve: (path) => {
+      if (!path.startsWith(INDEX_PREFIX)) return null;
+      const rest = path.slice(INDEX_PREFIX.length);
+      const slash = rest.lastIndexOf("/");
+      if (slash <= 0) return null;
+      const chain = chains.resolveChain(rest.slice(0, slash));
+      const e = chain === null ? null : findEndpoint(chain, rest.slice(slash + 1));
+      return e === null ? null : routes.get(e.id)!;
+    },
+    list: () => ENDPOINTS.map((e) => INDEX_PREFIX + e.name),
+  };
+}

@@ -1,0 +1,155 @@
+/**
+ * The container index on LevelDB (contract §6; AvalancheGo indexer/index.go). Per endpoint: the next index,
+ * index → container record, id → index. Accepting is one atomic batch that also carries the feed's position,
+ * so a crash at any moment leaves either all of a batch or none of it, and replay skips what is already there.
+ */
+import {Bucket, ChainFlag, key, readU64be, u64be} from "../db/buckets.js";
+import type {BatchOp, Database} from "../db/controller.js";
+import type {ChainName} from "../chains/index.js";
+import {bytesToHex} from "../util/hex.js";
+import {ENDPOINTS, type Endpoint} from "./endpoints.js";
+import {decodeRecord, encodeRecord, type ContainerRecord} from "./record.js";
+
+/** Most containers one getContainerRange returns (AvalancheGo's MaxFetchedByRange). */
+export const MAX_FETCHED_BY_RANGE = 1024;
+
+export interface AcceptItem {
+  endpoint: Endpoint;
+  id: Uint8Array;
+  bytes: Uint8Array;
+  timestampNs: bigint;
+}
+
+export interface FeedPosition {
+  key: string;
+  value: Uint8Array;
+}
+
+export interface StoredContainer extends ContainerRecord {
+  index: bigint;
+}
+
+/** One endpoint's index. Reads go to the database; the next index is cached (this process is the only writer). */
+export class EndpointIndex {
+  constructor(
+    readonly endpoint: Endpoint,
+    private readonly db: Database,
+    /** The index the next accepted container gets = number of containers. */
+    public next: bigint,
+  ) {}
+
+  async getByIndex(index: bigint): Promise<StoredContainer | null> {
+    if (index >= this.next) return null;
+    const v = await this.db.get(key(Bucket.container, this.endpoint.id, u64be(index)));
+    return v === null ? null : {...decodeRecord(v), index};
+  }
+
+  async getIndex(id: Uint8Array): Promise<bigint | null> {
+    const v = await this.db.get(key(Bucket.containerIndex, this.endpoint.id, id));
+    return v === null ? null : readU64be(v);
+  }
+
+  async getById(id: Uint8Array): Promise<StoredContainer | null> {
+    const index = await this.getIndex(id);
+    return index === null ? null : this.getByIndex(index);
+  }
+
+  /** Containers start … start+n-1, truncated at the last accepted; one range scan. */
+  async getRange(start: bigint, n: number): Promise<StoredContainer[]> {
+    const end = start + BigInt(n) < this.next ? start + BigInt(n) : this.next;
+    if (start >= end) return [];
+    const values = await this.db.values(
+      key(Bucket.container, this.endpoint.id, u64be(start)),
+      key(Bucket.container, this.endpoint.id, u64be(end)),
+      n,
+    );
+    return values.map((v, i) => ({...decodeRecord(v), index: start + BigInt(i)}));
+  }
+}
+
+export class IndexStore {
+  private readonly indexes = new Map<number, EndpointIndex>();
+  /** Serialises accepts: the next-index cache assumes one writer at a time. */
+  private writing: Promise<unknown> = Promise.resolve();
+
+  private constructor(readonly db: Database) {}
+
+  static async open(db: Database): Promise<IndexStore> {
+    const store = new IndexStore(db);
+    const nexts = await db.getMany(ENDPOINTS.map((e) => key(Bucket.nextIndex, e.id)));
+    ENDPOINTS.forEach((e, i) => store.indexes.set(e.id, new EndpointIndex(e, db, nexts[i] ? readU64be(nexts[i]!) : 0n)));
+    return store;
+  }
+
+  index(endpoint: Endpoint): EndpointIndex {
+    return this.indexes.get(endpoint.id)!;
+  }
+
+  /**
+   * Accepts containers in order, skipping any whose ID the endpoint already holds (replay after a restart, or a
+   * duplicate within the batch), and writes the feed position in the same atomic batch. Returns how many were
+   * new. When `store` is false (indexing off), only the position is written.
+   */
+  accept<T extends AcceptItem>(items: readonly T[], position: FeedPosition | null, store = true): Promise<{accepted: T[]; duplicates: number}> {
+    const run = this.writing.then(() => this.acceptNow(items, position, store));
+    this.writing = run.catch(() => {});
+    return run;
+  }
+
+  private async acceptNow<T extends AcceptItem>(items: readonly T[], position: FeedPosition | null, store: boolean): Promise<{accepted: T[]; duplicates: number}> {
+    const ops: BatchOp[] = [];
+    const accepted: T[] = [];
+    let duplicates = 0;
+    if (store && items.length > 0) {
+      const existing = await this.db.getMany(items.map((it) => key(Bucket.containerIndex, it.endpoint.id, it.id)));
+      const seen = new Set<string>();
+      const nexts = new Map<number, bigint>();
+      items.forEach((it, i) => {
+        const k = `${it.endpoint.id}:${bytesToHex(it.id)}`;
+        if (existing[i] !== null || seen.has(k)) {
+          duplicates++;
+          return;
+        }
+        seen.add(k);
+        const idx = this.index(it.endpoint);
+        const n = nexts.get(it.endpoint.id) ?? idx.next;
+        ops.push({type: "put", key: key(Bucket.container, it.endpoint.id, u64be(n)), value: encodeRecord(it)});
+        ops.push({type: "put", key: key(Bucket.containerIndex, it.endpoint.id, it.id), value: u64be(n)});
+        nexts.set(it.endpoint.id, n + 1n);
+        accepted.push(it);
+      });
+      for (const [id, n] of nexts) ops.push({type: "put", key: key(Bucket.nextIndex, id), value: u64be(n)});
+      if (position) ops.push({type: "put", key: key(Bucket.feedPosition, position.key), value: position.value});
+      await this.db.batch(ops);
+      for (const [id, n] of nexts) this.indexes.get(id)!.next = n;
+    } else if (position) {
+      await this.db.batch([{type: "put", key: key(Bucket.feedPosition, position.key), value: position.value}]);
+    }
+    return {accepted, duplicates};
+  }
+
+  async feedPosition(sourceKey: string): Promise<Uint8Array | null> {
+    return this.db.get(key(Bucket.feedPosition, sourceKey));
+  }
+
+  async getFlag(chain: ChainName, flag: ChainFlag): Promise<boolean> {
+    return (await this.db.get(key(Bucket.chainFlags, chain, flag))) !== null;
+  }
+
+  async setFlag(chain: ChainName, flag: ChainFlag): Promise<void> {
+    await this.db.put(key(Bucket.chainFlags, chain, flag), new Uint8Array(0));
+  }
+
+  async getMeta(name: string): Promise<Uint8Array | null> {
+    return this.db.get(key(Bucket.meta, name));
+  }
+
+  async setMeta(name: string, value: Uint8Array = new Uint8Array(0)): Promise<void> {
+    await this.db.put(key(Bucket.meta, name), value);
+  }
+
+  /** Waits for writes in progress. */
+  async flush(): Promise<void> {
+    await this.writing;
+  }
+}
