@@ -1,0 +1,106 @@
+/** The index store on a real LevelDB: atomic, idempotent accepts with the feed position; reads; restarts. */
+import {rmSync} from "node:fs";
+import {afterEach, describe, expect, it} from "vitest";
+import {Database} from "../../../src/db/controller.js";
+import {findEndpoint} from "../../../src/index/endpoints.js";
+import {decide} from "../../../src/index/incomplete.js";
+import {IndexStore, type AcceptItem} from "../../../src/index/store.js";
+import {sha256} from "../../../src/util/cb58.js";
+import {containerBytes} from "../../helpers/feed.js";
+import {tempDir} from "../../helpers/node.js";
+
+const xtx = findEndpoint("X", "tx")!;
+const pblock = findEndpoint("P", "block")!;
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, {recursive: true, force: true});
+});
+
+function item(endpoint = xtx, n = 0): AcceptItem {
+  const bytes = containerBytes(endpoint.name, "x", n);
+  return {endpoint, id: sha256(bytes), bytes, timestampNs: 1_700_000_000_123_456_789n + BigInt(n)};
+}
+
+async function open(dir = tempDir()): Promise<{db: Database; store: IndexStore; dir: string}> {
+  dirs.push(dir);
+  const db = await Database.open(dir);
+  return {db, store: await IndexStore.open(db), dir};
+}
+
+describe("IndexStore", () => {
+  it("appends from index 0, maps ids back, and reads ranges truncated at the end", async () => {
+    const {db, store} = await open();
+    const items = [0, 1, 2, 3].map((n) => item(xtx, n));
+    const r = await store.accept(items, {key: "f", value: Uint8Array.of(9)});
+    expect(r.accepted).toHaveLength(4);
+    const idx = store.index(xtx);
+    expect(idx.next).toBe(4n);
+    const c2 = (await idx.getByIndex(2n))!;
+    expect(Buffer.from(c2.bytes).equals(Buffer.from(items[2]!.bytes))).toBe(true);
+    expect(c2.timestampNs).toBe(items[2]!.timestampNs);
+    expect(await idx.getIndex(items[3]!.id)).toBe(3n);
+    expect(await idx.getByIndex(4n)).toBeNull();
+    expect((await idx.getRange(2n, 10)).map((c) => c.index)).toEqual([2n, 3n]);
+    expect(store.index(pblock).next).toBe(0n);
+    expect([...(await store.feedPosition("f"))!]).toEqual([9]);
+    await db.close();
+  });
+
+  it("skips duplicates (already stored or twice in one batch) and still advances the position", async () => {
+    const {db, store} = await open();
+    await store.accept([item(xtx, 0), item(xtx, 1)], {key: "f", value: Uint8Array.of(1)});
+    const r = await store.accept([item(xtx, 1), item(xtx, 2), item(xtx, 2), item(pblock, 1)], {key: "f", value: Uint8Array.of(2)});
+    expect(r.duplicates).toBe(2);
+    expect(r.accepted).toHaveLength(2);
+    expect(store.index(xtx).next).toBe(3n);
+    // The same ID on another endpoint is a different container.
+    expect(store.index(pblock).next).toBe(1n);
+    expect([...(await store.feedPosition("f"))!]).toEqual([2]);
+    await db.close();
+  });
+
+  it("keeps everything across a reopen", async () => {
+    const {db, store, dir} = await open();
+    await store.accept([item(xtx, 0), item(xtx, 1)], {key: "f", value: Uint8Array.of(7)});
+    await db.close();
+    const db2 = await Database.open(dir);
+    const again = await IndexStore.open(db2);
+    expect(again.index(xtx).next).toBe(2n);
+    expect(await again.index(xtx).getIndex(item(xtx, 1).id)).toBe(1n);
+    expect([...(await again.feedPosition("f"))!]).toEqual([7]);
+    await db2.close();
+  });
+
+  it("refuses a second process on the same database with a clear error", async () => {
+    const {db, dir} = await open();
+    await expect(Database.open(dir)).rejects.toThrow(/is locked by another process/);
+    await db.close();
+  });
+
+  it("writes only the position when storing is off", async () => {
+    const {db, store} = await open();
+    await store.accept([item(xtx, 0)], {key: "f", value: Uint8Array.of(3)}, false);
+    expect(store.index(xtx).next).toBe(0n);
+    expect([...(await store.feedPosition("f"))!]).toEqual([3]);
+    await db.close();
+  });
+});
+
+describe("incomplete-index decision (contract §6.4)", () => {
+  const fresh = {incomplete: false, previouslyIndexed: false};
+  it("indexing on a fresh database marks the chain indexed", () => {
+    expect(decide(true, false, false, fresh)).toEqual({ok: true, markIncomplete: false, markPreviouslyIndexed: true});
+  });
+  it("indexing off marks the chain incomplete, and is refused on an indexed database without allow-incomplete", () => {
+    expect(decide(false, false, false, fresh)).toEqual({ok: true, markIncomplete: true, markPreviouslyIndexed: false});
+    const r = decide(false, false, true, {incomplete: false, previouslyIndexed: true});
+    expect(r.ok).toBe(false);
+    expect(!r.ok && r.message).toMatch(/^running would cause index to become incomplete but incomplete indices are disabled.*--index-enabled.*--index-allow-incomplete/);
+    expect(decide(false, true, true, {incomplete: false, previouslyIndexed: true}).ok).toBe(true);
+  });
+  it("turning indexing on after a run without it needs allow-incomplete", () => {
+    const r = decide(true, false, true, {incomplete: true, previouslyIndexed: false});
+    expect(!r.ok && r.message).toMatch(/^index is incomplete but incomplete indices are disabled.*--index-allow-incomplete/);
+    expect(decide(true, true, true, {incomplete: true, previouslyIndexed: false}).ok).toBe(true);
+  });
+});
