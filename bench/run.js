@@ -3,9 +3,10 @@
 // the same run. Prints a Markdown table (paste into README's "Performance").
 import os from "node:os";
 import {CONNECTIONS, RUNS, SECONDS, fmt} from "./lib.mjs";
+import {benchIndex} from "./index.mjs";
 import {benchTransport} from "./transport.mjs";
 
-const sections = [benchTransport];
+const sections = [benchTransport, benchIndex];
 const only = process.argv[2];
 
 const rows = [];

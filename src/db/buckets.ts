@@ -47,3 +47,21 @@ export function key(...parts: (number | Uint8Array | string)[]): Uint8Array {
   }
   return out;
 }
+
+/** `[container] ‖ endpoint ‖ u64 BE index`: built directly, it is on the ingest and read hot paths. */
+export function containerKey(endpoint: number, index: bigint): Uint8Array {
+  const b = new Uint8Array(10);
+  b[0] = Bucket.container;
+  b[1] = endpoint;
+  new DataView(b.buffer).setBigUint64(2, index);
+  return b;
+}
+
+/** `[containerIndex] ‖ endpoint ‖ id(32)`. */
+export function containerIndexKey(endpoint: number, id: Uint8Array): Uint8Array {
+  const b = new Uint8Array(2 + id.length);
+  b[0] = Bucket.containerIndex;
+  b[1] = endpoint;
+  b.set(id, 2);
+  return b;
+}

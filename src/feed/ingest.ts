@@ -102,8 +102,11 @@ export class Ingester implements BadInputReporter {
     const applied = this.opts.indexEnabled ? accepted : items;
     for (const it of applied) this.applyChainState(it);
     if (this.metrics) {
-      for (const it of accepted) this.metrics.accepted.inc({chain: it.chain, kind: it.kind});
-      if (duplicates > 0) for (const it of items) if (!accepted.includes(it)) this.metrics.duplicates.inc({chain: it.chain, kind: it.kind});
+      countBy(accepted, this.metrics.accepted);
+      if (duplicates > 0) {
+        const taken = new Set(accepted);
+        countBy(items.filter((it) => !taken.has(it)), this.metrics.duplicates);
+      }
       const newest = batch.items[batch.items.length - 1];
       if (newest) this.metrics.lag.set(Math.max(0, Number(nowNs() - newest.timestampNs) / 1e9));
       for (const e of ENDPOINTS) this.metrics.lastIndex.set({chain: e.chain, kind: e.kind}, Number(store.index(e).next));
@@ -115,8 +118,21 @@ export class Ingester implements BadInputReporter {
     const signal = this.ctrl.signal;
     let pos = position;
     while (!signal.aborted) {
+      // One batch may be prepared while the previous one is being written (LevelDB writes off the main thread);
+      // commits stay in order, and the source never runs more than one batch ahead of what is committed.
+      let last: Promise<void> = Promise.resolve();
+      const sink = async (b: FeedBatch): Promise<void> => {
+        const before = last;
+        last = before.then(() => this.commit(b));
+        last.catch(() => {}); // observed below and by the next sink; never an unhandled rejection
+        await before;
+      };
       try {
-        await source.run(pos, (b) => this.commit(b), signal);
+        try {
+          await source.run(pos, sink, signal);
+        } finally {
+          await last;
+        }
         return;
       } catch (err) {
         // A failing source (or commit) is reported and retried from the last committed position; never fatal.
@@ -166,5 +182,18 @@ export class Ingester implements BadInputReporter {
         status.accepted(chain, facts ? facts.height : idx.next - 1n, idToString(last.id));
       }
     }
+  }
+}
+
+/** Adds per-endpoint counts to a counter in one call per endpoint (labels are hashed per call, not per item). */
+function countBy(items: readonly FeedItem[], counter: Counter<"chain" | "kind">): void {
+  const counts = new Map<string, number>();
+  for (const it of items) {
+    const k = `${it.chain}/${it.kind}`;
+    counts.set(k, (counts.get(k) ?? 0) + 1);
+  }
+  for (const [k, n] of counts) {
+    const [chain, kind] = k.split("/") as [string, string];
+    counter.inc({chain, kind}, n);
   }
 }

@@ -3,10 +3,9 @@
  * index → container record, id → index. Accepting is one atomic batch that also carries the feed's position,
  * so a crash at any moment leaves either all of a batch or none of it, and replay skips what is already there.
  */
-import {Bucket, ChainFlag, key, readU64be, u64be} from "../db/buckets.js";
+import {Bucket, ChainFlag, containerIndexKey, containerKey, key, readU64be, u64be} from "../db/buckets.js";
 import type {BatchOp, Database} from "../db/controller.js";
 import type {ChainName} from "../chains/index.js";
-import {bytesToHex} from "../util/hex.js";
 import {ENDPOINTS, type Endpoint} from "./endpoints.js";
 import {decodeRecord, encodeRecord, type ContainerRecord} from "./record.js";
 
@@ -40,12 +39,12 @@ export class EndpointIndex {
 
   async getByIndex(index: bigint): Promise<StoredContainer | null> {
     if (index >= this.next) return null;
-    const v = await this.db.get(key(Bucket.container, this.endpoint.id, u64be(index)));
+    const v = await this.db.get(containerKey(this.endpoint.id, index));
     return v === null ? null : {...decodeRecord(v), index};
   }
 
   async getIndex(id: Uint8Array): Promise<bigint | null> {
-    const v = await this.db.get(key(Bucket.containerIndex, this.endpoint.id, id));
+    const v = await this.db.get(containerIndexKey(this.endpoint.id, id));
     return v === null ? null : readU64be(v);
   }
 
@@ -59,8 +58,8 @@ export class EndpointIndex {
     const end = start + BigInt(n) < this.next ? start + BigInt(n) : this.next;
     if (start >= end) return [];
     const values = await this.db.values(
-      key(Bucket.container, this.endpoint.id, u64be(start)),
-      key(Bucket.container, this.endpoint.id, u64be(end)),
+      containerKey(this.endpoint.id, start),
+      containerKey(this.endpoint.id, end),
       n,
     );
     return values.map((v, i) => ({...decodeRecord(v), index: start + BigInt(i)}));
@@ -101,11 +100,11 @@ export class IndexStore {
     const accepted: T[] = [];
     let duplicates = 0;
     if (store && items.length > 0) {
-      const existing = await this.db.getMany(items.map((it) => key(Bucket.containerIndex, it.endpoint.id, it.id)));
+      const existing = await this.db.getMany(items.map((it) => containerIndexKey(it.endpoint.id, it.id)));
       const seen = new Set<string>();
       const nexts = new Map<number, bigint>();
       items.forEach((it, i) => {
-        const k = `${it.endpoint.id}:${bytesToHex(it.id)}`;
+        const k = it.endpoint.id + Buffer.from(it.id.buffer, it.id.byteOffset, it.id.byteLength).toString("latin1");
         if (existing[i] !== null || seen.has(k)) {
           duplicates++;
           return;
@@ -113,8 +112,8 @@ export class IndexStore {
         seen.add(k);
         const idx = this.index(it.endpoint);
         const n = nexts.get(it.endpoint.id) ?? idx.next;
-        ops.push({type: "put", key: key(Bucket.container, it.endpoint.id, u64be(n)), value: encodeRecord(it)});
-        ops.push({type: "put", key: key(Bucket.containerIndex, it.endpoint.id, it.id), value: u64be(n)});
+        ops.push({type: "put", key: containerKey(it.endpoint.id, n), value: encodeRecord(it)});
+        ops.push({type: "put", key: containerIndexKey(it.endpoint.id, it.id), value: u64be(n)});
         nexts.set(it.endpoint.id, n + 1n);
         accepted.push(it);
       });

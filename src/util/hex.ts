@@ -11,13 +11,15 @@ export function bytesToHex(bytes: Uint8Array): string {
 export function hexToBytes(s: string): Uint8Array {
   if (!s.startsWith("0x") && !s.startsWith("0X")) throw new Error("missing 0x prefix to hex encoding");
   const h = s.slice(2);
+  // Buffer.from stops at the first non-hex pair; a short result means bad input, then we find the culprit.
+  const buf = Buffer.from(h, "hex");
+  if (buf.length * 2 === h.length) return new Uint8Array(buf.buffer, buf.byteOffset, buf.length);
   if (!HEX_RE.test(h)) {
     const bad = [...h].find((c) => !/[0-9a-fA-F]/.test(c))!;
     const cp = bad.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0");
     throw new Error(`encoding/hex: invalid byte: U+${cp} '${bad}'`);
   }
-  if (h.length % 2 !== 0) throw new Error("encoding/hex: odd length hex string");
-  return new Uint8Array(Buffer.from(h, "hex"));
+  throw new Error("encoding/hex: odd length hex string");
 }
 
 /** `0x` + hex of `bytes ‖ sha256(bytes)[28:32]`: AvalancheGo's `hex`/`hexc` encoding. */
