@@ -224,7 +224,7 @@ export class AvaextNode {
     const spec = this.config.feed;
     const status = this.feedStatus;
     if (spec === "dev") {
-      return new DevFeed({...defaultDevFeedOptions, backfillMs: this.config["dev-backfill"]}, {status});
+      return new DevFeed({...defaultDevFeedOptions, backfillMs: this.config["dev-backfill"]}, {status, network: this.chains.network});
     }
     if (spec.startsWith("file:")) {
       return new FileFeed(

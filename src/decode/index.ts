@@ -1,26 +1,110 @@
 /**
- * Container decoding: the seam the feed uses. Until the chain formats are decoded, every container is
- * "undecodable": its ID is sha256(bytes) (contract §5) and it is left out of derived views.
+ * Container decoding: what avaext reads from the bytes it indexes (contract §5). Each chain's containers may come
+ * wrapped in a proposervm block or bare (pre-fork history), so the decoder tries the wrapper first and falls back.
+ * A container that does not decode is still indexed: its ID is sha256(bytes) and derived views leave it out.
  */
 import {sha256} from "../util/cb58.js";
+import {decodeAvmBlock, decodeAvmTx, decodeVertex} from "./avm.js";
+import {decodeEvmBlock} from "./coreth.js";
+import {decodePlatformBlock} from "./platformvm.js";
+import {decodeProposerBlock, type ProposerBlock} from "./proposervm.js";
 
 export type DecodeChain = "P" | "X" | "C";
 export type DecodeKind = "block" | "tx" | "vtx";
 
 export interface DecodedContainer {
+  /** What was read, e.g. `proposervm/coreth`, `platformvm`, `avm-tx`, `vertex`. */
   format: string;
+  /** The container ID by the chain's rule. */
   id: Uint8Array;
+  /** Block height (the inner block's for wrapped blocks); 0 for a standalone transaction. */
   height: bigint;
+  /** Parent block (or the first parent vertex); zero for a standalone transaction. */
   parentId: Uint8Array;
+  /** Block timestamp, Unix seconds: the inner block's, else the proposervm wrapper's; null when neither has one. */
   timestamp: number | null;
+  /** IDs of the transactions in the container (EVM tx hashes on C). */
   txIds: Uint8Array[];
   txCount: number;
 }
 
-export function decodeContainer(_chain: DecodeChain, _kind: DecodeKind, _bytes: Uint8Array): DecodedContainer | null {
-  return null;
+const ZERO_ID = new Uint8Array(32);
+
+type Inner = Omit<DecodedContainer, "format" | "id"> & {format: string; id: Uint8Array};
+
+function innerBlock(chain: DecodeChain, bytes: Uint8Array): Inner {
+  switch (chain) {
+    case "C": {
+      const b = decodeEvmBlock(bytes);
+      return {format: "coreth", id: b.hash, height: b.height, parentId: b.parentHash, timestamp: b.timestamp, txIds: b.txHashes, txCount: b.txHashes.length};
+    }
+    case "P": {
+      const b = decodePlatformBlock(bytes);
+      return {format: "platformvm", id: sha256(bytes), height: b.height, parentId: b.parentId, timestamp: b.timestamp, txIds: b.txIds, txCount: b.txIds.length};
+    }
+    case "X": {
+      const b = decodeAvmBlock(bytes);
+      return {format: "avm-block", id: sha256(bytes), height: b.height, parentId: b.parentId, timestamp: b.timestamp, txIds: b.txIds, txCount: b.txIds.length};
+    }
+  }
 }
 
-export function containerId(_chain: DecodeChain, _kind: DecodeKind, bytes: Uint8Array): Uint8Array {
+function tryProposer(bytes: Uint8Array): ProposerBlock | null {
+  try {
+    return decodeProposerBlock(bytes);
+  } catch {
+    return null;
+  }
+}
+
+function decodeBlock(chain: DecodeChain, bytes: Uint8Array): DecodedContainer | null {
+  const wrapper = tryProposer(bytes);
+  if (wrapper) {
+    try {
+      const inner = innerBlock(chain, wrapper.inner);
+      return {...inner, format: `proposervm/${inner.format}`, id: wrapper.id, timestamp: inner.timestamp ?? wrapper.timestamp};
+    } catch {
+      // The bytes parsed as a wrapper by chance (a platformvm Apricot block also starts 0x0000 0000000x): try bare.
+    }
+  }
+  try {
+    return innerBlock(chain, bytes);
+  } catch {
+    return null;
+  }
+}
+
+/** Decodes a container of an index endpoint; null when it does not decode. Never throws. */
+export function decodeContainer(chain: DecodeChain, kind: DecodeKind, bytes: Uint8Array): DecodedContainer | null {
+  try {
+    if (kind === "block") return decodeBlock(chain, bytes);
+    if (chain !== "X") return null;
+    if (kind === "tx") {
+      const tx = decodeAvmTx(bytes);
+      return {format: "avm-tx", id: tx.id, height: 0n, parentId: ZERO_ID, timestamp: null, txIds: [tx.id], txCount: 1};
+    }
+    const v = decodeVertex(bytes);
+    return {format: "vertex", id: sha256(bytes), height: v.height, parentId: v.parentIds[0] ?? ZERO_ID, timestamp: null, txIds: v.txIds, txCount: v.txIds.length};
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The ID a container has on its chain (contract §5): proposervm post-fork blocks hash their unsigned part, option
+ * blocks all their bytes, pre-fork C-chain blocks are their Ethereum hash, everything else sha256 of the bytes.
+ */
+export function containerId(chain: DecodeChain, kind: DecodeKind, bytes: Uint8Array): Uint8Array {
+  if (kind === "block") {
+    const wrapper = tryProposer(bytes);
+    if (wrapper) return wrapper.id;
+    if (chain === "C") {
+      try {
+        return decodeEvmBlock(bytes).hash;
+      } catch {
+        // not an EVM block: sha256 below
+      }
+    }
+  }
   return sha256(bytes);
 }

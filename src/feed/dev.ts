@@ -4,12 +4,14 @@
  * coarser pace, so every view has data at once, then follows real time. The schedule's start is stored in the
  * position, so a restart continues the same network.
  */
-import type {ChainName} from "../chains/index.js";
-import type {ContainerKind} from "../index/endpoints.js";
-import {devContainer} from "./devContainers.js";
+import type {NetworkInfo} from "../chains/index.js";
+import {buildCBlock, buildPBlock, buildXBlock, buildXTx} from "../decode/builders.js";
+import {decodeProposerBlock} from "../decode/proposervm.js";
+import {keccak256} from "../decode/keccak.js";
+import {rlpDecode, isList} from "../decode/rlp.js";
+import {idFromString, sha256} from "../util/cb58.js";
 import type {FeedStatus} from "./status.js";
 import {sleep, type FeedBatch, type FeedItem, type FeedSource} from "./types.js";
-import {deriveId} from "./derive.js";
 
 export interface DevFeedOptions {
   /** History to backfill on a fresh database, ms (0 = none). */
@@ -33,22 +35,48 @@ export const defaultDevFeedOptions: DevFeedOptions = {
 
 export interface DevFeedModules {
   status: FeedStatus;
+  network: NetworkInfo;
   now?: () => number;
 }
 
-/** Position: schedule start (ms), live start (ms), next tick (all u64). */
-function encode(startMs: number, liveMs: number, tick: number): Uint8Array {
-  const b = new Uint8Array(24);
+/** The last block IDs each chain's next block names as its parent (kept in the position, so restarts link up). */
+interface Parents {
+  p: Uint8Array;
+  x: Uint8Array;
+  c: Uint8Array;
+  /** The previous EVM block's hash (the inner coreth block's parent). */
+  eth: Uint8Array;
+}
+
+interface DevPosition {
+  startMs: number;
+  liveMs: number;
+  tick: number;
+  parents: Parents;
+}
+
+const POSITION_LEN = 24 + 4 * 32;
+
+/** Position: schedule start (ms), live start (ms), next tick (u64 each), then the four parent IDs. */
+function encode(p: DevPosition): Uint8Array {
+  const b = new Uint8Array(POSITION_LEN);
   const v = new DataView(b.buffer);
-  v.setBigUint64(0, BigInt(startMs));
-  v.setBigUint64(8, BigInt(liveMs));
-  v.setBigUint64(16, BigInt(tick));
+  v.setBigUint64(0, BigInt(p.startMs));
+  v.setBigUint64(8, BigInt(p.liveMs));
+  v.setBigUint64(16, BigInt(p.tick));
+  [p.parents.p, p.parents.x, p.parents.c, p.parents.eth].forEach((id, i) => b.set(id, 24 + 32 * i));
   return b;
 }
 
-function decode(b: Uint8Array): {startMs: number; liveMs: number; tick: number} {
+function decode(b: Uint8Array): DevPosition {
   const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
-  return {startMs: Number(v.getBigUint64(0)), liveMs: Number(v.getBigUint64(8)), tick: Number(v.getBigUint64(16))};
+  const id = (i: number): Uint8Array => b.slice(24 + 32 * i, 56 + 32 * i);
+  return {
+    startMs: Number(v.getBigUint64(0)),
+    liveMs: Number(v.getBigUint64(8)),
+    tick: Number(v.getBigUint64(16)),
+    parents: {p: id(0), x: id(1), c: id(2), eth: id(3)},
+  };
 }
 
 export class DevFeed implements FeedSource {
@@ -64,13 +92,14 @@ export class DevFeed implements FeedSource {
 
   async run(position: Uint8Array | null, sink: (batch: FeedBatch) => Promise<void>, signal: AbortSignal): Promise<void> {
     const {status} = this.modules;
-    let pos: {startMs: number; liveMs: number; tick: number};
-    if (position && position.length === 24) {
+    let pos: DevPosition;
+    if (position && position.length === POSITION_LEN) {
       pos = decode(position);
     } else {
       const now = this.now();
       const backfillTicks = Math.floor(this.opts.backfillMs / this.opts.backfillStepMs);
-      pos = {startMs: now - backfillTicks * this.opts.backfillStepMs, liveMs: now, tick: 0};
+      const zero = new Uint8Array(32);
+      pos = {startMs: now - backfillTicks * this.opts.backfillStepMs, liveMs: now, tick: 0, parents: {p: zero, x: zero, c: zero, eth: zero}};
     }
     const backfillTicks = Math.round((pos.liveMs - pos.startMs) / this.opts.backfillStepMs);
     const tickTime = (t: number): number =>
@@ -82,14 +111,15 @@ export class DevFeed implements FeedSource {
       const now = this.now();
       const items: FeedItem[] = [];
       let t = pos.tick;
+      const parents = {...pos.parents};
       // Everything due is accepted at once (the backfill, or ticks missed while stopped), in bounded batches.
       while (tickTime(t) <= now && t - pos.tick < this.opts.batchTicks) {
-        items.push(...this.tickItems(t, tickTime(t)));
+        items.push(...this.tickItems(t, tickTime(t), parents));
         t++;
       }
       if (items.length > 0) {
-        pos = {...pos, tick: t};
-        await sink({items, position: encode(pos.startMs, pos.liveMs, pos.tick)});
+        pos = {...pos, tick: t, parents};
+        await sink({items, position: encode(pos)});
         status.sent();
         status.received();
         continue;
@@ -101,17 +131,37 @@ export class DevFeed implements FeedSource {
     }
   }
 
-  private tickItems(tick: number, timeMs: number): FeedItem[] {
+  /** The containers of one tick, in acceptance order; advances `parents`. */
+  private tickItems(tick: number, timeMs: number, parents: Parents): FeedItem[] {
     const ns = BigInt(timeMs) * 1_000_000n;
+    const ts = Math.floor(timeMs / 1000);
+    const height = tick + 1;
+    const net = this.modules.network;
+    const chainId = (c: "P" | "X" | "C"): Uint8Array => idFromString(net.chainIds[c]);
+    const base = {networkId: net.id, height, timestamp: ts, pChainHeight: BigInt(height)};
     const out: FeedItem[] = [];
-    const add = (chain: ChainName, kind: ContainerKind, n: number, k: number): void => {
-      const bytes = devContainer({chain, kind, height: tick + 1, index: n, timestampSec: Math.floor(timeMs / 1000), txs: k});
-      out.push({chain, kind, bytes, id: deriveId(chain, kind, bytes), timestampNs: ns + BigInt(out.length)});
+    const add = (chain: "P" | "X" | "C", kind: "block" | "tx", bytes: Uint8Array, id: Uint8Array): void => {
+      out.push({chain, kind, bytes, id, timestampNs: ns + BigInt(out.length)});
     };
-    add("P", "block", 0, 1 + (tick % 3));
-    add("C", "block", 0, 2 + (tick % 5));
-    add("X", "block", 0, this.opts.xTxsPerTick);
-    for (let i = 0; i < this.opts.xTxsPerTick; i++) add("X", "tx", i, 1);
+
+    const p = buildPBlock({...base, chainId: chainId("P"), parentId: parents.p, txs: 1 + (tick % 3)});
+    parents.p = decodeProposerBlock(p).id;
+    add("P", "block", p, parents.p);
+
+    const c = buildCBlock({...base, chainId: chainId("C"), parentId: parents.c, parentHash: parents.eth, txs: 2 + (tick % 5)});
+    const wrapped = decodeProposerBlock(c);
+    parents.c = wrapped.id;
+    const evm = rlpDecode(wrapped.inner);
+    if (isList(evm) && isList(evm.items[0]!)) parents.eth = keccak256(evm.items[0].raw);
+    add("C", "block", c, parents.c);
+
+    const x = buildXBlock({...base, chainId: chainId("X"), parentId: parents.x, txs: this.opts.xTxsPerTick});
+    parents.x = decodeProposerBlock(x).id;
+    add("X", "block", x, parents.x);
+    for (let i = 0; i < this.opts.xTxsPerTick; i++) {
+      const tx = buildXTx(net.id, chainId("X"), height * 100 + i);
+      add("X", "tx", tx, sha256(tx));
+    }
     return out;
   }
 }

@@ -79,13 +79,22 @@ export class Ingester implements BadInputReporter {
     this.modules.logger.warn({line: lineNo, reason}, "bad feed line skipped");
   }
 
-  /** Restores the chain state from the index, then runs the source in the background until close(). */
+  /**
+   * Runs in the background until close(): first rebuilds the derived state from the index (which can take a while
+   * on a large index, so start-up does not wait for it), then runs the source.
+   */
   async start(): Promise<void> {
-    await this.restore();
     const {source, store, logger} = this.modules;
     const position = await store.feedPosition(source.key);
-    logger.info({feed: source.key, resumed: position !== null}, "feed starting");
-    this.running = this.runWithRestarts(position);
+    this.running = (async () => {
+      try {
+        await this.restore();
+      } catch (err) {
+        logger.error({err}, "could not rebuild chain state from the index; continuing with the feed");
+      }
+      logger.info({feed: source.key, resumed: position !== null}, "feed starting");
+      await this.runWithRestarts(position);
+    })();
   }
 
   async close(): Promise<void> {
@@ -167,10 +176,11 @@ export class Ingester implements BadInputReporter {
    */
   private async restore(): Promise<void> {
     if (!this.opts.indexEnabled) return;
+    const signal = this.ctrl.signal;
     const {store, status, avgTps} = this.modules;
     for (const chain of CHAIN_NAMES) {
       const idx = store.index(findEndpoint(chain, "block")!);
-      for (let i = 0n; i < idx.next; i += BigInt(MAX_FETCHED_BY_RANGE)) {
+      for (let i = 0n; i < idx.next && !signal.aborted; i += BigInt(MAX_FETCHED_BY_RANGE)) {
         for (const c of await idx.getRange(i, MAX_FETCHED_BY_RANGE)) {
           const facts = blockFacts(chain, "block", c.bytes);
           if (facts?.timestamp !== null && facts) avgTps.add(chain, {timestamp: facts.timestamp, txCount: facts.txCount});

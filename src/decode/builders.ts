@@ -1,0 +1,69 @@
+/**
+ * Builders of real-format containers for the dev network (the inverse of the decoders, and round-trip tested
+ * against them): unsigned proposervm blocks wrapping a coreth block of legacy transfers (C), a Banff standard
+ * block of BaseTxs (P), or an avm standard block of BaseTxs (X); and standalone avm BaseTxs (X/tx).
+ * Signatures are well-formed placeholders: nothing here is meant to verify on a real network.
+ */
+import {createHash} from "node:crypto";
+import {AVM_STANDARD_BLOCK} from "./avm.js";
+import {buildEvmBlock} from "./coreth.js";
+import {buildProposerBlock} from "./proposervm.js";
+import {Writer} from "./reader.js";
+
+const AVAX_ASSET = createHash("sha256").update("dev-avax").digest();
+
+function seeded(label: string, n: number): Uint8Array {
+  return createHash("sha256").update(`${label}/${n}`).digest();
+}
+
+/** A BaseTx body (network, chain, one transfer out, one transfer in, memo) with one secp credential. */
+function baseTxBody(w: Writer, typeId: number, networkId: number, chainId: Uint8Array, seed: number): Writer {
+  const addr = seeded("addr", seed).subarray(0, 20);
+  w.u32(typeId).u32(networkId).fixed(chainId);
+  // outputs: [asset, TransferOutput(7): amount, locktime, threshold, [addr]]
+  w.u32(1).fixed(AVAX_ASSET).u32(7).u64(1_000_000n + BigInt(seed)).u64(0n).u32(1).u32(1).fixed(addr);
+  // inputs: [txID, index, asset, TransferInput(5): amount, [sig index 0]]
+  w.u32(1).fixed(seeded("utxo", seed)).u32(0).fixed(AVAX_ASSET).u32(5).u64(2_000_000n + BigInt(seed)).u32(1).u32(0);
+  w.bytesU32(new Uint8Array(0)); // memo
+  // credentials: [secp256k1fx.Credential(9): [65-byte signature]]
+  const sig = new Uint8Array(65);
+  sig.set(seeded("sig", seed), 0);
+  return w.u32(1).u32(9).u32(1).fixed(sig);
+}
+
+export interface BlockSpec {
+  networkId: number;
+  chainId: Uint8Array;
+  /** The previous container's ID on this chain (zero for the first). */
+  parentId: Uint8Array;
+  height: number;
+  timestamp: number;
+  txs: number;
+  pChainHeight: bigint;
+}
+
+/** X/tx: a signed avm BaseTx (codec v0). */
+export function buildXTx(networkId: number, chainId: Uint8Array, seed: number): Uint8Array {
+  return baseTxBody(new Writer().u16(0), 0, networkId, chainId, seed).finish();
+}
+
+/** P/block: proposervm(Banff standard block of BaseTxs). */
+export function buildPBlock(s: BlockSpec): Uint8Array {
+  const w = new Writer().u16(0).u32(32).u64(BigInt(s.timestamp)).fixed(s.parentId).u64(BigInt(s.height)).u32(s.txs);
+  for (let i = 0; i < s.txs; i++) baseTxBody(w, 34, s.networkId, s.chainId, s.height * 100 + i);
+  return buildProposerBlock(s.parentId, s.timestamp, s.pChainHeight, w.finish());
+}
+
+/** X/block: proposervm(avm standard block of BaseTxs). */
+export function buildXBlock(s: BlockSpec): Uint8Array {
+  const w = new Writer().u16(0).u32(AVM_STANDARD_BLOCK).fixed(s.parentId).u64(BigInt(s.height)).u64(BigInt(s.timestamp));
+  w.fixed(seeded("root", s.height)).u32(s.txs);
+  for (let i = 0; i < s.txs; i++) baseTxBody(w, 0, s.networkId, s.chainId, s.height * 100 + i);
+  return buildProposerBlock(s.parentId, s.timestamp, s.pChainHeight, w.finish());
+}
+
+/** C/block: proposervm(coreth block of legacy transfers); `parentHash` is the previous EVM block's hash. */
+export function buildCBlock(s: BlockSpec & {parentHash: Uint8Array}): Uint8Array {
+  const inner = buildEvmBlock({parentHash: s.parentHash, height: s.height, timestamp: s.timestamp, txs: s.txs, seed: s.height});
+  return buildProposerBlock(s.parentId, s.timestamp, s.pChainHeight, inner);
+}

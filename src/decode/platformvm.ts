@@ -1,0 +1,189 @@
+/**
+ * P-chain (platformvm) blocks and the transactions they carry (avalanchego vms/platformvm/block, txs). Type IDs
+ * are the codec's registration order: Apricot blocks 0-4, secp fx 5-11, Apricot txs 12-20, stakeable 21-22, Banff
+ * txs 23-28, Banff blocks 29-32, Durango 33-34. Transactions of later upgrades (L1 validators, ...) are not read:
+ * a block holding one does not decode and is left out of derived views (it is indexed all the same).
+ */
+import {baseTx, credentials, input, output, transferableInputs, transferableOutputs} from "./avax.js";
+import {txId} from "./avm.js";
+import {DecodeError, Reader} from "./reader.js";
+
+const TX_NAMES: Record<number, string> = {
+  12: "AddValidatorTx",
+  13: "AddSubnetValidatorTx",
+  14: "AddDelegatorTx",
+  15: "CreateChainTx",
+  16: "CreateSubnetTx",
+  17: "ImportTx",
+  18: "ExportTx",
+  19: "AdvanceTimeTx",
+  20: "RewardValidatorTx",
+  23: "RemoveSubnetValidatorTx",
+  25: "AddPermissionlessValidatorTx",
+  26: "AddPermissionlessDelegatorTx",
+  33: "TransferSubnetOwnershipTx",
+  34: "BaseTx",
+};
+
+function validator(r: Reader): void {
+  r.fixed(20); // node ID
+  r.u64(); // start
+  r.u64(); // end
+  r.u64(); // weight
+}
+
+function owner(r: Reader): void {
+  output(r, r.u32());
+}
+
+function signer(r: Reader): void {
+  const t = r.u32();
+  if (t === 27) return; // empty
+  if (t !== 28) throw new DecodeError(`unknown signer type ${t}`);
+  r.fixed(48); // BLS public key
+  r.fixed(96); // proof of possession
+}
+
+function subnetAuth(r: Reader): void {
+  input(r, r.u32());
+}
+
+/** Reads one signed tx (`typeID ‖ fields ‖ credentials`); returns its type name. */
+export function platformTx(r: Reader): string {
+  const t = r.u32();
+  switch (t) {
+    case 12: // AddValidatorTx
+    case 14: // AddDelegatorTx
+      baseTx(r, false);
+      validator(r);
+      transferableOutputs(r, false); // stake
+      owner(r); // rewards owner
+      if (t === 12) r.u32(); // delegation shares
+      break;
+    case 13: // AddSubnetValidatorTx
+      baseTx(r, false);
+      validator(r);
+      r.fixed(32); // subnet
+      subnetAuth(r);
+      break;
+    case 15: // CreateChainTx
+      baseTx(r, false);
+      r.fixed(32); // subnet
+      r.str(); // chain name
+      r.fixed(32); // VM ID
+      r.skipList(32); // fx IDs
+      r.bytesU32(); // genesis
+      subnetAuth(r);
+      break;
+    case 16: // CreateSubnetTx
+      baseTx(r, false);
+      owner(r);
+      break;
+    case 17: // ImportTx
+      baseTx(r, false);
+      r.fixed(32);
+      transferableInputs(r);
+      break;
+    case 18: // ExportTx
+      baseTx(r, false);
+      r.fixed(32);
+      transferableOutputs(r, false);
+      break;
+    case 19: // AdvanceTimeTx
+      r.u64();
+      break;
+    case 20: // RewardValidatorTx
+      r.fixed(32);
+      break;
+    case 23: // RemoveSubnetValidatorTx
+      baseTx(r, false);
+      r.fixed(20);
+      r.fixed(32);
+      subnetAuth(r);
+      break;
+    case 25: // AddPermissionlessValidatorTx
+      baseTx(r, false);
+      validator(r);
+      r.fixed(32); // subnet
+      signer(r);
+      transferableOutputs(r, false);
+      owner(r); // validator rewards
+      owner(r); // delegator rewards
+      r.u32(); // delegation shares
+      break;
+    case 26: // AddPermissionlessDelegatorTx
+      baseTx(r, false);
+      validator(r);
+      r.fixed(32);
+      transferableOutputs(r, false);
+      owner(r);
+      break;
+    case 33: // TransferSubnetOwnershipTx
+      baseTx(r, false);
+      r.fixed(32);
+      subnetAuth(r);
+      owner(r);
+      break;
+    case 34: // BaseTx
+      baseTx(r, false);
+      break;
+    default:
+      throw new DecodeError(`unsupported platformvm tx type ${t}`);
+  }
+  credentials(r);
+  return TX_NAMES[t]!;
+}
+
+export interface PlatformBlock {
+  typeId: number;
+  parentId: Uint8Array;
+  height: bigint;
+  /** Banff blocks carry a timestamp; Apricot blocks do not. */
+  timestamp: number | null;
+  txIds: Uint8Array[];
+  txTypes: string[];
+}
+
+export function decodePlatformBlock(bytes: Uint8Array): PlatformBlock {
+  const r = new Reader(bytes);
+  if (r.u16() !== 0) throw new DecodeError("unknown platformvm codec version");
+  const typeId = r.u32();
+  const banff = typeId >= 29 && typeId <= 32;
+  if (!banff && typeId > 4) throw new DecodeError(`not a platformvm block type: ${typeId}`);
+  const timestamp = banff ? Number(r.u64()) : null;
+  const parentId = r.fixed(32);
+  const height = r.u64();
+  const txIds: Uint8Array[] = [];
+  const txTypes: string[] = [];
+  const oneTx = (): void => {
+    const start = r.pos;
+    txTypes.push(platformTx(r));
+    txIds.push(txId(bytes.subarray(start, r.pos)));
+  };
+  switch (typeId) {
+    case 0: // ApricotProposalBlock: one tx
+    case 4: // ApricotAtomicBlock: one tx
+      oneTx();
+      break;
+    case 3: // ApricotStandardBlock
+    case 32: {
+      // BanffStandardBlock
+      const n = r.u32();
+      if (n > r.remaining) throw new DecodeError("tx count exceeds the input");
+      for (let i = 0; i < n; i++) oneTx();
+      break;
+    }
+    case 29: {
+      // BanffProposalBlock: decision txs, then the proposal tx
+      const n = r.u32();
+      if (n > r.remaining) throw new DecodeError("tx count exceeds the input");
+      for (let i = 0; i < n; i++) oneTx();
+      oneTx();
+      break;
+    }
+    default: // abort/commit blocks carry no txs
+      break;
+  }
+  r.end();
+  return {typeId, parentId, height, timestamp, txIds, txTypes};
+}

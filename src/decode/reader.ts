@@ -1,0 +1,133 @@
+/** Big-endian reader and writer for the Avalanche linear codec (u16 string lengths, u32 slice lengths). */
+
+export class DecodeError extends Error {}
+
+/** Most elements any one slice may declare: a bound against hostile lengths before anything is allocated. */
+const MAX_SLICE = 1 << 20;
+
+export class Reader {
+  private readonly view: DataView;
+  pos = 0;
+
+  constructor(readonly bytes: Uint8Array) {
+    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+
+  get remaining(): number {
+    return this.bytes.length - this.pos;
+  }
+
+  private need(n: number): void {
+    if (n < 0 || this.pos + n > this.bytes.length) throw new DecodeError(`need ${n} bytes at ${this.pos}, have ${this.remaining}`);
+  }
+
+  u8(): number {
+    this.need(1);
+    return this.bytes[this.pos++]!;
+  }
+
+  u16(): number {
+    this.need(2);
+    const v = this.view.getUint16(this.pos);
+    this.pos += 2;
+    return v;
+  }
+
+  u32(): number {
+    this.need(4);
+    const v = this.view.getUint32(this.pos);
+    this.pos += 4;
+    return v;
+  }
+
+  u64(): bigint {
+    this.need(8);
+    const v = this.view.getBigUint64(this.pos);
+    this.pos += 8;
+    return v;
+  }
+
+  fixed(n: number): Uint8Array {
+    this.need(n);
+    const v = this.bytes.subarray(this.pos, this.pos + n);
+    this.pos += n;
+    return v;
+  }
+
+  /** `u32 length ‖ bytes`. */
+  bytesU32(): Uint8Array {
+    return this.fixed(this.u32());
+  }
+
+  /** `u16 length ‖ utf8`. */
+  str(): string {
+    return Buffer.from(this.fixed(this.u16())).toString("utf8");
+  }
+
+  /** A slice: `u32 count ‖ elements`. */
+  list<T>(read: (r: Reader) => T): T[] {
+    const n = this.u32();
+    if (n > MAX_SLICE || n > this.remaining) throw new DecodeError(`slice of ${n} elements exceeds the input`);
+    const out: T[] = [];
+    for (let i = 0; i < n; i++) out.push(read(this));
+    return out;
+  }
+
+  /** Skips `count` elements of fixed size. */
+  skipList(size: number): number {
+    const n = this.u32();
+    this.fixed(n * size);
+    return n;
+  }
+
+  end(): void {
+    if (this.remaining !== 0) throw new DecodeError(`${this.remaining} trailing bytes`);
+  }
+}
+
+export class Writer {
+  private readonly chunks: Uint8Array[] = [];
+  private size = 0;
+
+  private push(b: Uint8Array): this {
+    this.chunks.push(b);
+    this.size += b.length;
+    return this;
+  }
+
+  u16(v: number): this {
+    const b = new Uint8Array(2);
+    new DataView(b.buffer).setUint16(0, v);
+    return this.push(b);
+  }
+
+  u32(v: number): this {
+    const b = new Uint8Array(4);
+    new DataView(b.buffer).setUint32(0, v);
+    return this.push(b);
+  }
+
+  u64(v: bigint): this {
+    const b = new Uint8Array(8);
+    new DataView(b.buffer).setBigUint64(0, v);
+    return this.push(b);
+  }
+
+  fixed(b: Uint8Array): this {
+    return this.push(b);
+  }
+
+  bytesU32(b: Uint8Array): this {
+    return this.u32(b.length).push(b);
+  }
+
+  finish(): Uint8Array {
+    const out = new Uint8Array(this.size);
+    let o = 0;
+    for (const c of this.chunks) {
+      out.set(c, o);
+      o += c.length;
+    }
+    return out;
+  }
+}

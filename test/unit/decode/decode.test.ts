@@ -1,0 +1,118 @@
+/** Decoders against the real containers of ../shared/fixtures (IDs and facts checked independently there). */
+import {existsSync, readFileSync} from "node:fs";
+import path from "node:path";
+import {describe, expect, it} from "vitest";
+import {buildCBlock, buildPBlock, buildXBlock, buildXTx} from "../../../src/decode/builders.js";
+import {containerId, decodeContainer, type DecodeChain, type DecodeKind} from "../../../src/decode/index.js";
+import {keccak256} from "../../../src/decode/keccak.js";
+import {decodeProposerBlock} from "../../../src/decode/proposervm.js";
+import {rlpDecode, rlpEncode} from "../../../src/decode/rlp.js";
+import {cb58Encode} from "../../../src/util/cb58.js";
+
+interface Fixture {
+  name: string;
+  chain: DecodeChain;
+  kind: DecodeKind;
+  hex: string;
+  id: string;
+  facts: Record<string, unknown> & {innerBlock?: Record<string, unknown>};
+}
+
+const FIXTURES = path.resolve(__dirname, "../../../../shared/fixtures/containers.json");
+const fixtures: Fixture[] = existsSync(FIXTURES) ? (JSON.parse(readFileSync(FIXTURES, "utf8")) as Fixture[]) : [];
+const bytesOf = (f: Fixture): Uint8Array => Buffer.from(f.hex.slice(2), "hex");
+const hex = (b: Uint8Array): string => "0x" + Buffer.from(b).toString("hex");
+
+describe.skipIf(fixtures.length === 0)("fixtures (../shared/fixtures/containers.json)", () => {
+  it("has all nine containers", () => expect(fixtures).toHaveLength(9));
+
+  for (const f of fixtures) {
+    it(`${f.name}: ID by the chain's rule, and the stated facts`, () => {
+      const bytes = bytesOf(f);
+      expect(cb58Encode(containerId(f.chain, f.kind, bytes))).toBe(f.id);
+      const d = decodeContainer(f.chain, f.kind, bytes)!;
+      expect(d, "decodes").not.toBeNull();
+      expect(cb58Encode(d.id)).toBe(f.id);
+      const facts = f.facts.innerBlock ?? f.facts;
+      if (facts.height !== undefined) expect(d.height.toString()).toBe(facts.height);
+      if (facts.timestamp !== undefined) expect(String(d.timestamp)).toBe(facts.timestamp);
+      if (typeof facts.txCount === "number") expect(d.txCount).toBe(facts.txCount);
+      if (Array.isArray(facts.txIDs)) expect(d.txIds.map(cb58Encode)).toEqual(facts.txIDs);
+      if (Array.isArray(facts.txHashes)) expect(d.txIds.map(hex)).toEqual(facts.txHashes);
+      if (typeof facts.parentHash === "string") expect(hex(d.parentId)).toBe(facts.parentHash);
+      if (typeof f.facts.parentID === "string" && f.kind === "block" && !f.facts.innerBlock) expect(cb58Encode(d.parentId)).toBe(f.facts.parentID);
+      if (Array.isArray(f.facts.parentIDs)) expect(cb58Encode(d.parentId)).toBe((f.facts.parentIDs as string[])[0]);
+    });
+  }
+
+  it("reads the proposervm wrapper of the C-chain block: parent, timestamp, P-chain height", () => {
+    const f = fixtures.find((x) => x.name === "c-local-proposervm-signed-h12")!;
+    const w = decodeProposerBlock(bytesOf(f));
+    expect(cb58Encode(w.parentId)).toBe(f.facts.parentID);
+    expect(String(w.timestamp)).toBe(f.facts.timestamp);
+    expect(String(w.pChainHeight)).toBe(f.facts.pChainHeight);
+    // The ID is not sha256 of the whole container (the signature is left out).
+    expect(cb58Encode(w.id)).not.toBe(f.facts.sha256OfFullBytesCB58);
+    const inner = decodeContainer("C", "block", w.inner)!;
+    expect(hex(inner.id)).toBe(f.facts.innerBlock!.ethHash);
+  });
+
+  it("gives null, never throws, for truncated, extended or retyped containers", () => {
+    for (const f of fixtures) {
+      const b = bytesOf(f);
+      expect(decodeContainer(f.chain, f.kind, b.subarray(0, b.length - 1)), `${f.name} truncated`).toBeNull();
+      expect(decodeContainer(f.chain, f.kind, Buffer.concat([b, Uint8Array.of(0)])), `${f.name} extended`).toBeNull();
+    }
+    const p = bytesOf(fixtures.find((x) => x.chain === "P")!);
+    const retyped = Uint8Array.from(p);
+    retyped[5] = 0x63; // type ID 99
+    expect(decodeContainer("P", "block", retyped)).toBeNull();
+    expect(decodeContainer("X", "tx", new Uint8Array(0))).toBeNull();
+    expect(decodeContainer("C", "block", Uint8Array.of(0xff, 0xff))).toBeNull();
+    expect(cb58Encode(containerId("C", "block", Uint8Array.of(1, 2, 3)))).toBe(cb58Encode(containerId("X", "tx", Uint8Array.of(1, 2, 3))));
+  });
+});
+
+describe("primitives", () => {
+  it("keccak256 matches published vectors", () => {
+    expect(hex(keccak256(new Uint8Array(0)))).toBe("0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470");
+    expect(hex(keccak256(Buffer.from("abc")))).toBe("0x4e03657aea45a94fc7d47ba826c8d667c0d1e6e33a64a036ec44f58fa12d6c45");
+    // Input spanning two rate blocks (136 bytes each).
+    expect(hex(keccak256(Buffer.alloc(200, 0x61)))).toBe(hex(keccak256(Buffer.alloc(200, 0x61))));
+    expect(hex(keccak256(rlpEncode([])))).toBe("0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347");
+  });
+
+  it("RLP round-trips nested lists and long strings", () => {
+    const v = [Uint8Array.of(1), Buffer.alloc(60, 7), [Uint8Array.of(0x80), []]];
+    const enc = rlpEncode(v);
+    const dec = rlpDecode(enc);
+    expect(Buffer.from((dec as {raw: Uint8Array}).raw).equals(Buffer.from(enc))).toBe(true);
+  });
+});
+
+describe("builders (the dev network's containers)", () => {
+  const zero = new Uint8Array(32);
+  const spec = {networkId: 12345, chainId: zero, parentId: Uint8Array.from(zero).fill(9), height: 42, timestamp: 1_700_000_000, txs: 3, pChainHeight: 41n};
+
+  it("build blocks that decode back to their inputs, with IDs by the proposervm rule", () => {
+    for (const [chain, bytes] of [
+      ["P", buildPBlock(spec)],
+      ["X", buildXBlock(spec)],
+      ["C", buildCBlock({...spec, parentHash: zero})],
+    ] as const) {
+      const d = decodeContainer(chain, "block", bytes)!;
+      expect(d.format).toBe(`proposervm/${chain === "P" ? "platformvm" : chain === "X" ? "avm-block" : "coreth"}`);
+      expect(d.height).toBe(42n);
+      expect(d.timestamp).toBe(1_700_000_000);
+      expect(d.txCount).toBe(3);
+      expect(Buffer.from(d.id).equals(Buffer.from(containerId(chain, "block", bytes)))).toBe(true);
+      expect(Buffer.from(decodeProposerBlock(bytes).parentId).equals(Buffer.from(spec.parentId))).toBe(true);
+    }
+  });
+
+  it("builds X-chain txs whose IDs are the IDs the X block lists", () => {
+    const block = decodeContainer("X", "block", buildXBlock(spec))!;
+    const tx = decodeContainer("X", "tx", buildXTx(12345, zero, 42 * 100 + 1))!;
+    expect(cb58Encode(tx.id)).toBe(cb58Encode(block.txIds[1]!));
+  });
+});
