@@ -91,7 +91,7 @@ describe("avg_tps from decoded, indexed blocks", () => {
       {t: D0 + 400, txs: 4},
       {t: D0 + DAY + 50, txs: 10},
     ];
-    let parent = new Uint8Array(32);
+    let parent: Uint8Array = new Uint8Array(32);
     const lines = blocks.map((b, i) => {
       const bytes = buildCBlock({networkId: 1, chainId: new Uint8Array(32), parentId: parent, parentHash: new Uint8Array(32), height: i + 1, timestamp: b.t, txs: b.txs, pChainHeight: 0n});
       parent = decodeProposerBlock(bytes).id;
