@@ -1,8 +1,10 @@
 // The reference for ratios: the fastest a node:http server can answer on this machine, with a fixed body of the
 // same size and content type as the avaext answer it is compared with.
+import {readFileSync} from "node:fs";
 import http from "node:http";
 
-const body = Buffer.from(process.env.BARE_BODY ?? "{}");
+// Large bodies come in a file (an environment variable cannot hold megabytes).
+const body = process.env.BARE_BODY_FILE ? readFileSync(process.env.BARE_BODY_FILE) : Buffer.from(process.env.BARE_BODY ?? "{}");
 const ct = process.env.BARE_CT ?? "application/json; charset=utf-8";
 const status = Number(process.env.BARE_STATUS ?? 200);
 const server = http.createServer((req, res) => {

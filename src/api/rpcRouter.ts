@@ -22,6 +22,14 @@ import type {Validator} from "./validate.js";
 
 type JsonRpcId = string | number | null;
 
+/**
+ * A result that is already JSON text: spliced into the response as is. For large results built from values
+ * that need no escaping (hex, CB58, decimal strings), it spares serialising them twice.
+ */
+export class RawJson {
+  constructor(readonly json: string) {}
+}
+
 /** One method: its params validator and handler. `C` is the per-route context (e.g. which index endpoint). */
 export interface MethodDef<C> {
   readonly params: Validator<unknown>;
@@ -197,5 +205,6 @@ function serialize(payload: JSONRPCResponse | JSONRPCResponse[]): string {
 function one(r: JSONRPCResponse): string {
   const id = JSON.stringify(r.id ?? null);
   if (r.error !== undefined) return `{"jsonrpc":"2.0","error":${JSON.stringify(r.error)},"id":${id}}`;
-  return `{"jsonrpc":"2.0","result":${JSON.stringify(r.result ?? null)},"id":${id}}`;
+  const result = r.result instanceof RawJson ? r.result.json : JSON.stringify(r.result ?? null);
+  return `{"jsonrpc":"2.0","result":${result},"id":${id}}`;
 }

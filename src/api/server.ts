@@ -222,9 +222,11 @@ export class HttpServer {
     }
     h["content-type"] = JSON_CT;
     h["x-content-type-options"] = "nosniff";
-    h["content-length"] = Buffer.byteLength(reply.body!);
+    // Encoded once: for multi-megabyte answers (getContainerRange) byteLength then write would walk it twice.
+    const out = reply.body!.length > 64 * 1024 ? Buffer.from(reply.body!, "utf8") : reply.body!;
+    h["content-length"] = typeof out === "string" ? Buffer.byteLength(out) : out.length;
     res.writeHead(200, h);
-    res.end(reply.body);
+    res.end(out);
   }
 
   /** Reads the body up to the limit; on overflow answers 413 and closes the connection, returning null. */

@@ -68,7 +68,8 @@ export class Database {
 
   /** Values of keys in [gte, lt), in key order, at most `limit`. */
   async values(gte: Uint8Array, lt: Uint8Array, limit: number): Promise<Uint8Array[]> {
-    return this.level.values({gte, lt, limit}).all();
+    // One native round trip for the whole range rather than classic-level's 16 KiB default batches.
+    return this.level.values({gte, lt, limit, highWaterMarkBytes: 4 * 1024 * 1024} as never).all();
   }
 
   /** The database health check: a read that must answer. */

@@ -3,7 +3,7 @@
  * AvalancheGo's result shapes and error texts. `<chain>` may be any alias of a primary-network chain.
  */
 import {appError, invalidParams} from "../api/errors.js";
-import {method, type MethodTable} from "../api/rpcRouter.js";
+import {RawJson, method, type MethodTable} from "../api/rpcRouter.js";
 import type {Route, RouteResolver} from "../api/routes.js";
 import {cb58Id, object, optional, required, string, uint64, type Validator} from "../api/validate.js";
 import type {ChainRegistry} from "../chains/index.js";
@@ -30,6 +30,15 @@ export interface FormattedContainer {
   index: string;
 }
 
+/**
+ * The container as JSON text, in AvalancheGo's key order. Every value is hex, CB58, RFC 3339 or decimal, none of
+ * which needs escaping, so the text is built directly rather than through JSON.stringify.
+ */
+export function containerJson(c: StoredContainer, enc: Encoding): string {
+  const f = formatContainer(c, enc);
+  return `{"id":"${f.id}","bytes":"${f.bytes}","timestamp":"${f.timestamp}","encoding":"${f.encoding}","index":"${f.index}"}`;
+}
+
 export function formatContainer(c: StoredContainer, enc: Encoding): FormattedContainer {
   if (enc === "json") throw appError("unsupported encoding in method");
   return {
@@ -44,16 +53,69 @@ export function formatContainer(c: StoredContainer, enc: Encoding): FormattedCon
 const NO_CONTAINERS = "no containers have been accepted";
 const enc = optional(encoding, "hex" as Encoding);
 
-export function createIndexMethods(): MethodTable<EndpointIndex> {
+/**
+ * Indexed containers never change, so their JSON is cached per endpoint, index and encoding in a small LRU
+ * bounded by total size: explorers and mirrors read the same recent containers again and again.
+ */
+export class ContainerJsonCache {
+  private readonly entries = new Map<string, string>();
+  private size = 0;
+
+  constructor(private readonly maxBytes: number) {}
+
+  async get(idx: EndpointIndex, index: bigint, enc: Encoding, load: () => Promise<StoredContainer | null>): Promise<string | null> {
+    const hit = this.peek(idx, index, enc);
+    if (hit !== undefined) return hit;
+    const c = await load();
+    return c === null ? null : this.put(idx, c, enc);
+  }
+
+  /** The cached JSON, refreshed as most recently used; undefined on a miss. */
+  peek(idx: EndpointIndex, index: bigint, enc: Encoding): string | undefined {
+    const key = `${idx.endpoint.id}/${index}/${enc}`;
+    const hit = this.entries.get(key);
+    if (hit !== undefined) {
+      // Re-insert: Map order is the LRU order.
+      this.entries.delete(key);
+      this.entries.set(key, hit);
+    }
+    return hit;
+  }
+
+  /** Formats and caches a container; returns its JSON. */
+  put(idx: EndpointIndex, c: StoredContainer, enc: Encoding): string {
+    const key = `${idx.endpoint.id}/${c.index}/${enc}`;
+    const json = containerJson(c, enc);
+    if (json.length <= this.maxBytes / 8 && !this.entries.has(key)) {
+      this.entries.set(key, json);
+      this.size += json.length;
+      while (this.size > this.maxBytes) {
+        const [oldest, v] = this.entries.entries().next().value!;
+        this.entries.delete(oldest);
+        this.size -= v.length;
+      }
+    }
+    return json;
+  }
+}
+
+const CACHE_BYTES = 16 * 1024 * 1024;
+
+export function createIndexMethods(cache = new ContainerJsonCache(CACHE_BYTES)): MethodTable<EndpointIndex> {
+  const one = async (idx: EndpointIndex, index: bigint, enc: Encoding): Promise<RawJson | null> => {
+    if (enc === "json") throw appError("unsupported encoding in method");
+    const json = await cache.get(idx, index, enc, () => idx.getByIndex(index));
+    return json === null ? null : new RawJson(json);
+  };
   return {
     getLastAccepted: method(object({encoding: enc}), async (p, idx) => {
       if (idx.next === 0n) throw appError(NO_CONTAINERS);
-      return formatContainer((await idx.getByIndex(idx.next - 1n))!, p.encoding);
+      return (await one(idx, idx.next - 1n, p.encoding))!;
     }),
     getContainerByIndex: method(object({index: required(uint64), encoding: enc}), async (p, idx) => {
-      const c = await idx.getByIndex(p.index);
+      const c = await one(idx, p.index, p.encoding);
       if (!c) throw appError(`no container at index ${p.index}`);
-      return formatContainer(c, p.encoding);
+      return c;
     }),
     getContainerRange: method(
       object({startIndex: required(uint64), numToFetch: required(uint64), encoding: enc}),
@@ -66,8 +128,20 @@ export function createIndexMethods(): MethodTable<EndpointIndex> {
         if (idx.next === 0n) throw appError(NO_CONTAINERS);
         const last = idx.next - 1n;
         if (p.startIndex > last) throw appError(`start index (${p.startIndex}) > last accepted index (${last})`);
-        const list = await idx.getRange(p.startIndex, Number(p.numToFetch));
-        return {containers: list.map((c) => formatContainer(c, p.encoding))};
+        if (p.encoding === "json") throw appError("unsupported encoding in method");
+        // Served from the cache when every container is there; otherwise one range read fills it.
+        const end = p.startIndex + p.numToFetch <= idx.next ? p.startIndex + p.numToFetch : idx.next;
+        const parts: string[] = [];
+        for (let i = p.startIndex; i < end; i++) {
+          const hit = cache.peek(idx, i, p.encoding);
+          if (hit === undefined) break;
+          parts.push(hit);
+        }
+        if (BigInt(parts.length) < end - p.startIndex) {
+          parts.length = 0;
+          for (const c of await idx.getRange(p.startIndex, Number(p.numToFetch))) parts.push(cache.put(idx, c, p.encoding));
+        }
+        return new RawJson(`{"containers":[${parts.join(",")}]}`);
       },
     ),
     // `encoding` is accepted and ignored on the next three, as AvalancheGo.
@@ -78,9 +152,10 @@ export function createIndexMethods(): MethodTable<EndpointIndex> {
     }),
     isAccepted: method(object({id: required(cb58Id)}), async (p, idx) => ({isAccepted: (await idx.getIndex(p.id)) !== null})),
     getContainerByID: method(object({id: required(cb58Id), encoding: enc}), async (p, idx) => {
-      const c = await idx.getById(p.id);
+      const i = await idx.getIndex(p.id);
+      const c = i === null ? null : await one(idx, i, p.encoding);
       if (!c) throw appError("not found");
-      return formatContainer(c, p.encoding);
+      return c;
     }),
   };
 }

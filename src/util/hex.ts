@@ -24,5 +24,8 @@ export function hexToBytes(s: string): Uint8Array {
 
 /** `0x` + hex of `bytes ‖ sha256(bytes)[28:32]`: AvalancheGo's `hex`/`hexc` encoding. */
 export function hexWithChecksum(bytes: Uint8Array): string {
-  return "0x" + bytesToHex(bytes) + bytesToHex(sha256(bytes).subarray(28));
+  const buf = Buffer.allocUnsafe(bytes.length + 4);
+  buf.set(bytes);
+  buf.set(sha256(bytes).subarray(28), bytes.length);
+  return "0x" + buf.toString("hex");
 }
