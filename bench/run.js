@@ -4,14 +4,16 @@
 import os from "node:os";
 import {CONNECTIONS, RUNS, SECONDS, fmt} from "./lib.mjs";
 import {benchIndex} from "./index.mjs";
+import {benchSoak} from "./soak.mjs";
 import {benchTransport} from "./transport.mjs";
 
-const sections = [benchTransport, benchIndex];
+// The soak runs only when asked for (`node bench/run.js soak`): it takes 10 minutes.
+const sections = [benchTransport, benchIndex, benchSoak];
 const only = process.argv[2];
 
 const rows = [];
 for (const s of sections) {
-  if (only && !s.name.toLowerCase().includes(only.toLowerCase())) continue;
+  if (only ? !s.name.toLowerCase().includes(only.toLowerCase()) : s === benchSoak) continue;
   for (const r of await s()) {
     rows.push(r);
     console.error(`done: ${r.name}`);

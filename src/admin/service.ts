@@ -7,7 +7,7 @@
  * profiler, the VM registry); the rest are synchronous and so atomic on the event loop.
  */
 import {appError, invalidParams, RpcError} from "../api/errors.js";
-import {method, type MethodTable} from "../api/rpcRouter.js";
+import {method, type MethodDef, type MethodTable} from "../api/rpcRouter.js";
 import type {Routes} from "../api/routes.js";
 import {logLevel, noParams, object, optional, required, string, type Validator} from "../api/validate.js";
 import type {ChainRegistry} from "../chains/index.js";
@@ -129,30 +129,10 @@ export class AdminService {
         this.modules.logger.info("CPU profiler started");
         return {};
       }),
-      stopCPUProfiler: method(noParams, async (): Promise<Empty> => {
-        this.called("stopCPUProfiler");
-        const file = await osErrors("write the CPU profile", () => this.profiler.stopCPU());
-        this.modules.logger.info({file}, "CPU profile written");
-        return {};
-      }),
-      memoryProfile: method(noParams, async (): Promise<Empty> => {
-        this.called("memoryProfile");
-        const file = await osErrors("write the memory profile", () => this.profiler.memory());
-        this.modules.logger.info({file}, "memory profile written");
-        return {};
-      }),
-      lockProfile: method(noParams, async (): Promise<Empty> => {
-        this.called("lockProfile");
-        const file = await osErrors("write the lock profile", () => this.profiler.lock());
-        this.modules.logger.info({file}, "lock profile written");
-        return {};
-      }),
-      stacktrace: method(noParams, async (): Promise<Empty> => {
-        this.called("stacktrace");
-        const file = await osErrors("write the stack trace", () => this.profiler.stacktrace());
-        this.modules.logger.info({file}, "stack trace written");
-        return {};
-      }),
+      stopCPUProfiler: this.profileMethod("stopCPUProfiler", "write the CPU profile", "CPU profile written", () => this.profiler.stopCPU()),
+      memoryProfile: this.profileMethod("memoryProfile", "write the memory profile", "memory profile written", () => this.profiler.memory()),
+      lockProfile: this.profileMethod("lockProfile", "write the lock profile", "lock profile written", () => this.profiler.lock()),
+      stacktrace: this.profileMethod("stacktrace", "write the stack trace", "stack trace written", () => this.profiler.stacktrace()),
       loadVMs: method(noParams, async () => {
         this.called("loadVMs");
         const result = await osErrors("load VMs", () => this.vms.load());
@@ -172,6 +152,16 @@ export class AdminService {
   }
 
   /** AvalancheGo logs every admin call at debug ("API called"), so a raised level shows who did what. */
+  /** A method that writes one profile file: OS errors become -32000 naming the action; the file is logged. */
+  private profileMethod(name: string, action: string, done: string, write: () => Promise<string>): MethodDef<null> {
+    return method(noParams, async (): Promise<Empty> => {
+      this.called(name);
+      const file = await osErrors(action, write);
+      this.modules.logger.info({file}, done);
+      return {};
+    });
+  }
+
   private called(name: string, params?: object): void {
     this.modules.logger.debug({service: "admin", method: name, ...params}, "API called");
   }

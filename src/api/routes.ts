@@ -13,7 +13,13 @@ export interface PlainResponse {
   headers?: Record<string, string>;
 }
 
-export type PlainHandler = (req: IncomingMessage, url: URL) => PlainResponse | Promise<PlainResponse>;
+/** The request target split by the server: the path as received and its query (empty when there is none). */
+export interface Target {
+  path: string;
+  query: URLSearchParams;
+}
+
+export type PlainHandler = (req: IncomingMessage, target: Target) => PlainResponse | Promise<PlainResponse>;
 
 export interface Route {
   /** Route template: the metrics label (`/ext/index/:chain/:kind`), never the raw path. */

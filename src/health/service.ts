@@ -3,7 +3,7 @@
  * (always HTTP 200, the report in `result`). Both serve cached results; nothing here runs a check.
  */
 import {method, type MethodTable} from "../api/rpcRouter.js";
-import type {PlainResponse, Routes} from "../api/routes.js";
+import type {PlainResponse, Routes, Target} from "../api/routes.js";
 import {arrayOf, object, optional, string} from "../api/validate.js";
 import type {Health, WorkerName} from "./health.js";
 
@@ -18,8 +18,8 @@ export function createHealthMethods(health: Health): MethodTable<null> {
   };
 }
 
-function getReport(health: Health, worker: WorkerName, url: URL): PlainResponse {
-  const report = health.reportJson(worker, url.searchParams.getAll("tag"));
+function getReport(health: Health, worker: WorkerName, target: Target): PlainResponse {
+  const report = health.reportJson(worker, target.query.getAll("tag"));
   return {status: report.healthy ? 200 : 503, contentType: "application/json", body: report.body};
 }
 
@@ -28,12 +28,12 @@ export function registerHealthRoutes(routes: Routes, health: Health): void {
   routes.add("/ext/health", {
     template: "/ext/health",
     rpc: {service: "health", ctx: null},
-    plain: (_req, url) => getReport(health, "health", url),
+    plain: (_req, target) => getReport(health, "health", target),
   });
   for (const w of ["health", "readiness", "liveness"] as const) {
     routes.add(`/ext/health/${w}`, {
       template: `/ext/health/${w}`,
-      plain: (_req, url) => getReport(health, w, url),
+      plain: (_req, target) => getReport(health, w, target),
       plainAnyMethod: true,
     });
   }

@@ -3,7 +3,7 @@
  * `{message: string[], error, statusCode}`.
  */
 import {STATUS_CODES} from "node:http";
-import type {PlainResponse, Route, RouteResolver} from "../api/routes.js";
+import type {PlainResponse, Route, RouteResolver, Target} from "../api/routes.js";
 import type {ChainName, ChainRegistry} from "../chains/index.js";
 import type {AvgTps} from "./avgTps.js";
 import {PageTokens} from "./pageTokens.js";
@@ -45,7 +45,7 @@ export class MetricsService {
   resolver(): RouteResolver {
     const route: Route = {
       template: `${AVG_TPS_PREFIX}:chainId`,
-      plain: (req, url) => this.avgTps(req.socket.remoteAddress ?? "", url),
+      plain: (req, target) => this.avgTps(req.socket.remoteAddress ?? "", target),
     };
     return {
       resolve: (path) => (path.startsWith(AVG_TPS_PREFIX) && path.length > AVG_TPS_PREFIX.length && !path.includes("/", AVG_TPS_PREFIX.length) ? route : null),
@@ -60,7 +60,7 @@ export class MetricsService {
     return chains.resolveChain(text);
   }
 
-  private avgTps(client: string, url: URL): PlainResponse {
+  private avgTps(client: string, url: Target): PlainResponse {
     const wait = this.limiter.take(client);
     if (wait > 0) {
       const r = errorBody(429, [`too many requests; retry in ${wait}s`]);
@@ -68,7 +68,7 @@ export class MetricsService {
     }
     let chainText: string;
     try {
-      chainText = decodeURIComponent(url.pathname.slice(AVG_TPS_PREFIX.length));
+      chainText = decodeURIComponent(url.path.slice(AVG_TPS_PREFIX.length));
     } catch {
       return errorBody(400, ["chainId is not valid percent-encoding"]);
     }
@@ -77,8 +77,8 @@ export class MetricsService {
 
     let offset = 0;
     let pageSize = DEFAULT_PAGE_SIZE;
-    const token = url.searchParams.get("pageToken");
-    const sizeText = url.searchParams.get("pageSize");
+    const token = url.query.get("pageToken");
+    const sizeText = url.query.get("pageSize");
     if (sizeText !== null) {
       if (!/^\d+$/.test(sizeText) || Number(sizeText) < 1 || Number(sizeText) > MAX_PAGE_SIZE) {
         return errorBody(400, [`pageSize must be an integer in [1,${MAX_PAGE_SIZE}]`]);
