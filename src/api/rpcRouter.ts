@@ -94,21 +94,32 @@ export class RpcRouter {
     this.services.set(service, table as MethodTable<unknown>);
     for (const [name, def] of Object.entries(table)) {
       const full = `${service}.${name}`;
-      this.server.addMethod(full, async (rawParams: unknown, call: CallParams) => {
+      // Registered "advanced" so the response is built here: a trivial call then costs one promise, not the
+      // several hops of json-rpc-2.0's plain-method wrapper (measured: a third of a trivial call's time).
+      this.server.addMethodAdvanced(full, (request: JSONRPCRequest, call: CallParams): PromiseLike<JSONRPCResponse | null> => {
         const start = performance.now();
-        let outcome = "success";
-        try {
-          const params = def.params(rawParams, "params");
-          return await (def.handler as (p: unknown, ctx: unknown) => unknown)(params, call.ctx);
-        } catch (e) {
-          outcome = outcomeOf(e);
-          throw e;
-        } finally {
+        const done = (outcome: string): void => {
           if (this.metrics) {
             this.metrics.calls.labels(full, outcome).inc();
             this.metrics.duration.labels(full).observe((performance.now() - start) / 1e3);
           }
+        };
+        const respond = (result: unknown): JSONRPCResponse | null => {
+          done("success");
+          return request.id === undefined ? null : {jsonrpc: "2.0", id: request.id, result};
+        };
+        const fail = (e: unknown): never => {
+          done(outcomeOf(e));
+          throw e;
+        };
+        let out: unknown;
+        try {
+          const params = def.params(request.params, "params");
+          out = (def.handler as (p: unknown, ctx: unknown) => unknown)(params, call.ctx);
+        } catch (e) {
+          return Promise.reject(e).catch(fail);
         }
+        return isThenable(out) ? out.then(respond, fail) : Promise.resolve(respond(out));
       });
     }
   }
@@ -118,7 +129,7 @@ export class RpcRouter {
     return Object.keys(this.services.get(service) ?? {}).map((m) => `${service}.${m}`);
   }
 
-  /** Handles one HTTP body posted to a route of `service`. Never throws. */
+  /** Handles one HTTP body posted to a route of `service`. Never rejects. */
   async handle(body: string, service: string, ctx: unknown): Promise<RpcReply> {
     let payload: unknown;
     try {
@@ -137,11 +148,13 @@ export class RpcRouter {
       const written = responses.filter((r): r is JSONRPCResponse => r !== null);
       return written.length === 0 ? {status: 204, body: null} : reply(written);
     }
-    const response = await this.single(payload, call);
+    const single = this.single(payload, call);
+    const response = isThenable(single) ? await single : single;
     return response === null ? {status: 204, body: null} : reply(response);
   }
 
-  private async single(req: unknown, call: CallParams): Promise<JSONRPCResponse | null> {
+  /** Checks one request's envelope; answers envelope errors at once, else dispatches through json-rpc-2.0. */
+  private single(req: unknown, call: CallParams): JSONRPCResponse | null | PromiseLike<JSONRPCResponse | null> {
     if (typeof req !== "object" || req === null || Array.isArray(req)) {
       return errorResponse(null, invalidRequest("a request must be a JSON object").toObject());
     }
@@ -207,4 +220,8 @@ function one(r: JSONRPCResponse): string {
   if (r.error !== undefined) return `{"jsonrpc":"2.0","error":${JSON.stringify(r.error)},"id":${id}}`;
   const result = r.result instanceof RawJson ? r.result.json : JSON.stringify(r.result ?? null);
   return `{"jsonrpc":"2.0","result":${result},"id":${id}}`;
+}
+
+function isThenable(v: unknown): v is PromiseLike<unknown> {
+  return typeof v === "object" && v !== null && typeof (v as {then?: unknown}).then === "function";
 }
