@@ -49,9 +49,16 @@ export interface RpcRouterOptions {
   maxBatch: number;
   /** Attach error stacks of unexpected failures to `data` (debugging only). */
   stacktraces: boolean;
+  /**
+   * Most bytes of answers one batch may gather. The first answer is always written (as a lone request would be);
+   * later requests of a batch past this budget are not run and get -32000 `response too large`. Without it a
+   * batch of 100 `getContainerRange` calls (a few hundred bytes) held 100 ranges in memory at once and could
+   * exhaust the heap or overflow V8's string limit, which crashed the process.
+   */
+  maxBatchResponseBytes: number;
 }
 
-export const defaultRpcRouterOptions: RpcRouterOptions = {maxBatch: 100, stacktraces: false};
+export const defaultRpcRouterOptions: RpcRouterOptions = {maxBatch: 100, stacktraces: false, maxBatchResponseBytes: 64 * 1024 * 1024};
 
 export interface RpcRouterModules {
   logger: Logger;
@@ -144,13 +151,59 @@ export class RpcRouter {
         const msg = `batch of ${payload.length} requests exceeds ${this.opts.maxBatch}`;
         return reply(errorResponse(null, invalidRequest(msg).toObject()));
       }
-      const responses = await Promise.all(payload.map((req) => this.single(req, call)));
-      const written = responses.filter((r): r is JSONRPCResponse => r !== null);
-      return written.length === 0 ? {status: 204, body: null} : reply(written);
+      return this.batch(payload, call);
     }
     const single = this.single(payload, call);
     const response = isThenable(single) ? await single : single;
-    return response === null ? {status: 204, body: null} : reply(response);
+    if (response === null) return {status: 204, body: null};
+    return {status: 200, body: this.serializeOne(response) + "\n"};
+  }
+
+  /**
+   * A batch runs one request at a time so that at most one answer is being built while the written ones are
+   * counted against maxBatchResponseBytes; past the budget, requests are answered with an error without running.
+   * Notifications still run (they write nothing).
+   */
+  private async batch(payload: unknown[], call: CallParams): Promise<RpcReply> {
+    const parts: string[] = [];
+    let bytes = 0;
+    for (const req of payload) {
+      const over = parts.length > 0 && bytes > this.opts.maxBatchResponseBytes;
+      const refused = over ? this.refuseOverBudget(req) : null;
+      const response = refused ?? (await this.single(req, call));
+      if (response === null) continue;
+      const text = this.serializeOne(response);
+      bytes += text.length;
+      parts.push(text);
+    }
+    if (parts.length === 0) return {status: 204, body: null};
+    try {
+      return {status: 200, body: "[" + parts.join(",") + "]\n"};
+    } catch {
+      // Only reachable if the budget exceeds V8's string limit: answer with errors instead of throwing.
+      return reply(errorResponse(null, responseTooLarge(this.opts.maxBatchResponseBytes)));
+    }
+  }
+
+  /**
+   * A batch request past the response budget: -32000 `response too large` without running it, or null when it
+   * is a notification or an envelope error, which run as usual (they add nothing, or a short error).
+   */
+  private refuseOverBudget(req: unknown): JSONRPCResponse | null {
+    const r = typeof req === "object" && req !== null && !Array.isArray(req) ? (req as Record<string, unknown>) : null;
+    if (r === null || r.jsonrpc !== "2.0" || typeof r.method !== "string") return null;
+    if (typeof r.id !== "string" && typeof r.id !== "number") return null;
+    return errorResponse(r.id, responseTooLarge(this.opts.maxBatchResponseBytes));
+  }
+
+  /** One answer as text; an answer too large for a JS string becomes a -32000 error rather than a throw. */
+  private serializeOne(r: JSONRPCResponse): string {
+    try {
+      return one(r);
+    } catch (err) {
+      this.logger.warn({err: (err as Error).message}, "rpc answer could not be serialised");
+      return one(errorResponse(r.id ?? null, responseTooLarge(null)));
+    }
   }
 
   /** Checks one request's envelope; answers envelope errors at once, else dispatches through json-rpc-2.0. */
@@ -201,20 +254,25 @@ function outcomeOf(e: unknown): string {
   }
 }
 
+/** -32000 for an answer that is not written: past the batch budget (`limit`), or too large for a string at all. */
+function responseTooLarge(limit: number | null): RpcErrorObject {
+  const message =
+    limit === null
+      ? "response too large"
+      : `response too large: the answers to this batch exceed ${limit} bytes; send fewer or smaller requests per batch`;
+  return {code: ErrorCode.Application, message};
+}
+
 function errorResponse(id: JsonRpcId, error: RpcErrorObject): JSONRPCResponse {
   return {jsonrpc: "2.0", id, error};
 }
 
-function reply(payload: JSONRPCResponse | JSONRPCResponse[]): RpcReply {
-  return {status: 200, body: serialize(payload)};
+/** An error answer of the router itself, with Go's json.Encoder trailing newline. */
+function reply(payload: JSONRPCResponse): RpcReply {
+  return {status: 200, body: one(payload) + "\n"};
 }
 
-/** Key order as AvalancheGo (jsonrpc, result|error, id) and a trailing newline as Go's json.Encoder. */
-function serialize(payload: JSONRPCResponse | JSONRPCResponse[]): string {
-  if (Array.isArray(payload)) return "[" + payload.map(one).join(",") + "]\n";
-  return one(payload) + "\n";
-}
-
+/** Key order as AvalancheGo (jsonrpc, result|error, id); the caller adds Go's trailing newline. */
 function one(r: JSONRPCResponse): string {
   const id = JSON.stringify(r.id ?? null);
   if (r.error !== undefined) return `{"jsonrpc":"2.0","error":${JSON.stringify(r.error)},"id":${id}}`;

@@ -101,7 +101,13 @@ export class ContainerJsonCache {
 
 const CACHE_BYTES = 16 * 1024 * 1024;
 
-export function createIndexMethods(cache = new ContainerJsonCache(CACHE_BYTES)): MethodTable<EndpointIndex> {
+/** A getContainerRange answer stops after the container that takes it past this many bytes of JSON. */
+export const MAX_RANGE_ANSWER_BYTES = 64 * 1024 * 1024;
+
+export function createIndexMethods(
+  cache = new ContainerJsonCache(CACHE_BYTES),
+  maxRangeAnswerBytes = MAX_RANGE_ANSWER_BYTES,
+): MethodTable<EndpointIndex> {
   const one = async (idx: EndpointIndex, index: bigint, enc: Encoding): Promise<RawJson | null> => {
     if (enc === "json") throw appError("unsupported encoding in method");
     const json = await cache.get(idx, index, enc, () => idx.getByIndex(index));
@@ -131,15 +137,26 @@ export function createIndexMethods(cache = new ContainerJsonCache(CACHE_BYTES)):
         if (p.encoding === "json") throw appError("unsupported encoding in method");
         // Served from the cache when every container is there; otherwise one range read fills it.
         const end = p.startIndex + p.numToFetch <= idx.next ? p.startIndex + p.numToFetch : idx.next;
+        // The answer stops early (at least one container) once it passes MAX_RANGE_ANSWER_BYTES: 1024 containers of
+        // a few MiB would not fit in a JS string, and the failure surfaced as -32603. Clients page on the indexes
+        // returned, as they do at the tip.
         const parts: string[] = [];
-        for (let i = p.startIndex; i < end; i++) {
+        let bytes = 0;
+        for (let i = p.startIndex; i < end && bytes <= maxRangeAnswerBytes; i++) {
           const hit = cache.peek(idx, i, p.encoding);
           if (hit === undefined) break;
           parts.push(hit);
+          bytes += hit.length + 1;
         }
-        if (BigInt(parts.length) < end - p.startIndex) {
+        if (BigInt(parts.length) < end - p.startIndex && bytes <= maxRangeAnswerBytes) {
           parts.length = 0;
-          for (const c of await idx.getRange(p.startIndex, Number(p.numToFetch))) parts.push(cache.put(idx, c, p.encoding));
+          bytes = 0;
+          for (const c of await idx.getRange(p.startIndex, Number(p.numToFetch))) {
+            if (bytes > maxRangeAnswerBytes) break;
+            const json = cache.put(idx, c, p.encoding);
+            parts.push(json);
+            bytes += json.length + 1;
+          }
         }
         return new RawJson(`{"containers":[${parts.join(",")}]}`);
       },
