@@ -19,9 +19,14 @@ export interface FileFeedOptions {
   chunkSize: number;
   /** How often an idle file is checked for growth, ms. */
   pollMs: number;
+  /**
+   * Longest line accepted, bytes: a container is at most a few MiB, so a longer "line" is garbage; it is reported
+   * once, with its number, and skipped up to its newline.
+   */
+  maxLineBytes: number;
 }
 
-export const defaultFileFeedOptions: Omit<FileFeedOptions, "path"> = {batchSize: 1000, chunkSize: 1 << 20, pollMs: 100};
+export const defaultFileFeedOptions: Omit<FileFeedOptions, "path"> = {batchSize: 1000, chunkSize: 1 << 20, pollMs: 100, maxLineBytes: 64 * 1024 * 1024};
 
 export interface FileFeedModules {
   chains: ChainRegistry;
@@ -29,9 +34,6 @@ export interface FileFeedModules {
   logger: Logger;
   bad: BadInputReporter;
 }
-
-/** Longest line accepted: a container is at most a few MiB; a longer "line" is garbage, skipped in one piece. */
-const MAX_LINE = 64 * 1024 * 1024;
 
 /**
  * Position: byte offset after the last committed line, that line's number, and the file's inode (so a file
@@ -73,6 +75,8 @@ export class FileFeed implements FeedSource {
     let ino = 0n;
     let pending = Buffer.alloc(0);
     let reported = false;
+    /** Inside an over-long line, after reporting it: bytes are dropped until its newline. */
+    let skipping = false;
     // Duplicates are skipped by ID, so reading a replaced or truncated file from its start loses nothing and
     // indexes nothing twice (as `tail -f` does on truncation, rather than waiting for the old offset forever).
     const restartFile = (why: string, fields: Record<string, unknown>): void => {
@@ -81,6 +85,7 @@ export class FileFeed implements FeedSource {
       offset = 0;
       lineNo = 0;
       pending = Buffer.alloc(0);
+      skipping = false;
     };
     try {
       while (!signal.aborted) {
@@ -123,15 +128,29 @@ export class FileFeed implements FeedSource {
         const buf = Buffer.allocUnsafe(want);
         const {bytesRead} = await fh.read(buf, 0, want, offset + pending.length);
         if (bytesRead === 0) continue;
-        const data = pending.length === 0 ? buf.subarray(0, bytesRead) : Buffer.concat([pending, buf.subarray(0, bytesRead)]);
+        let data = pending.length === 0 ? buf.subarray(0, bytesRead) : Buffer.concat([pending, buf.subarray(0, bytesRead)]);
+        if (skipping) {
+          // The rest of an over-long line, already reported: dropped up to and including its newline.
+          const nl = data.indexOf(0x0a);
+          offset += nl < 0 ? data.length : nl + 1;
+          skipping = nl < 0;
+          pending = Buffer.alloc(0);
+          if (nl < 0) continue;
+          data = data.subarray(nl + 1);
+          if (data.length === 0) {
+            await sink({items: [], position: encodeFilePosition(offset, lineNo, ino)});
+            continue;
+          }
+        }
         // Complete lines end at the last newline; the rest waits for more bytes.
         const lastNl = data.lastIndexOf(0x0a);
         if (lastNl < 0) {
-          if (data.length > MAX_LINE) {
+          if (data.length > this.opts.maxLineBytes) {
             lineNo++;
-            this.modules.bad.badLine(lineNo, `line longer than ${MAX_LINE} bytes`);
+            this.modules.bad.badLine(lineNo, `line longer than ${this.opts.maxLineBytes} bytes`);
             offset += data.length;
             pending = Buffer.alloc(0);
+            skipping = true;
             await sink({items: [], position: encodeFilePosition(offset, lineNo, ino)});
           } else {
             pending = data;
