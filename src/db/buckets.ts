@@ -17,6 +17,12 @@ export enum Bucket {
   feedPosition = 0x06,
   /** `[probe]` -> empty: the key the database health check reads. */
   probe = 0x07,
+  /**
+   * `[chainState] ‖ utf8(chain)` -> u64 BE height ‖ id(32): the chain's last accepted block, for the health checks.
+   * Written in the batch of the containers that moved it, with indexing on or off, so a restart (or a kill -9)
+   * reports the same state as before it.
+   */
+  chainState = 0x08,
 }
 
 /** Chain flags (bucket chainFlags). */

@@ -59,7 +59,15 @@ export class Database {
   /** One atomic write. */
   async batch(ops: BatchOp[]): Promise<void> {
     if (ops.length === 0) return;
-    await this.level.batch(ops);
+    // A chained batch rather than level.batch(array): the array form validates and copies every operation object
+    // and then reads its properties through N-API one by one, which costs the main thread about twice as much
+    // per container on the ingest path (bench/: 11 µs vs 6 µs for a 1 KiB container's two writes).
+    const b = this.level.batch();
+    for (const op of ops) {
+      if (op.type === "put") b.put(op.key, op.value);
+      else b.del(op.key);
+    }
+    await b.write();
   }
 
   async put(key: Uint8Array, value: Uint8Array): Promise<void> {

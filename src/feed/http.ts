@@ -76,36 +76,50 @@ export class HttpFeed implements FeedSource {
     let down = false;
     while (!signal.aborted) {
       let atTip = true;
-      try {
-        for (let i = 0; i < ENDPOINTS.length && !signal.aborted; i++) {
-          const e = ENDPOINTS[i]!;
-          const page = await this.fetchPage(e, next[i]!, signal);
-          if (page === "absent") {
-            if (!missing.has(e.id)) logger.info({endpoint: e.name}, "upstream does not serve this index endpoint; skipping it");
-            missing.add(e.id);
-            continue;
-          }
-          missing.delete(e.id);
-          if (page.length === 0) continue;
-          const items = page.map((c, k) => this.toItem(e, c, next[i]! + BigInt(k)));
-          next[i] = next[i]! + BigInt(items.length);
-          await sink({items, position: encodeHttpPosition(next)});
-          if (items.length === MAX_FETCHED_BY_RANGE) atTip = false;
+      let failed = false;
+      for (let i = 0; i < ENDPOINTS.length && !signal.aborted; i++) {
+        const e = ENDPOINTS[i]!;
+        let items: FeedItem[] | "absent";
+        try {
+          items = await this.fetchItems(e, next[i]!, signal);
+        } catch (err) {
+          if (signal.aborted) return;
+          status.failed();
+          if (!down) logger.warn({upstream: this.base, err: (err as Error).message}, "upstream failing; retrying with backoff");
+          down = true;
+          failed = true;
+          break;
         }
-        if (down) logger.info({upstream: this.base}, "upstream reachable again");
-        down = false;
-        backoff = this.opts.minBackoffMs;
-        status.setCaughtUp(atTip);
-        if (atTip) await sleep(this.opts.pollMs, signal);
-      } catch (err) {
-        if (signal.aborted) return;
-        status.failed();
-        if (!down) logger.warn({upstream: this.base, err: (err as Error).message}, `upstream failing; retrying with backoff`);
-        down = true;
+        if (items === "absent") {
+          if (!missing.has(e.id)) logger.info({endpoint: e.name}, "upstream does not serve this index endpoint; skipping it");
+          missing.add(e.id);
+          continue;
+        }
+        missing.delete(e.id);
+        if (items.length === 0) continue;
+        next[i] = next[i]! + BigInt(items.length);
+        // Outside the try above on purpose: a failed commit is not an upstream failure. It must end run() so the
+        // ingester restarts from the last committed position; carrying on with `next` advanced would skip pages.
+        await sink({items, position: encodeHttpPosition(next)});
+        if (items.length === MAX_FETCHED_BY_RANGE) atTip = false;
+      }
+      if (failed) {
         await sleep(backoff, signal);
         backoff = Math.min(this.opts.maxBackoffMs, backoff * 2);
+        continue;
       }
+      if (down) logger.info({upstream: this.base}, "upstream reachable again");
+      down = false;
+      backoff = this.opts.minBackoffMs;
+      status.setCaughtUp(atTip);
+      if (atTip) await sleep(this.opts.pollMs, signal);
     }
+  }
+
+  /** One page of an upstream endpoint as feed items, checked; "absent" when the upstream has no such endpoint. */
+  private async fetchItems(e: Endpoint, start: bigint, signal: AbortSignal): Promise<FeedItem[] | "absent"> {
+    const page = await this.fetchPage(e, start, signal);
+    return page === "absent" ? page : page.map((c, k) => this.toItem(e, c, start + BigInt(k)));
   }
 
   /** One page from an upstream endpoint: containers (possibly none at the tip), or "absent" (404). */

@@ -10,7 +10,8 @@ import type {Logger} from "../logger/index.js";
 import {METRIC_PREFIX} from "../metrics/index.js";
 import type {AvgTps} from "../metricsService/avgTps.js";
 import {ENDPOINTS, findEndpoint} from "../index/endpoints.js";
-import {MAX_FETCHED_BY_RANGE, type AcceptItem, type IndexStore} from "../index/store.js";
+import type {BatchOp} from "../db/controller.js";
+import {IndexStore, MAX_FETCHED_BY_RANGE, type AcceptItem, type AcceptedItem, type ChainState} from "../index/store.js";
 import {idToString} from "../util/cb58.js";
 import {nowNs} from "../util/time.js";
 import {blockFacts} from "./derive.js";
@@ -59,8 +60,8 @@ export class Ingester implements BadInputReporter {
   private readonly metrics: IngestMetrics | null;
   private readonly ctrl = new AbortController();
   private running: Promise<void> | null = null;
-  /** Blocks seen per chain while indexing is off (their "height" until decoders tell). */
-  private readonly seen = new Map<ChainName, bigint>();
+  /** The last accepted block per chain as committed (bucket chainState); what the health checks report. */
+  private readonly chainState = new Map<ChainName, ChainState>();
 
   constructor(
     private readonly opts: IngesterOptions,
@@ -107,9 +108,19 @@ export class Ingester implements BadInputReporter {
   async commit(batch: FeedBatch): Promise<void> {
     const {store, source} = this.modules;
     const items: (AcceptItem & FeedItem)[] = batch.items.map((it) => ({...it, endpoint: findEndpoint(it.chain, it.kind)!}));
-    const {accepted, duplicates} = await store.accept(items, {key: source.key, value: batch.position}, this.opts.indexEnabled);
-    const applied = this.opts.indexEnabled ? accepted : items;
-    for (const it of applied) this.applyChainState(it);
+    let next: Map<ChainName, ChainState> = new Map();
+    let tps: {chain: ChainName; timestamp: number; txCount: number}[] = [];
+    // The chain state moves in the same atomic batch as the containers that moved it (and the feed position).
+    const derived = (acc: readonly AcceptedItem<AcceptItem & FeedItem>[]): BatchOp[] => {
+      ({next, tps} = this.nextChainState(acc));
+      return [...next].map(([chain, st]) => IndexStore.chainStateOp(chain, st));
+    };
+    const {accepted, duplicates} = await store.accept(items, {key: source.key, value: batch.position}, this.opts.indexEnabled, derived);
+    for (const [chain, st] of next) {
+      this.chainState.set(chain, st);
+      this.modules.status.accepted(chain, st.height, idToString(st.id));
+    }
+    for (const t of tps) this.modules.avgTps.add(t.chain, {timestamp: t.timestamp, txCount: t.txCount});
     if (this.metrics) {
       countBy(accepted, this.metrics.accepted);
       if (duplicates > 0) {
@@ -120,6 +131,35 @@ export class Ingester implements BadInputReporter {
       if (newest) this.metrics.lag.set(Math.max(0, Number(nowNs() - newest.timestampNs) / 1e9));
       for (const e of ENDPOINTS) this.metrics.lastIndex.set({chain: e.chain, kind: e.kind}, Number(store.index(e).next));
     }
+  }
+
+  /**
+   * The chain state after the accepted containers (blocks only; X-chain txs do not count), and the points of the
+   * TPS series they add. A block's height is the decoded one; for a block that does not decode, its position in
+   * the chain's block index (contract §10), or, with indexing off, one more than the chain's last height.
+   */
+  private nextChainState(accepted: readonly AcceptedItem<AcceptItem & FeedItem>[]): {
+    next: Map<ChainName, ChainState>;
+    tps: {chain: ChainName; timestamp: number; txCount: number}[];
+  } {
+    const next = new Map<ChainName, ChainState>();
+    const tps: {chain: ChainName; timestamp: number; txCount: number}[] = [];
+    for (const {item: it, index} of accepted) {
+      if (it.kind !== "block") continue;
+      const facts = blockFacts(it.chain, it.kind, it.bytes);
+      let height: bigint;
+      if (facts) {
+        height = facts.height;
+        if (facts.timestamp !== null) tps.push({chain: it.chain, timestamp: facts.timestamp, txCount: facts.txCount});
+      } else if (index !== null) {
+        height = index;
+      } else {
+        const prev = next.get(it.chain) ?? this.chainState.get(it.chain);
+        height = prev ? prev.height + 1n : 0n;
+      }
+      next.set(it.chain, {height, id: it.id});
+    }
+    return {next, tps};
   }
 
   private async runWithRestarts(position: Uint8Array | null): Promise<void> {
@@ -153,31 +193,20 @@ export class Ingester implements BadInputReporter {
     }
   }
 
-  private applyChainState(it: FeedItem): void {
-    if (it.kind !== "block") return;
-    const facts = blockFacts(it.chain, it.kind, it.bytes);
-    let height: bigint;
-    if (facts) {
-      height = facts.height;
-      if (facts.timestamp !== null) this.modules.avgTps.add(it.chain, {timestamp: facts.timestamp, txCount: facts.txCount});
-    } else if (this.opts.indexEnabled) {
-      // Until a block decodes, its height is its position in the chain's block index (contract §10).
-      height = this.modules.store.index(findEndpoint(it.chain, "block")!).next - 1n;
-    } else {
-      height = this.seen.get(it.chain) ?? 0n;
-      this.seen.set(it.chain, height + 1n);
-    }
-    this.modules.status.accepted(it.chain, height, idToString(it.id));
-  }
-
   /**
-   * Rebuilds the derived state from the index: the last accepted block per chain, and the TPS series from every
-   * indexed block (read in pages, so memory stays flat however large the index).
+   * Rebuilds the derived state: the last accepted block per chain as stored (indexing on or off), and, from the
+   * index, the TPS series of every indexed block (read in pages, so memory stays flat however large the index).
    */
   private async restore(): Promise<void> {
-    if (!this.opts.indexEnabled) return;
     const signal = this.ctrl.signal;
     const {store, status, avgTps} = this.modules;
+    for (const chain of CHAIN_NAMES) {
+      const st = await store.chainState(chain);
+      if (st === null) continue;
+      this.chainState.set(chain, st);
+      status.accepted(chain, st.height, idToString(st.id));
+    }
+    if (!this.opts.indexEnabled) return;
     for (const chain of CHAIN_NAMES) {
       const idx = store.index(findEndpoint(chain, "block")!);
       for (let i = 0n; i < idx.next && !signal.aborted; i += BigInt(MAX_FETCHED_BY_RANGE)) {
@@ -186,7 +215,8 @@ export class Ingester implements BadInputReporter {
           if (facts?.timestamp !== null && facts) avgTps.add(chain, {timestamp: facts.timestamp, txCount: facts.txCount});
         }
       }
-      if (idx.next > 0n) {
+      // A database written before the chain state was stored: take the last block of the index.
+      if (idx.next > 0n && !this.chainState.has(chain)) {
         const last = (await idx.getByIndex(idx.next - 1n))!;
         const facts = blockFacts(chain, "block", last.bytes);
         status.accepted(chain, facts ? facts.height : idx.next - 1n, idToString(last.id));

@@ -3,7 +3,7 @@
  * pure decision per chain plus the flags it persists. A refusal is fatal at start-up (exit 1).
  */
 import {ChainFlag} from "../db/buckets.js";
-import {CHAIN_NAMES} from "../chains/index.js";
+import {CHAIN_NAMES, type ChainName} from "../chains/index.js";
 import type {IndexStore} from "./store.js";
 
 export interface ChainIndexState {
@@ -48,6 +48,9 @@ export function decide(enabled: boolean, allowIncomplete: boolean, hasRunBefore:
 /** Applies the rules to every chain and persists the flags; throws IncompleteIndexError on refusal. */
 export async function checkIncompleteIndex(store: IndexStore, enabled: boolean, allowIncomplete: boolean): Promise<void> {
   const hasRunBefore = (await store.getMeta("hasRun")) !== null;
+  // Every chain is decided before any flag is written: a refusal on a later chain must not leave an earlier one
+  // marked (say, incomplete) by a run that never started.
+  const decisions: {chain: ChainName; d: IndexDecision}[] = [];
   for (const chain of CHAIN_NAMES) {
     const state = {
       incomplete: await store.getFlag(chain, ChainFlag.incomplete),
@@ -55,6 +58,10 @@ export async function checkIncompleteIndex(store: IndexStore, enabled: boolean, 
     };
     const d = decide(enabled, allowIncomplete, hasRunBefore, state);
     if (!d.ok) throw new IncompleteIndexError(d.message);
+    decisions.push({chain, d});
+  }
+  for (const {chain, d} of decisions) {
+    if (!d.ok) continue;
     if (d.markIncomplete) await store.setFlag(chain, ChainFlag.incomplete);
     if (d.markPreviouslyIndexed) await store.setFlag(chain, ChainFlag.previouslyIndexed);
   }

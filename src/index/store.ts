@@ -28,6 +28,24 @@ export interface StoredContainer extends ContainerRecord {
   index: bigint;
 }
 
+/** A container of an accept call that is new to its endpoint, with the index it gets (null when not stored). */
+export interface AcceptedItem<T extends AcceptItem> {
+  item: T;
+  index: bigint | null;
+}
+
+/**
+ * Called once per accept, after duplicates are set aside and before anything is written: extra writes derived from
+ * the accepted containers (the chain state), committed in the same atomic batch.
+ */
+export type DerivedWrites<T extends AcceptItem> = (accepted: readonly AcceptedItem<T>[]) => BatchOp[];
+
+/** The last accepted block of a chain as stored (bucket chainState). */
+export interface ChainState {
+  height: bigint;
+  id: Uint8Array;
+}
+
 /** One endpoint's index. Reads go to the database; the next index is cached (this process is the only writer). */
 export class EndpointIndex {
   constructor(
@@ -86,23 +104,34 @@ export class IndexStore {
 
   /**
    * Accepts containers in order, skipping any whose ID the endpoint already holds (replay after a restart, or a
-   * duplicate within the batch), and writes the feed position in the same atomic batch. Returns how many were
-   * new. When `store` is false (indexing off), only the position is written.
+   * duplicate within the batch), and writes the feed position and the `derived` writes in the same atomic batch.
+   * Returns the new containers. When `store` is false (indexing off), nothing is deduplicated or stored: every
+   * item is handed to `derived` (with a null index) and only the position and the derived writes are written.
    */
-  accept<T extends AcceptItem>(items: readonly T[], position: FeedPosition | null, store = true): Promise<{accepted: T[]; duplicates: number}> {
-    const run = this.writing.then(() => this.acceptNow(items, position, store));
+  accept<T extends AcceptItem>(
+    items: readonly T[],
+    position: FeedPosition | null,
+    store = true,
+    derived?: DerivedWrites<T>,
+  ): Promise<{accepted: T[]; duplicates: number}> {
+    const run = this.writing.then(() => this.acceptNow(items, position, store, derived));
     this.writing = run.catch(() => {});
     return run;
   }
 
-  private async acceptNow<T extends AcceptItem>(items: readonly T[], position: FeedPosition | null, store: boolean): Promise<{accepted: T[]; duplicates: number}> {
+  private async acceptNow<T extends AcceptItem>(
+    items: readonly T[],
+    position: FeedPosition | null,
+    store: boolean,
+    derived: DerivedWrites<T> | undefined,
+  ): Promise<{accepted: T[]; duplicates: number}> {
     const ops: BatchOp[] = [];
-    const accepted: T[] = [];
+    const accepted: AcceptedItem<T>[] = [];
+    const nexts = new Map<number, bigint>();
     let duplicates = 0;
     if (store && items.length > 0) {
       const existing = await this.db.getMany(items.map((it) => containerIndexKey(it.endpoint.id, it.id)));
       const seen = new Set<string>();
-      const nexts = new Map<number, bigint>();
       items.forEach((it, i) => {
         const k = it.endpoint.id + Buffer.from(it.id.buffer, it.id.byteOffset, it.id.byteLength).toString("latin1");
         if (existing[i] !== null || seen.has(k)) {
@@ -115,16 +144,31 @@ export class IndexStore {
         ops.push({type: "put", key: containerKey(it.endpoint.id, n), value: encodeRecord(it)});
         ops.push({type: "put", key: containerIndexKey(it.endpoint.id, it.id), value: u64be(n)});
         nexts.set(it.endpoint.id, n + 1n);
-        accepted.push(it);
+        accepted.push({item: it, index: n});
       });
       for (const [id, n] of nexts) ops.push({type: "put", key: key(Bucket.nextIndex, id), value: u64be(n)});
-      if (position) ops.push({type: "put", key: key(Bucket.feedPosition, position.key), value: position.value});
-      await this.db.batch(ops);
-      for (const [id, n] of nexts) this.indexes.get(id)!.next = n;
-    } else if (position) {
-      await this.db.batch([{type: "put", key: key(Bucket.feedPosition, position.key), value: position.value}]);
+    } else if (!store) {
+      for (const it of items) accepted.push({item: it, index: null});
     }
-    return {accepted, duplicates};
+    if (derived) ops.push(...derived(accepted));
+    if (position) ops.push({type: "put", key: key(Bucket.feedPosition, position.key), value: position.value});
+    await this.db.batch(ops);
+    for (const [id, n] of nexts) this.indexes.get(id)!.next = n;
+    return {accepted: store ? accepted.map((a) => a.item) : [], duplicates};
+  }
+
+  /** The stored last accepted block of a chain, or null. */
+  async chainState(chain: ChainName): Promise<ChainState | null> {
+    const v = await this.db.get(key(Bucket.chainState, chain));
+    return v === null || v.length !== 40 ? null : {height: readU64be(v), id: v.slice(8)};
+  }
+
+  /** The write that stores a chain's last accepted block (see DerivedWrites). */
+  static chainStateOp(chain: ChainName, s: ChainState): BatchOp {
+    const v = new Uint8Array(40);
+    v.set(u64be(s.height), 0);
+    v.set(s.id, 8);
+    return {type: "put", key: key(Bucket.chainState, chain), value: v};
   }
 
   async feedPosition(sourceKey: string): Promise<Uint8Array | null> {

@@ -3,7 +3,8 @@ import {rmSync} from "node:fs";
 import {afterEach, describe, expect, it} from "vitest";
 import {Database} from "../../../src/db/controller.js";
 import {findEndpoint} from "../../../src/index/endpoints.js";
-import {decide} from "../../../src/index/incomplete.js";
+import {checkIncompleteIndex, decide} from "../../../src/index/incomplete.js";
+import {ChainFlag} from "../../../src/db/buckets.js";
 import {IndexStore, type AcceptItem} from "../../../src/index/store.js";
 import {sha256} from "../../../src/util/cb58.js";
 import {containerBytes} from "../../helpers/feed.js";
@@ -102,5 +103,19 @@ describe("incomplete-index decision (contract §6.4)", () => {
     const r = decide(true, false, true, {incomplete: true, previouslyIndexed: false});
     expect(!r.ok && r.message).toMatch(/^index is incomplete but incomplete indices are disabled.*--index-allow-incomplete/);
     expect(decide(true, true, true, {incomplete: true, previouslyIndexed: false}).ok).toBe(true);
+  });
+});
+
+describe("checkIncompleteIndex on a real database", () => {
+  it("writes no flag when any chain refuses (a refused run leaves the database as it was)", async () => {
+    const {db, store} = await open();
+    await store.setFlag("X", ChainFlag.previouslyIndexed);
+    await expect(checkIncompleteIndex(store, false, false)).rejects.toThrow(/^running would cause index to become incomplete/);
+    expect(await store.getFlag("P", ChainFlag.incomplete)).toBe(false);
+    expect(await store.getMeta("hasRun")).toBeNull();
+    await checkIncompleteIndex(store, false, true);
+    for (const c of ["P", "X", "C"] as const) expect(await store.getFlag(c, ChainFlag.incomplete)).toBe(true);
+    expect(await store.getMeta("hasRun")).not.toBeNull();
+    await db.close();
   });
 });
