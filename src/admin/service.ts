@@ -6,10 +6,10 @@
  * do not parse are -32602 from the validators. Methods that wait on I/O are serialised in their module (the
  * profiler, the VM registry); the rest are synchronous and so atomic on the event loop.
  */
-import {appError, invalidParams, RpcError} from "../api/errors.js";
+import {appError, RpcError} from "../api/errors.js";
 import {method, type MethodDef, type MethodTable} from "../api/rpcRouter.js";
 import type {Routes} from "../api/routes.js";
-import {logLevel, noParams, object, optional, required, string, type Validator} from "../api/validate.js";
+import {logLevel, noParams, parsedString, object, optional, required, string, type Validator} from "../api/validate.js";
 import type {ChainRegistry} from "../chains/index.js";
 import {formatDuration} from "../cli/duration.js";
 import {FLAGS, type AvaextConfig} from "../cli/flags.js";
@@ -45,26 +45,13 @@ export interface AdminModules {
 type Empty = Record<string, never>;
 
 /** A CB58 chain ID, validated (AvalancheGo's ids.FromString texts) and kept as the string. */
-const chainId: Validator<string> = (v, field) => {
-  const s = string(v, field);
-  try {
-    idFromString(s);
-  } catch (e) {
-    throw invalidParams(field, (e as Error).message);
-  }
+const chainId: Validator<string> = parsedString((s) => {
+  idFromString(s);
   return s;
-};
+});
 
 /** `0x`-hex without checksum (AvalancheGo's hexnc); `""` is the empty key, as formatting.Decode. */
-const rawHex: Validator<Uint8Array> = (v, field) => {
-  const s = string(v, field);
-  if (s === "") return new Uint8Array(0);
-  try {
-    return hexToBytes(s);
-  } catch (e) {
-    throw invalidParams(field, (e as Error).message);
-  }
-};
+const rawHex: Validator<Uint8Array> = parsedString((s) => (s === "" ? new Uint8Array(0) : hexToBytes(s)));
 
 export class AdminService {
   readonly profiler: Profiler;

@@ -116,15 +116,20 @@ export const uint64: Validator<bigint> = (v, field) => {
   return n;
 };
 
+/** A string parsed by `parse`, whose thrown message (AvalancheGo's text) becomes the -32602 reason. */
+export function parsedString<T>(parse: (s: string) => T): Validator<T> {
+  return (v, field) => {
+    const s = string(v, field);
+    try {
+      return parse(s);
+    } catch (e) {
+      throw invalidParams(field, (e as Error).message);
+    }
+  };
+}
+
 /** A CB58 ID (32 bytes + checksum); the reason is AvalancheGo's ids.FromString text. */
-export const cb58Id: Validator<Uint8Array> = (v, field) => {
-  const s = string(v, field);
-  try {
-    return idFromString(s);
-  } catch (e) {
-    throw invalidParams(field, (e as Error).message);
-  }
-};
+export const cb58Id: Validator<Uint8Array> = parsedString(idFromString);
 
 /** One of a fixed set of strings, matched case-insensitively, returned in canonical form. */
 export function oneOf<T extends string>(values: readonly T[], what: string): Validator<T> {
@@ -138,14 +143,7 @@ export function oneOf<T extends string>(values: readonly T[], what: string): Val
 }
 
 /** A log level name, case-insensitive; the reason is AvalancheGo's `unknown log level: "<s>"`. */
-export const logLevel: Validator<LogLevel> = (v, field) => {
-  const s = string(v, field);
-  try {
-    return parseLogLevel(s);
-  } catch (e) {
-    throw invalidParams(field, (e as Error).message);
-  }
-};
+export const logLevel: Validator<LogLevel> = parsedString(parseLogLevel);
 
 export function jsonType(v: unknown): string {
   if (v === null) return "null";
