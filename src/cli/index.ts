@@ -63,9 +63,17 @@ export async function run(argv: string[]): Promise<void> {
   let node: AvaextNode;
   try {
     node = await AvaextNode.create(config);
-    await node.start();
   } catch (e) {
     process.stderr.write(`avaext: ${(e as Error).message}\n`);
+    process.exit(EXIT_FATAL);
+  }
+  try {
+    await node.start();
+  } catch (e) {
+    // Closed before exiting (e.g. the port is taken): the database is released and the log files are open and
+    // flushed, so the exit prints one line rather than a logger's "not ready" stack.
+    process.stderr.write(`avaext: ${(e as Error).message}\n`);
+    await node.close().catch(() => {});
     process.exit(EXIT_FATAL);
   }
 

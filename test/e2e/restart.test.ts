@@ -1,5 +1,6 @@
 /** Real restarts: data persists; the incomplete-index rules refuse with exit 1 naming both flags (contract §6.4). */
 import {rmSync, writeFileSync} from "node:fs";
+import net from "node:net";
 import path from "node:path";
 import {afterAll, describe, expect, it} from "vitest";
 import {feedLine, waitForCount} from "../helpers/feed.js";
@@ -24,6 +25,25 @@ describe("restarts", () => {
     const r = await b.rpc("/ext/index/X/tx", "index.getContainerRange", {startIndex: 0, numToFetch: 10});
     expect((r.body.result as {containers: unknown[]}).containers).toHaveLength(4);
     await b.close();
+  });
+
+  it("exits 1 with one line when the port is taken (no logger stack)", async () => {
+    const blocker = net.createServer();
+    await new Promise<void>((r) => blocker.listen(0, "127.0.0.1", () => r()));
+    const port = (blocker.address() as net.AddressInfo).port;
+    try {
+      const data = path.join(dir, "port-taken");
+      const r = await runChild([`--data-dir=${data}`, `--log-dir=${path.join(data, "logs")}`, `--http-port=${port}`, "--dev-backfill=0"]);
+      expect(r.code).toBe(1);
+      expect(r.output).toContain(`avaext: listen EADDRINUSE: address already in use 127.0.0.1:${port}`);
+      expect(r.output).not.toMatch(/\n\s+at /);
+      // The database was released: the same data directory opens again.
+      const again = await startChild([`--data-dir=${data}`, "--dev-backfill=0"]);
+      again.proc.kill("SIGTERM");
+      expect(await again.exited).toBe(0);
+    } finally {
+      blocker.close();
+    }
   });
 
   it("refuses to run with indexing off on an indexed database (exit 1), unless incomplete is allowed", async () => {
