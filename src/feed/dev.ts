@@ -10,6 +10,7 @@ import {decodeProposerBlock} from "../decode/proposervm.js";
 import {keccak256} from "../decode/keccak.js";
 import {rlpDecode, isList} from "../decode/rlp.js";
 import {idFromString, sha256} from "../util/cb58.js";
+import {findEndpoint} from "../index/endpoints.js";
 import type {FeedStatus} from "./status.js";
 import {sleep, type FeedBatch, type FeedItem, type FeedSource} from "./types.js";
 
@@ -141,7 +142,7 @@ export class DevFeed implements FeedSource {
     const base = {networkId: net.id, height, timestamp: ts, pChainHeight: BigInt(height)};
     const out: FeedItem[] = [];
     const add = (chain: "P" | "X" | "C", kind: "block" | "tx", bytes: Uint8Array, id: Uint8Array): void => {
-      out.push({chain, kind, bytes, id, timestampNs: ns + BigInt(out.length)});
+      out.push({chain, kind, endpoint: findEndpoint(chain, kind)!, bytes, id, timestampNs: ns + BigInt(out.length)});
     };
 
     const p = buildPBlock({...base, chainId: chainId("P"), parentId: parents.p, txs: 1 + (tick % 3)});

@@ -167,6 +167,6 @@ export class HttpFeed implements FeedSource {
     }
     const ts = parseRfc3339Nano(c.timestamp);
     if (ts === null) throw new UpstreamError(`upstream ${e.name} container ${c.id}: bad timestamp ${c.timestamp}`);
-    return {chain: e.chain, kind: e.kind, id: idFromString(c.id), bytes, timestampNs: ts};
+    return {chain: e.chain, kind: e.kind, endpoint: e, id: idFromString(c.id), bytes, timestampNs: ts};
   }
 }

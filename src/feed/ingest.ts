@@ -9,9 +9,9 @@ import {CHAIN_NAMES} from "../chains/index.js";
 import type {Logger} from "../logger/index.js";
 import {METRIC_PREFIX} from "../metrics/index.js";
 import type {AvgTps} from "../metricsService/avgTps.js";
-import {ENDPOINTS, findEndpoint} from "../index/endpoints.js";
+import {ENDPOINTS, findEndpoint, type Endpoint} from "../index/endpoints.js";
 import type {BatchOp} from "../db/controller.js";
-import {IndexStore, MAX_FETCHED_BY_RANGE, type AcceptItem, type AcceptedItem, type ChainState} from "../index/store.js";
+import {IndexStore, MAX_FETCHED_BY_RANGE, type AcceptedItem, type ChainState} from "../index/store.js";
 import {idToString} from "../util/cb58.js";
 import {nowNs} from "../util/time.js";
 import {blockFacts} from "./derive.js";
@@ -107,11 +107,11 @@ export class Ingester implements BadInputReporter {
   /** Commits one batch; also used by tests and tools that feed containers directly. */
   async commit(batch: FeedBatch): Promise<void> {
     const {store, source} = this.modules;
-    const items: (AcceptItem & FeedItem)[] = batch.items.map((it) => ({...it, endpoint: findEndpoint(it.chain, it.kind)!}));
+    const items = batch.items;
     let next: Map<ChainName, ChainState> = new Map();
     let tps: {chain: ChainName; timestamp: number; txCount: number}[] = [];
     // The chain state moves in the same atomic batch as the containers that moved it (and the feed position).
-    const derived = (acc: readonly AcceptedItem<AcceptItem & FeedItem>[]): BatchOp[] => {
+    const derived = (acc: readonly AcceptedItem<FeedItem>[]): BatchOp[] => {
       ({next, tps} = this.nextChainState(acc));
       return [...next].map(([chain, st]) => IndexStore.chainStateOp(chain, st));
     };
@@ -138,7 +138,7 @@ export class Ingester implements BadInputReporter {
    * TPS series they add. A block's height is the decoded one; for a block that does not decode, its position in
    * the chain's block index (contract §10), or, with indexing off, one more than the chain's last height.
    */
-  private nextChainState(accepted: readonly AcceptedItem<AcceptItem & FeedItem>[]): {
+  private nextChainState(accepted: readonly AcceptedItem<FeedItem>[]): {
     next: Map<ChainName, ChainState>;
     tps: {chain: ChainName; timestamp: number; txCount: number}[];
   } {
@@ -157,7 +157,8 @@ export class Ingester implements BadInputReporter {
         const prev = next.get(it.chain) ?? this.chainState.get(it.chain);
         height = prev ? prev.height + 1n : 0n;
       }
-      next.set(it.chain, {height, id: it.id});
+      // A copy: the ID may view a larger buffer (a decoded line's), which must not stay alive for it.
+      next.set(it.chain, {height, id: it.id.slice()});
     }
     return {next, tps};
   }
@@ -227,13 +228,7 @@ export class Ingester implements BadInputReporter {
 
 /** Adds per-endpoint counts to a counter in one call per endpoint (labels are hashed per call, not per item). */
 function countBy(items: readonly FeedItem[], counter: Counter<"chain" | "kind">): void {
-  const counts = new Map<string, number>();
-  for (const it of items) {
-    const k = `${it.chain}/${it.kind}`;
-    counts.set(k, (counts.get(k) ?? 0) + 1);
-  }
-  for (const [k, n] of counts) {
-    const [chain, kind] = k.split("/") as [string, string];
-    counter.inc({chain, kind}, n);
-  }
+  const counts = new Map<Endpoint, number>();
+  for (const it of items) counts.set(it.endpoint, (counts.get(it.endpoint) ?? 0) + 1);
+  for (const [e, n] of counts) counter.inc({chain: e.chain, kind: e.kind}, n);
 }

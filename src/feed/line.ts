@@ -55,5 +55,5 @@ export function parseFeedLine(text: string, chains: ChainRegistry, now: () => bi
       return {ok: false, reason: `id: ${(e as Error).message}`};
     }
   }
-  return {ok: true, item: {chain, kind, id, bytes, timestampNs}};
+  return {ok: true, item: {chain, kind, endpoint, id, bytes, timestampNs}};
 }

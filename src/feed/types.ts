@@ -1,10 +1,12 @@
 /** The acceptance feed's shapes: what a source hands the ingester. */
 import type {ChainName} from "../chains/index.js";
-import type {ContainerKind} from "../index/endpoints.js";
+import type {ContainerKind, Endpoint} from "../index/endpoints.js";
 
 export interface FeedItem {
   chain: ChainName;
   kind: ContainerKind;
+  /** The index endpoint of (chain, kind), resolved by the source. */
+  endpoint: Endpoint;
   /** 32-byte container ID: given by the source, or derived from the bytes by the chain's rule. */
   id: Uint8Array;
   bytes: Uint8Array;
