@@ -60,12 +60,24 @@ const JSON_CT = "application/json; charset=utf-8";
 const PREFLIGHT_MAX_AGE = "600";
 const KNOWN_METHODS = new Set(["GET", "HEAD", "POST", "OPTIONS", "PUT", "DELETE", "PATCH"]);
 
+/**
+ * One request being served. It leaves the in-flight table when its response is written (and is counted in the
+ * metrics then), or when its socket closes without an answer. No per-request `close` listener: that listener and
+ * its bookkeeping cost about a tenth of a trivial JSON-RPC call's throughput (bench/transport.mjs).
+ */
+interface Exchange {
+  readonly req: IncomingMessage;
+  /** performance.now() at arrival, ms. */
+  readonly start: number;
+  /** The route template for the metrics (`unmatched` before routing). */
+  template: string;
+}
+
 export class HttpServer {
   private readonly server: http.Server;
   private readonly sockets = new Set<Socket>();
-  /** Start times (performance.now() ms) of requests in flight. */
-  private readonly inflight = new Map<number, number>();
-  private nextRequestId = 0;
+  /** Requests in flight (the router health check reads their count and the oldest's age). */
+  private readonly inflight = new Set<Exchange>();
   private readonly anyHost: boolean;
   private readonly hosts: Set<string>;
   private readonly anyOrigin: boolean;
@@ -88,7 +100,11 @@ export class HttpServer {
     this.server.on("request", (req: IncomingMessage, res: ServerResponse) => this.onRequest(req, res));
     this.server.on("connection", (s: Socket) => {
       this.sockets.add(s);
-      s.once("close", () => this.sockets.delete(s));
+      s.once("close", () => {
+        this.sockets.delete(s);
+        // Requests whose client went away before they were answered.
+        if (this.inflight.size > 0) for (const x of this.inflight) if (x.req.socket === s) this.inflight.delete(x);
+      });
     });
     // A malformed request line or headers: answer 400 and drop the socket; never crash.
     this.server.on("clientError", (err: NodeJS.ErrnoException, socket: Socket) => {
@@ -120,7 +136,7 @@ export class HttpServer {
 
   inflightStats(): InflightStats {
     let oldest = Infinity;
-    for (const t of this.inflight.values()) if (t < oldest) oldest = t;
+    for (const x of this.inflight) if (x.start < oldest) oldest = x.start;
     const longestNs = oldest === Infinity ? 0n : BigInt(Math.round((performance.now() - oldest) * 1e6));
     return {outstanding: this.inflight.size, longestNs};
   }
@@ -132,105 +148,112 @@ export class HttpServer {
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     this.server.closeIdleConnections();
     const deadline = Date.now() + this.opts.shutdownDrainMs;
-    while (this.inflight.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    // Answered requests leave the in-flight table when written; a large answer may still be flushing to a slow
+    // client, so sockets with bytes still queued are waited for too.
+    const busy = (): boolean => this.inflight.size > 0 || [...this.sockets].some((s) => s.writableLength > 0);
+    while (busy() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
     this.server.closeAllConnections();
     for (const s of this.sockets) s.destroy();
     await closed;
   }
 
+  /** Writes a response and retires its exchange: out of the in-flight table, into the metrics. */
+  private send(x: Exchange, res: ServerResponse, status: number, h: Headers, body?: string | Buffer): void {
+    res.writeHead(status, h);
+    res.end(body);
+    this.inflight.delete(x);
+    const m = this.modules.metrics;
+    if (m) {
+      const method = KNOWN_METHODS.has(x.req.method ?? "") ? x.req.method! : "OTHER";
+      m.requests.labels(x.template, method, String(status)).inc();
+      m.duration.labels(x.template).observe((performance.now() - x.start) / 1e3);
+    }
+  }
+
+  private sendText(x: Exchange, res: ServerResponse, status: number, body: string, h: Headers): void {
+    h["content-type"] = TEXT;
+    h["content-length"] = Buffer.byteLength(body);
+    this.send(x, res, status, h, body);
+  }
+
   private onRequest(req: IncomingMessage, res: ServerResponse): void {
-    const id = this.nextRequestId++;
-    const start = performance.now();
-    this.inflight.set(id, start);
-    let template = "unmatched";
-    res.once("close", () => {
-      this.inflight.delete(id);
-      const m = this.modules.metrics;
-      if (m) {
-        const method = KNOWN_METHODS.has(req.method ?? "") ? req.method! : "OTHER";
-        m.requests.labels(template, method, String(res.statusCode)).inc();
-        m.duration.labels(template).observe((performance.now() - start) / 1e3);
-      }
-    });
+    const x: Exchange = {req, start: performance.now(), template: "unmatched"};
+    this.inflight.add(x);
     // Response headers are gathered here and written once with writeHead: a setHeader call per header costs
     // measurable throughput on the hot path.
     const h: Headers = {};
     // During shutdown, keep-alive clients are told to reconnect elsewhere.
     if (this.closing) h.connection = "close";
 
-    if (!this.hostAllowed(req.headers.host)) return sendText(res, 403, "invalid host specified\n", h);
+    if (!this.hostAllowed(req.headers.host)) return this.sendText(x, res, 403, "invalid host specified\n", h);
     // The path is split off by hand: a URL object is only built for handlers that read the query.
     const rawUrl = req.url ?? "/";
     const q = rawUrl.indexOf("?");
     const pathname = q < 0 ? rawUrl : rawUrl.slice(0, q);
     const route = this.modules.routes.resolve(pathname);
     h.vary = "Origin";
-    if (!route) return sendText(res, 404, "404 page not found\n", h);
-    template = route.template;
+    if (!route) return this.sendText(x, res, 404, "404 page not found\n", h);
+    x.template = route.template;
 
     const origin = req.headers.origin;
     const corsOk = origin !== undefined && this.applyCors(h, origin, route);
     const method = req.method ?? "GET";
     if (method === "OPTIONS" && req.headers["access-control-request-method"] !== undefined) {
-      return this.preflight(req, res, route, corsOk, h);
+      return this.preflight(x, res, route, corsOk, h);
     }
 
     // GET/HEAD reach a plain handler; health sub-paths answer every method as AvalancheGo's do.
     const plain = method === "GET" || method === "HEAD" || (route.plainAnyMethod === true && !route.rpc);
-    if (route.plain && plain) return void this.servePlain(route, req, res, pathname, q < 0 ? null : rawUrl.slice(q + 1), method === "HEAD", h);
-    if (route.rpc && method === "POST") return void this.serveRpc(route.rpc, req, res, h);
+    if (route.plain && plain) return void this.servePlain(x, route, res, pathname, q < 0 ? null : rawUrl.slice(q + 1), method === "HEAD", h);
+    if (route.rpc && method === "POST") return void this.serveRpc(x, route.rpc, res, h);
     h.allow = allowedMethods(route).join(", ");
-    if (route.rpc && !route.plain) return sendText(res, 405, `rpc: POST method required, received ${method}`, h);
-    return sendText(res, 405, `method ${method} not allowed\n`, h);
+    if (route.rpc && !route.plain) return this.sendText(x, res, 405, `rpc: POST method required, received ${method}`, h);
+    return this.sendText(x, res, 405, `method ${method} not allowed\n`, h);
   }
 
-  private async servePlain(route: Route, req: IncomingMessage, res: ServerResponse, path: string, rawQuery: string | null, head: boolean, h: Headers): Promise<void> {
+  private async servePlain(x: Exchange, route: Route, res: ServerResponse, path: string, rawQuery: string | null, head: boolean, h: Headers): Promise<void> {
     // Probes hit these paths at high rates and rarely carry a query: parse one only when there is one.
     const query = rawQuery === null ? new URLSearchParams() : new URLSearchParams(rawQuery);
     try {
-      const out = await route.plain!(req, {path, query});
+      const out = await route.plain!(x.req, {path, query});
       h["content-type"] = out.contentType;
       if (out.headers) Object.assign(h, out.headers);
       h["content-length"] = Buffer.byteLength(out.body);
-      res.writeHead(out.status, h);
-      res.end(head ? undefined : out.body);
+      this.send(x, res, out.status, h, head ? undefined : out.body);
     } catch (err) {
       this.modules.logger.error({err, path}, "plain handler failed");
-      if (!res.headersSent) sendText(res, 500, "internal error\n", h);
+      if (!res.headersSent) this.sendText(x, res, 500, "internal error\n", h);
       else res.destroy();
     }
   }
 
-  private async serveRpc(rpc: {service: string; ctx: unknown}, req: IncomingMessage, res: ServerResponse, h: Headers): Promise<void> {
+  private async serveRpc(x: Exchange, rpc: {service: string; ctx: unknown}, res: ServerResponse, h: Headers): Promise<void> {
+    const req = x.req;
     const ct = req.headers["content-type"];
     const type = ct === undefined ? "" : ct === "application/json" ? ct : ct.split(";", 1)[0]!.trim().toLowerCase();
     if (type !== "application/json") {
       req.resume();
-      return sendText(res, 415, `rpc: unrecognized Content-Type: ${type === "" ? "(none)" : type}; use application/json\n`, h);
+      return this.sendText(x, res, 415, `rpc: unrecognized Content-Type: ${type === "" ? "(none)" : type}; use application/json\n`, h);
     }
-    const body = await this.readBody(req, res, h);
+    const body = await this.readBody(x, res, h);
     if (body === null) return;
     const reply = await this.modules.rpc.handle(body, rpc.service, rpc.ctx);
-    if (reply.status === 204) {
-      res.writeHead(204, h);
-      res.end();
-      return;
-    }
+    if (reply.status === 204) return this.send(x, res, 204, h);
     h["content-type"] = JSON_CT;
     h["x-content-type-options"] = "nosniff";
     // Encoded once: for multi-megabyte answers (getContainerRange) byteLength then write would walk it twice.
     const out = reply.body!.length > 64 * 1024 ? Buffer.from(reply.body!, "utf8") : reply.body!;
     h["content-length"] = typeof out === "string" ? Buffer.byteLength(out) : out.length;
-    res.writeHead(200, h);
-    res.end(out);
+    this.send(x, res, 200, h, out);
   }
 
   /** Reads the body up to the limit; on overflow answers 413 and closes the connection, returning null. */
-  private readBody(req: IncomingMessage, res: ServerResponse, h: Headers): Promise<string | null> {
+  private readBody(x: Exchange, res: ServerResponse, h: Headers): Promise<string | null> {
+    const req = x.req;
     const limit = this.opts.bodyLimit;
     const tooLarge = (): null => {
       h.connection = "close";
-      sendText(res, 413, `request body exceeds ${limit} bytes\n`, h);
+      this.sendText(x, res, 413, `request body exceeds ${limit} bytes\n`, h);
       req.destroy();
       return null;
     };
@@ -245,14 +268,11 @@ export class HttpServer {
         done = true;
         resolve(v);
       };
-      // 'readable' + read() rather than 'data': the body usually arrives whole with the headers.
-      req.on("readable", () => {
-        let chunk: Buffer | null;
-        while (!done && (chunk = req.read() as Buffer | null) !== null) {
-          size += chunk.length;
-          if (size > limit) return finish(tooLarge());
-          chunks.push(chunk);
-        }
+      req.on("data", (chunk: Buffer) => {
+        if (done) return;
+        size += chunk.length;
+        if (size > limit) return void finish(tooLarge());
+        chunks.push(chunk);
       });
       req.on("end", () => finish((chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)).toString("utf8")));
       req.on("error", () => finish(null));
@@ -288,15 +308,15 @@ export class HttpServer {
     return false;
   }
 
-  private preflight(req: IncomingMessage, res: ServerResponse, route: Route, allowed: boolean, h: Headers): void {
+  private preflight(x: Exchange, res: ServerResponse, route: Route, allowed: boolean, h: Headers): void {
+    const req = x.req;
     req.resume();
-    if (!allowed) return sendText(res, 403, "origin not allowed\n", h);
+    if (!allowed) return this.sendText(x, res, 403, "origin not allowed\n", h);
     h["access-control-allow-methods"] = allowedMethods(route).join(", ");
     const reqHeaders = req.headers["access-control-request-headers"];
     h["access-control-allow-headers"] = typeof reqHeaders === "string" ? reqHeaders : "Content-Type";
     h["access-control-max-age"] = PREFLIGHT_MAX_AGE;
-    res.writeHead(204, h);
-    res.end();
+    this.send(x, res, 204, h);
   }
 }
 
@@ -310,11 +330,5 @@ function allowedMethods(route: Route): string[] {
 /** Response headers gathered for one writeHead call. */
 type Headers = Record<string, string | number>;
 
-function sendText(res: ServerResponse, status: number, body: string, h: Headers = {}): void {
-  h["content-type"] = TEXT;
-  h["content-length"] = Buffer.byteLength(body);
-  res.writeHead(status, h);
-  res.end(body);
-}
 
 export {JSON_CT, TEXT};
