@@ -24,11 +24,15 @@ type JsonRpcId = string | number | null;
 
 /**
  * A result that is already JSON text: spliced into the response as is. For large results built from values
- * that need no escaping (hex, CB58, decimal strings), it spares serialising them twice.
+ * that need no escaping (hex, CB58, decimal strings), it spares serialising them twice. As bytes (UTF-8), a
+ * multi-megabyte answer is assembled by copying cached buffers, never built as a string and encoded again.
  */
 export class RawJson {
-  constructor(readonly json: string) {}
+  constructor(readonly json: string | Buffer) {}
 }
+
+/** An answer's text, or its bytes when a RawJson result came as bytes. */
+type Body = string | Buffer;
 
 /** One method: its params validator and handler. `C` is the per-route context (e.g. which index endpoint). */
 export interface MethodDef<C> {
@@ -68,7 +72,7 @@ export interface RpcRouterModules {
 /** What the HTTP layer writes back: 200 with a body, or 204 (notifications only). */
 export interface RpcReply {
   status: 200 | 204;
-  body: string | null;
+  body: Body | null;
 }
 
 interface CallParams {
@@ -156,7 +160,7 @@ export class RpcRouter {
     const single = this.single(payload, call);
     const response = isThenable(single) ? await single : single;
     if (response === null) return {status: 204, body: null};
-    return {status: 200, body: this.serializeOne(response) + "\n"};
+    return {status: 200, body: concatBody([this.serializeOne(response), "\n"])};
   }
 
   /**
@@ -165,7 +169,7 @@ export class RpcRouter {
    * Notifications still run (they write nothing).
    */
   private async batch(payload: unknown[], call: CallParams): Promise<RpcReply> {
-    const parts: string[] = [];
+    const parts: Body[] = [];
     let bytes = 0;
     for (const req of payload) {
       const over = parts.length > 0 && bytes > this.opts.maxBatchResponseBytes;
@@ -178,7 +182,13 @@ export class RpcRouter {
     }
     if (parts.length === 0) return {status: 204, body: null};
     try {
-      return {status: 200, body: "[" + parts.join(",") + "]\n"};
+      const all: Body[] = ["["];
+      for (let i = 0; i < parts.length; i++) {
+        if (i > 0) all.push(",");
+        all.push(parts[i]!);
+      }
+      all.push("]\n");
+      return {status: 200, body: concatBody(all)};
     } catch {
       // Only reachable if the budget exceeds V8's string limit: answer with errors instead of throwing.
       return reply(errorResponse(null, responseTooLarge(this.opts.maxBatchResponseBytes)));
@@ -197,7 +207,7 @@ export class RpcRouter {
   }
 
   /** One answer as text; an answer too large for a JS string becomes a -32000 error rather than a throw. */
-  private serializeOne(r: JSONRPCResponse): string {
+  private serializeOne(r: JSONRPCResponse): Body {
     try {
       return one(r);
     } catch (err) {
@@ -273,11 +283,18 @@ function reply(payload: JSONRPCResponse): RpcReply {
 }
 
 /** Key order as AvalancheGo (jsonrpc, result|error, id); the caller adds Go's trailing newline. */
-function one(r: JSONRPCResponse): string {
+function one(r: JSONRPCResponse): Body {
   const id = JSON.stringify(r.id ?? null);
   if (r.error !== undefined) return `{"jsonrpc":"2.0","error":${JSON.stringify(r.error)},"id":${id}}`;
   const result = r.result instanceof RawJson ? r.result.json : JSON.stringify(r.result ?? null);
+  if (typeof result !== "string") return concatBody(['{"jsonrpc":"2.0","result":', result, `,"id":${id}}`]);
   return `{"jsonrpc":"2.0","result":${result},"id":${id}}`;
+}
+
+/** Joins text and bytes: a string while every part is one, else bytes (UTF-8). */
+function concatBody(parts: readonly Body[]): Body {
+  if (parts.every((p) => typeof p === "string")) return (parts as string[]).join("");
+  return Buffer.concat(parts.map((p) => (typeof p === "string" ? Buffer.from(p, "utf8") : p)));
 }
 
 function isThenable(v: unknown): v is PromiseLike<unknown> {

@@ -242,7 +242,8 @@ export class HttpServer {
     h["content-type"] = JSON_CT;
     h["x-content-type-options"] = "nosniff";
     // Encoded once: for multi-megabyte answers (getContainerRange) byteLength then write would walk it twice.
-    const out = reply.body!.length > 64 * 1024 ? Buffer.from(reply.body!, "utf8") : reply.body!;
+    const answer = reply.body!;
+    const out = typeof answer === "string" && answer.length > 64 * 1024 ? Buffer.from(answer, "utf8") : answer;
     h["content-length"] = typeof out === "string" ? Buffer.byteLength(out) : out.length;
     this.send(x, res, 200, h, out);
   }

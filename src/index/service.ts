@@ -55,15 +55,17 @@ const enc = optional(encoding, "hex" as Encoding);
 
 /**
  * Indexed containers never change, so their JSON is cached per endpoint, index and encoding in a small LRU
- * bounded by total size: explorers and mirrors read the same recent containers again and again.
+ * bounded by total size: explorers and mirrors read the same recent containers again and again. Entries are
+ * bytes (the JSON is ASCII): a page of 1024 is answered by copying them, with no 2 MB string to build, encode
+ * and collect per request.
  */
 export class ContainerJsonCache {
-  private readonly entries = new Map<string, string>();
+  private readonly entries = new Map<string, Buffer>();
   private size = 0;
 
   constructor(private readonly maxBytes: number) {}
 
-  async get(idx: EndpointIndex, index: bigint, enc: Encoding, load: () => Promise<StoredContainer | null>): Promise<string | null> {
+  async get(idx: EndpointIndex, index: bigint, enc: Encoding, load: () => Promise<StoredContainer | null>): Promise<Buffer | null> {
     const hit = this.peek(idx, index, enc);
     if (hit !== undefined) return hit;
     const c = await load();
@@ -71,7 +73,7 @@ export class ContainerJsonCache {
   }
 
   /** The cached JSON, refreshed as most recently used; undefined on a miss. */
-  peek(idx: EndpointIndex, index: bigint, enc: Encoding): string | undefined {
+  peek(idx: EndpointIndex, index: bigint, enc: Encoding): Buffer | undefined {
     const key = `${idx.endpoint.id}/${index}/${enc}`;
     const hit = this.entries.get(key);
     if (hit !== undefined) {
@@ -83,19 +85,29 @@ export class ContainerJsonCache {
   }
 
   /** Formats and caches a container; returns its JSON. */
-  put(idx: EndpointIndex, c: StoredContainer, enc: Encoding): string {
+  put(idx: EndpointIndex, c: StoredContainer, enc: Encoding): Buffer {
     const key = `${idx.endpoint.id}/${c.index}/${enc}`;
-    const json = containerJson(c, enc);
+    const json = Buffer.from(containerJson(c, enc), "latin1");
     if (json.length <= this.maxBytes / 8 && !this.entries.has(key)) {
       this.entries.set(key, json);
       this.size += json.length;
-      while (this.size > this.maxBytes) {
-        const [oldest, v] = this.entries.entries().next().value!;
-        this.entries.delete(oldest);
-        this.size -= v.length;
-      }
+      if (this.size > this.maxBytes) this.evict();
     }
     return json;
+  }
+
+  /**
+   * Drops the least recently used entries down to 7/8 of the budget in one pass. One entry at a time cost a
+   * fresh Map iterator per insert, and each walked past the slots of every entry deleted before it (V8 compacts
+   * a Map only when it grows): on random getContainerRange pages that was a sixth of the CPU.
+   */
+  private evict(): void {
+    const target = this.maxBytes - this.maxBytes / 8;
+    for (const [k, v] of this.entries) {
+      if (this.size <= target) break;
+      this.entries.delete(k);
+      this.size -= v.length;
+    }
   }
 }
 
@@ -140,7 +152,7 @@ export function createIndexMethods(
         // The answer stops early (at least one container) once it passes MAX_RANGE_ANSWER_BYTES: 1024 containers of
         // a few MiB would not fit in a JS string, and the failure surfaced as -32603. Clients page on the indexes
         // returned, as they do at the tip.
-        const parts: string[] = [];
+        const parts: Buffer[] = [];
         let bytes = 0;
         for (let i = p.startIndex; i < end && bytes <= maxRangeAnswerBytes; i++) {
           const hit = cache.peek(idx, i, p.encoding);
@@ -158,7 +170,7 @@ export function createIndexMethods(
             bytes += json.length + 1;
           }
         }
-        return new RawJson(`{"containers":[${parts.join(",")}]}`);
+        return new RawJson(joinContainers(parts));
       },
     ),
     // `encoding` is accepted and ignored on the next three, as AvalancheGo.
@@ -196,4 +208,19 @@ export function indexRouteResolver(store: IndexStore, chains: ChainRegistry): Ro
     },
     list: () => ENDPOINTS.map((e) => INDEX_PREFIX + e.name),
   };
+}
+
+const OPEN = Buffer.from('{"containers":[');
+const COMMA = Buffer.from(",");
+const CLOSE = Buffer.from("]}");
+
+/** `{"containers":[a,b,…]}` from cached JSON bytes: one copy of each. */
+function joinContainers(parts: readonly Buffer[]): Buffer {
+  const all: Buffer[] = [OPEN];
+  for (let i = 0; i < parts.length; i++) {
+    if (i > 0) all.push(COMMA);
+    all.push(parts[i]!);
+  }
+  all.push(CLOSE);
+  return Buffer.concat(all);
 }

@@ -23,6 +23,8 @@ function checksum(bytes: Uint8Array): Uint8Array {
 /** 58^5: base-58 digits are produced five at a time (limb * 256 + byte stays below 2^53). */
 const LIMB = 656_356_768;
 const LIMBS = new Float64Array(64);
+const DIGITS = new Uint8Array(LIMBS.length * 5);
+const CODES = Uint8Array.from(ALPHABET, (c) => c.charCodeAt(0));
 
 export function base58Encode(bytes: Uint8Array): string {
   let zeros = 0;
@@ -43,20 +45,22 @@ export function base58Encode(bytes: Uint8Array): string {
       carry = q;
     }
   }
-  // Expand limbs into base-58 digits, most significant first, without leading zeros.
-  let out = "";
+  // Expand limbs into base-58 digit characters, most significant first, into bytes made a string once (building
+  // the string a character at a time was half of the encoding's cost).
+  const digits = len * 5 <= DIGITS.length ? DIGITS : new Uint8Array(len * 5);
+  let n = 0;
   for (let j = len - 1; j >= 0; j--) {
     let v = limbs[j]!;
-    let chunk = "";
-    for (let k = 0; k < 5; k++) {
-      chunk = ALPHABET[v % 58]! + chunk;
-      v = Math.floor(v / 58);
+    for (let k = 4; k >= 0; k--) {
+      const q = Math.floor(v / 58);
+      digits[n + k] = CODES[v - q * 58]!;
+      v = q;
     }
-    out += chunk;
+    n += 5;
   }
   let first = 0;
-  while (first < out.length && out[first] === "1") first++;
-  return "1".repeat(zeros) + out.slice(first);
+  while (first < n && digits[first] === 0x31) first++;
+  return "1".repeat(zeros) + Buffer.from(digits.buffer, digits.byteOffset + first, n - first).toString("latin1");
 }
 
 export function base58Decode(s: string): Uint8Array {

@@ -8,11 +8,22 @@ export function nowNs(): bigint {
   return baseWallNs + (process.hrtime.bigint() - baseHr);
 }
 
+/**
+ * The last second formatted: containers read together (a getContainerRange page) were mostly accepted within the
+ * same second, and Date#toISOString was a fifth of formatting a container.
+ */
+let lastSecond = NaN;
+let lastBase = "";
+
 /** Formats ns since the epoch as RFC 3339 in UTC with up to nine fraction digits, trailing zeros trimmed. */
 export function formatRfc3339Nano(ns: bigint): string {
-  const ms = ns / 1_000_000n;
   const frac = ((ns % 1_000_000_000n) + 1_000_000_000n) % 1_000_000_000n;
-  const base = new Date(Number(ms)).toISOString().slice(0, 19);
+  const second = Number((ns - frac) / 1_000_000_000n);
+  if (second !== lastSecond) {
+    lastBase = new Date(second * 1000).toISOString().slice(0, 19);
+    lastSecond = second;
+  }
+  const base = lastBase;
   if (frac === 0n) return `${base}Z`;
   return `${base}.${frac.toString().padStart(9, "0").replace(/0+$/, "")}Z`;
 }

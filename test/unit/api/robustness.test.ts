@@ -31,7 +31,7 @@ describe("RpcRouter: answers too large to build", () => {
     let ran = 0;
     r.register("c", {tick: method(object({}), () => ({n: ++ran}))});
     const batch = [req(1, "t.big", {n: 6000}), req(2, "t.big", {n: 6000}), req(3, "t.big", {n: 10}), req(null, "t.count"), {jsonrpc: "1.0", id: 4, method: "t.count"}];
-    const out = JSON.parse((await r.handle(JSON.stringify(batch), "t", null)).body!) as {id: unknown; result?: unknown; error?: {code: number; message: string}}[];
+    const out = JSON.parse(String((await r.handle(JSON.stringify(batch), "t", null)).body)) as {id: unknown; result?: unknown; error?: {code: number; message: string}}[];
     expect(out.map((x) => x.id)).toEqual([1, 2, 3, 4]);
     expect(out[0]!.result).toBeDefined();
     expect(out[1]!.result).toBeDefined();
@@ -42,9 +42,9 @@ describe("RpcRouter: answers too large to build", () => {
   it("answers -32000 instead of throwing when one answer exceeds V8's string limit (it crashed the process)", async () => {
     const r = router(defaultRpcRouterOptions.maxBatchResponseBytes);
     const one = await r.handle(JSON.stringify(req(7, "t.huge")), "t", null);
-    expect(JSON.parse(one.body!)).toEqual({jsonrpc: "2.0", error: {code: -32000, message: "response too large"}, id: 7});
+    expect(JSON.parse(String(one.body))).toEqual({jsonrpc: "2.0", error: {code: -32000, message: "response too large"}, id: 7});
     const batch = await r.handle(JSON.stringify([req(1, "t.huge"), req(2, "t.count")]), "t", null);
-    expect(JSON.parse(batch.body!)).toEqual([
+    expect(JSON.parse(String(batch.body))).toEqual([
       {jsonrpc: "2.0", error: {code: -32000, message: "response too large"}, id: 1},
       {jsonrpc: "2.0", result: {ok: true}, id: 2},
     ]);
@@ -86,10 +86,10 @@ describe("index.getContainerRange: answers bounded in bytes", () => {
     // Each container is ~2.1 KB of JSON: the third one passes 5000 bytes, so three are returned, from the
     // database and then from the cache alike.
     for (let round = 0; round < 2; round++) {
-      const out = JSON.parse((await call({startIndex: 0, numToFetch: 10})).json) as {containers: {index: string}[]};
+      const out = JSON.parse(String((await call({startIndex: 0, numToFetch: 10})).json)) as {containers: {index: string}[]};
       expect(out.containers.map((c) => c.index)).toEqual(["0", "1", "2"]);
     }
-    const rest = JSON.parse((await call({startIndex: 9, numToFetch: 10})).json) as {containers: {index: string}[]};
+    const rest = JSON.parse(String((await call({startIndex: 9, numToFetch: 10})).json)) as {containers: {index: string}[]};
     expect(rest.containers.map((c) => c.index)).toEqual(["9"]);
   });
 });
