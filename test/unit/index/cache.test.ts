@@ -1,0 +1,29 @@
+/** The container JSON cache: bounded by bytes, oldest out first, a container read since the last eviction spared. */
+import {describe, expect, it} from "vitest";
+import {ENDPOINTS} from "../../../src/index/endpoints.js";
+import {ContainerJsonCache, containerJson} from "../../../src/index/service.js";
+import type {EndpointIndex, StoredContainer} from "../../../src/index/store.js";
+
+const idx = {endpoint: ENDPOINTS[3]!} as EndpointIndex;
+const container = (i: number): StoredContainer => ({id: new Uint8Array(32).fill(i), bytes: new Uint8Array(100).fill(i), timestampNs: 1_700_000_000_000_000_000n, index: BigInt(i)});
+
+describe("ContainerJsonCache", () => {
+  it("holds the JSON as bytes, stays within its budget, evicts oldest first and spares what was read", () => {
+    const sizes = Array.from({length: 17}, (_, i) => Buffer.byteLength(containerJson(container(i), "hex")));
+    const budget = sizes.slice(0, 16).reduce((a, b) => a + b, 0); // room for exactly 16
+    const cache = new ContainerJsonCache(budget);
+    for (let i = 0; i < 16; i++) expect(cache.put(idx, container(i), "hex").toString()).toBe(containerJson(container(i), "hex"));
+    expect(cache.peek(idx, 0n, "hex")).toBeDefined();
+    expect(cache.peek(idx, 3n, "hex")).toBeDefined(); // 0 and 3 are read: spared by the next eviction
+    cache.put(idx, container(16), "hex"); // over budget: down to 7/8 of it, the oldest unread first
+    const held = Array.from({length: 17}, (_, i) => cache.peek(idx, BigInt(i), "hex") !== undefined);
+    const evicted = held.flatMap((h, i) => (h ? [] : [i]));
+    expect(evicted.slice(0, 2)).toEqual([1, 2]);
+    expect(held[0] && held[3] && held[16]).toBe(true);
+    const kept = sizes.reduce((n, s, i) => n + (held[i] ? s : 0), 0);
+    expect(kept).toBeLessThanOrEqual(budget - budget / 8);
+    expect(kept + sizes[evicted[evicted.length - 1]!]!).toBeGreaterThan(budget - budget / 8);
+    // Another encoding is another entry.
+    expect(cache.peek(idx, 16n, "hexnc")).toBeUndefined();
+  });
+});
