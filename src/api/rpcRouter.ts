@@ -286,9 +286,17 @@ function reply(payload: JSONRPCResponse): RpcReply {
 function one(r: JSONRPCResponse): Body {
   const id = JSON.stringify(r.id ?? null);
   if (r.error !== undefined) return `{"jsonrpc":"2.0","error":${JSON.stringify(r.error)},"id":${id}}`;
-  const result = r.result instanceof RawJson ? r.result.json : JSON.stringify(r.result ?? null);
+  const result = r.result instanceof RawJson ? rawText(r.result.json) : JSON.stringify(r.result ?? null);
   if (typeof result !== "string") return concatBody(['{"jsonrpc":"2.0","result":', result, `,"id":${id}}`]);
   return `{"jsonrpc":"2.0","result":${result},"id":${id}}`;
+}
+
+/**
+ * Small byte results become text: the answer is then one string, which node:http writes together with the
+ * headers in one chunk (a Buffer body is a second chunk, and the joins would copy it twice).
+ */
+function rawText(json: string | Buffer): string | Buffer {
+  return typeof json === "string" || json.length > 64 * 1024 ? json : json.toString("utf8");
 }
 
 /** Joins text and bytes: a string while every part is one, else bytes (UTF-8). */
