@@ -51,9 +51,9 @@ export class Database {
     return this.level.get(key);
   }
 
-  async getMany(keys: Uint8Array[]): Promise<(Uint8Array | null)[]> {
+  async getMany(keys: readonly Uint8Array[]): Promise<(Uint8Array | null)[]> {
     if (keys.length === 0) return [];
-    return (await this.level.getMany(keys)).map((v) => v ?? null);
+    return (await this.level.getMany(keys as Uint8Array[])).map((v) => v ?? null);
   }
 
   /** One atomic write. */

@@ -62,6 +62,8 @@ export class Ingester implements BadInputReporter {
   private running: Promise<void> | null = null;
   /** The last accepted block per chain as committed (bucket chainState); what the health checks report. */
   private readonly chainState = new Map<ChainName, ChainState>();
+  /** The same, as of the newest batch handed to the store (it may still be writing); reset after a failure. */
+  private pendingState = new Map<ChainName, ChainState>();
 
   constructor(
     private readonly opts: IngesterOptions,
@@ -104,18 +106,26 @@ export class Ingester implements BadInputReporter {
     await this.modules.store.flush();
   }
 
-  /** Commits one batch; also used by tests and tools that feed containers directly. */
-  async commit(batch: FeedBatch): Promise<void> {
+  /**
+   * Commits one batch; also used by tests and tools that feed containers directly. With `before` (the previous
+   * batch's commit), the store is asked at once, so this batch's ID lookups overlap that batch's write; what
+   * follows the write (chain state, metrics) still happens in feed order.
+   */
+  async commit(batch: FeedBatch, before: Promise<void> = Promise.resolve()): Promise<void> {
     const {store, source} = this.modules;
     const items = batch.items;
     let next: Map<ChainName, ChainState> = new Map();
     let tps: {chain: ChainName; timestamp: number; txCount: number}[] = [];
     // The chain state moves in the same atomic batch as the containers that moved it (and the feed position).
+    // The store calls this in feed order, after the previous batch's writes were built.
     const derived = (acc: readonly AcceptedItem<FeedItem>[]): BatchOp[] => {
       ({next, tps} = this.nextChainState(acc));
+      for (const [chain, st] of next) this.pendingState.set(chain, st);
       return [...next].map(([chain, st]) => IndexStore.chainStateOp(chain, st));
     };
-    const {accepted, duplicates} = await store.accept(items, {key: source.key, value: batch.position}, this.opts.indexEnabled, derived);
+    const accepting = store.accept(items, {key: source.key, value: batch.position}, this.opts.indexEnabled, derived);
+    const {accepted, duplicates} = await accepting;
+    await before;
     for (const [chain, st] of next) {
       this.chainState.set(chain, st);
       this.modules.status.accepted(chain, st.height, idToString(st.id));
@@ -154,7 +164,7 @@ export class Ingester implements BadInputReporter {
       } else if (index !== null) {
         height = index;
       } else {
-        const prev = next.get(it.chain) ?? this.chainState.get(it.chain);
+        const prev = next.get(it.chain) ?? this.pendingState.get(it.chain) ?? this.chainState.get(it.chain);
         height = prev ? prev.height + 1n : 0n;
       }
       // A copy: the ID may view a larger buffer (a decoded line's), which must not stay alive for it.
@@ -168,12 +178,12 @@ export class Ingester implements BadInputReporter {
     const signal = this.ctrl.signal;
     let pos = position;
     while (!signal.aborted) {
-      // One batch may be prepared while the previous one is being written (LevelDB writes off the main thread);
-      // commits stay in order, and the source never runs more than one batch ahead of what is committed.
+      // The next batch is queued (its ID lookups running) while the previous one is being written, and the source
+      // prepares the one after; commits stay in order, and the source never runs more than one batch ahead.
       let last: Promise<void> = Promise.resolve();
       const sink = async (b: FeedBatch): Promise<void> => {
         const before = last;
-        last = before.then(() => this.commit(b));
+        last = this.commit(b, before);
         last.catch(() => {}); // observed below and by the next sink; never an unhandled rejection
         await before;
       };
@@ -190,6 +200,12 @@ export class Ingester implements BadInputReporter {
         this.modules.status.failed();
         await sleep(1000, signal);
         pos = await store.feedPosition(source.key).catch(() => pos);
+        // What was derived from batches that did not commit is dropped; the stored chain state is the truth.
+        this.pendingState = new Map();
+        for (const chain of CHAIN_NAMES) {
+          const st = await store.chainState(chain).catch(() => null);
+          if (st !== null) this.chainState.set(chain, st);
+        }
       }
     }
   }

@@ -88,6 +88,10 @@ export class IndexStore {
   private readonly indexes = new Map<number, EndpointIndex>();
   /** Serialises accepts: the next-index cache assumes one writer at a time. */
   private writing: Promise<unknown> = Promise.resolve();
+  /** Bumped when an accept fails: accepts queued behind it assumed its writes, so they fail too. */
+  private generation = 0;
+  /** The ID keys of accepts queued or being written (see accept). */
+  private readonly pending = new Set<BatchKeys>();
 
   private constructor(readonly db: Database) {}
 
@@ -114,30 +118,51 @@ export class IndexStore {
     store = true,
     derived?: DerivedWrites<T>,
   ): Promise<{accepted: T[]; duplicates: number}> {
-    const run = this.writing.then(() => this.acceptNow(items, position, store, derived));
-    this.writing = run.catch(() => {});
-    return run;
+    // Pipelined: the ID lookups start now, while earlier accepts are still being written (the database reads and
+    // writes on its own threads). A lookup may miss what those earlier batches add, so an ID is also checked
+    // against their keys in memory: an ID in an earlier batch is a duplicate whether that batch stored it or
+    // found it stored. If an earlier batch fails, this one fails too rather than run on what it assumed.
+    const gen = this.generation;
+    let lookup: Lookup | null = null;
+    if (store && items.length > 0) {
+      const keys = new BatchKeys(items.map((it) => containerIndexKey(it.endpoint.id, it.id)));
+      const existing = this.db.getMany(keys.keys);
+      existing.catch(() => {}); // observed in acceptNow
+      lookup = {keys, existing, earlier: [...this.pending]};
+      this.pending.add(keys);
+    }
+    const run = this.writing.then(() => {
+      if (gen !== this.generation) throw new Error("not written: an earlier batch of the feed failed to commit");
+      return this.acceptNow(items, store, lookup, position, derived);
+    });
+    this.writing = run.catch(() => {
+      if (gen === this.generation) this.generation++;
+    });
+    if (lookup === null) return run;
+    const keys = lookup.keys;
+    return run.finally(() => this.pending.delete(keys));
   }
 
   private async acceptNow<T extends AcceptItem>(
     items: readonly T[],
-    position: FeedPosition | null,
     store: boolean,
+    lookup: Lookup | null,
+    position: FeedPosition | null,
     derived: DerivedWrites<T> | undefined,
   ): Promise<{accepted: T[]; duplicates: number}> {
     const ops: BatchOp[] = [];
     const accepted: AcceptedItem<T>[] = [];
     const nexts = new Map<number, bigint>();
     let duplicates = 0;
-    if (store && items.length > 0) {
-      // This is the ingest hot path (a few µs a container): keys are built once, and duplicates within the batch
-      // are found through a number (the ID's first bytes) rather than a string per container.
-      const idKeys = items.map((it) => containerIndexKey(it.endpoint.id, it.id));
-      const existing = await this.db.getMany(idKeys);
-      const seen = new Map<number, number[]>();
+    if (lookup !== null) {
+      // The ingest hot path (a few µs a container): ID keys are built once, and duplicates are found through a
+      // number (the ID's first bytes), with a full compare only when those match.
+      const {keys, earlier} = lookup;
+      const idKeys = keys.keys;
+      const existing = await lookup.existing;
       for (let i = 0; i < items.length; i++) {
         const it = items[i]!;
-        if (existing[i] !== null || seenBefore(seen, idKeys, i)) {
+        if (existing[i] !== null || keys.seenBefore(i) || earlier.some((b) => b.has(idKeys[i]!))) {
           duplicates++;
           continue;
         }
@@ -199,19 +224,48 @@ export class IndexStore {
   }
 }
 
+interface Lookup {
+  keys: BatchKeys;
+  /** The database's answer for each key (null: not stored), asked when the batch was queued. */
+  existing: Promise<(Uint8Array | null)[]>;
+  /** Batches queued before this one and not yet written when it was asked. */
+  earlier: BatchKeys[];
+}
+
 /**
- * Whether the ID key at `i` appeared earlier in the batch (then it is a duplicate); records it otherwise. Keyed by
- * the key's bytes 2-5 (the ID's first four bytes), compared in full only when those match.
+ * The ID keys of one batch, findable by a number: bytes 2-5 of the key (the ID's first four bytes) and the
+ * endpoint, compared in full only when those match. A string per key cost more than the lookup itself.
  */
-function seenBefore(seen: Map<number, number[]>, keys: readonly Uint8Array[], i: number): boolean {
-  const k = keys[i]!;
-  const h = ((k[2]! << 24) | (k[3]! << 16) | (k[4]! << 8) | k[5]!) ^ (k[1]! << 3);
-  const earlier = seen.get(h);
-  if (earlier === undefined) {
-    seen.set(h, [i]);
+class BatchKeys {
+  private readonly byPrefix = new Map<number, number[]>();
+
+  constructor(readonly keys: readonly Uint8Array[]) {
+    keys.forEach((k, i) => {
+      const h = prefix(k);
+      const list = this.byPrefix.get(h);
+      if (list === undefined) this.byPrefix.set(h, [i]);
+      else list.push(i);
+    });
+  }
+
+  /** Whether the batch holds this key. */
+  has(key: Uint8Array): boolean {
+    const list = this.byPrefix.get(prefix(key));
+    return list !== undefined && list.some((j) => Buffer.compare(this.keys[j]!, key) === 0);
+  }
+
+  /** Whether the key at `i` appears earlier in the batch (then it is a duplicate within the batch). */
+  seenBefore(i: number): boolean {
+    const k = this.keys[i]!;
+    const list = this.byPrefix.get(prefix(k))!;
+    for (const j of list) {
+      if (j >= i) return false;
+      if (Buffer.compare(this.keys[j]!, k) === 0) return true;
+    }
     return false;
   }
-  for (const j of earlier) if (Buffer.compare(keys[j]!, k) === 0) return true;
-  earlier.push(i);
-  return false;
+}
+
+function prefix(k: Uint8Array): number {
+  return ((k[2]! << 24) | (k[3]! << 16) | (k[4]! << 8) | k[5]!) ^ (k[1]! << 3);
 }

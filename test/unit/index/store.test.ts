@@ -60,6 +60,40 @@ describe("IndexStore", () => {
     await db.close();
   });
 
+  it("pipelined accepts: a batch queued behind one still writing sees its IDs as duplicates", async () => {
+    const {store} = await open();
+    // Issued together: the second batch's lookups start before the first is written.
+    const a = store.accept([0, 1, 2].map((n) => item(xtx, n)), {key: "f", value: Uint8Array.of(1)});
+    const b = store.accept([2, 3, 1, 4].map((n) => item(xtx, n)), {key: "f", value: Uint8Array.of(2)});
+    const c = store.accept([4, 5].map((n) => item(xtx, n)), {key: "f", value: Uint8Array.of(3)});
+    const [ra, rb, rc] = await Promise.all([a, b, c]);
+    expect(ra.accepted).toHaveLength(3);
+    expect(rb).toMatchObject({duplicates: 2});
+    expect(rb.accepted.map((it) => it.id)).toEqual([3, 4].map((n) => item(xtx, n).id));
+    expect(rc).toMatchObject({duplicates: 1});
+    const idx = store.index(xtx);
+    expect(idx.next).toBe(6n);
+    for (let n = 0; n < 6; n++) expect(await idx.getIndex(item(xtx, n).id)).toBe(BigInt(n));
+    expect([...(await store.feedPosition("f"))!]).toEqual([3]);
+  });
+
+  it("pipelined accepts: when one fails, those queued behind it fail unwritten, and later ones run", async () => {
+    const {store} = await open();
+    const fail = (): never => {
+      throw new Error("derived writes failed");
+    };
+    const a = store.accept([item(xtx, 0)], {key: "f", value: Uint8Array.of(1)}, true, fail);
+    const b = store.accept([item(xtx, 1)], {key: "f", value: Uint8Array.of(2)});
+    await expect(a).rejects.toThrow("derived writes failed");
+    await expect(b).rejects.toThrow("not written: an earlier batch of the feed failed to commit");
+    expect(store.index(xtx).next).toBe(0n);
+    expect(await store.feedPosition("f")).toBeNull();
+    // After the failure is seen, the feed restarts from its position: accepts work again.
+    const r = await store.accept([0, 1].map((n) => item(xtx, n)), {key: "f", value: Uint8Array.of(3)});
+    expect(r.accepted).toHaveLength(2);
+    expect(store.index(xtx).next).toBe(2n);
+  });
+
   it("keeps everything across a reopen", async () => {
     const {db, store, dir} = await open();
     await store.accept([item(xtx, 0), item(xtx, 1)], {key: "f", value: Uint8Array.of(7)});
