@@ -83,7 +83,9 @@ describe("an upstream that goes away", () => {
       let report: {checks: Record<string, {error?: string}>} | undefined;
       while (Date.now() < deadline) {
         report = (await n.rpc("/ext/health", "health.health")).body.result as typeof report;
-        if (report?.checks.network?.error?.includes("not connected")) break;
+        // The check says "not connected" from the start; the first failed attempt is logged a moment later.
+        const logged = n.logs.some((l) => l.msg === "upstream failing; retrying with backoff");
+        if (logged && report?.checks.network?.error?.includes("not connected")) break;
         await new Promise((r) => setTimeout(r, 100));
       }
       expect(report?.checks.network?.error).toMatch(/^network layer is unhealthy reason: not connected to a minimum of 1 peer\(s\) only 0/);
