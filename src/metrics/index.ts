@@ -40,7 +40,7 @@ export function createCoreMetrics(register = new Registry()): CoreMetrics {
       }),
       duration: new FastHistogram({
         name: `${METRIC_PREFIX}http_request_duration_seconds`,
-        help: "HTTP request duration by route template",
+        help: "HTTP request duration (arrival until the answer is written) by route template",
         labelNames: ["route"],
         buckets: LATENCY_BUCKETS,
         registers: [register],
