@@ -125,10 +125,15 @@ export class IndexStore {
     const gen = this.generation;
     let lookup: Lookup | null = null;
     if (store && items.length > 0) {
-      const keys = new BatchKeys(items.map((it) => containerIndexKey(it.endpoint.id, it.id)));
+      const keys = new BatchKeys(
+        items.map((it) => containerIndexKey(it.endpoint.id, it.id)),
+        gen,
+      );
       const existing = this.db.getMany(keys.keys);
       existing.catch(() => {}); // observed in acceptNow
-      lookup = {keys, existing, earlier: [...this.pending]};
+      // Only batches of this generation: those of an earlier one either were written before the failure that
+      // ended it (so the lookup sees them) or fail unwritten, and their IDs must not count as stored.
+      lookup = {keys, existing, earlier: [...this.pending].filter((b) => b.generation === gen)};
       this.pending.add(keys);
     }
     const run = this.writing.then(() => {
@@ -239,7 +244,11 @@ interface Lookup {
 class BatchKeys {
   private readonly byPrefix = new Map<number, number[]>();
 
-  constructor(readonly keys: readonly Uint8Array[]) {
+  constructor(
+    readonly keys: readonly Uint8Array[],
+    /** The store's generation when the batch was queued. */
+    readonly generation: number,
+  ) {
     keys.forEach((k, i) => {
       const h = prefix(k);
       const list = this.byPrefix.get(h);

@@ -88,10 +88,19 @@ describe("IndexStore", () => {
     await expect(b).rejects.toThrow("not written: an earlier batch of the feed failed to commit");
     expect(store.index(xtx).next).toBe(0n);
     expect(await store.feedPosition("f")).toBeNull();
+    // A batch queued behind a failed one fails unwritten; its IDs are then accepted again, not taken as stored.
+    const fail2 = store.accept([item(xtx, 7)], null, true, fail);
+    const behind = store.accept([item(xtx, 8)], null);
+    const behindSettled = behind.then(() => "written", () => "not written");
+    await expect(fail2).rejects.toThrow("derived writes failed");
+    const retry = store.accept([item(xtx, 8), item(xtx, 7)], null);
+    expect(await behindSettled).toBe("not written");
+    expect((await retry).accepted.map((it) => it.id)).toEqual([item(xtx, 8).id, item(xtx, 7).id]);
+    expect(store.index(xtx).next).toBe(2n);
     // After the failure is seen, the feed restarts from its position: accepts work again.
     const r = await store.accept([0, 1].map((n) => item(xtx, n)), {key: "f", value: Uint8Array.of(3)});
     expect(r.accepted).toHaveLength(2);
-    expect(store.index(xtx).next).toBe(2n);
+    expect(store.index(xtx).next).toBe(4n);
   });
 
   it("keeps everything across a reopen", async () => {
