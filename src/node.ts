@@ -119,6 +119,7 @@ export class AvaextNode {
     const db = await Database.open(c["db-dir"]);
     this.db = db;
     this.onClose("database", () => db.close());
+    if (db.migrated > 0) this.logger.info({records: db.migrated, dir: db.dir}, "moved container records of an older database layout to their own store");
     const store = await IndexStore.open(db);
     this.store = store;
     await checkIncompleteIndex(store, c["index-enabled"], c["index-allow-incomplete"]);
@@ -155,6 +156,7 @@ export class AvaextNode {
     }
     // --- admin API (issue #6) ---
     if (c["api-admin-enabled"]) {
+      const rawDb = db.rawReader();
       const admin = new AdminService(
         {config: c},
         {
@@ -162,7 +164,7 @@ export class AvaextNode {
           chains: this.chains,
           loggers: this.loggers,
           logger: this.logger,
-          db: () => this.overrides.rawDb ?? db.level,
+          db: () => this.overrides.rawDb ?? rawDb,
         },
       );
       this.admin = admin;

@@ -1,11 +1,29 @@
 /**
- * The database: one `level` (classic-level) instance with binary keys and values. Reads return null for a
- * missing key; a database held by another process becomes a clear, fatal error.
+ * The database: two `level` (classic-level) instances behind one interface, binary keys and values, reads
+ * returning null for a missing key, a database held by another process as a clear, fatal error.
+ *
+ * Why two: container records are nearly all of the bytes and their keys only grow (endpoint ‖ index), while the
+ * ID keys are random. In one LevelDB every flushed table spans both, overlaps every table below it, and each
+ * compaction rewrote the stored containers again (7x the bytes flushed for 1M containers, a third of the
+ * ingest's CPU). Alone, container tables do not overlap and LevelDB moves them down without rewriting them.
+ *
+ * - `main` (`<dir>`): every bucket but `container`: ID keys, next indexes, feed positions, chain state, flags.
+ *   It is the commit point: a container exists once `main` holds its endpoint's next index past it.
+ * - `containers` (`<dir>/containers`): bucket `container` only.
+ *
+ * A batch writes its container records first, synced, then everything else. A crash (or power loss) between
+ * the two leaves records past the committed next index: never read (reads stop at the next index), and
+ * overwritten when the feed replays from its committed position. The sync keeps power loss from losing records
+ * that `main` already counts; it costs one fdatasync per batch, on the database's thread.
  */
+import {mkdir} from "node:fs/promises";
+import path from "node:path";
 import {Level} from "level";
 import {Bucket} from "./buckets.js";
 
 export type BatchOp = {type: "put"; key: Uint8Array; value: Uint8Array} | {type: "del"; key: Uint8Array};
+
+type RawLevel = Level<Uint8Array, Uint8Array>;
 
 export class DatabaseLockedError extends Error {
   constructor(dir: string) {
@@ -14,78 +32,168 @@ export class DatabaseLockedError extends Error {
   }
 }
 
+/** The folder, inside the main database's, that holds the container records. */
+export const CONTAINERS_DIR = "containers";
+
+/** Records moved per batch when an older database (containers in `main`) is upgraded. */
+const MIGRATE_CHUNK = 10_000;
+
 export class Database {
+  /** Container records moved out of `main` at open (a database written by an older avaext), for the log. */
+  migrated = 0;
+
   private constructor(
     readonly dir: string,
-    readonly level: Level<Uint8Array, Uint8Array>,
+    private readonly main: RawLevel,
+    private readonly containers: RawLevel,
   ) {}
 
   static async open(dir: string): Promise<Database> {
-    // A larger write buffer than LevelDB's 4 MiB default: ingest writes ~1 KiB containers in bulk, and a small
-    // memtable flushes (and compacts level 0) many times more often. 32 MiB keeps RSS well inside budget.
-    const level = new Level<Uint8Array, Uint8Array>(dir, {keyEncoding: "view", valueEncoding: "view", writeBufferSize: 32 * 1024 * 1024});
+    // Larger write buffers than LevelDB's 4 MiB: ingest writes ~1 KiB containers in bulk, and a small memtable
+    // flushes (and compacts level 0) many times more often. `main` holds ~50 bytes a container.
+    const main = await openLevel(dir, 16 * 1024 * 1024);
+    let containers: RawLevel;
     try {
-      await level.open();
+      containers = await openLevel(path.join(dir, CONTAINERS_DIR), 32 * 1024 * 1024);
     } catch (e) {
-      const cause = (e as {cause?: {code?: string}}).cause;
-      if ((e as {code?: string}).code === "LEVEL_LOCKED" || cause?.code === "LEVEL_LOCKED") throw new DatabaseLockedError(dir);
-      throw new Error(`cannot open database ${dir}: ${(e as Error).message}`);
+      await main.close();
+      throw e;
     }
-    return new Database(dir, level);
+    const db = new Database(dir, main, containers);
+    try {
+      await db.migrate();
+    } catch (e) {
+      await db.close();
+      throw new Error(`cannot move container records to ${path.join(dir, CONTAINERS_DIR)}: ${(e as Error).message}`);
+    }
+    return db;
   }
 
+  /** `"open"` when both stores are (`level`'s status otherwise: opening, closing, closed). */
   get status(): string {
-    return this.level.status;
+    return this.main.status === "open" ? this.containers.status : this.main.status;
   }
 
   isOpen(): boolean {
-    return this.level.status === "open";
+    return this.status === "open";
   }
 
   async get(key: Uint8Array): Promise<Uint8Array | null> {
-    return (await this.level.get(key)) ?? null;
+    return (await this.store(key).get(key)) ?? null;
   }
 
-  /** Raw read for admin.dbGet (undefined when missing). */
-  async rawGet(key: Uint8Array): Promise<Uint8Array | undefined> {
-    return this.level.get(key);
+  /** Raw reads for admin.dbGet: undefined when missing, and the status `level` reports. */
+  rawReader(): {get(key: Uint8Array): Promise<Uint8Array | undefined>; readonly status: string} {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    const db = this;
+    return {
+      get: (key) => db.store(key).get(key),
+      get status() {
+        return db.status;
+      },
+    };
   }
 
+  /** Several keys of one bucket. */
   async getMany(keys: readonly Uint8Array[]): Promise<(Uint8Array | null)[]> {
     if (keys.length === 0) return [];
-    return (await this.level.getMany(keys as Uint8Array[])).map((v) => v ?? null);
+    const store = this.store(keys[0]!);
+    if (keys.some((k) => this.store(k) !== store)) throw new Error("getMany: keys of both stores in one call");
+    return (await store.getMany(keys as Uint8Array[])).map((v) => v ?? null);
   }
 
-  /** One atomic write. */
+  /** One atomic write: its container records (synced), then the rest (see the file comment). */
   async batch(ops: BatchOp[]): Promise<void> {
-    if (ops.length === 0) return;
-    // A chained batch rather than level.batch(array): the array form validates and copies every operation object
-    // and then reads its properties through N-API one by one, which costs the main thread about twice as much
-    // per container on the ingest path (bench/: 11 µs vs 6 µs for a 1 KiB container's two writes).
-    const b = this.level.batch();
-    for (const op of ops) {
-      if (op.type === "put") b.put(op.key, op.value);
-      else b.del(op.key);
-    }
-    await b.write();
+    await this.writeContainers(ops.filter((op) => isContainerKey(op.key)));
+    await this.writeMain(ops.filter((op) => !isContainerKey(op.key)));
+  }
+
+  /** Writes container records, synced; the first half of a batch (see the file comment). */
+  async writeContainers(ops: readonly BatchOp[]): Promise<void> {
+    await write(this.containers, ops, true, true);
+  }
+
+  /** Writes keys of every other bucket atomically; the commit, after the records it counts are written. */
+  async writeMain(ops: readonly BatchOp[]): Promise<void> {
+    await write(this.main, ops, false, false);
   }
 
   async put(key: Uint8Array, value: Uint8Array): Promise<void> {
-    await this.level.put(key, value);
+    await this.store(key).put(key, value, isContainerKey(key) ? {sync: true} : {});
   }
 
-  /** Values of keys in [gte, lt), in key order, at most `limit`. */
+  /** Values of keys in [gte, lt) (one bucket), in key order, at most `limit`. */
   async values(gte: Uint8Array, lt: Uint8Array, limit: number): Promise<Uint8Array[]> {
     // One native round trip for the whole range rather than classic-level's 16 KiB default batches.
-    return this.level.values({gte, lt, limit, highWaterMarkBytes: 4 * 1024 * 1024} as never).all();
+    return this.store(gte).values({gte, lt, limit, highWaterMarkBytes: 4 * 1024 * 1024} as never).all();
   }
 
-  /** The database health check: a read that must answer. */
+  /** The database health check: a read of each store that must answer. */
   async probe(): Promise<void> {
-    await this.level.get(Uint8Array.of(Bucket.probe));
+    await Promise.all([this.main.get(Uint8Array.of(Bucket.probe)), this.containers.get(Uint8Array.of(Bucket.probe))]);
   }
 
   async close(): Promise<void> {
-    if (this.level.status === "open" || this.level.status === "opening") await this.level.close();
+    for (const l of [this.containers, this.main]) if (l.status === "open" || l.status === "opening") await l.close();
   }
+
+  private store(key: Uint8Array): RawLevel {
+    return isContainerKey(key) ? this.containers : this.main;
+  }
+
+  /**
+   * Moves container records that an older avaext kept in `main`. Each chunk is written (synced) to `containers`
+   * before it is deleted from `main`, so an interrupted move resumes at the next open and loses nothing.
+   */
+  private async migrate(): Promise<void> {
+    const gte = Uint8Array.of(Bucket.container);
+    const lt = Uint8Array.of(Bucket.container + 1);
+    for (;;) {
+      const entries = await this.main.iterator({gte, lt, limit: MIGRATE_CHUNK}).all();
+      if (entries.length === 0) return;
+      const c = this.containers.batch();
+      const m = this.main.batch();
+      for (const [k, v] of entries) {
+        c.put(k, v);
+        m.del(k);
+      }
+      await c.write({sync: true});
+      await m.write();
+      this.migrated += entries.length;
+    }
+  }
+}
+
+async function write(level: RawLevel, ops: readonly BatchOp[], containers: boolean, sync: boolean): Promise<void> {
+  if (ops.length === 0) return;
+  // A chained batch rather than level.batch(array): the array form validates and copies every operation object
+  // and then reads its properties through N-API one by one, which costs the main thread about twice as much
+  // per container on the ingest path (bench/: 11 µs vs 6 µs for a 1 KiB container's two writes).
+  const b = level.batch();
+  for (const op of ops) {
+    if (isContainerKey(op.key) !== containers) {
+      await b.close();
+      throw new Error(`key of bucket ${op.key[0]} written to the ${containers ? "containers" : "main"} store`);
+    }
+    if (op.type === "put") b.put(op.key, op.value);
+    else b.del(op.key);
+  }
+  await b.write({sync});
+}
+
+function isContainerKey(key: Uint8Array): boolean {
+  return key[0] === Bucket.container;
+}
+
+async function openLevel(dir: string, writeBufferSize: number): Promise<RawLevel> {
+  await mkdir(path.dirname(dir), {recursive: true});
+  const level = new Level<Uint8Array, Uint8Array>(dir, {keyEncoding: "view", valueEncoding: "view", writeBufferSize});
+  try {
+    await level.open();
+  } catch (e) {
+    const cause = (e as {cause?: {code?: string}}).cause;
+    if ((e as {code?: string}).code === "LEVEL_LOCKED" || cause?.code === "LEVEL_LOCKED") throw new DatabaseLockedError(dir);
+    throw new Error(`cannot open database ${dir}: ${(e as Error).message}`);
+  }
+  return level;
 }

@@ -21,6 +21,8 @@ import {sleep, type BadInputReporter, type FeedBatch, type FeedItem, type FeedSo
 export interface IngesterOptions {
   /** Store containers (`--index-enabled`); when off only the position and the chain state advance. */
   indexEnabled: boolean;
+  /** Most batches queued for commit before the source waits (default 3; see runWithRestarts). */
+  pipelineDepth?: number;
 }
 
 export interface IngesterModules {
@@ -178,14 +180,16 @@ export class Ingester implements BadInputReporter {
     const signal = this.ctrl.signal;
     let pos = position;
     while (!signal.aborted) {
-      // The next batch is queued (its ID lookups running) while the previous one is being written, and the source
-      // prepares the one after; commits stay in order, and the source never runs more than one batch ahead.
+      // Batches are queued (their ID lookups running) while earlier ones are being written, and the source prepares
+      // the next meanwhile; commits stay in order, and at most `pipelineDepth` batches are queued. One queued batch
+      // left the main thread idle for a third of the ingest: it waited for each write, synced, to finish.
       let last: Promise<void> = Promise.resolve();
+      const queued: Promise<void>[] = [];
       const sink = async (b: FeedBatch): Promise<void> => {
-        const before = last;
-        last = this.commit(b, before);
+        last = this.commit(b, last);
         last.catch(() => {}); // observed below and by the next sink; never an unhandled rejection
-        await before;
+        queued.push(last);
+        if (queued.length >= (this.opts.pipelineDepth ?? 3)) await queued.shift();
       };
       try {
         try {

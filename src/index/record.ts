@@ -7,10 +7,15 @@ export interface ContainerRecord {
   bytes: Uint8Array;
 }
 
-export function encodeRecord(r: ContainerRecord): Uint8Array {
-  const out = new Uint8Array(40 + r.bytes.length);
+/** Bytes a record of this container takes. */
+export function recordSize(r: {bytes: Uint8Array}): number {
+  return 40 + r.bytes.length;
+}
+
+/** Encodes into `out` (recordSize bytes, e.g. from a batch's Slab) or a new array. */
+export function encodeRecord(r: ContainerRecord, out: Uint8Array = new Uint8Array(recordSize(r))): Uint8Array {
   out.set(r.id, 0);
-  new DataView(out.buffer).setBigUint64(32, r.timestampNs);
+  new DataView(out.buffer, out.byteOffset, out.byteLength).setBigUint64(32, r.timestampNs);
   out.set(r.bytes, 40);
   return out;
 }

@@ -3,11 +3,11 @@
  * index → container record, id → index. Accepting is one atomic batch that also carries the feed's position,
  * so a crash at any moment leaves either all of a batch or none of it, and replay skips what is already there.
  */
-import {Bucket, ChainFlag, containerIndexKey, containerKey, key, readU64be, u64be} from "../db/buckets.js";
+import {Bucket, ChainFlag, Slab, containerIndexKey, containerKey, key, readU64be, u64be} from "../db/buckets.js";
 import type {BatchOp, Database} from "../db/controller.js";
 import type {ChainName} from "../chains/index.js";
 import {ENDPOINTS, type Endpoint} from "./endpoints.js";
-import {decodeRecord, encodeRecord, type ContainerRecord} from "./record.js";
+import {decodeRecord, encodeRecord, recordSize, type ContainerRecord} from "./record.js";
 
 /** Most containers one getContainerRange returns (AvalancheGo's MaxFetchedByRange). */
 export const MAX_FETCHED_BY_RANGE = 1024;
@@ -86,10 +86,16 @@ export class EndpointIndex {
 
 export class IndexStore {
   private readonly indexes = new Map<number, EndpointIndex>();
-  /** Serialises accepts: the next-index cache assumes one writer at a time. */
-  private writing: Promise<unknown> = Promise.resolve();
+  /**
+   * Accepts are written in two serialised phases (see accept): the container records, then the commit in the main
+   * store. `containersTail` and `commitTail` are the last accept's two phases.
+   */
+  private containersTail: Promise<unknown> = Promise.resolve();
+  private commitTail: Promise<unknown> = Promise.resolve();
   /** Bumped when an accept fails: accepts queued behind it assumed its writes, so they fail too. */
   private generation = 0;
+  /** Per endpoint, the next index as assigned to queued accepts (ahead of EndpointIndex.next, the committed one). */
+  private assigned = new Map<number, bigint>();
   /** The ID keys of accepts queued or being written (see accept). */
   private readonly pending = new Set<BatchKeys>();
 
@@ -108,9 +114,19 @@ export class IndexStore {
 
   /**
    * Accepts containers in order, skipping any whose ID the endpoint already holds (replay after a restart, or a
-   * duplicate within the batch), and writes the feed position and the `derived` writes in the same atomic batch.
+   * duplicate within the batch), and writes the feed position and the `derived` writes in the same atomic commit.
    * Returns the new containers. When `store` is false (indexing off), nothing is deduplicated or stored: every
    * item is handed to `derived` (with a null index) and only the position and the derived writes are written.
+   *
+   * Pipelined, in three overlapping stages per accept, each in feed order:
+   * 1. the ID lookups start at once, while earlier accepts are still being written (the database reads and writes
+   *    on its own threads). A lookup may miss what those earlier accepts add, so an ID is also checked against
+   *    their keys in memory: an ID in an earlier accept is a duplicate whether that accept stored it or found it;
+   * 2. indexes are assigned and the container records written (synced) to the containers store, while the previous
+   *    accept's commit may still be running;
+   * 3. the commit: ID keys, next indexes, feed position and derived writes, one atomic batch of the main store,
+   *    after the previous accept's commit. Readers see the new containers from then on.
+   * If an accept fails at any stage, the ones queued behind it fail too rather than run on what they assumed.
    */
   accept<T extends AcceptItem>(
     items: readonly T[],
@@ -118,44 +134,62 @@ export class IndexStore {
     store = true,
     derived?: DerivedWrites<T>,
   ): Promise<{accepted: T[]; duplicates: number}> {
-    // Pipelined: the ID lookups start now, while earlier accepts are still being written (the database reads and
-    // writes on its own threads). A lookup may miss what those earlier batches add, so an ID is also checked
-    // against their keys in memory: an ID in an earlier batch is a duplicate whether that batch stored it or
-    // found it stored. If an earlier batch fails, this one fails too rather than run on what it assumed.
     const gen = this.generation;
     let lookup: Lookup | null = null;
     if (store && items.length > 0) {
+      const slab = new Slab(items.reduce((n, it) => n + 2 + it.id.length, 0));
       const keys = new BatchKeys(
-        items.map((it) => containerIndexKey(it.endpoint.id, it.id)),
+        items.map((it) => slab.containerIndexKey(it.endpoint.id, it.id)),
         gen,
       );
       const existing = this.db.getMany(keys.keys);
-      existing.catch(() => {}); // observed in acceptNow
-      // Only batches of this generation: those of an earlier one either were written before the failure that
+      existing.catch(() => {}); // observed in prepare
+      // Only accepts of this generation: those of an earlier one either were written before the failure that
       // ended it (so the lookup sees them) or fail unwritten, and their IDs must not count as stored.
       lookup = {keys, existing, earlier: [...this.pending].filter((b) => b.generation === gen)};
       this.pending.add(keys);
     }
-    const run = this.writing.then(() => {
-      if (gen !== this.generation) throw new Error("not written: an earlier batch of the feed failed to commit");
-      return this.acceptNow(items, store, lookup, position, derived);
+    const stale = (): Error => new Error("not written: an earlier batch of the feed failed to commit");
+    const prepared = this.containersTail.then(async () => {
+      if (gen !== this.generation) throw stale();
+      const p = await this.prepare(items, store, lookup, position, derived);
+      if (gen !== this.generation) throw stale();
+      // Assigned before the write, so the next accept numbers its containers after these.
+      for (const [id, n] of p.nexts) this.assigned.set(id, n);
+      await this.db.writeContainers(p.containerOps);
+      return p;
     });
-    this.writing = run.catch(() => {
-      if (gen === this.generation) this.generation++;
+    // A failure is acted on in the commit chain, after the previous accept's commit: an accept is never failed by
+    // one queued behind it.
+    const committed = this.commitTail.then(async () => {
+      const p = await prepared;
+      if (gen !== this.generation) throw stale();
+      await this.db.writeMain(p.mainOps);
+      for (const [id, n] of p.nexts) this.indexes.get(id)!.next = n;
+      return {accepted: p.accepted, duplicates: p.duplicates};
     });
-    if (lookup === null) return run;
+    this.containersTail = prepared.catch(() => {});
+    this.commitTail = committed.catch(() => {
+      if (gen !== this.generation) return;
+      this.generation++;
+      // Indexes assigned to accepts that will not commit are free again.
+      this.assigned = new Map();
+    });
+    if (lookup === null) return committed;
     const keys = lookup.keys;
-    return run.finally(() => this.pending.delete(keys));
+    return committed.finally(() => this.pending.delete(keys));
   }
 
-  private async acceptNow<T extends AcceptItem>(
+  /** Stage 2 of accept, before any write: what to write to each store, and the next indexes after it. */
+  private async prepare<T extends AcceptItem>(
     items: readonly T[],
     store: boolean,
     lookup: Lookup | null,
     position: FeedPosition | null,
     derived: DerivedWrites<T> | undefined,
-  ): Promise<{accepted: T[]; duplicates: number}> {
-    const ops: BatchOp[] = [];
+  ): Promise<Prepared<T>> {
+    const containerOps: BatchOp[] = [];
+    const mainOps: BatchOp[] = [];
     const accepted: AcceptedItem<T>[] = [];
     const nexts = new Map<number, bigint>();
     let duplicates = 0;
@@ -165,6 +199,7 @@ export class IndexStore {
       const {keys, earlier} = lookup;
       const idKeys = keys.keys;
       const existing = await lookup.existing;
+      const slab = new Slab(items.reduce((n, it) => n + 18 + recordSize(it), 0));
       for (let i = 0; i < items.length; i++) {
         const it = items[i]!;
         if (existing[i] !== null || keys.seenBefore(i) || earlier.some((b) => b.has(idKeys[i]!))) {
@@ -172,21 +207,19 @@ export class IndexStore {
           continue;
         }
         const e = it.endpoint.id;
-        const n = nexts.get(e) ?? this.index(it.endpoint).next;
-        ops.push({type: "put", key: containerKey(e, n), value: encodeRecord(it)});
-        ops.push({type: "put", key: idKeys[i]!, value: u64be(n)});
+        const n = nexts.get(e) ?? this.assigned.get(e) ?? this.index(it.endpoint).next;
+        containerOps.push({type: "put", key: slab.containerKey(e, n), value: encodeRecord(it, slab.take(recordSize(it)))});
+        mainOps.push({type: "put", key: idKeys[i]!, value: slab.u64(n)});
         nexts.set(e, n + 1n);
         accepted.push({item: it, index: n});
       }
-      for (const [id, n] of nexts) ops.push({type: "put", key: key(Bucket.nextIndex, id), value: u64be(n)});
+      for (const [id, n] of nexts) mainOps.push({type: "put", key: key(Bucket.nextIndex, id), value: u64be(n)});
     } else if (!store) {
       for (const it of items) accepted.push({item: it, index: null});
     }
-    if (derived) ops.push(...derived(accepted));
-    if (position) ops.push({type: "put", key: key(Bucket.feedPosition, position.key), value: position.value});
-    await this.db.batch(ops);
-    for (const [id, n] of nexts) this.indexes.get(id)!.next = n;
-    return {accepted: store ? accepted.map((a) => a.item) : [], duplicates};
+    if (derived) mainOps.push(...derived(accepted));
+    if (position) mainOps.push({type: "put", key: key(Bucket.feedPosition, position.key), value: position.value});
+    return {containerOps, mainOps, nexts, accepted: store ? accepted.map((a) => a.item) : [], duplicates};
   }
 
   /** The stored last accepted block of a chain, or null. */
@@ -225,8 +258,20 @@ export class IndexStore {
 
   /** Waits for writes in progress. */
   async flush(): Promise<void> {
-    await this.writing;
+    await Promise.all([this.containersTail, this.commitTail]);
   }
+}
+
+/** What one accept writes, built before its writes start. */
+interface Prepared<T> {
+  /** Container records, for the containers store. */
+  containerOps: BatchOp[];
+  /** The commit: ID keys, next indexes, derived writes, feed position. */
+  mainOps: BatchOp[];
+  /** Next index per endpoint after this accept. */
+  nexts: Map<number, bigint>;
+  accepted: T[];
+  duplicates: number;
 }
 
 interface Lookup {

@@ -4,7 +4,10 @@ import {afterEach, describe, expect, it} from "vitest";
 import {Database} from "../../../src/db/controller.js";
 import {findEndpoint} from "../../../src/index/endpoints.js";
 import {checkIncompleteIndex, decide} from "../../../src/index/incomplete.js";
-import {ChainFlag} from "../../../src/db/buckets.js";
+import {Level} from "level";
+import {Bucket, ChainFlag, containerIndexKey, containerKey, key, u64be} from "../../../src/db/buckets.js";
+import type {BatchOp} from "../../../src/db/controller.js";
+import {encodeRecord} from "../../../src/index/record.js";
 import {IndexStore, type AcceptItem} from "../../../src/index/store.js";
 import {sha256} from "../../../src/util/cb58.js";
 import {containerBytes} from "../../helpers/feed.js";
@@ -101,6 +104,67 @@ describe("IndexStore", () => {
     const r = await store.accept([0, 1].map((n) => item(xtx, n)), {key: "f", value: Uint8Array.of(3)});
     expect(r.accepted).toHaveLength(2);
     expect(store.index(xtx).next).toBe(4n);
+  });
+
+  it("a commit that fails after its records were written: they stay unread, and the retry takes their indexes", async () => {
+    const {db, store, dir} = await open();
+    await store.accept([item(xtx, 0)], {key: "f", value: Uint8Array.of(1)});
+    // A derived write that the main store refuses (a container key): the commit fails after the records of x1
+    // and x2 were written to the containers store.
+    const badCommit = (): BatchOp[] => [{type: "put", key: containerKey(xtx.id, 99n), value: Uint8Array.of(1)}];
+    const a = store.accept([item(xtx, 1), item(xtx, 2)], {key: "f", value: Uint8Array.of(2)}, true, badCommit);
+    const b = store.accept([item(xtx, 3)], {key: "f", value: Uint8Array.of(3)});
+    await expect(a).rejects.toThrow(/written to the main store/);
+    await expect(b).rejects.toThrow("not written: an earlier batch of the feed failed to commit");
+    const idx = store.index(xtx);
+    expect(idx.next).toBe(1n);
+    expect(await idx.getByIndex(1n)).toBeNull();
+    expect((await idx.getRange(0n, 10)).map((c) => c.index)).toEqual([0n]);
+    expect(await idx.getIndex(item(xtx, 1).id)).toBeNull();
+    expect([...(await store.feedPosition("f"))!]).toEqual([1]);
+    // The feed replays from its position; another container takes index 1 over the unread record.
+    await store.accept([item(xtx, 5)], {key: "f", value: Uint8Array.of(4)});
+    await db.close();
+    const db2 = await Database.open(dir);
+    const again = IndexStore.open(db2);
+    const idx2 = (await again).index(xtx);
+    expect(idx2.next).toBe(2n);
+    expect((await idx2.getRange(0n, 10)).map((c) => c.id)).toEqual([item(xtx, 0).id, item(xtx, 5).id]);
+    expect(await idx2.getIndex(item(xtx, 2).id)).toBeNull();
+    await db2.close();
+  });
+
+  it("moves container records of the older one-store layout to the containers store at open", async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    // The layout before the split: records in the main store, next to the ID keys and the next index.
+    const old = new Level<Uint8Array, Uint8Array>(dir, {keyEncoding: "view", valueEncoding: "view"});
+    await old.open();
+    const items = Array.from({length: 25_000}, (_, n) => item(xtx, n));
+    const b = old.batch();
+    items.forEach((it, n) => {
+      b.put(containerKey(xtx.id, BigInt(n)), encodeRecord(it));
+      b.put(containerIndexKey(xtx.id, it.id), u64be(BigInt(n)));
+    });
+    b.put(key(Bucket.nextIndex, xtx.id), u64be(BigInt(items.length)));
+    await b.write();
+    await old.close();
+
+    const db = await Database.open(dir);
+    expect(db.migrated).toBe(items.length);
+    const idx = (await IndexStore.open(db)).index(xtx);
+    expect(idx.next).toBe(BigInt(items.length));
+    expect((await idx.getById(items[12_345]!.id))!.index).toBe(12_345n);
+    expect((await idx.getRange(24_990n, 1024)).map((c) => c.id)).toEqual(items.slice(24_990).map((it) => it.id));
+    await db.close();
+    // Nothing is left behind in the main store, and a second open moves nothing.
+    const main = new Level<Uint8Array, Uint8Array>(dir, {keyEncoding: "view", valueEncoding: "view"});
+    await main.open();
+    expect(await main.keys({gte: Uint8Array.of(Bucket.container), lt: Uint8Array.of(Bucket.container + 1)}).all()).toEqual([]);
+    await main.close();
+    const db2 = await Database.open(dir);
+    expect(db2.migrated).toBe(0);
+    await db2.close();
   });
 
   it("keeps everything across a reopen", async () => {
