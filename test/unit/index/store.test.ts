@@ -167,6 +167,30 @@ describe("IndexStore", () => {
     await db2.close();
   });
 
+  it("reads synchronously while reads are fast, and asynchronously for a while after slow ones in a row", async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    // Every read counts as slow here: the third in a row switches to asynchronous reads.
+    const db = await Database.open(dir, {slowReadMs: -1});
+    const store = await IndexStore.open(db);
+    const items = [0, 1, 2, 3, 4].map((n) => item(xtx, n));
+    await store.accept(items, null);
+    const idx = store.index(xtx);
+    const read = async (n: number): Promise<Uint8Array | undefined> => (await idx.getByIndex(BigInt(n)))?.id;
+    expect(await read(0)).toEqual(items[0]!.id);
+    expect(await read(1)).toEqual(items[1]!.id);
+    expect(db.asyncReadsLeft).toBe(0);
+    expect(await read(2)).toEqual(items[2]!.id);
+    expect(db.asyncReadsLeft).toBe(1000);
+    expect(await read(3)).toEqual(items[3]!.id);
+    expect(await idx.getIndex(items[4]!.id)).toBe(4n);
+    expect(await idx.getByIndex(9n)).toBeNull();
+    expect(db.asyncReadsLeft).toBe(998);
+    await db.close();
+    // A closed database refuses reads either way, with level's error.
+    await expect(idx.getByIndex(0n)).rejects.toThrow(/not open/);
+  });
+
   it("keeps everything across a reopen", async () => {
     const {db, store, dir} = await open();
     await store.accept([item(xtx, 0), item(xtx, 1)], {key: "f", value: Uint8Array.of(7)});
