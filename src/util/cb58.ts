@@ -29,7 +29,9 @@ const CODES = Uint8Array.from(ALPHABET, (c) => c.charCodeAt(0));
 export function base58Encode(bytes: Uint8Array): string {
   let zeros = 0;
   while (zeros < bytes.length && bytes[zeros] === 0) zeros++;
-  const limbs = bytes.length <= 5 * LIMBS.length ? LIMBS : new Float64Array(Math.ceil(bytes.length / 5) + 1);
+  // A limb holds log2(58^5) ≈ 29.29 bits: 8 bits a byte need 0.274 limbs (a typed array drops writes past its end).
+  const need = Math.ceil((bytes.length * 8) / 29.29) + 1;
+  const limbs = need <= LIMBS.length ? LIMBS : new Float64Array(need);
   let len = 0;
   for (let i = zeros; i < bytes.length; i++) {
     let carry = bytes[i]!;

@@ -1,6 +1,6 @@
 /** CB58 IDs: AvalancheGo's error texts, and a bounded cost for long inputs (found by the issue #8 review). */
 import {describe, expect, it} from "vitest";
-import {MAX_ID_STRING_LENGTH, idFromString} from "../../../src/util/cb58.js";
+import {MAX_ID_STRING_LENGTH, base58Decode, base58Encode, idFromString} from "../../../src/util/cb58.js";
 
 describe("idFromString on long inputs", () => {
   it("refuses a 1 MiB id at once (base58 decoding is quadratic: 100k characters took ~8 s)", () => {
@@ -14,5 +14,33 @@ describe("idFromString on long inputs", () => {
     expect(() => idFromString("2".repeat(5000) + "é")).toThrow("base58 decoding error: High-bit set on invalid digit");
     expect(() => idFromString("2".repeat(MAX_ID_STRING_LENGTH))).toThrow("invalid input checksum");
     expect(() => idFromString("")).toThrow("base58 decoding error: zero length string");
+  });
+});
+
+/** Base58 by repeated division of a BigInt: slow and obviously right. */
+function naiveBase58(bytes: Uint8Array): string {
+  const alphabet = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+  let zeros = 0;
+  while (zeros < bytes.length && bytes[zeros] === 0) zeros++;
+  let n = 0n;
+  for (const b of bytes) n = n * 256n + BigInt(b);
+  let out = "";
+  while (n > 0n) {
+    out = alphabet[Number(n % 58n)] + out;
+    n /= 58n;
+  }
+  return "1".repeat(zeros) + out;
+}
+
+describe("base58Encode", () => {
+  it("matches a plain BigInt encoder for every length up to 400 bytes (a fixed limb array once cut inputs ≥ 235 bytes)", () => {
+    let seed = 7;
+    const rand = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % 256;
+    for (let len = 0; len <= 400; len++) {
+      const bytes = Uint8Array.from({length: len}, rand);
+      if (len % 7 === 0 && len > 0) bytes[0] = 0; // leading zeros
+      expect(base58Encode(bytes)).toBe(naiveBase58(bytes));
+      if (len > 0) expect(base58Decode(base58Encode(bytes))).toEqual(bytes);
+    }
   });
 });
