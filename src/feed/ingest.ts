@@ -170,7 +170,7 @@ export class Ingester implements BadInputReporter {
         height = prev ? prev.height + 1n : 0n;
       }
       // A copy: the ID may view a larger buffer (a decoded line's), which must not stay alive for it.
-      next.set(it.chain, {height, id: it.id.slice()});
+      next.set(it.chain, {height, id: new Uint8Array(it.id)});
     }
     return {next, tps};
   }
@@ -185,9 +185,12 @@ export class Ingester implements BadInputReporter {
       // left the main thread idle for a third of the ingest: it waited for each write, synced, to finish.
       let last: Promise<void> = Promise.resolve();
       const queued: Promise<void>[] = [];
+      // The first commit that failed: the ones behind it only say that an earlier one did.
+      let failure: unknown = null;
       const sink = async (b: FeedBatch): Promise<void> => {
+        if (failure !== null) throw failure;
         last = this.commit(b, last);
-        last.catch(() => {}); // observed below and by the next sink; never an unhandled rejection
+        last.catch((e: unknown) => void (failure ??= e)); // also observed below; never an unhandled rejection
         queued.push(last);
         if (queued.length >= (this.opts.pipelineDepth ?? 3)) await queued.shift();
       };
@@ -198,8 +201,9 @@ export class Ingester implements BadInputReporter {
           await last;
         }
         return;
-      } catch (err) {
+      } catch (e) {
         // A failing source (or commit) is reported and retried from the last committed position; never fatal.
+        const err = failure ?? e;
         logger.error({err, feed: source.key}, "feed failed; restarting from the last committed position");
         this.modules.status.failed();
         await sleep(1000, signal);
@@ -210,6 +214,7 @@ export class Ingester implements BadInputReporter {
           const st = await store.chainState(chain).catch(() => null);
           if (st !== null) this.chainState.set(chain, st);
         }
+        store.resume();
       }
     }
   }

@@ -92,22 +92,26 @@ export class ContainerJsonCache {
   /** Formats and caches a container; returns its JSON. */
   put(idx: EndpointIndex, c: StoredContainer, enc: Encoding): Buffer {
     const key = `${idx.endpoint.id}/${c.index}/${enc}`;
-    const json = Buffer.from(containerJson(c, enc), "latin1");
+    const text = containerJson(c, enc);
+    // Its own allocation: Buffer.from would carve a small entry out of Node's shared 8 KiB pool, and a cached
+    // entry would then keep a whole pool slab alive (63 MiB held for a 16 MiB budget, found in review).
+    const json = Buffer.allocUnsafeSlow(text.length);
+    json.write(text, 0, "latin1");
     if (json.length <= this.maxBytes / 8 && !this.entries.has(key)) {
+      // Room is made before the entry goes in, so a pass where every older entry was used cannot evict it.
+      if (this.size + json.length > this.maxBytes) this.evict(this.maxBytes - this.maxBytes / 8 - json.length);
       this.entries.set(key, {json, used: false});
       this.size += json.length;
-      if (this.size > this.maxBytes) this.evict();
     }
     return json;
   }
 
   /**
-   * Drops entries, oldest first, down to 7/8 of the budget; an entry used since the last pass is spared once
+   * Drops entries, oldest first, down to `target` bytes (7/8 of the budget less the entry coming in); an entry used since the last pass is spared once
    * (its flag cleared). One pass, not one entry per insert: each fresh Map iterator walks past the slots of every
    * entry deleted before it (V8 compacts a Map only when it grows), which was a sixth of the CPU on random pages.
    */
-  private evict(): void {
-    const target = this.maxBytes - this.maxBytes / 8;
+  private evict(target: number): void {
     for (let pass = 0; pass < 2 && this.size > target; pass++) {
       for (const [k, e] of this.entries) {
         if (this.size <= target) break;

@@ -98,6 +98,11 @@ export class IndexStore {
   private assigned = new Map<number, bigint>();
   /** The ID keys of accepts queued or being written (see accept). */
   private readonly pending = new Set<BatchKeys>();
+  /**
+   * The failure that halted accepting. Until resume(), every accept is refused: one that ran after a failure
+   * would commit a feed position past the batches that failed, and the feed would never deliver them again.
+   */
+  private halted: Error | null = null;
 
   private constructor(readonly db: Database) {}
 
@@ -126,7 +131,8 @@ export class IndexStore {
    *    accept's commit may still be running;
    * 3. the commit: ID keys, next indexes, feed position and derived writes, one atomic batch of the main store,
    *    after the previous accept's commit. Readers see the new containers from then on.
-   * If an accept fails at any stage, the ones queued behind it fail too rather than run on what they assumed.
+   * If an accept fails at any stage, the ones queued behind it fail too rather than run on what they assumed, and
+   * so does every later one until resume().
    */
   accept<T extends AcceptItem>(
     items: readonly T[],
@@ -134,6 +140,10 @@ export class IndexStore {
     store = true,
     derived?: DerivedWrites<T>,
   ): Promise<{accepted: T[]; duplicates: number}> {
+    if (this.halted !== null) {
+      const why = this.halted.message;
+      return Promise.reject(new Error(`not written: an earlier batch of the feed failed to commit (${why}); resume from the committed position first`));
+    }
     const gen = this.generation;
     let lookup: Lookup | null = null;
     if (store && items.length > 0) {
@@ -169,8 +179,9 @@ export class IndexStore {
       return {accepted: p.accepted, duplicates: p.duplicates};
     });
     this.containersTail = prepared.catch(() => {});
-    this.commitTail = committed.catch(() => {
+    this.commitTail = committed.catch((e: unknown) => {
       if (gen !== this.generation) return;
+      this.halted = e instanceof Error ? e : new Error(String(e));
       this.generation++;
       // Indexes assigned to accepts that will not commit are free again.
       this.assigned = new Map();
@@ -220,6 +231,14 @@ export class IndexStore {
     if (derived) mainOps.push(...derived(accepted));
     if (position) mainOps.push({type: "put", key: key(Bucket.feedPosition, position.key), value: position.value});
     return {containerOps, mainOps, nexts, accepted: store ? accepted.map((a) => a.item) : [], duplicates};
+  }
+
+  /**
+   * Accepts again after a failure, once the caller has re-read what is committed (the feed position, the chain
+   * state) and restarts from there. Accepts still queued from before the failure keep failing.
+   */
+  resume(): void {
+    this.halted = null;
   }
 
   /** The stored last accepted block of a chain, or null. */

@@ -26,4 +26,20 @@ describe("ContainerJsonCache", () => {
     // Another encoding is another entry.
     expect(cache.peek(idx, 16n, "hexnc")).toBeUndefined();
   });
+
+  it("keeps the entry just added when every older one was read (the tip container of a polling mirror)", () => {
+    // Sizes differ by a byte or two (CB58 lengths): the budget takes 8 of the largest, so the ninth is over it.
+    const size = Math.max(...Array.from({length: 9}, (_, i) => Buffer.byteLength(containerJson(container(i), "hex"))));
+    const cache = new ContainerJsonCache(size * 8);
+    for (let i = 0; i < 8; i++) cache.put(idx, container(i), "hex");
+    for (let i = 0; i < 8; i++) cache.peek(idx, BigInt(i), "hex");
+    cache.put(idx, container(8), "hex");
+    expect(cache.peek(idx, 8n, "hex")?.toString()).toBe(containerJson(container(8), "hex"));
+  });
+
+  it("gives each entry its own memory, not a slice of Node's shared pool that it would keep alive", () => {
+    const cache = new ContainerJsonCache(1 << 20);
+    const json = cache.put(idx, container(1), "hex");
+    expect(json.buffer.byteLength).toBe(json.length);
+  });
 });

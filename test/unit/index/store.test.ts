@@ -80,7 +80,7 @@ describe("IndexStore", () => {
     expect([...(await store.feedPosition("f"))!]).toEqual([3]);
   });
 
-  it("pipelined accepts: when one fails, those queued behind it fail unwritten, and later ones run", async () => {
+  it("pipelined accepts: when one fails, those queued behind it and later ones fail unwritten until resume()", async () => {
     const {store} = await open();
     const fail = (): never => {
       throw new Error("derived writes failed");
@@ -91,11 +91,20 @@ describe("IndexStore", () => {
     await expect(b).rejects.toThrow("not written: an earlier batch of the feed failed to commit");
     expect(store.index(xtx).next).toBe(0n);
     expect(await store.feedPosition("f")).toBeNull();
+    // Until the feed has re-read its position and resumes, every accept is refused (one committed now would carry
+    // a position past the batches that failed).
+    await expect(store.accept([item(xtx, 5)], {key: "f", value: Uint8Array.of(9)})).rejects.toThrow(
+      "not written: an earlier batch of the feed failed to commit (derived writes failed); resume from the committed position first",
+    );
+    expect(await store.feedPosition("f")).toBeNull();
+    store.resume();
     // A batch queued behind a failed one fails unwritten; its IDs are then accepted again, not taken as stored.
     const fail2 = store.accept([item(xtx, 7)], null, true, fail);
     const behind = store.accept([item(xtx, 8)], null);
     const behindSettled = behind.then(() => "written", () => "not written");
     await expect(fail2).rejects.toThrow("derived writes failed");
+    expect(await behindSettled).toBe("not written");
+    store.resume();
     const retry = store.accept([item(xtx, 8), item(xtx, 7)], null);
     expect(await behindSettled).toBe("not written");
     expect((await retry).accepted.map((it) => it.id)).toEqual([item(xtx, 8).id, item(xtx, 7).id]);
@@ -123,6 +132,7 @@ describe("IndexStore", () => {
     expect(await idx.getIndex(item(xtx, 1).id)).toBeNull();
     expect([...(await store.feedPosition("f"))!]).toEqual([1]);
     // The feed replays from its position; another container takes index 1 over the unread record.
+    store.resume();
     await store.accept([item(xtx, 5)], {key: "f", value: Uint8Array.of(4)});
     await db.close();
     const db2 = await Database.open(dir);
