@@ -24,6 +24,10 @@ import {Bucket} from "./buckets.js";
 export type BatchOp = {type: "put"; key: Uint8Array; value: Uint8Array} | {type: "del"; key: Uint8Array};
 
 type RawLevel = Level<Uint8Array, Uint8Array>;
+/** classic-level's compactRange, which `level`'s types do not carry. */
+interface ClassicLevelCompaction {
+  compactRange(start: Uint8Array, end: Uint8Array): Promise<void>;
+}
 
 export class DatabaseLockedError extends Error {
   constructor(dir: string) {
@@ -49,10 +53,9 @@ export interface DatabaseOptions {
 }
 
 export class Database {
-  /** Reads left to do asynchronously after a slow synchronous one (see get). */
-  private asyncReads = 0;
-  /** Consecutive slow synchronous reads. */
-  private slowReads = 0;
+  /** How each store is read (see get): per store, as a hot main store and a cold containers one alternate. */
+  private readonly mainReads = new ReadMode();
+  private readonly containersReads = new ReadMode();
   /** Container records moved out of `main` at open (a database written by an older avaext), for the log. */
   migrated = 0;
 
@@ -63,9 +66,9 @@ export class Database {
     private readonly slowReadMs: number,
   ) {}
 
-  /** Reads still to be done asynchronously after slow synchronous ones (see get); for tests and diagnostics. */
-  get asyncReadsLeft(): number {
-    return this.asyncReads;
+  /** Reads of each store still to be done asynchronously after slow synchronous ones (see get); for tests. */
+  get asyncReadsLeft(): {main: number; containers: number} {
+    return {main: this.mainReads.asyncLeft, containers: this.containersReads.asyncLeft};
   }
 
   static async open(dir: string, opts: DatabaseOptions = {}): Promise<Database> {
@@ -107,18 +110,15 @@ export class Database {
    * alone does not: the first read of a table opens it, and the thread may be descheduled under load.
    */
   async get(key: Uint8Array): Promise<Uint8Array | null> {
+    const mode = isContainerKey(key) ? this.containersReads : this.mainReads;
     const store = this.store(key);
-    if (this.asyncReads > 0) {
-      this.asyncReads--;
+    if (mode.asyncLeft > 0) {
+      mode.asyncLeft--;
       return (await store.get(key)) ?? null;
     }
     const t = performance.now();
     const v = store.getSync(key);
-    if (performance.now() - t <= this.slowReadMs) this.slowReads = 0;
-    else if (++this.slowReads >= SLOW_READS) {
-      this.slowReads = 0;
-      this.asyncReads = SLOW_READ_BACKOFF;
-    }
+    mode.took(performance.now() - t, this.slowReadMs);
     return v ?? null;
   }
 
@@ -140,12 +140,6 @@ export class Database {
     const store = this.store(keys[0]!);
     if (keys.some((k) => this.store(k) !== store)) throw new Error("getMany: keys of both stores in one call");
     return (await store.getMany(keys as Uint8Array[])).map((v) => v ?? null);
-  }
-
-  /** One atomic write: its container records (synced), then the rest (see the file comment). */
-  async batch(ops: BatchOp[]): Promise<void> {
-    await this.writeContainers(ops.filter((op) => isContainerKey(op.key)));
-    await this.writeMain(ops.filter((op) => !isContainerKey(op.key)));
   }
 
   /** Writes container records, synced; the first half of a batch (see the file comment). */
@@ -186,11 +180,14 @@ export class Database {
    * before it is deleted from `main`, so an interrupted move resumes at the next open and loses nothing.
    */
   private async migrate(): Promise<void> {
-    const gte = Uint8Array.of(Bucket.container);
     const lt = Uint8Array.of(Bucket.container + 1);
+    let after: Uint8Array | null = null;
     for (;;) {
-      const entries = await this.main.iterator({gte, lt, limit: MIGRATE_CHUNK}).all();
-      if (entries.length === 0) return;
+      // From the last key moved: a fresh seek from the bucket's start would step over the deletions of every
+      // chunk before (quadratic in the records moved).
+      const range: {gte?: Uint8Array; gt?: Uint8Array; lt: Uint8Array} = after === null ? {gte: Uint8Array.of(Bucket.container), lt} : {gt: after, lt};
+      const entries: [Uint8Array, Uint8Array][] = await this.main.iterator({...range, limit: MIGRATE_CHUNK}).all();
+      if (entries.length === 0) break;
       const c = this.containers.batch();
       const m = this.main.batch();
       for (const [k, v] of entries) {
@@ -200,7 +197,10 @@ export class Database {
       await c.write({sync: true});
       await m.write();
       this.migrated += entries.length;
+      after = entries[entries.length - 1]![0];
     }
+    // The deletions would otherwise be stepped over by the next reads of that range until compactions drop them.
+    if (this.migrated > 0) await (this.main as unknown as ClassicLevelCompaction).compactRange(Uint8Array.of(Bucket.container), lt);
   }
 }
 
@@ -219,6 +219,21 @@ async function write(level: RawLevel, ops: readonly BatchOp[], containers: boole
     else b.del(op.key);
   }
   await b.write({sync});
+}
+
+/** Whether a store's reads are synchronous: SLOW_READS slow ones in a row switch it to SLOW_READ_BACKOFF async ones. */
+class ReadMode {
+  asyncLeft = 0;
+  private slowInARow = 0;
+
+  took(ms: number, slowMs: number): void {
+    if (ms <= slowMs) {
+      this.slowInARow = 0;
+    } else if (++this.slowInARow >= SLOW_READS) {
+      this.slowInARow = 0;
+      this.asyncLeft = SLOW_READ_BACKOFF;
+    }
+  }
 }
 
 function isContainerKey(key: Uint8Array): boolean {

@@ -187,22 +187,28 @@ export class Ingester implements BadInputReporter {
       const queued: Promise<void>[] = [];
       // The first commit that failed: the ones behind it only say that an earlier one did.
       let failure: unknown = null;
+      // A failure stops the source at once, even one idle at the tip that will not call the sink for a while.
+      const run = new AbortController();
       const sink = async (b: FeedBatch): Promise<void> => {
         if (failure !== null) throw failure;
         last = this.commit(b, last);
-        last.catch((e: unknown) => void (failure ??= e)); // also observed below; never an unhandled rejection
+        last.catch((e: unknown) => {
+          failure ??= e;
+          run.abort();
+        }); // also observed below; never an unhandled rejection
         queued.push(last);
         if (queued.length >= (this.opts.pipelineDepth ?? 3)) await queued.shift();
       };
       try {
         try {
-          await source.run(pos, sink, signal);
+          await source.run(pos, sink, AbortSignal.any([signal, run.signal]));
         } finally {
           await last;
         }
         return;
       } catch (e) {
         // A failing source (or commit) is reported and retried from the last committed position; never fatal.
+        if (failure === null && signal.aborted) return;
         const err = failure ?? e;
         logger.error({err, feed: source.key}, "feed failed; restarting from the last committed position");
         this.modules.status.failed();

@@ -80,6 +80,8 @@ export class EndpointIndex {
       containerKey(this.endpoint.id, end),
       n,
     );
+    // Keys are contiguous below next; fewer values means records are missing, and numbering them would shift them.
+    if (values.length !== Number(end - start)) throw new Error(`containers store holds ${values.length} of the ${end - start} records ${start}..${end - 1n}`);
     return values.map((v, i) => ({...decodeRecord(v), index: start + BigInt(i)}));
   }
 }
@@ -110,6 +112,16 @@ export class IndexStore {
     const store = new IndexStore(db);
     const nexts = await db.getMany(ENDPOINTS.map((e) => key(Bucket.nextIndex, e.id)));
     ENDPOINTS.forEach((e, i) => store.indexes.set(e.id, new EndpointIndex(e, db, nexts[i] ? readU64be(nexts[i]!) : 0n)));
+    // The two stores belong together: the main store's count must find its last record (a containers folder
+    // deleted or taken from another database would otherwise shift or lose what is read).
+    for (const idx of store.indexes.values()) {
+      if (idx.next > 0n && (await db.get(containerKey(idx.endpoint.id, idx.next - 1n))) === null) {
+        throw new Error(
+          `the index ${idx.endpoint.name} counts ${idx.next} containers but the containers store has no record ${idx.next - 1n}: ` +
+            `was ${db.dir}/containers removed or replaced? Restore it, or start from an empty --db-dir`,
+        );
+      }
+    }
     return store;
   }
 

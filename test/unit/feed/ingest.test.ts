@@ -31,7 +31,10 @@ function item(n: number): FeedItem {
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 describe("Ingester", () => {
-  it("after a failed commit, later batches are not committed past it; the restart delivers every container in order", async () => {
+  it.each([
+    ["later batches are not committed past it", 4],
+    ["a source idle at the tip is restarted at once, not at its next batch", 3],
+  ])("after a failed commit, %s; the restart delivers every container in order", async (_what, count) => {
     const dir = tempDir();
     dirs.push(dir);
     const db = await Database.open(dir);
@@ -43,7 +46,7 @@ describe("Ingester", () => {
       if (++commits === 2) throw new Error("injected I/O error");
       return writeMain(ops);
     };
-    const items = [1, 2, 3, 4].map(item);
+    const items = [1, 2, 3, 4].slice(0, count).map(item);
     const runs: number[] = [];
     // A source that resumes from its position (the number of items delivered) and, on its first run, pauses at
     // the tip before the last item (the failure of batch 2 lands during the pause, unobserved by the sink).
@@ -72,12 +75,12 @@ describe("Ingester", () => {
     );
     await ingester.start();
     const idx = store.index(xtx);
-    for (let i = 0; i < 200 && idx.next < 4n; i++) await sleep(25);
+    for (let i = 0; i < 200 && idx.next < BigInt(count); i++) await sleep(25);
     await ingester.close();
 
-    expect(idx.next).toBe(4n);
+    expect(idx.next).toBe(BigInt(count));
     for (const [n, it] of items.entries()) expect(await idx.getIndex(it.id)).toBe(BigInt(n));
-    expect([...(await store.feedPosition("test"))!]).toEqual([4]);
+    expect([...(await store.feedPosition("test"))!]).toEqual([count]);
     // Restarted from the committed position (after container 1), once.
     expect(runs).toEqual([0, 1]);
     // The log names the failure itself, not only "an earlier batch failed".

@@ -1,5 +1,6 @@
 /** The index store on a real LevelDB: atomic, idempotent accepts with the feed position; reads; restarts. */
 import {rmSync} from "node:fs";
+import path from "node:path";
 import {afterEach, describe, expect, it} from "vitest";
 import {Database} from "../../../src/db/controller.js";
 import {findEndpoint} from "../../../src/index/endpoints.js";
@@ -177,10 +178,10 @@ describe("IndexStore", () => {
     await db2.close();
   });
 
-  it("reads synchronously while reads are fast, and asynchronously for a while after slow ones in a row", async () => {
+  it("reads synchronously while reads are fast, and asynchronously for a while after slow ones in a row (per store)", async () => {
     const dir = tempDir();
     dirs.push(dir);
-    // Every read counts as slow here: the third in a row switches to asynchronous reads.
+    // Every read counts as slow here: the third in a row of a store switches that store to asynchronous reads.
     const db = await Database.open(dir, {slowReadMs: -1});
     const store = await IndexStore.open(db);
     const items = [0, 1, 2, 3, 4].map((n) => item(xtx, n));
@@ -188,17 +189,31 @@ describe("IndexStore", () => {
     const idx = store.index(xtx);
     const read = async (n: number): Promise<Uint8Array | undefined> => (await idx.getByIndex(BigInt(n)))?.id;
     expect(await read(0)).toEqual(items[0]!.id);
-    expect(await read(1)).toEqual(items[1]!.id);
-    expect(db.asyncReadsLeft).toBe(0);
-    expect(await read(2)).toEqual(items[2]!.id);
-    expect(db.asyncReadsLeft).toBe(1000);
-    expect(await read(3)).toEqual(items[3]!.id);
+    // A read of the other store in between neither counts nor resets (a hot ID lookup, then a cold record).
     expect(await idx.getIndex(items[4]!.id)).toBe(4n);
+    expect(await read(1)).toEqual(items[1]!.id);
+    expect(db.asyncReadsLeft).toEqual({main: 0, containers: 0});
+    expect(await read(2)).toEqual(items[2]!.id);
+    expect(db.asyncReadsLeft).toEqual({main: 0, containers: 1000});
+    expect(await read(3)).toEqual(items[3]!.id);
+    expect((await idx.getById(items[4]!.id))?.index).toBe(4n);
     expect(await idx.getByIndex(9n)).toBeNull();
-    expect(db.asyncReadsLeft).toBe(998);
+    expect(db.asyncReadsLeft).toEqual({main: 0, containers: 998});
     await db.close();
     // A closed database refuses reads either way, with level's error.
     await expect(idx.getByIndex(0n)).rejects.toThrow(/not open/);
+  });
+
+  it("refuses to open when the containers store lacks records the main store counts (folder removed)", async () => {
+    const {db, store, dir} = await open();
+    await store.accept([item(xtx, 0), item(xtx, 1)], null);
+    await db.close();
+    rmSync(path.join(dir, "containers"), {recursive: true, force: true});
+    const db2 = await Database.open(dir);
+    await expect(IndexStore.open(db2)).rejects.toThrow(
+      `the index X/tx counts 2 containers but the containers store has no record 1: was ${dir}/containers removed or replaced?`,
+    );
+    await db2.close();
   });
 
   it("keeps everything across a reopen", async () => {
