@@ -71,27 +71,46 @@ interface CacheEntry {
 export class ContainerJsonCache {
   private readonly entries = new Map<string, CacheEntry>();
   private size = 0;
+  /**
+   * Admission (a doorkeeper): a container read through get() or offer() is cached on its second read within
+   * the last `maxSeen` first reads. A crawl through history (a mirror, random pages) then passes by without
+   * flushing what is read again and again (the tip, popular containers), and without the cost of caching
+   * entries never read twice: a sixth of a random page's CPU went to inserting, evicting and collecting them.
+   */
+  private readonly seen = new Set<string>();
+  private readonly maxSeen: number;
 
-  constructor(private readonly maxBytes: number) {}
+  constructor(private readonly maxBytes: number) {
+    this.maxSeen = Math.max(1024, Math.floor(maxBytes / 1024));
+  }
 
   async get(idx: EndpointIndex, index: bigint, enc: Encoding, load: () => Promise<StoredContainer | null>): Promise<Buffer | null> {
     const hit = this.peek(idx, index, enc);
     if (hit !== undefined) return hit;
     const c = await load();
-    return c === null ? null : this.put(idx, c, enc);
+    return c === null ? null : this.offer(idx, c, enc);
+  }
+
+  /** Formats a container read from the database; caches it if it was read recently before (see `seen`). */
+  offer(idx: EndpointIndex, c: StoredContainer, enc: Encoding): Buffer {
+    const key = cacheKey(idx, c.index, enc);
+    if (this.seen.delete(key)) return this.put(idx, c, enc);
+    if (this.seen.size >= this.maxSeen) this.seen.clear();
+    this.seen.add(key);
+    return Buffer.from(containerJson(c, enc), "latin1");
   }
 
   /** The cached JSON, marked as used (kept through the next eviction); undefined on a miss. */
   peek(idx: EndpointIndex, index: bigint, enc: Encoding): Buffer | undefined {
-    const e = this.entries.get(`${idx.endpoint.id}/${index}/${enc}`);
+    const e = this.entries.get(cacheKey(idx, index, enc));
     if (e === undefined) return undefined;
     e.used = true;
     return e.json;
   }
 
-  /** Formats and caches a container; returns its JSON. */
+  /** Formats and caches a container (no admission); returns its JSON. */
   put(idx: EndpointIndex, c: StoredContainer, enc: Encoding): Buffer {
-    const key = `${idx.endpoint.id}/${c.index}/${enc}`;
+    const key = cacheKey(idx, c.index, enc);
     const text = containerJson(c, enc);
     // Its own allocation: Buffer.from would carve a small entry out of Node's shared 8 KiB pool, and a cached
     // entry would then keep a whole pool slab alive (63 MiB held for a 16 MiB budget, found in review).
@@ -125,6 +144,10 @@ export class ContainerJsonCache {
     }
   }
 
+}
+
+function cacheKey(idx: EndpointIndex, index: bigint, enc: Encoding): string {
+  return `${idx.endpoint.id}/${index}/${enc}`;
 }
 
 const CACHE_BYTES = 16 * 1024 * 1024;
@@ -181,7 +204,7 @@ export function createIndexMethods(
           bytes = 0;
           for (const c of await idx.getRange(p.startIndex, Number(p.numToFetch))) {
             if (bytes > maxRangeAnswerBytes) break;
-            const json = cache.put(idx, c, p.encoding);
+            const json = cache.offer(idx, c, p.encoding);
             parts.push(json);
             bytes += json.length + 1;
           }

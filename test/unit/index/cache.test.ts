@@ -42,4 +42,16 @@ describe("ContainerJsonCache", () => {
     const json = cache.put(idx, container(1), "hex");
     expect(json.buffer.byteLength).toBe(json.length);
   });
+
+  it("admits a container read through offer() on its second read, so a crawl through history flushes nothing", () => {
+    const size = Math.max(...Array.from({length: 40}, (_, i) => Buffer.byteLength(containerJson(container(i), "hex"))));
+    const cache = new ContainerJsonCache(size * 8);
+    for (let i = 0; i < 4; i++) cache.put(idx, container(i), "hex"); // the hot set
+    // A crawl: 36 containers read once each. Answers are right, nothing is cached, the hot set stays.
+    for (let i = 4; i < 40; i++) expect(cache.offer(idx, container(i), "hex").toString()).toBe(containerJson(container(i), "hex"));
+    expect(Array.from({length: 40}, (_, i) => cache.peek(idx, BigInt(i), "hex") !== undefined).filter(Boolean)).toHaveLength(4);
+    // Read again: now cached.
+    cache.offer(idx, container(7), "hex");
+    expect(cache.peek(idx, 7n, "hex")?.toString()).toBe(containerJson(container(7), "hex"));
+  });
 });
