@@ -55,21 +55,19 @@ export function key(...parts: (number | Uint8Array | string)[]): Uint8Array {
 }
 
 /** `[container] ‖ endpoint ‖ u64 BE index`: built directly, it is on the ingest and read hot paths. */
-export function containerKey(endpoint: number, index: bigint): Uint8Array {
-  const b = new Uint8Array(10);
-  b[0] = Bucket.container;
-  b[1] = endpoint;
-  new DataView(b.buffer).setBigUint64(2, index);
-  return b;
+export function containerKey(endpoint: number, index: bigint, out: Uint8Array = new Uint8Array(10)): Uint8Array {
+  out[0] = Bucket.container;
+  out[1] = endpoint;
+  new DataView(out.buffer, out.byteOffset, out.byteLength).setBigUint64(2, index);
+  return out;
 }
 
 /** `[containerIndex] ‖ endpoint ‖ id(32)`. */
-export function containerIndexKey(endpoint: number, id: Uint8Array): Uint8Array {
-  const b = new Uint8Array(2 + id.length);
-  b[0] = Bucket.containerIndex;
-  b[1] = endpoint;
-  b.set(id, 2);
-  return b;
+export function containerIndexKey(endpoint: number, id: Uint8Array, out: Uint8Array = new Uint8Array(2 + id.length)): Uint8Array {
+  out[0] = Bucket.containerIndex;
+  out[1] = endpoint;
+  out.set(id, 2);
+  return out;
 }
 
 /**
@@ -100,17 +98,10 @@ export class Slab {
   }
 
   containerKey(endpoint: number, index: bigint): Uint8Array {
-    this.buf[this.off] = Bucket.container;
-    this.buf[this.off + 1] = endpoint;
-    this.view.setBigUint64(this.off + 2, index);
-    return this.take(10);
+    return containerKey(endpoint, index, this.take(10));
   }
 
   containerIndexKey(endpoint: number, id: Uint8Array): Uint8Array {
-    const k = this.take(2 + id.length);
-    k[0] = Bucket.containerIndex;
-    k[1] = endpoint;
-    k.set(id, 2);
-    return k;
+    return containerIndexKey(endpoint, id, this.take(2 + id.length));
   }
 }
