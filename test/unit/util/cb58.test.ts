@@ -1,6 +1,8 @@
 /** CB58 IDs: AvalancheGo's error texts, and a bounded cost for long inputs (found by the issue #8 review). */
 import {describe, expect, it} from "vitest";
-import {MAX_ID_STRING_LENGTH, base58Decode, base58Encode, idFromString} from "../../../src/util/cb58.js";
+import {createHash} from "node:crypto";
+import {MAX_ID_STRING_LENGTH, base58Decode, base58Encode, cb58Decode, cb58Encode, idFromString, idToString} from "../../../src/util/cb58.js";
+import {SHA256_ONE_BLOCK_MAX, sha256Tail} from "../../../src/util/sha256.js";
 
 describe("idFromString on long inputs", () => {
   it("refuses a 1 MiB id at once (base58 decoding is quadratic: 100k characters took ~8 s)", () => {
@@ -42,5 +44,31 @@ describe("base58Encode", () => {
       expect(base58Encode(bytes)).toBe(naiveBase58(bytes));
       if (len > 0) expect(base58Decode(base58Encode(bytes))).toEqual(bytes);
     }
+  });
+});
+
+describe("sha256Tail (CB58's one-block checksum in JavaScript)", () => {
+  it("equals node:crypto's sha256(bytes)[28:32] for every length it takes, and refuses longer inputs", () => {
+    let seed = 11;
+    const rand = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % 256;
+    for (let len = 0; len <= SHA256_ONE_BLOCK_MAX; len++) {
+      for (let k = 0; k < 8; k++) {
+        const bytes = Uint8Array.from({length: len}, rand);
+        expect(sha256Tail(bytes)).toBe(createHash("sha256").update(bytes).digest().readUInt32BE(28));
+      }
+    }
+    expect(() => sha256Tail(new Uint8Array(56))).toThrow(RangeError);
+  });
+
+  it("gives CB58 checksums equal to node:crypto's, short and long inputs alike", () => {
+    for (const len of [0, 1, 20, 32, 55, 56, 100]) {
+      const bytes = Uint8Array.from({length: len}, (_, i) => (i * 37 + len) % 256);
+      const sum = createHash("sha256").update(bytes).digest().subarray(28);
+      expect(cb58Encode(bytes)).toBe(naiveBase58(Uint8Array.from([...bytes, ...sum])));
+      expect(cb58Decode(cb58Encode(bytes))).toEqual(bytes);
+    }
+    // A real ID (the X-chain's on mainnet) survives the round trip.
+    const x = "2oYMBNV4eNHyqk2fjjV5nVQLDbtmNJzq5s3qs3Lo6ftnC6FByM";
+    expect(idToString(idFromString(x))).toBe(x);
   });
 });
