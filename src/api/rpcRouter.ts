@@ -31,8 +31,12 @@ export class RawJson {
   constructor(readonly json: string | Buffer) {}
 }
 
-/** An answer's text, or its bytes when a RawJson result came as bytes. */
-type Body = string | Buffer;
+/**
+ * An answer's text, or, when a large RawJson result came as bytes, the answer as byte chunks to be written in
+ * order: a 2 MiB getContainerRange page is never copied into a joined buffer (it was copied twice, for the
+ * envelope and for the trailing newline).
+ */
+export type Body = string | readonly Buffer[];
 
 /** One method: its params validator and handler. `C` is the per-route context (e.g. which index endpoint). */
 export interface MethodDef<C> {
@@ -177,7 +181,7 @@ export class RpcRouter {
       const response = refused ?? (await this.single(req, call));
       if (response === null) continue;
       const text = this.serializeOne(response);
-      bytes += text.length;
+      bytes += typeof text === "string" ? text.length : bodyLength(text);
       parts.push(text);
     }
     if (parts.length === 0) return {status: 204, body: null};
@@ -287,7 +291,7 @@ function one(r: JSONRPCResponse): Body {
   const id = JSON.stringify(r.id ?? null);
   if (r.error !== undefined) return `{"jsonrpc":"2.0","error":${JSON.stringify(r.error)},"id":${id}}`;
   const result = r.result instanceof RawJson ? rawText(r.result.json) : JSON.stringify(r.result ?? null);
-  if (typeof result !== "string") return concatBody(['{"jsonrpc":"2.0","result":', result, `,"id":${id}}`]);
+  if (typeof result !== "string") return [Buffer.from('{"jsonrpc":"2.0","result":'), result, Buffer.from(`,"id":${id}}`)];
   return `{"jsonrpc":"2.0","result":${result},"id":${id}}`;
 }
 
@@ -299,10 +303,18 @@ function rawText(json: string | Buffer): string | Buffer {
   return typeof json === "string" || json.length > 64 * 1024 ? json : json.toString("utf8");
 }
 
-/** Joins text and bytes: a string while every part is one, else bytes (UTF-8). */
+/** Joins answers: a string while every part is one, else the chunks of all of them in order (text as UTF-8). */
 function concatBody(parts: readonly Body[]): Body {
   if (parts.every((p) => typeof p === "string")) return (parts as string[]).join("");
-  return Buffer.concat(parts.map((p) => (typeof p === "string" ? Buffer.from(p, "utf8") : p)));
+  return parts.flatMap((p) => (typeof p === "string" ? [Buffer.from(p, "utf8")] : p));
+}
+
+/** Bytes of an answer (UTF-8 for text). */
+export function bodyLength(b: Body): number {
+  if (typeof b === "string") return Buffer.byteLength(b);
+  let n = 0;
+  for (const c of b) n += c.length;
+  return n;
 }
 
 function isThenable(v: unknown): v is PromiseLike<unknown> {

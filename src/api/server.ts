@@ -8,7 +8,7 @@ import type {AddressInfo, Socket} from "node:net";
 import {isIP} from "node:net";
 import type {Logger} from "../logger/index.js";
 import type {HttpMetrics} from "../metrics/index.js";
-import type {RpcRouter} from "./rpcRouter.js";
+import {bodyLength, type RpcRouter} from "./rpcRouter.js";
 import type {Route, Routes} from "./routes.js";
 
 export interface HttpServerOptions {
@@ -158,9 +158,16 @@ export class HttpServer {
   }
 
   /** Writes a response and retires its exchange: out of the in-flight table, into the metrics. */
-  private send(x: Exchange, res: ServerResponse, status: number, h: Headers, body?: string | Buffer): void {
+  private send(x: Exchange, res: ServerResponse, status: number, h: Headers, body?: string | Buffer | readonly Buffer[]): void {
     res.writeHead(status, h);
-    res.end(body);
+    if (Array.isArray(body)) {
+      // Chunks of one answer (a range page between its envelope's pieces), written in order without joining.
+      res.cork();
+      for (let i = 0; i < body.length - 1; i++) res.write(body[i]);
+      res.end(body[body.length - 1]);
+    } else {
+      res.end(body);
+    }
     this.inflight.delete(x);
     const m = this.modules.metrics;
     if (m) {
@@ -241,9 +248,13 @@ export class HttpServer {
     if (reply.status === 204) return this.send(x, res, 204, h);
     h["content-type"] = JSON_CT;
     h["x-content-type-options"] = "nosniff";
-    // Encoded once: for multi-megabyte answers (getContainerRange) byteLength then write would walk it twice.
     const answer = reply.body!;
-    const out = typeof answer === "string" && answer.length > 64 * 1024 ? Buffer.from(answer, "utf8") : answer;
+    if (typeof answer !== "string") {
+      h["content-length"] = bodyLength(answer);
+      return this.send(x, res, 200, h, answer);
+    }
+    // Encoded once: for multi-megabyte answers (batches) byteLength then write would walk it twice.
+    const out = answer.length > 64 * 1024 ? Buffer.from(answer, "utf8") : answer;
     h["content-length"] = typeof out === "string" ? Buffer.byteLength(out) : out.length;
     this.send(x, res, 200, h, out);
   }

@@ -95,16 +95,25 @@ export function decodeContainer(chain: DecodeChain, kind: DecodeKind, bytes: Uin
  * blocks all their bytes, pre-fork C-chain blocks are their Ethereum hash, everything else sha256 of the bytes.
  */
 export function containerId(chain: DecodeChain, kind: DecodeKind, bytes: Uint8Array): Uint8Array {
+  return containerIdOf(chain, kind, bytes).id;
+}
+
+/**
+ * The container ID by the chain's rule, and whether it is sha256 of the whole bytes (then its last 4 bytes are
+ * also the checksum of the `hex` encoding, which the index stores with the record). A signed proposervm block's
+ * ID hashes only its unsigned part, and a pre-fork C-chain block's is its EVM hash.
+ */
+export function containerIdOf(chain: DecodeChain, kind: DecodeKind, bytes: Uint8Array): {id: Uint8Array; hashOfBytes: boolean} {
   if (kind === "block") {
     const wrapper = tryProposer(bytes);
-    if (wrapper) return wrapper.id;
+    if (wrapper) return {id: wrapper.id, hashOfBytes: wrapper.kind === "option"};
     if (chain === "C") {
       try {
-        return decodeEvmBlock(bytes).hash;
+        return {id: decodeEvmBlock(bytes).hash, hashOfBytes: false};
       } catch {
         // not an EVM block: sha256 below
       }
     }
   }
-  return sha256(bytes);
+  return {id: sha256(bytes), hashOfBytes: true};
 }

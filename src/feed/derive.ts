@@ -4,7 +4,7 @@
  * Containers that do not decode are indexed all the same (contract §5) and only left out of derived views.
  */
 import type {ChainName} from "../chains/index.js";
-import {containerId, decodeContainer} from "../decode/index.js";
+import {containerIdOf, decodeContainer} from "../decode/index.js";
 import type {ContainerKind} from "../index/endpoints.js";
 
 export interface BlockFacts {
@@ -14,8 +14,13 @@ export interface BlockFacts {
   txCount: number;
 }
 
-export function deriveId(chain: ChainName, kind: ContainerKind, bytes: Uint8Array): Uint8Array {
-  return containerId(chain, kind, bytes);
+/**
+ * The ID by the chain's rule, and the `hex` checksum of the bytes (sha256(bytes)[28:32]) when deriving the ID
+ * computed it anyway (null otherwise: the index computes it when it stores the container).
+ */
+export function deriveId(chain: ChainName, kind: ContainerKind, bytes: Uint8Array): {id: Uint8Array; checksum: Uint8Array | null} {
+  const {id, hashOfBytes} = containerIdOf(chain, kind, bytes);
+  return {id, checksum: hashOfBytes ? id.subarray(28) : null};
 }
 
 export function blockFacts(chain: ChainName, kind: ContainerKind, bytes: Uint8Array): BlockFacts | null {

@@ -141,8 +141,8 @@ export class DevFeed implements FeedSource {
     const chainId = (c: "P" | "X" | "C"): Uint8Array => idFromString(net.chainIds[c]);
     const base = {networkId: net.id, height, timestamp: ts, pChainHeight: BigInt(height)};
     const out: FeedItem[] = [];
-    const add = (chain: "P" | "X" | "C", kind: "block" | "tx", bytes: Uint8Array, id: Uint8Array): void => {
-      out.push({chain, kind, endpoint: findEndpoint(chain, kind)!, bytes, id, timestampNs: ns + BigInt(out.length)});
+    const add = (chain: "P" | "X" | "C", kind: "block" | "tx", bytes: Uint8Array, id: Uint8Array, checksum: Uint8Array | null = null): void => {
+      out.push({chain, kind, endpoint: findEndpoint(chain, kind)!, bytes, id, timestampNs: ns + BigInt(out.length), checksum});
     };
 
     const p = buildPBlock({...base, chainId: chainId("P"), parentId: parents.p, txs: 1 + (tick % 3)});
@@ -161,7 +161,8 @@ export class DevFeed implements FeedSource {
     add("X", "block", x, parents.x);
     for (let i = 0; i < this.opts.xTxsPerTick; i++) {
       const tx = buildXTx(net.id, chainId("X"), height * 100 + i);
-      add("X", "tx", tx, sha256(tx));
+      const id = sha256(tx);
+      add("X", "tx", tx, id, id.subarray(28));
     }
     return out;
   }

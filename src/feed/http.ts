@@ -9,7 +9,7 @@ import {ENDPOINTS, type Endpoint} from "../index/endpoints.js";
 import {MAX_FETCHED_BY_RANGE} from "../index/store.js";
 import {idFromString, sha256} from "../util/cb58.js";
 import {hexToBytes} from "../util/hex.js";
-import {parseRfc3339Nano} from "../util/time.js";
+import {MAX_TIMESTAMP_NS, parseRfc3339Nano} from "../util/time.js";
 import type {FeedStatus} from "./status.js";
 import {sleep, type FeedBatch, type FeedItem, type FeedSource} from "./types.js";
 
@@ -166,7 +166,7 @@ export class HttpFeed implements FeedSource {
       throw new UpstreamError(`upstream ${e.name} container ${c.id}: bad checksum`);
     }
     const ts = parseRfc3339Nano(c.timestamp);
-    if (ts === null) throw new UpstreamError(`upstream ${e.name} container ${c.id}: bad timestamp ${c.timestamp}`);
-    return {chain: e.chain, kind: e.kind, endpoint: e, id: idFromString(c.id), bytes, timestampNs: ts};
+    if (ts === null || ts < 0n || ts > MAX_TIMESTAMP_NS) throw new UpstreamError(`upstream ${e.name} container ${c.id}: bad timestamp ${c.timestamp}`);
+    return {chain: e.chain, kind: e.kind, endpoint: e, id: idFromString(c.id), bytes, timestampNs: ts, checksum: sum};
   }
 }

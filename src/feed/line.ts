@@ -6,7 +6,7 @@ import type {ChainRegistry} from "../chains/index.js";
 import {findEndpoint, type ContainerKind} from "../index/endpoints.js";
 import {idFromString} from "../util/cb58.js";
 import {hexToBytes} from "../util/hex.js";
-import {nowNs, parseRfc3339Nano} from "../util/time.js";
+import {MAX_TIMESTAMP_NS, nowNs, parseRfc3339Nano} from "../util/time.js";
 import {deriveId} from "./derive.js";
 import type {FeedItem} from "./types.js";
 
@@ -41,12 +41,14 @@ export function parseFeedLine(text: string, chains: ChainRegistry, now: () => bi
   } else {
     const ts = typeof o.timestamp === "string" ? parseRfc3339Nano(o.timestamp) : null;
     if (ts === null || ts < 0n) return {ok: false, reason: `timestamp: expected RFC 3339, got ${JSON.stringify(o.timestamp)}`};
+    if (ts > MAX_TIMESTAMP_NS) return {ok: false, reason: `timestamp: ${o.timestamp} is past 2262-04-11T23:47:16.854775807Z, the last time in ns a uint63 holds`};
     timestampNs = ts;
   }
   const kind = endpoint.kind as ContainerKind;
   let id: Uint8Array;
+  let checksum: Uint8Array | null = null;
   if (o.id === undefined || o.id === null) {
-    id = deriveId(chain, kind, bytes);
+    ({id, checksum} = deriveId(chain, kind, bytes));
   } else {
     if (typeof o.id !== "string") return {ok: false, reason: "id: expected a CB58 ID"};
     try {
@@ -55,5 +57,5 @@ export function parseFeedLine(text: string, chains: ChainRegistry, now: () => bi
       return {ok: false, reason: `id: ${(e as Error).message}`};
     }
   }
-  return {ok: true, item: {chain, kind, endpoint, id, bytes, timestampNs}};
+  return {ok: true, item: {chain, kind, endpoint, id, bytes, timestampNs, checksum}};
 }

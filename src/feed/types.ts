@@ -10,8 +10,10 @@ export interface FeedItem {
   /** 32-byte container ID: given by the source, or derived from the bytes by the chain's rule. */
   id: Uint8Array;
   bytes: Uint8Array;
-  /** Acceptance time, ns since the epoch. */
+  /** Acceptance time, ns since the epoch, below 2^63. */
   timestampNs: bigint;
+  /** sha256(bytes)[28:32] when the source already computed it; else the index computes it. */
+  checksum?: Uint8Array | null;
 }
 
 export interface FeedBatch {

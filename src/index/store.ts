@@ -7,7 +7,8 @@ import {Bucket, ChainFlag, Slab, containerIndexKey, containerKey, key, readU64be
 import type {BatchOp, Database} from "../db/controller.js";
 import type {ChainName} from "../chains/index.js";
 import {ENDPOINTS, type Endpoint} from "./endpoints.js";
-import {decodeRecord, encodeRecord, recordSize, type ContainerRecord} from "./record.js";
+import {decodeRecord, encodeRecord, recordSize, type ReadRecord} from "./record.js";
+import {sha256} from "../util/cb58.js";
 
 /** Most containers one getContainerRange returns (AvalancheGo's MaxFetchedByRange). */
 export const MAX_FETCHED_BY_RANGE = 1024;
@@ -17,6 +18,8 @@ export interface AcceptItem {
   id: Uint8Array;
   bytes: Uint8Array;
   timestampNs: bigint;
+  /** sha256(bytes)[28:32] if known; computed when the container is stored otherwise. */
+  checksum?: Uint8Array | null;
 }
 
 export interface FeedPosition {
@@ -24,9 +27,8 @@ export interface FeedPosition {
   value: Uint8Array;
 }
 
-export interface StoredContainer extends ContainerRecord {
-  index: bigint;
-}
+/** A container read from the index (its checksum is null for records written before checksums were stored). */
+export type StoredContainer = ReadRecord;
 
 /** A container of an accept call that is new to its endpoint, with the index it gets (null when not stored). */
 export interface AcceptedItem<T extends AcceptItem> {
@@ -58,7 +60,7 @@ export class EndpointIndex {
   async getByIndex(index: bigint): Promise<StoredContainer | null> {
     if (index >= this.next) return null;
     const v = await this.db.get(containerKey(this.endpoint.id, index));
-    return v === null ? null : {...decodeRecord(v), index};
+    return v === null ? null : decodeRecord(v, index);
   }
 
   async getIndex(id: Uint8Array): Promise<bigint | null> {
@@ -82,7 +84,7 @@ export class EndpointIndex {
     );
     // Keys are contiguous below next; fewer values means records are missing, and numbering them would shift them.
     if (values.length !== Number(end - start)) throw new Error(`containers store holds ${values.length} of the ${end - start} records ${start}..${end - 1n}`);
-    return values.map((v, i) => ({...decodeRecord(v), index: start + BigInt(i)}));
+    return values.map((v, i) => decodeRecord(v, start + BigInt(i)));
   }
 }
 
@@ -231,7 +233,9 @@ export class IndexStore {
         }
         const e = it.endpoint.id;
         const n = nexts.get(e) ?? this.assigned.get(e) ?? this.index(it.endpoint).next;
-        containerOps.push({type: "put", key: slab.containerKey(e, n), value: encodeRecord(it, slab.take(recordSize(it)))});
+        const checksum = it.checksum ?? sha256(it.bytes).subarray(28);
+        const record = encodeRecord({id: it.id, timestampNs: it.timestampNs, bytes: it.bytes, checksum}, slab.take(recordSize(it)));
+        containerOps.push({type: "put", key: slab.containerKey(e, n), value: record});
         mainOps.push({type: "put", key: idKeys[i]!, value: slab.u64(n)});
         nexts.set(e, n + 1n);
         accepted.push({item: it, index: n});

@@ -28,3 +28,20 @@ export function hexWithChecksum(bytes: Uint8Array): string {
   // on 1 KiB, and this runs for each of up to 1024 containers of a getContainerRange page).
   return "0x" + bytesToHex(bytes) + hash("sha256", bytes, "hex").slice(56);
 }
+
+/** Each byte's two hex digits as a little-endian uint16 (low byte = first digit). */
+const HEX_PAIRS = new Uint16Array(256);
+for (let i = 0; i < 256; i++) HEX_PAIRS[i] = "0123456789abcdef".charCodeAt(i >> 4) | ("0123456789abcdef".charCodeAt(i & 15) << 8);
+
+/**
+ * Writes the lowercase hex of `bytes` into `out` at `off`; returns the offset past it. Used where a 1 KiB
+ * container goes straight into a response buffer: toString("hex") would build a 2 KiB string only to copy it.
+ */
+export function writeHex(bytes: Uint8Array, out: Uint8Array, off: number): number {
+  for (let i = 0; i < bytes.length; i++) {
+    const pair = HEX_PAIRS[bytes[i]!]!;
+    out[off++] = pair & 0xff;
+    out[off++] = pair >>> 8;
+  }
+  return off;
+}

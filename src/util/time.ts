@@ -28,6 +28,9 @@ export function formatRfc3339Nano(ns: bigint): string {
   return `${base}.${frac.toString().padStart(9, "0").replace(/0+$/, "")}Z`;
 }
 
+/** The latest time stored: Go's UnixNano range ends at 2^63 - 1 ns (2262-04-11); the index uses the top bit. */
+export const MAX_TIMESTAMP_NS = (1n << 63n) - 1n;
+
 /** Go's zero time, used for "not yet run" health results. */
 export const ZERO_TIME = "0001-01-01T00:00:00Z";
 

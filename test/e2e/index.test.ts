@@ -1,4 +1,5 @@
 /** The index API over HTTP, fed by a real file feed (contract §5, §6; reference §4.1). */
+import {createHash} from "node:crypto";
 import {appendFileSync, writeFileSync} from "node:fs";
 import path from "node:path";
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
@@ -46,6 +47,7 @@ describe("index methods", () => {
     expect(c.id).toBe(sha256Id(bytes));
     expect(c.bytes.slice(0, 2 + bytes.length * 2)).toBe("0x" + bytes.toString("hex"));
     expect(c.bytes).toHaveLength(2 + (bytes.length + 4) * 2);
+    expect(c.bytes.slice(2 + bytes.length * 2)).toBe(createHash("sha256").update(bytes).digest().subarray(28).toString("hex"));
     expect(c.timestamp).toBe("2024-05-01T12:00:00.123456789Z");
     expect(c.encoding).toBe("hex");
     expect(c.index).toBe("0");
@@ -104,6 +106,21 @@ describe("index methods", () => {
     });
     expect((await t.rpc(X, "index.getContainerRange", {startIndex: -1, numToFetch: 1})).body.error?.code).toBe(-32602);
     expect((await t.rpc("/ext/index/C/block", "index.getLastAccepted")).body.error).toEqual({code: -32000, message: "no containers have been accepted"});
+  });
+
+  it("getContainerRange pages equal getContainerByIndex answers, whether written in place, admitted or cached", async () => {
+    for (const encoding of ["hex", "hexnc", "hexc"]) {
+      // First read of the range: written into the page; second: admitted into the cache; third: from the cache.
+      const texts = [];
+      for (let k = 0; k < 3; k++) {
+        const body = JSON.stringify({jsonrpc: "2.0", id: 1, method: "index.getContainerRange", params: {startIndex: 0, numToFetch: 4, encoding}});
+        texts.push((await t.post(X, body, {"content-type": "application/json"})).text);
+      }
+      expect(new Set(texts).size).toBe(1);
+      const single = [];
+      for (let i = 0; i < 4; i++) single.push(result<Container>(await t.rpc(X, "index.getContainerByIndex", {index: i, encoding})));
+      expect((JSON.parse(texts[0]!) as {result: {containers: Container[]}}).result.containers).toEqual(single);
+    }
   });
 
   it("chain aliases and chain IDs work in the path; unknown chains and kinds are 404", async () => {

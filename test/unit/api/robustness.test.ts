@@ -70,6 +70,7 @@ describe("index.getContainerRange: answers bounded in bytes", () => {
       bytes: new Uint8Array(1000).fill(i),
       timestampNs: 1_700_000_000_000_000_000n,
       index: BigInt(i),
+      checksum: null,
     }));
     const idx = {
       endpoint: ENDPOINTS[0]!,

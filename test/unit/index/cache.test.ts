@@ -5,7 +5,7 @@ import {ContainerJsonCache, containerJson} from "../../../src/index/service.js";
 import type {EndpointIndex, StoredContainer} from "../../../src/index/store.js";
 
 const idx = {endpoint: ENDPOINTS[3]!} as EndpointIndex;
-const container = (i: number): StoredContainer => ({id: new Uint8Array(32).fill(i), bytes: new Uint8Array(100).fill(i), timestampNs: 1_700_000_000_000_000_000n, index: BigInt(i)});
+const container = (i: number): StoredContainer => ({id: new Uint8Array(32).fill(i), bytes: new Uint8Array(100).fill(i), timestampNs: 1_700_000_000_000_000_000n, index: BigInt(i), checksum: null});
 
 describe("ContainerJsonCache", () => {
   it("holds the JSON as bytes, stays within its budget, evicts oldest first and spares what was read", () => {

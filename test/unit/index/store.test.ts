@@ -8,7 +8,8 @@ import {checkIncompleteIndex, decide} from "../../../src/index/incomplete.js";
 import {Level} from "level";
 import {Bucket, ChainFlag, containerIndexKey, containerKey, key, u64be} from "../../../src/db/buckets.js";
 import type {BatchOp} from "../../../src/db/controller.js";
-import {encodeRecord} from "../../../src/index/record.js";
+import {decodeRecord, encodeRecord} from "../../../src/index/record.js";
+import {containerJson} from "../../../src/index/service.js";
 import {IndexStore, type AcceptItem} from "../../../src/index/store.js";
 import {sha256} from "../../../src/util/cb58.js";
 import {containerBytes} from "../../helpers/feed.js";
@@ -26,6 +27,17 @@ function item(endpoint = xtx, n = 0): AcceptItem {
   return {endpoint, id: sha256(bytes), bytes, timestampNs: 1_700_000_000_123_456_789n + BigInt(n)};
 }
 
+/** A record as written before checksums were stored: id ‖ timestamp ns ‖ bytes. */
+function encodeRecordV1(it: AcceptItem): Uint8Array {
+  const out = new Uint8Array(40 + it.bytes.length);
+  out.set(it.id, 0);
+  new DataView(out.buffer).setBigUint64(32, it.timestampNs);
+  out.set(it.bytes, 40);
+  return out;
+}
+
+const hexChecksum = (bytes: Uint8Array): string => Buffer.from(sha256(bytes).subarray(28)).toString("hex");
+
 async function open(dir = tempDir()): Promise<{db: Database; store: IndexStore; dir: string}> {
   dirs.push(dir);
   const db = await Database.open(dir);
@@ -33,6 +45,32 @@ async function open(dir = tempDir()): Promise<{db: Database; store: IndexStore; 
 }
 
 describe("IndexStore", () => {
+  it("stores each record's hex checksum: given by the feed, or computed; served the same either way", async () => {
+    const {db, store} = await open();
+    const given = {...item(xtx, 0), checksum: sha256(item(xtx, 0).bytes).subarray(28)};
+    await store.accept([given, item(xtx, 1)], null);
+    const idx = store.index(xtx);
+    for (const c of await idx.getRange(0n, 2)) {
+      expect(Buffer.from(c.checksum!).toString("hex")).toBe(hexChecksum(c.bytes));
+      expect(containerJson(c, "hex")).toContain(`${Buffer.from(c.bytes).toString("hex")}${hexChecksum(c.bytes)}"`);
+      expect(c.timestampNs).toBe(item(xtx, Number(c.index)).timestampNs);
+    }
+    await db.close();
+  });
+
+  it("reads records written before checksums were stored, computing the checksum", () => {
+    const it0 = item(xtx, 3);
+    const old = decodeRecord(encodeRecordV1(it0), 3n);
+    expect(old).toMatchObject({timestampNs: it0.timestampNs, index: 3n, checksum: null});
+    expect(Buffer.from(old.bytes).equals(Buffer.from(it0.bytes))).toBe(true);
+    expect(containerJson(old, "hex")).toContain(`${Buffer.from(it0.bytes).toString("hex")}${hexChecksum(it0.bytes)}"`);
+    const now = decodeRecord(encodeRecord({...it0, checksum: sha256(it0.bytes).subarray(28)}), 3n);
+    expect(containerJson(now, "hex")).toBe(containerJson(old, "hex"));
+    // The timestamp's top bit marks the checksum: timestamps must stay below 2^63 ns (Go's UnixNano range).
+    expect(() => encodeRecord({...it0, timestampNs: 1n << 63n, checksum: new Uint8Array(4)})).toThrow(RangeError);
+    expect(() => encodeRecord({...it0, timestampNs: -1n, checksum: new Uint8Array(4)})).toThrow(RangeError);
+  });
+
   it("appends from index 0, maps ids back, and reads ranges truncated at the end", async () => {
     const {db, store} = await open();
     const items = [0, 1, 2, 3].map((n) => item(xtx, n));
@@ -154,7 +192,7 @@ describe("IndexStore", () => {
     const items = Array.from({length: 25_000}, (_, n) => item(xtx, n));
     const b = old.batch();
     items.forEach((it, n) => {
-      b.put(containerKey(xtx.id, BigInt(n)), encodeRecord(it));
+      b.put(containerKey(xtx.id, BigInt(n)), encodeRecordV1(it));
       b.put(containerIndexKey(xtx.id, it.id), u64be(BigInt(n)));
     });
     b.put(key(Bucket.nextIndex, xtx.id), u64be(BigInt(items.length)));
