@@ -283,7 +283,7 @@ function errorResponse(id: JsonRpcId, error: RpcErrorObject): JSONRPCResponse {
 
 /** An error answer of the router itself, with Go's json.Encoder trailing newline. */
 function reply(payload: JSONRPCResponse): RpcReply {
-  return {status: 200, body: one(payload) + "\n"};
+  return {status: 200, body: concatBody([one(payload), "\n"])};
 }
 
 /** Key order as AvalancheGo (jsonrpc, result|error, id); the caller adds Go's trailing newline. */
