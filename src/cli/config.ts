@@ -93,4 +93,8 @@ function validate(c: AvaextConfig): void {
     if (c[f] > 100) throw new ConfigError(f, `must be a percentage 0-100, got ${c[f]}`);
   }
   if (c["http-body-limit"] < 1024) throw new ConfigError("http-body-limit", "must be at least 1024 bytes");
+  // The backfill starts this long ago; ten years keeps every timestamp well inside the index's range.
+  if (c["dev-backfill"] > MAX_DEV_BACKFILL_MS) throw new ConfigError("dev-backfill", "must be at most 87600h (ten years)");
 }
+
+const MAX_DEV_BACKFILL_MS = 87_600 * 3_600_000;

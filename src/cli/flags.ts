@@ -82,7 +82,7 @@ export const FLAGS: readonly FlagDef[] = [
   flag({name: "index-enabled", kind: "bool", default: false, defaultText: "false", description: "keep the container index and serve /ext/index/*"}),
   flag({name: "index-allow-incomplete", kind: "bool", default: false, defaultText: "false", description: "allow an index that misses containers (see README: incomplete index)"}),
   flag({name: "feed", kind: "string", default: "dev", defaultText: "dev", description: "acceptance feed: dev, file:PATH or http://HOST:PORT"}),
-  flag({name: "dev-backfill", kind: "duration", default: 7 * 24 * 3_600_000, defaultText: "168h", description: "history the dev feed backfills on a fresh database (0 = none)"}),
+  flag({name: "dev-backfill", kind: "duration", default: 7 * 24 * 3_600_000, defaultText: "168h", description: "history the dev feed backfills on a fresh database (0 = none, at most 87600h)"}),
   flag({name: "health-check-frequency", kind: "duration", default: 30_000, defaultText: "30s", description: "how often health checks run (Go duration, > 0)"}),
   flag({name: "health-check-timeout", kind: "duration", default: 5000, defaultText: "5s", description: "a check that runs longer fails with a timeout error"}),
   flag({name: "system-tracker-disk-required-available-space-percentage", kind: "int", default: 3, defaultText: "3", description: "diskspace check fails below this % of free disk"}),

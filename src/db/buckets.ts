@@ -23,6 +23,12 @@ export enum Bucket {
    * reports the same state as before it.
    */
   chainState = 0x08,
+  /**
+   * `[checksumsFrom] ‖ endpoint` -> u64 BE: the first index whose record may hold a checksum (index/record.ts).
+   * Records below it were written before checksums were stored and are read as such, whatever their timestamp.
+   * Written once, when a database is first opened by a version that stores checksums.
+   */
+  checksumsFrom = 0x09,
 }
 
 /** Chain flags (bucket chainFlags). */

@@ -6,10 +6,13 @@
  * The checksum is sha256(bytes)[28:32], the 4 bytes AvalancheGo's `hex` encoding appends. Stored, it spares
  * each read a sha256 of the whole container (a tenth of a random getContainerRange page's CPU); ingest mostly
  * has it for free (an ID that is sha256 of the bytes, an upstream's checked `hex`). Timestamps are below 2^63 ns
- * (Go's UnixNano range, until 2262), so the top bit is free; records written before it have it clear and no
- * checksum, and are read as before.
+ * (Go's UnixNano range, until 2262), so the top bit is free. Records written before checksums were stored
+ * (layout 1: id ‖ timestamp ‖ bytes) sit below a per-endpoint index recorded when the database was first opened
+ * by a version that stores checksums (Bucket.checksumsFrom); they are read as layout 1 whatever their timestamp,
+ * since earlier versions accepted any u64 timestamp.
  */
 import {readU64be} from "../db/buckets.js";
+import {sha256} from "../util/cb58.js";
 import {MAX_TIMESTAMP_NS} from "../util/time.js";
 
 export interface ContainerRecord {
@@ -49,11 +52,13 @@ export function encodeRecord(r: RecordToWrite, out: Uint8Array = new Uint8Array(
   return out;
 }
 
-/** Decodes a record read at `index` (views into `b`, no copies). */
-export function decodeRecord(b: Uint8Array, index: bigint): ReadRecord {
+/**
+ * Decodes a record read at `index` (views into `b`, no copies); records below `checksumsFrom` are of layout 1.
+ */
+export function decodeRecord(b: Uint8Array, index: bigint, checksumsFrom: bigint): ReadRecord {
   if (b.length < HEAD) throw new Error(`corrupt container record of ${b.length} bytes`);
   const ts = readU64be(b, 32);
-  if (ts < CHECKSUM_FLAG) return {id: b.subarray(0, 32), timestampNs: ts, bytes: b.subarray(HEAD), index, checksum: null};
+  if (ts < CHECKSUM_FLAG || index < checksumsFrom) return {id: b.subarray(0, 32), timestampNs: ts, bytes: b.subarray(HEAD), index, checksum: null};
   if (b.length < HEAD + CHECKSUM_LEN) throw new Error(`corrupt container record of ${b.length} bytes`);
   return {
     id: b.subarray(0, 32),
@@ -62,4 +67,13 @@ export function decodeRecord(b: Uint8Array, index: bigint): ReadRecord {
     index,
     checksum: b.subarray(HEAD, HEAD + CHECKSUM_LEN),
   };
+}
+
+/**
+ * Whether a record holds a checksum that matches its bytes: how a database written before Bucket.checksumsFrom
+ * existed is told apart (a layout-1 record with the top bit set in its timestamp matches by chance 1 in 2^32).
+ */
+export function holdsChecksum(b: Uint8Array): boolean {
+  if (b.length < HEAD + CHECKSUM_LEN || readU64be(b, 32) < CHECKSUM_FLAG) return false;
+  return Buffer.from(sha256(b.subarray(HEAD + CHECKSUM_LEN)).subarray(28)).equals(b.subarray(HEAD, HEAD + CHECKSUM_LEN));
 }

@@ -7,7 +7,7 @@ import {Bucket, ChainFlag, Slab, containerIndexKey, containerKey, key, readU64be
 import type {BatchOp, Database} from "../db/controller.js";
 import type {ChainName} from "../chains/index.js";
 import {ENDPOINTS, type Endpoint} from "./endpoints.js";
-import {decodeRecord, encodeRecord, recordSize, type ReadRecord} from "./record.js";
+import {decodeRecord, encodeRecord, holdsChecksum, recordSize, type ReadRecord} from "./record.js";
 import {sha256} from "../util/cb58.js";
 
 /** Most containers one getContainerRange returns (AvalancheGo's MaxFetchedByRange). */
@@ -55,12 +55,14 @@ export class EndpointIndex {
     private readonly db: Database,
     /** The index the next accepted container gets = number of containers. */
     public next: bigint,
+    /** Records below this index were written before checksums were stored (Bucket.checksumsFrom). */
+    readonly checksumsFrom: bigint,
   ) {}
 
   async getByIndex(index: bigint): Promise<StoredContainer | null> {
     if (index >= this.next) return null;
     const v = await this.db.get(containerKey(this.endpoint.id, index));
-    return v === null ? null : decodeRecord(v, index);
+    return v === null ? null : decodeRecord(v, index, this.checksumsFrom);
   }
 
   async getIndex(id: Uint8Array): Promise<bigint | null> {
@@ -84,7 +86,7 @@ export class EndpointIndex {
     );
     // Keys are contiguous below next; fewer values means records are missing, and numbering them would shift them.
     if (values.length !== Number(end - start)) throw new Error(`containers store holds ${values.length} of the ${end - start} records ${start}..${end - 1n}`);
-    return values.map((v, i) => decodeRecord(v, start + BigInt(i)));
+    return values.map((v, i) => decodeRecord(v, start + BigInt(i), this.checksumsFrom));
   }
 }
 
@@ -113,7 +115,16 @@ export class IndexStore {
   static async open(db: Database): Promise<IndexStore> {
     const store = new IndexStore(db);
     const nexts = await db.getMany(ENDPOINTS.map((e) => key(Bucket.nextIndex, e.id)));
-    ENDPOINTS.forEach((e, i) => store.indexes.set(e.id, new EndpointIndex(e, db, nexts[i] ? readU64be(nexts[i]!) : 0n)));
+    const froms = await db.getMany(ENDPOINTS.map((e) => key(Bucket.checksumsFrom, e.id)));
+    for (const [i, e] of ENDPOINTS.entries()) {
+      const next = nexts[i] ? readU64be(nexts[i]!) : 0n;
+      let from = froms[i] ? readU64be(froms[i]!) : null;
+      if (from === null) {
+        from = next === 0n ? 0n : await firstWithChecksum(db, e.id, next);
+        await db.put(key(Bucket.checksumsFrom, e.id), u64be(from));
+      }
+      store.indexes.set(e.id, new EndpointIndex(e, db, next, from));
+    }
     // The two stores belong together: the main store's count must find its last record (a containers folder
     // deleted or taken from another database would otherwise shift or lose what is read).
     for (const idx of store.indexes.values()) {
@@ -295,6 +306,24 @@ export class IndexStore {
   async flush(): Promise<void> {
     await Promise.all([this.containersTail, this.commitTail]);
   }
+}
+
+/**
+ * The first index of an endpoint whose record holds a checksum, for a database from before Bucket.checksumsFrom:
+ * records of layout 1 come first and those with checksums after them, so a binary search finds the boundary in
+ * log2(next) reads. A version that stored checksums without recording where they start only ever existed on the
+ * way to this one; a database it wrote is read correctly all the same.
+ */
+async function firstWithChecksum(db: Database, endpoint: number, next: bigint): Promise<bigint> {
+  let lo = 0n;
+  let hi = next;
+  while (lo < hi) {
+    const mid = (lo + hi) / 2n;
+    const v = await db.get(containerKey(endpoint, mid));
+    if (v !== null && holdsChecksum(v)) hi = mid;
+    else lo = mid + 1n;
+  }
+  return lo;
 }
 
 /** What one accept writes, built before its writes start. */

@@ -87,6 +87,7 @@ describe("bad input exits 2 with one line naming the flag", () => {
     ["bad bool", ["--index-enabled=maybe"], {}, /--index-enabled: expected true or false, got "maybe"/],
     ["bad duration", ["--health-check-frequency", "5"], {}, /--health-check-frequency: invalid duration "5"/],
     ["zero frequency", ["--health-check-frequency", "0s"], {}, /--health-check-frequency: must be greater than 0/],
+    ["backfill before the epoch", ["--dev-backfill", "500000h"], {}, /--dev-backfill: must be at most 87600h \(ten years\)/],
     ["bad level", ["--log-level", "loud"], {}, /--log-level: unknown log level "loud"/],
     ["bad feed", ["--feed", "ftp://x"], {}, /--feed: expected dev, file:PATH or http:\/\/HOST:PORT/],
     ["bad network", ["--network-id", "moon"], {}, /--network-id: unknown network "moon"/],

@@ -1,4 +1,5 @@
 /** The index store on a real LevelDB: atomic, idempotent accepts with the feed position; reads; restarts. */
+import {createHash} from "node:crypto";
 import {rmSync} from "node:fs";
 import path from "node:path";
 import {afterEach, describe, expect, it} from "vitest";
@@ -36,7 +37,8 @@ function encodeRecordV1(it: AcceptItem): Uint8Array {
   return out;
 }
 
-const hexChecksum = (bytes: Uint8Array): string => Buffer.from(sha256(bytes).subarray(28)).toString("hex");
+/** The hex checksum, computed independently of the code under test. */
+const hexChecksum = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest().subarray(28).toString("hex");
 
 async function open(dir = tempDir()): Promise<{db: Database; store: IndexStore; dir: string}> {
   dirs.push(dir);
@@ -45,30 +47,94 @@ async function open(dir = tempDir()): Promise<{db: Database; store: IndexStore; 
 }
 
 describe("IndexStore", () => {
-  it("stores each record's hex checksum: given by the feed, or computed; served the same either way", async () => {
+  it("stores each record's hex checksum: the one the feed gives, or computed", async () => {
     const {db, store} = await open();
-    const given = {...item(xtx, 0), checksum: sha256(item(xtx, 0).bytes).subarray(28)};
+    // The feed's checksum is stored as given (the sources check it against the bytes; the store does not
+    // recompute it): a value no sha256 gives shows it is the one served.
+    const given = {...item(xtx, 0), checksum: Uint8Array.of(0xde, 0xad, 0xbe, 0xef)};
     await store.accept([given, item(xtx, 1)], null);
-    const idx = store.index(xtx);
-    for (const c of await idx.getRange(0n, 2)) {
-      expect(Buffer.from(c.checksum!).toString("hex")).toBe(hexChecksum(c.bytes));
-      expect(containerJson(c, "hex")).toContain(`${Buffer.from(c.bytes).toString("hex")}${hexChecksum(c.bytes)}"`);
-      expect(c.timestampNs).toBe(item(xtx, Number(c.index)).timestampNs);
-    }
+    const [c0, c1] = await store.index(xtx).getRange(0n, 2);
+    expect(Buffer.from(c0!.checksum!).toString("hex")).toBe("deadbeef");
+    expect(containerJson(c0!, "hex")).toContain(`${Buffer.from(c0!.bytes).toString("hex")}deadbeef"`);
+    expect(Buffer.from(c1!.checksum!).toString("hex")).toBe(hexChecksum(c1!.bytes));
+    expect(containerJson(c1!, "hex")).toContain(`${Buffer.from(c1!.bytes).toString("hex")}${hexChecksum(c1!.bytes)}"`);
+    expect([c0!.timestampNs, c1!.timestampNs]).toEqual([item(xtx, 0).timestampNs, item(xtx, 1).timestampNs]);
     await db.close();
   });
 
-  it("reads records written before checksums were stored, computing the checksum", () => {
+  it("decodes both record layouts; below the layout boundary a set top bit is a timestamp, not the checksum flag", () => {
     const it0 = item(xtx, 3);
-    const old = decodeRecord(encodeRecordV1(it0), 3n);
+    const old = decodeRecord(encodeRecordV1(it0), 3n, 4n);
     expect(old).toMatchObject({timestampNs: it0.timestampNs, index: 3n, checksum: null});
     expect(Buffer.from(old.bytes).equals(Buffer.from(it0.bytes))).toBe(true);
     expect(containerJson(old, "hex")).toContain(`${Buffer.from(it0.bytes).toString("hex")}${hexChecksum(it0.bytes)}"`);
-    const now = decodeRecord(encodeRecord({...it0, checksum: sha256(it0.bytes).subarray(28)}), 3n);
-    expect(containerJson(now, "hex")).toBe(containerJson(old, "hex"));
-    // The timestamp's top bit marks the checksum: timestamps must stay below 2^63 ns (Go's UnixNano range).
+    const now = decodeRecord(encodeRecord({...it0, checksum: sha256(it0.bytes).subarray(28)}), 4n, 4n);
+    expect(Buffer.from(now.checksum!).toString("hex")).toBe(hexChecksum(it0.bytes));
+    expect(containerJson(now, "hex")).toBe(containerJson({...old, index: 4n}, "hex"));
+    // Earlier versions stored any u64 timestamp: year 2300 has the top bit set, and is read back exactly.
+    const y2300 = {...it0, timestampNs: 10_413_792_000_000_000_000n};
+    expect(y2300.timestampNs >= 1n << 63n).toBe(true);
+    const far = decodeRecord(encodeRecordV1(y2300), 3n, 4n);
+    expect(far).toMatchObject({timestampNs: y2300.timestampNs, checksum: null});
+    expect(Buffer.from(far.bytes).equals(Buffer.from(it0.bytes))).toBe(true);
+    // New records keep timestamps below 2^63 ns (Go's UnixNano range), so the top bit is free for the flag.
     expect(() => encodeRecord({...it0, timestampNs: 1n << 63n, checksum: new Uint8Array(4)})).toThrow(RangeError);
     expect(() => encodeRecord({...it0, timestampNs: -1n, checksum: new Uint8Array(4)})).toThrow(RangeError);
+    expect(() => encodeRecord({...it0, checksum: new Uint8Array(32)})).toThrow(RangeError);
+  });
+
+  it("records where checksums start at first open; records of both layouts read back in one range", async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    // A database as the last version without checksums left it: layout-1 records, one with a year-2300 timestamp.
+    const items = Array.from({length: 6}, (_, n) => item(xtx, n));
+    items[4] = {...items[4]!, timestampNs: 10_413_792_000_000_000_000n};
+    const db0 = await Database.open(dir);
+    await db0.writeContainers(items.map((it, n) => ({type: "put", key: containerKey(xtx.id, BigInt(n)), value: encodeRecordV1(it)})));
+    await db0.writeMain([
+      ...items.map((it, n): BatchOp => ({type: "put", key: containerIndexKey(xtx.id, it.id), value: u64be(BigInt(n))})),
+      {type: "put", key: key(Bucket.nextIndex, xtx.id), value: u64be(6n)},
+    ]);
+    await db0.close();
+
+    const {db, store} = await open(dir);
+    expect(store.index(xtx).checksumsFrom).toBe(6n);
+    expect(store.index(pblock).checksumsFrom).toBe(0n);
+    await store.accept([6, 7].map((n) => item(xtx, n)), null);
+    await db.close();
+    // The boundary is kept: reopened, old and new records read back as written, in one range.
+    const {db: db2, store: store2} = await open(dir);
+    const idx = store2.index(xtx);
+    expect(idx.checksumsFrom).toBe(6n);
+    const all = [...items, item(xtx, 6), item(xtx, 7)];
+    const got = await idx.getRange(0n, 10);
+    expect(got.map((c) => c.timestampNs)).toEqual(all.map((it) => it.timestampNs));
+    expect(got.map((c) => c.checksum === null)).toEqual([true, true, true, true, true, true, false, false]);
+    got.forEach((c, n) => {
+      expect(Buffer.from(c.bytes).equals(Buffer.from(all[n]!.bytes))).toBe(true);
+      expect(containerJson(c, "hex")).toContain(`${Buffer.from(all[n]!.bytes).toString("hex")}${hexChecksum(all[n]!.bytes)}"`);
+    });
+    await db2.close();
+  });
+
+  it("finds where checksums start in a database that stored them without recording it", async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    // Layout-1 records 0-36 (one with a top-bit timestamp), records with checksums from 37, no boundary written.
+    const items = Array.from({length: 50}, (_, n) => item(xtx, n));
+    items[20] = {...items[20]!, timestampNs: 10_413_792_000_000_000_000n};
+    const record = (it: AcceptItem, n: number): Uint8Array => (n < 37 ? encodeRecordV1(it) : encodeRecord({...it, checksum: sha256(it.bytes).subarray(28)}));
+    const db0 = await Database.open(dir);
+    await db0.writeContainers(items.map((it, n) => ({type: "put", key: containerKey(xtx.id, BigInt(n)), value: record(it, n)})));
+    await db0.writeMain([{type: "put", key: key(Bucket.nextIndex, xtx.id), value: u64be(50n)}]);
+    await db0.close();
+    const {db, store} = await open(dir);
+    const idx = store.index(xtx);
+    expect(idx.checksumsFrom).toBe(37n);
+    const got = await idx.getRange(0n, 50);
+    expect(got.map((c) => c.timestampNs)).toEqual(items.map((it) => it.timestampNs));
+    got.forEach((c, n) => expect(Buffer.from(c.bytes).equals(Buffer.from(items[n]!.bytes))).toBe(true));
+    await db.close();
   });
 
   it("appends from index 0, maps ids back, and reads ranges truncated at the end", async () => {
@@ -203,6 +269,7 @@ describe("IndexStore", () => {
     expect(db.migrated).toBe(items.length);
     const idx = (await IndexStore.open(db)).index(xtx);
     expect(idx.next).toBe(BigInt(items.length));
+    expect(idx.checksumsFrom).toBe(BigInt(items.length));
     expect((await idx.getById(items[12_345]!.id))!.index).toBe(12_345n);
     expect((await idx.getRange(24_990n, 1024)).map((c) => c.id)).toEqual(items.slice(24_990).map((it) => it.id));
     await db.close();
