@@ -1,5 +1,4 @@
 /** Hex helpers with AvalancheGo's `formatting` semantics (utils/formatting/encoding.go). */
-import {hash} from "node:crypto";
 
 const HEX_RE = /^[0-9a-fA-F]*$/;
 
@@ -20,13 +19,6 @@ export function hexToBytes(s: string): Uint8Array {
     throw new Error(`encoding/hex: invalid byte: U+${cp} '${bad}'`);
   }
   throw new Error("encoding/hex: odd length hex string");
-}
-
-/** `0x` + hex of `bytes ‖ sha256(bytes)[28:32]`: AvalancheGo's `hex`/`hexc` encoding. */
-export function hexWithChecksum(bytes: Uint8Array): string {
-  // Two hex strings joined rather than one buffer of bytes ‖ checksum: no copy of the container (a third faster
-  // on 1 KiB, and this runs for each of up to 1024 containers of a getContainerRange page).
-  return "0x" + bytesToHex(bytes) + hash("sha256", bytes, "hex").slice(56);
 }
 
 /** Each byte's two hex digits as a little-endian uint16 (low byte = first digit). */

@@ -8,6 +8,7 @@ import {startNode, tempDir, type TestNode} from "../helpers/node.js";
 
 const X = "/ext/index/X/tx";
 const P = "/ext/index/P/block";
+const XB = "/ext/index/X/block";
 const GIVEN_ID = "2oYMBNV4eNHyqk2fjjV5nVQLDbtmNJzq5s3qs3Lo6ftnC6FByM";
 let t: TestNode;
 let feed: string;
@@ -31,11 +32,14 @@ beforeAll(async () => {
     feedLine({chain: "X", kind: "tx", n: 1}), // duplicate of line 2: skipped silently
     feedLine({chain: "11111111111111111111111111111111LpoYY", kind: "block", n: 0}),
     "\n",
+    // 100 containers of 1 KiB: a range of them is answered as byte chunks, not one string.
+    ...Array.from({length: 100}, (_, n) => feedLine({chain: "X", kind: "block", n, size: 1024})),
   ];
   writeFileSync(feed, lines.join(""));
   t = await startNode({"index-enabled": "true", "api-admin-enabled": "true", feed: `file:${feed}`}, {captureLogs: true});
   await waitForCount(t, X, 4);
   await waitForCount(t, P, 1);
+  await waitForCount(t, XB, 100);
 });
 afterAll(async () => t.close());
 
@@ -121,6 +125,41 @@ describe("index methods", () => {
       for (let i = 0; i < 4; i++) single.push(result<Container>(await t.rpc(X, "index.getContainerByIndex", {index: i, encoding})));
       expect((JSON.parse(texts[0]!) as {result: {containers: Container[]}}).result.containers).toEqual(single);
     }
+  });
+
+  it("a large page (answered as byte chunks) and a batch mixing it with text answers: exact content-length", async () => {
+    const post = async (body: unknown): Promise<{text: string; length: number}> => {
+      const res = await fetch(new URL(XB, t.url), {method: "POST", headers: {"content-type": "application/json"}, body: JSON.stringify(body)});
+      const buf = Buffer.from(await res.arrayBuffer());
+      expect(res.status).toBe(200);
+      expect(Number(res.headers.get("content-length"))).toBe(buf.length);
+      return {text: buf.toString("utf8"), length: buf.length};
+    };
+    const call = (id: number, method: string, params: unknown) => ({jsonrpc: "2.0", id, method, params});
+    const page = await post(call(7, "index.getContainerRange", {startIndex: 0, numToFetch: 100, encoding: "hex"}));
+    expect(page.length).toBeGreaterThan(200 * 1024);
+    expect(page.text.endsWith('"id":7}\n')).toBe(true);
+    const containers = (JSON.parse(page.text) as {result: {containers: Container[]}}).result.containers;
+    expect(containers).toHaveLength(100);
+    for (const n of [0, 57, 99]) {
+      const bytes = containerBytes("X", "block", n, 1024);
+      expect(containers[n]).toMatchObject({id: sha256Id(bytes), index: String(n), encoding: "hex"});
+      expect(containers[n]!.bytes).toBe("0x" + bytes.toString("hex") + createHash("sha256").update(bytes).digest().subarray(28).toString("hex"));
+    }
+    const batch = await post([
+      call(1, "index.getContainerByIndex", {index: 3, encoding: "hexnc"}),
+      call(2, "index.getContainerRange", {startIndex: 0, numToFetch: 100, encoding: "hex"}),
+      call(3, "index.nope", {}),
+      {jsonrpc: "2.0", method: "index.getLastAccepted", params: {}}, // a notification: no answer
+      call(4, "index.getContainerRange", {startIndex: 1, numToFetch: 2, encoding: "hexc"}),
+      call(5, "index.getIndex", {id: "not an id"}),
+    ]);
+    const answers = JSON.parse(batch.text) as {id: number; result?: unknown; error?: {code: number}}[];
+    expect(answers.map((a) => a.id)).toEqual([1, 2, 3, 4, 5]);
+    expect(answers[1]!.result).toEqual({containers});
+    expect(answers[0]!.result).toEqual(result(await t.rpc(XB, "index.getContainerByIndex", {index: 3, encoding: "hexnc"})));
+    expect(answers[3]!.result).toEqual(result(await t.rpc(XB, "index.getContainerRange", {startIndex: 1, numToFetch: 2, encoding: "hexc"})));
+    expect([answers[2]!.error?.code, answers[4]!.error?.code]).toEqual([-32601, -32602]);
   });
 
   it("chain aliases and chain IDs work in the path; unknown chains and kinds are 404", async () => {

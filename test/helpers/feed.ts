@@ -17,6 +17,12 @@ export function containerBytes(chain: string, kind: string, n: number, size = 64
   return out;
 }
 
+/** `0x` + hex of `bytes ‖ sha256(bytes)[28:32]`: AvalancheGo's `hex` encoding, as an upstream serves it. */
+export function hexWithChecksum(bytes: Uint8Array): string {
+  const sum = createHash("sha256").update(bytes).digest().subarray(28);
+  return "0x" + Buffer.from(bytes).toString("hex") + sum.toString("hex");
+}
+
 /** The ID avaext derives for undecodable bytes: sha256 (contract §5). */
 export function sha256Id(bytes: Uint8Array): string {
   return cb58Encode(createHash("sha256").update(bytes).digest());

@@ -4,6 +4,7 @@
  * failure, which would skip the page that failed.
  */
 import {createServer, type Server} from "node:http";
+import {Writable} from "node:stream";
 import type {AddressInfo} from "node:net";
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import {decodeHttpPosition, HttpFeed, defaultHttpFeedOptions} from "../../../src/feed/http.js";
@@ -12,7 +13,7 @@ import type {FeedBatch} from "../../../src/feed/types.js";
 import {ENDPOINTS} from "../../../src/index/endpoints.js";
 import {LoggerRegistry} from "../../../src/logger/index.js";
 import {cb58Encode, sha256} from "../../../src/util/cb58.js";
-import {hexWithChecksum} from "../../../src/util/hex.js";
+import {hexWithChecksum} from "../../helpers/feed.js";
 
 const TOTAL = 2500;
 const P_BLOCK = ENDPOINTS.findIndex((e) => e.name === "P/block");
@@ -21,6 +22,8 @@ const containers = Array.from({length: TOTAL}, (_, i) => {
   return {id: cb58Encode(sha256(bytes)), bytes: hexWithChecksum(bytes), timestamp: "2024-05-01T12:00:00Z", encoding: "hex", index: String(i)};
 });
 
+/** What the upstream serves; a test may swap in a page with a bad container. */
+let served = containers;
 let server: Server;
 let url: string;
 beforeAll(async () => {
@@ -37,7 +40,7 @@ beforeAll(async () => {
       const answer =
         start >= TOTAL
           ? {jsonrpc: "2.0", id, error: {code: -32000, message: `start index (${start}) > last accepted index (${TOTAL - 1})`}}
-          : {jsonrpc: "2.0", id, result: {containers: containers.slice(start, start + params.numToFetch)}};
+          : {jsonrpc: "2.0", id, result: {containers: served.slice(start, start + params.numToFetch)}};
       res.writeHead(200, {"content-type": "application/json"}).end(JSON.stringify(answer));
     });
   });
@@ -46,9 +49,15 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
-function feed(): HttpFeed {
-  const logger = new LoggerRegistry({logLevel: "INFO", displayLevel: "OFF", logDir: null}).get("main");
-  return new HttpFeed({...defaultHttpFeedOptions, url, pollMs: 20, minBackoffMs: 10}, {status: new FeedStatus(), logger});
+function feed(status = new FeedStatus(), lines: string[] = []): HttpFeed {
+  const displayStream = new Writable({
+    write(chunk: Buffer, _enc, done): void {
+      lines.push(chunk.toString());
+      done();
+    },
+  });
+  const logger = new LoggerRegistry({logLevel: "OFF", displayLevel: "INFO", logDir: null, displayStream}).get("main");
+  return new HttpFeed({...defaultHttpFeedOptions, url, pollMs: 20, minBackoffMs: 10, maxBackoffMs: 20}, {status, logger});
 }
 
 describe("http mirror source", () => {
@@ -76,4 +85,48 @@ describe("http mirror source", () => {
     clearTimeout(timer);
     expect(got).toEqual(containers.map((c) => c.id));
   });
+
+  it("hands on the upstream's bytes without the checksum, the checksum it checked, and the timestamp in ns", async () => {
+    const ctrl = new AbortController();
+    let first: FeedBatch | null = null;
+    await feed().run(null, async (b) => {
+      first ??= b;
+      ctrl.abort();
+    }, ctrl.signal);
+    const it0 = first!.items[0]!;
+    const bytes = Buffer.from(containers[0]!.bytes.slice(2, -8), "hex");
+    expect(Buffer.from(it0.bytes).equals(bytes)).toBe(true);
+    expect(Buffer.from(it0.checksum!).toString("hex")).toBe(containers[0]!.bytes.slice(-8));
+    expect(it0.timestampNs).toBe(1_714_564_800_000_000_000n);
+    expect(cb58Encode(it0.id)).toBe(containers[0]!.id);
+  });
+
+  for (const [what, bad, reason] of [
+    ["a bad checksum", {bytes: containers[5]!.bytes.slice(0, -2) + "00"}, "bad checksum"],
+    ["a timestamp past 2262", {timestamp: "2300-01-01T00:00:00Z"}, "bad timestamp"],
+    ["a timestamp before 1970", {timestamp: "1969-12-31T23:59:59Z"}, "bad timestamp"],
+  ] as const) {
+    it(`a page with ${what} is refused whole and retried, never committed; fixed upstream, the mirror goes on`, async () => {
+      served = containers.map((c, i) => (i === 5 ? {...c, ...bad} : c));
+      const status = new FeedStatus();
+      const got: string[] = [];
+      const ctrl = new AbortController();
+      const sink = async (b: FeedBatch): Promise<void> => {
+        got.push(...b.items.map((it) => cb58Encode(it.id)));
+        if (got.length === TOTAL) ctrl.abort();
+      };
+      const lines: string[] = [];
+      const running = feed(status, lines).run(null, sink, ctrl.signal);
+      for (let i = 0; i < 200 && status.connection().sendFailRate < 0.5; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(status.connection()).toMatchObject({connected: false});
+      expect(status.connection().sendFailRate).toBeGreaterThanOrEqual(0.5);
+      expect(got).toEqual([]);
+      served = containers;
+      await running;
+      expect(got).toEqual(containers.map((c) => c.id));
+      expect(status.connection().connected).toBe(true);
+      const warning = lines.map((l) => JSON.parse(l) as {msg: string; err?: string}).find((l) => l.msg.startsWith("upstream failing"));
+      expect(warning?.err).toBe(`upstream P/block container ${containers[5]!.id}: ${reason} ${"timestamp" in bad ? bad.timestamp : ""}`.trimEnd());
+    });
+  }
 });

@@ -45,6 +45,18 @@ describe("base58Encode", () => {
       if (len > 0) expect(base58Decode(base58Encode(bytes))).toEqual(bytes);
     }
   });
+
+  it("keeps every leading zero byte as a '1', whatever the parity of their count and the length after them", () => {
+    // The encoder folds two bytes a step: odd and even counts of zeros, before odd and even tails, and all zeros.
+    for (let zeros = 0; zeros <= 6; zeros++) {
+      for (const tail of [[], [1], [0, 1], [255], [1, 0], [0xff, 0xfe, 0xfd], [0, 0, 0, 58]]) {
+        const bytes = Uint8Array.from([...Array<number>(zeros).fill(0), ...tail]);
+        expect(base58Encode(bytes), `${zeros} zeros, then [${tail}]`).toBe(naiveBase58(bytes));
+        if (bytes.length > 0) expect(base58Decode(base58Encode(bytes))).toEqual(bytes);
+      }
+    }
+    expect(base58Encode(new Uint8Array(32))).toBe("1".repeat(32));
+  });
 });
 
 describe("sha256Tail (CB58's one-block checksum in JavaScript)", () => {
