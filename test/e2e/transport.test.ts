@@ -1,4 +1,5 @@
 /** Contract §2-§3 and §10 over the real wire: HTTP rules, the JSON-RPC envelope, every error class, batches. */
+import {connect} from "node:net";
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import {appError} from "../../src/api/errors.js";
 import {method} from "../../src/api/rpcRouter.js";
@@ -33,7 +34,61 @@ afterAll(async () => t.close());
 
 const raw = (body: string, headers?: Record<string, string>): ReturnType<TestNode["post"]> => t.post("/ext/test", body, headers);
 
+/**
+ * Writes `parts` to a raw socket, `gapMs` apart, and returns everything the server wrote back once it has
+ * answered `answers` responses (counted by their status lines) or closed.
+ */
+function rawExchange(parts: string[], answers: number, gapMs = 30): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const sock = connect(Number(t.url.port), "127.0.0.1");
+    let got = "";
+    const done = (): void => {
+      sock.destroy();
+      resolve(got);
+    };
+    sock.on("data", (d) => {
+      got += d.toString("latin1");
+      const statuses = got.match(/HTTP\/1\.1 \d{3}/g)?.length ?? 0;
+      // Wait for the last answer's body too: it ends with Go's newline after the JSON, or is a text line.
+      if (statuses >= answers && got.endsWith("\n")) done();
+    });
+    sock.on("close", () => resolve(got));
+    sock.on("error", reject);
+    void (async () => {
+      for (const p of parts) {
+        sock.write(p);
+        await new Promise((r) => setTimeout(r, gapMs));
+      }
+    })();
+  });
+}
+
+const bodyOf = (text: string): string[] => text.split(/HTTP\/1\.1 /).slice(1).map((r) => r.slice(r.indexOf("\r\n\r\n") + 4));
+
 describe("HTTP transport", () => {
+  it("reads a body however it arrives: split across writes, chunked without a length, pipelined", async () => {
+    const call = JSON.stringify({jsonrpc: "2.0", id: 7, method: "test.echo", params: {value: "split"}});
+    const head = (extra: string): string => `POST /ext/test HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n${extra}\r\n`;
+    const answer = '{"jsonrpc":"2.0","result":{"value":"split"},"id":7}\n';
+    // The headers, then the body in two pieces: the body is not all there when the handler first looks.
+    const split = await rawExchange([head(`Content-Length: ${call.length}\r\n`), call.slice(0, 10), call.slice(10)], 1);
+    expect(split).toMatch(/^HTTP\/1\.1 200/);
+    expect(bodyOf(split)).toEqual([answer]);
+    // Chunked, no Content-Length, in pieces.
+    const chunk = (c: string): string => `${c.length.toString(16)}\r\n${c}\r\n`;
+    const chunked = await rawExchange([head("Transfer-Encoding: chunked\r\n"), chunk(call.slice(0, 20)), chunk(call.slice(20)) + "0\r\n\r\n"], 1);
+    expect(bodyOf(chunked)).toEqual([answer]);
+    // Two requests in one write (pipelined): both answered, in order.
+    const second = JSON.stringify({jsonrpc: "2.0", id: 8, method: "test.sum", params: {a: 1, b: 2}});
+    const both = await rawExchange([head(`Content-Length: ${call.length}\r\n`) + call + head(`Content-Length: ${second.length}\r\n`) + second], 2);
+    expect(bodyOf(both)).toEqual([answer, '{"jsonrpc":"2.0","result":{"sum":"3"},"id":8}\n']);
+    // A chunked body past the limit (no length to refuse it up front): 413 once the limit is crossed.
+    const big = await rawExchange([head("Transfer-Encoding: chunked\r\n"), chunk("x".repeat(10_000)), chunk("x".repeat(10_000))], 1);
+    expect(big).toMatch(/^HTTP\/1\.1 413/);
+    expect(bodyOf(big)).toEqual(["request body exceeds 16384 bytes\n"]);
+    expect((await t.rpc("/ext/test", "test.echo", {value: "still here"})).body.result).toEqual({value: "still here"});
+  });
+
   it("answers 404 for unknown paths and a trailing slash", async () => {
     expect((await t.get("/nope")).status).toBe(404);
     const r = await raw("{}");
