@@ -238,7 +238,8 @@ export class RpcRouter {
     if (typeof r.method !== "string") return errorResponse(id, invalidRequest("method must be a string").toObject());
     const method = r.method;
     const dot = method.indexOf(".");
-    if (dot < 0 || method.slice(0, dot) !== call.service || !this.server.hasMethod(method)) {
+    // `<service>.<name>` of this route's service only (no substring is built to compare).
+    if (dot !== call.service.length || !method.startsWith(call.service) || !this.server.hasMethod(method)) {
       this.metrics?.calls.labels(UNKNOWN_METHOD_LABEL, "not_found").inc();
       return notification ? null : errorResponse(id, methodNotFound(method).toObject());
     }

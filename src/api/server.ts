@@ -246,7 +246,8 @@ export class HttpServer {
     }
     // One microtask: the parser finishes the read it is in (pushing the body) before the body is looked at.
     await undefined;
-    const body = await this.readBody(x, res, h);
+    const read = this.readBody(x, res, h);
+    const body = typeof read === "string" || read === null ? read : await read;
     if (body === null) return;
     const reply = await this.modules.rpc.handle(body, rpc.service, rpc.ctx);
     if (reply.status === 204) return this.send(x, res, 204, h);
@@ -263,8 +264,11 @@ export class HttpServer {
     this.send(x, res, 200, h, out);
   }
 
-  /** Reads the body up to the limit; on overflow answers 413 and closes the connection, returning null. */
-  private readBody(x: Exchange, res: ServerResponse, h: Headers): Promise<string | null> {
+  /**
+   * Reads the body up to the limit (at once when it is all buffered); on overflow answers 413 and closes the
+   * connection, giving null.
+   */
+  private readBody(x: Exchange, res: ServerResponse, h: Headers): string | null | Promise<string | null> {
     const req = x.req;
     const limit = this.opts.bodyLimit;
     const tooLarge = (): null => {
@@ -274,13 +278,13 @@ export class HttpServer {
       return null;
     };
     const declared = Number(req.headers["content-length"]);
-    if (Number.isFinite(declared) && declared > limit) return Promise.resolve(tooLarge());
+    if (Number.isFinite(declared) && declared > limit) return tooLarge();
     // Usually the whole body came with the headers, and the parser has pushed it by the time serveRpc resumed.
     // It is then taken as it lies, without listeners, flowing mode and the ticks that deliver 'data' and 'end'
     // (a tenth of a trivial call's cost). A body still arriving, or one without a length, is read as a stream.
     if (Number.isFinite(declared) && req.readableLength >= declared) {
       const buf = req.read() as Buffer | null;
-      return Promise.resolve(buf === null ? "" : buf.toString("utf8"));
+      return buf === null ? "" : buf.toString("utf8");
     }
     return new Promise((resolve) => {
       const chunks: Buffer[] = [];

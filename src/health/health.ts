@@ -10,6 +10,13 @@ import {HealthWorker, TAG_APPLICATION, type Check, type HealthReport} from "./wo
 
 const MAX_CACHED_REPORTS = 64;
 
+/** A report as served: `json` for a JSON-RPC result, `body` (with the newline) for GET. */
+export interface CachedReport {
+  healthy: boolean;
+  json: string;
+  body: string;
+}
+
 export type WorkerName = "health" | "readiness" | "liveness";
 
 export interface HealthOptions {
@@ -31,7 +38,7 @@ export class Health {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private stopped = false;
-  private readonly jsonCache = new Map<string, {healthy: boolean; body: string}>();
+  private readonly jsonCache = new Map<string, CachedReport>();
 
   constructor(
     private readonly opts: HealthOptions,
@@ -75,15 +82,16 @@ export class Health {
   }
 
   /**
-   * The report serialised (with Go's trailing newline), cached until results change: probes hit this path at
-   * high rates and results only change once a round.
+   * The report serialised, cached until results change: probes hit these paths at high rates (GET and JSON-RPC
+   * alike) and results only change once a round. `json` is the report; `body` adds Go's trailing newline.
    */
-  reportJson(worker: WorkerName, tags: readonly string[] = []): {healthy: boolean; body: string} {
-    const key = `${worker}\u0000${tags.join("\u0000")}`;
+  reportJson(worker: WorkerName, tags: readonly string[] = []): CachedReport {
+    const key = tags.length === 0 ? worker : `${worker}\u0000${tags.join("\u0000")}`;
     let hit = this.jsonCache.get(key);
     if (!hit) {
       const r = this.report(worker, tags);
-      hit = {healthy: r.healthy, body: JSON.stringify(r) + "\n"};
+      const json = JSON.stringify(r);
+      hit = {healthy: r.healthy, json, body: json + "\n"};
       // Tags come from clients; bound the cache so odd queries cannot grow it without limit.
       if (this.jsonCache.size >= MAX_CACHED_REPORTS) this.jsonCache.clear();
       this.jsonCache.set(key, hit);

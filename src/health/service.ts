@@ -2,7 +2,7 @@
  * The health API: GET (Kubernetes probes: 200 healthy, 503 not) on four paths and JSON-RPC on `/ext/health`
  * (always HTTP 200, the report in `result`). Both serve cached results; nothing here runs a check.
  */
-import {method, type MethodTable} from "../api/rpcRouter.js";
+import {method, RawJson, type MethodTable} from "../api/rpcRouter.js";
 import type {PlainResponse, Routes, Target} from "../api/routes.js";
 import {arrayOf, object, optional, string} from "../api/validate.js";
 import type {Health, WorkerName} from "./health.js";
@@ -11,10 +11,11 @@ const tagsParams = object({tags: optional(arrayOf(string), [] as string[])});
 
 export function createHealthMethods(health: Health): MethodTable<null> {
   return {
-    health: method(tagsParams, (p) => health.report("health", p.tags)),
-    readiness: method(tagsParams, (p) => health.report("readiness", p.tags)),
+    // The cached serialisation the GET paths serve too: a probe's call costs no JSON.stringify of the report.
+    health: method(tagsParams, (p) => new RawJson(health.reportJson("health", p.tags).json)),
+    readiness: method(tagsParams, (p) => new RawJson(health.reportJson("readiness", p.tags).json)),
     // Liveness has no checks: answering at all is the proof (as AvalancheGo).
-    liveness: method(object({}), () => health.report("liveness")),
+    liveness: method(object({}), () => new RawJson(health.reportJson("liveness").json)),
   };
 }
 
