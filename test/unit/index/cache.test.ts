@@ -27,6 +27,23 @@ describe("ContainerJsonCache", () => {
     expect(cache.peek(idx, 16n, "hexnc")).toBeUndefined();
   });
 
+  it("keys entries by endpoint, index and encoding apart, and never caches an index past its exact keys", () => {
+    const cache = new ContainerJsonCache(1 << 20);
+    const other = {endpoint: ENDPOINTS[4]!} as EndpointIndex;
+    cache.put(idx, container(1), "hex");
+    expect(cache.peek(other, 1n, "hex")).toBeUndefined();
+    expect(cache.peek(idx, 1n, "hexc")).toBeUndefined();
+    expect(cache.peek(idx, 2n, "hex")).toBeUndefined();
+    // Indexes from 2^47 on would round to shared keys: they are formatted but neither stored nor looked up.
+    const far = {...container(2), index: (1n << 63n) + 1n};
+    const near = {...container(3), index: 1n << 63n};
+    expect(cache.put(idx, far, "hex").toString()).toBe(containerJson(far, "hex"));
+    expect(cache.peek(idx, far.index, "hex")).toBeUndefined();
+    expect(cache.peek(idx, near.index, "hex")).toBeUndefined();
+    expect(cache.admit(idx, far, "hex")).toBeNull();
+    expect(cache.admit(idx, far, "hex")).toBeNull();
+  });
+
   it("keeps the entry just added when every older one was read (the tip container of a polling mirror)", () => {
     // Sizes differ by a byte or two (CB58 lengths): the budget takes 8 of the largest, so the ninth is over it.
     const size = Math.max(...Array.from({length: 9}, (_, i) => Buffer.byteLength(containerJson(container(i), "hex"))));
