@@ -284,6 +284,9 @@ export class HttpServer {
     // (a tenth of a trivial call's cost). A body still arriving, or one without a length, is read as a stream.
     if (Number.isFinite(declared) && req.readableLength >= declared) {
       const buf = req.read() as Buffer | null;
+      // The request then never emits 'end' or 'close' (its end-of-stream comes after this read, and nothing
+      // reads again): nothing here listens for them (the in-flight table follows sockets), and the parser lets
+      // go of it at the socket's next request. A resume() to reach the end cost ~0.9 µs a call (A/B measured).
       return buf === null ? "" : buf.toString("utf8");
     }
     return new Promise((resolve) => {

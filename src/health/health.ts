@@ -15,6 +15,8 @@ export interface CachedReport {
   healthy: boolean;
   json: string;
   body: string;
+  /** The worker's version it was made at. */
+  version: number;
 }
 
 export type WorkerName = "health" | "readiness" | "liveness";
@@ -82,16 +84,18 @@ export class Health {
   }
 
   /**
-   * The report serialised, cached until results change: probes hit these paths at high rates (GET and JSON-RPC
-   * alike) and results only change once a round. `json` is the report; `body` adds Go's trailing newline.
+   * The report serialised, cached until a result changes (each check's result is set as it finishes): probes
+   * hit these paths at high rates, GET and JSON-RPC alike. `json` is the report; `body` adds Go's newline.
    */
   reportJson(worker: WorkerName, tags: readonly string[] = []): CachedReport {
-    const key = tags.length === 0 ? worker : `${worker}\u0000${tags.join("\u0000")}`;
+    const w = this.workers[worker];
+    // Tags as JSON: joined with a separator, ["a\u0000b"] and ["a", "b"] would share an entry.
+    const key = tags.length === 0 ? worker : worker + JSON.stringify(tags);
     let hit = this.jsonCache.get(key);
-    if (!hit) {
+    if (hit === undefined || hit.version !== w.version) {
       const r = this.report(worker, tags);
       const json = JSON.stringify(r);
-      hit = {healthy: r.healthy, json, body: json + "\n"};
+      hit = {healthy: r.healthy, json, body: json + "\n", version: w.version};
       // Tags come from clients; bound the cache so odd queries cannot grow it without limit.
       if (this.jsonCache.size >= MAX_CACHED_REPORTS) this.jsonCache.clear();
       this.jsonCache.set(key, hit);
@@ -155,8 +159,6 @@ export class Health {
   }
 
   private updateGauge(): void {
-    // Called whenever results changed: the cached serialisations are stale.
-    this.jsonCache.clear();
     if (!this.gauge) return;
     for (const [name, w] of Object.entries(this.workers)) {
       for (const tag of w.tags()) this.gauge.set({check: name, tag}, w.failing(tag));

@@ -51,6 +51,8 @@ const NOT_YET_RUN: CheckResult = {error: "not yet run", timestamp: ZERO_TIME, du
 export class HealthWorker {
   private readonly entries = new Map<string, Entry>();
   private readonly tagIndex = new Map<string, Set<string>>([[TAG_ALL, new Set()], [TAG_APPLICATION, new Set()]]);
+  /** Bumped whenever a report could change (a check registered, a result set): serialisations keyed by it. */
+  version = 0;
 
   constructor(
     readonly name: string,
@@ -63,6 +65,7 @@ export class HealthWorker {
     if (tags.includes(TAG_ALL)) throw new Error(`restricted tag: ${JSON.stringify(TAG_ALL)}`);
     const all = [TAG_ALL, ...new Set(tags)];
     this.entries.set(name, {name, check, tags: all, monotonic, result: {...NOT_YET_RUN}, failing: null});
+    this.version++;
     for (const t of all) {
       let set = this.tagIndex.get(t);
       if (!set) this.tagIndex.set(t, (set = new Set()));
@@ -154,6 +157,7 @@ export class HealthWorker {
       result.timeOfFirstFailure = prev.contiguousFailures ? prev.timeOfFirstFailure! : formatRfc3339Nano(end);
     }
     e.result = result;
+    this.version++;
 
     // Log transitions only (as AvalancheGo), not every round.
     const failing = outcome.error !== undefined;

@@ -183,6 +183,8 @@ function cacheKey(idx: EndpointIndex, index: bigint, enc: Encoding): number {
 
 const ENCODING_CODE: Record<Encoding, number> = {hex: 0, hexc: 1, hexnc: 2, json: 3};
 const KEYED_BELOW = 1n << 47n;
+// The key gives the endpoint four bits.
+if (ENDPOINTS.some((e) => e.id < 0 || e.id >= 16)) throw new Error("container cache keys need endpoint ids in [0, 16)");
 
 const CACHE_BYTES = 16 * 1024 * 1024;
 

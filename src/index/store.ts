@@ -114,26 +114,28 @@ export class IndexStore {
 
   static async open(db: Database): Promise<IndexStore> {
     const store = new IndexStore(db);
-    const nexts = await db.getMany(ENDPOINTS.map((e) => key(Bucket.nextIndex, e.id)));
-    const froms = await db.getMany(ENDPOINTS.map((e) => key(Bucket.checksumsFrom, e.id)));
-    for (const [i, e] of ENDPOINTS.entries()) {
-      const next = nexts[i] ? readU64be(nexts[i]!) : 0n;
-      let from = froms[i] ? readU64be(froms[i]!) : null;
-      if (from === null) {
-        from = next === 0n ? 0n : await firstWithChecksum(db, e.id, next);
-        await db.put(key(Bucket.checksumsFrom, e.id), u64be(from));
-      }
-      store.indexes.set(e.id, new EndpointIndex(e, db, next, from));
-    }
+    const nexts = (await db.getMany(ENDPOINTS.map((e) => key(Bucket.nextIndex, e.id)))).map((v) => (v ? readU64be(v) : 0n));
     // The two stores belong together: the main store's count must find its last record (a containers folder
-    // deleted or taken from another database would otherwise shift or lose what is read).
-    for (const idx of store.indexes.values()) {
-      if (idx.next > 0n && (await db.get(containerKey(idx.endpoint.id, idx.next - 1n))) === null) {
+    // deleted or taken from another database would otherwise shift or lose what is read). Checked before
+    // anything is written: a boundary found in the wrong containers store would misread the right one for good.
+    for (const [i, e] of ENDPOINTS.entries()) {
+      const next = nexts[i]!;
+      if (next > 0n && (await db.get(containerKey(e.id, next - 1n))) === null) {
         throw new Error(
-          `the index ${idx.endpoint.name} counts ${idx.next} containers but the containers store has no record ${idx.next - 1n}: ` +
+          `the index ${e.name} counts ${next} containers but the containers store has no record ${next - 1n}: ` +
             `was ${db.dir}/containers removed or replaced? Restore it, or start from an empty --db-dir`,
         );
       }
+    }
+    const froms = await db.getMany(ENDPOINTS.map((e) => key(Bucket.checksumsFrom, e.id)));
+    for (const [i, e] of ENDPOINTS.entries()) {
+      const next = nexts[i]!;
+      let from = froms[i] ? readU64be(froms[i]!) : null;
+      if (from === null) {
+        from = next === 0n ? 0n : await firstWithChecksum(db, e, next);
+        await db.put(key(Bucket.checksumsFrom, e.id), u64be(from));
+      }
+      store.indexes.set(e.id, new EndpointIndex(e, db, next, from));
     }
     return store;
   }
@@ -314,13 +316,16 @@ export class IndexStore {
  * log2(next) reads. A version that stored checksums without recording where they start only ever existed on the
  * way to this one; a database it wrote is read correctly all the same.
  */
-async function firstWithChecksum(db: Database, endpoint: number, next: bigint): Promise<bigint> {
+async function firstWithChecksum(db: Database, endpoint: Endpoint, next: bigint): Promise<bigint> {
   let lo = 0n;
   let hi = next;
   while (lo < hi) {
     const mid = (lo + hi) / 2n;
-    const v = await db.get(containerKey(endpoint, mid));
-    if (v !== null && holdsChecksum(v)) hi = mid;
+    const v = await db.get(containerKey(endpoint.id, mid));
+    // Every index below next has its record; a missing one means the stores do not match, and guessing would
+    // write a wrong boundary.
+    if (v === null) throw new Error(`the index ${endpoint.name} has no record ${mid} in ${db.dir}/containers (below its count ${next})`);
+    if (holdsChecksum(v)) hi = mid;
     else lo = mid + 1n;
   }
   return lo;

@@ -39,7 +39,7 @@ abstract class FastMetric<L extends string, C> {
    * Children found by their label values one level at a time: a key joined from the values was a new string to
    * build and hash on every call (a tenth of the gap between a trivial JSON-RPC call and a bare server).
    */
-  private tree = new Map<string, unknown>();
+  private readonly tree = new Map<string, unknown>();
 
   constructor(cfg: FastMetricConfig<L>) {
     this.name = cfg.name;
@@ -81,10 +81,15 @@ abstract class FastMetric<L extends string, C> {
   protected abstract create(): C;
   abstract get(): Promise<MetricSnapshot>;
 
+  /**
+   * Zeroes every series. The children stay: callers hold them (the router resolves a method's once), and a
+   * dropped child would count on without ever being scraped again.
+   */
   reset(): void {
-    this.children.length = 0;
-    this.tree = new Map();
+    for (const e of this.children) this.zero(e.child);
   }
+
+  protected abstract zero(child: C): void;
 }
 
 export interface CounterChild {
@@ -102,6 +107,10 @@ class CounterChildImpl implements CounterChild {
 export class FastCounter<L extends string> extends FastMetric<L, CounterChild> {
   protected create(): CounterChild {
     return new CounterChildImpl();
+  }
+
+  protected zero(child: CounterChild): void {
+    (child as CounterChildImpl).value = 0;
   }
 
   async get(): Promise<MetricSnapshot> {
@@ -144,6 +153,13 @@ export class FastHistogram<L extends string> extends FastMetric<L, HistogramChil
 
   protected create(): HistogramChild {
     return new HistogramChildImpl(this.bounds);
+  }
+
+  protected zero(child: HistogramChild): void {
+    const h = child as HistogramChildImpl;
+    h.counts.fill(0);
+    h.sum = 0;
+    h.count = 0;
   }
 
   async get(): Promise<MetricSnapshot> {

@@ -42,6 +42,13 @@ describe("ContainerJsonCache", () => {
     expect(cache.peek(idx, near.index, "hex")).toBeUndefined();
     expect(cache.admit(idx, far, "hex")).toBeNull();
     expect(cache.admit(idx, far, "hex")).toBeNull();
+    // The last exact key, and the first index past it.
+    const last = {...container(4), index: (1n << 47n) - 1n};
+    const first = {...container(5), index: 1n << 47n};
+    cache.put(idx, last, "hex");
+    cache.put(idx, first, "hex");
+    expect(cache.peek(idx, last.index, "hex")?.toString()).toBe(containerJson(last, "hex"));
+    expect(cache.peek(idx, first.index, "hex")).toBeUndefined();
   });
 
   it("keeps the entry just added when every older one was read (the tip container of a polling mirror)", () => {

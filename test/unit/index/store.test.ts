@@ -1,6 +1,6 @@
 /** The index store on a real LevelDB: atomic, idempotent accepts with the feed position; reads; restarts. */
 import {createHash} from "node:crypto";
-import {rmSync} from "node:fs";
+import {renameSync, rmSync} from "node:fs";
 import path from "node:path";
 import {afterEach, describe, expect, it} from "vitest";
 import {Database} from "../../../src/db/controller.js";
@@ -115,6 +115,29 @@ describe("IndexStore", () => {
       expect(containerJson(c, "hex")).toContain(`${Buffer.from(all[n]!.bytes).toString("hex")}${hexChecksum(all[n]!.bytes)}"`);
     });
     await db2.close();
+  });
+
+  it("writes no boundary when the containers store does not match (restored, the right one is found)", async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const items = Array.from({length: 5}, (_, n) => item(xtx, n));
+    const db0 = await Database.open(dir);
+    await db0.writeContainers(items.map((it, n) => ({type: "put", key: containerKey(xtx.id, BigInt(n)), value: encodeRecord({...it, checksum: sha256(it.bytes).subarray(28)})})));
+    await db0.writeMain([{type: "put", key: key(Bucket.nextIndex, xtx.id), value: u64be(5n)}]);
+    await db0.close();
+    // The containers folder goes missing: the open fails and leaves no boundary behind.
+    renameSync(path.join(dir, "containers"), path.join(dir, "containers.away"));
+    const db1 = await Database.open(dir);
+    await expect(IndexStore.open(db1)).rejects.toThrow(/was .*containers removed or replaced/);
+    await db1.close();
+    rmSync(path.join(dir, "containers"), {recursive: true, force: true});
+    renameSync(path.join(dir, "containers.away"), path.join(dir, "containers"));
+    const {db, store} = await open(dir);
+    expect(store.index(xtx).checksumsFrom).toBe(0n);
+    const got = await store.index(xtx).getRange(0n, 5);
+    expect(got.map((c) => c.timestampNs)).toEqual(items.map((it) => it.timestampNs));
+    expect(got.every((c, n) => Buffer.from(c.bytes).equals(Buffer.from(items[n]!.bytes)))).toBe(true);
+    await db.close();
   });
 
   it("finds where checksums start in a database that stored them without recording it", async () => {

@@ -1,0 +1,44 @@
+/** The served health reports: cached serialisations that follow every result as it is set. */
+import {describe, expect, it} from "vitest";
+import {Health} from "../../../src/health/health.js";
+import {LoggerRegistry} from "../../../src/logger/index.js";
+
+const logger = new LoggerRegistry({logLevel: "OFF", displayLevel: "OFF", logDir: null}).get("main");
+
+describe("Health.reportJson", () => {
+  it("serves a result as soon as it is set, not only when the round ends; shutting down shows at once", async () => {
+    let slowDone: () => void = () => {};
+    let fastError: string | undefined;
+    const health = new Health({frequencyMs: 60_000, checkTimeoutMs: 5_000}, {logger, register: null});
+    health.registerHealth("fast", () => (fastError === undefined ? {} : {error: fastError}));
+    health.registerHealth("slow", () => new Promise((resolve) => (slowDone = () => resolve({}))));
+    const before = health.reportJson("health");
+    expect(JSON.parse(before.json).checks.fast.error).toBe("not yet run");
+    fastError = "broken";
+    const round = health.runRound();
+    // The round is still waiting on `slow`; `fast` has its result, and the served text shows it.
+    await new Promise((r) => setTimeout(r, 20));
+    const mid = JSON.parse(health.reportJson("health").json) as {checks: Record<string, {error?: string}>};
+    expect(mid.checks.fast!.error).toBe("broken");
+    expect(mid.checks.slow!.error).toBe("not yet run");
+    slowDone();
+    await round;
+    expect(JSON.parse(health.reportJson("health").json).checks.slow.error).toBeUndefined();
+    await health.markShuttingDown();
+    const down = health.reportJson("health");
+    expect(down.healthy).toBe(false);
+    expect(JSON.parse(down.json).checks.shuttingDown.error).toBe("server shutting down");
+    expect(down.body).toBe(down.json + "\n");
+  });
+
+  it("keeps tag lists apart that a joined key would confuse", async () => {
+    const health = new Health({frequencyMs: 60_000, checkTimeoutMs: 5_000}, {logger, register: null});
+    health.registerHealth("x", () => ({}), ["a\u0000b"]);
+    health.registerHealth("y", () => ({}), ["a"]);
+    await health.runRound();
+    const odd = JSON.parse(health.reportJson("health", ["a\u0000b"]).json) as {checks: object};
+    const two = JSON.parse(health.reportJson("health", ["a", "b"]).json) as {checks: object};
+    expect(Object.keys(odd.checks)).toEqual(["x"]);
+    expect(Object.keys(two.checks)).toEqual(["y"]);
+  });
+});
