@@ -160,6 +160,12 @@ describe("index methods", () => {
     expect(answers[0]!.result).toEqual(result(await t.rpc(XB, "index.getContainerByIndex", {index: 3, encoding: "hexnc"})));
     expect(answers[3]!.result).toEqual(result(await t.rpc(XB, "index.getContainerRange", {startIndex: 1, numToFetch: 2, encoding: "hexc"})));
     expect([answers[2]!.error?.code, answers[4]!.error?.code]).toEqual([-32601, -32602]);
+    // A container answered as bytes, with an id outside ASCII: the id is encoded as UTF-8 and counted so.
+    const odd = "é😀\u2028\"";
+    const byIndex = await post({jsonrpc: "2.0", id: odd, method: "index.getContainerByIndex", params: {index: 5, encoding: "hex"}});
+    const parsed = JSON.parse(byIndex.text) as {id: string; result: Container};
+    expect(parsed.id).toBe(odd);
+    expect(parsed.result).toEqual(containers[5]);
   });
 
   it("chain aliases and chain IDs work in the path; unknown chains and kinds are 404", async () => {

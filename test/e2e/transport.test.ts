@@ -82,6 +82,16 @@ describe("HTTP transport", () => {
     const second = JSON.stringify({jsonrpc: "2.0", id: 8, method: "test.sum", params: {a: 1, b: 2}});
     const both = await rawExchange([head(`Content-Length: ${call.length}\r\n`) + call + head(`Content-Length: ${second.length}\r\n`) + second], 2);
     expect(bodyOf(both)).toEqual([answer, '{"jsonrpc":"2.0","result":{"sum":"3"},"id":8}\n']);
+    // A large body (15 KB) in the same write as its headers, then a second request on the same connection.
+    const large = JSON.stringify({jsonrpc: "2.0", id: 9, method: "test.echo", params: {value: "y".repeat(15_000)}});
+    const kept = await rawExchange([head(`Content-Length: ${large.length}\r\n`) + large, head(`Content-Length: ${call.length}\r\n`) + call], 2);
+    expect(bodyOf(kept)).toEqual([`{"jsonrpc":"2.0","result":{"value":"${"y".repeat(15_000)}"},"id":9}\n`, answer]);
+    // Expect: 100-continue: the body follows the interim answer; and a declared empty body is a parse error.
+    const cont = await rawExchange([head(`Content-Length: ${call.length}\r\nExpect: 100-continue\r\n`), call], 2);
+    expect(cont).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200/);
+    expect(cont.endsWith(answer)).toBe(true);
+    const empty = await rawExchange([head("Content-Length: 0\r\n")], 1);
+    expect(bodyOf(empty)[0]).toMatch(/^\{"jsonrpc":"2\.0","error":\{"code":-32700,/);
     // A chunked body past the limit (no length to refuse it up front): 413 once the limit is crossed.
     const big = await rawExchange([head("Transfer-Encoding: chunked\r\n"), chunk("x".repeat(10_000)), chunk("x".repeat(10_000))], 1);
     expect(big).toMatch(/^HTTP\/1\.1 413/);
