@@ -120,9 +120,14 @@ export class IndexStore {
     // anything is written: a boundary found in the wrong containers store would misread the right one for good.
     for (const [i, e] of ENDPOINTS.entries()) {
       const next = nexts[i]!;
-      if (next > 0n && (await db.get(containerKey(e.id, next - 1n))) === null) {
+      if (next === 0n) continue;
+      // The last counted record must be there, and be the container the main store's ID key puts there (a
+      // containers store from another database could hold as many records, or more).
+      const last = await db.get(containerKey(e.id, next - 1n));
+      const back = last === null || last.length < 32 ? null : await db.get(containerIndexKey(e.id, last.subarray(0, 32)));
+      if (back === null || readU64be(back) !== next - 1n) {
         throw new Error(
-          `the index ${e.name} counts ${next} containers but the containers store has no record ${next - 1n}: ` +
+          `the index ${e.name} counts ${next} containers but the containers store has no matching record ${next - 1n}: ` +
             `was ${db.dir}/containers removed or replaced? Restore it, or start from an empty --db-dir`,
         );
       }

@@ -38,6 +38,9 @@ function encodeRecordV1(it: AcceptItem): Uint8Array {
 }
 
 /** The hex checksum, computed independently of the code under test. */
+/** The ID keys of containers stored at indexes 0, 1, ... of X/tx. */
+const idKeys = (items: AcceptItem[]): BatchOp[] => items.map((it, n) => ({type: "put", key: containerIndexKey(xtx.id, it.id), value: u64be(BigInt(n))}));
+
 const hexChecksum = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest().subarray(28).toString("hex");
 
 async function open(dir = tempDir()): Promise<{db: Database; store: IndexStore; dir: string}> {
@@ -123,13 +126,25 @@ describe("IndexStore", () => {
     const items = Array.from({length: 5}, (_, n) => item(xtx, n));
     const db0 = await Database.open(dir);
     await db0.writeContainers(items.map((it, n) => ({type: "put", key: containerKey(xtx.id, BigInt(n)), value: encodeRecord({...it, checksum: sha256(it.bytes).subarray(28)})})));
-    await db0.writeMain([{type: "put", key: key(Bucket.nextIndex, xtx.id), value: u64be(5n)}]);
+    await db0.writeMain([...idKeys(items), {type: "put", key: key(Bucket.nextIndex, xtx.id), value: u64be(5n)}]);
     await db0.close();
     // The containers folder goes missing: the open fails and leaves no boundary behind.
     renameSync(path.join(dir, "containers"), path.join(dir, "containers.away"));
     const db1 = await Database.open(dir);
     await expect(IndexStore.open(db1)).rejects.toThrow(/was .*containers removed or replaced/);
     await db1.close();
+    // Nor when a containers store from another database holds as many records, or more.
+    const other = tempDir();
+    dirs.push(other);
+    const dbOther = await Database.open(other);
+    const foreign = Array.from({length: 7}, (_, n) => item(pblock, n)).map((it) => ({...it, endpoint: xtx}));
+    await dbOther.writeContainers(foreign.map((it, n) => ({type: "put", key: containerKey(xtx.id, BigInt(n)), value: encodeRecord({...it, checksum: sha256(it.bytes).subarray(28)})})));
+    await dbOther.close();
+    rmSync(path.join(dir, "containers"), {recursive: true, force: true});
+    renameSync(path.join(other, "containers"), path.join(dir, "containers"));
+    const db2 = await Database.open(dir);
+    await expect(IndexStore.open(db2)).rejects.toThrow(/has no matching record 4: was .*containers removed or replaced/);
+    await db2.close();
     rmSync(path.join(dir, "containers"), {recursive: true, force: true});
     renameSync(path.join(dir, "containers.away"), path.join(dir, "containers"));
     const {db, store} = await open(dir);
@@ -149,7 +164,7 @@ describe("IndexStore", () => {
     const record = (it: AcceptItem, n: number): Uint8Array => (n < 37 ? encodeRecordV1(it) : encodeRecord({...it, checksum: sha256(it.bytes).subarray(28)}));
     const db0 = await Database.open(dir);
     await db0.writeContainers(items.map((it, n) => ({type: "put", key: containerKey(xtx.id, BigInt(n)), value: record(it, n)})));
-    await db0.writeMain([{type: "put", key: key(Bucket.nextIndex, xtx.id), value: u64be(50n)}]);
+    await db0.writeMain([...idKeys(items), {type: "put", key: key(Bucket.nextIndex, xtx.id), value: u64be(50n)}]);
     await db0.close();
     const {db, store} = await open(dir);
     const idx = store.index(xtx);
@@ -339,7 +354,7 @@ describe("IndexStore", () => {
     rmSync(path.join(dir, "containers"), {recursive: true, force: true});
     const db2 = await Database.open(dir);
     await expect(IndexStore.open(db2)).rejects.toThrow(
-      `the index X/tx counts 2 containers but the containers store has no record 1: was ${dir}/containers removed or replaced?`,
+      `the index X/tx counts 2 containers but the containers store has no matching record 1: was ${dir}/containers removed or replaced?`,
     );
     await db2.close();
   });
