@@ -309,8 +309,7 @@ function reply(payload: JSONRPCResponse): RpcReply {
 function one(r: JSONRPCResponse, end = ""): Body {
   const id = JSON.stringify(r.id ?? null);
   if (r.error !== undefined) return `{"jsonrpc":"2.0","error":${JSON.stringify(r.error)},"id":${id}}${end}`;
-  if (!(r.result instanceof RawJson)) return `{"jsonrpc":"2.0","result":${JSON.stringify(r.result ?? null)},"id":${id}}${end}`;
-  const json = r.result.json;
+  const json = r.result instanceof RawJson ? r.result.json : JSON.stringify(r.result ?? null);
   if (typeof json === "string") return `{"jsonrpc":"2.0","result":${json},"id":${id}}${end}`;
   const tail = `,"id":${id}}${end}`;
   // A large result is passed on as it is, between the envelope's pieces: a 2 MiB page is never copied to join them.

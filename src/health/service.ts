@@ -10,12 +10,13 @@ import type {Health, WorkerName} from "./health.js";
 const tagsParams = object({tags: optional(arrayOf(string), [] as string[])});
 
 export function createHealthMethods(health: Health): MethodTable<null> {
+  // The cached serialisation the GET paths serve too: a probe's call costs no JSON.stringify of the report.
+  const result = (worker: WorkerName, tags?: readonly string[]): RawJson => new RawJson(health.reportJson(worker, tags).json);
   return {
-    // The cached serialisation the GET paths serve too: a probe's call costs no JSON.stringify of the report.
-    health: method(tagsParams, (p) => new RawJson(health.reportJson("health", p.tags).json)),
-    readiness: method(tagsParams, (p) => new RawJson(health.reportJson("readiness", p.tags).json)),
+    health: method(tagsParams, (p) => result("health", p.tags)),
+    readiness: method(tagsParams, (p) => result("readiness", p.tags)),
     // Liveness has no checks: answering at all is the proof (as AvalancheGo).
-    liveness: method(object({}), () => new RawJson(health.reportJson("liveness").json)),
+    liveness: method(object({}), () => result("liveness")),
   };
 }
 
