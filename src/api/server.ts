@@ -8,6 +8,7 @@ import type {AddressInfo} from "node:net";
 import {Socket, isIP} from "node:net";
 import type {Logger} from "../logger/index.js";
 import type {HttpMetrics} from "../metrics/index.js";
+import {Exchange, Inflight} from "./inflight.js";
 import {bodyLength, type RpcRouter} from "./rpcRouter.js";
 import type {Route, Routes} from "./routes.js";
 
@@ -60,24 +61,16 @@ const JSON_CT = "application/json; charset=utf-8";
 const PREFLIGHT_MAX_AGE = "600";
 const KNOWN_METHODS = new Set(["GET", "HEAD", "POST", "OPTIONS", "PUT", "DELETE", "PATCH"]);
 
-/**
- * One request being served. It leaves the in-flight table when its response is written (and is counted in the
- * metrics then), or when its socket closes without an answer. No per-request `close` listener: that listener and
- * its bookkeeping cost about a tenth of a trivial JSON-RPC call's throughput (bench/transport.mjs).
- */
-interface Exchange {
-  readonly req: IncomingMessage;
-  /** performance.now() at arrival, ms. */
-  readonly start: number;
-  /** The route template for the metrics (`unmatched` before routing). */
-  template: string;
-}
-
 export class HttpServer {
   private readonly server: http.Server;
   private readonly sockets = new Set<Socket>();
-  /** Requests in flight (the router health check reads their count and the oldest's age). */
-  private readonly inflight = new Set<Exchange>();
+  /**
+   * Requests in flight (the router health check reads their count and the oldest's age). One leaves when its
+   * response is written (and is counted in the metrics then), or when its socket closes without an answer. No
+   * per-request `close` listener: that listener and its bookkeeping cost about a tenth of a trivial JSON-RPC
+   * call's throughput (bench/transport.mjs).
+   */
+  private readonly inflight = new Inflight();
   private readonly anyHost: boolean;
   private readonly hosts: Set<string>;
   private readonly anyOrigin: boolean;
@@ -106,7 +99,7 @@ export class HttpServer {
       s.once("close", () => {
         this.sockets.delete(s);
         // Requests whose client went away before they were answered.
-        if (this.inflight.size > 0) for (const x of this.inflight) if (x.req.socket === s) this.inflight.delete(x);
+        if (this.inflight.size > 0) this.inflight.removeWhere((x) => x.req.socket === s);
       });
     });
     // A malformed request line or headers: answer 400 and drop the socket; never crash.
@@ -138,9 +131,8 @@ export class HttpServer {
   }
 
   inflightStats(): InflightStats {
-    let oldest = Infinity;
-    for (const x of this.inflight) if (x.start < oldest) oldest = x.start;
-    const longestNs = oldest === Infinity ? 0n : BigInt(Math.round((performance.now() - oldest) * 1e6));
+    const oldest = this.inflight.oldest();
+    const longestNs = oldest === null ? 0n : BigInt(Math.round((performance.now() - oldest.start) * 1e6));
     return {outstanding: this.inflight.size, longestNs};
   }
 
@@ -171,7 +163,7 @@ export class HttpServer {
     } else {
       res.end(body);
     }
-    this.inflight.delete(x);
+    this.inflight.remove(x);
     const m = this.modules.metrics;
     if (m) {
       const method = KNOWN_METHODS.has(x.req.method ?? "") ? x.req.method! : "OTHER";
@@ -187,7 +179,7 @@ export class HttpServer {
   }
 
   private onRequest(req: IncomingMessage, res: ServerResponse): void {
-    const x: Exchange = {req, start: performance.now(), template: "unmatched"};
+    const x = new Exchange(req, performance.now());
     this.inflight.add(x);
     // Response headers are gathered here and written once with writeHead: a setHeader call per header costs
     // measurable throughput on the hot path.
