@@ -320,7 +320,10 @@ function one(r: JSONRPCResponse, end = ""): Body {
   const out = Buffer.allocUnsafe(RESULT_HEAD.length + json.length + tailBytes);
   RESULT_HEAD.copy(out, 0);
   json.copy(out, RESULT_HEAD.length);
-  out.write(tail, RESULT_HEAD.length + json.length, tailBytes, "utf8");
+  const at = RESULT_HEAD.length + json.length;
+  // The tail is a few ASCII bytes (`,"id":7}`): stored one by one, it spares a call into C++ per answer.
+  if (tailBytes === tail.length) for (let i = 0; i < tailBytes; i++) out[at + i] = tail.charCodeAt(i);
+  else out.write(tail, at, tailBytes, "utf8");
   return [out];
 }
 
