@@ -27,6 +27,8 @@ export class Inflight {
   size = 0;
 
   add(x: Exchange): void {
+    // Linking an exchange twice would cut the list; each request is added once, on arrival.
+    if (x.linked) throw new Error("exchange already in flight");
     x.prev = this.tail;
     x.next = null;
     if (this.tail === null) this.head = x;
@@ -53,7 +55,7 @@ export class Inflight {
     return this.head;
   }
 
-  /** Removes every exchange that `drop` selects. */
+  /** Removes every exchange that `drop` selects (`drop` must not change the list itself). */
   removeWhere(drop: (x: Exchange) => boolean): void {
     for (let x = this.head; x !== null; ) {
       const next = x.next;

@@ -41,6 +41,7 @@ export interface AvaextConfig {
   "system-tracker-disk-warning-available-space-percentage": number;
   "log-level": LogLevel;
   "log-display-level": LogLevel;
+  "v8-pretenuring": boolean;
 }
 
 export type FlagName = keyof AvaextConfig;
@@ -89,6 +90,7 @@ export const FLAGS: readonly FlagDef[] = [
   flag({name: "system-tracker-disk-warning-available-space-percentage", kind: "int", default: 10, defaultText: "10", description: "diskspace check fails with a warning below this % of free disk"}),
   flag({name: "log-level", kind: "level", default: "INFO", defaultText: "INFO", description: "level of the log files (VERBO DEBUG TRACE INFO WARN ERROR FATAL OFF)"}),
   flag({name: "log-display-level", kind: "level", default: (c) => c["log-level"]!, defaultText: "= log-level", description: "level of stdout"}),
+  flag({name: "v8-pretenuring", kind: "bool", default: false, defaultText: "false", description: "keep V8's allocation-site pretenuring, which avaext turns off (README: Performance)"}),
 ];
 
 export const FLAG_BY_NAME: ReadonlyMap<string, FlagDef> = new Map(FLAGS.map((f) => [f.name, f]));

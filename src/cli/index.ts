@@ -8,6 +8,7 @@ import {AvaextNode} from "../node.js";
 import {packageInfo} from "../util/packageInfo.js";
 import {ConfigError, resolveConfig} from "./config.js";
 import {FLAGS, envName, type AvaextConfig} from "./flags.js";
+import {tuneV8} from "./v8.js";
 
 
 export const EXIT_BAD_INPUT = 2;
@@ -60,6 +61,7 @@ export async function run(argv: string[]): Promise<void> {
     throw e;
   }
 
+  tuneV8({pretenuring: config["v8-pretenuring"]});
   let node: AvaextNode;
   try {
     node = await AvaextNode.create(config);

@@ -39,4 +39,21 @@ describe("Inflight", () => {
     expect(list.size).toBe(1);
     expect(starts(list)).toEqual([2]);
   });
+
+  it("removes the head, the tail or every entry by predicate, and refuses a second add", () => {
+    const list = new Inflight();
+    const xs = [1, 2, 3, 4, 5].map((t) => new Exchange(req(t % 2 ? "odd" : "even"), t));
+    for (const x of xs) list.add(x);
+    list.removeWhere((x) => x.start === 1 || x.start === 5);
+    expect(starts(list)).toEqual([2, 3, 4]);
+    expect(list.oldest()).toBe(xs[1]);
+    expect(() => list.add(xs[2]!)).toThrow(/already in flight/);
+    expect(starts(list)).toEqual([2, 3, 4]);
+    list.removeWhere(() => true);
+    expect(list.size).toBe(0);
+    expect(list.oldest()).toBeNull();
+    list.add(xs[4]!);
+    list.add(xs[0]!);
+    expect(starts(list)).toEqual([5, 1]);
+  });
 });
