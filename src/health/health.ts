@@ -58,6 +58,9 @@ export class Health {
           help: "Number of failing health checks by worker (check) and tag",
           labelNames: ["check", "tag"],
           registers: [modules.register],
+          // Read from the workers at scrape time: each check's result is set as it finishes, so a gauge set at
+          // the end of a round could disagree with a report served mid-round.
+          collect: () => this.updateGauge(),
         })
       : null;
   }
@@ -65,18 +68,15 @@ export class Health {
   /** Registers a check on the health worker (`monotonic` checks go on readiness; see registerReadiness). */
   registerHealth(name: string, check: Check, tags: string[] = []): void {
     this.workers.health.register(name, check, tags);
-    this.updateGauge();
   }
 
   /** Readiness checks are monotonic: once passing, they pass forever. */
   registerReadiness(name: string, check: Check, tags: string[] = []): void {
     this.workers.readiness.register(name, check, tags, true);
-    this.updateGauge();
   }
 
   registerLiveness(name: string, check: Check, tags: string[] = []): void {
     this.workers.liveness.register(name, check, tags);
-    this.updateGauge();
   }
 
   report(worker: WorkerName, tags: readonly string[] = []): HealthReport {
@@ -114,7 +114,6 @@ export class Health {
     if (this.running) return this.running;
     this.running = (async () => {
       await Promise.all(Object.values(this.workers).map((w) => w.runAll(this.ctrl.signal)));
-      this.updateGauge();
     })();
     try {
       await this.running;
@@ -133,7 +132,6 @@ export class Health {
       w.register("shuttingDown", () => ({details: {isShuttingDown: true}, error: "server shutting down"}), [TAG_APPLICATION]);
     }
     await w.runNow("shuttingDown");
-    this.updateGauge();
   }
 
   /** Stops scheduling; results stay frozen. */

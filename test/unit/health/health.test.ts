@@ -1,4 +1,5 @@
 /** The served health reports: cached serialisations that follow every result as it is set. */
+import {Registry} from "prom-client";
 import {describe, expect, it} from "vitest";
 import {Health} from "../../../src/health/health.js";
 import {LoggerRegistry} from "../../../src/logger/index.js";
@@ -40,5 +41,30 @@ describe("Health.reportJson", () => {
     const two = JSON.parse(health.reportJson("health", ["a", "b"]).json) as {checks: object};
     expect(Object.keys(odd.checks)).toEqual(["x"]);
     expect(Object.keys(two.checks)).toEqual(["y"]);
+  });
+});
+
+describe("the failing-checks gauge", () => {
+  it("agrees with the served report mid-round (it is read at scrape time)", async () => {
+    let slowDone: () => void = () => {};
+    const register = new Registry();
+    const health = new Health({frequencyMs: 60_000, checkTimeoutMs: 5_000}, {logger, register});
+    health.registerHealth("fast", () => ({}), ["a"]);
+    health.registerHealth("slow", () => new Promise((resolve) => (slowDone = () => resolve({}))), ["b"]);
+    const failing = async (tag: string): Promise<number | undefined> =>
+      (await register.getSingleMetric("avaext_health_checks_failing")!.get()).values.find((v) => v.labels.tag === tag && v.labels.check === "health")?.value;
+    expect(await failing("a")).toBe(1);
+    const round = health.runRound();
+    await new Promise((r) => setTimeout(r, 20));
+    // `fast` has passed while the round still waits on `slow`: report and gauge both say so.
+    expect(JSON.parse(health.reportJson("health", ["a"]).json).healthy).toBe(true);
+    expect(await failing("a")).toBe(0);
+    expect(await failing("b")).toBe(1);
+    expect(await register.metrics()).toMatch(/avaext_health_checks_failing\{check="health",tag="a"\} 0/);
+    slowDone();
+    await round;
+    expect(await failing("b")).toBe(0);
+    await health.markShuttingDown();
+    expect(await failing("application")).toBe(1);
   });
 });
