@@ -212,9 +212,16 @@ describe("file feed", () => {
   });
 
   it("feeds the chain checks: last accepted block ID and height", async () => {
-    const r = await t.rpc("/ext/health", "health.health", {tags: ["11111111111111111111111111111111LpoYY"]});
-    const p = (r.body.result as {checks: Record<string, {message: {engine: {consensus: {lastAcceptedHeight: number; lastAcceptedID: string}}}}>}).checks.P!;
-    expect(p.message.engine.consensus).toMatchObject({lastAcceptedHeight: 0, lastAcceptedID: sha256Id(containerBytes("11111111111111111111111111111111LpoYY", "block", 0))});
+    type P = {message?: {engine: {consensus: {lastAcceptedHeight: number; lastAcceptedID: string}}}};
+    // Checks run in rounds (every 100 ms here): poll until a round has seen the block.
+    const id = sha256Id(containerBytes("11111111111111111111111111111111LpoYY", "block", 0));
+    let p: P | undefined;
+    for (let i = 0; i < 100 && p?.message?.engine.consensus.lastAcceptedID !== id; i++) {
+      if (i > 0) await new Promise((res) => setTimeout(res, 50));
+      const r = await t.rpc("/ext/health", "health.health", {tags: ["11111111111111111111111111111111LpoYY"]});
+      p = (r.body.result as {checks: Record<string, P>}).checks.P;
+    }
+    expect(p?.message?.engine.consensus).toMatchObject({lastAcceptedHeight: 0, lastAcceptedID: id});
   });
 });
 
