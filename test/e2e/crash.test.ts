@@ -50,11 +50,13 @@ describe("kill -9 during ingest", () => {
     const flags = [`--data-dir=${data}`, "--index-enabled", `--feed=file:${feed}`, "--health-check-frequency=1s", "--log-level=WARN"];
     let kills = 0;
     let midIngest = 0;
-    for (let round = 0; round < ROUNDS; round++) {
+    // Up to EXTRA more rounds, each appending, when no random kill happened to land mid-ingest.
+    const EXTRA = 6;
+    for (let round = 0; round < ROUNDS || (midIngest === 0 && round < ROUNDS + EXTRA); round++) {
       const child = await startChild(flags);
       // Kill at a random moment: while the backlog is being ingested, sometimes while more is appended.
       const delay = 20 + Math.floor(rand() * 400);
-      if (rand() < 0.5) {
+      if (rand() < 0.5 || round >= ROUNDS) {
         const from = total;
         setTimeout(() => appendFileSync(feed, chunk(from, PER_ROUND)), delay / 2);
         total += PER_ROUND;
