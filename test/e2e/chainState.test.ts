@@ -39,7 +39,7 @@ describe("chain state with indexing off", () => {
     const b = await startNode(flags, {dataDir: data, keepData: true});
     try {
       // Before any new line: the stored state, not nothing (and not height 0).
-      const deadline = Date.now() + 5000;
+      const deadline = Date.now() + 15_000;
       while (b.node.feedStatus.lastAccepted("P") === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
       expect(b.node.feedStatus.lastAccepted("P")).toEqual({height: 2n, id: pId(2)});
       appendFileSync(feed, pBlock(3) + pBlock(4));

@@ -25,12 +25,13 @@ describe("file source", () => {
     const got: Buffer[] = [];
     let position: Uint8Array | null = null;
     const logger = new LoggerRegistry({logLevel: "INFO", displayLevel: "OFF", logDir: null}).get("main");
+    const status = new FeedStatus();
     const feed = new FileFeed(
       {...defaultFileFeedOptions, path: file, chunkSize: 64, maxLineBytes: 400, pollMs: 10},
-      {chains: new ChainRegistry(NETWORKS.local), status: new FeedStatus(), logger, bad: {badLine: (n, r) => bad.push([n, r])}},
+      {chains: new ChainRegistry(NETWORKS.local), status, logger, bad: {badLine: (n, r) => bad.push([n, r])}},
     );
     const ctrl = new AbortController();
-    const timer = setTimeout(() => ctrl.abort(), 5000);
+    const timer = setTimeout(() => ctrl.abort(), 20_000);
     const run = feed.run(
       null,
       async (b: FeedBatch) => {
@@ -40,8 +41,13 @@ describe("file source", () => {
       },
       ctrl.signal,
     );
-    // The last line has no newline yet: it waits for it.
-    await new Promise((r) => setTimeout(r, 200));
+    // The last line has no newline yet: the feed reads up to it (some fifty 64-byte reads, each through libuv's
+    // thread pool, so polled rather than timed), says it is caught up, and waits.
+    for (const deadline = Date.now() + 10_000; !(status.caughtUp() && got.length === 2) && Date.now() < deadline; ) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    await new Promise((r) => setTimeout(r, 50));
+    expect(status.caughtUp()).toBe(true);
     expect(got).toHaveLength(2);
     appendFileSync(file, "\n");
     await run;

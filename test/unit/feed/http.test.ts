@@ -71,7 +71,7 @@ describe("http mirror source", () => {
       committed = b.position;
     };
     const ctrl = new AbortController();
-    const timer = setTimeout(() => ctrl.abort(), 5000);
+    const timer = setTimeout(() => ctrl.abort(), 20_000);
     await expect(feed().run(null, failing, ctrl.signal)).rejects.toThrow("disk full");
     expect(got).toHaveLength(1024);
     expect(decodeHttpPosition(committed)[P_BLOCK]).toBe(1024n);

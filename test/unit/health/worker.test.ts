@@ -59,7 +59,7 @@ describe("HealthWorker", () => {
     w.register("fine", () => ({}));
     const t0 = Date.now();
     await w.runAll(signal);
-    expect(Date.now() - t0).toBeLessThan(1000);
+    expect(Date.now() - t0).toBeLessThan(5000); // the hung check would hold the round forever
     expect(w.report().checks.hung!.error).toBe("health check timed out after 50ms");
     expect(w.report().checks.fine!.error).toBeUndefined();
     expect(aborted).toBe(true);
