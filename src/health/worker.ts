@@ -109,10 +109,15 @@ export class HealthWorker {
     return {checks, healthy};
   }
 
-  /** Number of failing checks under a tag (for the gauge). */
+  /**
+   * Number of failing checks in the report for a tag (for the gauge): the tag's own checks and, as in AvalancheGo
+   * (api/health/worker.go updateMetrics), the application checks, which every report includes.
+   */
   failing(tag: string): number {
     let n = 0;
-    for (const name of this.tagIndex.get(tag) ?? []) if (this.entries.get(name)!.result.error !== undefined) n++;
+    const app = this.tagIndex.get(TAG_APPLICATION)!;
+    for (const name of this.tagIndex.get(tag) ?? []) if (!app.has(name) && this.entries.get(name)!.result.error !== undefined) n++;
+    for (const name of app) if (this.entries.get(name)!.result.error !== undefined) n++;
     return n;
   }
 

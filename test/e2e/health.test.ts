@@ -157,7 +157,11 @@ describe("health API", () => {
     const r = await t.get("/ext/health");
     expect(r.status).toBe(503);
     expect((r.json() as Report).checks.shuttingDown).toMatchObject({message: {isShuttingDown: true}, error: "server shutting down"});
-    expect((await t.get("/ext/metrics")).text).toMatch(/avaext_health_checks_failing\{check="health",tag="application"\} 1/);
+    const after = (await t.get("/ext/metrics")).text;
+    expect(after).toMatch(/avaext_health_checks_failing\{check="health",tag="application"\} 1/);
+    // An application check counts under every tag, as every report includes it (as AvalancheGo's gauge does).
+    expect(after).toMatch(new RegExp(`avaext_health_checks_failing\\{check="health",tag="${SUBNET}"\\} 1`));
+    expect(after).toMatch(/avaext_health_checks_failing\{check="health",tag="all"\} 1/);
   });
 
   it("is absent (404) when --api-health-enabled=false", async () => {

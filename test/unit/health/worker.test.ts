@@ -93,6 +93,12 @@ describe("HealthWorker", () => {
     expect(Object.keys(w.report(["nope"]).checks)).toEqual(["app"]);
     expect(Object.keys(w.report(["subnet1", "subnet2"]).checks)).toEqual(["P", "X", "app"]);
     expect(w.failing("all")).toBe(1);
+    expect(w.failing("subnet1")).toBe(1);
+    expect(w.failing("subnet2")).toBe(0);
+    // An application check counts under every tag, as every report includes it (AvalancheGo's gauge does too).
+    w.register("app2", () => ({error: "down"}), ["application", "subnet2"]);
+    await w.runAll(signal);
+    expect([w.failing("all"), w.failing("application"), w.failing("subnet1"), w.failing("subnet2")]).toEqual([2, 1, 2, 1]);
     expect(() => w.register("app", () => ({}))).toThrow('duplicate check: "app"');
     expect(() => w.register("z", () => ({}), ["all"])).toThrow('restricted tag: "all"');
   });
