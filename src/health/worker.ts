@@ -95,13 +95,10 @@ export class HealthWorker {
 
   /** The cached results of the checks under the given tags (none = all), `application` always included. */
   report(tags: readonly string[] = []): HealthReport {
-    const wanted = tags.length === 0 ? [TAG_ALL, TAG_APPLICATION] : [...tags, TAG_APPLICATION];
-    const names = new Set<string>();
-    for (const t of wanted) for (const n of this.tagIndex.get(t) ?? []) names.add(n);
     const checks: Record<string, CheckResult> = {};
     let healthy = true;
     // Sorted keys, as Go's encoding/json emits maps.
-    for (const n of [...names].sort()) {
+    for (const n of [...this.selected(tags)].sort()) {
       const r = this.entries.get(n)!.result;
       checks[n] = r;
       if (r.error !== undefined) healthy = false;
@@ -115,10 +112,16 @@ export class HealthWorker {
    */
   failing(tag: string): number {
     let n = 0;
-    const app = this.tagIndex.get(TAG_APPLICATION)!;
-    for (const name of this.tagIndex.get(tag) ?? []) if (!app.has(name) && this.entries.get(name)!.result.error !== undefined) n++;
-    for (const name of app) if (this.entries.get(name)!.result.error !== undefined) n++;
+    for (const name of this.selected([tag])) if (this.entries.get(name)!.result.error !== undefined) n++;
     return n;
+  }
+
+  /** The checks a report for these tags holds: theirs (none = all) and the application checks. */
+  private selected(tags: readonly string[]): Set<string> {
+    const wanted = tags.length === 0 ? [TAG_ALL, TAG_APPLICATION] : [...tags, TAG_APPLICATION];
+    const names = new Set<string>();
+    for (const t of wanted) for (const n of this.tagIndex.get(t) ?? []) names.add(n);
+    return names;
   }
 
   private async runOne(e: Entry, parent: AbortSignal): Promise<void> {
