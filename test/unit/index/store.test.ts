@@ -37,10 +37,17 @@ function encodeRecordV1(it: AcceptItem): Uint8Array {
   return out;
 }
 
-/** The hex checksum, computed independently of the code under test. */
+/** A record as written now, with its checksum. */
+const encodeRecordV2 = (it: AcceptItem): Uint8Array => encodeRecord({...it, checksum: sha256(it.bytes).subarray(28)});
+
+/** The records of containers stored at indexes 0, 1, ... of X/tx, in the given layout. */
+const recordOps = (items: AcceptItem[], encode: (it: AcceptItem, n: number) => Uint8Array = encodeRecordV2): BatchOp[] =>
+  items.map((it, n) => ({type: "put", key: containerKey(xtx.id, BigInt(n)), value: encode(it, n)}));
+
 /** The ID keys of containers stored at indexes 0, 1, ... of X/tx. */
 const idKeys = (items: AcceptItem[]): BatchOp[] => items.map((it, n) => ({type: "put", key: containerIndexKey(xtx.id, it.id), value: u64be(BigInt(n))}));
 
+/** The hex checksum, computed independently of the code under test. */
 const hexChecksum = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest().subarray(28).toString("hex");
 
 async function open(dir = tempDir()): Promise<{db: Database; store: IndexStore; dir: string}> {
@@ -71,7 +78,7 @@ describe("IndexStore", () => {
     expect(old).toMatchObject({timestampNs: it0.timestampNs, index: 3n, checksum: null});
     expect(Buffer.from(old.bytes).equals(Buffer.from(it0.bytes))).toBe(true);
     expect(containerJson(old, "hex")).toContain(`${Buffer.from(it0.bytes).toString("hex")}${hexChecksum(it0.bytes)}"`);
-    const now = decodeRecord(encodeRecord({...it0, checksum: sha256(it0.bytes).subarray(28)}), 4n, 4n);
+    const now = decodeRecord(encodeRecordV2(it0), 4n, 4n);
     expect(Buffer.from(now.checksum!).toString("hex")).toBe(hexChecksum(it0.bytes));
     expect(containerJson(now, "hex")).toBe(containerJson({...old, index: 4n}, "hex"));
     // Earlier versions stored any u64 timestamp: year 2300 has the top bit set, and is read back exactly.
@@ -93,11 +100,8 @@ describe("IndexStore", () => {
     const items = Array.from({length: 6}, (_, n) => item(xtx, n));
     items[4] = {...items[4]!, timestampNs: 10_413_792_000_000_000_000n};
     const db0 = await Database.open(dir);
-    await db0.writeContainers(items.map((it, n) => ({type: "put", key: containerKey(xtx.id, BigInt(n)), value: encodeRecordV1(it)})));
-    await db0.writeMain([
-      ...items.map((it, n): BatchOp => ({type: "put", key: containerIndexKey(xtx.id, it.id), value: u64be(BigInt(n))})),
-      {type: "put", key: key(Bucket.nextIndex, xtx.id), value: u64be(6n)},
-    ]);
+    await db0.writeContainers(recordOps(items, encodeRecordV1));
+    await db0.writeMain([...idKeys(items), {type: "put", key: key(Bucket.nextIndex, xtx.id), value: u64be(6n)}]);
     await db0.close();
 
     const {db, store} = await open(dir);
@@ -125,7 +129,7 @@ describe("IndexStore", () => {
     dirs.push(dir);
     const items = Array.from({length: 5}, (_, n) => item(xtx, n));
     const db0 = await Database.open(dir);
-    await db0.writeContainers(items.map((it, n) => ({type: "put", key: containerKey(xtx.id, BigInt(n)), value: encodeRecord({...it, checksum: sha256(it.bytes).subarray(28)})})));
+    await db0.writeContainers(recordOps(items));
     await db0.writeMain([...idKeys(items), {type: "put", key: key(Bucket.nextIndex, xtx.id), value: u64be(5n)}]);
     await db0.close();
     // The containers folder goes missing: the open fails and leaves no boundary behind.
@@ -138,7 +142,7 @@ describe("IndexStore", () => {
     dirs.push(other);
     const dbOther = await Database.open(other);
     const foreign = Array.from({length: 7}, (_, n) => item(pblock, n)).map((it) => ({...it, endpoint: xtx}));
-    await dbOther.writeContainers(foreign.map((it, n) => ({type: "put", key: containerKey(xtx.id, BigInt(n)), value: encodeRecord({...it, checksum: sha256(it.bytes).subarray(28)})})));
+    await dbOther.writeContainers(recordOps(foreign));
     await dbOther.close();
     rmSync(path.join(dir, "containers"), {recursive: true, force: true});
     renameSync(path.join(other, "containers"), path.join(dir, "containers"));
@@ -161,9 +165,8 @@ describe("IndexStore", () => {
     // Layout-1 records 0-36 (one with a top-bit timestamp), records with checksums from 37, no boundary written.
     const items = Array.from({length: 50}, (_, n) => item(xtx, n));
     items[20] = {...items[20]!, timestampNs: 10_413_792_000_000_000_000n};
-    const record = (it: AcceptItem, n: number): Uint8Array => (n < 37 ? encodeRecordV1(it) : encodeRecord({...it, checksum: sha256(it.bytes).subarray(28)}));
     const db0 = await Database.open(dir);
-    await db0.writeContainers(items.map((it, n) => ({type: "put", key: containerKey(xtx.id, BigInt(n)), value: record(it, n)})));
+    await db0.writeContainers(recordOps(items, (it, n) => (n < 37 ? encodeRecordV1(it) : encodeRecordV2(it))));
     await db0.writeMain([...idKeys(items), {type: "put", key: key(Bucket.nextIndex, xtx.id), value: u64be(50n)}]);
     await db0.close();
     const {db, store} = await open(dir);
