@@ -188,3 +188,22 @@ export interface PrimaryContainer {
   proposer: ProposerDetails | null;
   txs: PrimaryTx[];
 }
+
+/**
+ * A network's genesis state, folded into the views before the first container: the dev network's own
+ * (`src/dev/genesis.ts`); mainnet's and fuji's as AvalancheGo ships them.
+ */
+export interface GenesisState {
+  networkId: number;
+  /** Genesis time, Unix seconds. */
+  timestamp: bigint;
+  /** The AVAX asset ID (CB58) and the other assets created at genesis (X-chain). */
+  avaxAssetId: string;
+  assets: Array<{assetId: string; name: string; symbol: string; denomination: number}>;
+  /** UTXOs that exist at genesis, per chain, with the (genesis) transaction that created them. */
+  utxos: Array<{chain: PrimaryChain; txId: string; output: TxOutput}>;
+  /** Stakers at genesis (P-chain), each with the ID of the genesis transaction that added it. */
+  stakers: Array<{txId: string; staker: Staker & {startTime: bigint}; stake: TxOutput[]}>;
+  /** The P-chain's current supply at genesis (nAVAX). */
+  supply: bigint;
+}
