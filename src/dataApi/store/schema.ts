@@ -22,9 +22,14 @@
  *   created / consumed (they differ for exported UTXOs); `reward_type` set on reward UTXOs; `staking_end` on
  *   staked outputs (their end time: the principal unlocks then).
  */
-import type {Migration} from "./migrations.js";
+/** One step of the schema (the runner records the versions applied). */
+export interface SchemaMigration {
+  version: number;
+  name: string;
+  sql: string;
+}
 
-export const MIGRATIONS: Migration[] = [
+export const MIGRATIONS: SchemaMigration[] = [
   {
     version: 1,
     name: "primary network",
