@@ -14,6 +14,8 @@ export interface EvmBlock {
   height: bigint;
   timestamp: number;
   txHashes: Uint8Array[];
+  /** The body's `extData` (atomic transactions), null when the block has no such field. */
+  extData: Uint8Array | null;
 }
 
 const MIN_HEADER_FIELDS = 15;
@@ -33,7 +35,14 @@ export function decodeEvmBlock(bytes: Uint8Array): EvmBlock {
     height: rlpUint(header.items[8]!),
     timestamp: Number(rlpUint(header.items[11]!)),
     txHashes: txs.items.map((tx: RlpItem) => keccak256(isList(tx) ? tx.raw : tx)),
+    extData: extDataOf(block.items[4]),
   };
+}
+
+function extDataOf(item: RlpItem | undefined): Uint8Array | null {
+  if (item === undefined) return null;
+  if (isList(item)) throw new DecodeError("EVM block extData is a list");
+  return item;
 }
 
 export interface EvmBlockSpec {

@@ -14,6 +14,8 @@ export interface ProposerBlock {
   /** Unix seconds (signed blocks only). */
   timestamp: number | null;
   pChainHeight: bigint | null;
+  /** The proposer's X.509 certificate (DER) of a signed block; empty for unsigned and option blocks. */
+  certificate: Uint8Array;
   inner: Uint8Array;
 }
 
@@ -25,18 +27,18 @@ export function decodeProposerBlock(bytes: Uint8Array): ProposerBlock {
     const parentId = r.fixed(32);
     const timestamp = Number(r.u64());
     const pChainHeight = r.u64();
-    r.bytesU32(); // certificate (empty when unsigned)
+    const certificate = r.bytesU32(); // empty when unsigned
     const inner = r.bytesU32();
     const unsignedEnd = r.pos;
     r.bytesU32(); // signature
     r.end();
-    return {kind: "signed", id: sha256(bytes.subarray(0, unsignedEnd)), parentId, timestamp, pChainHeight, inner};
+    return {kind: "signed", id: sha256(bytes.subarray(0, unsignedEnd)), parentId, timestamp, pChainHeight, certificate, inner};
   }
   if (typeId === 1) {
     const parentId = r.fixed(32);
     const inner = r.bytesU32();
     r.end();
-    return {kind: "option", id: sha256(bytes), parentId, timestamp: null, pChainHeight: null, inner};
+    return {kind: "option", id: sha256(bytes), parentId, timestamp: null, pChainHeight: null, certificate: new Uint8Array(0), inner};
   }
   throw new DecodeError(`unknown proposervm block type ${typeId}`);
 }

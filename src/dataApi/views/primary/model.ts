@@ -74,6 +74,8 @@ export interface EvmTransfer {
   amount: bigint;
   /** EVMInput nonce (exports); 0n for outputs. */
   nonce: bigint;
+  /** EVM inputs (exports): the credential at the input's position, with the recovered keys; [] for outputs. */
+  credentials: Credential[];
 }
 
 export interface BlsCredentials {
