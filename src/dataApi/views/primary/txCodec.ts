@@ -42,6 +42,21 @@ export function appendIndex(id: Uint8Array, index: number): Uint8Array {
   return sha256(new Writer().fixed(id).u32(index).finish());
 }
 
+/**
+ * AvalancheGo message.SubnetToL1ConversionID: sha256 of the codec bytes of SubnetToL1ConversionData (codec v0 ‖
+ * subnet ‖ manager chain ‖ u32 len ‖ manager address ‖ u32 count ‖ [u32 len ‖ node ID ‖ BLS key ‖ u64 weight]).
+ */
+export function subnetToL1ConversionId(
+  subnetId: Uint8Array,
+  managerChainId: Uint8Array,
+  managerAddress: Uint8Array,
+  validators: ReadonlyArray<{nodeId: Uint8Array; blsPublicKey: Uint8Array; weight: bigint}>,
+): Uint8Array {
+  const w = new Writer().u16(0).fixed(subnetId).fixed(managerChainId).bytesU32(managerAddress).u32(validators.length);
+  for (const v of validators) w.bytesU32(v.nodeId).fixed(v.blsPublicKey).u64(v.weight);
+  return sha256(w.finish());
+}
+
 // ---- fx pieces ---------------------------------------------------------------------------------------------
 
 function outputOwners(r: Reader): Owner {
@@ -478,14 +493,12 @@ function platformBody(r: Reader, typeId: number): Parsed {
         remainingBalanceOwner: v.remainingBalanceOwner,
         deactivationOwner: v.deactivationOwner,
       }));
-      // warp/message SubnetToL1ConversionData: codec v0 ‖ subnet ‖ manager chain ‖ address ‖ [nodeID bytes ‖ BLS key ‖ weight]
-      const data = new Writer().u16(0).fixed(subnetId).fixed(chainId).bytesU32(managerAddress).u32(raw.length);
-      for (const v of raw) data.bytesU32(v.nodeId).fixed(v.blsPublicKey).u64(v.weight);
+      const conversionId = subnetToL1ConversionId(subnetId, chainId, managerAddress, raw);
       const p = parsed("ConvertSubnetToL1Tx", body);
       p.authCredentials = 1;
       p.details = {
         subnetId: cb58Encode(subnetId),
-        conversion: {chainId: cb58Encode(chainId), managerAddress, validators, conversionId: cb58Encode(sha256(data.finish()))},
+        conversion: {chainId: cb58Encode(chainId), managerAddress, validators, conversionId: cb58Encode(conversionId)},
         extra: {subnetAuthSigIndices: auth},
       };
       return p;
