@@ -52,6 +52,8 @@ export interface EvmBlockSpec {
   txs: number;
   /** Seed that makes each block's transactions distinct. */
   seed: number;
+  /** The body's extData (atomic transactions); empty when absent. */
+  extData?: Uint8Array;
 }
 
 /** Builds a coreth block with `txs` legacy transfers (placeholder signatures, well-formed RLP). */
@@ -83,5 +85,5 @@ export function buildEvmBlock(s: EvmBlockSpec): Uint8Array {
     zero32, // ext data hash
     uintBytes(25_000_000_000n), // base fee
   ];
-  return rlpEncode([header, txs, [], uintBytes(0), new Uint8Array(0)]);
+  return rlpEncode([header, txs, [], uintBytes(0), s.extData ?? new Uint8Array(0)]);
 }
