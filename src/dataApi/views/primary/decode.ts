@@ -13,13 +13,13 @@ import {decodePlatformBlock} from "../../../decode/platformvm.js";
 import {decodeProposerBlock, type ProposerBlock} from "../../../decode/proposervm.js";
 import {Reader} from "../../../decode/reader.js";
 import type {PrimaryChain, PrimaryContainer, PrimaryTx, ProposerDetails} from "./model.js";
-import {decodeInlineTx, decodeSignedTx, nodeIdString, PrimaryDecodeError} from "./txCodec.js";
+import {decodeInlineTx, decodeSignedTx, nodeIdString, PrimaryDecodeError, type TxDecodeOptions} from "./txCodec.js";
 
 export {PrimaryDecodeError} from "./txCodec.js";
 
 export type PrimaryContainerKind = "block" | "vtx" | "tx";
 
-export interface PrimaryDecodeContext {
+export interface PrimaryDecodeContext extends TxDecodeOptions {
   /** The index's ID of the container (CB58). */
   containerId: string;
 }
@@ -60,9 +60,9 @@ function proposerDetails(w: ProposerBlock): ProposerDetails {
   };
 }
 
-function platformBlock(bytes: Uint8Array): Inner {
+function platformBlock(bytes: Uint8Array, opts: TxDecodeOptions): Inner {
   const b = decodePlatformBlock(bytes);
-  const txs = b.txRanges.map(([s, e]) => decodeInlineTx("P", bytes.subarray(s, e)));
+  const txs = b.txRanges.map(([s, e]) => decodeInlineTx("P", bytes.subarray(s, e), opts));
   return {
     blockId: cb58Encode(sha256(bytes)),
     parentId: cb58Encode(b.parentId),
@@ -74,9 +74,9 @@ function platformBlock(bytes: Uint8Array): Inner {
   };
 }
 
-function avmBlock(bytes: Uint8Array): Inner {
+function avmBlock(bytes: Uint8Array, opts: TxDecodeOptions): Inner {
   const b = decodeAvmBlock(bytes);
-  const txs = b.txRanges.map(([s, e]) => decodeInlineTx("X", bytes.subarray(s, e)));
+  const txs = b.txRanges.map(([s, e]) => decodeInlineTx("X", bytes.subarray(s, e), opts));
   return {
     blockId: cb58Encode(sha256(bytes)),
     parentId: cb58Encode(b.parentId),
@@ -93,11 +93,11 @@ function avmBlock(bytes: Uint8Array): Inner {
  * (codec v0 ‖ u32 count ‖ txs) after. The upgrade time is the network's, unknown here, so both are tried in that
  * order (a single tx never also reads as a batch: its type ID would be the count and its network ID a type ID).
  */
-export function atomicTxsOf(extData: Uint8Array | null): PrimaryTx[] {
+export function atomicTxsOf(extData: Uint8Array | null, opts: TxDecodeOptions = {}): PrimaryTx[] {
   if (extData === null || extData.length === 0) return [];
   let single: unknown;
   try {
-    return [decodeSignedTx("C", extData)];
+    return [decodeSignedTx("C", extData, opts)];
   } catch (e) {
     single = e;
   }
@@ -110,7 +110,7 @@ export function atomicTxsOf(extData: Uint8Array | null): PrimaryTx[] {
     for (let i = 0; i < n; i++) {
       const start = r.pos;
       // Walk to the end of this tx: decode from here with the rest of the bytes, then cut at its length.
-      const tx = decodeBatchItem(r);
+      const tx = decodeBatchItem(r, opts);
       txs.push(tx);
       if (r.pos <= start) throw new PrimaryDecodeError("atomic tx of no bytes");
     }
@@ -122,10 +122,10 @@ export function atomicTxsOf(extData: Uint8Array | null): PrimaryTx[] {
 }
 
 /** One tx of a batch at `r.pos`: its extent is found by the framing walker, then it is decoded in full. */
-function decodeBatchItem(r: Reader): PrimaryTx {
+function decodeBatchItem(r: Reader, opts: TxDecodeOptions): PrimaryTx {
   const start = r.pos;
   skipAtomicTx(r);
-  return decodeInlineTx("C", r.bytes.subarray(start, r.pos));
+  return decodeInlineTx("C", r.bytes.subarray(start, r.pos), opts);
 }
 
 /** Walks one inline C atomic tx (typeID ‖ fields ‖ credentials) without building anything. */
@@ -164,7 +164,7 @@ function skipAtomicTx(r: Reader): void {
   });
 }
 
-function evmBlock(bytes: Uint8Array): Inner {
+function evmBlock(bytes: Uint8Array, opts: TxDecodeOptions): Inner {
   const b = decodeEvmBlock(bytes);
   const parentId = `0x${bytesToHex(b.parentHash)}`;
   return {
@@ -174,14 +174,14 @@ function evmBlock(bytes: Uint8Array): Inner {
     height: b.height,
     timestamp: BigInt(b.timestamp),
     blockType: "",
-    txs: atomicTxsOf(b.extData),
+    txs: atomicTxsOf(b.extData, opts),
   };
 }
 
-function innerBlock(chain: PrimaryChain, bytes: Uint8Array): Inner {
-  if (chain === "P") return platformBlock(bytes);
-  if (chain === "X") return avmBlock(bytes);
-  return evmBlock(bytes);
+function innerBlock(chain: PrimaryChain, bytes: Uint8Array, opts: TxDecodeOptions): Inner {
+  if (chain === "P") return platformBlock(bytes, opts);
+  if (chain === "X") return avmBlock(bytes, opts);
+  return evmBlock(bytes, opts);
 }
 
 function tryProposer(bytes: Uint8Array): ProposerBlock | null {
@@ -192,12 +192,12 @@ function tryProposer(bytes: Uint8Array): ProposerBlock | null {
   }
 }
 
-function block(chain: PrimaryChain, bytes: Uint8Array): Inner & {proposer: ProposerDetails | null} {
+function block(chain: PrimaryChain, bytes: Uint8Array, opts: TxDecodeOptions): Inner & {proposer: ProposerDetails | null} {
   const wrapper = tryProposer(bytes);
   let wrappedError: unknown = null;
   if (wrapper) {
     try {
-      const inner = innerBlock(chain, wrapper.inner);
+      const inner = innerBlock(chain, wrapper.inner, opts);
       const timestamp = inner.timestamp ?? (wrapper.timestamp === null ? null : BigInt(wrapper.timestamp));
       return {...inner, timestamp, proposer: proposerDetails(wrapper)};
     } catch (e) {
@@ -206,14 +206,14 @@ function block(chain: PrimaryChain, bytes: Uint8Array): Inner & {proposer: Propo
     }
   }
   try {
-    return {...innerBlock(chain, bytes), proposer: null};
+    return {...innerBlock(chain, bytes, opts), proposer: null};
   } catch (e) {
     const bare = `${chain} block: ${reasonOf(e)}`;
     throw new PrimaryDecodeError(wrappedError === null ? bare : `proposervm-wrapped ${chain} block: ${reasonOf(wrappedError)}; bare ${bare}`);
   }
 }
 
-function vertex(bytes: Uint8Array): Inner {
+function vertex(bytes: Uint8Array, opts: TxDecodeOptions): Inner {
   const v = decodeVertex(bytes);
   const parentIds = v.parentIds.map(cb58Encode);
   return {
@@ -223,13 +223,13 @@ function vertex(bytes: Uint8Array): Inner {
     height: v.height,
     timestamp: null,
     blockType: "",
-    txs: v.txs.map((tx) => decodeSignedTx("X", tx)),
+    txs: v.txs.map((tx) => decodeSignedTx("X", tx, opts)),
   };
 }
 
-function standaloneTx(bytes: Uint8Array): Inner {
+function standaloneTx(bytes: Uint8Array, opts: TxDecodeOptions): Inner {
   decodeAvmTx(bytes);
-  const tx = decodeSignedTx("X", bytes);
+  const tx = decodeSignedTx("X", bytes, opts);
   return {blockId: tx.id, parentId: EMPTY_ID, parentIds: [], height: 0n, timestamp: null, blockType: "", txs: [tx]};
 }
 
@@ -241,10 +241,10 @@ function standaloneTx(bytes: Uint8Array): Inner {
 export function decodePrimaryContainer(chain: PrimaryChain, kind: PrimaryContainerKind, bytes: Uint8Array, ctx: PrimaryDecodeContext): PrimaryContainer {
   let inner: Inner & {proposer: ProposerDetails | null};
   try {
-    if (kind === "block") inner = block(chain, bytes);
+    if (kind === "block") inner = block(chain, bytes, ctx);
     else if (chain !== "X") throw new PrimaryDecodeError(`a ${chain}-chain container cannot be a ${kind}`);
-    else if (kind === "vtx") inner = {...vertex(bytes), proposer: null};
-    else inner = {...standaloneTx(bytes), proposer: null};
+    else if (kind === "vtx") inner = {...vertex(bytes, ctx), proposer: null};
+    else inner = {...standaloneTx(bytes, ctx), proposer: null};
   } catch (e) {
     if (e instanceof PrimaryDecodeError) throw e;
     throw new PrimaryDecodeError(`${chain} ${kind}: ${reasonOf(e)}`);

@@ -740,14 +740,32 @@ function evmBody(r: Reader, typeId: number): Parsed {
   return fail(`unknown atomic tx type ${typeId}`);
 }
 
-function credentialsOf(r: Reader, chain: PrimaryChain, unsignedHash: Uint8Array): Credential[][] {
+/** Decoding options. */
+export interface TxDecodeOptions {
+  /**
+   * Recover each signature's public key (default true). Recovery is most of a transaction's decode cost (about
+   * 2 ms a signature with @noble/curves): a caller that needs no keys may turn it off (`publicKey` is then null).
+   */
+  recoverPublicKeys?: boolean;
+}
+
+function credentialsOf(r: Reader, chain: PrimaryChain, unsignedHash: Uint8Array, recover: boolean): Credential[][] {
+  // One key signing several inputs gives the same (deterministic) signature each time: recover it once.
+  const recovered = new Map<string, Uint8Array | null>();
   return r.list((r) => {
     const t = r.u32();
     // secp256k1fx.Credential is 9; the X codec also registers nftfx (14) and propertyfx (19) credentials.
     if (t !== 9 && !(chain === "X" && (t === 14 || t === 19))) fail(`unknown credential type ${t}`);
     return r.list((r) => {
       const signature = r.fixed(SIGNATURE_LEN);
-      return {signature, publicKey: recoverPublicKey(signature, unsignedHash)};
+      if (!recover) return {signature, publicKey: null};
+      const key = Buffer.from(signature.buffer, signature.byteOffset, SIGNATURE_LEN).toString("latin1");
+      let publicKey = recovered.get(key);
+      if (publicKey === undefined) {
+        publicKey = recoverPublicKey(signature, unsignedHash);
+        recovered.set(key, publicKey);
+      }
+      return {signature, publicKey};
     });
   });
 }
@@ -771,7 +789,7 @@ function utxoBytes(txId: Uint8Array, index: number, assetId: Uint8Array, raw: Ui
  * Decodes one signed transaction of `chain` (`codec version ‖ typeID ‖ unsigned fields ‖ credentials`, nothing
  * after). Throws PrimaryDecodeError on anything else.
  */
-export function decodeSignedTx(chain: PrimaryChain, signed: Uint8Array): PrimaryTx {
+export function decodeSignedTx(chain: PrimaryChain, signed: Uint8Array, opts: TxDecodeOptions = {}): PrimaryTx {
   const r = new Reader(signed);
   const version = r.u16();
   if (version !== 0) fail(`${chain} tx codec version ${version}`);
@@ -779,7 +797,8 @@ export function decodeSignedTx(chain: PrimaryChain, signed: Uint8Array): Primary
   const p = chain === "P" ? platformBody(r, typeId) : chain === "X" ? avmBody(r, typeId) : evmBody(r, typeId);
   const unsignedEnd = r.pos;
   const txIdBytes = sha256(signed);
-  const creds = credentialsOf(r, chain, sha256(signed.subarray(0, unsignedEnd)));
+  const recover = opts.recoverPublicKeys ?? true;
+  const creds = credentialsOf(r, chain, recover ? sha256(signed.subarray(0, unsignedEnd)) : EMPTY, recover);
   if (r.remaining !== 0) fail(`${r.remaining} trailing bytes after the ${chain} ${p.txType}`);
   const txId = cb58Encode(txIdBytes);
 
@@ -868,8 +887,8 @@ export function decodeSignedTx(chain: PrimaryChain, signed: Uint8Array): Primary
 }
 
 /** A tx inline in a block (no codec version of its own): decoded as `0x0000 ‖ inline`. */
-export function decodeInlineTx(chain: PrimaryChain, inline: Uint8Array): PrimaryTx {
+export function decodeInlineTx(chain: PrimaryChain, inline: Uint8Array, opts: TxDecodeOptions = {}): PrimaryTx {
   const signed = new Uint8Array(2 + inline.length);
   signed.set(inline, 2);
-  return decodeSignedTx(chain, signed);
+  return decodeSignedTx(chain, signed, opts);
 }
