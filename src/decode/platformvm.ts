@@ -200,8 +200,6 @@ export function decodePlatformBlock(bytes: Uint8Array): PlatformBlock {
   const banff = typeId >= 29 && typeId <= 32;
   if (!banff && typeId > 4) throw new DecodeError(`not a platformvm block type: ${typeId}`);
   const timestamp = banff ? Number(r.u64()) : null;
-  const parentId = r.fixed(32);
-  const height = r.u64();
   const txIds: Uint8Array[] = [];
   const txTypes: string[] = [];
   const txRanges: Array<[number, number]> = [];
@@ -211,27 +209,26 @@ export function decodePlatformBlock(bytes: Uint8Array): PlatformBlock {
     txIds.push(txId(bytes.subarray(start, r.pos)));
     txRanges.push([start, r.pos]);
   };
+  const txList = (): void => {
+    const n = r.u32();
+    if (n > r.remaining) throw new DecodeError("tx count exceeds the input");
+    for (let i = 0; i < n; i++) oneTx();
+  };
+  // BanffProposalBlock is `time ‖ decision txs ‖ ApricotProposalBlock{parent, height, tx}`: its (so far always
+  // empty) tx list comes before the common block fields; every other Banff block is `time ‖ Apricot fields`.
+  if (typeId === 29) txList();
+  const parentId = r.fixed(32);
+  const height = r.u64();
   switch (typeId) {
     case 0: // ApricotProposalBlock: one tx
     case 4: // ApricotAtomicBlock: one tx
+    case 29: // BanffProposalBlock: the proposal tx after its decision txs
       oneTx();
       break;
     case 3: // ApricotStandardBlock
-    case 32: {
-      // BanffStandardBlock
-      const n = r.u32();
-      if (n > r.remaining) throw new DecodeError("tx count exceeds the input");
-      for (let i = 0; i < n; i++) oneTx();
+    case 32: // BanffStandardBlock
+      txList();
       break;
-    }
-    case 29: {
-      // BanffProposalBlock: decision txs, then the proposal tx
-      const n = r.u32();
-      if (n > r.remaining) throw new DecodeError("tx count exceeds the input");
-      for (let i = 0; i < n; i++) oneTx();
-      oneTx();
-      break;
-    }
     default: // abort/commit blocks carry no txs
       break;
   }

@@ -583,6 +583,13 @@ describe("P transactions built with avalanchejs", () => {
     const c = decodePrimaryContainer("P", "block", wrap(banffProposal(reward.signed)), CTX);
     expect(c.blockType).toBe("Proposal");
     expect(c.timestamp).toBe(BigInt(BLOCK_TIME));
+    expect(c.parentId).toBe(cb58Encode(PARENT));
+    expect(c.height).toBe(11n);
+    // Decision txs (a field no block has used so far) come before the proposal tx.
+    const decision = sign(new pvmSerial.BaseTx(pBase()), 1);
+    const withDecision = decodePrimaryContainer("P", "block", banffProposal(reward.signed, [decision.signed]), CTX);
+    expect(withDecision.txs.map((t) => t.id)).toEqual([decision.txIdString, reward.txIdString]);
+    expect(withDecision.height).toBe(11n);
     const r = checkTx(c.txs[0]!, reward, "P");
     expect(r.txType).toBe("RewardValidatorTx");
     expect(r.details).toEqual({rewardedTxId: cb58Encode(staking)});

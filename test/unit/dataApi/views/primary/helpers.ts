@@ -134,9 +134,11 @@ export function banffStandard(txs: Uint8Array[], height = 10n): Uint8Array {
   return w.finish();
 }
 
-/** A Banff proposal block (type 29): no decision txs, then the proposal tx. */
-export function banffProposal(tx: Uint8Array): Uint8Array {
-  return new Writer().u16(0).u32(29).u64(BigInt(BLOCK_TIME)).fixed(PARENT).u64(11n).u32(0).fixed(inline(tx)).finish();
+/** A Banff proposal block (type 29): time ‖ decision txs ‖ parent ‖ height ‖ the proposal tx (AvalancheGo's field order). */
+export function banffProposal(tx: Uint8Array, decisionTxs: Uint8Array[] = []): Uint8Array {
+  const w = new Writer().u16(0).u32(29).u64(BigInt(BLOCK_TIME)).u32(decisionTxs.length);
+  for (const t of decisionTxs) w.fixed(inline(t));
+  return w.fixed(PARENT).u64(11n).fixed(inline(tx)).finish();
 }
 
 /** Apricot blocks carrying one tx: proposal (0) or atomic (4). */
