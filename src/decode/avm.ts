@@ -135,19 +135,26 @@ export function txId(inline: Uint8Array): Uint8Array {
   return sha256(b);
 }
 
-/** Vertex (codec v0): chain ID, height, epoch, parents, txs (each `u32 len ‖ signed tx`). ID = sha256(bytes). */
+/**
+ * Vertex: codec v0 is chain ID, height, epoch, parents, txs (each `u32 len ‖ signed tx`); v1 is the one stop vertex
+ * of the linearisation (chain ID, height, parents; no epoch, no txs). ID = sha256(bytes).
+ */
 export function decodeVertex(bytes: Uint8Array): {chainId: Uint8Array; height: bigint; parentIds: Uint8Array[]; txIds: Uint8Array[]; txs: Uint8Array[]} {
   const r = new Reader(bytes);
-  if (r.u16() !== 0) throw new DecodeError("unknown vertex codec version");
+  const version = r.u16();
+  if (version > 1) throw new DecodeError("unknown vertex codec version");
   const chainId = r.fixed(32);
   const height = r.u64();
-  r.u32(); // epoch
+  if (version === 0) r.u32(); // epoch
   const parentIds = r.list((r) => r.fixed(32));
-  const txs = r.list((r) => {
-    const tx = r.bytesU32();
-    decodeAvmTx(tx);
-    return tx;
-  });
+  const txs =
+    version === 0
+      ? r.list((r) => {
+          const tx = r.bytesU32();
+          decodeAvmTx(tx);
+          return tx;
+        })
+      : [];
   r.end();
   return {chainId, height, parentIds, txIds: txs.map(sha256), txs};
 }

@@ -7,7 +7,7 @@
 import {ripemd160} from "@noble/hashes/legacy.js";
 import {cb58Encode, EMPTY_ID, sha256} from "../../../util/cb58.js";
 import {bytesToHex} from "../../../util/hex.js";
-import {decodeAvmBlock, decodeAvmTx, decodeVertex} from "../../../decode/avm.js";
+import {decodeAvmBlock, decodeVertex} from "../../../decode/avm.js";
 import {decodeEvmBlock} from "../../../decode/coreth.js";
 import {decodePlatformBlock} from "../../../decode/platformvm.js";
 import {decodeProposerBlock, type ProposerBlock} from "../../../decode/proposervm.js";
@@ -228,7 +228,6 @@ function vertex(bytes: Uint8Array, opts: TxDecodeOptions): Inner {
 }
 
 function standaloneTx(bytes: Uint8Array, opts: TxDecodeOptions): Inner {
-  decodeAvmTx(bytes);
   const tx = decodeSignedTx("X", bytes, opts);
   return {blockId: tx.id, parentId: EMPTY_ID, parentIds: [], height: 0n, timestamp: null, blockType: "", txs: [tx]};
 }

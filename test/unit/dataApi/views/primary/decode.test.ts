@@ -799,6 +799,10 @@ describe("X transactions built with avalanchejs", () => {
     expect(v.height).toBe(30n);
     expect(v.timestamp).toBeNull();
     expect(v.txs).toEqual([d]);
+    // The stop vertex (codec v1): chain, height, parents; no epoch and no txs.
+    const stop = new Writer().u16(1).fixed(X_CHAIN).u64(31n).u32(1).fixed(sha256(vtxBytes)).finish();
+    const sv = decodePrimaryContainer("X", "vtx", stop, CTX);
+    expect([sv.height, sv.parentIds, sv.txs]).toEqual([31n, [cb58Encode(sha256(vtxBytes))], []]);
     const b = decodePrimaryContainer("X", "block", wrap(avmBlock([f.signed])), CTX);
     expect(b.height).toBe(20n);
     expect(b.timestamp).toBe(BigInt(BLOCK_TIME));
