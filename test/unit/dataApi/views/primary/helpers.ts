@@ -198,6 +198,23 @@ export function wrapSigned(inner: Uint8Array, certificate: Uint8Array): Uint8Arr
     .finish();
 }
 
+/** A Granite proposervm block (type 2): the signed form with the P-chain epoch before the signature. */
+export function wrapGranite(inner: Uint8Array, certificate: Uint8Array): Uint8Array {
+  return new Writer()
+    .u16(0)
+    .u32(2)
+    .fixed(WRAPPER_PARENT)
+    .u64(BigInt(WRAPPER_TIME))
+    .u64(79n)
+    .bytesU32(certificate)
+    .bytesU32(inner)
+    .u64(70n)
+    .u64(3n)
+    .u64(BigInt(WRAPPER_TIME - 50))
+    .bytesU32(seeded("sig"))
+    .finish();
+}
+
 /** A proposervm option block (type 1) around `inner`. */
 export function wrapOption(inner: Uint8Array): Uint8Array {
   return new Writer().u16(0).u32(1).fixed(WRAPPER_PARENT).bytesU32(inner).finish();
