@@ -108,11 +108,7 @@ export function atomicTxsOf(extData: Uint8Array | null, opts: TxDecodeOptions = 
     if (n > r.remaining) throw new PrimaryDecodeError("atomic tx batch count exceeds the input");
     const txs: PrimaryTx[] = [];
     for (let i = 0; i < n; i++) {
-      const start = r.pos;
-      // Walk to the end of this tx: decode from here with the rest of the bytes, then cut at its length.
-      const tx = decodeBatchItem(r, opts);
-      txs.push(tx);
-      if (r.pos <= start) throw new PrimaryDecodeError("atomic tx of no bytes");
+      txs.push(decodeBatchItem(r, opts));
     }
     r.end();
     return txs;

@@ -749,16 +749,23 @@ export interface TxDecodeOptions {
   recoverPublicKeys?: boolean;
 }
 
-function credentialsOf(r: Reader, chain: PrimaryChain, unsignedHash: Uint8Array, recover: boolean): Credential[][] {
-  // One key signing several inputs gives the same (deterministic) signature each time: recover it once.
-  const recovered = new Map<string, Uint8Array | null>();
+/** Reads the credentials: each a list of 65-byte signatures. */
+function readCredentials(r: Reader, chain: PrimaryChain): Uint8Array[][] {
   return r.list((r) => {
     const t = r.u32();
     // secp256k1fx.Credential is 9; the X codec also registers nftfx (14) and propertyfx (19) credentials.
     if (t !== 9 && !(chain === "X" && (t === 14 || t === 19))) fail(`unknown credential type ${t}`);
-    return r.list((r) => {
-      const signature = r.fixed(SIGNATURE_LEN);
-      if (!recover) return {signature, publicKey: null};
+    return r.list((r) => r.fixed(SIGNATURE_LEN));
+  });
+}
+
+/** Recovers each signature's key over `unsignedHash` (when asked), once per distinct signature. */
+function recoverCredentials(signatures: Uint8Array[][], unsignedHash: Uint8Array | null): Credential[][] {
+  // One key signing several inputs gives the same (deterministic) signature each time: recover it once.
+  const recovered = new Map<string, Uint8Array | null>();
+  return signatures.map((sigs) =>
+    sigs.map((signature) => {
+      if (unsignedHash === null) return {signature, publicKey: null};
       const key = Buffer.from(signature.buffer, signature.byteOffset, SIGNATURE_LEN).toString("latin1");
       let publicKey = recovered.get(key);
       if (publicKey === undefined) {
@@ -766,8 +773,8 @@ function credentialsOf(r: Reader, chain: PrimaryChain, unsignedHash: Uint8Array,
         recovered.set(key, publicKey);
       }
       return {signature, publicKey};
-    });
-  });
+    }),
+  );
 }
 
 /** The compressed public key that made a [r ‖ s ‖ v] signature over `hash`; null when none can. */
@@ -796,10 +803,11 @@ export function decodeSignedTx(chain: PrimaryChain, signed: Uint8Array, opts: Tx
   const typeId = r.u32();
   const p = chain === "P" ? platformBody(r, typeId) : chain === "X" ? avmBody(r, typeId) : evmBody(r, typeId);
   const unsignedEnd = r.pos;
-  const txIdBytes = sha256(signed);
-  const recover = opts.recoverPublicKeys ?? true;
-  const creds = credentialsOf(r, chain, recover ? sha256(signed.subarray(0, unsignedEnd)) : EMPTY, recover);
+  const signatures = readCredentials(r, chain);
   if (r.remaining !== 0) fail(`${r.remaining} trailing bytes after the ${chain} ${p.txType}`);
+  const txIdBytes = sha256(signed);
+  // Keys are recovered only once the whole tx has read well (recovery is most of the cost).
+  const creds = recoverCredentials(signatures, (opts.recoverPublicKeys ?? true) ? sha256(signed.subarray(0, unsignedEnd)) : null);
   const txId = cb58Encode(txIdBytes);
 
   const outputs: TxOutput[] = [];
