@@ -104,6 +104,8 @@ export interface AvmBlock {
   height: bigint;
   timestamp: number;
   txIds: Uint8Array[];
+  /** Each tx's `[start, end)` in the block bytes (its inline bytes, without a codec version). */
+  txRanges: Array<[number, number]>;
 }
 
 /** A post-Cortina standard block: parent, height, time, merkle root, txs. */
@@ -115,13 +117,15 @@ export function decodeAvmBlock(bytes: Uint8Array): AvmBlock {
   const height = r.u64();
   const timestamp = Number(r.u64());
   r.fixed(32); // merkle root
+  const txRanges: Array<[number, number]> = [];
   const txIds = r.list((r) => {
     const start = r.pos;
     avmTxBody(r);
+    txRanges.push([start, r.pos]);
     return txId(bytes.subarray(start, r.pos));
   });
   r.end();
-  return {parentId, height, timestamp, txIds};
+  return {parentId, height, timestamp, txIds, txRanges};
 }
 
 /** sha256(0x0000 codec version ‖ inline tx bytes). */
@@ -131,19 +135,26 @@ export function txId(inline: Uint8Array): Uint8Array {
   return sha256(b);
 }
 
-/** Vertex (codec v0): chain ID, height, epoch, parents, txs (each `u32 len ‖ signed tx`). ID = sha256(bytes). */
-export function decodeVertex(bytes: Uint8Array): {chainId: Uint8Array; height: bigint; parentIds: Uint8Array[]; txIds: Uint8Array[]} {
+/**
+ * Vertex: codec v0 is chain ID, height, epoch, parents, txs (each `u32 len ‖ signed tx`); v1 is the one stop vertex
+ * of the linearisation (chain ID, height, parents; no epoch, no txs). ID = sha256(bytes).
+ */
+export function decodeVertex(bytes: Uint8Array): {chainId: Uint8Array; height: bigint; parentIds: Uint8Array[]; txIds: Uint8Array[]; txs: Uint8Array[]} {
   const r = new Reader(bytes);
-  if (r.u16() !== 0) throw new DecodeError("unknown vertex codec version");
+  const version = r.u16();
+  if (version > 1) throw new DecodeError("unknown vertex codec version");
   const chainId = r.fixed(32);
   const height = r.u64();
-  r.u32(); // epoch
+  if (version === 0) r.u32(); // epoch
   const parentIds = r.list((r) => r.fixed(32));
-  const txIds = r.list((r) => {
-    const tx = r.bytesU32();
-    decodeAvmTx(tx);
-    return sha256(tx);
-  });
+  const txs =
+    version === 0
+      ? r.list((r) => {
+          const tx = r.bytesU32();
+          decodeAvmTx(tx);
+          return tx;
+        })
+      : [];
   r.end();
-  return {chainId, height, parentIds, txIds};
+  return {chainId, height, parentIds, txIds: txs.map(sha256), txs};
 }

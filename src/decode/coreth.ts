@@ -14,6 +14,8 @@ export interface EvmBlock {
   height: bigint;
   timestamp: number;
   txHashes: Uint8Array[];
+  /** The body's `extData` (atomic transactions), null when the block has no such field. */
+  extData: Uint8Array | null;
 }
 
 const MIN_HEADER_FIELDS = 15;
@@ -33,7 +35,14 @@ export function decodeEvmBlock(bytes: Uint8Array): EvmBlock {
     height: rlpUint(header.items[8]!),
     timestamp: Number(rlpUint(header.items[11]!)),
     txHashes: txs.items.map((tx: RlpItem) => keccak256(isList(tx) ? tx.raw : tx)),
+    extData: extDataOf(block.items[4]),
   };
+}
+
+function extDataOf(item: RlpItem | undefined): Uint8Array | null {
+  if (item === undefined) return null;
+  if (isList(item)) throw new DecodeError("EVM block extData is a list");
+  return item;
 }
 
 export interface EvmBlockSpec {
@@ -43,6 +52,8 @@ export interface EvmBlockSpec {
   txs: number;
   /** Seed that makes each block's transactions distinct. */
   seed: number;
+  /** The body's extData (atomic transactions); empty when absent. */
+  extData?: Uint8Array;
 }
 
 /** Builds a coreth block with `txs` legacy transfers (placeholder signatures, well-formed RLP). */
@@ -74,5 +85,5 @@ export function buildEvmBlock(s: EvmBlockSpec): Uint8Array {
     zero32, // ext data hash
     uintBytes(25_000_000_000n), // base fee
   ];
-  return rlpEncode([header, txs, [], uintBytes(0), new Uint8Array(0)]);
+  return rlpEncode([header, txs, [], uintBytes(0), s.extData ?? new Uint8Array(0)]);
 }

@@ -1,8 +1,8 @@
 /**
  * P-chain (platformvm) blocks and the transactions they carry (avalanchego vms/platformvm/block, txs). Type IDs
  * are the codec's registration order: Apricot blocks 0-4, secp fx 5-11, Apricot txs 12-20, stakeable 21-22, Banff
- * txs 23-28, Banff blocks 29-32, Durango 33-34. Transactions of later upgrades (L1 validators, ...) are not read:
- * a block holding one does not decode and is left out of derived views (it is indexed all the same).
+ * txs 23-28, Banff blocks 29-32, Durango 33-34, Etna 35-39. Transactions of later upgrades are not read: a block holding one does not decode
+ * and is left out of derived views (it is indexed all the same).
  */
 import {baseTx, credentials, input, output, transferableInputs, transferableOutputs} from "./avax.js";
 import {txId} from "./avm.js";
@@ -19,11 +19,23 @@ const TX_NAMES: Record<number, string> = {
   19: "AdvanceTimeTx",
   20: "RewardValidatorTx",
   23: "RemoveSubnetValidatorTx",
+  24: "TransformSubnetTx",
   25: "AddPermissionlessValidatorTx",
   26: "AddPermissionlessDelegatorTx",
   33: "TransferSubnetOwnershipTx",
   34: "BaseTx",
+  35: "ConvertSubnetToL1Tx",
+  36: "RegisterL1ValidatorTx",
+  37: "SetL1ValidatorWeightTx",
+  38: "IncreaseL1ValidatorBalanceTx",
+  39: "DisableL1ValidatorTx",
 };
+
+/** warp PChainOwner: threshold ‖ addresses. */
+function pChainOwner(r: Reader): void {
+  r.u32();
+  r.skipList(20);
+}
 
 function validator(r: Reader): void {
   r.fixed(20); // node ID
@@ -127,6 +139,41 @@ export function platformTx(r: Reader): string {
     case 34: // BaseTx
       baseTx(r, false);
       break;
+    case 24: // TransformSubnetTx
+      baseTx(r, false);
+      r.fixed(32 + 32 + 6 * 8 + 3 * 4 + 8 + 1 + 4); // subnet, asset, supplies/rates/stakes, durations, fee, ...
+      subnetAuth(r);
+      break;
+    case 35: // ConvertSubnetToL1Tx
+      baseTx(r, false);
+      r.fixed(64); // subnet, manager chain
+      r.bytesU32(); // manager address
+      r.list((r) => {
+        r.bytesU32(); // node ID
+        r.fixed(16 + 48 + 96); // weight, balance, proof of possession
+        pChainOwner(r);
+        pChainOwner(r);
+      });
+      subnetAuth(r);
+      break;
+    case 36: // RegisterL1ValidatorTx
+      baseTx(r, false);
+      r.fixed(8 + 96); // balance, proof of possession signature
+      r.bytesU32(); // warp message
+      break;
+    case 37: // SetL1ValidatorWeightTx
+      baseTx(r, false);
+      r.bytesU32();
+      break;
+    case 38: // IncreaseL1ValidatorBalanceTx
+      baseTx(r, false);
+      r.fixed(40);
+      break;
+    case 39: // DisableL1ValidatorTx
+      baseTx(r, false);
+      r.fixed(32);
+      subnetAuth(r);
+      break;
     default:
       throw new DecodeError(`unsupported platformvm tx type ${t}`);
   }
@@ -142,6 +189,8 @@ export interface PlatformBlock {
   timestamp: number | null;
   txIds: Uint8Array[];
   txTypes: string[];
+  /** Each tx's `[start, end)` in the block bytes (its inline bytes, without a codec version). */
+  txRanges: Array<[number, number]>;
 }
 
 export function decodePlatformBlock(bytes: Uint8Array): PlatformBlock {
@@ -151,39 +200,38 @@ export function decodePlatformBlock(bytes: Uint8Array): PlatformBlock {
   const banff = typeId >= 29 && typeId <= 32;
   if (!banff && typeId > 4) throw new DecodeError(`not a platformvm block type: ${typeId}`);
   const timestamp = banff ? Number(r.u64()) : null;
-  const parentId = r.fixed(32);
-  const height = r.u64();
   const txIds: Uint8Array[] = [];
   const txTypes: string[] = [];
+  const txRanges: Array<[number, number]> = [];
   const oneTx = (): void => {
     const start = r.pos;
     txTypes.push(platformTx(r));
     txIds.push(txId(bytes.subarray(start, r.pos)));
+    txRanges.push([start, r.pos]);
   };
+  const txList = (): void => {
+    const n = r.u32();
+    if (n > r.remaining) throw new DecodeError("tx count exceeds the input");
+    for (let i = 0; i < n; i++) oneTx();
+  };
+  // BanffProposalBlock is `time ‖ decision txs ‖ ApricotProposalBlock{parent, height, tx}`: its (so far always
+  // empty) tx list comes before the common block fields; every other Banff block is `time ‖ Apricot fields`.
+  if (typeId === 29) txList();
+  const parentId = r.fixed(32);
+  const height = r.u64();
   switch (typeId) {
     case 0: // ApricotProposalBlock: one tx
     case 4: // ApricotAtomicBlock: one tx
+    case 29: // BanffProposalBlock: the proposal tx after its decision txs
       oneTx();
       break;
     case 3: // ApricotStandardBlock
-    case 32: {
-      // BanffStandardBlock
-      const n = r.u32();
-      if (n > r.remaining) throw new DecodeError("tx count exceeds the input");
-      for (let i = 0; i < n; i++) oneTx();
+    case 32: // BanffStandardBlock
+      txList();
       break;
-    }
-    case 29: {
-      // BanffProposalBlock: decision txs, then the proposal tx
-      const n = r.u32();
-      if (n > r.remaining) throw new DecodeError("tx count exceeds the input");
-      for (let i = 0; i < n; i++) oneTx();
-      oneTx();
-      break;
-    }
     default: // abort/commit blocks carry no txs
       break;
   }
   r.end();
-  return {typeId, parentId, height, timestamp, txIds, txTypes};
+  return {typeId, parentId, height, timestamp, txIds, txTypes, txRanges};
 }

@@ -74,6 +74,8 @@ export interface EvmTransfer {
   amount: bigint;
   /** EVMInput nonce (exports); 0n for outputs. */
   nonce: bigint;
+  /** EVM inputs (exports): the credential at the input's position, with the recovered keys; [] for outputs. */
+  credentials: Credential[];
 }
 
 export interface BlsCredentials {
@@ -89,7 +91,13 @@ export interface Staker {
   /** `NodeID-...` */
   nodeId: string;
   subnetId: string;
-  /** The transaction's start time; null for permissionless stakers after Durango (their start is the block time). */
+  /**
+   * The transaction's start time (AddValidatorTx, AddDelegatorTx: both end at Durango). Null for the transactions
+   * that stay valid after Durango (AddPermissionlessValidatorTx, AddPermissionlessDelegatorTx,
+   * AddSubnetValidatorTx), whose start AvalancheGo takes from the block time after Durango: the decoder cannot
+   * know the network's Durango time, so it keeps their bytes' start time in `details.extra.startTime` (decimal
+   * string) and the fold picks that before Durango, the accepting block's time after.
+   */
   startTime: bigint | null;
   endTime: bigint;
   weight: bigint;
@@ -133,7 +141,12 @@ export interface TxDetails {
   warpMessage?: Uint8Array;
   /** RegisterL1ValidatorTx / IncreaseL1ValidatorBalanceTx / DisableL1ValidatorTx / SetL1ValidatorWeightTx. */
   l1Validator?: Partial<L1Validator> & {validationId: string; nonce?: bigint};
-  /** Any other fields worth keeping, already JSON-safe (decimal strings for big integers). */
+  /**
+   * Any other fields worth keeping, already JSON-safe (decimal strings for big integers): `startTime` (see
+   * Staker), `subnetAuthSigIndices` / `disableAuthSigIndices` and `authCredentials` (the trailing authorisation
+   * credential: [{signature, publicKey}] hex), TransformSubnetTx's parameters, AdvanceTimeTx's `time`,
+   * RegisterL1ValidatorTx's `expiry`, RemoveSubnetValidatorTx's `nodeId`, CreateAssetTx's `fxIndexes`.
+   */
   extra?: Record<string, unknown>;
 }
 
@@ -157,7 +170,7 @@ export interface PrimaryTx {
   details: TxDetails;
 }
 
-/** A proposervm wrapper's facts (Glacier `proposerDetails`). */
+/** A proposervm wrapper's facts (Glacier `proposerDetails`). Option blocks carry no time or P-chain height: 0n. */
 export interface ProposerDetails {
   proposerId: string;
   proposerParentId: string;
