@@ -1,0 +1,227 @@
+/**
+ * The data API's SQL client: one interface over two drivers, PGlite (embedded PostgreSQL in WebAssembly, in this
+ * process) and `pg` (a PostgreSQL server). SQL is PostgreSQL's dialect with `$1..$n` parameters on both.
+ *
+ * Values come back the same on both drivers:
+ * - int8 (and int8[]) as `bigint`, always, whatever its size; int2/int4 as `number`;
+ * - numeric as `string` (exact decimal text);
+ * - bytea as a plain `Uint8Array` (never a Node `Buffer`);
+ * - bool as `boolean`, text as `string`, json/jsonb parsed, arrays of these as JS arrays.
+ * Timestamps are not used by the store (times are Unix seconds in int8 columns).
+ *
+ * Parameters: `bigint`, `number`, `string`, `boolean`, `Uint8Array`, `null` and arrays of them are sent as is.
+ */
+import {hostname} from "node:os";
+import {PGlite, types as pgliteTypes} from "@electric-sql/pglite";
+import pg from "pg";
+import type {Logger} from "../../logger/index.js";
+
+/** A row-returning statement and a multi-statement script, run in one transaction. */
+export interface SqlTx {
+  /** Runs one statement with `$1..$n` parameters and returns its rows. */
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  /** Runs a script of one or more statements without parameters. */
+  exec(sql: string): Promise<void>;
+}
+
+export interface SqlClient extends SqlTx {
+  readonly kind: "pglite" | "postgres";
+  /**
+   * Runs `fn` in a transaction on one connection: commits when it resolves, rolls back when it throws (and rethrows).
+   * Statements of one transaction never interleave with other statements.
+   */
+  transaction<T>(fn: (tx: SqlTx) => Promise<T>): Promise<T>;
+  /** Closes the database (PGlite) or ends the pool (pg). */
+  close(): Promise<void>;
+}
+
+export interface SqlClientOptions {
+  /** "embedded" for PGlite, else a PostgreSQL connection string (`postgres://user:pass@host:port/db`). */
+  url: "embedded" | string;
+  /** PGlite's data directory; null = in memory. Unused with a server. */
+  dataDir: string | null;
+  /** Connections in the pg pool (default 10). Unused with PGlite. */
+  poolSize?: number;
+}
+
+export interface SqlClientModules {
+  logger: Logger;
+}
+
+/** Opens the client `opts.url` names: PGlite for "embedded", else a pg pool. */
+export async function openSqlClient(opts: SqlClientOptions, modules: SqlClientModules): Promise<SqlClient> {
+  if (opts.url === "embedded") return PgliteSqlClient.open(opts.dataDir, modules);
+  return PgSqlClient.open(opts.url, opts.poolSize ?? 10, modules);
+}
+
+/** `application_name` of this process's connections, which the writer lock's refusal shows. */
+export function applicationName(): string {
+  // PostgreSQL truncates application_name to 63 bytes.
+  return `avaext ${hostname()} pid ${process.pid}`.slice(0, 63);
+}
+
+// ---- PGlite ----
+
+const OID_INT8 = 20;
+const OID_INT8_ARRAY = 1016;
+const OID_BYTEA = 17;
+const OID_BYTEA_ARRAY = 1001;
+
+export class PgliteSqlClient implements SqlClient {
+  readonly kind = "pglite" as const;
+
+  private constructor(
+    private readonly db: PGlite,
+    /** The data directory, or null in memory: the writer lock keeps its lock file there. */
+    readonly dataDir: string | null,
+  ) {}
+
+  static async open(dataDir: string | null, modules: SqlClientModules): Promise<PgliteSqlClient> {
+    const db = await PGlite.create(dataDir ?? undefined, {
+      // PGlite's own default already gives bigint for int8; pinned here so the contract does not hang on a default.
+      parsers: {[OID_INT8]: (x: string): bigint => BigInt(x), [OID_INT8_ARRAY]: parseInt8Array},
+    });
+    modules.logger.debug({dataDir}, "PGlite opened");
+    return new PgliteSqlClient(db, dataDir);
+  }
+
+  async query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]> {
+    const res = await this.db.query<T>(sql, params);
+    return res.rows;
+  }
+
+  async exec(sql: string): Promise<void> {
+    await this.db.exec(sql);
+  }
+
+  transaction<T>(fn: (tx: SqlTx) => Promise<T>): Promise<T> {
+    // PGlite queues every statement and holds other callers off while a transaction runs.
+    return this.db.transaction(async (tx) => {
+      const wrapped: SqlTx = {
+        query: async <R>(sql: string, params?: unknown[]): Promise<R[]> => (await tx.query<R>(sql, params)).rows,
+        exec: async (sql: string): Promise<void> => {
+          await tx.exec(sql);
+        },
+      };
+      return fn(wrapped);
+    });
+  }
+
+  async close(): Promise<void> {
+    if (!this.db.closed) await this.db.close();
+  }
+}
+
+function parseInt8Array(x: string): unknown {
+  return pgliteTypes.arrayParser(x, (v: string) => BigInt(v), OID_INT8_ARRAY);
+}
+
+// ---- pg ----
+
+type PgParser = (value: string) => unknown;
+
+/** pg's default parsers with the store's choices for int8 and bytea (see the file's comment). */
+const PG_TYPES = {
+  getTypeParser(oid: number, format?: "text" | "binary"): PgParser {
+    const base = pg.types.getTypeParser(oid, format ?? "text") as PgParser;
+    switch (oid) {
+      case OID_INT8:
+        return (v) => BigInt(v);
+      case OID_INT8_ARRAY:
+        return (v) => mapArray(base(v), (s) => BigInt(s as string));
+      case OID_BYTEA:
+        return (v) => toUint8Array(base(v) as Buffer);
+      case OID_BYTEA_ARRAY:
+        return (v) => mapArray(base(v), (b) => toUint8Array(b as Buffer));
+      default:
+        return base;
+    }
+  },
+};
+
+function toUint8Array(b: Buffer): Uint8Array {
+  return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+}
+
+function mapArray(value: unknown, f: (v: unknown) => unknown): unknown {
+  if (Array.isArray(value)) return value.map((v) => mapArray(v, f));
+  return value === null ? null : f(value);
+}
+
+export class PgSqlClient implements SqlClient {
+  readonly kind = "postgres" as const;
+  readonly dataDir = null;
+
+  private constructor(
+    private readonly pool: pg.Pool,
+    private readonly url: string,
+    private readonly logger: Logger,
+  ) {}
+
+  static async open(url: string, poolSize: number, modules: SqlClientModules): Promise<PgSqlClient> {
+    const pool = new pg.Pool({connectionString: url, max: poolSize, application_name: applicationName(), types: PG_TYPES});
+    // An idle client whose connection breaks emits on the pool; without a listener that would crash the process.
+    pool.on("error", (err) => modules.logger.warn({err: err.message}, "PostgreSQL idle connection error"));
+    // Fail now, with the server's reason, rather than at the first query.
+    const c = await pool.connect().catch(async (err: unknown) => {
+      await pool.end().catch(() => undefined);
+      throw err;
+    });
+    c.release();
+    modules.logger.debug({poolSize}, "PostgreSQL pool opened");
+    return new PgSqlClient(pool, url, modules.logger);
+  }
+
+  async query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]> {
+    const res = await this.pool.query(sql, params);
+    return res.rows as T[];
+  }
+
+  async exec(sql: string): Promise<void> {
+    // Without parameters pg uses the simple protocol, which runs a multi-statement script.
+    await this.pool.query(sql);
+  }
+
+  async transaction<T>(fn: (tx: SqlTx) => Promise<T>): Promise<T> {
+    const conn = await this.pool.connect();
+    // Statements of the transaction run one after another on this connection, never interleaved: a caller that
+    // fires two without awaiting gets them queued in order by pg's client.
+    const tx: SqlTx = {
+      query: async <R>(sql: string, params?: unknown[]): Promise<R[]> => (await conn.query(sql, params)).rows as R[],
+      exec: async (sql: string): Promise<void> => {
+        await conn.query(sql);
+      },
+    };
+    let broken: Error | undefined;
+    try {
+      await conn.query("BEGIN");
+      const result = await fn(tx);
+      await conn.query("COMMIT");
+      return result;
+    } catch (err) {
+      try {
+        await conn.query("ROLLBACK");
+      } catch (rollbackErr) {
+        // The connection is unusable: destroy it rather than hand it back to the pool.
+        broken = rollbackErr instanceof Error ? rollbackErr : new Error(String(rollbackErr));
+      }
+      throw err;
+    } finally {
+      conn.release(broken);
+    }
+  }
+
+  /**
+   * A connection outside the pool, for the life of the process (the writer lock's session). The caller ends it.
+   */
+  async dedicatedConnection(): Promise<pg.Client> {
+    const c = new pg.Client({connectionString: this.url, application_name: applicationName(), types: PG_TYPES});
+    c.on("error", (err) => this.logger.error({err: err.message}, "PostgreSQL dedicated connection error"));
+    await c.connect();
+    return c;
+  }
+
+  async close(): Promise<void> {
+    if (!this.pool.ended) await this.pool.end();
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * Both SQL backends for data-API tests: PGlite in memory and a fresh database on the run's PostgreSQL server
+ * (started once by test/setup/postgres.ts). Every `open()` gives an isolated, empty database.
+ */
+import {randomBytes} from "node:crypto";
+import {Writable} from "node:stream";
+import pg from "pg";
+import {describe, inject} from "vitest";
+import {openSqlClient, type SqlClient} from "../../src/dataApi/store/client.js";
+import {LoggerRegistry, type Logger} from "../../src/logger/index.js";
+
+export type BackendName = "pglite" | "postgres";
+
+export interface Backend {
+  name: BackendName;
+  /** A new client on a new, empty database. The caller closes it. */
+  open(): Promise<SqlClient>;
+}
+
+/** A logger that writes nothing. */
+export function quietLogger(): Logger {
+  const sink = new Writable({write: (_chunk, _enc, cb): void => cb()});
+  return new LoggerRegistry({logDir: null, logLevel: "OFF", displayLevel: "OFF", displayStream: sink}).get("test");
+}
+
+/** The URL of a new, empty database on the test server. */
+export async function createTestDatabase(): Promise<string> {
+  const admin = inject("pgUrl");
+  const name = `t_${randomBytes(8).toString("hex")}`;
+  const c = new pg.Client({connectionString: admin});
+  await c.connect();
+  try {
+    await c.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await c.end();
+  }
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+export const BACKENDS: Backend[] = [
+  {name: "pglite", open: () => openSqlClient({url: "embedded", dataDir: null}, {logger: quietLogger()})},
+  {
+    name: "postgres",
+    open: async () => openSqlClient({url: await createTestDatabase(), dataDir: null, poolSize: 4}, {logger: quietLogger()}),
+  },
+];
+
+/** `describe` once per backend: "title (pglite)", "title (postgres)". */
+export function describeBackends(title: string, fn: (backend: Backend) => void): void {
+  describe.each(BACKENDS)(`${title} ($name)`, fn);
+}

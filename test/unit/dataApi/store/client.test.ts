@@ -1,0 +1,99 @@
+import {afterAll, beforeAll, expect, it} from "vitest";
+import type {SqlClient} from "../../../../src/dataApi/store/client.js";
+import {describeBackends} from "../../../helpers/sql.js";
+
+describeBackends("SqlClient", (backend) => {
+  let db: SqlClient;
+  beforeAll(async () => {
+    db = await backend.open();
+  });
+  afterAll(async () => {
+    await db?.close();
+  });
+
+  it("reports its kind", () => {
+    expect(db.kind).toBe(backend.name);
+  });
+
+  it("binds parameters and returns the store's value types", async () => {
+    const [row] = await db.query(
+      `SELECT $1::int8 AS big, $2::int4 AS small, $3::numeric AS num, $4::bytea AS bytes, $5::text AS txt,
+              $6::bool AS flag, $7::text[] AS arr, '{"a":[1,2]}'::jsonb AS doc, 7::int8 AS seven, NULL::int8 AS nothing,
+              ARRAY[1, 9223372036854775807]::int8[] AS bigs, ARRAY['\\x00ff'::bytea] AS blobs`,
+      [2n ** 63n - 1n, 42, "12345678901234567890.000000001", new Uint8Array([0, 1, 255]), "", true, ["x", "", "y\"z"]],
+    );
+    expect(row).toEqual({
+      big: 2n ** 63n - 1n,
+      small: 42,
+      num: "12345678901234567890.000000001",
+      bytes: new Uint8Array([0, 1, 255]),
+      txt: "",
+      flag: true,
+      arr: ["x", "", 'y"z'],
+      doc: {a: [1, 2]},
+      seven: 7n,
+      nothing: null,
+      bigs: [1n, 2n ** 63n - 1n],
+      blobs: [new Uint8Array([0, 255])],
+    });
+    // A plain Uint8Array on both drivers, not a Node Buffer.
+    expect(Buffer.isBuffer(row.bytes)).toBe(false);
+    expect(typeof row.seven).toBe("bigint");
+  });
+
+  it("runs a multi-statement script with exec", async () => {
+    await db.exec("CREATE TABLE s (v int4); INSERT INTO s VALUES (1); INSERT INTO s VALUES (2);");
+    expect(await db.query("SELECT v FROM s ORDER BY v")).toEqual([{v: 1}, {v: 2}]);
+  });
+
+  it("commits a transaction that resolves and returns its value", async () => {
+    await db.exec("CREATE TABLE c (v int4)");
+    const out = await db.transaction(async (tx) => {
+      await tx.query("INSERT INTO c VALUES ($1)", [1]);
+      await tx.exec("INSERT INTO c VALUES (2); INSERT INTO c VALUES (3)");
+      return (await tx.query<{n: bigint}>("SELECT count(*) AS n FROM c"))[0].n;
+    });
+    expect(out).toBe(3n);
+    expect(await db.query("SELECT count(*)::int4 AS n FROM c")).toEqual([{n: 3}]);
+  });
+
+  it("rolls back a transaction that throws and rethrows the error", async () => {
+    await db.exec("CREATE TABLE r (v int4)");
+    await expect(
+      db.transaction(async (tx) => {
+        await tx.query("INSERT INTO r VALUES (1)");
+        throw new Error("boom");
+      }),
+    ).rejects.toThrow("boom");
+    // A failing statement inside rolls back too.
+    await expect(
+      db.transaction(async (tx) => {
+        await tx.query("INSERT INTO r VALUES (2)");
+        await tx.query("INSERT INTO no_such_table VALUES (1)");
+      }),
+    ).rejects.toThrow(/no_such_table/);
+    expect(await db.query("SELECT count(*)::int4 AS n FROM r")).toEqual([{n: 0}]);
+    // The client is still usable afterwards.
+    await db.transaction(async (tx) => tx.query("INSERT INTO r VALUES (3)"));
+    expect(await db.query("SELECT v FROM r")).toEqual([{v: 3}]);
+  });
+
+  it("keeps concurrent transactions apart", async () => {
+    await db.exec("CREATE TABLE k (t int4, v int4)");
+    // Each transaction writes then reads its own rows; statements of two transactions must not mix.
+    const run = (t: number): Promise<number[]> =>
+      db.transaction(async (tx) => {
+        for (let i = 0; i < 5; i++) await tx.query("INSERT INTO k VALUES ($1, $2)", [t, i]);
+        if (t === 2) throw new Error("abort 2");
+        return (await tx.query<{v: number}>("SELECT v FROM k WHERE t = $1 ORDER BY v", [t])).map((r) => r.v);
+      });
+    const results = await Promise.allSettled([run(1), run(2), run(3)]);
+    expect(results[0]).toEqual({status: "fulfilled", value: [0, 1, 2, 3, 4]});
+    expect(results[1].status).toBe("rejected");
+    expect(results[2]).toEqual({status: "fulfilled", value: [0, 1, 2, 3, 4]});
+    expect(await db.query("SELECT t, count(*)::int4 AS n FROM k GROUP BY t ORDER BY t")).toEqual([
+      {t: 1, n: 5},
+      {t: 3, n: 5},
+    ]);
+  });
+});
