@@ -42,6 +42,8 @@ export interface SqlClientOptions {
   dataDir: string | null;
   /** Connections in the pg pool (default 10). Unused with PGlite. */
   poolSize?: number;
+  /** PGlite only: start from this dump (PgliteSqlClient.dumpDataDir) instead of a new cluster; much faster. */
+  pgliteTemplate?: Blob;
 }
 
 export interface SqlClientModules {
@@ -50,7 +52,7 @@ export interface SqlClientModules {
 
 /** Opens the client `opts.url` names: PGlite for "embedded", else a pg pool. */
 export async function openSqlClient(opts: SqlClientOptions, modules: SqlClientModules): Promise<SqlClient> {
-  if (opts.url === "embedded") return PgliteSqlClient.open(opts.dataDir, modules);
+  if (opts.url === "embedded") return PgliteSqlClient.open(opts.dataDir, modules, opts.pgliteTemplate);
   return PgSqlClient.open(opts.url, opts.poolSize ?? 10, modules);
 }
 
@@ -76,8 +78,9 @@ export class PgliteSqlClient implements SqlClient {
     readonly dataDir: string | null,
   ) {}
 
-  static async open(dataDir: string | null, modules: SqlClientModules): Promise<PgliteSqlClient> {
+  static async open(dataDir: string | null, modules: SqlClientModules, template?: Blob): Promise<PgliteSqlClient> {
     const db = await PGlite.create(dataDir ?? undefined, {
+      ...(template ? {loadDataDir: template} : {}),
       // PGlite's own default already gives bigint for int8; pinned here so the contract does not hang on a default.
       parsers: {[OID_INT8]: (x: string): bigint => BigInt(x), [OID_INT8_ARRAY]: parseInt8Array},
     });
@@ -105,6 +108,11 @@ export class PgliteSqlClient implements SqlClient {
       };
       return fn(wrapped);
     });
+  }
+
+  /** The whole cluster as an uncompressed tarball, for `pgliteTemplate`. */
+  async dumpDataDir(): Promise<Blob> {
+    return this.db.dumpDataDir("none");
   }
 
   async close(): Promise<void> {
