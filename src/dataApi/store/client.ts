@@ -159,6 +159,8 @@ function mapArray(value: unknown, f: (v: unknown) => unknown): unknown {
 export class PgSqlClient implements SqlClient {
   readonly kind = "postgres" as const;
   readonly dataDir = null;
+  private readonly dedicated = new Set<pg.Client>();
+  private closing = false;
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -220,16 +222,40 @@ export class PgSqlClient implements SqlClient {
   }
 
   /**
-   * A connection outside the pool, for the life of the process (the writer lock's session). The caller ends it.
+   * A connection outside the pool, for the life of the process (the writer lock's session). The caller may end it;
+   * close() ends it otherwise.
    */
   async dedicatedConnection(): Promise<pg.Client> {
+    if (this.closing) throw new Error("the SQL client is closed");
     const c = new pg.Client({connectionString: this.url, application_name: applicationName(), types: PG_TYPES});
     c.on("error", (err) => this.logger.error({err: err.message}, "PostgreSQL dedicated connection error"));
-    await c.connect();
+    c.on("end", () => this.dedicated.delete(c));
+    this.dedicated.add(c);
+    try {
+      await c.connect();
+    } catch (err) {
+      this.dedicated.delete(c);
+      throw err;
+    }
     return c;
   }
 
+  /** True once close() has begun. */
+  get closed(): boolean {
+    return this.closing;
+  }
+
+  /** Ends the pool and every dedicated connection (which frees the writer lock). */
   async close(): Promise<void> {
+    this.closing = true;
+    // Unlock first: the server frees a closed session's locks only when its backend has exited, a moment later,
+    // and a successor that tries at once must find the lock free.
+    await Promise.all(
+      [...this.dedicated].map(async (c) => {
+        await c.query("SELECT pg_advisory_unlock_all()").catch(() => undefined);
+        await c.end().catch(() => undefined);
+      }),
+    );
     if (!this.pool.ended) await this.pool.end();
   }
 }

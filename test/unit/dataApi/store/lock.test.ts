@@ -1,5 +1,5 @@
 import {spawnSync} from "node:child_process";
-import {mkdtemp, readFile, rm, writeFile} from "node:fs/promises";
+import {mkdtemp, readdir, readFile, rm, writeFile} from "node:fs/promises";
 import {tmpdir} from "node:os";
 import path from "node:path";
 import {afterAll, afterEach, beforeAll, describe, expect, it} from "vitest";
@@ -27,7 +27,8 @@ describe("writer lock on a PostgreSQL server", () => {
   it("refuses a second writer, naming the holder, and frees on release", async () => {
     const a = await open();
     const b = await open();
-    const lock = await acquireWriterLock(a, {dataDir: null});
+    const lost: Error[] = [];
+    const lock = await acquireWriterLock(a, {dataDir: null, onLost: (e) => lost.push(e)});
     const err = await acquireWriterLock(b, {dataDir: null}).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WriterLockError);
     const msg = (err as Error).message;
@@ -37,8 +38,22 @@ describe("writer lock on a PostgreSQL server", () => {
     await expect(acquireWriterLock(a, {dataDir: null})).rejects.toThrow(WriterLockError);
     await lock.release();
     await lock.release();
+    // A release is no loss.
+    expect(lost).toEqual([]);
     const again = await acquireWriterLock(b, {dataDir: null});
     await again.release();
+  });
+
+  it("is freed when the holder's client closes, without a loss report", async () => {
+    const a = await openSqlClient({url, dataDir: null, poolSize: 1}, modules);
+    const b = await open();
+    const lost: Error[] = [];
+    await acquireWriterLock(a, {dataDir: null, onLost: (e) => lost.push(e)});
+    await expect(acquireWriterLock(b, {dataDir: null})).rejects.toThrow(WriterLockError);
+    await a.close();
+    const lock = await acquireWriterLock(b, {dataDir: null});
+    await lock.release();
+    expect(lost).toEqual([]);
   });
 
   it("is per database: another database has its own writer", async () => {
@@ -54,7 +69,8 @@ describe("writer lock on a PostgreSQL server", () => {
   it("is freed when the holder's connection dies", async () => {
     const a = await open();
     const b = await open();
-    await acquireWriterLock(a, {dataDir: null});
+    const lostErrors: Error[] = [];
+    const held = await acquireWriterLock(a, {dataDir: null, onLost: (e) => lostErrors.push(e)});
     // Kill the holder's backend as a crash would.
     await b.query(
       `SELECT pg_terminate_backend(l.pid) FROM pg_locks l
@@ -68,6 +84,9 @@ describe("writer lock on a PostgreSQL server", () => {
       });
     }
     expect(lock).not.toBeNull();
+    // The first holder was told, once, that its lock is gone; its release is harmless.
+    expect(lostErrors).toHaveLength(1);
+    await held.release();
     await lock?.release();
   });
 });
@@ -106,6 +125,14 @@ describe("writer lock file on PGlite", () => {
     expect(err).toBeInstanceOf(WriterLockError);
     expect((err as Error).message).toContain("in use by process 1 ");
     expect((await readFile(file(), "utf8")).trim()).toBe("1");
+  });
+
+  it("takes over a file that holds no PID (left by a crash) and leaves no temporary file", async () => {
+    await writeFile(file(), "");
+    const lock = await acquireWriterLock(clients[0], {dataDir: dir});
+    expect((await readFile(file(), "utf8")).trim()).toBe(String(process.pid));
+    await lock.release();
+    expect(await readdir(dir)).toEqual([]);
   });
 
   it("takes over the file of a dead PID", async () => {
