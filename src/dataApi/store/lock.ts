@@ -9,7 +9,7 @@
  *   `<dataDir>/avaext-writer.lock` holds the owner's PID; it is refused while that PID is alive and taken over when
  *   it is dead. A PGlite in memory needs no lock.
  */
-import {open, readFile, unlink} from "node:fs/promises";
+import {link, open, readFile, unlink} from "node:fs/promises";
 import path from "node:path";
 import type pg from "pg";
 import {PgSqlClient, type SqlClient} from "./client.js";
@@ -20,13 +20,18 @@ export const WRITER_LOCK_KEY = 0x6176_6165_7874_0001n;
 export const LOCK_FILE_NAME = "avaext-writer.lock";
 
 export interface WriterLock {
-  /** Frees the lock (idempotent). */
+  /** Frees the lock (idempotent). Closing the SqlClient frees it too. */
   release(): Promise<void>;
 }
 
 export interface WriterLockOptions {
   /** PGlite's data directory (where the lock file goes); null = in memory. Unused with a server. */
   dataDir: string | null;
+  /**
+   * Server only: called once if the lock's connection ends before release (server restart, backend killed, network):
+   * the lock is gone and another writer may take it, so the caller must stop writing.
+   */
+  onLost?: (err: Error) => void;
 }
 
 /** Thrown when another writer holds the store; the message names it. */
@@ -39,7 +44,7 @@ export class WriterLockError extends Error {
 
 /** Takes the store's writer lock or throws WriterLockError. */
 export async function acquireWriterLock(client: SqlClient, opts: WriterLockOptions): Promise<WriterLock> {
-  if (client instanceof PgSqlClient) return acquireAdvisory(client);
+  if (client instanceof PgSqlClient) return acquireAdvisory(client, opts.onLost);
   if (opts.dataDir === null) return {release: async () => undefined};
   return acquireLockFile(path.join(opts.dataDir, LOCK_FILE_NAME));
 }
@@ -49,7 +54,7 @@ export async function acquireWriterLock(client: SqlClient, opts: WriterLockOptio
 const KEY_HIGH = Number(WRITER_LOCK_KEY >> 32n);
 const KEY_LOW = Number(WRITER_LOCK_KEY & 0xffff_ffffn);
 
-async function acquireAdvisory(client: PgSqlClient): Promise<WriterLock> {
+async function acquireAdvisory(client: PgSqlClient, onLost?: (err: Error) => void): Promise<WriterLock> {
   const conn = await client.dedicatedConnection();
   try {
     const res = await conn.query<{locked: boolean}>("SELECT pg_try_advisory_lock($1::int8) AS locked", [WRITER_LOCK_KEY]);
@@ -59,11 +64,21 @@ async function acquireAdvisory(client: PgSqlClient): Promise<WriterLock> {
     throw err;
   }
   let released = false;
+  let lost = false;
+  const lose = (err: Error): void => {
+    // Closing the client ends the connection on purpose: no loss to report.
+    if (released || lost || client.closed) return;
+    lost = true;
+    onLost?.(err);
+  };
+  conn.on("error", lose);
+  conn.on("end", () => lose(new Error("the writer lock's connection ended")));
   return {
     release: async (): Promise<void> => {
       if (released) return;
       released = true;
-      // Ending the session frees its advisory locks.
+      // Unlock explicitly: ending the session frees the lock only once its backend has exited, a moment later.
+      await conn.query("SELECT pg_advisory_unlock($1::int8)", [WRITER_LOCK_KEY]).catch(() => undefined);
       await conn.end().catch(() => undefined);
     },
   };
@@ -93,9 +108,7 @@ async function acquireLockFile(file: string): Promise<WriterLock> {
   // Two tries: the second after removing a dead owner's file.
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      const fh = await open(file, "wx");
-      await fh.writeFile(`${own}\n`);
-      await fh.close();
+      await createWithContent(file, `${own}\n`);
       let released = false;
       return {
         release: async (): Promise<void> => {
@@ -117,12 +130,29 @@ async function acquireLockFile(file: string): Promise<WriterLock> {
           `(lock file ${file})`,
       );
     }
-    // Dead owner or unreadable content (a crash mid-write): the file is stale.
+    // Dead owner, or content that is no PID (the file is always written whole, so not a writer mid-way): stale.
     await unlink(file).catch((e: NodeJS.ErrnoException) => {
       if (e.code !== "ENOENT") throw e;
     });
   }
   throw new WriterLockError(`could not take the lock file ${file}: another process took it at the same time`);
+}
+
+/** Creates `file` with `content`, or fails with EEXIST; never visible empty or half-written (link is atomic). */
+async function createWithContent(file: string, content: string): Promise<void> {
+  const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
+  const fh = await open(tmp, "wx");
+  try {
+    await fh.writeFile(content);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  try {
+    await link(tmp, file);
+  } finally {
+    await unlink(tmp).catch(() => undefined);
+  }
 }
 
 function isAlive(pid: number): boolean {

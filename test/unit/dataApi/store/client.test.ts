@@ -1,6 +1,9 @@
-import {afterAll, beforeAll, expect, it} from "vitest";
-import type {SqlClient} from "../../../../src/dataApi/store/client.js";
-import {describeBackends} from "../../../helpers/sql.js";
+import {mkdtemp, rm} from "node:fs/promises";
+import {tmpdir} from "node:os";
+import path from "node:path";
+import {afterAll, beforeAll, describe, expect, inject, it} from "vitest";
+import {applicationName, openSqlClient, type SqlClient} from "../../../../src/dataApi/store/client.js";
+import {describeBackends, quietLogger} from "../../../helpers/sql.js";
 
 describeBackends("SqlClient", (backend) => {
   let db: SqlClient;
@@ -13,6 +16,11 @@ describeBackends("SqlClient", (backend) => {
 
   it("reports its kind", () => {
     expect(db.kind).toBe(backend.name);
+  });
+
+  it.runIf(backend.name === "postgres")("names its connections for pg_stat_activity", async () => {
+    expect(await db.query("SELECT current_setting('application_name') AS app")).toEqual([{app: applicationName()}]);
+    expect(applicationName()).toMatch(new RegExp(`^avaext \\S+ pid ${process.pid}$`));
   });
 
   it("binds parameters and returns the store's value types", async () => {
@@ -95,5 +103,30 @@ describeBackends("SqlClient", (backend) => {
       {t: 1, n: 5},
       {t: 3, n: 5},
     ]);
+  });
+});
+
+describe("PGlite on disk", () => {
+  it("keeps its data across close and reopen", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "avaext-pglite-"));
+    try {
+      const a = await openSqlClient({url: "embedded", dataDir: dir}, {logger: quietLogger()});
+      await a.exec("CREATE TABLE p (v int8)");
+      await a.query("INSERT INTO p VALUES ($1)", [2n ** 60n]);
+      await a.close();
+      const b = await openSqlClient({url: "embedded", dataDir: dir}, {logger: quietLogger()});
+      expect(await b.query("SELECT v FROM p")).toEqual([{v: 2n ** 60n}]);
+      await b.close();
+    } finally {
+      await rm(dir, {recursive: true, force: true});
+    }
+  });
+});
+
+describe("openSqlClient on a server that refuses", () => {
+  it("fails at open with the server's reason", async () => {
+    const url = new URL(inject("pgUrl"));
+    url.password = "wrong";
+    await expect(openSqlClient({url: url.toString(), dataDir: null}, {logger: quietLogger()})).rejects.toThrow(/password/);
   });
 });

@@ -1,0 +1,60 @@
+import {afterEach, beforeEach, expect, it} from "vitest";
+import type {SqlClient} from "../../../../src/dataApi/store/client.js";
+import {migrate, schemaVersion, SchemaTooNewError, type Migration} from "../../../../src/dataApi/store/migrations.js";
+import {describeBackends, quietLogger} from "../../../helpers/sql.js";
+
+const M1: Migration = {version: 1, name: "accounts", sql: "CREATE TABLE acct (id int8 PRIMARY KEY); CREATE INDEX acct_i ON acct (id);"};
+const M2: Migration = {version: 2, name: "names", sql: "ALTER TABLE acct ADD COLUMN name text NOT NULL DEFAULT ''"};
+const M3: Migration = {version: 3, name: "seed", sql: "INSERT INTO acct (id, name) VALUES (1, 'one')"};
+const modules = {logger: quietLogger()};
+
+describeBackends("migrate", (backend) => {
+  let db: SqlClient;
+  beforeEach(async () => {
+    db = await backend.open();
+  });
+  afterEach(async () => {
+    await db?.close();
+  });
+
+  it("brings a fresh database to the last version and records each", async () => {
+    expect(await schemaVersion(db)).toBe(0);
+    expect(await migrate(db, [M1, M2], modules)).toEqual({from: 0, to: 2});
+    expect(await schemaVersion(db)).toBe(2);
+    expect(await db.query("SELECT version, name FROM data_api_migrations ORDER BY version")).toEqual([
+      {version: 1, name: "accounts"},
+      {version: 2, name: "names"},
+    ]);
+    await db.query("INSERT INTO acct (id, name) VALUES (5, 'five')");
+  });
+
+  it("is idempotent and applies only what is new", async () => {
+    await migrate(db, [M1, M2], modules);
+    expect(await migrate(db, [M1, M2], modules)).toEqual({from: 2, to: 2});
+    expect(await migrate(db, [M1, M2, M3], modules)).toEqual({from: 2, to: 3});
+    expect(await db.query("SELECT id, name FROM acct")).toEqual([{id: 1n, name: "one"}]);
+    expect(await migrate(db, [M1, M2, M3], modules)).toEqual({from: 3, to: 3});
+    expect(await db.query("SELECT count(*)::int4 AS n FROM acct")).toEqual([{n: 1}]);
+  });
+
+  it("refuses a database newer than the code, changing nothing", async () => {
+    await migrate(db, [M1, M2, M3], modules);
+    const err = await migrate(db, [M1, M2], modules).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SchemaTooNewError);
+    expect((err as Error).message).toMatch(/schema version 3 is newer than this avaext supports \(2\)/);
+    expect(await schemaVersion(db)).toBe(3);
+  });
+
+  it("rolls back a failing migration whole and keeps the earlier ones", async () => {
+    const bad: Migration = {version: 2, name: "bad", sql: "CREATE TABLE half (v int4); SELECT * FROM no_such_table;"};
+    await expect(migrate(db, [M1, bad], modules)).rejects.toThrow(/no_such_table/);
+    expect(await schemaVersion(db)).toBe(1);
+    expect(await db.query("SELECT to_regclass('half') IS NULL AS gone")).toEqual([{gone: true}]);
+    expect(await migrate(db, [M1, M2], modules)).toEqual({from: 1, to: 2});
+  });
+
+  it("rejects a list out of order", async () => {
+    await expect(migrate(db, [M2, M1], modules)).rejects.toThrow(/strictly ascending/);
+    expect(await schemaVersion(db)).toBe(0);
+  });
+});
