@@ -6,7 +6,7 @@
  * possession in their constructors (about 38 ms apiece), drop credentials in the convenience unpackers, lack the
  * property fx, and copy at every field; reading in place also gives each output's exact bytes for `utxoBytes`.
  */
-import {secp256k1} from "@noble/curves/secp256k1.js";
+import {recoverPublicKey} from "./recover.js";
 import {cb58Encode, sha256} from "../../../util/cb58.js";
 import {bytesToHex} from "../../../util/hex.js";
 import {Reader, Writer} from "../../../decode/reader.js";
@@ -775,17 +775,6 @@ function recoverCredentials(signatures: Uint8Array[][], unsignedHash: Uint8Array
       return {signature, publicKey};
     }),
   );
-}
-
-/** The compressed public key that made a [r ‖ s ‖ v] signature over `hash`; null when none can. */
-export function recoverPublicKey(signature: Uint8Array, hash: Uint8Array): Uint8Array | null {
-  try {
-    const v = signature[64]!;
-    if (v > 3) return null;
-    return secp256k1.Signature.fromBytes(signature.subarray(0, 64), "compact").addRecoveryBit(v).recoverPublicKey(hash).toBytes(true);
-  } catch {
-    return null;
-  }
 }
 
 function utxoBytes(txId: Uint8Array, index: number, assetId: Uint8Array, raw: Uint8Array): Uint8Array {

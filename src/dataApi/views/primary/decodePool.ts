@@ -1,0 +1,80 @@
+/**
+ * Decoding off the database's path: a small pool of worker threads decodes the next batches while the main thread
+ * writes the current one. Falls back to decoding in-process when workers cannot start (the worker script is the
+ * compiled one: under a TypeScript test runner the module is found in dist/).
+ */
+import {existsSync} from "node:fs";
+import {fileURLToPath} from "node:url";
+import {Worker} from "node:worker_threads";
+import {decodePrimaryContainer} from "./decode.js";
+import type {PrimaryContainer} from "./model.js";
+
+export interface DecodeJob {
+  id: number;
+  chain: "P" | "X" | "C";
+  kind: "block" | "tx" | "vtx";
+  items: Array<{bytes: Uint8Array; containerId: string}>;
+}
+
+export type DecodeResult = {ok: true; container: PrimaryContainer} | {ok: false; error: string; expected: boolean};
+
+function workerScript(): string | null {
+  const here = fileURLToPath(import.meta.url);
+  if (here.endsWith(".js")) return here.replace(/decodePool\.js$/, "decodeWorker.js");
+  // Running from source (vitest): use the build of the same module.
+  const built = here.replace(/\/src\/dataApi\//, "/dist/src/dataApi/").replace(/decodePool\.ts$/, "decodeWorker.js");
+  return existsSync(built) ? built : null;
+}
+
+export class DecodePool {
+  private readonly workers: Worker[] = [];
+  private next = 0;
+  private seq = 0;
+  private readonly waiting = new Map<number, {resolve: (r: DecodeResult[]) => void; reject: (e: Error) => void}>();
+
+  constructor(opts: {threads: number}) {
+    const script = workerScript();
+    if (script === null || opts.threads <= 0) return;
+    for (let i = 0; i < opts.threads; i++) {
+      const w = new Worker(script);
+      w.on("message", (m: {id: number; results: DecodeResult[]}) => {
+        const p = this.waiting.get(m.id);
+        this.waiting.delete(m.id);
+        p?.resolve(m.results);
+      });
+      w.on("error", (err) => {
+        for (const p of this.waiting.values()) p.reject(err);
+        this.waiting.clear();
+      });
+      w.unref();
+      this.workers.push(w);
+    }
+  }
+
+  get threads(): number {
+    return this.workers.length;
+  }
+
+  decode(chain: DecodeJob["chain"], kind: DecodeJob["kind"], items: DecodeJob["items"]): Promise<DecodeResult[]> {
+    if (this.workers.length === 0) return Promise.resolve(items.map((it) => decodeHere(chain, kind, it)));
+    const id = ++this.seq;
+    const w = this.workers[this.next++ % this.workers.length]!;
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, {resolve, reject});
+      w.postMessage({id, chain, kind, items} satisfies DecodeJob);
+    });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map((w) => w.terminate()));
+    this.workers.length = 0;
+  }
+}
+
+function decodeHere(chain: DecodeJob["chain"], kind: DecodeJob["kind"], it: DecodeJob["items"][number]): DecodeResult {
+  try {
+    return {ok: true, container: decodePrimaryContainer(chain, kind, it.bytes, {containerId: it.containerId})};
+  } catch (err) {
+    return {ok: false, error: (err as Error).message, expected: (err as Error).name === "PrimaryDecodeError"};
+  }
+}

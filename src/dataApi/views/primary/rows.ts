@@ -1,0 +1,252 @@
+/**
+ * Rows of the primary-network tables made from decoded containers (schema.ts says what each column holds). Pure:
+ * the view (view.ts) decides what to look up and writes them; nothing here touches the store.
+ */
+import {bytesToHex} from "../../../util/hex.js";
+import type {Credential, Owner, PrimaryContainer, PrimaryTx, TxOutput} from "./model.js";
+
+/** 40 hex digits of a 20-byte short ID, as stored in `addresses` columns. */
+export function addressHex(a: Uint8Array): string {
+  return bytesToHex(a);
+}
+
+export function ownerJson(o: Owner | null | undefined): {locktime: string; threshold: number; addresses: string[]} | null {
+  if (!o) return null;
+  return {locktime: o.locktime.toString(), threshold: o.threshold, addresses: o.addresses.map(addressHex)};
+}
+
+/**
+ * A value made JSON-safe for the `details` columns: bigints as decimal strings, bytes as `0x` hex, except the
+ * short IDs of an `addresses` array (40 hex digits, as every `addresses` column).
+ */
+export function jsonSafe(v: unknown, key = ""): unknown {
+  if (typeof v === "bigint") return v.toString();
+  if (v instanceof Uint8Array) return key === "addresses" ? addressHex(v) : "0x" + bytesToHex(v);
+  if (Array.isArray(v)) return v.map((x) => jsonSafe(x, key));
+  if (v !== null && typeof v === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) if (x !== undefined) out[k] = jsonSafe(x, k);
+    return out;
+  }
+  return v;
+}
+
+export function credentialsJson(cs: Credential[]): Array<{signature: string; publicKey: string}> {
+  return cs.map((c) => ({
+    signature: Buffer.from(c.signature).toString("base64"),
+    publicKey: c.publicKey ? Buffer.from(c.publicKey).toString("base64") : "",
+  }));
+}
+
+/** Where and when a row's transaction sits. */
+export interface TxPlace {
+  chain: "P" | "X" | "C";
+  /** CB58 chain ID. */
+  chainId: string;
+  seq: bigint;
+  blockId: string;
+  height: bigint;
+  ts: bigint;
+}
+
+/** A UTXO's creation columns, in the order of UTXO_CREATE_COLUMNS. */
+export function utxoCreateRow(txId: string, o: TxOutput, place: TxPlace, extra: {rewardType?: string | null; stakingEnd?: bigint | null} = {}): unknown[] {
+  return [
+    o.utxoId,
+    txId,
+    o.outputIndex,
+    place.chainId,
+    place.seq,
+    place.blockId,
+    place.height,
+    place.ts,
+    o.assetId,
+    o.amount.toString(),
+    o.owner.addresses.map(addressHex),
+    o.owner.threshold,
+    o.owner.locktime,
+    o.stakeableLocktime,
+    o.staked,
+    o.utxoType,
+    o.groupId,
+    o.payload,
+    o.utxoBytes,
+    o.exportedTo,
+    extra.rewardType ?? null,
+    extra.stakingEnd ?? null,
+  ];
+}
+
+export const UTXO_CREATE_COLUMNS = [
+  {name: "utxo_id", type: "text"},
+  {name: "tx_id", type: "text"},
+  {name: "output_index", type: "int4"},
+  {name: "created_chain", type: "text"},
+  {name: "created_seq", type: "int8"},
+  {name: "created_block", type: "text"},
+  {name: "created_height", type: "int8"},
+  {name: "created_ts", type: "int8"},
+  {name: "asset_id", type: "text"},
+  {name: "amount", type: "numeric"},
+  {name: "addresses", type: "jsonb"},
+  {name: "threshold", type: "int4"},
+  {name: "locktime", type: "int8"},
+  {name: "stakeable_locktime", type: "int8"},
+  {name: "staked", type: "bool"},
+  {name: "utxo_type", type: "text"},
+  {name: "group_id", type: "int4"},
+  {name: "payload", type: "bytea"},
+  {name: "utxo_bytes", type: "bytea"},
+  {name: "exported_to", type: "text"},
+  {name: "reward_type", type: "text"},
+  {name: "staking_end", type: "int8"},
+] as const;
+
+/** A UTXO's consumption columns (the creation ones are filled by the creating transaction, before or after). */
+export const UTXO_CONSUME_COLUMNS = [
+  {name: "utxo_id", type: "text"},
+  {name: "tx_id", type: "text"},
+  {name: "output_index", type: "int4"},
+  {name: "consumed_chain", type: "text"},
+  {name: "consuming_tx", type: "text"},
+  {name: "consuming_block", type: "text"},
+  {name: "consuming_height", type: "int8"},
+  {name: "consuming_ts", type: "int8"},
+  {name: "credentials", type: "jsonb"},
+] as const;
+
+export const TX_COLUMNS = [
+  {name: "chain", type: "text"},
+  {name: "seq", type: "int8"},
+  {name: "tx_id", type: "text"},
+  {name: "tx_type", type: "text"},
+  {name: "block_id", type: "text"},
+  {name: "block_height", type: "int8"},
+  {name: "ts", type: "int8"},
+  {name: "memo", type: "bytea"},
+  {name: "source_chain", type: "text"},
+  {name: "destination_chain", type: "text"},
+  {name: "details", type: "jsonb"},
+  {name: "evm", type: "jsonb"},
+  {name: "size_bytes", type: "int4"},
+] as const;
+
+export function txRow(tx: PrimaryTx, place: TxPlace): unknown[] {
+  const evm =
+    tx.chain === "C"
+      ? {
+          inputs: tx.evmInputs.map((i) => ({address: "0x" + bytesToHex(i.address), assetId: i.assetId, amount: i.amount.toString(), nonce: i.nonce.toString()})),
+          outputs: tx.evmOutputs.map((o) => ({address: "0x" + bytesToHex(o.address), assetId: o.assetId, amount: o.amount.toString()})),
+        }
+      : null;
+  return [
+    place.chain,
+    place.seq,
+    tx.id,
+    tx.txType,
+    place.blockId,
+    place.height,
+    place.ts,
+    tx.memo,
+    tx.sourceChain,
+    tx.destinationChain,
+    jsonSafe(tx.details),
+    evm,
+    tx.bytes.length,
+  ];
+}
+
+export const BLOCK_COLUMNS = [
+  {name: "chain", type: "text"},
+  {name: "height", type: "int8"},
+  {name: "block_id", type: "text"},
+  {name: "container_id", type: "text"},
+  {name: "parent_id", type: "text"},
+  {name: "block_type", type: "text"},
+  {name: "ts", type: "int8"},
+  {name: "tx_count", type: "int4"},
+  {name: "size_bytes", type: "int4"},
+  {name: "tx_ids", type: "jsonb"},
+  {name: "proposer", type: "jsonb"},
+  {name: "current_supply", type: "numeric"},
+  {name: "l1_accrued_fees", type: "int8"},
+  {name: "active_l1_validators", type: "int4"},
+] as const;
+
+export function blockRow(c: PrimaryContainer, ts: bigint, supply: bigint | null, l1: {fees: bigint; active: number} | null): unknown[] {
+  const p = c.proposer;
+  return [
+    c.chain,
+    c.height,
+    c.blockId,
+    c.containerId,
+    c.parentId,
+    c.blockType,
+    ts,
+    c.txs.length,
+    c.sizeBytes,
+    c.txs.map((t) => t.id),
+    p
+      ? {
+          proposerId: p.proposerId,
+          proposerParentId: p.proposerParentId,
+          proposerNodeId: p.proposerNodeId,
+          proposerPChainHeight: Number(p.proposerPChainHeight),
+          proposerTimestamp: Number(p.proposerTimestamp),
+        }
+      : null,
+    supply === null ? null : supply.toString(),
+    l1 ? l1.fees : null,
+    l1 ? l1.active : null,
+  ];
+}
+
+export const VERTEX_COLUMNS = [
+  {name: "vertex_id", type: "text"},
+  {name: "height", type: "int8"},
+  {name: "seq", type: "int8"},
+  {name: "parent_ids", type: "jsonb"},
+  {name: "ts", type: "int8"},
+  {name: "tx_count", type: "int4"},
+  {name: "size_bytes", type: "int4"},
+  {name: "tx_ids", type: "jsonb"},
+] as const;
+
+export function vertexRow(c: PrimaryContainer, seq: bigint, ts: bigint): unknown[] {
+  return [c.containerId, c.height, seq, c.parentIds, ts, c.txs.length, c.sizeBytes, c.txs.map((t) => t.id)];
+}
+
+/** The 20-byte addresses a transaction sets as owners (outputs, stakers' reward owners, subnet and L1 owners). */
+export function ownedAddresses(tx: PrimaryTx): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  const owner = (o: Owner | null | undefined): void => {
+    if (o) out.push(...o.addresses);
+  };
+  for (const o of tx.outputs) owner(o.owner);
+  const d = tx.details;
+  owner(d.staker?.rewardOwner);
+  owner(d.staker?.delegationRewardOwner);
+  owner(d.subnetOwner);
+  for (const v of d.conversion?.validators ?? []) {
+    owner(v.remainingBalanceOwner);
+    owner(v.deactivationOwner);
+  }
+  owner(d.l1Validator?.remainingBalanceOwner);
+  owner(d.l1Validator?.deactivationOwner);
+  for (const e of [...tx.evmInputs, ...tx.evmOutputs]) out.push(e.address);
+  return out;
+}
+
+/** Distinct byte strings, in first-seen order. */
+export function distinctBytes(list: Uint8Array[]): Uint8Array[] {
+  const seen = new Set<string>();
+  const out: Uint8Array[] = [];
+  for (const b of list) {
+    const k = bytesToHex(b);
+    if (!seen.has(k)) {
+      seen.add(k);
+      out.push(b);
+    }
+  }
+  return out;
+}

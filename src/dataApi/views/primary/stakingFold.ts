@@ -1,0 +1,304 @@
+/**
+ * The P-chain's staking, subnet and L1 state, folded transaction by transaction into the store: stakers with
+ * their potential reward (AvalancheGo's calculator, stakers.ts) and the current supply, the reward decision of a
+ * RewardValidatorTx (its proposal block, then the Commit or Abort block that follows), reward UTXOs, subnets,
+ * blockchains and L1 validators. The supply and a pending reward decision live in `data_api_meta` and are written
+ * with every batch, so a restart resumes them exactly.
+ */
+import type {NetworkInfo} from "../../../chains/index.js";
+import {Writer} from "../../../decode/reader.js";
+import {idFromString, idToString, sha256} from "../../../util/cb58.js";
+import {bulkInsert, type BulkColumn} from "../../store/bulk.js";
+import type {SqlTx} from "../../store/client.js";
+import type {GenesisState, Owner, PrimaryContainer, PrimaryTx, Staker, TxOutput} from "./model.js";
+import {networkConfigFor} from "./networkConfig.js";
+import {stakerAdded, stakerRewarded, type StakerRecord} from "./stakers.js";
+import {UTXO_CREATE_COLUMNS, jsonSafe, ownerJson, utxoCreateRow, type TxPlace} from "./rows.js";
+
+interface PendingReward {
+  rewardTxId: string;
+  stakingTxId: string;
+  place: {seq: string; blockId: string; height: string; ts: string};
+}
+
+interface StakingState {
+  supply: bigint;
+  pending: PendingReward | null;
+}
+
+export class StakingFold {
+  supply = 0n;
+  private pending: PendingReward | null = null;
+
+  constructor(private readonly opts: {network: NetworkInfo; avaxAssetId: string}) {}
+
+  load(meta: Map<string, string>): void {
+    this.supply = BigInt(meta.get("view.supply") ?? "0");
+    const p = meta.get("view.pendingReward");
+    this.pending = p ? (JSON.parse(p) as PendingReward) : null;
+  }
+
+  state(): Array<[string, string]> {
+    return [
+      ["view.supply", this.supply.toString()],
+      ["view.pendingReward", this.pending ? JSON.stringify(this.pending) : ""],
+    ];
+  }
+
+  snapshot(): StakingState {
+    return {supply: this.supply, pending: this.pending};
+  }
+
+  restore(s: StakingState): void {
+    this.supply = s.supply;
+    this.pending = s.pending;
+  }
+
+  /** Applies what a P block decides before its own transactions: a Commit or Abort settles the pending reward. */
+  async beforeBlock(tx: SqlTx, d: PrimaryContainer, _ts: bigint): Promise<{l1: {fees: bigint; active: number} | null}> {
+    if (d.chain !== "P") return {l1: null};
+    if (this.pending && (d.blockType === "Commit" || d.blockType === "Abort")) {
+      await this.settle(tx, this.pending, d.blockType === "Commit");
+      this.pending = null;
+    }
+    const active = await tx.query<{n: bigint | string | number}>("SELECT count(*) AS n FROM l1_validators WHERE active");
+    return {l1: {fees: 0n, active: Number(active[0]?.n ?? 0)}};
+  }
+
+  async onTx(tx: SqlTx, t: PrimaryTx, place: TxPlace, _utxoRows: unknown[][]): Promise<void> {
+    if (t.chain !== "P") return;
+    const d = t.details;
+    if (d.staker) {
+      const raw = d.extra?.startTime;
+      await this.addStaker(tx, t.id, d.staker, place.ts, raw === undefined || raw === null ? null : BigInt(String(raw)));
+    }
+    if (d.rewardedTxId) {
+      this.pending = {rewardTxId: t.id, stakingTxId: d.rewardedTxId, place: {seq: place.seq.toString(), blockId: place.blockId, height: place.height.toString(), ts: place.ts.toString()}};
+    }
+    if (t.txType === "CreateSubnetTx") {
+      await tx.query("INSERT INTO subnets (subnet_id, created_tx, created_ts, owner) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING", [
+        t.id,
+        t.id,
+        place.ts,
+        JSON.stringify(ownerJson(d.subnetOwner)),
+      ]);
+    }
+    if (t.txType === "TransferSubnetOwnershipTx" && d.subnetId) {
+      await tx.query("UPDATE subnets SET owner = $2 WHERE subnet_id = $1", [d.subnetId, JSON.stringify(ownerJson(d.subnetOwner))]);
+    }
+    if (t.txType === "CreateChainTx" && d.chain) {
+      await tx.query(
+        "INSERT INTO blockchains (blockchain_id, subnet_id, name, vm_id, genesis_data, created_ts, created_height) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING",
+        [t.id, d.subnetId ?? "", d.chain.chainName, d.chain.vmId, d.chain.genesisData, place.ts, place.height],
+      );
+    }
+    if (d.conversion && d.subnetId) {
+      const c = d.conversion;
+      await tx.query(
+        "UPDATE subnets SET is_l1 = true, l1_chain_id = $2, l1_manager = $3, l1_conversion_id = $4, l1_converted_ts = $5 WHERE subnet_id = $1",
+        [d.subnetId, c.chainId, "0x" + Buffer.from(c.managerAddress).toString("hex"), c.conversionId, place.ts],
+      );
+      for (const v of c.validators) {
+        await this.upsertL1Validator(tx, d.subnetId, t.id, place, {...v});
+        await tx.query("INSERT INTO l1_validation_txs (validation_id, seq) VALUES ($1, $2) ON CONFLICT DO NOTHING", [v.validationId, place.seq]);
+      }
+    }
+    const v = d.l1Validator;
+    if (v) {
+      await tx.query("INSERT INTO l1_validation_txs (validation_id, seq) VALUES ($1, $2) ON CONFLICT DO NOTHING", [v.validationId, place.seq]);
+      switch (t.txType) {
+        case "RegisterL1ValidatorTx":
+          await this.upsertL1Validator(tx, d.subnetId ?? "", t.id, place, v);
+          break;
+        case "SetL1ValidatorWeightTx":
+          await tx.query("UPDATE l1_validators SET weight = $2, nonce = $3, active = active AND $2::numeric > 0 WHERE validation_id = $1", [
+            v.validationId,
+            (v.weight ?? 0n).toString(),
+            v.nonce ?? 0n,
+          ]);
+          break;
+        case "IncreaseL1ValidatorBalanceTx":
+          await tx.query("UPDATE l1_validators SET balance = balance + $2::numeric, active = true WHERE validation_id = $1", [v.validationId, (v.balance ?? 0n).toString()]);
+          break;
+        case "DisableL1ValidatorTx":
+          await tx.query("UPDATE l1_validators SET active = false WHERE validation_id = $1", [v.validationId]);
+          break;
+      }
+    }
+  }
+
+  /** Genesis stakers (with their stake UTXOs) and the genesis supply. */
+  async genesis(
+    tx: SqlTx,
+    g: GenesisState,
+    createUtxo: (txId: string, o: TxOutput, place: TxPlace, stakingEnd: bigint) => void,
+    chainIdP: string,
+  ): Promise<void> {
+    this.supply = g.supply;
+    for (const s of g.stakers) {
+      const place: TxPlace = {chain: "P", chainId: chainIdP, seq: 0n, blockId: "", height: 0n, ts: g.timestamp};
+      for (const o of s.stake) createUtxo(s.txId, o, place, s.staker.endTime);
+      // Genesis stakers were already counted in the genesis supply: record their reward without adding it again.
+      const before = this.supply;
+      await this.addStaker(tx, s.txId, s.staker, s.staker.startTime);
+      this.supply = before;
+    }
+  }
+
+  private async addStaker(tx: SqlTx, txId: string, s: Staker, blockTs: bigint, extraStart?: bigint | null): Promise<void> {
+    const cfg = networkConfigFor(this.opts.network.id);
+    // Permissionless stakers start at their block's time from Durango on; before, at the time their bytes give.
+    const bytesStart = extraStart ?? null;
+    const staker = s.startTime === null && bytesStart !== null && blockTs < cfg.durangoTime ? {...s, startTime: bytesStart} : s;
+    const {record, supply} = stakerAdded({supply: this.supply}, {txId, staker, blockTime: blockTs}, cfg);
+    this.supply = supply;
+    let validatorTxId: string | null = null;
+    if (s.kind === "delegator") {
+      const v = await tx.query<{tx_id: string}>(
+        "SELECT tx_id FROM stakers WHERE node_id = $1 AND subnet_id = $2 AND kind = 'validator' AND status = 'current' ORDER BY end_ts DESC LIMIT 1",
+        [s.nodeId, s.subnetId],
+      );
+      validatorTxId = v[0]?.tx_id ?? null;
+    }
+    await tx.query(
+      `INSERT INTO stakers (tx_id, kind, node_id, subnet_id, start_ts, end_ts, weight, potential_reward, delegation_shares,
+         reward_owner, delegation_reward_owner, bls, status, validator_tx_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'current', $13) ON CONFLICT DO NOTHING`,
+      [
+        txId,
+        s.kind,
+        s.nodeId,
+        s.subnetId,
+        record.startTime,
+        record.endTime,
+        record.weight.toString(),
+        record.potentialReward.toString(),
+        s.delegationShares,
+        JSON.stringify(ownerJson(s.rewardOwner)),
+        JSON.stringify(ownerJson(s.delegationRewardOwner)),
+        s.bls ? JSON.stringify(s.bls) : null,
+        validatorTxId,
+      ],
+    );
+    const roles: Array<[Owner | null, string]> = [
+      [s.rewardOwner, s.kind === "delegator" ? "delegator" : "validator"],
+      [s.delegationRewardOwner, "validatorFee"],
+    ];
+    const rows: unknown[][] = [];
+    for (const [o, role] of roles) for (const a of o?.addresses ?? []) rows.push([a, txId, role]);
+    await bulkInsert(tx, "staker_addresses", [{name: "address", type: "bytea"}, {name: "tx_id", type: "text"}, {name: "role", type: "text"}], rows, {onConflict: "DO NOTHING"});
+  }
+
+  /** A RewardValidatorTx decided: the staker leaves the current set; a commit pays its rewards as new UTXOs. */
+  private async settle(tx: SqlTx, p: PendingReward, rewarded: boolean): Promise<void> {
+    const rows = await tx.query<StakerRow>("SELECT * FROM stakers WHERE tx_id = $1", [p.stakingTxId]);
+    const row = rows[0];
+    if (!row) return;
+    const record = toRecord(row);
+    let delegatee: StakerRecord | undefined;
+    if (row.validator_tx_id) {
+      const v = await tx.query<StakerRow>("SELECT * FROM stakers WHERE tx_id = $1", [row.validator_tx_id]);
+      if (v[0]) delegatee = toRecord(v[0]);
+    }
+    const result = stakerRewarded({supply: this.supply}, record, rewarded, delegatee);
+    this.supply = result.supply;
+    await tx.query("UPDATE stakers SET status = $2, reward_tx_id = $3 WHERE tx_id = $1", [p.stakingTxId, rewarded ? "rewarded" : "aborted", p.rewardTxId]);
+    if (result.payouts.length === 0) return;
+    const count = await tx.query<{n: bigint | string | number}>("SELECT count(*) AS n FROM utxos WHERE tx_id = $1", [p.stakingTxId]);
+    let index = Number(count[0]?.n ?? 0);
+    const chainId = this.opts.network.chainIds.P;
+    const place: TxPlace = {chain: "P", chainId, seq: BigInt(p.place.seq), blockId: p.place.blockId, height: BigInt(p.place.height), ts: BigInt(p.place.ts)};
+    const avax = this.opts.avaxAssetId;
+    const creates: unknown[][] = [];
+    const addrs: unknown[][] = [];
+    for (const pay of result.payouts) {
+      if (pay.amount <= 0n) continue;
+      const o = rewardOutput(p.stakingTxId, index++, avax, pay.amount, pay.owner);
+      creates.push(utxoCreateRow(p.stakingTxId, o, place, {rewardType: pay.rewardType}));
+      for (const a of pay.owner.addresses) addrs.push([a, o.utxoId]);
+    }
+    await bulkInsert(tx, "utxos", UTXO_CREATE_COLUMNS as unknown as BulkColumn[], creates, {onConflict: "DO NOTHING"});
+    await bulkInsert(tx, "utxo_addresses", [{name: "address", type: "bytea"}, {name: "utxo_id", type: "text"}], addrs, {onConflict: "DO NOTHING"});
+  }
+
+  private async upsertL1Validator(tx: SqlTx, subnetId: string, txId: string, place: TxPlace, v: {validationId: string; nodeId?: string; weight?: bigint; balance?: bigint; bls?: unknown; remainingBalanceOwner?: Owner | null; deactivationOwner?: Owner | null}): Promise<void> {
+    await tx.query(
+      `INSERT INTO l1_validators (validation_id, subnet_id, node_id, weight, balance, bls, remaining_balance_owner, deactivation_owner, created_tx, created_ts)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING`,
+      [
+        v.validationId,
+        subnetId,
+        v.nodeId ?? "",
+        (v.weight ?? 0n).toString(),
+        (v.balance ?? 0n).toString(),
+        v.bls ? JSON.stringify(jsonSafe(v.bls)) : null,
+        JSON.stringify(ownerJson(v.remainingBalanceOwner)),
+        JSON.stringify(ownerJson(v.deactivationOwner)),
+        txId,
+        place.ts,
+      ],
+    );
+  }
+}
+
+interface StakerRow {
+  tx_id: string;
+  kind: string;
+  node_id: string;
+  subnet_id: string;
+  start_ts: bigint | string;
+  end_ts: bigint | string;
+  weight: string;
+  potential_reward: string;
+  delegation_shares: number;
+  reward_owner: unknown;
+  delegation_reward_owner: unknown;
+  validator_tx_id: string | null;
+}
+
+function ownerFromJson(v: unknown): Owner | null {
+  const o = (typeof v === "string" ? JSON.parse(v) : v) as {locktime: string; threshold: number; addresses: string[]} | null;
+  if (!o) return null;
+  return {locktime: BigInt(o.locktime), threshold: o.threshold, addresses: o.addresses.map((h) => Uint8Array.from(Buffer.from(h, "hex")))};
+}
+
+function toRecord(r: StakerRow): StakerRecord {
+  return {
+    txId: r.tx_id,
+    nodeId: r.node_id,
+    subnetId: r.subnet_id,
+    kind: r.kind as StakerRecord["kind"],
+    startTime: BigInt(r.start_ts),
+    endTime: BigInt(r.end_ts),
+    weight: BigInt(r.weight),
+    potentialReward: BigInt(r.potential_reward),
+    delegationShares: r.delegation_shares,
+    rewardOwner: ownerFromJson(r.reward_owner),
+    delegationRewardOwner: ownerFromJson(r.delegation_reward_owner),
+  };
+}
+
+/** A reward UTXO: a secp256k1fx TransferOutput to the owner, numbered after the staking tx's outputs. */
+function rewardOutput(stakingTxId: string, index: number, assetId: string, amount: bigint, owner: Owner): TxOutput {
+  const txId = idFromString(stakingTxId);
+  const w = new Writer().u16(0).fixed(txId).u32(index).fixed(idFromString(assetId));
+  w.u32(7).u64(amount).u64(owner.locktime).u32(owner.threshold).u32(owner.addresses.length);
+  for (const a of owner.addresses) w.fixed(a);
+  const prefix = new Uint8Array(40);
+  new DataView(prefix.buffer).setBigUint64(0, BigInt(index));
+  prefix.set(txId, 8);
+  return {
+    outputIndex: index,
+    utxoId: idToString(sha256(prefix)),
+    assetId,
+    amount,
+    owner,
+    stakeableLocktime: 0n,
+    staked: false,
+    utxoType: "TRANSFER",
+    exportedTo: null,
+    groupId: 0,
+    payload: new Uint8Array(0),
+    utxoBytes: w.finish(),
+  };
+}
