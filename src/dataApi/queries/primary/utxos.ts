@@ -1,6 +1,15 @@
 /** UTXO loading for transaction pages, and the UTXOs-of-addresses list (P-chain model). */
 import type {AssetInfo, AssetRow} from "../../models/primary/common.js";
+import {
+  type CChainAtomicBalances,
+  type PChainBalance,
+  type XChainBalances,
+  cChainAtomicBalances,
+  pChainBalance,
+  xChainBalances,
+} from "../../models/primary/balances.js";
 import {type PChainUtxo, type UtxoRow, pChainUtxoFromRow} from "../../models/primary/pchain.js";
+import {type Utxo, utxoFromRow} from "../../models/primary/xchain.js";
 import {type NetworkCtx, type Page, type PageArgs, Params, type SortOrder, type SqlClientLike} from "./common.js";
 
 // A stake output carries its staker's start (utxoStartTimestamp); the join is on the staking transaction.
@@ -66,13 +75,14 @@ export async function listUtxoRows(sql: SqlClientLike, args: ListUtxosArgs): Pro
   const sortCol = args.sortBy === "amount" ? "u.amount" : "u.created_ts";
   const desc = (args.sortOrder ?? "desc") === "desc";
   const chain = p.add(args.chainId);
-  // A UTXO "belongs" to the chain where it can be spent: created there (not exported), or exported to it.
+  // A chain's UTXOs: created there (not exported), or imported into it. UTXOs exported to it and not yet imported
+  // sit in its atomic memory: the balances show them, this list does not.
   const where = [
     `ua.address = ANY(${p.add(args.addresses)}::bytea[])`,
     `u.created_ts IS NOT NULL`,
-    `((u.created_chain = ${chain} AND u.exported_to IS NULL) OR u.exported_to = ${chain})`,
+    `((u.created_chain = ${chain} AND u.exported_to IS NULL) OR (u.exported_to = ${chain} AND u.consuming_tx IS NOT NULL))`,
   ];
-  if (!args.includeSpent) where.push("(u.consuming_tx IS NULL OR u.staked)");
+  if (!args.includeSpent) where.push("u.consuming_tx IS NULL");
   if (args.assetId !== undefined) where.push(`u.asset_id = ${p.add(args.assetId)}`);
   if (args.cursor !== undefined) {
     const i = args.cursor.indexOf(":");
@@ -104,5 +114,69 @@ export async function listPChainUtxos(
   const page = await listUtxoRows(sql, {...args, chainId: net.chainIds.P});
   const assets = await loadAssets(sql, page.items.flatMap((u) => (u.asset_id === null ? [] : [u.asset_id])));
   const items = page.items.map((u) => pChainUtxoFromRow(u, net.hrp, assets));
+  return page.nextCursor === undefined ? {items} : {items, nextCursor: page.nextCursor};
+}
+
+/** Every unspent UTXO of the addresses on a chain or in its atomic memory (exported to it, not yet imported). */
+export async function unspentUtxoRows(sql: SqlClientLike, chainId: string, addresses: Uint8Array[]): Promise<UtxoRow[]> {
+  return sql.query<UtxoRow>(
+    `SELECT DISTINCT ON (u.utxo_id) ${UTXO_COLUMNS}
+     FROM utxo_addresses ua JOIN utxos u ON u.utxo_id = ua.utxo_id ${STAKER_JOIN}
+     WHERE ua.address = ANY($1::bytea[]) AND u.consuming_tx IS NULL AND u.created_ts IS NOT NULL
+       AND ((u.created_chain = $2 AND u.exported_to IS NULL) OR u.exported_to = $2)
+     ORDER BY u.utxo_id`,
+    [addresses, chainId]
+  );
+}
+
+async function balanceInputs(
+  sql: SqlClientLike,
+  chainId: string,
+  addresses: Uint8Array[]
+): Promise<{utxos: UtxoRow[]; assets: AssetInfo}> {
+  const utxos = await unspentUtxoRows(sql, chainId, addresses);
+  const assets = await loadAssets(sql, utxos.flatMap((u) => (u.asset_id === null ? [] : [u.asset_id])));
+  return {utxos, assets};
+}
+
+/** P-chain balances of addresses at `now` (Unix seconds). */
+export async function getPChainBalances(
+  sql: SqlClientLike,
+  net: NetworkCtx,
+  args: {addresses: Uint8Array[]; now: number}
+): Promise<PChainBalance> {
+  const {utxos, assets} = await balanceInputs(sql, net.chainIds.P, args.addresses);
+  return pChainBalance(utxos, net.chainIds.P, args.now, assets);
+}
+
+/** X-chain balances of addresses at `now`. */
+export async function getXChainBalances(
+  sql: SqlClientLike,
+  net: NetworkCtx,
+  args: {addresses: Uint8Array[]; now: number}
+): Promise<XChainBalances> {
+  const {utxos, assets} = await balanceInputs(sql, net.chainIds.X, args.addresses);
+  return xChainBalances(utxos, net.chainIds.X, args.now, assets);
+}
+
+/** C-chain atomic memory balances of addresses at `now`. */
+export async function getCChainAtomicBalances(
+  sql: SqlClientLike,
+  net: NetworkCtx,
+  args: {addresses: Uint8Array[]; now: number}
+): Promise<CChainAtomicBalances> {
+  const {utxos, assets} = await balanceInputs(sql, net.chainIds.C, args.addresses);
+  return cChainAtomicBalances(utxos, net.chainIds.C, args.now, assets);
+}
+
+/** The X-chain UTXOs of addresses (Glacier `ListUtxosResponse.utxos`); also the C-chain's imported ones. */
+export async function listXChainUtxos(
+  sql: SqlClientLike,
+  net: NetworkCtx,
+  args: Omit<ListUtxosArgs, "chainId"> & {chain?: "X" | "C"}
+): Promise<Page<Utxo>> {
+  const page = await listUtxoRows(sql, {...args, chainId: net.chainIds[args.chain ?? "X"]});
+  const assets = await loadAssets(sql, page.items.flatMap((u) => (u.asset_id === null ? [] : [u.asset_id])));
+  const items = page.items.map((u) => utxoFromRow(u, net.hrp, assets));
   return page.nextCursor === undefined ? {items} : {items, nextCursor: page.nextCursor};
 }

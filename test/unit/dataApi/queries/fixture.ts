@@ -182,3 +182,61 @@ export async function seedPrimary(db: TestDb): Promise<void> {
   await owns("x5", bob);
   await owns("u4", bob);
 }
+
+export const TOK = "xCreate";
+export const EWOQ_EVM = "0x8db97C7cEcE249c2b98bDC0226Cc4C2A57BF52FC";
+
+/** X and C history on top of seedPrimary's: an asset creation in a vertex, the import of P's export, a C export. */
+export async function seedXC(db: TestDb): Promise<void> {
+  const ewoq = hexBytes(EWOQ_HEX);
+  const bob = hexBytes(BOB_HEX);
+  for (const [id, height, seq, ts, txIds] of [
+    ["vtx1", 3, 1, 1003, ["xCreate"]],
+    ["vtx2", 3, 2, 1004, []],
+    ["vtx3", 4, 3, 1005, []],
+  ] as const) {
+    await db.insert("vertices", {
+      vertex_id: id, height, seq, parent_ids: ["vtx0"], ts, tx_count: txIds.length, size_bytes: 50 + seq, tx_ids: [...txIds],
+    });
+  }
+  await db.insert("blocks", {
+    chain: "X", height: 7, block_id: "xblk7", container_id: "xblk7", parent_id: "xblk6", block_type: "",
+    ts: 1035, tx_count: 1, size_bytes: 300, tx_ids: ["xImport"], proposer: null,
+  });
+  await db.insert("assets", {
+    asset_id: TOK, name: "Token", symbol: "TOK", denomination: 2, asset_type: "secp256k1", created_tx: TOK, created_ts: 1003,
+  });
+  const xtx = (seq: number, id: string, type: string, block: string, height: number, ts: number, over: Record<string, unknown> = {}): Record<string, unknown> => ({
+    chain: "X", seq, tx_id: id, tx_type: type, block_id: block, block_height: height, ts, memo: new Uint8Array(),
+    details: {}, size_bytes: 200, ...over,
+  });
+  await db.insert("txs", xtx(1, TOK, "CreateAssetTx", "vtx1", 3, 1003, {details: {asset: {name: "Token", symbol: "TOK", denomination: 2}}}));
+  await db.insert("txs", xtx(2, "xImport", "ImportTx", "xblk7", 7, 1035, {source_chain: P_ID}));
+  await db.insert("tx_addresses", {chain: "X", address: ewoq, seq: 1});
+  await db.insert("tx_addresses", {chain: "X", address: bob, seq: 2});
+  await db.insert("asset_txs", {asset_id: TOK, seq: 1});
+  await db.insert("asset_txs", {asset_id: AVAX, seq: 2});
+  await db.insert("utxos", utxo({
+    utxo_id: "xc0", tx_id: TOK, output_index: 0, created_chain: X_ID, created_seq: 1, created_block: "vtx1",
+    created_height: 3, created_ts: 1003, asset_id: TOK, amount: "1000", addresses: [EWOQ_HEX],
+  }));
+  await db.insert("utxos", utxo({
+    utxo_id: "xi0", tx_id: "xImport", output_index: 0, created_chain: X_ID, created_seq: 2, created_block: "xblk7",
+    created_height: 7, created_ts: 1035, amount: "598", addresses: [BOB_HEX], locktime: 2000,
+  }));
+  await db.insert("utxo_addresses", {address: ewoq, utxo_id: "xc0"});
+  await db.insert("utxo_addresses", {address: bob, utxo_id: "xi0"});
+  // C export of 50 from ewoq's EVM address: 49 exported to P (not yet imported there), 1 burned.
+  await db.insert("txs", {
+    chain: "C", seq: 1, tx_id: "cExport", tx_type: "ExportTx", block_id: "0x" + "ab".repeat(32), block_height: 1,
+    ts: 1036, memo: new Uint8Array(), destination_chain: P_ID, details: {}, size_bytes: 250,
+    evm: {inputs: [{address: EWOQ_EVM.toLowerCase(), assetId: AVAX, amount: "50", nonce: "0"}], outputs: []},
+  });
+  await db.insert("tx_addresses", {chain: "C", address: hexBytes(EWOQ_EVM.slice(2).toLowerCase()), seq: 1});
+  await db.insert("tx_addresses", {chain: "C", address: ewoq, seq: 1});
+  await db.insert("utxos", utxo({
+    utxo_id: "ce0", tx_id: "cExport", output_index: 0, created_chain: C_ID, created_seq: 1, created_height: 1,
+    created_ts: 1036, amount: "49", addresses: [EWOQ_HEX], exported_to: P_ID,
+  }));
+  await db.insert("utxo_addresses", {address: ewoq, utxo_id: "ce0"});
+}

@@ -2,11 +2,24 @@ import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import {getBlock, listBlocks} from "../../../../src/dataApi/queries/primary/blocks.js";
 import type {Page} from "../../../../src/dataApi/queries/primary/common.js";
 import {
+  getCChainTransaction,
   getPChainTransaction,
+  getXChainTransaction,
+  listAssetTransactions,
+  listCChainTransactions,
   listPChainTransactions,
+  listXChainTransactions,
 } from "../../../../src/dataApi/queries/primary/transactions.js";
-import {listPChainUtxos} from "../../../../src/dataApi/queries/primary/utxos.js";
-import {AVAX, BOB_HEX, EWOQ, EWOQ_HEX, NET, P_ID, RecordingClient, TestDb, X_ID, hexBytes, seedPrimary} from "./fixture.js";
+import {
+  getCChainAtomicBalances,
+  getPChainBalances,
+  getXChainBalances,
+  listPChainUtxos,
+  listXChainUtxos,
+} from "../../../../src/dataApi/queries/primary/utxos.js";
+import {
+  AVAX, BOB_HEX, C_ID, EWOQ, EWOQ_EVM, EWOQ_HEX, NET, P_ID, RecordingClient, TOK, TestDb, X_ID, hexBytes, seedPrimary, seedXC,
+} from "./fixture.js";
 
 const BOB = "local1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqq9sspzpx9";
 const avax = (amount: string): Record<string, unknown> => ({
@@ -17,6 +30,7 @@ let db: TestDb;
 beforeAll(async () => {
   db = await new TestDb().init();
   await seedPrimary(db);
+  await seedXC(db);
 });
 afterAll(async () => {
   await db.close();
@@ -188,5 +202,100 @@ describe("P-chain UTXOs", () => {
 
   it("uses an index", async () => {
     await expectIndexed((sql) => listPChainUtxos(sql, NET, {pageSize: 2, cursor: "1020:u2", addresses: [hexBytes(EWOQ_HEX)]}));
+  });
+});
+
+const tok = (amount: string): Record<string, unknown> => ({
+  assetId: TOK, name: "Token", symbol: "TOK", denomination: 2, type: "secp256k1", amount,
+});
+
+describe("X-chain transactions", () => {
+  it("builds a non-linear asset creation with its vertex and the asset", async () => {
+    expect(await getXChainTransaction(db, NET, TOK)).toEqual({
+      txHash: TOK, timestamp: 1003, txType: "CreateAssetTx", memo: "", consumedUtxos: [],
+      emittedUtxos: [{
+        addresses: [EWOQ], asset: tok("1000"), consumedOnChainId: X_ID, createdOnChainId: X_ID, utxoId: "xc0",
+        creationTxHash: TOK, locktime: 0, outputIndex: "0", threshold: 1, timestamp: 1003, utxoType: "transfer",
+      }],
+      amountUnlocked: [], amountCreated: [tok("1000")],
+      assetCreated: {assetId: TOK, name: "Token", symbol: "TOK", denomination: 2, type: "secp256k1", createdAtTimestamp: 1003, cap: "variable"},
+      chainFormat: "non-linear", vertices: [{hash: "vtx1", height: 3, timestamp: 1003}],
+    });
+  });
+
+  it("builds a linear import that consumes P's exported UTXO", async () => {
+    const t = await getXChainTransaction(db, NET, "xImport");
+    expect(t).toMatchObject({chainFormat: "linear", blockHeight: 7, blockHash: "xblk7", sourceChain: P_ID,
+      amountUnlocked: [avax("599")], amountCreated: [avax("598")]});
+    expect(t?.consumedUtxos).toEqual([{
+      addresses: [BOB], asset: avax("599"), consumedOnChainId: X_ID, consumingTxHash: "xImport", createdOnChainId: P_ID,
+      utxoId: "e3", consumingTxTimestamp: 1035, creationTxHash: "ptx3", locktime: 0, outputIndex: "0", threshold: 1,
+      timestamp: 1030, utxoType: "transfer",
+    }]);
+    expect(await getXChainTransaction(db, NET, "ptx1")).toBeNull();
+  });
+
+  it("lists, filters by address, and lists an asset's transactions", async () => {
+    const all = await allPages((cursor) => listXChainTransactions(db, NET, {pageSize: 1, cursor}));
+    expect(all.items.flat().map((t) => t.txHash)).toEqual(["xImport", TOK]);
+    expect(all.cursors).toEqual(["2", undefined]);
+    const bob = await listXChainTransactions(db, NET, {pageSize: 10, addresses: [hexBytes(BOB_HEX)]});
+    expect(bob.items.map((t) => t.txHash)).toEqual(["xImport"]);
+    expect((await listAssetTransactions(db, NET, {pageSize: 10, assetId: TOK})).items.map((t) => t.txHash)).toEqual([TOK]);
+    expect((await listAssetTransactions(db, NET, {pageSize: 10, assetId: AVAX})).items.map((t) => t.txHash)).toEqual(["xImport"]);
+    expect((await listAssetTransactions(db, NET, {pageSize: 10, assetId: AVAX, txTypes: ["BaseTx"]})).items).toEqual([]);
+  });
+
+  it("uses an index", async () => {
+    await expectIndexed((sql) => listXChainTransactions(sql, NET, {pageSize: 1, cursor: "3"}));
+    await expectIndexed((sql) => listAssetTransactions(sql, NET, {pageSize: 1, cursor: "3", assetId: AVAX, startTimestamp: 0}));
+  });
+});
+
+describe("C-chain atomic transactions", () => {
+  it("builds an export from EVM inputs to exported UTXOs, checksummed", async () => {
+    const t = await getCChainTransaction(db, NET, "cExport");
+    expect(t).toEqual({
+      txHash: "cExport", blockHeight: 1, blockHash: "0x" + "ab".repeat(32), timestamp: 1036, memo: "",
+      amountUnlocked: [avax("50")], amountCreated: [avax("49")], sourceChain: C_ID, destinationChain: P_ID,
+      txType: "ExportTx", evmInputs: [{fromAddress: EWOQ_EVM, asset: avax("50"), credentials: []}],
+      emittedUtxos: [{
+        addresses: [EWOQ], asset: avax("49"), consumedOnChainId: P_ID, createdOnChainId: C_ID, utxoId: "ce0",
+        creationTxHash: "cExport", locktime: 0, outputIndex: "0", threshold: 1, timestamp: 1036, utxoType: "transfer",
+      }],
+    });
+    const byEvm = await listCChainTransactions(db, NET, {pageSize: 10, addresses: [hexBytes(EWOQ_EVM.slice(2).toLowerCase())]});
+    expect(byEvm.items.map((x) => x.txHash)).toEqual(["cExport"]);
+  });
+});
+
+describe("balances", () => {
+  const ewoq = [hexBytes(EWOQ_HEX)];
+  const agg = (amount: string, utxoCount: number): Record<string, unknown> => ({...avax(amount), utxoCount});
+
+  it("splits P balances by kind at a time, with the atomic memory", async () => {
+    const empty = {unlockedUnstaked: [], unlockedStaked: [], lockedPlatform: [], lockedStakeable: [], lockedStaked: [], pendingStaked: []};
+    const shared = [{...agg("49", 1), sharedWithChainId: C_ID, status: "pendingImport"}];
+    expect(await getPChainBalances(db, NET, {addresses: ewoq, now: 3000})).toEqual({
+      ...empty, unlockedUnstaked: [agg("98", 1)], unlockedStaked: [agg("300", 1)],
+      atomicMemoryUnlocked: shared, atomicMemoryLocked: [],
+    });
+    expect((await getPChainBalances(db, NET, {addresses: ewoq, now: 1015})).pendingStaked).toEqual([agg("300", 1)]);
+    expect((await getPChainBalances(db, NET, {addresses: ewoq, now: 6000})).unlockedUnstaked).toEqual([agg("398", 2)]);
+  });
+
+  it("X balances lock by locktime; C shows its atomic memory", async () => {
+    const bob = [hexBytes(BOB_HEX)];
+    expect(await getXChainBalances(db, NET, {addresses: bob, now: 1500})).toEqual({
+      locked: [agg("598", 1)], unlocked: [], atomicMemoryUnlocked: [], atomicMemoryLocked: [],
+    });
+    expect((await getXChainBalances(db, NET, {addresses: bob, now: 2000})).unlocked).toEqual([agg("598", 1)]);
+    expect((await getXChainBalances(db, NET, {addresses: ewoq, now: 2000})).unlocked).toEqual([{...tok("1000"), utxoCount: 1}]);
+    expect(await getCChainAtomicBalances(db, NET, {addresses: ewoq, now: 2000})).toEqual({atomicMemoryUnlocked: [], atomicMemoryLocked: []});
+    expect((await listXChainUtxos(db, NET, {pageSize: 10, addresses: bob})).items.map((u) => u.utxoId)).toEqual(["xi0"]);
+  });
+
+  it("uses an index", async () => {
+    await expectIndexed((sql) => getPChainBalances(sql, NET, {addresses: ewoq, now: 3000}));
   });
 });
