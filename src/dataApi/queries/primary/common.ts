@@ -1,0 +1,42 @@
+/**
+ * What every primary-network query takes: the SQL client (the store's `SqlClient` satisfies it) and the served
+ * network's facts, plus the keyset page shape the router turns into page tokens.
+ */
+
+/** The part of the store's SQL client the queries use. int8/numeric columns may come back as bigint or string. */
+export interface SqlClientLike {
+  query<T>(sql: string, params?: unknown[]): Promise<T[]>;
+}
+
+export interface NetworkCtx {
+  /** `mainnet`, `fuji`, `local`. */
+  networkName: string;
+  /** Bech32 HRP: `avax`, `fuji`, `local`. */
+  hrp: string;
+  /** CB58 chain IDs. */
+  chainIds: {P: string; X: string; C: string};
+  avaxAssetId: string;
+}
+
+export type SortOrder = "asc" | "desc";
+
+/** One page of a keyset list: `nextCursor` is the sort key of the last item, absent on the last page. */
+export interface Page<T, C = string> {
+  items: T[];
+  nextCursor?: C;
+}
+
+/** Shared list arguments: `cursor` is the previous page's `nextCursor` (decimal string of the sort key). */
+export interface PageArgs {
+  pageSize: number;
+  cursor?: string;
+}
+
+/** Builds `$n` placeholders while collecting parameters, so dynamic WHERE clauses stay parameterised. */
+export class Params {
+  readonly values: unknown[] = [];
+  add(value: unknown): string {
+    this.values.push(value);
+    return `$${this.values.length}`;
+  }
+}

@@ -1,0 +1,246 @@
+/** Endpoint 5 (latest transactions) and transaction by hash, P-chain model; keyset cursor = `seq`. */
+import type {AssetInfo} from "../../models/primary/common.js";
+import {type PChainTransaction, type TxRow, type UtxoRow, pChainTxFromRow} from "../../models/primary/pchain.js";
+import {
+  type CChainAtomicTransaction,
+  type VertexRef,
+  type XChainTransaction,
+  cChainTxFromRow,
+  evmAssetIds,
+  xChainTxFromRow,
+} from "../../models/primary/xchain.js";
+import {type NetworkCtx, type Page, type PageArgs, Params, type SortOrder, type SqlClientLike} from "./common.js";
+import {loadAssets, loadTxUtxos} from "./utxos.js";
+
+/** A page stops early once its transactions' UTXOs pass this many (contract §5, endpoint 5 rule 2). */
+export const MAX_PAGE_UTXOS = 5_000;
+
+export interface ListTxsArgs extends PageArgs {
+  /** 20-byte short IDs (or 20-byte EVM addresses on C). */
+  addresses?: Uint8Array[];
+  txTypes?: string[];
+  /** Inclusive; the router accepts them only with `addresses`. */
+  startTimestamp?: number;
+  endTimestamp?: number;
+  sortOrder?: SortOrder;
+  /** P only: transactions of one L1 validation ID. */
+  l1ValidationId?: string;
+}
+
+// The staker joined is the transaction's own (a staking transaction: estimate and reward transaction).
+const TX_COLUMNS = "t.*, s.potential_reward, s.reward_tx_id";
+const TX_STAKER_JOIN = "LEFT JOIN stakers s ON s.tx_id = t.tx_id";
+
+/** The rows of one page of a chain's transactions (`chain` `P`, `X` or `C`), pageSize + 1 at most. */
+export async function listTxRows(sql: SqlClientLike, chain: "P" | "X" | "C", args: ListTxsArgs): Promise<TxRow[]> {
+  const p = new Params();
+  const desc = (args.sortOrder ?? "desc") === "desc";
+  const dir = desc ? "DESC" : "ASC";
+  const c = p.add(chain);
+  const where = [`t.chain = ${c}`];
+  if (args.startTimestamp !== undefined) where.push(`t.ts >= ${p.add(args.startTimestamp)}::int8`);
+  if (args.endTimestamp !== undefined) where.push(`t.ts <= ${p.add(args.endTimestamp)}::int8`);
+  if (args.txTypes !== undefined && args.txTypes.length > 0) where.push(`t.tx_type = ANY(${p.add(args.txTypes)}::text[])`);
+  const cursor = args.cursor === undefined ? "" : `AND k.seq ${desc ? "<" : ">"} ${p.add(args.cursor)}::int8`;
+  const limit = p.add(args.pageSize + 1);
+  // The seq source is the index of the filter that selects (tx_addresses, l1_validation_txs, or txs itself),
+  // walked in seq order; the other filters are checked on the joined rows.
+  let from: string;
+  if (args.addresses !== undefined && args.addresses.length > 0) {
+    from = `(SELECT DISTINCT k.seq FROM tx_addresses k WHERE k.chain = ${c}
+             AND k.address = ANY(${p.add(args.addresses)}::bytea[]) ${cursor}) k JOIN txs t ON t.chain = ${c} AND t.seq = k.seq`;
+  } else if (args.l1ValidationId !== undefined) {
+    from = `l1_validation_txs k JOIN txs t ON t.chain = ${c} AND t.seq = k.seq`;
+    where.push(`k.validation_id = ${p.add(args.l1ValidationId)} ${cursor}`);
+  } else {
+    from = "txs k JOIN txs t ON t.chain = k.chain AND t.seq = k.seq";
+    if (cursor !== "") where.push(cursor.slice(4));
+  }
+  return sql.query<TxRow>(
+    `SELECT ${TX_COLUMNS} FROM ${from} ${TX_STAKER_JOIN} WHERE ${where.join(" AND ")} ORDER BY t.seq ${dir} LIMIT ${limit}`,
+    p.values
+  );
+}
+
+/** A page of transaction rows with everything the models need, loaded with one query per kind. */
+interface TxPage {
+  rows: TxRow[];
+  more: boolean;
+  emitted: Map<string, UtxoRow[]>;
+  consumed: Map<string, UtxoRow[]>;
+  assets: AssetInfo;
+}
+
+async function loadTxPage(sql: SqlClientLike, rows: TxRow[], pageSize: number): Promise<TxPage> {
+  let more = rows.length > pageSize;
+  let page = rows.slice(0, pageSize);
+  const {emitted, consumed} = await loadTxUtxos(sql, page.map((r) => r.tx_id));
+  // Stop early once the UTXOs pass the cap (always keeping one transaction, so paging advances).
+  let n = 0;
+  for (let i = 0; i < page.length; i++) {
+    n += (emitted.get(page[i].tx_id)?.length ?? 0) + (consumed.get(page[i].tx_id)?.length ?? 0);
+    if (n > MAX_PAGE_UTXOS && i > 0) {
+      page = page.slice(0, i);
+      more = true;
+      break;
+    }
+  }
+  const assetIds: string[] = [];
+  for (const m of [emitted, consumed]) {
+    for (const us of m.values()) for (const u of us) if (u.asset_id !== null) assetIds.push(u.asset_id);
+  }
+  for (const r of page) {
+    // An X asset's ID is its CreateAssetTx's ID.
+    if (r.tx_type === "CreateAssetTx") assetIds.push(r.tx_id);
+    assetIds.push(...evmAssetIds(r));
+  }
+  const assets = await loadAssets(sql, assetIds);
+  return {rows: page, more, emitted, consumed, assets};
+}
+
+function pageOf<T>(p: TxPage, items: T[]): Page<T> {
+  return p.more ? {items, nextCursor: String(p.rows[p.rows.length - 1].seq)} : {items};
+}
+
+async function getTxRow(sql: SqlClientLike, chain: "P" | "X" | "C", txHash: string): Promise<TxRow | null> {
+  const rows = await sql.query<TxRow>(
+    `SELECT ${TX_COLUMNS} FROM txs t ${TX_STAKER_JOIN} WHERE t.chain = $1 AND t.tx_id = $2`,
+    [chain, txHash]
+  );
+  return rows.length > 0 ? rows[0] : null;
+}
+
+/** Latest P-chain transactions, each with its consumed and emitted UTXOs (one query each for the page). */
+export async function listPChainTransactions(
+  sql: SqlClientLike,
+  net: NetworkCtx,
+  args: ListTxsArgs
+): Promise<Page<PChainTransaction>> {
+  const p = await loadTxPage(sql, await listTxRows(sql, "P", args), args.pageSize);
+  return pageOf(p, p.rows.map((r) => pChainTx(r, p, net)));
+}
+
+function pChainTx(r: TxRow, p: TxPage, net: NetworkCtx): PChainTransaction {
+  return pChainTxFromRow(r, p.consumed.get(r.tx_id) ?? [], p.emitted.get(r.tx_id) ?? [], net.hrp, p.assets);
+}
+
+/** One P-chain transaction by ID; null when unknown. */
+export async function getPChainTransaction(
+  sql: SqlClientLike,
+  net: NetworkCtx,
+  txHash: string
+): Promise<PChainTransaction | null> {
+  const row = await getTxRow(sql, "P", txHash);
+  if (row === null) return null;
+  const p = await loadTxPage(sql, [row], 1);
+  return pChainTx(row, p, net);
+}
+
+/** Which X containers (blocks, vertices) hold a page's transactions: one query each. */
+async function loadXContainers(
+  sql: SqlClientLike,
+  rows: TxRow[]
+): Promise<{blocks: Set<string>; vertices: Map<string, VertexRef>}> {
+  const ids = [...new Set(rows.map((r) => r.block_id))];
+  if (ids.length === 0) return {blocks: new Set(), vertices: new Map()};
+  const [bs, vs] = await Promise.all([
+    sql.query<{block_id: string}>("SELECT block_id FROM blocks WHERE chain = 'X' AND block_id = ANY($1::text[])", [ids]),
+    sql.query<VertexRef>("SELECT vertex_id, height, ts FROM vertices WHERE vertex_id = ANY($1::text[])", [ids]),
+  ]);
+  return {blocks: new Set(bs.map((b) => b.block_id)), vertices: new Map(vs.map((v) => [v.vertex_id, v]))};
+}
+
+async function xChainTxs(sql: SqlClientLike, net: NetworkCtx, p: TxPage): Promise<XChainTransaction[]> {
+  const c = await loadXContainers(sql, p.rows);
+  return p.rows.map((r) =>
+    xChainTxFromRow(
+      r,
+      p.consumed.get(r.tx_id) ?? [],
+      p.emitted.get(r.tx_id) ?? [],
+      {linear: c.blocks.has(r.block_id), vertex: c.vertices.get(r.block_id) ?? null},
+      net.hrp,
+      p.assets
+    )
+  );
+}
+
+/** Latest X-chain transactions (linear in blocks, non-linear in vertices). */
+export async function listXChainTransactions(
+  sql: SqlClientLike,
+  net: NetworkCtx,
+  args: Omit<ListTxsArgs, "l1ValidationId">
+): Promise<Page<XChainTransaction>> {
+  const p = await loadTxPage(sql, await listTxRows(sql, "X", args), args.pageSize);
+  return pageOf(p, await xChainTxs(sql, net, p));
+}
+
+/** One X-chain transaction by ID; null when unknown. */
+export async function getXChainTransaction(
+  sql: SqlClientLike,
+  net: NetworkCtx,
+  txHash: string
+): Promise<XChainTransaction | null> {
+  const row = await getTxRow(sql, "X", txHash);
+  if (row === null) return null;
+  return (await xChainTxs(sql, net, await loadTxPage(sql, [row], 1)))[0];
+}
+
+export interface ListAssetTxsArgs extends PageArgs {
+  assetId: string;
+  txTypes?: string[];
+  startTimestamp?: number;
+  endTimestamp?: number;
+}
+
+/** Endpoint 4: X transactions that create, consume or emit an asset, newest first; cursor = seq. */
+export async function listAssetTransactions(
+  sql: SqlClientLike,
+  net: NetworkCtx,
+  args: ListAssetTxsArgs
+): Promise<Page<XChainTransaction>> {
+  const q = new Params();
+  const where = [`k.asset_id = ${q.add(args.assetId)}`];
+  if (args.cursor !== undefined) where.push(`k.seq < ${q.add(args.cursor)}::int8`);
+  if (args.startTimestamp !== undefined) where.push(`t.ts >= ${q.add(args.startTimestamp)}::int8`);
+  if (args.endTimestamp !== undefined) where.push(`t.ts <= ${q.add(args.endTimestamp)}::int8`);
+  if (args.txTypes !== undefined && args.txTypes.length > 0) where.push(`t.tx_type = ANY(${q.add(args.txTypes)}::text[])`);
+  const rows = await sql.query<TxRow>(
+    `SELECT ${TX_COLUMNS} FROM asset_txs k JOIN txs t ON t.chain = 'X' AND t.seq = k.seq ${TX_STAKER_JOIN}
+     WHERE ${where.join(" AND ")} ORDER BY k.seq DESC LIMIT ${q.add(args.pageSize + 1)}`,
+    q.values
+  );
+  const p = await loadTxPage(sql, rows, args.pageSize);
+  return pageOf(p, await xChainTxs(sql, net, p));
+}
+
+/** Latest C-chain atomic transactions (exports and imports). */
+export async function listCChainTransactions(
+  sql: SqlClientLike,
+  net: NetworkCtx,
+  args: Omit<ListTxsArgs, "l1ValidationId">
+): Promise<Page<CChainAtomicTransaction>> {
+  const p = await loadTxPage(sql, await listTxRows(sql, "C", args), args.pageSize);
+  return pageOf(p, p.rows.map((r) => cChainTx(r, p, net)));
+}
+
+function cChainTx(r: TxRow, p: TxPage, net: NetworkCtx): CChainAtomicTransaction {
+  return cChainTxFromRow(
+    r,
+    p.consumed.get(r.tx_id) ?? [],
+    p.emitted.get(r.tx_id) ?? [],
+    net.chainIds.C,
+    net.hrp,
+    p.assets
+  );
+}
+
+/** One C-chain atomic transaction by ID; null when unknown. */
+export async function getCChainTransaction(
+  sql: SqlClientLike,
+  net: NetworkCtx,
+  txHash: string
+): Promise<CChainAtomicTransaction | null> {
+  const row = await getTxRow(sql, "C", txHash);
+  if (row === null) return null;
+  return cChainTx(row, await loadTxPage(sql, [row], 1), net);
+}

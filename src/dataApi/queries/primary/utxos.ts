@@ -1,0 +1,182 @@
+/** UTXO loading for transaction pages, and the UTXOs-of-addresses list (P-chain model). */
+import type {AssetInfo, AssetRow} from "../../models/primary/common.js";
+import {
+  type CChainAtomicBalances,
+  type PChainBalance,
+  type XChainBalances,
+  cChainAtomicBalances,
+  pChainBalance,
+  xChainBalances,
+} from "../../models/primary/balances.js";
+import {type PChainUtxo, type UtxoRow, pChainUtxoFromRow} from "../../models/primary/pchain.js";
+import {type Utxo, utxoFromRow} from "../../models/primary/xchain.js";
+import {type NetworkCtx, type Page, type PageArgs, Params, type SortOrder, type SqlClientLike} from "./common.js";
+
+// A stake output carries its staker's start (utxoStartTimestamp); the join is on the staking transaction.
+const UTXO_COLUMNS = "u.*, s.start_ts AS staker_start";
+const STAKER_JOIN = "LEFT JOIN stakers s ON u.staked AND s.tx_id = u.tx_id";
+
+/** The UTXOs the given transactions emit (by creating tx) and consume (by consuming tx): one query each. */
+export async function loadTxUtxos(
+  sql: SqlClientLike,
+  txIds: string[]
+): Promise<{emitted: Map<string, UtxoRow[]>; consumed: Map<string, UtxoRow[]>}> {
+  const emitted = new Map<string, UtxoRow[]>();
+  const consumed = new Map<string, UtxoRow[]>();
+  if (txIds.length === 0) return {emitted, consumed};
+  const [out, inp] = await Promise.all([
+    sql.query<UtxoRow>(
+      `SELECT ${UTXO_COLUMNS} FROM utxos u ${STAKER_JOIN} WHERE u.tx_id = ANY($1::text[]) ORDER BY u.tx_id, u.output_index`,
+      [txIds]
+    ),
+    sql.query<UtxoRow>(
+      `SELECT ${UTXO_COLUMNS} FROM utxos u ${STAKER_JOIN} WHERE u.consuming_tx = ANY($1::text[])
+       ORDER BY u.consuming_tx, u.tx_id, u.output_index`,
+      [txIds]
+    ),
+  ]);
+  for (const u of out) push(emitted, u.tx_id, u);
+  // Staked outputs keep their consuming fields hidden: a reward transaction does not list the principal it returns.
+  for (const u of inp) if (u.consuming_tx !== null) push(consumed, u.consuming_tx, u);
+  return {emitted, consumed};
+}
+
+function push<T>(m: Map<string, T[]>, k: string, v: T): void {
+  const a = m.get(k);
+  if (a) a.push(v);
+  else m.set(k, [v]);
+}
+
+/** Asset facts for the given asset IDs (one query). */
+export async function loadAssets(sql: SqlClientLike, assetIds: Iterable<string>): Promise<AssetInfo> {
+  const ids = [...new Set(assetIds)];
+  const m: AssetInfo = new Map();
+  if (ids.length === 0) return m;
+  for (const r of await sql.query<AssetRow>("SELECT * FROM assets WHERE asset_id = ANY($1::text[])", [ids])) {
+    m.set(r.asset_id, r);
+  }
+  return m;
+}
+
+export interface ListUtxosArgs extends PageArgs {
+  /** CB58 ID of the chain the UTXOs can be spent on. */
+  chainId: string;
+  /** 20-byte short IDs. */
+  addresses: Uint8Array[];
+  assetId?: string;
+  includeSpent?: boolean;
+  sortBy?: "timestamp" | "amount";
+  sortOrder?: SortOrder;
+}
+
+/** Cursor of the UTXO list: the sort key (creation time or amount) and the UTXO ID, `<key>:<utxoId>`. */
+export async function listUtxoRows(sql: SqlClientLike, args: ListUtxosArgs): Promise<Page<UtxoRow>> {
+  const p = new Params();
+  const sortCol = args.sortBy === "amount" ? "u.amount" : "u.created_ts";
+  const desc = (args.sortOrder ?? "desc") === "desc";
+  const chain = p.add(args.chainId);
+  // A chain's UTXOs: created there (not exported), or imported into it. UTXOs exported to it and not yet imported
+  // sit in its atomic memory: the balances show them, this list does not.
+  const where = [
+    `ua.address = ANY(${p.add(args.addresses)}::bytea[])`,
+    `u.created_ts IS NOT NULL`,
+    `((u.created_chain = ${chain} AND u.exported_to IS NULL) OR (u.exported_to = ${chain} AND u.consuming_tx IS NOT NULL))`,
+  ];
+  if (!args.includeSpent) where.push("u.consuming_tx IS NULL");
+  if (args.assetId !== undefined) where.push(`u.asset_id = ${p.add(args.assetId)}`);
+  if (args.cursor !== undefined) {
+    const i = args.cursor.indexOf(":");
+    const key = p.add(args.cursor.slice(0, i));
+    const id = p.add(args.cursor.slice(i + 1));
+    where.push(`(${sortCol}, u.utxo_id) ${desc ? "<" : ">"} (${key}::numeric, ${id})`);
+  }
+  const dir = desc ? "DESC" : "ASC";
+  const rows = await sql.query<UtxoRow>(
+    `SELECT DISTINCT ON (${sortCol}, u.utxo_id) ${UTXO_COLUMNS}
+     FROM utxo_addresses ua JOIN utxos u ON u.utxo_id = ua.utxo_id ${STAKER_JOIN}
+     WHERE ${where.join(" AND ")}
+     ORDER BY ${sortCol} ${dir}, u.utxo_id ${dir} LIMIT ${p.add(args.pageSize + 1)}`,
+    p.values
+  );
+  const more = rows.length > args.pageSize;
+  const items = rows.slice(0, args.pageSize);
+  if (!more) return {items};
+  const last = items[items.length - 1];
+  return {items, nextCursor: `${String(args.sortBy === "amount" ? last.amount : last.created_ts)}:${last.utxo_id}`};
+}
+
+/** The P-chain UTXOs of addresses (Glacier `ListPChainUtxosResponse.utxos`). */
+export async function listPChainUtxos(
+  sql: SqlClientLike,
+  net: NetworkCtx,
+  args: Omit<ListUtxosArgs, "chainId">
+): Promise<Page<PChainUtxo>> {
+  const page = await listUtxoRows(sql, {...args, chainId: net.chainIds.P});
+  const assets = await loadAssets(sql, page.items.flatMap((u) => (u.asset_id === null ? [] : [u.asset_id])));
+  const items = page.items.map((u) => pChainUtxoFromRow(u, net.hrp, assets));
+  return page.nextCursor === undefined ? {items} : {items, nextCursor: page.nextCursor};
+}
+
+/** Every unspent UTXO of the addresses on a chain or in its atomic memory (exported to it, not yet imported). */
+export async function unspentUtxoRows(sql: SqlClientLike, chainId: string, addresses: Uint8Array[]): Promise<UtxoRow[]> {
+  return sql.query<UtxoRow>(
+    `SELECT DISTINCT ON (u.utxo_id) ${UTXO_COLUMNS}
+     FROM utxo_addresses ua JOIN utxos u ON u.utxo_id = ua.utxo_id ${STAKER_JOIN}
+     WHERE ua.address = ANY($1::bytea[]) AND u.consuming_tx IS NULL AND u.created_ts IS NOT NULL
+       AND ((u.created_chain = $2 AND u.exported_to IS NULL) OR u.exported_to = $2)
+     ORDER BY u.utxo_id`,
+    [addresses, chainId]
+  );
+}
+
+async function balanceInputs(
+  sql: SqlClientLike,
+  chainId: string,
+  addresses: Uint8Array[]
+): Promise<{utxos: UtxoRow[]; assets: AssetInfo}> {
+  const utxos = await unspentUtxoRows(sql, chainId, addresses);
+  const assets = await loadAssets(sql, utxos.flatMap((u) => (u.asset_id === null ? [] : [u.asset_id])));
+  return {utxos, assets};
+}
+
+/** P-chain balances of addresses at `now` (Unix seconds). */
+export async function getPChainBalances(
+  sql: SqlClientLike,
+  net: NetworkCtx,
+  args: {addresses: Uint8Array[]; now: number}
+): Promise<PChainBalance> {
+  const {utxos, assets} = await balanceInputs(sql, net.chainIds.P, args.addresses);
+  return pChainBalance(utxos, net.chainIds.P, args.now, assets);
+}
+
+/** X-chain balances of addresses at `now`. */
+export async function getXChainBalances(
+  sql: SqlClientLike,
+  net: NetworkCtx,
+  args: {addresses: Uint8Array[]; now: number}
+): Promise<XChainBalances> {
+  const {utxos, assets} = await balanceInputs(sql, net.chainIds.X, args.addresses);
+  return xChainBalances(utxos, net.chainIds.X, args.now, assets);
+}
+
+/** C-chain atomic memory balances of addresses at `now`. */
+export async function getCChainAtomicBalances(
+  sql: SqlClientLike,
+  net: NetworkCtx,
+  args: {addresses: Uint8Array[]; now: number}
+): Promise<CChainAtomicBalances> {
+  const {utxos, assets} = await balanceInputs(sql, net.chainIds.C, args.addresses);
+  return cChainAtomicBalances(utxos, net.chainIds.C, args.now, assets);
+}
+
+/** The X-chain UTXOs of addresses (Glacier `ListUtxosResponse.utxos`); also the C-chain's imported ones. */
+export async function listXChainUtxos(
+  sql: SqlClientLike,
+  net: NetworkCtx,
+  args: Omit<ListUtxosArgs, "chainId"> & {chain?: "X" | "C"}
+): Promise<Page<Utxo>> {
+  const page = await listUtxoRows(sql, {...args, chainId: net.chainIds[args.chain ?? "X"]});
+  const assets = await loadAssets(sql, page.items.flatMap((u) => (u.asset_id === null ? [] : [u.asset_id])));
+  const items = page.items.map((u) => utxoFromRow(u, net.hrp, assets));
+  return page.nextCursor === undefined ? {items} : {items, nextCursor: page.nextCursor};
+}

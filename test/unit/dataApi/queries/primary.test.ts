@@ -1,0 +1,301 @@
+import {afterAll, beforeAll, describe, expect, it} from "vitest";
+import {getBlock, listBlocks} from "../../../../src/dataApi/queries/primary/blocks.js";
+import type {Page} from "../../../../src/dataApi/queries/primary/common.js";
+import {
+  getCChainTransaction,
+  getPChainTransaction,
+  getXChainTransaction,
+  listAssetTransactions,
+  listCChainTransactions,
+  listPChainTransactions,
+  listXChainTransactions,
+} from "../../../../src/dataApi/queries/primary/transactions.js";
+import {
+  getCChainAtomicBalances,
+  getPChainBalances,
+  getXChainBalances,
+  listPChainUtxos,
+  listXChainUtxos,
+} from "../../../../src/dataApi/queries/primary/utxos.js";
+import {
+  AVAX, BOB_HEX, C_ID, EWOQ, EWOQ_EVM, EWOQ_HEX, NET, P_ID, RecordingClient, TOK, TestDb, X_ID, hexBytes, seedPrimary, seedXC,
+} from "./fixture.js";
+
+const BOB = "local1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqq9sspzpx9";
+const avax = (amount: string): Record<string, unknown> => ({
+  assetId: AVAX, name: "Avalanche", symbol: "AVAX", denomination: 9, type: "secp256k1", amount,
+});
+
+let db: TestDb;
+beforeAll(async () => {
+  db = await new TestDb().init();
+  await seedPrimary(db);
+  await seedXC(db);
+});
+afterAll(async () => {
+  await db.close();
+});
+
+/** Walks every page of a list; returns the pages' items and cursors. */
+async function allPages<T>(fetch: (cursor?: string) => Promise<Page<T>>): Promise<{items: T[][]; cursors: (string | undefined)[]}> {
+  const items: T[][] = [];
+  const cursors: (string | undefined)[] = [];
+  let cursor: string | undefined;
+  for (let i = 0; i < 50; i++) {
+    const page = await fetch(cursor);
+    items.push(page.items);
+    cursors.push(page.nextCursor);
+    if (page.nextCursor === undefined) break;
+    cursor = page.nextCursor;
+  }
+  return {items, cursors};
+}
+
+/** EXPLAINs every statement a call ran (sequential scans off) and fails on a Seq Scan of a big table. */
+async function expectIndexed(run: (sql: RecordingClient) => Promise<unknown>): Promise<void> {
+  const rec = new RecordingClient(db);
+  await run(rec);
+  expect(rec.statements.length).toBeGreaterThan(0);
+  for (const s of rec.statements) {
+    const plan = await db.explain(s.sql, s.params);
+    expect(plan, `${s.sql}\n${plan}`).not.toMatch(/Seq Scan on (blocks|txs|tx_addresses|utxos|utxo_addresses)\b/);
+  }
+}
+
+describe("blocks", () => {
+  it("lists newest first across pages without repeats or gaps", async () => {
+    const r = await allPages((cursor) => listBlocks(db, {chain: "P", pageSize: 2, cursor}));
+    expect(r.items.map((p) => p.map((b) => b.blockNumber))).toEqual([["5", "4"], ["3", "2"], ["1", "0"]]);
+    expect(r.cursors).toEqual(["4", "2", undefined]);
+  });
+
+  it("filters by inclusive timestamps", async () => {
+    const r = await allPages((cursor) =>
+      listBlocks(db, {chain: "P", pageSize: 2, cursor, startTimestamp: 1010, endTimestamp: 1030})
+    );
+    expect(r.items.flat().map((b) => b.blockNumber)).toEqual(["3", "2", "1"]);
+    expect(r.cursors).toEqual(["2", undefined]);
+  });
+
+  it("gets a block by height or ID with its proposer details", async () => {
+    const expected = {
+      blockNumber: "1", blockHash: "pblk1", parentHash: "pblk0", blockTimestamp: 1010, blockType: "Standard",
+      txCount: 1, transactions: ["ptx1"], blockSizeBytes: 101, currentSupply: "1001000000000000000",
+      proposerDetails: {proposerId: "pwrap1", proposerParentId: "pwrap0", proposerNodeId: "NodeID-A",
+        proposerPChainHeight: 0, proposerTimestamp: 1010},
+    };
+    expect(await getBlock(db, "P", "1")).toEqual(expected);
+    expect(await getBlock(db, "P", "pblk1")).toEqual(expected);
+    expect((await getBlock(db, "P", "5"))?.l1ValidatorsAccruedFees).toBe(7);
+    expect(await getBlock(db, "P", "pblk9")).toBeNull();
+    expect(await getBlock(db, "X", "1")).toBeNull();
+  });
+
+  it("serves C blocks by their EVM hash, in any case", async () => {
+    const b = await getBlock(db, "C", "0x" + "AB".repeat(32));
+    expect(b).toEqual({
+      blockNumber: "1", blockHash: "0x" + "ab".repeat(32), parentHash: "0x" + "cd".repeat(32), blockTimestamp: 1036,
+      blockType: "", txCount: 0, transactions: [], blockSizeBytes: 900,
+    });
+  });
+
+  it("uses an index", async () => {
+    await expectIndexed((sql) => listBlocks(sql, {chain: "P", pageSize: 2, cursor: "4", startTimestamp: 1, endTimestamp: 2000}));
+    await expectIndexed((sql) => getBlock(sql, "P", "pblk1"));
+  });
+});
+
+describe("P-chain transactions", () => {
+  it("lists latest transactions across pages, both orders", async () => {
+    const desc = await allPages((cursor) => listPChainTransactions(db, NET, {pageSize: 3, cursor}));
+    expect(desc.items.map((p) => p.map((t) => t.txHash))).toEqual([["ptx4", "ptx3", "ptx2"], ["ptx1"]]);
+    expect(desc.cursors).toEqual(["2", undefined]);
+    const asc = await allPages((cursor) => listPChainTransactions(db, NET, {pageSize: 3, cursor, sortOrder: "asc"}));
+    expect(asc.items.flat().map((t) => t.txHash)).toEqual(["ptx1", "ptx2", "ptx3", "ptx4"]);
+  });
+
+  it("filters by addresses, txTypes and timestamps", async () => {
+    const bob = [hexBytes(BOB_HEX)];
+    const r = await allPages((cursor) => listPChainTransactions(db, NET, {pageSize: 1, cursor, addresses: bob}));
+    expect(r.items.flat().map((t) => t.txHash)).toEqual(["ptx4", "ptx3", "ptx1"]);
+    const both = await listPChainTransactions(db, NET, {pageSize: 10, addresses: [hexBytes(EWOQ_HEX), ...bob], sortOrder: "asc"});
+    expect(both.items.map((t) => t.txHash)).toEqual(["ptx1", "ptx2", "ptx3", "ptx4"]);
+    const types = await listPChainTransactions(db, NET, {pageSize: 10, addresses: bob, txTypes: ["ExportTx", "BaseTx"]});
+    expect(types.items.map((t) => t.txHash)).toEqual(["ptx3", "ptx1"]);
+    const ts = await listPChainTransactions(db, NET, {pageSize: 10, addresses: bob, startTimestamp: 1030, endTimestamp: 1040});
+    expect(ts.items.map((t) => t.txHash)).toEqual(["ptx4", "ptx3"]);
+  });
+
+  it("builds a staking transaction with its stake, estimate and burn", async () => {
+    const t = await getPChainTransaction(db, NET, "ptx2");
+    expect(t).toEqual({
+      txHash: "ptx2", txType: "AddPermissionlessValidatorTx", blockTimestamp: 1020, blockNumber: "2", blockHash: "pblk2",
+      consumedUtxos: [{
+        addresses: [EWOQ], asset: avax("399"), consumedOnChainId: P_ID, consumingTxHash: "ptx2", createdOnChainId: P_ID,
+        utxoId: "u1b", amount: "399", assetId: AVAX, blockNumber: "1", blockTimestamp: 1010, consumingBlockNumber: "2",
+        consumingBlockTimestamp: 1020, platformLocktime: 0, outputIndex: 1, staked: false, threshold: 1, txHash: "ptx1",
+        utxoType: "TRANSFER",
+      }],
+      emittedUtxos: [
+        {
+          addresses: [EWOQ], asset: avax("98"), consumedOnChainId: P_ID, createdOnChainId: P_ID, utxoId: "u2",
+          amount: "98", assetId: AVAX, blockNumber: "2", blockTimestamp: 1020, platformLocktime: 0, outputIndex: 0,
+          staked: false, threshold: 1, txHash: "ptx2", utxoType: "TRANSFER",
+        },
+        {
+          addresses: [EWOQ], asset: avax("300"), consumedOnChainId: P_ID, createdOnChainId: P_ID, utxoId: "s2",
+          amount: "300", assetId: AVAX, blockNumber: "2", blockTimestamp: 1020, platformLocktime: 0, outputIndex: 1,
+          staked: true, threshold: 1, txHash: "ptx2", utxoStartTimestamp: 1020, utxoEndTimestamp: 5000, utxoType: "STAKE",
+        },
+      ],
+      value: [avax("98")], amountBurned: [avax("1")], amountStaked: [avax("300")], amountL1ValidatorBalanceBurned: [],
+      startTimestamp: 1020, endTimestamp: 5000, nodeId: "NodeID-A", subnetId: P_ID, delegationFeePercent: "2.0000",
+      rewardAddresses: [EWOQ], blsCredentials: {publicKey: "aa", proofOfPossession: "bb"}, estimatedReward: "12",
+    });
+  });
+
+  it("shows an exported output as consumed on its destination", async () => {
+    const t = await getPChainTransaction(db, NET, "ptx3");
+    expect(t?.destinationChain).toBe(X_ID);
+    expect(t?.emittedUtxos).toEqual([{
+      addresses: [BOB], asset: avax("599"), consumedOnChainId: X_ID, consumingTxHash: "xImport", createdOnChainId: P_ID,
+      utxoId: "e3", amount: "599", assetId: AVAX, blockNumber: "3", blockTimestamp: 1030, consumingBlockNumber: "7",
+      consumingBlockTimestamp: 1035, platformLocktime: 0, outputIndex: 0, staked: false, threshold: 1, txHash: "ptx3",
+      utxoType: "TRANSFER",
+    }]);
+    expect(t?.value).toEqual([avax("599")]);
+    expect(t?.amountBurned).toEqual([avax("1")]);
+    const imp = await getPChainTransaction(db, NET, "ptx4");
+    expect(imp?.sourceChain).toBe(X_ID);
+    expect(imp?.consumedUtxos.map((u) => [u.utxoId, u.createdOnChainId, u.consumedOnChainId])).toEqual([["x5", X_ID, P_ID]]);
+    expect((await getPChainTransaction(db, NET, "ptx1"))?.memo).toBe("0x6869");
+    expect(await getPChainTransaction(db, NET, "nope")).toBeNull();
+  });
+
+  it("uses an index", async () => {
+    await expectIndexed((sql) => listPChainTransactions(sql, NET, {pageSize: 2, cursor: "3"}));
+    await expectIndexed((sql) =>
+      listPChainTransactions(sql, NET, {pageSize: 2, cursor: "3", addresses: [hexBytes(BOB_HEX)], txTypes: ["BaseTx"], startTimestamp: 0})
+    );
+    await expectIndexed((sql) => getPChainTransaction(sql, NET, "ptx2"));
+  });
+});
+
+describe("P-chain UTXOs", () => {
+  it("lists unspent UTXOs (staked ones included) and spent ones on request", async () => {
+    const ewoq = [hexBytes(EWOQ_HEX)];
+    const unspent = await listPChainUtxos(db, NET, {pageSize: 10, addresses: ewoq});
+    expect(unspent.items.map((u) => u.utxoId)).toEqual(["u2", "s2"]);
+    expect(unspent.nextCursor).toBeUndefined();
+    const all = await allPages((cursor) => listPChainUtxos(db, NET, {pageSize: 1, cursor, addresses: ewoq, includeSpent: true}));
+    expect(all.items.flat().map((u) => u.utxoId)).toEqual(["u2", "s2", "u1b", "g0"]);
+    const byAmount = await listPChainUtxos(db, NET, {pageSize: 10, addresses: ewoq, includeSpent: true, sortBy: "amount", sortOrder: "asc"});
+    expect(byAmount.items.map((u) => u.amount)).toEqual(["98", "300", "399", "1000"]);
+  });
+
+  it("lists what can be spent on P: imports' sources once consumed are gone, exports from P are not P's", async () => {
+    const bob = [hexBytes(BOB_HEX)];
+    expect((await listPChainUtxos(db, NET, {pageSize: 10, addresses: bob})).items.map((u) => u.utxoId)).toEqual(["u4"]);
+    const spent = await listPChainUtxos(db, NET, {pageSize: 10, addresses: bob, includeSpent: true});
+    expect(spent.items.map((u) => u.utxoId)).toEqual(["u4", "u1a", "x5"]);
+  });
+
+  it("uses an index", async () => {
+    await expectIndexed((sql) => listPChainUtxos(sql, NET, {pageSize: 2, cursor: "1020:u2", addresses: [hexBytes(EWOQ_HEX)]}));
+  });
+});
+
+const tok = (amount: string): Record<string, unknown> => ({
+  assetId: TOK, name: "Token", symbol: "TOK", denomination: 2, type: "secp256k1", amount,
+});
+
+describe("X-chain transactions", () => {
+  it("builds a non-linear asset creation with its vertex and the asset", async () => {
+    expect(await getXChainTransaction(db, NET, TOK)).toEqual({
+      txHash: TOK, timestamp: 1003, txType: "CreateAssetTx", memo: "", consumedUtxos: [],
+      emittedUtxos: [{
+        addresses: [EWOQ], asset: tok("1000"), consumedOnChainId: X_ID, createdOnChainId: X_ID, utxoId: "xc0",
+        creationTxHash: TOK, locktime: 0, outputIndex: "0", threshold: 1, timestamp: 1003, utxoType: "transfer",
+      }],
+      amountUnlocked: [], amountCreated: [tok("1000")],
+      assetCreated: {assetId: TOK, name: "Token", symbol: "TOK", denomination: 2, type: "secp256k1", createdAtTimestamp: 1003, cap: "variable"},
+      chainFormat: "non-linear", vertices: [{hash: "vtx1", height: 3, timestamp: 1003}],
+    });
+  });
+
+  it("builds a linear import that consumes P's exported UTXO", async () => {
+    const t = await getXChainTransaction(db, NET, "xImport");
+    expect(t).toMatchObject({chainFormat: "linear", blockHeight: 7, blockHash: "xblk7", sourceChain: P_ID,
+      amountUnlocked: [avax("599")], amountCreated: [avax("598")]});
+    expect(t?.consumedUtxos).toEqual([{
+      addresses: [BOB], asset: avax("599"), consumedOnChainId: X_ID, consumingTxHash: "xImport", createdOnChainId: P_ID,
+      utxoId: "e3", consumingTxTimestamp: 1035, creationTxHash: "ptx3", locktime: 0, outputIndex: "0", threshold: 1,
+      timestamp: 1030, utxoType: "transfer",
+    }]);
+    expect(await getXChainTransaction(db, NET, "ptx1")).toBeNull();
+  });
+
+  it("lists, filters by address, and lists an asset's transactions", async () => {
+    const all = await allPages((cursor) => listXChainTransactions(db, NET, {pageSize: 1, cursor}));
+    expect(all.items.flat().map((t) => t.txHash)).toEqual(["xImport", TOK]);
+    expect(all.cursors).toEqual(["2", undefined]);
+    const bob = await listXChainTransactions(db, NET, {pageSize: 10, addresses: [hexBytes(BOB_HEX)]});
+    expect(bob.items.map((t) => t.txHash)).toEqual(["xImport"]);
+    expect((await listAssetTransactions(db, NET, {pageSize: 10, assetId: TOK})).items.map((t) => t.txHash)).toEqual([TOK]);
+    expect((await listAssetTransactions(db, NET, {pageSize: 10, assetId: AVAX})).items.map((t) => t.txHash)).toEqual(["xImport"]);
+    expect((await listAssetTransactions(db, NET, {pageSize: 10, assetId: AVAX, txTypes: ["BaseTx"]})).items).toEqual([]);
+  });
+
+  it("uses an index", async () => {
+    await expectIndexed((sql) => listXChainTransactions(sql, NET, {pageSize: 1, cursor: "3"}));
+    await expectIndexed((sql) => listAssetTransactions(sql, NET, {pageSize: 1, cursor: "3", assetId: AVAX, startTimestamp: 0}));
+  });
+});
+
+describe("C-chain atomic transactions", () => {
+  it("builds an export from EVM inputs to exported UTXOs, checksummed", async () => {
+    const t = await getCChainTransaction(db, NET, "cExport");
+    expect(t).toEqual({
+      txHash: "cExport", blockHeight: 1, blockHash: "0x" + "ab".repeat(32), timestamp: 1036, memo: "",
+      amountUnlocked: [avax("50")], amountCreated: [avax("49")], sourceChain: C_ID, destinationChain: P_ID,
+      txType: "ExportTx", evmInputs: [{fromAddress: EWOQ_EVM, asset: avax("50"), credentials: []}],
+      emittedUtxos: [{
+        addresses: [EWOQ], asset: avax("49"), consumedOnChainId: P_ID, createdOnChainId: C_ID, utxoId: "ce0",
+        creationTxHash: "cExport", locktime: 0, outputIndex: "0", threshold: 1, timestamp: 1036, utxoType: "transfer",
+      }],
+    });
+    const byEvm = await listCChainTransactions(db, NET, {pageSize: 10, addresses: [hexBytes(EWOQ_EVM.slice(2).toLowerCase())]});
+    expect(byEvm.items.map((x) => x.txHash)).toEqual(["cExport"]);
+  });
+});
+
+describe("balances", () => {
+  const ewoq = [hexBytes(EWOQ_HEX)];
+  const agg = (amount: string, utxoCount: number): Record<string, unknown> => ({...avax(amount), utxoCount});
+
+  it("splits P balances by kind at a time, with the atomic memory", async () => {
+    const empty = {unlockedUnstaked: [], unlockedStaked: [], lockedPlatform: [], lockedStakeable: [], lockedStaked: [], pendingStaked: []};
+    const shared = [{...agg("49", 1), sharedWithChainId: C_ID, status: "pendingImport"}];
+    expect(await getPChainBalances(db, NET, {addresses: ewoq, now: 3000})).toEqual({
+      ...empty, unlockedUnstaked: [agg("98", 1)], unlockedStaked: [agg("300", 1)],
+      atomicMemoryUnlocked: shared, atomicMemoryLocked: [],
+    });
+    expect((await getPChainBalances(db, NET, {addresses: ewoq, now: 1015})).pendingStaked).toEqual([agg("300", 1)]);
+    expect((await getPChainBalances(db, NET, {addresses: ewoq, now: 6000})).unlockedUnstaked).toEqual([agg("398", 2)]);
+  });
+
+  it("X balances lock by locktime; C shows its atomic memory", async () => {
+    const bob = [hexBytes(BOB_HEX)];
+    expect(await getXChainBalances(db, NET, {addresses: bob, now: 1500})).toEqual({
+      locked: [agg("598", 1)], unlocked: [], atomicMemoryUnlocked: [], atomicMemoryLocked: [],
+    });
+    expect((await getXChainBalances(db, NET, {addresses: bob, now: 2000})).unlocked).toEqual([agg("598", 1)]);
+    expect((await getXChainBalances(db, NET, {addresses: ewoq, now: 2000})).unlocked).toEqual([{...tok("1000"), utxoCount: 1}]);
+    expect(await getCChainAtomicBalances(db, NET, {addresses: ewoq, now: 2000})).toEqual({atomicMemoryUnlocked: [], atomicMemoryLocked: []});
+    expect((await listXChainUtxos(db, NET, {pageSize: 10, addresses: bob})).items.map((u) => u.utxoId)).toEqual(["xi0"]);
+  });
+
+  it("uses an index", async () => {
+    await expectIndexed((sql) => getPChainBalances(sql, NET, {addresses: ewoq, now: 3000}));
+  });
+});
