@@ -2,7 +2,7 @@
 // (bench/lib/primaryHistory.mjs: 2-in/2-out signed X-chain transactions, random spends) from a real LevelDB
 // container index into PGlite and into a PostgreSQL server, in transactions/s, with the process's peak RSS.
 // BENCH_DATA_API_TXS (default 1,000,000) transactions; BENCH_RUNS runs per backend, median reported.
-import {mkdtempSync, rmSync} from "node:fs";
+import {chmodSync, mkdtempSync, rmSync} from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -76,6 +76,8 @@ async function foldOnce(store, url, dataDir) {
 
 export async function benchDataApi() {
   const root = mkdtempSync(path.join(os.tmpdir(), "avaext-bench-dataapi-"));
+  // As root, the server runs as the "postgres" user: it must reach its data directory.
+  chmodSync(root, 0o755);
   const rows = [];
   const {db, store} = await buildIndex(path.join(root, "index"));
   const port = await freePort();

@@ -28,6 +28,9 @@ import {createCoreMetrics, type CoreMetrics} from "./metrics/index.js";
 import {AdminService, type RawKeyValueReader} from "./admin/service.js";
 import {AvgTps} from "./metricsService/avgTps.js";
 import {MetricsService} from "./metricsService/service.js";
+import {DataApiService, type DataApiRole} from "./dataApi/service.js";
+import {loadApiKeys} from "./dataApi/server/keys.js";
+import {genesisFor} from "./dataApi/genesis.js";
 
 export interface NodeOverrides {
   /** Where display logs go (tests pass a sink); default stdout. */
@@ -62,6 +65,8 @@ export class AvaextNode {
   readonly avgTps = new AvgTps();
   /** The admin API, when `--api-admin-enabled`. */
   admin: AdminService | null = null;
+  /** The data API (`/v1`), when `--data-api-enabled`. */
+  dataApi: DataApiService | null = null;
   private readonly closers: Closer[] = [];
   private status: Status = "created";
 
@@ -173,6 +178,32 @@ export class AvaextNode {
       this.onClose("admin", () => admin.close());
     }
     // --- end admin API ---
+    if (c["data-api-enabled"]) {
+      const genesis = genesisFor(this.chains.network, c.feed);
+      const dataApi = await DataApiService.open(
+        {
+          db: c["data-api-db"],
+          role: c["data-api-role"] as DataApiRole,
+          dataDir: c["data-dir"],
+          rateLimitPerMinute: c["data-api-rate-limit"],
+          keys: c["data-api-keys-file"] ? loadApiKeys(c["data-api-keys-file"]) : null,
+          maxLag: 10_000,
+        },
+        {
+          index: c["index-enabled"] ? store : null,
+          network: this.chains.network,
+          chains: this.chains,
+          routes: this.routes,
+          health: this.health,
+          logger: this.loggers.get("data-api"),
+          register: this.metrics.register,
+          genesis: genesis.state,
+          avaxAssetId: genesis.avaxAssetId,
+        },
+      );
+      this.dataApi = dataApi;
+      this.onClose("data API", () => dataApi.close());
+    }
     if (c["api-metrics-enabled"]) {
       const register = this.metrics.register;
       this.routes.add("/ext/metrics", {
@@ -189,6 +220,7 @@ export class AvaextNode {
     this.status = "started";
     this.health.start();
     await this.ingester!.start();
+    await this.dataApi?.start();
     this.logger.info(
       {url: url.toString(), network: this.chains.network.name, apis: this.routes.paths()},
       `HTTP API listening on ${url.host}`,

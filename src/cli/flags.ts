@@ -8,7 +8,7 @@ import {networkFromId} from "../chains/index.js";
 import {parseLogLevel, type LogLevel} from "../logger/index.js";
 import {parseDuration} from "./duration.js";
 
-export type FlagKind = "bool" | "string" | "path" | "port" | "int" | "duration" | "list" | "level" | "network";
+export type FlagKind = "bool" | "string" | "path" | "port" | "int" | "duration" | "list" | "level" | "network" | "role" | "db";
 
 /** The parsed value of every flag, keyed by flag name. */
 export interface AvaextConfig {
@@ -42,6 +42,11 @@ export interface AvaextConfig {
   "log-level": LogLevel;
   "log-display-level": LogLevel;
   "v8-pretenuring": boolean;
+  "data-api-enabled": boolean;
+  "data-api-db": string;
+  "data-api-role": "ingest" | "serve" | "both";
+  "data-api-keys-file": string | null;
+  "data-api-rate-limit": number;
 }
 
 export type FlagName = keyof AvaextConfig;
@@ -90,6 +95,11 @@ export const FLAGS: readonly FlagDef[] = [
   flag({name: "system-tracker-disk-warning-available-space-percentage", kind: "int", default: 10, defaultText: "10", description: "diskspace check fails with a warning below this % of free disk"}),
   flag({name: "log-level", kind: "level", default: "INFO", defaultText: "INFO", description: "level of the log files (VERBO DEBUG TRACE INFO WARN ERROR FATAL OFF)"}),
   flag({name: "log-display-level", kind: "level", default: (c) => c["log-level"]!, defaultText: "= log-level", description: "level of stdout"}),
+  flag({name: "data-api-enabled", kind: "bool", default: false, defaultText: "false", description: "serve the data API under /v1 and fold the container index into its store"}),
+  flag({name: "data-api-db", kind: "db", default: "embedded", defaultText: "embedded", description: "the data API's store: embedded (PGlite under <data-dir>/data-api) or postgres://user:pass@host:port/db"}),
+  flag({name: "data-api-role", kind: "role", default: "both", defaultText: "both", description: "ingest (fold into the store), serve (answer /v1 from it) or both"}),
+  flag({name: "data-api-keys-file", kind: "path", default: null, defaultText: "none", description: 'JSON {"<key>": {"name": "...", "rateLimit": N}}: API keys and their limits a minute'}),
+  flag({name: "data-api-rate-limit", kind: "int", default: 600, defaultText: "600", description: "data API requests a minute per client IP without a key (429 above); 0 = no limit"}),
   flag({name: "v8-pretenuring", kind: "bool", default: false, defaultText: "false", description: "keep V8's allocation-site pretenuring, which avaext turns off (README: Performance)"}),
 ];
 
@@ -152,6 +162,16 @@ export function parseFlagValue(def: FlagDef, raw: unknown): unknown {
     }
     case "string": {
       if (typeof raw !== "string") throw new Error(`expected a string, got ${show(raw)}`);
+      return raw;
+    }
+    case "role": {
+      if (raw !== "ingest" && raw !== "serve" && raw !== "both") throw new Error(`expected ingest, serve or both, got ${show(raw)}`);
+      return raw;
+    }
+    case "db": {
+      if (typeof raw !== "string" || (raw !== "embedded" && !/^postgres(ql)?:\/\/./.test(raw))) {
+        throw new Error(`expected embedded or a postgres:// URL, got ${show(raw)}`);
+      }
       return raw;
     }
   }

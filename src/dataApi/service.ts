@@ -104,7 +104,7 @@ export class DataApiService {
         {network: modules.network, tokenSecret: secret, rateLimitPerMinute: opts.rateLimitPerMinute, keys: opts.keys},
         {chains: modules.chains, logger: modules.logger, register: modules.register},
       );
-      registerPrimaryRoutes(router, {sql, network: modules.network, avaxAssetId: modules.avaxAssetId});
+      registerPrimaryRoutes(router, {sql, network: modules.network, chains: modules.chains, avaxAssetId: modules.avaxAssetId});
       modules.routes.addResolver(router.resolver());
     }
   }

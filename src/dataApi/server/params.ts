@@ -1,0 +1,107 @@
+/**
+ * Query parameters of the data API, parsed into typed values or a 400 naming the parameter (contract data-api §2):
+ * integers with ranges, inclusive timestamp bounds, block ranges, sort order, enums, arrays given as a repeated
+ * key or a comma list. Unknown parameters are ignored.
+ */
+import {badRequest} from "./errors.js";
+
+const INT_RE = /^(0|[1-9][0-9]*)$/;
+
+export class Query {
+  constructor(readonly raw: URLSearchParams) {}
+
+  /** The last value given for `name`, or undefined (an empty value counts as absent). */
+  string(name: string): string | undefined {
+    const all = this.raw.getAll(name);
+    const v = all[all.length - 1];
+    return v === undefined || v === "" ? undefined : v;
+  }
+
+  requiredString(name: string): string {
+    const v = this.string(name);
+    if (v === undefined) throw badRequest(name, "required");
+    return v;
+  }
+
+  /** A non-negative integer within [min, max]. */
+  int(name: string, o: {min?: number; max?: number; default?: number} = {}): number | undefined {
+    const v = this.string(name);
+    if (v === undefined) return o.default;
+    const min = o.min ?? 0;
+    const max = o.max ?? Number.MAX_SAFE_INTEGER;
+    if (!INT_RE.test(v) || Number(v) < min || Number(v) > max) {
+      throw badRequest(name, o.max !== undefined ? `must be an integer in [${min},${max}]` : `must be an integer >= ${min}`);
+    }
+    return Number(v);
+  }
+
+  requiredInt(name: string, o: {min?: number; max?: number} = {}): number {
+    const v = this.int(name, o);
+    if (v === undefined) throw badRequest(name, "required");
+    return v;
+  }
+
+  pageSize(max = 100): number {
+    return this.int("pageSize", {min: 1, max, default: 10})!;
+  }
+
+  sortOrder(): "asc" | "desc" {
+    const v = this.string("sortOrder");
+    if (v === undefined) return "desc";
+    if (v !== "asc" && v !== "desc") throw badRequest("sortOrder", `must be asc or desc, not ${JSON.stringify(v)}`);
+    return v;
+  }
+
+  /** `startTimestamp` and `endTimestamp`: inclusive bounds, integers >= 0, start <= end. */
+  timeRange(): {start: number | undefined; end: number | undefined} {
+    const start = this.int("startTimestamp");
+    const end = this.int("endTimestamp");
+    if (start !== undefined && end !== undefined && start > end) throw badRequest("startTimestamp", `must be <= endTimestamp (${start} > ${end})`);
+    return {start, end};
+  }
+
+  /** `startBlock` (inclusive) and `endBlock` (exclusive). */
+  blockRange(): {start: bigint | undefined; end: bigint | undefined} {
+    const parse = (name: string): bigint | undefined => {
+      const v = this.string(name);
+      if (v === undefined) return undefined;
+      if (!INT_RE.test(v) || v.length > 20) throw badRequest(name, "must be a block number (an integer >= 0)");
+      return BigInt(v);
+    };
+    const start = parse("startBlock");
+    const end = parse("endBlock");
+    if (start !== undefined && end !== undefined && start > end) throw badRequest("startBlock", `must be <= endBlock (${start} > ${end})`);
+    return {start, end};
+  }
+
+  boolean(name: string, dflt = false): boolean {
+    const v = this.string(name);
+    if (v === undefined) return dflt;
+    if (v === "true") return true;
+    if (v === "false") return false;
+    throw badRequest(name, `must be true or false, not ${JSON.stringify(v)}`);
+  }
+
+  enumValue<T extends string>(name: string, allowed: readonly T[], dflt?: T): T | undefined {
+    const v = this.string(name);
+    if (v === undefined) return dflt;
+    if (!(allowed as readonly string[]).includes(v)) throw badRequest(name, `unknown value ${JSON.stringify(v)} (one of ${allowed.join(", ")})`);
+    return v as T;
+  }
+
+  /** Values of an array parameter: repeated keys and comma lists alike, empty items dropped. */
+  list(name: string): string[] {
+    return this.raw
+      .getAll(name)
+      .flatMap((v) => v.split(","))
+      .map((v) => v.trim())
+      .filter((v) => v !== "");
+  }
+
+  /** An array parameter whose values must be among `allowed` (400 naming the first unknown one). */
+  enumList<T extends string>(name: string, allowed: readonly T[]): T[] {
+    const values = this.list(name);
+    for (const v of values) if (!(allowed as readonly string[]).includes(v)) throw badRequest(name, `unknown value ${JSON.stringify(v)}`);
+    return values as T[];
+  }
+}

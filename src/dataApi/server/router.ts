@@ -1,0 +1,256 @@
+/**
+ * The `/v1` data API router (contract data-api §2): a typed route table, API keys and rate limits, keyset page
+ * tokens, and one error mapper that answers the seed's JSON error body. Plugged into the node's HTTP server as a
+ * route resolver for `/v1/...` (the metrics service's `/v1/avg_tps` is resolved before it and keeps its own rules).
+ */
+import type {IncomingMessage} from "node:http";
+import type {Registry} from "prom-client";
+import type {ChainRegistry, NetworkInfo} from "../../chains/index.js";
+import type {Logger} from "../../logger/index.js";
+import type {PlainResponse, Route, RouteResolver, Target} from "../../api/routes.js";
+import {DataApiError, badRequest} from "./errors.js";
+import type {ApiKey} from "./keys.js";
+import {PageTokens, type CursorValue} from "./pageTokens.js";
+import {Query} from "./params.js";
+import {RateLimiter} from "./rateLimit.js";
+
+/** The path parameters of a template: `/a/:x/b/:y` → {x: string; y: string}. */
+export type Params<T extends string> = T extends `${string}:${infer P}/${infer Rest}`
+  ? {[K in P | keyof Params<`/${Rest}`>]: string}
+  : T extends `${string}:${infer P}`
+    ? {[K in P]: string}
+    : Record<never, string>;
+
+export interface RequestCtx<P> {
+  params: P;
+  query: Query;
+  req: IncomingMessage;
+  /** The parsed JSON body (POST routes), else undefined. */
+  body: unknown;
+  /** The cursor of the request's `pageToken` (checked against this endpoint and its filters), or null. */
+  cursor(): CursorValue[] | null;
+  /**
+   * A page of `pageSize` from `rows` (fetched as pageSize + 1): the items, and `nextPageToken` (the cursor of the
+   * last item returned) when there is more.
+   */
+  page<T>(rows: T[], pageSize: number, cursorOf: (last: T) => CursorValue[]): {items: T[]; nextPageToken?: string};
+  /** The previous page's cursor as the queries take it (a string), decoded from `pageToken`; undefined on page 1. */
+  cursorText(): string | undefined;
+  /** The `nextPageToken` of a query's `nextCursor` (undefined on the last page). */
+  token(nextCursor: string | undefined): string | undefined;
+}
+
+export type Handler<P> = (ctx: RequestCtx<P>) => Promise<unknown>;
+
+export interface DataApiRouterOptions {
+  network: NetworkInfo;
+  /** Authenticates page tokens (per store, shared by every process that serves it). */
+  tokenSecret: Uint8Array;
+  /** Requests a minute per client IP without a key; 0 = no limit. */
+  rateLimitPerMinute: number;
+  /** API keys (`--data-api-keys-file`); null: keys are ignored. */
+  keys: Map<string, ApiKey> | null;
+  /** Largest POST body, bytes. */
+  bodyLimit?: number;
+}
+
+export interface DataApiRouterModules {
+  chains: ChainRegistry;
+  logger: Logger;
+  register: Registry | null;
+}
+
+interface Compiled {
+  method: "GET" | "POST";
+  template: string;
+  segments: string[];
+  literals: number;
+  handler: Handler<Record<string, string>>;
+  route: Route;
+}
+
+const PREFIX = "/v1/";
+const JSON_CT = "application/json; charset=utf-8";
+
+export class DataApiRouter {
+  private readonly routes: Compiled[] = [];
+  private readonly tokens: PageTokens;
+  private readonly limiter = new RateLimiter();
+  private readonly unknown: Route;
+
+  constructor(
+    private readonly opts: DataApiRouterOptions,
+    private readonly modules: DataApiRouterModules,
+  ) {
+    this.tokens = new PageTokens(opts.tokenSecret);
+    this.unknown = {template: "/v1/*", plain: (req, target) => this.dispatch(req, target, null), plainAnyMethod: true};
+  }
+
+  get<T extends string>(template: T, handler: Handler<Params<T>>): void {
+    this.add("GET", template, handler as Handler<Record<string, string>>);
+  }
+
+  post<T extends string>(template: T, handler: Handler<Params<T>>): void {
+    this.add("POST", template, handler as Handler<Record<string, string>>);
+  }
+
+  /** The templates served, for documentation and tests. */
+  templates(): string[] {
+    return this.routes.map((r) => `${r.method} ${r.template}`);
+  }
+
+  resolver(): RouteResolver {
+    return {
+      resolve: (path) => (path.startsWith(PREFIX) ? (this.match(path)?.c.route ?? this.unknown) : null),
+      list: () => [...new Set(this.routes.map((r) => r.template))],
+    };
+  }
+
+  private add(method: "GET" | "POST", template: string, handler: Handler<Record<string, string>>): void {
+    const segments = template.split("/").slice(1);
+    const c: Compiled = {
+      method,
+      template,
+      segments,
+      literals: segments.filter((s) => !s.startsWith(":")).length,
+      handler,
+      route: {template, plain: (req, target) => this.dispatch(req, target, template), plainAnyMethod: true},
+    };
+    // One Route object per template (the HTTP metrics' label); GET and POST of a template share it.
+    const twin = this.routes.find((r) => r.template === template);
+    if (twin) c.route = twin.route;
+    this.routes.push(c);
+    // Literal segments win over parameters (`/blocks/latest`-style paths before `/blocks/:id`).
+    this.routes.sort((a, b) => b.literals - a.literals);
+  }
+
+  private match(path: string, method?: string): {c: Compiled; params: Record<string, string>} | null {
+    const parts = path.split("/").slice(1);
+    for (const c of this.routes) {
+      if (c.segments.length !== parts.length || (method !== undefined && c.method !== method)) continue;
+      const params: Record<string, string> = {};
+      let ok = true;
+      for (let i = 0; i < parts.length && ok; i++) {
+        const s = c.segments[i]!;
+        if (s.startsWith(":")) {
+          if (parts[i] === "") ok = false;
+          else {
+            try {
+              params[s.slice(1)] = decodeURIComponent(parts[i]!);
+            } catch {
+              ok = false;
+            }
+          }
+        } else ok = s === parts[i];
+      }
+      if (ok) return {c, params};
+    }
+    return null;
+  }
+
+  private async dispatch(req: IncomingMessage, target: Target, template: string | null): Promise<PlainResponse> {
+    const headers: Record<string, string> = {};
+    try {
+      this.admit(req, headers);
+      const method = req.method === "HEAD" ? "GET" : (req.method ?? "GET");
+      if (template === null) throw new DataApiError(404, `no such path: ${target.path}`);
+      const m = this.match(target.path, method);
+      if (!m) {
+        const allow = [...new Set(this.routes.filter((r) => r.template === template).flatMap((r) => (r.method === "GET" ? ["GET", "HEAD"] : ["POST"])))];
+        throw new DataApiError(405, `method ${req.method} not allowed on ${template} (allowed: ${allow.join(", ")})`, {allow: allow.join(", ")});
+      }
+      const body = m.c.method === "POST" ? await this.readJson(req) : undefined;
+      const query = new Query(target.query);
+      const scope = (): string => pageScope(template, m.params, target.query);
+      const ctx: RequestCtx<Record<string, string>> = {
+        params: m.params,
+        query,
+        req,
+        body,
+        cursor: () => {
+          const t = query.string("pageToken");
+          return t === undefined ? null : this.tokens.decode(scope(), t);
+        },
+        cursorText: () => {
+          const t = query.string("pageToken");
+          if (t === undefined) return undefined;
+          const c = this.tokens.decode(scope(), t);
+          if (c.length !== 1 || typeof c[0] !== "string") throw badRequest("pageToken", "malformed");
+          return c[0];
+        },
+        token: (next) => (next === undefined ? undefined : this.tokens.encode(scope(), [next])),
+        page: (rows, pageSize, cursorOf) => {
+          if (rows.length <= pageSize) return {items: rows};
+          const items = rows.slice(0, pageSize);
+          return {items, nextPageToken: this.tokens.encode(scope(), cursorOf(items[items.length - 1]!))};
+        },
+      };
+      const result = await m.c.handler(ctx);
+      return {status: 200, contentType: JSON_CT, body: stringify(result), headers};
+    } catch (err) {
+      if (err instanceof DataApiError) {
+        return {status: err.status, contentType: JSON_CT, body: JSON.stringify(err.body()), headers: {...headers, ...err.headers}};
+      }
+      this.modules.logger.error({err, path: target.path}, "data API request failed");
+      const e = new DataApiError(500, "internal error");
+      return {status: 500, contentType: JSON_CT, body: JSON.stringify(e.body()), headers};
+    }
+  }
+
+  /** API key and rate limit: 401 for a key the keys file does not list, 429 past the client's limit. */
+  private admit(req: IncomingMessage, headers: Record<string, string>): void {
+    const raw = req.headers["x-glacier-api-key"] ?? req.headers["x-service-api-key"];
+    const key = Array.isArray(raw) ? raw[0] : raw;
+    let client = `ip:${req.socket.remoteAddress ?? ""}`;
+    let limit = this.opts.rateLimitPerMinute;
+    let policy = "anonymous";
+    if (key !== undefined && this.opts.keys !== null) {
+      const k = this.opts.keys.get(key);
+      if (!k) throw new DataApiError(401, "unknown API key");
+      client = `key:${key}`;
+      limit = k.rateLimit;
+      policy = k.name;
+    }
+    const d = this.limiter.take(client, limit, policy);
+    Object.assign(headers, d.headers);
+    if (!d.ok) throw new DataApiError(429, `rate limit of ${limit} requests a minute exceeded; retry in ${d.headers["retry-after"]} s`, d.headers);
+  }
+
+  private readJson(req: IncomingMessage): Promise<unknown> {
+    const limit = this.opts.bodyLimit ?? 1024 * 1024;
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      req.on("data", (c: Buffer) => {
+        size += c.length;
+        if (size > limit) {
+          reject(badRequest("body", `larger than ${limit} bytes`));
+          req.destroy();
+        } else chunks.push(c);
+      });
+      req.on("end", () => {
+        const text = Buffer.concat(chunks).toString("utf8");
+        try {
+          resolve(JSON.parse(text));
+        } catch {
+          reject(badRequest("body", "must be a JSON object"));
+        }
+      });
+      req.on("error", reject);
+    });
+  }
+}
+
+/** What a page token is bound to: the endpoint, its path parameters, and every filter but the paging ones. */
+export function pageScope(template: string, params: Record<string, string>, query: URLSearchParams): string {
+  const filters = [...query.entries()].filter(([k]) => k !== "pageToken" && k !== "pageSize").sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0));
+  const path = Object.keys(params)
+    .sort()
+    .map((k) => `${k}=${params[k]}`);
+  return JSON.stringify([template, path, filters]);
+}
+
+/** JSON with bigints as decimal strings (the data API's convention for large integers). */
+export function stringify(v: unknown): string {
+  return JSON.stringify(v, (_k, x: unknown) => (typeof x === "bigint" ? x.toString() : x));
+}
