@@ -9,6 +9,7 @@ import {packageInfo} from "../util/packageInfo.js";
 import {ConfigError, resolveConfig} from "./config.js";
 import {FLAGS, envName, type AvaextConfig} from "./flags.js";
 import {tuneV8} from "./v8.js";
+import {rebuildFromConfig} from "../dataApi/rebuildCommand.js";
 
 
 export const EXIT_BAD_INPUT = 2;
@@ -45,21 +46,8 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv): AvaextConfig 
 
 /** Runs the process: parse, build, start, wait for a signal. Returns only on errors (via process.exit). */
 export async function run(argv: string[]): Promise<void> {
-  let config: AvaextConfig;
-  try {
-    config = parseArgs(argv, process.env);
-  } catch (e) {
-    if (e instanceof CommanderError) {
-      if (e.code === "commander.helpDisplayed" || e.code === "commander.version" || e.exitCode === 0) process.exit(0);
-      process.stderr.write(`avaext: ${e.message.replace(/^error: /, "").replace(/\s*\n\s*/g, " ")} (see --help)\n`);
-      process.exit(EXIT_BAD_INPUT);
-    }
-    if (e instanceof ConfigError) {
-      process.stderr.write(`avaext: ${e.message}\n`);
-      process.exit(EXIT_BAD_INPUT);
-    }
-    throw e;
-  }
+  if (argv[0] === "data-api") return runDataApiCommand(argv.slice(1));
+  const config = configOrExit(argv);
 
   tuneV8({pretenuring: config["v8-pretenuring"]});
   let node: AvaextNode;
@@ -94,6 +82,42 @@ export async function run(argv: string[]): Promise<void> {
   };
   process.on("SIGINT", () => stop("SIGINT"));
   process.on("SIGTERM", () => stop("SIGTERM"));
+}
+
+/** Parses the flags, exiting 2 with one line naming the problem. */
+function configOrExit(argv: string[]): AvaextConfig {
+  try {
+    return parseArgs(argv, process.env);
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      if (e.code === "commander.helpDisplayed" || e.code === "commander.version" || e.exitCode === 0) process.exit(0);
+      process.stderr.write(`avaext: ${e.message.replace(/^error: /, "").replace(/\s*\n\s*/g, " ")} (see --help)\n`);
+      process.exit(EXIT_BAD_INPUT);
+    }
+    if (e instanceof ConfigError) {
+      process.stderr.write(`avaext: ${e.message}\n`);
+      process.exit(EXIT_BAD_INPUT);
+    }
+    throw e;
+  }
+}
+
+/** `avaext data-api rebuild [flags]`: drops the data API's store and folds it again from the container index. */
+async function runDataApiCommand(argv: string[]): Promise<void> {
+  const sub = argv[0];
+  if (sub !== "rebuild") {
+    process.stderr.write(`avaext: unknown data-api command ${JSON.stringify(sub ?? "")} (known: rebuild)\n`);
+    process.exit(EXIT_BAD_INPUT);
+  }
+  const config = configOrExit(argv.slice(1));
+  try {
+    const r = await rebuildFromConfig(config);
+    process.stdout.write(`data API rebuilt: ${r.containers} containers folded in ${r.seconds.toFixed(1)} s\n`);
+    process.exit(0);
+  } catch (e) {
+    process.stderr.write(`avaext: data-api rebuild: ${(e as Error).message}\n`);
+    process.exit(EXIT_FATAL);
+  }
 }
 
 function camel(flag: string): string {

@@ -75,7 +75,7 @@ export async function migrate(
         Math.floor(Date.now() / 1000),
       ]);
     });
-    modules.logger.info({version: m.version, name: m.name}, "data API migration applied");
+    modules.logger.info({version: m.version, migration: m.name}, "data API migration applied");
   }
   return {from, to: codeVersion};
 }
