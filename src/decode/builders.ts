@@ -34,8 +34,10 @@ function baseTxBody(w: Writer, typeId: number, networkId: number, chainId: Uint8
 export interface BlockSpec {
   networkId: number;
   chainId: Uint8Array;
-  /** The previous container's ID on this chain (zero for the first). */
+  /** The previous container's ID on this chain (the proposervm wrapper's parent; zero for the first). */
   parentId: Uint8Array;
+  /** The previous inner block's ID (the inner block's parent, as on mainnet); defaults to parentId. */
+  innerParentId?: Uint8Array;
   height: number;
   timestamp: number;
   txs: number;
@@ -49,14 +51,14 @@ export function buildXTx(networkId: number, chainId: Uint8Array, seed: number): 
 
 /** P/block: proposervm(Banff standard block of BaseTxs). */
 export function buildPBlock(s: BlockSpec): Uint8Array {
-  const w = new Writer().u16(0).u32(32).u64(BigInt(s.timestamp)).fixed(s.parentId).u64(BigInt(s.height)).u32(s.txs);
+  const w = new Writer().u16(0).u32(32).u64(BigInt(s.timestamp)).fixed(s.innerParentId ?? s.parentId).u64(BigInt(s.height)).u32(s.txs);
   for (let i = 0; i < s.txs; i++) baseTxBody(w, 34, s.networkId, s.chainId, s.height * 100 + i);
   return buildProposerBlock(s.parentId, s.timestamp, s.pChainHeight, w.finish());
 }
 
 /** X/block: proposervm(avm standard block of BaseTxs). */
 export function buildXBlock(s: BlockSpec): Uint8Array {
-  const w = new Writer().u16(0).u32(AVM_STANDARD_BLOCK).fixed(s.parentId).u64(BigInt(s.height)).u64(BigInt(s.timestamp));
+  const w = new Writer().u16(0).u32(AVM_STANDARD_BLOCK).fixed(s.innerParentId ?? s.parentId).u64(BigInt(s.height)).u64(BigInt(s.timestamp));
   w.fixed(seeded("root", s.height)).u32(s.txs);
   for (let i = 0; i < s.txs; i++) baseTxBody(w, 0, s.networkId, s.chainId, s.height * 100 + i);
   return buildProposerBlock(s.parentId, s.timestamp, s.pChainHeight, w.finish());

@@ -47,6 +47,9 @@ interface Parents {
   c: Uint8Array;
   /** The previous EVM block's hash (the inner coreth block's parent). */
   eth: Uint8Array;
+  /** The previous inner P and X blocks' IDs (the inner blocks' parents, as on mainnet). */
+  pInner: Uint8Array;
+  xInner: Uint8Array;
 }
 
 interface DevPosition {
@@ -56,27 +59,29 @@ interface DevPosition {
   parents: Parents;
 }
 
-const POSITION_LEN = 24 + 4 * 32;
+const POSITION_LEN = 24 + 6 * 32;
+/** Positions written before the inner parents were kept: their next inner blocks name a zero parent. */
+const OLD_POSITION_LEN = 24 + 4 * 32;
 
-/** Position: schedule start (ms), live start (ms), next tick (u64 each), then the four parent IDs. */
+/** Position: schedule start (ms), live start (ms), next tick (u64 each), then the six parent IDs. */
 function encode(p: DevPosition): Uint8Array {
   const b = new Uint8Array(POSITION_LEN);
   const v = new DataView(b.buffer);
   v.setBigUint64(0, BigInt(p.startMs));
   v.setBigUint64(8, BigInt(p.liveMs));
   v.setBigUint64(16, BigInt(p.tick));
-  [p.parents.p, p.parents.x, p.parents.c, p.parents.eth].forEach((id, i) => b.set(id, 24 + 32 * i));
+  [p.parents.p, p.parents.x, p.parents.c, p.parents.eth, p.parents.pInner, p.parents.xInner].forEach((id, i) => b.set(id, 24 + 32 * i));
   return b;
 }
 
 function decode(b: Uint8Array): DevPosition {
   const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
-  const id = (i: number): Uint8Array => b.slice(24 + 32 * i, 56 + 32 * i);
+  const id = (i: number): Uint8Array => (b.length >= 56 + 32 * i ? b.slice(24 + 32 * i, 56 + 32 * i) : new Uint8Array(32));
   return {
     startMs: Number(v.getBigUint64(0)),
     liveMs: Number(v.getBigUint64(8)),
     tick: Number(v.getBigUint64(16)),
-    parents: {p: id(0), x: id(1), c: id(2), eth: id(3)},
+    parents: {p: id(0), x: id(1), c: id(2), eth: id(3), pInner: id(4), xInner: id(5)},
   };
 }
 
@@ -94,13 +99,13 @@ export class DevFeed implements FeedSource {
   async run(position: Uint8Array | null, sink: (batch: FeedBatch) => Promise<void>, signal: AbortSignal): Promise<void> {
     const {status} = this.modules;
     let pos: DevPosition;
-    if (position && position.length === POSITION_LEN) {
+    if (position && (position.length === POSITION_LEN || position.length === OLD_POSITION_LEN)) {
       pos = decode(position);
     } else {
       const now = this.now();
       const backfillTicks = Math.floor(this.opts.backfillMs / this.opts.backfillStepMs);
       const zero = new Uint8Array(32);
-      pos = {startMs: now - backfillTicks * this.opts.backfillStepMs, liveMs: now, tick: 0, parents: {p: zero, x: zero, c: zero, eth: zero}};
+      pos = {startMs: now - backfillTicks * this.opts.backfillStepMs, liveMs: now, tick: 0, parents: {p: zero, x: zero, c: zero, eth: zero, pInner: zero, xInner: zero}};
     }
     const backfillTicks = Math.round((pos.liveMs - pos.startMs) / this.opts.backfillStepMs);
     const tickTime = (t: number): number =>
@@ -145,8 +150,10 @@ export class DevFeed implements FeedSource {
       out.push({chain, kind, endpoint: findEndpoint(chain, kind)!, bytes, id, timestampNs: ns + BigInt(out.length), checksum});
     };
 
-    const p = buildPBlock({...base, chainId: chainId("P"), parentId: parents.p, txs: 1 + (tick % 3)});
-    parents.p = decodeProposerBlock(p).id;
+    const p = buildPBlock({...base, chainId: chainId("P"), parentId: parents.p, innerParentId: parents.pInner, txs: 1 + (tick % 3)});
+    const pWrapped = decodeProposerBlock(p);
+    parents.p = pWrapped.id;
+    parents.pInner = sha256(pWrapped.inner);
     add("P", "block", p, parents.p);
 
     const c = buildCBlock({...base, chainId: chainId("C"), parentId: parents.c, parentHash: parents.eth, txs: 2 + (tick % 5)});
@@ -156,8 +163,10 @@ export class DevFeed implements FeedSource {
     if (isList(evm) && isList(evm.items[0]!)) parents.eth = keccak256(evm.items[0].raw);
     add("C", "block", c, parents.c);
 
-    const x = buildXBlock({...base, chainId: chainId("X"), parentId: parents.x, txs: this.opts.xTxsPerTick});
-    parents.x = decodeProposerBlock(x).id;
+    const x = buildXBlock({...base, chainId: chainId("X"), parentId: parents.x, innerParentId: parents.xInner, txs: this.opts.xTxsPerTick});
+    const xWrapped = decodeProposerBlock(x);
+    parents.x = xWrapped.id;
+    parents.xInner = sha256(xWrapped.inner);
     add("X", "block", x, parents.x);
     for (let i = 0; i < this.opts.xTxsPerTick; i++) {
       const tx = buildXTx(net.id, chainId("X"), height * 100 + i);
