@@ -1,0 +1,246 @@
+/**
+ * The data API over the real wire, on both store backends (PGlite embedded, and a real PostgreSQL server started by
+ * the test setup): a node on the dev network folds its container index into the store and answers /v1; lists page
+ * through every block exactly once; blocks and transactions agree with the index; every bad parameter is a 400 or
+ * 404 naming it, never a 500; page tokens are bound to their endpoint and filters; keys, rate limits, the serve
+ * role and the writer lock behave as the contract says.
+ */
+import {writeFileSync} from "node:fs";
+import path from "node:path";
+import {afterAll, beforeAll, describe, expect, it} from "vitest";
+import {formatAddress} from "../../src/dataApi/server/names.js";
+import {createTestDatabase} from "../helpers/sql.js";
+import {startNode, tempDir, type TestNode} from "../helpers/node.js";
+
+const MAINNET_ADDRESS = formatAddress(new Uint8Array(20).fill(7), "avax");
+const BACKFILL = "4h"; // 48 ticks: 48 blocks on each of P, X and C
+const DEV = {"network-id": "local", "index-enabled": true, feed: "dev", "dev-backfill": BACKFILL, "data-api-enabled": true};
+
+interface ErrorBody {
+  message: string;
+  statusCode: number;
+  error: string;
+}
+
+async function caughtUp(t: TestNode): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const view = t.node.dataApi?.view;
+    const indexed = await t.rpc("/ext/index/P/block", "index.getLastAccepted", {encoding: "hex"});
+    const ok = indexed.body.result !== undefined && view !== null && view !== undefined && view.lag() === 0n && Number((indexed.body.result as {index: string}).index) >= 40;
+    if (ok) return;
+    if (Date.now() > deadline) throw new Error("the data API view did not catch up");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const BACKENDS = [
+  {name: "pglite", db: async (): Promise<string> => "embedded"},
+  {name: "postgres", db: createTestDatabase},
+] as const;
+
+describe.each(BACKENDS)("data API over HTTP ($name)", (backend) => {
+  let t: TestNode;
+  let dbUrl: string;
+
+  beforeAll(async () => {
+    dbUrl = await backend.db();
+    t = await startNode({...DEV, "data-api-db": dbUrl, "data-api-rate-limit": "0"});
+    await caughtUp(t);
+  }, 90_000);
+  afterAll(async () => t?.close());
+
+  it("pages through every P-chain block once, newest first, agreeing with the index", async () => {
+    const last = await t.rpc("/ext/index/P/block", "index.getLastAccepted", {encoding: "hex"});
+    const lastIndex = Number((last.body.result as {index: string}).index);
+    const seen: Array<{blockNumber: string; blockHash: string; parentHash: string; proposerDetails: {proposerId: string}}> = [];
+    let token: string | undefined;
+    for (let page = 0; page < 100; page++) {
+      const r = await t.get(`/v1/networks/local/blockchains/p-chain/blocks?pageSize=7${token ? `&pageToken=${token}` : ""}`);
+      expect(r.status).toBe(200);
+      const body = r.json() as {blocks: typeof seen; nextPageToken?: string; chainInfo: unknown};
+      expect(body.chainInfo).toEqual({chainName: "p-chain", network: "local"});
+      seen.push(...body.blocks);
+      token = body.nextPageToken;
+      if (!token) break;
+    }
+    // Blocks folded after getLastAccepted may have been added: at least every block up to it, each once.
+    expect(seen.length).toBeGreaterThanOrEqual(lastIndex + 1);
+    const heights = seen.map((b) => Number(b.blockNumber));
+    expect(new Set(heights).size).toBe(heights.length);
+    heights.forEach((h, i) => expect(h).toBe(heights[0]! - i));
+    // Inner blocks link to inner blocks; proposerDetails carries the index's container ID.
+    for (let i = 0; i + 1 < seen.length; i++) expect(seen[i]!.parentHash).toBe(seen[i + 1]!.blockHash);
+    const byIndex = await t.rpc("/ext/index/P/block", "index.getContainerByIndex", {index: "0", encoding: "hex"});
+    expect(seen[seen.length - 1]!.proposerDetails.proposerId).toBe((byIndex.body.result as {id: string}).id);
+  });
+
+  it("answers a block by height and by ID, and its transactions by hash", async () => {
+    const list = (await t.get("/v1/networks/local/blockchains/x-chain/blocks?pageSize=1")).json() as {blocks: Array<{blockNumber: string; blockHash: string; transactions: string[]}>};
+    const b = list.blocks[0]!;
+    expect((await t.get(`/v1/networks/local/blockchains/x-chain/blocks/${b.blockNumber}`)).json()).toEqual(b);
+    expect((await t.get(`/v1/networks/${"local"}/blockchains/x-chain/blocks/${b.blockHash}`)).json()).toEqual(b);
+    for (const tx of b.transactions) {
+      const r = await t.get(`/v1/networks/local/blockchains/x-chain/transactions/${tx}`);
+      expect(r.status).toBe(200);
+      expect((r.json() as {txHash: string}).txHash).toBe(tx);
+    }
+  });
+
+  it("serves the aliases of a chain and testnet as fuji", async () => {
+    const ids = ["p-chain", "P", "platform", "11111111111111111111111111111111LpoYY"];
+    const answers = await Promise.all(ids.map(async (id) => (await t.get(`/v1/networks/local/blockchains/${id}/blocks?pageSize=2`)).json() as {blocks: unknown[]}));
+    for (const a of answers) expect(a.blocks).toEqual(answers[0]!.blocks);
+    const fuji = await t.get("/v1/networks/testnet/blockchains/p-chain/blocks");
+    expect(fuji.status).toBe(404);
+    expect((fuji.json() as ErrorBody).message).toBe("network testnet is not served here (this node follows local)");
+  });
+
+  it("answers every bad parameter with 400 or 404 naming it, never a 500", async () => {
+    const P = "/v1/networks/local/blockchains/p-chain";
+    const cases: Array<[string, number, RegExp]> = [
+      [`${P}/blocks?pageSize=0`, 400, /^pageSize: must be an integer in \[1,100\]$/],
+      [`${P}/blocks?pageSize=101`, 400, /^pageSize: /],
+      [`${P}/blocks?pageSize=abc`, 400, /^pageSize: /],
+      [`${P}/blocks?pageSize=-1`, 400, /^pageSize: /],
+      [`${P}/blocks?startTimestamp=-5`, 400, /^startTimestamp: /],
+      [`${P}/blocks?startTimestamp=20&endTimestamp=10`, 400, /^startTimestamp: must be <= endTimestamp/],
+      [`${P}/blocks?endTimestamp=1.5`, 400, /^endTimestamp: /],
+      [`${P}/blocks?pageToken=AAAA`, 400, /^pageToken: /],
+      [`${P}/blocks?pageToken=%%%`, 400, /^pageToken: /],
+      [`${P}/blocks/notablock`, 400, /^blockId: /],
+      [`${P}/blocks/999999999`, 404, /not found/],
+      [`${P}/transactions/xyz`, 400, /^txHash: /],
+      [`${P}/transactions/2PFKtwnA8VGch1nGkSegxhqs9h6TQCADVFP9jnpDzZimJvbkyR`, 404, /not found/],
+      [`${P}/transactions?txTypes=BaseTx`, 400, /^txTypes: needs the addresses filter$/],
+      [`${P}/transactions?startTimestamp=1`, 400, /^startTimestamp: needs the addresses filter$/],
+      [`${P}/transactions?addresses=local1qq`, 400, /^addresses: invalid address "local1qq"/],
+      [`${P}/transactions?addresses=${MAINNET_ADDRESS}`, 400, /^addresses: invalid address .*expected the local prefix/],
+      [`${P}/transactions?addresses=local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u&txTypes=NoSuchTx`, 400, /^txTypes: unknown value "NoSuchTx"$/],
+      [`${P}/transactions?sortOrder=up`, 400, /^sortOrder: /],
+      [`${P}/transactions?l1ValidationId=bad`, 400, /^l1ValidationId: /],
+      [`/v1/networks/local/blockchains/x-chain/transactions?l1ValidationId=2PFKtwnA8VGch1nGkSegxhqs9h6TQCADVFP9jnpDzZimJvbkyR`, 400, /^l1ValidationId: applies to the P-chain only$/],
+      [`${P}/assets/abc/transactions`, 400, /^blockchainId: asset transactions serves the X-chain only$/],
+      [`/v1/networks/local/blockchains/x-chain/assets/abc/transactions`, 400, /^assetId: /],
+      [`${P}/utxos`, 400, /^addresses: required$/],
+      [`${P}/utxos?addresses=local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u&sortBy=size`, 400, /^sortBy: /],
+      [`${P}/utxos?addresses=local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u&includeSpent=maybe`, 400, /^includeSpent: /],
+      [`/v1/networks/moon/blockchains/p-chain/blocks`, 400, /^network: unknown network "moon"/],
+      [`/v1/networks/local/blockchains/z-chain/blocks`, 404, /^blockchain z-chain not found/],
+      [`/v1/networks/local/blockchains/p-chain/nothing`, 404, /^no such path/],
+    ];
+    for (const [p, status, message] of cases) {
+      const r = await t.get(p);
+      expect({p, status: r.status}).toEqual({p, status});
+      const body = r.json() as ErrorBody;
+      expect(body.statusCode).toBe(status);
+      expect(body.error).toBe(status === 400 ? "Bad Request" : "Not Found");
+      expect(body.message, p).toMatch(message);
+      expect(r.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    }
+  });
+
+  it("binds page tokens to the endpoint and its filters", async () => {
+    const first = (await t.get("/v1/networks/local/blockchains/p-chain/blocks?pageSize=2&startTimestamp=0")).json() as {nextPageToken: string};
+    const token = first.nextPageToken;
+    expect(token).toBeTruthy();
+    expect((await t.get(`/v1/networks/local/blockchains/p-chain/blocks?pageSize=2&startTimestamp=0&pageToken=${token}`)).status).toBe(200);
+    // The same token with another filter, on another chain, or altered: 400.
+    for (const p of [
+      `/v1/networks/local/blockchains/p-chain/blocks?pageSize=2&startTimestamp=1&pageToken=${token}`,
+      `/v1/networks/local/blockchains/x-chain/blocks?pageSize=2&startTimestamp=0&pageToken=${token}`,
+      `/v1/networks/local/blockchains/p-chain/blocks?pageSize=2&startTimestamp=0&pageToken=${token.slice(0, -2)}${token.endsWith("A") ? "B" : "A"}A`,
+    ]) {
+      const r = await t.get(p);
+      expect(r.status).toBe(400);
+      expect((r.json() as ErrorBody).message).toMatch(/^pageToken: /);
+    }
+    // The page size may change between pages.
+    expect((await t.get(`/v1/networks/local/blockchains/p-chain/blocks?pageSize=5&startTimestamp=0&pageToken=${token}`)).status).toBe(200);
+  });
+
+  it("answers HEAD without a body, other methods with 405 and Allow, and CORS to any origin", async () => {
+    const head = await fetch(`${t.url.origin}/v1/networks/local/blockchains/p-chain/blocks`, {method: "HEAD"});
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe("");
+    const del = await fetch(`${t.url.origin}/v1/networks/local/blockchains/p-chain/blocks`, {method: "DELETE"});
+    expect(del.status).toBe(405);
+    expect(del.headers.get("allow")).toBe("GET, HEAD");
+    expect(((await del.json()) as ErrorBody).statusCode).toBe(405);
+    const cors = await t.get("/v1/networks/local/blockchains/p-chain/blocks?pageSize=1", {origin: "https://explorer.example"});
+    expect(cors.headers.get("access-control-allow-origin")).toBe("*");
+  });
+
+  it("reports the view in the data-api health check", async () => {
+    const r = (await t.get("/ext/health")).json() as {checks: Record<string, {message?: {lag?: number; role?: string}; error?: unknown}>};
+    expect(r.checks["data-api"]?.error).toBeUndefined();
+    expect(r.checks["data-api"]?.message).toMatchObject({role: "both"});
+  });
+});
+
+describe("data API keys and rate limits", () => {
+  let t: TestNode;
+  beforeAll(async () => {
+    const dir = tempDir();
+    const keys = path.join(dir, "keys.json");
+    writeFileSync(keys, JSON.stringify({"key-123": {name: "partner", rateLimit: 2}}));
+    t = await startNode({...DEV, "dev-backfill": "0", "data-api-keys-file": keys, "data-api-rate-limit": "3"}, {dataDir: dir});
+  }, 60_000);
+  afterAll(async () => t?.close());
+
+  it("refuses an unknown key with 401 and limits each client with 429, Retry-After and RateLimit headers", async () => {
+    const p = "/v1/networks/local/blockchains/p-chain/blocks";
+    const unknown = await t.get(p, {"x-glacier-api-key": "typo"});
+    expect(unknown.status).toBe(401);
+    expect(unknown.json()).toEqual({message: "unknown API key", statusCode: 401, error: "Unauthorized"});
+    // The key's own limit (2 a minute), counted apart from the anonymous one.
+    const keyed = [await t.get(p, {"x-service-api-key": "key-123"}), await t.get(p, {"x-glacier-api-key": "key-123"}), await t.get(p, {"x-glacier-api-key": "key-123"})];
+    expect(keyed.map((r) => r.status)).toEqual([200, 200, 429]);
+    expect(keyed[0]!.headers.get("ratelimit-policy")).toBe('"partner";q=2;w=60');
+    expect(Number(keyed[2]!.headers.get("retry-after"))).toBeGreaterThan(0);
+    // Anonymous: 3 a minute per IP.
+    const anon = [await t.get(p), await t.get(p), await t.get(p), await t.get(p)];
+    expect(anon.map((r) => r.status)).toEqual([200, 200, 200, 429]);
+    const refused = anon[3]!;
+    expect((refused.json() as ErrorBody).message).toMatch(/^rate limit of 3 requests a minute exceeded/);
+    expect(refused.headers.get("ratelimit")).toMatch(/^"anonymous";r=0;t=\d+$/);
+    // Other APIs are not limited by it.
+    expect((await t.get("/ext/health/liveness")).status).toBe(200);
+  });
+});
+
+describe("data API roles on one PostgreSQL server", () => {
+  it("lets serve processes share a store with one writer, and refuses a second writer naming the first", async () => {
+    const db = await createTestDatabase();
+    const writer = await startNode({...DEV, "dev-backfill": "1h", "data-api-db": db});
+    try {
+      await caughtUp2(writer);
+      const second = startNode({...DEV, "dev-backfill": "0", "data-api-db": db});
+      await expect(second).rejects.toThrow(/locked by another writer: "avaext .* pid \d+"/);
+      const reader = await startNode({"network-id": "local", feed: "dev", "dev-backfill": "0", "data-api-enabled": true, "data-api-role": "serve", "data-api-db": db});
+      try {
+        const a = (await writer.get("/v1/networks/local/blockchains/p-chain/blocks?pageSize=3")).json() as {blocks: Array<{blockHash: string}>};
+        const b = (await reader.get("/v1/networks/local/blockchains/p-chain/blocks?pageSize=3")).json() as {blocks: Array<{blockHash: string}>};
+        // The reader answers from the writer's store (the writer may have folded one more block since).
+        expect(b.blocks.length).toBe(3);
+        expect(a.blocks.map((x) => x.blockHash)).toContain(b.blocks[2]!.blockHash);
+        const health = (await reader.get("/ext/health")).json() as {checks: Record<string, {message?: {role?: string}}>};
+        expect(health.checks["data-api"]?.message?.role).toBe("serve");
+      } finally {
+        await reader.close();
+      }
+    } finally {
+      await writer.close();
+    }
+  }, 90_000);
+});
+
+async function caughtUp2(t: TestNode): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  const ready = async (): Promise<boolean> =>
+    t.node.dataApi?.view?.lag() === 0n && ((await t.get("/v1/networks/local/blockchains/p-chain/blocks?pageSize=3")).json() as {blocks: unknown[]}).blocks.length === 3;
+  while (!(await ready())) {
+    if (Date.now() > deadline) throw new Error("the data API view did not catch up");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
