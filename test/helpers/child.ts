@@ -38,10 +38,13 @@ export async function startChild(flags: string[], timeoutMs = 20_000): Promise<C
   return {proc, url, output: () => out, exited};
 }
 
-/** Runs avaext to completion (for refusals); resolves with exit code and output. */
-export function runChild(flags: string[], timeoutMs = 20_000): Promise<{code: number | null; output: string}> {
+/**
+ * Runs avaext to completion (for refusals); resolves with exit code and output. A command (`data-api rebuild`)
+ * goes first, before the test's loopback and log flags.
+ */
+export function runChild(flags: string[], timeoutMs = 20_000, command: string[] = []): Promise<{code: number | null; output: string}> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [BIN, "--http-host=127.0.0.1", "--http-port=0", "--log-display-level=INFO", ...flags], {stdio: ["ignore", "pipe", "pipe"]});
+    const proc = spawn(process.execPath, [BIN, ...command, "--http-host=127.0.0.1", "--http-port=0", "--log-display-level=INFO", ...flags], {stdio: ["ignore", "pipe", "pipe"]});
     let out = "";
     proc.stdout.on("data", (d: Buffer) => (out += d.toString()));
     proc.stderr.on("data", (d: Buffer) => (out += d.toString()));
