@@ -185,6 +185,9 @@ CREATE TABLE stakers (
 );
 CREATE INDEX stakers_by_node ON stakers (node_id, status, end_ts);
 CREATE INDEX stakers_by_status ON stakers (status, end_ts, tx_id);
+-- A validator's delegators (counts, delegated stake, fees) and a reward transaction's staker (historical rewards).
+CREATE INDEX stakers_by_validator ON stakers (validator_tx_id) WHERE validator_tx_id IS NOT NULL;
+CREATE INDEX stakers_by_reward_tx ON stakers (reward_tx_id) WHERE reward_tx_id IS NOT NULL;
 
 CREATE TABLE staker_addresses (
   address bytea NOT NULL,

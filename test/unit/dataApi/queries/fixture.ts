@@ -240,3 +240,30 @@ export async function seedXC(db: TestDb): Promise<void> {
   }));
   await db.insert("utxo_addresses", {address: ewoq, utxo_id: "ce0"});
 }
+
+export const CAROL_HEX = "00000000000000000000000000000000000000c0";
+
+/** Stakers on top of seedPrimary's validator ptx2: a delegator to it and a completed validator with its reward. */
+export async function seedStakers(db: TestDb): Promise<void> {
+  const own = (hex: string): Record<string, unknown> => ({locktime: "0", threshold: 1, addresses: [hex]});
+  const base = {subnet_id: P_ID, delegation_shares: 0, status: "current"};
+  await db.insert("stakers", {
+    ...base, tx_id: "pdel", kind: "delegator", node_id: "NodeID-A", start_ts: 1100, end_ts: 4000, weight: "100",
+    potential_reward: "1000", reward_owner: own(BOB_HEX), validator_tx_id: "ptx2",
+  });
+  await db.insert("stakers", {
+    ...base, tx_id: "pold", kind: "validator", node_id: "NodeID-B", start_ts: 500, end_ts: 900, weight: "200",
+    potential_reward: "7", delegation_shares: 30000, reward_owner: own(CAROL_HEX), delegation_reward_owner: own(CAROL_HEX),
+    status: "rewarded", reward_tx_id: "prew",
+  });
+  for (const [a, tx, role] of [
+    [EWOQ_HEX, "ptx2", "VALIDATOR"], [BOB_HEX, "pdel", "DELEGATOR"], [EWOQ_HEX, "pdel", "VALIDATOR_FEE"], [CAROL_HEX, "pold", "VALIDATOR"],
+  ] as const) {
+    await db.insert("staker_addresses", {address: hexBytes(a), tx_id: tx, role});
+  }
+  await db.insert("utxos", utxo({
+    utxo_id: "r0", tx_id: "prew", output_index: 1, created_height: 0, created_ts: 900, amount: "7", addresses: [CAROL_HEX],
+    reward_type: "VALIDATOR",
+  }));
+  await db.insert("utxo_addresses", {address: hexBytes(CAROL_HEX), utxo_id: "r0"});
+}

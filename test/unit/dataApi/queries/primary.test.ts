@@ -11,6 +11,13 @@ import {
   listXChainTransactions,
 } from "../../../../src/dataApi/queries/primary/transactions.js";
 import {
+  getNetworkDetails,
+  listDelegators,
+  listHistoricalRewards,
+  listPendingRewards,
+  listValidators,
+} from "../../../../src/dataApi/queries/primary/stakers.js";
+import {
   getCChainAtomicBalances,
   getPChainBalances,
   getXChainBalances,
@@ -18,7 +25,7 @@ import {
   listXChainUtxos,
 } from "../../../../src/dataApi/queries/primary/utxos.js";
 import {
-  AVAX, BOB_HEX, C_ID, EWOQ, EWOQ_EVM, EWOQ_HEX, NET, P_ID, RecordingClient, TOK, TestDb, X_ID, hexBytes, seedPrimary, seedXC,
+  AVAX, BOB_HEX, C_ID, EWOQ, EWOQ_EVM, EWOQ_HEX, NET, P_ID, RecordingClient, TOK, TestDb, X_ID, hexBytes, seedPrimary, seedStakers, seedXC, CAROL_HEX,
 } from "./fixture.js";
 
 const BOB = "local1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqq9sspzpx9";
@@ -31,6 +38,7 @@ beforeAll(async () => {
   db = await new TestDb().init();
   await seedPrimary(db);
   await seedXC(db);
+  await seedStakers(db);
 });
 afterAll(async () => {
   await db.close();
@@ -297,5 +305,64 @@ describe("balances", () => {
 
   it("uses an index", async () => {
     await expectIndexed((sql) => getPChainBalances(sql, NET, {addresses: ewoq, now: 3000}));
+  });
+});
+
+describe("stakers and rewards", () => {
+  const CAROL = "local1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqxq5wm7wu";
+  it("lists pending rewards by address: own validation and the fee of a delegation", async () => {
+    const r = await allPages((cursor) => listPendingRewards(db, NET, {pageSize: 1, cursor, addresses: [hexBytes(EWOQ_HEX)], now: 2000}));
+    expect(r.items.flat()).toEqual([
+      {addresses: [EWOQ], txHash: "pdel", amountStaked: "100", nodeId: "NodeID-A", startTimestamp: 1100, endTimestamp: 4000,
+        rewardType: "VALIDATOR_FEE", progress: (900 / 2900) * 100, estimatedReward: avax("20")},
+      {addresses: [EWOQ], txHash: "ptx2", amountStaked: "300", nodeId: "NodeID-A", startTimestamp: 1020, endTimestamp: 5000,
+        rewardType: "VALIDATOR", progress: (980 / 3980) * 100, estimatedReward: avax("12")},
+    ]);
+    expect(r.cursors).toEqual(["4000:pdel:VALIDATOR_FEE", undefined]);
+    const bob = await listPendingRewards(db, NET, {pageSize: 10, addresses: [hexBytes(BOB_HEX)], now: 2000});
+    expect(bob.items.map((x) => [x.txHash, x.rewardType, x.estimatedReward.amount, x.addresses])).toEqual([["pdel", "DELEGATOR", "980", [BOB]]]);
+    const node = await listPendingRewards(db, NET, {pageSize: 10, nodeIds: ["NodeID-A"], now: 2000});
+    expect(node.items.map((x) => [x.txHash, x.rewardType])).toEqual([["pdel", "DELEGATOR"], ["ptx2", "VALIDATOR"]]);
+    expect((await listPendingRewards(db, NET, {pageSize: 10, nodeIds: ["NodeID-B"], now: 2000})).items).toEqual([]);
+  });
+
+  it("lists historical rewards from reward UTXOs", async () => {
+    expect((await listHistoricalRewards(db, NET, {pageSize: 10, addresses: [hexBytes(CAROL_HEX)]})).items).toEqual([{
+      addresses: [CAROL], txHash: "pold", amountStaked: "200", nodeId: "NodeID-B", startTimestamp: 500, endTimestamp: 900,
+      rewardType: "VALIDATOR", utxoId: "r0", outputIndex: 1, reward: avax("7"), rewardTxHash: "prew",
+    }]);
+  });
+
+  it("lists validators with their delegations, and delegators", async () => {
+    const active = await listValidators(db, NET, {pageSize: 10, validationStatus: "active", now: 2000});
+    expect(active.items).toEqual([{
+      txHash: "ptx2", nodeId: "NodeID-A", subnetId: P_ID, amountStaked: "300", delegationFee: "2.0000", startTimestamp: 1020,
+      endTimestamp: 5000, blsCredentials: {publicKey: "aa", proofOfPossession: "bb"}, validationStatus: "active",
+      stakePercentage: 100, delegatorCount: 1, amountDelegated: "100",
+      potentialRewards: {validationRewardAmount: "12", delegationRewardAmount: "20", rewardAddresses: [EWOQ]},
+    }]);
+    const all = await allPages((cursor) => listValidators(db, NET, {pageSize: 1, cursor, now: 2000}));
+    expect(all.items.flat().map((v) => [v.txHash, v.validationStatus])).toEqual([["pold", "completed"], ["ptx2", "active"]]);
+    expect(all.items[0][0].rewards).toEqual({validationRewardAmount: "7", delegationRewardAmount: "0", rewardAddresses: [CAROL], rewardTxHash: "prew"});
+    expect((await listValidators(db, NET, {pageSize: 10, validationStatus: "pending", now: 1000})).items.map((v) => v.txHash)).toEqual(["ptx2"]);
+    expect((await listValidators(db, NET, {pageSize: 10, nodeIds: ["NodeID-B"], now: 2000})).items.map((v) => v.txHash)).toEqual(["pold"]);
+    const d = await listDelegators(db, NET, {pageSize: 10, now: 2000, rewardAddresses: [hexBytes(BOB_HEX)]});
+    expect(d.items).toEqual([{
+      txHash: "pdel", nodeId: "NodeID-A", rewardAddresses: [BOB], amountDelegated: "100", delegationFee: "2.0000",
+      startTimestamp: 1100, endTimestamp: 4000, delegationStatus: "active", estimatedGrossReward: "1000", estimatedNetReward: "980",
+    }]);
+  });
+
+  it("sums the network's stake", async () => {
+    const n = await getNetworkDetails(db);
+    expect(n.validatorDetails).toMatchObject({validatorCount: 1, totalAmountStaked: "300", stakingDistributionByVersion: []});
+    expect(n.delegatorDetails).toEqual({delegatorCount: 1, totalAmountStaked: "100"});
+    // 12 over 3980 s and 1000 over 2900 s, each scaled to a year.
+    expect(n.validatorDetails.estimatedAnnualStakingReward).toBe(String(Math.floor((12 * 31536000) / 3980) + Math.floor((1000 * 31536000) / 2900)));
+  });
+
+  it("uses an index", async () => {
+    await expectIndexed((sql) => listPendingRewards(sql, NET, {pageSize: 1, cursor: "1:a:VALIDATOR", addresses: [hexBytes(EWOQ_HEX)], nodeIds: ["NodeID-A"], now: 2000}));
+    await expectIndexed((sql) => listHistoricalRewards(sql, NET, {pageSize: 1, cursor: "1000:z", addresses: [hexBytes(CAROL_HEX)]}));
   });
 });
