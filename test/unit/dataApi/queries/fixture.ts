@@ -267,3 +267,29 @@ export async function seedStakers(db: TestDb): Promise<void> {
   }));
   await db.insert("utxo_addresses", {address: hexBytes(CAROL_HEX), utxo_id: "r0"});
 }
+
+/** Two subnets (one converted to an L1 with an EVM chain) and two L1 validators (one removed). */
+export async function seedSubnets(db: TestDb, inactiveValidationId: string): Promise<void> {
+  const own = {locktime: "0", threshold: 1, addresses: [EWOQ_HEX]};
+  await db.insert("subnets", {
+    subnet_id: "subA", created_tx: "ptx1", created_ts: 1010, owner: own, is_l1: true, l1_chain_id: "chainL1",
+    l1_manager: "0x0200000000000000000000000000000000000005", l1_conversion_id: "conv", l1_converted_ts: 1040,
+  });
+  await db.insert("subnets", {subnet_id: "subB", created_tx: "ptx4", created_ts: 1040, owner: own});
+  await db.insert("blockchains", {
+    blockchain_id: "chainL1", subnet_id: "subA", name: "L1", vm_id: "srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy",
+    genesis_data: new TextEncoder().encode('{"config":{"chainId":99999},"gasLimit":"0x7a1200"}'), created_ts: 1020, created_height: 2,
+  });
+  await db.insert("blockchains", {
+    blockchain_id: "chainX", subnet_id: "subA", name: "other", vm_id: "vm", genesis_data: new Uint8Array([1, 2]),
+    created_ts: 1030, created_height: 3,
+  });
+  await db.insert("l1_validators", {
+    validation_id: P_ID, subnet_id: "subA", node_id: "NodeID-L", weight: "20", balance: "1000000", bls: {publicKey: "aa", proofOfPossession: "bb"},
+    remaining_balance_owner: own, deactivation_owner: own, created_tx: "ptx4", created_ts: 1040,
+  });
+  await db.insert("l1_validators", {
+    validation_id: inactiveValidationId, subnet_id: "subA", node_id: "NodeID-M", weight: "10", balance: "0",
+    created_tx: "ptx4", created_ts: 1041, active: false,
+  });
+}

@@ -10,6 +10,16 @@ import {
   listPChainTransactions,
   listXChainTransactions,
 } from "../../../../src/dataApi/queries/primary/transactions.js";
+import {cb58Encode} from "../../../../src/util/cb58.js";
+import {
+  getAssetDetails,
+  getSubnet,
+  getVertex,
+  listBlockchains,
+  listL1Validators,
+  listSubnets,
+  listVerticesByHeight,
+} from "../../../../src/dataApi/queries/primary/network.js";
 import {
   getNetworkDetails,
   listDelegators,
@@ -25,7 +35,7 @@ import {
   listXChainUtxos,
 } from "../../../../src/dataApi/queries/primary/utxos.js";
 import {
-  AVAX, BOB_HEX, C_ID, EWOQ, EWOQ_EVM, EWOQ_HEX, NET, P_ID, RecordingClient, TOK, TestDb, X_ID, hexBytes, seedPrimary, seedStakers, seedXC, CAROL_HEX,
+  AVAX, BOB_HEX, C_ID, EWOQ, EWOQ_EVM, EWOQ_HEX, NET, P_ID, RecordingClient, TOK, TestDb, X_ID, hexBytes, seedPrimary, seedStakers, seedSubnets, seedXC, CAROL_HEX,
 } from "./fixture.js";
 
 const BOB = "local1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqq9sspzpx9";
@@ -33,12 +43,14 @@ const avax = (amount: string): Record<string, unknown> => ({
   assetId: AVAX, name: "Avalanche", symbol: "AVAX", denomination: 9, type: "secp256k1", amount,
 });
 
+const INACTIVE = cb58Encode(new Uint8Array(32).fill(1));
 let db: TestDb;
 beforeAll(async () => {
   db = await new TestDb().init();
   await seedPrimary(db);
   await seedXC(db);
   await seedStakers(db);
+  await seedSubnets(db, INACTIVE);
 });
 afterAll(async () => {
   await db.close();
@@ -364,5 +376,60 @@ describe("stakers and rewards", () => {
   it("uses an index", async () => {
     await expectIndexed((sql) => listPendingRewards(sql, NET, {pageSize: 1, cursor: "1:a:VALIDATOR", addresses: [hexBytes(EWOQ_HEX)], nodeIds: ["NodeID-A"], now: 2000}));
     await expectIndexed((sql) => listHistoricalRewards(sql, NET, {pageSize: 1, cursor: "1000:z", addresses: [hexBytes(CAROL_HEX)]}));
+  });
+});
+
+describe("vertices, assets, subnets, blockchains, L1 validators", () => {
+  it("lists the vertices at a height in both orders", async () => {
+    expect(await getVertex(db, "vtx1")).toEqual({
+      vertexHash: "vtx1", parentHashes: ["vtx0"], vertexHeight: 3, vertexIndex: 1, vertexTimestamp: 1003, txCount: 1,
+      transactions: [TOK], vertexSizeBytes: 51,
+    });
+    const desc = await allPages((cursor) => listVerticesByHeight(db, {pageSize: 1, cursor, vertexHeight: 3}));
+    expect(desc.items.flat().map((v) => v.vertexHash)).toEqual(["vtx2", "vtx1"]);
+    expect(desc.cursors).toEqual(["2", undefined]);
+    const asc = await listVerticesByHeight(db, {pageSize: 5, vertexHeight: 3, sortOrder: "asc"});
+    expect(asc.items.map((v) => v.vertexHash)).toEqual(["vtx1", "vtx2"]);
+    expect((await listVerticesByHeight(db, {pageSize: 5, vertexHeight: 9})).items).toEqual([]);
+  });
+
+  it("gets an asset", async () => {
+    expect(await getAssetDetails(db, TOK)).toEqual({
+      assetId: TOK, name: "Token", symbol: "TOK", denomination: 2, type: "secp256k1", createdAtTimestamp: 1003, cap: "variable",
+    });
+    expect(await getAssetDetails(db, "nope")).toBeNull();
+  });
+
+  it("lists subnets with their chains, and blockchains", async () => {
+    const subnets = await allPages((cursor) => listSubnets(db, NET, {pageSize: 1, cursor}));
+    expect(subnets.items.flat().map((s) => s.subnetId)).toEqual(["subB", "subA"]);
+    expect(await getSubnet(db, NET, "subA")).toEqual({
+      createBlockTimestamp: 1010, createBlockIndex: "1", subnetId: "subA", ownerAddresses: [EWOQ], threshold: 1, locktime: 0,
+      subnetOwnershipInfo: {locktime: 0, threshold: 1, addresses: [EWOQ]}, isL1: true,
+      l1ValidatorManagerDetails: {blockchainId: "chainL1", contractAddress: "0x0200000000000000000000000000000000000005"},
+      blockchains: [
+        {createBlockTimestamp: 1020, createBlockNumber: "2", blockchainId: "chainL1", vmId: "srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy",
+          subnetId: "subA", blockchainName: "L1", evmChainId: 99999, genesisData: {config: {chainId: 99999}, gasLimit: "0x7a1200"}},
+        {createBlockTimestamp: 1030, createBlockNumber: "3", blockchainId: "chainX", vmId: "vm", subnetId: "subA", blockchainName: "other"},
+      ],
+    });
+    expect(await getSubnet(db, NET, "nope")).toBeNull();
+    const chains = await allPages((cursor) => listBlockchains(db, {pageSize: 1, cursor}));
+    expect(chains.items.flat().map((c) => c.blockchainId)).toEqual(["chainX", "chainL1"]);
+  });
+
+  it("lists L1 validators, the removed ones on request", async () => {
+    expect((await listL1Validators(db, NET, {pageSize: 10})).items).toEqual([{
+      validationId: P_ID, validationIdHex: "0x" + "00".repeat(32), nodeId: "NodeID-L", subnetId: "subA", weight: 20,
+      remainingBalance: 1000000, creationTimestamp: 1040, blsCredentials: {publicKey: "aa", proofOfPossession: "bb"},
+      remainingBalanceOwner: {addresses: [EWOQ], threshold: 1}, deactivationOwner: {addresses: [EWOQ], threshold: 1},
+    }]);
+    const all = await allPages((cursor) => listL1Validators(db, NET, {pageSize: 1, cursor, subnetId: "subA", includeInactive: true}));
+    expect(all.items.flat().map((v) => [v.nodeId, v.validationIdHex])).toEqual([["NodeID-M", "0x" + "01".repeat(32)], ["NodeID-L", "0x" + "00".repeat(32)]]);
+  });
+
+  it("uses an index", async () => {
+    await expectIndexed((sql) => listVerticesByHeight(sql, {pageSize: 1, cursor: "3", vertexHeight: 3}));
+    await expectIndexed((sql) => listSubnets(sql, NET, {pageSize: 1, cursor: "2000:z"}));
   });
 });
