@@ -293,3 +293,8 @@ export async function seedSubnets(db: TestDb, inactiveValidationId: string): Pro
     created_tx: "ptx4", created_ts: 1041, active: false,
   });
 }
+
+/** ptx4 (the import) is related to the L1 validation P_ID, for the l1ValidationId filter. */
+export async function seedL1ValidationTxs(db: TestDb): Promise<void> {
+  await db.insert("l1_validation_txs", {validation_id: P_ID, seq: 4});
+}

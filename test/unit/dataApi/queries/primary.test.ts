@@ -35,7 +35,7 @@ import {
   listXChainUtxos,
 } from "../../../../src/dataApi/queries/primary/utxos.js";
 import {
-  AVAX, BOB_HEX, C_ID, EWOQ, EWOQ_EVM, EWOQ_HEX, NET, P_ID, RecordingClient, TOK, TestDb, X_ID, hexBytes, seedPrimary, seedStakers, seedSubnets, seedXC, CAROL_HEX,
+  AVAX, BOB_HEX, C_ID, EWOQ, EWOQ_EVM, EWOQ_HEX, NET, P_ID, RecordingClient, TOK, TestDb, X_ID, hexBytes, seedL1ValidationTxs, seedPrimary, seedStakers, seedSubnets, seedXC, CAROL_HEX,
 } from "./fixture.js";
 
 const BOB = "local1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqq9sspzpx9";
@@ -51,6 +51,7 @@ beforeAll(async () => {
   await seedXC(db);
   await seedStakers(db);
   await seedSubnets(db, INACTIVE);
+  await seedL1ValidationTxs(db);
 });
 afterAll(async () => {
   await db.close();
@@ -431,5 +432,37 @@ describe("vertices, assets, subnets, blockchains, L1 validators", () => {
   it("uses an index", async () => {
     await expectIndexed((sql) => listVerticesByHeight(sql, {pageSize: 1, cursor: "3", vertexHeight: 3}));
     await expectIndexed((sql) => listSubnets(sql, NET, {pageSize: 1, cursor: "2000:z"}));
+  });
+});
+
+describe("transaction pages and their UTXOs", () => {
+  it("filters by L1 validation ID", async () => {
+    expect((await listPChainTransactions(db, NET, {pageSize: 10, l1ValidationId: P_ID})).items.map((t) => t.txHash)).toEqual(["ptx4"]);
+    expect((await listPChainTransactions(db, NET, {pageSize: 10, l1ValidationId: INACTIVE})).items).toEqual([]);
+    await expectIndexed((sql) => listPChainTransactions(sql, NET, {pageSize: 1, cursor: "9", l1ValidationId: P_ID}));
+  });
+
+  it("stops a page early once its UTXOs pass 5,000, without gaps", async () => {
+    const big = await new TestDb().init();
+    try {
+      // Three transactions of 3,000 emitted UTXOs each: every page holds one.
+      for (const seq of [1, 2, 3]) {
+        await big.query(
+          `INSERT INTO txs (chain, seq, tx_id, tx_type, block_id, block_height, ts, memo, details, size_bytes)
+           VALUES ('P', $1::int8, 'tx' || $1, 'BaseTx', 'b', $1::int8, 1000 + $1::int8, ''::bytea, '{}', 1)`,
+          [seq]
+        );
+        await big.query(
+          `INSERT INTO utxos (utxo_id, tx_id, output_index, created_chain, created_ts, asset_id, amount, addresses)
+           SELECT 'u' || $1 || '-' || i, 'tx' || $1, i, $2, 1000, $3, 1, '[]' FROM generate_series(0, 2999) i`,
+          [seq, P_ID, AVAX]
+        );
+      }
+      const r = await allPages((cursor) => listPChainTransactions(big, NET, {pageSize: 3, cursor}));
+      expect(r.items.map((p) => p.map((t) => [t.txHash, t.emittedUtxos.length]))).toEqual([[["tx3", 3000]], [["tx2", 3000]], [["tx1", 3000]]]);
+      expect(r.cursors).toEqual(["3", "2", undefined]);
+    } finally {
+      await big.close();
+    }
   });
 });
