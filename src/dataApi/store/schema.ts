@@ -185,6 +185,9 @@ CREATE TABLE stakers (
 );
 CREATE INDEX stakers_by_node ON stakers (node_id, status, end_ts);
 CREATE INDEX stakers_by_status ON stakers (status, end_ts, tx_id);
+-- A validator's delegators (counts, delegated stake, fees) and a reward transaction's staker (historical rewards).
+CREATE INDEX stakers_by_validator ON stakers (validator_tx_id) WHERE validator_tx_id IS NOT NULL;
+CREATE INDEX stakers_by_reward_tx ON stakers (reward_tx_id) WHERE reward_tx_id IS NOT NULL;
 
 CREATE TABLE staker_addresses (
   address bytea NOT NULL,
@@ -204,6 +207,7 @@ CREATE TABLE subnets (
   l1_conversion_id text,
   l1_converted_ts int8
 );
+CREATE INDEX subnets_by_ts ON subnets (created_ts, subnet_id);
 
 CREATE TABLE blockchains (
   blockchain_id text PRIMARY KEY,
@@ -214,6 +218,8 @@ CREATE TABLE blockchains (
   created_ts int8 NOT NULL,
   created_height int8 NOT NULL
 );
+CREATE INDEX blockchains_by_height ON blockchains (created_height, blockchain_id);
+CREATE INDEX blockchains_by_subnet ON blockchains (subnet_id);
 
 CREATE TABLE l1_validators (
   validation_id text PRIMARY KEY,
@@ -230,6 +236,7 @@ CREATE TABLE l1_validators (
   active bool NOT NULL DEFAULT true
 );
 CREATE INDEX l1_validators_by_subnet ON l1_validators (subnet_id, created_ts, validation_id);
+CREATE INDEX l1_validators_by_ts ON l1_validators (created_ts, validation_id);
 
 -- P-chain transactions related to an L1 validation ID (endpoint 5's l1ValidationId filter).
 CREATE TABLE l1_validation_txs (

@@ -41,20 +41,24 @@ export async function listTxRows(sql: SqlClientLike, chain: "P" | "X" | "C", arg
   if (args.startTimestamp !== undefined) where.push(`t.ts >= ${p.add(args.startTimestamp)}::int8`);
   if (args.endTimestamp !== undefined) where.push(`t.ts <= ${p.add(args.endTimestamp)}::int8`);
   if (args.txTypes !== undefined && args.txTypes.length > 0) where.push(`t.tx_type = ANY(${p.add(args.txTypes)}::text[])`);
-  const cursor = args.cursor === undefined ? "" : `AND k.seq ${desc ? "<" : ">"} ${p.add(args.cursor)}::int8`;
+  const cursorOn = (alias: string): string =>
+    args.cursor === undefined ? "" : ` AND ${alias}.seq ${desc ? "<" : ">"} ${p.add(args.cursor)}::int8`;
+  const onlyAddresses = where.length === 1;
   const limit = p.add(args.pageSize + 1);
   // The seq source is the index of the filter that selects (tx_addresses, l1_validation_txs, or txs itself),
   // walked in seq order; the other filters are checked on the joined rows.
   let from: string;
   if (args.addresses !== undefined && args.addresses.length > 0) {
+    // Without other filters the page is the first seqs of the addresses: the limit goes inside.
     from = `(SELECT DISTINCT k.seq FROM tx_addresses k WHERE k.chain = ${c}
-             AND k.address = ANY(${p.add(args.addresses)}::bytea[]) ${cursor}) k JOIN txs t ON t.chain = ${c} AND t.seq = k.seq`;
+             AND k.address = ANY(${p.add(args.addresses)}::bytea[])${cursorOn("k")}
+             ${onlyAddresses ? `ORDER BY k.seq ${dir} LIMIT ${limit}` : ""}) k JOIN txs t ON t.chain = ${c} AND t.seq = k.seq`;
   } else if (args.l1ValidationId !== undefined) {
     from = `l1_validation_txs k JOIN txs t ON t.chain = ${c} AND t.seq = k.seq`;
-    where.push(`k.validation_id = ${p.add(args.l1ValidationId)} ${cursor}`);
+    where.push(`k.validation_id = ${p.add(args.l1ValidationId)}${cursorOn("k")}`);
   } else {
-    from = "txs k JOIN txs t ON t.chain = k.chain AND t.seq = k.seq";
-    if (cursor !== "") where.push(cursor.slice(4));
+    from = "txs t";
+    if (args.cursor !== undefined) where.push(cursorOn("t").slice(5));
   }
   return sql.query<TxRow>(
     `SELECT ${TX_COLUMNS} FROM ${from} ${TX_STAKER_JOIN} WHERE ${where.join(" AND ")} ORDER BY t.seq ${dir} LIMIT ${limit}`,

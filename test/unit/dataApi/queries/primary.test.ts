@@ -10,6 +10,23 @@ import {
   listPChainTransactions,
   listXChainTransactions,
 } from "../../../../src/dataApi/queries/primary/transactions.js";
+import {cb58Encode} from "../../../../src/util/cb58.js";
+import {
+  getAssetDetails,
+  getSubnet,
+  getVertex,
+  listBlockchains,
+  listL1Validators,
+  listSubnets,
+  listVerticesByHeight,
+} from "../../../../src/dataApi/queries/primary/network.js";
+import {
+  getNetworkDetails,
+  listDelegators,
+  listHistoricalRewards,
+  listPendingRewards,
+  listValidators,
+} from "../../../../src/dataApi/queries/primary/stakers.js";
 import {
   getCChainAtomicBalances,
   getPChainBalances,
@@ -18,7 +35,7 @@ import {
   listXChainUtxos,
 } from "../../../../src/dataApi/queries/primary/utxos.js";
 import {
-  AVAX, BOB_HEX, C_ID, EWOQ, EWOQ_EVM, EWOQ_HEX, NET, P_ID, RecordingClient, TOK, TestDb, X_ID, hexBytes, seedPrimary, seedXC,
+  type BackendKind, AVAX, BOB_HEX, C_ID, EWOQ, EWOQ_EVM, EWOQ_HEX, NET, P_ID, RecordingClient, TOK, TestDb, X_ID, hexBytes, seedL1ValidationTxs, seedPrimary, seedStakers, seedSubnets, seedXC, CAROL_HEX,
 } from "./fixture.js";
 
 const BOB = "local1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqq9sspzpx9";
@@ -26,16 +43,8 @@ const avax = (amount: string): Record<string, unknown> => ({
   assetId: AVAX, name: "Avalanche", symbol: "AVAX", denomination: 9, type: "secp256k1", amount,
 });
 
+const INACTIVE = cb58Encode(new Uint8Array(32).fill(1));
 let db: TestDb;
-beforeAll(async () => {
-  db = await new TestDb().init();
-  await seedPrimary(db);
-  await seedXC(db);
-});
-afterAll(async () => {
-  await db.close();
-});
-
 /** Walks every page of a list; returns the pages' items and cursors. */
 async function allPages<T>(fetch: (cursor?: string) => Promise<Page<T>>): Promise<{items: T[][]; cursors: (string | undefined)[]}> {
   const items: T[][] = [];
@@ -61,6 +70,23 @@ async function expectIndexed(run: (sql: RecordingClient) => Promise<unknown>): P
     expect(plan, `${s.sql}\n${plan}`).not.toMatch(/Seq Scan on (blocks|txs|tx_addresses|utxos|utxo_addresses)\b/);
   }
 }
+
+const BACKENDS: BackendKind[] = ["pglite", "postgres"];
+
+// Every query runs on both backends the store supports: PGlite and a real PostgreSQL server.
+describe.each(BACKENDS)("%s", (kind) => {
+beforeAll(async () => {
+  db = new TestDb(kind);
+  await db.init();
+  await seedPrimary(db);
+  await seedXC(db);
+  await seedStakers(db);
+  await seedSubnets(db, INACTIVE);
+  await seedL1ValidationTxs(db);
+});
+afterAll(async () => {
+  await db.close();
+});
 
 describe("blocks", () => {
   it("lists newest first across pages without repeats or gaps", async () => {
@@ -298,4 +324,151 @@ describe("balances", () => {
   it("uses an index", async () => {
     await expectIndexed((sql) => getPChainBalances(sql, NET, {addresses: ewoq, now: 3000}));
   });
+});
+
+describe("stakers and rewards", () => {
+  const CAROL = "local1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqxq5wm7wu";
+  it("lists pending rewards by address: own validation and the fee of a delegation", async () => {
+    const r = await allPages((cursor) => listPendingRewards(db, NET, {pageSize: 1, cursor, addresses: [hexBytes(EWOQ_HEX)], now: 2000}));
+    expect(r.items.flat()).toEqual([
+      {addresses: [EWOQ], txHash: "pdel", amountStaked: "100", nodeId: "NodeID-A", startTimestamp: 1100, endTimestamp: 4000,
+        rewardType: "VALIDATOR_FEE", progress: (900 / 2900) * 100, estimatedReward: avax("20")},
+      {addresses: [EWOQ], txHash: "ptx2", amountStaked: "300", nodeId: "NodeID-A", startTimestamp: 1020, endTimestamp: 5000,
+        rewardType: "VALIDATOR", progress: (980 / 3980) * 100, estimatedReward: avax("12")},
+    ]);
+    expect(r.cursors).toEqual(["4000:pdel:VALIDATOR_FEE", undefined]);
+    const bob = await listPendingRewards(db, NET, {pageSize: 10, addresses: [hexBytes(BOB_HEX)], now: 2000});
+    expect(bob.items.map((x) => [x.txHash, x.rewardType, x.estimatedReward.amount, x.addresses])).toEqual([["pdel", "DELEGATOR", "980", [BOB]]]);
+    const node = await listPendingRewards(db, NET, {pageSize: 10, nodeIds: ["NodeID-A"], now: 2000});
+    expect(node.items.map((x) => [x.txHash, x.rewardType])).toEqual([["pdel", "DELEGATOR"], ["ptx2", "VALIDATOR"]]);
+    expect((await listPendingRewards(db, NET, {pageSize: 10, nodeIds: ["NodeID-B"], now: 2000})).items).toEqual([]);
+  });
+
+  it("lists historical rewards from reward UTXOs", async () => {
+    expect((await listHistoricalRewards(db, NET, {pageSize: 10, addresses: [hexBytes(CAROL_HEX)]})).items).toEqual([{
+      addresses: [CAROL], txHash: "pold", amountStaked: "200", nodeId: "NodeID-B", startTimestamp: 500, endTimestamp: 900,
+      rewardType: "VALIDATOR", utxoId: "r0", outputIndex: 1, reward: avax("7"), rewardTxHash: "prew",
+    }]);
+  });
+
+  it("lists validators with their delegations, and delegators", async () => {
+    const active = await listValidators(db, NET, {pageSize: 10, validationStatus: "active", now: 2000});
+    expect(active.items).toEqual([{
+      txHash: "ptx2", nodeId: "NodeID-A", subnetId: P_ID, amountStaked: "300", delegationFee: "2.0000", startTimestamp: 1020,
+      endTimestamp: 5000, blsCredentials: {publicKey: "aa", proofOfPossession: "bb"}, validationStatus: "active",
+      stakePercentage: 100, delegatorCount: 1, amountDelegated: "100",
+      potentialRewards: {validationRewardAmount: "12", delegationRewardAmount: "20", rewardAddresses: [EWOQ]},
+    }]);
+    const all = await allPages((cursor) => listValidators(db, NET, {pageSize: 1, cursor, now: 2000}));
+    expect(all.items.flat().map((v) => [v.txHash, v.validationStatus])).toEqual([["pold", "completed"], ["ptx2", "active"]]);
+    expect(all.items[0][0].rewards).toEqual({validationRewardAmount: "7", delegationRewardAmount: "0", rewardAddresses: [CAROL], rewardTxHash: "prew"});
+    expect((await listValidators(db, NET, {pageSize: 10, validationStatus: "pending", now: 1000})).items.map((v) => v.txHash)).toEqual(["ptx2"]);
+    expect((await listValidators(db, NET, {pageSize: 10, nodeIds: ["NodeID-B"], now: 2000})).items.map((v) => v.txHash)).toEqual(["pold"]);
+    const d = await listDelegators(db, NET, {pageSize: 10, now: 2000, rewardAddresses: [hexBytes(BOB_HEX)]});
+    expect(d.items).toEqual([{
+      txHash: "pdel", nodeId: "NodeID-A", rewardAddresses: [BOB], amountDelegated: "100", delegationFee: "2.0000",
+      startTimestamp: 1100, endTimestamp: 4000, delegationStatus: "active", estimatedGrossReward: "1000", estimatedNetReward: "980",
+    }]);
+  });
+
+  it("sums the network's stake", async () => {
+    const n = await getNetworkDetails(db);
+    expect(n.validatorDetails).toMatchObject({validatorCount: 1, totalAmountStaked: "300", stakingDistributionByVersion: []});
+    expect(n.delegatorDetails).toEqual({delegatorCount: 1, totalAmountStaked: "100"});
+    // 12 over 3980 s and 1000 over 2900 s, each scaled to a year.
+    expect(n.validatorDetails.estimatedAnnualStakingReward).toBe(String(Math.floor((12 * 31536000) / 3980) + Math.floor((1000 * 31536000) / 2900)));
+  });
+
+  it("uses an index", async () => {
+    await expectIndexed((sql) => listPendingRewards(sql, NET, {pageSize: 1, cursor: "1:a:VALIDATOR", addresses: [hexBytes(EWOQ_HEX)], nodeIds: ["NodeID-A"], now: 2000}));
+    await expectIndexed((sql) => listHistoricalRewards(sql, NET, {pageSize: 1, cursor: "1000:z", addresses: [hexBytes(CAROL_HEX)]}));
+  });
+});
+
+describe("vertices, assets, subnets, blockchains, L1 validators", () => {
+  it("lists the vertices at a height in both orders", async () => {
+    expect(await getVertex(db, "vtx1")).toEqual({
+      vertexHash: "vtx1", parentHashes: ["vtx0"], vertexHeight: 3, vertexIndex: 1, vertexTimestamp: 1003, txCount: 1,
+      transactions: [TOK], vertexSizeBytes: 51,
+    });
+    const desc = await allPages((cursor) => listVerticesByHeight(db, {pageSize: 1, cursor, vertexHeight: 3}));
+    expect(desc.items.flat().map((v) => v.vertexHash)).toEqual(["vtx2", "vtx1"]);
+    expect(desc.cursors).toEqual(["2", undefined]);
+    const asc = await listVerticesByHeight(db, {pageSize: 5, vertexHeight: 3, sortOrder: "asc"});
+    expect(asc.items.map((v) => v.vertexHash)).toEqual(["vtx1", "vtx2"]);
+    expect((await listVerticesByHeight(db, {pageSize: 5, vertexHeight: 9})).items).toEqual([]);
+  });
+
+  it("gets an asset", async () => {
+    expect(await getAssetDetails(db, TOK)).toEqual({
+      assetId: TOK, name: "Token", symbol: "TOK", denomination: 2, type: "secp256k1", createdAtTimestamp: 1003, cap: "variable",
+    });
+    expect(await getAssetDetails(db, "nope")).toBeNull();
+  });
+
+  it("lists subnets with their chains, and blockchains", async () => {
+    const subnets = await allPages((cursor) => listSubnets(db, NET, {pageSize: 1, cursor}));
+    expect(subnets.items.flat().map((s) => s.subnetId)).toEqual(["subB", "subA"]);
+    expect(await getSubnet(db, NET, "subA")).toEqual({
+      createBlockTimestamp: 1010, createBlockIndex: "1", subnetId: "subA", ownerAddresses: [EWOQ], threshold: 1, locktime: 0,
+      subnetOwnershipInfo: {locktime: 0, threshold: 1, addresses: [EWOQ]}, isL1: true,
+      l1ValidatorManagerDetails: {blockchainId: "chainL1", contractAddress: "0x0200000000000000000000000000000000000005"},
+      blockchains: [
+        {createBlockTimestamp: 1020, createBlockNumber: "2", blockchainId: "chainL1", vmId: "srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy",
+          subnetId: "subA", blockchainName: "L1", evmChainId: 99999, genesisData: {config: {chainId: 99999}, gasLimit: "0x7a1200"}},
+        {createBlockTimestamp: 1030, createBlockNumber: "3", blockchainId: "chainX", vmId: "vm", subnetId: "subA", blockchainName: "other"},
+      ],
+    });
+    expect(await getSubnet(db, NET, "nope")).toBeNull();
+    const chains = await allPages((cursor) => listBlockchains(db, {pageSize: 1, cursor}));
+    expect(chains.items.flat().map((c) => c.blockchainId)).toEqual(["chainX", "chainL1"]);
+  });
+
+  it("lists L1 validators, the removed ones on request", async () => {
+    expect((await listL1Validators(db, NET, {pageSize: 10})).items).toEqual([{
+      validationId: P_ID, validationIdHex: "0x" + "00".repeat(32), nodeId: "NodeID-L", subnetId: "subA", weight: 20,
+      remainingBalance: 1000000, creationTimestamp: 1040, blsCredentials: {publicKey: "aa", proofOfPossession: "bb"},
+      remainingBalanceOwner: {addresses: [EWOQ], threshold: 1}, deactivationOwner: {addresses: [EWOQ], threshold: 1},
+    }]);
+    const all = await allPages((cursor) => listL1Validators(db, NET, {pageSize: 1, cursor, subnetId: "subA", includeInactive: true}));
+    expect(all.items.flat().map((v) => [v.nodeId, v.validationIdHex])).toEqual([["NodeID-M", "0x" + "01".repeat(32)], ["NodeID-L", "0x" + "00".repeat(32)]]);
+  });
+
+  it("uses an index", async () => {
+    await expectIndexed((sql) => listVerticesByHeight(sql, {pageSize: 1, cursor: "3", vertexHeight: 3}));
+    await expectIndexed((sql) => listSubnets(sql, NET, {pageSize: 1, cursor: "2000:z"}));
+  });
+});
+
+describe("transaction pages and their UTXOs", () => {
+  it("filters by L1 validation ID", async () => {
+    expect((await listPChainTransactions(db, NET, {pageSize: 10, l1ValidationId: P_ID})).items.map((t) => t.txHash)).toEqual(["ptx4"]);
+    expect((await listPChainTransactions(db, NET, {pageSize: 10, l1ValidationId: INACTIVE})).items).toEqual([]);
+    await expectIndexed((sql) => listPChainTransactions(sql, NET, {pageSize: 1, cursor: "9", l1ValidationId: P_ID}));
+  });
+
+  it("stops a page early once its UTXOs pass 5,000, without gaps", async () => {
+    const big = await new TestDb(kind).init();
+    try {
+      // Three transactions of 3,000 emitted UTXOs each: every page holds one.
+      for (const seq of [1, 2, 3]) {
+        await big.query(
+          `INSERT INTO txs (chain, seq, tx_id, tx_type, block_id, block_height, ts, memo, details, size_bytes)
+           VALUES ('P', $1::int8, 'tx' || $1, 'BaseTx', 'b', $1::int8, 1000 + $1::int8, ''::bytea, '{}', 1)`,
+          [seq]
+        );
+        await big.query(
+          `INSERT INTO utxos (utxo_id, tx_id, output_index, created_chain, created_ts, asset_id, amount, addresses)
+           SELECT 'u' || $1 || '-' || i, 'tx' || $1, i, $2, 1000, $3, 1, '[]' FROM generate_series(0, 2999) i`,
+          [seq, P_ID, AVAX]
+        );
+      }
+      const r = await allPages((cursor) => listPChainTransactions(big, NET, {pageSize: 3, cursor}));
+      expect(r.items.map((p) => p.map((t) => [t.txHash, t.emittedUtxos.length]))).toEqual([[["tx3", 3000]], [["tx2", 3000]], [["tx1", 3000]]]);
+      expect(r.cursors).toEqual(["3", "2", undefined]);
+    } finally {
+      await big.close();
+    }
+  });
+});
 });
