@@ -96,8 +96,8 @@ export async function listHistoricalRewards(
   }
   const rows = await sql.query<HistoricalRewardRow>(
     `SELECT DISTINCT ON (u.created_ts, u.utxo_id) u.utxo_id, u.output_index, u.asset_id, u.amount, u.addresses,
-       u.reward_type, u.created_ts, u.tx_id AS reward_tx, s.tx_id, s.node_id, s.weight, s.start_ts, s.end_ts
-     FROM utxo_addresses ua JOIN utxos u ON u.utxo_id = ua.utxo_id JOIN stakers s ON s.reward_tx_id = u.tx_id
+       u.reward_type, u.created_ts, s.reward_tx_id AS reward_tx, s.tx_id, s.node_id, s.weight, s.start_ts, s.end_ts
+     FROM utxo_addresses ua JOIN utxos u ON u.utxo_id = ua.utxo_id JOIN stakers s ON s.tx_id = u.tx_id
      WHERE ${where.join(" AND ")}
      ORDER BY u.created_ts ${dir}, u.utxo_id ${dir} LIMIT ${p.add(args.pageSize + 1)}`,
     p.values

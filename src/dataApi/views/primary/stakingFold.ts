@@ -180,12 +180,15 @@ export class StakingFold {
         validatorTxId,
       ],
     );
-    const roles: Array<[Owner | null, string]> = [
-      [s.rewardOwner, s.kind === "delegator" ? "delegator" : "validator"],
-      [s.delegationRewardOwner, "validatorFee"],
-    ];
+    // Who sees this staker's reward in the pending list: its reward owners (VALIDATOR or DELEGATOR) and, for a
+    // delegator whose validator takes a fee, the validator's delegation reward owners (VALIDATOR_FEE).
     const rows: unknown[][] = [];
-    for (const [o, role] of roles) for (const a of o?.addresses ?? []) rows.push([a, txId, role]);
+    for (const a of s.rewardOwner?.addresses ?? []) rows.push([a, txId, s.kind === "delegator" ? "DELEGATOR" : "VALIDATOR"]);
+    if (validatorTxId !== null) {
+      const v = await tx.query<{delegation_shares: number; delegation_reward_owner: unknown}>("SELECT delegation_shares, delegation_reward_owner FROM stakers WHERE tx_id = $1", [validatorTxId]);
+      const fee = v[0] && v[0].delegation_shares > 0 ? ownerFromJson(v[0].delegation_reward_owner) : null;
+      for (const a of fee?.addresses ?? []) rows.push([a, txId, "VALIDATOR_FEE"]);
+    }
     await bulkInsert(tx, "staker_addresses", [{name: "address", type: "bytea"}, {name: "tx_id", type: "text"}, {name: "role", type: "text"}], rows, {onConflict: "DO NOTHING"});
   }
 

@@ -338,7 +338,7 @@ export async function seedStakers(db: TestDb): Promise<void> {
     await db.insert("staker_addresses", {address: hexBytes(a), tx_id: tx, role});
   }
   await db.insert("utxos", utxo({
-    utxo_id: "r0", tx_id: "prew", output_index: 1, created_height: 0, created_ts: 900, amount: "7", addresses: [CAROL_HEX],
+    utxo_id: "r0", tx_id: "pold", output_index: 1, created_height: 0, created_ts: 900, amount: "7", addresses: [CAROL_HEX],
     reward_type: "VALIDATOR",
   }));
   await db.insert("utxo_addresses", {address: hexBytes(CAROL_HEX), utxo_id: "r0"});
