@@ -128,6 +128,28 @@ describe.each(BACKENDS)("data API over HTTP ($name)", (backend) => {
       [`/v1/networks/moon/blockchains/p-chain/blocks`, 400, /^network: unknown network "moon"/],
       [`/v1/networks/local/blockchains/z-chain/blocks`, 404, /^blockchain z-chain not found/],
       [`/v1/networks/local/blockchains/p-chain/nothing`, 404, /^no such path/],
+      [`${P}/balances`, 400, /^addresses: required$/],
+      [`${P}/balances?addresses=P-local1zzz`, 400, /^addresses: invalid address "P-local1zzz"/],
+      [`${P}/assets/abc`, 400, /^blockchainId: asset details serves the X-chain only$/],
+      [`/v1/networks/local/blockchains/x-chain/assets/2PFKtwnA8VGch1nGkSegxhqs9h6TQCADVFP9jnpDzZimJvbkyR`, 404, /^asset .* not found$/],
+      [`${P}/vertices:listByHeight?vertexHeight=1`, 400, /^blockchainId: vertices serves the X-chain only$/],
+      [`/v1/networks/local/blockchains/x-chain/vertices:listByHeight`, 400, /^vertexHeight: required$/],
+      [`/v1/networks/local/blockchains/x-chain/vertices:listByHeight?vertexHeight=-1`, 400, /^vertexHeight: /],
+      [`/v1/networks/local/blockchains/x-chain/vertices/nope`, 400, /^vertexHash: /],
+      [`/v1/networks/local/rewards:listPending`, 400, /^addresses: addresses or nodeIds is required$/],
+      [`/v1/networks/local/rewards:listPending?nodeIds=Node-1`, 400, /^nodeIds: invalid node ID "Node-1"$/],
+      [`/v1/networks/local/rewards`, 400, /^addresses: required$/],
+      [`/v1/networks/local/validators?validationStatus=sleeping`, 400, /^validationStatus: unknown value "sleeping"/],
+      [`/v1/networks/local/validators?subnetId=zz`, 400, /^subnetId: /],
+      [`/v1/networks/local/validators/NodeID-xyz`, 400, /^nodeId: /],
+      [`/v1/networks/local/delegators?rewardAddresses=local1bad`, 400, /^rewardAddresses: invalid address/],
+      [`/v1/networks/local/delegators?delegationStatus=x`, 400, /^delegationStatus: /],
+      [`/v1/networks/local/l1Validators?l1ValidationId=x`, 400, /^l1ValidationId: /],
+      [`/v1/networks/local/l1Validators?nodeId=x`, 400, /^nodeId: /],
+      [`/v1/networks/local/subnets/x`, 400, /^subnetId: /],
+      [`/v1/networks/local/subnets/2PFKtwnA8VGch1nGkSegxhqs9h6TQCADVFP9jnpDzZimJvbkyR`, 404, /^subnet .* not found$/],
+      [`/v1/networks/local/blockchains?sortOrder=sideways`, 400, /^sortOrder: /],
+      [`/v1/networks/mainnet`, 404, /^network mainnet is not served here/],
     ];
     for (const [p, status, message] of cases) {
       const r = await t.get(p);
@@ -169,6 +191,26 @@ describe.each(BACKENDS)("data API over HTTP ($name)", (backend) => {
     expect(((await del.json()) as ErrorBody).statusCode).toBe(405);
     const cors = await t.get("/v1/networks/local/blockchains/p-chain/blocks?pageSize=1", {origin: "https://explorer.example"});
     expect(cors.headers.get("access-control-allow-origin")).toBe("*");
+  });
+
+  it("answers every list endpoint with its list and no nextPageToken past the last page", async () => {
+    const lists: Array<[string, string]> = [
+      ["/v1/networks/local/validators", "validators"],
+      ["/v1/networks/local/delegators", "delegators"],
+      ["/v1/networks/local/l1Validators", "validators"],
+      ["/v1/networks/local/blockchains", "blockchains"],
+      ["/v1/networks/local/subnets", "subnets"],
+      ["/v1/networks/local/blockchains/x-chain/vertices:listByHeight?vertexHeight=0", "vertices"],
+      ["/v1/networks/local/blockchains/c-chain/transactions", "transactions"],
+      ["/v1/networks/local/rewards:listPending?nodeIds=NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg", "pendingRewards"],
+    ];
+    for (const [p, key] of lists) {
+      const r = await t.get(p);
+      expect({p, status: r.status}).toEqual({p, status: 200});
+      expect(Array.isArray((r.json() as Record<string, unknown>)[key]), p).toBe(true);
+    }
+    const details = (await t.get("/v1/networks/local")).json() as {validatorDetails: {validatorCount: number}; delegatorDetails: unknown};
+    expect(typeof details.validatorDetails.validatorCount).toBe("number");
   });
 
   it("reports the view in the data-api health check", async () => {

@@ -19,8 +19,10 @@ import {
   listPChainTransactions,
   listXChainTransactions,
 } from "../queries/primary/transactions.js";
-import {listPChainUtxos} from "../queries/primary/utxos.js";
-import {EMPTY_ID, idFromString} from "../../util/cb58.js";
+import {getCChainAtomicBalances, getPChainBalances, getXChainBalances, listPChainUtxos, listXChainUtxos} from "../queries/primary/utxos.js";
+import {getNetworkDetails, listDelegators, listHistoricalRewards, listPendingRewards, listValidators} from "../queries/primary/stakers.js";
+import {getAssetDetails, getSubnet, getVertex, listBlockchains, listL1Validators, listSubnets, listVerticesByHeight} from "../queries/primary/network.js";
+import {EMPTY_ID, cb58Decode, idFromString} from "../../util/cb58.js";
 
 export interface PrimaryRoutesModules {
   sql: SqlClient;
@@ -137,13 +139,13 @@ export function registerPrimaryRoutes(router: DataApiRouter, m: PrimaryRoutesMod
   });
 
   router.get("/v1/networks/:network/blockchains/:blockchainId/utxos", async (ctx) => {
-    const chain = chainOf(ctx, ["P"], "UTXOs");
+    const chain = chainOf(ctx);
     const addresses = parseAddresses(ctx.query, chain, hrp);
     if (addresses === undefined) throw badRequest("addresses", "required");
     const pageSize = ctx.query.pageSize();
     const assetId = ctx.query.string("assetId");
     if (assetId !== undefined && !validId("X", assetId)) throw badRequest("assetId", `not an asset ID: ${JSON.stringify(assetId)}`);
-    const page = await listPChainUtxos(m.sql, net, {
+    const args = {
       addresses,
       assetId,
       includeSpent: ctx.query.boolean("includeSpent"),
@@ -151,9 +153,168 @@ export function registerPrimaryRoutes(router: DataApiRouter, m: PrimaryRoutesMod
       sortOrder: ctx.query.sortOrder(),
       pageSize,
       cursor: ctx.cursorText(),
-    });
+    };
+    const page = chain === "P" ? await listPChainUtxos(m.sql, net, args) : await listXChainUtxos(m.sql, net, {...args, chain});
     return {nextPageToken: ctx.token(page.nextCursor), utxos: page.items, chainInfo: chainInfo(chain)};
   });
+
+  router.get("/v1/networks/:network/blockchains/:blockchainId/balances", async (ctx) => {
+    const chain = chainOf(ctx);
+    const addresses = parseAddresses(ctx.query, chain, hrp);
+    if (addresses === undefined) throw badRequest("addresses", "required");
+    const now = nowSeconds(ctx.query);
+    const balances =
+      chain === "P" ? await getPChainBalances(m.sql, net, {addresses, now}) : chain === "X" ? await getXChainBalances(m.sql, net, {addresses, now}) : await getCChainAtomicBalances(m.sql, net, {addresses, now});
+    return {balances, chainInfo: chainInfo(chain)};
+  });
+
+  router.get("/v1/networks/:network/blockchains/:blockchainId/assets/:assetId", async (ctx) => {
+    chainOf(ctx, ["X"], "asset details");
+    const assetId = ctx.params.assetId;
+    if (!validId("X", assetId)) throw badRequest("assetId", `not an asset ID: ${JSON.stringify(assetId)}`);
+    const asset = await getAssetDetails(m.sql, assetId);
+    if (!asset) throw notFound(`asset ${assetId} not found`);
+    return asset;
+  });
+
+  // 12: X-chain vertices by height.
+  router.get("/v1/networks/:network/blockchains/:blockchainId/vertices:listByHeight", async (ctx) => {
+    const chain = chainOf(ctx, ["X"], "vertices");
+    const vertexHeight = ctx.query.requiredInt("vertexHeight");
+    const page = await listVerticesByHeight(m.sql, {vertexHeight, sortOrder: ctx.query.sortOrder(), pageSize: ctx.query.pageSize(), cursor: ctx.cursorText()});
+    return {nextPageToken: ctx.token(page.nextCursor), vertices: page.items, chainInfo: chainInfo(chain)};
+  });
+
+  router.get("/v1/networks/:network/blockchains/:blockchainId/vertices/:vertexHash", async (ctx) => {
+    chainOf(ctx, ["X"], "vertices");
+    const id = ctx.params.vertexHash;
+    if (!validId("X", id)) throw badRequest("vertexHash", `not a vertex ID: ${JSON.stringify(id)}`);
+    const v = await getVertex(m.sql, id);
+    if (!v) throw notFound(`vertex ${id} not found`);
+    return v;
+  });
+
+  router.get("/v1/networks/:network", async (ctx) => {
+    resolveNetwork(ctx.params.network, m.network);
+    return getNetworkDetails(m.sql);
+  });
+
+  // 10: pending rewards.
+  router.get("/v1/networks/:network/rewards:listPending", async (ctx) => {
+    resolveNetwork(ctx.params.network, m.network);
+    const addresses = parseAddresses(ctx.query, "P", hrp);
+    const nodeIds = parseNodeIds(ctx.query, "nodeIds");
+    if (addresses === undefined && nodeIds === undefined) throw badRequest("addresses", "addresses or nodeIds is required");
+    const page = await listPendingRewards(m.sql, net, {addresses, nodeIds, now: nowSeconds(ctx.query), pageSize: ctx.query.pageSize(), cursor: ctx.cursorText()});
+    return {nextPageToken: ctx.token(page.nextCursor), pendingRewards: page.items};
+  });
+
+  router.get("/v1/networks/:network/rewards", async (ctx) => {
+    resolveNetwork(ctx.params.network, m.network);
+    const addresses = parseAddresses(ctx.query, "P", hrp);
+    if (addresses === undefined) throw badRequest("addresses", "required");
+    const page = await listHistoricalRewards(m.sql, net, {addresses, sortOrder: ctx.query.sortOrder(), pageSize: ctx.query.pageSize(), cursor: ctx.cursorText()});
+    return {nextPageToken: ctx.token(page.nextCursor), historicalRewards: page.items};
+  });
+
+  const STATUSES = ["active", "pending", "completed"] as const;
+  router.get("/v1/networks/:network/validators", async (ctx) => {
+    resolveNetwork(ctx.params.network, m.network);
+    const subnetId = ctx.query.string("subnetId");
+    if (subnetId !== undefined && !validId("P", subnetId)) throw badRequest("subnetId", `not a subnet ID: ${JSON.stringify(subnetId)}`);
+    const page = await listValidators(m.sql, net, {
+      validationStatus: ctx.query.enumValue("validationStatus", STATUSES),
+      nodeIds: parseNodeIds(ctx.query, "nodeIds"),
+      subnetId,
+      now: nowSeconds(ctx.query),
+      pageSize: ctx.query.pageSize(),
+      cursor: ctx.cursorText(),
+    });
+    return {nextPageToken: ctx.token(page.nextCursor), validators: page.items};
+  });
+
+  router.get("/v1/networks/:network/validators/:nodeId", async (ctx) => {
+    resolveNetwork(ctx.params.network, m.network);
+    const nodeId = ctx.params.nodeId;
+    if (!validNodeId(nodeId)) throw badRequest("nodeId", `not a node ID: ${JSON.stringify(nodeId)}`);
+    const page = await listValidators(m.sql, net, {
+      validationStatus: ctx.query.enumValue("validationStatus", STATUSES),
+      nodeIds: [nodeId],
+      now: nowSeconds(ctx.query),
+      pageSize: ctx.query.pageSize(),
+      cursor: ctx.cursorText(),
+    });
+    return {nextPageToken: ctx.token(page.nextCursor), validators: page.items};
+  });
+
+  router.get("/v1/networks/:network/delegators", async (ctx) => {
+    resolveNetwork(ctx.params.network, m.network);
+    const page = await listDelegators(m.sql, net, {
+      delegationStatus: ctx.query.enumValue("delegationStatus", STATUSES),
+      nodeIds: parseNodeIds(ctx.query, "nodeIds"),
+      rewardAddresses: ctx.query.list("rewardAddresses").length > 0 ? ctx.query.list("rewardAddresses").map((a) => parseAddress("rewardAddresses", a, hrp)) : undefined,
+      now: nowSeconds(ctx.query),
+      pageSize: ctx.query.pageSize(),
+      cursor: ctx.cursorText(),
+    });
+    return {nextPageToken: ctx.token(page.nextCursor), delegators: page.items};
+  });
+
+  router.get("/v1/networks/:network/l1Validators", async (ctx) => {
+    resolveNetwork(ctx.params.network, m.network);
+    const l1ValidationId = ctx.query.string("l1ValidationId");
+    if (l1ValidationId !== undefined && !validId("P", l1ValidationId)) throw badRequest("l1ValidationId", `not an ID: ${JSON.stringify(l1ValidationId)}`);
+    const subnetId = ctx.query.string("subnetId");
+    if (subnetId !== undefined && !validId("P", subnetId)) throw badRequest("subnetId", `not a subnet ID: ${JSON.stringify(subnetId)}`);
+    const nodeId = ctx.query.string("nodeId");
+    if (nodeId !== undefined && !validNodeId(nodeId)) throw badRequest("nodeId", `not a node ID: ${JSON.stringify(nodeId)}`);
+    const page = await listL1Validators(m.sql, net, {l1ValidationId, subnetId, nodeId, includeInactive: ctx.query.boolean("includeInactive"), pageSize: ctx.query.pageSize(), cursor: ctx.cursorText()});
+    return {nextPageToken: ctx.token(page.nextCursor), validators: page.items};
+  });
+
+  router.get("/v1/networks/:network/blockchains", async (ctx) => {
+    resolveNetwork(ctx.params.network, m.network);
+    const page = await listBlockchains(m.sql, {sortOrder: ctx.query.sortOrder(), pageSize: ctx.query.pageSize(), cursor: ctx.cursorText()});
+    return {nextPageToken: ctx.token(page.nextCursor), blockchains: page.items};
+  });
+
+  router.get("/v1/networks/:network/subnets", async (ctx) => {
+    resolveNetwork(ctx.params.network, m.network);
+    const page = await listSubnets(m.sql, net, {sortOrder: ctx.query.sortOrder(), pageSize: ctx.query.pageSize(), cursor: ctx.cursorText()});
+    return {nextPageToken: ctx.token(page.nextCursor), subnets: page.items};
+  });
+
+  router.get("/v1/networks/:network/subnets/:subnetId", async (ctx) => {
+    resolveNetwork(ctx.params.network, m.network);
+    const id = ctx.params.subnetId;
+    if (!validId("P", id)) throw badRequest("subnetId", `not a subnet ID: ${JSON.stringify(id)}`);
+    const subnet = await getSubnet(m.sql, net, id);
+    if (!subnet) throw notFound(`subnet ${id} not found`);
+    return subnet;
+  });
+}
+
+/** Now, in Unix seconds (what "pending", "active" and locked balances are judged at). */
+function nowSeconds(_q: Query): number {
+  return Math.floor(Date.now() / 1000);
+}
+
+function validNodeId(id: string): boolean {
+  if (!id.startsWith("NodeID-")) return false;
+  try {
+    return cb58Decode(id.slice(7)).length === 20;
+  } catch {
+    return false;
+  }
+}
+
+/** `nodeIds`: a comma list or repeated key of `NodeID-...`; undefined when absent. */
+function parseNodeIds(q: Query, param: string): string[] | undefined {
+  const ids = q.list(param);
+  if (ids.length === 0) return undefined;
+  if (ids.length > 64) throw badRequest(param, "at most 64 node IDs");
+  for (const id of ids) if (!validNodeId(id)) throw badRequest(param, `invalid node ID ${JSON.stringify(id)}`);
+  return ids;
 }
 
 /** A CB58 ID (the C-chain's atomic transactions too); EVM block hashes are `0x` hex. */
