@@ -6,6 +6,7 @@
  */
 import type {NetworkInfo} from "../chains/index.js";
 import type {GenesisState} from "./views/primary/model.js";
+import {DEV_AVAX_ASSET_ID, DevPrimaryNetwork} from "../dev/primaryNetwork.js";
 
 /** The X-chain AVAX asset IDs of the public networks (the ID of each X-chain genesis's AVAX CreateAssetTx). */
 const AVAX_ASSET_IDS: Record<number, string> = {
@@ -18,7 +19,9 @@ export interface NetworkGenesis {
   avaxAssetId: string;
 }
 
-export function genesisFor(network: NetworkInfo, _feed: string): NetworkGenesis {
+export function genesisFor(network: NetworkInfo, feed: string): NetworkGenesis {
+  // The dev feed's network starts a minute before its first block (src/feed/dev.ts devGenesisTime).
+  if (feed === "dev") return {state: (firstBlockTs) => new DevPrimaryNetwork(network, firstBlockTs - 60n).genesis(), avaxAssetId: DEV_AVAX_ASSET_ID};
   const known = AVAX_ASSET_IDS[network.id];
   if (known) return {state: null, avaxAssetId: known};
   return {state: null, avaxAssetId: LOCAL_AVAX_ASSET_ID};

@@ -69,3 +69,27 @@ export function buildCBlock(s: BlockSpec & {parentHash: Uint8Array}): Uint8Array
   const inner = buildEvmBlock({parentHash: s.parentHash, height: s.height, timestamp: s.timestamp, txs: s.txs, seed: s.height});
   return buildProposerBlock(s.parentId, s.timestamp, s.pChainHeight, inner);
 }
+
+/** An inner Banff P-chain block of signed txs (codec version included in each): standard, proposal or commit. */
+export function buildBanffBlock(kind: "standard" | "proposal" | "commit", s: {time: bigint; parentId: Uint8Array; height: bigint; txs: Uint8Array[]}): Uint8Array {
+  const inline = (t: Uint8Array): Uint8Array => t.subarray(2);
+  switch (kind) {
+    case "standard": {
+      const w = new Writer().u16(0).u32(32).u64(s.time).fixed(s.parentId).u64(s.height).u32(s.txs.length);
+      for (const t of s.txs) w.fixed(inline(t));
+      return w.finish();
+    }
+    case "proposal":
+      // Banff proposal blocks list their decision txs (none here) before the parent and height.
+      return new Writer().u16(0).u32(29).u64(s.time).u32(0).fixed(s.parentId).u64(s.height).fixed(inline(s.txs[0]!)).finish();
+    case "commit":
+      return new Writer().u16(0).u32(31).u64(s.time).fixed(s.parentId).u64(s.height).finish();
+  }
+}
+
+/** An inner avm standard block of signed txs (codec version included in each). */
+export function buildAvmBlock(s: {time: bigint; parentId: Uint8Array; height: bigint; txs: Uint8Array[]}): Uint8Array {
+  const w = new Writer().u16(0).u32(AVM_STANDARD_BLOCK).fixed(s.parentId).u64(s.height).u64(s.time).fixed(seeded("root", Number(s.height))).u32(s.txs.length);
+  for (const t of s.txs) w.fixed(t.subarray(2));
+  return w.finish();
+}

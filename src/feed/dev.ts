@@ -5,7 +5,9 @@
  * position, so a restart continues the same network.
  */
 import type {NetworkInfo} from "../chains/index.js";
-import {buildCBlock, buildPBlock, buildXBlock, buildXTx} from "../decode/builders.js";
+import {buildAvmBlock, buildBanffBlock, buildCBlock} from "../decode/builders.js";
+import {buildProposerBlock} from "../decode/proposervm.js";
+import {DevPrimaryNetwork} from "../dev/primaryNetwork.js";
 import {decodeProposerBlock} from "../decode/proposervm.js";
 import {keccak256} from "../decode/keccak.js";
 import {rlpDecode, isList} from "../decode/rlp.js";
@@ -85,9 +87,17 @@ function decode(b: Uint8Array): DevPosition {
   };
 }
 
+/** The dev network's chain state while the feed runs: rebuilt on every start by replaying the schedule. */
+interface DevChains {
+  net: DevPrimaryNetwork;
+  pHeight: bigint;
+  xHeight: bigint;
+}
+
 export class DevFeed implements FeedSource {
   readonly key = "dev";
   private readonly now: () => number;
+  private chains: DevChains | null = null;
 
   constructor(
     private readonly opts: DevFeedOptions,
@@ -110,6 +120,12 @@ export class DevFeed implements FeedSource {
     const backfillTicks = Math.round((pos.liveMs - pos.startMs) / this.opts.backfillStepMs);
     const tickTime = (t: number): number =>
       t < backfillTicks ? pos.startMs + t * this.opts.backfillStepMs : pos.liveMs + (t - backfillTicks) * this.opts.liveStepMs;
+    // The wallets, heights and parents after the committed ticks: the schedule replayed (it is deterministic).
+    this.chains = {net: new DevPrimaryNetwork(this.modules.network, devGenesisTime(pos.startMs)), pHeight: 0n, xHeight: 0n};
+    const zero = new Uint8Array(32);
+    const replayed: Parents = {p: zero, x: zero, c: zero, eth: zero, pInner: zero, xInner: zero};
+    for (let t = 0; t < pos.tick; t++) this.tickItems(t, tickTime(t), replayed);
+    pos = {...pos, parents: replayed};
 
     status.sent();
     status.received();
@@ -138,10 +154,10 @@ export class DevFeed implements FeedSource {
   }
 
   /** The containers of one tick, in acceptance order; advances `parents`. */
-  private tickItems(tick: number, timeMs: number, parents: Parents): FeedItem[] {
+  private tickItems(tickNo: number, timeMs: number, parents: Parents): FeedItem[] {
     const ns = BigInt(timeMs) * 1_000_000n;
     const ts = Math.floor(timeMs / 1000);
-    const height = tick + 1;
+    const height = tickNo + 1;
     const net = this.modules.network;
     const chainId = (c: "P" | "X" | "C"): Uint8Array => idFromString(net.chainIds[c]);
     const base = {networkId: net.id, height, timestamp: ts, pChainHeight: BigInt(height)};
@@ -150,29 +166,39 @@ export class DevFeed implements FeedSource {
       out.push({chain, kind, endpoint: findEndpoint(chain, kind)!, bytes, id, timestampNs: ns + BigInt(out.length), checksum});
     };
 
-    const p = buildPBlock({...base, chainId: chainId("P"), parentId: parents.p, innerParentId: parents.pInner, txs: 1 + (tick % 3)});
-    const pWrapped = decodeProposerBlock(p);
-    parents.p = pWrapped.id;
-    parents.pInner = sha256(pWrapped.inner);
-    add("P", "block", p, parents.p);
+    const chains = this.chains!;
+    const tick = chains.net.tick(tickNo, BigInt(ts));
+    for (const b of tick.pBlocks) {
+      const height = ++chains.pHeight;
+      const inner = buildBanffBlock(b.kind, {time: b.time, parentId: parents.pInner, height, txs: b.txs});
+      const p = buildProposerBlock(parents.p, Number(b.time), height, inner);
+      parents.p = decodeProposerBlock(p).id;
+      parents.pInner = sha256(inner);
+      add("P", "block", p, parents.p);
+    }
 
-    const c = buildCBlock({...base, chainId: chainId("C"), parentId: parents.c, parentHash: parents.eth, txs: 2 + (tick % 5)});
+    const c = buildCBlock({...base, chainId: chainId("C"), parentId: parents.c, parentHash: parents.eth, txs: 2 + (tickNo % 5)});
     const wrapped = decodeProposerBlock(c);
     parents.c = wrapped.id;
     const evm = rlpDecode(wrapped.inner);
     if (isList(evm) && isList(evm.items[0]!)) parents.eth = keccak256(evm.items[0].raw);
     add("C", "block", c, parents.c);
 
-    const x = buildXBlock({...base, chainId: chainId("X"), parentId: parents.x, innerParentId: parents.xInner, txs: this.opts.xTxsPerTick});
-    const xWrapped = decodeProposerBlock(x);
-    parents.x = xWrapped.id;
-    parents.xInner = sha256(xWrapped.inner);
+    const xHeight = ++chains.xHeight;
+    const xInner = buildAvmBlock({time: BigInt(ts), parentId: parents.xInner, height: xHeight, txs: tick.xTxs});
+    const x = buildProposerBlock(parents.x, ts, chains.pHeight, xInner);
+    parents.x = decodeProposerBlock(x).id;
+    parents.xInner = sha256(xInner);
     add("X", "block", x, parents.x);
-    for (let i = 0; i < this.opts.xTxsPerTick; i++) {
-      const tx = buildXTx(net.id, chainId("X"), height * 100 + i);
+    for (const tx of tick.xTxs) {
       const id = sha256(tx);
       add("X", "tx", tx, id, id.subarray(28));
     }
     return out;
   }
+}
+
+/** The dev network's genesis time (seconds): a minute before its schedule's first tick. */
+export function devGenesisTime(startMs: number): bigint {
+  return BigInt(Math.floor(startMs / 1000) - 60);
 }

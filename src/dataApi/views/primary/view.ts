@@ -358,9 +358,11 @@ export class PrimaryView {
   }
 
   private async write(tx: SqlTx, b: Batch): Promise<void> {
-    await bulkInsert(tx, "blocks", BLOCK_COLUMNS as unknown as BulkColumn[], b.blocks);
-    await bulkInsert(tx, "vertices", VERTEX_COLUMNS as unknown as BulkColumn[], b.vertices);
-    await bulkInsert(tx, "txs", TX_COLUMNS as unknown as BulkColumn[], b.txs);
+    // A real chain never repeats a height or a transaction; an index that does (a dev database from an older
+    // schedule) keeps the first, rather than stopping the view.
+    await bulkInsert(tx, "blocks", BLOCK_COLUMNS as unknown as BulkColumn[], b.blocks, {onConflict: "DO NOTHING"});
+    await bulkInsert(tx, "vertices", VERTEX_COLUMNS as unknown as BulkColumn[], b.vertices, {onConflict: "DO NOTHING"});
+    await bulkInsert(tx, "txs", TX_COLUMNS as unknown as BulkColumn[], b.txs, {onConflict: "DO NOTHING"});
     await bulkInsert(tx, "tx_addresses", [{name: "chain", type: "text"}, {name: "address", type: "bytea"}, {name: "seq", type: "int8"}], b.txAddresses, {onConflict: "DO NOTHING"});
     await bulkInsert(tx, "asset_txs", [{name: "asset_id", type: "text"}, {name: "seq", type: "int8"}], b.assetTxs, {onConflict: "DO NOTHING"});
     await bulkInsert(tx, "assets", ASSET_COLUMNS, b.assets, {onConflict: "DO NOTHING"});

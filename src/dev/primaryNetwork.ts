@@ -1,0 +1,344 @@
+/**
+ * The dev network's primary-network activity: a deterministic state machine with a small wallet per chain that,
+ * tick after tick, issues real transactions signed with its keys (libsecp256k1): X-chain transfers, X→P exports
+ * and their P-chain imports, P-chain transfers, delegations to the genesis validators whose periods end with a
+ * RewardValidatorTx (a proposal block, then its commit), and a subnet with a chain. Every input spends a UTXO that
+ * exists and is unspent; amounts balance less a fixed fee. The same ticks always give the same bytes, so a restart
+ * rebuilds the wallet by replaying the schedule.
+ */
+import {createHash} from "node:crypto";
+import {createRequire} from "node:module";
+import type {NetworkInfo} from "../chains/index.js";
+import {Writer} from "../decode/reader.js";
+import {EMPTY_ID, cb58Decode, cb58Encode, idFromString} from "../util/cb58.js";
+import type {GenesisState, TxOutput} from "../dataApi/views/primary/model.js";
+
+interface Secp {
+  publicKeyCreate(sk: Uint8Array, compressed?: boolean): Uint8Array;
+  ecdsaSign(msg32: Uint8Array, sk: Uint8Array): {signature: Uint8Array; recid: number};
+}
+const secp = createRequire(import.meta.url)("secp256k1") as Secp;
+
+const sha = (b: Uint8Array): Uint8Array => new Uint8Array(createHash("sha256").update(b).digest());
+const ripemd = (b: Uint8Array): Uint8Array => new Uint8Array(createHash("ripemd160").update(b).digest());
+
+const NANO = 1_000_000_000n;
+const FEE = 1_000_000n;
+const DAY = 86_400n;
+
+export interface DevKey {
+  sk: Uint8Array;
+  publicKey: Uint8Array;
+  address: Uint8Array;
+}
+
+/** The local network's well-known funded key (`PrivateKey-ewoqjP7PxY4yr3iLTpLisriqt94hdyDFNgchSxGGztUrTXtNN`). */
+const EWOQ = Uint8Array.from(Buffer.from("56289e99c94b6912bfc12adc093c9b51124f0dc54ac7a766b2bc5ccf558d8027", "hex"));
+
+function key(sk: Uint8Array): DevKey {
+  const publicKey = secp.publicKeyCreate(sk, true);
+  return {sk, publicKey, address: ripemd(sha(publicKey))};
+}
+
+/** ewoq, then deterministic keys. */
+export function devKeys(): DevKey[] {
+  return [key(EWOQ), ...Array.from({length: 7}, (_, i) => key(sha(new TextEncoder().encode(`avaext dev key ${i + 1}`))))];
+}
+
+/** AvalancheGo's five local-network validators (`staking/local/staker{1..5}`). */
+export const LOCAL_VALIDATORS = [
+  "NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg",
+  "NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ",
+  "NodeID-NFBbbJ4qCmNaCzeW7sxErhvWqvEQMnYcN",
+  "NodeID-GWPcbFJZFfZreETSoWjPimr846mXEKCtu",
+  "NodeID-P7oB2McjBGgW2NXXWVYjV8JEDFoW9xDE5",
+];
+
+/** The dev network's AVAX asset: its own, as its genesis is its own. */
+export const DEV_AVAX_ASSET_ID = cb58Encode(sha(new TextEncoder().encode("avaext dev network AVAX")));
+
+interface Utxo {
+  txId: Uint8Array;
+  index: number;
+  amount: bigint;
+  owner: number;
+}
+
+interface PendingStaker {
+  txId: Uint8Array;
+  end: bigint;
+}
+
+/** One tick's containers' inner contents. */
+export interface DevTick {
+  /** Inner P blocks: each a list of signed txs, and the block kind. */
+  pBlocks: Array<{kind: "standard" | "proposal" | "commit"; txs: Uint8Array[]; time: bigint}>;
+  /** Signed X txs (codec version included) of the tick's X block. */
+  xTxs: Uint8Array[];
+}
+
+const GENESIS_X = 100_000_000n * NANO;
+const GENESIS_P = 1_000_000n * NANO;
+const GENESIS_STAKE = 2_000n * NANO;
+
+export class DevPrimaryNetwork {
+  readonly keys = devKeys();
+  private readonly avax = idFromString(DEV_AVAX_ASSET_ID);
+  private readonly pChain: Uint8Array;
+  private readonly xChain: Uint8Array;
+  private readonly x: Utxo[] = [];
+  private readonly p: Utxo[] = [];
+  /** Exported to P, not yet imported. */
+  private readonly exported: Utxo[] = [];
+  private readonly pending: PendingStaker[] = [];
+  private subnet: Uint8Array | null = null;
+
+  constructor(
+    private readonly network: NetworkInfo,
+    readonly genesisTime: bigint,
+  ) {
+    this.pChain = idFromString(network.chainIds.P);
+    this.xChain = idFromString(network.chainIds.X);
+    this.x.push({txId: genesisTxId("X"), index: 0, amount: GENESIS_X, owner: 0});
+    this.p.push({txId: genesisTxId("P"), index: 0, amount: GENESIS_P, owner: 1});
+  }
+
+  /** The genesis the views fold before the first block. */
+  genesis(): GenesisState {
+    const out = (chain: "X" | "P", txId: Uint8Array, index: number, amount: bigint, owner: number, staked = false): TxOutput => ({
+      outputIndex: index,
+      utxoId: utxoId(txId, index),
+      assetId: DEV_AVAX_ASSET_ID,
+      amount,
+      owner: {locktime: 0n, threshold: 1, addresses: [this.keys[owner]!.address]},
+      stakeableLocktime: 0n,
+      staked,
+      utxoType: staked ? "STAKE" : "TRANSFER",
+      exportedTo: null,
+      groupId: 0,
+      payload: new Uint8Array(0),
+      utxoBytes: utxoBytes(txId, index, this.avax, amount, this.keys[owner]!.address),
+      ...(chain === "X" ? {} : {}),
+    });
+    const stakers = LOCAL_VALIDATORS.map((nodeId, i) => {
+      const txId = sha(new TextEncoder().encode(`avaext dev genesis validator ${i}`));
+      return {
+        txId: cb58Encode(txId),
+        staker: {
+          kind: "validator" as const,
+          nodeId,
+          subnetId: EMPTY_ID,
+          startTime: this.genesisTime,
+          endTime: this.genesisTime + 365n * DAY,
+          weight: GENESIS_STAKE,
+          rewardOwner: {locktime: 0n, threshold: 1, addresses: [this.keys[0]!.address]},
+          delegationRewardOwner: {locktime: 0n, threshold: 1, addresses: [this.keys[0]!.address]},
+          delegationShares: 20_000,
+          bls: null,
+        },
+        stake: [out("P", txId, 0, GENESIS_STAKE, 0, true)],
+      };
+    });
+    return {
+      networkId: this.network.id,
+      timestamp: this.genesisTime,
+      avaxAssetId: DEV_AVAX_ASSET_ID,
+      assets: [{assetId: DEV_AVAX_ASSET_ID, name: "Avalanche", symbol: "AVAX", denomination: 9}],
+      utxos: [
+        {chain: "X", txId: cb58Encode(genesisTxId("X")), output: out("X", genesisTxId("X"), 0, GENESIS_X, 0)},
+        {chain: "P", txId: cb58Encode(genesisTxId("P")), output: out("P", genesisTxId("P"), 0, GENESIS_P, 1)},
+      ],
+      stakers,
+      supply: GENESIS_X + GENESIS_P + BigInt(LOCAL_VALIDATORS.length) * GENESIS_STAKE,
+    };
+  }
+
+  /** The transactions of tick `t` at `time` (seconds), in acceptance order; advances the wallets. */
+  tick(t: number, time: bigint): DevTick {
+    const pBlocks: DevTick["pBlocks"] = [];
+    // Stakers whose period has ended are rewarded first, each by a proposal block and its commit.
+    for (const s of this.pending.filter((x) => x.end <= time)) {
+      this.pending.splice(this.pending.indexOf(s), 1);
+      const reward = new Writer().u16(0).u32(20).fixed(s.txId).u32(0).finish();
+      pBlocks.push({kind: "proposal", txs: [reward], time: s.end});
+      pBlocks.push({kind: "commit", txs: [], time: s.end});
+    }
+    const pTxs: Uint8Array[] = [];
+    const xTxs: Uint8Array[] = [this.xTransfer(t)];
+    if (t % 12 === 0) xTxs.push(this.xExport(t));
+    if (t % 12 === 1 && this.exported.length > 0) pTxs.push(this.pImport());
+    pTxs.push(this.pTransfer(t));
+    if (t % 48 === 5) pTxs.push(this.pDelegate(t, time));
+    if (t === 20) pTxs.push(this.pCreateSubnet());
+    if (t === 21 && this.subnet) pTxs.push(this.pCreateChain());
+    pBlocks.push({kind: "standard", txs: pTxs, time});
+    return {pBlocks, xTxs};
+  }
+
+  /** X: a transfer from one key to another, with change. */
+  private xTransfer(t: number): Uint8Array {
+    const from = this.richest(this.x);
+    const to = (from.owner + 1 + (t % (this.keys.length - 1))) % this.keys.length;
+    const amount = (BigInt(t % 97) + 1n) * NANO;
+    return this.transfer("X", 0, this.xChain, from, [[amount, to]], [], null);
+  }
+
+  /** X: an export of 1,000 AVAX to the P-chain, owned there by key 1. */
+  private xExport(_t: number): Uint8Array {
+    const from = this.richest(this.x);
+    return this.transfer("X", 4, this.xChain, from, [], [[1_000n * NANO, 1]], this.pChain);
+  }
+
+  /** P: imports what X exported. */
+  private pImport(): Uint8Array {
+    const ins = this.exported.splice(0);
+    const total = ins.reduce((a, u) => a + u.amount, 0n);
+    const owner = ins[0]!.owner;
+    const outs: Array<[bigint, number]> = [[total - FEE, owner]];
+    const w = baseBody(17, this.network.id, this.pChain, this.avax, outs.map(([a, o]) => [a, this.keys[o]!.address]), [], new Uint8Array(0));
+    w.fixed(this.xChain);
+    writeInputs(w, this.avax, ins);
+    return this.finish(w, ins.map((u) => u.owner), [], (txId) => outs.forEach(([amount, o], index) => this.p.push({txId, index, amount, owner: o})));
+  }
+
+  private pTransfer(t: number): Uint8Array {
+    const from = this.richest(this.p);
+    const to = [1, 4, 5][t % 3]!;
+    return this.transfer("P", 34, this.pChain, from, [[(BigInt(t % 13) + 1n) * NANO, to]], [], null);
+  }
+
+  /** P: a 25 AVAX delegation for one day to a genesis validator, rewarded to key 2. */
+  private pDelegate(t: number, time: bigint): Uint8Array {
+    const from = this.richest(this.p);
+    const stake = 25n * NANO;
+    const change = from.amount - stake - FEE;
+    const w = baseBody(26, this.network.id, this.pChain, this.avax, [[change, this.keys[from.owner]!.address]], [from], new Uint8Array(0));
+    const nodeId = idFromNodeId(LOCAL_VALIDATORS[t % LOCAL_VALIDATORS.length]!);
+    const end = time + DAY;
+    w.fixed(nodeId).u64(time).u64(end).u64(stake);
+    w.fixed(idFromString(EMPTY_ID));
+    w.u32(1);
+    writeTransferOut(w, this.avax, stake, this.keys[from.owner]!.address);
+    w.u32(11);
+    writeOwners(w, 0n, 1, [this.keys[2]!.address]);
+    this.remove(this.p, from);
+    return this.finish(w, [from.owner], [], (txId) => {
+      this.p.push({txId, index: 0, amount: change, owner: from.owner});
+      this.pending.push({txId, end});
+    });
+  }
+
+  private pCreateSubnet(): Uint8Array {
+    const from = this.richest(this.p);
+    const change = from.amount - FEE;
+    const w = baseBody(16, this.network.id, this.pChain, this.avax, [[change, this.keys[from.owner]!.address]], [from], new Uint8Array(0));
+    w.u32(11);
+    writeOwners(w, 0n, 1, [this.keys[3]!.address]);
+    this.remove(this.p, from);
+    return this.finish(w, [from.owner], [], (txId) => {
+      this.p.push({txId, index: 0, amount: change, owner: from.owner});
+      this.subnet = txId;
+    });
+  }
+
+  private pCreateChain(): Uint8Array {
+    const from = this.richest(this.p);
+    const change = from.amount - FEE;
+    const w = baseBody(15, this.network.id, this.pChain, this.avax, [[change, this.keys[from.owner]!.address]], [from], new Uint8Array(0));
+    const name = new TextEncoder().encode("devl1");
+    w.fixed(this.subnet!).u16(name.length).fixed(name);
+    // Subnet-EVM's VM ID, and a Subnet-EVM-style genesis.
+    w.fixed(idFromString("srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy"));
+    w.u32(0);
+    const genesis = new TextEncoder().encode(JSON.stringify({config: {chainId: 99999, feeConfig: {gasLimit: 8_000_000, targetBlockRate: 2}}, alloc: {}, gasLimit: "0x7a1200", timestamp: "0x0"}));
+    w.bytesU32(genesis);
+    w.u32(10).u32(1).u32(0); // subnet authorisation: signature 0 of the subnet's owner
+    this.remove(this.p, from);
+    return this.finish(w, [from.owner], [3], (txId) => this.p.push({txId, index: 0, amount: change, owner: from.owner}));
+  }
+
+  /** A BaseTx (or an ExportTx with `exports`) spending `from`, paying `pays`, change back to its owner. */
+  private transfer(chain: "X" | "P", typeId: number, chainId: Uint8Array, from: Utxo, pays: Array<[bigint, number]>, exports: Array<[bigint, number]>, destination: Uint8Array | null): Uint8Array {
+    const spent = [...pays, ...exports].reduce((a, [x]) => a + x, 0n) + FEE;
+    if (from.amount < spent) throw new Error(`dev wallet: key ${from.owner} holds ${from.amount} on ${chain}, needs ${spent}`);
+    const outs: Array<[bigint, number]> = [...pays, [from.amount - spent, from.owner]];
+    const w = baseBody(typeId, this.network.id, chainId, this.avax, outs.map(([a, o]) => [a, this.keys[o]!.address]), [from], new Uint8Array(0));
+    if (destination) {
+      w.fixed(destination).u32(exports.length);
+      for (const [a, o] of exports) writeTransferOut(w, this.avax, a, this.keys[o]!.address);
+    }
+    const set = chain === "X" ? this.x : this.p;
+    this.remove(set, from);
+    return this.finish(w, [from.owner], [], (txId) => {
+      outs.forEach(([amount, owner], index) => set.push({txId, index, amount, owner}));
+      exports.forEach(([amount, owner], i) => this.exported.push({txId, index: outs.length + i, amount, owner}));
+    });
+  }
+
+  /** Signs the unsigned tx in `w` (one credential per input, then the authorisations) and records its outputs. */
+  private finish(w: Writer, inputOwners: number[], authOwners: number[], record: (txId: Uint8Array) => void): Uint8Array {
+    const unsigned = w.finish();
+    const digest = sha(unsigned);
+    const signed = new Writer().fixed(unsigned).u32(inputOwners.length + authOwners.length);
+    for (const o of [...inputOwners, ...authOwners]) {
+      const {signature, recid} = secp.ecdsaSign(digest, this.keys[o]!.sk);
+      signed.u32(9).u32(1).fixed(signature).fixed(Uint8Array.of(recid));
+    }
+    const bytes = signed.finish();
+    record(sha(bytes));
+    return bytes;
+  }
+
+  private richest(set: Utxo[]): Utxo {
+    return set.reduce((a, b) => (b.amount > a.amount ? b : a));
+  }
+
+  private remove(set: Utxo[], u: Utxo): void {
+    set.splice(set.indexOf(u), 1);
+  }
+}
+
+function genesisTxId(chain: string): Uint8Array {
+  return sha(new TextEncoder().encode(`avaext dev genesis ${chain}`));
+}
+
+function utxoId(txId: Uint8Array, index: number): string {
+  const b = new Uint8Array(40);
+  new DataView(b.buffer).setBigUint64(0, BigInt(index));
+  b.set(txId, 8);
+  return cb58Encode(sha(b));
+}
+
+function utxoBytes(txId: Uint8Array, index: number, asset: Uint8Array, amount: bigint, address: Uint8Array): Uint8Array {
+  const w = new Writer().u16(0).fixed(txId).u32(index);
+  writeTransferOut(w, asset, amount, address);
+  return w.finish();
+}
+
+function idFromNodeId(nodeId: string): Uint8Array {
+  return cb58Decode(nodeId.slice("NodeID-".length));
+}
+
+function writeOwners(w: Writer, locktime: bigint, threshold: number, addresses: Uint8Array[]): void {
+  w.u64(locktime).u32(threshold).u32(addresses.length);
+  for (const a of addresses) w.fixed(a);
+}
+
+function writeTransferOut(w: Writer, asset: Uint8Array, amount: bigint, address: Uint8Array): void {
+  w.fixed(asset).u32(7).u64(amount);
+  writeOwners(w, 0n, 1, [address]);
+}
+
+function writeInputs(w: Writer, asset: Uint8Array, ins: Utxo[]): void {
+  const sorted = [...ins].sort((a, b) => Buffer.compare(a.txId, b.txId) || a.index - b.index);
+  w.u32(sorted.length);
+  for (const u of sorted) w.fixed(u.txId).u32(u.index).fixed(asset).u32(5).u64(u.amount).u32(1).u32(0);
+}
+
+/** codec version ‖ type ‖ network ‖ chain ‖ outputs ‖ inputs ‖ memo: the common head of every tx body. */
+function baseBody(typeId: number, networkId: number, chainId: Uint8Array, asset: Uint8Array, outs: Array<[bigint, Uint8Array]>, ins: Utxo[], memo: Uint8Array): Writer {
+  const w = new Writer().u16(0).u32(typeId).u32(networkId).fixed(chainId).u32(outs.length);
+  for (const [amount, address] of outs) writeTransferOut(w, asset, amount, address);
+  writeInputs(w, asset, ins);
+  return w.bytesU32(memo);
+}
