@@ -222,6 +222,9 @@ export class StakingFold {
     }
     await bulkInsert(tx, "utxos", UTXO_CREATE_COLUMNS as unknown as BulkColumn[], creates, {onConflict: "DO NOTHING"});
     await bulkInsert(tx, "utxo_addresses", [{name: "address", type: "bytea"}, {name: "utxo_id", type: "text"}], addrs, {onConflict: "DO NOTHING"});
+    // The reward transaction is listed under the addresses it pays.
+    const touched = result.payouts.flatMap((pay) => pay.owner.addresses.map((a) => ["P", a, place.seq]));
+    await bulkInsert(tx, "tx_addresses", [{name: "chain", type: "text"}, {name: "address", type: "bytea"}, {name: "seq", type: "int8"}], touched, {onConflict: "DO NOTHING"});
   }
 
   private async upsertL1Validator(tx: SqlTx, subnetId: string, txId: string, place: TxPlace, v: {validationId: string; nodeId?: string; weight?: bigint; balance?: bigint; bls?: unknown; remainingBalanceOwner?: Owner | null; deactivationOwner?: Owner | null}): Promise<void> {
