@@ -266,8 +266,15 @@ describe("data API roles on one PostgreSQL server", () => {
         // The reader answers from the writer's store (the writer may have folded one more block since).
         expect(b.blocks.length).toBe(3);
         expect(a.blocks.map((x) => x.blockHash)).toContain(b.blocks[2]!.blockHash);
-        const health = (await reader.get("/ext/health")).json() as {checks: Record<string, {message?: {role?: string}}>};
-        expect(health.checks["data-api"]?.message?.role).toBe("serve");
+        // The check's first round may still be running: wait for its result.
+        const deadline = Date.now() + 20_000;
+        let role: string | undefined;
+        while (role === undefined && Date.now() < deadline) {
+          const health = (await reader.get("/ext/health")).json() as {checks: Record<string, {message?: {role?: string}}>};
+          role = health.checks["data-api"]?.message?.role;
+          if (role === undefined) await new Promise((r) => setTimeout(r, 50));
+        }
+        expect(role).toBe("serve");
       } finally {
         await reader.close();
       }

@@ -83,7 +83,14 @@ describe.each(BACKENDS)("kill -9 while the data API folds ($name)", (backend) =>
     let midFold = 0;
     for (let round = 0; round < 8 && (round < 4 || midFold === 0); round++) {
       const child = await startChild(flags, 60_000);
-      await new Promise((r) => setTimeout(r, 300 + Math.floor(rand() * (round < 4 ? 2500 : 5000))));
+      // Once the first blocks are served (the fold is under way, however slow the start was), a random moment.
+      const started = Date.now();
+      while (Date.now() - started < 30_000) {
+        const r = await fetch(`${child.url}/v1/networks/local/blockchains/x-chain/blocks?pageSize=1`).then((x) => x.json() as Promise<{blocks?: unknown[]}>).catch(() => ({blocks: []}));
+        if ((r.blocks?.length ?? 0) > 0) break;
+        await new Promise((res) => setTimeout(res, 20));
+      }
+      await new Promise((r) => setTimeout(r, Math.floor(rand() * (round < 4 ? 1500 : 600))));
       child.proc.kill("SIGKILL");
       await child.exited;
       kills++;
