@@ -213,6 +213,39 @@ describe.each(BACKENDS)("data API over HTTP ($name)", (backend) => {
     expect(typeof details.validatorDetails.validatorCount).toBe("number");
   });
 
+  it("survives fuzzed paths and queries: never a 500, always the JSON error body, no internals leaked", async () => {
+    const seed = Number(process.env.FUZZ_SEED ?? 20261124);
+    let st = seed >>> 0 || 1;
+    const rand = (): number => {
+      st ^= st << 13;
+      st ^= st >>> 17;
+      st ^= st << 5;
+      return (st >>> 0) / 2 ** 32;
+    };
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
+    const templates = t.node.routes.paths().filter((x) => x.startsWith("/v1/") && !x.startsWith("/v1/avg_tps"));
+    expect(templates.length).toBeGreaterThan(15);
+    const junk = ["", "0", "-1", "1e99", "99999999999999999999999", "%00", "%F0%9F%92%A9", "'; DROP TABLE txs;--", "null", "[]", "{}", "local", "p-chain", "NodeID-", "0x", "0x" + "ab".repeat(20), "a".repeat(3000), "%ZZ", ".."];
+    const params = ["pageSize", "pageToken", "startTimestamp", "endTimestamp", "sortOrder", "txTypes", "addresses", "nodeIds", "vertexHeight", "assetId", "includeSpent", "sortBy", "l1ValidationId", "subnetId", "validationStatus", "rewardAddresses"];
+    const LEAK = /\n\s+at |\/work\/|\/src\/|node_modules|\.ts:\d|\.js:\d/;
+    const outcomes = new Map<number, number>();
+    for (let i = 0; i < 1500; i++) {
+      const path = pick(templates).replace(/:([a-zA-Z]+)/g, (_m, name: string) => (rand() < 0.4 ? encodeURIComponent(pick(junk) || "x") : name === "network" ? "local" : name === "blockchainId" ? pick(["p-chain", "x-chain", "c-chain", "X"]) : encodeURIComponent(pick(junk) || "x")));
+      const q = Array.from({length: Math.floor(rand() * 4)}, () => `${pick(params)}=${encodeURIComponent(pick(junk))}`).join("&");
+      const r = await t.get(q ? `${path}?${q}` : path);
+      outcomes.set(r.status, (outcomes.get(r.status) ?? 0) + 1);
+      expect(r.status, `${path}?${q}`).toBeLessThan(500);
+      expect(r.text).not.toMatch(LEAK);
+      if (r.status >= 400) {
+        const body = r.json() as ErrorBody;
+        expect(body.statusCode).toBe(r.status);
+        expect(body.message.length).toBeGreaterThan(0);
+      }
+    }
+    console.log(`data API fuzz (seed ${seed}): ${JSON.stringify(Object.fromEntries(outcomes))}`);
+    expect(outcomes.get(400) ?? 0).toBeGreaterThan(100);
+  }, 120_000);
+
   it("reports the view in the data-api health check", async () => {
     const r = (await t.get("/ext/health")).json() as {checks: Record<string, {message?: {lag?: number; role?: string}; error?: unknown}>};
     expect(r.checks["data-api"]?.error).toBeUndefined();
