@@ -4,11 +4,12 @@
 import os from "node:os";
 import {CONNECTIONS, RUNS, SECONDS, fmt} from "./lib.mjs";
 import {benchIndex} from "./index.mjs";
+import {benchDataApi} from "./dataApi.mjs";
 import {benchSoak} from "./soak.mjs";
 import {benchTransport} from "./transport.mjs";
 
 // The soak runs only when asked for (`node bench/run.js soak`): it takes 10 minutes.
-const sections = [benchTransport, benchIndex, benchSoak];
+const sections = [benchTransport, benchIndex, benchDataApi, benchSoak];
 const only = process.argv[2];
 
 const rows = [];

@@ -179,6 +179,9 @@ export class AvaextNode {
     }
     // --- end admin API ---
     if (c["data-api-enabled"]) {
+      if (!c["index-enabled"] && c["data-api-role"] !== "serve") {
+        throw new Error("--data-api-enabled folds the container index: it needs --index-enabled (or --data-api-role serve, to answer from a store another process writes)");
+      }
       const genesis = genesisFor(this.chains.network, c.feed);
       const dataApi = await DataApiService.open(
         {

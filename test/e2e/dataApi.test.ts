@@ -285,6 +285,12 @@ describe("data API keys and rate limits", () => {
 });
 
 describe("data API roles on one PostgreSQL server", () => {
+  it("refuses to fold without the container index, naming the flags", async () => {
+    await expect(startNode({"network-id": "local", feed: "dev", "dev-backfill": "0", "data-api-enabled": true, "index-enabled": false})).rejects.toThrow(
+      "--data-api-enabled folds the container index: it needs --index-enabled (or --data-api-role serve, to answer from a store another process writes)",
+    );
+  });
+
   it("lets serve processes share a store with one writer, and refuses a second writer naming the first", async () => {
     const db = await createTestDatabase();
     const writer = await startNode({...DEV, "dev-backfill": "1h", "data-api-db": db});
