@@ -92,6 +92,9 @@ export class DevPrimaryNetwork {
   private readonly exported: Utxo[] = [];
   private readonly pending: PendingStaker[] = [];
   private subnet: Uint8Array | null = null;
+  /** The dev network's own X-chain asset (created at tick 3) and its UTXOs. */
+  private asset: Uint8Array | null = null;
+  private readonly assetUtxos: Utxo[] = [];
 
   constructor(
     private readonly network: NetworkInfo,
@@ -166,6 +169,8 @@ export class DevPrimaryNetwork {
     const pTxs: Uint8Array[] = [];
     const xTxs: Uint8Array[] = [this.xTransfer(t)];
     if (t % 12 === 0) xTxs.push(this.xExport(t));
+    if (t === 3) xTxs.push(this.xCreateAsset());
+    if (t > 3 && t % 6 === 4 && this.asset) xTxs.push(this.xAssetTransfer(t));
     if (t % 12 === 1 && this.exported.length > 0) pTxs.push(this.pImport());
     pTxs.push(this.pTransfer(t));
     if (t % 48 === 5) pTxs.push(this.pDelegate(t, time));
@@ -187,6 +192,52 @@ export class DevPrimaryNetwork {
   private xExport(_t: number): Uint8Array {
     const from = this.richest(this.x);
     return this.transfer("X", 4, this.xChain, from, [], [[1_000n * NANO, 1]], this.pChain);
+  }
+
+  /** X: a fixed-cap asset of 6 decimals, 1,000,000 units minted to key 0. */
+  private xCreateAsset(): Uint8Array {
+    const from = this.richest(this.x);
+    const change = from.amount - FEE;
+    const w = baseBody(1, this.network.id, this.xChain, this.avax, [[change, this.keys[from.owner]!.address]], [from], new Uint8Array(0));
+    const name = new TextEncoder().encode("Dev Coin");
+    const symbol = new TextEncoder().encode("DEVC");
+    w.u16(name.length).fixed(name).u16(symbol.length).fixed(symbol).fixed(Uint8Array.of(6));
+    // One initial state: the secp256k1 fx (index 0) with one TransferOutput, numbered after the regular outputs.
+    w.u32(1).u32(0).u32(1).u32(7).u64(1_000_000_000_000n);
+    writeOwners(w, 0n, 1, [this.keys[0]!.address]);
+    this.remove(this.x, from);
+    return this.finish(w, [from.owner], [], (txId) => {
+      this.x.push({txId, index: 0, amount: change, owner: from.owner});
+      this.asset = txId;
+      this.assetUtxos.push({txId, index: 1, amount: 1_000_000_000_000n, owner: 0});
+    });
+  }
+
+  /** X: sends some of the dev asset on, its fee paid in AVAX: two assets, two inputs, three outputs. */
+  private xAssetTransfer(t: number): Uint8Array {
+    const a = this.assetUtxos.reduce((x, y) => (y.amount > x.amount ? y : x));
+    const fee = this.x.filter((u) => u.owner === a.owner).reduce<Utxo | null>((x, y) => (x === null || y.amount > x.amount ? y : x), null) ?? this.richest(this.x);
+    const to = (a.owner + 1 + (t % 5)) % this.keys.length;
+    const amount = BigInt(1 + (t % 50)) * 1_000_000n;
+    const asset = this.asset!;
+    const outs: Array<[Uint8Array, bigint, number]> = [
+      [asset, amount, to],
+      [asset, a.amount - amount, a.owner],
+      [this.avax, fee.amount - FEE, fee.owner],
+    ];
+    const w = new Writer().u16(0).u32(0).u32(this.network.id).fixed(this.xChain).u32(outs.length);
+    for (const [id, amt, o] of outs) writeTransferOut(w, id, amt, this.keys[o]!.address);
+    const ins: Array<[Uint8Array, Utxo]> = [[asset, a], [this.avax, fee]];
+    ins.sort(([, x], [, y]) => Buffer.compare(x.txId, y.txId) || x.index - y.index);
+    w.u32(ins.length);
+    for (const [id, u] of ins) w.fixed(u.txId).u32(u.index).fixed(id).u32(5).u64(u.amount).u32(1).u32(0);
+    w.bytesU32(new Uint8Array(0));
+    this.remove(this.assetUtxos, a);
+    this.remove(this.x, fee);
+    return this.finish(w, ins.map(([, u]) => u.owner), [], (txId) => {
+      this.assetUtxos.push({txId, index: 0, amount, owner: to}, {txId, index: 1, amount: a.amount - amount, owner: a.owner});
+      this.x.push({txId, index: 2, amount: fee.amount - FEE, owner: fee.owner});
+    });
   }
 
   /** P: imports what X exported. */

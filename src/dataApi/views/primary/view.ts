@@ -345,7 +345,10 @@ export class PrimaryView {
       const assets = new Set<string>([...t.inputs.map((i) => i.assetId), ...t.outputs.map((o) => o.assetId)]);
       if (t.details.asset) {
         assets.add(t.id);
-        batch.assets.push([t.id, t.details.asset.name, t.details.asset.symbol, t.details.asset.denomination, assetType(t.outputs), t.id, place.ts, null]);
+        // Without a mint output the supply is fixed at what the initial state creates (the `cap`); else variable.
+        const minted = t.outputs.filter((o) => o.assetId === t.id);
+        const cap = minted.some((o) => o.utxoType.includes("MINT")) ? null : minted.reduce((a, o) => a + o.amount, 0n).toString();
+        batch.assets.push([t.id, t.details.asset.name, t.details.asset.symbol, t.details.asset.denomination, assetType(minted), t.id, place.ts, cap]);
       }
       for (const a of assets) batch.assetTxs.push([a, place.seq]);
     }
