@@ -6,7 +6,8 @@
  */
 import {randomBytes} from "node:crypto";
 import path from "node:path";
-import type {Registry} from "prom-client";
+import {Gauge, type Registry} from "prom-client";
+import {METRIC_PREFIX} from "../metrics/index.js";
 import type {ChainRegistry, NetworkInfo} from "../chains/index.js";
 import type {Health} from "../health/health.js";
 import type {IndexStore} from "../index/store.js";
@@ -99,6 +100,17 @@ export class DataApiService {
       });
     }
     this.registerHealth();
+    if (modules.register && this.view) {
+      const view = this.view;
+      new Gauge({
+        name: `${METRIC_PREFIX}data_api_view_lag_containers`,
+        help: "Containers of the index the data API's primary-network view has not folded yet",
+        registers: [modules.register],
+        collect(): void {
+          this.set(Number(view.lag()));
+        },
+      });
+    }
     if (opts.role !== "ingest") {
       const router = new DataApiRouter(
         {network: modules.network, tokenSecret: secret, rateLimitPerMinute: opts.rateLimitPerMinute, keys: opts.keys},

@@ -250,6 +250,9 @@ describe.each(BACKENDS)("data API over HTTP ($name)", (backend) => {
     const r = (await t.get("/ext/health")).json() as {checks: Record<string, {message?: {lag?: number; role?: string}; error?: unknown}>};
     expect(r.checks["data-api"]?.error).toBeUndefined();
     expect(r.checks["data-api"]?.message).toMatchObject({role: "both"});
+    const metrics = (await t.get("/ext/metrics")).text;
+    expect(metrics).toMatch(/^avaext_data_api_view_lag_containers \d+$/m);
+    expect(metrics).toMatch(/^avaext_data_api_txs_folded_total\{chain="P"\} [1-9]\d*$/m);
   });
 });
 
