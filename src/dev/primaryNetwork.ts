@@ -11,7 +11,8 @@ import {createRequire} from "node:module";
 import type {NetworkInfo} from "../chains/index.js";
 import {Writer} from "../decode/reader.js";
 import {EMPTY_ID, cb58Decode, cb58Encode, idFromString} from "../util/cb58.js";
-import type {GenesisState, TxOutput} from "../dataApi/views/primary/model.js";
+import type {BlsCredentials, GenesisState, TxOutput} from "../dataApi/views/primary/model.js";
+import {bls12_381} from "@noble/curves/bls12-381.js";
 
 interface Secp {
   publicKeyCreate(sk: Uint8Array, compressed?: boolean): Uint8Array;
@@ -53,6 +54,21 @@ export const LOCAL_VALIDATORS = [
   "NodeID-GWPcbFJZFfZreETSoWjPimr846mXEKCtu",
   "NodeID-P7oB2McjBGgW2NXXWVYjV8JEDFoW9xDE5",
 ];
+
+/** The proof-of-possession DST of AvalancheGo's BLS signer (min-pk, signatures in G2). */
+const POP_DST = "BLS_POP_BLS12381G2_XMD:SHA-256_SSWU_RO_POP_";
+
+/**
+ * The BLS key of AvalancheGo's local validator `signer{n}` (n = 1..5): its secret key is the 32 ASCII bytes
+ * `AvalancheLocalNetworkValidator0n`, so anyone can check what the dev network's validators sign.
+ */
+export function localSigner(n: number): {secretKey: Uint8Array; credentials: BlsCredentials} {
+  const secretKey = new TextEncoder().encode(`AvalancheLocalNetworkValidator${String(n).padStart(2, "0")}`);
+  const bls = bls12_381.longSignatures;
+  const publicKey = bls.getPublicKey(secretKey).toBytes(true);
+  const pop = bls.sign(bls.hash(publicKey, POP_DST), secretKey).toBytes(true);
+  return {secretKey, credentials: {publicKey: Buffer.from(publicKey).toString("hex"), proofOfPossession: Buffer.from(pop).toString("hex")}};
+}
 
 /** The dev network's AVAX asset: its own, as its genesis is its own. */
 export const DEV_AVAX_ASSET_ID = cb58Encode(sha(new TextEncoder().encode("avaext dev network AVAX")));
@@ -137,7 +153,7 @@ export class DevPrimaryNetwork {
           rewardOwner: {locktime: 0n, threshold: 1, addresses: [this.keys[0]!.address]},
           delegationRewardOwner: {locktime: 0n, threshold: 1, addresses: [this.keys[0]!.address]},
           delegationShares: 20_000,
-          bls: null,
+          bls: localSigner(i + 1).credentials,
         },
         stake: [out("P", txId, 0, GENESIS_STAKE, 0, true)],
       };

@@ -9,7 +9,7 @@ import {createHash} from "node:crypto";
 import {NETWORKS} from "../../../src/chains/index.js";
 import {decodeSignedTx} from "../../../src/dataApi/views/primary/txCodec.js";
 import type {PrimaryTx} from "../../../src/dataApi/views/primary/model.js";
-import {DEV_AVAX_ASSET_ID, DevPrimaryNetwork} from "../../../src/dev/primaryNetwork.js";
+import {DEV_AVAX_ASSET_ID, DevPrimaryNetwork, LOCAL_VALIDATORS, localSigner} from "../../../src/dev/primaryNetwork.js";
 
 const network = NETWORKS.local;
 const START = 1_700_000_000n;
@@ -31,6 +31,18 @@ const ripemd = (b: Uint8Array): string => createHash("ripemd160").update(createH
 describe("dev network primary-network activity", () => {
   const txs = run();
   const decoded: PrimaryTx[] = txs.map(({chain, tx}) => decodeSignedTx(chain, tx));
+
+  it("stakes the genesis with AvalancheGo's five local validators and their signer keys", () => {
+    // AvalancheGo's genesis_local.json: signer1's public key and proof of possession.
+    expect(localSigner(1).credentials).toEqual({
+      publicKey: "900c9b119b5c82d781d4b49be78c3fc7ae65f2b435b7ed9e3a8b9a03e475edff86d8a64827fec8db23a6f236afbf127d",
+      proofOfPossession:
+        "8bfd6d4d2086b2b8115d8f72f94095fefe5a6c07876b2accf51a811adf520f389e74a3d2152a6d90b521e2be58ffe468043dc5ea68b4c44410eb67f8dc24f13ed4f194000764c0e922cd254a3588a4962b1cb4db7de4bb9cda9d9d4d6b03f3d2",
+    });
+    const g = new DevPrimaryNetwork(network, START).genesis();
+    expect(g.stakers.map((s) => s.staker.nodeId)).toEqual(LOCAL_VALIDATORS);
+    expect(g.stakers.map((s) => s.staker.bls!.publicKey)).toEqual([1, 2, 3, 4, 5].map((n) => localSigner(n).credentials.publicKey));
+  });
 
   it("is deterministic: a replay gives the same bytes", () => {
     const again = run();
