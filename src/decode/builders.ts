@@ -65,8 +65,8 @@ export function buildXBlock(s: BlockSpec): Uint8Array {
 }
 
 /** C/block: proposervm(coreth block of legacy transfers); `parentHash` is the previous EVM block's hash. */
-export function buildCBlock(s: BlockSpec & {parentHash: Uint8Array}): Uint8Array {
-  const inner = buildEvmBlock({parentHash: s.parentHash, height: s.height, timestamp: s.timestamp, txs: s.txs, seed: s.height});
+export function buildCBlock(s: BlockSpec & {parentHash: Uint8Array; extData?: Uint8Array}): Uint8Array {
+  const inner = buildEvmBlock({parentHash: s.parentHash, height: s.height, timestamp: s.timestamp, txs: s.txs, seed: s.height, extData: s.extData});
   return buildProposerBlock(s.parentId, s.timestamp, s.pChainHeight, inner);
 }
 

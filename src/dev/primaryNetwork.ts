@@ -13,6 +13,7 @@ import {Writer} from "../decode/reader.js";
 import {EMPTY_ID, cb58Decode, cb58Encode, idFromString} from "../util/cb58.js";
 import type {BlsCredentials, GenesisState, TxOutput} from "../dataApi/views/primary/model.js";
 import {bls12_381} from "@noble/curves/bls12-381.js";
+import {keccak_256} from "@noble/hashes/sha3.js";
 
 interface Secp {
   publicKeyCreate(sk: Uint8Array, compressed?: boolean): Uint8Array;
@@ -31,6 +32,8 @@ export interface DevKey {
   sk: Uint8Array;
   publicKey: Uint8Array;
   address: Uint8Array;
+  /** The key's EVM address: keccak256(uncompressed public key)[12:]. */
+  evmAddress: Uint8Array;
 }
 
 /** The local network's well-known funded key (`PrivateKey-ewoqjP7PxY4yr3iLTpLisriqt94hdyDFNgchSxGGztUrTXtNN`). */
@@ -38,7 +41,8 @@ const EWOQ = Uint8Array.from(Buffer.from("56289e99c94b6912bfc12adc093c9b51124f0d
 
 function key(sk: Uint8Array): DevKey {
   const publicKey = secp.publicKeyCreate(sk, true);
-  return {sk, publicKey, address: ripemd(sha(publicKey))};
+  const evmAddress = keccak_256(secp.publicKeyCreate(sk, false).subarray(1)).subarray(12);
+  return {sk, publicKey, address: ripemd(sha(publicKey)), evmAddress};
 }
 
 /** ewoq, then deterministic keys. */
@@ -91,6 +95,8 @@ export interface DevTick {
   pBlocks: Array<{kind: "standard" | "proposal" | "commit"; txs: Uint8Array[]; time: bigint}>;
   /** Signed X txs (codec version included) of the tick's X block. */
   xTxs: Uint8Array[];
+  /** A signed C atomic tx for the tick's C block's extData, or null. */
+  cAtomic: Uint8Array | null;
 }
 
 const GENESIS_X = 100_000_000n * NANO;
@@ -111,6 +117,12 @@ export class DevPrimaryNetwork {
   /** The dev network's own X-chain asset (created at tick 3) and its UTXOs. */
   private asset: Uint8Array | null = null;
   private readonly assetUtxos: Utxo[] = [];
+  private readonly cChain: Uint8Array;
+  /** Exported from X to C, and from C to X, not yet imported. */
+  private readonly toC: Utxo[] = [];
+  private readonly toX: Utxo[] = [];
+  /** AVAX (nAVAX) held on the C-chain per key, and its EVM nonces. */
+  private readonly evm = new Map<number, {balance: bigint; nonce: bigint}>();
 
   constructor(
     private readonly network: NetworkInfo,
@@ -118,6 +130,7 @@ export class DevPrimaryNetwork {
   ) {
     this.pChain = idFromString(network.chainIds.P);
     this.xChain = idFromString(network.chainIds.X);
+    this.cChain = idFromString(network.chainIds.C);
     this.x.push({txId: genesisTxId("X"), index: 0, amount: GENESIS_X, owner: 0});
     this.p.push({txId: genesisTxId("P"), index: 0, amount: GENESIS_P, owner: 1});
   }
@@ -193,7 +206,13 @@ export class DevPrimaryNetwork {
     if (t === 20) pTxs.push(this.pCreateSubnet());
     if (t === 21 && this.subnet) pTxs.push(this.pCreateChain());
     pBlocks.push({kind: "standard", txs: pTxs, time});
-    return {pBlocks, xTxs};
+    // The C-chain's atomic side: X→C every 12 ticks, imported on C at the next; C→X three ticks later, imported on X.
+    let cAtomic: Uint8Array | null = null;
+    if (t % 12 === 6) xTxs.push(this.xExportToC());
+    if (t % 12 === 7 && this.toC.length > 0) cAtomic = this.cImport();
+    if (t % 12 === 9 && (this.evm.get(5)?.balance ?? 0n) > 100n * NANO) cAtomic = this.cExport();
+    if (t % 12 === 10 && this.toX.length > 0) xTxs.push(this.xImport());
+    return {pBlocks, xTxs, cAtomic};
   }
 
   /** X: a transfer from one key to another, with change. */
@@ -254,6 +273,57 @@ export class DevPrimaryNetwork {
       this.assetUtxos.push({txId, index: 0, amount, owner: to}, {txId, index: 1, amount: a.amount - amount, owner: a.owner});
       this.x.push({txId, index: 2, amount: fee.amount - FEE, owner: fee.owner});
     });
+  }
+
+  /** X: 500 AVAX exported to the C-chain, for key 5. */
+  private xExportToC(): Uint8Array {
+    const from = this.richest(this.x);
+    const tx = this.transfer("X", 4, this.xChain, from, [], [[500n * NANO, 5]], this.cChain);
+    // transfer() recorded the exported output for P; it goes to C.
+    this.toC.push(...this.exported.splice(this.exported.length - 1, 1));
+    return tx;
+  }
+
+  /** C: imports what X exported into key 5's EVM balance (an atomic ImportTx in the block's extData). */
+  private cImport(): Uint8Array {
+    const ins = this.toC.splice(0);
+    const total = ins.reduce((a, u) => a + u.amount, 0n);
+    const owner = ins[0]!.owner;
+    const w = new Writer().u16(0).u32(0).u32(this.network.id).fixed(this.cChain).fixed(this.xChain);
+    writeInputs(w, this.avax, ins);
+    w.u32(1).fixed(this.keys[owner]!.evmAddress).u64(total - FEE).fixed(this.avax);
+    return this.finish(w, ins.map((u) => u.owner), [], () => {
+      const e = this.evm.get(owner) ?? {balance: 0n, nonce: 0n};
+      e.balance += total - FEE;
+      this.evm.set(owner, e);
+    });
+  }
+
+  /** C: key 5 exports 100 AVAX of its EVM balance to the X-chain, for key 6. */
+  private cExport(): Uint8Array {
+    const e = this.evm.get(5)!;
+    const amount = 100n * NANO;
+    const w = new Writer().u16(0).u32(1).u32(this.network.id).fixed(this.cChain).fixed(this.xChain);
+    w.u32(1).fixed(this.keys[5]!.evmAddress).u64(amount + FEE).fixed(this.avax).u64(e.nonce);
+    w.u32(1);
+    writeTransferOut(w, this.avax, amount, this.keys[6]!.address);
+    return this.finish(w, [5], [], (txId) => {
+      e.balance -= amount + FEE;
+      e.nonce++;
+      this.toX.push({txId, index: 0, amount, owner: 6});
+    });
+  }
+
+  /** X: imports what C exported. */
+  private xImport(): Uint8Array {
+    const ins = this.toX.splice(0);
+    const total = ins.reduce((a, u) => a + u.amount, 0n);
+    const owner = ins[0]!.owner;
+    const outs: Array<[bigint, number]> = [[total - FEE, owner]];
+    const w = baseBody(3, this.network.id, this.xChain, this.avax, outs.map(([a, o]) => [a, this.keys[o]!.address]), [], new Uint8Array(0));
+    w.fixed(this.cChain);
+    writeInputs(w, this.avax, ins);
+    return this.finish(w, ins.map((u) => u.owner), [], (txId) => outs.forEach(([amount, o], index) => this.x.push({txId, index, amount, owner: o})));
   }
 
   /** P: imports what X exported. */

@@ -177,7 +177,7 @@ export class DevFeed implements FeedSource {
       add("P", "block", p, parents.p);
     }
 
-    const c = buildCBlock({...base, chainId: chainId("C"), parentId: parents.c, parentHash: parents.eth, txs: 2 + (tickNo % 5)});
+    const c = buildCBlock({...base, chainId: chainId("C"), parentId: parents.c, parentHash: parents.eth, txs: 2 + (tickNo % 5), extData: tick.cAtomic ?? undefined});
     const wrapped = decodeProposerBlock(c);
     parents.c = wrapped.id;
     const evm = rlpDecode(wrapped.inner);

@@ -15,13 +15,14 @@ const network = NETWORKS.local;
 const START = 1_700_000_000n;
 const TICKS = 7 * 288; // a week of 5-minute ticks
 
-function run(): Array<{chain: "P" | "X"; tx: Uint8Array; tick: number}> {
+function run(): Array<{chain: "P" | "X" | "C"; tx: Uint8Array; tick: number}> {
   const net = new DevPrimaryNetwork(network, START - 60n);
-  const out: Array<{chain: "P" | "X"; tx: Uint8Array; tick: number}> = [];
+  const out: Array<{chain: "P" | "X" | "C"; tx: Uint8Array; tick: number}> = [];
   for (let t = 0; t < TICKS; t++) {
     const tick = net.tick(t, START + BigInt(t) * 300n);
     for (const b of tick.pBlocks) for (const tx of b.txs) out.push({chain: "P", tx, tick: t});
     for (const tx of tick.xTxs) out.push({chain: "X", tx, tick: t});
+    if (tick.cAtomic) out.push({chain: "C", tx: tick.cAtomic, tick: t});
   }
   return out;
 }
@@ -53,7 +54,7 @@ describe("dev network primary-network activity", () => {
   it("issues every kind of transaction the dev network promises", () => {
     const kinds = new Map<string, number>();
     for (const d of decoded) kinds.set(`${d.chain}:${d.txType}`, (kinds.get(`${d.chain}:${d.txType}`) ?? 0) + 1);
-    for (const k of ["X:BaseTx", "X:ExportTx", "X:CreateAssetTx", "P:ImportTx", "P:BaseTx", "P:AddPermissionlessDelegatorTx", "P:RewardValidatorTx", "P:CreateSubnetTx", "P:CreateChainTx"]) {
+    for (const k of ["X:BaseTx", "X:ExportTx", "X:CreateAssetTx", "P:ImportTx", "P:BaseTx", "P:AddPermissionlessDelegatorTx", "P:RewardValidatorTx", "P:CreateSubnetTx", "P:CreateChainTx", "X:ImportTx", "C:ImportTx", "C:ExportTx"]) {
       expect(kinds.get(k) ?? 0, k).toBeGreaterThan(0);
     }
   });
@@ -74,6 +75,7 @@ describe("dev network primary-network activity", () => {
         inSum.set(i.assetId, (inSum.get(i.assetId) ?? 0n) + i.amount);
       }
       const outSum = new Map<string, bigint>();
+      for (const o of d.evmOutputs) outSum.set(o.assetId, (outSum.get(o.assetId) ?? 0n) + o.amount);
       for (const o of d.outputs) {
         outSum.set(o.assetId, (outSum.get(o.assetId) ?? 0n) + o.amount);
         // Exported outputs become spendable on the destination chain; every other output on this one.
