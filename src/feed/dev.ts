@@ -1,8 +1,10 @@
 /**
- * `--feed dev` (the default): a deterministic local network. Every tick it accepts one block on each of P, C and
- * X and `xTxsPerTick` X-chain transactions. On a fresh database it first backfills `backfillMs` of history at a
- * coarser pace, so every view has data at once, then follows real time. The schedule's start is stored in the
- * position, so a restart continues the same network.
+ * `--feed dev` (the default): a deterministic local network. Every tick it accepts a block on each of C and X and
+ * one or more on P (a reward's proposal and commit blocks come before the tick's standard block), carrying the real
+ * signed transactions of src/dev/primaryNetwork.ts; the X block's transactions also go to X/tx. On a fresh database
+ * it first backfills `backfillMs` of history at a coarser pace, so every view has data at once, then follows real
+ * time. The schedule's start and next tick are stored in the position; a restart replays the schedule (it is
+ * deterministic) to rebuild the wallets, heights and parents, and continues the same network.
  */
 import type {NetworkInfo} from "../chains/index.js";
 import {buildAvmBlock, buildBanffBlock, buildCBlock} from "../decode/builders.js";
@@ -23,7 +25,6 @@ export interface DevFeedOptions {
   backfillStepMs: number;
   /** Time between live ticks, ms. */
   liveStepMs: number;
-  xTxsPerTick: number;
   /** Ticks per committed batch during backfill. */
   batchTicks: number;
 }
@@ -32,7 +33,6 @@ export const defaultDevFeedOptions: DevFeedOptions = {
   backfillMs: 7 * 24 * 3_600_000,
   backfillStepMs: 5 * 60_000,
   liveStepMs: 2000,
-  xTxsPerTick: 2,
   batchTicks: 200,
 };
 
