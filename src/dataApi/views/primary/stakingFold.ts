@@ -65,7 +65,7 @@ export class StakingFold {
     return {l1: {fees: 0n, active: Number(active[0]?.n ?? 0)}};
   }
 
-  async onTx(tx: SqlTx, t: PrimaryTx, place: TxPlace, _utxoRows: unknown[][]): Promise<void> {
+  async onTx(tx: SqlTx, t: PrimaryTx, place: TxPlace): Promise<void> {
     if (t.chain !== "P") return;
     const d = t.details;
     if (d.staker) {

@@ -23,13 +23,10 @@ import {
   UTXO_CONSUME_COLUMNS,
   UTXO_CREATE_COLUMNS,
   VERTEX_COLUMNS,
-  addressHex,
   blockRow,
   credentialsJson,
   distinctBytes,
-  jsonSafe,
   ownedAddresses,
-  ownerJson,
   txRow,
   utxoCreateRow,
   vertexRow,
@@ -291,7 +288,7 @@ export class PrimaryView {
             const seq = ++this.seq[e.chain];
             const place: TxPlace = {chain: e.chain, chainId, seq, blockId: d.blockId, height: d.height, ts};
             this.foldTx(batch, t, place, owners);
-            await this.staking.onTx(tx, t, place, batch.utxoCreates);
+            await this.staking.onTx(tx, t, place);
             txCount++;
           }
           const supply = e.chain === "P" ? this.staking.supply : null;
@@ -430,4 +427,3 @@ async function lookupOwners(tx: SqlTx, utxoIds: string[]): Promise<Map<string, U
   return out;
 }
 
-export {addressHex, jsonSafe, ownerJson};
