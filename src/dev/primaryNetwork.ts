@@ -114,6 +114,9 @@ export class DevPrimaryNetwork {
   private readonly exported: Utxo[] = [];
   private readonly pending: PendingStaker[] = [];
   private subnet: Uint8Array | null = null;
+  /** The subnet's chain (the L1's chain once converted) and its validators' validation IDs. */
+  private l1Chain: Uint8Array | null = null;
+  private readonly validations: Uint8Array[] = [];
   /** The dev network's own X-chain asset (created at tick 3) and its UTXOs. */
   private asset: Uint8Array | null = null;
   private readonly assetUtxos: Utxo[] = [];
@@ -205,6 +208,9 @@ export class DevPrimaryNetwork {
     if (t % 48 === 5) pTxs.push(this.pDelegate(t, time));
     if (t === 20) pTxs.push(this.pCreateSubnet());
     if (t === 21 && this.subnet) pTxs.push(this.pCreateChain());
+    if (t === 30 && this.l1Chain) pTxs.push(this.pConvertToL1());
+    if (t === 40 && this.validations.length > 0) pTxs.push(this.pIncreaseL1Balance());
+    if (t === 50 && this.validations.length > 0) pTxs.push(this.pDisableL1Validator());
     pBlocks.push({kind: "standard", txs: pTxs, time});
     // The C-chain's atomic side: X→C every 12 ticks, imported on C at the next; C→X three ticks later, imported on X.
     let cAtomic: Uint8Array | null = null;
@@ -390,6 +396,56 @@ export class DevPrimaryNetwork {
     const genesis = new TextEncoder().encode(JSON.stringify({config: {chainId: 99999, feeConfig: {gasLimit: 8_000_000, targetBlockRate: 2}}, alloc: {}, gasLimit: "0x7a1200", timestamp: "0x0"}));
     w.bytesU32(genesis);
     w.u32(10).u32(1).u32(0); // subnet authorisation: signature 0 of the subnet's owner
+    this.remove(this.p, from);
+    return this.finish(w, [from.owner], [3], (txId) => {
+      this.p.push({txId, index: 0, amount: change, owner: from.owner});
+      this.l1Chain = txId;
+    });
+  }
+
+  /**
+   * P: converts the subnet to an L1 whose validators are local nodes 1-3 (their signer BLS keys), weight 100 and a
+   * 10 AVAX balance each, owned by key 3; the manager is a contract address on the L1's chain.
+   */
+  private pConvertToL1(): Uint8Array {
+    const from = this.richest(this.p);
+    const balance = 10n * NANO;
+    const change = from.amount - FEE - 3n * balance;
+    const w = baseBody(35, this.network.id, this.pChain, this.avax, [[change, this.keys[from.owner]!.address]], [from], new Uint8Array(0));
+    w.fixed(this.subnet!).fixed(this.l1Chain!);
+    w.bytesU32(Uint8Array.from(Buffer.from("0200000000000000000000000000000000000005", "hex")));
+    w.u32(3);
+    for (let i = 0; i < 3; i++) {
+      const signer = localSigner(i + 1).credentials;
+      w.bytesU32(idFromNodeId(LOCAL_VALIDATORS[i]!)).u64(100n).u64(balance);
+      w.fixed(Buffer.from(signer.publicKey, "hex")).fixed(Buffer.from(signer.proofOfPossession, "hex"));
+      for (let owner = 0; owner < 2; owner++) w.u32(1).u32(1).fixed(this.keys[3]!.address); // remaining balance, deactivation
+    }
+    w.u32(10).u32(1).u32(0); // subnet authorisation by its owner, key 3
+    this.remove(this.p, from);
+    return this.finish(w, [from.owner], [3], (txId) => {
+      this.p.push({txId, index: 0, amount: change, owner: from.owner});
+      for (let i = 0; i < 3; i++) this.validations.push(sha(new Writer().fixed(this.subnet!).u32(i).finish()));
+    });
+  }
+
+  /** P: 5 AVAX more for the first L1 validator's balance. */
+  private pIncreaseL1Balance(): Uint8Array {
+    const from = this.richest(this.p);
+    const amount = 5n * NANO;
+    const change = from.amount - FEE - amount;
+    const w = baseBody(38, this.network.id, this.pChain, this.avax, [[change, this.keys[from.owner]!.address]], [from], new Uint8Array(0));
+    w.fixed(this.validations[0]!).u64(amount);
+    this.remove(this.p, from);
+    return this.finish(w, [from.owner], [], (txId) => this.p.push({txId, index: 0, amount: change, owner: from.owner}));
+  }
+
+  /** P: the third L1 validator disabled by its deactivation owner, key 3. */
+  private pDisableL1Validator(): Uint8Array {
+    const from = this.richest(this.p);
+    const change = from.amount - FEE;
+    const w = baseBody(39, this.network.id, this.pChain, this.avax, [[change, this.keys[from.owner]!.address]], [from], new Uint8Array(0));
+    w.fixed(this.validations[2]!).u32(10).u32(1).u32(0);
     this.remove(this.p, from);
     return this.finish(w, [from.owner], [3], (txId) => this.p.push({txId, index: 0, amount: change, owner: from.owner}));
   }
