@@ -20,8 +20,10 @@ import {MIGRATIONS} from "../dist/src/dataApi/store/schema.js";
 import {PrimaryView, defaultPrimaryViewOptions} from "../dist/src/dataApi/views/primary/view.js";
 import {RUNS, median, fmt} from "./lib.mjs";
 import {makeKeys, xHistory} from "../dist/src/dev/syntheticHistory.js";
+import {benchLists} from "./dataApiLists.mjs";
 
 const TXS = Number(process.env.BENCH_DATA_API_TXS ?? 1_000_000);
+let historyKeys = [];
 const network = NETWORKS.local;
 const AVAX = "2fombhL7aGPwj3KH4bfrmJwW6PVnMobf9Y2fn9GwxiAAJyFDbe";
 
@@ -39,6 +41,7 @@ async function buildIndex(dir) {
   const store = await IndexStore.open(db);
   const endpoint = findEndpoint("X", "block");
   const keys = makeKeys(10_000);
+  historyKeys = keys;
   let batch = [];
   const started = performance.now();
   for (const c of xHistory({txs: TXS, keys, networkId: network.id, chainId: idFromString(network.chainIds.X), assetId: idFromString(AVAX), startSeconds: 1_700_000_000})) {
@@ -53,7 +56,7 @@ async function buildIndex(dir) {
   return {db, store};
 }
 
-async function foldOnce(store, url, dataDir) {
+async function foldOnce(store, url, dataDir, afterFold = null) {
   const loggers = new LoggerRegistry({logLevel: "OFF", displayLevel: "WARN", logDir: null});
   const logger = loggers.get("bench");
   const sql = await openSqlClient({url, dataDir}, {logger});
@@ -68,10 +71,11 @@ async function foldOnce(store, url, dataDir) {
   clearInterval(sampler);
   const [{n}] = await sql.query("SELECT count(*)::int8 AS n FROM txs");
   await view.close();
+  const extra = afterFold ? await afterFold(sql) : [];
   await sql.close();
   await loggers.close();
   if (Number(n) !== TXS) throw new Error(`folded ${n} of ${TXS} transactions`);
-  return {rate: TXS / seconds, peakMb: peak / 2 ** 20};
+  return {rate: TXS / seconds, peakMb: peak / 2 ** 20, extra};
 }
 
 export async function benchDataApi() {
@@ -98,9 +102,14 @@ export async function benchDataApi() {
           url = `postgres://postgres:bench@127.0.0.1:${port}/bench_${r}`;
           dataDir = null;
         }
-        results.push(await foldOnce(store, url, dataDir));
+        // The list latencies are measured once, on the last PostgreSQL store.
+        const lists = backend === "postgres" && r === RUNS - 1
+          ? (sql) => benchLists({sql, net: {networkName: "local", hrp: "local", chainIds: network.chainIds, avaxAssetId: AVAX}, keys: historyKeys, avaxAssetId: AVAX})
+          : null;
+        results.push(await foldOnce(store, url, dataDir, lists));
         console.error(`${backend} run ${r + 1}: ${fmt(results.at(-1).rate)} tx/s, peak RSS ${fmt(results.at(-1).peakMb)} MB`);
       }
+      for (const x of results.flatMap((res) => res.extra)) rows.push(x);
       rows.push({
         name: `data API view ingest into ${backend === "pglite" ? "PGlite" : "PostgreSQL"} (${TXS} txs, 2 in / 2 out)`,
         value: `${fmt(median(results.map((x) => x.rate)))} tx/s`,
