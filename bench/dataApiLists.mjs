@@ -27,6 +27,8 @@ async function deepCursor(list, deep) {
 }
 
 export async function benchLists({sql, net, keys, avaxAssetId, deep = 1000}) {
+  // A store that has been running is analysed by autovacuum; a freshly bulk-loaded one not yet.
+  await sql.query("ANALYZE");
   const address = keys[0].address;
   const lists = {
     "X blocks (16)": (cursor) => listBlocks(sql, {chain: "X", pageSize: 10, cursor}),
