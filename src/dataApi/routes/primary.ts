@@ -85,9 +85,7 @@ export function registerPrimaryRoutes(router: DataApiRouter, m: PrimaryRoutesMod
     const chain = chainOf(ctx);
     const id = ctx.params.blockId;
     if (!/^[0-9]{1,19}$/.test(id) && !validId(chain, id)) throw badRequest("blockId", `not a block height or ID: ${JSON.stringify(id)}`);
-    const block = await getBlock(m.sql, chain, id);
-    if (!block) throw notFound(`block ${id} not found on the ${chain}-chain`);
-    return block;
+    return found(await getBlock(m.sql, chain, id), `block ${id} on the ${chain}-chain`);
   });
 
   // 5: latest transactions.
@@ -119,18 +117,15 @@ export function registerPrimaryRoutes(router: DataApiRouter, m: PrimaryRoutesMod
 
   router.get("/v1/networks/:network/blockchains/:blockchainId/transactions/:txHash", async (ctx) => {
     const chain = chainOf(ctx);
-    const id = ctx.params.txHash;
-    if (!validId(chain === "C" ? "P" : chain, id)) throw badRequest("txHash", `not a transaction ID: ${JSON.stringify(id)}`);
+    const id = checkedId("txHash", ctx.params.txHash, chain === "C" ? "P" : chain, "a transaction ID");
     const tx = chain === "P" ? await getPChainTransaction(m.sql, net, id) : chain === "X" ? await getXChainTransaction(m.sql, net, id) : await getCChainTransaction(m.sql, net, id);
-    if (!tx) throw notFound(`transaction ${id} not found on the ${chain}-chain`);
-    return tx;
+    return found(tx, `transaction ${id} on the ${chain}-chain`);
   });
 
   // 4: X-chain asset transactions.
   router.get("/v1/networks/:network/blockchains/:blockchainId/assets/:assetId/transactions", async (ctx) => {
     const chain = chainOf(ctx, ["X"], "asset transactions");
-    const assetId = ctx.params.assetId;
-    if (!validId("X", assetId)) throw badRequest("assetId", `not an asset ID: ${JSON.stringify(assetId)}`);
+    const assetId = checkedId("assetId", ctx.params.assetId, "X", "an asset ID");
     const pageSize = ctx.query.pageSize();
     const txTypes = ctx.query.enumList("txTypes", TX_TYPES.X);
     const {start, end} = ctx.query.timeRange();
@@ -170,11 +165,8 @@ export function registerPrimaryRoutes(router: DataApiRouter, m: PrimaryRoutesMod
 
   router.get("/v1/networks/:network/blockchains/:blockchainId/assets/:assetId", async (ctx) => {
     chainOf(ctx, ["X"], "asset details");
-    const assetId = ctx.params.assetId;
-    if (!validId("X", assetId)) throw badRequest("assetId", `not an asset ID: ${JSON.stringify(assetId)}`);
-    const asset = await getAssetDetails(m.sql, assetId);
-    if (!asset) throw notFound(`asset ${assetId} not found`);
-    return asset;
+    const assetId = checkedId("assetId", ctx.params.assetId, "X", "an asset ID");
+    return found(await getAssetDetails(m.sql, assetId), `asset ${assetId}`);
   });
 
   // 12: X-chain vertices by height.
@@ -187,11 +179,8 @@ export function registerPrimaryRoutes(router: DataApiRouter, m: PrimaryRoutesMod
 
   router.get("/v1/networks/:network/blockchains/:blockchainId/vertices/:vertexHash", async (ctx) => {
     chainOf(ctx, ["X"], "vertices");
-    const id = ctx.params.vertexHash;
-    if (!validId("X", id)) throw badRequest("vertexHash", `not a vertex ID: ${JSON.stringify(id)}`);
-    const v = await getVertex(m.sql, id);
-    if (!v) throw notFound(`vertex ${id} not found`);
-    return v;
+    const id = checkedId("vertexHash", ctx.params.vertexHash, "X", "a vertex ID");
+    return found(await getVertex(m.sql, id), `vertex ${id}`);
   });
 
   router.get("/v1/networks/:network", async (ctx) => {
@@ -286,11 +275,8 @@ export function registerPrimaryRoutes(router: DataApiRouter, m: PrimaryRoutesMod
 
   router.get("/v1/networks/:network/subnets/:subnetId", async (ctx) => {
     resolveNetwork(ctx.params.network, m.network);
-    const id = ctx.params.subnetId;
-    if (!validId("P", id)) throw badRequest("subnetId", `not a subnet ID: ${JSON.stringify(id)}`);
-    const subnet = await getSubnet(m.sql, net, id);
-    if (!subnet) throw notFound(`subnet ${id} not found`);
-    return subnet;
+    const id = checkedId("subnetId", ctx.params.subnetId, "P", "a subnet ID");
+    return found(await getSubnet(m.sql, net, id), `subnet ${id}`);
   });
 }
 
@@ -315,6 +301,18 @@ function parseNodeIds(q: Query, param: string): string[] | undefined {
   if (ids.length > 64) throw badRequest(param, "at most 64 node IDs");
   for (const id of ids) if (!validNodeId(id)) throw badRequest(param, `invalid node ID ${JSON.stringify(id)}`);
   return ids;
+}
+
+/** A path ID, checked: a 400 naming the parameter when it is not one. */
+function checkedId(param: string, value: string, chain: ChainName, what: string): string {
+  if (!validId(chain, value)) throw badRequest(param, `not ${what}: ${JSON.stringify(value)}`);
+  return value;
+}
+
+/** The resource asked for, or a 404 naming it. */
+function found<T>(value: T | null | undefined, what: string): T {
+  if (value === null || value === undefined) throw notFound(`${what} not found`);
+  return value;
 }
 
 /** A CB58 ID (the C-chain's atomic transactions too); EVM block hashes are `0x` hex. */
