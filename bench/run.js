@@ -3,7 +3,7 @@
 // the same run. Prints a Markdown table (docs/performance.md holds the current figures; README the summary).
 // `node bench/run.js <section>` runs one section: primitives, transport, index, dataapi, soak.
 import os from "node:os";
-import {CONNECTIONS, RUNS, SECONDS, fmt} from "./lib.mjs";
+import {CONNECTION_SET, RUNS, SECONDS, fmt} from "./lib.mjs";
 import {benchIndex} from "./index.mjs";
 import {benchDataApi} from "./dataApi.mjs";
 import {benchPrimitives} from "./primitives.mjs";
@@ -24,7 +24,7 @@ for (const s of sections) {
 }
 
 console.log(`\nMachine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${fmt(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`);
-console.log(`Median of ${RUNS} runs of ${SECONDS}s, ${CONNECTIONS} connections.\n`);
+console.log(`Median of ${RUNS} runs of ${SECONDS}s; request figures at ${CONNECTION_SET.join(" and ")} connections.\n`);
 console.log("| figure | avaext | reference | ratio | p99 avaext | p99 reference |");
 console.log("| --- | --- | --- | --- | --- | --- |");
 for (const r of rows) {
