@@ -14,6 +14,8 @@ export const ROOT = path.resolve(here, "..");
 export const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 export const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+/** The connection counts the request figures are measured at (BENCH_CONNECTION_SET, default 10 and 16). */
+export const CONNECTION_SET = (process.env.BENCH_CONNECTION_SET ?? "10,16").split(",").map(Number);
 
 export function median(xs) {
   const s = [...xs].sort((a, b) => a - b);

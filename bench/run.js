@@ -1,15 +1,17 @@
 #!/usr/bin/env node
 // `npm run bench`: every figure, as the median of BENCH_RUNS runs, with the ratio to its reference measured in
-// the same run. Prints a Markdown table (paste into README's "Performance").
+// the same run. Prints a Markdown table (docs/performance.md holds the current figures; README the summary).
+// `node bench/run.js <section>` runs one section: primitives, transport, index, dataapi, soak.
 import os from "node:os";
-import {CONNECTIONS, RUNS, SECONDS, fmt} from "./lib.mjs";
+import {CONNECTION_SET, RUNS, SECONDS, fmt} from "./lib.mjs";
 import {benchIndex} from "./index.mjs";
 import {benchDataApi} from "./dataApi.mjs";
+import {benchPrimitives} from "./primitives.mjs";
 import {benchSoak} from "./soak.mjs";
 import {benchTransport} from "./transport.mjs";
 
 // The soak runs only when asked for (`node bench/run.js soak`): it takes 10 minutes.
-const sections = [benchTransport, benchIndex, benchDataApi, benchSoak];
+const sections = [benchPrimitives, benchTransport, benchIndex, benchDataApi, benchSoak];
 const only = process.argv[2];
 
 const rows = [];
@@ -22,7 +24,7 @@ for (const s of sections) {
 }
 
 console.log(`\nMachine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${fmt(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`);
-console.log(`Median of ${RUNS} runs of ${SECONDS}s, ${CONNECTIONS} connections.\n`);
+console.log(`Median of ${RUNS} runs of ${SECONDS}s; request figures at ${CONNECTION_SET.join(" and ")} connections.\n`);
 console.log("| figure | avaext | reference | ratio | p99 avaext | p99 reference |");
 console.log("| --- | --- | --- | --- | --- | --- |");
 for (const r of rows) {

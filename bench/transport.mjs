@@ -1,6 +1,7 @@
 // Figures for the transport (issue 3) and health (issue 5): a trivial JSON-RPC method and a cached
-// GET /ext/health, each against the bare node:http reference with a body of the same size.
-import {compare, rpcOnce, startAvaext, startBare} from "./lib.mjs";
+// GET /ext/health, each against the bare node:http reference with a body of the same size, at 10 and 16
+// connections (BENCH_CONNECTION_SET).
+import {CONNECTION_SET, compare, rpcOnce, startAvaext, startBare} from "./lib.mjs";
 
 export async function benchTransport() {
   const results = [];
@@ -13,13 +14,15 @@ export async function benchTransport() {
     const answer = await rpcOnce(`${node.url}/ext/health`, "health.liveness");
     const bare = await startBare(answer);
     try {
-      results.push(
-        await compare(
-          "JSON-RPC health.liveness round trip",
-          {url: `${node.url}/ext/health`, method: "POST", headers: {"content-type": "application/json"}, body: rpcBody},
-          {url: bare.url, method: "POST", headers: {"content-type": "application/json"}, body: rpcBody},
-        ),
-      );
+      for (const connections of CONNECTION_SET) {
+        results.push(
+          await compare(
+            `JSON-RPC health.liveness round trip, ${connections} connections`,
+            {url: `${node.url}/ext/health`, method: "POST", headers: {"content-type": "application/json"}, body: rpcBody, connections},
+            {url: bare.url, method: "POST", headers: {"content-type": "application/json"}, body: rpcBody, connections},
+          ),
+        );
+      }
     } finally {
       await bare.stop();
     }
@@ -31,8 +34,10 @@ export async function benchTransport() {
       const bareGet = await startBare(text, "application/json", res.status);
       try {
         const allowNon2xx = res.status !== 200;
-        const label = `GET ${p} (cached${allowNon2xx ? `, ${res.status}` : ""})`;
-        results.push(await compare(label, {url: node.url + p, allowNon2xx}, {url: bareGet.url, allowNon2xx}));
+        for (const connections of CONNECTION_SET) {
+          const label = `GET ${p} (cached${allowNon2xx ? `, ${res.status}` : ""}), ${connections} connections`;
+          results.push(await compare(label, {url: node.url + p, allowNon2xx, connections}, {url: bareGet.url, allowNon2xx, connections}));
+        }
       } finally {
         await bareGet.stop();
       }

@@ -80,6 +80,7 @@ export class AvaextNode {
       displayLevel: config["log-display-level"],
       logDir: config["log-dir"],
       displayStream: overrides.displayStream,
+      format: config["log-format"],
     });
     this.logger = this.loggers.get("main");
     // Chain loggers exist from the start so admin.getLoggerLevel lists them (as AvalancheGo's per-chain loggers).

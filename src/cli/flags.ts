@@ -5,10 +5,10 @@
 import os from "node:os";
 import path from "node:path";
 import {networkFromId} from "../chains/index.js";
-import {parseLogLevel, type LogLevel} from "../logger/index.js";
+import {parseLogFormat, parseLogLevel, type LogFormat, type LogLevel} from "../logger/index.js";
 import {parseDuration} from "./duration.js";
 
-export type FlagKind = "bool" | "string" | "path" | "port" | "int" | "duration" | "list" | "level" | "network" | "role" | "db";
+export type FlagKind = "bool" | "string" | "path" | "port" | "int" | "duration" | "list" | "level" | "format" | "network" | "role" | "db";
 
 /** The parsed value of every flag, keyed by flag name. */
 export interface AvaextConfig {
@@ -41,6 +41,7 @@ export interface AvaextConfig {
   "system-tracker-disk-warning-available-space-percentage": number;
   "log-level": LogLevel;
   "log-display-level": LogLevel;
+  "log-format": LogFormat;
   "v8-pretenuring": boolean;
   "data-api-enabled": boolean;
   "data-api-db": string;
@@ -95,12 +96,13 @@ export const FLAGS: readonly FlagDef[] = [
   flag({name: "system-tracker-disk-warning-available-space-percentage", kind: "int", default: 10, defaultText: "10", description: "diskspace check fails with a warning below this % of free disk"}),
   flag({name: "log-level", kind: "level", default: "INFO", defaultText: "INFO", description: "level of the log files (VERBO DEBUG TRACE INFO WARN ERROR FATAL OFF)"}),
   flag({name: "log-display-level", kind: "level", default: (c) => c["log-level"]!, defaultText: "= log-level", description: "level of stdout"}),
+  flag({name: "log-format", kind: "format", default: "auto", defaultText: "auto", description: "auto (text on a terminal, JSON otherwise), plain (text), colors (text, colored levels on a terminal) or json; applies to stdout and the log files"}),
   flag({name: "data-api-enabled", kind: "bool", default: false, defaultText: "false", description: "serve the data API under /v1 and fold the container index into its store"}),
   flag({name: "data-api-db", kind: "db", default: "embedded", defaultText: "embedded", description: "the data API's store: embedded (PGlite under <data-dir>/data-api) or postgres://user:pass@host:port/db"}),
   flag({name: "data-api-role", kind: "role", default: "both", defaultText: "both", description: "ingest (fold into the store), serve (answer /v1 from it) or both"}),
   flag({name: "data-api-keys-file", kind: "path", default: null, defaultText: "none", description: 'JSON {"<key>": {"name": "...", "rateLimit": N}}: API keys and their limits a minute'}),
   flag({name: "data-api-rate-limit", kind: "int", default: 600, defaultText: "600", description: "data API requests a minute per client IP without a key (429 above); 0 = no limit"}),
-  flag({name: "v8-pretenuring", kind: "bool", default: false, defaultText: "false", description: "keep V8's allocation-site pretenuring, which avaext turns off (README: Performance)"}),
+  flag({name: "v8-pretenuring", kind: "bool", default: false, defaultText: "false", description: "keep V8's allocation-site pretenuring, which avaext turns off (docs/performance.md)"}),
 ];
 
 export const FLAG_BY_NAME: ReadonlyMap<string, FlagDef> = new Map(FLAGS.map((f) => [f.name, f]));
@@ -149,6 +151,10 @@ export function parseFlagValue(def: FlagDef, raw: unknown): unknown {
       } catch {
         throw new Error(`unknown log level ${show(raw)}; expected one of VERBO DEBUG TRACE INFO WARN ERROR FATAL OFF`);
       }
+    }
+    case "format": {
+      if (typeof raw !== "string") throw new Error(`expected a log format, got ${show(raw)}`);
+      return parseLogFormat(raw);
     }
     case "network": {
       const s = typeof raw === "number" ? String(raw) : raw;

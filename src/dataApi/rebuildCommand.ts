@@ -8,7 +8,7 @@ import {genesisFor} from "./genesis.js";
 import {rebuildDataApi} from "./rebuild.js";
 
 export async function rebuildFromConfig(c: AvaextConfig): Promise<{containers: number; seconds: number}> {
-  const loggers = new LoggerRegistry({logLevel: c["log-level"], displayLevel: c["log-display-level"], logDir: c["log-dir"]});
+  const loggers = new LoggerRegistry({logLevel: c["log-level"], displayLevel: c["log-display-level"], logDir: c["log-dir"], format: c["log-format"]});
   const chains = new ChainRegistry(networkFromId(c["network-id"]));
   const db = await Database.open(c["db-dir"]);
   try {

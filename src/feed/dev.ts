@@ -8,11 +8,10 @@
  */
 import type {NetworkInfo} from "../chains/index.js";
 import {buildAvmBlock, buildBanffBlock, buildCBlock} from "../decode/builders.js";
+import {decodeEvmBlock} from "../decode/coreth.js";
 import {buildProposerBlock} from "../decode/proposervm.js";
 import {DevPrimaryNetwork} from "../dev/primaryNetwork.js";
 import {decodeProposerBlock} from "../decode/proposervm.js";
-import {keccak256} from "../decode/keccak.js";
-import {rlpDecode, isList} from "../decode/rlp.js";
 import {idFromString, sha256} from "../util/cb58.js";
 import {findEndpoint} from "../index/endpoints.js";
 import type {FeedStatus} from "./status.js";
@@ -180,8 +179,7 @@ export class DevFeed implements FeedSource {
     const c = buildCBlock({...base, chainId: chainId("C"), parentId: parents.c, parentHash: parents.eth, txs: 2 + (tickNo % 5), extData: tick.cAtomic ?? undefined});
     const wrapped = decodeProposerBlock(c);
     parents.c = wrapped.id;
-    const evm = rlpDecode(wrapped.inner);
-    if (isList(evm) && isList(evm.items[0]!)) parents.eth = keccak256(evm.items[0].raw);
+    parents.eth = decodeEvmBlock(wrapped.inner).hash;
     add("C", "block", c, parents.c);
 
     const xHeight = ++chains.xHeight;

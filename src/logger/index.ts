@@ -8,7 +8,11 @@
  */
 import {mkdirSync} from "node:fs";
 import path from "node:path";
+import {isatty} from "node:tty";
 import pino from "pino";
+import {formatLine, resolveLineFormat, type LineFormat, type LogFormat} from "./format.js";
+
+export {LOG_FORMATS, parseLogFormat, type LogFormat} from "./format.js";
 
 /** AvalancheGo's levels in ascending severity (utils/logging/level.go). */
 export const LOG_LEVELS = ["VERBO", "DEBUG", "TRACE", "INFO", "WARN", "ERROR", "FATAL", "OFF"] as const;
@@ -47,6 +51,8 @@ export interface LoggerRegistryOptions extends LoggerLevels {
   logDir: string | null;
   /** Where display output goes; default stdout. */
   displayStream?: NodeJS.WritableStream;
+  /** `--log-format`; default auto (text on a terminal, JSON elsewhere). */
+  format?: LogFormat;
 }
 
 /** Minimal writable that pino can hand a line to. */
@@ -68,10 +74,21 @@ class SplitStream {
     readonly display: LineSink | null,
     public fileLevel: number,
     public displayLevel: number,
+    readonly formats: {file: LineFormat; display: LineFormat},
   ) {}
   write(line: string): void {
-    if (this.file !== null && this.lastLevel >= this.fileLevel) this.file.write(line);
-    if (this.display !== null && this.lastLevel >= this.displayLevel) this.display.write(line);
+    const toFile = this.file !== null && this.lastLevel >= this.fileLevel;
+    const toDisplay = this.display !== null && this.lastLevel >= this.displayLevel;
+    // JSON destinations take pino's line as it is; a text one converts only the lines it writes, once for both.
+    let text: string | null = null;
+    if (toFile) {
+      const f = this.formats.file;
+      this.file!.write(f === "json" ? line : (text = formatLine(line, false)));
+    }
+    if (toDisplay) {
+      const f = this.formats.display;
+      this.display!.write(f === "json" ? line : f === "plain" ? (text ?? formatLine(line, false)) : formatLine(line, true));
+    }
   }
 }
 
@@ -90,16 +107,28 @@ export class LoggerRegistry {
   private readonly entries = new Map<string, Entry>();
   private readonly display: LineSink;
   private readonly ownDisplay: ReturnType<typeof pino.destination> | null;
+  private readonly formats: {file: LineFormat; display: LineFormat};
 
   constructor(private readonly opts: LoggerRegistryOptions) {
     if (opts.logDir !== null) mkdirSync(opts.logDir, {recursive: true});
+    let terminal: boolean;
     if (opts.displayStream) {
       this.display = opts.displayStream;
       this.ownDisplay = null;
+      terminal = (opts.displayStream as {isTTY?: boolean}).isTTY === true;
     } else {
       this.ownDisplay = pino.destination({dest: 1, sync: false});
       this.display = this.ownDisplay;
+      terminal = isatty(1);
     }
+    const format = opts.format ?? "auto";
+    const noColor = (process.env.NO_COLOR ?? "") !== "";
+    this.formats = {file: resolveLineFormat(format, false, noColor), display: resolveLineFormat(format, terminal, noColor)};
+  }
+
+  /** What the files and the display are written in, `--log-format` resolved. */
+  lineFormats(): {file: LineFormat; display: LineFormat} {
+    return {...this.formats};
   }
 
   /** The named logger, created on first use with the registry's default levels. */
@@ -116,7 +145,7 @@ export class LoggerRegistry {
         if (!entry?.fileFailed) process.stderr.write(`log file ${name}.log failed: ${err.code ?? err.message}\n`);
         if (entry) entry.fileFailed = true;
       });
-      const stream = new SplitStream(file, this.display, LEVEL_VALUES[levels.logLevel], LEVEL_VALUES[levels.displayLevel]);
+      const stream = new SplitStream(file, this.display, LEVEL_VALUES[levels.logLevel], LEVEL_VALUES[levels.displayLevel], this.formats);
       const logger = pino(
         {
           name,

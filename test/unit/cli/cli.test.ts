@@ -1,11 +1,12 @@
 /** CLI: flag parsing, layering (flag > env > file > default), Go durations, and every kind of bad input. */
 import {spawnSync} from "node:child_process";
-import {writeFileSync} from "node:fs";
+import {readFileSync, rmSync, writeFileSync} from "node:fs";
 import path from "node:path";
 import {describe, expect, it} from "vitest";
 import {formatDuration, parseDuration} from "../../../src/cli/duration.js";
 import {parseArgs} from "../../../src/cli/index.js";
 import {tempDir} from "../../helpers/node.js";
+import {startChild} from "../../helpers/child.js";
 
 const BIN = path.resolve(__dirname, "../../../bin/avaext.js");
 
@@ -89,6 +90,7 @@ describe("bad input exits 2 with one line naming the flag", () => {
     ["zero frequency", ["--health-check-frequency", "0s"], {}, /--health-check-frequency: must be greater than 0/],
     ["backfill before the epoch", ["--dev-backfill", "500000h"], {}, /--dev-backfill: must be at most 87600h \(ten years\)/],
     ["bad level", ["--log-level", "loud"], {}, /--log-level: unknown log level "loud"/],
+    ["bad log format", ["--log-format", "pretty"], {}, /--log-format: unknown log format "pretty"; expected one of auto, plain, colors, json/],
     ["bad feed", ["--feed", "ftp://x"], {}, /--feed: expected dev, file:PATH or http:\/\/HOST:PORT/],
     ["bad network", ["--network-id", "moon"], {}, /--network-id: unknown network "moon"/],
     ["bad env", [], {AVAEXT_HTTP_PORT: "abc"}, /--http-port: expected a port number/],
@@ -121,5 +123,55 @@ describe("README", () => {
     const r = spawnSync(process.execPath, [path.resolve(__dirname, "../../../scripts/readme-flags.mjs"), "--check"], {encoding: "utf8"});
     expect(r.stderr).toBe("");
     expect(r.status).toBe(0);
+  });
+});
+
+describe("--log-format through the command", () => {
+  const TEXT_LINE = /^\[\d\d-\d\d\|\d\d:\d\d:\d\d\.\d{3}\] INFO <main> .*\{.*"url":"http:\/\/127\.0\.0\.1:\d+\/?"/m;
+
+  /** Starts avaext with the flags, stops it once it listens; returns its stdout and its main.log. */
+  async function firstLines(flags: string[]): Promise<{out: string; file: string}> {
+    const dir = tempDir();
+    try {
+      const child = await startChild([`--data-dir=${dir}`, "--dev-backfill=0", ...flags]);
+      child.proc.kill("SIGTERM");
+      await child.exited;
+      return {out: child.output(), file: readFileSync(path.join(dir, "logs", "main.log"), "utf8")};
+    } finally {
+      rmSync(dir, {recursive: true, force: true});
+    }
+  }
+
+  it("auto (the default) writes JSON lines to a pipe and to the files", async () => {
+    expect(parseArgs([], {})["log-format"]).toBe("auto");
+    const {out, file} = await firstLines([]);
+    for (const text of [out, file]) {
+      const first = text.split("\n")[0]!;
+      expect(JSON.parse(first)).toMatchObject({level: expect.any(String), time: expect.any(String), name: "main"});
+    }
+  });
+
+  it("plain writes AvalancheGo's text lines to stdout and the files, and stops with exit code 0", async () => {
+    const {out, file} = await firstLines(["--log-format=PLAIN"]);
+    expect(out).toMatch(TEXT_LINE);
+    expect(out).toMatch(/INFO <main> received signal \{"signal":"SIGTERM"\}/);
+    expect(out).not.toMatch(/^\{/m);
+    expect(file).toMatch(TEXT_LINE);
+  });
+
+  it("auto on a terminal (script(1) gives the command a pseudo-terminal): colored text on stdout, JSON in the files", () => {
+    const dir = tempDir();
+    try {
+      // The command stops itself: a shell sends SIGTERM once the port line is out.
+      const cmd = `${process.execPath} ${BIN} --data-dir=${dir} --dev-backfill=0 --http-host=127.0.0.1 --http-port=0 & pid=$!; sleep 3; kill -TERM $pid; wait $pid`;
+      const r = spawnSync("script", ["-qec", cmd, "/dev/null"], {encoding: "utf8", env: {...process.env, NO_COLOR: "", TERM: "xterm"}, timeout: 20_000});
+      expect(r.status).toBe(0);
+      expect(r.stdout).toMatch(/\] \x1b\[32mINFO\x1b\[0m <main> /);
+      expect(r.stdout).not.toMatch(/\{"level"/);
+      const first = readFileSync(path.join(dir, "logs", "main.log"), "utf8").split("\n")[0]!;
+      expect(JSON.parse(first)).toMatchObject({level: expect.any(String), time: expect.any(String), name: "main"});
+    } finally {
+      rmSync(dir, {recursive: true, force: true});
+    }
   });
 });

@@ -4,9 +4,10 @@ import path from "node:path";
 import {describe, expect, it} from "vitest";
 import {buildCBlock, buildPBlock, buildXBlock, buildXTx} from "../../../src/decode/builders.js";
 import {containerId, decodeContainer, type DecodeChain, type DecodeKind} from "../../../src/decode/index.js";
-import {keccak256} from "../../../src/decode/keccak.js";
 import {decodeProposerBlock} from "../../../src/decode/proposervm.js";
-import {rlpDecode, rlpEncode} from "../../../src/decode/rlp.js";
+import {RLP} from "@ethereumjs/rlp";
+import {keccak_256} from "@noble/hashes/sha3.js";
+import {decodeEvmBlock} from "../../../src/decode/coreth.js";
 import {cb58Encode} from "../../../src/util/cb58.js";
 
 interface Fixture {
@@ -74,20 +75,35 @@ describe("fixtures (test/fixtures/containers.json)", () => {
   });
 });
 
-describe("primitives", () => {
-  it("keccak256 matches published vectors", () => {
-    expect(hex(keccak256(new Uint8Array(0)))).toBe("0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470");
-    expect(hex(keccak256(Buffer.from("abc")))).toBe("0x4e03657aea45a94fc7d47ba826c8d667c0d1e6e33a64a036ec44f58fa12d6c45");
-    // Input spanning two rate blocks (136 bytes each).
-    expect(hex(keccak256(Buffer.alloc(200, 0x61)))).toBe(hex(keccak256(Buffer.alloc(200, 0x61))));
-    expect(hex(keccak256(rlpEncode([])))).toBe("0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347");
+describe("EVM blocks (@ethereumjs/rlp, @noble/hashes keccak256)", () => {
+  const f = fixtures.find((x) => x.name === "c-local-proposervm-signed-h12")!;
+  const inner = decodeProposerBlock(bytesOf(f)).inner;
+
+  it("hashes the header's own bytes and each transaction's encoding", () => {
+    // Independently of the decoder: the header item's span inside the block list, and the uncle hash constant.
+    const body = inner.subarray(inner[0]! >= 0xf8 ? 1 + inner[0]! - 0xf7 : 1);
+    const header = body.subarray(0, body.length - RLP.decode(body, true).remainder.length);
+    const b = decodeEvmBlock(inner);
+    expect(hex(b.hash)).toBe(hex(keccak_256(header)));
+    expect(hex(b.hash)).toBe(f.facts.innerBlock!.ethHash);
+    expect(hex(keccak_256(RLP.encode([])))).toBe("0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347");
   });
 
-  it("RLP round-trips nested lists and long strings", () => {
-    const v = [Uint8Array.of(1), Buffer.alloc(60, 7), [Uint8Array.of(0x80), []]];
-    const enc = rlpEncode(v);
-    const dec = rlpDecode(enc);
-    expect(Buffer.from((dec as {raw: Uint8Array}).raw).equals(Buffer.from(enc))).toBe(true);
+  it("refuses non-canonical RLP (re-encoding for the hash must give back the decoded bytes)", () => {
+    // block: f9 LL LL | header: f9 HH HH | a0 <parent hash> ...; write the parent hash's prefix 0xa0 (32 bytes) in
+    // the long form 0xb8 0x20 instead: the same value in other bytes, each enclosing length one more.
+    expect([inner[0], inner[3], inner[6]]).toEqual([0xf9, 0xf9, 0xa0]);
+    const blockLen = (inner[1]! << 8) + inner[2]! + 1;
+    const headerLen = (inner[4]! << 8) + inner[5]! + 1;
+    const bad = Uint8Array.from([0xf9, blockLen >> 8, blockLen & 0xff, 0xf9, headerLen >> 8, headerLen & 0xff, 0xb8, 0x20, ...inner.subarray(7)]);
+    expect(() => decodeEvmBlock(bad)).toThrow(/bad RLP: invalid RLP: expected string length to be greater than 55/);
+    expect(decodeContainer("C", "block", bad)).toBeNull();
+  });
+
+  it("gives a DecodeError, not the library's error, for garbage", () => {
+    for (const b of [new Uint8Array(0), Uint8Array.of(0xc0), Uint8Array.of(0xf9, 0xff), inner.subarray(0, 100)]) {
+      expect(() => decodeEvmBlock(b)).toThrow(/not an EVM block|bad RLP/);
+    }
   });
 });
 

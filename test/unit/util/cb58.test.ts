@@ -1,6 +1,10 @@
 /** CB58 IDs: AvalancheGo's error texts, and a bounded cost for long inputs (found by the issue #8 review). */
 import {describe, expect, it} from "vitest";
 import {createHash} from "node:crypto";
+import {readFileSync} from "node:fs";
+import path from "node:path";
+import {base58} from "@scure/base";
+import {sha256 as nobleSha256} from "@noble/hashes/sha2.js";
 import {MAX_ID_STRING_LENGTH, base58Decode, base58Encode, cb58Decode, cb58Encode, idFromString, idToString} from "../../../src/util/cb58.js";
 import {SHA256_ONE_BLOCK_MAX, sha256Tail} from "../../../src/util/sha256.js";
 
@@ -83,5 +87,74 @@ describe("sha256Tail (CB58's one-block checksum in JavaScript)", () => {
     // A real ID (the X-chain's on mainnet) survives the round trip.
     const x = "2oYMBNV4eNHyqk2fjjV5nVQLDbtmNJzq5s3qs3Lo6ftnC6FByM";
     expect(idToString(idFromString(x))).toBe(x);
+  });
+});
+
+/**
+ * The hand-written encoders stay for speed (bench/primitives.mjs): each must give exactly what the audited
+ * libraries give, on thousands of random inputs and on every ID the fixtures hold.
+ */
+describe("hand-written primitives against the libraries", () => {
+  let seed = 2024;
+  const rand = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % 256;
+  const randomBytes = (n: number): Uint8Array => Uint8Array.from({length: n}, rand);
+  /** CB58 by the libraries: @scure/base of bytes ‖ @noble/hashes sha256(bytes)[28:32]. */
+  const libraryCb58 = (b: Uint8Array): string => base58.encode(Uint8Array.from([...b, ...nobleSha256(b).subarray(28)]));
+
+  it("sha256Tail equals @noble/hashes sha256(bytes)[28:32]: 200 random inputs of every length 0-55", () => {
+    for (let len = 0; len <= SHA256_ONE_BLOCK_MAX; len++) {
+      for (let k = 0; k < 200; k++) {
+        const b = randomBytes(len);
+        const d = nobleSha256(b);
+        expect(sha256Tail(b)).toBe(((d[28]! << 24) | (d[29]! << 16) | (d[30]! << 8) | d[31]!) >>> 0);
+      }
+    }
+  });
+
+  it("base58Encode and cb58Encode equal @scure/base: 5,000 random 32-byte IDs, 2,000 inputs of 0-100 bytes with leading zeros", () => {
+    for (let k = 0; k < 5000; k++) {
+      const id = randomBytes(32);
+      if (k % 50 === 0) id.fill(0, 0, 1 + (k % 7)); // leading zero bytes
+      expect(base58Encode(id)).toBe(base58.encode(id));
+      const text = cb58Encode(id);
+      expect(text).toBe(libraryCb58(id));
+      expect(idFromString(text)).toEqual(id);
+    }
+    for (let k = 0; k < 2000; k++) {
+      const b = randomBytes(k % 101);
+      if (k % 3 === 0) b.fill(0, 0, Math.min(b.length, k % 5));
+      expect(base58Encode(b)).toBe(base58.encode(b));
+      expect(cb58Encode(b)).toBe(libraryCb58(b));
+      if (b.length > 0) expect(base58Decode(base58Encode(b))).toEqual(b);
+    }
+  });
+
+  it("gives every ID of test/fixtures/containers.json as the libraries do", () => {
+    const fixtures = readFileSync(path.resolve(__dirname, "../../fixtures/containers.json"), "utf8");
+    const ids = new Set<string>();
+    for (const m of fixtures.matchAll(/"([1-9A-HJ-NP-Za-km-z]{45,52})"/g)) {
+      try {
+        idFromString(m[1]!);
+        ids.add(m[1]!);
+      } catch {
+        // not a CB58 ID (a base58-looking hash of another kind)
+      }
+    }
+    expect(ids.size).toBeGreaterThanOrEqual(20);
+    for (const text of ids) {
+      const id = idFromString(text);
+      expect(cb58Encode(id)).toBe(text);
+      expect(libraryCb58(id)).toBe(text);
+      const d = nobleSha256(id);
+      expect(sha256Tail(id)).toBe(((d[28]! << 24) | (d[29]! << 16) | (d[30]! << 8) | d[31]!) >>> 0);
+    }
+  });
+
+  it("decodes with AvalancheGo's texts for bad digits, first bad digit first", () => {
+    expect(() => base58Decode("")).toThrow("zero length string");
+    expect(() => base58Decode("abc0l")).toThrow("Invalid base58 digit ('0')");
+    expect(() => base58Decode("abcé0")).toThrow("High-bit set on invalid digit");
+    expect(() => cb58Decode("abcI")).toThrow("base58 decoding error: Invalid base58 digit ('I')");
+    expect(base58Decode("1112")).toEqual(Uint8Array.of(0, 0, 0, 1));
   });
 });
