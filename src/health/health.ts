@@ -3,6 +3,7 @@
  * rounds never overlap, and each check has its own timeout so one hung check cannot stall the others (AvalancheGo
  * has no such guard). Reads (GET and JSON-RPC) only ever see cached results.
  */
+import {setMaxListeners} from "node:events";
 import {Gauge, type Registry} from "prom-client";
 import type {Logger} from "../logger/index.js";
 import {METRIC_PREFIX} from "../metrics/index.js";
@@ -36,7 +37,11 @@ export interface HealthModules {
 export class Health {
   readonly workers: Record<WorkerName, HealthWorker>;
   private readonly gauge: Gauge<"check" | "tag"> | null;
-  private readonly ctrl = new AbortController();
+  /**
+   * Stops every worker's checks. Each running check listens on it and stops listening when it ends, so its listeners
+   * are bounded by the checks registered: more than Node's warning threshold of ten with the data API's, no leak.
+   */
+  private readonly ctrl = unboundedController();
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private stopped = false;
@@ -162,4 +167,10 @@ export class Health {
       for (const tag of w.tags()) this.gauge.set({check: name, tag}, w.failing(tag));
     }
   }
+}
+
+function unboundedController(): AbortController {
+  const ctrl = new AbortController();
+  setMaxListeners(0, ctrl.signal);
+  return ctrl;
 }
