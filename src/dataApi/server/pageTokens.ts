@@ -26,7 +26,13 @@ export class PageTokens {
     const payload = raw.subarray(MAC_LEN);
     const mac = raw.subarray(0, MAC_LEN);
     if (!timingSafeEqual(mac, this.mac(scope, payload))) throw badRequest("pageToken", "not a token of this request (another endpoint, other filters, or altered)");
-    const values = JSON.parse(payload.toString("utf8")) as unknown[];
+    let values: unknown[];
+    try {
+      values = JSON.parse(payload.toString("utf8")) as unknown[];
+    } catch {
+      values = [];
+    }
+    if (!Array.isArray(values) || values.length === 0) throw badRequest("pageToken", "malformed");
     return values.map((v) => {
       if (typeof v === "number") return v;
       const s = String(v);
