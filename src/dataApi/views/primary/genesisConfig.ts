@@ -1,0 +1,241 @@
+/**
+ * A network's genesis as AvalancheGo builds it from a genesis config file (genesis/genesis_mainnet.json's format,
+ * `UnparsedConfig` of genesis/unparsed_config.go), for an operator who provides that file: this project does not
+ * ship AvalancheGo's genesis files. Pure: the caller reads the file and passes its text.
+ *
+ * - `genesisInitialSupply`: genesis/config.go `InitialSupply` (every allocation's initial amount and unlocks).
+ * - `genesisValidators`: genesis/genesis.go `FromConfig`: the initially staked allocations split over the initial
+ *   stakers (`splitAllocations`), end times decreasing by the offset from genesis + the stake duration, each
+ *   validator's stake sorted (`utils.Sort(vdr.Staked)`), in the order of the P-chain genesis (the array of a
+ *   binary min-heap on end time, vms/platformvm/txs/txheap, that the validators were pushed into), the order
+ *   `syncGenesis` computes their rewards in (stakers.ts `genesisStakers`).
+ * - `pChainGenesisAllocations`: the P-chain's genesis UTXOs (transaction ID empty, output index in order).
+ */
+import {bech32} from "@scure/base";
+
+export interface GenesisUnlock {
+  amount: bigint;
+  locktime: bigint;
+}
+
+export interface GenesisAllocation {
+  ethAddr: string;
+  /** 20-byte short ID of `avaxAddr`. */
+  avaxAddr: Uint8Array;
+  initialAmount: bigint;
+  unlockSchedule: GenesisUnlock[];
+}
+
+export interface GenesisStakerConfig {
+  nodeId: string;
+  rewardAddress: Uint8Array;
+  /** Millionths. */
+  delegationFee: number;
+  signer: {publicKey: string; proofOfPossession: string} | null;
+}
+
+export interface GenesisConfig {
+  networkId: number;
+  allocations: GenesisAllocation[];
+  startTime: bigint;
+  initialStakeDuration: bigint;
+  initialStakeDurationOffset: bigint;
+  initialStakedFunds: Uint8Array[];
+  initialStakers: GenesisStakerConfig[];
+  cChainGenesis: string;
+  message: string;
+}
+
+export interface GenesisStake {
+  address: Uint8Array;
+  amount: bigint;
+  locktime: bigint;
+}
+
+export interface GenesisValidatorPlan {
+  nodeId: string;
+  startTime: bigint;
+  endTime: bigint;
+  weight: bigint;
+  rewardAddress: Uint8Array;
+  delegationFee: number;
+  signer: GenesisStakerConfig["signer"];
+  /** Sorted by locktime, amount, address bytes (genesis.Allocation.Compare). */
+  staked: GenesisStake[];
+}
+
+/** JSON text with every bare number token turned into a string, so integers above 2^53 keep every digit. */
+function quoteNumbers(text: string): string {
+  let out = "";
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (inString) {
+      out += c;
+      if (c === "\\") out += text[++i] ?? "";
+      else if (c === '"') inString = false;
+      continue;
+    }
+    if (c === '"') {
+      inString = true;
+      out += c;
+      continue;
+    }
+    if (c === "-" || (c >= "0" && c <= "9")) {
+      let j = i;
+      while (j < text.length && /[-+0-9.eE]/.test(text[j]!)) j++;
+      out += `"${text.slice(i, j)}"`;
+      i = j - 1;
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+function uint(v: unknown, what: string): bigint {
+  if (typeof v !== "string" || !/^\d+$/.test(v)) throw new Error(`genesis config: ${what} is not an unsigned integer`);
+  const n = BigInt(v);
+  if (n >= 1n << 64n) throw new Error(`genesis config: ${what} exceeds uint64`);
+  return n;
+}
+
+function shortId(v: unknown, what: string): Uint8Array {
+  if (typeof v !== "string") throw new Error(`genesis config: ${what} is not an address`);
+  const bare = /^[PXC]-/.test(v) ? v.slice(2) : v;
+  const bytes = bech32.fromWords(bech32.decode(bare as `${string}1${string}`, 90).words);
+  if (bytes.length !== 20) throw new Error(`genesis config: ${what} is ${bytes.length} bytes, expected 20`);
+  return bytes;
+}
+
+type Json = Record<string, unknown>;
+
+/** Parses a genesis config file's text (numbers kept exact). */
+export function parseGenesisConfig(text: string): GenesisConfig {
+  const j = JSON.parse(quoteNumbers(text)) as Json;
+  const list = (v: unknown): Json[] => (Array.isArray(v) ? (v as Json[]) : []);
+  return {
+    networkId: Number(uint(j.networkID, "networkID")),
+    allocations: list(j.allocations).map((a, i) => ({
+      ethAddr: String(a.ethAddr ?? ""),
+      avaxAddr: shortId(a.avaxAddr, `allocations[${i}].avaxAddr`),
+      initialAmount: uint(a.initialAmount ?? "0", `allocations[${i}].initialAmount`),
+      unlockSchedule: list(a.unlockSchedule).map((u, k) => ({
+        amount: uint(u.amount ?? "0", `allocations[${i}].unlockSchedule[${k}].amount`),
+        locktime: uint(u.locktime ?? "0", `allocations[${i}].unlockSchedule[${k}].locktime`),
+      })),
+    })),
+    startTime: uint(j.startTime, "startTime"),
+    initialStakeDuration: uint(j.initialStakeDuration, "initialStakeDuration"),
+    initialStakeDurationOffset: uint(j.initialStakeDurationOffset ?? "0", "initialStakeDurationOffset"),
+    initialStakedFunds: (Array.isArray(j.initialStakedFunds) ? (j.initialStakedFunds as unknown[]) : []).map((a, i) => shortId(a, `initialStakedFunds[${i}]`)),
+    initialStakers: list(j.initialStakers).map((s, i) => {
+      const signer = s.signer as Json | undefined;
+      return {
+        nodeId: String(s.nodeID),
+        rewardAddress: shortId(s.rewardAddress, `initialStakers[${i}].rewardAddress`),
+        delegationFee: Number(uint(s.delegationFee ?? "0", `initialStakers[${i}].delegationFee`)),
+        signer: signer ? {publicKey: String(signer.publicKey), proofOfPossession: String(signer.proofOfPossession)} : null,
+      };
+    }),
+    cChainGenesis: String(j.cChainGenesis ?? ""),
+    message: String(j.message ?? ""),
+  };
+}
+
+/** genesis/config.go `InitialSupply`: the sum of every allocation's initial amount and unlock amounts. */
+export function genesisInitialSupply(config: GenesisConfig): bigint {
+  let supply = 0n;
+  for (const a of config.allocations) {
+    supply += a.initialAmount;
+    for (const u of a.unlockSchedule) supply += u.amount;
+  }
+  if (supply >= 1n << 64n) throw new Error("genesis config: initial supply overflows uint64");
+  return supply;
+}
+
+function hex(b: Uint8Array): string {
+  return Buffer.from(b).toString("hex");
+}
+
+function compareBytes(a: Uint8Array, b: Uint8Array): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
+  return a.length - b.length;
+}
+
+/** genesis/genesis.go `splitAllocations`: the staked allocations' unlocks cut into `n` nodes' shares, in order. */
+function splitAllocations(allocations: readonly GenesisAllocation[], n: number): GenesisStake[][] {
+  let total = 0n;
+  for (const a of allocations) for (const u of a.unlockSchedule) total += u.amount;
+  const nodeWeight = total / BigInt(n);
+  const nodes: GenesisStake[][] = [];
+  let current: GenesisStake[] = [];
+  let currentAmount = 0n;
+  for (const a of allocations) {
+    for (const unlock of a.unlockSchedule) {
+      let amount = unlock.amount;
+      while (currentAmount + amount > nodeWeight && nodes.length < n - 1) {
+        const add = nodeWeight - currentAmount;
+        current.push({address: a.avaxAddr, amount: add, locktime: unlock.locktime});
+        amount -= add;
+        nodes.push(current);
+        current = [];
+        currentAmount = 0n;
+      }
+      if (amount === 0n) continue;
+      current.push({address: a.avaxAddr, amount, locktime: unlock.locktime});
+      currentAmount += amount;
+    }
+  }
+  nodes.push(current);
+  return nodes;
+}
+
+/** The initial stakers as the P-chain genesis holds them, in its order (see the file's comment). */
+export function genesisValidators(config: GenesisConfig): GenesisValidatorPlan[] {
+  const staked = new Set(config.initialStakedFunds.map(hex));
+  const skipped = config.allocations.filter((a) => staked.has(hex(a.avaxAddr)));
+  const n = config.initialStakers.length;
+  if (n === 0) return [];
+  const shares = splitAllocations(skipped, n);
+  const end = config.startTime + config.initialStakeDuration;
+  const heap: GenesisValidatorPlan[] = [];
+  config.initialStakers.forEach((s, i) => {
+    const stake = [...(shares[i] ?? [])].sort(
+      (a, b) => (a.locktime !== b.locktime ? (a.locktime < b.locktime ? -1 : 1) : a.amount !== b.amount ? (a.amount < b.amount ? -1 : 1) : compareBytes(a.address, b.address)),
+    );
+    const weight = stake.reduce((w, x) => w + x.amount, 0n);
+    heap.push({
+      nodeId: s.nodeId,
+      startTime: config.startTime,
+      endTime: end - BigInt(i) * config.initialStakeDurationOffset,
+      weight,
+      rewardAddress: s.rewardAddress,
+      delegationFee: s.delegationFee,
+      signer: s.signer,
+      staked: stake,
+    });
+    // container/heap's up(): swap with the parent while strictly earlier.
+    let j = heap.length - 1;
+    while (j > 0) {
+      const p = (j - 1) >> 1;
+      if (!(heap[j]!.endTime < heap[p]!.endTime)) break;
+      [heap[j], heap[p]] = [heap[p]!, heap[j]!];
+      j = p;
+    }
+  });
+  return heap;
+}
+
+/** The P-chain genesis UTXOs: every unlock (amount > 0) of the allocations not initially staked, numbered in order. */
+export function pChainGenesisAllocations(config: GenesisConfig): Array<{outputIndex: number; address: Uint8Array; amount: bigint; locktime: bigint}> {
+  const staked = new Set(config.initialStakedFunds.map(hex));
+  const out: Array<{outputIndex: number; address: Uint8Array; amount: bigint; locktime: bigint}> = [];
+  for (const a of config.allocations) {
+    if (staked.has(hex(a.avaxAddr))) continue;
+    for (const u of a.unlockSchedule) {
+      if (u.amount > 0n) out.push({outputIndex: out.length, address: a.avaxAddr, amount: u.amount, locktime: u.locktime});
+    }
+  }
+  return out;
+}
