@@ -84,6 +84,21 @@ export interface SubnetSupply {
   supply: bigint;
 }
 
+/**
+ * A TransformSubnetTx's reward terms and the subnet's starting supply (its `InitialSupply`, standard_tx_executor.go);
+ * the minting period is the primary network's (executor `GetRewardsCalculator`). The decoder keeps the four
+ * values in `details.extra` as decimal strings.
+ */
+export function transformedSubnet(
+  tx: {initialSupply: bigint; maximumSupply: bigint; minConsumptionRate: bigint; maxConsumptionRate: bigint},
+  config: Pick<NetworkStakingConfig, "reward">,
+): SubnetSupply {
+  return {
+    reward: {maxConsumptionRate: tx.maxConsumptionRate, minConsumptionRate: tx.minConsumptionRate, mintingPeriod: config.reward.mintingPeriod, supplyCap: tx.maximumSupply},
+    supply: tx.initialSupply,
+  };
+}
+
 /** The supplies a staker's reward comes from: the primary network's, and each transformed subnet's by subnet ID. */
 export interface SupplyState {
   supply: bigint;

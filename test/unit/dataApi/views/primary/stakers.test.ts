@@ -15,6 +15,7 @@ import {
   progress,
   stakerAdded,
   stakerRewarded,
+  transformedSubnet,
   type StakerRecord,
 } from "../../../../../src/dataApi/views/primary/stakers.js";
 import {EMPTY_ID, idToString} from "../../../../../src/util/cb58.js";
@@ -85,6 +86,8 @@ describe("stakerAdded", () => {
     expect(out.supply).toBe(5n);
     expect(out.subnets?.[SUBNET]?.supply).toBe(400n * MEGA + 192n * KILO);
     expect(() => stakerAdded({supply: 5n}, {txId: id(1), staker: s, blockTime: t}, mainnet)).toThrow(/TransformSubnetTx/);
+    const subnet = transformedSubnet({initialSupply: 400n * MEGA, maximumSupply: 720n * MEGA, minConsumptionRate: 100_000n, maxConsumptionRate: 120_000n}, mainnet);
+    expect(stakerAdded({supply: 5n, subnets: {[SUBNET]: subnet}}, {txId: id(1), staker: s, blockTime: t}, mainnet).record.potentialReward).toBe(192n * KILO);
   });
 });
 
