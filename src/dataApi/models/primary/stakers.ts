@@ -1,4 +1,5 @@
 /** Glacier's staking models from `stakers` rows: validators, delegators, pending and historical rewards. */
+import {splitReward} from "../../views/primary/reward.js";
 import {type AssetAmount, type AssetInfo, type DbNum, assetAmount, bech32Address, big, num} from "./common.js";
 import type {BlsCredentials, OwnerJson, RewardType} from "./pchain.js";
 
@@ -20,12 +21,9 @@ export interface StakerRow {
   validator_tx_id: string | null;
 }
 
-/** AvalancheGo's `PercentDenominator`: delegation shares are millionths. */
-const PERCENT_DENOMINATOR = 1_000_000n;
-
-/** AvalancheGo `reward.Split`: the validator's fee share of a delegator's reward, rounded down. */
+/** The validator's fee share of a delegator's reward, as AvalancheGo's `reward.Split` computes it (rounded up). */
 export function validatorFee(reward: bigint, shares: number): bigint {
-  return (reward * BigInt(shares)) / PERCENT_DENOMINATOR;
+  return splitReward(reward, shares).delegatee;
 }
 
 /** A delegation fee in percent as the hosted API writes it (`2.0000`). */
