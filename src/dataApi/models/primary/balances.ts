@@ -1,14 +1,8 @@
 /** Glacier `PChainBalance`, `XChainBalances`, `CChainAtomicBalances` computed from unspent UTXOs at a time. */
-import {type AssetInfo, type PrimaryNetworkAssetType, assetAmount, big, num} from "./common.js";
+import {type AssetAmount, type AssetInfo, assetAmount, big, num} from "./common.js";
 import type {UtxoRow} from "./pchain.js";
 
-export interface AggregatedAssetAmount {
-  assetId: string;
-  name: string;
-  symbol: string;
-  denomination: number;
-  type: PrimaryNetworkAssetType;
-  amount: string;
+export interface AggregatedAssetAmount extends AssetAmount {
   utxoCount: number;
 }
 export interface SharedAssetBalance extends AggregatedAssetAmount {
