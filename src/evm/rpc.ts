@@ -1,0 +1,187 @@
+/**
+ * An EVM JSON-RPC client for followers (contract data-api §3): batched requests (split at `maxBatch`, AvalancheGo
+ * allows 1,000 a batch), bounded adaptive concurrency (additive increase on success, halved on a timeout, an
+ * HTTP error or garbage), retries with exponential backoff and jitter, and errors that say what went wrong.
+ * A JSON-RPC error answer is not retried: it is the node's answer, and the caller decides what it means.
+ */
+import type {Logger} from "../logger/index.js";
+
+export interface EvmRpcOptions {
+  url: string;
+  /** Per HTTP request. */
+  timeoutMs: number;
+  /** Largest batch sent in one HTTP request. */
+  maxBatch: number;
+  /** Most HTTP requests in flight at once (the adaptive limit never exceeds it). */
+  maxConcurrency: number;
+  /** Retries of a failed HTTP request (transport, timeout, 5xx/429, malformed answer). */
+  retries: number;
+  /** First backoff, doubled each retry (with jitter), capped at 30 s. */
+  retryBaseMs: number;
+}
+
+export const defaultEvmRpcOptions: Omit<EvmRpcOptions, "url"> = {
+  timeoutMs: 20_000,
+  maxBatch: 200,
+  maxConcurrency: 8,
+  retries: 5,
+  retryBaseMs: 250,
+};
+
+export interface EvmRpcModules {
+  logger: Logger;
+  /** Counts every failed HTTP request by kind (`transport`, `http`, `malformed`). */
+  onError?: (kind: RpcErrorKind) => void;
+}
+
+export type RpcErrorKind = "transport" | "http" | "malformed" | "rpc";
+
+export class RpcError extends Error {
+  constructor(
+    message: string,
+    readonly kind: RpcErrorKind,
+    readonly code?: number,
+  ) {
+    super(message);
+  }
+}
+
+export interface RpcCall {
+  method: string;
+  params: unknown[];
+}
+
+export type RpcOutcome = {ok: true; result: unknown} | {ok: false; error: RpcError};
+
+interface Envelope {
+  id?: unknown;
+  result?: unknown;
+  error?: {code?: unknown; message?: unknown};
+}
+
+export class EvmRpc {
+  private limit: number;
+  private inFlight = 0;
+  private readonly waiting: Array<() => void> = [];
+  private nextId = 1;
+
+  constructor(
+    readonly opts: EvmRpcOptions,
+    private readonly modules: EvmRpcModules,
+  ) {
+    this.limit = Math.max(1, Math.min(2, opts.maxConcurrency));
+  }
+
+  /** The current adaptive concurrency limit (for metrics and tests). */
+  concurrency(): number {
+    return Math.floor(this.limit);
+  }
+
+  /** One call; a JSON-RPC error answer throws RpcError of kind `rpc` with the node's code and message. */
+  async call<T = unknown>(method: string, params: unknown[], signal?: AbortSignal): Promise<T> {
+    const [r] = await this.batch([{method, params}], signal);
+    if (!r!.ok) throw r!.error;
+    return r!.result as T;
+  }
+
+  /** Many calls, in order; each is its result or its JSON-RPC error. Transport failures throw after the retries. */
+  async batch(calls: RpcCall[], signal?: AbortSignal): Promise<RpcOutcome[]> {
+    const chunks: RpcCall[][] = [];
+    for (let i = 0; i < calls.length; i += this.opts.maxBatch) chunks.push(calls.slice(i, i + this.opts.maxBatch));
+    const parts = await Promise.all(chunks.map((c) => this.withRetries(c, signal)));
+    return parts.flat();
+  }
+
+  private async withRetries(calls: RpcCall[], signal?: AbortSignal): Promise<RpcOutcome[]> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.send(calls, signal);
+      } catch (e) {
+        const err = e instanceof RpcError ? e : new RpcError(String(e), "transport");
+        this.modules.onError?.(err.kind);
+        if (signal?.aborted || attempt >= this.opts.retries) throw err;
+        const delay = Math.min(30_000, this.opts.retryBaseMs * 2 ** attempt) * (0.5 + Math.random() / 2);
+        this.modules.logger.debug({url: this.opts.url, attempt, delay: Math.round(delay), err: err.message}, "EVM RPC request failed; retrying");
+        await sleep(delay, signal);
+      }
+    }
+  }
+
+  private async acquire(): Promise<void> {
+    while (this.inFlight >= Math.floor(this.limit)) await new Promise<void>((r) => this.waiting.push(r));
+    this.inFlight++;
+  }
+
+  private release(ok: boolean): void {
+    this.inFlight--;
+    this.limit = ok ? Math.min(this.opts.maxConcurrency, this.limit + 1 / this.limit) : Math.max(1, this.limit / 2);
+    this.waiting.splice(0).forEach((w) => w());
+  }
+
+  private async send(calls: RpcCall[], signal?: AbortSignal): Promise<RpcOutcome[]> {
+    await this.acquire();
+    let ok = false;
+    try {
+      const first = this.nextId;
+      this.nextId += calls.length;
+      const body = JSON.stringify(calls.map((c, i) => ({jsonrpc: "2.0", id: first + i, method: c.method, params: c.params})));
+      const timeout = AbortSignal.timeout(this.opts.timeoutMs);
+      let res: Response;
+      try {
+        res = await fetch(this.opts.url, {
+          method: "POST",
+          headers: {"content-type": "application/json"},
+          body,
+          signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+        });
+      } catch (e) {
+        const why = timeout.aborted ? `timed out after ${this.opts.timeoutMs} ms` : (e as Error).cause ? String((e as Error).cause) : (e as Error).message;
+        throw new RpcError(`${this.opts.url}: ${why}`, "transport");
+      }
+      const text = await res.text().catch((e: Error) => {
+        throw new RpcError(`${this.opts.url}: reading the answer: ${e.message}`, "transport");
+      });
+      if (!res.ok) throw new RpcError(`${this.opts.url}: HTTP ${res.status} ${text.slice(0, 200)}`, "http", res.status);
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        throw new RpcError(`${this.opts.url}: the answer is not JSON: ${text.slice(0, 100)}`, "malformed");
+      }
+      // A node that refuses the whole batch answers one error object instead of an array.
+      if (!Array.isArray(parsed)) {
+        const env = parsed as Envelope;
+        if (env && typeof env === "object" && env.error) throw new RpcError(`${this.opts.url}: batch refused: ${String(env.error.message)}`, "malformed");
+        throw new RpcError(`${this.opts.url}: the answer to a batch is not an array`, "malformed");
+      }
+      const byId = new Map<number, Envelope>();
+      for (const e of parsed as Envelope[]) if (e && typeof e === "object" && typeof e.id === "number") byId.set(e.id, e);
+      const out = calls.map((c, i): RpcOutcome => {
+        const env = byId.get(first + i);
+        if (!env) throw new RpcError(`${this.opts.url}: no answer to ${c.method} in the batch`, "malformed");
+        if (env.error) {
+          const code = typeof env.error.code === "number" ? env.error.code : undefined;
+          return {ok: false, error: new RpcError(`${c.method}: ${String(env.error.message)}`, "rpc", code)};
+        }
+        if (!("result" in env)) throw new RpcError(`${this.opts.url}: ${c.method} answered neither result nor error`, "malformed");
+        return {ok: true, result: env.result};
+      });
+      ok = true;
+      return out;
+    } finally {
+      this.release(ok);
+    }
+  }
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(t);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    }
+    signal?.addEventListener("abort", done, {once: true});
+  });
+}
