@@ -246,4 +246,177 @@ CREATE TABLE l1_validation_txs (
 );
 `,
   },
+  {
+    version: 2,
+    name: "EVM chains",
+    sql: `
+-- One row per followed EVM chain (data-api §3): its identity, its head (the last block folded, and its hash for
+-- the next block's parent check), and whether its RPC serves call traces. chain_id: the EVM chain ID, decimal.
+CREATE TABLE evm_chains (
+  chain_id text PRIMARY KEY,
+  blockchain_id text,
+  head_number int8,
+  head_hash bytea,
+  traces boolean NOT NULL DEFAULT true,
+  updated_at int8 NOT NULL
+);
+
+CREATE TABLE evm_blocks (
+  chain_id text NOT NULL,
+  number int8 NOT NULL,
+  hash bytea NOT NULL,
+  parent_hash bytea NOT NULL,
+  timestamp int8 NOT NULL,
+  tx_count int4 NOT NULL,
+  base_fee numeric NOT NULL,
+  gas_used numeric NOT NULL,
+  gas_limit numeric NOT NULL,
+  fees_spent numeric NOT NULL,
+  cumulative_txs int8 NOT NULL,
+  PRIMARY KEY (chain_id, number)
+);
+CREATE INDEX evm_blocks_hash ON evm_blocks (hash);
+
+-- Transactions keyed by position; (block_number, tx_index) is every list's keyset cursor.
+CREATE TABLE evm_txs (
+  chain_id text NOT NULL,
+  block_number int8 NOT NULL,
+  tx_index int4 NOT NULL,
+  hash bytea NOT NULL,
+  from_addr bytea NOT NULL,
+  to_addr bytea,
+  created bytea,
+  value numeric NOT NULL,
+  nonce int8 NOT NULL,
+  gas_limit numeric NOT NULL,
+  gas_used numeric NOT NULL,
+  gas_price numeric NOT NULL,
+  max_fee numeric,
+  max_priority_fee numeric,
+  tx_type int4 NOT NULL,
+  status int4 NOT NULL,
+  input bytea NOT NULL,
+  PRIMARY KEY (chain_id, block_number, tx_index)
+);
+CREATE INDEX evm_txs_hash ON evm_txs (hash);
+CREATE INDEX evm_txs_status ON evm_txs (chain_id, status, block_number, tx_index);
+
+-- What each address took part in, one row per (address, transaction): kinds is a bit set (1 from/to of the
+-- transaction, 2 ERC-20, 4 ERC-721, 8 ERC-1155, 16 internal transaction). Serves endpoint 3 and :listNative.
+CREATE TABLE evm_address_txs (
+  chain_id text NOT NULL,
+  address bytea NOT NULL,
+  block_number int8 NOT NULL,
+  tx_index int4 NOT NULL,
+  kinds int4 NOT NULL,
+  PRIMARY KEY (chain_id, address, block_number, tx_index)
+);
+
+-- ERC-20/721/1155 transfers, one row per item (a TransferBatch gives one per id): ercType 20, 721 or 1155.
+CREATE TABLE evm_transfers (
+  chain_id text NOT NULL,
+  block_number int8 NOT NULL,
+  tx_index int4 NOT NULL,
+  log_index int4 NOT NULL,
+  item int4 NOT NULL,
+  erc int4 NOT NULL,
+  token bytea NOT NULL,
+  from_addr bytea NOT NULL,
+  to_addr bytea NOT NULL,
+  token_id numeric,
+  value numeric NOT NULL,
+  PRIMARY KEY (chain_id, block_number, log_index, item)
+);
+CREATE INDEX evm_transfers_token ON evm_transfers (chain_id, token, block_number, log_index, item);
+
+-- The transfers of each address (one row per side; one when from = to), by kind: the :listErc* endpoints.
+CREATE TABLE evm_address_transfers (
+  chain_id text NOT NULL,
+  address bytea NOT NULL,
+  erc int4 NOT NULL,
+  block_number int8 NOT NULL,
+  log_index int4 NOT NULL,
+  item int4 NOT NULL,
+  PRIMARY KEY (chain_id, address, erc, block_number, log_index, item)
+);
+
+-- Internal transactions (frames below a call tree's root that the hosted API lists: CALL/CALLCODE with value,
+-- CREATE, CREATE2, CREATE3), from the trace lane; idx is the frame's depth-first order in its transaction.
+CREATE TABLE evm_internal_txs (
+  chain_id text NOT NULL,
+  block_number int8 NOT NULL,
+  tx_index int4 NOT NULL,
+  idx int4 NOT NULL,
+  call_type text NOT NULL,
+  from_addr bytea NOT NULL,
+  to_addr bytea,
+  value numeric NOT NULL,
+  gas_limit numeric NOT NULL,
+  gas_used numeric NOT NULL,
+  reverted boolean NOT NULL,
+  PRIMARY KEY (chain_id, block_number, tx_index, idx)
+);
+
+CREATE TABLE evm_address_internals (
+  chain_id text NOT NULL,
+  address bytea NOT NULL,
+  block_number int8 NOT NULL,
+  tx_index int4 NOT NULL,
+  idx int4 NOT NULL,
+  PRIMARY KEY (chain_id, address, block_number, tx_index, idx)
+);
+
+-- Contracts: deployed by a transaction (to = null) or by a contract (a CREATE/CREATE2 frame). deployer is the
+-- transaction's sender; deployer_contract the creating contract when it was one.
+CREATE TABLE evm_contracts (
+  chain_id text NOT NULL,
+  address bytea NOT NULL,
+  block_number int8 NOT NULL,
+  tx_index int4 NOT NULL,
+  deployer bytea NOT NULL,
+  deployer_contract bytea,
+  PRIMARY KEY (chain_id, address)
+);
+CREATE INDEX evm_contracts_deployer ON evm_contracts (chain_id, deployer, block_number, address);
+CREATE INDEX evm_contracts_deployer_contract ON evm_contracts (chain_id, deployer_contract, block_number, address) WHERE deployer_contract IS NOT NULL;
+
+-- Token metadata read by eth_call, once per contract (erc: 20, 721, 1155, 0 unknown).
+CREATE TABLE evm_tokens (
+  chain_id text NOT NULL,
+  address bytea NOT NULL,
+  erc int4 NOT NULL,
+  name text,
+  symbol text,
+  decimals int4,
+  PRIMARY KEY (chain_id, address)
+);
+
+-- Balances folded from transfers: ERC-20 (token_id 0), ERC-721 (balance 1 for the current owner), ERC-1155.
+CREATE TABLE evm_balances (
+  chain_id text NOT NULL,
+  owner bytea NOT NULL,
+  erc int4 NOT NULL,
+  token bytea NOT NULL,
+  token_id numeric NOT NULL,
+  balance numeric NOT NULL,
+  PRIMARY KEY (chain_id, owner, erc, token, token_id)
+);
+
+-- NFTs seen in transfers: the current owner (ERC-721), the token URI and its metadata once fetched.
+CREATE TABLE evm_nfts (
+  chain_id text NOT NULL,
+  token bytea NOT NULL,
+  token_id numeric NOT NULL,
+  erc int4 NOT NULL,
+  owner bytea,
+  first_block int8 NOT NULL,
+  token_uri text,
+  metadata jsonb,
+  index_status text NOT NULL DEFAULT 'UNINDEXED',
+  updated_at int8,
+  PRIMARY KEY (chain_id, token, token_id)
+);
+CREATE INDEX evm_nfts_pending ON evm_nfts (chain_id, first_block) WHERE index_status = 'UNINDEXED';
+`,
+  },
 ];

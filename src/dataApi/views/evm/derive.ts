@@ -1,0 +1,309 @@
+/**
+ * From one EVM block as JSON-RPC gives it (the block with its transactions, its receipts, its call traces) to the
+ * rows of the EVM view (contract data-api §6): transactions with their receipt's status, gas and effective price;
+ * ERC-20/721/1155 transfers by topic count; internal transactions (the frames below each call tree's root that
+ * the hosted API lists); deployed contracts; and which address took part in what. Everything the RPC sends is
+ * checked: a field of the wrong shape throws BlockShapeError (the follower retries, then reports the chain).
+ */
+import {decodeAbi} from "../../../evm/abi.js";
+import {hexToBytes, quantity} from "../../../evm/hex.js";
+
+export class BlockShapeError extends Error {}
+
+/** Topics (keccak of the event signatures). */
+export const TOPIC_TRANSFER = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef";
+export const TOPIC_TRANSFER_SINGLE = "0xc3d58168c5ae7397731d063d5bbf3d657854427343f4c083240f7aacaa2d0f62";
+export const TOPIC_TRANSFER_BATCH = "0x4a39dc06d4c0dbc64b70af90fd698a233a518aa5d07e595d983b8c0526c8f7fb";
+
+/** Address-kind bits of evm_address_txs.kinds. */
+export const KIND = {native: 1, erc20: 2, erc721: 4, erc1155: 8, internal: 16} as const;
+
+export interface BlockRow {
+  number: bigint;
+  hash: Uint8Array;
+  parentHash: Uint8Array;
+  timestamp: bigint;
+  txCount: number;
+  baseFee: bigint;
+  gasUsed: bigint;
+  gasLimit: bigint;
+  feesSpent: bigint;
+}
+
+export interface TxRow {
+  txIndex: number;
+  hash: Uint8Array;
+  from: Uint8Array;
+  to: Uint8Array | null;
+  created: Uint8Array | null;
+  value: bigint;
+  nonce: bigint;
+  gasLimit: bigint;
+  gasUsed: bigint;
+  gasPrice: bigint;
+  maxFee: bigint | null;
+  maxPriorityFee: bigint | null;
+  txType: number;
+  status: number;
+  input: Uint8Array;
+}
+
+export interface TransferRow {
+  txIndex: number;
+  logIndex: number;
+  item: number;
+  erc: 20 | 721 | 1155;
+  token: Uint8Array;
+  from: Uint8Array;
+  to: Uint8Array;
+  tokenId: bigint | null;
+  value: bigint;
+}
+
+export interface InternalRow {
+  txIndex: number;
+  idx: number;
+  callType: string;
+  from: Uint8Array;
+  to: Uint8Array | null;
+  value: bigint;
+  gasLimit: bigint;
+  gasUsed: bigint;
+  reverted: boolean;
+}
+
+export interface ContractRow {
+  address: Uint8Array;
+  txIndex: number;
+  deployer: Uint8Array;
+  deployerContract: Uint8Array | null;
+}
+
+export interface DerivedBlock {
+  block: BlockRow;
+  txs: TxRow[];
+  transfers: TransferRow[];
+  /** Null when the chain serves no traces. */
+  internals: InternalRow[] | null;
+  contracts: ContractRow[];
+  /** (address hex, txIndex) → kinds bit set. */
+  addressKinds: Map<string, number>;
+}
+
+type Json = Record<string, unknown>;
+
+const obj = (v: unknown, what: string): Json => {
+  if (v === null || typeof v !== "object" || Array.isArray(v)) throw new BlockShapeError(`${what} is not an object`);
+  return v as Json;
+};
+const arr = (v: unknown, what: string): unknown[] => {
+  if (!Array.isArray(v)) throw new BlockShapeError(`${what} is not an array`);
+  return v;
+};
+const qty = (v: unknown, what: string): bigint => {
+  try {
+    return quantity(v);
+  } catch {
+    throw new BlockShapeError(`${what}: not a quantity: ${JSON.stringify(v)?.slice(0, 80)}`);
+  }
+};
+const bytes = (v: unknown, what: string, len?: number): Uint8Array => {
+  if (typeof v !== "string" || !/^0x([0-9a-fA-F]{2})*$/.test(v)) throw new BlockShapeError(`${what}: not hex data`);
+  const b = hexToBytes(v);
+  if (len !== undefined && b.length !== len) throw new BlockShapeError(`${what}: ${b.length} bytes, expected ${len}`);
+  return b;
+};
+const address = (v: unknown, what: string): Uint8Array => bytes(v, what, 20);
+const optAddress = (v: unknown, what: string): Uint8Array | null => (v === null || v === undefined ? null : address(v, what));
+
+const hexKey = (b: Uint8Array): string => Buffer.from(b).toString("hex");
+
+/** Derives the rows of one block. `traces` is debug_traceBlockByNumber's answer, or null without debug APIs. */
+export function deriveBlock(blockJson: unknown, receiptsJson: unknown, tracesJson: unknown | null): DerivedBlock {
+  const b = obj(blockJson, "block");
+  const number = qty(b.number, "block.number");
+  const txsJson = arr(b.transactions, "block.transactions");
+  const receipts = arr(receiptsJson, "receipts");
+  if (receipts.length !== txsJson.length) throw new BlockShapeError(`block ${number}: ${txsJson.length} transactions, ${receipts.length} receipts`);
+  const kinds = new Map<string, number>();
+  const touch = (a: Uint8Array | null, txIndex: number, kind: number): void => {
+    if (!a) return;
+    const k = `${hexKey(a)}:${txIndex}`;
+    kinds.set(k, (kinds.get(k) ?? 0) | kind);
+  };
+
+  const txs: TxRow[] = [];
+  const transfers: TransferRow[] = [];
+  const contracts: ContractRow[] = [];
+  let feesSpent = 0n;
+  txsJson.forEach((tj, i) => {
+    const t = obj(tj, `block ${number} transaction ${i}`);
+    const r = obj(receipts[i], `block ${number} receipt ${i}`);
+    const hash = bytes(t.hash, "tx.hash", 32);
+    if (hexKey(bytes(r.transactionHash, "receipt.transactionHash", 32)) !== hexKey(hash)) throw new BlockShapeError(`block ${number}: receipt ${i} is not transaction ${i}'s`);
+    const from = address(t.from, "tx.from");
+    const to = optAddress(t.to, "tx.to");
+    const status = r.status === undefined ? 1 : Number(qty(r.status, "receipt.status"));
+    const created = to === null && status === 1 ? optAddress(r.contractAddress, "receipt.contractAddress") : null;
+    const gasUsed = qty(r.gasUsed, "receipt.gasUsed");
+    const gasPrice = r.effectiveGasPrice !== undefined ? qty(r.effectiveGasPrice, "receipt.effectiveGasPrice") : qty(t.gasPrice, "tx.gasPrice");
+    feesSpent += gasUsed * gasPrice;
+    txs.push({
+      txIndex: i,
+      hash,
+      from,
+      to,
+      created,
+      value: qty(t.value, "tx.value"),
+      nonce: qty(t.nonce, "tx.nonce"),
+      gasLimit: qty(t.gas, "tx.gas"),
+      gasUsed,
+      gasPrice,
+      maxFee: t.maxFeePerGas !== undefined ? qty(t.maxFeePerGas, "tx.maxFeePerGas") : null,
+      maxPriorityFee: t.maxPriorityFeePerGas !== undefined ? qty(t.maxPriorityFeePerGas, "tx.maxPriorityFeePerGas") : null,
+      txType: t.type === undefined ? 0 : Number(qty(t.type, "tx.type")),
+      status,
+      input: bytes(t.input ?? "0x", "tx.input"),
+    });
+    touch(from, i, KIND.native);
+    touch(to ?? created, i, KIND.native);
+    if (created) contracts.push({address: created, txIndex: i, deployer: from, deployerContract: null});
+    for (const lj of arr(r.logs ?? [], "receipt.logs")) {
+      for (const tr of transfersOfLog(obj(lj, "log"), i)) {
+        transfers.push(tr);
+        const kind = tr.erc === 20 ? KIND.erc20 : tr.erc === 721 ? KIND.erc721 : KIND.erc1155;
+        touch(tr.from, i, kind);
+        touch(tr.to, i, kind);
+      }
+    }
+  });
+
+  let internals: InternalRow[] | null = null;
+  if (tracesJson !== null) {
+    const traces = arr(tracesJson, "traces");
+    if (traces.length !== txs.length) throw new BlockShapeError(`block ${number}: ${txs.length} transactions, ${traces.length} traces`);
+    internals = [];
+    traces.forEach((trj, i) => {
+      const tr = obj(trj, "trace");
+      // debug_traceBlockByNumber answers [{txHash, result}] (geth, coreth, anvil); a bare frame is accepted too.
+      const root = obj(tr.result ?? tr, `block ${number} trace ${i}`);
+      if (tr.txHash !== undefined && hexKey(bytes(tr.txHash, "trace.txHash", 32)) !== hexKey(txs[i]!.hash)) {
+        throw new BlockShapeError(`block ${number}: trace ${i} is not transaction ${i}'s`);
+      }
+      for (const f of internalFrames(root, i, txs[i]!.status === 0)) {
+        internals!.push(f);
+        touch(f.from, i, KIND.internal);
+        touch(f.to, i, KIND.internal);
+        const isCreate = f.callType === "CREATE" || f.callType === "CREATE2";
+        if (isCreate && !f.reverted && f.to) contracts.push({address: f.to, txIndex: i, deployer: txs[i]!.from, deployerContract: f.from});
+      }
+    });
+  }
+
+  return {
+    block: {
+      number,
+      hash: bytes(b.hash, "block.hash", 32),
+      parentHash: bytes(b.parentHash, "block.parentHash", 32),
+      timestamp: qty(b.timestamp, "block.timestamp"),
+      txCount: txs.length,
+      baseFee: b.baseFeePerGas === undefined || b.baseFeePerGas === null ? 0n : qty(b.baseFeePerGas, "block.baseFeePerGas"),
+      gasUsed: qty(b.gasUsed, "block.gasUsed"),
+      gasLimit: qty(b.gasLimit, "block.gasLimit"),
+      feesSpent,
+    },
+    txs,
+    transfers,
+    internals,
+    contracts,
+    addressKinds: kinds,
+  };
+}
+
+/** An indexed address topic: 12 zero bytes then the address; anything else is not an address. */
+function topicAddress(topic: unknown): Uint8Array | null {
+  if (typeof topic !== "string" || !/^0x0{24}[0-9a-fA-F]{40}$/.test(topic)) return null;
+  return hexToBytes(topic.slice(26));
+}
+
+/** The token transfers a log records (data-api §6: by topic0 and topic count); [] for any other log. */
+export function transfersOfLog(log: Json, txIndex: number): TransferRow[] {
+  const topics = Array.isArray(log.topics) ? (log.topics as unknown[]) : [];
+  const t0 = typeof topics[0] === "string" ? (topics[0] as string).toLowerCase() : "";
+  if (t0 !== TOPIC_TRANSFER && t0 !== TOPIC_TRANSFER_SINGLE && t0 !== TOPIC_TRANSFER_BATCH) return [];
+  const token = address(log.address, "log.address");
+  const logIndex = Number(qty(log.logIndex, "log.logIndex"));
+  let data: Uint8Array;
+  try {
+    data = bytes(log.data ?? "0x", "log.data");
+  } catch {
+    return [];
+  }
+  const base = {txIndex, logIndex, token};
+  if (t0 === TOPIC_TRANSFER) {
+    const from = topicAddress(topics[1]);
+    const to = topicAddress(topics[2]);
+    if (!from || !to) return [];
+    if (topics.length === 3 && data.length === 32) {
+      return [{...base, item: 0, erc: 20, from, to, tokenId: null, value: BigInt("0x" + hexKey(data))}];
+    }
+    if (topics.length === 4 && data.length === 0 && typeof topics[3] === "string" && /^0x[0-9a-fA-F]{64}$/.test(topics[3])) {
+      return [{...base, item: 0, erc: 721, from, to, tokenId: BigInt(topics[3]), value: 1n}];
+    }
+    return [];
+  }
+  if (topics.length !== 4) return [];
+  const from = topicAddress(topics[2]);
+  const to = topicAddress(topics[3]);
+  if (!from || !to) return [];
+  try {
+    if (t0 === TOPIC_TRANSFER_SINGLE) {
+      if (data.length !== 64) return [];
+      const [id, value] = decodeAbi(["uint256", "uint256"], data) as [bigint, bigint];
+      return [{...base, item: 0, erc: 1155, from, to, tokenId: id, value}];
+    }
+    const [ids, values] = decodeAbi(["uint256[]", "uint256[]"], data) as [bigint[], bigint[]];
+    if (ids.length !== values.length) return [];
+    return ids.map((id, k) => ({...base, item: k, erc: 1155 as const, from, to, tokenId: id, value: values[k]!}));
+  } catch {
+    return [];
+  }
+}
+
+const LISTED_CALLS = new Set(["CALL", "CALLCODE"]);
+const CREATES = new Set(["CREATE", "CREATE2", "CREATE3"]);
+
+/**
+ * The frames below the root that the hosted API lists (CALL/CALLCODE with value > 0, CREATE/CREATE2), depth
+ * first. A frame is reverted when it or an enclosing frame failed (its value never moved), or the whole
+ * transaction failed.
+ */
+export function internalFrames(root: Json, txIndex: number, txFailed: boolean): InternalRow[] {
+  const out: InternalRow[] = [];
+  let idx = 0;
+  const walk = (frame: Json, revertedAbove: boolean, depth: number): void => {
+    if (depth > 1100) throw new BlockShapeError("call trace deeper than the EVM allows");
+    const reverted = revertedAbove || (frame.error !== undefined && frame.error !== null);
+    if (depth > 0) {
+      const type = typeof frame.type === "string" ? frame.type.toUpperCase() : "";
+      const value = frame.value === undefined || frame.value === null ? 0n : qty(frame.value, "frame.value");
+      if ((LISTED_CALLS.has(type) && value > 0n) || CREATES.has(type)) {
+        out.push({
+          txIndex,
+          idx: idx,
+          callType: type,
+          from: address(frame.from, "frame.from"),
+          to: optAddress(frame.to, "frame.to"),
+          value,
+          gasLimit: frame.gas === undefined ? 0n : qty(frame.gas, "frame.gas"),
+          gasUsed: frame.gasUsed === undefined ? 0n : qty(frame.gasUsed, "frame.gasUsed"),
+          reverted,
+        });
+      }
+      idx++;
+    }
+    for (const c of arr(frame.calls ?? [], "frame.calls")) walk(obj(c, "frame"), reverted, depth + 1);
+  };
+  walk(root, txFailed, 0);
+  return out;
+}

@@ -1,0 +1,345 @@
+/**
+ * The EVM follower of one chain (contract data-api §3): identifies the chain (`eth_chainId` must be the one asked
+ * for), then folds blocks in order, each with its receipts (`eth_getBlockReceipts`, else per transaction) and call
+ * traces (`debug_traceBlockByNumber` with `callTracer`; a chain without debug APIs serves no internal
+ * transactions and says so), fetched as JSON-RPC batches. A batch of blocks and the chain's new head commit in
+ * one SQL transaction, so a crash or kill -9 resumes exactly. A block whose parent is not the stored head is a
+ * reorg: the view rolls back to the common ancestor (balances and NFT owners included) and goes on. A failing RPC
+ * is retried with backoff and reported (status, health, metrics); it never stops the process or another chain.
+ */
+import type {Logger} from "../../../logger/index.js";
+import type {SqlClient} from "../../store/client.js";
+import {RpcError, type EvmRpc, type RpcCall} from "../../../evm/rpc.js";
+import {bytesToHex, toQuantity} from "../../../evm/hex.js";
+import {BlockShapeError, deriveBlock, type DerivedBlock} from "./derive.js";
+import {writeBlocks, rollbackTo, type TokenInfo} from "./write.js";
+
+export interface EvmFollowerOptions {
+  /** The EVM chain ID the RPC must answer (decimal); null: whatever it answers (the dev network's own EVM). */
+  chainId: string | null;
+  /** The chain's blockchain ID (CB58) when known (the C-chain; an L1 named by it). */
+  blockchainId: string | null;
+  /** Blocks fetched and committed together. */
+  batchBlocks: number;
+  /** Time between head polls when caught up, ms. */
+  pollMs: number;
+  /** `auto`: trace when the RPC can; `off`: never. */
+  traces: "auto" | "off";
+  /** The health check fails when the view is this many blocks behind the RPC's head. */
+  maxLagBlocks: number;
+}
+
+export const defaultEvmFollowerOptions: Omit<EvmFollowerOptions, "chainId" | "blockchainId"> = {
+  batchBlocks: 25,
+  pollMs: 250,
+  traces: "auto",
+  maxLagBlocks: 100,
+};
+
+export interface EvmFollowerMetrics {
+  blocks(chainId: string, n: number): void;
+  txs(chainId: string, n: number): void;
+  error(chainId: string): void;
+  reorg(chainId: string): void;
+}
+
+export interface EvmFollowerModules {
+  sql: SqlClient;
+  rpc: EvmRpc;
+  logger: Logger;
+  /** Reads a token contract's kind and metadata (eth_call); called once per new token contract. */
+  tokenInfo: (address: Uint8Array) => Promise<TokenInfo>;
+  metrics?: EvmFollowerMetrics;
+}
+
+export interface EvmChainStatus {
+  chainId: string | null;
+  blockchainId: string | null;
+  rpcUrl: string;
+  status: "OK" | "UNAVAILABLE";
+  /** Last block folded. */
+  head: bigint | null;
+  /** The RPC's head when last asked. */
+  rpcHead: bigint | null;
+  traces: boolean | null;
+  lastError: string | null;
+}
+
+const METHOD_NOT_FOUND = -32601;
+
+export class EvmFollower {
+  private head: {number: bigint; hash: Uint8Array} | null = null;
+  private cumulativeTxs = 0n;
+  private chainId: string | null;
+  private traces: boolean | null = null;
+  private blockReceipts = true;
+  private rpcHead: bigint | null = null;
+  private lastError: string | null = null;
+  private readonly knownTokens = new Map<string, TokenInfo>();
+  private readonly abort = new AbortController();
+  private running: Promise<void> | null = null;
+  private readonly waiters: Array<() => void> = [];
+
+  constructor(
+    readonly opts: EvmFollowerOptions,
+    private readonly modules: EvmFollowerModules,
+  ) {
+    this.chainId = opts.chainId;
+  }
+
+  status(): EvmChainStatus {
+    return {
+      chainId: this.chainId,
+      blockchainId: this.opts.blockchainId,
+      rpcUrl: this.modules.rpc.opts.url,
+      status: this.lastError === null && this.traces !== null ? "OK" : "UNAVAILABLE",
+      head: this.head?.number ?? null,
+      rpcHead: this.rpcHead,
+      traces: this.traces,
+      lastError: this.lastError,
+    };
+  }
+
+  /** Blocks the RPC has that the view has not folded (null before the first answer). */
+  lag(): bigint | null {
+    if (this.rpcHead === null) return null;
+    return this.rpcHead - (this.head?.number ?? -1n);
+  }
+
+  start(): void {
+    this.running ??= this.run(this.abort.signal);
+  }
+
+  async close(): Promise<void> {
+    this.abort.abort();
+    await this.running;
+  }
+
+  /** Resolves once block `n` is folded (tests, the dev feed). */
+  async waitFor(n: bigint, timeoutMs = 30_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while ((this.head?.number ?? -1n) < n) {
+      if (Date.now() > deadline) throw new Error(`EVM chain ${this.chainId}: block ${n} not folded within ${timeoutMs} ms (head ${this.head?.number ?? "none"}${this.lastError ? `, ${this.lastError}` : ""})`);
+      await new Promise<void>((r) => {
+        this.waiters.push(r);
+        setTimeout(r, 200);
+      });
+    }
+  }
+
+  private async run(signal: AbortSignal): Promise<void> {
+    let failures = 0;
+    while (!signal.aborted) {
+      try {
+        if (this.traces === null) await this.identify(signal);
+        const folded = await this.step(signal);
+        this.lastError = null;
+        failures = 0;
+        if (folded === 0) await sleep(this.opts.pollMs, signal);
+      } catch (err) {
+        if (signal.aborted) break;
+        failures++;
+        const e = err as Error;
+        this.lastError = e.message;
+        this.modules.metrics?.error(this.chainId ?? "unknown");
+        this.modules.logger.warn({chainId: this.chainId, url: this.modules.rpc.opts.url, err: e.message, failures}, "EVM follower: batch failed; retrying");
+        await sleep(Math.min(30_000, 500 * 2 ** Math.min(failures, 6)), signal);
+      }
+    }
+  }
+
+  /** Checks the chain ID, loads the stored head, and probes what the RPC serves (traces, block receipts). */
+  private async identify(signal: AbortSignal): Promise<void> {
+    const {rpc, sql} = this.modules;
+    const answered = BigInt(await rpc.call<string>("eth_chainId", [], signal)).toString();
+    if (this.opts.chainId !== null && answered !== this.opts.chainId) {
+      throw new Error(`${rpc.opts.url} answers chain ID ${answered}, not ${this.opts.chainId}`);
+    }
+    this.chainId = answered;
+    const rows = await sql.query<{head_number: bigint | null; head_hash: Uint8Array | null}>("SELECT head_number, head_hash FROM evm_chains WHERE chain_id = $1", [answered]);
+    if (rows.length === 0) {
+      await sql.query("INSERT INTO evm_chains (chain_id, blockchain_id, updated_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING", [answered, this.opts.blockchainId, BigInt(Math.floor(Date.now() / 1000))]);
+    } else if (rows[0]!.head_number !== null) {
+      this.head = {number: rows[0]!.head_number, hash: rows[0]!.head_hash!};
+      const c = await sql.query<{cumulative_txs: bigint}>("SELECT cumulative_txs FROM evm_blocks WHERE chain_id = $1 AND number = $2", [answered, this.head.number]);
+      this.cumulativeTxs = c[0]?.cumulative_txs ?? 0n;
+    }
+    let traces = false;
+    if (this.opts.traces === "auto") {
+      const probe = await rpc.batch([{method: "debug_traceBlockByNumber", params: ["0x0", {tracer: "callTracer"}]}], signal);
+      traces = probe[0]!.ok;
+      if (!traces) this.modules.logger.warn({chainId: answered, err: !probe[0]!.ok ? probe[0]!.error.message : ""}, "EVM RPC serves no call traces: no internal transactions for this chain");
+    }
+    await sql.query("UPDATE evm_chains SET traces = $2 WHERE chain_id = $1", [answered, traces]);
+    this.traces = traces;
+    this.modules.logger.info({chainId: answered, url: rpc.opts.url, head: this.head?.number, traces}, "EVM follower identified its chain");
+  }
+
+  /** Folds the next batch of blocks; returns how many. */
+  private async step(signal: AbortSignal): Promise<number> {
+    const {rpc} = this.modules;
+    this.rpcHead = BigInt(await rpc.call<string>("eth_blockNumber", [], signal));
+    const from = this.head ? this.head.number + 1n : 0n;
+    if (from > this.rpcHead) {
+      // Caught up: the head may still have been replaced (a reorg at the same height, a shorter chain).
+      if (this.head) await this.checkReorg(signal);
+      return 0;
+    }
+    const to = bigMin(from + BigInt(this.opts.batchBlocks) - 1n, this.rpcHead);
+    const blocks = await this.fetch(from, to, signal);
+    // The batch must continue the stored head, and each block its predecessor; else a reorg happened.
+    let expectParent = this.head?.hash ?? null;
+    let usable = 0;
+    for (const d of blocks) {
+      if (expectParent !== null && bytesToHex(d.block.parentHash) !== bytesToHex(expectParent)) break;
+      expectParent = d.block.hash;
+      usable++;
+    }
+    if (usable === 0) {
+      await this.checkReorg(signal);
+      return 0;
+    }
+    const take = blocks.slice(0, usable);
+    await this.learnTokens(take);
+    const chainId = this.chainId!;
+    const cumulative = await this.modules.sql.transaction((tx) => writeBlocks(tx, chainId, take, this.cumulativeTxs, this.knownTokens));
+    this.cumulativeTxs = cumulative;
+    const last = take[take.length - 1]!.block;
+    this.head = {number: last.number, hash: last.hash};
+    this.modules.metrics?.blocks(chainId, take.length);
+    this.modules.metrics?.txs(chainId, take.reduce((a, d) => a + d.txs.length, 0));
+    this.waiters.splice(0).forEach((w) => w());
+    return take.length;
+  }
+
+  private async fetch(from: bigint, to: bigint, signal: AbortSignal): Promise<DerivedBlock[]> {
+    const {rpc} = this.modules;
+    const numbers: bigint[] = [];
+    for (let n = from; n <= to; n++) numbers.push(n);
+    const calls: RpcCall[] = [];
+    for (const n of numbers) {
+      calls.push({method: "eth_getBlockByNumber", params: [toQuantity(n), true]});
+      if (this.blockReceipts) calls.push({method: "eth_getBlockReceipts", params: [toQuantity(n)]});
+      if (this.traces) calls.push({method: "debug_traceBlockByNumber", params: [toQuantity(n), {tracer: "callTracer"}]});
+    }
+    const res = await rpc.batch(calls, signal);
+    const per = 1 + (this.blockReceipts ? 1 : 0) + (this.traces ? 1 : 0);
+    const out: DerivedBlock[] = [];
+    for (let i = 0; i < numbers.length; i++) {
+      const n = numbers[i]!;
+      const [blockR, receiptsR, tracesR] = [res[i * per]!, this.blockReceipts ? res[i * per + 1]! : null, this.traces ? res[i * per + per - 1]! : null];
+      if (!blockR.ok) throw blockR.error;
+      if (blockR.result === null) break; // not there yet (a load-balanced RPC behind its own head)
+      let receipts: unknown;
+      if (receiptsR && !receiptsR.ok && receiptsR.error.code === METHOD_NOT_FOUND) {
+        this.blockReceipts = false;
+        this.modules.logger.info({chainId: this.chainId}, "EVM RPC has no eth_getBlockReceipts: fetching receipts per transaction");
+      }
+      if (receiptsR && receiptsR.ok) receipts = receiptsR.result;
+      else if (receiptsR && receiptsR.error.code !== METHOD_NOT_FOUND) throw receiptsR.error;
+      else receipts = await this.receiptsOneByOne(blockR.result, signal);
+      if (tracesR && !tracesR.ok) throw new RpcError(`block ${n}: ${tracesR.error.message}`, "rpc", tracesR.error.code);
+      try {
+        out.push(deriveBlock(blockR.result, receipts, tracesR ? tracesR.result : null));
+      } catch (e) {
+        if (e instanceof BlockShapeError) throw new Error(`block ${n} from ${rpc.opts.url} is malformed: ${e.message}`);
+        throw e;
+      }
+      if (out[out.length - 1]!.block.number !== n) throw new Error(`asked ${rpc.opts.url} for block ${n}, got block ${out[out.length - 1]!.block.number}`);
+    }
+    return out;
+  }
+
+  private async receiptsOneByOne(block: unknown, signal: AbortSignal): Promise<unknown[]> {
+    const txs = (block as {transactions?: Array<{hash?: string}>}).transactions ?? [];
+    if (txs.length === 0) return [];
+    const res = await this.modules.rpc.batch(
+      txs.map((t) => ({method: "eth_getTransactionReceipt", params: [t.hash]})),
+      signal,
+    );
+    return res.map((r) => {
+      if (!r.ok) throw r.error;
+      return r.result;
+    });
+  }
+
+  /** Finds the newest stored block the RPC still has, and rolls the view back to it. */
+  private async checkReorg(signal: AbortSignal): Promise<void> {
+    const {sql, rpc, logger} = this.modules;
+    const chainId = this.chainId!;
+    const top = await rpc.call<{hash?: string} | null>("eth_getBlockByNumber", [toQuantity(this.head!.number), false], signal);
+    if (top && typeof top.hash === "string" && top.hash.toLowerCase() === "0x" + bytesToHex(this.head!.hash)) return;
+    let n = this.head!.number;
+    for (;;) {
+      const low = n - 31n < 0n ? 0n : n - 31n;
+      const stored = await sql.query<{number: bigint; hash: Uint8Array}>(
+        "SELECT number, hash FROM evm_blocks WHERE chain_id = $1 AND number BETWEEN $2 AND $3 ORDER BY number DESC",
+        [chainId, low, n],
+      );
+      if (stored.length === 0) break;
+      const res = await rpc.batch(stored.map((s) => ({method: "eth_getBlockByNumber", params: [toQuantity(s.number), false]})), signal);
+      for (let i = 0; i < stored.length; i++) {
+        const r = res[i]!;
+        if (!r.ok) throw r.error;
+        const remote = r.result as {hash?: string} | null;
+        if (remote && typeof remote.hash === "string" && remote.hash.toLowerCase() === "0x" + bytesToHex(stored[i]!.hash)) {
+          if (stored[i]!.number === this.head!.number) return; // no reorg: the RPC is merely behind
+          await this.rollback(stored[i]!.number, stored[i]!.hash);
+          return;
+        }
+      }
+      if (low === 0n) break;
+      n = low - 1n;
+    }
+    logger.warn({chainId}, "EVM follower: no stored block is on the RPC's chain; refolding from genesis");
+    await this.rollback(-1n, null);
+  }
+
+  private async rollback(to: bigint, hash: Uint8Array | null): Promise<void> {
+    const chainId = this.chainId!;
+    const dropped = this.head!.number - to;
+    this.cumulativeTxs = await this.modules.sql.transaction((tx) => rollbackTo(tx, chainId, to, hash));
+    this.head = hash === null ? null : {number: to, hash};
+    this.modules.metrics?.reorg(chainId);
+    this.modules.logger.warn({chainId, ancestor: to, dropped}, "EVM follower: reorg; rolled back to the common ancestor");
+  }
+
+  /** Reads kind and metadata of token contracts seen for the first time (before the SQL transaction). */
+  private async learnTokens(blocks: DerivedBlock[]): Promise<void> {
+    const fresh = new Map<string, Uint8Array>();
+    for (const d of blocks) for (const t of d.transfers) {
+      const k = bytesToHex(t.token);
+      if (!this.knownTokens.has(k)) fresh.set(k, t.token);
+    }
+    if (fresh.size === 0) return;
+    const rows = await this.modules.sql.query<{address: Uint8Array; erc: number; name: string | null; symbol: string | null; decimals: number | null}>(
+      "SELECT address, erc, name, symbol, decimals FROM evm_tokens WHERE chain_id = $1 AND address = ANY($2::bytea[])",
+      [this.chainId, [...fresh.values()]],
+    );
+    for (const r of rows) {
+      this.knownTokens.set(bytesToHex(r.address), {erc: r.erc, name: r.name, symbol: r.symbol, decimals: r.decimals, stored: true});
+      fresh.delete(bytesToHex(r.address));
+    }
+    await Promise.all(
+      [...fresh].map(async ([k, a]) => {
+        this.knownTokens.set(k, {...(await this.modules.tokenInfo(a)), stored: false});
+      }),
+    );
+  }
+}
+
+function bigMin(a: bigint, b: bigint): bigint {
+  return a < b ? a : b;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(t);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, {once: true});
+  });
+}

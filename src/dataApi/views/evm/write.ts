@@ -1,0 +1,161 @@
+/**
+ * The EVM view's writes: a batch of derived blocks and the chain's new head in one SQL transaction (the caller's),
+ * and the rollback of a reorg. Rows that one statement could hit twice (balances, NFT owners, address kinds) are
+ * merged in memory first: ON CONFLICT cannot update one row twice in a statement.
+ */
+import type {SqlTx} from "../../store/client.js";
+import {bulkInsert, type BulkColumn} from "../../store/bulk.js";
+import {bytesToHex} from "../../../evm/hex.js";
+import type {DerivedBlock} from "./derive.js";
+
+export interface TokenInfo {
+  /** 20, 721, 1155, or 0 (unknown). */
+  erc: number;
+  name: string | null;
+  symbol: string | null;
+  decimals: number | null;
+  /** Already in evm_tokens. */
+  stored: boolean;
+}
+
+const ZERO = new Uint8Array(20);
+const isZero = (a: Uint8Array): boolean => a.every((b) => b === 0);
+
+const c = (name: string, type: BulkColumn["type"]): BulkColumn => ({name, type});
+const BLOCK_COLS = [c("chain_id", "text"), c("number", "int8"), c("hash", "bytea"), c("parent_hash", "bytea"), c("timestamp", "int8"), c("tx_count", "int4"), c("base_fee", "numeric"), c("gas_used", "numeric"), c("gas_limit", "numeric"), c("fees_spent", "numeric"), c("cumulative_txs", "int8")];
+const TX_COLS = [c("chain_id", "text"), c("block_number", "int8"), c("tx_index", "int4"), c("hash", "bytea"), c("from_addr", "bytea"), c("to_addr", "bytea"), c("created", "bytea"), c("value", "numeric"), c("nonce", "int8"), c("gas_limit", "numeric"), c("gas_used", "numeric"), c("gas_price", "numeric"), c("max_fee", "numeric"), c("max_priority_fee", "numeric"), c("tx_type", "int4"), c("status", "int4"), c("input", "bytea")];
+const TRANSFER_COLS = [c("chain_id", "text"), c("block_number", "int8"), c("tx_index", "int4"), c("log_index", "int4"), c("item", "int4"), c("erc", "int4"), c("token", "bytea"), c("from_addr", "bytea"), c("to_addr", "bytea"), c("token_id", "numeric"), c("value", "numeric")];
+const ADDR_TRANSFER_COLS = [c("chain_id", "text"), c("address", "bytea"), c("erc", "int4"), c("block_number", "int8"), c("log_index", "int4"), c("item", "int4")];
+const INTERNAL_COLS = [c("chain_id", "text"), c("block_number", "int8"), c("tx_index", "int4"), c("idx", "int4"), c("call_type", "text"), c("from_addr", "bytea"), c("to_addr", "bytea"), c("value", "numeric"), c("gas_limit", "numeric"), c("gas_used", "numeric"), c("reverted", "bool")];
+const ADDR_INTERNAL_COLS = [c("chain_id", "text"), c("address", "bytea"), c("block_number", "int8"), c("tx_index", "int4"), c("idx", "int4")];
+const ADDR_TX_COLS = [c("chain_id", "text"), c("address", "bytea"), c("block_number", "int8"), c("tx_index", "int4"), c("kinds", "int4")];
+const CONTRACT_COLS = [c("chain_id", "text"), c("address", "bytea"), c("block_number", "int8"), c("tx_index", "int4"), c("deployer", "bytea"), c("deployer_contract", "bytea")];
+const TOKEN_COLS = [c("chain_id", "text"), c("address", "bytea"), c("erc", "int4"), c("name", "text"), c("symbol", "text"), c("decimals", "int4")];
+const BALANCE_COLS = [c("chain_id", "text"), c("owner", "bytea"), c("erc", "int4"), c("token", "bytea"), c("token_id", "numeric"), c("balance", "numeric")];
+const NFT_COLS = [c("chain_id", "text"), c("token", "bytea"), c("token_id", "numeric"), c("erc", "int4"), c("owner", "bytea"), c("first_block", "int8")];
+
+/** Writes `blocks` (consecutive, continuing the stored head) and moves the head; returns the new cumulative tx count. */
+export async function writeBlocks(tx: SqlTx, chainId: string, blocks: DerivedBlock[], cumulativeBefore: bigint, tokens: Map<string, TokenInfo>): Promise<bigint> {
+  let cumulative = cumulativeBefore;
+  const blockRows: unknown[][] = [];
+  const txRows: unknown[][] = [];
+  const transferRows: unknown[][] = [];
+  const addrTransferRows: unknown[][] = [];
+  const internalRows: unknown[][] = [];
+  const addrInternalRows: unknown[][] = [];
+  const addrTx = new Map<string, unknown[]>();
+  const contractRows = new Map<string, unknown[]>();
+  const balances = new Map<string, unknown[]>();
+  const nfts = new Map<string, unknown[]>();
+  const delta = (owner: Uint8Array, erc: number, token: Uint8Array, tokenId: bigint, d: bigint): void => {
+    if (isZero(owner) || d === 0n) return;
+    const k = `${bytesToHex(owner)}:${erc}:${bytesToHex(token)}:${tokenId}`;
+    const row = balances.get(k);
+    if (row) row[5] = (row[5] as bigint) + d;
+    else balances.set(k, [chainId, owner, erc, token, tokenId, d]);
+  };
+
+  for (const d of blocks) {
+    const b = d.block;
+    cumulative += BigInt(b.txCount);
+    blockRows.push([chainId, b.number, b.hash, b.parentHash, b.timestamp, b.txCount, b.baseFee, b.gasUsed, b.gasLimit, b.feesSpent, cumulative]);
+    for (const t of d.txs) {
+      txRows.push([chainId, b.number, t.txIndex, t.hash, t.from, t.to, t.created, t.value, t.nonce, t.gasLimit, t.gasUsed, t.gasPrice, t.maxFee, t.maxPriorityFee, t.txType, t.status, t.input]);
+    }
+    for (const tr of d.transfers) {
+      transferRows.push([chainId, b.number, tr.txIndex, tr.logIndex, tr.item, tr.erc, tr.token, tr.from, tr.to, tr.tokenId, tr.value]);
+      addrTransferRows.push([chainId, tr.from, tr.erc, b.number, tr.logIndex, tr.item]);
+      if (bytesToHex(tr.to) !== bytesToHex(tr.from)) addrTransferRows.push([chainId, tr.to, tr.erc, b.number, tr.logIndex, tr.item]);
+      const id = tr.tokenId ?? 0n;
+      delta(tr.from, tr.erc, tr.token, id, -tr.value);
+      delta(tr.to, tr.erc, tr.token, id, tr.value);
+      if (tr.erc !== 20) {
+        const k = `${bytesToHex(tr.token)}:${id}`;
+        const prev = nfts.get(k);
+        // The last transfer of the batch names the ERC-721 owner; the first sighting stays the first block.
+        nfts.set(k, [chainId, tr.token, id, tr.erc, tr.erc === 721 ? tr.to : null, prev ? prev[5] : b.number]);
+      }
+    }
+    for (const f of d.internals ?? []) {
+      internalRows.push([chainId, b.number, f.txIndex, f.idx, f.callType, f.from, f.to, f.value, f.gasLimit, f.gasUsed, f.reverted]);
+      addrInternalRows.push([chainId, f.from, b.number, f.txIndex, f.idx]);
+      if (f.to && bytesToHex(f.to) !== bytesToHex(f.from)) addrInternalRows.push([chainId, f.to, b.number, f.txIndex, f.idx]);
+    }
+    for (const ct of d.contracts) {
+      const k = bytesToHex(ct.address);
+      if (!contractRows.has(k)) contractRows.set(k, [chainId, ct.address, b.number, ct.txIndex, ct.deployer, ct.deployerContract]);
+    }
+    for (const [k, kinds] of d.addressKinds) {
+      const [addr, txIndex] = k.split(":");
+      addrTx.set(`${addr}:${b.number}:${txIndex}`, [chainId, Buffer.from(addr!, "hex"), b.number, Number(txIndex), kinds]);
+    }
+  }
+
+  await bulkInsert(tx, "evm_blocks", BLOCK_COLS, blockRows);
+  await bulkInsert(tx, "evm_txs", TX_COLS, txRows);
+  await bulkInsert(tx, "evm_transfers", TRANSFER_COLS, transferRows);
+  await bulkInsert(tx, "evm_address_transfers", ADDR_TRANSFER_COLS, addrTransferRows, {onConflict: "DO NOTHING"});
+  await bulkInsert(tx, "evm_internal_txs", INTERNAL_COLS, internalRows);
+  await bulkInsert(tx, "evm_address_internals", ADDR_INTERNAL_COLS, addrInternalRows, {onConflict: "DO NOTHING"});
+  await bulkInsert(tx, "evm_address_txs", ADDR_TX_COLS, [...addrTx.values()].map((r) => [r[0], Uint8Array.from(r[1] as Buffer), r[2], r[3], r[4]]));
+  await bulkInsert(tx, "evm_contracts", CONTRACT_COLS, [...contractRows.values()], {onConflict: "DO NOTHING"});
+  const newTokens = [...tokens.entries()].filter(([, t]) => !t.stored);
+  if (newTokens.length > 0) {
+    await bulkInsert(tx, "evm_tokens", TOKEN_COLS, newTokens.map(([k, t]) => [chainId, Buffer.from(k, "hex"), t.erc, t.name, t.symbol, t.decimals].map((v) => (v instanceof Buffer ? Uint8Array.from(v) : v))), {onConflict: "DO NOTHING"});
+  }
+  await applyBalanceDeltas(tx, [...balances.values()]);
+  await bulkInsert(tx, "evm_nfts", NFT_COLS, [...nfts.values()], {onConflict: "(chain_id, token, token_id) DO UPDATE SET owner = COALESCE(excluded.owner, evm_nfts.owner)"});
+  const last = blocks[blocks.length - 1]!.block;
+  await tx.query("UPDATE evm_chains SET head_number = $2, head_hash = $3, updated_at = $4 WHERE chain_id = $1", [chainId, last.number, last.hash, BigInt(Math.floor(Date.now() / 1000))]);
+  // Marked stored only once committed by this transaction: a failed batch leaves them to the next try.
+  for (const [, t] of newTokens) t.stored = true;
+  return cumulative;
+}
+
+/** Adds balance deltas (rows of BALANCE_COLS, one per key) and drops the balances they bring to zero. */
+async function applyBalanceDeltas(tx: SqlTx, rows: unknown[][]): Promise<void> {
+  if (rows.length === 0) return;
+  await bulkInsert(tx, "evm_balances", BALANCE_COLS, rows, {onConflict: "(chain_id, owner, erc, token, token_id) DO UPDATE SET balance = evm_balances.balance + excluded.balance"});
+  await tx.query(
+    `DELETE FROM evm_balances b USING unnest($2::bytea[], $3::int4[], $4::bytea[], $5::numeric[]) AS u(o, e, t, i)
+     WHERE b.chain_id = $1 AND b.owner = u.o AND b.erc = u.e AND b.token = u.t AND b.token_id = u.i AND b.balance = 0`,
+    [rows[0]![0], rows.map((r) => r[1]), rows.map((r) => r[2]), rows.map((r) => r[3]), rows.map((r) => String(r[4]))],
+  );
+}
+
+/**
+ * Takes back every block after `to` (-1: all of them): balances are un-applied from the dropped transfers, ERC-721
+ * owners go back to the last remaining transfer, rows are deleted, the head moves. Returns the cumulative tx count.
+ */
+export async function rollbackTo(tx: SqlTx, chainId: string, to: bigint, hash: Uint8Array | null): Promise<bigint> {
+  await tx.query(
+    `INSERT INTO evm_balances (chain_id, owner, erc, token, token_id, balance)
+     SELECT $1, owner, erc, token, token_id, sum(d) FROM (
+       SELECT from_addr AS owner, erc, token, COALESCE(token_id, 0) AS token_id, value AS d FROM evm_transfers WHERE chain_id = $1 AND block_number > $2 AND from_addr <> $3
+       UNION ALL
+       SELECT to_addr, erc, token, COALESCE(token_id, 0), -value FROM evm_transfers WHERE chain_id = $1 AND block_number > $2 AND to_addr <> $3
+     ) x GROUP BY owner, erc, token, token_id
+     ON CONFLICT (chain_id, owner, erc, token, token_id) DO UPDATE SET balance = evm_balances.balance + excluded.balance`,
+    [chainId, to, ZERO],
+  );
+  await tx.query("DELETE FROM evm_balances WHERE chain_id = $1 AND balance = 0", [chainId]);
+  await tx.query("DELETE FROM evm_nfts WHERE chain_id = $1 AND first_block > $2", [chainId, to]);
+  await tx.query(
+    `UPDATE evm_nfts n SET owner = (
+       SELECT t.to_addr FROM evm_transfers t WHERE t.chain_id = n.chain_id AND t.token = n.token AND t.token_id = n.token_id AND t.block_number <= $2
+       ORDER BY t.block_number DESC, t.log_index DESC LIMIT 1)
+     WHERE n.chain_id = $1 AND n.erc = 721 AND (n.token, n.token_id) IN (
+       SELECT token, token_id FROM evm_transfers WHERE chain_id = $1 AND erc = 721 AND block_number > $2)`,
+    [chainId, to],
+  );
+  for (const table of ["evm_blocks", "evm_contracts"]) {
+    const col = table === "evm_blocks" ? "number" : "block_number";
+    await tx.query(`DELETE FROM ${table} WHERE chain_id = $1 AND ${col} > $2`, [chainId, to]);
+  }
+  for (const table of ["evm_txs", "evm_transfers", "evm_address_transfers", "evm_internal_txs", "evm_address_internals", "evm_address_txs"]) {
+    await tx.query(`DELETE FROM ${table} WHERE chain_id = $1 AND block_number > $2`, [chainId, to]);
+  }
+  await tx.query("UPDATE evm_chains SET head_number = $2, head_hash = $3, updated_at = $4 WHERE chain_id = $1", [chainId, to < 0n ? null : to, hash, BigInt(Math.floor(Date.now() / 1000))]);
+  const rows = await tx.query<{cumulative_txs: bigint}>("SELECT cumulative_txs FROM evm_blocks WHERE chain_id = $1 AND number = $2", [chainId, to]);
+  return rows[0]?.cumulative_txs ?? 0n;
+}

@@ -1,0 +1,97 @@
+/**
+ * The EVM follower against a real anvil, on both store backends: blocks, transactions and native transfers as
+ * the test sent them, a real reorg (evm_snapshot / evm_revert, then a different block at the same height) rolled
+ * back to the common ancestor, and a wrong chain ID reported without stopping.
+ */
+import {afterAll, beforeAll, expect, it} from "vitest";
+import {Anvil} from "../../../../../src/dev/evm/anvil.js";
+import {EvmRpc, defaultEvmRpcOptions} from "../../../../../src/evm/rpc.js";
+import {MIGRATIONS} from "../../../../../src/dataApi/store/schema.js";
+import {migrate} from "../../../../../src/dataApi/store/migrations.js";
+import type {SqlClient} from "../../../../../src/dataApi/store/client.js";
+import {EvmFollower, defaultEvmFollowerOptions} from "../../../../../src/dataApi/views/evm/follower.js";
+import {describeBackends, quietLogger} from "../../../../helpers/sql.js";
+
+const A0 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266";
+const A1 = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8";
+const A2 = "0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc";
+
+describeBackends("EVM follower", (backend) => {
+  let anvil: Anvil;
+  let sql: SqlClient;
+  let follower: EvmFollower;
+  const logger = quietLogger();
+
+  beforeAll(async () => {
+    anvil = await Anvil.start({chainId: 43112, genesisTimestamp: 1_700_000_000, mining: "manual"}, {logger});
+    sql = await backend.open();
+    await migrate(sql, MIGRATIONS, {logger});
+  });
+  afterAll(async () => {
+    await follower?.close();
+    await sql?.close();
+    await anvil?.stop();
+  });
+
+  const send = (from: string, to: string, value: bigint): Promise<unknown> => anvil.rawCall("eth_sendTransaction", [{from, to, value: "0x" + value.toString(16)}]);
+  const mine = async (ts: number): Promise<void> => {
+    await anvil.rawCall("evm_mine", [{timestamp: ts}]);
+  };
+
+  it("folds blocks, transactions and who took part, as sent", async () => {
+    await send(A0, A1, 10n ** 18n);
+    await send(A1, A2, 5n);
+    await mine(1_700_000_010);
+    await send(A2, A0, 7n);
+    await mine(1_700_000_020);
+    const rpc = new EvmRpc({...defaultEvmRpcOptions, url: anvil.url}, {logger});
+    follower = new EvmFollower({...defaultEvmFollowerOptions, chainId: "43112", blockchainId: null, pollMs: 20}, {sql, rpc, logger, tokenInfo: async () => ({erc: 0, name: null, symbol: null, decimals: null, stored: false})});
+    follower.start();
+    await follower.waitFor(2n);
+    const blocks = await sql.query<{number: bigint; tx_count: number; cumulative_txs: bigint; timestamp: bigint}>("SELECT number, tx_count, cumulative_txs, timestamp FROM evm_blocks WHERE chain_id = '43112' ORDER BY number");
+    expect(blocks.map((b) => [b.number, b.tx_count, b.cumulative_txs, b.timestamp])).toEqual([
+      [0n, 0, 0n, 1_700_000_000n],
+      [1n, 2, 2n, 1_700_000_010n],
+      [2n, 1, 3n, 1_700_000_020n],
+    ]);
+    const a1 = await sql.query<{block_number: bigint; kinds: number}>("SELECT block_number, kinds FROM evm_address_txs WHERE chain_id = '43112' AND address = $1 ORDER BY block_number, tx_index", [Buffer.from(A1.slice(2), "hex")]);
+    expect(a1.map((r) => [r.block_number, r.kinds])).toEqual([[1n, 1], [1n, 1]]);
+    const txs = await sql.query<{status: number; value: string}>("SELECT status, value::text AS value FROM evm_txs WHERE chain_id = '43112' ORDER BY block_number, tx_index");
+    expect(txs.map((t) => t.value)).toEqual([(10n ** 18n).toString(), "5", "7"]);
+    expect(txs.every((t) => t.status === 1)).toBe(true);
+    expect(follower.status()).toMatchObject({status: "OK", chainId: "43112", head: 2n, traces: true});
+  });
+
+  it("rolls a reorg back to the common ancestor and follows the new chain", async () => {
+    const snap = await anvil.rawCall("evm_snapshot", []);
+    await send(A0, A2, 111n);
+    await mine(1_700_000_030);
+    await follower.waitFor(3n);
+    const before = await sql.query<{hash: Uint8Array}>("SELECT hash FROM evm_blocks WHERE chain_id = '43112' AND number = 3");
+    await anvil.rawCall("evm_revert", [snap]);
+    await send(A0, A1, 222n);
+    await mine(1_700_000_031);
+    await send(A0, A1, 333n);
+    await mine(1_700_000_040);
+    await follower.waitFor(4n);
+    const after = await sql.query<{hash: Uint8Array}>("SELECT hash FROM evm_blocks WHERE chain_id = '43112' AND number = 3");
+    expect(Buffer.from(after[0]!.hash).equals(Buffer.from(before[0]!.hash))).toBe(false);
+    const remote = (await anvil.rawCall("eth_getBlockByNumber", ["0x3", false])) as {hash: string};
+    expect("0x" + Buffer.from(after[0]!.hash).toString("hex")).toBe(remote.hash);
+    const values = await sql.query<{value: string}>("SELECT value::text AS value FROM evm_txs WHERE chain_id = '43112' AND block_number >= 3 ORDER BY block_number");
+    expect(values.map((v) => v.value)).toEqual(["222", "333"]);
+    const a2 = await sql.query<{n: number}>("SELECT count(*)::int4 AS n FROM evm_address_txs WHERE chain_id = '43112' AND address = $1 AND block_number = 3", [Buffer.from(A2.slice(2), "hex")]);
+    expect(a2[0]!.n).toBe(0);
+    const [{cumulative_txs}] = await sql.query<{cumulative_txs: bigint}>("SELECT cumulative_txs FROM evm_blocks WHERE chain_id = '43112' AND number = 4");
+    expect(cumulative_txs).toBe(5n);
+  });
+
+  it("reports a wrong chain ID and keeps trying without stopping", async () => {
+    const rpc = new EvmRpc({...defaultEvmRpcOptions, url: anvil.url, retries: 0}, {logger});
+    const wrong = new EvmFollower({...defaultEvmFollowerOptions, chainId: "43114", blockchainId: null, pollMs: 20}, {sql, rpc, logger, tokenInfo: async () => ({erc: 0, name: null, symbol: null, decimals: null, stored: false})});
+    wrong.start();
+    await expect.poll(() => wrong.status().lastError, {timeout: 5000}).toMatch(/answers chain ID 43112, not 43114/);
+    expect(wrong.status().status).toBe("UNAVAILABLE");
+    await wrong.close();
+  });
+});
