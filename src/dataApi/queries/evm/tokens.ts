@@ -1,0 +1,187 @@
+/**
+ * EVM contracts, token balances and NFTs (contract data-api §6): deployments (endpoints 6, 13), contract metadata
+ * (18), ERC-20/721/1155 balances folded from transfers (9, 11, and the :listErc20/:listErc721 balances; ERC-1155
+ * and ERC-20 at a past `blockNumber` summed from the address's transfers up to it), and NFT collections (14).
+ */
+import {checksumAddress} from "../../../evm/hex.js";
+import {ERC_TYPE, erc1155Token, erc721Token, type NftMetadataJson} from "../../models/evm/index.js";
+import type {SqlClientLike} from "../primary/common.js";
+import {CursorError, type Cursor, type EvmPage} from "./transactions.js";
+
+export interface ContractRow {
+  address: Uint8Array;
+  block_number: bigint;
+  tx_hash: Uint8Array;
+  deployer: Uint8Array;
+  deployer_contract: Uint8Array | null;
+  erc: number | null;
+  name: string | null;
+  symbol: string | null;
+  decimals: number | null;
+}
+
+const CONTRACT_SELECT = `SELECT c.address, c.block_number, t.hash AS tx_hash, c.deployer, c.deployer_contract, tk.erc, tk.name, tk.symbol, tk.decimals
+  FROM evm_contracts c JOIN evm_txs t ON t.chain_id = c.chain_id AND t.block_number = c.block_number AND t.tx_index = c.tx_index
+  LEFT JOIN evm_tokens tk ON tk.chain_id = c.chain_id AND tk.address = c.address`;
+
+/** Curated fields an operator supplies per contract (`--contract-metadata-file`). */
+export type CuratedMetadata = Record<string, unknown>;
+
+/** The hosted API's contract model (Erc20Contract, Erc721Contract, Erc1155Contract, UnknownContract). */
+export function contractModel(r: Omit<ContractRow, "block_number" | "tx_hash"> & {tx_hash: Uint8Array | null}, curated?: CuratedMetadata): Record<string, unknown> {
+  const erc = r.erc ?? 0;
+  const out: Record<string, unknown> = {...(curated ?? {}), address: checksumAddress(r.address), ercType: ERC_TYPE[erc] ?? "UNKNOWN"};
+  if (r.name && out.name === undefined) out.name = r.name;
+  if (r.symbol && erc !== 0 && out.symbol === undefined) out.symbol = r.symbol;
+  if (erc === 20) out.decimals = r.decimals ?? 0;
+  if (r.tx_hash) {
+    const d: Record<string, unknown> = {txHash: "0x" + Buffer.from(r.tx_hash).toString("hex"), deployerAddress: checksumAddress(r.deployer)};
+    if (r.deployer_contract) d.deployerContractAddress = checksumAddress(r.deployer_contract);
+    out.deploymentDetails = d;
+  }
+  return out;
+}
+
+export async function getContract(sql: SqlClientLike, chainId: string, address: Uint8Array): Promise<ContractRow | null> {
+  const rows = await sql.query<ContractRow>(`${CONTRACT_SELECT} WHERE c.chain_id = $1 AND c.address = $2`, [chainId, address]);
+  return rows[0] ?? null;
+}
+
+export async function getToken(sql: SqlClientLike, chainId: string, address: Uint8Array): Promise<{erc: number; name: string | null; symbol: string | null; decimals: number | null} | null> {
+  const rows = await sql.query<{erc: number; name: string | null; symbol: string | null; decimals: number | null}>("SELECT erc, name, symbol, decimals FROM evm_tokens WHERE chain_id = $1 AND address = $2", [chainId, address]);
+  return rows[0] ?? null;
+}
+
+/** Endpoint 13: contracts the address deployed, itself or through a contract it is; newest first. */
+export async function listDeployments(sql: SqlClientLike, a: {chainId: string; address: Uint8Array; pageSize: number; cursor: Cursor | null}): Promise<EvmPage<ContractRow>> {
+  const params: unknown[] = [a.chainId, a.address, a.pageSize + 1];
+  let after = "";
+  if (a.cursor) {
+    if (a.cursor.length !== 2 || typeof a.cursor[1] !== "string" || !/^[0-9a-f]{40}$/.test(a.cursor[1])) throw new CursorError();
+    params.push(a.cursor[0], Buffer.from(a.cursor[1], "hex"));
+    after = "AND (c.block_number, c.address) < ($4, $5)";
+  }
+  // Two index walks (deployer, deployer_contract) merged: each is already in (block_number, address) order.
+  const rows = await sql.query<ContractRow>(
+    `WITH k AS (
+       (SELECT c.address, c.block_number FROM evm_contracts c WHERE c.chain_id = $1 AND c.deployer = $2 ${after} ORDER BY c.block_number DESC, c.address DESC LIMIT $3)
+       UNION
+       (SELECT c.address, c.block_number FROM evm_contracts c WHERE c.chain_id = $1 AND c.deployer_contract = $2 ${after} ORDER BY c.block_number DESC, c.address DESC LIMIT $3)
+       ORDER BY block_number DESC, address DESC LIMIT $3)
+     ${CONTRACT_SELECT} JOIN k ON k.address = c.address WHERE c.chain_id = $1 ORDER BY c.block_number DESC, c.address DESC`,
+    params,
+  );
+  const more = rows.length > a.pageSize;
+  const items = rows.slice(0, a.pageSize);
+  const last = items[items.length - 1];
+  return more && last ? {items, next: [last.block_number.toString(), Buffer.from(last.address).toString("hex")]} : {items};
+}
+
+interface BalanceRow {
+  token: Uint8Array;
+  token_id: string;
+  balance: string;
+  erc: number;
+  name: string | null;
+  symbol: string | null;
+  decimals: number | null;
+  token_uri: string | null;
+  metadata: NftMetadataJson | null;
+  index_status: string | null;
+  updated_at: bigint | null;
+}
+
+const BALANCE_DETAILS = `tk.name, tk.symbol, tk.decimals, n.token_uri, n.metadata, n.index_status, n.updated_at
+  FROM k LEFT JOIN evm_tokens tk ON tk.chain_id = $1 AND tk.address = k.token
+  LEFT JOIN evm_nfts n ON n.chain_id = $1 AND n.token = k.token AND n.token_id = k.token_id AND k.erc <> 20`;
+
+/**
+ * Token balances of an address: `ercs` among 20, 721, 1155, ordered by (erc, token, token_id); `contracts` filters;
+ * `blockNumber` (ERC-20 and ERC-1155) sums the address's transfers up to and including that block instead.
+ */
+export async function listBalances(
+  sql: SqlClientLike,
+  a: {chainId: string; owner: Uint8Array; ercs: number[]; contracts?: Uint8Array[]; blockNumber?: bigint; pageSize: number; cursor: Cursor | null},
+): Promise<EvmPage<BalanceRow>> {
+  const params: unknown[] = [a.chainId, a.owner, a.ercs, a.pageSize + 1];
+  const where: string[] = [];
+  if (a.cursor) {
+    if (a.cursor.length !== 3 || typeof a.cursor[1] !== "string" || !/^[0-9a-f]{40}$/.test(a.cursor[1]) || typeof a.cursor[2] !== "string") throw new CursorError();
+    params.push(a.cursor[0], Buffer.from(a.cursor[1], "hex"), a.cursor[2]);
+    where.push("(erc, token, token_id) > ($5::int4, $6::bytea, $7::numeric)");
+  }
+  if (a.contracts && a.contracts.length > 0) {
+    params.push(a.contracts);
+    where.push(`token = ANY($${params.length}::bytea[])`);
+  }
+  const filter = where.length > 0 ? `AND ${where.join(" AND ")}` : "";
+  let keys: string;
+  if (a.blockNumber === undefined) {
+    keys = `SELECT erc, token, token_id, balance FROM evm_balances WHERE chain_id = $1 AND owner = $2 AND erc = ANY($3::int4[]) ${filter}
+      ORDER BY erc, token, token_id LIMIT $4`;
+  } else {
+    params.push(a.blockNumber);
+    keys = `SELECT erc, token, token_id, balance FROM (
+        SELECT tr.erc, tr.token, COALESCE(tr.token_id, 0) AS token_id,
+          sum(CASE WHEN tr.to_addr = $2 THEN tr.value ELSE 0 END) - sum(CASE WHEN tr.from_addr = $2 THEN tr.value ELSE 0 END) AS balance
+        FROM evm_address_transfers x JOIN evm_transfers tr ON tr.chain_id = x.chain_id AND tr.block_number = x.block_number AND tr.log_index = x.log_index AND tr.item = x.item
+        WHERE x.chain_id = $1 AND x.address = $2 AND x.erc = ANY($3::int4[]) AND x.block_number <= $${params.length}
+        GROUP BY tr.erc, tr.token, COALESCE(tr.token_id, 0)) s
+      WHERE balance <> 0 ${filter} ORDER BY erc, token, token_id LIMIT $4`;
+  }
+  const rows = await sql.query<BalanceRow>(`WITH k AS (${keys}) SELECT k.erc, k.token, k.token_id::text AS token_id, k.balance::text AS balance, ${BALANCE_DETAILS} ORDER BY k.erc, k.token, k.token_id`, params);
+  const more = rows.length > a.pageSize;
+  const items = rows.slice(0, a.pageSize);
+  const last = items[items.length - 1];
+  return more && last ? {items, next: [last.erc, Buffer.from(last.token).toString("hex"), last.token_id]} : {items};
+}
+
+export function erc20Balance(chainId: string, r: BalanceRow): Record<string, unknown> {
+  return {address: checksumAddress(r.token), name: r.name ?? "", symbol: r.symbol ?? "", decimals: r.decimals ?? 0, ercType: "ERC-20", chainId, balance: r.balance};
+}
+
+export function nftBalance(chainId: string, r: BalanceRow, owner: Uint8Array): Record<string, unknown> {
+  if (r.erc === 721) return {...erc721Token({...r, owner}), chainId};
+  return {...erc1155Token(r), chainId, balance: r.balance};
+}
+
+/** Endpoint 14: the tokens of an NFT collection, by token ID. */
+export async function listCollectionTokens(sql: SqlClientLike, a: {chainId: string; token: Uint8Array; pageSize: number; cursor: Cursor | null}): Promise<EvmPage<Record<string, unknown>>> {
+  const params: unknown[] = [a.chainId, a.token, a.pageSize + 1];
+  let after = "";
+  if (a.cursor) {
+    if (a.cursor.length !== 1 || typeof a.cursor[0] !== "string") throw new CursorError();
+    params.push(a.cursor[0]);
+    after = "AND n.token_id > $4::numeric";
+  }
+  const rows = await sql.query<NftRow>(`${NFT_SELECT} WHERE n.chain_id = $1 AND n.token = $2 ${after} ORDER BY n.token_id LIMIT $3`, params);
+  const more = rows.length > a.pageSize;
+  const items = rows.slice(0, a.pageSize);
+  const last = items[items.length - 1];
+  return more && last ? {items: items.map(nftModel), next: [last.token_id]} : {items: items.map(nftModel)};
+}
+
+export async function getCollectionToken(sql: SqlClientLike, chainId: string, token: Uint8Array, tokenId: string): Promise<Record<string, unknown> | null> {
+  const rows = await sql.query<NftRow>(`${NFT_SELECT} WHERE n.chain_id = $1 AND n.token = $2 AND n.token_id = $3::numeric`, [chainId, token, tokenId]);
+  return rows[0] ? nftModel(rows[0]) : null;
+}
+
+interface NftRow {
+  token: Uint8Array;
+  token_id: string;
+  erc: number;
+  owner: Uint8Array | null;
+  token_uri: string | null;
+  metadata: NftMetadataJson | null;
+  index_status: string | null;
+  updated_at: bigint | null;
+  name: string | null;
+  symbol: string | null;
+}
+
+const NFT_SELECT = `SELECT n.token, n.token_id::text AS token_id, n.erc, n.owner, n.token_uri, n.metadata, n.index_status, n.updated_at, tk.name, tk.symbol
+  FROM evm_nfts n LEFT JOIN evm_tokens tk ON tk.chain_id = n.chain_id AND tk.address = n.token`;
+
+function nftModel(r: NftRow): Record<string, unknown> {
+  return r.erc === 721 ? erc721Token(r) : erc1155Token(r);
+}

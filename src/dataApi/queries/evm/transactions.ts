@@ -1,0 +1,234 @@
+/**
+ * EVM blocks, transactions, transfers and internal transactions (contract data-api §6). Every list is a keyset
+ * walk of one index (the table's primary key or an index made for it), newest first unless `sortOrder=asc`; the
+ * keys of a page are chosen first and only those rows are joined with their details.
+ */
+import {type SqlClientLike} from "../primary/common.js";
+import {
+  blockModel,
+  fullTransaction,
+  internalDetails,
+  internalModel,
+  nativeTransaction,
+  transferDetails,
+  transferModel,
+  type BlockRow,
+  type EvmBlock,
+  type FullNativeTransactionDetails,
+  type InternalRow,
+  type NativeTransaction,
+  type TransferRow,
+  type TxRow,
+} from "../../models/evm/index.js";
+
+export type Cursor = Array<string | number | bigint>;
+
+export interface EvmPage<T> {
+  items: T[];
+  /** The sort key of the last item when there is more. */
+  next?: Cursor;
+}
+
+export interface EvmListArgs {
+  chainId: string;
+  pageSize: number;
+  cursor: Cursor | null;
+  sortOrder?: "asc" | "desc";
+  startBlock?: bigint;
+  endBlock?: bigint;
+}
+
+/** `$n` placeholders while collecting parameters. */
+class P {
+  readonly values: unknown[] = [];
+  add(v: unknown): string {
+    this.values.push(v);
+    return `$${this.values.length}`;
+  }
+}
+
+const TX_SELECT = `SELECT t.block_number, t.tx_index, b.hash AS block_hash, b.timestamp, b.base_fee::text AS base_fee, t.hash, t.from_addr, t.to_addr,
+  t.created, t.value::text AS value, t.nonce, t.gas_limit::text AS gas_limit, t.gas_used::text AS gas_used, t.gas_price::text AS gas_price,
+  t.max_fee::text AS max_fee, t.max_priority_fee::text AS max_priority_fee, t.tx_type, t.status, t.input,
+  tk.name AS to_name, tk.symbol AS to_symbol, tk.decimals AS to_decimals
+  FROM evm_txs t JOIN evm_blocks b ON b.chain_id = t.chain_id AND b.number = t.block_number
+  LEFT JOIN evm_tokens tk ON tk.chain_id = t.chain_id AND tk.address = t.to_addr`;
+
+const TRANSFER_SELECT = `SELECT tr.block_number, tr.tx_index, b.hash AS block_hash, b.timestamp, t.hash AS tx_hash, tr.log_index, tr.item, tr.erc, tr.token, tr.from_addr,
+  tr.to_addr, tr.token_id::text AS token_id, tr.value::text AS value, tk.name, tk.symbol, tk.decimals, n.token_uri, n.metadata, n.index_status,
+  n.updated_at, NULL::bytea AS owner
+  FROM evm_transfers tr JOIN evm_blocks b ON b.chain_id = tr.chain_id AND b.number = tr.block_number
+  JOIN evm_txs t ON t.chain_id = tr.chain_id AND t.block_number = tr.block_number AND t.tx_index = tr.tx_index
+  LEFT JOIN evm_tokens tk ON tk.chain_id = tr.chain_id AND tk.address = tr.token
+  LEFT JOIN evm_nfts n ON n.chain_id = tr.chain_id AND n.token = tr.token AND n.token_id = tr.token_id`;
+
+const INTERNAL_SELECT = `SELECT i.block_number, i.tx_index, i.idx, b.hash AS block_hash, b.timestamp, t.hash AS tx_hash, i.call_type, i.from_addr, i.to_addr,
+  i.value::text AS value, i.gas_limit::text AS gas_limit, i.gas_used::text AS gas_used, i.reverted
+  FROM evm_internal_txs i JOIN evm_blocks b ON b.chain_id = i.chain_id AND b.number = i.block_number
+  JOIN evm_txs t ON t.chain_id = i.chain_id AND t.block_number = i.block_number AND t.tx_index = i.tx_index`;
+
+/** The keyset condition `(cols) < (cursor)` (or `>` ascending), and the block range on `blockCol`. */
+function window(p: P, a: EvmListArgs, cols: string[], blockCol: string): string[] {
+  const where: string[] = [];
+  if (a.cursor) {
+    if (a.cursor.length !== cols.length) throw new CursorError();
+    where.push(`(${cols.join(", ")}) ${a.sortOrder === "asc" ? ">" : "<"} (${a.cursor.map((v) => p.add(v)).join(", ")})`);
+  }
+  if (a.startBlock !== undefined) where.push(`${blockCol} >= ${p.add(a.startBlock)}`);
+  if (a.endBlock !== undefined) where.push(`${blockCol} < ${p.add(a.endBlock)}`);
+  return where;
+}
+
+/** A page token whose cursor has the wrong shape for this list (the router turns it into a 400). */
+export class CursorError extends Error {
+  constructor() {
+    super("pageToken: not a cursor of this list");
+  }
+}
+
+const order = (a: EvmListArgs, cols: string[]): string => cols.map((c) => `${c} ${a.sortOrder === "asc" ? "ASC" : "DESC"}`).join(", ");
+
+function paged<R, T>(rows: R[], pageSize: number, map: (r: R) => T, key: (r: R) => Cursor): EvmPage<T> {
+  const more = rows.length > pageSize;
+  const kept = rows.slice(0, pageSize);
+  const page: EvmPage<T> = {items: kept.map(map)};
+  if (more) page.next = key(kept[kept.length - 1]!);
+  return page;
+}
+
+// ---- blocks ----
+
+export async function listBlocks(sql: SqlClientLike, a: EvmListArgs): Promise<EvmPage<EvmBlock>> {
+  const p = new P();
+  const where = [`chain_id = ${p.add(a.chainId)}`, ...window(p, a, ["number"], "number")];
+  const rows = await sql.query<BlockRow>(
+    `SELECT number, hash, parent_hash, timestamp, tx_count, base_fee::text AS base_fee, gas_used::text AS gas_used, gas_limit::text AS gas_limit,
+       fees_spent::text AS fees_spent, cumulative_txs FROM evm_blocks WHERE ${where.join(" AND ")} ORDER BY ${order(a, ["number"])} LIMIT ${p.add(a.pageSize + 1)}`,
+    p.values,
+  );
+  return paged(rows, a.pageSize, (r) => blockModel(a.chainId, r), (r) => [r.number.toString()]);
+}
+
+/** A block by number (decimal) or hash (0x + 64 hex); null when unknown. */
+export async function getBlock(sql: SqlClientLike, chainId: string, blockId: {number?: bigint; hash?: Uint8Array}): Promise<EvmBlock | null> {
+  const rows = await sql.query<BlockRow>(
+    `SELECT number, hash, parent_hash, timestamp, tx_count, base_fee::text AS base_fee, gas_used::text AS gas_used, gas_limit::text AS gas_limit,
+       fees_spent::text AS fees_spent, cumulative_txs FROM evm_blocks WHERE chain_id = $1 AND ${blockId.number !== undefined ? "number = $2" : "hash = $2"}`,
+    [chainId, blockId.number ?? blockId.hash],
+  );
+  return rows[0] ? blockModel(chainId, rows[0]) : null;
+}
+
+// ---- transactions ----
+
+export async function listTransactions(sql: SqlClientLike, a: EvmListArgs & {status?: 0 | 1; blockNumber?: bigint}): Promise<EvmPage<NativeTransaction>> {
+  const p = new P();
+  const where = [`t.chain_id = ${p.add(a.chainId)}`, ...window(p, a, ["t.block_number", "t.tx_index"], "t.block_number")];
+  if (a.status !== undefined) where.push(`t.status = ${p.add(a.status)}`);
+  if (a.blockNumber !== undefined) where.push(`t.block_number = ${p.add(a.blockNumber)}`);
+  const rows = await sql.query<TxRow>(`${TX_SELECT} WHERE ${where.join(" AND ")} ORDER BY ${order(a, ["t.block_number", "t.tx_index"])} LIMIT ${p.add(a.pageSize + 1)}`, p.values);
+  return paged(rows, a.pageSize, (r) => nativeTransaction(a.chainId, r), (r) => [r.block_number.toString(), r.tx_index]);
+}
+
+/** The transactions of an address (kinds: the evm_address_txs bits that count; 0 = any). */
+async function addressTxRows(sql: SqlClientLike, a: EvmListArgs & {address: Uint8Array; kinds: number}): Promise<TxRow[]> {
+  const p = new P();
+  const where = [`x.chain_id = ${p.add(a.chainId)}`, `x.address = ${p.add(a.address)}`, ...window(p, a, ["x.block_number", "x.tx_index"], "x.block_number")];
+  if (a.kinds !== 0) where.push(`(x.kinds & ${p.add(a.kinds)}) <> 0`);
+  return sql.query<TxRow>(
+    `WITH k AS (SELECT x.block_number, x.tx_index FROM evm_address_txs x WHERE ${where.join(" AND ")} ORDER BY ${order(a, ["x.block_number", "x.tx_index"])} LIMIT ${p.add(a.pageSize + 1)})
+     ${TX_SELECT} JOIN k ON k.block_number = t.block_number AND k.tx_index = t.tx_index WHERE t.chain_id = $1 ORDER BY ${order(a, ["t.block_number", "t.tx_index"])}`,
+    p.values,
+  );
+}
+
+export async function listNativeTransactions(sql: SqlClientLike, a: EvmListArgs & {address: Uint8Array}): Promise<EvmPage<NativeTransaction>> {
+  const rows = await addressTxRows(sql, {...a, kinds: 1});
+  return paged(rows, a.pageSize, (r) => nativeTransaction(a.chainId, r), (r) => [r.block_number.toString(), r.tx_index]);
+}
+
+/** Endpoint 3: each transaction with only the transfers and internal transactions where the address is from or to. */
+export async function listAddressTransactions(sql: SqlClientLike, a: EvmListArgs & {address: Uint8Array}): Promise<EvmPage<Record<string, unknown>>> {
+  const rows = await addressTxRows(sql, {...a, kinds: 0});
+  const page = paged(rows, a.pageSize, (r) => r, (r) => [r.block_number.toString(), r.tx_index]);
+  if (page.items.length === 0) return {items: []};
+  const keys = [page.items.map((r) => r.block_number), page.items.map((r) => r.tx_index)];
+  const mine = "(tr.from_addr = $4 OR tr.to_addr = $4)";
+  const transfers = await sql.query<TransferRow & {tx_index: number}>(
+    `${TRANSFER_SELECT} JOIN unnest($2::int8[], $3::int4[]) AS k(bn, ti) ON k.bn = tr.block_number AND k.ti = tr.tx_index
+     WHERE tr.chain_id = $1 AND ${mine} ORDER BY tr.block_number, tr.log_index, tr.item`,
+    [a.chainId, ...keys, a.address],
+  );
+  const internals = await sql.query<InternalRow & {tx_index: number}>(
+    `${INTERNAL_SELECT} JOIN unnest($2::int8[], $3::int4[]) AS k(bn, ti) ON k.bn = i.block_number AND k.ti = i.tx_index
+     WHERE i.chain_id = $1 AND (i.from_addr = $4 OR i.to_addr = $4) ORDER BY i.block_number, i.tx_index, i.idx`,
+    [a.chainId, ...keys, a.address],
+  );
+  const items = page.items.map((r) => {
+    const out: Record<string, unknown> = {nativeTransaction: nativeTransaction(a.chainId, r)};
+    const same = (x: {block_number: bigint; tx_index: number}): boolean => x.block_number === r.block_number && x.tx_index === r.tx_index;
+    for (const t of transfers.filter(same)) {
+      const {kind, item} = transferDetails(t);
+      ((out[kind] ??= []) as unknown[]).push(item);
+    }
+    const its = internals.filter(same).map(internalDetails);
+    if (its.length > 0) out.internalTransactions = its;
+    return out;
+  });
+  return page.next ? {items, next: page.next} : {items};
+}
+
+/** Endpoint 15: one transaction with all its transfers and internal transactions; null when unknown. */
+export async function getTransaction(sql: SqlClientLike, chainId: string, hash: Uint8Array): Promise<{tx: FullNativeTransactionDetails; details: Record<string, unknown>} | null> {
+  const rows = await sql.query<TxRow>(`${TX_SELECT} WHERE t.chain_id = $1 AND t.hash = $2`, [chainId, hash]);
+  const r = rows[0];
+  if (!r) return null;
+  const transfers = await sql.query<TransferRow>(`${TRANSFER_SELECT} WHERE tr.chain_id = $1 AND tr.block_number = $2 AND tr.tx_index = $3 ORDER BY tr.log_index, tr.item`, [chainId, r.block_number, r.tx_index]);
+  const internals = await sql.query<InternalRow>(`${INTERNAL_SELECT} WHERE i.chain_id = $1 AND i.block_number = $2 AND i.tx_index = $3 ORDER BY i.idx`, [chainId, r.block_number, r.tx_index]);
+  const details: Record<string, unknown> = {};
+  for (const t of transfers) {
+    const {kind, item} = transferDetails(t);
+    ((details[kind] ??= []) as unknown[]).push(item);
+  }
+  if (internals.length > 0) details.internalTransactions = internals.map(internalDetails);
+  return {tx: fullTransaction(chainId, r), details};
+}
+
+/** :listErc20 / :listErc721 / :listErc1155: the address's transfers of one kind. */
+export async function listAddressTransfers(sql: SqlClientLike, a: EvmListArgs & {address: Uint8Array; erc: 20 | 721 | 1155}): Promise<EvmPage<Record<string, unknown>>> {
+  const p = new P();
+  const where = [`x.chain_id = ${p.add(a.chainId)}`, `x.address = ${p.add(a.address)}`, `x.erc = ${p.add(a.erc)}`, ...window(p, a, ["x.block_number", "x.log_index", "x.item"], "x.block_number")];
+  const rows = await sql.query<TransferRow>(
+    `WITH k AS (SELECT x.block_number, x.log_index, x.item FROM evm_address_transfers x WHERE ${where.join(" AND ")}
+       ORDER BY ${order(a, ["x.block_number", "x.log_index", "x.item"])} LIMIT ${p.add(a.pageSize + 1)})
+     ${TRANSFER_SELECT} JOIN k ON k.block_number = tr.block_number AND k.log_index = tr.log_index AND k.item = tr.item
+     WHERE tr.chain_id = $1 ORDER BY ${order(a, ["tr.block_number", "tr.log_index", "tr.item"])}`,
+    p.values,
+  );
+  return paged(rows, a.pageSize, transferModel, (r) => [r.block_number.toString(), r.log_index, (r as TransferRow & {item: number}).item]);
+}
+
+/** Endpoint 7: the transfers of one token contract. */
+export async function listTokenTransfers(sql: SqlClientLike, a: EvmListArgs & {token: Uint8Array}): Promise<EvmPage<Record<string, unknown>>> {
+  const p = new P();
+  const where = [`tr.chain_id = ${p.add(a.chainId)}`, `tr.token = ${p.add(a.token)}`, ...window(p, a, ["tr.block_number", "tr.log_index", "tr.item"], "tr.block_number")];
+  const rows = await sql.query<TransferRow & {item: number}>(
+    `${TRANSFER_SELECT} WHERE ${where.join(" AND ")} ORDER BY ${order(a, ["tr.block_number", "tr.log_index", "tr.item"])} LIMIT ${p.add(a.pageSize + 1)}`,
+    p.values,
+  );
+  return paged(rows, a.pageSize, transferModel, (r) => [r.block_number.toString(), r.log_index, r.item]);
+}
+
+/** Endpoint 8: internal transactions from or to the address. */
+export async function listInternalTransactions(sql: SqlClientLike, a: EvmListArgs & {address: Uint8Array}): Promise<EvmPage<Record<string, unknown>>> {
+  const p = new P();
+  const where = [`x.chain_id = ${p.add(a.chainId)}`, `x.address = ${p.add(a.address)}`, ...window(p, a, ["x.block_number", "x.tx_index", "x.idx"], "x.block_number")];
+  const rows = await sql.query<InternalRow & {tx_index: number; idx: number}>(
+    `WITH k AS (SELECT x.block_number, x.tx_index, x.idx FROM evm_address_internals x WHERE ${where.join(" AND ")}
+       ORDER BY ${order(a, ["x.block_number", "x.tx_index", "x.idx"])} LIMIT ${p.add(a.pageSize + 1)})
+     ${INTERNAL_SELECT} JOIN k ON k.block_number = i.block_number AND k.tx_index = i.tx_index AND k.idx = i.idx
+     WHERE i.chain_id = $1 ORDER BY ${order(a, ["i.block_number", "i.tx_index", "i.idx"])}`,
+    p.values,
+  );
+  return paged(rows, a.pageSize, internalModel, (r) => [r.block_number.toString(), r.tx_index, r.idx]);
+}

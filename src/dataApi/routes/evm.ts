@@ -1,0 +1,290 @@
+/**
+ * The EVM endpoints of the data API (contract data-api §6): chains, blocks, transactions, transfers, internal
+ * transactions, contracts, balances and NFTs of the followed EVM chains. Parameters are checked here (400 naming
+ * the parameter), answers come from the store; native balances and contract checks ask the chain's RPC (503 when
+ * it does not answer).
+ */
+import {hexToBytes, toHex, toQuantity} from "../../evm/hex.js";
+import type {SqlClient} from "../store/client.js";
+import type {DataApiRouter, RequestCtx} from "../server/router.js";
+import {badRequest, notFound, unavailable} from "../server/errors.js";
+import {parseEvmAddress} from "../server/names.js";
+import {AVAX_TOKEN, type EvmChain, type EvmChains} from "../evm/chains.js";
+import {CursorError, getBlock, getTransaction, listAddressTransactions, listAddressTransfers, listBlocks, listInternalTransactions, listNativeTransactions, listTokenTransfers, listTransactions, type Cursor, type EvmListArgs} from "../queries/evm/transactions.js";
+import {contractModel, erc20Balance, getCollectionToken, getContract, getToken, listBalances, listCollectionTokens, listDeployments, nftBalance, type CuratedMetadata} from "../queries/evm/tokens.js";
+import type {NetworkToken} from "../models/evm/index.js";
+
+export interface EvmRoutesModules {
+  sql: SqlClient;
+  chains: EvmChains;
+  /** Curated contract fields by lowercase 0x address (`--contract-metadata-file`). */
+  curated: Map<string, CuratedMetadata>;
+}
+
+type ChainParams = {chainId: string};
+type AddressParams = ChainParams & {address: string};
+
+const TX_HASH_RE = /^0x[0-9a-fA-F]{64}$/;
+const INT_RE = /^(0|[1-9][0-9]{0,77})$/;
+
+export function registerEvmRoutes(router: DataApiRouter, m: EvmRoutesModules): void {
+  const chainOf = (ctx: RequestCtx<ChainParams>): EvmChain & {chainId: string} => m.chains.resolve(ctx.params.chainId);
+  const address = (ctx: RequestCtx<AddressParams>): Uint8Array => parseEvmAddress("address", ctx.params.address);
+  const cursor = (ctx: RequestCtx<unknown>): Cursor | null => ctx.cursor();
+  /** Runs a list query; a cursor of the wrong shape (a token of another list) is a 400. */
+  const list = async <T>(run: () => Promise<T>): Promise<T> => {
+    try {
+      return await run();
+    } catch (e) {
+      if (e instanceof CursorError) throw badRequest("pageToken", "not a token of this list");
+      throw e;
+    }
+  };
+  const listArgs = (ctx: RequestCtx<ChainParams>, chainId: string, o: {range?: boolean; sort?: boolean} = {}): EvmListArgs => {
+    const pageSize = ctx.query.pageSize();
+    const {start, end} = o.range ? ctx.query.blockRange() : {start: undefined, end: undefined};
+    return {chainId, pageSize, cursor: cursor(ctx), sortOrder: o.sort ? ctx.query.sortOrder() : "desc", startBlock: start, endBlock: end};
+  };
+  const rpcCall = async <T>(c: EvmChain, method: string, params: unknown[]): Promise<T> => {
+    try {
+      return await c.rpc.call<T>(method, params);
+    } catch (e) {
+      throw unavailable(`the RPC of chain ${c.chainId ?? c.blockchainId} did not answer ${method}: ${(e as Error).message}`);
+    }
+  };
+  const nativeBalance = async (c: EvmChain & {chainId: string}, owner: Uint8Array, block: bigint | undefined): Promise<Record<string, unknown>> => {
+    const wei = await rpcCall<string>(c, "eth_getBalance", [toHex(owner), block === undefined ? "latest" : toQuantity(block)]);
+    return {...tokenFields(c.networkToken), chainId: c.chainId, balance: BigInt(wei).toString()};
+  };
+  const blockNumberParam = (ctx: RequestCtx<unknown>): bigint | undefined => {
+    const v = ctx.query.string("blockNumber");
+    if (v === undefined) return undefined;
+    if (!/^(0|[1-9][0-9]{0,18})$/.test(v)) throw badRequest("blockNumber", "must be a block number (an integer >= 0)");
+    return BigInt(v);
+  };
+
+  // ---- chains ----
+
+  router.get("/v1/chains", async (ctx) => {
+    const network = ctx.query.string("network");
+    if (network !== undefined && !["mainnet", "fuji", "testnet", "local"].includes(network)) throw badRequest("network", `unknown network ${JSON.stringify(network)}`);
+    const served = network === undefined || (network === "testnet" ? "fuji" : network) === m.chains.network.name;
+    return {chains: served ? m.chains.chains.filter((c) => m.chains.chainIdOf(c) !== null).map((c) => chainInfo(m.chains, c)) : []};
+  });
+
+  router.get("/v1/chains/:chainId", async (ctx) => chainInfo(m.chains, chainOf(ctx)));
+
+  // ---- blocks ----
+
+  router.get("/v1/chains/:chainId/blocks", async (ctx) => {
+    const c = chainOf(ctx);
+    const page = await list(() => listBlocks(m.sql, listArgs(ctx, c.chainId)));
+    return {nextPageToken: ctx.pageToken(page.next), blocks: page.items};
+  });
+
+  const blockIdOf = (id: string): {number?: bigint; hash?: Uint8Array} => {
+    if (/^(0|[1-9][0-9]{0,18})$/.test(id)) return {number: BigInt(id)};
+    if (TX_HASH_RE.test(id)) return {hash: hexToBytes(id)};
+    throw badRequest("blockId", `not a block number or hash: ${JSON.stringify(id)}`);
+  };
+
+  router.get("/v1/chains/:chainId/blocks/:blockId", async (ctx) => {
+    const c = chainOf(ctx);
+    const b = await getBlock(m.sql, c.chainId, blockIdOf(ctx.params.blockId));
+    if (!b) throw notFound(`block ${ctx.params.blockId} not found on chain ${c.chainId}`);
+    return b;
+  });
+
+  router.get("/v1/chains/:chainId/blocks/:blockId/transactions", async (ctx) => {
+    const c = chainOf(ctx);
+    const b = await getBlock(m.sql, c.chainId, blockIdOf(ctx.params.blockId));
+    if (!b) throw notFound(`block ${ctx.params.blockId} not found on chain ${c.chainId}`);
+    const args = {...listArgs(ctx, c.chainId), sortOrder: "asc" as const, blockNumber: BigInt(b.blockNumber)};
+    const page = await list(() => listTransactions(m.sql, args));
+    return {nextPageToken: ctx.pageToken(page.next), transactions: page.items};
+  });
+
+  // ---- transactions ----
+
+  router.get("/v1/chains/:chainId/transactions", async (ctx) => {
+    const c = chainOf(ctx);
+    const status = ctx.query.enumValue("status", ["failed", "success"] as const);
+    const page = await list(() => listTransactions(m.sql, {...listArgs(ctx, c.chainId), status: status === undefined ? undefined : status === "success" ? 1 : 0}));
+    return {nextPageToken: ctx.pageToken(page.next), transactions: page.items};
+  });
+
+  // 15: one transaction.
+  router.get("/v1/chains/:chainId/transactions/:txHash", async (ctx) => {
+    const c = chainOf(ctx);
+    if (!TX_HASH_RE.test(ctx.params.txHash)) throw badRequest("txHash", `not a transaction hash (0x and 64 hex digits): ${JSON.stringify(ctx.params.txHash)}`);
+    const found = await getTransaction(m.sql, c.chainId, hexToBytes(ctx.params.txHash));
+    if (!found) throw notFound(`transaction ${ctx.params.txHash} not found on chain ${c.chainId}`);
+    return {...found.details, networkTokenDetails: {networkToken: c.networkToken}, nativeTransaction: found.tx};
+  });
+
+  // 3: transactions of an address.
+  router.get("/v1/chains/:chainId/addresses/:address/transactions", async (ctx) => {
+    const c = chainOf(ctx);
+    const a = address(ctx);
+    const page = await list(() => listAddressTransactions(m.sql, {...listArgs(ctx, c.chainId, {range: true, sort: true}), address: a}));
+    return {nextPageToken: ctx.pageToken(page.next), transactions: page.items};
+  });
+
+  router.get("/v1/chains/:chainId/addresses/:address/transactions:listNative", async (ctx) => {
+    const c = chainOf(ctx);
+    const a = address(ctx);
+    const page = await list(() => listNativeTransactions(m.sql, {...listArgs(ctx, c.chainId, {range: true}), address: a}));
+    return {nextPageToken: ctx.pageToken(page.next), transactions: page.items};
+  });
+
+  for (const [suffix, erc] of [["listErc20", 20], ["listErc721", 721], ["listErc1155", 1155]] as const) {
+    router.get(`/v1/chains/:chainId/addresses/:address/transactions:${suffix}`, async (ctx: RequestCtx<AddressParams>) => {
+      const c = chainOf(ctx);
+      const a = address(ctx);
+      const page = await list(() => listAddressTransfers(m.sql, {...listArgs(ctx, c.chainId, {range: true}), address: a, erc}));
+      return {nextPageToken: ctx.pageToken(page.next), transactions: page.items};
+    });
+  }
+
+  // 8: internal transactions.
+  router.get("/v1/chains/:chainId/addresses/:address/transactions:listInternals", async (ctx) => {
+    const c = chainOf(ctx);
+    const a = address(ctx);
+    if (c.follower && c.follower.status().traces === false) throw unavailable(`chain ${c.chainId}'s RPC serves no call traces: internal transactions are not indexed (enable debug-tracer)`);
+    const page = await list(() => listInternalTransactions(m.sql, {...listArgs(ctx, c.chainId, {range: true}), address: a}));
+    return {nextPageToken: ctx.pageToken(page.next), transactions: page.items};
+  });
+
+  // 7: transfers of a token contract.
+  router.get("/v1/chains/:chainId/tokens/:address/transfers", async (ctx) => {
+    const c = chainOf(ctx);
+    const a = address(ctx);
+    const page = await list(() => listTokenTransfers(m.sql, {...listArgs(ctx, c.chainId, {range: true}), token: a}));
+    return {nextPageToken: ctx.pageToken(page.next), transfers: page.items};
+  });
+
+  // ---- contracts ----
+
+  // 6: the deployment transaction.
+  router.get("/v1/chains/:chainId/contracts/:address/transactions:getDeployment", async (ctx) => {
+    const c = chainOf(ctx);
+    const a = address(ctx);
+    const contract = await getContract(m.sql, c.chainId, a);
+    if (!contract) throw notFound(`no deployment of ${ctx.params.address} is indexed on chain ${c.chainId}`);
+    const found = await getTransaction(m.sql, c.chainId, contract.tx_hash);
+    if (!found) throw notFound(`no deployment of ${ctx.params.address} is indexed on chain ${c.chainId}`);
+    return {...found.details, networkTokenDetails: {networkToken: c.networkToken}, nativeTransaction: found.tx};
+  });
+
+  // 13: contracts deployed by the address.
+  router.get("/v1/chains/:chainId/contracts/:address/deployments", async (ctx) => {
+    const c = chainOf(ctx);
+    const a = address(ctx);
+    const page = await list(() => listDeployments(m.sql, {chainId: c.chainId, address: a, pageSize: ctx.query.pageSize(), cursor: cursor(ctx)}));
+    return {nextPageToken: ctx.pageToken(page.next), contracts: page.items.map((r) => contractModel(r, m.curated.get(toHex(r.address))))};
+  });
+
+  // 18: contract metadata.
+  router.get("/v1/chains/:chainId/addresses/:address", async (ctx) => {
+    const c = chainOf(ctx);
+    const a = address(ctx);
+    const curated = m.curated.get(toHex(a));
+    const contract = await getContract(m.sql, c.chainId, a);
+    const token = await getToken(m.sql, c.chainId, a);
+    if (!contract && !token) {
+      // Not deployed in the indexed range (a genesis contract, a precompile, or an EOA): the chain says which.
+      const code = await rpcCall<string>(c, "eth_getCode", [toHex(a), "latest"]);
+      if (code === "0x" && !curated) throw notFound(`${ctx.params.address} is not a contract on chain ${c.chainId}`);
+    }
+    return contractModel({address: a, tx_hash: contract?.tx_hash ?? null, deployer: contract?.deployer ?? a, deployer_contract: contract?.deployer_contract ?? null, erc: token?.erc ?? null, name: token?.name ?? null, symbol: token?.symbol ?? null, decimals: token?.decimals ?? null}, curated);
+  });
+
+  // ---- balances ----
+
+  router.get("/v1/chains/:chainId/addresses/:address/balances:getNative", async (ctx) => {
+    const c = chainOf(ctx);
+    return {nativeTokenBalance: await nativeBalance(c, address(ctx), blockNumberParam(ctx))};
+  });
+
+  const balanceList = (suffix: "listErc20" | "listErc721" | "listErc1155" | "listCollectibles", ercs: number[], field: string, o: {history: boolean; multiContract: boolean; native: boolean}): void => {
+    router.get(`/v1/chains/:chainId/addresses/:address/balances:${suffix}`, async (ctx: RequestCtx<AddressParams>) => {
+      const c = chainOf(ctx);
+      const owner = address(ctx);
+      const pageSize = ctx.query.pageSize(500);
+      const blockNumber = o.history ? blockNumberParam(ctx) : undefined;
+      let contracts: Uint8Array[] | undefined;
+      if (o.multiContract) {
+        const list = ctx.query.list("contractAddresses");
+        contracts = list.map((v) => parseEvmAddress("contractAddresses", v));
+      } else {
+        const one = ctx.query.string("contractAddress");
+        contracts = one === undefined ? undefined : [parseEvmAddress("contractAddress", one)];
+      }
+      const page = await list(() => listBalances(m.sql, {chainId: c.chainId, owner, ercs, contracts, blockNumber, pageSize, cursor: cursor(ctx)}));
+      const items = page.items.map((r) => (r.erc === 20 ? erc20Balance(c.chainId, r) : nftBalance(c.chainId, r, owner)));
+      const out: Record<string, unknown> = {nextPageToken: ctx.pageToken(page.next)};
+      if (o.native) out.nativeTokenBalance = await nativeBalance(c, owner, blockNumber);
+      out[field] = items;
+      return out;
+    });
+  };
+  balanceList("listErc20", [20], "erc20TokenBalances", {history: true, multiContract: true, native: true});
+  balanceList("listErc721", [721], "erc721TokenBalances", {history: false, multiContract: false, native: true});
+  // 9: ERC-1155 balances, at a past block too.
+  balanceList("listErc1155", [1155], "erc1155TokenBalances", {history: true, multiContract: false, native: true});
+  // 11: ERC-721 and ERC-1155 holdings.
+  balanceList("listCollectibles", [721, 1155], "collectibleBalances", {history: false, multiContract: false, native: false});
+
+  // ---- NFTs ----
+
+  // 14: the tokens of a collection.
+  router.get("/v1/chains/:chainId/nfts/collections/:address/tokens", async (ctx) => {
+    const c = chainOf(ctx);
+    const a = address(ctx);
+    const page = await list(() => listCollectionTokens(m.sql, {chainId: c.chainId, token: a, pageSize: ctx.query.pageSize(), cursor: cursor(ctx)}));
+    return {nextPageToken: ctx.pageToken(page.next), tokens: page.items};
+  });
+
+  router.get("/v1/chains/:chainId/nfts/collections/:address/tokens/:tokenId", async (ctx) => {
+    const c = chainOf(ctx);
+    const a = address(ctx);
+    if (!INT_RE.test(ctx.params.tokenId)) throw badRequest("tokenId", `not a token ID (a decimal integer): ${JSON.stringify(ctx.params.tokenId)}`);
+    const t = await getCollectionToken(m.sql, c.chainId, a, ctx.params.tokenId);
+    if (!t) throw notFound(`token ${ctx.params.tokenId} of ${ctx.params.address} not found on chain ${c.chainId}`);
+    return t;
+  });
+}
+
+function tokenFields(t: NetworkToken): Record<string, unknown> {
+  return {name: t.name, symbol: t.symbol, decimals: t.decimals};
+}
+
+/** GetChainResponse / ChainInfo. */
+function chainInfo(chains: EvmChains, c: EvmChain): Record<string, unknown> {
+  const s = c.follower?.status();
+  const id = chains.chainIdOf(c);
+  const out: Record<string, unknown> = {
+    chainId: id,
+    status: s ? s.status : "OK",
+    chainName: c.isCChain ? "C-Chain" : `EVM chain ${id}`,
+    description: c.isCChain ? "The Contract Chain of the Avalanche primary network" : `An EVM chain followed through ${c.rpc.opts.url}`,
+    vmName: "EVM",
+    rpcUrl: c.rpc.opts.url,
+    isTestnet: chains.network.name !== "mainnet",
+    networkToken: c.networkToken ?? AVAX_TOKEN,
+    enabledFeatures: ["nftIndexing"],
+  };
+  if (c.blockchainId) out.platformChainId = c.blockchainId;
+  if (s) {
+    // avaext's extension: the follower's own state (the hosted API has no such field).
+    out.indexing = {
+      head: s.head?.toString() ?? null,
+      rpcHead: s.rpcHead?.toString() ?? null,
+      internalTransactions: s.traces,
+      ...(s.lastError ? {lastError: s.lastError} : {}),
+    };
+  }
+  return out;
+}
+
+

@@ -1,0 +1,157 @@
+/**
+ * The dev network's C-chain execution (contract data-api §7): a real EVM (anvil, manual mining) that mines one
+ * block per dev-feed tick, at the tick's time, with that tick's generated transactions. The feed wraps each block
+ * as mainnet does (proposervm around a coreth block of anvil's header and transactions, the atomic transactions
+ * in extData), so the index, the primary-network view and the EVM view agree on every block hash.
+ *
+ * The chain is a pure function of the schedule: same genesis time, same transactions, same timestamps give the
+ * same hashes (checked: two fresh anvils agree). A restart therefore replays the ticks into a fresh anvil.
+ */
+import {RLP, type Input} from "@ethereumjs/rlp";
+import {keccak_256} from "@noble/hashes/sha3.js";
+import type {Logger} from "../../logger/index.js";
+import {bytesToHex, hexToBytes, quantity, toQuantity} from "../../evm/hex.js";
+import {Anvil} from "./anvil.js";
+
+/** The local network's C-chain EVM chain ID (coreth: 43112). */
+export const DEV_EVM_CHAIN_ID = 43112;
+
+/** What generates each tick's EVM transactions (eth_sendTransaction params); it tracks its own nonces. */
+export interface DevEvmTrafficSource {
+  txsForTick(t: number): Array<Record<string, unknown>>;
+}
+
+export interface DevEvmChainModules {
+  logger: Logger;
+  /** A fresh generator per chain (re)start: replaying from genesis needs its nonces from zero. */
+  traffic: (() => DevEvmTrafficSource) | null;
+}
+
+/** One mined block: anvil's header fields (in RLP order) and its transactions as they go in a block body. */
+export interface MinedBlock {
+  hash: Uint8Array;
+  header: Input[];
+  txs: Input[];
+}
+
+/** Header fields in RLP order (geth's types.Header), optional ones present only when anvil's hardfork has them. */
+const HEADER_FIELDS: Array<[string, "data" | "qty", boolean]> = [
+  ["parentHash", "data", true],
+  ["sha3Uncles", "data", true],
+  ["miner", "data", true],
+  ["stateRoot", "data", true],
+  ["transactionsRoot", "data", true],
+  ["receiptsRoot", "data", true],
+  ["logsBloom", "data", true],
+  ["difficulty", "qty", true],
+  ["number", "qty", true],
+  ["gasLimit", "qty", true],
+  ["gasUsed", "qty", true],
+  ["timestamp", "qty", true],
+  ["extraData", "data", true],
+  ["mixHash", "data", true],
+  ["nonce", "data", true],
+  ["baseFeePerGas", "qty", false],
+  ["withdrawalsRoot", "data", false],
+  ["blobGasUsed", "qty", false],
+  ["excessBlobGas", "qty", false],
+  ["parentBeaconBlockRoot", "data", false],
+  ["requestsHash", "data", false],
+];
+
+export class DevEvmChain {
+  private traffic: DevEvmTrafficSource | null;
+  private stopped = false;
+
+  private constructor(
+    private anvil: Anvil,
+    private readonly genesisTimestamp: number,
+    private readonly modules: DevEvmChainModules,
+  ) {
+    this.traffic = modules.traffic?.() ?? null;
+  }
+
+  static async start(genesisTimestamp: number, modules: DevEvmChainModules): Promise<DevEvmChain> {
+    const anvil = await Anvil.start({chainId: DEV_EVM_CHAIN_ID, genesisTimestamp, mining: "manual"}, {logger: modules.logger});
+    return new DevEvmChain(anvil, genesisTimestamp, modules);
+  }
+
+  get url(): string {
+    return this.anvil.url;
+  }
+
+  /** Why the EVM is down (its process exited), or null. */
+  failure(): string | null {
+    return this.anvil.exited();
+  }
+
+  /** The number of the last block mined. */
+  async height(): Promise<bigint> {
+    return quantity(await this.anvil.rawCall("eth_blockNumber", []));
+  }
+
+  /**
+   * A fresh chain from genesis (a feed restart after an uncommitted batch: anvil may hold blocks the index does
+   * not). The URL changes: followers retry and reconnect through `url`.
+   */
+  async reset(): Promise<void> {
+    await this.anvil.stop();
+    this.anvil = await Anvil.start({chainId: DEV_EVM_CHAIN_ID, genesisTimestamp: this.genesisTimestamp, mining: "manual"}, {logger: this.modules.logger});
+    this.traffic = this.modules.traffic?.() ?? null;
+  }
+
+  /** Sends tick `t`'s transactions and mines them into one block at `timestamp` (seconds). */
+  async mine(t: number, timestamp: number): Promise<MinedBlock> {
+    const failure = this.anvil.exited();
+    if (failure) throw new Error(`the dev network's EVM is down: ${failure}`);
+    const txs = this.traffic?.txsForTick(t) ?? [];
+    if (txs.length > 0) {
+      const answers = await this.batch(txs.map((tx) => ({method: "eth_sendTransaction", params: [tx]})));
+      answers.forEach((a, i) => {
+        if (a.error) throw new Error(`dev EVM tick ${t}: transaction ${i} refused: ${a.error.message}`);
+      });
+    }
+    await this.anvil.rawCall("evm_mine", [{timestamp}]);
+    const block = (await this.anvil.rawCall("eth_getBlockByNumber", ["latest", false])) as Record<string, unknown> & {hash: string; transactions: string[]};
+    if (block.transactions.length !== txs.length) throw new Error(`dev EVM tick ${t}: sent ${txs.length} transactions, the block holds ${block.transactions.length}`);
+    const header = HEADER_FIELDS.filter(([name, , required]) => required || block[name] !== undefined).map(([name, kind]) => {
+      const v = block[name];
+      if (typeof v !== "string") throw new Error(`dev EVM block ${block.number}: no ${name}`);
+      return kind === "qty" ? quantity(v) : hexToBytes(v);
+    });
+    const hash = keccak_256(RLP.encode(header));
+    if ("0x" + bytesToHex(hash) !== block.hash) throw new Error(`dev EVM block ${block.number}: its header does not hash to ${block.hash} (an unknown header field?)`);
+    const raws = block.transactions.length === 0 ? [] : await this.batch(block.transactions.map((h) => ({method: "eth_getRawTransactionByHash", params: [h]})));
+    const bodyTxs = raws.map((r, i): Input => {
+      if (typeof r.result !== "string") throw new Error(`dev EVM: no raw transaction ${block.transactions[i]}`);
+      const raw = hexToBytes(r.result);
+      // A typed transaction goes in a block body as its byte string; a legacy one as its RLP list.
+      return raw[0]! >= 0xc0 ? (RLP.decode(raw) as Input) : raw;
+    });
+    return {hash, header, txs: bodyTxs};
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    await this.anvil.stop();
+  }
+
+  private async batch(calls: Array<{method: string; params: unknown[]}>): Promise<Array<{result?: unknown; error?: {message: string}}>> {
+    const res = await fetch(this.anvil.url, {
+      method: "POST",
+      headers: {"content-type": "application/json"},
+      body: JSON.stringify(calls.map((c, i) => ({jsonrpc: "2.0", id: i, ...c}))),
+      signal: AbortSignal.timeout(30_000),
+    });
+    const body = (await res.json()) as Array<{id: number; result?: unknown; error?: {message: string}}>;
+    return calls.map((_, i) => body.find((b) => b.id === i) ?? {error: {message: "no answer"}});
+  }
+}
+
+/** The coreth block of a mined block: `[header, txs, uncles, version, extData]` (the dev network's atomic txs). */
+export function corethBlock(b: MinedBlock, extData: Uint8Array | null): Uint8Array {
+  return RLP.encode([b.header, b.txs, [], 0, extData ?? new Uint8Array(0)]);
+}
+
+export {toQuantity};
