@@ -2,7 +2,7 @@
 // logs and call traces have the shapes the indexer relies on, and a second anvil reproduces the same block hashes.
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import {Anvil} from "../../../src/dev/evm/anvil.js";
-import {ANVIL_ACCOUNTS, DevEvmTraffic, runTick, type DevEvmAddresses, type EthTxRequest, type TxKind} from "../../../src/dev/evm/traffic.js";
+import {ANVIL_ACCOUNTS, contractAddress, create2Address, DevEvmTraffic, runTick, type DevEvmAddresses, type EthTxRequest, type TxKind} from "../../../src/dev/evm/traffic.js";
 import {decodeAbi, encodeCall, eventTopic} from "../../../src/evm/abi.js";
 import {hexToBytes, quantity, toQuantity} from "../../../src/evm/hex.js";
 import {quietLogger} from "../../helpers/sql.js";
@@ -49,7 +49,36 @@ async function runTicks(anvil: Anvil): Promise<{ticks: Tick[]; addresses: DevEvm
 
 const key = (from: string, nonce: string): string => `${from.toLowerCase()}:${BigInt(nonce)}`;
 
-describe("dev EVM traffic", {timeout: 120_000}, () => {
+describe("dev EVM traffic generator", () => {
+  it("computes CREATE and CREATE2 addresses", () => {
+    // The well-known first deployments of anvil's/Hardhat's account 0.
+    expect(contractAddress(ANVIL_ACCOUNTS[0]!, 0)).toBe("0x5fbdb2315678afecb367f032d93f642f64180aa3");
+    expect(contractAddress(ANVIL_ACCOUNTS[0]!, 1)).toBe("0xe7f1725e7734ce288f8367e1bb143e90bb3f0512");
+    // EIP-1014's example 0: deployer 0, salt 0, init code 0x00.
+    expect(create2Address("0x" + "00".repeat(20), "0x" + "00".repeat(32), "0x00")).toBe("0x4d1a2e2bb4f88f0250f26ffff098b0b30b26bf38");
+  });
+
+  it("is deterministic, uses explicit quantities, and refuses ticks out of order", () => {
+    const a = new DevEvmTraffic({accounts: [...ANVIL_ACCOUNTS]});
+    const b = new DevEvmTraffic({accounts: [...ANVIL_ACCOUNTS]});
+    expect(a.addresses()).toBeNull();
+    for (let t = 0; t < 60; t++) {
+      const txs = a.txsForTick(t);
+      expect(b.txsForTick(t)).toEqual(txs);
+      if (t > 2) expect(txs.length).toBeGreaterThanOrEqual(3);
+      expect(txs.length).toBeLessThanOrEqual(8);
+      for (const tx of txs) {
+        for (const f of [tx.nonce, tx.gas, tx.maxFeePerGas, tx.maxPriorityFeePerGas, ...(tx.value ? [tx.value] : [])]) expect(f).toMatch(/^0x[0-9a-f]+$/);
+        expect(tx.maxFeePerGas).toBe(toQuantity(100n * 10n ** 9n));
+      }
+      expect(a.lastTick()!.kinds.includes("boom")).toBe(t % 10 === 9);
+    }
+    expect(a.addresses()).toEqual(b.addresses());
+    expect(() => a.txsForTick(70)).toThrow(/expected 60/);
+  });
+});
+
+describe("dev EVM traffic on anvil", {timeout: 120_000}, () => {
   let anvil: Anvil;
   let ticks: Tick[];
   let addresses: DevEvmAddresses;
