@@ -31,6 +31,8 @@ import {MetricsService} from "./metricsService/service.js";
 import {DataApiService, type DataApiRole} from "./dataApi/service.js";
 import {loadApiKeys} from "./dataApi/server/keys.js";
 import {genesisFor} from "./dataApi/genesis.js";
+import {parseEvmRpcList, type EvmChainSpec} from "./dataApi/evm/chains.js";
+import {loadContractMetadata} from "./dataApi/evm/contractMetadata.js";
 
 export interface NodeOverrides {
   /** Where display logs go (tests pass a sink); default stdout. */
@@ -67,6 +69,8 @@ export class AvaextNode {
   admin: AdminService | null = null;
   /** The data API (`/v1`), when `--data-api-enabled`. */
   dataApi: DataApiService | null = null;
+  /** The dev feed, when `--feed dev` (its EVM is the dev network's C-chain). */
+  devFeed: DevFeed | null = null;
   private readonly closers: Closer[] = [];
   private status: Status = "created";
 
@@ -129,9 +133,17 @@ export class AvaextNode {
     const store = await IndexStore.open(db);
     this.store = store;
     await checkIncompleteIndex(store, c["index-enabled"], c["index-allow-incomplete"]);
+    const source = this.overrides.feed ?? this.createFeed();
+    // The dev network's EVM starts before the data API is built (its follower needs the URL), at the schedule's
+    // genesis, which the stored position fixes; it stops after the feed (closers run in reverse).
+    if (source instanceof DevFeed) {
+      this.devFeed = source;
+      this.onClose("dev EVM", () => source.close());
+      await source.prepare(await store.feedPosition(source.key));
+    }
     this.ingester = new Ingester(
       {indexEnabled: c["index-enabled"]},
-      {source: this.overrides.feed ?? this.createFeed(), store, status: this.feedStatus, avgTps: this.avgTps, logger: this.loggers.get("feed"), register: this.metrics.register},
+      {source, store, status: this.feedStatus, avgTps: this.avgTps, logger: this.loggers.get("feed"), register: this.metrics.register},
     );
     const ingester = this.ingester;
     this.onClose("feed", () => ingester.close());
@@ -192,6 +204,8 @@ export class AvaextNode {
           rateLimitPerMinute: c["data-api-rate-limit"],
           keys: c["data-api-keys-file"] ? loadApiKeys(c["data-api-keys-file"]) : null,
           maxLag: 10_000,
+          evmChains: this.evmChainSpecs(),
+          contractMetadata: c["contract-metadata-file"] ? loadContractMetadata(c["contract-metadata-file"]) : new Map(),
         },
         {
           index: c["index-enabled"] ? store : null,
@@ -262,7 +276,8 @@ export class AvaextNode {
     const spec = this.config.feed;
     const status = this.feedStatus;
     if (spec === "dev") {
-      return new DevFeed({...defaultDevFeedOptions, backfillMs: this.config["dev-backfill"]}, {status, network: this.chains.network});
+      const evm = this.config["dev-evm"] ? {logger: this.loggers.get("dev-evm")} : null;
+      return new DevFeed({...defaultDevFeedOptions, backfillMs: this.config["dev-backfill"]}, {status, network: this.chains.network, evm});
     }
     if (spec.startsWith("file:")) {
       return new FileFeed(
@@ -271,6 +286,14 @@ export class AvaextNode {
       );
     }
     return new HttpFeed({...defaultHttpFeedOptions, url: spec}, {status, logger: this.loggers.get("feed")});
+  }
+
+  /** `--evm-rpc`, or else the dev network's own EVM as the C-chain (its URL changes when it restarts). */
+  private evmChainSpecs(): EvmChainSpec[] {
+    const given = parseEvmRpcList(this.config["evm-rpc"]);
+    const dev = this.devFeed;
+    if (given.length > 0 || !dev || dev.evmUrl() === null) return given;
+    return [{name: "C", url: dev.evmUrl()!, urlOf: () => dev.evmUrl()!}];
   }
 
   /** Registers something to close on shutdown (closed in reverse order). */

@@ -142,7 +142,9 @@ export class DataApiService {
     const metrics = modules.register ? evmMetrics(modules.register) : undefined;
     const chains = opts.evmChains.map((spec): EvmChain => {
       const id = EvmChains.identity(spec, modules.network);
-      const rpc = new EvmRpc({...defaultEvmRpcOptions, url: spec.url}, {logger, onError: () => metrics?.rpcErrors.inc({chain: id.chainId ?? spec.name})});
+      const rpcOpts = {...defaultEvmRpcOptions, url: spec.url};
+      if (spec.urlOf) Object.defineProperty(rpcOpts, "url", {get: spec.urlOf, enumerable: true});
+      const rpc = new EvmRpc(rpcOpts, {logger, onError: () => metrics?.rpcErrors.inc({chain: id.chainId ?? spec.name})});
       const follower = writes
         ? new EvmFollower({...defaultEvmFollowerOptions, chainId: id.chainId, blockchainId: id.blockchainId}, {sql, rpc, logger, tokenInfo: tokenInfoReader(rpc), metrics: metrics?.follower})
         : null;
@@ -224,6 +226,6 @@ function evmMetrics(register: Registry): {rpcErrors: Counter<"chain">; follower:
 }
 
 /** Reads a token's kind and metadata through its chain's RPC. */
-function tokenInfoReader(rpc: EvmRpc): (address: Uint8Array, seenAs: 20 | 721 | 1155) => Promise<Omit<TokenInfo, "stored">> {
+function tokenInfoReader(_rpc: EvmRpc): (address: Uint8Array, seenAs: 20 | 721 | 1155) => Promise<Omit<TokenInfo, "stored">> {
   return async (_address, seenAs) => ({erc: seenAs, name: null, symbol: null, decimals: null});
 }

@@ -7,6 +7,9 @@
  * deterministic) to rebuild the wallets, heights and parents, and continues the same network.
  */
 import type {NetworkInfo} from "../chains/index.js";
+import type {Logger} from "../logger/index.js";
+import {DevEvmChain, corethBlock} from "../dev/evm/devChain.js";
+import {ANVIL_ACCOUNTS, DevEvmTraffic} from "../dev/evm/traffic.js";
 import {buildAvmBlock, buildBanffBlock, buildCBlock} from "../decode/builders.js";
 import {decodeEvmBlock} from "../decode/coreth.js";
 import {buildProposerBlock} from "../decode/proposervm.js";
@@ -39,6 +42,8 @@ export interface DevFeedModules {
   status: FeedStatus;
   network: NetworkInfo;
   now?: () => number;
+  /** Run the C-chain on a real EVM (anvil): its blocks are the C containers' inner blocks. Null: synthetic blocks. */
+  evm?: {logger: Logger} | null;
 }
 
 /** The last block IDs each chain's next block names as its parent (kept in the position, so restarts link up). */
@@ -91,12 +96,17 @@ interface DevChains {
   net: DevPrimaryNetwork;
   pHeight: bigint;
   xHeight: bigint;
+  /** The last C block's time (anvil needs each block later than its parent). */
+  cTime: number;
 }
 
 export class DevFeed implements FeedSource {
   readonly key = "dev";
   private readonly now: () => number;
   private chains: DevChains | null = null;
+  /** The position the feed starts from, fixed by prepare() (the EVM's genesis time depends on it). */
+  private start: DevPosition | null = null;
+  private evm: DevEvmChain | null = null;
 
   constructor(
     private readonly opts: DevFeedOptions,
@@ -105,25 +115,56 @@ export class DevFeed implements FeedSource {
     this.now = modules.now ?? Date.now;
   }
 
-  async run(position: Uint8Array | null, sink: (batch: FeedBatch) => Promise<void>, signal: AbortSignal): Promise<void> {
-    const {status} = this.modules;
-    let pos: DevPosition;
+  /**
+   * Fixes the starting position (the stored one, or a new schedule from now) and starts the dev EVM at the
+   * schedule's genesis time. Called by the composition root before the data API is built, so its EVM follower
+   * has a URL to follow; run() calls it too.
+   */
+  async prepare(position: Uint8Array | null): Promise<void> {
+    if (this.start) return;
     if (position && (position.length === POSITION_LEN || position.length === OLD_POSITION_LEN)) {
-      pos = decode(position);
+      this.start = decode(position);
     } else {
       const now = this.now();
       const backfillTicks = Math.floor(this.opts.backfillMs / this.opts.backfillStepMs);
       const zero = new Uint8Array(32);
-      pos = {startMs: now - backfillTicks * this.opts.backfillStepMs, liveMs: now, tick: 0, parents: {p: zero, x: zero, c: zero, eth: zero, pInner: zero, xInner: zero}};
+      this.start = {startMs: now - backfillTicks * this.opts.backfillStepMs, liveMs: now, tick: 0, parents: {p: zero, x: zero, c: zero, eth: zero, pInner: zero, xInner: zero}};
     }
+    if (this.modules.evm) {
+      const logger = this.modules.evm.logger;
+      this.evm = await DevEvmChain.start(Number(devGenesisTime(this.start.startMs)), {logger, traffic: () => new DevEvmTraffic({accounts: [...ANVIL_ACCOUNTS]})});
+    }
+  }
+
+  /** The dev EVM's JSON-RPC URL (it changes when the EVM restarts), or null without one. */
+  evmUrl(): string | null {
+    return this.evm?.url ?? null;
+  }
+
+  /** Why the dev EVM is down, or null (also null without one). */
+  evmFailure(): string | null {
+    return this.evm?.failure() ?? null;
+  }
+
+  async close(): Promise<void> {
+    await this.evm?.stop();
+  }
+
+  async run(position: Uint8Array | null, sink: (batch: FeedBatch) => Promise<void>, signal: AbortSignal): Promise<void> {
+    const {status} = this.modules;
+    await this.prepare(position);
+    // A restart after a failed batch resumes from the committed position, not from where prepare() started.
+    let pos: DevPosition = position && (position.length === POSITION_LEN || position.length === OLD_POSITION_LEN) ? decode(position) : this.start!;
     const backfillTicks = Math.round((pos.liveMs - pos.startMs) / this.opts.backfillStepMs);
     const tickTime = (t: number): number =>
       t < backfillTicks ? pos.startMs + t * this.opts.backfillStepMs : pos.liveMs + (t - backfillTicks) * this.opts.liveStepMs;
     // The wallets, heights and parents after the committed ticks: the schedule replayed (it is deterministic).
-    this.chains = {net: new DevPrimaryNetwork(this.modules.network, devGenesisTime(pos.startMs)), pHeight: 0n, xHeight: 0n};
+    this.chains = {net: new DevPrimaryNetwork(this.modules.network, devGenesisTime(pos.startMs)), pHeight: 0n, xHeight: 0n, cTime: Number(devGenesisTime(pos.startMs))};
+    // The EVM replays from genesis too; one that holds blocks (an earlier run of this process) starts afresh.
+    if (this.evm && (await this.evm.height()) !== 0n) await this.evm.reset();
     const zero = new Uint8Array(32);
     const replayed: Parents = {p: zero, x: zero, c: zero, eth: zero, pInner: zero, xInner: zero};
-    for (let t = 0; t < pos.tick; t++) this.tickItems(t, tickTime(t), replayed);
+    for (let t = 0; t < pos.tick && !signal.aborted; t++) await this.tickItems(t, tickTime(t), replayed);
     pos = {...pos, parents: replayed};
 
     status.sent();
@@ -135,7 +176,7 @@ export class DevFeed implements FeedSource {
       const parents = {...pos.parents};
       // Everything due is accepted at once (the backfill, or ticks missed while stopped), in bounded batches.
       while (tickTime(t) <= now && t - pos.tick < this.opts.batchTicks) {
-        items.push(...this.tickItems(t, tickTime(t), parents));
+        items.push(...(await this.tickItems(t, tickTime(t), parents)));
         t++;
       }
       if (items.length > 0) {
@@ -153,7 +194,7 @@ export class DevFeed implements FeedSource {
   }
 
   /** The containers of one tick, in acceptance order; advances `parents`. */
-  private tickItems(tickNo: number, timeMs: number, parents: Parents): FeedItem[] {
+  private async tickItems(tickNo: number, timeMs: number, parents: Parents): Promise<FeedItem[]> {
     const ns = BigInt(timeMs) * 1_000_000n;
     const ts = Math.floor(timeMs / 1000);
     const height = tickNo + 1;
@@ -176,7 +217,14 @@ export class DevFeed implements FeedSource {
       add("P", "block", p, parents.p);
     }
 
-    const c = buildCBlock({...base, chainId: chainId("C"), parentId: parents.c, parentHash: parents.eth, txs: 2 + (tickNo % 5), extData: tick.cAtomic ?? undefined});
+    let c: Uint8Array;
+    if (this.evm) {
+      chains.cTime = Math.max(ts, chains.cTime + 1);
+      const mined = await this.evm.mine(tickNo, chains.cTime);
+      c = buildProposerBlock(parents.c, chains.cTime, base.pChainHeight, corethBlock(mined, tick.cAtomic));
+    } else {
+      c = buildCBlock({...base, chainId: chainId("C"), parentId: parents.c, parentHash: parents.eth, txs: 2 + (tickNo % 5), extData: tick.cAtomic ?? undefined});
+    }
     const wrapped = decodeProposerBlock(c);
     parents.c = wrapped.id;
     parents.eth = decodeEvmBlock(wrapped.inner).hash;

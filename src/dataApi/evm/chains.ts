@@ -18,6 +18,8 @@ export interface EvmChainSpec {
   /** As given: `C`, an EVM chain ID (decimal) or a blockchain ID (CB58). */
   name: string;
   url: string;
+  /** The URL when it can change (the dev network's EVM after a restart); read at every request. */
+  urlOf?: () => string;
 }
 
 export interface EvmChain {

@@ -18,7 +18,7 @@ export const DEV_EVM_CHAIN_ID = 43112;
 
 /** What generates each tick's EVM transactions (eth_sendTransaction params); it tracks its own nonces. */
 export interface DevEvmTrafficSource {
-  txsForTick(t: number): Array<Record<string, unknown>>;
+  txsForTick(t: number): readonly object[];
 }
 
 export interface DevEvmChainModules {
