@@ -79,13 +79,24 @@ describe("readTokenMetadata on anvil", () => {
   let call: EthCall;
   const at: Record<string, string> = {};
 
+  type Receipt = {contractAddress: string; status: string};
+  // Auto-mining answers the send before the block is in: poll for the receipt.
+  const receiptOf = async (hash: string): Promise<Receipt> => {
+    for (let i = 0; i < 100; i++) {
+      const r = (await anvil.rawCall("eth_getTransactionReceipt", [hash])) as Receipt | null;
+      if (r !== null) return r;
+      await new Promise((res) => setTimeout(res, 20));
+    }
+    throw new Error(`no receipt for ${hash}`);
+  };
+
   beforeAll(async () => {
     const bytecode = compile();
     anvil = await Anvil.start({chainId: 43112, genesisTimestamp: 1700000000, mining: "auto"}, {logger: quietLogger()});
     call = async (to, data, block) => (await anvil.rawCall("eth_call", [{to, data}, block ?? "latest"])) as string;
     for (const [name, code] of Object.entries(bytecode)) {
       const hash = (await anvil.rawCall("eth_sendTransaction", [{from: DEPLOYER, data: code, gas: "0x1000000"}])) as string;
-      const receipt = (await anvil.rawCall("eth_getTransactionReceipt", [hash])) as {contractAddress: string; status: string};
+      const receipt = await receiptOf(hash);
       expect(receipt.status, name).toBe("0x1");
       at[name] = receipt.contractAddress;
     }
