@@ -26,6 +26,7 @@ const V3_SINGLE = "(address,address,uint24,address,uint256,uint256,uint256,uint1
 const V3_PATH = "(bytes,address,uint256,uint256,uint256)";
 const V3_SINGLE_02 = "(address,address,uint24,address,uint256,uint256,uint160)";
 const V3_PATH_02 = "(bytes,address,uint256,uint256)";
+const LB_PATH = "(uint256[],uint8[],address[])";
 
 /** Human-readable signatures; the selectors are computed from them at load, so the table cannot hold a wrong hash. */
 const KNOWN_SIGNATURES: readonly string[] = [
@@ -90,6 +91,15 @@ const KNOWN_SIGNATURES: readonly string[] = [
   "swapExactTokensForTokens(uint256,uint256,address[],address,uint256)",
   "swapTokensForExactTokens(uint256,uint256,address[],address,uint256)",
   "swapExactTokensForTokensSupportingFeeOnTransferTokens(uint256,uint256,address[],address,uint256)",
+  // LFJ (Trader Joe) Liquidity Book router v2.1+: Path is (pairBinSteps, versions, tokenPath)
+  ...["Tokens", "NATIVE"].flatMap((out) => [
+    `swapExactTokensFor${out}(uint256,uint256,${LB_PATH},address,uint256)`,
+    `swapTokensForExact${out}(uint256,uint256,${LB_PATH},address,uint256)`,
+    `swapExactTokensFor${out}SupportingFeeOnTransferTokens(uint256,uint256,${LB_PATH},address,uint256)`,
+  ]),
+  `swapExactNATIVEForTokens(uint256,${LB_PATH},address,uint256)`,
+  `swapNATIVEForExactTokens(uint256,${LB_PATH},address,uint256)`,
+  `swapExactNATIVEForTokensSupportingFeeOnTransferTokens(uint256,${LB_PATH},address,uint256)`,
   // Uniswap V3 SwapRouter, SwapRouter02, periphery helpers
   `exactInputSingle(${V3_SINGLE})`,
   `exactInput(${V3_PATH})`,

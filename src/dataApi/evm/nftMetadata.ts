@@ -25,7 +25,10 @@ export type NftTokenMetadataStatus =
   | "INDEXED"
   | "UNINDEXED";
 
-/** The SDK's Erc721TokenMetadata/Erc1155TokenMetadata fields that come from the JSON (`attributes` for ERC-721, `properties` for ERC-1155, both as JSON text). */
+/**
+ * The SDK's Erc721TokenMetadata/Erc1155TokenMetadata fields that come from the JSON: `attributes` (ERC-721) and
+ * `properties` (ERC-1155) as JSON text, `image` (or `image_url`) as imageUri, `background_color` as background.
+ */
 export interface NftMetadata {
   name?: string;
   description?: string;
@@ -35,6 +38,8 @@ export interface NftMetadata {
   background?: string;
   attributes?: string;
   properties?: string;
+  /** ERC-1155 metadata's `decimals` (0–255). */
+  decimals?: number;
 }
 
 export interface NftMetadataResult {
@@ -132,6 +137,7 @@ export function parseNftMetadata(text: string): NftMetadataResult {
     background: str(j.background_color),
     attributes: jsonText(j.attributes),
     properties: jsonText(j.properties),
+    decimals: Number.isInteger(j.decimals) && (j.decimals as number) >= 0 && (j.decimals as number) <= 255 ? (j.decimals as number) : undefined,
   };
   const metadata = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as NftMetadata;
   return {indexStatus: "INDEXED", metadata};
@@ -161,8 +167,8 @@ function ipfsUrl(uri: string, gateway: string): string {
   return (gateway.endsWith("/") ? gateway : gateway + "/") + rest;
 }
 
-/** The address to connect to for `host`, after checking every address it resolves to. */
-async function checkedAddress(host: string, allowPrivate: boolean): Promise<{address: string; family: number}> {
+/** The addresses to connect to for `host`: all it resolves to, each checked. */
+async function checkedAddresses(host: string, allowPrivate: boolean): Promise<{address: string; family: number}[]> {
   const literal = host.replace(/^\[(.*)\]$/, "$1");
   const family = isIP(literal);
   const all = family !== 0 ? [{address: literal, family}] : await dnsLookup(host, {all: true}).catch((e: Error) => {
@@ -172,7 +178,7 @@ async function checkedAddress(host: string, allowPrivate: boolean): Promise<{add
   // Any forbidden answer refuses the host: a DNS server that mixes them in is the rebinding attack.
   const bad = all.find((a) => isForbiddenAddress(a.address));
   if (bad && !allowPrivate) throw new Outcome("UNREACHABLE_TOKEN_URI", `${host} resolves to ${bad.address}, a non-public address`);
-  return all[0]!;
+  return all;
 }
 
 /** A DNS lookup cannot be cancelled, so the deadline races it. */
@@ -191,10 +197,11 @@ interface Response {
   body?: Buffer;
 }
 
-function get(url: URL, to: {address: string; family: number}, maxBytes: number, signal: AbortSignal): Promise<Response> {
-  // Node asks with {all: true} when it races address families (autoSelectFamily): answer both shapes.
+function get(url: URL, to: {address: string; family: number}[], maxBytes: number, signal: AbortSignal): Promise<Response> {
+  // Only the checked addresses, never a fresh DNS answer. Node asks with {all: true} when it races them
+  // (autoSelectFamily, so `localhost` works whether ::1 or 127.0.0.1 listens), else for one: answer both shapes.
   const lookup = ((_host: string, options: {all?: boolean}, cb: (...a: unknown[]) => void) =>
-    options.all ? cb(null, [to]) : cb(null, to.address, to.family)) as unknown as LookupFunction;
+    options.all ? cb(null, to) : cb(null, to[0]!.address, to[0]!.family)) as unknown as LookupFunction;
   const mod = url.protocol === "https:" ? https : http;
   return new Promise<Response>((resolve, reject) => {
     const req = mod.request(
@@ -256,7 +263,7 @@ async function fetchHttp(start: string, opts: Required<NftFetchOptions>, trusted
   }
   for (let hop = 0; ; hop++) {
     if (url.protocol !== "http:" && url.protocol !== "https:") throw new Outcome("INVALID_TOKEN_URI_SCHEME", `redirect to ${url.protocol}`);
-    const to = await beforeDeadline(checkedAddress(url.hostname, opts.allowPrivate || url.origin === trustedOrigin), signal, opts.timeoutMs);
+    const to = await beforeDeadline(checkedAddresses(url.hostname, opts.allowPrivate || url.origin === trustedOrigin), signal, opts.timeoutMs);
     let res: Response;
     try {
       res = await get(url, to, opts.maxBytes, signal);

@@ -6,6 +6,7 @@
  */
 import {decodeAbi, encodeCall, selector} from "../../evm/abi.js";
 import {hexToBytes} from "../../evm/hex.js";
+import {substituteTokenId} from "./nftMetadata.js";
 
 export type ErcType = "ERC-20" | "ERC-721" | "ERC-1155" | "UNKNOWN";
 
@@ -90,4 +91,23 @@ export async function readTokenMetadata(call: EthCall, address: string, block?: 
   if (erc165 && is1155) return {ercType: "ERC-1155", ...texts, decimals: decimals ?? 0};
   if (decimals !== undefined && (totalSupply !== undefined || symbol !== undefined)) return {ercType: "ERC-20", ...texts, decimals};
   return {ercType: "UNKNOWN", ...texts};
+}
+
+/** Longest token URI kept: on-chain NFTs put whole base64 JSON (SVG images included) in it. */
+export const MAX_TOKEN_URI_BYTES = 2 * 1024 * 1024;
+
+/**
+ * An NFT's token URI: ERC-721 `tokenURI(id)`, ERC-1155 `uri(id)` with `{id}` substituted. Undefined when the call
+ * reverts (often: no such token) or answers no UTF-8 string; surrounding whitespace is kept for the fetcher to trim.
+ */
+export async function readTokenUri(call: EthCall, address: string, ercType: "ERC-721" | "ERC-1155", tokenId: bigint, block?: string): Promise<string | undefined> {
+  const signature = ercType === "ERC-721" ? "tokenURI(uint256)" : "uri(uint256)";
+  const data = await tryCall(call, address, encodeCall(signature, ["uint256"], [tokenId]), block);
+  const uri = decodeOr(data, (d) => {
+    const b = decodeAbi(["bytes"], d)[0] as Uint8Array;
+    if (b.length > MAX_TOKEN_URI_BYTES) return undefined;
+    const s = utf8.decode(b);
+    return s.includes("\0") ? undefined : s;
+  });
+  return uri !== undefined && ercType === "ERC-1155" ? substituteTokenId(uri, tokenId) : uri;
 }

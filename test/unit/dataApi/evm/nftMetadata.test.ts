@@ -111,6 +111,8 @@ describe("fetchNftMetadata: data: URIs and schemes", () => {
       metadata: {name: "7", imageUri: "u", properties: '{"a":1}'},
     });
     expect(parseNftMetadata('\uFEFF{"name":"a\\u0000b"}').metadata).toEqual({name: "ab"});
+    expect(parseNftMetadata('{"decimals":2}').metadata).toEqual({decimals: 2});
+    expect(parseNftMetadata('{"decimals":256}').metadata).toEqual({});
   });
 });
 

@@ -1,7 +1,7 @@
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import solc from "solc";
 import {Anvil} from "../../../../src/dev/evm/anvil.js";
-import {decodeTextResult, readTokenMetadata, type EthCall} from "../../../../src/dataApi/evm/tokenMetadata.js";
+import {decodeTextResult, readTokenMetadata, readTokenUri, type EthCall} from "../../../../src/dataApi/evm/tokenMetadata.js";
 import {encodeAbi} from "../../../../src/evm/abi.js";
 import {quietLogger} from "../../../helpers/sql.js";
 
@@ -27,9 +27,11 @@ contract Nft721 {
   function supportsInterface(bytes4 id) external pure returns (bool) { return id == 0x01ffc9a7 || id == 0x80ac58cd || id == 0x5b5e139f; }
   function name() external pure returns (string memory) { return "Kitties"; }
   function symbol() external pure returns (string memory) { return "KIT"; }
+  function tokenURI(uint256 id) external pure returns (string memory) { require(id < 10, "no such token"); return "ipfs://QmX/1.json"; }
 }
 contract Multi1155 {
   function supportsInterface(bytes4 id) external pure returns (bool) { return id == 0x01ffc9a7 || id == 0xd9b67a26; }
+  function uri(uint256) external pure returns (string memory) { return "https://x/{id}.json"; }
 }
 contract Reverter {
   fallback() external { revert("nope"); }
@@ -117,6 +119,14 @@ describe("readTokenMetadata on anvil", () => {
   it("detects ERC-721 and ERC-1155 by ERC-165, with decimals 0", async () => {
     expect(await readTokenMetadata(call, at.Nft721!)).toEqual({ercType: "ERC-721", name: "Kitties", symbol: "KIT", decimals: 0});
     expect(await readTokenMetadata(call, at.Multi1155!)).toEqual({ercType: "ERC-1155", decimals: 0});
+  });
+
+  it("reads token URIs, substituting ERC-1155's {id}", async () => {
+    expect(await readTokenUri(call, at.Nft721!, "ERC-721", 3n)).toBe("ipfs://QmX/1.json");
+    expect(await readTokenUri(call, at.Nft721!, "ERC-721", 11n)).toBeUndefined();
+    expect(await readTokenUri(call, at.Multi1155!, "ERC-1155", 255n)).toBe(`https://x/${"0".repeat(62)}ff.json`);
+    expect(await readTokenUri(call, at.Garbage!, "ERC-721", 1n)).toBeUndefined();
+    expect(await readTokenUri(call, at.Reverter!, "ERC-1155", 1n)).toBeUndefined();
   });
 
   it("calls a contract that reverts everything, or answers garbage, UNKNOWN", async () => {
