@@ -164,6 +164,9 @@ function parseDataUri(uri: string, maxBytes: number): string {
 function ipfsUrl(uri: string, gateway: string): string {
   const rest = uri.replace(/^ipfs:\/\//i, "").replace(/^ipfs\//i, "");
   if (rest === "" || /[\s?#]/.test(rest.split("/")[0]!)) throw new Outcome("INVALID_TOKEN_URI", "ipfs: URI without a CID");
+  // The gateway's origin is trusted, so a path must not climb out of its prefix (URL parsing resolves `..`, `%2e%2e`
+  // and, for http, backslashes as slashes).
+  if (/\\/.test(rest) || rest.split("/").some((seg) => /^(\.|%2e){1,2}$/i.test(seg))) throw new Outcome("INVALID_TOKEN_URI", "ipfs: path with dot segments");
   return (gateway.endsWith("/") ? gateway : gateway + "/") + rest;
 }
 

@@ -103,6 +103,8 @@ describe("fetchNftMetadata: data: URIs and schemes", () => {
     expect((await fetchNftMetadata("just words", opts)).indexStatus).toBe("INVALID_TOKEN_URI");
     expect((await fetchNftMetadata("http://", opts)).indexStatus).toBe("INVALID_TOKEN_URI");
     expect((await fetchNftMetadata("ipfs://", opts)).indexStatus).toBe("INVALID_TOKEN_URI");
+    for (const climb of [`ipfs://${CID}/../../admin`, `ipfs://${CID}/%2e%2E/x`, `ipfs://${CID}\\..\\x`, "ipfs://../x"])
+      expect((await fetchNftMetadata(climb, opts)).indexStatus, climb).toBe("INVALID_TOKEN_URI");
   });
 
   it("keeps metadata fields' types sane", () => {
