@@ -1,0 +1,313 @@
+/**
+ * An NFT's metadata JSON from its token URI (contract data-api §6): `data:` URIs, `ipfs://` through the operator's
+ * gateway, and `http(s)` with a size cap and a deadline. Token URIs are chosen by whoever deployed the contract, so
+ * fetching one is a request on an attacker's behalf: every address a host resolves to is checked (no loopback,
+ * private, link-local, CGNAT, unspecified or reserved addresses unless the operator allows private ones), the
+ * connection goes to the checked address (a custom `lookup`, so a second DNS answer cannot rebind it), and each
+ * redirect is checked again. Outcomes use the hosted API's `NftTokenMetadataStatus` values; this never throws.
+ */
+import {lookup as dnsLookup} from "node:dns/promises";
+import http from "node:http";
+import https from "node:https";
+import {BlockList, isIP, type LookupFunction} from "node:net";
+
+/** The Glacier SDK's NftTokenMetadataStatus. */
+export type NftTokenMetadataStatus =
+  | "UNKNOWN"
+  | "MISSING_TOKEN"
+  | "INVALID_TOKEN_URI"
+  | "INVALID_TOKEN_URI_SCHEME"
+  | "UNREACHABLE_TOKEN_URI"
+  | "THROTTLED_TOKEN_URI"
+  | "METADATA_CONTENT_TOO_LARGE"
+  | "INVALID_METADATA"
+  | "INVALID_METADATA_JSON"
+  | "INDEXED"
+  | "UNINDEXED";
+
+/**
+ * The SDK's Erc721TokenMetadata/Erc1155TokenMetadata fields that come from the JSON: `attributes` (ERC-721) and
+ * `properties` (ERC-1155) as JSON text, `image` (or `image_url`) as imageUri, `background_color` as background.
+ */
+export interface NftMetadata {
+  name?: string;
+  description?: string;
+  imageUri?: string;
+  externalUrl?: string;
+  animationUri?: string;
+  background?: string;
+  attributes?: string;
+  properties?: string;
+  /** ERC-1155 metadata's `decimals` (0–255). */
+  decimals?: number;
+}
+
+export interface NftMetadataResult {
+  indexStatus: NftTokenMetadataStatus;
+  metadata?: NftMetadata;
+  /** Why it was not indexed, for logs (never served). */
+  detail?: string;
+}
+
+export interface NftFetchOptions {
+  /** The URL prefix a CID and path are appended to, e.g. `https://ipfs.io/ipfs/`. Operator-chosen, so trusted (a local IPFS node on 127.0.0.1 is fine); its redirects are still checked. */
+  ipfsGateway: string;
+  /** Operator flag: allow loopback/private/link-local addresses (dev networks). */
+  allowPrivate: boolean;
+  /** Largest metadata document, bytes; default 1 MiB. */
+  maxBytes?: number;
+  /** Deadline for the whole fetch, redirects included, ms; default 10 s. */
+  timeoutMs?: number;
+  /** Redirects followed, each re-checked; default 3. */
+  maxRedirects?: number;
+}
+
+const MiB = 1024 * 1024;
+
+// Where a token URI must not make us connect: RFC 6890 special-purpose ranges that are not the public internet.
+const FORBIDDEN = new BlockList();
+for (const [net, bits] of [
+  ["0.0.0.0", 8], // "this network", unspecified
+  ["10.0.0.0", 8],
+  ["100.64.0.0", 10], // CGNAT
+  ["127.0.0.0", 8],
+  ["169.254.0.0", 16], // link-local, cloud metadata services
+  ["172.16.0.0", 12],
+  ["192.0.0.0", 24],
+  ["192.168.0.0", 16],
+  ["198.18.0.0", 15],
+  ["224.0.0.0", 4], // multicast
+  ["240.0.0.0", 4], // reserved, broadcast
+] as const)
+  FORBIDDEN.addSubnet(net, bits, "ipv4");
+for (const [net, bits] of [
+  ["::", 96], // unspecified, loopback, IPv4-compatible
+  ["64:ff9b::", 96], // NAT64: would reach any IPv4 address, private ones included
+  ["fc00::", 7], // unique local
+  ["fe80::", 10], // link-local
+  ["fec0::", 10], // site-local (deprecated)
+  ["ff00::", 8], // multicast
+] as const)
+  FORBIDDEN.addSubnet(net, bits, "ipv6");
+
+/** Whether an address is one a token URI may not reach (IPv4-mapped IPv6 is checked as its IPv4 address). */
+export function isForbiddenAddress(address: string): boolean {
+  const family = isIP(address);
+  if (family === 0) return true;
+  return FORBIDDEN.check(address, family === 4 ? "ipv4" : "ipv6");
+}
+
+/** ERC-1155's `{id}`: the token ID as 64 lowercase hex digits, zero-padded. */
+export function substituteTokenId(uri: string, id: bigint): string {
+  return uri.replaceAll("{id}", id.toString(16).padStart(64, "0"));
+}
+
+class Outcome extends Error {
+  constructor(
+    readonly status: NftTokenMetadataStatus,
+    readonly detail: string,
+  ) {
+    super(detail);
+  }
+}
+
+function str(v: unknown): string | undefined {
+  if (typeof v === "number" && Number.isFinite(v)) return String(v);
+  // NULs: PostgreSQL text refuses them, and they are never meaningful here.
+  return typeof v === "string" && v !== "" ? v.replaceAll("\0", "") : undefined;
+}
+
+/** Metadata from a document's text: INVALID_METADATA_JSON if not JSON, INVALID_METADATA if not a JSON object. */
+export function parseNftMetadata(text: string): NftMetadataResult {
+  let json: unknown;
+  try {
+    json = JSON.parse(text.replace(/^\uFEFF/, ""));
+  } catch (e) {
+    return {indexStatus: "INVALID_METADATA_JSON", detail: (e as Error).message};
+  }
+  if (typeof json !== "object" || json === null || Array.isArray(json)) return {indexStatus: "INVALID_METADATA", detail: "not a JSON object"};
+  const j = json as Record<string, unknown>;
+  const jsonText = (v: unknown): string | undefined => (v !== undefined && v !== null ? JSON.stringify(v) : undefined);
+  const fields: NftMetadata = {
+    name: str(j.name),
+    description: str(j.description),
+    imageUri: str(j.image) ?? str(j.image_url),
+    externalUrl: str(j.external_url),
+    animationUri: str(j.animation_url),
+    background: str(j.background_color),
+    attributes: jsonText(j.attributes),
+    properties: jsonText(j.properties),
+    decimals: Number.isInteger(j.decimals) && (j.decimals as number) >= 0 && (j.decimals as number) <= 255 ? (j.decimals as number) : undefined,
+  };
+  const metadata = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as NftMetadata;
+  return {indexStatus: "INDEXED", metadata};
+}
+
+function parseDataUri(uri: string, maxBytes: number): string {
+  const comma = uri.indexOf(",");
+  if (comma < 0) throw new Outcome("INVALID_TOKEN_URI", "data: URI without a comma");
+  const header = uri.slice(5, comma).toLowerCase();
+  let body = uri.slice(comma + 1);
+  if (body.length > 4 * maxBytes) throw new Outcome("METADATA_CONTENT_TOO_LARGE", "data: URI too long");
+  // Percent-encoding is the standard form; many contracts also put raw JSON after `;utf8,`, where a literal `%` is fine.
+  try {
+    body = decodeURIComponent(body);
+  } catch {
+    /* not percent-encoded: keep it raw */
+  }
+  const bytes = header.split(";").includes("base64") ? Buffer.from(body.replace(/\s+/g, ""), "base64") : Buffer.from(body, "utf8");
+  if (bytes.length > maxBytes) throw new Outcome("METADATA_CONTENT_TOO_LARGE", `data: URI holds ${bytes.length} bytes`);
+  return bytes.toString("utf8");
+}
+
+/** The gateway URL of an `ipfs://` URI (also `ipfs://ipfs/<cid>` and bare `Qm…`/`bafy…` CIDs that some contracts return). */
+function ipfsUrl(uri: string, gateway: string): string {
+  const rest = uri.replace(/^ipfs:\/\//i, "").replace(/^ipfs\//i, "");
+  if (rest === "" || /[\s?#]/.test(rest.split("/")[0]!)) throw new Outcome("INVALID_TOKEN_URI", "ipfs: URI without a CID");
+  // The gateway's origin is trusted, so a path must not climb out of its prefix (URL parsing resolves `..`, `%2e%2e`
+  // and, for http, backslashes as slashes).
+  if (/\\/.test(rest) || rest.split("/").some((seg) => /^(\.|%2e){1,2}$/i.test(seg))) throw new Outcome("INVALID_TOKEN_URI", "ipfs: path with dot segments");
+  return (gateway.endsWith("/") ? gateway : gateway + "/") + rest;
+}
+
+/** The addresses to connect to for `host`: all it resolves to, each checked. */
+async function checkedAddresses(host: string, allowPrivate: boolean): Promise<{address: string; family: number}[]> {
+  const literal = host.replace(/^\[(.*)\]$/, "$1");
+  const family = isIP(literal);
+  const all = family !== 0 ? [{address: literal, family}] : await dnsLookup(host, {all: true}).catch((e: Error) => {
+    throw new Outcome("UNREACHABLE_TOKEN_URI", `${host}: ${e.message}`);
+  });
+  if (all.length === 0) throw new Outcome("UNREACHABLE_TOKEN_URI", `${host}: no addresses`);
+  // Any forbidden answer refuses the host: a DNS server that mixes them in is the rebinding attack.
+  const bad = all.find((a) => isForbiddenAddress(a.address));
+  if (bad && !allowPrivate) throw new Outcome("UNREACHABLE_TOKEN_URI", `${host} resolves to ${bad.address}, a non-public address`);
+  return all;
+}
+
+/** A DNS lookup cannot be cancelled, so the deadline races it. */
+function beforeDeadline<T>(p: Promise<T>, signal: AbortSignal, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(new Outcome("UNREACHABLE_TOKEN_URI", `no answer within ${ms} ms`));
+    if (signal.aborted) return onAbort();
+    signal.addEventListener("abort", onAbort, {once: true});
+    p.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
+interface Response {
+  status: number;
+  location?: string;
+  body?: Buffer;
+}
+
+function get(url: URL, to: {address: string; family: number}[], maxBytes: number, signal: AbortSignal): Promise<Response> {
+  // Only the checked addresses, never a fresh DNS answer. Node asks with {all: true} when it races them
+  // (autoSelectFamily, so `localhost` works whether ::1 or 127.0.0.1 listens), else for one: answer both shapes.
+  const lookup = ((_host: string, options: {all?: boolean}, cb: (...a: unknown[]) => void) =>
+    options.all ? cb(null, to) : cb(null, to[0]!.address, to[0]!.family)) as unknown as LookupFunction;
+  const mod = url.protocol === "https:" ? https : http;
+  return new Promise<Response>((resolve, reject) => {
+    const req = mod.request(
+      url,
+      {
+        method: "GET",
+        lookup,
+        signal,
+        agent: false, // a pooled socket could belong to an earlier, differently-resolved request
+        headers: {accept: "application/json, */*;q=0.5", "accept-encoding": "identity", "user-agent": "avaext-nft-metadata"},
+      },
+      (res) => {
+        const status = res.statusCode ?? 0;
+        if (status >= 300 && status < 400) {
+          res.resume();
+          resolve({status, location: res.headers.location});
+          return;
+        }
+        if (status < 200 || status >= 300) {
+          res.resume();
+          resolve({status});
+          return;
+        }
+        const declared = Number(res.headers["content-length"]);
+        if (declared > maxBytes) {
+          req.destroy();
+          reject(new Outcome("METADATA_CONTENT_TOO_LARGE", `Content-Length ${declared}`));
+          return;
+        }
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on("data", (c: Buffer) => {
+          size += c.length;
+          if (size > maxBytes) {
+            req.destroy();
+            reject(new Outcome("METADATA_CONTENT_TOO_LARGE", `body over ${maxBytes} bytes`));
+          } else chunks.push(c);
+        });
+        res.on("end", () => resolve({status, body: Buffer.concat(chunks)}));
+        res.on("error", reject);
+        // A body cut short (abort, reset) must not pass for a whole one.
+        res.on("close", () => {
+          if (!res.complete) reject(new Error("connection closed before the body's end"));
+        });
+      },
+    );
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+async function fetchHttp(start: string, opts: Required<NftFetchOptions>, trustedOrigin: string | null): Promise<string> {
+  const signal = AbortSignal.timeout(opts.timeoutMs);
+  let url: URL;
+  try {
+    url = new URL(start);
+  } catch {
+    throw new Outcome("INVALID_TOKEN_URI", "not a URL");
+  }
+  for (let hop = 0; ; hop++) {
+    if (url.protocol !== "http:" && url.protocol !== "https:") throw new Outcome("INVALID_TOKEN_URI_SCHEME", `redirect to ${url.protocol}`);
+    const to = await beforeDeadline(checkedAddresses(url.hostname, opts.allowPrivate || url.origin === trustedOrigin), signal, opts.timeoutMs);
+    let res: Response;
+    try {
+      res = await get(url, to, opts.maxBytes, signal);
+    } catch (e) {
+      if (e instanceof Outcome) throw e;
+      throw new Outcome("UNREACHABLE_TOKEN_URI", signal.aborted ? `no answer within ${opts.timeoutMs} ms` : (e as Error).message);
+    }
+    if (res.body) return res.body.toString("utf8");
+    if (res.status === 429) throw new Outcome("THROTTLED_TOKEN_URI", "HTTP 429");
+    if (res.location === undefined) throw new Outcome("UNREACHABLE_TOKEN_URI", `HTTP ${res.status}`);
+    if (hop >= opts.maxRedirects) throw new Outcome("UNREACHABLE_TOKEN_URI", `more than ${opts.maxRedirects} redirects`);
+    try {
+      url = new URL(res.location, url);
+    } catch {
+      throw new Outcome("INVALID_TOKEN_URI", "redirect to an invalid URL");
+    }
+  }
+}
+
+export async function fetchNftMetadata(uri: string, options: NftFetchOptions): Promise<NftMetadataResult> {
+  const opts: Required<NftFetchOptions> = {
+    ...options,
+    maxBytes: options.maxBytes ?? MiB,
+    timeoutMs: options.timeoutMs ?? 10_000,
+    maxRedirects: options.maxRedirects ?? 3,
+  };
+  const u = uri.trim();
+  try {
+    if (u === "") throw new Outcome("INVALID_TOKEN_URI", "empty token URI");
+    const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(u)?.[1]?.toLowerCase();
+    let text: string;
+    if (scheme === "data") text = parseDataUri(u, opts.maxBytes);
+    else if (scheme === "http" || scheme === "https") text = await fetchHttp(u, opts, null);
+    else if (scheme === "ipfs" || (scheme === undefined && /^(Qm[1-9A-HJ-NP-Za-km-z]{44}|bafy[a-z2-7]+)(\/|$)/.test(u))) {
+      const gateway = new URL(opts.ipfsGateway);
+      text = await fetchHttp(ipfsUrl(u, opts.ipfsGateway), opts, gateway.origin);
+    } else if (scheme === undefined) throw new Outcome("INVALID_TOKEN_URI", "no scheme");
+    else throw new Outcome("INVALID_TOKEN_URI_SCHEME", `${scheme}: is not fetched`);
+    return parseNftMetadata(text);
+  } catch (e) {
+    if (e instanceof Outcome) return {indexStatus: e.status, detail: e.detail};
+    return {indexStatus: "UNKNOWN", detail: (e as Error).message};
+  }
+}
