@@ -206,6 +206,7 @@ export class AvaextNode {
           maxLag: 10_000,
           evmChains: this.evmChainSpecs(),
           contractMetadata: c["contract-metadata-file"] ? loadContractMetadata(c["contract-metadata-file"]) : new Map(),
+          nftFetch: {ipfsGateway: c["ipfs-gateway"], allowPrivate: c["nft-metadata-allow-private"]},
         },
         {
           index: c["index-enabled"] ? store : null,

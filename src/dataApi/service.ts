@@ -24,9 +24,12 @@ import {DataApiRouter} from "./server/router.js";
 import {registerPrimaryRoutes} from "./routes/primary.js";
 import {registerEvmRoutes} from "./routes/evm.js";
 import {AVAX_TOKEN, EvmChains, type EvmChain, type EvmChainSpec} from "./evm/chains.js";
-import {EvmRpc, defaultEvmRpcOptions} from "../evm/rpc.js";
+import {EvmRpc, RpcError, defaultEvmRpcOptions} from "../evm/rpc.js";
+import {toHex} from "../evm/hex.js";
+import {readTokenMetadata, type EthCall} from "./evm/tokenMetadata.js";
 import {EvmFollower, defaultEvmFollowerOptions, type EvmFollowerMetrics} from "./views/evm/follower.js";
 import type {TokenInfo} from "./views/evm/write.js";
+import {NftIndexer, defaultNftIndexerOptions} from "./views/evm/nftIndexer.js";
 import type {CuratedMetadata} from "./queries/evm/tokens.js";
 import {Counter} from "prom-client";
 
@@ -46,6 +49,8 @@ export interface DataApiOptions {
   evmChains: EvmChainSpec[];
   /** Curated contract fields by lowercase 0x address (`--contract-metadata-file`). */
   contractMetadata: Map<string, CuratedMetadata>;
+  /** How NFT metadata is fetched (`--ipfs-gateway`, `--nft-metadata-allow-private`). */
+  nftFetch: {ipfsGateway: string; allowPrivate: boolean};
 }
 
 export interface DataApiModules {
@@ -65,6 +70,7 @@ export interface DataApiModules {
 export class DataApiService {
   view: PrimaryView | null = null;
   evm: EvmChains | null = null;
+  private readonly nftIndexers: NftIndexer[] = [];
   private lock: WriterLock | null = null;
 
   private constructor(
@@ -148,6 +154,10 @@ export class DataApiService {
       const follower = writes
         ? new EvmFollower({...defaultEvmFollowerOptions, chainId: id.chainId, blockchainId: id.blockchainId}, {sql, rpc, logger, tokenInfo: tokenInfoReader(rpc), metrics: metrics?.follower})
         : null;
+      if (follower) {
+        const indexer = new NftIndexer({...defaultNftIndexerOptions, ...opts.nftFetch}, {sql, rpc, logger, chainId: () => follower.status().chainId});
+        this.nftIndexers.push(indexer);
+      }
       return {...id, rpc, follower, networkToken: id.isCChain ? AVAX_TOKEN : {name: "Native token", symbol: "NATIVE", decimals: 18}};
     });
     return new EvmChains(modules.network, chains);
@@ -197,9 +207,11 @@ export class DataApiService {
   async start(): Promise<void> {
     await this.view?.start();
     for (const c of this.evm?.chains ?? []) c.follower?.start();
+    for (const n of this.nftIndexers) n.start();
   }
 
   async close(): Promise<void> {
+    await Promise.all(this.nftIndexers.map((n) => n.close()));
     await Promise.all((this.evm?.chains ?? []).map((c) => c.follower?.close()));
     await this.view?.close();
     await this.lock?.release().catch(() => {});
@@ -225,7 +237,25 @@ function evmMetrics(register: Registry): {rpcErrors: Counter<"chain">; follower:
   };
 }
 
-/** Reads a token's kind and metadata through its chain's RPC. */
-function tokenInfoReader(_rpc: EvmRpc): (address: Uint8Array, seenAs: 20 | 721 | 1155) => Promise<Omit<TokenInfo, "stored">> {
-  return async (_address, seenAs) => ({erc: seenAs, name: null, symbol: null, decimals: null});
+/**
+ * Reads a token's kind and metadata through its chain's RPC. A contract's misbehaviour leaves fields empty; an RPC
+ * that does not answer throws, so the follower retries instead of storing a token it could not read.
+ */
+function tokenInfoReader(rpc: EvmRpc): (address: Uint8Array, seenAs: 20 | 721 | 1155) => Promise<Omit<TokenInfo, "stored">> {
+  return async (address, seenAs) => {
+    let down: Error | null = null;
+    const call: EthCall = async (to, data, block) => {
+      try {
+        return await rpc.call<string>("eth_call", [{to, data}, block ?? "latest"]);
+      } catch (e) {
+        if (!(e instanceof RpcError) || e.kind !== "rpc") down = e as Error;
+        throw e;
+      }
+    };
+    const m = await readTokenMetadata(call, toHex(address));
+    if (down) throw down;
+    // A contract that emits the log shapes without claiming an interface is what its logs say it is.
+    const erc = m.ercType === "ERC-20" ? 20 : m.ercType === "ERC-721" ? 721 : m.ercType === "ERC-1155" ? 1155 : seenAs;
+    return {erc, name: m.name ?? null, symbol: m.symbol ?? null, decimals: m.decimals ?? (erc === 20 ? null : 0)};
+  };
 }
