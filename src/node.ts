@@ -31,7 +31,7 @@ import {MetricsService} from "./metricsService/service.js";
 import {DataApiService, type DataApiRole} from "./dataApi/service.js";
 import {loadApiKeys} from "./dataApi/server/keys.js";
 import {genesisFor} from "./dataApi/genesis.js";
-import {parseEvmRpcList, type EvmChainSpec} from "./dataApi/evm/chains.js";
+import {EvmChains, parseEvmRpcList, type EvmChainSpec} from "./dataApi/evm/chains.js";
 import {loadContractMetadata} from "./dataApi/evm/contractMetadata.js";
 
 export interface NodeOverrides {
@@ -277,7 +277,7 @@ export class AvaextNode {
     const spec = this.config.feed;
     const status = this.feedStatus;
     if (spec === "dev") {
-      const evm = this.config["dev-evm"] ? {logger: this.loggers.get("dev-evm")} : null;
+      const evm = this.config["dev-evm"] ? {logger: this.logger} : null;
       return new DevFeed({...defaultDevFeedOptions, backfillMs: this.config["dev-backfill"]}, {status, network: this.chains.network, evm});
     }
     if (spec.startsWith("file:")) {
@@ -289,12 +289,13 @@ export class AvaextNode {
     return new HttpFeed({...defaultHttpFeedOptions, url: spec}, {status, logger: this.loggers.get("feed")});
   }
 
-  /** `--evm-rpc`, or else the dev network's own EVM as the C-chain (its URL changes when it restarts). */
+  /** `--evm-rpc`, and the dev network's own EVM as the C-chain unless a C is given (its URL changes on restarts). */
   private evmChainSpecs(): EvmChainSpec[] {
     const given = parseEvmRpcList(this.config["evm-rpc"]);
     const dev = this.devFeed;
-    if (given.length > 0 || !dev || dev.evmUrl() === null) return given;
-    return [{name: "C", url: dev.evmUrl()!, urlOf: () => dev.evmUrl()!}];
+    const namesC = given.some((g) => EvmChains.identity(g, this.chains.network).isCChain);
+    if (namesC || !dev || dev.evmUrl() === null) return given;
+    return [{name: "C", url: dev.evmUrl()!, urlOf: () => dev.evmUrl()!}, ...given];
   }
 
   /** Registers something to close on shutdown (closed in reverse order). */

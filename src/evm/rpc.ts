@@ -101,7 +101,7 @@ export class EvmRpc {
         this.modules.onError?.(err.kind);
         if (signal?.aborted || attempt >= this.opts.retries) throw err;
         const delay = Math.min(30_000, this.opts.retryBaseMs * 2 ** attempt) * (0.5 + Math.random() / 2);
-        this.modules.logger.debug({url: this.opts.url, attempt, delay: Math.round(delay), err: err.message}, "EVM RPC request failed; retrying");
+        this.modules.logger.debug({rpc: this.opts.url, attempt, delay: Math.round(delay), err: err.message}, "EVM RPC request failed; retrying");
         await sleep(delay, signal);
       }
     }

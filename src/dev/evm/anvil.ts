@@ -110,7 +110,7 @@ export class Anvil {
       await anvil.stop();
       throw new Error(`anvil at ${url} did not answer eth_chainId ${opts.chainId}: ${String(chainId)}`);
     }
-    modules.logger.info({pid: child.pid, url, chainId: opts.chainId}, "dev EVM (anvil) started");
+    modules.logger.info({pid: child.pid, rpc: url, chainId: opts.chainId}, "dev EVM (anvil) started");
     return anvil;
   }
 

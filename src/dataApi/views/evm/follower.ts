@@ -145,7 +145,7 @@ export class EvmFollower {
         const e = err as Error;
         this.lastError = e.message;
         this.modules.metrics?.error(this.chainId ?? "unknown");
-        this.modules.logger.warn({chainId: this.chainId, url: this.modules.rpc.opts.url, err: e.message, failures}, "EVM follower: batch failed; retrying");
+        this.modules.logger.warn({chainId: this.chainId, rpc: this.modules.rpc.opts.url, err: e.message, failures}, "EVM follower: batch failed; retrying");
         await sleep(Math.min(30_000, 500 * 2 ** Math.min(failures, 6)), signal);
       }
     }
@@ -175,7 +175,7 @@ export class EvmFollower {
     }
     await sql.query("UPDATE evm_chains SET traces = $2 WHERE chain_id = $1", [answered, traces]);
     this.traces = traces;
-    this.modules.logger.info({chainId: answered, url: rpc.opts.url, head: this.head?.number, traces}, "EVM follower identified its chain");
+    this.modules.logger.info({chainId: answered, rpc: rpc.opts.url, head: this.head?.number, traces}, "EVM follower identified its chain");
   }
 
   /** Folds the next batch of blocks; returns how many. */
