@@ -241,7 +241,7 @@ function evmMetrics(register: Registry): {rpcErrors: Counter<"chain">; follower:
  * Reads a token's kind and metadata through its chain's RPC. A contract's misbehaviour leaves fields empty; an RPC
  * that does not answer throws, so the follower retries instead of storing a token it could not read.
  */
-function tokenInfoReader(rpc: EvmRpc): (address: Uint8Array, seenAs: 20 | 721 | 1155) => Promise<Omit<TokenInfo, "stored">> {
+export function tokenInfoReader(rpc: EvmRpc): (address: Uint8Array, seenAs: 20 | 721 | 1155) => Promise<Omit<TokenInfo, "stored">> {
   return async (address, seenAs) => {
     let down: Error | null = null;
     const call: EthCall = async (to, data, block) => {

@@ -160,8 +160,15 @@ export class DevFeed implements FeedSource {
       t < backfillTicks ? pos.startMs + t * this.opts.backfillStepMs : pos.liveMs + (t - backfillTicks) * this.opts.liveStepMs;
     // The wallets, heights and parents after the committed ticks: the schedule replayed (it is deterministic).
     this.chains = {net: new DevPrimaryNetwork(this.modules.network, devGenesisTime(pos.startMs)), pHeight: 0n, xHeight: 0n, cTime: Number(devGenesisTime(pos.startMs))};
-    // The EVM replays from genesis too; one that holds blocks (an earlier run of this process) starts afresh.
-    if (this.evm && (await this.evm.height()) !== 0n) await this.evm.reset();
+    // The EVM replays from genesis too; one that holds blocks (an earlier run of this process), has exited or
+    // does not answer starts afresh.
+    if (this.evm) {
+      const down = this.evm.failure() ?? (await this.evm.height().then((h) => (h === 0n ? null : "holds blocks"), (e: Error) => `does not answer: ${e.message}`));
+      if (down !== null) {
+        if (down !== "holds blocks") this.modules.evm!.logger.error({reason: down}, "the dev EVM is down: starting a fresh one and replaying the schedule into it");
+        await this.evm.reset();
+      }
+    }
     const zero = new Uint8Array(32);
     const replayed: Parents = {p: zero, x: zero, c: zero, eth: zero, pInner: zero, xInner: zero};
     for (let t = 0; t < pos.tick && !signal.aborted; t++) await this.tickItems(t, tickTime(t), replayed);

@@ -266,13 +266,19 @@ export class EvmFollower {
     });
   }
 
-  /** Finds the newest stored block the RPC still has, and rolls the view back to it. */
+  /**
+   * Finds the newest stored block the RPC still has, and rolls the view back to it. An RPC whose head is below
+   * the view's, on the same chain, is behind (a restarting node, a load balancer's lagging backend), not reorged:
+   * the view waits for it.
+   */
   private async checkReorg(signal: AbortSignal): Promise<void> {
     const {sql, rpc, logger} = this.modules;
     const chainId = this.chainId!;
-    const top = await rpc.call<{hash?: string} | null>("eth_getBlockByNumber", [toQuantity(this.head!.number), false], signal);
-    if (top && typeof top.hash === "string" && top.hash.toLowerCase() === "0x" + bytesToHex(this.head!.hash)) return;
-    let n = this.head!.number;
+    const probe = this.rpcHead !== null && this.rpcHead < this.head!.number ? this.rpcHead : this.head!.number;
+    const [stored] = await sql.query<{hash: Uint8Array}>("SELECT hash FROM evm_blocks WHERE chain_id = $1 AND number = $2", [chainId, probe]);
+    const top = await rpc.call<{hash?: string} | null>("eth_getBlockByNumber", [toQuantity(probe), false], signal);
+    if (stored && top && typeof top.hash === "string" && top.hash.toLowerCase() === "0x" + bytesToHex(stored.hash)) return;
+    let n = probe;
     for (;;) {
       const low = n - 31n < 0n ? 0n : n - 31n;
       const stored = await sql.query<{number: bigint; hash: Uint8Array}>(
