@@ -141,6 +141,11 @@ export class DevFeed implements FeedSource {
     return this.evm?.url ?? null;
   }
 
+  /** The dev EVM's process ID, or null without one. */
+  evmPid(): number | null {
+    return this.evm?.pid ?? null;
+  }
+
   /** Why the dev EVM is down, or null (also null without one). */
   evmFailure(): string | null {
     return this.evm?.failure() ?? null;

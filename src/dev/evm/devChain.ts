@@ -80,6 +80,11 @@ export class DevEvmChain {
     return this.anvil.url;
   }
 
+  /** The EVM process's ID. */
+  get pid(): number {
+    return this.anvil.pid;
+  }
+
   /** Why the EVM is down (its process exited), or null. */
   failure(): string | null {
     return this.anvil.exited();

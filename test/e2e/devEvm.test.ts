@@ -1,0 +1,57 @@
+/**
+ * The dev network's EVM (contract data-api §7) as an operator meets it: it is the C-chain (index, primary view and
+ * EVM view agree on every hash), a crash of its process is logged and healed (a fresh EVM, the schedule replayed
+ * into it, the same hashes), and a restart of avaext replays it to the same chain.
+ */
+import {afterAll, describe, expect, it} from "vitest";
+import {startNode, tempDir, type TestNode} from "../helpers/node.js";
+
+const FLAGS = {"network-id": "local", "index-enabled": true, feed: "dev", "dev-backfill": "1h", "data-api-enabled": true, "data-api-rate-limit": "0"};
+
+async function blockHashes(t: TestNode, upTo: number): Promise<string[]> {
+  const out: string[] = [];
+  for (let n = 1; n <= upTo; n++) {
+    const r = await t.get(`/v1/chains/43112/blocks/${n}`);
+    expect(r.status).toBe(200);
+    out.push((r.json() as {blockHash: string}).blockHash);
+  }
+  return out;
+}
+
+async function anvilHash(t: TestNode, n: number): Promise<string> {
+  const res = await fetch(t.node.devFeed!.evmUrl()!, {method: "POST", headers: {"content-type": "application/json"}, body: JSON.stringify({jsonrpc: "2.0", id: 1, method: "eth_getBlockByNumber", params: ["0x" + n.toString(16), false]})});
+  return ((await res.json()) as {result: {hash: string} | null}).result?.hash ?? "";
+}
+
+const evmHead = (t: TestNode): bigint => t.node.dataApi!.evm!.chains[0]!.follower!.status().head ?? -1n;
+
+describe("the dev network's EVM", () => {
+  const dataDir = tempDir();
+  let t: TestNode | null = null;
+  afterAll(async () => t?.close());
+
+  it("heals a crash of its process: a fresh EVM replays the same chain and the C-chain goes on", async () => {
+    t = await startNode(FLAGS, {dataDir, keepData: true, captureLogs: true});
+    await expect.poll(() => evmHead(t!), {timeout: 60_000}).toBeGreaterThanOrEqual(13n);
+    const before = await blockHashes(t, 13);
+    const pid = t.node.devFeed!.evmPid()!;
+    process.kill(pid, "SIGKILL");
+    await expect.poll(() => t!.node.devFeed!.evmPid() !== pid && t!.node.devFeed!.evmFailure() === null, {timeout: 30_000}).toBe(true);
+    await expect.poll(() => t!.logs.some((l) => String(l.msg).includes("the dev EVM is down")), {timeout: 30_000}).toBe(true);
+    // The replayed chain is the same chain, block for block, and it grows again.
+    const head = evmHead(t);
+    await expect.poll(() => evmHead(t!), {timeout: 30_000}).toBeGreaterThan(head);
+    for (let n = 1; n <= 13; n++) expect(await anvilHash(t, n)).toBe(before[n - 1]);
+    expect(await blockHashes(t, 13)).toEqual(before);
+  }, 120_000);
+
+  it("replays to the same chain after a restart of avaext", async () => {
+    const before = await blockHashes(t!, 13);
+    await t!.close();
+    t = await startNode(FLAGS, {dataDir, keepData: true});
+    await expect.poll(async () => anvilHash(t!, 13), {timeout: 60_000}).toBe(before[12]);
+    for (let n = 1; n <= 13; n++) expect(await anvilHash(t, n)).toBe(before[n - 1]);
+    const primary = await t.get("/v1/networks/local/blockchains/c-chain/blocks/13");
+    expect((primary.json() as {blockHash: string}).blockHash).toBe(before[12]);
+  }, 120_000);
+});
