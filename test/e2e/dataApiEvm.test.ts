@@ -8,6 +8,8 @@
  * - bad input: malformed addresses, hashes, block numbers, unknown chains, ranges and page tokens are 400/404 naming
  *   the parameter, never a 500.
  */
+import {writeFileSync} from "node:fs";
+import path from "node:path";
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import {Anvil} from "../../src/dev/evm/anvil.js";
 import {DevFactory, DevMulti, DevNFT, DevToken} from "../../src/dev/evm/artifacts.js";
@@ -15,7 +17,7 @@ import {contractAddress} from "../../src/dev/evm/traffic.js";
 import {encodeAbi, encodeCall} from "../../src/evm/abi.js";
 import {bytesToHex, checksumAddress} from "../../src/evm/hex.js";
 import {createTestDatabase, quietLogger} from "../helpers/sql.js";
-import {startNode, type TestNode} from "../helpers/node.js";
+import {startNode, tempDir, type TestNode} from "../helpers/node.js";
 
 const CHAIN = "99999";
 const ME = "0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65"; // anvil account 4
@@ -94,7 +96,9 @@ describe.each(BACKENDS)("data API, EVM chains ($name)", (backend) => {
     const boomTx = await sendTx({from: ME, to: factory, data: encodeCall("boom()", [], []), gas: "0x30000"});
     sent = {token, nft, multi, factory, transferTx, fanoutTx, boomTx, deployTx, batchBlock};
 
-    t = await startNode({"network-id": "local", "index-enabled": true, feed: "dev", "dev-backfill": "1h", "data-api-enabled": true, "data-api-db": await backend.db(), "data-api-rate-limit": "0", "evm-rpc": `${CHAIN}=${anvil.url}`});
+    const curated = path.join(tempDir(), "contracts.json");
+    writeFileSync(curated, JSON.stringify({[checksum(token)]: {description: "The test's own token", officialSite: "https://example.org", tags: ["test"]}}));
+    t = await startNode({"network-id": "local", "index-enabled": true, feed: "dev", "dev-backfill": "1h", "data-api-enabled": true, "data-api-db": await backend.db(), "data-api-rate-limit": "0", "evm-rpc": `${CHAIN}=${anvil.url}`, "contract-metadata-file": curated});
     await caughtUp();
   }, 120_000);
 
@@ -165,7 +169,18 @@ describe.each(BACKENDS)("data API, EVM chains ($name)", (backend) => {
     expect(boom.nativeTransaction.txStatus).toBe("0");
     const failed = await get<{transactions: Array<{txHash: string}>}>(`/v1/chains/${CHAIN}/transactions?status=failed`);
     expect(failed.transactions.map((x) => x.txHash)).toEqual([sent.boomTx]);
-    expect(await get(`/v1/chains/${CHAIN}/addresses/${sent.token}`)).toMatchObject({address: checksum(sent.token), ercType: "ERC-20", name: "Test Token", symbol: "TT", decimals: 18, deploymentDetails: {deployerAddress: ME}});
+    expect(await get(`/v1/chains/${CHAIN}/addresses/${sent.token}`)).toMatchObject({
+      address: checksum(sent.token),
+      ercType: "ERC-20",
+      name: "Test Token",
+      symbol: "TT",
+      decimals: 18,
+      deploymentDetails: {deployerAddress: ME},
+      // Curated by the operator (--contract-metadata-file).
+      description: "The test's own token",
+      officialSite: "https://example.org",
+      tags: ["test"],
+    });
     await get(`/v1/chains/${CHAIN}/addresses/${YOU}`, 404);
     const tokens = await get<{tokens: Array<{tokenId: string; metadata: {indexStatus: string}}>}>(`/v1/chains/${CHAIN}/nfts/collections/${sent.nft}/tokens`);
     expect(tokens.tokens.map((x) => x.tokenId)).toEqual(["1"]);

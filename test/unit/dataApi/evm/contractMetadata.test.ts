@@ -1,0 +1,29 @@
+/** `--contract-metadata-file`: curated fields by address; a malformed file stops the start with a reason. */
+import {writeFileSync} from "node:fs";
+import path from "node:path";
+import {describe, expect, it} from "vitest";
+import {loadContractMetadata} from "../../../../src/dataApi/evm/contractMetadata.js";
+import {tempDir} from "../../../helpers/node.js";
+
+const file = (content: string): string => {
+  const p = path.join(tempDir(), "contracts.json");
+  writeFileSync(p, content);
+  return p;
+};
+
+describe("contract metadata file", () => {
+  it("keys the curated fields by lowercase address", () => {
+    const m = loadContractMetadata(file(JSON.stringify({"0xAbCd000000000000000000000000000000000001": {name: "Curated", tags: ["a"]}})));
+    expect(m.get("0xabcd000000000000000000000000000000000001")).toEqual({name: "Curated", tags: ["a"]});
+  });
+
+  it.each([
+    ["not JSON", "{", /contracts.json: /],
+    ["an array", "[]", /expected a JSON object keyed by 0x address/],
+    ["a bad address", JSON.stringify({"0x12": {}}), /"0x12" is not a 0x address/],
+    ["a non-object entry", JSON.stringify({["0x" + "1".repeat(40)]: "x"}), /is not an object/],
+    ["a chain field", JSON.stringify({["0x" + "1".repeat(40)]: {decimals: 3}}), /decimals comes from the chain/],
+  ])("refuses %s", (_name, content, message) => {
+    expect(() => loadContractMetadata(file(content))).toThrow(message);
+  });
+});
