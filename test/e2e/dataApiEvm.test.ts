@@ -207,8 +207,15 @@ describe.each(BACKENDS)("data API, EVM chains ($name)", (backend) => {
 
   it("agrees with the index, the primary-network view and anvil on every dev C-chain block hash", async () => {
     const dev = t.node.dataApi!.evm!.chains.find((c) => c.isCChain)!;
-    const last = await t.rpc("/ext/index/C/block", "index.getLastAccepted", {encoding: "hex"});
-    const lastIndex = Number((last.body.result as {index: string}).index);
+    // The dev feed backfills an hour (12 ticks) once the node starts: wait for the index to hold it.
+    let lastIndex = -1;
+    await expect
+      .poll(async () => {
+        const last = await t.rpc("/ext/index/C/block", "index.getLastAccepted", {encoding: "hex"});
+        lastIndex = last.body.result ? Number((last.body.result as {index: string}).index) : -1;
+        return lastIndex;
+      }, {timeout: 60_000})
+      .toBeGreaterThanOrEqual(11);
     await dev.follower!.waitFor(BigInt(lastIndex + 1), 60_000);
     await expect.poll(() => t.node.dataApi!.view!.lag(), {timeout: 60_000}).toBe(0n);
     const evmUrl = t.node.devFeed!.evmUrl()!;

@@ -21,6 +21,8 @@ export interface EvmFollowerOptions {
   blockchainId: string | null;
   /** Blocks fetched and committed together. */
   batchBlocks: number;
+  /** Batches fetched ahead while one is written. */
+  fetchAhead: number;
   /** Time between head polls when caught up, ms. */
   pollMs: number;
   /** `auto`: trace when the RPC can; `off`: never. */
@@ -31,6 +33,7 @@ export interface EvmFollowerOptions {
 
 export const defaultEvmFollowerOptions: Omit<EvmFollowerOptions, "chainId" | "blockchainId"> = {
   batchBlocks: 25,
+  fetchAhead: 3,
   pollMs: 250,
   traces: "auto",
   maxLagBlocks: 100,
@@ -82,6 +85,8 @@ export class EvmFollower {
   private readonly abort = new AbortController();
   private running: Promise<void> | null = null;
   private readonly waiters: Array<() => void> = [];
+  /** Batches fetched ahead of the one being written, in order. */
+  private readonly ahead: Array<{from: bigint; to: bigint; p: Promise<DerivedBlock[]>}> = [];
 
   constructor(
     readonly opts: EvmFollowerOptions,
@@ -178,18 +183,38 @@ export class EvmFollower {
     this.modules.logger.info({chainId: answered, rpc: rpc.opts.url, head: this.head?.number, traces}, "EVM follower identified its chain");
   }
 
-  /** Folds the next batch of blocks; returns how many. */
+  /**
+   * Folds the next batch of blocks; returns how many. Up to `fetchAhead` later batches are fetched (and derived)
+   * while this one is written: the RPC and the store work at the same time. A batch that does not continue the
+   * head drops everything fetched ahead.
+   */
   private async step(signal: AbortSignal): Promise<number> {
     const {rpc} = this.modules;
-    this.rpcHead = BigInt(await rpc.call<string>("eth_blockNumber", [], signal));
     const from = this.head ? this.head.number + 1n : 0n;
+    if (this.ahead.length > 0 && this.ahead[0]!.from !== from) this.dropAhead();
+    let next = this.ahead.length > 0 ? this.ahead[this.ahead.length - 1]!.to + 1n : from;
+    // The RPC's head is asked again only when everything below it is fetched or being fetched.
+    if (this.rpcHead === null || next > this.rpcHead) this.rpcHead = BigInt(await rpc.call<string>("eth_blockNumber", [], signal));
     if (from > this.rpcHead) {
       // Caught up: the head may still have been replaced (a reorg at the same height, a shorter chain).
       if (this.head) await this.checkReorg(signal);
       return 0;
     }
-    const to = bigMin(from + BigInt(this.opts.batchBlocks) - 1n, this.rpcHead);
-    const blocks = await this.fetch(from, to, signal);
+    while (this.ahead.length < 1 + this.opts.fetchAhead && next <= this.rpcHead) {
+      const to = bigMin(next + BigInt(this.opts.batchBlocks) - 1n, this.rpcHead);
+      const p = this.fetch(next, to, signal);
+      p.catch(() => {}); // observed when its turn comes, or dropped
+      this.ahead.push({from: next, to, p});
+      next = to + 1n;
+    }
+    let blocks: DerivedBlock[];
+    try {
+      blocks = await this.ahead[0]!.p;
+    } catch (e) {
+      this.dropAhead();
+      throw e;
+    }
+    this.ahead.shift();
     // The batch must continue the stored head, and each block its predecessor; else a reorg happened.
     let expectParent = this.head?.hash ?? null;
     let usable = 0;
@@ -198,8 +223,11 @@ export class EvmFollower {
       expectParent = d.block.hash;
       usable++;
     }
+    // A batch cut short (a reorg, or an RPC behind its own head) invalidates what was fetched after it.
+    const following = this.ahead[0];
+    if (usable < blocks.length || (following && (blocks.length === 0 || blocks[blocks.length - 1]!.block.number !== following.from - 1n))) this.dropAhead();
     if (usable === 0) {
-      await this.checkReorg(signal);
+      if (this.head) await this.checkReorg(signal);
       return 0;
     }
     const take = blocks.slice(0, usable);
@@ -213,6 +241,10 @@ export class EvmFollower {
     this.modules.metrics?.txs(chainId, take.reduce((a, d) => a + d.txs.length, 0));
     this.waiters.splice(0).forEach((w) => w());
     return take.length;
+  }
+
+  private dropAhead(): void {
+    this.ahead.length = 0;
   }
 
   private async fetch(from: bigint, to: bigint, signal: AbortSignal): Promise<DerivedBlock[]> {
