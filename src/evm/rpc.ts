@@ -4,6 +4,7 @@
  * HTTP error or garbage), retries with exponential backoff and jitter, and errors that say what went wrong.
  * A JSON-RPC error answer is not retried: it is the node's answer, and the caller decides what it means.
  */
+import {sleep} from "../util/sleep.js";
 import type {Logger} from "../logger/index.js";
 
 export interface EvmRpcOptions {
@@ -172,16 +173,4 @@ export class EvmRpc {
       this.release(ok);
     }
   }
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const t = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(t);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    }
-    signal?.addEventListener("abort", done, {once: true});
-  });
 }

@@ -9,12 +9,12 @@ import {rmSync, writeFileSync} from "node:fs";
 import path from "node:path";
 import {afterAll, describe, expect, it} from "vitest";
 import {NETWORKS} from "../../src/chains/index.js";
-import {openSqlClient, type SqlClient} from "../../src/dataApi/store/client.js";
+import type {SqlClient} from "../../src/dataApi/store/client.js";
 import {makeKeys, xHistory} from "../../src/dev/syntheticHistory.js";
 import {cb58Encode, idFromString} from "../../src/util/cb58.js";
 import {runChild, startChild} from "../helpers/child.js";
 import {tempDir} from "../helpers/node.js";
-import {createTestDatabase, quietLogger} from "../helpers/sql.js";
+import {createTestDatabase, withStore} from "../helpers/sql.js";
 
 const network = NETWORKS.local;
 const AVAX = "2fombhL7aGPwj3KH4bfrmJwW6PVnMobf9Y2fn9GwxiAAJyFDbe";
@@ -57,14 +57,6 @@ async function digest(sql: SqlClient): Promise<Record<string, string>> {
   };
 }
 
-async function withStore<T>(url: string, dataDir: string | null, fn: (sql: SqlClient) => Promise<T>): Promise<T> {
-  const sql = await openSqlClient({url, dataDir}, {logger: quietLogger()});
-  try {
-    return await fn(sql);
-  } finally {
-    await sql.close();
-  }
-}
 
 const BACKENDS = [
   {name: "postgres", url: createTestDatabase},

@@ -7,7 +7,7 @@
 import {rmSync} from "node:fs";
 import path from "node:path";
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
-import {openSqlClient, type SqlClient} from "../../src/dataApi/store/client.js";
+import type {SqlClient} from "../../src/dataApi/store/client.js";
 import {migrate} from "../../src/dataApi/store/migrations.js";
 import {MIGRATIONS} from "../../src/dataApi/store/schema.js";
 import {EvmFollower, defaultEvmFollowerOptions} from "../../src/dataApi/views/evm/follower.js";
@@ -16,7 +16,7 @@ import {ANVIL_ACCOUNTS, DevEvmTraffic, runTick} from "../../src/dev/evm/traffic.
 import {EvmRpc, defaultEvmRpcOptions} from "../../src/evm/rpc.js";
 import {startChild} from "../helpers/child.js";
 import {tempDir} from "../helpers/node.js";
-import {createTestDatabase, quietLogger} from "../helpers/sql.js";
+import {createTestDatabase, quietLogger, withStore} from "../helpers/sql.js";
 
 const CHAIN = "99998";
 const BLOCKS = 500;
@@ -53,14 +53,6 @@ async function digest(sql: SqlClient): Promise<Record<string, string>> {
   };
 }
 
-async function withStore<T>(url: string, dataDir: string | null, fn: (sql: SqlClient) => Promise<T>): Promise<T> {
-  const sql = await openSqlClient({url, dataDir}, {logger: quietLogger()});
-  try {
-    return await fn(sql);
-  } finally {
-    await sql.close();
-  }
-}
 
 /** The reference: one uninterrupted fold of the same chain, in-process, into a fresh PostgreSQL database. */
 async function referenceDigest(): Promise<Record<string, string>> {

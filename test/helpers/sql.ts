@@ -66,3 +66,13 @@ export const BACKENDS: Backend[] = [
 export function describeBackends(title: string, fn: (backend: Backend) => void): void {
   describe.each(BACKENDS)(`${title} ($name)`, fn);
 }
+
+/** Opens a store (a URL, or `embedded` with its data directory), runs `fn` on it, and closes it. */
+export async function withStore<T>(url: string, dataDir: string | null, fn: (sql: SqlClient) => Promise<T>): Promise<T> {
+  const sql = await openSqlClient({url, dataDir}, {logger: quietLogger()});
+  try {
+    return await fn(sql);
+  } finally {
+    await sql.close();
+  }
+}

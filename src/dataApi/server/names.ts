@@ -3,7 +3,6 @@
  * P/X bech32 addresses with the network's HRP, EVM addresses.
  */
 import {bech32} from "@scure/base";
-import {keccak_256} from "@noble/hashes/sha3.js";
 import type {ChainName, ChainRegistry, NetworkInfo} from "../../chains/index.js";
 import {badRequest, notFound} from "./errors.js";
 
@@ -77,14 +76,4 @@ export function parseEvmAddress(param: string, value: string): Uint8Array {
   return Uint8Array.from(Buffer.from(value.slice(2), "hex"));
 }
 
-/** EIP-55 checksummed `0x` address. */
-export function checksumAddress(bytes: Uint8Array): string {
-  const hex = Buffer.from(bytes).toString("hex");
-  const hash = keccak_256(new TextEncoder().encode(hex));
-  let out = "0x";
-  for (let i = 0; i < hex.length; i++) {
-    const nibble = (hash[i >> 1]! >> (i % 2 === 0 ? 4 : 0)) & 0xf;
-    out += nibble >= 8 ? hex[i]!.toUpperCase() : hex[i];
-  }
-  return out;
-}
+export {checksumAddress} from "../../evm/hex.js";

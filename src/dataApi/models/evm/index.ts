@@ -7,6 +7,7 @@
  */
 import {checksumAddress, toHex} from "../../../evm/hex.js";
 import {methodOf, type Method} from "../../evm/methods.js";
+import type {NftMetadata as FetchedNftMetadata, NftTokenMetadataStatus} from "../../evm/nftMetadata.js";
 
 export interface NetworkToken {
   name: string;
@@ -158,18 +159,7 @@ export function fullTransaction(chainId: string, r: TxRow): FullNativeTransactio
   return out;
 }
 
-export type NftIndexStatus =
-  | "UNKNOWN"
-  | "MISSING_TOKEN"
-  | "INVALID_TOKEN_URI"
-  | "INVALID_TOKEN_URI_SCHEME"
-  | "UNREACHABLE_TOKEN_URI"
-  | "THROTTLED_TOKEN_URI"
-  | "METADATA_CONTENT_TOO_LARGE"
-  | "INVALID_METADATA"
-  | "INVALID_METADATA_JSON"
-  | "INDEXED"
-  | "UNINDEXED";
+export type NftIndexStatus = NftTokenMetadataStatus;
 
 export interface NftMetadata {
   indexStatus: NftIndexStatus;
@@ -186,19 +176,10 @@ export interface NftMetadata {
   decimals?: number;
 }
 
-/** A transfer row joined with its transaction, block, token metadata and (for NFTs) the token's URI and metadata. */
-export interface TransferRow {
-  block_number: bigint;
-  block_hash: Uint8Array;
-  timestamp: bigint;
-  tx_hash: Uint8Array;
-  log_index: number;
-  erc: number;
+/** A token's metadata (evm_tokens) and, for an NFT, its URI and fetched metadata (evm_nfts), joined to a row. */
+export interface TokenDetailsRow {
   token: Uint8Array;
-  from_addr: Uint8Array;
-  to_addr: Uint8Array;
-  token_id: string | null;
-  value: string;
+  erc: number;
   name: string | null;
   symbol: string | null;
   decimals: number | null;
@@ -206,11 +187,24 @@ export interface TransferRow {
   metadata: NftMetadataJson | null;
   index_status: string | null;
   updated_at: bigint | null;
+}
+
+/** A transfer row joined with its transaction, block and token details. */
+export interface TransferRow extends TokenDetailsRow {
+  block_number: bigint;
+  block_hash: Uint8Array;
+  timestamp: bigint;
+  tx_hash: Uint8Array;
+  log_index: number;
+  from_addr: Uint8Array;
+  to_addr: Uint8Array;
+  token_id: string | null;
+  value: string;
   owner: Uint8Array | null;
 }
 
 /** evm_nfts.metadata: the fields the fetcher read from the token's metadata JSON. */
-export type NftMetadataJson = Omit<NftMetadata, "indexStatus" | "metadataLastUpdatedTimestamp">;
+export type NftMetadataJson = FetchedNftMetadata;
 
 export function nftMetadata(r: {metadata: NftMetadataJson | null; index_status: string | null; updated_at: bigint | null; name?: string | null; symbol?: string | null}): NftMetadata {
   const out: NftMetadata = {indexStatus: (r.index_status ?? "UNINDEXED") as NftIndexStatus, ...(r.metadata ?? {})};

@@ -1,5 +1,5 @@
 /** Glacier's X-chain `Utxo`, X transactions (linear and non-linear), asset details and C atomic transactions. */
-import {keccak_256} from "@noble/hashes/sha3.js";
+import {checksumAddress as toChecksumAddress} from "../../../evm/hex.js";
 import {
   type AssetAmount,
   type AssetInfo,
@@ -210,17 +210,6 @@ export interface CChainImportTransaction extends CTxBase {
 }
 export type CChainAtomicTransaction = CChainExportTransaction | CChainImportTransaction;
 
-/** EIP-55 checksum of a 0x address. */
-export function toChecksumAddress(address: string): string {
-  const lower = address.toLowerCase().replace(/^0x/, "");
-  const hash = keccak_256(new TextEncoder().encode(lower));
-  let out = "0x";
-  for (let i = 0; i < lower.length; i++) {
-    const nibble = (hash[i >> 1] >> (i % 2 === 0 ? 4 : 0)) & 0xf;
-    out += nibble >= 8 ? lower[i].toUpperCase() : lower[i];
-  }
-  return out;
-}
 
 /**
  * A C atomic transaction: an export spends EVM balances (`evmInputs`, no credentials stored per input) into

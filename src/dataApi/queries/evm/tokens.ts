@@ -4,7 +4,7 @@
  * and ERC-20 at a past `blockNumber` summed from the address's transfers up to it), and NFT collections (14).
  */
 import {checksumAddress} from "../../../evm/hex.js";
-import {ERC_TYPE, erc1155Token, erc721Token, type NftMetadataJson} from "../../models/evm/index.js";
+import {ERC_TYPE, erc1155Token, erc721Token, type NftMetadataJson, type TokenDetailsRow} from "../../models/evm/index.js";
 import type {SqlClientLike} from "../primary/common.js";
 import {CursorError, type Cursor, type EvmPage} from "./transactions.js";
 
@@ -77,18 +77,9 @@ export async function listDeployments(sql: SqlClientLike, a: {chainId: string; a
   return more && last ? {items, next: [last.block_number.toString(), Buffer.from(last.address).toString("hex")]} : {items};
 }
 
-interface BalanceRow {
-  token: Uint8Array;
+interface BalanceRow extends TokenDetailsRow {
   token_id: string;
   balance: string;
-  erc: number;
-  name: string | null;
-  symbol: string | null;
-  decimals: number | null;
-  token_uri: string | null;
-  metadata: NftMetadataJson | null;
-  index_status: string | null;
-  updated_at: bigint | null;
 }
 
 const BALANCE_DETAILS = `tk.name, tk.symbol, tk.decimals, n.token_uri, n.metadata, n.index_status, n.updated_at

@@ -7,6 +7,7 @@
  * reorg: the view rolls back to the common ancestor (balances and NFT owners included) and goes on. A failing RPC
  * is retried with backoff and reported (status, health, metrics); it never stops the process or another chain.
  */
+import {sleep} from "../../../util/sleep.js";
 import type {Logger} from "../../../logger/index.js";
 import type {SqlClient} from "../../store/client.js";
 import {RpcError, type EvmRpc, type RpcCall} from "../../../evm/rpc.js";
@@ -371,16 +372,4 @@ export class EvmFollower {
 
 function bigMin(a: bigint, b: bigint): bigint {
   return a < b ? a : b;
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const t = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(t);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done, {once: true});
-  });
 }

@@ -5,6 +5,7 @@
  * `indexStatus`. A token URI that cannot be read or fetched is a status, not an error; an RPC that does not
  * answer leaves the token for the next round.
  */
+import {sleep} from "../../../util/sleep.js";
 import type {Logger} from "../../../logger/index.js";
 import type {SqlClient} from "../../store/client.js";
 import {RpcError, type EvmRpc} from "../../../evm/rpc.js";
@@ -113,16 +114,4 @@ export class NftIndexer {
     );
     return true;
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const t = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(t);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done, {once: true});
-  });
 }
