@@ -47,6 +47,24 @@ export function anvilBinary(): string {
   }
 }
 
+/**
+ * Spawns the binary so that it dies with avaext, even when avaext is killed with SIGKILL: on POSIX systems a
+ * small sh wrapper holds a pipe from avaext on its stdin and kills anvil when that pipe closes (avaext gone), or
+ * when the wrapper itself gets SIGTERM (a normal stop by process ID). Without it, every kill -9 of avaext would
+ * leave an anvil behind.
+ */
+function spawnTied(binary: string, args: string[]): ChildProcess {
+  if (process.platform === "win32") return spawn(binary, args, {stdio: ["ignore", "pipe", "pipe"]});
+  const script = [
+    "exec 3<&0",
+    '"$0" "$@" <&- & a=$!',
+    "trap 'kill $a 2>/dev/null; wait $a; exit 0' TERM INT",
+    "{ read _ <&3; kill $a 2>/dev/null; } &",
+    "wait $a",
+  ].join("\n");
+  return spawn("/bin/sh", ["-c", script, binary, ...args], {stdio: ["pipe", "pipe", "pipe"]});
+}
+
 export class Anvil {
   private exitInfo: {code: number | null; signal: string | null} | null = null;
   private readonly exitListeners: Array<(why: string) => void> = [];
@@ -75,7 +93,7 @@ export class Anvil {
       "--hardfork", opts.hardfork ?? "cancun",
       ...(opts.mining === "manual" ? ["--no-mining"] : []),
     ];
-    const child = spawn(binary, args, {stdio: ["ignore", "pipe", "pipe"]});
+    const child = spawnTied(binary, args);
     const url = await new Promise<string>((resolve, reject) => {
       let out = "";
       let err = "";
@@ -147,6 +165,7 @@ export class Anvil {
     if (this.exitInfo) return;
     const done = new Promise<void>((resolve) => this.child.once("exit", () => resolve()));
     process.kill(this.pid, "SIGTERM");
+    this.child.stdin?.end();
     const timer = setTimeout(() => {
       if (!this.exitInfo) process.kill(this.pid, "SIGKILL");
     }, graceMs);
