@@ -31,7 +31,7 @@ const BACKENDS = [
   {name: "postgres", db: createTestDatabase},
 ] as const;
 
-type Mode = "good" | "garbage" | "http500" | "hang" | "wrongChain" | "badReceipts";
+type Mode = "good" | "garbage" | "http500" | "hang" | "wrongChain" | "badReceipts" | "gethGenesis" | "otherChain" | "blankHead";
 
 const word = (b: string): string => "0x" + b.repeat(32);
 const BLOCK0 = {
@@ -56,6 +56,9 @@ const TX1 = {
   input: "0x",
 };
 const BLOCK1 = {...BLOCK0, number: "0x1", hash: word("a1"), parentHash: BLOCK0.hash, timestamp: "0x6553f10a", gasUsed: "0x5208", transactions: [TX1]};
+const EMPTY1 = {...BLOCK1, gasUsed: "0x0", transactions: []};
+/** Another chain's genesis (what an RPC URL now pointing at another network serves). */
+const OTHER0 = {...BLOCK0, hash: word("b0")};
 
 /** One JSON-RPC server, one path per chain (`/chain/<id>`), each in the mode the test sets. */
 class BadRpc {
@@ -93,18 +96,22 @@ class BadRpc {
   private answer(chain: string, mode: Mode, method: string, params: unknown[]): {result: unknown} | {error: {code: number; message: string}} {
     const n = typeof params[0] === "string" ? params[0] : "";
     const bad = mode === "badReceipts";
+    const geth = mode === "gethGenesis";
     switch (method) {
       case "eth_chainId":
-        return {result: "0x" + BigInt(mode === "wrongChain" ? 1 : Number(chain)).toString(16)};
+        return {result: "0x" + BigInt(mode === "wrongChain" || mode === "otherChain" ? 1 : Number(chain)).toString(16)};
       case "eth_blockNumber":
-        return {result: bad ? "0x1" : "0x0"};
+        return {result: mode === "blankHead" ? "" : bad || geth ? "0x1" : "0x0"};
       case "eth_getBlockByNumber":
-        return {result: n === "0x0" ? BLOCK0 : n === "0x1" && bad ? BLOCK1 : null};
+        if (n === "0x0") return {result: mode === "otherChain" ? OTHER0 : BLOCK0};
+        return {result: n === "0x1" && bad ? BLOCK1 : n === "0x1" && geth ? EMPTY1 : null};
       case "eth_getBlockReceipts":
         if (n === "0x1" && bad) return {result: [{transactionHash: word("ee"), status: "0x1", gasUsed: "0x5208", effectiveGasPrice: "0x3b9aca00", logs: []}]};
-        return {result: n === "0x0" ? [] : null};
+        return {result: n === "0x0" || (n === "0x1" && geth) ? [] : null};
       case "debug_traceBlockByNumber":
         if (n === "0x1" && bad) return {result: [{txHash: TX1.hash, result: {type: "CALL", from: TX1.from, to: TX1.to, value: "0x1", gas: "0x5208", gasUsed: "0x5208"}}]};
+        // geth, coreth and subnet-evm cannot trace the genesis block (eth/tracers/api.go).
+        if (n === "0x0" && geth) return {error: {code: -32000, message: "genesis is not traceable"}};
         return {result: []};
       default:
         return {error: {code: -32601, message: `the method ${method} does not exist/is not available`}};
@@ -262,4 +269,74 @@ describe.each(BACKENDS)("data API, EVM followers against a misbehaving RPC ($nam
     expect(block.status, block.text).toBe(200);
     expect(block.json()).toMatchObject({blockNumber: "0", blockHash: BLOCK0.hash});
   }, 60_000);
+});
+
+/**
+ * Follower bugs found by these faults (src/dataApi/views/evm/follower.ts, being changed elsewhere): each test states
+ * the behaviour wanted and is marked `fails` while the bug is there; remove the mark once fixed.
+ */
+describe("data API, EVM follower: known bugs against odd RPCs (pglite)", () => {
+  const bad = new BadRpc();
+  let t: TestNode;
+  const saved = {...defaultEvmRpcOptions};
+  const follower = (id: string) => t.node.dataApi!.evm!.chains.find((c) => c.chainId === id)!.follower!;
+  const chain = async (id: string): Promise<ChainInfo> => ((await t.get(`/v1/chains/${id}`)).json() as ChainInfo);
+  /** Waits until the follower of `id` has asked the RPC `n` more times. */
+  const polls = async (id: string, n: number): Promise<void> => {
+    const start = bad.hits.get(id) ?? 0;
+    const deadline = Date.now() + 15_000;
+    while ((bad.hits.get(id) ?? 0) < start + n) {
+      if (Date.now() > deadline) throw new Error(`chain ${id}: fewer than ${n} requests in 15 s`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+
+  beforeAll(async () => {
+    await bad.start();
+    bad.modes.set("15", "gethGenesis");
+    bad.modes.set("16", "good");
+    bad.modes.set("17", "blankHead");
+    Object.assign(defaultEvmRpcOptions, {timeoutMs: 1000, retries: 1, retryBaseMs: 50});
+    const evmRpc = ["15", "16", "17"].map((id) => `${id}=${bad.url}/chain/${id}`).join(",");
+    t = await startNode({"network-id": "local", "index-enabled": true, feed: "dev", "dev-evm": false, "data-api-enabled": true, "data-api-db": "embedded", "data-api-rate-limit": "0", "evm-rpc": evmRpc});
+    await follower("16").waitFor(0n, 10_000);
+  }, 60_000);
+
+  afterAll(async () => {
+    Object.assign(defaultEvmRpcOptions, saved);
+    await t?.close();
+    await bad.stop();
+  });
+
+  // identify() probes traces with debug_traceBlockByNumber(0x0), which geth-based nodes (coreth, subnet-evm) always
+  // refuse with "genesis is not traceable": such a chain is taken for one without traces, and never has internal
+  // transactions. (Probing another block is not enough: fetch() would then fail on block 0 forever.)
+  it.fails("a geth-like RPC that cannot trace the genesis block still has internal transactions", async () => {
+    await follower("15").waitFor(1n, 10_000);
+    const c = await chain("15");
+    expect(c.status).toBe("OK");
+    expect(c.indexing?.internalTransactions).toBe(true);
+  }, 30_000);
+
+  // The chain ID is checked once, at identify(): an RPC that later answers for another chain (a URL now pointing
+  // at another network, a load balancer's bad backend) looks like a reorg down to genesis, and the follower rolls
+  // the view back and refolds the other chain's blocks under this chain's ID.
+  it.fails("an RPC that starts answering for another chain is refused, not taken for a reorg", async () => {
+    expect((await chain("16")).status).toBe("OK");
+    bad.modes.set("16", "otherChain");
+    await polls("16", 10);
+    const block = (await t.get("/v1/chains/16/blocks/0")).json() as {blockHash: string};
+    expect(block.blockHash).toBe(BLOCK0.hash);
+    const c = await chain("16");
+    expect(c.status).toBe("UNAVAILABLE");
+    expect(c.indexing?.lastError).toMatch(/chain ID 1, not 16/);
+  }, 30_000);
+
+  // eth_blockNumber / eth_chainId answers go through BigInt(), not quantity(): "" is 0, null a TypeError.
+  it.fails("an eth_blockNumber of \"\" is a malformed answer, not block 0", async () => {
+    await polls("17", 10);
+    const c = await chain("17");
+    expect(c.status).toBe("UNAVAILABLE");
+    expect(c.indexing?.lastError).toMatch(/quantity/);
+  }, 30_000);
 });
