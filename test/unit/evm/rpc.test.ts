@@ -175,7 +175,7 @@ describe("EvmRpc errors", () => {
     const gaps = s.arrivals.slice(1).map((t, i) => t - s.arrivals[i]!);
     [40, 80, 160].forEach((base, i) => {
       expect(gaps[i]).toBeGreaterThanOrEqual(base * 0.5 - 5);
-      expect(gaps[i]).toBeLessThan(base + 150);
+      expect(gaps[i]).toBeLessThan(base + 400); // slack for a loaded machine
     });
   });
 
