@@ -26,22 +26,42 @@ function word(v: bigint): Uint8Array {
   return hexToBytes(v.toString(16).padStart(64, "0"));
 }
 
+/** Bytes of a hex string or a Uint8Array; AbiError for anything else. */
+function bytesOf(v: AbiValue, what: string): Uint8Array {
+  if (v instanceof Uint8Array) return v;
+  if (typeof v !== "string") throw new AbiError(`${what}: not hex or bytes: ${String(v)}`);
+  try {
+    return hexToBytes(v);
+  } catch {
+    throw new AbiError(`${what}: not hex: ${v.slice(0, 80)}`);
+  }
+}
+
+function integer(v: AbiValue): bigint {
+  if (typeof v !== "bigint" && !(typeof v === "number" && Number.isSafeInteger(v))) throw new AbiError(`not an integer: ${String(v)}`);
+  return BigInt(v);
+}
+
 function staticWord(type: AbiType, v: AbiValue): Uint8Array {
   switch (type) {
     case "uint256":
-    case "uint8":
-      return word(BigInt(v as bigint | number));
+      return word(integer(v));
+    case "uint8": {
+      const n = integer(v);
+      if (n > 255n) throw new AbiError(`uint8 out of range: ${n}`);
+      return word(n);
+    }
     case "bool":
       return word(v ? 1n : 0n);
     case "address": {
-      const b = hexToBytes(v as string);
+      const b = typeof v === "string" ? bytesOf(v, "address") : new Uint8Array();
       if (b.length !== 20) throw new AbiError(`not an address: ${String(v)}`);
       const out = new Uint8Array(32);
       out.set(b, 12);
       return out;
     }
     case "bytes32": {
-      const b = typeof v === "string" ? hexToBytes(v) : (v as Uint8Array);
+      const b = bytesOf(v, "bytes32");
       if (b.length !== 32) throw new AbiError("bytes32 must be 32 bytes");
       return b;
     }
@@ -54,12 +74,14 @@ const isDynamic = (t: AbiType): boolean => t === "bytes" || t === "string" || t.
 
 function tail(type: AbiType, v: AbiValue): Uint8Array {
   if (type === "bytes" || type === "string") {
-    const b = type === "string" ? new TextEncoder().encode(v as string) : typeof v === "string" ? hexToBytes(v) : (v as Uint8Array);
+    if (type === "string" && typeof v !== "string") throw new AbiError(`string: not a string: ${String(v)}`);
+    const b = type === "string" ? new TextEncoder().encode(v as string) : bytesOf(v, "bytes");
     const padded = new Uint8Array(Math.ceil(b.length / 32) * 32);
     padded.set(b);
     return concat([word(BigInt(b.length)), padded]);
   }
   const inner = type.slice(0, -2) as AbiType;
+  if (!Array.isArray(v)) throw new AbiError(`${type}: not an array`);
   const items = v as readonly (bigint | string)[];
   return concat([word(BigInt(items.length)), ...items.map((x) => staticWord(inner, x))]);
 }

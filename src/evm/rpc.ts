@@ -15,7 +15,7 @@ export interface EvmRpcOptions {
   maxBatch: number;
   /** Most HTTP requests in flight at once (the adaptive limit never exceeds it). */
   maxConcurrency: number;
-  /** Retries of a failed HTTP request (transport, timeout, 5xx/429, malformed answer). */
+  /** Retries of a failed HTTP request (transport, timeout, 5xx/408/429, malformed answer; not other 4xx). */
   retries: number;
   /** First backoff, doubled each retry (with jitter), capped at 30 s. */
   retryBaseMs: number;
@@ -100,7 +100,7 @@ export class EvmRpc {
       } catch (e) {
         const err = e instanceof RpcError ? e : new RpcError(String(e), "transport");
         this.modules.onError?.(err.kind);
-        if (signal?.aborted || attempt >= this.opts.retries) throw err;
+        if (signal?.aborted || attempt >= this.opts.retries || !retryable(err)) throw err;
         const delay = Math.min(30_000, this.opts.retryBaseMs * 2 ** attempt) * (0.5 + Math.random() / 2);
         this.modules.logger.debug({rpc: this.opts.url, attempt, delay: Math.round(delay), err: err.message}, "EVM RPC request failed; retrying");
         await sleep(delay, signal);
@@ -108,8 +108,20 @@ export class EvmRpc {
     }
   }
 
-  private async acquire(): Promise<void> {
-    while (this.inFlight >= Math.floor(this.limit)) await new Promise<void>((r) => this.waiting.push(r));
+  /** A slot under the adaptive limit; an abort while waiting for one throws (nothing was sent). */
+  private async acquire(signal?: AbortSignal): Promise<void> {
+    for (;;) {
+      if (signal?.aborted) throw new RpcError(`${this.opts.url}: aborted`, "transport");
+      if (this.inFlight < Math.floor(this.limit)) break;
+      await new Promise<void>((r) => {
+        const wake = (): void => {
+          signal?.removeEventListener("abort", wake);
+          r();
+        };
+        this.waiting.push(wake);
+        signal?.addEventListener("abort", wake, {once: true});
+      });
+    }
     this.inFlight++;
   }
 
@@ -120,7 +132,7 @@ export class EvmRpc {
   }
 
   private async send(calls: RpcCall[], signal?: AbortSignal): Promise<RpcOutcome[]> {
-    await this.acquire();
+    await this.acquire(signal);
     let ok = false;
     try {
       const first = this.nextId;
@@ -140,7 +152,9 @@ export class EvmRpc {
         throw new RpcError(`${this.opts.url}: ${why}`, "transport");
       }
       const text = await res.text().catch((e: Error) => {
-        throw new RpcError(`${this.opts.url}: reading the answer: ${e.message}`, "transport");
+        // The timeout covers the whole answer: a body that stalls after the headers times out too.
+        const why = timeout.aborted ? `timed out after ${this.opts.timeoutMs} ms` : e.message;
+        throw new RpcError(`${this.opts.url}: reading the answer: ${why}`, "transport");
       });
       if (!res.ok) throw new RpcError(`${this.opts.url}: HTTP ${res.status} ${text.slice(0, 200)}`, "http", res.status);
       let parsed: unknown;
@@ -173,4 +187,10 @@ export class EvmRpc {
       this.release(ok);
     }
   }
+}
+
+/** A 4xx other than 408 (timeout) and 429 (rate limit) will be answered again: retrying it only delays the error. */
+function retryable(err: RpcError): boolean {
+  if (err.kind !== "http" || err.code === undefined) return true;
+  return !(err.code >= 400 && err.code < 500 && err.code !== 408 && err.code !== 429);
 }

@@ -144,6 +144,7 @@ export function deriveBlock(blockJson: unknown, receiptsJson: unknown, tracesJso
     const from = address(t.from, "tx.from");
     const to = optAddress(t.to, "tx.to");
     const status = r.status === undefined ? 1 : Number(qty(r.status, "receipt.status"));
+    if (status !== 0 && status !== 1) throw new BlockShapeError(`block ${number}: receipt ${i} has status ${status}`);
     const created = to === null && status === 1 ? optAddress(r.contractAddress, "receipt.contractAddress") : null;
     const gasUsed = qty(r.gasUsed, "receipt.gasUsed");
     const gasPrice = r.effectiveGasPrice !== undefined ? qty(r.effectiveGasPrice, "receipt.effectiveGasPrice") : qty(t.gasPrice, "tx.gasPrice");
@@ -186,6 +187,10 @@ export function deriveBlock(blockJson: unknown, receiptsJson: unknown, tracesJso
     traces.forEach((trj, i) => {
       const tr = obj(trj, "trace");
       // debug_traceBlockByNumber answers [{txHash, result}] (geth, coreth, anvil); a bare frame is accepted too.
+      // A transaction the node could not trace is {txHash, error} (a tracer timeout): not a frame without calls.
+      if (tr.result === undefined && tr.type === undefined && tr.error !== undefined) {
+        throw new BlockShapeError(`block ${number}: trace ${i} failed: ${String(tr.error).slice(0, 200)}`);
+      }
       const root = obj(tr.result ?? tr, `block ${number} trace ${i}`);
       if (tr.txHash !== undefined && hexKey(bytes(tr.txHash, "trace.txHash", 32)) !== hexKey(txs[i]!.hash)) {
         throw new BlockShapeError(`block ${number}: trace ${i} is not transaction ${i}'s`);
