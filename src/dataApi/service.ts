@@ -241,12 +241,12 @@ function evmMetrics(register: Registry): {rpcErrors: Counter<"chain">; follower:
  * Reads a token's kind and metadata through its chain's RPC. A contract's misbehaviour leaves fields empty; an RPC
  * that does not answer throws, so the follower retries instead of storing a token it could not read.
  */
-export function tokenInfoReader(rpc: EvmRpc): (address: Uint8Array, seenAs: 20 | 721 | 1155) => Promise<Omit<TokenInfo, "stored">> {
-  return async (address, seenAs) => {
+export function tokenInfoReader(rpc: EvmRpc): (address: Uint8Array, seenAs: 20 | 721 | 1155, signal?: AbortSignal) => Promise<Omit<TokenInfo, "stored">> {
+  return async (address, seenAs, signal) => {
     let down: Error | null = null;
     const call: EthCall = async (to, data, block) => {
       try {
-        return await rpc.call<string>("eth_call", [{to, data}, block ?? "latest"]);
+        return await rpc.call<string>("eth_call", [{to, data}, block ?? "latest"], signal);
       } catch (e) {
         if (!(e instanceof RpcError) || e.kind !== "rpc") down = e as Error;
         throw e;

@@ -11,7 +11,7 @@ import {sleep} from "../../../util/sleep.js";
 import type {Logger} from "../../../logger/index.js";
 import type {SqlClient} from "../../store/client.js";
 import {RpcError, type EvmRpc, type RpcCall} from "../../../evm/rpc.js";
-import {bytesToHex, toQuantity} from "../../../evm/hex.js";
+import {bytesToHex, quantity, toQuantity} from "../../../evm/hex.js";
 import {BlockShapeError, deriveBlock, type DerivedBlock} from "./derive.js";
 import {writeBlocks, rollbackTo, type TokenInfo} from "./write.js";
 
@@ -30,6 +30,8 @@ export interface EvmFollowerOptions {
   traces: "auto" | "off";
   /** The health check fails when the view is this many blocks behind the RPC's head. */
   maxLagBlocks: number;
+  /** The chain is UNAVAILABLE when the RPC has not answered the follower for this long, ms (a hanging RPC). */
+  staleMs: number;
 }
 
 export const defaultEvmFollowerOptions: Omit<EvmFollowerOptions, "chainId" | "blockchainId"> = {
@@ -38,6 +40,7 @@ export const defaultEvmFollowerOptions: Omit<EvmFollowerOptions, "chainId" | "bl
   pollMs: 250,
   traces: "auto",
   maxLagBlocks: 100,
+  staleMs: 30_000,
 };
 
 export interface EvmFollowerMetrics {
@@ -55,7 +58,7 @@ export interface EvmFollowerModules {
    * Reads a token contract's kind and metadata (eth_call); called once per new token contract, with the kind its
    * first transfer log suggests (a contract without ERC-165 is known by its logs).
    */
-  tokenInfo: (address: Uint8Array, seenAs: 20 | 721 | 1155) => Promise<Omit<TokenInfo, "stored">>;
+  tokenInfo: (address: Uint8Array, seenAs: 20 | 721 | 1155, signal: AbortSignal) => Promise<Omit<TokenInfo, "stored">>;
   metrics?: EvmFollowerMetrics;
 }
 
@@ -81,6 +84,8 @@ export class EvmFollower {
   private traces: boolean | null = null;
   private blockReceipts = true;
   private rpcHead: bigint | null = null;
+  /** When the RPC last answered the follower (ms); a hanging RPC shows as stale contact. */
+  private lastContact = 0;
   private lastError: string | null = null;
   private readonly knownTokens = new Map<string, TokenInfo>();
   private readonly abort = new AbortController();
@@ -97,15 +102,16 @@ export class EvmFollower {
   }
 
   status(): EvmChainStatus {
+    const stale = this.lastContact > 0 && Date.now() - this.lastContact > this.opts.staleMs;
     return {
       chainId: this.chainId,
       blockchainId: this.opts.blockchainId,
       rpcUrl: this.modules.rpc.opts.url,
-      status: this.lastError === null && this.traces !== null ? "OK" : "UNAVAILABLE",
+      status: this.lastError === null && this.traces !== null && !stale ? "OK" : "UNAVAILABLE",
       head: this.head?.number ?? null,
       rpcHead: this.rpcHead,
       traces: this.traces,
-      lastError: this.lastError,
+      lastError: this.lastError ?? (stale ? `no answer from the RPC for ${Math.round((Date.now() - this.lastContact) / 1000)} s` : null),
     };
   }
 
@@ -160,7 +166,7 @@ export class EvmFollower {
   /** Checks the chain ID, loads the stored head, and probes what the RPC serves (traces, block receipts). */
   private async identify(signal: AbortSignal): Promise<void> {
     const {rpc, sql} = this.modules;
-    const answered = BigInt(await rpc.call<string>("eth_chainId", [], signal)).toString();
+    const answered = await this.askChainId(signal);
     if (this.opts.chainId !== null && answered !== this.opts.chainId) {
       throw new Error(`${rpc.opts.url} answers chain ID ${answered}, not ${this.opts.chainId}`);
     }
@@ -175,13 +181,21 @@ export class EvmFollower {
     }
     let traces = false;
     if (this.opts.traces === "auto") {
-      const probe = await rpc.batch([{method: "debug_traceBlockByNumber", params: ["0x0", {tracer: "callTracer"}]}], signal);
-      traces = probe[0]!.ok;
-      if (!traces) this.modules.logger.warn({chainId: answered, err: !probe[0]!.ok ? probe[0]!.error.message : ""}, "EVM RPC serves no call traces: no internal transactions for this chain");
+      // Only a missing method means no traces: geth, coreth and subnet-evm refuse to trace the genesis block
+      // ("genesis is not traceable") while tracing every other one.
+      const probe = await rpc.batch([{method: "debug_traceBlockByNumber", params: ["latest", {tracer: "callTracer"}]}], signal);
+      const r = probe[0]!;
+      traces = r.ok || !(r.error.code === METHOD_NOT_FOUND || /does not exist|not available|not found|not enabled|disabled/i.test(r.error.message));
+      if (!traces && !r.ok) this.modules.logger.warn({chainId: answered, err: r.error.message}, "EVM RPC serves no call traces: no internal transactions for this chain");
     }
     await sql.query("UPDATE evm_chains SET traces = $2 WHERE chain_id = $1", [answered, traces]);
     this.traces = traces;
     this.modules.logger.info({chainId: answered, rpc: rpc.opts.url, head: this.head?.number, traces}, "EVM follower identified its chain");
+  }
+
+  /** The chain ID the RPC answers, as a decimal string (a malformed answer throws). */
+  private async askChainId(signal: AbortSignal): Promise<string> {
+    return quantity(await this.modules.rpc.call<unknown>("eth_chainId", [], signal)).toString();
   }
 
   /**
@@ -195,7 +209,8 @@ export class EvmFollower {
     if (this.ahead.length > 0 && this.ahead[0]!.from !== from) this.dropAhead();
     let next = this.ahead.length > 0 ? this.ahead[this.ahead.length - 1]!.to + 1n : from;
     // The RPC's head is asked again only when everything below it is fetched or being fetched.
-    if (this.rpcHead === null || next > this.rpcHead) this.rpcHead = BigInt(await rpc.call<string>("eth_blockNumber", [], signal));
+    if (this.rpcHead === null || next > this.rpcHead) this.rpcHead = quantity(await rpc.call<unknown>("eth_blockNumber", [], signal));
+    this.lastContact = Date.now();
     if (from > this.rpcHead) {
       // Caught up: the head may still have been replaced (a reorg at the same height, a shorter chain).
       if (this.head) await this.checkReorg(signal);
@@ -209,13 +224,21 @@ export class EvmFollower {
       next = to + 1n;
     }
     let blocks: DerivedBlock[];
+    const batch = this.ahead[0]!;
     try {
-      blocks = await this.ahead[0]!.p;
+      blocks = await batch.p;
     } catch (e) {
       this.dropAhead();
       throw e;
     }
     this.ahead.shift();
+    this.lastContact = Date.now();
+    if (blocks.length === 0 || blocks[blocks.length - 1]!.block.number < batch.to) {
+      // The RPC does not have blocks it counted in its head (a load-balanced RPC, a head that moved back): ask again.
+      this.rpcHead = null;
+      this.dropAhead();
+      if (blocks.length === 0) return 0;
+    }
     // The batch must continue the stored head, and each block its predecessor; else a reorg happened.
     let expectParent = this.head?.hash ?? null;
     let usable = 0;
@@ -274,9 +297,15 @@ export class EvmFollower {
       if (receiptsR && receiptsR.ok) receipts = receiptsR.result;
       else if (receiptsR && receiptsR.error.code !== METHOD_NOT_FOUND) throw receiptsR.error;
       else receipts = await this.receiptsOneByOne(blockR.result, signal);
-      if (tracesR && !tracesR.ok) throw new RpcError(`block ${n}: ${tracesR.error.message}`, "rpc", tracesR.error.code);
+      let traces: unknown = tracesR?.ok ? tracesR.result : null;
+      if (tracesR && !tracesR.ok) {
+        // A block without transactions has nothing to trace (and the genesis block cannot be traced at all).
+        const txCount = (blockR.result as {transactions?: unknown[]}).transactions?.length;
+        if (txCount !== 0) throw new RpcError(`block ${n}: ${tracesR.error.message}`, "rpc", tracesR.error.code);
+        traces = [];
+      }
       try {
-        out.push(deriveBlock(blockR.result, receipts, tracesR ? tracesR.result : null));
+        out.push(deriveBlock(blockR.result, receipts, traces));
       } catch (e) {
         if (e instanceof BlockShapeError) throw new Error(`block ${n} from ${rpc.opts.url} is malformed: ${e.message}`);
         throw e;
@@ -339,6 +368,9 @@ export class EvmFollower {
 
   private async rollback(to: bigint, hash: Uint8Array | null): Promise<void> {
     const chainId = this.chainId!;
+    // An RPC that now serves another chain is a misconfiguration, not a reorg: refuse rather than refold.
+    const answered = await this.askChainId(this.abort.signal);
+    if (answered !== chainId) throw new Error(`${this.modules.rpc.opts.url} now answers chain ID ${answered}, not ${chainId}: not following it`);
     const dropped = this.head!.number - to;
     this.cumulativeTxs = await this.modules.sql.transaction((tx) => rollbackTo(tx, chainId, to, hash));
     this.head = hash === null ? null : {number: to, hash};
@@ -364,7 +396,7 @@ export class EvmFollower {
     }
     await Promise.all(
       [...fresh].map(async ([k, f]) => {
-        this.knownTokens.set(k, {...(await this.modules.tokenInfo(f.address, f.erc)), stored: false});
+        this.knownTokens.set(k, {...(await this.modules.tokenInfo(f.address, f.erc, this.abort.signal)), stored: false});
       }),
     );
   }
