@@ -10,7 +10,7 @@ interface IERC1155Receiver {
 
 /// ERC-1155 (+ metadata URI, ERC-165) for the dev network; uri(id) is a per-id data: URI built on chain.
 contract DevMulti {
-    mapping(uint256 => mapping(address => uint256)) public balanceOf;
+    mapping(uint256 => mapping(address => uint256)) private balances;
     mapping(address => mapping(address => bool)) public isApprovedForAll;
 
     event TransferSingle(address indexed operator, address indexed from, address indexed to, uint256 id, uint256 value);
@@ -22,10 +22,15 @@ contract DevMulti {
         return id == 0xd9b67a26 || id == 0x0e89341c || id == 0x01ffc9a7;
     }
 
+    /// ERC-1155's balanceOf(account, id): the standard argument order (a public mapping's getter would be (id, account)).
+    function balanceOf(address account, uint256 id) external view returns (uint256) {
+        return balances[id][account];
+    }
+
     function balanceOfBatch(address[] calldata accounts, uint256[] calldata ids) external view returns (uint256[] memory out) {
         require(accounts.length == ids.length, "DevMulti: length mismatch");
         out = new uint256[](accounts.length);
-        for (uint256 i = 0; i < accounts.length; i++) out[i] = balanceOf[ids[i]][accounts[i]];
+        for (uint256 i = 0; i < accounts.length; i++) out[i] = balances[ids[i]][accounts[i]];
     }
 
     function uri(uint256 id) external pure returns (string memory) {
@@ -41,7 +46,7 @@ contract DevMulti {
 
     /// Anyone may mint (a dev contract).
     function mint(address to, uint256 id, uint256 value) external {
-        balanceOf[id][to] += value;
+        balances[id][to] += value;
         emit TransferSingle(msg.sender, address(0), to, id, value);
         _checkSingle(address(0), to, id, value, "");
     }
@@ -69,9 +74,9 @@ contract DevMulti {
     }
 
     function _move(address from, address to, uint256 id, uint256 value) internal {
-        require(balanceOf[id][from] >= value, "DevMulti: balance");
-        balanceOf[id][from] -= value;
-        balanceOf[id][to] += value;
+        require(balances[id][from] >= value, "DevMulti: balance");
+        balances[id][from] -= value;
+        balances[id][to] += value;
     }
 
     function _checkSingle(address from, address to, uint256 id, uint256 value, bytes memory data) internal {

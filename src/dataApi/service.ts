@@ -23,7 +23,7 @@ import {PrimaryView, defaultPrimaryViewOptions} from "./views/primary/view.js";
 import {DataApiRouter} from "./server/router.js";
 import {registerPrimaryRoutes} from "./routes/primary.js";
 import {registerEvmRoutes} from "./routes/evm.js";
-import {AVAX_TOKEN, EvmChains, type EvmChain, type EvmChainSpec} from "./evm/chains.js";
+import {AVAX_TOKEN, EvmChains, type EvmChain, type EvmChainSpec, type StoredChainState} from "./evm/chains.js";
 import {EvmRpc, RpcError, defaultEvmRpcOptions} from "../evm/rpc.js";
 import {toHex} from "../evm/hex.js";
 import {readTokenMetadata, type EthCall} from "./evm/tokenMetadata.js";
@@ -158,9 +158,19 @@ export class DataApiService {
         const indexer = new NftIndexer({...defaultNftIndexerOptions, ...opts.nftFetch}, {sql, rpc, logger, chainId: () => follower.status().chainId});
         this.nftIndexers.push(indexer);
       }
-      return {...id, rpc, follower, networkToken: id.isCChain ? AVAX_TOKEN : {name: "Native token", symbol: "NATIVE", decimals: 18}};
+      // An L1's token name and symbol are not known over its RPC: left empty, not invented (EVM natives have 18 decimals).
+      return {...id, rpc, follower, networkToken: id.isCChain ? AVAX_TOKEN : {name: "", symbol: "", decimals: 18}};
     });
-    return new EvmChains(modules.network, chains);
+    const readStored = writes
+      ? null
+      : async (): Promise<StoredChainState[]> =>
+          (await sql.query<{chain_id: string; blockchain_id: string | null; head_number: bigint | null; traces: boolean}>("SELECT chain_id, blockchain_id, head_number, traces FROM evm_chains")).map((r) => ({
+            chainId: r.chain_id,
+            blockchainId: r.blockchain_id,
+            head: r.head_number,
+            traces: r.traces,
+          }));
+    return new EvmChains(modules.network, chains, readStored);
   }
 
   /** The per-store secret that authenticates page tokens: made once, shared by every process on the store. */

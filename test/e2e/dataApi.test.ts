@@ -306,13 +306,25 @@ describe("data API roles on one PostgreSQL server", () => {
       await caughtUp2(writer);
       const second = startNode({...DEV, "dev-backfill": "0", "data-api-db": db});
       await expect(second).rejects.toThrow(/locked by another writer: "avaext .* pid \d+"/);
-      const reader = await startNode({"network-id": "local", feed: "dev", "dev-backfill": "0", "data-api-enabled": true, "data-api-role": "serve", "data-api-db": db});
+      // A serve process reaches the writer's EVM through --evm-rpc (for native balances), and follows nothing.
+      const evmRpc = `C=${writer.node.devFeed!.evmUrl()!}`;
+      const reader = await startNode({"network-id": "local", feed: "dev", "dev-backfill": "0", "dev-evm": false, "data-api-enabled": true, "data-api-role": "serve", "data-api-db": db, "evm-rpc": evmRpc});
       try {
         const a = (await writer.get("/v1/networks/local/blockchains/p-chain/blocks?pageSize=3")).json() as {blocks: Array<{blockHash: string}>};
         const b = (await reader.get("/v1/networks/local/blockchains/p-chain/blocks?pageSize=3")).json() as {blocks: Array<{blockHash: string}>};
         // The reader answers from the writer's store (the writer may have folded one more block since).
         expect(b.blocks.length).toBe(3);
         expect(a.blocks.map((x) => x.blockHash)).toContain(b.blocks[2]!.blockHash);
+        // The EVM side too: the writer's blocks, and the chain's state as the writer stored it.
+        const evmA = (await writer.get("/v1/chains/43112/blocks?pageSize=3")).json() as {blocks: Array<{blockHash: string}>};
+        const evmB = (await reader.get("/v1/chains/43112/blocks?pageSize=3")).json() as {blocks: Array<{blockHash: string}>};
+        expect(evmB.blocks.length).toBe(3);
+        expect(evmA.blocks.map((x) => x.blockHash)).toContain(evmB.blocks[2]!.blockHash);
+        const info = (await reader.get("/v1/chains/43112")).json() as {status: string; indexing: {internalTransactions: boolean; head: string}};
+        expect(info).toMatchObject({status: "OK", indexing: {internalTransactions: true}});
+        expect(BigInt(info.indexing.head)).toBeGreaterThan(0n);
+        const balance = (await reader.get("/v1/chains/43112/addresses/0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266/balances:getNative")).json() as {nativeTokenBalance: {balance: string}};
+        expect(BigInt(balance.nativeTokenBalance.balance)).toBeGreaterThan(0n);
         // The check's first round may still be running: wait for its result.
         const deadline = Date.now() + 20_000;
         let role: string | undefined;

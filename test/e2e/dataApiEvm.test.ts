@@ -136,6 +136,9 @@ describe.each(BACKENDS)("data API, EVM chains ($name)", (backend) => {
     expect((await get<{erc721TokenBalances: unknown[]}>(`/v1/chains/${CHAIN}/addresses/${ME}/balances:listErc721`)).erc721TokenBalances).toEqual([]);
     const multi = await get<{erc1155TokenBalances: Array<{tokenId: string; balance: string}>}>(`/v1/chains/${CHAIN}/addresses/${YOU}/balances:listErc1155`);
     expect(multi.erc1155TokenBalances.map((b) => [b.tokenId, b.balance])).toEqual([["7", "15"], ["8", "20"]]);
+    // The contract agrees (ERC-1155's balanceOf(account, id)).
+    const onChain = (await rpc("eth_call", [{to: sent.multi, data: encodeCall("balanceOf(address,uint256)", ["address", "uint256"], [YOU, 7n])}, "latest"])) as string;
+    expect(BigInt(onChain)).toBe(15n);
     const before = await get<{erc1155TokenBalances: Array<{tokenId: string; balance: string}>}>(`/v1/chains/${CHAIN}/addresses/${YOU}/balances:listErc1155?blockNumber=${sent.batchBlock - 1n}`);
     expect(before.erc1155TokenBalances.map((b) => [b.tokenId, b.balance])).toEqual([["7", "10"]]);
     const collectibles = await get<{collectibleBalances: Array<{ercType: string; tokenId: string}>}>(`/v1/chains/${CHAIN}/addresses/${YOU}/balances:listCollectibles?pageSize=2`);
@@ -243,6 +246,8 @@ describe.each(BACKENDS)("data API, EVM chains ($name)", (backend) => {
       [`/v1/chains/${CHAIN}/addresses/${ME}/balances:listErc20?pageSize=501`, 400, /pageSize/],
       [`/v1/chains/${CHAIN}/addresses/${ME}/balances:listErc20?contractAddresses=0xzz`, 400, /contractAddresses/],
       [`/v1/chains/${CHAIN}/addresses/${ME}/balances:listErc1155?blockNumber=abc`, 400, /blockNumber/],
+      [`/v1/chains/${CHAIN}/addresses/${ME}/balances:listErc1155?blockNumber=99999999`, 400, /blockNumber: block 99999999 is past the indexed head/],
+      [`/v1/chains/${CHAIN}/addresses/${ME}/balances:getNative?blockNumber=99999999`, 400, /blockNumber: block 99999999 is past the indexed head/],
       [`/v1/chains/${CHAIN}/addresses/${ME}/transactions?pageToken=garbage`, 400, /pageToken/],
       [`/v1/chains/${CHAIN}/transactions?status=maybe`, 400, /status/],
       [`/v1/chains/${CHAIN}/nfts/collections/${ME}/tokens/abc`, 400, /tokenId/],

@@ -45,11 +45,36 @@ export function parseEvmRpcList(value: string): EvmChainSpec[] {
   });
 }
 
+/** What the store says of a chain (evm_chains): how a `serve` process, which runs no follower, knows it. */
+export interface StoredChainState {
+  chainId: string;
+  blockchainId: string | null;
+  head: bigint | null;
+  traces: boolean;
+}
+
 export class EvmChains {
+  private stored: StoredChainState[] = [];
+  private storedAt = 0;
+
   constructor(
     readonly network: NetworkInfo,
     readonly chains: EvmChain[],
+    /** Reads evm_chains; null in a process that follows (its followers know better). */
+    private readonly readStored: (() => Promise<StoredChainState[]>) | null = null,
   ) {}
+
+  /** Refreshes what the store says of the chains (a serve process; at most every 2 s). */
+  async refresh(): Promise<void> {
+    if (!this.readStored || Date.now() - this.storedAt < 2000) return;
+    this.stored = await this.readStored();
+    this.storedAt = Date.now();
+  }
+
+  /** The store's state of a chain (serve processes), or null. */
+  storedState(c: EvmChain): StoredChainState | null {
+    return this.stored.find((s) => (c.chainId !== null && s.chainId === c.chainId) || (c.blockchainId !== null && s.blockchainId === c.blockchainId)) ?? null;
+  }
 
   /** Identity of a spec before its RPC answers: what the name alone says. */
   static identity(spec: EvmChainSpec, network: NetworkInfo): {chainId: string | null; blockchainId: string | null; isCChain: boolean} {
@@ -59,7 +84,12 @@ export class EvmChains {
   }
 
   chainIdOf(c: EvmChain): string | null {
-    return c.chainId ?? c.follower?.status().chainId ?? null;
+    return c.chainId ?? c.follower?.status().chainId ?? this.storedState(c)?.chainId ?? null;
+  }
+
+  /** Whether the chain's RPC serves call traces (null: not known yet). */
+  traces(c: EvmChain): boolean | null {
+    return c.follower ? c.follower.status().traces : (this.storedState(c)?.traces ?? null);
   }
 
   /** The `{chainId}` path parameter: 404 for a chain not followed here, 400 for a malformed one. */

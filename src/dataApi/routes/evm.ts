@@ -5,6 +5,8 @@
  * it does not answer).
  */
 import {hexToBytes, toHex, toQuantity} from "../../evm/hex.js";
+import {RpcError} from "../../evm/rpc.js";
+import {indexedHead} from "../queries/evm/transactions.js";
 import type {SqlClient} from "../store/client.js";
 import type {DataApiRouter, RequestCtx} from "../server/router.js";
 import {badRequest, notFound, unavailable} from "../server/errors.js";
@@ -28,7 +30,10 @@ const TX_HASH_RE = /^0x[0-9a-fA-F]{64}$/;
 const INT_RE = /^(0|[1-9][0-9]{0,77})$/;
 
 export function registerEvmRoutes(router: DataApiRouter, m: EvmRoutesModules): void {
-  const chainOf = (ctx: RequestCtx<ChainParams>): EvmChain & {chainId: string} => m.chains.resolve(ctx.params.chainId);
+  const chainOf = async (ctx: RequestCtx<ChainParams>): Promise<EvmChain & {chainId: string}> => {
+    await m.chains.refresh();
+    return m.chains.resolve(ctx.params.chainId);
+  };
   const address = (ctx: RequestCtx<AddressParams>): Uint8Array => parseEvmAddress("address", ctx.params.address);
   const cursor = (ctx: RequestCtx<unknown>): Cursor | null => ctx.cursor();
   /** Runs a list query; a cursor of the wrong shape (a token of another list) is a 400. */
@@ -53,13 +58,23 @@ export function registerEvmRoutes(router: DataApiRouter, m: EvmRoutesModules): v
     }
   };
   const nativeBalance = async (c: EvmChain & {chainId: string}, owner: Uint8Array, block: bigint | undefined): Promise<Record<string, unknown>> => {
-    const wei = await rpcCall<string>(c, "eth_getBalance", [toHex(owner), block === undefined ? "latest" : toQuantity(block)]);
+    let wei: string;
+    try {
+      wei = await c.rpc.call<string>("eth_getBalance", [toHex(owner), block === undefined ? "latest" : toQuantity(block)]);
+    } catch (e) {
+      // The node's own answer at a block it cannot serve (past its head, pruned state) is about the parameter.
+      if (block !== undefined && e instanceof RpcError && e.kind === "rpc") throw badRequest("blockNumber", `chain ${c.chainId} cannot answer at block ${block}: ${e.message.replace(/^eth_getBalance: /, "")}`);
+      throw unavailable(`the RPC of chain ${c.chainId} did not answer eth_getBalance: ${(e as Error).message}`);
+    }
     return {...tokenFields(c.networkToken), chainId: c.chainId, balance: BigInt(wei).toString()};
   };
-  const blockNumberParam = (ctx: RequestCtx<unknown>): bigint | undefined => {
+  /** `blockNumber`: a block the view has folded (a later one has no balances to sum yet: 400, not a guess). */
+  const blockNumberParam = async (ctx: RequestCtx<unknown>, c: EvmChain & {chainId: string}): Promise<bigint | undefined> => {
     const v = ctx.query.string("blockNumber");
     if (v === undefined) return undefined;
     if (!/^(0|[1-9][0-9]{0,18})$/.test(v)) throw badRequest("blockNumber", "must be a block number (an integer >= 0)");
+    const head = await indexedHead(m.sql, c.chainId);
+    if (head === null || BigInt(v) > head) throw badRequest("blockNumber", `block ${v} is past the indexed head of chain ${c.chainId} (${head ?? "none"})`);
     return BigInt(v);
   };
 
@@ -69,15 +84,16 @@ export function registerEvmRoutes(router: DataApiRouter, m: EvmRoutesModules): v
     const network = ctx.query.string("network");
     if (network !== undefined && !["mainnet", "fuji", "testnet", "local"].includes(network)) throw badRequest("network", `unknown network ${JSON.stringify(network)}`);
     const served = network === undefined || (network === "testnet" ? "fuji" : network) === m.chains.network.name;
+    await m.chains.refresh();
     return {chains: served ? m.chains.chains.filter((c) => m.chains.chainIdOf(c) !== null).map((c) => chainInfo(m.chains, c)) : []};
   });
 
-  router.get("/v1/chains/:chainId", async (ctx) => chainInfo(m.chains, chainOf(ctx)));
+  router.get("/v1/chains/:chainId", async (ctx) => chainInfo(m.chains, await chainOf(ctx)));
 
   // ---- blocks ----
 
   router.get("/v1/chains/:chainId/blocks", async (ctx) => {
-    const c = chainOf(ctx);
+    const c = await chainOf(ctx);
     const page = await list(() => listBlocks(m.sql, listArgs(ctx, c.chainId)));
     return {nextPageToken: ctx.pageToken(page.next), blocks: page.items};
   });
@@ -89,14 +105,14 @@ export function registerEvmRoutes(router: DataApiRouter, m: EvmRoutesModules): v
   };
 
   router.get("/v1/chains/:chainId/blocks/:blockId", async (ctx) => {
-    const c = chainOf(ctx);
+    const c = await chainOf(ctx);
     const b = await getBlock(m.sql, c.chainId, blockIdOf(ctx.params.blockId));
     if (!b) throw notFound(`block ${ctx.params.blockId} not found on chain ${c.chainId}`);
     return b;
   });
 
   router.get("/v1/chains/:chainId/blocks/:blockId/transactions", async (ctx) => {
-    const c = chainOf(ctx);
+    const c = await chainOf(ctx);
     const b = await getBlock(m.sql, c.chainId, blockIdOf(ctx.params.blockId));
     if (!b) throw notFound(`block ${ctx.params.blockId} not found on chain ${c.chainId}`);
     const args = {...listArgs(ctx, c.chainId), sortOrder: "asc" as const, blockNumber: BigInt(b.blockNumber)};
@@ -107,7 +123,7 @@ export function registerEvmRoutes(router: DataApiRouter, m: EvmRoutesModules): v
   // ---- transactions ----
 
   router.get("/v1/chains/:chainId/transactions", async (ctx) => {
-    const c = chainOf(ctx);
+    const c = await chainOf(ctx);
     const status = ctx.query.enumValue("status", ["failed", "success"] as const);
     const page = await list(() => listTransactions(m.sql, {...listArgs(ctx, c.chainId), status: status === undefined ? undefined : status === "success" ? 1 : 0}));
     return {nextPageToken: ctx.pageToken(page.next), transactions: page.items};
@@ -115,7 +131,7 @@ export function registerEvmRoutes(router: DataApiRouter, m: EvmRoutesModules): v
 
   // 15: one transaction.
   router.get("/v1/chains/:chainId/transactions/:txHash", async (ctx) => {
-    const c = chainOf(ctx);
+    const c = await chainOf(ctx);
     if (!TX_HASH_RE.test(ctx.params.txHash)) throw badRequest("txHash", `not a transaction hash (0x and 64 hex digits): ${JSON.stringify(ctx.params.txHash)}`);
     const found = await getTransaction(m.sql, c.chainId, hexToBytes(ctx.params.txHash));
     if (!found) throw notFound(`transaction ${ctx.params.txHash} not found on chain ${c.chainId}`);
@@ -124,14 +140,14 @@ export function registerEvmRoutes(router: DataApiRouter, m: EvmRoutesModules): v
 
   // 3: transactions of an address.
   router.get("/v1/chains/:chainId/addresses/:address/transactions", async (ctx) => {
-    const c = chainOf(ctx);
+    const c = await chainOf(ctx);
     const a = address(ctx);
     const page = await list(() => listAddressTransactions(m.sql, {...listArgs(ctx, c.chainId, {range: true, sort: true}), address: a}));
     return {nextPageToken: ctx.pageToken(page.next), transactions: page.items};
   });
 
   router.get("/v1/chains/:chainId/addresses/:address/transactions:listNative", async (ctx) => {
-    const c = chainOf(ctx);
+    const c = await chainOf(ctx);
     const a = address(ctx);
     const page = await list(() => listNativeTransactions(m.sql, {...listArgs(ctx, c.chainId, {range: true}), address: a}));
     return {nextPageToken: ctx.pageToken(page.next), transactions: page.items};
@@ -139,7 +155,7 @@ export function registerEvmRoutes(router: DataApiRouter, m: EvmRoutesModules): v
 
   for (const [suffix, erc] of [["listErc20", 20], ["listErc721", 721], ["listErc1155", 1155]] as const) {
     router.get(`/v1/chains/:chainId/addresses/:address/transactions:${suffix}`, async (ctx: RequestCtx<AddressParams>) => {
-      const c = chainOf(ctx);
+      const c = await chainOf(ctx);
       const a = address(ctx);
       const page = await list(() => listAddressTransfers(m.sql, {...listArgs(ctx, c.chainId, {range: true}), address: a, erc}));
       return {nextPageToken: ctx.pageToken(page.next), transactions: page.items};
@@ -148,16 +164,16 @@ export function registerEvmRoutes(router: DataApiRouter, m: EvmRoutesModules): v
 
   // 8: internal transactions.
   router.get("/v1/chains/:chainId/addresses/:address/transactions:listInternals", async (ctx) => {
-    const c = chainOf(ctx);
+    const c = await chainOf(ctx);
     const a = address(ctx);
-    if (c.follower && c.follower.status().traces === false) throw unavailable(`chain ${c.chainId}'s RPC serves no call traces: internal transactions are not indexed (enable debug-tracer)`);
+    if (m.chains.traces(c) === false) throw unavailable(`chain ${c.chainId}'s RPC serves no call traces: internal transactions are not indexed (enable debug-tracer)`);
     const page = await list(() => listInternalTransactions(m.sql, {...listArgs(ctx, c.chainId, {range: true}), address: a}));
     return {nextPageToken: ctx.pageToken(page.next), transactions: page.items};
   });
 
   // 7: transfers of a token contract.
   router.get("/v1/chains/:chainId/tokens/:address/transfers", async (ctx) => {
-    const c = chainOf(ctx);
+    const c = await chainOf(ctx);
     const a = address(ctx);
     const page = await list(() => listTokenTransfers(m.sql, {...listArgs(ctx, c.chainId, {range: true}), token: a}));
     return {nextPageToken: ctx.pageToken(page.next), transfers: page.items};
@@ -167,7 +183,7 @@ export function registerEvmRoutes(router: DataApiRouter, m: EvmRoutesModules): v
 
   // 6: the deployment transaction.
   router.get("/v1/chains/:chainId/contracts/:address/transactions:getDeployment", async (ctx) => {
-    const c = chainOf(ctx);
+    const c = await chainOf(ctx);
     const a = address(ctx);
     const contract = await getContract(m.sql, c.chainId, a);
     if (!contract) throw notFound(`no deployment of ${ctx.params.address} is indexed on chain ${c.chainId}`);
@@ -178,7 +194,7 @@ export function registerEvmRoutes(router: DataApiRouter, m: EvmRoutesModules): v
 
   // 13: contracts deployed by the address.
   router.get("/v1/chains/:chainId/contracts/:address/deployments", async (ctx) => {
-    const c = chainOf(ctx);
+    const c = await chainOf(ctx);
     const a = address(ctx);
     const page = await list(() => listDeployments(m.sql, {chainId: c.chainId, address: a, pageSize: ctx.query.pageSize(), cursor: cursor(ctx)}));
     return {nextPageToken: ctx.pageToken(page.next), contracts: page.items.map((r) => contractModel(r, m.curated.get(toHex(r.address))))};
@@ -186,7 +202,7 @@ export function registerEvmRoutes(router: DataApiRouter, m: EvmRoutesModules): v
 
   // 18: contract metadata.
   router.get("/v1/chains/:chainId/addresses/:address", async (ctx) => {
-    const c = chainOf(ctx);
+    const c = await chainOf(ctx);
     const a = address(ctx);
     const curated = m.curated.get(toHex(a));
     const contract = await getContract(m.sql, c.chainId, a);
@@ -202,16 +218,16 @@ export function registerEvmRoutes(router: DataApiRouter, m: EvmRoutesModules): v
   // ---- balances ----
 
   router.get("/v1/chains/:chainId/addresses/:address/balances:getNative", async (ctx) => {
-    const c = chainOf(ctx);
-    return {nativeTokenBalance: await nativeBalance(c, address(ctx), blockNumberParam(ctx))};
+    const c = await chainOf(ctx);
+    return {nativeTokenBalance: await nativeBalance(c, address(ctx), await blockNumberParam(ctx, c))};
   });
 
   const balanceList = (suffix: "listErc20" | "listErc721" | "listErc1155" | "listCollectibles", ercs: number[], field: string, o: {history: boolean; multiContract: boolean; native: boolean}): void => {
     router.get(`/v1/chains/:chainId/addresses/:address/balances:${suffix}`, async (ctx: RequestCtx<AddressParams>) => {
-      const c = chainOf(ctx);
+      const c = await chainOf(ctx);
       const owner = address(ctx);
       const pageSize = ctx.query.pageSize(500);
-      const blockNumber = o.history ? blockNumberParam(ctx) : undefined;
+      const blockNumber = o.history ? await blockNumberParam(ctx, c) : undefined;
       let contracts: Uint8Array[] | undefined;
       if (o.multiContract) {
         const list = ctx.query.list("contractAddresses");
@@ -239,14 +255,14 @@ export function registerEvmRoutes(router: DataApiRouter, m: EvmRoutesModules): v
 
   // 14: the tokens of a collection.
   router.get("/v1/chains/:chainId/nfts/collections/:address/tokens", async (ctx) => {
-    const c = chainOf(ctx);
+    const c = await chainOf(ctx);
     const a = address(ctx);
     const page = await list(() => listCollectionTokens(m.sql, {chainId: c.chainId, token: a, pageSize: ctx.query.pageSize(), cursor: cursor(ctx)}));
     return {nextPageToken: ctx.pageToken(page.next), tokens: page.items};
   });
 
   router.get("/v1/chains/:chainId/nfts/collections/:address/tokens/:tokenId", async (ctx) => {
-    const c = chainOf(ctx);
+    const c = await chainOf(ctx);
     const a = address(ctx);
     if (!INT_RE.test(ctx.params.tokenId)) throw badRequest("tokenId", `not a token ID (a decimal integer): ${JSON.stringify(ctx.params.tokenId)}`);
     const t = await getCollectionToken(m.sql, c.chainId, a, ctx.params.tokenId);
@@ -269,7 +285,7 @@ function chainInfo(chains: EvmChains, c: EvmChain): Record<string, unknown> {
     chainName: c.isCChain ? "C-Chain" : `EVM chain ${id}`,
     description: c.isCChain ? "The Contract Chain of the Avalanche primary network" : `An EVM chain followed through ${c.rpc.opts.url}`,
     vmName: "EVM",
-    rpcUrl: c.rpc.opts.url,
+    rpcUrl: publicRpcUrl(c.rpc.opts.url),
     isTestnet: chains.network.name !== "mainnet",
     networkToken: c.networkToken ?? AVAX_TOKEN,
     enabledFeatures: ["nftIndexing"],
@@ -283,8 +299,26 @@ function chainInfo(chains: EvmChains, c: EvmChain): Record<string, unknown> {
       internalTransactions: s.traces,
       ...(s.lastError ? {lastError: s.lastError} : {}),
     };
+  } else {
+    // A serve process: what the writer stored.
+    const st = chains.storedState(c);
+    out.indexing = {head: st?.head?.toString() ?? null, internalTransactions: st?.traces ?? null};
   }
   return out;
+}
+
+/**
+ * The RPC URL as /v1/chains shows it: no credentials, no query, and no path beyond AvalancheGo's own
+ * (`/ext/bc/<chain>/rpc`): operators put API keys in all three.
+ */
+export function publicRpcUrl(raw: string): string {
+  try {
+    const u = new URL(raw);
+    const path = /^\/ext\/bc\/[A-Za-z0-9]+\/rpc\/?$/.test(u.pathname) || u.pathname === "/" ? u.pathname : "/…";
+    return `${u.protocol}//${u.host}${path === "/" ? "" : path}`;
+  } catch {
+    return "";
+  }
 }
 
 

@@ -232,3 +232,9 @@ export async function listInternalTransactions(sql: SqlClientLike, a: EvmListArg
   );
   return paged(rows, a.pageSize, internalModel, (r) => [r.block_number.toString(), r.tx_index, r.idx]);
 }
+
+/** The last block the view folded for a chain, or null. */
+export async function indexedHead(sql: SqlClientLike, chainId: string): Promise<bigint | null> {
+  const rows = await sql.query<{head_number: bigint | null}>("SELECT head_number FROM evm_chains WHERE chain_id = $1", [chainId]);
+  return rows[0]?.head_number ?? null;
+}

@@ -3,6 +3,7 @@ import {writeFileSync} from "node:fs";
 import path from "node:path";
 import {describe, expect, it} from "vitest";
 import {loadContractMetadata} from "../../../../src/dataApi/evm/contractMetadata.js";
+import {publicRpcUrl} from "../../../../src/dataApi/routes/evm.js";
 import {tempDir} from "../../../helpers/node.js";
 
 const file = (content: string): string => {
@@ -25,5 +26,16 @@ describe("contract metadata file", () => {
     ["a chain field", JSON.stringify({["0x" + "1".repeat(40)]: {decimals: 3}}), /decimals comes from the chain/],
   ])("refuses %s", (_name, content, message) => {
     expect(() => loadContractMetadata(file(content))).toThrow(message);
+  });
+});
+
+describe("the RPC URL /v1/chains shows", () => {
+  it.each([
+    ["http://127.0.0.1:9650/ext/bc/C/rpc", "http://127.0.0.1:9650/ext/bc/C/rpc"],
+    ["https://user:secret@node.example:443/ext/bc/2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5/rpc?token=abc", "https://node.example/ext/bc/2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5/rpc"],
+    ["https://avax-mainnet.example.io/v3/0123456789abcdef", "https://avax-mainnet.example.io/…"],
+    ["http://127.0.0.1:8545", "http://127.0.0.1:8545"],
+  ])("%s is shown as %s", (raw, shown) => {
+    expect(publicRpcUrl(raw)).toBe(shown);
   });
 });
