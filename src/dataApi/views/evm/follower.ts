@@ -86,6 +86,8 @@ export class EvmFollower {
   private rpcHead: bigint | null = null;
   /** When the RPC last answered the follower (ms); a hanging RPC shows as stale contact. */
   private lastContact = 0;
+  /** Blocks a batch (halved when the RPC refuses a batch for its size). */
+  private batchBlocks: number;
   private lastError: string | null = null;
   private readonly knownTokens = new Map<string, TokenInfo>();
   private readonly abort = new AbortController();
@@ -99,6 +101,7 @@ export class EvmFollower {
     private readonly modules: EvmFollowerModules,
   ) {
     this.chainId = opts.chainId;
+    this.batchBlocks = opts.batchBlocks;
   }
 
   status(): EvmChainStatus {
@@ -155,6 +158,7 @@ export class EvmFollower {
         if (signal.aborted) break;
         failures++;
         const e = err as Error;
+        this.shrinkOnRefusal(e);
         this.lastError = e.message;
         this.modules.metrics?.error(this.chainId ?? "unknown");
         this.modules.logger.warn({chainId: this.chainId, rpc: this.modules.rpc.opts.url, err: e.message, failures}, "EVM follower: batch failed; retrying");
@@ -193,6 +197,18 @@ export class EvmFollower {
     this.modules.logger.info({chainId: answered, rpc: rpc.opts.url, head: this.head?.number, traces}, "EVM follower identified its chain");
   }
 
+  /**
+   * A node that refuses a batch for its size (AvalancheGo: 1,000 requests or 25 MB of answer a batch) gets
+   * smaller ones from then on: busy traced blocks make large answers.
+   */
+  private shrinkOnRefusal(e: Error): void {
+    const refused = e instanceof RpcError && ((e.kind === "http" && e.code === 413) || (e.kind !== "transport" && /batch refused|too large|exceed|limit/i.test(e.message)));
+    if (!refused || this.batchBlocks === 1) return;
+    this.batchBlocks = Math.max(1, Math.floor(this.batchBlocks / 2));
+    this.dropAhead();
+    this.modules.logger.warn({chainId: this.chainId, batchBlocks: this.batchBlocks, err: e.message}, "EVM RPC refused a batch for its size: asking for fewer blocks at once");
+  }
+
   /** The chain ID the RPC answers, as a decimal string (a malformed answer throws). */
   private async askChainId(signal: AbortSignal): Promise<string> {
     return quantity(await this.modules.rpc.call<unknown>("eth_chainId", [], signal)).toString();
@@ -217,7 +233,7 @@ export class EvmFollower {
       return 0;
     }
     while (this.ahead.length < 1 + this.opts.fetchAhead && next <= this.rpcHead) {
-      const to = bigMin(next + BigInt(this.opts.batchBlocks) - 1n, this.rpcHead);
+      const to = bigMin(next + BigInt(this.batchBlocks) - 1n, this.rpcHead);
       const p = this.fetch(next, to, signal);
       p.catch(() => {}); // observed when its turn comes, or dropped
       this.ahead.push({from: next, to, p});

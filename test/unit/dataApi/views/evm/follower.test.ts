@@ -3,6 +3,7 @@
  * the test sent them, a real reorg (evm_snapshot / evm_revert, then a different block at the same height) rolled
  * back to the common ancestor, and a wrong chain ID reported without stopping.
  */
+import {createServer} from "node:http";
 import {afterAll, beforeAll, expect, it} from "vitest";
 import {Anvil} from "../../../../../src/dev/evm/anvil.js";
 import {EvmRpc, defaultEvmRpcOptions} from "../../../../../src/evm/rpc.js";
@@ -93,5 +94,40 @@ describeBackends("EVM follower", (backend) => {
     await expect.poll(() => wrong.status().lastError, {timeout: 5000}).toMatch(/answers chain ID 43112, not 43114/);
     expect(wrong.status().status).toBe("UNAVAILABLE");
     await wrong.close();
+  });
+
+  it("asks for smaller batches when the RPC refuses one for its size, and goes on", async () => {
+    // A node with a batch limit (AvalancheGo: batch-request-limit) in front of the same anvil.
+    const limit = 10;
+    const proxy = createServer((req, res) => {
+      let body = "";
+      req.on("data", (c: Buffer) => (body += c.toString()));
+      req.on("end", async () => {
+        const parsed = JSON.parse(body) as unknown[];
+        if (Array.isArray(parsed) && parsed.length > limit) {
+          res.writeHead(200, {"content-type": "application/json"}).end(JSON.stringify({jsonrpc: "2.0", id: null, error: {code: -32600, message: `batch too large: ${parsed.length} > ${limit}`}}));
+          return;
+        }
+        const r = await fetch(anvil.url, {method: "POST", headers: {"content-type": "application/json"}, body});
+        res.writeHead(200, {"content-type": "application/json"}).end(await r.text());
+      });
+    });
+    await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", r));
+    const url = `http://127.0.0.1:${(proxy.address() as {port: number}).port}`;
+    try {
+      const other = await backend.open();
+      await migrate(other, MIGRATIONS, {logger});
+      const rpc = new EvmRpc({...defaultEvmRpcOptions, url, retries: 0}, {logger});
+      const f = new EvmFollower({...defaultEvmFollowerOptions, chainId: "43112", blockchainId: null, pollMs: 20}, {sql: other, rpc, logger, tokenInfo: async (_a, erc) => ({erc, name: null, symbol: null, decimals: null})});
+      f.start();
+      const head = BigInt((await anvil.rawCall("eth_blockNumber", [])) as string);
+      await f.waitFor(head, 30_000);
+      await f.close();
+      const [{n}] = await other.query<{n: number}>("SELECT count(*)::int4 AS n FROM evm_blocks WHERE chain_id = '43112'");
+      expect(BigInt(n)).toBe(head + 1n);
+      await other.close();
+    } finally {
+      await new Promise((r) => proxy.close(r));
+    }
   });
 });
