@@ -8,6 +8,7 @@
  * is retried with backoff and reported (status, health, metrics); it never stops the process or another chain.
  */
 import {sleep} from "../../../util/sleep.js";
+import {setMaxListeners} from "node:events";
 import type {Logger} from "../../../logger/index.js";
 import type {SqlClient} from "../../store/client.js";
 import {RpcError, type EvmRpc, type RpcCall} from "../../../evm/rpc.js";
@@ -102,6 +103,8 @@ export class EvmFollower {
   ) {
     this.chainId = opts.chainId;
     this.batchBlocks = opts.batchBlocks;
+    // Every request of the fold listens on this signal: batches fetched ahead, token reads, retries.
+    setMaxListeners(0, this.abort.signal);
   }
 
   status(): EvmChainStatus {
