@@ -207,6 +207,7 @@ export class AvaextNode {
           evmChains: this.evmChainSpecs(),
           contractMetadata: c["contract-metadata-file"] ? loadContractMetadata(c["contract-metadata-file"]) : new Map(),
           nftFetch: {ipfsGateway: c["ipfs-gateway"], allowPrivate: c["nft-metadata-allow-private"]},
+          icmContracts: c["icm-contracts"],
         },
         {
           index: c["index-enabled"] ? store : null,

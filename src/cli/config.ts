@@ -101,6 +101,7 @@ function validate(c: AvaextConfig): void {
   } catch (e) {
     throw new ConfigError("evm-rpc", (e as Error).message.replace(/^--evm-rpc: /, ""));
   }
+  for (const a of c["icm-contracts"]) if (!/^0x[0-9a-fA-F]{40}$/.test(a)) throw new ConfigError("icm-contracts", `${JSON.stringify(a)} is not a 0x address`);
   if (!/^https?:\/\/.+\/$/.test(c["ipfs-gateway"])) throw new ConfigError("ipfs-gateway", `must be an http(s) URL ending in /, got ${JSON.stringify(c["ipfs-gateway"])}`);
 }
 

@@ -53,6 +53,7 @@ export interface AvaextConfig {
   "contract-metadata-file": string | null;
   "nft-metadata-allow-private": boolean;
   "ipfs-gateway": string;
+  "icm-contracts": string[];
 }
 
 export type FlagName = keyof AvaextConfig;
@@ -112,6 +113,7 @@ export const FLAGS: readonly FlagDef[] = [
   flag({name: "contract-metadata-file", kind: "path", default: null, defaultText: "none", description: 'JSON {"0x<address>": {"name": ..., "description": ..., "officialSite": ..., ...}}: curated contract fields the data API adds to its answers'}),
   flag({name: "nft-metadata-allow-private", kind: "bool", default: false, defaultText: "false", description: "let the NFT metadata fetcher reach loopback, private and link-local addresses (off: refused, against SSRF)"}),
   flag({name: "ipfs-gateway", kind: "string", default: "https://ipfs.io/ipfs/", defaultText: "https://ipfs.io/ipfs/", description: "gateway for ipfs:// token URIs (the CID and path are appended)"}),
+  flag({name: "icm-contracts", kind: "list", default: ["0x253b2784c75e510dD0fF1da844684a1aC0aa5fcf"], defaultText: "0x253b2784c75e510dD0fF1da844684a1aC0aa5fcf", description: "TeleporterMessenger addresses whose logs are interchain messages (comma list; the default is the v1.0.0 deployment, the same on every chain)"}),
   flag({name: "v8-pretenuring", kind: "bool", default: false, defaultText: "false", description: "keep V8's allocation-site pretenuring, which avaext turns off (docs/performance.md)"}),
 ];
 

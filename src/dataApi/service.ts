@@ -23,6 +23,7 @@ import {PrimaryView, defaultPrimaryViewOptions} from "./views/primary/view.js";
 import {DataApiRouter} from "./server/router.js";
 import {registerPrimaryRoutes} from "./routes/primary.js";
 import {registerEvmRoutes} from "./routes/evm.js";
+import {registerIcmRoutes} from "./routes/icm.js";
 import {AVAX_TOKEN, EvmChains, type EvmChain, type EvmChainSpec, type StoredChainState} from "./evm/chains.js";
 import {EvmRpc, RpcError, defaultEvmRpcOptions} from "../evm/rpc.js";
 import {toHex} from "../evm/hex.js";
@@ -51,6 +52,8 @@ export interface DataApiOptions {
   contractMetadata: Map<string, CuratedMetadata>;
   /** How NFT metadata is fetched (`--ipfs-gateway`, `--nft-metadata-allow-private`). */
   nftFetch: {ipfsGateway: string; allowPrivate: boolean};
+  /** TeleporterMessenger addresses whose logs are interchain messages (`--icm-contracts`). */
+  icmContracts: string[];
 }
 
 export interface DataApiModules {
@@ -137,6 +140,7 @@ export class DataApiService {
       );
       registerPrimaryRoutes(router, {sql, network: modules.network, chains: modules.chains, avaxAssetId: modules.avaxAssetId});
       registerEvmRoutes(router, {sql, chains: this.evm, curated: opts.contractMetadata});
+      registerIcmRoutes(router, {sql, chains: this.evm});
       modules.routes.addResolver(router.resolver());
     }
   }
@@ -152,7 +156,7 @@ export class DataApiService {
       if (spec.urlOf) Object.defineProperty(rpcOpts, "url", {get: spec.urlOf, enumerable: true});
       const rpc = new EvmRpc(rpcOpts, {logger, onError: () => metrics?.rpcErrors.inc({chain: id.chainId ?? spec.name})});
       const follower = writes
-        ? new EvmFollower({...defaultEvmFollowerOptions, chainId: id.chainId, blockchainId: id.blockchainId}, {sql, rpc, logger, tokenInfo: tokenInfoReader(rpc), metrics: metrics?.follower})
+        ? new EvmFollower({...defaultEvmFollowerOptions, chainId: id.chainId, blockchainId: id.blockchainId, icmMessengers: opts.icmContracts}, {sql, rpc, logger, tokenInfo: tokenInfoReader(rpc), metrics: metrics?.follower})
         : null;
       if (follower) {
         const indexer = new NftIndexer({...defaultNftIndexerOptions, ...opts.nftFetch}, {sql, rpc, logger, chainId: () => follower.status().chainId});

@@ -87,6 +87,17 @@ export class EvmChains {
     return c.chainId ?? c.follower?.status().chainId ?? this.storedState(c)?.chainId ?? null;
   }
 
+  /** The chain's blockchain ID (CB58): configured, learned by its follower, or stored; null when not known. */
+  blockchainIdOf(c: EvmChain): string | null {
+    return c.blockchainId ?? c.follower?.status().blockchainId ?? this.storedState(c)?.blockchainId ?? null;
+  }
+
+  /** The EVM chain ID of a followed chain given its blockchain ID (CB58), or null. */
+  evmChainIdOfBlockchain(blockchainId: string): string | null {
+    for (const c of this.chains) if (this.blockchainIdOf(c) === blockchainId) return this.chainIdOf(c);
+    return null;
+  }
+
   /** Whether the chain's RPC serves call traces (null: not known yet). */
   traces(c: EvmChain): boolean | null {
     return c.follower ? c.follower.status().traces : (this.storedState(c)?.traces ?? null);
@@ -98,7 +109,7 @@ export class EvmChains {
     const alias = param.toLowerCase() === "c-chain" || param === "C";
     for (const c of this.chains) {
       const id = this.chainIdOf(c);
-      if (id !== null && (param === id || param === c.blockchainId || (alias && c.isCChain))) return {...c, chainId: id};
+      if (id !== null && (param === id || param === this.blockchainIdOf(c) || (alias && c.isCChain))) return {...c, chainId: id};
     }
     const followed = this.chains.map((c) => this.chainIdOf(c) ?? c.blockchainId).join(", ");
     throw notFound(`chain ${param} is not followed here${followed ? ` (followed: ${followed})` : " (no EVM chain is followed: see --evm-rpc)"}`);

@@ -7,6 +7,7 @@
 import {hexToBytes, toHex, toQuantity} from "../../evm/hex.js";
 import {RpcError} from "../../evm/rpc.js";
 import {indexedHead} from "../queries/evm/transactions.js";
+import {icmInfoOfTx} from "./icm.js";
 import type {SqlClient} from "../store/client.js";
 import type {DataApiRouter, RequestCtx} from "../server/router.js";
 import {badRequest, notFound, unavailable} from "../server/errors.js";
@@ -135,7 +136,11 @@ export function registerEvmRoutes(router: DataApiRouter, m: EvmRoutesModules): v
     if (!TX_HASH_RE.test(ctx.params.txHash)) throw badRequest("txHash", `not a transaction hash (0x and 64 hex digits): ${JSON.stringify(ctx.params.txHash)}`);
     const found = await getTransaction(m.sql, c.chainId, hexToBytes(ctx.params.txHash));
     if (!found) throw notFound(`transaction ${ctx.params.txHash} not found on chain ${c.chainId}`);
-    return {...found.details, networkTokenDetails: {networkToken: c.networkToken}, nativeTransaction: found.tx};
+    const out: Record<string, unknown> = {...found.details, networkTokenDetails: {networkToken: c.networkToken}, nativeTransaction: found.tx};
+    const icm = await icmInfoOfTx(m.sql, c.chainId, BigInt(found.tx.blockNumber), found.tx.blockIndex);
+    // The SDK 3.0.2 name, and the hosted API's newer one (data-api §8): the same facts.
+    if (icm) Object.assign(out, {teleporterMessageInfo: icm, interchainMessageInfo: icm});
+    return out;
   });
 
   // 3: transactions of an address.
@@ -290,7 +295,8 @@ function chainInfo(chains: EvmChains, c: EvmChain): Record<string, unknown> {
     networkToken: c.networkToken ?? AVAX_TOKEN,
     enabledFeatures: ["nftIndexing"],
   };
-  if (c.blockchainId) out.platformChainId = c.blockchainId;
+  const blockchainId = chains.blockchainIdOf(c);
+  if (blockchainId) out.platformChainId = blockchainId;
   if (s) {
     // avaext's extension: the follower's own state (the hosted API has no such field).
     out.indexing = {

@@ -419,4 +419,44 @@ CREATE TABLE evm_nfts (
 CREATE INDEX evm_nfts_pending ON evm_nfts (chain_id, first_block) WHERE index_status = 'UNINDEXED';
 `,
   },
+  {
+    version: 3,
+    name: "interchain messages",
+    sql: `
+-- TeleporterMessenger events of the followed EVM chains (data-api §8), as they come: the truth each message record
+-- is folded from. event: the decoded event (JSON, bigints as decimal strings) with its transaction's hash, time and
+-- gas used, and the chain's blockchain ID.
+CREATE TABLE icm_events (
+  chain_id text NOT NULL,
+  block_number int8 NOT NULL,
+  log_index int4 NOT NULL,
+  tx_index int4 NOT NULL,
+  message_id text NOT NULL,
+  kind text NOT NULL,
+  event jsonb NOT NULL,
+  PRIMARY KEY (chain_id, block_number, log_index)
+);
+CREATE INDEX icm_events_message ON icm_events (message_id);
+CREATE INDEX icm_events_tx ON icm_events (chain_id, block_number, tx_index);
+
+-- One record per message, folded from all of its events on both chains. sort_ts: the source transaction's time,
+-- else the destination's (the lists' order); record: the answer but the EVM chain IDs and the fee token's metadata.
+CREATE TABLE icm_messages (
+  message_id text PRIMARY KEY,
+  messenger bytea NOT NULL,
+  source_blockchain_id text NOT NULL,
+  destination_blockchain_id text NOT NULL,
+  from_addr bytea NOT NULL,
+  to_addr bytea NOT NULL,
+  status text NOT NULL,
+  sort_ts int8 NOT NULL,
+  record jsonb NOT NULL
+);
+CREATE INDEX icm_messages_ts ON icm_messages (sort_ts, message_id);
+CREATE INDEX icm_messages_from ON icm_messages (from_addr, sort_ts, message_id);
+CREATE INDEX icm_messages_to ON icm_messages (to_addr, sort_ts, message_id);
+CREATE INDEX icm_messages_source ON icm_messages (source_blockchain_id, sort_ts, message_id);
+CREATE INDEX icm_messages_destination ON icm_messages (destination_blockchain_id, sort_ts, message_id);
+`,
+  },
 ];

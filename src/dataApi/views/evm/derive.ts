@@ -7,6 +7,8 @@
  */
 import {decodeAbi} from "../../../evm/abi.js";
 import {hexToBytes, quantity} from "../../../evm/hex.js";
+import {decodeIcmLog} from "../../evm/icm.js";
+import type {IcmEventRow} from "./icmFold.js";
 
 export class BlockShapeError extends Error {}
 
@@ -88,6 +90,8 @@ export interface DerivedBlock {
   contracts: ContractRow[];
   /** (address hex, txIndex) → kinds bit set. */
   addressKinds: Map<string, number>;
+  /** TeleporterMessenger events of the followed messenger addresses. */
+  icm: IcmEventRow[];
 }
 
 type Json = Record<string, unknown>;
@@ -118,8 +122,11 @@ const optAddress = (v: unknown, what: string): Uint8Array | null => (v === null 
 
 const hexKey = (b: Uint8Array): string => Buffer.from(b).toString("hex");
 
-/** Derives the rows of one block. `traces` is debug_traceBlockByNumber's answer, or null without debug APIs. */
-export function deriveBlock(blockJson: unknown, receiptsJson: unknown, tracesJson: unknown | null): DerivedBlock {
+/**
+ * Derives the rows of one block. `traces` is debug_traceBlockByNumber's answer, or null without debug APIs;
+ * `messengers` the ICM messenger addresses whose logs are interchain messages (lowercase 0x).
+ */
+export function deriveBlock(blockJson: unknown, receiptsJson: unknown, tracesJson: unknown | null, messengers: ReadonlySet<string> = NO_MESSENGERS): DerivedBlock {
   const b = obj(blockJson, "block");
   const number = qty(b.number, "block.number");
   const txsJson = arr(b.transactions, "block.transactions");
@@ -133,6 +140,7 @@ export function deriveBlock(blockJson: unknown, receiptsJson: unknown, tracesJso
   };
 
   const txs: TxRow[] = [];
+  const icm: IcmEventRow[] = [];
   const transfers: TransferRow[] = [];
   const contracts: ContractRow[] = [];
   let feesSpent = 0n;
@@ -170,7 +178,12 @@ export function deriveBlock(blockJson: unknown, receiptsJson: unknown, tracesJso
     touch(to ?? created, i, KIND.native);
     if (created) contracts.push({address: created, txIndex: i, deployer: from, deployerContract: null});
     for (const lj of arr(r.logs ?? [], "receipt.logs")) {
-      for (const tr of transfersOfLog(obj(lj, "log"), i)) {
+      const log = obj(lj, "log");
+      if (messengers.size > 0) {
+        const event = decodeIcmLog(log as never, messengers);
+        if (event) icm.push({txIndex: i, event});
+      }
+      for (const tr of transfersOfLog(log, i)) {
         transfers.push(tr);
         const kind = tr.erc === 20 ? KIND.erc20 : tr.erc === 721 ? KIND.erc721 : KIND.erc1155;
         touch(tr.from, i, kind);
@@ -222,8 +235,11 @@ export function deriveBlock(blockJson: unknown, receiptsJson: unknown, tracesJso
     internals,
     contracts,
     addressKinds: kinds,
+    icm,
   };
 }
+
+const NO_MESSENGERS: ReadonlySet<string> = new Set();
 
 /** An indexed address topic: 12 zero bytes then the address; anything else is not an address. */
 function topicAddress(topic: unknown): Uint8Array | null {

@@ -12,7 +12,9 @@ import {setMaxListeners} from "node:events";
 import type {Logger} from "../../../logger/index.js";
 import type {SqlClient} from "../../store/client.js";
 import {RpcError, type EvmRpc, type RpcCall} from "../../../evm/rpc.js";
-import {bytesToHex, quantity, toQuantity} from "../../../evm/hex.js";
+import {bytesToHex, hexToBytes, quantity, toQuantity} from "../../../evm/hex.js";
+import {selector} from "../../../evm/abi.js";
+import {cb58Encode} from "../../../util/cb58.js";
 import {BlockShapeError, deriveBlock, type DerivedBlock} from "./derive.js";
 import {writeBlocks, rollbackTo, type TokenInfo} from "./write.js";
 
@@ -31,6 +33,8 @@ export interface EvmFollowerOptions {
   traces: "auto" | "off";
   /** The health check fails when the view is this many blocks behind the RPC's head. */
   maxLagBlocks: number;
+  /** ICM messenger addresses (`--icm-contracts`, lowercase 0x) whose logs are interchain messages. */
+  icmMessengers: readonly string[];
   /** The chain is UNAVAILABLE when the RPC has not answered the follower for this long, ms (a hanging RPC). */
   staleMs: number;
 }
@@ -41,6 +45,7 @@ export const defaultEvmFollowerOptions: Omit<EvmFollowerOptions, "chainId" | "bl
   pollMs: 250,
   traces: "auto",
   maxLagBlocks: 100,
+  icmMessengers: [],
   staleMs: 30_000,
 };
 
@@ -77,6 +82,9 @@ export interface EvmChainStatus {
 }
 
 const METHOD_NOT_FOUND = -32601;
+/** Avalanche's warp precompile, and its getBlockchainID() selector. */
+const WARP_PRECOMPILE = "0x0200000000000000000000000000000000000005";
+const GET_BLOCKCHAIN_ID = selector("getBlockchainID()");
 
 export class EvmFollower {
   private head: {number: bigint; hash: Uint8Array} | null = null;
@@ -89,6 +97,9 @@ export class EvmFollower {
   private lastContact = 0;
   /** Blocks a batch (halved when the RPC refuses a batch for its size). */
   private batchBlocks: number;
+  /** The chain's blockchain ID (CB58): configured, else asked of its warp precompile; null when not known. */
+  private blockchainId: string | null;
+  private readonly messengers: ReadonlySet<string>;
   private lastError: string | null = null;
   private readonly knownTokens = new Map<string, TokenInfo>();
   private readonly abort = new AbortController();
@@ -102,7 +113,9 @@ export class EvmFollower {
     private readonly modules: EvmFollowerModules,
   ) {
     this.chainId = opts.chainId;
+    this.blockchainId = opts.blockchainId;
     this.batchBlocks = opts.batchBlocks;
+    this.messengers = new Set(opts.icmMessengers.map((a) => a.toLowerCase()));
     // Every request of the fold listens on this signal: batches fetched ahead, token reads, retries.
     setMaxListeners(0, this.abort.signal);
   }
@@ -111,7 +124,7 @@ export class EvmFollower {
     const stale = this.lastContact > 0 && Date.now() - this.lastContact > this.opts.staleMs;
     return {
       chainId: this.chainId,
-      blockchainId: this.opts.blockchainId,
+      blockchainId: this.blockchainId,
       rpcUrl: this.modules.rpc.opts.url,
       status: this.lastError === null && this.traces !== null && !stale ? "OK" : "UNAVAILABLE",
       head: this.head?.number ?? null,
@@ -178,9 +191,10 @@ export class EvmFollower {
       throw new Error(`${rpc.opts.url} answers chain ID ${answered}, not ${this.opts.chainId}`);
     }
     this.chainId = answered;
+    this.blockchainId ??= await this.askBlockchainId(signal);
     const rows = await sql.query<{head_number: bigint | null; head_hash: Uint8Array | null}>("SELECT head_number, head_hash FROM evm_chains WHERE chain_id = $1", [answered]);
     if (rows.length === 0) {
-      await sql.query("INSERT INTO evm_chains (chain_id, blockchain_id, updated_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING", [answered, this.opts.blockchainId, BigInt(Math.floor(Date.now() / 1000))]);
+      await sql.query("INSERT INTO evm_chains (chain_id, blockchain_id, updated_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING", [answered, this.blockchainId, BigInt(Math.floor(Date.now() / 1000))]);
     } else if (rows[0]!.head_number !== null) {
       this.head = {number: rows[0]!.head_number, hash: rows[0]!.head_hash!};
       const c = await sql.query<{cumulative_txs: bigint}>("SELECT cumulative_txs FROM evm_blocks WHERE chain_id = $1 AND number = $2", [answered, this.head.number]);
@@ -195,7 +209,7 @@ export class EvmFollower {
       traces = r.ok || !(r.error.code === METHOD_NOT_FOUND || /does not exist|not available|not found|not enabled|disabled/i.test(r.error.message));
       if (!traces && !r.ok) this.modules.logger.warn({chainId: answered, err: r.error.message}, "EVM RPC serves no call traces: no internal transactions for this chain");
     }
-    await sql.query("UPDATE evm_chains SET traces = $2 WHERE chain_id = $1", [answered, traces]);
+    await sql.query("UPDATE evm_chains SET traces = $2, blockchain_id = COALESCE($3, blockchain_id) WHERE chain_id = $1", [answered, traces, this.blockchainId]);
     this.traces = traces;
     this.modules.logger.info({chainId: answered, rpc: rpc.opts.url, head: this.head?.number, traces}, "EVM follower identified its chain");
   }
@@ -210,6 +224,17 @@ export class EvmFollower {
     this.batchBlocks = Math.max(1, Math.floor(this.batchBlocks / 2));
     this.dropAhead();
     this.modules.logger.warn({chainId: this.chainId, batchBlocks: this.batchBlocks, err: e.message}, "EVM RPC refused a batch for its size: asking for fewer blocks at once");
+  }
+
+  /**
+   * The blockchain ID an Avalanche EVM reports through its warp precompile (`getBlockchainID()`); null on an EVM
+   * without one. ICM messages sent from this chain carry it as their source.
+   */
+  private async askBlockchainId(signal: AbortSignal): Promise<string | null> {
+    const r = await this.modules.rpc.batch([{method: "eth_call", params: [{to: WARP_PRECOMPILE, data: GET_BLOCKCHAIN_ID}, "latest"]}], signal);
+    const out = r[0]!;
+    if (!out.ok || typeof out.result !== "string" || !/^0x[0-9a-fA-F]{64}$/.test(out.result) || /^0x0+$/.test(out.result)) return null;
+    return cb58Encode(hexToBytes(out.result));
   }
 
   /** The chain ID the RPC answers, as a decimal string (a malformed answer throws). */
@@ -276,7 +301,7 @@ export class EvmFollower {
     const take = blocks.slice(0, usable);
     await this.learnTokens(take);
     const chainId = this.chainId!;
-    const cumulative = await this.modules.sql.transaction((tx) => writeBlocks(tx, chainId, take, this.cumulativeTxs, this.knownTokens));
+    const cumulative = await this.modules.sql.transaction((tx) => writeBlocks(tx, {chainId, blockchainId: this.blockchainId}, take, this.cumulativeTxs, this.knownTokens));
     this.cumulativeTxs = cumulative;
     const last = take[take.length - 1]!.block;
     this.head = {number: last.number, hash: last.hash};
@@ -324,7 +349,7 @@ export class EvmFollower {
         traces = [];
       }
       try {
-        out.push(deriveBlock(blockR.result, receipts, traces));
+        out.push(deriveBlock(blockR.result, receipts, traces, this.messengers));
       } catch (e) {
         if (e instanceof BlockShapeError) throw new Error(`block ${n} from ${rpc.opts.url} is malformed: ${e.message}`);
         throw e;

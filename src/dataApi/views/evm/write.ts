@@ -7,6 +7,7 @@ import type {SqlTx} from "../../store/client.js";
 import {bulkInsert, type BulkColumn} from "../../store/bulk.js";
 import {bytesToHex} from "../../../evm/hex.js";
 import type {DerivedBlock} from "./derive.js";
+import {foldIcmEvents, rollbackIcm} from "./icmFold.js";
 
 export interface TokenInfo {
   /** 20, 721, 1155, or 0 (unknown). */
@@ -35,7 +36,14 @@ const BALANCE_COLS = [c("chain_id", "text"), c("owner", "bytea"), c("erc", "int4
 const NFT_COLS = [c("chain_id", "text"), c("token", "bytea"), c("token_id", "numeric"), c("erc", "int4"), c("owner", "bytea"), c("first_block", "int8")];
 
 /** Writes `blocks` (consecutive, continuing the stored head) and moves the head; returns the new cumulative tx count. */
-export async function writeBlocks(tx: SqlTx, chainId: string, blocks: DerivedBlock[], cumulativeBefore: bigint, tokens: Map<string, TokenInfo>): Promise<bigint> {
+export async function writeBlocks(
+  tx: SqlTx,
+  chain: {chainId: string; blockchainId: string | null},
+  blocks: DerivedBlock[],
+  cumulativeBefore: bigint,
+  tokens: Map<string, TokenInfo>,
+): Promise<bigint> {
+  const {chainId} = chain;
   let cumulative = cumulativeBefore;
   const blockRows: unknown[][] = [];
   const txRows: unknown[][] = [];
@@ -105,6 +113,15 @@ export async function writeBlocks(tx: SqlTx, chainId: string, blocks: DerivedBlo
   }
   await applyBalanceDeltas(tx, [...balances.values()]);
   await bulkInsert(tx, "evm_nfts", NFT_COLS, [...nfts.values()], {onConflict: "(chain_id, token, token_id) DO UPDATE SET owner = COALESCE(excluded.owner, evm_nfts.owner)"});
+  await foldIcmEvents(
+    tx,
+    blocks
+      .filter((d) => d.icm.length > 0)
+      .map((d) => ({
+        facts: {chainId, blockchainId: chain.blockchainId, blockNumber: d.block.number, timestamp: d.block.timestamp, txs: new Map(d.txs.map((t) => [t.txIndex, {hash: "0x" + bytesToHex(t.hash), gasUsed: t.gasUsed}]))},
+        events: d.icm,
+      })),
+  );
   const last = blocks[blocks.length - 1]!.block;
   await tx.query("UPDATE evm_chains SET head_number = $2, head_hash = $3, updated_at = $4 WHERE chain_id = $1", [chainId, last.number, last.hash, BigInt(Math.floor(Date.now() / 1000))]);
   // Marked stored only once committed by this transaction: a failed batch leaves them to the next try.
@@ -140,6 +157,7 @@ export async function rollbackTo(tx: SqlTx, chainId: string, to: bigint, hash: U
   );
   await tx.query("DELETE FROM evm_balances WHERE chain_id = $1 AND balance = 0", [chainId]);
   await tx.query("DELETE FROM evm_nfts WHERE chain_id = $1 AND first_block > $2", [chainId, to]);
+  await rollbackIcm(tx, chainId, to);
   await tx.query(
     `UPDATE evm_nfts n SET owner = (
        SELECT t.to_addr FROM evm_transfers t WHERE t.chain_id = n.chain_id AND t.token = n.token AND t.token_id = n.token_id AND t.block_number <= $2
