@@ -3,8 +3,9 @@
  * indexes, from the logs of the messenger contracts it is told about (`--icm-contracts`). No SQL here: the EVM
  * follower's writer turns these events into message records.
  *
- * A log is untrusted input: anything that does not decode exactly is ignored (null), never an exception, and logs
- * from any address outside the messenger set are ignored whatever their topics (anyone can emit look-alikes).
+ * A log is untrusted input: anything that does not decode is ignored (null), never an exception (trailing bytes
+ * after a valid encoding are tolerated, as solc's decoder tolerates them), and logs from any address outside the
+ * messenger set are ignored whatever their topics (anyone can emit look-alikes).
  */
 import {keccak_256} from "@noble/hashes/sha3.js";
 import {AbiError, decodeAbiSpec, encodeAbi, eventTopic, type AbiSpec, type AbiStructValue} from "../../evm/abi.js";
@@ -165,11 +166,6 @@ function asFee(v: AbiStructValue): TeleporterFeeInfo {
   return {feeTokenAddress: token, amount};
 }
 
-/** Decodes `data` as exactly `specs`: trailing bytes beyond the encoding are allowed (as solc allows them). */
-function decode(specs: readonly AbiSpec[], data: Uint8Array): AbiStructValue[] {
-  return decodeAbiSpec(specs, data);
-}
-
 /**
  * One of the six ICM events from a log of a messenger in `messengers` (lowercase 0x addresses), or null: another
  * address, another event, or a log that does not decode (wrong topic count, short or inconsistent data).
@@ -188,12 +184,12 @@ export function decodeIcmLog(log: IcmLogInput, messengers: ReadonlySet<string>):
     switch (name) {
       case "SendCrossChainMessage": {
         if (topics.length !== 3) return null;
-        const [m, f] = decode([TELEPORTER_MESSAGE_SPEC, TELEPORTER_FEE_SPEC], data);
+        const [m, f] = decodeAbiSpec([TELEPORTER_MESSAGE_SPEC, TELEPORTER_FEE_SPEC], data);
         return {kind: name, ...base, destinationBlockchainId: hex32(topics[2]!), message: asMessage(m!), feeInfo: asFee(f!)};
       }
       case "ReceiveCrossChainMessage": {
         if (topics.length !== 4) return null;
-        const [redeemer, m] = decode(["address", TELEPORTER_MESSAGE_SPEC], data);
+        const [redeemer, m] = decodeAbiSpec(["address", TELEPORTER_MESSAGE_SPEC], data);
         return {kind: name, ...base, sourceBlockchainId: hex32(topics[2]!), deliverer: topicAddress(topics[3]!), rewardRedeemer: redeemer as string, message: asMessage(m!)};
       }
       case "MessageExecuted":
@@ -201,17 +197,17 @@ export function decodeIcmLog(log: IcmLogInput, messengers: ReadonlySet<string>):
         return {kind: name, ...base, sourceBlockchainId: hex32(topics[2]!)};
       case "MessageExecutionFailed": {
         if (topics.length !== 3) return null;
-        const [m] = decode([TELEPORTER_MESSAGE_SPEC], data);
+        const [m] = decodeAbiSpec([TELEPORTER_MESSAGE_SPEC], data);
         return {kind: name, ...base, sourceBlockchainId: hex32(topics[2]!), message: asMessage(m!)};
       }
       case "ReceiptReceived": {
         if (topics.length !== 4) return null;
-        const [f] = decode([TELEPORTER_FEE_SPEC], data);
+        const [f] = decodeAbiSpec([TELEPORTER_FEE_SPEC], data);
         return {kind: name, ...base, destinationBlockchainId: hex32(topics[2]!), relayerRewardAddress: topicAddress(topics[3]!), feeInfo: asFee(f!)};
       }
       case "AddFeeAmount": {
         if (topics.length !== 2) return null;
-        const [f] = decode([TELEPORTER_FEE_SPEC], data);
+        const [f] = decodeAbiSpec([TELEPORTER_FEE_SPEC], data);
         return {kind: name, ...base, feeInfo: asFee(f!)};
       }
     }

@@ -8,6 +8,7 @@ import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import {DEFAULT_ICM_MESSENGER, decodeIcmLog, ICM_TOPICS, messageId, TELEPORTER_MESSAGE_INPUT_SPEC, TELEPORTER_MESSAGE_SPEC, teleporterMessageValue, type IcmEvent, type IcmExecutionFailedEvent, type IcmReceiveEvent, type IcmSendEvent} from "../../../src/dataApi/evm/icm.js";
 import {Anvil} from "../../../src/dev/evm/anvil.js";
 import {DevIcmReceiver, DevToken, IcmMessenger, WarpStandIn} from "../../../src/dev/evm/artifacts.js";
+import {installIcm, runtimeCode} from "../../../src/dev/evm/icm.js";
 import {ANVIL_ACCOUNTS} from "../../../src/dev/evm/traffic.js";
 import {decodeAbi, encodeAbi, encodeCall, encodeCallSpec, eventTopic} from "../../../src/evm/abi.js";
 import {bytesToHex, hexToBytes, toHex} from "../../../src/evm/hex.js";
@@ -64,9 +65,9 @@ async function setUpChain(a: Anvil, blockchainId: string): Promise<void> {
   await tx(a, SENDER, WARP, encodeCall("init(uint32,bytes32)", ["uint256", "bytes32"], [BigInt(NETWORK_ID), "0x" + blockchainId]));
 }
 
-const sendInput = (dest: string, to: string, fee: [string, bigint], gas: bigint, message: string): string =>
+const sendInput = (dest: string, to: string, fee: [string, bigint], gas: bigint, message: string, allowed: string[] = []): string =>
   encodeCallSpec("sendCrossChainMessage((bytes32,address,(address,uint256),uint256,address[],bytes))", [TELEPORTER_MESSAGE_INPUT_SPEC], [
-    [hexToBytes(dest), to, fee, gas, [], new TextEncoder().encode(message)],
+    [hexToBytes(dest), to, fee, gas, allowed, new TextEncoder().encode(message)],
   ]);
 
 const decoded = (r: Receipt, set: ReadonlySet<string> = SET): IcmEvent[] => r.logs.map((l) => decodeIcmLog(l, set)).filter((e): e is IcmEvent => e !== null);
@@ -80,10 +81,10 @@ function warpMessageOf(r: Receipt): string {
   return toHex(unsigned);
 }
 
-/** Relays one message: the stand-in's deliver, then receiveCrossChainMessage from RELAYER with REWARD as reward address. */
-async function relay(to: Anvil, unsigned: string, signatureTail = ""): Promise<Receipt> {
-  await tx(to, RELAYER, WARP, encodeCall("deliver(uint32,bytes)", ["uint256", "bytes"], [0n, unsigned + signatureTail]));
-  return tx(to, RELAYER, MESSENGER, encodeCall("receiveCrossChainMessage(uint32,address)", ["uint256", "address"], [0n, REWARD]));
+/** Relays one message: the stand-in's deliver, then receiveCrossChainMessage from `relayer` with REWARD as reward address. */
+async function relay(to: Anvil, unsigned: string, signatureTail = "", relayer = RELAYER): Promise<Receipt> {
+  await tx(to, relayer, WARP, encodeCall("deliver(uint32,bytes)", ["uint256", "bytes"], [0n, unsigned + signatureTail]));
+  return tx(to, relayer, MESSENGER, encodeCall("receiveCrossChainMessage(uint32,address)", ["uint256", "address"], [0n, REWARD]));
 }
 
 describe("the dev interchain messenger on two anvils", {timeout: 60_000}, () => {
@@ -101,7 +102,8 @@ describe("the dev interchain messenger on two anvils", {timeout: 60_000}, () => 
       Anvil.start({chainId: 43112, genesisTimestamp: 1_700_000_000, mining: "auto"}, {logger}),
       Anvil.start({chainId: 43113, genesisTimestamp: 1_700_000_000, mining: "auto"}, {logger}),
     ]);
-    await Promise.all([setUpChain(a, SRC), setUpChain(b, DST)]);
+    // Chain A the long way (deploy, copy the code, init by a transaction); chain B with the dev network's installIcm.
+    await Promise.all([setUpChain(a, SRC), installIcm(b, {networkId: NETWORK_ID, blockchainId: DST})]);
     token = await deploy(a, DevToken.bytecode, bytesToHex(encodeAbi(["string", "string", "uint256"], ["Fee", "FEE", 10n ** 24n])));
     receiverA = await deploy(a, DevIcmReceiver.bytecode);
     receiverB = await deploy(b, DevIcmReceiver.bytecode);
@@ -109,6 +111,21 @@ describe("the dev interchain messenger on two anvils", {timeout: 60_000}, () => 
 
   afterAll(async () => {
     await Promise.all([a?.stop(), b?.stop()]);
+  });
+
+  it("installIcm puts the same code and the storage init() writes", async () => {
+    expect(await b.rawCall("eth_getCode", [MESSENGER, "latest"])).toBe(await a.rawCall("eth_getCode", [MESSENGER, "latest"]));
+    expect(await b.rawCall("eth_getCode", [WARP, "latest"])).toBe(await a.rawCall("eth_getCode", [WARP, "latest"]));
+    expect(await runtimeCode(b, IcmMessenger.bytecode)).toBe(await a.rawCall("eth_getCode", [MESSENGER, "latest"]));
+    for (const slot of ["0x0", "0x1", "0x2"]) {
+      const [sa, sb] = await Promise.all([a.rawCall("eth_getStorageAt", [WARP, slot, "latest"]), b.rawCall("eth_getStorageAt", [WARP, slot, "latest"])]);
+      expect(sb, slot).toBe(slot === "0x1" ? "0x" + DST : sa);
+    }
+    expect(bytesToHex(await call(b, WARP, encodeCall("getBlockchainID()", [], [])))).toBe(DST);
+    expect(bytesToHex(await call(a, WARP, encodeCall("getBlockchainID()", [], [])))).toBe(SRC);
+    expect(decodeAbi(["uint256"], await call(b, WARP, encodeCall("networkID()", [], [])))).toEqual([BigInt(NETWORK_ID)]);
+    // init() works once only.
+    await expect(tx(a, SENDER, WARP, encodeCall("init(uint32,bytes32)", ["uint256", "bytes32"], [1n, "0x" + DST]))).rejects.toThrow();
   });
 
   let first: IcmSendEvent;
@@ -224,6 +241,26 @@ describe("the dev interchain messenger on two anvils", {timeout: 60_000}, () => 
     expect(BigInt(toHex(balance))).toBe(150n);
     // A fee can no longer be added once the receipt is back.
     await expect(tx(a, SENDER, MESSENGER, encodeCall("addFeeAmount(bytes32,address,uint256)", ["bytes32", "address", "uint256"], ["0x" + VECTOR_ID, token, 1n]))).rejects.toThrow();
+  });
+
+  it("only an allowed relayer delivers; the stand-in refuses another network's message", async () => {
+    const sent = record(await tx(a, SENDER, MESSENGER, sendInput(DST, receiverB, [ZERO, 0n], 100_000n, "for OTHER only", [OTHER])));
+    const [send] = decoded(sent) as [IcmSendEvent];
+    expect(send.message.allowedRelayerAddresses).toEqual([OTHER]);
+    // A received B's message 1: its receipt rides on this one.
+    expect(send.message.receipts).toEqual([{receivedMessageNonce: 1n, relayerRewardAddress: REWARD}]);
+    const unsigned = warpMessageOf(sent);
+    await expect(relay(b, unsigned)).rejects.toThrow();
+    const r = record(await relay(b, unsigned, "", OTHER));
+    expect(decoded(r)).toMatchObject([
+      {kind: "ReceiptReceived", messageId: messageId(MESSENGER, DST, SRC, 1), destinationBlockchainId: SRC, relayerRewardAddress: REWARD, feeInfo: {feeTokenAddress: ZERO, amount: 0n}},
+      {kind: "ReceiveCrossChainMessage", messageId: send.messageId, deliverer: OTHER},
+      {kind: "MessageExecuted", messageId: send.messageId},
+    ]);
+    const otherNetwork = unsigned.slice(0, 6) + "00000001" + unsigned.slice(14);
+    await expect(tx(b, RELAYER, WARP, encodeCall("deliver(uint32,bytes)", ["uint256", "bytes"], [1n, otherNetwork]))).rejects.toThrow();
+    // Nothing delivered at index 1: getVerifiedWarpMessage says invalid and the messenger refuses.
+    await expect(tx(b, RELAYER, MESSENGER, encodeCall("receiveCrossChainMessage(uint32,address)", ["uint256", "address"], [1n, REWARD]))).rejects.toThrow();
   });
 
   it("every messenger log decodes, with the compiled ABI's topics; a look-alike elsewhere is ignored", async () => {
