@@ -128,6 +128,16 @@ describe("the dev interchain messenger on two anvils", {timeout: 60_000}, () => 
     await expect(tx(a, SENDER, WARP, encodeCall("init(uint32,bytes32)", ["uint256", "bytes32"], [1n, "0x" + DST]))).rejects.toThrow();
   });
 
+  it("the stand-in's unsigned message is byte for byte the issue's AvalancheGo-compatible vector", async () => {
+    const vector =
+      "00000000303982900e9ff184b708895a39e5ba12491de180ca649e67c6393e64f4e18751cfcd0000002c00000000000100000014253b2784c75e510dd0ff1da844684a1ac0aa5fcf0000000a68656c6c6f2077617270";
+    const standIn = await deploy(a, WarpStandIn.bytecode);
+    await tx(a, SENDER, standIn, encodeCall("init(uint32,bytes32)", ["uint256", "bytes32"], [12345n, "0x82900e9ff184b708895a39e5ba12491de180ca649e67c6393e64f4e18751cfcd"]));
+    const data = encodeCall("sendWarpMessage(bytes)", ["bytes"], [new TextEncoder().encode("hello warp")]);
+    const id = hexToBytes((await a.rawCall("eth_call", [{from: MESSENGER, to: standIn, data}, "latest"])) as string);
+    expect(bytesToHex(id)).toBe(createHash("sha256").update(hexToBytes(vector)).digest("hex"));
+  });
+
   let first: IcmSendEvent;
   let unsigned1: string;
 
