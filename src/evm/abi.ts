@@ -169,3 +169,141 @@ function concat(parts: Uint8Array[]): Uint8Array {
   }
   return out;
 }
+
+// ---- Structured types: tuples (structs), arrays of tuples, nested arrays ----
+
+/**
+ * A Solidity type for the structured coder: any AbiType, a tuple (a struct, its components in order) or a dynamic
+ * array of any spec. `{array: {tuple: [...]}}` is `(…)[]`.
+ */
+export type AbiSpec = AbiType | "bytes32[]" | {readonly tuple: readonly AbiSpec[]} | {readonly array: AbiSpec};
+
+/** A value of an AbiSpec: tuples and arrays are arrays (a tuple's components in order). */
+export type AbiStructValue = bigint | number | string | boolean | Uint8Array | readonly AbiStructValue[];
+
+type Norm =
+  | {readonly k: "word"; readonly t: AbiType}
+  | {readonly k: "bytes" | "string"}
+  | {readonly k: "array"; readonly of: Norm}
+  | {readonly k: "tuple"; readonly of: readonly Norm[]};
+
+function norm(s: AbiSpec): Norm {
+  if (typeof s === "string") {
+    if (s === "bytes" || s === "string") return {k: s};
+    if (s.endsWith("[]")) return {k: "array", of: norm(s.slice(0, -2) as AbiType)};
+    return {k: "word", t: s as AbiType};
+  }
+  if ("tuple" in s) return {k: "tuple", of: s.tuple.map(norm)};
+  return {k: "array", of: norm(s.array)};
+}
+
+const dyn = (n: Norm): boolean => n.k === "bytes" || n.k === "string" || n.k === "array" || (n.k === "tuple" && n.of.some(dyn));
+
+/** Bytes a value of `n` takes in its enclosing tuple's head: 32 for words and dynamic types, the sum for static tuples. */
+function headSize(n: Norm): number {
+  if (n.k === "tuple" && !dyn(n)) return n.of.reduce((a, c) => a + headSize(c), 0);
+  return 32;
+}
+
+function encodeTupleN(comps: readonly Norm[], values: readonly AbiStructValue[]): Uint8Array {
+  if (comps.length !== values.length) throw new AbiError(`tuple of ${comps.length} components given ${values.length} values`);
+  const heads: Uint8Array[] = [];
+  const tails: Uint8Array[] = [];
+  let offset = comps.reduce((a, c) => a + headSize(c), 0);
+  comps.forEach((c, i) => {
+    const body = encodeN(c, values[i]!);
+    if (dyn(c)) {
+      heads.push(word(BigInt(offset)));
+      tails.push(body);
+      offset += body.length;
+    } else heads.push(body);
+  });
+  return concat([...heads, ...tails]);
+}
+
+function encodeN(n: Norm, v: AbiStructValue): Uint8Array {
+  switch (n.k) {
+    case "word":
+      return staticWord(n.t, v as AbiValue);
+    case "bytes":
+    case "string":
+      return tail(n.k, v as AbiValue);
+    case "array":
+      if (!Array.isArray(v)) throw new AbiError("array: not an array");
+      return concat([word(BigInt(v.length)), encodeTupleN(v.map(() => n.of), v as readonly AbiStructValue[])]);
+    case "tuple":
+      if (!Array.isArray(v)) throw new AbiError("tuple: not an array of components");
+      return encodeTupleN(n.of, v as readonly AbiStructValue[]);
+  }
+}
+
+/** ABI-encodes `values` as a tuple of `specs` (as abi.encode(...) does; a struct argument is a tuple). */
+export function encodeAbiSpec(specs: readonly AbiSpec[], values: readonly AbiStructValue[]): Uint8Array {
+  return encodeTupleN(specs.map(norm), values);
+}
+
+/** Calldata with structured arguments: selector ‖ encodeAbiSpec(specs, values), 0x-hex. */
+export function encodeCallSpec(signature: string, specs: readonly AbiSpec[], values: readonly AbiStructValue[]): string {
+  return selector(signature) + bytesToHex(encodeAbiSpec(specs, values));
+}
+
+interface DecodeState {
+  readonly data: Uint8Array;
+  /** Work left: bounds what overlapping offsets can make a decoder produce from a small input. */
+  budget: number;
+}
+
+function spend(st: DecodeState, units: number): void {
+  st.budget -= units;
+  if (st.budget < 0) throw new AbiError("the data decodes to more than it holds (overlapping offsets)");
+}
+
+function decodeTupleN(st: DecodeState, comps: readonly Norm[], base: number): AbiStructValue[] {
+  const out: AbiStructValue[] = [];
+  let p = base;
+  for (const c of comps) {
+    if (dyn(c)) {
+      const off = readWord(st.data, p);
+      if (off > BigInt(st.data.length - base)) throw new AbiError(`offset ${off} is past the data's ${st.data.length} bytes`);
+      out.push(decodeN(st, c, base + Number(off)));
+    } else out.push(decodeN(st, c, p));
+    p += headSize(c);
+  }
+  return out;
+}
+
+function decodeN(st: DecodeState, n: Norm, at: number): AbiStructValue {
+  spend(st, 1);
+  const data = st.data;
+  switch (n.k) {
+    case "word":
+      return decodeStatic(n.t, data, at) as AbiStructValue;
+    case "bytes":
+    case "string": {
+      const len = readWord(data, at);
+      if (len > BigInt(data.length - at - 32)) throw new AbiError(`${n.k} length ${len} is past the data`);
+      spend(st, Math.ceil(Number(len) / 32));
+      const b = data.slice(at + 32, at + 32 + Number(len));
+      return n.k === "bytes" ? b : new TextDecoder("utf-8", {fatal: false}).decode(b);
+    }
+    case "array": {
+      const len = readWord(data, at);
+      const size = headSize(n.of);
+      if (len * BigInt(size) > BigInt(data.length - at - 32)) throw new AbiError(`array length ${len} is past the data`);
+      const count = Number(len);
+      spend(st, count);
+      return decodeTupleN(st, Array.from({length: count}, () => n.of), at + 32);
+    }
+    case "tuple":
+      return decodeTupleN(st, n.of, at);
+  }
+}
+
+/**
+ * Decodes a tuple of `specs` from ABI data (a log's data, a return value), checking every offset and length against
+ * the data; AbiError for anything that does not fit. Tuples and arrays come back as arrays.
+ */
+export function decodeAbiSpec(specs: readonly AbiSpec[], data: Uint8Array): AbiStructValue[] {
+  const st: DecodeState = {data, budget: 2 * Math.ceil(data.length / 32) + 16};
+  return decodeTupleN(st, specs.map(norm), 0);
+}
