@@ -108,7 +108,9 @@ export function registerIcmRoutes(router: DataApiRouter, m: IcmRoutesModules): v
       const where = [...conds, ...common];
       return `(SELECT message_id, sort_ts FROM icm_messages ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY sort_ts DESC, message_id DESC LIMIT ${limit})`;
     });
-    const rows = await m.sql.query<Row>(`WITH k AS (${selects.join(" UNION ")} ORDER BY sort_ts DESC, message_id DESC LIMIT ${limit}) ${DETAILS} ORDER BY m.sort_ts DESC, m.message_id DESC`, p);
+    // One branch is the page itself; several are merged (a lone parenthesised SELECT cannot take a second ORDER BY).
+    const keys = selects.length === 1 ? selects[0]!.slice(1, -1) : `${selects.join(" UNION ")} ORDER BY sort_ts DESC, message_id DESC LIMIT ${limit}`;
+    const rows = await m.sql.query<Row>(`WITH k AS (${keys}) ${DETAILS} ORDER BY m.sort_ts DESC, m.message_id DESC`, p);
     const more = rows.length > pageSize;
     const items = rows.slice(0, pageSize);
     const last = items[items.length - 1];

@@ -1,0 +1,225 @@
+/**
+ * Interchain messages over the real wire (contract data-api §8), on both store backends: three anvils carry the
+ * project's messenger and warp stand-in; the node follows two of them. The test sends and relays its own messages
+ * (with and without a fee, a fee added later, a failing execution, receipts carried back, one left pending, one
+ * from a chain the node does not follow, one from a look-alike messenger) and checks every ICM answer against them.
+ */
+import {afterAll, beforeAll, describe, expect, it} from "vitest";
+import {DEFAULT_ICM_MESSENGER, TELEPORTER_MESSAGE_INPUT_SPEC} from "../../src/dataApi/evm/icm.js";
+import {Anvil} from "../../src/dev/evm/anvil.js";
+import {DevIcmReceiver, DevToken, IcmMessenger} from "../../src/dev/evm/artifacts.js";
+import {installIcm} from "../../src/dev/evm/icm.js";
+import {ANVIL_ACCOUNTS} from "../../src/dev/evm/traffic.js";
+import {decodeAbi, encodeAbi, encodeCall, encodeCallSpec} from "../../src/evm/abi.js";
+import {bytesToHex, checksumAddress, hexToBytes, toHex} from "../../src/evm/hex.js";
+import {cb58Encode} from "../../src/util/cb58.js";
+import {createTestDatabase, quietLogger} from "../helpers/sql.js";
+import {startNode, type TestNode} from "../helpers/node.js";
+
+const WARP = "0x0200000000000000000000000000000000000005";
+const MESSENGER = DEFAULT_ICM_MESSENGER.toLowerCase();
+const [SENDER, RELAYER, REWARD] = [ANVIL_ACCOUNTS[0]!, ANVIL_ACCOUNTS[1]!, ANVIL_ACCOUNTS[2]!];
+const IDS = {a: "aa".repeat(32), b: "bb".repeat(32), c: "cc".repeat(32)};
+const CB58 = {a: cb58Encode(hexToBytes(IDS.a)), b: cb58Encode(hexToBytes(IDS.b)), c: cb58Encode(hexToBytes(IDS.c))};
+
+interface Log {
+  address: string;
+  topics: string[];
+  data: string;
+}
+interface Receipt {
+  status: string;
+  transactionHash: string;
+  contractAddress: string | null;
+  logs: Log[];
+}
+
+async function tx(a: Anvil, from: string, to: string | null, data: string): Promise<Receipt> {
+  const hash = (await a.rawCall("eth_sendTransaction", [{from, ...(to ? {to} : {}), data, gas: "0x2dc6c0"}])) as string;
+  for (let i = 0; i < 300; i++) {
+    const r = (await a.rawCall("eth_getTransactionReceipt", [hash])) as Receipt | null;
+    if (r) {
+      if (r.status !== "0x1") throw new Error(`transaction to ${to} failed`);
+      return r;
+    }
+    await new Promise((res) => setTimeout(res, 10));
+  }
+  throw new Error(`no receipt for ${hash}`);
+}
+
+const send = (a: Anvil, dest: string, to: string, fee: [string, bigint], text: string, from = MESSENGER): Promise<Receipt> =>
+  tx(a, SENDER, from, encodeCallSpec("sendCrossChainMessage((bytes32,address,(address,uint256),uint256,address[],bytes))", [TELEPORTER_MESSAGE_INPUT_SPEC], [[hexToBytes(dest), to, fee, 300_000n, [], new TextEncoder().encode(text)]]));
+
+/** The unsigned warp message a send logged through the stand-in. */
+function unsignedOf(r: Receipt): string {
+  const log = r.logs.find((l) => l.address === WARP)!;
+  const [unsigned] = decodeAbi(["bytes"], hexToBytes(log.data)) as [Uint8Array];
+  return toHex(unsigned);
+}
+
+/** The message ID (topic 1) of the SendCrossChainMessage a send emitted. */
+const idOf = (r: Receipt): string => r.logs.find((l) => l.address === MESSENGER && l.topics.length === 3)!.topics[1]!.slice(2);
+
+async function relay(to: Anvil, unsigned: string): Promise<Receipt> {
+  await tx(to, RELAYER, WARP, encodeCall("deliver(uint32,bytes)", ["uint256", "bytes"], [0n, unsigned]));
+  return tx(to, RELAYER, MESSENGER, encodeCall("receiveCrossChainMessage(uint32,address)", ["uint256", "address"], [0n, REWARD]));
+}
+
+const BACKENDS = [
+  {name: "pglite", db: async (): Promise<string> => "embedded"},
+  {name: "postgres", db: createTestDatabase},
+] as const;
+
+describe.each(BACKENDS)("interchain messages ($name)", (backend) => {
+  let a: Anvil;
+  let b: Anvil;
+  let c: Anvil;
+  let t: TestNode;
+  const sent: Record<string, {id: string; source: Receipt; destination?: Receipt}> = {};
+  let token: string;
+  let receiverB: string;
+  let failingB: string;
+  let receiverA: string;
+
+  const get = async <T = Record<string, unknown>>(path: string, status = 200): Promise<T> => {
+    const r = await t.get(path);
+    expect(r.status, `${path}: ${r.text}`).toBe(status);
+    return r.json() as T;
+  };
+
+  beforeAll(async () => {
+    const logger = quietLogger();
+    [a, b, c] = await Promise.all([99981, 99982, 99983].map((chainId) => Anvil.start({chainId, genesisTimestamp: 1_700_000_000, mining: "auto"}, {logger})));
+    await Promise.all([installIcm(a, {networkId: 12345, blockchainId: IDS.a}), installIcm(b, {networkId: 12345, blockchainId: IDS.b}), installIcm(c, {networkId: 12345, blockchainId: IDS.c})]);
+    token = (await tx(a, SENDER, null, DevToken.bytecode + bytesToHex(encodeAbi(["string", "string", "uint256"], ["Fee Token", "FEE", 10n ** 24n])))).contractAddress!;
+    receiverA = (await tx(a, SENDER, null, DevIcmReceiver.bytecode)).contractAddress!;
+    receiverB = (await tx(b, SENDER, null, DevIcmReceiver.bytecode)).contractAddress!;
+    failingB = (await tx(b, SENDER, null, DevIcmReceiver.bytecode)).contractAddress!;
+    await tx(b, SENDER, failingB, encodeCall("setFailing(bool)", ["bool"], [true]));
+    await tx(a, SENDER, token, encodeCall("approve(address,uint256)", ["address", "uint256"], [MESSENGER, 10n ** 21n]));
+
+    // 1: A→B with a fee of 100, later raised to 150, delivered and executed.
+    const m1 = await send(a, IDS.b, receiverB, [token, 100n], "one");
+    sent.one = {id: idOf(m1), source: m1};
+    await tx(a, SENDER, MESSENGER, encodeCall("addFeeAmount(bytes32,address,uint256)", ["bytes32", "address", "uint256"], ["0x" + sent.one.id, token, 50n]));
+    sent.one.destination = await relay(b, unsignedOf(m1));
+    // 2: B→A without a fee; it carries back message 1's receipt, which A reports as ReceiptReceived.
+    const m2 = await send(b, IDS.a, receiverA, ["0x" + "0".repeat(40), 0n], "two");
+    sent.two = {id: idOf(m2), source: m2, destination: await relay(a, unsignedOf(m2))};
+    // 3: A→B to a receiver that fails: delivered, not executed.
+    const m3 = await send(a, IDS.b, failingB, ["0x" + "0".repeat(40), 0n], "three");
+    sent.three = {id: idOf(m3), source: m3, destination: await relay(b, unsignedOf(m3))};
+    // 4: A→B, never relayed: pending.
+    const m4 = await send(a, IDS.b, receiverB, ["0x" + "0".repeat(40), 0n], "four");
+    sent.four = {id: idOf(m4), source: m4};
+    // 5: C→B: C is not followed, so B's end alone is seen.
+    const m5 = await send(c, IDS.b, receiverB, ["0x" + "0".repeat(40), 0n], "five");
+    sent.five = {id: idOf(m5), source: m5, destination: await relay(b, unsignedOf(m5))};
+    // A look-alike messenger at another address on A: its events are not ICM messages.
+    const fake = (await tx(a, SENDER, null, IcmMessenger.bytecode)).contractAddress!;
+    await send(a, IDS.b, receiverB, ["0x" + "0".repeat(40), 0n], "fake", fake);
+
+    t = await startNode({"network-id": "local", "index-enabled": true, feed: "dev", "dev-evm": false, "dev-backfill": "0", "data-api-enabled": true, "data-api-db": await backend.db(), "data-api-rate-limit": "0", "evm-rpc": `99981=${a.url},99982=${b.url}`});
+    for (const [anvil, id] of [[a, "99981"], [b, "99982"]] as const) {
+      const head = BigInt((await anvil.rawCall("eth_blockNumber", [])) as string);
+      await t.node.dataApi!.evm!.chains.find((x) => x.follower?.status().chainId === id)!.follower!.waitFor(head, 60_000);
+    }
+  }, 120_000);
+
+  afterAll(async () => {
+    await t?.close();
+    await Promise.all([a?.stop(), b?.stop(), c?.stop()]);
+  });
+
+  it("folds a delivered message from both ends: fee with its addition, transactions, executed, receipt delivered", async () => {
+    const m = await get(`/v1/icm/messages/${sent.one!.id}`);
+    expect(m).toMatchObject({
+      messageId: sent.one!.id,
+      icmContractAddress: checksumAddress(MESSENGER),
+      sourceBlockchainId: CB58.a,
+      destinationBlockchainId: CB58.b,
+      sourceEvmChainId: "99981",
+      destinationEvmChainId: "99982",
+      messageNonce: "1",
+      from: checksumAddress(SENDER),
+      to: checksumAddress(receiverB),
+      data: toHex(new TextEncoder().encode("one")),
+      messageExecuted: true,
+      receipts: [],
+      receiptDelivered: true,
+      rewardDetails: {address: checksumAddress(token), name: "Fee Token", symbol: "FEE", decimals: 18, ercType: "ERC-20", value: "150"},
+      sourceTransaction: {txHash: sent.one!.source.transactionHash},
+      destinationTransaction: {txHash: sent.one!.destination!.transactionHash, rewardRedeemer: checksumAddress(REWARD), delivererAddress: checksumAddress(RELAYER)},
+      status: "delivered",
+    });
+    // Message 2 carried message 1's receipt back.
+    const two = await get<{receipts: Array<{receivedMessageNonce: string; relayerRewardAddress: string}>; rewardDetails: Record<string, unknown>}>(`/v1/icm/messages/0x${sent.two!.id.toUpperCase()}`);
+    expect(two.receipts).toEqual([{receivedMessageNonce: "1", relayerRewardAddress: checksumAddress(REWARD)}]);
+    expect(two.rewardDetails).toEqual({address: "0x" + "0".repeat(40), name: "", symbol: "", decimals: 0, ercType: "ERC-20", value: "0"});
+  });
+
+  it("tells failed executions, pending messages and deliveries whose source is not followed", async () => {
+    expect(await get(`/v1/icm/messages/${sent.three!.id}`)).toMatchObject({status: "delivered", messageExecuted: false});
+    const pending = await get<Record<string, unknown>>(`/v1/icm/messages/${sent.four!.id}`);
+    expect(pending).toMatchObject({status: "pending", messageExecuted: false, destinationEvmChainId: "99982"});
+    expect(pending.destinationTransaction).toBeUndefined();
+    const orphan = await get<Record<string, unknown>>(`/v1/icm/messages/${sent.five!.id}`);
+    expect(orphan).toMatchObject({status: "delivered_source_not_indexed", sourceBlockchainId: CB58.c, sourceEvmChainId: "", destinationEvmChainId: "99982"});
+    expect(orphan.sourceTransaction).toBeUndefined();
+  });
+
+  it("lists newest first with every filter, pages by keyset, and answers the deprecated names the same", async () => {
+    const all = await get<{messages: Array<{messageId: string}>}>("/v1/icm/messages?pageSize=100");
+    expect(all.messages.map((m) => m.messageId).sort()).toEqual(Object.values(sent).map((s) => s.id).sort());
+    const paged: string[] = [];
+    let token2: string | undefined;
+    do {
+      const page = await get<{messages: Array<{messageId: string}>; nextPageToken?: string}>(`/v1/icm/messages?pageSize=2${token2 ? `&pageToken=${token2}` : ""}`);
+      paged.push(...page.messages.map((m) => m.messageId));
+      token2 = page.nextPageToken;
+    } while (token2);
+    expect(paged).toEqual(all.messages.map((m) => m.messageId));
+    const ids = async (q: string): Promise<string[]> => (await get<{messages: Array<{messageId: string}>}>(`/v1/icm/messages?${q}`)).messages.map((m) => m.messageId).sort();
+    expect(await ids(`sourceBlockchainId=${CB58.a}`)).toEqual([sent.one!.id, sent.three!.id, sent.four!.id].sort());
+    expect(await ids("sourceBlockchainId=99982")).toEqual([sent.two!.id]);
+    expect(await ids(`destinationBlockchainId=${CB58.a}`)).toEqual([sent.two!.id]);
+    expect(await ids(`blockchainId=${CB58.a}`)).toEqual([sent.one!.id, sent.two!.id, sent.three!.id, sent.four!.id].sort());
+    // receiverA and failingB are the same address (each its deployer's second contract, on A and on B).
+    expect(failingB).toBe(receiverA);
+    expect(await ids(`to=${failingB}`)).toEqual([sent.two!.id, sent.three!.id].sort());
+    expect(await ids(`from=${SENDER}&destinationBlockchainId=${CB58.b}`)).toEqual([sent.one!.id, sent.three!.id, sent.four!.id, sent.five!.id].sort());
+    expect(await ids("network=fuji")).toEqual([]);
+    const byAddress = await get<{messages: Array<{messageId: string}>}>(`/v1/icm/addresses/${receiverA}/messages`);
+    expect(byAddress.messages.map((m) => m.messageId).sort()).toEqual([sent.two!.id, sent.three!.id].sort());
+    const bySender = await get<{messages: Array<{messageId: string}>}>(`/v1/icm/addresses/${SENDER}/messages`);
+    expect(bySender.messages).toHaveLength(5);
+    expect(await get(`/v1/teleporter/messages/${sent.one!.id}`)).toEqual(await get(`/v1/icm/messages/${sent.one!.id}`));
+    expect(await get(`/v1/teleporter/addresses/${receiverA}/messages`)).toEqual(byAddress);
+  });
+
+  it("marks the transactions that send and deliver a message (endpoint 15)", async () => {
+    const src = await get<{teleporterMessageInfo: Record<string, unknown>; interchainMessageInfo: Record<string, unknown>}>(`/v1/chains/99981/transactions/${sent.one!.source.transactionHash}`);
+    expect(src.interchainMessageInfo).toEqual({teleporterMessageId: sent.one!.id, direction: "SOURCE_TRANSACTION", destinationChainId: CB58.b});
+    expect(src.teleporterMessageInfo).toEqual(src.interchainMessageInfo);
+    const dst = await get<{interchainMessageInfo: Record<string, unknown>}>(`/v1/chains/99982/transactions/${sent.one!.destination!.transactionHash}`);
+    expect(dst.interchainMessageInfo).toEqual({teleporterMessageId: sent.one!.id, direction: "DESTINATION_TRANSACTION", sourceChainId: CB58.a});
+  });
+
+  it("answers bad input with a 400 or 404 naming it", async () => {
+    const cases: Array<[string, number, RegExp]> = [
+      ["/v1/icm/messages/xyz", 400, /messageId/],
+      [`/v1/icm/messages/${"0".repeat(64)}`, 404, /not found/],
+      ["/v1/icm/messages?sourceBlockchainId=nope", 400, /sourceBlockchainId/],
+      ["/v1/icm/messages?destinationBlockchainId=424242", 400, /destinationBlockchainId: EVM chain 424242 is not followed/],
+      ["/v1/icm/messages?from=0x12", 400, /from/],
+      ["/v1/icm/messages?network=moon", 400, /network/],
+      ["/v1/icm/addresses/0x12/messages", 400, /address/],
+      ["/v1/icm/messages?pageToken=abc", 400, /pageToken/],
+    ];
+    for (const [path, status, message] of cases) {
+      const r = await t.get(path);
+      expect(r.status, path).toBe(status);
+      expect((r.json() as {message: string}).message, path).toMatch(message);
+    }
+  });
+});
