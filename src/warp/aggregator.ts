@@ -5,7 +5,7 @@
  * and build the signed message (bit set over the canonical set, the aggregate of the verified signatures).
  * Quorum as AvalancheGo `VerifyWeight`: signedWeight · 100 >= totalWeight · quorum.
  */
-import {aggregateSignatures, batchVerify, verifyAggregate, type BatchItem} from "./bls.js";
+import {aggregateVerified, batchVerifyPoints, verifyAggregate, type BatchItem} from "./bls.js";
 import {WarpError, parseSignedMessage, parseUnsignedMessage, serializeSignedMessage, type SignedMessage} from "./message.js";
 import {hasQuorum, requiredWeight, type CanonicalSet, type CanonicalValidator} from "./validators.js";
 
@@ -89,7 +89,7 @@ export async function aggregate(args: AggregateArgs): Promise<AggregateResult> {
   const n = set.validators.length;
   const index = indexOf(set);
   const target = Math.min(100, quorumNum + bufferPercent);
-  const signatures: Array<Uint8Array | undefined> = new Array(n); // verified
+  const signatures: Array<Uint8Array | undefined> = new Array(n); // verified, uncompressed
   const pending = new Map<number, Uint8Array[]>(); // answered, not yet verified: every candidate signature
   const refused = new Map<number, string>();
   const badOnly = new Set<number>(); // validators whose every signature so far was invalid
@@ -108,14 +108,14 @@ export async function aggregate(args: AggregateArgs): Promise<AggregateResult> {
         items.push({publicKey: set.validators[i]!.key, signature});
       }
     }
-    const ok = batchVerify(unsigned, items);
-    ok.forEach((good, k) => {
+    const {valid, points} = batchVerifyPoints(unsigned, items);
+    valid.forEach((good, k) => {
       const i = who[k]!;
       if (!good) {
         invalid++;
         if (!signatures[i]) badOnly.add(i);
       } else if (!signatures[i]) {
-        signatures[i] = items[k]!.signature;
+        signatures[i] = points[k]!; // uncompressed, verified
         verifiedWeight += set.validators[i]!.weight;
         badOnly.delete(i);
       }
@@ -186,7 +186,7 @@ export async function aggregate(args: AggregateArgs): Promise<AggregateResult> {
   if (!reached(quorumNum)) {
     return {ok: false, collectedWeight: verifiedWeight, requiredWeight: requiredWeight(set.totalWeight, quorumNum), ...common};
   }
-  const aggregateSig = aggregateSignatures(signerIndices.map((i) => signatures[i]!));
+  const aggregateSig = aggregateVerified(signerIndices.map((i) => signatures[i]!));
   return {ok: true, signed: serializeSignedMessage(unsigned, signerIndices, aggregateSig), signedWeight: verifiedWeight, signerIndices, ...common};
 }
 
