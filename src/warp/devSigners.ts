@@ -1,0 +1,41 @@
+/**
+ * Signature sources backed by secret keys held here: the dev network's validators (AvalancheGo's local-network
+ * keys `AvalancheLocalNetworkValidator01..05`), and any set of keys (tests, benchmarks). A validator signs only
+ * what `willSign` allows, as a real validator signs only what its VM accepts; otherwise it refuses with the reason.
+ */
+import {publicKeyOf, secretKeyFromBytes, sign, type SecretKey} from "./bls.js";
+import type {SignatureAnswer, SignatureRequest, SignatureSource} from "./aggregator.js";
+import type {CanonicalValidator} from "./validators.js";
+
+/** null: the validator signs; a string: it refuses, for that reason. */
+export type WillSign = (unsigned: Uint8Array, justification: Uint8Array | undefined, validator: CanonicalValidator) => string | null | Promise<string | null>;
+
+/** The 32-byte BLS secret key of AvalancheGo's local validator `signer{n}` (n = 1..5). */
+export function localSecretKey(n: number): Uint8Array {
+  if (!Number.isInteger(n) || n < 1 || n > 99) throw new RangeError(`local signer ${n}`);
+  return new TextEncoder().encode(`AvalancheLocalNetworkValidator${String(n).padStart(2, "0")}`);
+}
+
+/** A source that answers for every validator whose key is one of `secretKeys`. */
+export function keySigners(name: string, secretKeys: Uint8Array[], willSign: WillSign): SignatureSource {
+  const keys = new Map<string, SecretKey>();
+  for (const sk of secretKeys) keys.set(Buffer.from(publicKeyOf(sk)).toString("hex"), secretKeyFromBytes(sk));
+  return {
+    name,
+    async *signatures(req: SignatureRequest): AsyncIterable<SignatureAnswer> {
+      for (const v of req.validators) {
+        if (req.signal.aborted) return;
+        const sk = keys.get(Buffer.from(v.publicKey).toString("hex"));
+        if (!sk) continue;
+        const refusal = await willSign(req.unsigned, req.justification, v);
+        if (refusal !== null) yield {publicKey: v.publicKey, refused: refusal};
+        else yield {publicKey: v.publicKey, signature: sign(sk, req.unsigned)};
+      }
+    },
+  };
+}
+
+/** The dev network's validators: the local keys `signer1..count` (all five by default). */
+export function devSigners(willSign: WillSign, count = 5): SignatureSource {
+  return keySigners("dev network validators", Array.from({length: count}, (_, i) => localSecretKey(i + 1)), willSign);
+}

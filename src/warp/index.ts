@@ -1,0 +1,5 @@
+export * from "./message.js";
+export * from "./validators.js";
+export * from "./bls.js";
+export * from "./aggregator.js";
+export * from "./devSigners.js";

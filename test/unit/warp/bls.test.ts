@@ -1,0 +1,84 @@
+import {bls12_381} from "@noble/curves/bls12-381.js";
+import {describe, expect, it} from "vitest";
+import {localSigner} from "../../../src/dev/primaryNetwork.js";
+import {
+  aggregatePublicKeys,
+  aggregateSignatures,
+  batchVerify,
+  localSecretKey,
+  publicKeyFromBytes,
+  publicKeyOf,
+  sign,
+  SIGNATURE_DST,
+  verify,
+  verifyAggregate,
+  verifyProofOfPossession,
+  type BatchStats,
+} from "../../../src/warp/index.js";
+import {hex, unhex, VECTOR_SIGNATURE, VECTOR_UNSIGNED} from "./vectors.js";
+
+const noble = bls12_381.longSignatures;
+const msg = unhex(VECTOR_UNSIGNED);
+
+describe("BLS (min-pk, POP suite)", () => {
+  it("the local keys sign as noble does under AvalancheGo's DST", () => {
+    for (let n = 1; n <= 5; n++) {
+      const sk = localSecretKey(n);
+      expect(hex(publicKeyOf(sk))).toBe(localSigner(n).credentials.publicKey);
+      const sig = sign(sk, msg);
+      expect(hex(sig)).toBe(hex(noble.sign(noble.hash(msg, SIGNATURE_DST), sk).toBytes(true)));
+      expect(verify(publicKeyOf(sk), msg, sig)).toBe(true);
+      expect(verify(publicKeyOf(sk), Uint8Array.of(...msg, 0), sig)).toBe(false);
+    }
+  });
+
+  it("aggregates: the vector's signature is signer1..3's aggregate", () => {
+    const sigs = [1, 2, 3].map((n) => sign(localSecretKey(n), msg));
+    expect(hex(aggregateSignatures(sigs))).toBe(VECTOR_SIGNATURE);
+    const pks = [1, 2, 3].map((n) => publicKeyOf(localSecretKey(n)));
+    expect(verifyAggregate(pks, msg, unhex(VECTOR_SIGNATURE))).toBe(true);
+    expect(verifyAggregate(pks.slice(0, 2), msg, unhex(VECTOR_SIGNATURE))).toBe(false);
+    expect(verifyAggregate([], msg, unhex(VECTOR_SIGNATURE))).toBe(false);
+    expect(hex(aggregatePublicKeys(pks).toBytes(true))).toBe(hex(noble.aggregatePublicKeys(pks.map((p) => bls12_381.G1.Point.fromBytes(p))).toBytes(true)));
+  });
+
+  it("never throws on garbage signatures", () => {
+    const pk = publicKeyOf(localSecretKey(1));
+    expect(verify(pk, msg, new Uint8Array(96))).toBe(false);
+    expect(verify(pk, msg, new Uint8Array(95))).toBe(false);
+    const inf = new Uint8Array(96);
+    inf[0] = 0xc0;
+    expect(verify(pk, msg, inf)).toBe(false);
+    expect(() => publicKeyFromBytes(new Uint8Array(48))).toThrow();
+  });
+
+  it("batch verification finds exactly the bad signatures with few checks", () => {
+    const n = 64;
+    const sks = Array.from({length: n}, (_, i) => {
+      const sk = new Uint8Array(32);
+      sk[0] = 0x11;
+      sk[31] = i + 1;
+      return sk;
+    });
+    const items = sks.map((sk) => ({publicKey: publicKeyFromBytes(publicKeyOf(sk)), signature: sign(sk, msg)}));
+    const all: BatchStats = {verifications: 0};
+    expect(batchVerify(msg, items, all).every(Boolean)).toBe(true);
+    expect(all.verifications).toBe(1);
+    items[5] = {...items[5]!, signature: sign(sks[6]!, msg)}; // another key's signature
+    items[40] = {...items[40]!, signature: sign(sks[40]!, Uint8Array.of(1))}; // another message's
+    items[41] = {...items[41]!, signature: new Uint8Array(96).fill(0xff)}; // not a point
+    const some: BatchStats = {verifications: 0};
+    const ok = batchVerify(msg, items, some);
+    expect(ok.flatMap((g, i) => (g ? [] : [i]))).toEqual([5, 40, 41]);
+    expect(some.verifications).toBeLessThan(30);
+  });
+
+  it("proofs of possession (noble, PoP DST)", () => {
+    const {credentials} = localSigner(2);
+    expect(verifyProofOfPossession(unhex(credentials.publicKey), unhex(credentials.proofOfPossession))).toBe(true);
+    expect(verifyProofOfPossession(unhex(localSigner(1).credentials.publicKey), unhex(credentials.proofOfPossession))).toBe(false);
+    // A signature under the message DST is not a proof of possession.
+    const pk = publicKeyOf(localSecretKey(2));
+    expect(verifyProofOfPossession(pk, sign(localSecretKey(2), pk))).toBe(false);
+  });
+});
