@@ -24,6 +24,9 @@ import {DataApiRouter} from "./server/router.js";
 import {registerPrimaryRoutes} from "./routes/primary.js";
 import {registerEvmRoutes} from "./routes/evm.js";
 import {registerIcmRoutes} from "./routes/icm.js";
+import {registerSignatureRoutes} from "./routes/signatures.js";
+import {devSigningRefusal} from "./signatures/signingRules.js";
+import {devSigners} from "../warp/devSigners.js";
 import {AVAX_TOKEN, EvmChains, type EvmChain, type EvmChainSpec, type StoredChainState} from "./evm/chains.js";
 import {EvmRpc, RpcError, defaultEvmRpcOptions} from "../evm/rpc.js";
 import {toHex} from "../evm/hex.js";
@@ -141,6 +144,9 @@ export class DataApiService {
       registerPrimaryRoutes(router, {sql, network: modules.network, chains: modules.chains, avaxAssetId: modules.avaxAssetId});
       registerEvmRoutes(router, {sql, chains: this.evm, curated: opts.contractMetadata});
       registerIcmRoutes(router, {sql, chains: this.evm});
+      // The dev network's validators are AvalancheGo's local ones, whose keys are public: they sign here, by its rules.
+      const sources = modules.network.name === "local" ? [devSigners((unsigned, justification) => devSigningRefusal(sql, unsigned, justification))] : [];
+      registerSignatureRoutes(router, {sql, network: modules.network, sources});
       modules.routes.addResolver(router.resolver());
     }
   }

@@ -12,7 +12,9 @@ import {installIcm} from "../../src/dev/evm/icm.js";
 import {ANVIL_ACCOUNTS} from "../../src/dev/evm/traffic.js";
 import {decodeAbi, encodeAbi, encodeCall, encodeCallSpec} from "../../src/evm/abi.js";
 import {bytesToHex, checksumAddress, hexToBytes, toHex} from "../../src/evm/hex.js";
-import {cb58Encode} from "../../src/util/cb58.js";
+import {cb58Encode, EMPTY_ID} from "../../src/util/cb58.js";
+import {parseSignedMessage} from "../../src/warp/message.js";
+import {bls12_381} from "@noble/curves/bls12-381.js";
 import {createTestDatabase, quietLogger} from "../helpers/sql.js";
 import {startNode, type TestNode} from "../helpers/node.js";
 
@@ -221,5 +223,72 @@ describe.each(BACKENDS)("interchain messages ($name)", (backend) => {
       expect(r.status, path).toBe(status);
       expect((r.json() as {message: string}).message, path).toMatch(message);
     }
+  });
+
+  it("aggregates the dev validators' signatures on a message a followed chain sent (endpoint 1), verified by a second library", async () => {
+    const unsigned = unsignedOf(sent.one!.source);
+    const post = (body: unknown): Promise<{status: number; json: () => unknown}> => t.post("/v1/signatureAggregator/local/aggregateSignatures", JSON.stringify(body), {"content-type": "application/json"});
+    // The P-chain view must have its first block (the dev feed's first tick) for a validator set.
+    await expect.poll(async () => (await post({message: unsigned, signingSubnetId: EMPTY_ID})).status, {timeout: 30_000}).toBe(200);
+    const r = await post({message: unsigned.slice(2), signingSubnetId: EMPTY_ID, quorumPercentage: 80});
+    expect(r.status).toBe(200);
+    const signed = hexToBytes((r.json() as {signedMessage: string}).signedMessage);
+    const m = parseSignedMessage(signed);
+    expect(toHex(m.unsignedBytes)).toBe(unsigned);
+    // The five local validators' keys (AvalancheGo's signer1..5), independently: noble's aggregate and verification.
+    const keys = [1, 2, 3, 4, 5].map((n) => bls12_381.longSignatures.getPublicKey(new TextEncoder().encode(`AvalancheLocalNetworkValidator0${n}`)));
+    const sorted = [...keys].sort((x, y) => Buffer.compare(Buffer.from(x.toBytes(false)), Buffer.from(y.toBytes(false))));
+    const signers = m.signerIndices.map((i) => sorted[i]!);
+    expect(signers.length).toBeGreaterThanOrEqual(4);
+    const noble = bls12_381.longSignatures;
+    expect(noble.verify(bls12_381.G2.Point.fromBytes(m.signature), noble.hash(m.unsignedBytes, "BLS_SIG_BLS12381G2_XMD:SHA-256_SSWU_RO_POP_"), noble.aggregatePublicKeys(signers))).toBe(true);
+    // A message no followed chain sent is refused by every validator: 503 naming what was collected and why.
+    const fake = "0x0000" + (12345).toString(16).padStart(8, "0") + IDS.a + "00000005" + "0102030405";
+    const refused = await post({message: fake, signingSubnetId: EMPTY_ID});
+    expect(refused.status).toBe(503);
+    expect((refused.json() as {message: string}).message).toMatch(/collected 0% of subnet 11111111111111111111111111111111LpoYY at P-chain height \d+, 67% required; 5 validators refused: message not seen/);
+  });
+
+  it("answers bad aggregation requests with a 400 naming the field", async () => {
+    const unsigned = unsignedOf(sent.one!.source);
+    const cases: Array<[unknown, RegExp]> = [
+      [[], /body: must be a JSON object/],
+      [{}, /message: required/],
+      [{justification: "0x00"}, /message: required: a justification alone/],
+      [{message: "0xzz"}, /message: must be hex/],
+      [{message: "0x0102"}, /message: not an unsigned warp message/],
+      [{message: "0x0000" + "00000001" + IDS.a + "00000000"}, /message: its network ID is 1/],
+      [{message: unsigned, quorumPercentage: 101}, /quorumPercentage: must be an integer in \[0,100\]/],
+      [{message: unsigned, quorumPercentage: 90, quorumPercentageBuffer: 20}, /quorumPercentageBuffer: quorumPercentage \+ quorumPercentageBuffer must be at most 100/],
+      [{message: unsigned, signingSubnetId: "nope"}, /signingSubnetId: not an ID/],
+      [{message: unsigned}, /signingSubnetId: required: the subnet validating source chain/],
+      [{message: unsigned, signingSubnetId: EMPTY_ID, pChainHeight: 99999999}, /pChainHeight: P-chain height 99999999 is past/],
+    ];
+    for (const [body, message] of cases) {
+      const r = await t.post("/v1/signatureAggregator/local/aggregateSignatures", JSON.stringify(body), {"content-type": "application/json"});
+      expect(r.status, JSON.stringify(body)).toBe(400);
+      expect((r.json() as {message: string}).message, JSON.stringify(body)).toMatch(message);
+    }
+    const bad = await t.post("/v1/signatureAggregator/local/aggregateSignatures", "{not json", {"content-type": "application/json"});
+    expect(bad.status).toBe(400);
+    expect((await t.post("/v1/signatureAggregator/fuji/aggregateSignatures", "{}", {})).status).toBe(404);
+  });
+
+  it("survives fuzzed aggregation bodies: never a 500", async () => {
+    let st = 20261126;
+    const rand = (): number => ((st = (Math.imul(st, 1664525) + 1013904223) >>> 0), st / 2 ** 32);
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
+    const unsigned = unsignedOf(sent.one!.source);
+    const values: unknown[] = [null, true, 0, -1, 1.5, 101, 2 ** 53, "", "0x", "zz", "0x00", unsigned, unsigned.slice(0, 40), EMPTY_ID, "11111", [], {}, "a".repeat(5000)];
+    const fields = ["message", "justification", "signingSubnetId", "quorumPercentage", "quorumPercentageBuffer", "pChainHeight", "other"];
+    const outcomes = new Map<number, number>();
+    for (let i = 0; i < 300; i++) {
+      const body = Object.fromEntries(Array.from({length: 1 + Math.floor(rand() * 4)}, () => [pick(fields), pick(values)]));
+      const r = await t.post("/v1/signatureAggregator/local/aggregateSignatures", JSON.stringify(body), {"content-type": "application/json"});
+      outcomes.set(r.status, (outcomes.get(r.status) ?? 0) + 1);
+      expect(r.status, JSON.stringify(body)).not.toBe(500);
+      expect((r.json() as {message?: string; signedMessage?: string}).message ?? (r.json() as {signedMessage: string}).signedMessage).toBeTruthy();
+    }
+    expect(outcomes.get(400) ?? 0).toBeGreaterThan(100);
   });
 });

@@ -459,4 +459,19 @@ CREATE INDEX icm_messages_source ON icm_messages (source_blockchain_id, sort_ts,
 CREATE INDEX icm_messages_destination ON icm_messages (destination_blockchain_id, sort_ts, message_id);
 `,
   },
+  {
+    version: 4,
+    name: "warp messages",
+    sql: `
+-- Warp messages the followed EVM chains sent (the warp precompile's SendWarpMessage logs of accepted blocks): what
+-- the dev network's validators sign for an EVM source chain, as AvalancheGo's VM signs only messages it sent.
+CREATE TABLE warp_messages (
+  message_id bytea PRIMARY KEY,
+  chain_id text NOT NULL,
+  block_number int8 NOT NULL,
+  unsigned bytea NOT NULL
+);
+CREATE INDEX warp_messages_block ON warp_messages (chain_id, block_number);
+`,
+  },
 ];

@@ -92,6 +92,8 @@ export interface DerivedBlock {
   addressKinds: Map<string, number>;
   /** TeleporterMessenger events of the followed messenger addresses. */
   icm: IcmEventRow[];
+  /** Unsigned warp messages the block's transactions sent (the warp precompile's SendWarpMessage logs). */
+  warp: Uint8Array[];
 }
 
 type Json = Record<string, unknown>;
@@ -141,6 +143,7 @@ export function deriveBlock(blockJson: unknown, receiptsJson: unknown, tracesJso
 
   const txs: TxRow[] = [];
   const icm: IcmEventRow[] = [];
+  const warp: Uint8Array[] = [];
   const transfers: TransferRow[] = [];
   const contracts: ContractRow[] = [];
   let feesSpent = 0n;
@@ -179,6 +182,8 @@ export function deriveBlock(blockJson: unknown, receiptsJson: unknown, tracesJso
     if (created) contracts.push({address: created, txIndex: i, deployer: from, deployerContract: null});
     for (const lj of arr(r.logs ?? [], "receipt.logs")) {
       const log = obj(lj, "log");
+      const sent = warpMessageOfLog(log);
+      if (sent) warp.push(sent);
       if (messengers.size > 0) {
         const event = decodeIcmLog(log as never, messengers);
         if (event) icm.push({txIndex: i, event});
@@ -236,7 +241,25 @@ export function deriveBlock(blockJson: unknown, receiptsJson: unknown, tracesJso
     contracts,
     addressKinds: kinds,
     icm,
+    warp,
   };
+}
+
+/** Avalanche's warp precompile and its SendWarpMessage(address indexed, bytes32 indexed, bytes) topic. */
+const WARP_PRECOMPILE = "0x0200000000000000000000000000000000000005";
+const TOPIC_SEND_WARP = "0x56600c567728a800c0aa927500f831cb451df66a7af570eb4df4dfbf4674887d";
+
+/** The unsigned message of a SendWarpMessage log, or null (another log, or one that does not decode). */
+function warpMessageOfLog(log: Json): Uint8Array | null {
+  if (typeof log.address !== "string" || log.address.toLowerCase() !== WARP_PRECOMPILE) return null;
+  const topics = Array.isArray(log.topics) ? log.topics : [];
+  if (topics.length !== 3 || typeof topics[0] !== "string" || topics[0].toLowerCase() !== TOPIC_SEND_WARP) return null;
+  try {
+    const [unsigned] = decodeAbi(["bytes"], bytes(log.data, "log.data")) as [Uint8Array];
+    return unsigned;
+  } catch {
+    return null;
+  }
 }
 
 const NO_MESSENGERS: ReadonlySet<string> = new Set();

@@ -6,6 +6,7 @@
 import type {SqlTx} from "../../store/client.js";
 import {bulkInsert, type BulkColumn} from "../../store/bulk.js";
 import {bytesToHex} from "../../../evm/hex.js";
+import {sha256} from "@noble/hashes/sha2.js";
 import type {DerivedBlock} from "./derive.js";
 import {foldIcmEvents, rollbackIcm} from "./icmFold.js";
 
@@ -122,6 +123,8 @@ export async function writeBlocks(
         events: d.icm,
       })),
   );
+  const warpRows = blocks.flatMap((d) => d.warp.map((u) => [sha256(u), chainId, d.block.number, u]));
+  await bulkInsert(tx, "warp_messages", [c("message_id", "bytea"), c("chain_id", "text"), c("block_number", "int8"), c("unsigned", "bytea")], warpRows, {onConflict: "DO NOTHING"});
   const last = blocks[blocks.length - 1]!.block;
   await tx.query("UPDATE evm_chains SET head_number = $2, head_hash = $3, updated_at = $4 WHERE chain_id = $1", [chainId, last.number, last.hash, BigInt(Math.floor(Date.now() / 1000))]);
   // Marked stored only once committed by this transaction: a failed batch leaves them to the next try.
@@ -158,6 +161,7 @@ export async function rollbackTo(tx: SqlTx, chainId: string, to: bigint, hash: U
   await tx.query("DELETE FROM evm_balances WHERE chain_id = $1 AND balance = 0", [chainId]);
   await tx.query("DELETE FROM evm_nfts WHERE chain_id = $1 AND first_block > $2", [chainId, to]);
   await rollbackIcm(tx, chainId, to);
+  await tx.query("DELETE FROM warp_messages WHERE chain_id = $1 AND block_number > $2", [chainId, to]);
   await tx.query(
     `UPDATE evm_nfts n SET owner = (
        SELECT t.to_addr FROM evm_transfers t WHERE t.chain_id = n.chain_id AND t.token = n.token AND t.token_id = n.token_id AND t.block_number <= $2

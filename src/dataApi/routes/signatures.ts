@@ -1,0 +1,96 @@
+/**
+ * Signature aggregation, endpoint 1 (contract data-api §8): `POST /v1/signatureAggregator/{network}/aggregateSignatures`
+ * takes an unsigned warp message of the served network, asks the signing subnet's canonical validator set at a
+ * P-chain height for signatures, checks each against its validator's key before it counts, and answers the signed
+ * message once quorum (plus the buffer) is reached, else 503 naming what was collected and who refused.
+ */
+import {bytesToHex, hexToBytes} from "../../evm/hex.js";
+import type {NetworkInfo} from "../../chains/index.js";
+import {aggregate, type SignatureSource} from "../../warp/aggregator.js";
+import {parseUnsignedMessage} from "../../warp/message.js";
+import {cb58Encode, EMPTY_ID, idFromString} from "../../util/cb58.js";
+import type {SqlClient} from "../store/client.js";
+import type {DataApiRouter} from "../server/router.js";
+import {DataApiError, badRequest, unavailable} from "../server/errors.js";
+import {resolveNetwork} from "../server/names.js";
+import {HeightError, subnetOfChain, validatorSetAt} from "../signatures/validatorSets.js";
+
+export interface SignatureRoutesModules {
+  sql: SqlClient;
+  network: NetworkInfo;
+  /** Where signatures come from (the dev network's validators; validators' RPCs; an external aggregator). */
+  sources: SignatureSource[];
+}
+
+const DEFAULT_QUORUM = 67;
+
+export function registerSignatureRoutes(router: DataApiRouter, m: SignatureRoutesModules): void {
+  router.post("/v1/signatureAggregator/:network/aggregateSignatures", async (ctx) => {
+    resolveNetwork(ctx.params.network, m.network);
+    const body = ctx.body;
+    if (body === null || typeof body !== "object" || Array.isArray(body)) throw badRequest("body", "must be a JSON object");
+    const b = body as Record<string, unknown>;
+    const hexField = (name: string): Uint8Array | undefined => {
+      const v = b[name];
+      if (v === undefined || v === null || v === "") return undefined;
+      if (typeof v !== "string" || !/^(0x)?([0-9a-fA-F]{2})*$/.test(v)) throw badRequest(name, "must be hex (0x optional)");
+      return hexToBytes(v);
+    };
+    const intField = (name: string, min: number, max: number, dflt: number): number => {
+      const v = b[name];
+      if (v === undefined || v === null) return dflt;
+      if (typeof v !== "number" || !Number.isInteger(v) || v < min || v > max) throw badRequest(name, `must be an integer in [${min},${max}]`);
+      return v;
+    };
+    const message = hexField("message");
+    const justification = hexField("justification");
+    if (!message) throw badRequest("message", justification ? "required: a justification alone names nothing to sign" : "required");
+    let unsigned;
+    try {
+      unsigned = parseUnsignedMessage(message);
+    } catch (e) {
+      throw badRequest("message", `not an unsigned warp message: ${(e as Error).message}`);
+    }
+    if (unsigned.networkId !== m.network.id) throw badRequest("message", `its network ID is ${unsigned.networkId}, this node serves network ${m.network.id} (${m.network.name})`);
+    const quorum = intField("quorumPercentage", 0, 100, 0) || DEFAULT_QUORUM;
+    const buffer = intField("quorumPercentageBuffer", 0, 100, 0);
+    if (quorum + buffer > 100) throw badRequest("quorumPercentageBuffer", `quorumPercentage + quorumPercentageBuffer must be at most 100 (${quorum} + ${buffer})`);
+    const height = b.pChainHeight === undefined || b.pChainHeight === null ? 0n : BigInt(intField("pChainHeight", 0, Number.MAX_SAFE_INTEGER, 0));
+    let subnetId: string;
+    if (b.signingSubnetId !== undefined && b.signingSubnetId !== null && b.signingSubnetId !== "") {
+      if (typeof b.signingSubnetId !== "string") throw badRequest("signingSubnetId", "must be a subnet ID (CB58 or hex)");
+      subnetId = parseId("signingSubnetId", b.signingSubnetId);
+    } else {
+      const source = cb58Encode(unsigned.sourceChainId);
+      const isP = unsigned.sourceChainId.every((x) => x === 0);
+      const found = isP ? EMPTY_ID : await subnetOfChain(m.sql, source, Object.values(m.network.chainIds));
+      if (found === null) throw badRequest("signingSubnetId", `required: the subnet validating source chain ${source} is not known here`);
+      subnetId = found;
+    }
+    let at;
+    try {
+      at = await validatorSetAt(m.sql, subnetId, height);
+    } catch (e) {
+      if (e instanceof HeightError) throw badRequest("pChainHeight", e.message);
+      throw e;
+    }
+    if (at.set.validators.length === 0) throw unavailable(`subnet ${subnetId} has no validator with a BLS key at P-chain height ${at.height}`);
+    if (m.sources.length === 0) throw unavailable(`no signature source is configured for network ${m.network.name} (see --warp-signer-urls and --signature-aggregator-url)`);
+    const result = await aggregate({unsigned: message, set: at.set, quorumNum: quorum, bufferPercent: buffer, sources: m.sources, justification});
+    if (result.ok) return {signedMessage: bytesToHex(result.signed)};
+    const pct = (w: bigint): string => (result.totalWeight === 0n ? "0" : ((w * 100n) / result.totalWeight).toString());
+    const refusals = result.refusals.length > 0 ? `; ${result.refusals.length} validators refused: ${[...new Set(result.refusals.map((r) => r.reason))].join("; ")}` : "";
+    throw new DataApiError(503, `collected ${pct(result.collectedWeight)}% of subnet ${subnetId} at P-chain height ${at.height}, ${quorum}% required${refusals}`);
+  });
+}
+
+/** A 32-byte ID given as CB58 or hex (0x optional), as CB58; 400 naming the field otherwise. */
+function parseId(field: string, v: string): string {
+  if (/^(0x)?[0-9a-fA-F]{64}$/.test(v)) return cb58Encode(hexToBytes(v));
+  try {
+    idFromString(v);
+    return v;
+  } catch {
+    throw badRequest(field, `not an ID (CB58 or 64 hex digits): ${JSON.stringify(v)}`);
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * Validator sets for warp signatures (contract data-api §8), from the P-chain view's store: the primary network's
+ * validators at the time of a P-chain height (their stakes and BLS keys), a converted L1's validators (`l1_validators`,
+ * active), and a permissioned subnet's validators (their subnet stakes, keyed by their primary-network BLS keys, as
+ * AvalancheGo's validator manager does). The canonical set is built from them by src/warp/validators.ts.
+ */
+import {canonicalValidatorSet, type CanonicalSet} from "../../warp/validators.js";
+import {EMPTY_ID} from "../../util/cb58.js";
+import type {SqlClient} from "../store/client.js";
+
+export interface ValidatorSetAt {
+  set: CanonicalSet;
+  /** The P-chain height the set is taken at. */
+  height: bigint;
+}
+
+export class HeightError extends Error {}
+
+interface StakerRow {
+  node_id: string;
+  weight: string;
+  bls: {publicKey: string} | null;
+}
+
+const keyOf = (bls: {publicKey: string} | null | undefined): Uint8Array | null => (bls?.publicKey ? Uint8Array.from(Buffer.from(bls.publicKey, "hex")) : null);
+
+/**
+ * The canonical set of `subnetId` at P-chain height `height` (0: the last folded one). A height past the view's
+ * throws HeightError; an L1's set is its current one (the view keeps no L1 validator history).
+ */
+export async function validatorSetAt(sql: SqlClient, subnetId: string, height: bigint): Promise<ValidatorSetAt> {
+  const [head] = await sql.query<{height: bigint; ts: bigint}>("SELECT height, ts FROM blocks WHERE chain = 'P' ORDER BY height DESC LIMIT 1");
+  if (!head) throw new HeightError("the P-chain view has no block yet");
+  const at = height === 0n ? head.height : height;
+  if (at > head.height) throw new HeightError(`P-chain height ${at} is past the view's (${head.height})`);
+  const [block] = await sql.query<{ts: bigint}>("SELECT ts FROM blocks WHERE chain = 'P' AND height = $1", [at]);
+  const ts = block?.ts ?? head.ts;
+
+  const [subnet] = await sql.query<{is_l1: boolean}>("SELECT is_l1 FROM subnets WHERE subnet_id = $1", [subnetId]);
+  if (subnetId !== EMPTY_ID && subnet?.is_l1) {
+    const rows = await sql.query<StakerRow>("SELECT node_id, weight::text AS weight, bls FROM l1_validators WHERE subnet_id = $1 AND active AND weight > 0", [subnetId]);
+    return {set: canonicalValidatorSet(rows.map((r) => ({nodeId: r.node_id, weight: BigInt(r.weight), blsPublicKey: keyOf(r.bls)}))), height: at};
+  }
+  // Validators staking at that time: genesis and permissionless validators carry their BLS key; a subnet validator
+  // signs with its primary-network key.
+  const rows = await sql.query<StakerRow>(
+    `SELECT s.node_id, s.weight::text AS weight, COALESCE(s.bls, p.bls) AS bls FROM stakers s
+     LEFT JOIN LATERAL (SELECT bls FROM stakers p WHERE p.node_id = s.node_id AND p.subnet_id = $2 AND p.kind = 'validator' AND p.bls IS NOT NULL
+                        AND p.start_ts <= $3 AND p.end_ts > $3 LIMIT 1) p ON true
+     WHERE s.subnet_id = $1 AND s.kind = 'validator' AND s.start_ts <= $3 AND s.end_ts > $3`,
+    [subnetId, EMPTY_ID, ts],
+  );
+  return {set: canonicalValidatorSet(rows.map((r) => ({nodeId: r.node_id, weight: BigInt(r.weight), blsPublicKey: keyOf(r.bls)}))), height: at};
+}
+
+/** The subnet that validates a blockchain: the primary network for P, X, C; else the chain's subnet; null if unknown. */
+export async function subnetOfChain(sql: SqlClient, blockchainId: string, primaryChains: readonly string[]): Promise<string | null> {
+  if (blockchainId === EMPTY_ID || primaryChains.includes(blockchainId)) return EMPTY_ID;
+  const [row] = await sql.query<{subnet_id: string}>("SELECT subnet_id FROM blockchains WHERE blockchain_id = $1", [blockchainId]);
+  return row?.subnet_id ?? null;
+}
