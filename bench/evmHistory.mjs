@@ -16,7 +16,10 @@ const TIP = toQuantity(GWEI);
 const GAS = {deploy: 5_000_000, native: 21_000, erc20: 80_000, nftMint: 150_000, nftTransfer: 150_000, multiMint: 150_000, multiSingle: 150_000, multiBatch: 250_000, fanout: 300_000, create2: 1_000_000};
 const TOKENS_EACH = 10n ** 24n;
 // Kinds after the set-up blocks, by weight.
-const MIX = [["native", 20], ["erc20", 30], ["nftMint", 7], ["nftTransfer", 8], ["multiMint", 5], ["multiSingle", 6], ["multiBatch", 4], ["fanout", 17], ["create2", 3]];
+// anvil keeps every block's state in memory (so old blocks can be traced), a full copy a block: what grows the
+// state is bounded (at most NFT_IDS NFTs, then transfers only; 4 ERC-1155 ids) or rare (CREATE2 children).
+const MIX = [["native", 20], ["erc20", 32], ["nftMint", 4], ["nftTransfer", 12], ["multiMint", 5], ["multiSingle", 6], ["multiBatch", 4], ["fanout", 17], ["create2", 0.25]];
+const NFT_IDS = 300;
 const MIX_TOTAL = MIX.reduce((a, [, w]) => a + w, 0);
 
 function prng(seed) {
@@ -40,7 +43,7 @@ async function rpcBatch(url, calls) {
 }
 
 /** Builds the history; returns {seconds, txs, addresses: {token, nft, multi, factory}}. */
-export async function buildHistory({url, blocks, txsPerBlock = 20, addresses = 300, genesisTimestamp, seed = 1}) {
+export async function buildHistory({url, blocks, txsPerBlock = 20, addresses = 200, genesisTimestamp, seed = 1}) {
   const rand = prng(seed);
   const started = performance.now();
   const pool = Array.from({length: addresses}, () => "0x" + randomBytes(20).toString("hex"));
@@ -90,10 +93,10 @@ export async function buildHistory({url, blocks, txsPerBlock = 20, addresses = 3
   let salt = 0n;
   let txs = 0;
 
-  const randomTx = (busy, after) => {
+  const randomTx = (busy, after, forced) => {
     let r = rand() * MIX_TOTAL;
-    let kind = MIX[0][0];
-    for (const [k, w] of MIX) {
+    let kind = forced ?? MIX[0][0];
+    for (const [k, w] of forced ? [] : MIX) {
       if ((r -= w) < 0) {
         kind = k;
         break;
@@ -109,6 +112,7 @@ export async function buildHistory({url, blocks, txsPerBlock = 20, addresses = 3
         return tx(kind, from, token, encodeCall("transfer(address,uint256)", ["address", "uint256"], [pick(from), BigInt(1 + Math.floor(rand() * 1e9)) * 10n ** 6n]));
       }
       case "nftMint": {
+        if (nextNftId > NFT_IDS && nftIds.length > 0) return randomTx(busy, after, "nftTransfer");
         const to = pick();
         const id = nextNftId++;
         after.push(() => {
@@ -129,7 +133,7 @@ export async function buildHistory({url, blocks, txsPerBlock = 20, addresses = 3
       }
       case "multiMint": {
         const to = pick();
-        const id = BigInt(1 + Math.floor(rand() * 20));
+        const id = BigInt(1 + Math.floor(rand() * 4));
         const v = BigInt(10 + Math.floor(rand() * 90));
         after.push(() => addMulti(id, to, v));
         return tx(kind, pick(), multi, encodeCall("mint(address,uint256,uint256)", ["address", "uint256", "uint256"], [to, id, v]));

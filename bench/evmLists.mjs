@@ -14,6 +14,8 @@ import {migrate} from "../dist/src/dataApi/store/migrations.js";
 import {MIGRATIONS} from "../dist/src/dataApi/store/schema.js";
 import {writeBlocks} from "../dist/src/dataApi/views/evm/write.js";
 import {KIND} from "../dist/src/dataApi/views/evm/derive.js";
+import {listAddressTransactions, listAddressTransfers, listBlocks, listInternalTransactions, listNativeTransactions, listTokenTransfers, listTransactions} from "../dist/src/dataApi/queries/evm/transactions.js";
+import {listBalances, listCollectionTokens, listDeployments} from "../dist/src/dataApi/queries/evm/tokens.js";
 import {RUNS, SECONDS, median, fmt, startAvaext} from "./lib.mjs";
 
 const TXS = Number(process.env.BENCH_EVM_LIST_TXS ?? 1_000_000);
@@ -199,6 +201,63 @@ async function fill(sql) {
   return {seconds, heavy: chain.heavy};
 }
 
+/** The lists as the routes call them (same arguments as `?pageSize=10`), keyed like the HTTP lists below. */
+function queryLists(heavy) {
+  const a = {chainId: CHAIN_ID, pageSize: 10, sortOrder: "desc"};
+  return {
+    "blocks": (sql, cursor) => listBlocks(sql, {...a, cursor}),
+    "transactions": (sql, cursor) => listTransactions(sql, {...a, cursor}),
+    "address transactions": (sql, cursor) => listAddressTransactions(sql, {...a, cursor, address: heavy.address}),
+    "address transactions:listNative": (sql, cursor) => listNativeTransactions(sql, {...a, cursor, address: heavy.address}),
+    "address transactions:listErc20": (sql, cursor) => listAddressTransfers(sql, {...a, cursor, address: heavy.address, erc: 20}),
+    "address transactions:listErc721": (sql, cursor) => listAddressTransfers(sql, {...a, cursor, address: heavy.address, erc: 721}),
+    "address transactions:listErc1155": (sql, cursor) => listAddressTransfers(sql, {...a, cursor, address: heavy.address, erc: 1155}),
+    "address transactions:listInternals": (sql, cursor) => listInternalTransactions(sql, {...a, cursor, address: heavy.address}),
+    "token transfers (top ERC-20)": (sql, cursor) => listTokenTransfers(sql, {...a, cursor, token: heavy.erc20}),
+    "contract deployments (the factory)": (sql, cursor) => listDeployments(sql, {chainId: CHAIN_ID, address: heavy.factory, pageSize: 10, cursor}),
+    "address balances:listErc20": (sql, cursor) => listBalances(sql, {chainId: CHAIN_ID, owner: heavy.address, ercs: [20], contracts: undefined, blockNumber: undefined, pageSize: 10, cursor}),
+    "address balances:listCollectibles": (sql, cursor) => listBalances(sql, {chainId: CHAIN_ID, owner: heavy.address, ercs: [721, 1155], contracts: undefined, blockNumber: undefined, pageSize: 10, cursor}),
+    "collection tokens (top ERC-721)": (sql, cursor) => listCollectionTokens(sql, {chainId: CHAIN_ID, token: heavy.erc721, pageSize: 10, cursor}),
+  };
+}
+
+/**
+ * The store's share, in process, one client: each list's page 1 and page DEEP (reached by cursor) timed (median of
+ * 21 calls), and EXPLAIN (ANALYZE, BUFFERS) of every statement a page runs (the plans, and the summed execution time).
+ */
+async function sqlShare(sql, heavy) {
+  const out = {};
+  for (const [name, list] of Object.entries(queryLists(heavy))) {
+    let cursor = null;
+    let page = 1;
+    for (; page < DEEP; page++) {
+      const r = await list(sql, cursor);
+      if (!r.next) break;
+      cursor = r.next;
+    }
+    out[name] = {};
+    for (const [which, c] of [["first", null], ["deep", cursor]]) {
+      const times = [];
+      for (let i = 0; i < 21; i++) {
+        const t0 = performance.now();
+        await list(sql, c);
+        times.push(performance.now() - t0);
+      }
+      const statements = [];
+      await list({query: (text, params) => (statements.push({text, params}), sql.query(text, params))}, c);
+      let execMs = 0;
+      const plans = [];
+      for (const st of statements) {
+        const plan = (await sql.query(`EXPLAIN (ANALYZE, BUFFERS) ${st.text}`, st.params)).map((r) => r["QUERY PLAN"]).join("\n");
+        execMs += Number(/Execution Time: ([0-9.]+) ms/.exec(plan)?.[1] ?? 0);
+        plans.push(plan);
+      }
+      out[name][which] = {page: which === "first" ? 1 : page, ms: median(times), execMs, plans};
+    }
+  }
+  return out;
+}
+
 async function getJson(url) {
   const res = await fetch(url);
   const body = await res.json();
@@ -234,6 +293,7 @@ export async function benchEvmLists({pgServer}) {
   await migrate(sql, MIGRATIONS, {logger});
   const {seconds, heavy} = await fill(sql);
   const [{size}] = await sql.query("SELECT pg_database_size(current_database())::int8 AS size");
+  const share = await sqlShare(sql, heavy);
   await sql.close();
   console.error(`lists store: ${TXS} txs in ${fmt(seconds, 1)} s, ${fmt(Number(size) / 2 ** 30, 2)} GiB`);
   rows.push({name: `EVM lists store: ${TXS} synthetic txs through writeBlocks into PostgreSQL`, value: `${fmt(seconds, 1)} s (${fmt(TXS / seconds)} tx/s)`, reference: `${fmt(Number(size) / 2 ** 30, 2)} GiB`});
@@ -271,8 +331,16 @@ export async function benchEvmLists({pgServer}) {
       for (const [which, xs, label] of [["first", res.first, "page 1"], ["deep", res.deep, `page ${fmt(deep.page)}`]]) {
         const p50 = median(xs.map((x) => x.p50));
         const p99 = median(xs.map((x) => x.p99));
-        const row = {name: `EVM list ${name}, ${label}, ${CONNECTIONS} connections`, value: `p50 ${fmt(p50, 1)} ms`, reference: `${fmt(median(xs.map((x) => x.rps)))} req/s`, ratio: p99 < 50 ? "< 50 ms" : "MISSES 50 ms", p99: `p99 ${fmt(p99, 1)} ms`, url: which === "first" ? first : deep.url};
-        console.error(`${row.name}: ${row.value}, ${row.p99}`);
+        const q = share[name][which];
+        const row = {
+          name: `EVM list ${name}, ${label}, ${CONNECTIONS} connections`,
+          value: `p50 ${fmt(p50, 1)} ms, ${fmt(median(xs.map((x) => x.rps)))} req/s`,
+          reference: `SQL alone ${fmt(q.ms, 1)} ms a page (execution ${fmt(q.execMs, 2)} ms, page ${fmt(q.page)})`,
+          ratio: p99 < 50 ? "< 50 ms" : "MISSES 50 ms",
+          p99: `p99 ${fmt(p99, 1)} ms`,
+        };
+        console.error(`${row.name}: ${row.value}, ${row.p99}; ${row.reference}`);
+        if (p99 >= 50 || q.ms >= 10) console.error(`EXPLAIN (ANALYZE, BUFFERS) of ${name}, ${label}:\n${q.plans.join("\n---\n")}`);
         rows.push(row);
       }
     }
