@@ -5,6 +5,7 @@
 // `npm run build` first: it imports the compiled modules. Exports benchWarp() (rows like bench/run.js's) and prints a
 // table when run directly: `node bench/warp.mjs`.
 import {createHash} from "node:crypto";
+import os from "node:os";
 import {fileURLToPath} from "node:url";
 import {aggregate, batchVerify, canonicalValidatorSet, publicKeyOf, sign, verify, verifySignedMessage} from "../dist/src/warp/index.js";
 
@@ -96,7 +97,7 @@ export async function benchWarp() {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const rows = await benchWarp();
-  console.log(`\nMedian of ${RUNS} runs; Node ${process.version}\n`);
+  console.log(`\nMedian of ${RUNS} runs; ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, load average ${os.loadavg().map((x) => x.toFixed(1)).join(" ")}; Node ${process.version}\n`);
   console.log("| figure | ms | target | note |");
   console.log("| --- | --- | --- | --- |");
   for (const r of rows) console.log(`| ${r.name} | ${r.value.toFixed(1)} | ${r.target ? `< ${r.target} ${r.value < r.target ? "ok" : "MISSED"}` : ""} | ${r.note} |`);

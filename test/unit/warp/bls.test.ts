@@ -4,7 +4,9 @@ import {localSigner} from "../../../src/dev/primaryNetwork.js";
 import {
   aggregatePublicKeys,
   aggregateSignatures,
+  aggregateVerified,
   batchVerify,
+  batchVerifyPointsAsync,
   localSecretKey,
   publicKeyFromBytes,
   publicKeyOf,
@@ -71,6 +73,21 @@ describe("BLS (min-pk, POP suite)", () => {
     const ok = batchVerify(msg, items, some);
     expect(ok.flatMap((g, i) => (g ? [] : [i]))).toEqual([5, 40, 41]);
     expect(some.verifications).toBeLessThan(30);
+  });
+
+  it("the async batch check agrees, and finds bad signatures", async () => {
+    const sks = Array.from({length: 100}, (_, i) => new Uint8Array(32).fill(i + 1));
+    const items = sks.map((sk) => ({publicKey: publicKeyFromBytes(publicKeyOf(sk)), signature: sign(sk, msg)}));
+    const stats: BatchStats = {verifications: 0};
+    const good = await batchVerifyPointsAsync(msg, items, stats);
+    expect(good.valid.every(Boolean)).toBe(true);
+    expect(stats.verifications).toBe(1);
+    // The points aggregate to the same signature as the compressed bytes.
+    expect(hex(aggregateVerified(good.points as Uint8Array[]))).toBe(hex(aggregateSignatures(items.map((x) => x.signature))));
+    items[99] = {...items[99]!, signature: sign(sks[0]!, msg)};
+    const bad = await batchVerifyPointsAsync(msg, items);
+    expect(bad.valid.flatMap((g, i) => (g ? [] : [i]))).toEqual([99]);
+    expect(bad.points[99]).toBeNull();
   });
 
   it("proofs of possession (noble, PoP DST)", () => {
