@@ -67,6 +67,7 @@ export async function benchWarp() {
   for (const [name, q, list] of cases) {
     const runs = [];
     let last;
+    await aggregate({unsigned, set, ...q, sources: [replay("bench", list)]}); // warm-up, not counted
     for (let r = 0; r < RUNS; r++) {
       const [t, res] = await time(() => aggregate({unsigned, set, ...q, sources: [replay("bench", list)]}));
       if (!res.ok) throw new Error(`${name}: quorum not reached`);

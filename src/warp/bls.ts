@@ -139,8 +139,8 @@ const PARALLELISM = Math.max(1, Math.min(4, availableParallelism()));
 /**
  * `batchVerifyPoints` with the first (usually only) batch check's scalar multiplications on libuv's thread pool,
  * split across the cores (`asyncAggregateWithRandomness`; the partial sums add up to one random linear
- * combination), so a 1,000-signature check does not hold the event loop. Decompression stays on the caller's thread;
- * the rare bisection after a failure is synchronous.
+ * combination), so a 1,000-signature check does not hold the event loop. Decompression stays on the caller's thread.
+ * After a failure, groups of the batch are checked at once on the pool and only the failing groups are halved.
  */
 export async function batchVerifyPointsAsync(msg: Uint8Array, items: BatchItem[], stats?: BatchStats): Promise<BatchResult> {
   const b = new Batch(msg, items, stats);
@@ -149,21 +149,19 @@ export async function batchVerifyPointsAsync(msg: Uint8Array, items: BatchItem[]
     b.check(idx, false);
     return b.result();
   }
-  if (stats) stats.verifications++;
-  let good = false;
-  try {
-    const chunk = Math.ceil(idx.length / PARALLELISM);
-    const parts: number[][] = [];
-    for (let k = 0; k < idx.length; k += chunk) parts.push(idx.slice(k, k + chunk));
-    const sums = await Promise.all(parts.map((p) => blst.asyncAggregateWithRandomness(p.map((i) => ({pk: items[i]!.publicKey, sig: b.points[i]!})))));
-    const pk = blst.aggregatePublicKeys(sums.map((x) => x.pk));
-    const sig = blst.aggregateSignatures(sums.map((x) => x.sig));
-    good = blst.verify(msg, pk, sig);
-  } catch {
-    good = false;
+  if (await b.batchAsync(idx, PARALLELISM)) {
+    for (const i of idx) b.valid[i] = true;
+    return b.result();
   }
-  if (good) for (const i of idx) b.valid[i] = true;
-  else b.check(idx, true);
+  // Something is bad: check groups of the batch at once on the pool, then halve only the failing groups.
+  const groups: number[][] = [];
+  const size = Math.ceil(idx.length / (4 * PARALLELISM));
+  for (let k = 0; k < idx.length; k += size) groups.push(idx.slice(k, k + size));
+  const verdicts = await Promise.all(groups.map((g) => (g.length > 2 ? b.batchAsync(g, 1) : Promise.resolve(false))));
+  groups.forEach((g, k) => {
+    if (verdicts[k]) for (const i of g) b.valid[i] = true;
+    else b.check(g, g.length > 2);
+  });
   return b.result();
 }
 
@@ -205,6 +203,22 @@ class Batch {
     try {
       const agg = blst.aggregateWithRandomness(idx.map((i) => ({pk: this.items[i]!.publicKey, sig: this.points[i]!})));
       return blst.verify(this.msg, agg.pk, agg.sig);
+    } catch {
+      return false; // a point outside the subgroup or at infinity
+    }
+  }
+
+  /** One batch check of `idx` with its multiplications on the thread pool, split in `parts`. */
+  async batchAsync(idx: number[], parts: number): Promise<boolean> {
+    if (this.stats) this.stats.verifications++;
+    try {
+      const chunk = Math.ceil(idx.length / parts);
+      const slices: number[][] = [];
+      for (let k = 0; k < idx.length; k += chunk) slices.push(idx.slice(k, k + chunk));
+      const sums = await Promise.all(slices.map((p) => blst.asyncAggregateWithRandomness(p.map((i) => ({pk: this.items[i]!.publicKey, sig: this.points[i]!})))));
+      const pk = sums.length === 1 ? sums[0]!.pk : blst.aggregatePublicKeys(sums.map((x) => x.pk));
+      const sig = sums.length === 1 ? sums[0]!.sig : blst.aggregateSignatures(sums.map((x) => x.sig));
+      return blst.verify(this.msg, pk, sig);
     } catch {
       return false; // a point outside the subgroup or at infinity
     }
