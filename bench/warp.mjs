@@ -5,6 +5,7 @@
 // `npm run build` first: it imports the compiled modules. Exports benchWarp() (rows like bench/run.js's) and prints a
 // table when run directly: `node bench/warp.mjs`.
 import {createHash} from "node:crypto";
+import os from "node:os";
 import {fileURLToPath} from "node:url";
 import {aggregate, batchVerify, canonicalValidatorSet, publicKeyOf, sign, verify, verifySignedMessage} from "../dist/src/warp/index.js";
 
@@ -66,6 +67,7 @@ export async function benchWarp() {
   for (const [name, q, list] of cases) {
     const runs = [];
     let last;
+    await aggregate({unsigned, set, ...q, sources: [replay("bench", list)]}); // warm-up, not counted
     for (let r = 0; r < RUNS; r++) {
       const [t, res] = await time(() => aggregate({unsigned, set, ...q, sources: [replay("bench", list)]}));
       if (!res.ok) throw new Error(`${name}: quorum not reached`);
@@ -96,7 +98,7 @@ export async function benchWarp() {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const rows = await benchWarp();
-  console.log(`\nMedian of ${RUNS} runs; Node ${process.version}\n`);
+  console.log(`\nMedian of ${RUNS} runs; ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, load average ${os.loadavg().map((x) => x.toFixed(1)).join(" ")}; Node ${process.version}\n`);
   console.log("| figure | ms | target | note |");
   console.log("| --- | --- | --- | --- |");
   for (const r of rows) console.log(`| ${r.name} | ${r.value.toFixed(1)} | ${r.target ? `< ${r.target} ${r.value < r.target ? "ok" : "MISSED"}` : ""} | ${r.note} |`);

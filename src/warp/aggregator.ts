@@ -5,7 +5,10 @@
  * and build the signed message (bit set over the canonical set, the aggregate of the verified signatures).
  * Quorum as AvalancheGo `VerifyWeight`: signedWeight · 100 >= totalWeight · quorum.
  */
-import {aggregateVerified, batchVerifyPoints, verifyAggregate, type BatchItem} from "./bls.js";
+import {aggregateVerified, batchVerifyPoints, batchVerifyPointsAsync, verifyAggregate, type BatchItem, type BatchResult} from "./bls.js";
+
+/** Batches this large are checked off the event loop. */
+const ASYNC_BATCH = 64;
 import {WarpError, parseSignedMessage, parseUnsignedMessage, serializeSignedMessage, type SignedMessage} from "./message.js";
 import {hasQuorum, requiredWeight, type CanonicalSet, type CanonicalValidator} from "./validators.js";
 
@@ -98,8 +101,10 @@ export async function aggregate(args: AggregateArgs): Promise<AggregateResult> {
   let invalid = 0;
   const sourceErrors: Common["sourceErrors"] = [];
 
-  const verifyPending = (): void => {
-    if (pending.size === 0) return;
+  // One batch check at a time. A large one runs its scalar multiplications on the thread pool (answers arriving
+  // meanwhile wait in `pending` for the next); a small one (the dev network's five) is checked at once.
+  let inFlight: Promise<void> | null = null;
+  const takePending = (): {who: number[]; items: BatchItem[]} => {
     const who: number[] = [];
     const items: BatchItem[] = [];
     for (const [i, sigs] of pending) {
@@ -108,7 +113,11 @@ export async function aggregate(args: AggregateArgs): Promise<AggregateResult> {
         items.push({publicKey: set.validators[i]!.key, signature});
       }
     }
-    const {valid, points} = batchVerifyPoints(unsigned, items);
+    pending.clear();
+    pendingWeight = 0n;
+    return {who, items};
+  };
+  const apply = (who: number[], {valid, points}: BatchResult): void => {
     valid.forEach((good, k) => {
       const i = who[k]!;
       if (!good) {
@@ -120,8 +129,33 @@ export async function aggregate(args: AggregateArgs): Promise<AggregateResult> {
         badOnly.delete(i);
       }
     });
-    pending.clear();
-    pendingWeight = 0n;
+  };
+  const verifyPending = async (): Promise<void> => {
+    const {who, items} = takePending();
+    if (items.length === 0) return;
+    apply(who, items.length < ASYNC_BATCH ? batchVerifyPoints(unsigned, items) : await batchVerifyPointsAsync(unsigned, items));
+  };
+  const afterCheck = (): void => {
+    if (reached(target)) stop.abort(new Error("quorum reached"));
+    else maybeVerify();
+  };
+  /** Verifies once the pending signatures could complete the target: one batch in the common case. */
+  const maybeVerify = (): void => {
+    if (inFlight || stop.signal.aborted || pending.size === 0) return;
+    if (!hasQuorum(verifiedWeight + pendingWeight, set.totalWeight, target)) return;
+    const {who, items} = takePending();
+    if (items.length < ASYNC_BATCH) {
+      apply(who, batchVerifyPoints(unsigned, items));
+      afterCheck();
+      return;
+    }
+    inFlight = batchVerifyPointsAsync(unsigned, items)
+      .then((r) => apply(who, r))
+      .catch(() => undefined) // never expected: the batch's signatures are then simply not counted
+      .finally(() => {
+        inFlight = null;
+        afterCheck();
+      });
   };
 
   const reached = (pct: number): boolean => verifiedWeight > 0n && hasQuorum(verifiedWeight, set.totalWeight, pct);
@@ -137,10 +171,16 @@ export async function aggregate(args: AggregateArgs): Promise<AggregateResult> {
 
   const take = (a: SignatureAnswer): void => {
     if (stop.signal.aborted) return;
+    if (!a || !(a.publicKey instanceof Uint8Array)) return; // a malformed answer names no validator
     const i = index.get(hex(a.publicKey));
     if (i === undefined || signatures[i]) return;
     if ("refused" in a) {
-      if (!refused.has(i)) refused.set(i, a.refused);
+      if (!refused.has(i)) refused.set(i, String(a.refused));
+      return;
+    }
+    if (!(a.signature instanceof Uint8Array)) {
+      invalid++;
+      badOnly.add(i);
       return;
     }
     const candidates = pending.get(i);
@@ -150,13 +190,7 @@ export async function aggregate(args: AggregateArgs): Promise<AggregateResult> {
     }
     pending.set(i, [a.signature]);
     pendingWeight += set.validators[i]!.weight;
-    // Verify only when the pending signatures could complete the target: one batch in the common case.
-    if (hasQuorum(verifiedWeight + pendingWeight, set.totalWeight, target)) {
-      verifyPending();
-      if (reached(target)) {
-        stop.abort(new Error("quorum reached"));
-      }
-    }
+    maybeVerify();
   };
 
   const request: SignatureRequest = {unsigned, justification: args.justification, validators: set.validators, signal: stop.signal};
@@ -172,7 +206,8 @@ export async function aggregate(args: AggregateArgs): Promise<AggregateResult> {
   });
   await Promise.race([Promise.all(runs), finished]);
   args.signal?.removeEventListener("abort", onAbort);
-  verifyPending();
+  while (inFlight) await inFlight;
+  if (!reached(target)) await verifyPending(); // everyone answered (or the caller stopped): check what is left
 
   const signerIndices: number[] = [];
   for (let i = 0; i < n; i++) if (signatures[i]) signerIndices.push(i);

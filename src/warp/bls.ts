@@ -7,6 +7,7 @@
  * Nothing here throws on bad signature bytes: a signature that does not decode, is not in the subgroup or is the
  * point at infinity simply does not verify.
  */
+import {availableParallelism} from "node:os";
 import blst from "@chainsafe/blst";
 import type {PublicKey, SecretKey, Signature} from "@chainsafe/blst";
 import {bls12_381} from "@noble/curves/bls12-381.js";
@@ -126,59 +127,129 @@ export interface BatchResult {
  * checks over n points in all, and never taints the others.
  */
 export function batchVerifyPoints(msg: Uint8Array, items: BatchItem[], stats?: BatchStats): BatchResult {
-  const valid = new Array<boolean>(items.length).fill(false);
-  const points = new Array<Uint8Array | null>(items.length).fill(null);
-  const candidates: number[] = [];
-  for (let i = 0; i < items.length; i++) {
-    const b = items[i]!.signature;
-    if (b.length !== SIGNATURE_LEN) continue;
-    try {
-      points[i] = blst.Signature.fromBytes(b).toBytes(false); // on the curve; the subgroup is checked below
-      candidates.push(i);
-    } catch {
-      // not a curve point: invalid
+  const b = new Batch(msg, items, stats);
+  b.check(b.candidates, false);
+  return b.result();
+}
+
+/** Below this many signatures, the async variant checks on the main thread: the thread pool's hop costs more. */
+const ASYNC_MIN = 64;
+const PARALLELISM = Math.max(1, Math.min(4, availableParallelism()));
+
+/**
+ * `batchVerifyPoints` with the first (usually only) batch check's scalar multiplications on libuv's thread pool,
+ * split across the cores (`asyncAggregateWithRandomness`; the partial sums add up to one random linear
+ * combination), so a 1,000-signature check does not hold the event loop. Decompression stays on the caller's thread.
+ * After a failure, groups of the batch are checked at once on the pool and only the failing groups are halved.
+ */
+export async function batchVerifyPointsAsync(msg: Uint8Array, items: BatchItem[], stats?: BatchStats): Promise<BatchResult> {
+  const b = new Batch(msg, items, stats);
+  const idx = b.candidates;
+  if (idx.length < ASYNC_MIN) {
+    b.check(idx, false);
+    return b.result();
+  }
+  if (await b.batchAsync(idx, PARALLELISM)) {
+    for (const i of idx) b.valid[i] = true;
+    return b.result();
+  }
+  // Something is bad: check groups of the batch at once on the pool, then halve only the failing groups.
+  const groups: number[][] = [];
+  const size = Math.ceil(idx.length / (4 * PARALLELISM));
+  for (let k = 0; k < idx.length; k += size) groups.push(idx.slice(k, k + size));
+  const verdicts = await Promise.all(groups.map((g) => (g.length > 2 ? b.batchAsync(g, 1) : Promise.resolve(false))));
+  groups.forEach((g, k) => {
+    if (verdicts[k]) for (const i of g) b.valid[i] = true;
+    else b.check(g, g.length > 2);
+  });
+  return b.result();
+}
+
+class Batch {
+  readonly valid: boolean[];
+  readonly points: Array<Uint8Array | null>;
+  readonly candidates: number[] = [];
+
+  constructor(
+    private readonly msg: Uint8Array,
+    private readonly items: BatchItem[],
+    private readonly stats: BatchStats | undefined,
+  ) {
+    this.valid = new Array<boolean>(items.length).fill(false);
+    this.points = new Array<Uint8Array | null>(items.length).fill(null);
+    for (let i = 0; i < items.length; i++) {
+      const sig = items[i]!.signature;
+      if (!(sig instanceof Uint8Array) || sig.length !== SIGNATURE_LEN) continue;
+      try {
+        this.points[i] = blst.Signature.fromBytes(sig).toBytes(false); // on the curve; the subgroup is checked below
+        this.candidates.push(i);
+      } catch {
+        // not a curve point: invalid
+      }
     }
   }
-  const one = (i: number): boolean => {
-    if (stats) stats.verifications++;
+
+  private one(i: number): boolean {
+    if (this.stats) this.stats.verifications++;
     try {
-      return blst.verify(msg, items[i]!.publicKey, blst.Signature.fromBytes(points[i]!, true, true));
+      return blst.verify(this.msg, this.items[i]!.publicKey, blst.Signature.fromBytes(this.points[i]!, true, true));
     } catch {
       return false;
     }
-  };
-  const batch = (idx: number[]): boolean => {
-    if (stats) stats.verifications++;
+  }
+
+  private batch(idx: number[]): boolean {
+    if (this.stats) this.stats.verifications++;
     try {
-      const agg = blst.aggregateWithRandomness(idx.map((i) => ({pk: items[i]!.publicKey, sig: points[i]!})));
-      return blst.verify(msg, agg.pk, agg.sig);
+      const agg = blst.aggregateWithRandomness(idx.map((i) => ({pk: this.items[i]!.publicKey, sig: this.points[i]!})));
+      return blst.verify(this.msg, agg.pk, agg.sig);
     } catch {
       return false; // a point outside the subgroup or at infinity
     }
-  };
-  const check = (idx: number[], knownBad: boolean): void => {
+  }
+
+  /** One batch check of `idx` with its multiplications on the thread pool, split in `parts`. */
+  async batchAsync(idx: number[], parts: number): Promise<boolean> {
+    if (this.stats) this.stats.verifications++;
+    try {
+      const chunk = Math.ceil(idx.length / parts);
+      const slices: number[][] = [];
+      for (let k = 0; k < idx.length; k += chunk) slices.push(idx.slice(k, k + chunk));
+      const sums = await Promise.all(slices.map((p) => blst.asyncAggregateWithRandomness(p.map((i) => ({pk: this.items[i]!.publicKey, sig: this.points[i]!})))));
+      const pk = sums.length === 1 ? sums[0]!.pk : blst.aggregatePublicKeys(sums.map((x) => x.pk));
+      const sig = sums.length === 1 ? sums[0]!.sig : blst.aggregateSignatures(sums.map((x) => x.sig));
+      return blst.verify(this.msg, pk, sig);
+    } catch {
+      return false; // a point outside the subgroup or at infinity
+    }
+  }
+
+  /** Marks the valid ones among `idx`; `knownBad`: `idx` is known to hold a bad one (no need to check it whole). */
+  check(idx: number[], knownBad: boolean): void {
     if (idx.length === 0) return;
     if (idx.length <= 2) {
-      for (const i of idx) valid[i] = one(i);
+      for (const i of idx) this.valid[i] = this.one(i);
       return;
     }
-    if (!knownBad && batch(idx)) {
-      for (const i of idx) valid[i] = true;
+    if (!knownBad && this.batch(idx)) {
+      for (const i of idx) this.valid[i] = true;
       return;
     }
     const left = idx.slice(0, idx.length >> 1);
     const right = idx.slice(idx.length >> 1);
-    if (left.length > 2 && batch(left)) {
-      for (const i of left) valid[i] = true;
-      check(right, true);
+    if (left.length > 2 && this.batch(left)) {
+      for (const i of left) this.valid[i] = true;
+      this.check(right, true);
     } else {
-      check(left, left.length > 2);
-      check(right, false);
+      this.check(left, left.length > 2);
+      this.check(right, false);
     }
-  };
-  check(candidates, false);
-  for (let i = 0; i < items.length; i++) if (!valid[i]) points[i] = null;
-  return {valid, points};
+  }
+
+  result(): BatchResult {
+    for (let i = 0; i < this.items.length; i++) if (!this.valid[i]) this.points[i] = null;
+    return {valid: this.valid, points: this.points};
+  }
 }
 
 /** `batchVerifyPoints`'s verdicts alone. */

@@ -4,6 +4,7 @@
  * what `willSign` allows, as a real validator signs only what its VM accepts; otherwise it refuses with the reason.
  */
 import {publicKeyOf, secretKeyFromBytes, sign, type SecretKey} from "./bls.js";
+import {messageId} from "./message.js";
 import type {SignatureAnswer, SignatureRequest, SignatureSource} from "./aggregator.js";
 import type {CanonicalValidator} from "./validators.js";
 
@@ -16,20 +17,35 @@ export function localSecretKey(n: number): Uint8Array {
   return new TextEncoder().encode(`AvalancheLocalNetworkValidator${String(n).padStart(2, "0")}`);
 }
 
+const SIGNATURE_CACHE = 4096;
+
 /** A source that answers for every validator whose key is one of `secretKeys`. */
 export function keySigners(name: string, secretKeys: Uint8Array[], willSign: WillSign): SignatureSource {
   const keys = new Map<string, SecretKey>();
   for (const sk of secretKeys) keys.set(Buffer.from(publicKeyOf(sk)).toString("hex"), secretKeyFromBytes(sk));
+  // A message is usually asked for more than once (retries, endpoint 2's repeated GETs): signing costs ~0.5 ms.
+  const cache = new Map<string, Uint8Array>();
+  const signed = (sk: SecretKey, pk: string, unsigned: Uint8Array): Uint8Array => {
+    const k = pk + Buffer.from(messageId(unsigned)).toString("hex");
+    let sig = cache.get(k);
+    if (!sig) {
+      sig = sign(sk, unsigned);
+      if (cache.size >= SIGNATURE_CACHE) cache.delete(cache.keys().next().value!);
+      cache.set(k, sig);
+    }
+    return sig;
+  };
   return {
     name,
     async *signatures(req: SignatureRequest): AsyncIterable<SignatureAnswer> {
       for (const v of req.validators) {
         if (req.signal.aborted) return;
-        const sk = keys.get(Buffer.from(v.publicKey).toString("hex"));
+        const pk = Buffer.from(v.publicKey).toString("hex");
+        const sk = keys.get(pk);
         if (!sk) continue;
         const refusal = await willSign(req.unsigned, req.justification, v);
         if (refusal !== null) yield {publicKey: v.publicKey, refused: refusal};
-        else yield {publicKey: v.publicKey, signature: sign(sk, req.unsigned)};
+        else yield {publicKey: v.publicKey, signature: signed(sk, pk, req.unsigned)};
       }
     },
   };

@@ -3,3 +3,4 @@ export * from "./validators.js";
 export * from "./bls.js";
 export * from "./aggregator.js";
 export * from "./devSigners.js";
+export * from "./justification.js";

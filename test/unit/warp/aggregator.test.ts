@@ -170,6 +170,50 @@ describe("aggregate", () => {
     expect(r.ok && nobleVerify(r.signed, set)).toEqual({signers: [0, 1, 2, 3, 4, 5, 6, 7], ok: true});
   });
 
+  it("ignores malformed answers and counts signatures that are not bytes; sources see the stop", async () => {
+    const set = localSet(5);
+    let sawAbort = false;
+    const sloppy: SignatureSource = {
+      name: "sloppy",
+      async *signatures(req) {
+        yield null as never;
+        yield {publicKey: "not bytes", signature: new Uint8Array(96)} as never;
+        yield {publicKey: set.validators[0]!.publicKey, signature: "c0ffee"} as never;
+        yield* devSigners(everyone).signatures(req);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        sawAbort = req.signal.aborted;
+      },
+    };
+    const r = await aggregate({unsigned, set, quorumNum: 67, bufferPercent: 0, sources: [sloppy]});
+    expect(r.ok && r.signerIndices).toEqual([0, 1, 2, 3]);
+    expect(r.invalid).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(sawAbort).toBe(false); // the generator was closed at quorum: it never got past its last yield
+  });
+
+  it("large sets are checked off the event loop, bad signatures still found", async () => {
+    const {canonicalValidatorSet, publicKeyOf} = await import("../../../src/warp/index.js");
+    const sks = Array.from({length: 150}, (_, i) => {
+      const sk = new Uint8Array(32).fill(i + 1);
+      sk[0] = 0x22;
+      return sk;
+    });
+    const set = canonicalValidatorSet(sks.map((sk, i) => ({nodeId: `n${i}`, weight: 10n, blsPublicKey: publicKeyOf(sk)})));
+    const bySet = new Map(sks.map((sk) => [hex(publicKeyOf(sk)), sk]));
+    const answers = set.validators.map((v, i) => ({
+      publicKey: v.publicKey,
+      signature: i % 50 === 7 ? sign(bySet.get(hex(v.publicKey))!, Uint8Array.of(9)) : sign(bySet.get(hex(v.publicKey))!, unsigned),
+    }));
+    const r = await aggregate({unsigned, set, quorumNum: 67, bufferPercent: 33, sources: [listSource("many", () => answers, set)]});
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.invalid).toBe(3);
+    expect(r.signerIndices).toHaveLength(147);
+    expect(r.signerIndices).not.toContain(7);
+    expect(r.refusals.map((x) => x.reason)).toEqual(["invalid signature", "invalid signature", "invalid signature"]);
+    expect(nobleVerify(r.signed, set).ok).toBe(true);
+  });
+
   it("refuses bad arguments", async () => {
     const set = localSet(1);
     const args = {unsigned, set, sources: []};

@@ -4,7 +4,9 @@ import {localSigner} from "../../../src/dev/primaryNetwork.js";
 import {
   aggregatePublicKeys,
   aggregateSignatures,
+  aggregateVerified,
   batchVerify,
+  batchVerifyPointsAsync,
   localSecretKey,
   publicKeyFromBytes,
   publicKeyOf,
@@ -18,6 +20,9 @@ import {
 import {hex, unhex, VECTOR_SIGNATURE, VECTOR_UNSIGNED} from "./vectors.js";
 
 const noble = bls12_381.longSignatures;
+/** x = 2 (in Fp2): on the G2 curve, outside the prime-order subgroup (checked below with noble's field). */
+const OFF_SUBGROUP = unhex("80" + "00".repeat(47) + "00".repeat(47) + "02");
+const INFINITY = unhex("c0" + "00".repeat(95));
 const msg = unhex(VECTOR_UNSIGNED);
 
 describe("BLS (min-pk, POP suite)", () => {
@@ -71,6 +76,39 @@ describe("BLS (min-pk, POP suite)", () => {
     const ok = batchVerify(msg, items, some);
     expect(ok.flatMap((g, i) => (g ? [] : [i]))).toEqual([5, 40, 41]);
     expect(some.verifications).toBeLessThan(30);
+  });
+
+  it("a point on the curve outside the subgroup, or at infinity, is never valid (sync and async batches)", async () => {
+    const Fp2 = bls12_381.fields.Fp2;
+    const x = Fp2.fromBigTuple([2n, 0n]);
+    expect(() => Fp2.sqrt(Fp2.add(Fp2.mul(Fp2.sqr(x), x), Fp2.fromBigTuple([4n, 4n])))).not.toThrow(); // on the curve
+    const pk = publicKeyOf(localSecretKey(1));
+    expect(verify(pk, msg, OFF_SUBGROUP)).toBe(false);
+    expect(verify(pk, msg, INFINITY)).toBe(false);
+    for (const n of [5, 80]) {
+      const sks = Array.from({length: n}, (_, i) => new Uint8Array(32).fill(i + 1));
+      const items = sks.map((sk) => ({publicKey: publicKeyFromBytes(publicKeyOf(sk)), signature: sign(sk, msg)}));
+      items[1] = {...items[1]!, signature: OFF_SUBGROUP};
+      items[3] = {...items[3]!, signature: INFINITY};
+      const expected = items.map((_, i) => i !== 1 && i !== 3);
+      expect(batchVerify(msg, items)).toEqual(expected);
+      expect((await batchVerifyPointsAsync(msg, items)).valid).toEqual(expected);
+    }
+  });
+
+  it("the async batch check agrees, and finds bad signatures", async () => {
+    const sks = Array.from({length: 100}, (_, i) => new Uint8Array(32).fill(i + 1));
+    const items = sks.map((sk) => ({publicKey: publicKeyFromBytes(publicKeyOf(sk)), signature: sign(sk, msg)}));
+    const stats: BatchStats = {verifications: 0};
+    const good = await batchVerifyPointsAsync(msg, items, stats);
+    expect(good.valid.every(Boolean)).toBe(true);
+    expect(stats.verifications).toBe(1);
+    // The points aggregate to the same signature as the compressed bytes.
+    expect(hex(aggregateVerified(good.points as Uint8Array[]))).toBe(hex(aggregateSignatures(items.map((x) => x.signature))));
+    items[99] = {...items[99]!, signature: sign(sks[0]!, msg)};
+    const bad = await batchVerifyPointsAsync(msg, items);
+    expect(bad.valid.flatMap((g, i) => (g ? [] : [i]))).toEqual([99]);
+    expect(bad.points[99]).toBeNull();
   });
 
   it("proofs of possession (noble, PoP DST)", () => {
