@@ -9,6 +9,11 @@ import {writeFileSync} from "node:fs";
 import path from "node:path";
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import {formatAddress} from "../../src/dataApi/server/names.js";
+import {bls12_381} from "@noble/curves/bls12-381.js";
+import {bytesToHex, hexToBytes} from "../../src/evm/hex.js";
+import {idFromString} from "../../src/util/cb58.js";
+import {parseSignedMessage, pChainUnsignedMessage} from "../../src/warp/message.js";
+import {LOCAL_VALIDATORS} from "../../src/dev/primaryNetwork.js";
 import {createTestDatabase} from "../helpers/sql.js";
 import {startNode, tempDir, type TestNode} from "../helpers/node.js";
 
@@ -258,6 +263,32 @@ describe.each(BACKENDS)("data API over HTTP ($name)", (backend) => {
     const metrics = (await t.get("/ext/metrics")).text;
     expect(metrics).toMatch(/^avaext_data_api_view_lag_containers \d+$/m);
     expect(metrics).toMatch(/^avaext_data_api_txs_folded_total\{chain="P"\} [1-9]\d*$/m);
+  });
+
+  it("signs the P-chain's message for an L1 conversion with the L1's validators (endpoint 2), verified by a second library", async () => {
+    const [conv] = await t.node.dataApi!.sql.query<{tx_id: string; details: {subnetId: string; conversion: {conversionId: string}}}>("SELECT tx_id, details FROM txs WHERE chain = 'P' AND tx_type = 'ConvertSubnetToL1Tx'");
+    expect(conv).toBeDefined();
+    const r = await t.get(`/v1/signatureAggregator/local/aggregateSignatures/${conv!.tx_id}`);
+    expect(r.status, r.text).toBe(200);
+    const m = parseSignedMessage(hexToBytes((r.json() as {signedMessage: string}).signedMessage));
+    // The message AvalancheGo's P-chain signs: SubnetToL1Conversion(conversionID), from the P-chain (zero ID).
+    expect(bytesToHex(m.unsignedBytes)).toBe(bytesToHex(pChainUnsignedMessage(12345, {type: "SubnetToL1Conversion", conversionId: idFromString(conv!.details.conversion.conversionId)})));
+    // The L1's validators are local nodes 1-3 (signer1..3; one is disabled later in the schedule): the active ones,
+    // their keys derived here from AvalancheGo's local secret keys, in canonical order (uncompressed key).
+    const active = await t.node.dataApi!.sql.query<{node_id: string}>("SELECT node_id FROM l1_validators WHERE active AND weight > 0");
+    const keys = active.map((v) => bls12_381.longSignatures.getPublicKey(new TextEncoder().encode(`AvalancheLocalNetworkValidator0${LOCAL_VALIDATORS.indexOf(v.node_id) + 1}`)));
+    expect(keys.length).toBeGreaterThanOrEqual(2);
+    keys.sort((x, y) => Buffer.compare(Buffer.from(x.toBytes(false)), Buffer.from(y.toBytes(false))));
+    const noble = bls12_381.longSignatures;
+    expect(noble.verify(bls12_381.G2.Point.fromBytes(m.signature), noble.hash(m.unsignedBytes, "BLS_SIG_BLS12381G2_XMD:SHA-256_SSWU_RO_POP_"), noble.aggregatePublicKeys(m.signerIndices.map((i) => keys[i]!)))).toBe(true);
+    expect(m.signerIndices.length).toBe(keys.length);
+    // Bad input: not an ID, unknown, a transaction without a P-chain message.
+    expect((await t.get("/v1/signatureAggregator/local/aggregateSignatures/nope")).status).toBe(400);
+    expect((await t.get(`/v1/signatureAggregator/local/aggregateSignatures/${"1".repeat(32)}LpoYY`)).status).toBe(404);
+    const [base] = await t.node.dataApi!.sql.query<{tx_id: string}>("SELECT tx_id FROM txs WHERE chain = 'P' AND tx_type = 'BaseTx' LIMIT 1");
+    const other = await t.get(`/v1/signatureAggregator/local/aggregateSignatures/${base!.tx_id}`);
+    expect(other.status).toBe(400);
+    expect((other.json() as {message: string}).message).toMatch(/txHash: a BaseTx has no P-chain warp message/);
   });
 });
 

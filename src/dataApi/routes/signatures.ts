@@ -7,11 +7,11 @@
 import {bytesToHex, hexToBytes} from "../../evm/hex.js";
 import type {NetworkInfo} from "../../chains/index.js";
 import {aggregate, type SignatureSource} from "../../warp/aggregator.js";
-import {parseUnsignedMessage} from "../../warp/message.js";
+import {parseUnsignedMessage, pChainUnsignedMessage} from "../../warp/message.js";
 import {cb58Encode, EMPTY_ID, idFromString} from "../../util/cb58.js";
 import type {SqlClient} from "../store/client.js";
 import type {DataApiRouter} from "../server/router.js";
-import {DataApiError, badRequest, unavailable} from "../server/errors.js";
+import {DataApiError, badRequest, notFound, unavailable} from "../server/errors.js";
 import {resolveNetwork} from "../server/names.js";
 import {HeightError, subnetOfChain, validatorSetAt} from "../signatures/validatorSets.js";
 
@@ -25,6 +25,70 @@ export interface SignatureRoutesModules {
 const DEFAULT_QUORUM = 67;
 
 export function registerSignatureRoutes(router: DataApiRouter, m: SignatureRoutesModules): void {
+  /** Aggregates `unsigned` with `subnetId`'s set at `height`: the signed message, or 503 naming what was collected. */
+  const aggregateFor = async (unsigned: Uint8Array, subnetId: string, height: bigint, quorum: number, buffer: number, justification: Uint8Array | undefined): Promise<{signedMessage: string}> => {
+    let at;
+    try {
+      at = await validatorSetAt(m.sql, subnetId, height);
+    } catch (e) {
+      if (e instanceof HeightError) throw badRequest("pChainHeight", e.message);
+      throw e;
+    }
+    if (at.set.validators.length === 0) throw unavailable(`subnet ${subnetId} has no validator with a BLS key at P-chain height ${at.height}`);
+    if (m.sources.length === 0) throw unavailable(`no signature source is configured for network ${m.network.name} (see --warp-signer-urls and --signature-aggregator-url)`);
+    const result = await aggregate({unsigned, set: at.set, quorumNum: quorum, bufferPercent: buffer, sources: m.sources, justification});
+    if (result.ok) return {signedMessage: bytesToHex(result.signed)};
+    const pct = (w: bigint): string => (result.totalWeight === 0n ? "0" : ((w * 100n) / result.totalWeight).toString());
+    const refusals = result.refusals.length > 0 ? `; ${result.refusals.length} validators refused: ${[...new Set(result.refusals.map((r) => r.reason))].join("; ")}` : "";
+    throw new DataApiError(503, `collected ${pct(result.collectedWeight)}% of subnet ${subnetId} at P-chain height ${at.height}, ${quorum}% required${refusals}`);
+  };
+
+  // 2: the P-chain's message for an L1 transaction, signed by the L1's validators.
+  router.get("/v1/signatureAggregator/:network/aggregateSignatures/:txHash", async (ctx) => {
+    resolveNetwork(ctx.params.network, m.network);
+    const txId = ctx.params.txHash;
+    try {
+      idFromString(txId);
+    } catch {
+      throw badRequest("txHash", `not a transaction ID (CB58): ${JSON.stringify(txId)}`);
+    }
+    const [tx] = await m.sql.query<{tx_type: string; details: {subnetId?: string; conversion?: {conversionId: string}; l1Validator?: {validationId: string; nonce?: string | number; weight?: string | number}}}>(
+      "SELECT tx_type, details FROM txs WHERE chain = 'P' AND tx_id = $1",
+      [txId],
+    );
+    if (!tx) throw notFound(`P-chain transaction ${txId} not found`);
+    const d = tx.details;
+    const id = (cb58: string): Uint8Array => idFromString(cb58);
+    switch (tx.tx_type) {
+      case "ConvertSubnetToL1Tx": {
+        if (!d.subnetId || !d.conversion) throw badRequest("txHash", `${txId} carries no conversion`);
+        const unsigned = pChainUnsignedMessage(m.network.id, {type: "SubnetToL1Conversion", conversionId: id(d.conversion.conversionId)});
+        return aggregateFor(unsigned, d.subnetId, 0n, DEFAULT_QUORUM, 0, id(d.subnetId));
+      }
+      case "RegisterL1ValidatorTx": {
+        const v = d.l1Validator;
+        if (!v || !d.subnetId) throw badRequest("txHash", `${txId} carries no validator`);
+        const [row] = await m.sql.query<{weight: string}>("SELECT weight::text AS weight FROM l1_validators WHERE validation_id = $1", [v.validationId]);
+        if (!row || BigInt(row.weight) === 0n) throw badRequest("txHash", `validator ${v.validationId} is no longer registered: its L1ValidatorRegistration(false) needs the RegisterL1ValidatorMessage as justification (POST the message)`);
+        const unsigned = pChainUnsignedMessage(m.network.id, {type: "L1ValidatorRegistration", validationId: id(v.validationId), registered: true});
+        return aggregateFor(unsigned, d.subnetId, 0n, DEFAULT_QUORUM, 0, undefined);
+      }
+      case "SetL1ValidatorWeightTx": {
+        const v = d.l1Validator;
+        if (!v) throw badRequest("txHash", `${txId} carries no validator`);
+        const [row] = await m.sql.query<{subnet_id: string; nonce: bigint; weight: string}>("SELECT subnet_id, nonce, weight::text AS weight FROM l1_validators WHERE validation_id = $1", [v.validationId]);
+        if (!row) throw badRequest("txHash", `validator ${v.validationId} is not known`);
+        const nonce = BigInt(v.nonce ?? 0);
+        const weight = BigInt(v.weight ?? 0);
+        if (row.nonce !== nonce || BigInt(row.weight) !== weight) throw badRequest("txHash", `not the validator's current weight: its current nonce is ${row.nonce} (weight ${row.weight})`);
+        const unsigned = pChainUnsignedMessage(m.network.id, {type: "L1ValidatorWeight", validationId: id(v.validationId), nonce, weight});
+        return aggregateFor(unsigned, row.subnet_id, 0n, DEFAULT_QUORUM, 0, undefined);
+      }
+      default:
+        throw badRequest("txHash", `a ${tx.tx_type} has no P-chain warp message (ConvertSubnetToL1Tx, RegisterL1ValidatorTx and SetL1ValidatorWeightTx have)`);
+    }
+  });
+
   router.post("/v1/signatureAggregator/:network/aggregateSignatures", async (ctx) => {
     resolveNetwork(ctx.params.network, m.network);
     const body = ctx.body;
@@ -67,20 +131,7 @@ export function registerSignatureRoutes(router: DataApiRouter, m: SignatureRoute
       if (found === null) throw badRequest("signingSubnetId", `required: the subnet validating source chain ${source} is not known here`);
       subnetId = found;
     }
-    let at;
-    try {
-      at = await validatorSetAt(m.sql, subnetId, height);
-    } catch (e) {
-      if (e instanceof HeightError) throw badRequest("pChainHeight", e.message);
-      throw e;
-    }
-    if (at.set.validators.length === 0) throw unavailable(`subnet ${subnetId} has no validator with a BLS key at P-chain height ${at.height}`);
-    if (m.sources.length === 0) throw unavailable(`no signature source is configured for network ${m.network.name} (see --warp-signer-urls and --signature-aggregator-url)`);
-    const result = await aggregate({unsigned: message, set: at.set, quorumNum: quorum, bufferPercent: buffer, sources: m.sources, justification});
-    if (result.ok) return {signedMessage: bytesToHex(result.signed)};
-    const pct = (w: bigint): string => (result.totalWeight === 0n ? "0" : ((w * 100n) / result.totalWeight).toString());
-    const refusals = result.refusals.length > 0 ? `; ${result.refusals.length} validators refused: ${[...new Set(result.refusals.map((r) => r.reason))].join("; ")}` : "";
-    throw new DataApiError(503, `collected ${pct(result.collectedWeight)}% of subnet ${subnetId} at P-chain height ${at.height}, ${quorum}% required${refusals}`);
+    return aggregateFor(message, subnetId, height, quorum, buffer, justification);
   });
 }
 
