@@ -271,11 +271,8 @@ describe.each(BACKENDS)("data API, EVM followers against a misbehaving RPC ($nam
   }, 60_000);
 });
 
-/**
- * Follower bugs found by these faults (src/dataApi/views/evm/follower.ts, being changed elsewhere): each test states
- * the behaviour wanted and is marked `fails` while the bug is there; remove the mark once fixed.
- */
-describe("data API, EVM follower: known bugs against odd RPCs (pglite)", () => {
+/** Odd but real RPC behaviours: geth-based nodes that cannot trace genesis, an RPC that switches chains, a malformed head. */
+describe("data API, EVM follower against odd RPCs (pglite)", () => {
   const bad = new BadRpc();
   let t: TestNode;
   const saved = {...defaultEvmRpcOptions};
