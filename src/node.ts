@@ -14,6 +14,7 @@ import {FeedStatus} from "./feed/status.js";
 import {defaultCheckThresholds, registerChecks} from "./health/checks.js";
 import {Database} from "./db/controller.js";
 import {DevFeed, defaultDevFeedOptions} from "./feed/dev.js";
+import {devEvmRpcRoute} from "./dev/evm/rpcRoute.js";
 import {FileFeed, defaultFileFeedOptions} from "./feed/file.js";
 import {HttpFeed, defaultHttpFeedOptions} from "./feed/http.js";
 import {Ingester} from "./feed/ingest.js";
@@ -140,6 +141,12 @@ export class AvaextNode {
       this.devFeed = source;
       this.onClose("dev EVM", () => source.close());
       await source.prepare(await store.feedPosition(source.key));
+      // The dev C-chain's JSON-RPC, read-only, where a local AvalancheGo serves it.
+      if (source.evmUrl() !== null) {
+        const url = (): string | null => source.evmUrl();
+        this.routes.add("/ext/bc/C/rpc", devEvmRpcRoute("/ext/bc/C/rpc", url));
+        this.routes.add(`/ext/bc/${this.chains.network.chainIds.C}/rpc`, devEvmRpcRoute("/ext/bc/:chain/rpc", url));
+      }
     }
     this.ingester = new Ingester(
       {indexEnabled: c["index-enabled"]},

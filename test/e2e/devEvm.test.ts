@@ -55,3 +55,30 @@ describe("the dev network's EVM", () => {
     expect((primary.json() as {blockHash: string}).blockHash).toBe(before[12]);
   }, 120_000);
 });
+
+describe("the dev network's EVM over /ext/bc/C/rpc", () => {
+  let t: TestNode;
+  afterAll(async () => t?.close());
+
+  it("answers reads as the EVM does, refuses writes, and serves the C-chain ID's path too", async () => {
+    t = await startNode({...FLAGS, "dev-backfill": "1h"});
+    await expect.poll(() => evmHead(t), {timeout: 60_000}).toBeGreaterThanOrEqual(5n);
+    const rpc = async (path: string, body: unknown): Promise<unknown> => (await t.post(path, JSON.stringify(body), {"content-type": "application/json"})).json();
+    expect(await rpc("/ext/bc/C/rpc", {jsonrpc: "2.0", id: 7, method: "eth_chainId", params: []})).toEqual({jsonrpc: "2.0", id: 7, result: "0xa868"});
+    const block = (await rpc("/ext/bc/C/rpc", {jsonrpc: "2.0", id: "x", method: "eth_getBlockByNumber", params: ["0x3", false]})) as {result: {hash: string}};
+    expect(block.result.hash).toBe(await anvilHash(t, 3));
+    const batch = (await rpc(`/ext/bc/${t.node.chains.network.chainIds.C}/rpc`, [
+      {jsonrpc: "2.0", id: 1, method: "eth_blockNumber", params: []},
+      {jsonrpc: "2.0", id: 2, method: "eth_sendRawTransaction", params: ["0x00"]},
+      {jsonrpc: "2.0", id: 3, method: "anvil_setBalance", params: ["0x" + "1".repeat(40), "0x1"]},
+      {id: 4},
+    ])) as Array<{id: unknown; result?: unknown; error?: {code: number; message: string}}>;
+    expect(batch.map((b) => b.id)).toEqual([1, 2, 3, 4]);
+    expect(typeof batch[0]!.result).toBe("string");
+    expect(batch[1]!.error).toMatchObject({code: -32601, message: expect.stringMatching(/read-only/)});
+    expect(batch[2]!.error?.code).toBe(-32601);
+    expect(batch[3]!.error?.code).toBe(-32600);
+    expect((await t.get("/ext/bc/C/rpc")).status).toBe(405);
+    expect(await rpc("/ext/bc/C/rpc", "not json")).toMatchObject({error: {code: -32600}});
+  }, 120_000);
+});
