@@ -9,6 +9,7 @@ import {encodeAbi, encodeCall} from "../dist/src/evm/abi.js";
 import {bytesToHex, toQuantity} from "../dist/src/evm/hex.js";
 import {contractAddress} from "../dist/src/dev/evm/traffic.js";
 import {DevFactory, DevMulti, DevNFT, DevToken} from "../dist/src/dev/evm/artifacts.js";
+import {mulberry32 as prng} from "../dist/src/util/prng.js";
 
 const GWEI = 10n ** 9n;
 const MAX_FEE = toQuantity(100n * GWEI);
@@ -22,16 +23,6 @@ const MIX = [["native", 20], ["erc20", 32], ["nftMint", 4], ["nftTransfer", 12],
 const NFT_IDS = 300;
 const MIX_TOTAL = MIX.reduce((a, [, w]) => a + w, 0);
 
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 async function rpcBatch(url, calls) {
   const body = JSON.stringify(calls.map((c, i) => ({jsonrpc: "2.0", id: i, method: c[0], params: c[1]})));

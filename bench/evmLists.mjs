@@ -17,6 +17,7 @@ import {KIND} from "../dist/src/dataApi/views/evm/derive.js";
 import {listAddressTransactions, listAddressTransfers, listBlocks, listInternalTransactions, listNativeTransactions, listTokenTransfers, listTransactions} from "../dist/src/dataApi/queries/evm/transactions.js";
 import {listBalances, listCollectionTokens, listDeployments} from "../dist/src/dataApi/queries/evm/tokens.js";
 import {RUNS, SECONDS, median, fmt, startAvaext} from "./lib.mjs";
+import {mulberry32 as prng} from "../dist/src/util/prng.js";
 
 const TXS = Number(process.env.BENCH_EVM_LIST_TXS ?? 1_000_000);
 const TXS_PER_BLOCK = 20;
@@ -27,16 +28,6 @@ const CONNECTIONS = 8;
 const DEEP = 1000;
 const GWEI = 10n ** 9n;
 
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const rand = prng(7);
 
 /** Random bytes, from a pool refilled 1 MiB at a time. */

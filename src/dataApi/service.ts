@@ -28,9 +28,9 @@ import {registerSignatureRoutes} from "./routes/signatures.js";
 import {devSigningRefusal} from "./signatures/signingRules.js";
 import {devSigners} from "../warp/devSigners.js";
 import {AVAX_TOKEN, EvmChains, type EvmChain, type EvmChainSpec, type StoredChainState} from "./evm/chains.js";
-import {EvmRpc, RpcError, defaultEvmRpcOptions} from "../evm/rpc.js";
+import {EvmRpc, defaultEvmRpcOptions} from "../evm/rpc.js";
 import {toHex} from "../evm/hex.js";
-import {readTokenMetadata, type EthCall} from "./evm/tokenMetadata.js";
+import {readTokenMetadata, rpcEthCall} from "./evm/tokenMetadata.js";
 import {EvmFollower, defaultEvmFollowerOptions, type EvmFollowerMetrics} from "./views/evm/follower.js";
 import type {TokenInfo} from "./views/evm/write.js";
 import {NftIndexer, defaultNftIndexerOptions} from "./views/evm/nftIndexer.js";
@@ -263,17 +263,10 @@ function evmMetrics(register: Registry): {rpcErrors: Counter<"chain">; follower:
  */
 export function tokenInfoReader(rpc: EvmRpc): (address: Uint8Array, seenAs: 20 | 721 | 1155, signal?: AbortSignal) => Promise<Omit<TokenInfo, "stored">> {
   return async (address, seenAs, signal) => {
-    let down: Error | null = null;
-    const call: EthCall = async (to, data, block) => {
-      try {
-        return await rpc.call<string>("eth_call", [{to, data}, block ?? "latest"], signal);
-      } catch (e) {
-        if (!(e instanceof RpcError) || e.kind !== "rpc") down = e as Error;
-        throw e;
-      }
-    };
+    const {call, down} = rpcEthCall(rpc, signal);
     const m = await readTokenMetadata(call, toHex(address));
-    if (down) throw down;
+    const failure = down();
+    if (failure) throw failure;
     // A contract that emits the log shapes without claiming an interface is what its logs say it is.
     const erc = m.ercType === "ERC-20" ? 20 : m.ercType === "ERC-721" ? 721 : m.ercType === "ERC-1155" ? 1155 : seenAs;
     return {erc, name: m.name ?? null, symbol: m.symbol ?? null, decimals: m.decimals ?? (erc === 20 ? null : 0)};

@@ -6,6 +6,7 @@
  */
 import {decodeAbi, encodeCall, selector} from "../../evm/abi.js";
 import {hexToBytes} from "../../evm/hex.js";
+import {RpcError} from "../../evm/rpc.js";
 import {substituteTokenId} from "./nftMetadata.js";
 
 export type ErcType = "ERC-20" | "ERC-721" | "ERC-1155" | "UNKNOWN";
@@ -19,6 +20,24 @@ export interface TokenMetadata {
 
 /** `eth_call`: the return data as 0x-hex, or a throw (revert, transport). */
 export type EthCall = (to: string, data: string, block?: string) => Promise<string>;
+
+/**
+ * An EthCall through a follower's RPC for readers that take a contract's failures as answers: a revert (the node's
+ * JSON-RPC error) is the contract's answer, while `down()` names a failure of the RPC itself (transport, HTTP,
+ * garbage) during any call, so the caller retries later instead of storing an answer it could not read.
+ */
+export function rpcEthCall(rpc: {call<T>(method: string, params: unknown[], signal?: AbortSignal): Promise<T>}, signal?: AbortSignal): {call: EthCall; down: () => Error | null} {
+  let down: Error | null = null;
+  const call: EthCall = async (to, data, block) => {
+    try {
+      return await rpc.call<string>("eth_call", [{to, data}, block ?? "latest"], signal);
+    } catch (e) {
+      if (!(e instanceof RpcError) || e.kind !== "rpc") down = e as Error;
+      throw e;
+    }
+  };
+  return {call, down: () => down};
+}
 
 /** Longest name or symbol kept, in code points (a contract may return megabytes). */
 export const MAX_STRING_CHARS = 256;

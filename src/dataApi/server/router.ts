@@ -8,6 +8,7 @@ import type {Registry} from "prom-client";
 import type {ChainRegistry, NetworkInfo} from "../../chains/index.js";
 import type {Logger} from "../../logger/index.js";
 import type {PlainResponse, Route, RouteResolver, Target} from "../../api/routes.js";
+import {readBodyLimited} from "../../api/body.js";
 import {DataApiError, badRequest} from "./errors.js";
 import type {ApiKey} from "./keys.js";
 import {PageTokens, type CursorValue} from "./pageTokens.js";
@@ -219,29 +220,17 @@ export class DataApiRouter {
     if (!d.ok) throw new DataApiError(429, `rate limit of ${limit} requests a minute exceeded; retry in ${d.headers["retry-after"]} s`, d.headers);
   }
 
-  private readJson(req: IncomingMessage): Promise<unknown> {
+  private async readJson(req: IncomingMessage): Promise<unknown> {
     const limit = this.opts.bodyLimit ?? 1024 * 1024;
-    return new Promise((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      req.on("data", (c: Buffer) => {
-        size += c.length;
-        if (size > limit) {
-          reject(badRequest("body", `larger than ${limit} bytes`));
-          req.destroy();
-        } else chunks.push(c);
-      });
-      req.on("end", () => {
-        const text = Buffer.concat(chunks).toString("utf8");
-        try {
-          resolve(JSON.parse(text));
-        } catch {
-          reject(badRequest("body", "must be a JSON object"));
-        }
-      });
-      req.on("error", reject);
-    });
+    const text = await readBodyLimited(req, limit);
+    if (text === null) throw badRequest("body", `larger than ${limit} bytes`);
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw badRequest("body", "must be a JSON object");
+    }
   }
+
 }
 
 /** What a page token is bound to: the endpoint, its path parameters, and every filter but the paging ones. */

@@ -4,7 +4,7 @@
  * but the reading ones is refused with a JSON-RPC error, since the dev network's transactions come from its own
  * deterministic traffic (a foreign transaction would make the chain differ from what a restart replays).
  */
-import type {IncomingMessage} from "node:http";
+import {readBodyLimited} from "../../api/body.js";
 import type {PlainResponse, Route} from "../../api/routes.js";
 
 /** The methods passed through: reads of chain state, blocks, transactions, logs and traces. */
@@ -50,21 +50,6 @@ interface Call {
 
 const error = (id: unknown, code: number, message: string): object => ({jsonrpc: "2.0", id: id ?? null, error: {code, message}});
 
-function readBody(req: IncomingMessage): Promise<string | null> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (c: Buffer) => {
-      size += c.length;
-      if (size > BODY_LIMIT) {
-        resolve(null);
-        req.destroy();
-      } else chunks.push(c);
-    });
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    req.on("error", reject);
-  });
-}
 
 /** The route: POST JSON-RPC (a call or a batch) forwarded to the dev EVM (`url()`, which changes on its restarts). */
 export function devEvmRpcRoute(template: string, url: () => string | null): Route {
@@ -73,7 +58,7 @@ export function devEvmRpcRoute(template: string, url: () => string | null): Rout
     plainAnyMethod: true,
     plain: async (req): Promise<PlainResponse> => {
       if (req.method !== "POST") return {status: 405, contentType: "text/plain; charset=utf-8", body: "POST JSON-RPC here\n", headers: {allow: "POST"}};
-      const text = await readBody(req);
+      const text = await readBodyLimited(req, BODY_LIMIT);
       if (text === null) return {status: 413, contentType: JSON_CT, body: JSON.stringify(error(null, -32600, `request body larger than ${BODY_LIMIT} bytes`))};
       let parsed: unknown;
       try {

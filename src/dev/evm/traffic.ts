@@ -17,6 +17,7 @@ import {keccak_256} from "@noble/hashes/sha3.js";
 import {encodeAbi, encodeCall} from "../../evm/abi.js";
 import {bytesToHex, hexToBytes, toQuantity} from "../../evm/hex.js";
 import {DevChild, DevFactory, DevMulti, DevNFT, DevToken, LegacyToken} from "./artifacts.js";
+import {mulberry32 as prng} from "../../util/prng.js";
 
 /** The first 10 accounts of anvil's default mnemonic ("test test ... junk"), unlocked for eth_sendTransaction. */
 export const ANVIL_ACCOUNTS: readonly string[] = [
@@ -99,17 +100,6 @@ const WEIGHTED: readonly TxKind[] = [
   "native", "native", "erc20", "erc20", "legacy20", "nftMint", "nftTransfer", "nftTransfer", "multiMint", "multiSingle",
 ];
 
-/** A small seeded PRNG (mulberry32): deterministic across runs and platforms, unlike Math.random. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export class DevEvmTraffic {
   private readonly accounts: string[];

@@ -7,23 +7,13 @@
 import {describe, expect, it} from "vitest";
 import {AbiError, decodeAbi, encodeAbi, encodeCall, eventTopic, selector, type AbiType, type AbiValue} from "../../../src/evm/abi.js";
 import {bytesToHex, hexToBytes} from "../../../src/evm/hex.js";
+import {mulberry32 as prng} from "../../../src/util/prng.js";
 
 const w = (n: bigint | number): string => BigInt(n).toString(16).padStart(64, "0");
 const hex = (b: Uint8Array): string => bytesToHex(b);
 const ALICE = "0x15d34aaf54267db7d7c367839aaf71a00a2c6a65";
 const BOB = "0x9965507d1a55bcc2695c58ba16fb37d819b0a4dc";
 
-/** A seeded generator (mulberry32): the fuzz is the same on every run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe("selectors and topics", () => {
   it("match the well-known values", () => {

@@ -7,6 +7,7 @@
 import {describe, expect, it} from "vitest";
 import {AbiError, decodeAbiSpec, encodeAbiSpec, encodeCallSpec, type AbiSpec, type AbiStructValue} from "../../../src/evm/abi.js";
 import {bytesToHex, hexToBytes} from "../../../src/evm/hex.js";
+import {mulberry32 as prng} from "../../../src/util/prng.js";
 
 const w = (n: bigint | number): string => BigInt(n).toString(16).padStart(64, "0");
 const A = "0x15d34aaf54267db7d7c367839aaf71a00a2c6a65";
@@ -17,16 +18,6 @@ const MESSAGE: AbiSpec = {tuple: ["uint256", "address", "bytes32", "address", "u
 const FEE: AbiSpec = {tuple: ["address", "uint256"]};
 const sample: AbiStructValue = [7n, A, hexToBytes("11".repeat(32)), B, 200000n, [A, B], [[1n, A], [2n, B]], hexToBytes("68656c6c6f")];
 
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe("structured ABI encoding", () => {
   it("a static tuple is inline, a dynamic one behind an offset", () => {

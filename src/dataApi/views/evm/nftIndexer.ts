@@ -8,9 +8,9 @@
 import {sleep} from "../../../util/sleep.js";
 import type {Logger} from "../../../logger/index.js";
 import type {SqlClient} from "../../store/client.js";
-import {RpcError, type EvmRpc} from "../../../evm/rpc.js";
+import type {EvmRpc} from "../../../evm/rpc.js";
 import {toHex} from "../../../evm/hex.js";
-import {readTokenUri, type EthCall} from "../../evm/tokenMetadata.js";
+import {readTokenUri, rpcEthCall} from "../../evm/tokenMetadata.js";
 import {fetchNftMetadata, type NftFetchOptions} from "../../evm/nftMetadata.js";
 
 export interface NftIndexerOptions extends NftFetchOptions {
@@ -85,17 +85,9 @@ export class NftIndexer {
 
   /** Settles one token (true), or leaves it for later when the chain's RPC does not answer (false). */
   private async index(chainId: string, p: Pending): Promise<boolean> {
-    let down = false;
-    const call: EthCall = async (to, data, block) => {
-      try {
-        return await this.modules.rpc.call<string>("eth_call", [{to, data}, block ?? "latest"]);
-      } catch (e) {
-        if (!(e instanceof RpcError) || e.kind !== "rpc") down = true;
-        throw e;
-      }
-    };
+    const {call, down} = rpcEthCall(this.modules.rpc, this.abort.signal);
     const uri = await readTokenUri(call, toHex(p.token), p.erc === 721 ? "ERC-721" : "ERC-1155", BigInt(p.token_id));
-    if (down) return false;
+    if (down()) return false;
     let status: string;
     let metadata: unknown = null;
     if (uri === undefined) {

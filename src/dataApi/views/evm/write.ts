@@ -5,7 +5,7 @@
  */
 import type {SqlTx} from "../../store/client.js";
 import {bulkInsert, type BulkColumn} from "../../store/bulk.js";
-import {bytesToHex} from "../../../evm/hex.js";
+import {bytesToHex, hexToBytes} from "../../../evm/hex.js";
 import {sha256} from "@noble/hashes/sha2.js";
 import type {DerivedBlock} from "./derive.js";
 import {foldIcmEvents, rollbackIcm} from "./icmFold.js";
@@ -96,7 +96,7 @@ export async function writeBlocks(
     }
     for (const [k, kinds] of d.addressKinds) {
       const [addr, txIndex] = k.split(":");
-      addrTx.set(`${addr}:${b.number}:${txIndex}`, [chainId, Buffer.from(addr!, "hex"), b.number, Number(txIndex), kinds]);
+      addrTx.set(`${addr}:${b.number}:${txIndex}`, [chainId, hexToBytes(addr!), b.number, Number(txIndex), kinds]);
     }
   }
 
@@ -106,11 +106,11 @@ export async function writeBlocks(
   await bulkInsert(tx, "evm_address_transfers", ADDR_TRANSFER_COLS, addrTransferRows, {onConflict: "DO NOTHING"});
   await bulkInsert(tx, "evm_internal_txs", INTERNAL_COLS, internalRows);
   await bulkInsert(tx, "evm_address_internals", ADDR_INTERNAL_COLS, addrInternalRows, {onConflict: "DO NOTHING"});
-  await bulkInsert(tx, "evm_address_txs", ADDR_TX_COLS, [...addrTx.values()].map((r) => [r[0], Uint8Array.from(r[1] as Buffer), r[2], r[3], r[4]]));
+  await bulkInsert(tx, "evm_address_txs", ADDR_TX_COLS, [...addrTx.values()]);
   await bulkInsert(tx, "evm_contracts", CONTRACT_COLS, [...contractRows.values()], {onConflict: "DO NOTHING"});
   const newTokens = [...tokens.entries()].filter(([, t]) => !t.stored);
   if (newTokens.length > 0) {
-    await bulkInsert(tx, "evm_tokens", TOKEN_COLS, newTokens.map(([k, t]) => [chainId, Buffer.from(k, "hex"), t.erc, t.name, t.symbol, t.decimals].map((v) => (v instanceof Buffer ? Uint8Array.from(v) : v))), {onConflict: "DO NOTHING"});
+    await bulkInsert(tx, "evm_tokens", TOKEN_COLS, newTokens.map(([k, t]) => [chainId, hexToBytes(k), t.erc, t.name, t.symbol, t.decimals]), {onConflict: "DO NOTHING"});
   }
   await applyBalanceDeltas(tx, [...balances.values()]);
   await bulkInsert(tx, "evm_nfts", NFT_COLS, [...nfts.values()], {onConflict: "(chain_id, token, token_id) DO UPDATE SET owner = COALESCE(excluded.owner, evm_nfts.owner)"});
