@@ -80,6 +80,11 @@ function encode(p: DevPosition): Uint8Array {
   return b;
 }
 
+/** A stored position this feed wrote (either layout), or null for none or another feed's. */
+function storedPosition(b: Uint8Array | null): DevPosition | null {
+  return b && (b.length === POSITION_LEN || b.length === OLD_POSITION_LEN) ? decode(b) : null;
+}
+
 function decode(b: Uint8Array): DevPosition {
   const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
   const id = (i: number): Uint8Array => (b.length >= 56 + 32 * i ? b.slice(24 + 32 * i, 56 + 32 * i) : new Uint8Array(32));
@@ -122,9 +127,8 @@ export class DevFeed implements FeedSource {
    */
   async prepare(position: Uint8Array | null): Promise<void> {
     if (this.start) return;
-    if (position && (position.length === POSITION_LEN || position.length === OLD_POSITION_LEN)) {
-      this.start = decode(position);
-    } else {
+    this.start = storedPosition(position);
+    if (!this.start) {
       const now = this.now();
       const backfillTicks = Math.floor(this.opts.backfillMs / this.opts.backfillStepMs);
       const zero = new Uint8Array(32);
@@ -159,7 +163,7 @@ export class DevFeed implements FeedSource {
     const {status} = this.modules;
     await this.prepare(position);
     // A restart after a failed batch resumes from the committed position, not from where prepare() started.
-    let pos: DevPosition = position && (position.length === POSITION_LEN || position.length === OLD_POSITION_LEN) ? decode(position) : this.start!;
+    let pos: DevPosition = storedPosition(position) ?? this.start!;
     const backfillTicks = Math.round((pos.liveMs - pos.startMs) / this.opts.backfillStepMs);
     const tickTime = (t: number): number =>
       t < backfillTicks ? pos.startMs + t * this.opts.backfillStepMs : pos.liveMs + (t - backfillTicks) * this.opts.liveStepMs;
@@ -168,11 +172,17 @@ export class DevFeed implements FeedSource {
     // The EVM replays from genesis too; one that holds blocks (an earlier run of this process), has exited or
     // does not answer starts afresh.
     if (this.evm) {
-      const down = this.evm.failure() ?? (await this.evm.height().then((h) => (h === 0n ? null : "holds blocks"), (e: Error) => `does not answer: ${e.message}`));
-      if (down !== null) {
-        if (down !== "holds blocks") this.modules.evm!.logger.error({reason: down}, "the dev EVM is down: starting a fresh one and replaying the schedule into it");
-        await this.evm.reset();
+      let down = this.evm.failure();
+      let height: bigint | null = null;
+      if (down === null) {
+        try {
+          height = await this.evm.height();
+        } catch (e) {
+          down = `does not answer: ${(e as Error).message}`;
+        }
       }
+      if (down !== null) this.modules.evm!.logger.error({reason: down}, "the dev EVM is down: starting a fresh one and replaying the schedule into it");
+      if (height !== 0n) await this.evm.reset();
     }
     const zero = new Uint8Array(32);
     const replayed: Parents = {p: zero, x: zero, c: zero, eth: zero, pInner: zero, xInner: zero};
