@@ -69,6 +69,17 @@ export function registerEvmRoutes(router: DataApiRouter, m: EvmRoutesModules): v
     }
     return {...tokenFields(c.networkToken), chainId: c.chainId, balance: BigInt(wei).toString()};
   };
+  /** GetTransactionResponse (endpoints 15 and 6): the transaction, its transfers and internal transactions, its ICM message. */
+  const transactionAnswer = async (c: EvmChain & {chainId: string}, hash: Uint8Array): Promise<Record<string, unknown> | null> => {
+    const found = await getTransaction(m.sql, c.chainId, hash);
+    if (!found) return null;
+    const out: Record<string, unknown> = {...found.details, networkTokenDetails: {networkToken: c.networkToken}, nativeTransaction: found.tx};
+    const icm = await icmInfoOfTx(m.sql, c.chainId, BigInt(found.tx.blockNumber), found.tx.blockIndex);
+    // The SDK 3.0.2 name, and the hosted API's newer one (data-api §8): the same facts.
+    if (icm) Object.assign(out, {teleporterMessageInfo: icm, interchainMessageInfo: icm});
+    return out;
+  };
+
   /** `blockNumber`: a block the view has folded (a later one has no balances to sum yet: 400, not a guess). */
   const blockNumberParam = async (ctx: RequestCtx<unknown>, c: EvmChain & {chainId: string}): Promise<bigint | undefined> => {
     const v = ctx.query.string("blockNumber");
@@ -134,13 +145,9 @@ export function registerEvmRoutes(router: DataApiRouter, m: EvmRoutesModules): v
   router.get("/v1/chains/:chainId/transactions/:txHash", async (ctx) => {
     const c = await chainOf(ctx);
     if (!TX_HASH_RE.test(ctx.params.txHash)) throw badRequest("txHash", `not a transaction hash (0x and 64 hex digits): ${JSON.stringify(ctx.params.txHash)}`);
-    const found = await getTransaction(m.sql, c.chainId, hexToBytes(ctx.params.txHash));
+    const found = await transactionAnswer(c, hexToBytes(ctx.params.txHash));
     if (!found) throw notFound(`transaction ${ctx.params.txHash} not found on chain ${c.chainId}`);
-    const out: Record<string, unknown> = {...found.details, networkTokenDetails: {networkToken: c.networkToken}, nativeTransaction: found.tx};
-    const icm = await icmInfoOfTx(m.sql, c.chainId, BigInt(found.tx.blockNumber), found.tx.blockIndex);
-    // The SDK 3.0.2 name, and the hosted API's newer one (data-api §8): the same facts.
-    if (icm) Object.assign(out, {teleporterMessageInfo: icm, interchainMessageInfo: icm});
-    return out;
+    return found;
   });
 
   // 3: transactions of an address.
@@ -192,9 +199,9 @@ export function registerEvmRoutes(router: DataApiRouter, m: EvmRoutesModules): v
     const a = address(ctx);
     const contract = await getContract(m.sql, c.chainId, a);
     if (!contract) throw notFound(`no deployment of ${ctx.params.address} is indexed on chain ${c.chainId}`);
-    const found = await getTransaction(m.sql, c.chainId, contract.tx_hash);
+    const found = await transactionAnswer(c, contract.tx_hash);
     if (!found) throw notFound(`no deployment of ${ctx.params.address} is indexed on chain ${c.chainId}`);
-    return {...found.details, networkTokenDetails: {networkToken: c.networkToken}, nativeTransaction: found.tx};
+    return found;
   });
 
   // 13: contracts deployed by the address.
