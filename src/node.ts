@@ -13,6 +13,7 @@ import type {AvaextConfig} from "./cli/flags.js";
 import {FeedStatus} from "./feed/status.js";
 import {defaultCheckThresholds, registerChecks} from "./health/checks.js";
 import {Database} from "./db/controller.js";
+import {DEV_L1_EVM_CHAIN_ID} from "./dev/primaryNetwork.js";
 import {DevFeed, defaultDevFeedOptions} from "./feed/dev.js";
 import {devEvmRpcRoute} from "./dev/evm/rpcRoute.js";
 import {FileFeed, defaultFileFeedOptions} from "./feed/file.js";
@@ -141,11 +142,12 @@ export class AvaextNode {
       this.devFeed = source;
       this.onClose("dev EVM", () => source.close());
       await source.prepare(await store.feedPosition(source.key));
-      // The dev C-chain's JSON-RPC, read-only, where a local AvalancheGo serves it.
+      // The dev EVMs' JSON-RPC, read-only, where a local AvalancheGo serves the C-chain's and the L1's.
       if (source.evmUrl() !== null) {
         const url = (): string | null => source.evmUrl();
         this.routes.add("/ext/bc/C/rpc", devEvmRpcRoute("/ext/bc/C/rpc", url));
         this.routes.add(`/ext/bc/${this.chains.network.chainIds.C}/rpc`, devEvmRpcRoute("/ext/bc/:chain/rpc", url));
+        this.routes.add(`/ext/bc/${source.l1BlockchainId()}/rpc`, devEvmRpcRoute("/ext/bc/:chain/rpc", () => source.evmUrl("L1")));
       }
     }
     this.ingester = new Ingester(
@@ -297,13 +299,23 @@ export class AvaextNode {
     return new HttpFeed({...defaultHttpFeedOptions, url: spec}, {status, logger: this.loggers.get("feed")});
   }
 
-  /** `--evm-rpc`, and the dev network's own EVM as the C-chain unless a C is given (its URL changes on restarts). */
+  /**
+   * `--evm-rpc`, and the dev network's own EVMs: its C-chain unless a C is given, its L1 unless that is given
+   * (their URLs change on restarts).
+   */
   private evmChainSpecs(): EvmChainSpec[] {
     const given = parseEvmRpcList(this.config["evm-rpc"]);
     const dev = this.devFeed;
-    const namesC = given.some((g) => EvmChains.identity(g, this.chains.network).isCChain);
-    if (namesC || !dev || dev.evmUrl() === null) return given;
-    return [{name: "C", url: dev.evmUrl()!, urlOf: () => dev.evmUrl()!}, ...given];
+    if (!dev || dev.evmUrl() === null) return given;
+    const network = this.chains.network;
+    const l1 = dev.l1BlockchainId()!;
+    const namesC = given.some((g) => EvmChains.identity(g, network).isCChain);
+    const namesL1 = given.some((g) => g.name === l1 || g.name === String(DEV_L1_EVM_CHAIN_ID));
+    return [
+      ...(namesC ? [] : [{name: "C", url: dev.evmUrl()!, urlOf: () => dev.evmUrl()!}]),
+      ...given,
+      ...(namesL1 ? [] : [{name: l1, url: dev.evmUrl("L1")!, urlOf: () => dev.evmUrl("L1")!}]),
+    ];
   }
 
   /** Registers something to close on shutdown (closed in reverse order). */

@@ -99,9 +99,15 @@ export interface DevTick {
   cAtomic: Uint8Array | null;
 }
 
+/** The ticks at which the dev network creates its subnet, the subnet's chain, converts it to an L1 and disables an L1 validator. */
+export const DEV_SCHEDULE = {subnet: 20, chain: 21, conversion: 30, l1Balance: 40, l1Disable: 50} as const;
+/** The EVM chain ID in the dev L1 chain's (Subnet-EVM) genesis. */
+export const DEV_L1_EVM_CHAIN_ID = 99999;
+
 const GENESIS_X = 100_000_000n * NANO;
 const GENESIS_P = 1_000_000n * NANO;
-const GENESIS_STAKE = 2_000n * NANO;
+/** Each genesis validator's stake (its weight). */
+export const GENESIS_STAKE = 2_000n * NANO;
 
 export class DevPrimaryNetwork {
   readonly keys = devKeys();
@@ -117,6 +123,8 @@ export class DevPrimaryNetwork {
   /** The subnet's chain (the L1's chain once converted) and its validators' validation IDs. */
   private l1Chain: Uint8Array | null = null;
   private readonly validations: Uint8Array[] = [];
+  /** The local signers (1-5) of the L1's active validators. */
+  private readonly l1Active: number[] = [];
   /** The dev network's own X-chain asset (created at tick 3) and its UTXOs. */
   private asset: Uint8Array | null = null;
   private readonly assetUtxos: Utxo[] = [];
@@ -136,6 +144,16 @@ export class DevPrimaryNetwork {
     this.cChain = idFromString(network.chainIds.C);
     this.x.push({txId: genesisTxId("X"), index: 0, amount: GENESIS_X, owner: 0});
     this.p.push({txId: genesisTxId("P"), index: 0, amount: GENESIS_P, owner: 1});
+  }
+
+  /** The subnet's chain (the dev L1's EVM) once created, else null. */
+  l1ChainId(): Uint8Array | null {
+    return this.l1Chain;
+  }
+
+  /** The local signers (1-5) of the L1's active validators, each of weight 100 (none before the conversion). */
+  l1Signers(): readonly number[] {
+    return [...this.l1Active];
   }
 
   /** The genesis the views fold before the first block. */
@@ -206,11 +224,11 @@ export class DevPrimaryNetwork {
     if (t % 12 === 1 && this.exported.length > 0) pTxs.push(this.pImport());
     pTxs.push(this.pTransfer(t));
     if (t % 48 === 5) pTxs.push(this.pDelegate(t, time));
-    if (t === 20) pTxs.push(this.pCreateSubnet());
-    if (t === 21 && this.subnet) pTxs.push(this.pCreateChain());
-    if (t === 30 && this.l1Chain) pTxs.push(this.pConvertToL1());
-    if (t === 40 && this.validations.length > 0) pTxs.push(this.pIncreaseL1Balance());
-    if (t === 50 && this.validations.length > 0) pTxs.push(this.pDisableL1Validator());
+    if (t === DEV_SCHEDULE.subnet) pTxs.push(this.pCreateSubnet());
+    if (t === DEV_SCHEDULE.chain && this.subnet) pTxs.push(this.pCreateChain());
+    if (t === DEV_SCHEDULE.conversion && this.l1Chain) pTxs.push(this.pConvertToL1());
+    if (t === DEV_SCHEDULE.l1Balance && this.validations.length > 0) pTxs.push(this.pIncreaseL1Balance());
+    if (t === DEV_SCHEDULE.l1Disable && this.validations.length > 0) pTxs.push(this.pDisableL1Validator());
     pBlocks.push({kind: "standard", txs: pTxs, time});
     // The C-chain's atomic side: X→C every 12 ticks, imported on C at the next; C→X three ticks later, imported on X.
     let cAtomic: Uint8Array | null = null;
@@ -393,7 +411,7 @@ export class DevPrimaryNetwork {
     // Subnet-EVM's VM ID, and a Subnet-EVM-style genesis.
     w.fixed(idFromString("srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy"));
     w.u32(0);
-    const genesis = new TextEncoder().encode(JSON.stringify({config: {chainId: 99999, feeConfig: {gasLimit: 8_000_000, targetBlockRate: 2}}, alloc: {}, gasLimit: "0x7a1200", timestamp: "0x0"}));
+    const genesis = new TextEncoder().encode(JSON.stringify({config: {chainId: DEV_L1_EVM_CHAIN_ID, feeConfig: {gasLimit: 8_000_000, targetBlockRate: 2}}, alloc: {}, gasLimit: "0x7a1200", timestamp: "0x0"}));
     w.bytesU32(genesis);
     w.u32(10).u32(1).u32(0); // subnet authorisation: signature 0 of the subnet's owner
     this.remove(this.p, from);
@@ -426,6 +444,7 @@ export class DevPrimaryNetwork {
     return this.finish(w, [from.owner], [3], (txId) => {
       this.p.push({txId, index: 0, amount: change, owner: from.owner});
       for (let i = 0; i < 3; i++) this.validations.push(sha(new Writer().fixed(this.subnet!).u32(i).finish()));
+      this.l1Active.push(1, 2, 3);
     });
   }
 
@@ -447,7 +466,10 @@ export class DevPrimaryNetwork {
     const w = baseBody(39, this.network.id, this.pChain, this.avax, [[change, this.keys[from.owner]!.address]], [from], new Uint8Array(0));
     w.fixed(this.validations[2]!).u32(10).u32(1).u32(0);
     this.remove(this.p, from);
-    return this.finish(w, [from.owner], [3], (txId) => this.p.push({txId, index: 0, amount: change, owner: from.owner}));
+    return this.finish(w, [from.owner], [3], (txId) => {
+      this.p.push({txId, index: 0, amount: change, owner: from.owner});
+      this.l1Active.splice(this.l1Active.indexOf(3), 1);
+    });
   }
 
   /** A BaseTx (or an ExportTx with `exports`) spending `from`, paying `pays`, change back to its owner. */

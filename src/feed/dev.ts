@@ -5,17 +5,26 @@
  * it first backfills `backfillMs` of history at a coarser pace, so every view has data at once, then follows real
  * time. The schedule's start and next tick are stored in the position; a restart replays the schedule (it is
  * deterministic) to rebuild the wallets, heights and parents, and continues the same network.
+ *
+ * With its EVMs (the default), the C-chain's inner blocks are a real EVM's (anvil), and a second anvil runs the
+ * dev L1's chain from the tick after its conversion; both carry the interchain contracts, the application
+ * traffic between them and the relayer's deliveries (src/dev/evm/interchain.ts). The L1's blocks are not
+ * containers of the primary network: they are served by its JSON-RPC only, as an L1's are.
  */
 import type {NetworkInfo} from "../chains/index.js";
 import type {Logger} from "../logger/index.js";
-import {DevEvmChain, corethBlock} from "../dev/evm/devChain.js";
+import {DEV_EVM_CHAIN_ID, DevEvmChain, corethBlock} from "../dev/evm/devChain.js";
+import {installIcm} from "../dev/evm/icm.js";
+import {DEV_ANVIL_ACCOUNTS, DevInterchain, devRelayerSigner, type DevEvmName, type MinedRef} from "../dev/evm/interchain.js";
 import {ANVIL_ACCOUNTS, DevEvmTraffic} from "../dev/evm/traffic.js";
+import {bytesToHex} from "../evm/hex.js";
 import {buildAvmBlock, buildBanffBlock, buildCBlock} from "../decode/builders.js";
 import {decodeEvmBlock} from "../decode/coreth.js";
 import {buildProposerBlock} from "../decode/proposervm.js";
-import {DevPrimaryNetwork} from "../dev/primaryNetwork.js";
+import {DEV_L1_EVM_CHAIN_ID, DEV_SCHEDULE, DevPrimaryNetwork, GENESIS_STAKE, LOCAL_VALIDATORS, localSigner} from "../dev/primaryNetwork.js";
 import {decodeProposerBlock} from "../decode/proposervm.js";
-import {idFromString, sha256} from "../util/cb58.js";
+import {cb58Encode, idFromString, sha256} from "../util/cb58.js";
+import type {RawRpc} from "../dev/evm/traffic.js";
 import {findEndpoint} from "../index/endpoints.js";
 import type {FeedStatus} from "./status.js";
 import {sleep, type FeedBatch, type FeedItem, type FeedSource} from "./types.js";
@@ -103,7 +112,15 @@ interface DevChains {
   xHeight: bigint;
   /** The last C block's time (anvil needs each block later than its parent). */
   cTime: number;
+  /** The EVMs' traffic, fresh for every replay (their nonces start from zero). */
+  traffic: DevEvmTraffic | null;
+  interchain: DevInterchain | null;
+  /** The blocks the EVMs mined at the previous tick (what the relayer reads). */
+  mined: Record<DevEvmName, MinedRef | null>;
 }
+
+/** The dev L1's EVM mines its first block at the tick after the conversion (its validators can sign from then). */
+const L1_FIRST_TICK = DEV_SCHEDULE.conversion + 1;
 
 export class DevFeed implements FeedSource {
   readonly key = "dev";
@@ -112,6 +129,9 @@ export class DevFeed implements FeedSource {
   /** The position the feed starts from, fixed by prepare() (the EVM's genesis time depends on it). */
   private start: DevPosition | null = null;
   private evm: DevEvmChain | null = null;
+  /** The dev L1's EVM, and its blockchain ID (the subnet's chain, fixed by the schedule). */
+  private l1: DevEvmChain | null = null;
+  private l1ChainId: Uint8Array | null = null;
 
   constructor(
     private readonly opts: DevFeedOptions,
@@ -136,27 +156,60 @@ export class DevFeed implements FeedSource {
     }
     if (this.modules.evm) {
       const logger = this.modules.evm.logger;
-      this.evm = await DevEvmChain.start(Number(devGenesisTime(this.start.startMs)), {logger, traffic: () => new DevEvmTraffic({accounts: [...ANVIL_ACCOUNTS]})});
+      const genesisTimestamp = Number(devGenesisTime(this.start.startMs));
+      const net = this.modules.network;
+      // The L1's chain ID is its CreateChainTx's ID: the schedule replayed up to that tick tells it.
+      const scout = new DevPrimaryNetwork(net, devGenesisTime(this.start.startMs));
+      const tickTime = this.tickTimes(this.start);
+      for (let t = 0; t <= DEV_SCHEDULE.chain; t++) scout.tick(t, BigInt(Math.floor(tickTime(t) / 1000)));
+      const l1ChainId = scout.l1ChainId()!;
+      const install = (blockchainId: Uint8Array) => (rpc: RawRpc) => installIcm(rpc, {networkId: net.id, blockchainId: bytesToHex(blockchainId)});
+      const [c, l1] = await Promise.allSettled([
+        DevEvmChain.start({chainId: DEV_EVM_CHAIN_ID, genesisTimestamp, accounts: DEV_ANVIL_ACCOUNTS}, {logger, setup: install(idFromString(net.chainIds.C))}),
+        DevEvmChain.start({chainId: DEV_L1_EVM_CHAIN_ID, genesisTimestamp, accounts: DEV_ANVIL_ACCOUNTS}, {logger, setup: install(l1ChainId)}),
+      ]);
+      if (c.status === "fulfilled") this.evm = c.value;
+      if (l1.status === "fulfilled") this.l1 = l1.value;
+      const failed = [c, l1].find((x) => x.status === "rejected");
+      if (failed) throw failed.reason;
+      this.l1ChainId = l1ChainId;
     }
   }
 
-  /** The dev EVM's JSON-RPC URL (it changes when the EVM restarts), or null without one. */
-  evmUrl(): string | null {
-    return this.evm?.url ?? null;
+  /** When tick `t` of the schedule starting at `pos` is due (ms): the backfill's pace, then the live one. */
+  private tickTimes(pos: DevPosition): (t: number) => number {
+    const backfillTicks = Math.round((pos.liveMs - pos.startMs) / this.opts.backfillStepMs);
+    return (t) => (t < backfillTicks ? pos.startMs + t * this.opts.backfillStepMs : pos.liveMs + (t - backfillTicks) * this.opts.liveStepMs);
   }
 
-  /** The dev EVM's process ID, or null without one. */
-  evmPid(): number | null {
-    return this.evm?.pid ?? null;
+  /** A dev EVM's JSON-RPC URL (it changes when the EVM restarts), or null without one. */
+  evmUrl(chain: DevEvmName = "C"): string | null {
+    return this.evmOf(chain)?.url ?? null;
   }
 
-  /** Why the dev EVM is down, or null (also null without one). */
+  /** A dev EVM's process ID, or null without one. */
+  evmPid(chain: DevEvmName = "C"): number | null {
+    return this.evmOf(chain)?.pid ?? null;
+  }
+
+  /** The dev L1's blockchain ID (CB58), or null without the dev EVMs. */
+  l1BlockchainId(): string | null {
+    return this.l1ChainId ? cb58Encode(this.l1ChainId) : null;
+  }
+
+  /** Why a dev EVM is down, or null (also null without them). */
   evmFailure(): string | null {
-    return this.evm?.failure() ?? null;
+    const c = this.evm?.failure() ?? null;
+    const l1 = this.l1?.failure() ?? null;
+    return c ? `C-chain EVM: ${c}` : l1 ? `L1 EVM: ${l1}` : null;
+  }
+
+  private evmOf(chain: DevEvmName): DevEvmChain | null {
+    return chain === "C" ? this.evm : this.l1;
   }
 
   async close(): Promise<void> {
-    await this.evm?.stop();
+    await Promise.all([this.evm?.stop(), this.l1?.stop()]);
   }
 
   async run(position: Uint8Array | null, sink: (batch: FeedBatch) => Promise<void>, signal: AbortSignal): Promise<void> {
@@ -164,25 +217,35 @@ export class DevFeed implements FeedSource {
     await this.prepare(position);
     // A restart after a failed batch resumes from the committed position, not from where prepare() started.
     let pos: DevPosition = storedPosition(position) ?? this.start!;
-    const backfillTicks = Math.round((pos.liveMs - pos.startMs) / this.opts.backfillStepMs);
-    const tickTime = (t: number): number =>
-      t < backfillTicks ? pos.startMs + t * this.opts.backfillStepMs : pos.liveMs + (t - backfillTicks) * this.opts.liveStepMs;
+    const tickTime = this.tickTimes(pos);
     // The wallets, heights and parents after the committed ticks: the schedule replayed (it is deterministic).
-    this.chains = {net: new DevPrimaryNetwork(this.modules.network, devGenesisTime(pos.startMs)), pHeight: 0n, xHeight: 0n, cTime: Number(devGenesisTime(pos.startMs))};
-    // The EVM replays from genesis too; one that holds blocks (an earlier run of this process), has exited or
+    const net = new DevPrimaryNetwork(this.modules.network, devGenesisTime(pos.startMs));
+    this.chains = {net, pHeight: 0n, xHeight: 0n, cTime: Number(devGenesisTime(pos.startMs)), traffic: null, interchain: null, mined: {C: null, L1: null}};
+    // The EVMs replay from genesis too; one that holds blocks (an earlier run of this process), has exited or
     // does not answer starts afresh.
-    if (this.evm) {
-      let down = this.evm.failure();
+    for (const [name, evm] of [["C-chain", this.evm], ["L1", this.l1]] as const) {
+      if (!evm) continue;
+      let down = evm.failure();
       let height: bigint | null = null;
       if (down === null) {
         try {
-          height = await this.evm.height();
+          height = await evm.height();
         } catch (e) {
           down = `does not answer: ${(e as Error).message}`;
         }
       }
-      if (down !== null) this.modules.evm!.logger.error({reason: down}, "the dev EVM is down: starting a fresh one and replaying the schedule into it");
-      if (height !== 0n) await this.evm.reset();
+      if (down !== null) this.modules.evm!.logger.error({chain: name, reason: down}, "the dev EVM is down: starting a fresh one and replaying the schedule into it");
+      if (height !== 0n) await evm.reset();
+    }
+    if (this.evm && this.l1) {
+      const blsKeys = LOCAL_VALIDATORS.map((_, i) => Buffer.from(localSigner(i + 1).credentials.publicKey, "hex"));
+      const primary = LOCAL_VALIDATORS.map((nodeId, i) => ({nodeId, weight: GENESIS_STAKE, blsPublicKey: blsKeys[i]!}));
+      const sign = devRelayerSigner({
+        chains: {C: {id: idFromString(this.modules.network.chainIds.C), rpc: this.evm}, L1: {id: this.l1ChainId!, rpc: this.l1}},
+        validators: (source) => (source === "C" ? primary : net.l1Signers().map((n) => ({nodeId: LOCAL_VALIDATORS[n - 1]!, weight: 100n, blsPublicKey: blsKeys[n - 1]!}))),
+      });
+      this.chains.traffic = new DevEvmTraffic({accounts: [...ANVIL_ACCOUNTS]});
+      this.chains.interchain = new DevInterchain({networkId: this.modules.network.id, cChainId: idFromString(this.modules.network.chainIds.C), l1ChainId: this.l1ChainId!, l1FirstTick: L1_FIRST_TICK}, {sign});
     }
     const zero = new Uint8Array(32);
     const replayed: Parents = {p: zero, x: zero, c: zero, eth: zero, pInner: zero, xInner: zero};
@@ -240,9 +303,12 @@ export class DevFeed implements FeedSource {
     }
 
     let c: Uint8Array;
-    if (this.evm) {
+    if (this.evm && this.l1) {
       chains.cTime = Math.max(ts, chains.cTime + 1);
-      const mined = await this.evm.mine(tickNo, chains.cTime);
+      const icm = await chains.interchain!.txsForTick(tickNo, chains.mined);
+      const mined = await this.evm.mine(tickNo, chains.cTime, [...chains.traffic!.txsForTick(tickNo), ...icm.C]);
+      chains.mined.C = {rpc: this.evm, blockHash: "0x" + bytesToHex(mined.hash)};
+      chains.mined.L1 = tickNo >= L1_FIRST_TICK ? {rpc: this.l1, blockHash: "0x" + bytesToHex((await this.l1.mine(tickNo, chains.cTime, icm.L1)).hash)} : null;
       c = buildProposerBlock(parents.c, chains.cTime, base.pChainHeight, corethBlock(mined, tick.cAtomic));
     } else {
       c = buildCBlock({...base, chainId: chainId("C"), parentId: parents.c, parentHash: parents.eth, txs: 2 + (tickNo % 5), extData: tick.cAtomic ?? undefined});

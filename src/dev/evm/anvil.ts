@@ -17,6 +17,8 @@ export interface AnvilOptions {
   mining: "manual" | "auto";
   /** EVM hardfork; cancun is what the C-chain runs since Etna (ACP-131). */
   hardfork?: string;
+  /** Default accounts to create (anvil's default: 10). */
+  accounts?: number;
   /** Give up waiting for the listening line after this many ms. */
   startTimeoutMs?: number;
   /** An explicit binary (tests, operators); default: the npm platform package's. */
@@ -91,6 +93,7 @@ export class Anvil {
       "--chain-id", String(opts.chainId),
       "--timestamp", String(opts.genesisTimestamp),
       "--hardfork", opts.hardfork ?? "cancun",
+      ...(opts.accounts !== undefined ? ["--accounts", String(opts.accounts)] : []),
       ...(opts.mining === "manual" ? ["--no-mining"] : []),
     ];
     const child = spawnTied(binary, args);

@@ -12,19 +12,23 @@ import {keccak_256} from "@noble/hashes/sha3.js";
 import type {Logger} from "../../logger/index.js";
 import {bytesToHex, hexToBytes, quantity, toQuantity} from "../../evm/hex.js";
 import {Anvil} from "./anvil.js";
+import type {RawRpc} from "./traffic.js";
 
 /** The local network's C-chain EVM chain ID (coreth: 43112). */
 export const DEV_EVM_CHAIN_ID = 43112;
 
-/** What generates each tick's EVM transactions (eth_sendTransaction params); it tracks its own nonces. */
-export interface DevEvmTrafficSource {
-  txsForTick(t: number): readonly object[];
+export interface DevEvmChainOptions {
+  /** The EVM chain ID (43112 for the C-chain). */
+  chainId: number;
+  genesisTimestamp: number;
+  /** Default accounts anvil creates (the dev network's traffic uses the first 13). */
+  accounts: number;
 }
 
 export interface DevEvmChainModules {
   logger: Logger;
-  /** A fresh generator per chain (re)start: replaying from genesis needs its nonces from zero. */
-  traffic: (() => DevEvmTrafficSource) | null;
+  /** Run on every fresh EVM before its first block (the interchain contracts); must be deterministic. */
+  setup?: (rpc: RawRpc) => Promise<void>;
 }
 
 /** One mined block: anvil's header fields (in RLP order) and its transactions as they go in a block body. */
@@ -59,21 +63,33 @@ const HEADER_FIELDS: Array<[string, "data" | "qty", boolean]> = [
   ["requestsHash", "data", false],
 ];
 
-export class DevEvmChain {
-  private traffic: DevEvmTrafficSource | null;
+export class DevEvmChain implements RawRpc {
   private stopped = false;
 
   private constructor(
     private anvil: Anvil,
-    private readonly genesisTimestamp: number,
+    private readonly opts: DevEvmChainOptions,
     private readonly modules: DevEvmChainModules,
-  ) {
-    this.traffic = modules.traffic?.() ?? null;
+  ) {}
+
+  static async start(opts: DevEvmChainOptions, modules: DevEvmChainModules): Promise<DevEvmChain> {
+    return new DevEvmChain(await DevEvmChain.fresh(opts, modules), opts, modules);
   }
 
-  static async start(genesisTimestamp: number, modules: DevEvmChainModules): Promise<DevEvmChain> {
-    const anvil = await Anvil.start({chainId: DEV_EVM_CHAIN_ID, genesisTimestamp, mining: "manual"}, {logger: modules.logger});
-    return new DevEvmChain(anvil, genesisTimestamp, modules);
+  private static async fresh(opts: DevEvmChainOptions, modules: DevEvmChainModules): Promise<Anvil> {
+    const anvil = await Anvil.start({chainId: opts.chainId, genesisTimestamp: opts.genesisTimestamp, accounts: opts.accounts, mining: "manual"}, {logger: modules.logger});
+    try {
+      await modules.setup?.(anvil);
+    } catch (e) {
+      await anvil.stop();
+      throw e;
+    }
+    return anvil;
+  }
+
+  /** A JSON-RPC call to the current EVM. */
+  rawCall(method: string, params: unknown[]): Promise<unknown> {
+    return this.anvil.rawCall(method, params);
   }
 
   get url(): string {
@@ -101,24 +117,22 @@ export class DevEvmChain {
    */
   async reset(): Promise<void> {
     await this.anvil.stop();
-    this.anvil = await Anvil.start({chainId: DEV_EVM_CHAIN_ID, genesisTimestamp: this.genesisTimestamp, mining: "manual"}, {logger: this.modules.logger});
-    this.traffic = this.modules.traffic?.() ?? null;
+    this.anvil = await DevEvmChain.fresh(this.opts, this.modules);
   }
 
-  /** Sends tick `t`'s transactions and mines them into one block at `timestamp` (seconds). */
-  async mine(t: number, timestamp: number): Promise<MinedBlock> {
+  /** Sends tick `t`'s transactions and mines them, all of them, into one block at `timestamp` (seconds). */
+  async mine(t: number, timestamp: number, txs: readonly object[]): Promise<MinedBlock> {
     const failure = this.anvil.exited();
-    if (failure) throw new Error(`the dev network's EVM is down: ${failure}`);
-    const txs = this.traffic?.txsForTick(t) ?? [];
+    if (failure) throw new Error(`the dev network's EVM (chain ${this.opts.chainId}) is down: ${failure}`);
     if (txs.length > 0) {
       const answers = await this.batch(txs.map((tx) => ({method: "eth_sendTransaction", params: [tx]})));
       answers.forEach((a, i) => {
-        if (a.error) throw new Error(`dev EVM tick ${t}: transaction ${i} refused: ${a.error.message}`);
+        if (a.error) throw new Error(`dev EVM ${this.opts.chainId} tick ${t}: transaction ${i} refused: ${a.error.message}`);
       });
     }
     await this.anvil.rawCall("evm_mine", [{timestamp}]);
     const block = (await this.anvil.rawCall("eth_getBlockByNumber", ["latest", false])) as Record<string, unknown> & {hash: string; transactions: string[]};
-    if (block.transactions.length !== txs.length) throw new Error(`dev EVM tick ${t}: sent ${txs.length} transactions, the block holds ${block.transactions.length}`);
+    if (block.transactions.length !== txs.length) throw new Error(`dev EVM ${this.opts.chainId} tick ${t}: sent ${txs.length} transactions, the block holds ${block.transactions.length}`);
     const header = HEADER_FIELDS.filter(([name, , required]) => required || block[name] !== undefined).map(([name, kind]) => {
       const v = block[name];
       if (typeof v !== "string") throw new Error(`dev EVM block ${block.number}: no ${name}`);
