@@ -92,15 +92,28 @@ export function registerEvmRoutes(router: DataApiRouter, m: EvmRoutesModules): v
 
   // ---- chains ----
 
+  /** The names the P-chain gave these blockchains (CreateChainTx), by blockchain ID. */
+  const blockchainNames = async (ids: string[]): Promise<Map<string, string>> => {
+    if (ids.length === 0) return new Map();
+    const rows = await m.sql.query<{blockchain_id: string; name: string}>("SELECT blockchain_id, name FROM blockchains WHERE blockchain_id = ANY($1)", [ids]);
+    return new Map(rows.map((r) => [r.blockchain_id, r.name]));
+  };
+
   router.get("/v1/chains", async (ctx) => {
     const network = ctx.query.string("network");
     if (network !== undefined && !["mainnet", "fuji", "testnet", "local"].includes(network)) throw badRequest("network", `unknown network ${JSON.stringify(network)}`);
     const served = network === undefined || (network === "testnet" ? "fuji" : network) === m.chains.network.name;
     await m.chains.refresh();
-    return {chains: served ? m.chains.chains.filter((c) => m.chains.chainIdOf(c) !== null).map((c) => chainInfo(m.chains, c)) : []};
+    const listed = served ? m.chains.chains.filter((c) => m.chains.chainIdOf(c) !== null) : [];
+    const names = await blockchainNames(listed.map((c) => m.chains.blockchainIdOf(c)).filter((id): id is string => id !== null));
+    return {chains: listed.map((c) => chainInfo(m.chains, c, names))};
   });
 
-  router.get("/v1/chains/:chainId", async (ctx) => chainInfo(m.chains, await chainOf(ctx)));
+  router.get("/v1/chains/:chainId", async (ctx) => {
+    const c = await chainOf(ctx);
+    const id = m.chains.blockchainIdOf(c);
+    return chainInfo(m.chains, c, await blockchainNames(id ? [id] : []));
+  });
 
   // ---- blocks ----
 
@@ -288,13 +301,15 @@ function tokenFields(t: NetworkToken): Record<string, unknown> {
 }
 
 /** GetChainResponse / ChainInfo. */
-function chainInfo(chains: EvmChains, c: EvmChain): Record<string, unknown> {
+function chainInfo(chains: EvmChains, c: EvmChain, names: ReadonlyMap<string, string>): Record<string, unknown> {
   const s = c.follower?.status();
   const id = chains.chainIdOf(c);
+  const blockchainId = chains.blockchainIdOf(c);
   const out: Record<string, unknown> = {
     chainId: id,
     status: s ? s.status : "OK",
-    chainName: c.isCChain ? "C-Chain" : `EVM chain ${id}`,
+    // An L1's name is the one its CreateChainTx gave it, once the P-chain view has it.
+    chainName: c.isCChain ? "C-Chain" : ((blockchainId && names.get(blockchainId)) ?? `EVM chain ${id}`),
     description: c.isCChain ? "The Contract Chain of the Avalanche primary network" : `An EVM chain followed through ${c.rpc.opts.url}`,
     vmName: "EVM",
     rpcUrl: publicRpcUrl(c.rpc.opts.url),
@@ -302,7 +317,6 @@ function chainInfo(chains: EvmChains, c: EvmChain): Record<string, unknown> {
     networkToken: c.networkToken ?? AVAX_TOKEN,
     enabledFeatures: ["nftIndexing"],
   };
-  const blockchainId = chains.blockchainIdOf(c);
   if (blockchainId) out.platformChainId = blockchainId;
   if (s) {
     // avaext's extension: the follower's own state (the hosted API has no such field).
