@@ -145,7 +145,14 @@ export class DataApiService {
       registerEvmRoutes(router, {sql, chains: this.evm, curated: opts.contractMetadata});
       registerIcmRoutes(router, {sql, chains: this.evm});
       // The dev network's validators are AvalancheGo's local ones, whose keys are public: they sign here, by its rules.
-      const sources = modules.network.name === "local" ? [devSigners((unsigned, justification) => devSigningRefusal(sql, unsigned, justification))] : [];
+      // Their rules do not depend on which validator signs: one check per request (keyed by its message's bytes).
+      const checked = new WeakMap<Uint8Array, Promise<string | null>>();
+      const willSign = (unsigned: Uint8Array, justification: Uint8Array | undefined): Promise<string | null> => {
+        let answer = checked.get(unsigned);
+        if (!answer) checked.set(unsigned, (answer = devSigningRefusal(sql, unsigned, justification)));
+        return answer;
+      };
+      const sources = modules.network.name === "local" ? [devSigners(willSign)] : [];
       registerSignatureRoutes(router, {sql, network: modules.network, sources});
       modules.routes.addResolver(router.resolver());
     }

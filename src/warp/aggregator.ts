@@ -9,7 +9,7 @@ import {aggregateVerified, batchVerifyPoints, batchVerifyPointsAsync, verifyAggr
 
 /** Batches this large are checked off the event loop. */
 const ASYNC_BATCH = 64;
-import {WarpError, parseSignedMessage, parseUnsignedMessage, serializeSignedMessage, type SignedMessage} from "./message.js";
+import {WarpError, messageId, parseSignedMessage, parseUnsignedMessage, serializeSignedMessage, type SignedMessage} from "./message.js";
 import {hasQuorum, requiredWeight, type CanonicalSet, type CanonicalValidator} from "./validators.js";
 
 /** A source's answer for one validator (named by its compressed public key). */
@@ -45,6 +45,28 @@ export interface AggregateArgs {
   sources: SignatureSource[];
   justification?: Uint8Array;
   signal?: AbortSignal;
+  /** Signatures verified by earlier aggregations: counted without a second pairing check. */
+  verified?: VerifiedSignatures;
+}
+
+/**
+ * Signatures already verified: (validator key, message ID, signature bytes) → the verified point. A relayer asks
+ * for the same message more than once and a validator's BLS signature of it is deterministic, so the repeated
+ * check of the same bytes against the same key proves nothing new. Bounded (oldest entries go first).
+ */
+export class VerifiedSignatures {
+  private readonly entries = new Map<string, Uint8Array>();
+
+  constructor(private readonly maxEntries = 16_384) {}
+
+  get(key: string): Uint8Array | undefined {
+    return this.entries.get(key);
+  }
+
+  set(key: string, point: Uint8Array): void {
+    if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(key, point);
+  }
 }
 
 export interface Refusal {
@@ -91,6 +113,9 @@ export async function aggregate(args: AggregateArgs): Promise<AggregateResult> {
 
   const n = set.validators.length;
   const index = indexOf(set);
+  const verified = args.verified;
+  const msgKey = verified ? hex(messageId(unsigned)) : "";
+  const cacheKey = (i: number, signature: Uint8Array): string => `${hex(set.validators[i]!.publicKey)}/${msgKey}/${hex(signature)}`;
   const target = Math.min(100, quorumNum + bufferPercent);
   const signatures: Array<Uint8Array | undefined> = new Array(n); // verified, uncompressed
   const pending = new Map<number, Uint8Array[]>(); // answered, not yet verified: every candidate signature
@@ -117,7 +142,7 @@ export async function aggregate(args: AggregateArgs): Promise<AggregateResult> {
     pendingWeight = 0n;
     return {who, items};
   };
-  const apply = (who: number[], {valid, points}: BatchResult): void => {
+  const apply = (who: number[], items: BatchItem[], {valid, points}: BatchResult): void => {
     valid.forEach((good, k) => {
       const i = who[k]!;
       if (!good) {
@@ -127,13 +152,14 @@ export async function aggregate(args: AggregateArgs): Promise<AggregateResult> {
         signatures[i] = points[k]!; // uncompressed, verified
         verifiedWeight += set.validators[i]!.weight;
         badOnly.delete(i);
+        verified?.set(cacheKey(i, items[k]!.signature), points[k]!);
       }
     });
   };
   const verifyPending = async (): Promise<void> => {
     const {who, items} = takePending();
     if (items.length === 0) return;
-    apply(who, items.length < ASYNC_BATCH ? batchVerifyPoints(unsigned, items) : await batchVerifyPointsAsync(unsigned, items));
+    apply(who, items, items.length < ASYNC_BATCH ? batchVerifyPoints(unsigned, items) : await batchVerifyPointsAsync(unsigned, items));
   };
   const afterCheck = (): void => {
     if (reached(target)) stop.abort(new Error("quorum reached"));
@@ -145,12 +171,12 @@ export async function aggregate(args: AggregateArgs): Promise<AggregateResult> {
     if (!hasQuorum(verifiedWeight + pendingWeight, set.totalWeight, target)) return;
     const {who, items} = takePending();
     if (items.length < ASYNC_BATCH) {
-      apply(who, batchVerifyPoints(unsigned, items));
+      apply(who, items, batchVerifyPoints(unsigned, items));
       afterCheck();
       return;
     }
     inFlight = batchVerifyPointsAsync(unsigned, items)
-      .then((r) => apply(who, r))
+      .then((r) => apply(who, items, r))
       .catch(() => undefined) // never expected: the batch's signatures are then simply not counted
       .finally(() => {
         inFlight = null;
@@ -181,6 +207,14 @@ export async function aggregate(args: AggregateArgs): Promise<AggregateResult> {
     if (!(a.signature instanceof Uint8Array)) {
       invalid++;
       badOnly.add(i);
+      return;
+    }
+    const known = verified?.get(cacheKey(i, a.signature));
+    if (known) {
+      signatures[i] = known;
+      verifiedWeight += set.validators[i]!.weight;
+      badOnly.delete(i);
+      afterCheck();
       return;
     }
     const candidates = pending.get(i);

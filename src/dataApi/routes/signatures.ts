@@ -6,14 +6,14 @@
  */
 import {bytesToHex, hexToBytes} from "../../evm/hex.js";
 import type {NetworkInfo} from "../../chains/index.js";
-import {aggregate, type SignatureSource} from "../../warp/aggregator.js";
+import {VerifiedSignatures, aggregate, type SignatureSource} from "../../warp/aggregator.js";
 import {parseUnsignedMessage, pChainUnsignedMessage} from "../../warp/message.js";
 import {cb58Encode, EMPTY_ID, idFromString} from "../../util/cb58.js";
 import type {SqlClient} from "../store/client.js";
 import type {DataApiRouter} from "../server/router.js";
 import {DataApiError, badRequest, notFound, unavailable} from "../server/errors.js";
 import {resolveNetwork} from "../server/names.js";
-import {HeightError, subnetOfChain, validatorSetAt} from "../signatures/validatorSets.js";
+import {HeightError, ValidatorSetCache, subnetOfChain} from "../signatures/validatorSets.js";
 
 export interface SignatureRoutesModules {
   sql: SqlClient;
@@ -25,18 +25,20 @@ export interface SignatureRoutesModules {
 const DEFAULT_QUORUM = 67;
 
 export function registerSignatureRoutes(router: DataApiRouter, m: SignatureRoutesModules): void {
+  const sets = new ValidatorSetCache();
+  const verified = new VerifiedSignatures();
   /** Aggregates `unsigned` with `subnetId`'s set at `height`: the signed message, or 503 naming what was collected. */
   const aggregateFor = async (unsigned: Uint8Array, subnetId: string, height: bigint, quorum: number, buffer: number, justification: Uint8Array | undefined): Promise<{signedMessage: string}> => {
     let at;
     try {
-      at = await validatorSetAt(m.sql, subnetId, height);
+      at = await sets.get(m.sql, subnetId, height);
     } catch (e) {
       if (e instanceof HeightError) throw badRequest("pChainHeight", e.message);
       throw e;
     }
     if (at.set.validators.length === 0) throw unavailable(`subnet ${subnetId} has no validator with a BLS key at P-chain height ${at.height}`);
     if (m.sources.length === 0) throw unavailable(`no signature source is configured for network ${m.network.name} (see --warp-signer-urls and --signature-aggregator-url)`);
-    const result = await aggregate({unsigned, set: at.set, quorumNum: quorum, bufferPercent: buffer, sources: m.sources, justification});
+    const result = await aggregate({unsigned, set: at.set, quorumNum: quorum, bufferPercent: buffer, sources: m.sources, justification, verified});
     if (result.ok) return {signedMessage: bytesToHex(result.signed)};
     const pct = (w: bigint): string => (result.totalWeight === 0n ? "0" : ((w * 100n) / result.totalWeight).toString());
     const refusals = result.refusals.length > 0 ? `; ${result.refusals.length} validators refused: ${[...new Set(result.refusals.map((r) => r.reason))].join("; ")}` : "";

@@ -25,15 +25,49 @@ interface StakerRow {
 const keyOf = (bls: {publicKey: string} | null | undefined): Uint8Array | null => (bls?.publicKey ? Uint8Array.from(Buffer.from(bls.publicKey, "hex")) : null);
 
 /**
+ * Canonical sets by subnet and P-chain height, kept while the view's P-chain head stays where it was: a set at a
+ * height never changes (an L1's is its current one, which changes only with a new P-chain block). Building one
+ * costs three queries and a BLS key decompression per validator; a relayer asks for the same set many times.
+ */
+export class ValidatorSetCache {
+  private readonly sets = new Map<string, Promise<ValidatorSetAt>>();
+  private head: bigint | null = null;
+
+  constructor(private readonly opts: {maxEntries: number} = {maxEntries: 256}) {}
+
+  async get(sql: SqlClient, subnetId: string, height: bigint): Promise<ValidatorSetAt> {
+    const head = await pHead(sql);
+    if (head.height !== this.head) {
+      this.sets.clear();
+      this.head = head.height;
+    }
+    const key = `${subnetId}/${height}`;
+    let set = this.sets.get(key);
+    if (!set) {
+      set = validatorSetAt(sql, subnetId, height, head);
+      set.catch(() => this.sets.delete(key)); // errors are not kept
+      if (this.sets.size >= this.opts.maxEntries) this.sets.delete(this.sets.keys().next().value!);
+      this.sets.set(key, set);
+    }
+    return set;
+  }
+}
+
+async function pHead(sql: SqlClient): Promise<{height: bigint; ts: bigint}> {
+  const [head] = await sql.query<{height: bigint; ts: bigint}>("SELECT height, ts FROM blocks WHERE chain = 'P' ORDER BY height DESC LIMIT 1");
+  if (!head) throw new HeightError("the P-chain view has no block yet");
+  return head;
+}
+
+/**
  * The canonical set of `subnetId` at P-chain height `height` (0: the last folded one). A height past the view's
  * throws HeightError; an L1's set is its current one (the view keeps no L1 validator history).
  */
-export async function validatorSetAt(sql: SqlClient, subnetId: string, height: bigint): Promise<ValidatorSetAt> {
-  const [head] = await sql.query<{height: bigint; ts: bigint}>("SELECT height, ts FROM blocks WHERE chain = 'P' ORDER BY height DESC LIMIT 1");
-  if (!head) throw new HeightError("the P-chain view has no block yet");
+export async function validatorSetAt(sql: SqlClient, subnetId: string, height: bigint, knownHead?: {height: bigint; ts: bigint}): Promise<ValidatorSetAt> {
+  const head = knownHead ?? (await pHead(sql));
   const at = height === 0n ? head.height : height;
   if (at > head.height) throw new HeightError(`P-chain height ${at} is past the view's (${head.height})`);
-  const [block] = await sql.query<{ts: bigint}>("SELECT ts FROM blocks WHERE chain = 'P' AND height = $1", [at]);
+  const [block] = at === head.height ? [head] : await sql.query<{ts: bigint}>("SELECT ts FROM blocks WHERE chain = 'P' AND height = $1", [at]);
   const ts = block?.ts ?? head.ts;
 
   const [subnet] = await sql.query<{is_l1: boolean}>("SELECT is_l1 FROM subnets WHERE subnet_id = $1", [subnetId]);

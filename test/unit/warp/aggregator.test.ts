@@ -10,6 +10,7 @@ import {
   sign,
   SIGNATURE_DST,
   verifySignedMessage,
+  VerifiedSignatures,
   WarpError,
   type CanonicalSet,
   type CanonicalValidator,
@@ -136,6 +137,27 @@ describe("aggregate", () => {
     expect(both.invalid).toBeGreaterThanOrEqual(1);
   });
 
+
+  it("counts a signature verified before without a second check, and never remembers a bad one", async () => {
+    const set = localSet(5);
+    const key = (i: number) => localSecretKey(keyNumber(set.validators[i]!.publicKey));
+    const verified = new VerifiedSignatures();
+    const first = await aggregate({unsigned, set, quorumNum: 100, bufferPercent: 0, sources: [devSigners(everyone)], verified});
+    expect(first.ok).toBe(true);
+    // The same bytes again: every one is known, the same signed message comes out, nothing is checked anew.
+    const again = await aggregate({unsigned, set, quorumNum: 100, bufferPercent: 0, sources: [devSigners(everyone)], verified});
+    expect(again.ok && hex(again.signed)).toBe(first.ok && hex(first.signed));
+    // A bad signature for a validator whose good one is cached is still a bad one: checked, refused, not cached.
+    const bad = listSource("bad", (s) => [{publicKey: s.validators[0]!.publicKey, signature: sign(key(1), unsigned)}], set);
+    const r = await aggregate({unsigned, set, quorumNum: 20, bufferPercent: 0, sources: [bad], verified});
+    expect(r).toMatchObject({ok: false, invalid: 1});
+    // Another message: nothing cached for it.
+    const other = Uint8Array.from(unsigned);
+    other[other.length - 1]! ^= 1;
+    const forOther = listSource("replay", (s) => s.validators.map((v, i) => ({publicKey: v.publicKey, signature: sign(key(i), unsigned)})), set);
+    const replayed = await aggregate({unsigned: other, set, quorumNum: 20, bufferPercent: 0, sources: [forOther], verified});
+    expect(replayed).toMatchObject({ok: false, invalid: 5});
+  });
   it("a failing or silent source does not stop the others; the caller's signal ends a wait", async () => {
     const set = localSet(5);
     const failing: SignatureSource = {
