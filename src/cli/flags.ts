@@ -109,7 +109,7 @@ export const FLAGS: readonly FlagDef[] = [
   flag({name: "data-api-keys-file", kind: "path", default: null, defaultText: "none", description: 'JSON {"<key>": {"name": "...", "rateLimit": N}}: API keys and their limits a minute'}),
   flag({name: "data-api-rate-limit", kind: "int", default: 600, defaultText: "600", description: "data API requests a minute per client IP without a key (429 above); 0 = no limit"}),
   flag({name: "evm-rpc", kind: "string", default: "", defaultText: "none (dev network: its own EVM)", description: "EVM chains the data API follows: comma list of <chain>=<url>, chain = C, an EVM chain ID or a blockchain ID (C=http://127.0.0.1:9650/ext/bc/C/rpc)"}),
-  flag({name: "dev-evm", kind: "bool", default: true, defaultText: "true", description: "with --feed dev: run the dev network's C-chain on a real EVM (anvil, from npm) and follow it"}),
+  flag({name: "dev-evm", kind: "bool", default: true, defaultText: "true", description: "with --feed dev: run the dev network's C-chain and its L1 on real EVMs (anvil, from npm) and follow them"}),
   flag({name: "contract-metadata-file", kind: "path", default: null, defaultText: "none", description: 'JSON {"0x<address>": {"name": ..., "description": ..., "officialSite": ..., ...}}: curated contract fields the data API adds to its answers'}),
   flag({name: "nft-metadata-allow-private", kind: "bool", default: false, defaultText: "false", description: "let the NFT metadata fetcher reach loopback, private and link-local addresses (off: refused, against SSRF)"}),
   flag({name: "ipfs-gateway", kind: "string", default: "https://ipfs.io/ipfs/", defaultText: "https://ipfs.io/ipfs/", description: "gateway for ipfs:// token URIs (the CID and path are appended)"}),
