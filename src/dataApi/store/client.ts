@@ -11,6 +11,7 @@
  *
  * Parameters: `bigint`, `number`, `string`, `boolean`, `Uint8Array`, `null` and arrays of them are sent as is.
  */
+import {createHash} from "node:crypto";
 import {hostname} from "node:os";
 import {PGlite, types as pgliteTypes} from "@electric-sql/pglite";
 import pg from "pg";
@@ -156,10 +157,14 @@ function mapArray(value: unknown, f: (v: unknown) => unknown): unknown {
   return value === null ? null : f(value);
 }
 
+/** Distinct statement texts given a name (see PgSqlClient.statementName). */
+const PREPARED_TEXTS = 1000;
+
 export class PgSqlClient implements SqlClient {
   readonly kind = "postgres" as const;
   readonly dataDir = null;
   private readonly dedicated = new Set<pg.Client>();
+  private readonly names = new Map<string, string>();
   private closing = false;
 
   private constructor(
@@ -183,8 +188,24 @@ export class PgSqlClient implements SqlClient {
   }
 
   async query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]> {
-    const res = await this.pool.query(sql, params);
+    const name = params ? this.statementName(sql) : undefined;
+    const res = await this.pool.query(name ? {name, text: sql, values: params} : {text: sql, values: params});
     return res.rows as T[];
+  }
+
+  /**
+   * A name for a parameterised statement outside transactions (the API's reads): each connection then parses it
+   * once and the server can keep its plan, instead of parsing and planning it at every request (2-3 ms for a
+   * list's statements, measured). The first PREPARED_TEXTS distinct texts get names; later ones run unnamed, so a
+   * statement text built from data can never fill the connections' statement caches.
+   */
+  private statementName(sql: string): string | undefined {
+    let name = this.names.get(sql);
+    if (name === undefined && this.names.size < PREPARED_TEXTS) {
+      name = `avaext_${createHash("sha1").update(sql).digest("hex").slice(0, 16)}`;
+      this.names.set(sql, name);
+    }
+    return name;
   }
 
   async exec(sql: string): Promise<void> {
