@@ -6,7 +6,6 @@
  * `POST <url>/v1/signatureAggregator/<network>/aggregateSignatures` → `{"signedMessage"}`. The answer is only
  * bytes here: the route checks it against its own canonical set before anyone sees it.
  */
-import {bytesToHex} from "../../evm/hex.js";
 import {badGateway, type DataApiError} from "../server/errors.js";
 import {joinUrl, parseHex, postJson, redactUrl, snippet} from "./upstream.js";
 
@@ -49,8 +48,9 @@ export class ExternalAggregator {
 
   /** The upstream's signed message, as bytes (not checked yet); a 502 naming the upstream when there is none. */
   async signedMessage(req: ExternalRequest, signal?: AbortSignal): Promise<Uint8Array> {
-    const message = bytesToHex(req.unsigned);
-    const justification = req.justification && req.justification.length > 0 ? bytesToHex(req.justification) : undefined;
+    const hex = (b: Uint8Array): string => "0x" + Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
+    const message = hex(req.unsigned);
+    const justification = req.justification && req.justification.length > 0 ? hex(req.justification) : undefined;
     const body =
       this.format === "icm-services"
         ? {message: message.slice(2), ...(justification ? {justification: justification.slice(2)} : {}), "signing-subnet-id": req.subnetId, "quorum-percentage": req.quorumPercentage}
