@@ -2,7 +2,7 @@
  * Canonical validator sets from a P-chain node's JSON-RPC (`--platform-rpc`, AvalancheGo's `/ext/bc/P`), for a
  * store that did not fold the P-chain from genesis: `platform.getHeight`, `platform.getValidatorsAt` (a map of node
  * ID to `{publicKey, weight}`, or to a weight string on older nodes) and `platform.validatedBy` for a chain the view
- * does not know. A set at a given height never changes: the last few are kept. A failing node is a 502 naming it.
+ * does not know. A set at a given height never changes, nor a chain's subnet: the last few are kept. A failing node is a 502 naming it.
  */
 import {canonicalValidatorSet, type ValidatorInput} from "../../warp/validators.js";
 import {PUBLIC_KEY_LEN} from "../../warp/message.js";
@@ -30,6 +30,8 @@ export class PlatformRpcValidatorSets implements ValidatorSets {
   readonly name: string;
   private readonly endpoint: string;
   private readonly sets = new Map<string, ValidatorSetAt>();
+  /** A chain's subnet never changes: the node's answers, kept. */
+  private readonly subnets = new Map<string, string>();
 
   constructor(
     private readonly opts: PlatformRpcOptions,
@@ -90,7 +92,7 @@ export class PlatformRpcValidatorSets implements ValidatorSets {
 
   async subnetOf(blockchainId: string): Promise<string | null> {
     if (blockchainId === EMPTY_ID) return EMPTY_ID;
-    const known = await this.modules.fallback?.subnetOf(blockchainId);
+    const known = (await this.modules.fallback?.subnetOf(blockchainId)) ?? this.subnets.get(blockchainId);
     if (known) return known;
     let r: {subnetID?: unknown} | null;
     try {
@@ -101,6 +103,8 @@ export class PlatformRpcValidatorSets implements ValidatorSets {
       throw badGateway(`${this.name}: platform.validatedBy: ${(e as Error).message}`);
     }
     if (typeof r?.subnetID !== "string") throw this.fail("platform.validatedBy", `no subnetID in ${JSON.stringify(r)}`);
+    if (this.subnets.size >= 1024) this.subnets.delete(this.subnets.keys().next().value!);
+    this.subnets.set(blockchainId, r.subnetID);
     return r.subnetID;
   }
 }
