@@ -34,7 +34,7 @@ export interface SignatureRoutesModules {
 const DEFAULT_QUORUM = 67;
 
 export function registerSignatureRoutes(router: DataApiRouter, m: SignatureRoutesModules): void {
-  /** Aggregates `unsigned` with `subnetId`'s set at `height`: the signed message, or 503 naming what was collected. */
+  /** Aggregates `unsigned` with `subnetId`'s set at `height`: the signed message; 503 naming what was collected; 502 when the external aggregator fails. */
   const aggregateFor = async (req: IncomingMessage, unsigned: Uint8Array, subnetId: string, height: bigint, quorum: number, buffer: number, justification: Uint8Array | undefined): Promise<{signedMessage: string}> => {
     let at;
     try {
@@ -58,8 +58,7 @@ export function registerSignatureRoutes(router: DataApiRouter, m: SignatureRoute
         if (!v.ok) throw ext.fail(`its signed message does not verify against subnet ${subnetId}'s validators at P-chain height ${at.height}: ${v.reason}`);
         return {signedMessage: bytesToHex(signed)};
       }
-      const r = result!;
-      if (r.ok) throw new Error("unreachable");
+      const r = result as Extract<AggregateResult, {ok: false}>; // sources ran and fell short; no aggregator
       const pct = (w: bigint): string => (r.totalWeight === 0n ? "0" : ((w * 100n) / r.totalWeight).toString());
       const refusals = r.refusals.length > 0 ? `; ${r.refusals.length} validators refused: ${[...new Set(r.refusals.map((x) => x.reason))].join("; ")}` : "";
       throw new DataApiError(503, `collected ${pct(r.collectedWeight)}% of subnet ${subnetId} at P-chain height ${at.height}, ${quorum}% required${refusals}`);
