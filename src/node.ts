@@ -217,6 +217,12 @@ export class AvaextNode {
           contractMetadata: c["contract-metadata-file"] ? loadContractMetadata(c["contract-metadata-file"]) : new Map(),
           nftFetch: {ipfsGateway: c["ipfs-gateway"], allowPrivate: c["nft-metadata-allow-private"]},
           icmContracts: c["icm-contracts"],
+          signatures: {
+            warpSignerUrls: c["warp-signer-urls"],
+            aggregatorUrl: c["signature-aggregator-url"] || null,
+            aggregatorTimeoutMs: c["signature-aggregator-timeout"],
+            platformRpc: c["platform-rpc"] || null,
+          },
         },
         {
           index: c["index-enabled"] ? store : null,

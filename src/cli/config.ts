@@ -4,6 +4,7 @@
  */
 import {readFileSync} from "node:fs";
 import {parseEvmRpcList} from "../dataApi/evm/chains.js";
+import {badUpstreamUrl} from "../dataApi/signatures/upstream.js";
 import {FLAGS, FLAG_BY_NAME, envName, parseFlagValue, type AvaextConfig} from "./flags.js";
 
 /** A configuration error: printed as one line, exit code 2. */
@@ -102,6 +103,15 @@ function validate(c: AvaextConfig): void {
     throw new ConfigError("evm-rpc", (e as Error).message.replace(/^--evm-rpc: /, ""));
   }
   for (const a of c["icm-contracts"]) if (!/^0x[0-9a-fA-F]{40}$/.test(a)) throw new ConfigError("icm-contracts", `${JSON.stringify(a)} is not a 0x address`);
+  for (const u of c["warp-signer-urls"]) {
+    const bad = badUpstreamUrl(u);
+    if (bad) throw new ConfigError("warp-signer-urls", bad);
+  }
+  for (const f of ["signature-aggregator-url", "platform-rpc"] as const) {
+    const bad = c[f] === "" ? null : badUpstreamUrl(c[f]);
+    if (bad) throw new ConfigError(f, bad);
+  }
+  if (c["signature-aggregator-timeout"] <= 0) throw new ConfigError("signature-aggregator-timeout", "must be greater than 0");
   if (!/^https?:\/\/.+\/$/.test(c["ipfs-gateway"])) throw new ConfigError("ipfs-gateway", `must be an http(s) URL ending in /, got ${JSON.stringify(c["ipfs-gateway"])}`);
 }
 

@@ -54,6 +54,10 @@ export interface AvaextConfig {
   "nft-metadata-allow-private": boolean;
   "ipfs-gateway": string;
   "icm-contracts": string[];
+  "warp-signer-urls": string[];
+  "signature-aggregator-url": string;
+  "signature-aggregator-timeout": number;
+  "platform-rpc": string;
 }
 
 export type FlagName = keyof AvaextConfig;
@@ -114,6 +118,10 @@ export const FLAGS: readonly FlagDef[] = [
   flag({name: "nft-metadata-allow-private", kind: "bool", default: false, defaultText: "false", description: "let the NFT metadata fetcher reach loopback, private and link-local addresses (off: refused, against SSRF)"}),
   flag({name: "ipfs-gateway", kind: "string", default: "https://ipfs.io/ipfs/", defaultText: "https://ipfs.io/ipfs/", description: "gateway for ipfs:// token URIs (the CID and path are appended)"}),
   flag({name: "icm-contracts", kind: "list", default: ["0x253b2784c75e510dD0fF1da844684a1aC0aa5fcf"], defaultText: "0x253b2784c75e510dD0fF1da844684a1aC0aa5fcf", description: "TeleporterMessenger addresses whose logs are interchain messages (comma list; the default is the v1.0.0 deployment, the same on every chain)"}),
+  flag({name: "warp-signer-urls", kind: "list", default: [], defaultText: "none", description: "validator nodes (AvalancheGo base URLs, http://10.0.0.5:9650, comma list) asked for warp signatures of messages EVM chains sent (warp_getMessageSignature; each node's BLS key from info.getNodeID): signature aggregation's source on a real network; P-chain messages are not signed over RPC"}),
+  flag({name: "signature-aggregator-url", kind: "string", default: "", defaultText: "none", description: "external aggregator asked when the local signers fall short of quorum: an icm-services signature-aggregator (URL ending in /aggregate-signatures) or a Data API base URL (Glacier, another avaext); its answer is verified against this node's validator set (502 if not)"}),
+  flag({name: "signature-aggregator-timeout", kind: "duration", default: 30_000, defaultText: "30s", description: "how long the external aggregator may take (502 after)"}),
+  flag({name: "platform-rpc", kind: "string", default: "", defaultText: "none (the P-chain view)", description: "P-chain node (AvalancheGo base URL, http://127.0.0.1:9650; calls go to its /ext/bc/P) whose validator sets and chains' subnets signature aggregation uses instead of the P-chain view's: for a store that did not fold the P-chain from genesis"}),
   flag({name: "v8-pretenuring", kind: "bool", default: false, defaultText: "false", description: "keep V8's allocation-site pretenuring, which avaext turns off (docs/performance.md)"}),
 ];
 

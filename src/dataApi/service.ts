@@ -27,6 +27,11 @@ import {registerIcmRoutes} from "./routes/icm.js";
 import {registerSignatureRoutes} from "./routes/signatures.js";
 import {devSigningRefusal} from "./signatures/signingRules.js";
 import {devSigners} from "../warp/devSigners.js";
+import type {SignatureSource} from "../warp/aggregator.js";
+import {WarpSigners, defaultWarpSignersOptions} from "./signatures/warpSigners.js";
+import {ExternalAggregator} from "./signatures/externalAggregator.js";
+import {PlatformRpcValidatorSets, defaultPlatformRpcOptions} from "./signatures/platformRpc.js";
+import {viewValidatorSets, type ValidatorSets} from "./signatures/validatorSets.js";
 import {AVAX_TOKEN, EvmChains, type EvmChain, type EvmChainSpec, type StoredChainState} from "./evm/chains.js";
 import {EvmRpc, defaultEvmRpcOptions} from "../evm/rpc.js";
 import {toHex} from "../evm/hex.js";
@@ -57,6 +62,19 @@ export interface DataApiOptions {
   nftFetch: {ipfsGateway: string; allowPrivate: boolean};
   /** TeleporterMessenger addresses whose logs are interchain messages (`--icm-contracts`). */
   icmContracts: string[];
+  /** Where endpoints 1 and 2 get signatures and validator sets on a real network. */
+  signatures: SignatureOptions;
+}
+
+export interface SignatureOptions {
+  /** Validator nodes asked for their warp signatures (`--warp-signer-urls`). */
+  warpSignerUrls: string[];
+  /** An external aggregator asked when the local sources fall short (`--signature-aggregator-url`); null = none. */
+  aggregatorUrl: string | null;
+  /** Its deadline (`--signature-aggregator-timeout`). */
+  aggregatorTimeoutMs: number;
+  /** A P-chain node whose validator sets replace the view's (`--platform-rpc`); null = the view's. */
+  platformRpc: string | null;
 }
 
 export interface DataApiModules {
@@ -144,18 +162,33 @@ export class DataApiService {
       registerPrimaryRoutes(router, {sql, network: modules.network, chains: modules.chains, avaxAssetId: modules.avaxAssetId});
       registerEvmRoutes(router, {sql, chains: this.evm, curated: opts.contractMetadata});
       registerIcmRoutes(router, {sql, chains: this.evm});
-      // The dev network's validators are AvalancheGo's local ones, whose keys are public: they sign here, by its rules.
-      // Their rules do not depend on which validator signs: one check per request (keyed by its message's bytes).
-      const checked = new WeakMap<Uint8Array, Promise<string | null>>();
-      const willSign = (unsigned: Uint8Array, justification: Uint8Array | undefined): Promise<string | null> => {
-        let answer = checked.get(unsigned);
-        if (!answer) checked.set(unsigned, (answer = devSigningRefusal(sql, unsigned, justification)));
-        return answer;
-      };
-      const sources = modules.network.name === "local" ? [devSigners(willSign)] : [];
-      registerSignatureRoutes(router, {sql, network: modules.network, sources});
+      registerSignatureRoutes(router, {sql, network: modules.network, ...this.signatureModules()});
       modules.routes.addResolver(router.resolver());
     }
+  }
+
+  /** Endpoints 1 and 2's signature sources, external aggregator and validator sets, from the options. */
+  private signatureModules(): {sources: SignatureSource[]; external: ExternalAggregator | null; validatorSets: ValidatorSets} {
+    const {opts, modules, sql} = this;
+    const sig = opts.signatures;
+    const sources: SignatureSource[] = [];
+    // The dev network's validators are AvalancheGo's local ones, whose keys are public: they sign here, by its rules.
+    // Their rules do not depend on which validator signs: one check per request (keyed by its message's bytes).
+    if (modules.network.name === "local") {
+      const checked = new WeakMap<Uint8Array, Promise<string | null>>();
+      sources.push(
+        devSigners((unsigned, justification) => {
+          let answer = checked.get(unsigned);
+          if (!answer) checked.set(unsigned, (answer = devSigningRefusal(sql, unsigned, justification)));
+          return answer;
+        }),
+      );
+    }
+    if (sig.warpSignerUrls.length > 0) sources.push(new WarpSigners({...defaultWarpSignersOptions, urls: sig.warpSignerUrls}, {logger: modules.logger}));
+    const external = sig.aggregatorUrl ? new ExternalAggregator({url: sig.aggregatorUrl, network: modules.network.name, timeoutMs: sig.aggregatorTimeoutMs}) : null;
+    const view = viewValidatorSets(sql, Object.values(modules.network.chainIds));
+    const validatorSets = sig.platformRpc ? new PlatformRpcValidatorSets({...defaultPlatformRpcOptions, url: sig.platformRpc}, {fallback: view}) : view;
+    return {sources, external, validatorSets};
   }
 
   /** The followed EVM chains: an RPC client each, and a follower in a process that writes. */

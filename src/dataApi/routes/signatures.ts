@@ -2,47 +2,68 @@
  * Signature aggregation, endpoint 1 (contract data-api §8): `POST /v1/signatureAggregator/{network}/aggregateSignatures`
  * takes an unsigned warp message of the served network, asks the signing subnet's canonical validator set at a
  * P-chain height for signatures, checks each against its validator's key before it counts, and answers the signed
- * message once quorum (plus the buffer) is reached, else 503 naming what was collected and who refused.
+ * message once quorum (plus the buffer) is reached. When the local sources do not reach quorum and an external
+ * aggregator is configured, the request goes there and its answer is checked against this node's own canonical set
+ * before it is returned (502 naming the upstream and the reason otherwise); with none, 503 naming what was
+ * collected and who refused.
  */
 import {bytesToHex, hexToBytes} from "../../evm/hex.js";
 import type {NetworkInfo} from "../../chains/index.js";
-import {VerifiedSignatures, aggregate, type SignatureSource} from "../../warp/aggregator.js";
+import {VerifiedSignatures, aggregate, verifySignedMessage, type AggregateResult, type SignatureSource} from "../../warp/aggregator.js";
 import {parseUnsignedMessage, pChainUnsignedMessage} from "../../warp/message.js";
 import {cb58Encode, EMPTY_ID, idFromString} from "../../util/cb58.js";
 import type {SqlClient} from "../store/client.js";
 import type {DataApiRouter} from "../server/router.js";
 import {DataApiError, badRequest, notFound, unavailable} from "../server/errors.js";
+import type {IncomingMessage} from "node:http";
 import {resolveNetwork} from "../server/names.js";
-import {HeightError, ValidatorSetCache, subnetOfChain} from "../signatures/validatorSets.js";
+import {HeightError, type ValidatorSets} from "../signatures/validatorSets.js";
+import type {ExternalAggregator} from "../signatures/externalAggregator.js";
 
 export interface SignatureRoutesModules {
   sql: SqlClient;
   network: NetworkInfo;
-  /** Where signatures come from (the dev network's validators; validators' RPCs; an external aggregator). */
+  /** Where signatures come from (the dev network's validators; validator nodes' warp RPC). */
   sources: SignatureSource[];
+  /** Canonical sets and chains' subnets (the P-chain view, or a P-chain node with --platform-rpc). */
+  validatorSets: ValidatorSets;
+  /** Asked when the sources do not reach quorum (--signature-aggregator-url); its answer is verified here. */
+  external: ExternalAggregator | null;
 }
 
 const DEFAULT_QUORUM = 67;
 
 export function registerSignatureRoutes(router: DataApiRouter, m: SignatureRoutesModules): void {
-  const sets = new ValidatorSetCache();
   const verified = new VerifiedSignatures();
-  /** Aggregates `unsigned` with `subnetId`'s set at `height`: the signed message, or 503 naming what was collected. */
-  const aggregateFor = async (unsigned: Uint8Array, subnetId: string, height: bigint, quorum: number, buffer: number, justification: Uint8Array | undefined): Promise<{signedMessage: string}> => {
+  /** Aggregates `unsigned` with `subnetId`'s set at `height`: the signed message; 503 naming what was collected; 502 when the external aggregator fails. */
+  const aggregateFor = async (req: IncomingMessage, unsigned: Uint8Array, subnetId: string, height: bigint, quorum: number, buffer: number, justification: Uint8Array | undefined): Promise<{signedMessage: string}> => {
     let at;
     try {
-      at = await sets.get(m.sql, subnetId, height);
+      at = await m.validatorSets.setAt(subnetId, height);
     } catch (e) {
       if (e instanceof HeightError) throw badRequest("pChainHeight", e.message);
       throw e;
     }
     if (at.set.validators.length === 0) throw unavailable(`subnet ${subnetId} has no validator with a BLS key at P-chain height ${at.height}`);
-    if (m.sources.length === 0) throw unavailable(`no signature source is configured for network ${m.network.name} (see --warp-signer-urls and --signature-aggregator-url)`);
-    const result = await aggregate({unsigned, set: at.set, quorumNum: quorum, bufferPercent: buffer, sources: m.sources, justification, verified});
-    if (result.ok) return {signedMessage: bytesToHex(result.signed)};
-    const pct = (w: bigint): string => (result.totalWeight === 0n ? "0" : ((w * 100n) / result.totalWeight).toString());
-    const refusals = result.refusals.length > 0 ? `; ${result.refusals.length} validators refused: ${[...new Set(result.refusals.map((r) => r.reason))].join("; ")}` : "";
-    throw new DataApiError(503, `collected ${pct(result.collectedWeight)}% of subnet ${subnetId} at P-chain height ${at.height}, ${quorum}% required${refusals}`);
+    if (m.sources.length === 0 && !m.external) throw unavailable(`no signature source is configured for network ${m.network.name} (see --warp-signer-urls and --signature-aggregator-url)`);
+    return withRequestSignal(req, async (signal) => {
+      let result: AggregateResult | null = null;
+      if (m.sources.length > 0) {
+        result = await aggregate({unsigned, set: at.set, quorumNum: quorum, bufferPercent: buffer, sources: m.sources, justification, signal, verified});
+        if (result.ok) return {signedMessage: bytesToHex(result.signed)};
+      }
+      if (m.external) {
+        const ext = m.external;
+        const signed = await ext.signedMessage({unsigned, justification, subnetId, quorumPercentage: quorum, pChainHeight: height}, signal);
+        const v = verifySignedMessage(signed, at.set, quorum, unsigned);
+        if (!v.ok) throw ext.fail(`its signed message does not verify against subnet ${subnetId}'s validators at P-chain height ${at.height}: ${v.reason}`);
+        return {signedMessage: bytesToHex(signed)};
+      }
+      const r = result as Extract<AggregateResult, {ok: false}>; // sources ran and fell short; no aggregator
+      const pct = (w: bigint): string => (r.totalWeight === 0n ? "0" : ((w * 100n) / r.totalWeight).toString());
+      const refusals = r.refusals.length > 0 ? `; ${r.refusals.length} validators refused: ${[...new Set(r.refusals.map((x) => x.reason))].join("; ")}` : "";
+      throw new DataApiError(503, `collected ${pct(r.collectedWeight)}% of subnet ${subnetId} at P-chain height ${at.height}, ${quorum}% required${refusals}`);
+    });
   };
 
   // 2: the P-chain's message for an L1 transaction, signed by the L1's validators.
@@ -65,7 +86,7 @@ export function registerSignatureRoutes(router: DataApiRouter, m: SignatureRoute
       case "ConvertSubnetToL1Tx": {
         if (!d.subnetId || !d.conversion) throw badRequest("txHash", `${txId} carries no conversion`);
         const unsigned = pChainUnsignedMessage(m.network.id, {type: "SubnetToL1Conversion", conversionId: id(d.conversion.conversionId)});
-        return aggregateFor(unsigned, d.subnetId, 0n, DEFAULT_QUORUM, 0, id(d.subnetId));
+        return aggregateFor(ctx.req, unsigned, d.subnetId, 0n, DEFAULT_QUORUM, 0, id(d.subnetId));
       }
       case "RegisterL1ValidatorTx": {
         const v = d.l1Validator;
@@ -73,7 +94,7 @@ export function registerSignatureRoutes(router: DataApiRouter, m: SignatureRoute
         const [row] = await m.sql.query<{weight: string}>("SELECT weight::text AS weight FROM l1_validators WHERE validation_id = $1", [v.validationId]);
         if (!row || BigInt(row.weight) === 0n) throw badRequest("txHash", `validator ${v.validationId} is no longer registered: its L1ValidatorRegistration(false) needs the RegisterL1ValidatorMessage as justification (POST the message)`);
         const unsigned = pChainUnsignedMessage(m.network.id, {type: "L1ValidatorRegistration", validationId: id(v.validationId), registered: true});
-        return aggregateFor(unsigned, d.subnetId, 0n, DEFAULT_QUORUM, 0, undefined);
+        return aggregateFor(ctx.req, unsigned, d.subnetId, 0n, DEFAULT_QUORUM, 0, undefined);
       }
       case "SetL1ValidatorWeightTx": {
         const v = d.l1Validator;
@@ -84,7 +105,7 @@ export function registerSignatureRoutes(router: DataApiRouter, m: SignatureRoute
         const weight = BigInt(v.weight ?? 0);
         if (row.nonce !== nonce || BigInt(row.weight) !== weight) throw badRequest("txHash", `not the validator's current weight: its current nonce is ${row.nonce} (weight ${row.weight})`);
         const unsigned = pChainUnsignedMessage(m.network.id, {type: "L1ValidatorWeight", validationId: id(v.validationId), nonce, weight});
-        return aggregateFor(unsigned, row.subnet_id, 0n, DEFAULT_QUORUM, 0, undefined);
+        return aggregateFor(ctx.req, unsigned, row.subnet_id, 0n, DEFAULT_QUORUM, 0, undefined);
       }
       default:
         throw badRequest("txHash", `a ${tx.tx_type} has no P-chain warp message (ConvertSubnetToL1Tx, RegisterL1ValidatorTx and SetL1ValidatorWeightTx have)`);
@@ -129,12 +150,25 @@ export function registerSignatureRoutes(router: DataApiRouter, m: SignatureRoute
     } else {
       const source = cb58Encode(unsigned.sourceChainId);
       const isP = unsigned.sourceChainId.every((x) => x === 0);
-      const found = isP ? EMPTY_ID : await subnetOfChain(m.sql, source, Object.values(m.network.chainIds));
+      const found = isP ? EMPTY_ID : await m.validatorSets.subnetOf(source);
       if (found === null) throw badRequest("signingSubnetId", `required: the subnet validating source chain ${source} is not known here`);
       subnetId = found;
     }
-    return aggregateFor(message, subnetId, height, quorum, buffer, justification);
+    return aggregateFor(ctx.req, message, subnetId, height, quorum, buffer, justification);
   });
+}
+
+/** Runs `fn` with a signal aborted when the client goes away (its connection closes). */
+async function withRequestSignal<T>(req: IncomingMessage, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const ac = new AbortController();
+  const socket = req.socket;
+  const onClose = (): void => ac.abort(new Error("client disconnected"));
+  socket?.once("close", onClose);
+  try {
+    return await fn(ac.signal);
+  } finally {
+    socket?.off("close", onClose);
+  }
 }
 
 /** A 32-byte ID given as CB58 or hex (0x optional), as CB58; 400 naming the field otherwise. */

@@ -46,3 +46,8 @@ export function notFound(message: string): DataApiError {
 export function unavailable(message: string): DataApiError {
   return new DataApiError(503, message);
 }
+
+/** 502: a service this one relies on (a P-chain node, an external aggregator) failed or answered wrongly. */
+export function badGateway(message: string): DataApiError {
+  return new DataApiError(502, message);
+}

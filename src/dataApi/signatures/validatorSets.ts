@@ -93,3 +93,23 @@ export async function subnetOfChain(sql: SqlClient, blockchainId: string, primar
   const [row] = await sql.query<{subnet_id: string}>("SELECT subnet_id FROM blockchains WHERE blockchain_id = $1", [blockchainId]);
   return row?.subnet_id ?? null;
 }
+
+/** Where the routes take canonical sets and chains' subnets from: the P-chain view, or a P-chain node (--platform-rpc). */
+export interface ValidatorSets {
+  /** As validatorSetAt: HeightError for a height past the source's; other errors as the source fails. */
+  setAt(subnetId: string, height: bigint): Promise<ValidatorSetAt>;
+  /** As subnetOfChain: null when the chain is not known. */
+  subnetOf(blockchainId: string): Promise<string | null>;
+  /** Names the source in messages. */
+  readonly name: string;
+}
+
+/** The P-chain view's sets (the store this process serves), cached while its P-chain head stays. */
+export function viewValidatorSets(sql: SqlClient, primaryChains: readonly string[]): ValidatorSets {
+  const cache = new ValidatorSetCache();
+  return {
+    name: "the P-chain view",
+    setAt: (subnetId, height) => cache.get(sql, subnetId, height),
+    subnetOf: (blockchainId) => subnetOfChain(sql, blockchainId, primaryChains),
+  };
+}

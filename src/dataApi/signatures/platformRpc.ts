@@ -1,0 +1,116 @@
+/**
+ * Canonical validator sets from a P-chain node's JSON-RPC (`--platform-rpc`, AvalancheGo's `/ext/bc/P`), for a
+ * store that did not fold the P-chain from genesis: `platform.getHeight`, `platform.getValidatorsAt` (a map of node
+ * ID to `{publicKey, weight}`, or to a weight string on older nodes) and `platform.validatedBy` for a chain the view
+ * does not know. A set at a given height never changes, nor a chain's subnet: the last few are kept. A failing node is a 502 naming it.
+ */
+import {canonicalValidatorSet, type ValidatorInput} from "../../warp/validators.js";
+import {PUBLIC_KEY_LEN} from "../../warp/message.js";
+import {EMPTY_ID} from "../../util/cb58.js";
+import {DataApiError, badGateway} from "../server/errors.js";
+import {HeightError, type ValidatorSetAt, type ValidatorSets} from "./validatorSets.js";
+import {jsonRpc, joinUrl, parseHex, redactUrl} from "./upstream.js";
+
+export interface PlatformRpcOptions {
+  /** The node's base URL (`http://127.0.0.1:9650`): calls go to `<url>/ext/bc/P`. */
+  url: string;
+  timeoutMs: number;
+  /** Sets kept, by (subnet, height). */
+  cacheSize: number;
+}
+
+export const defaultPlatformRpcOptions = {timeoutMs: 10_000, cacheSize: 32} as const;
+
+export interface PlatformRpcModules {
+  /** Asked first which subnet validates a chain (the view, when it knows); the node only when it does not. */
+  fallback: ValidatorSets | null;
+}
+
+export class PlatformRpcValidatorSets implements ValidatorSets {
+  readonly name: string;
+  private readonly endpoint: string;
+  private readonly sets = new Map<string, ValidatorSetAt>();
+  /** A chain's subnet never changes: the node's answers, kept. */
+  private readonly subnets = new Map<string, string>();
+
+  constructor(
+    private readonly opts: PlatformRpcOptions,
+    private readonly modules: PlatformRpcModules,
+  ) {
+    this.name = `P-chain RPC ${redactUrl(opts.url)}`;
+    this.endpoint = joinUrl(opts.url, "/ext/bc/P");
+  }
+
+  private async call(method: string, params: unknown): Promise<unknown> {
+    try {
+      return await jsonRpc(this.endpoint, method, params, {timeoutMs: this.opts.timeoutMs});
+    } catch (e) {
+      throw badGateway(`${this.name}: ${method}: ${(e as Error).message}`);
+    }
+  }
+
+  private fail(method: string, reason: string): DataApiError {
+    return badGateway(`${this.name}: ${method}: ${reason}`);
+  }
+
+  async setAt(subnetId: string, height: bigint): Promise<ValidatorSetAt> {
+    const r = (await this.call("platform.getHeight", {})) as {height?: unknown} | null;
+    const head = toBigInt(r?.height);
+    if (head === null) throw this.fail("platform.getHeight", `no height in ${JSON.stringify(r)}`);
+    const at = height === 0n ? head : height;
+    if (at > head) throw new HeightError(`P-chain height ${at} is past the ${this.name}'s (${head})`);
+    const cacheKey = `${subnetId}@${at}`;
+    const cached = this.sets.get(cacheKey);
+    if (cached) return cached;
+    const v = (await this.call("platform.getValidatorsAt", {height: at.toString(), subnetID: subnetId})) as {validators?: unknown} | null;
+    const map = v?.validators;
+    if (map === null || typeof map !== "object" || Array.isArray(map)) throw this.fail("platform.getValidatorsAt", "no validators map in the answer");
+    const inputs: ValidatorInput[] = [];
+    for (const [nodeId, entry] of Object.entries(map as Record<string, unknown>)) {
+      // Newer nodes: {publicKey, weight}; older ones: the weight alone.
+      const e = entry !== null && typeof entry === "object" ? (entry as {publicKey?: unknown; weight?: unknown}) : {weight: entry, publicKey: null};
+      const weight = toBigInt(e.weight);
+      if (weight === null) throw this.fail("platform.getValidatorsAt", `validator ${nodeId}: weight ${JSON.stringify(e.weight)} is not an integer`);
+      let blsPublicKey: Uint8Array | null = null;
+      if (e.publicKey !== null && e.publicKey !== undefined && e.publicKey !== "") {
+        blsPublicKey = parseHex(e.publicKey);
+        if (!blsPublicKey || blsPublicKey.length !== PUBLIC_KEY_LEN) throw this.fail("platform.getValidatorsAt", `validator ${nodeId}: publicKey ${JSON.stringify(e.publicKey)} is not 48 bytes of hex`);
+      }
+      inputs.push({nodeId, weight, blsPublicKey});
+    }
+    let set;
+    try {
+      set = canonicalValidatorSet(inputs);
+    } catch (e) {
+      throw this.fail("platform.getValidatorsAt", (e as Error).message);
+    }
+    const result = {set, height: at};
+    if (this.sets.size >= this.opts.cacheSize) this.sets.delete(this.sets.keys().next().value!);
+    this.sets.set(cacheKey, result);
+    return result;
+  }
+
+  async subnetOf(blockchainId: string): Promise<string | null> {
+    if (blockchainId === EMPTY_ID) return EMPTY_ID;
+    const known = (await this.modules.fallback?.subnetOf(blockchainId)) ?? this.subnets.get(blockchainId);
+    if (known) return known;
+    let r: {subnetID?: unknown} | null;
+    try {
+      r = (await jsonRpc(this.endpoint, "platform.validatedBy", {blockchainID: blockchainId}, {timeoutMs: this.opts.timeoutMs})) as {subnetID?: unknown} | null;
+    } catch (e) {
+      // AvalancheGo answers an unknown chain with a JSON-RPC error: the chain is not known there either.
+      if ((e as {kind?: string}).kind === "rpc") return null;
+      throw badGateway(`${this.name}: platform.validatedBy: ${(e as Error).message}`);
+    }
+    if (typeof r?.subnetID !== "string") throw this.fail("platform.validatedBy", `no subnetID in ${JSON.stringify(r)}`);
+    if (this.subnets.size >= 1024) this.subnets.delete(this.subnets.keys().next().value!);
+    this.subnets.set(blockchainId, r.subnetID);
+    return r.subnetID;
+  }
+}
+
+function toBigInt(v: unknown): bigint | null {
+  if (typeof v === "number" && Number.isSafeInteger(v) && v >= 0) return BigInt(v);
+  if (typeof v === "string" && /^[0-9]{1,20}$/.test(v)) return BigInt(v);
+  return null;
+}
