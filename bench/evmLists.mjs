@@ -16,7 +16,7 @@ import {writeBlocks} from "../dist/src/dataApi/views/evm/write.js";
 import {KIND} from "../dist/src/dataApi/views/evm/derive.js";
 import {listAddressTransactions, listAddressTransfers, listBlocks, listInternalTransactions, listNativeTransactions, listTokenTransfers, listTransactions} from "../dist/src/dataApi/queries/evm/transactions.js";
 import {listBalances, listCollectionTokens, listDeployments} from "../dist/src/dataApi/queries/evm/tokens.js";
-import {RUNS, SECONDS, median, fmt, startAvaext} from "./lib.mjs";
+import {RUNS, SECONDS, deepPage, fmt, getJson, median, startAvaext} from "./lib.mjs";
 import {mulberry32 as prng} from "../dist/src/util/prng.js";
 
 const TXS = Number(process.env.BENCH_EVM_LIST_TXS ?? 1_000_000);
@@ -249,24 +249,7 @@ async function sqlShare(sql, heavy) {
   return out;
 }
 
-async function getJson(url) {
-  const res = await fetch(url);
-  const body = await res.json();
-  if (res.status !== 200) throw new Error(`${url}: HTTP ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
-  return body;
-}
 
-/** Follows nextPageToken from page 1 to page `deep` (or the last page); returns {url, page}. */
-async function deepPage(url, deep) {
-  let token;
-  let page = 1;
-  for (; page < deep; page++) {
-    const body = await getJson(token ? `${url}&pageToken=${encodeURIComponent(token)}` : url);
-    if (!body.nextPageToken) break;
-    token = body.nextPageToken;
-  }
-  return {url: token ? `${url}&pageToken=${encodeURIComponent(token)}` : url, page};
-}
 
 async function latency(url) {
   const r = await autocannon({url, connections: CONNECTIONS, duration: SECONDS});

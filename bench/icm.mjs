@@ -27,7 +27,7 @@ import {MIGRATIONS} from "../dist/src/dataApi/store/schema.js";
 import {bulkInsert} from "../dist/src/dataApi/store/bulk.js";
 import {cb58Encode} from "../dist/src/util/cb58.js";
 import {mulberry32 as prng} from "../dist/src/util/prng.js";
-import {RUNS, SECONDS, median, fmt, startAvaext} from "./lib.mjs";
+import {RUNS, SECONDS, deepPage, fmt, getJson, median, startAvaext} from "./lib.mjs";
 import {startPostgres} from "./evm.mjs";
 
 const MESSAGES = Number(process.env.BENCH_ICM_MESSAGES ?? 1_000_000);
@@ -53,12 +53,6 @@ async function latency(url, {connections, method = "GET", body, headers} = {}) {
   return {p50: r.latency.p50, p99: r.latency.p99, rps: r.requests.average};
 }
 
-async function getJson(url, init) {
-  const res = await fetch(url, init);
-  const body = await res.json();
-  if (res.status !== 200) throw new Error(`${url}: HTTP ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
-  return body;
-}
 
 async function rpc(url, method, params) {
   const body = await getJson(url, {method: "POST", headers: {"content-type": "application/json"}, body: JSON.stringify({jsonrpc: "2.0", id: 1, method, params})});
@@ -195,17 +189,6 @@ async function fill(sql) {
   return {seconds: (performance.now() - t0) / 1000, hot: "0x" + hex(addresses[0]), chain: chains[0], otherChain: chains[1]};
 }
 
-/** Follows nextPageToken from page 1 to page `deep`; returns {url, page}. */
-async function deepPage(url, deep) {
-  let token;
-  let page = 1;
-  for (; page < deep; page++) {
-    const body = await getJson(token ? `${url}&pageToken=${encodeURIComponent(token)}` : url);
-    if (!body.nextPageToken) break;
-    token = body.nextPageToken;
-  }
-  return {url: token ? `${url}&pageToken=${encodeURIComponent(token)}` : url, page};
-}
 
 /** Part 2: endpoint 17 and the message lists on MESSAGES messages in PostgreSQL, 8 connections. */
 async function benchLists() {

@@ -85,6 +85,26 @@ export async function load({allowNon2xx = false, ...opts}) {
   return {rps: r.requests.average, p99: r.latency.p99};
 }
 
+/** GET (or `init`) `url` and its JSON body; throws on a non-200 answer. */
+export async function getJson(url, init) {
+  const res = await fetch(url, init);
+  const body = await res.json();
+  if (res.status !== 200) throw new Error(`${url}: HTTP ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
+  return body;
+}
+
+/** Follows nextPageToken from page 1 (`url`, with a query) to page `deep` or the last page; returns {url, page}. */
+export async function deepPage(url, deep) {
+  let token;
+  let page = 1;
+  for (; page < deep; page++) {
+    const body = await getJson(token ? `${url}&pageToken=${encodeURIComponent(token)}` : url);
+    if (!body.nextPageToken) break;
+    token = body.nextPageToken;
+  }
+  return {url: token ? `${url}&pageToken=${encodeURIComponent(token)}` : url, page};
+}
+
 /** Runs `subject` and `reference` alternately RUNS times; returns medians and the ratio. */
 export async function compare(name, subject, reference) {
   const s = [];
