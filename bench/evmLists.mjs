@@ -16,7 +16,7 @@ import {writeBlocks} from "../dist/src/dataApi/views/evm/write.js";
 import {KIND} from "../dist/src/dataApi/views/evm/derive.js";
 import {listAddressTransactions, listAddressTransfers, listBlocks, listInternalTransactions, listNativeTransactions, listTokenTransfers, listTransactions} from "../dist/src/dataApi/queries/evm/transactions.js";
 import {listBalances, listCollectionTokens, listDeployments} from "../dist/src/dataApi/queries/evm/tokens.js";
-import {RUNS, SECONDS, deepPage, fmt, getJson, median, startAvaext} from "./lib.mjs";
+import {RUNS, SECONDS, deepPage, fmt, median, startAvaext} from "./lib.mjs";
 import {mulberry32 as prng} from "../dist/src/util/prng.js";
 
 const TXS = Number(process.env.BENCH_EVM_LIST_TXS ?? 1_000_000);
