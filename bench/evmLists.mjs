@@ -170,7 +170,7 @@ function syntheticChain() {
     const hash = random(32);
     const b = {number: BigInt(number), hash, parentHash: parent, timestamp: 1_700_000_000n + BigInt(number) * 2n, txCount: txs.length, baseFee: 25n * GWEI, gasUsed: 5_000_000n, gasLimit: 15_000_000n, feesSpent: fees};
     parent = hash;
-    return {block: b, txs, transfers, internals, contracts, addressKinds: kinds};
+    return {block: b, txs, transfers, internals, contracts, addressKinds: kinds, icm: [], warp: []};
   }
   return {block, tokens, heavy: {address: eoas[0], erc20: erc20s[0], erc721: erc721s[0], factory}};
 }
@@ -184,7 +184,7 @@ async function fill(sql) {
   for (let from = 0; from < BLOCKS; from += WRITE_BATCH) {
     const blocks = [];
     for (let n = from; n < Math.min(from + WRITE_BATCH, BLOCKS); n++) blocks.push(chain.block(n));
-    cumulative = await sql.transaction((tx) => writeBlocks(tx, CHAIN_ID, blocks, cumulative, chain.tokens));
+    cumulative = await sql.transaction((tx) => writeBlocks(tx, {chainId: CHAIN_ID, blockchainId: null}, blocks, cumulative, chain.tokens));
     if ((from / WRITE_BATCH) % 50 === 0) console.error(`lists store: ${from + blocks.length} of ${BLOCKS} blocks (${fmt((performance.now() - t0) / 1000)} s)`);
   }
   const seconds = (performance.now() - t0) / 1000;

@@ -74,11 +74,16 @@ interface DevPosition {
   parents: Parents;
 }
 
-const POSITION_LEN = 24 + 6 * 32;
-/** Positions written before the inner parents were kept: their next inner blocks name a zero parent. */
-const OLD_POSITION_LEN = 24 + 4 * 32;
+/**
+ * The schedule's version, stored at the end of the position: a schedule that changes what it puts on a chain
+ * (the EVMs' accounts, contracts, traffic) cannot replay a network an earlier one wrote.
+ */
+const SCHEDULE_VERSION = 2;
+const POSITION_LEN = 24 + 6 * 32 + 4;
+/** Positions of earlier schedules (without a version; before the inner parents were kept). */
+const EARLIER_POSITION_LENS = [24 + 6 * 32, 24 + 4 * 32];
 
-/** Position: schedule start (ms), live start (ms), next tick (u64 each), then the six parent IDs. */
+/** Position: schedule start (ms), live start (ms), next tick (u64 each), the six parent IDs, the schedule version. */
 function encode(p: DevPosition): Uint8Array {
   const b = new Uint8Array(POSITION_LEN);
   const v = new DataView(b.buffer);
@@ -86,17 +91,26 @@ function encode(p: DevPosition): Uint8Array {
   v.setBigUint64(8, BigInt(p.liveMs));
   v.setBigUint64(16, BigInt(p.tick));
   [p.parents.p, p.parents.x, p.parents.c, p.parents.eth, p.parents.pInner, p.parents.xInner].forEach((id, i) => b.set(id, 24 + 32 * i));
+  v.setUint32(POSITION_LEN - 4, SCHEDULE_VERSION);
   return b;
 }
 
-/** A stored position this feed wrote (either layout), or null for none or another feed's. */
+export class DevScheduleVersionError extends Error {}
+
+/** The stored position, or null for none; an earlier schedule's is refused (its chains cannot be replayed). */
 function storedPosition(b: Uint8Array | null): DevPosition | null {
-  return b && (b.length === POSITION_LEN || b.length === OLD_POSITION_LEN) ? decode(b) : null;
+  if (!b) return null;
+  const version = b.length === POSITION_LEN ? new DataView(b.buffer, b.byteOffset, b.byteLength).getUint32(POSITION_LEN - 4) : EARLIER_POSITION_LENS.includes(b.length) ? 1 : null;
+  if (version === SCHEDULE_VERSION) return decode(b);
+  if (version === null) throw new DevScheduleVersionError(`the stored dev-feed position (${b.length} bytes) is not one this version writes`);
+  throw new DevScheduleVersionError(
+    `this data directory holds a dev network written by an earlier avaext (schedule ${version}, this one runs ${SCHEDULE_VERSION}): its chains cannot be replayed. Delete the data directory, or start with another --data-dir`,
+  );
 }
 
 function decode(b: Uint8Array): DevPosition {
   const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
-  const id = (i: number): Uint8Array => (b.length >= 56 + 32 * i ? b.slice(24 + 32 * i, 56 + 32 * i) : new Uint8Array(32));
+  const id = (i: number): Uint8Array => b.slice(24 + 32 * i, 56 + 32 * i);
   return {
     startMs: Number(v.getBigUint64(0)),
     liveMs: Number(v.getBigUint64(8)),
@@ -147,33 +161,40 @@ export class DevFeed implements FeedSource {
    */
   async prepare(position: Uint8Array | null): Promise<void> {
     if (this.start) return;
-    this.start = storedPosition(position);
-    if (!this.start) {
+    let start = storedPosition(position);
+    if (!start) {
       const now = this.now();
       const backfillTicks = Math.floor(this.opts.backfillMs / this.opts.backfillStepMs);
       const zero = new Uint8Array(32);
-      this.start = {startMs: now - backfillTicks * this.opts.backfillStepMs, liveMs: now, tick: 0, parents: {p: zero, x: zero, c: zero, eth: zero, pInner: zero, xInner: zero}};
+      start = {startMs: now - backfillTicks * this.opts.backfillStepMs, liveMs: now, tick: 0, parents: {p: zero, x: zero, c: zero, eth: zero, pInner: zero, xInner: zero}};
     }
-    if (this.modules.evm) {
-      const logger = this.modules.evm.logger;
-      const genesisTimestamp = Number(devGenesisTime(this.start.startMs));
-      const net = this.modules.network;
-      // The L1's chain ID is its CreateChainTx's ID: the schedule replayed up to that tick tells it.
-      const scout = new DevPrimaryNetwork(net, devGenesisTime(this.start.startMs));
-      const tickTime = this.tickTimes(this.start);
-      for (let t = 0; t <= DEV_SCHEDULE.chain; t++) scout.tick(t, BigInt(Math.floor(tickTime(t) / 1000)));
-      const l1ChainId = scout.l1ChainId()!;
-      const install = (blockchainId: Uint8Array) => (rpc: RawRpc) => installIcm(rpc, {networkId: net.id, blockchainId: bytesToHex(blockchainId)});
-      const [c, l1] = await Promise.allSettled([
-        DevEvmChain.start({chainId: DEV_EVM_CHAIN_ID, genesisTimestamp, accounts: DEV_ANVIL_ACCOUNTS}, {logger, setup: install(idFromString(net.chainIds.C))}),
-        DevEvmChain.start({chainId: DEV_L1_EVM_CHAIN_ID, genesisTimestamp, accounts: DEV_ANVIL_ACCOUNTS}, {logger, setup: install(l1ChainId)}),
-      ]);
-      if (c.status === "fulfilled") this.evm = c.value;
-      if (l1.status === "fulfilled") this.l1 = l1.value;
-      const failed = [c, l1].find((x) => x.status === "rejected");
-      if (failed) throw failed.reason;
-      this.l1ChainId = l1ChainId;
+    if (this.modules.evm) await this.startEvms(start, this.modules.evm.logger);
+    // Fixed only once the EVMs run: a failed start leaves nothing behind, and a later prepare() tries again.
+    this.start = start;
+  }
+
+  /** Starts both dev EVMs at the schedule's genesis; if either fails, stops the other and throws. */
+  private async startEvms(start: DevPosition, logger: Logger): Promise<void> {
+    const genesisTimestamp = Number(devGenesisTime(start.startMs));
+    const net = this.modules.network;
+    // The L1's chain ID is its CreateChainTx's ID: the schedule replayed up to that tick tells it.
+    const scout = new DevPrimaryNetwork(net, devGenesisTime(start.startMs));
+    const tickTime = this.tickTimes(start);
+    for (let t = 0; t <= DEV_SCHEDULE.chain; t++) scout.tick(t, BigInt(Math.floor(tickTime(t) / 1000)));
+    const l1ChainId = scout.l1ChainId()!;
+    const install = (blockchainId: Uint8Array) => (rpc: RawRpc) => installIcm(rpc, {networkId: net.id, blockchainId: bytesToHex(blockchainId)});
+    const [c, l1] = await Promise.allSettled([
+      DevEvmChain.start({chainId: DEV_EVM_CHAIN_ID, genesisTimestamp, accounts: DEV_ANVIL_ACCOUNTS}, {logger, setup: install(idFromString(net.chainIds.C))}),
+      DevEvmChain.start({chainId: DEV_L1_EVM_CHAIN_ID, genesisTimestamp, accounts: DEV_ANVIL_ACCOUNTS}, {logger, setup: install(l1ChainId)}),
+    ]);
+    const failed = [c, l1].find((x) => x.status === "rejected");
+    if (failed) {
+      await Promise.all([c, l1].map((x) => (x.status === "fulfilled" ? x.value.stop() : undefined)));
+      throw failed.reason;
     }
+    this.evm = (c as PromiseFulfilledResult<DevEvmChain>).value;
+    this.l1 = (l1 as PromiseFulfilledResult<DevEvmChain>).value;
+    this.l1ChainId = l1ChainId;
   }
 
   /** When tick `t` of the schedule starting at `pos` is due (ms): the backfill's pace, then the live one. */
@@ -235,7 +256,7 @@ export class DevFeed implements FeedSource {
         }
       }
       if (down !== null) this.modules.evm!.logger.error({chain: name, reason: down}, "the dev EVM is down: starting a fresh one and replaying the schedule into it");
-      if (height !== 0n) await evm.reset();
+      if (height !== 0n || !evm.fresh) await evm.reset();
     }
     if (this.evm && this.l1) {
       const blsKeys = LOCAL_VALIDATORS.map((_, i) => Buffer.from(localSigner(i + 1).credentials.publicKey, "hex"));

@@ -309,7 +309,7 @@ function chainInfo(chains: EvmChains, c: EvmChain, names: ReadonlyMap<string, st
     chainId: id,
     status: s ? s.status : "OK",
     // An L1's name is the one its CreateChainTx gave it, once the P-chain view has it.
-    chainName: c.isCChain ? "C-Chain" : ((blockchainId && names.get(blockchainId)) ?? `EVM chain ${id}`),
+    chainName: c.isCChain ? "C-Chain" : ((blockchainId && names.get(blockchainId)) || `EVM chain ${id}`),
     description: c.isCChain ? "The Contract Chain of the Avalanche primary network" : `An EVM chain followed through ${c.rpc.opts.url}`,
     vmName: "EVM",
     rpcUrl: publicRpcUrl(c.rpc.opts.url),

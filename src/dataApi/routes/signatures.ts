@@ -54,7 +54,7 @@ export function registerSignatureRoutes(router: DataApiRouter, m: SignatureRoute
       }
       if (m.external) {
         const ext = m.external;
-        const signed = await ext.signedMessage({unsigned, justification, subnetId, quorumPercentage: quorum, pChainHeight: height}, signal);
+        const signed = await ext.signedMessage({unsigned, justification, subnetId, quorumPercentage: quorum, pChainHeight: at.height}, signal);
         const v = verifySignedMessage(signed, at.set, quorum, unsigned);
         if (!v.ok) throw ext.fail(`its signed message does not verify against subnet ${subnetId}'s validators at P-chain height ${at.height}: ${v.reason}`);
         return {signedMessage: bytesToHex(signed)};

@@ -43,7 +43,8 @@ export class ExternalAggregator {
   }
 
   fail(reason: string): DataApiError {
-    return badGateway(`signature aggregator ${this.label}: ${reason}`);
+    // Named by its flag, not its URL: a hosted provider's key can sit in the path, an internal address is private.
+    return badGateway(`the signature aggregator (--signature-aggregator-url): ${reason}`);
   }
 
   /** The upstream's signed message, as bytes (not checked yet); a 502 naming the upstream when there is none. */

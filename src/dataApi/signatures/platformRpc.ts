@@ -9,7 +9,7 @@ import {PUBLIC_KEY_LEN} from "../../warp/message.js";
 import {EMPTY_ID} from "../../util/cb58.js";
 import {DataApiError, badGateway} from "../server/errors.js";
 import {HeightError, type ValidatorSetAt, type ValidatorSets} from "./validatorSets.js";
-import {jsonRpc, joinUrl, parseHex, redactUrl} from "./upstream.js";
+import {jsonRpc, joinUrl, parseHex} from "./upstream.js";
 
 export interface PlatformRpcOptions {
   /** The node's base URL (`http://127.0.0.1:9650`): calls go to `<url>/ext/bc/P`. */
@@ -29,7 +29,8 @@ export interface PlatformRpcModules {
 export class PlatformRpcValidatorSets implements ValidatorSets {
   readonly name: string;
   private readonly endpoint: string;
-  private readonly sets = new Map<string, ValidatorSetAt>();
+  /** Sets by subnet and height, fetched once: concurrent requests share one fetch (errors are not kept). */
+  private readonly sets = new Map<string, Promise<ValidatorSetAt>>();
   /** A chain's subnet never changes: the node's answers, kept. */
   private readonly subnets = new Map<string, string>();
 
@@ -37,7 +38,8 @@ export class PlatformRpcValidatorSets implements ValidatorSets {
     private readonly opts: PlatformRpcOptions,
     private readonly modules: PlatformRpcModules,
   ) {
-    this.name = `P-chain RPC ${redactUrl(opts.url)}`;
+    // Named by its flag, not its URL (API clients see it; a provider's key can sit in the path).
+    this.name = "the P-chain RPC (--platform-rpc)";
     this.endpoint = joinUrl(opts.url, "/ext/bc/P");
   }
 
@@ -58,10 +60,22 @@ export class PlatformRpcValidatorSets implements ValidatorSets {
     const head = toBigInt(r?.height);
     if (head === null) throw this.fail("platform.getHeight", `no height in ${JSON.stringify(r)}`);
     const at = height === 0n ? head : height;
-    if (at > head) throw new HeightError(`P-chain height ${at} is past the ${this.name}'s (${head})`);
+    if (at > head) throw new HeightError(`P-chain height ${at} is past the P-chain RPC's (--platform-rpc) height (${head})`);
     const cacheKey = `${subnetId}@${at}`;
-    const cached = this.sets.get(cacheKey);
-    if (cached) return cached;
+    let set = this.sets.get(cacheKey);
+    if (!set) {
+      const p = this.fetchSet(subnetId, at);
+      set = p;
+      p.catch(() => {
+        if (this.sets.get(cacheKey) === p) this.sets.delete(cacheKey);
+      });
+      if (this.sets.size >= this.opts.cacheSize) this.sets.delete(this.sets.keys().next().value!);
+      this.sets.set(cacheKey, p);
+    }
+    return set;
+  }
+
+  private async fetchSet(subnetId: string, at: bigint): Promise<ValidatorSetAt> {
     const v = (await this.call("platform.getValidatorsAt", {height: at.toString(), subnetID: subnetId})) as {validators?: unknown} | null;
     const map = v?.validators;
     if (map === null || typeof map !== "object" || Array.isArray(map)) throw this.fail("platform.getValidatorsAt", "no validators map in the answer");
@@ -84,10 +98,7 @@ export class PlatformRpcValidatorSets implements ValidatorSets {
     } catch (e) {
       throw this.fail("platform.getValidatorsAt", (e as Error).message);
     }
-    const result = {set, height: at};
-    if (this.sets.size >= this.opts.cacheSize) this.sets.delete(this.sets.keys().next().value!);
-    this.sets.set(cacheKey, result);
-    return result;
+    return {set, height: at};
   }
 
   async subnetOf(blockchainId: string): Promise<string | null> {
@@ -98,8 +109,9 @@ export class PlatformRpcValidatorSets implements ValidatorSets {
     try {
       r = (await jsonRpc(this.endpoint, "platform.validatedBy", {blockchainID: blockchainId}, {timeoutMs: this.opts.timeoutMs})) as {subnetID?: unknown} | null;
     } catch (e) {
-      // AvalancheGo answers an unknown chain with a JSON-RPC error: the chain is not known there either.
-      if ((e as {kind?: string}).kind === "rpc") return null;
+      // AvalancheGo answers an unknown chain with a "not found" JSON-RPC error: the chain is not known there either.
+      // Any other error (rate limit, method disabled) is the upstream's failure.
+      if ((e as {kind?: string}).kind === "rpc" && /not found|not exist|unknown/i.test((e as Error).message)) return null;
       throw badGateway(`${this.name}: platform.validatedBy: ${(e as Error).message}`);
     }
     if (typeof r?.subnetID !== "string") throw this.fail("platform.validatedBy", `no subnetID in ${JSON.stringify(r)}`);

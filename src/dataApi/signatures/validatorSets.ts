@@ -45,7 +45,10 @@ export class ValidatorSetCache {
     let set = this.sets.get(key);
     if (!set) {
       set = validatorSetAt(sql, subnetId, height, head);
-      set.catch(() => this.sets.delete(key)); // errors are not kept
+      const p = set;
+      p.catch(() => {
+        if (this.sets.get(key) === p) this.sets.delete(key); // errors are not kept
+      });
       if (this.sets.size >= this.opts.maxEntries) this.sets.delete(this.sets.keys().next().value!);
       this.sets.set(key, set);
     }
@@ -76,9 +79,12 @@ export async function validatorSetAt(sql: SqlClient, subnetId: string, height: b
     return {set: canonicalValidatorSet(rows.map((r) => ({nodeId: r.node_id, weight: BigInt(r.weight), blsPublicKey: keyOf(r.bls)}))), height: at};
   }
   // Validators staking at that time: genesis and permissionless validators carry their BLS key; a subnet validator
-  // signs with its primary-network key.
+  // signs with its primary-network key. A validator's weight is its stake plus its delegators' then (AvalancheGo's
+  // validator set, which warp counts).
   const rows = await sql.query<StakerRow>(
-    `SELECT s.node_id, s.weight::text AS weight, COALESCE(s.bls, p.bls) AS bls FROM stakers s
+    `SELECT s.node_id, (s.weight + COALESCE((SELECT sum(d.weight) FROM stakers d WHERE d.validator_tx_id = s.tx_id AND d.kind = 'delegator'
+                                              AND d.start_ts <= $3 AND d.end_ts > $3), 0))::text AS weight,
+            COALESCE(s.bls, p.bls) AS bls FROM stakers s
      LEFT JOIN LATERAL (SELECT bls FROM stakers p WHERE p.node_id = s.node_id AND p.subnet_id = $2 AND p.kind = 'validator' AND p.bls IS NOT NULL
                         AND p.start_ts <= $3 AND p.end_ts > $3 LIMIT 1) p ON true
      WHERE s.subnet_id = $1 AND s.kind = 'validator' AND s.start_ts <= $3 AND s.end_ts > $3`,

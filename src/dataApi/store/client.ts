@@ -165,6 +165,7 @@ export class PgSqlClient implements SqlClient {
   readonly dataDir = null;
   private readonly dedicated = new Set<pg.Client>();
   private readonly names = new Map<string, string>();
+  private renames = 0;
   private closing = false;
 
   private constructor(
@@ -189,8 +190,20 @@ export class PgSqlClient implements SqlClient {
 
   async query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]> {
     const name = params ? this.statementName(sql) : undefined;
-    const res = await this.pool.query(name ? {name, text: sql, values: params} : {text: sql, values: params});
-    return res.rows as T[];
+    try {
+      const res = await this.pool.query(name ? {name, text: sql, values: params} : {text: sql, values: params});
+      return res.rows as T[];
+    } catch (e) {
+      // A statement prepared before its tables changed (a rebuild, a newer writer's migration) fails on every
+      // connection that prepared it ("cached plan must not change result type"): give the text a new name, so each
+      // connection prepares it afresh, and run it again once.
+      const code = (e as {code?: string}).code;
+      if (!name || (code !== "0A000" && code !== "26000")) throw e;
+      const renamed = `${name}_${++this.renames}`;
+      this.names.set(sql, renamed);
+      const res = await this.pool.query({name: renamed, text: sql, values: params});
+      return res.rows as T[];
+    }
   }
 
   /**

@@ -65,6 +65,8 @@ const HEADER_FIELDS: Array<[string, "data" | "qty", boolean]> = [
 
 export class DevEvmChain implements RawRpc {
   private stopped = false;
+  /** Nothing sent to it since it started: no block, and no transaction waiting in its pool either. */
+  private untouched = true;
 
   private constructor(
     private anvil: Anvil,
@@ -118,12 +120,19 @@ export class DevEvmChain implements RawRpc {
   async reset(): Promise<void> {
     await this.anvil.stop();
     this.anvil = await DevEvmChain.fresh(this.opts, this.modules);
+    this.untouched = true;
+  }
+
+  /** Whether nothing was sent to this EVM since it started (a replay can use it as it is). */
+  get fresh(): boolean {
+    return this.untouched;
   }
 
   /** Sends tick `t`'s transactions and mines them, all of them, into one block at `timestamp` (seconds). */
   async mine(t: number, timestamp: number, txs: readonly object[]): Promise<MinedBlock> {
     const failure = this.anvil.exited();
     if (failure) throw new Error(`the dev network's EVM (chain ${this.opts.chainId}) is down: ${failure}`);
+    this.untouched = false;
     if (txs.length > 0) {
       const answers = await this.batch(txs.map((tx) => ({method: "eth_sendTransaction", params: [tx]})));
       answers.forEach((a, i) => {

@@ -49,8 +49,8 @@ export interface DevInterchainOptions {
 }
 
 export interface DevInterchainModules {
-  /** The signed warp message for an unsigned one that `source` sent (the relayer's call to the aggregator). */
-  sign(unsigned: Uint8Array, source: DevEvmName): Promise<Uint8Array>;
+  /** The signed warp message for an unsigned one that `source` sent in block `blockHash` (the relayer's call to the aggregator). */
+  sign(unsigned: Uint8Array, source: DevEvmName, blockHash: string): Promise<Uint8Array>;
 }
 
 /** A block mined at the previous tick: where to read its logs. */
@@ -141,7 +141,9 @@ export class DevInterchain {
     if (k === 5 && this.pendingId) {
       out.C.push(this.tx("C", user, MESSENGER, encodeCall("addFeeAmount(bytes32,address,uint256)", ["bytes32", "address", "uint256"], ["0x" + this.pendingId, C.contracts.feeToken, ETHER / 2n]), GAS.send));
     }
-    for (const r of this.retries.filter((x) => x.tick === t)) {
+    const due = this.retries.filter((x) => x.tick === t);
+    this.retries.splice(0, this.retries.length, ...this.retries.filter((x) => x.tick > t));
+    for (const r of due) {
       const failing = this.chains[r.chain].contracts.failing;
       out[r.chain].push(this.tx(r.chain, user, failing, encodeCall("setFailing(bool)", ["bool"], [false]), GAS.call));
       out[r.chain].push(this.tx(r.chain, user, MESSENGER, encodeCallSpec("retryMessageExecution(bytes32,(uint256,address,bytes32,address,uint256,address[],(uint256,address)[],bytes))", ["bytes32", TELEPORTER_MESSAGE_SPEC], [hexToBytes(r.source), messageTuple(r.message)]), GAS.retry));
@@ -192,7 +194,7 @@ export class DevInterchain {
       const warp = logs.find((l) => l.transactionHash === log.transactionHash && l.address.toLowerCase() === WARP_PRECOMPILE && l.topics[0] === SEND_WARP_TOPIC);
       if (!warp) throw new Error(`dev relayer: message ${e.messageId} on ${source} has no warp message in its transaction`);
       const [unsigned] = decodeAbi(["bytes"], hexToBytes(warp.data)) as [Uint8Array];
-      const signed = await this.modules.sign(unsigned, source);
+      const signed = await this.modules.sign(unsigned, source, prev.blockHash);
       const relayer = ICM_ACCOUNTS.relayer;
       out[destination].push(this.tx(destination, relayer, WARP_PRECOMPILE, encodeCall("deliver(uint32,bytes)", ["uint256", "bytes"], [0n, toHex(signed)]), GAS.deliver));
       out[destination].push(this.tx(destination, relayer, MESSENGER, encodeCall("receiveCrossChainMessage(uint32,address)", ["uint256", "address"], [0n, relayer]), GAS.receive));
@@ -225,21 +227,19 @@ export interface SigningChain {
  * does. `validators(source)` is the set that validates the source chain now.
  */
 export function devRelayerSigner(m: {chains: Record<DevEvmName, SigningChain>; validators: (source: DevEvmName) => ValidatorInput[]}): DevInterchainModules["sign"] {
-  const sentBy = async (unsigned: Uint8Array): Promise<string | null> => {
+  /** null when the message's source chain logged it in that block; else why not. */
+  const sentIn = async (unsigned: Uint8Array, blockHash: string): Promise<string | null> => {
     const source = parseUnsignedMessage(unsigned).sourceChainId;
     const chain = (["C", "L1"] as const).find((c) => bytesEqual(m.chains[c].id, source));
     if (!chain) return "not a message of the dev network's EVM chains";
     const topics = [SEND_WARP_TOPIC, null, "0x" + bytesToHex(sha256(unsigned))];
-    const logs = (await m.chains[chain].rpc.rawCall("eth_getLogs", [{fromBlock: "0x0", toBlock: "latest", address: WARP_PRECOMPILE, topics}])) as unknown[];
-    return logs.length > 0 ? null : `chain ${chain} did not send this message`;
+    const logs = (await m.chains[chain].rpc.rawCall("eth_getLogs", [{blockHash, address: WARP_PRECOMPILE, topics}])) as unknown[];
+    return logs.length > 0 ? null : `chain ${chain} did not send this message in block ${blockHash}`;
   };
-  // One check per message, whichever validator asks first (they share the chain's answer).
-  let last: {unsigned: Uint8Array; answer: Promise<string | null>} | null = null;
-  const signers = devSigners((unsigned) => {
-    if (last?.unsigned !== unsigned) last = {unsigned, answer: sentBy(unsigned)};
-    return last.answer;
-  });
-  return async (unsigned, source) => {
+  return async (unsigned, source, blockHash) => {
+    // One check per message, whichever validator asks first (they share the chain's answer).
+    let answer: Promise<string | null> | null = null;
+    const signers = devSigners(() => (answer ??= sentIn(unsigned, blockHash)));
     const set = canonicalValidatorSet(m.validators(source));
     const r = await aggregate({unsigned, set, quorumNum: RELAYER_QUORUM, bufferPercent: 0, sources: [signers]});
     if (!r.ok) throw new Error(`dev relayer: the validators of ${source} did not sign: ${r.refusals.map((x) => x.reason).join("; ") || "no answer"}`);

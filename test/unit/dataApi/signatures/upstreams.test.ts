@@ -131,7 +131,7 @@ describe("ExternalAggregator", () => {
     const e = await ext.signedMessage({unsigned, justification: undefined, subnetId: EMPTY_ID, quorumPercentage: 67, pChainHeight: 0n}).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(DataApiError);
     expect((e as DataApiError).status).toBe(502);
-    expect((e as DataApiError).message).toBe(`signature aggregator http://${url.host}/v1/aggregate-signatures: HTTP 500: failed to aggregate`);
+    expect((e as DataApiError).message).toBe("the signature aggregator (--signature-aggregator-url): HTTP 500: failed to aggregate");
   });
 
   it("speaks the Data API's format otherwise", async () => {
@@ -187,7 +187,7 @@ describe("PlatformRpcValidatorSets", () => {
     const e = await sets.setAt("S1", 0n).catch((x: unknown) => x);
     p.failing = false;
     expect((e as DataApiError).status).toBe(502);
-    expect((e as DataApiError).message).toMatch(new RegExp(`^P-chain RPC ${p.url}: platform.getHeight: HTTP 500, the answer is not JSON`));
+    expect((e as DataApiError).message).toMatch(/^the P-chain RPC \(--platform-rpc\): platform.getHeight: HTTP 500, the answer is not JSON/);
   });
 });
 
