@@ -84,8 +84,16 @@ export async function rollbackIcm(tx: SqlTx, chainId: string, to: bigint): Promi
 /** The CB58 of a 32-byte ID given as 64 hex characters. */
 const cb58OfHex = (h: string): string => cb58Encode(hexToBytes(h));
 
+/** The class of the per-message transaction locks (the (int4, int4) advisory key space; the writer lock is int8). */
+const ICM_LOCK_CLASS = 0x1c3;
+
 /** Folds each message from all of its events: upserted, or deleted when none is left. */
 async function refold(tx: SqlTx, ids: string[]): Promise<void> {
+  // On a server, two chains' followers can fold the same message at once (its send, its receipt) in concurrent
+  // transactions: each would read only its own uncommitted events, and the later commit would drop the other's.
+  // A transaction lock per message, taken in one order by everyone (no deadlock), serialises them: the second
+  // reads the events the first committed. (PGlite runs one transaction at a time: the locks are free there.)
+  await tx.query(`SELECT pg_advisory_xact_lock(${ICM_LOCK_CLASS}, k) FROM (SELECT DISTINCT hashtext(id) AS k FROM unnest($1::text[]) AS id ORDER BY 1) AS s`, [ids]);
   const events = await tx.query<{message_id: string; event: StoredEvent}>("SELECT message_id, event FROM icm_events WHERE message_id = ANY($1::text[]) ORDER BY chain_id, block_number, log_index", [ids]);
   const byId = new Map<string, StoredEvent[]>();
   for (const e of events) (byId.get(e.message_id) ?? byId.set(e.message_id, []).get(e.message_id)!).push(e.event);
