@@ -197,7 +197,7 @@ async function followOnce({rpcUrl, dbUrl, dataDir, head, profile = false}) {
   const sql = await openSqlClient({url: dbUrl, dataDir}, {logger});
   await migrate(sql, MIGRATIONS, {logger});
   const rpc = new EvmRpc({...defaultEvmRpcOptions, url: rpcUrl}, {logger});
-  const follower = new EvmFollower({...defaultEvmFollowerOptions, chainId: String(CHAIN_ID), blockchainId: null, icmMessengers: [DEFAULT_ICM_MESSENGER]}, {sql, rpc, logger, tokenInfo: tokenInfoReader(rpc)});
+  const follower = new EvmFollower({...defaultEvmFollowerOptions, ...(process.env.BENCH_EVM_FOLLOWER_BATCH ? {batchBlocks: Number(process.env.BENCH_EVM_FOLLOWER_BATCH)} : {}), chainId: String(CHAIN_ID), blockchainId: null, icmMessengers: [DEFAULT_ICM_MESSENGER]}, {sql, rpc, logger, tokenInfo: tokenInfoReader(rpc)});
   const stages = {};
   if (profile) {
     // The block fetches only (a batch that starts with eth_getBlockByNumber and asks for more than that one block).
