@@ -40,7 +40,10 @@ export interface EvmFollowerOptions {
 }
 
 export const defaultEvmFollowerOptions: Omit<EvmFollowerOptions, "chainId" | "blockchainId"> = {
-  batchBlocks: 25,
+  // 50 rather than 25: half the write transactions for a backlog, which PGlite (SQL on the main thread) needs to
+  // keep up: 10,000 blocks × 20 txs at 54 % of fetch + parse against 49 % (docs/performance.md). An RPC that refuses
+  // a batch this large for its size gets smaller ones (see below).
+  batchBlocks: 50,
   fetchAhead: 3,
   pollMs: 250,
   traces: "auto",
