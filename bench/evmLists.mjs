@@ -5,8 +5,6 @@
 // deploying by CREATE2, random (incompressible) hashes. Then ANALYZE, and the real server (`avaext --data-api-role
 // serve`, its chain's RPC an anvil for the native balance) answers each list at page 1 and at page 1,000 (reached
 // by nextPageToken with pageSize 10), autocannon at 8 connections, BENCH_RUNS runs of BENCH_SECONDS, medians.
-import {randomFillSync} from "node:crypto";
-import autocannon from "autocannon";
 import {Anvil} from "../dist/src/dev/evm/anvil.js";
 import {LoggerRegistry} from "../dist/src/logger/index.js";
 import {openSqlClient} from "../dist/src/dataApi/store/client.js";
@@ -16,7 +14,7 @@ import {writeBlocks} from "../dist/src/dataApi/views/evm/write.js";
 import {KIND} from "../dist/src/dataApi/views/evm/derive.js";
 import {listAddressTransactions, listAddressTransfers, listBlocks, listInternalTransactions, listNativeTransactions, listTokenTransfers, listTransactions} from "../dist/src/dataApi/queries/evm/transactions.js";
 import {listBalances, listCollectionTokens, listDeployments} from "../dist/src/dataApi/queries/evm/tokens.js";
-import {RUNS, SECONDS, deepPage, fmt, median, startAvaext} from "./lib.mjs";
+import {RUNS, deepPage, fmt, latency, median, randomBytes, startAvaext, zipf} from "./lib.mjs";
 import {mulberry32 as prng} from "../dist/src/util/prng.js";
 
 const TXS = Number(process.env.BENCH_EVM_LIST_TXS ?? 1_000_000);
@@ -30,59 +28,30 @@ const GWEI = 10n ** 9n;
 
 const rand = prng(7);
 
-/** Random bytes, from a pool refilled 1 MiB at a time. */
-let pool = new Uint8Array(0);
-let poolAt = 0;
-function random(n) {
-  if (poolAt + n > pool.length) {
-    pool = randomFillSync(new Uint8Array(1 << 20));
-    poolAt = 0;
-  }
-  const out = pool.slice(poolAt, poolAt + n);
-  poolAt += n;
-  return out;
-}
 
-/** Draws from `items` with P(rank k) ∝ 1/k. */
-function zipf(items) {
-  const cdf = new Float64Array(items.length);
-  let sum = 0;
-  for (let k = 0; k < items.length; k++) cdf[k] = sum += 1 / (k + 1);
-  return () => {
-    const u = rand() * sum;
-    let lo = 0;
-    let hi = items.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (cdf[mid] < u) lo = mid + 1;
-      else hi = mid;
-    }
-    return items[lo];
-  };
-}
 
 const hex = (b) => Buffer.from(b).toString("hex");
 const ZERO = new Uint8Array(20);
 
 /** The synthetic chain: a generator of DerivedBlocks, and the addresses the lists are asked about. */
 function syntheticChain() {
-  const eoas = Array.from({length: 5000}, () => random(20));
-  const erc20s = Array.from({length: 20_000}, () => random(20));
-  const erc721s = Array.from({length: 200}, () => random(20));
-  const erc1155s = Array.from({length: 200}, () => random(20));
-  const router = random(20); // a contract whose calls send value on (internal CALLs)
-  const factory = random(20); // deploys by CREATE2
-  const addr = zipf(eoas);
-  const t20 = zipf(erc20s);
-  const t721 = zipf(erc721s);
-  const t1155 = zipf(erc1155s);
+  const eoas = Array.from({length: 5000}, () => randomBytes(20));
+  const erc20s = Array.from({length: 20_000}, () => randomBytes(20));
+  const erc721s = Array.from({length: 200}, () => randomBytes(20));
+  const erc1155s = Array.from({length: 200}, () => randomBytes(20));
+  const router = randomBytes(20); // a contract whose calls send value on (internal CALLs)
+  const factory = randomBytes(20); // deploys by CREATE2
+  const addr = zipf(eoas, rand);
+  const t20 = zipf(erc20s, rand);
+  const t721 = zipf(erc721s, rand);
+  const t1155 = zipf(erc1155s, rand);
   const minted = new Map(); // collection hex → ids minted so far
   const nonces = new Map();
   const tokens = new Map();
   for (const [list, erc] of [[erc20s, 20], [erc721s, 721], [erc1155s, 1155]]) {
     list.forEach((a, i) => tokens.set(hex(a), {erc, name: `Token ${erc}-${i}`, symbol: `T${i}`, decimals: erc === 20 ? 18 : 0, stored: false}));
   }
-  let parent = random(32);
+  let parent = randomBytes(32);
 
   function block(number) {
     const kinds = new Map();
@@ -116,7 +85,7 @@ function syntheticChain() {
         const erc = rand() < 0.7 ? 20 : rand() < 0.5 ? 721 : 1155;
         const token = erc === 20 ? t20() : erc === 721 ? t721() : t1155();
         to = token;
-        input = random(68);
+        input = randomBytes(68);
         for (let k = 0; k < n; k++) {
           let tFrom = k === 0 ? from : addr();
           const tTo = addr();
@@ -142,7 +111,7 @@ function syntheticChain() {
       } else if (r < 0.95) {
         // A router call passing value on to 1-4 addresses (mean 2.5 internal transactions).
         to = router;
-        input = random(100);
+        input = randomBytes(100);
         const n = 1 + Math.floor(rand() * 4);
         value = BigInt(n) * 10n ** 15n;
         for (let k = 0; k < n; k++) {
@@ -154,8 +123,8 @@ function syntheticChain() {
       } else {
         // A CREATE2 deployment by the factory.
         to = factory;
-        input = random(36);
-        const child = random(20);
+        input = randomBytes(36);
+        const child = randomBytes(20);
         internals.push({txIndex: i, idx: 0, callType: "CREATE2", from: factory, to: child, value: 0n, gasLimit: 900_000n, gasUsed: 400_000n, reverted: status === 0});
         touch(factory, i, KIND.internal);
         touch(child, i, KIND.internal);
@@ -163,11 +132,11 @@ function syntheticChain() {
       }
       const gasPrice = 25n * GWEI + BigInt(Math.floor(rand() * 1e9));
       fees += gasUsed * gasPrice;
-      txs.push({txIndex: i, hash: random(32), from, to, created: null, value, nonce, gasLimit: gasUsed + 50_000n, gasUsed, gasPrice, maxFee: 50n * GWEI, maxPriorityFee: GWEI, txType: 2, status, input});
+      txs.push({txIndex: i, hash: randomBytes(32), from, to, created: null, value, nonce, gasLimit: gasUsed + 50_000n, gasUsed, gasPrice, maxFee: 50n * GWEI, maxPriorityFee: GWEI, txType: 2, status, input});
       touch(from, i, KIND.native);
       touch(to, i, KIND.native);
     }
-    const hash = random(32);
+    const hash = randomBytes(32);
     const b = {number: BigInt(number), hash, parentHash: parent, timestamp: 1_700_000_000n + BigInt(number) * 2n, txCount: txs.length, baseFee: 25n * GWEI, gasUsed: 5_000_000n, gasLimit: 15_000_000n, feesSpent: fees};
     parent = hash;
     return {block: b, txs, transfers, internals, contracts, addressKinds: kinds, icm: [], warp: []};
@@ -251,11 +220,6 @@ async function sqlShare(sql, heavy) {
 
 
 
-async function latency(url) {
-  const r = await autocannon({url, connections: CONNECTIONS, duration: SECONDS});
-  if (r.errors > 0 || r.non2xx > 0) throw new Error(`${url}: ${r.errors} errors, ${r.non2xx} non-2xx answers`);
-  return {p50: r.latency.p50, p99: r.latency.p99, rps: r.requests.average};
-}
 
 export async function benchEvmLists({pgServer}) {
   const rows = [];
@@ -296,11 +260,11 @@ export async function benchEvmLists({pgServer}) {
     for (const [name, path] of Object.entries(lists)) {
       const first = `${path}?pageSize=10`;
       const deep = await deepPage(first, DEEP);
-      await latency(first).catch(() => {}); // warm-up
+      await latency(first, {connections: CONNECTIONS}).catch(() => {}); // warm-up
       const res = {first: [], deep: []};
       for (let r = 0; r < RUNS; r++) {
-        res.first.push(await latency(first));
-        res.deep.push(await latency(deep.url));
+        res.first.push(await latency(first, {connections: CONNECTIONS}));
+        res.deep.push(await latency(deep.url, {connections: CONNECTIONS}));
       }
       for (const [which, xs, label] of [["first", res.first, "page 1"], ["deep", res.deep, `page ${fmt(deep.page)}`]]) {
         const p50 = median(xs.map((x) => x.p50));

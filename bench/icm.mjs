@@ -14,12 +14,10 @@
 //    chains, random (incompressible) IDs, hashes and payloads of 32-256 bytes; ANALYZE; then the real server
 //    (`--data-api-role serve`) answers each list at page 1 and at page 1,000 (pageSize 10, reached by nextPageToken),
 //    8 connections. Target: p99 < 50 ms.
-import {randomFillSync} from "node:crypto";
 import os from "node:os";
 import path from "node:path";
 import {mkdtempSync, chmodSync, rmSync} from "node:fs";
 import {fileURLToPath} from "node:url";
-import autocannon from "autocannon";
 import {LoggerRegistry} from "../dist/src/logger/index.js";
 import {openSqlClient} from "../dist/src/dataApi/store/client.js";
 import {migrate} from "../dist/src/dataApi/store/migrations.js";
@@ -27,7 +25,7 @@ import {MIGRATIONS} from "../dist/src/dataApi/store/schema.js";
 import {bulkInsert} from "../dist/src/dataApi/store/bulk.js";
 import {cb58Encode} from "../dist/src/util/cb58.js";
 import {mulberry32 as prng} from "../dist/src/util/prng.js";
-import {RUNS, SECONDS, deepPage, fmt, getJson, median, startAvaext} from "./lib.mjs";
+import {RUNS, SECONDS, deepPage, fmt, getJson, latency, median, randomBytes, startAvaext, zipf} from "./lib.mjs";
 import {startPostgres} from "./evm.mjs";
 
 const MESSAGES = Number(process.env.BENCH_ICM_MESSAGES ?? 1_000_000);
@@ -36,22 +34,7 @@ const DEEP = 1000;
 const MESSENGER = "253b2784c75e510dd0ff1da844684a1ac0aa5fcf";
 
 const hex = (b) => Buffer.from(b).toString("hex");
-let pool = new Uint8Array(0);
-let poolAt = 0;
-/** Random bytes, from a pool refilled 1 MiB at a time. */
-function random(n) {
-  if (poolAt + n > pool.length) {
-    pool = randomFillSync(new Uint8Array(1 << 20));
-    poolAt = 0;
-  }
-  return pool.subarray(poolAt, (poolAt += n));
-}
 
-async function latency(url, {connections, method = "GET", body, headers} = {}) {
-  const r = await autocannon({url, connections, duration: SECONDS, method, body, headers});
-  if (r.errors > 0 || r.non2xx > 0) throw new Error(`${url}: ${r.errors} errors, ${r.non2xx} non-2xx answers`);
-  return {p50: r.latency.p50, p99: r.latency.p99, rps: r.requests.average};
-}
 
 
 async function rpc(url, method, params) {
@@ -126,23 +109,6 @@ async function benchEndpoint1() {
   return rows;
 }
 
-/** Zipf (s = 1) over `n` ranks: a sampler returning 0..n-1. */
-function zipf(n, rand) {
-  const cdf = new Float64Array(n);
-  let sum = 0;
-  for (let k = 0; k < n; k++) cdf[k] = sum += 1 / (k + 1);
-  return () => {
-    const x = rand() * sum;
-    let lo = 0;
-    let hi = n - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (cdf[mid] < x) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  };
-}
 
 const COLUMNS = [
   {name: "message_id", type: "text"}, {name: "messenger", type: "bytea"}, {name: "source_blockchain_id", type: "text"},
@@ -153,27 +119,27 @@ const COLUMNS = [
 /** Writes MESSAGES messages; returns the hot address and chain, and the seconds taken. */
 async function fill(sql) {
   const rand = prng(17);
-  const addresses = Array.from({length: 5000}, () => Uint8Array.from(random(20)));
-  const chains = Array.from({length: 4}, () => cb58Encode(Uint8Array.from(random(32))));
-  const pickAddress = zipf(addresses.length, rand);
-  const pickChain = zipf(chains.length, rand);
+  const addresses = Array.from({length: 5000}, () => randomBytes(20));
+  const chains = Array.from({length: 4}, () => cb58Encode(randomBytes(32)));
+  const pickAddress = zipf(addresses.map((_, i) => i), rand);
+  const pickChain = zipf(chains.map((_, i) => i), rand);
   const t0 = performance.now();
   const start = 1_700_000_000;
   for (let i = 0; i < MESSAGES; i += BATCH) {
     const rows = [];
     for (let j = i; j < Math.min(MESSAGES, i + BATCH); j++) {
-      const id = hex(random(32));
+      const id = hex(randomBytes(32));
       const s = pickChain();
       const d = (s + 1 + Math.floor(rand() * 3)) % chains.length;
       const from = addresses[pickAddress()];
       const to = addresses[pickAddress()];
       const status = rand() < 0.9 ? "delivered" : rand() < 0.5 ? "pending" : "delivered_source_not_indexed";
       const ts = start + j * 2;
-      const tx = (t) => ({txHash: "0x" + hex(random(32)), timestamp: t, gasSpent: String(90_000 + Math.floor(rand() * 150_000))});
+      const tx = (t) => ({txHash: "0x" + hex(randomBytes(32)), timestamp: t, gasSpent: String(90_000 + Math.floor(rand() * 150_000))});
       const record = {
         messageId: id, icmContractAddress: "0x" + MESSENGER, sourceBlockchainId: chains[s], destinationBlockchainId: chains[d],
         sourceChainId: null, destinationChainId: null, messageNonce: String(j + 1), from: "0x" + hex(from), to: "0x" + hex(to),
-        data: "0x" + hex(random(32 + Math.floor(rand() * 224))), messageExecuted: status !== "pending" && rand() < 0.95,
+        data: "0x" + hex(randomBytes(32 + Math.floor(rand() * 224))), messageExecuted: status !== "pending" && rand() < 0.95,
         receipts: Array.from({length: Math.floor(rand() * 3)}, (_, k) => ({receivedMessageNonce: String(j - k), relayerRewardAddress: "0x" + hex(addresses[k])})),
         receiptDelivered: status === "delivered" && rand() < 0.8, fee: {token: "0x" + hex(addresses[7]), amount: String(Math.floor(rand() * 1e6)) + "000000000000"},
         status,

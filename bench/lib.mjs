@@ -2,6 +2,7 @@
 // loop), autocannon runs alternated between avaext and the reference, medians of several runs.
 import autocannon from "autocannon";
 import {spawn} from "node:child_process";
+import {randomFillSync} from "node:crypto";
 import {mkdtempSync, rmSync} from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -103,6 +104,44 @@ export async function deepPage(url, deep) {
     token = body.nextPageToken;
   }
   return {url: token ? `${url}&pageToken=${encodeURIComponent(token)}` : url, page};
+}
+
+/** One autocannon run that must answer 2xx only; returns {p50, p99, rps} (latencies in ms). */
+export async function latency(url, {connections = CONNECTIONS, method = "GET", body, headers} = {}) {
+  const r = await autocannon({url, connections, duration: SECONDS, method, body, headers});
+  if (r.errors > 0 || r.non2xx > 0) throw new Error(`${url}: ${r.errors} errors, ${r.non2xx} non-2xx answers`);
+  return {p50: r.latency.p50, p99: r.latency.p99, rps: r.requests.average};
+}
+
+let pool = new Uint8Array(0);
+let poolAt = 0;
+/** `n` random (incompressible) bytes, a copy, from a pool refilled 1 MiB at a time. */
+export function randomBytes(n) {
+  if (poolAt + n > pool.length) {
+    pool = randomFillSync(new Uint8Array(1 << 20));
+    poolAt = 0;
+  }
+  const out = pool.slice(poolAt, poolAt + n);
+  poolAt += n;
+  return out;
+}
+
+/** A sampler of `items` with a Zipf skew (s = 1: P(rank k) ∝ 1/k), drawing from `rand` (uniform in [0, 1)). */
+export function zipf(items, rand) {
+  const cdf = new Float64Array(items.length);
+  let sum = 0;
+  for (let k = 0; k < items.length; k++) cdf[k] = sum += 1 / (k + 1);
+  return () => {
+    const u = rand() * sum;
+    let lo = 0;
+    let hi = items.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (cdf[mid] < u) lo = mid + 1;
+      else hi = mid;
+    }
+    return items[lo];
+  };
 }
 
 /** Runs `subject` and `reference` alternately RUNS times; returns medians and the ratio. */
