@@ -14,7 +14,7 @@ import {bytesToHex, hexToBytes} from "../../src/evm/hex.js";
 import {idFromString} from "../../src/util/cb58.js";
 import {parseSignedMessage, pChainUnsignedMessage} from "../../src/warp/message.js";
 import {LOCAL_VALIDATORS} from "../../src/dev/primaryNetwork.js";
-import {createTestDatabase} from "../helpers/sql.js";
+import {createTestDatabase, STORE_BACKENDS} from "../helpers/sql.js";
 import {startNode, tempDir, type TestNode} from "../helpers/node.js";
 
 const MAINNET_ADDRESS = formatAddress(new Uint8Array(20).fill(7), "avax");
@@ -39,10 +39,7 @@ async function caughtUp(t: TestNode): Promise<void> {
   }
 }
 
-const BACKENDS = [
-  {name: "pglite", db: async (): Promise<string> => "embedded"},
-  {name: "postgres", db: createTestDatabase},
-] as const;
+const BACKENDS = STORE_BACKENDS;
 
 describe.each(BACKENDS)("data API over HTTP ($name)", (backend) => {
   let t: TestNode;

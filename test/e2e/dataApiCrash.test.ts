@@ -14,7 +14,7 @@ import {makeKeys, xHistory} from "../../src/dev/syntheticHistory.js";
 import {cb58Encode, idFromString} from "../../src/util/cb58.js";
 import {runChild, startChild} from "../helpers/child.js";
 import {tempDir} from "../helpers/node.js";
-import {createTestDatabase, withStore} from "../helpers/sql.js";
+import {createTestDatabase, withStore, STORE_BACKENDS} from "../helpers/sql.js";
 
 const network = NETWORKS.local;
 const AVAX = "2fombhL7aGPwj3KH4bfrmJwW6PVnMobf9Y2fn9GwxiAAJyFDbe";
@@ -58,17 +58,14 @@ async function digest(sql: SqlClient): Promise<Record<string, string>> {
 }
 
 
-const BACKENDS = [
-  {name: "postgres", url: createTestDatabase},
-  {name: "pglite", url: async (): Promise<string> => "embedded"},
-] as const;
+const BACKENDS = STORE_BACKENDS;
 
 describe.each(BACKENDS)("kill -9 while the data API folds ($name)", (backend) => {
   it("resumes exactly: the store equals a fresh rebuild of the same index", async () => {
     console.log(`data API crash test seed ${seed}`);
     const rand = prng(seed + 1);
     const data = path.join(dir, backend.name);
-    const url = await backend.url();
+    const url = await backend.db();
     const storeDir = url === "embedded" ? path.join(data, "data-api") : null;
     const flags = [`--data-dir=${data}`, "--network-id=local", "--index-enabled", `--feed=file:${feed}`, "--data-api-enabled", `--data-api-db=${url}`, "--health-check-frequency=1s", "--log-level=WARN"];
     let kills = 0;

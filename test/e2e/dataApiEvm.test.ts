@@ -16,7 +16,7 @@ import {DevFactory, DevMulti, DevNFT, DevToken} from "../../src/dev/evm/artifact
 import {contractAddress} from "../../src/dev/evm/traffic.js";
 import {encodeAbi, encodeCall} from "../../src/evm/abi.js";
 import {bytesToHex, checksumAddress} from "../../src/evm/hex.js";
-import {createTestDatabase, quietLogger} from "../helpers/sql.js";
+import {quietLogger, STORE_BACKENDS} from "../helpers/sql.js";
 import {startNode, tempDir, type TestNode} from "../helpers/node.js";
 
 const CHAIN = "99999";
@@ -24,10 +24,7 @@ const ME = "0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65"; // anvil account 4
 const YOU = "0x9965507D1a55bcC2695C58ba16FB37d819B0A4dc"; // anvil account 5
 const THEM = "0x976EA74026E726554dB657fA54763abd0C3a0aa9"; // anvil account 6
 
-const BACKENDS = [
-  {name: "pglite", db: async (): Promise<string> => "embedded"},
-  {name: "postgres", db: createTestDatabase},
-] as const;
+const BACKENDS = STORE_BACKENDS;
 
 interface Sent {
   token: string;

@@ -16,7 +16,7 @@ import {ANVIL_ACCOUNTS, DevEvmTraffic, runTick} from "../../src/dev/evm/traffic.
 import {EvmRpc, defaultEvmRpcOptions} from "../../src/evm/rpc.js";
 import {startChild} from "../helpers/child.js";
 import {tempDir} from "../helpers/node.js";
-import {createTestDatabase, quietLogger, withStore} from "../helpers/sql.js";
+import {createTestDatabase, quietLogger, withStore, STORE_BACKENDS} from "../helpers/sql.js";
 
 const CHAIN = "99998";
 const BLOCKS = 500;
@@ -70,10 +70,7 @@ async function referenceDigest(): Promise<Record<string, string>> {
   });
 }
 
-const BACKENDS = [
-  {name: "postgres", url: createTestDatabase},
-  {name: "pglite", url: async (): Promise<string> => "embedded"},
-] as const;
+const BACKENDS = STORE_BACKENDS;
 
 describe.each(BACKENDS)("kill -9 while the EVM follower folds ($name)", (backend) => {
   it("resumes exactly: the EVM tables equal one uninterrupted fold", async () => {
@@ -81,7 +78,7 @@ describe.each(BACKENDS)("kill -9 while the EVM follower folds ($name)", (backend
     let s = seed || 1;
     const rand = (): number => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0), s / 2 ** 32);
     const data = path.join(dir, backend.name);
-    const url = await backend.url();
+    const url = await backend.db();
     const storeDir = url === "embedded" ? path.join(data, "data-api") : null;
     const flags = [`--data-dir=${data}`, "--network-id=local", "--index-enabled", "--feed=dev", "--dev-evm=false", "--dev-backfill=0", "--data-api-enabled", `--data-api-db=${url}`, `--evm-rpc=${CHAIN}=${anvil.url}`, "--log-level=WARN"];
     const head = (): Promise<bigint> =>

@@ -19,17 +19,14 @@ import type {AddressInfo} from "node:net";
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import {Anvil} from "../../src/dev/evm/anvil.js";
 import {defaultEvmRpcOptions} from "../../src/evm/rpc.js";
-import {createTestDatabase, quietLogger} from "../helpers/sql.js";
+import {quietLogger, STORE_BACKENDS} from "../helpers/sql.js";
 import {startNode, type TestNode} from "../helpers/node.js";
 
 const GOOD = "99999";
 const ME = "0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65";
 const YOU = "0x9965507D1a55bcC2695C58ba16FB37d819B0A4dc";
 
-const BACKENDS = [
-  {name: "pglite", db: async (): Promise<string> => "embedded"},
-  {name: "postgres", db: createTestDatabase},
-] as const;
+const BACKENDS = STORE_BACKENDS;
 
 type Mode = "good" | "garbage" | "http500" | "hang" | "wrongChain" | "badReceipts" | "gethGenesis" | "otherChain" | "blankHead";
 

@@ -15,7 +15,7 @@ import {bytesToHex, checksumAddress, hexToBytes, toHex} from "../../src/evm/hex.
 import {cb58Encode, EMPTY_ID} from "../../src/util/cb58.js";
 import {parseSignedMessage} from "../../src/warp/message.js";
 import {bls12_381} from "@noble/curves/bls12-381.js";
-import {createTestDatabase, quietLogger} from "../helpers/sql.js";
+import {quietLogger, STORE_BACKENDS} from "../helpers/sql.js";
 import {startNode, type TestNode} from "../helpers/node.js";
 
 const WARP = "0x0200000000000000000000000000000000000005";
@@ -67,10 +67,7 @@ async function relay(to: Anvil, unsigned: string): Promise<Receipt> {
   return tx(to, RELAYER, MESSENGER, encodeCall("receiveCrossChainMessage(uint32,address)", ["uint256", "address"], [0n, REWARD]));
 }
 
-const BACKENDS = [
-  {name: "pglite", db: async (): Promise<string> => "embedded"},
-  {name: "postgres", db: createTestDatabase},
-] as const;
+const BACKENDS = STORE_BACKENDS;
 
 describe.each(BACKENDS)("interchain messages ($name)", (backend) => {
   let a: Anvil;

@@ -12,7 +12,7 @@ import {hexToBytes, toHex} from "../../src/evm/hex.js";
 import {ICM_ACCOUNTS} from "../../src/dev/evm/interchain.js";
 import {LOCAL_VALIDATORS} from "../../src/dev/primaryNetwork.js";
 import {parseSignedMessage, type SignedMessage} from "../../src/warp/message.js";
-import {createTestDatabase} from "../helpers/sql.js";
+import {STORE_BACKENDS} from "../helpers/sql.js";
 import {startNode, tempDir, type TestNode} from "../helpers/node.js";
 
 const WARP = "0x0200000000000000000000000000000000000005";
@@ -21,10 +21,7 @@ const DELIVER = eventTopic("deliver(uint32,bytes)").slice(0, 10);
 const SEND_WARP = eventTopic("SendWarpMessage(address,bytes32,bytes)");
 // 6 hours of 5-minute ticks: the L1's EVM runs from tick 31 to 71, with each shape of message at least once.
 const FLAGS = {"network-id": "local", "index-enabled": true, feed: "dev", "dev-backfill": "6h", "data-api-enabled": true, "data-api-rate-limit": "0"};
-const BACKENDS = [
-  {name: "pglite", db: async (): Promise<string> => "embedded"},
-  {name: "postgres", db: createTestDatabase},
-] as const;
+const BACKENDS = STORE_BACKENDS;
 
 interface Message {
   messageId: string;

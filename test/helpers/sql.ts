@@ -63,6 +63,12 @@ export const BACKENDS: Backend[] = [
 ];
 
 /** `describe` once per backend: "title (pglite)", "title (postgres)". */
+/** The two stores an e2e test runs a node against: `db` gives its `--data-api-db` (a fresh server database each call). */
+export const STORE_BACKENDS = [
+  {name: "pglite", db: async (): Promise<string> => "embedded"},
+  {name: "postgres", db: createTestDatabase},
+] as const;
+
 export function describeBackends(title: string, fn: (backend: Backend) => void): void {
   describe.each(BACKENDS)(`${title} ($name)`, fn);
 }
