@@ -46,7 +46,7 @@ export async function startAvaext(flags = [], {dataDir} = {}) {
   const dir = dataDir ?? mkdtempSync(path.join(os.tmpdir(), "avaext-bench-"));
   const child = spawn(
     process.execPath,
-    [path.join(ROOT, "bin/avaext.js"), "--http-port=0", "--http-host=127.0.0.1", `--data-dir=${dir}`, "--log-display-level=INFO", "--log-level=WARN", ...flags],
+    [...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(" ") : []), path.join(ROOT, "bin/avaext.js"), "--http-port=0", "--http-host=127.0.0.1", `--data-dir=${dir}`, "--log-display-level=INFO", "--log-level=WARN", ...flags],
     {stdio: ["ignore", "pipe", "inherit"]},
   );
   const m = await waitForLine(child, /"url":"(http:\/\/[^"]+)"/, "avaext");

@@ -1,4 +1,5 @@
 /** Decoders against the real containers of test/fixtures (a copy of ../shared/fixtures; IDs and facts checked independently there). */
+import {randomBytes} from "node:crypto";
 import {readFileSync} from "node:fs";
 import path from "node:path";
 import {describe, expect, it} from "vitest";
@@ -72,6 +73,22 @@ describe("fixtures (test/fixtures/containers.json)", () => {
     expect(decodeContainer("X", "tx", new Uint8Array(0))).toBeNull();
     expect(decodeContainer("C", "block", Uint8Array.of(0xff, 0xff))).toBeNull();
     expect(cb58Encode(containerId("C", "block", Uint8Array.of(1, 2, 3)))).toBe(cb58Encode(containerId("X", "tx", Uint8Array.of(1, 2, 3))));
+  });
+
+  it("gives null for opaque bytes, whether the cheap screens or the decoders refuse them", () => {
+    const kinds: Array<[DecodeChain, DecodeKind]> = [["P", "block"], ["X", "block"], ["C", "block"], ["X", "tx"], ["X", "vtx"]];
+    for (let i = 0; i < 200; i++) {
+      const b = Uint8Array.from(randomBytes(64 + i * 5));
+      // Half pass the screens (codec version 0, a proposervm type, an RLP list header that spans the bytes).
+      if (i % 2) {
+        b.set([0, 0, 0, 0, 0, i % 3], 0);
+        if (i % 4 === 1) b.set([0xf9, (b.length - 3) >> 8, (b.length - 3) & 0xff], 0);
+      }
+      for (const [chain, kind] of kinds) {
+        expect(decodeContainer(chain, kind, b), `${chain}/${kind} #${i}`).toBeNull();
+        expect(containerId(chain, kind, b)).toHaveLength(32);
+      }
+    }
   });
 });
 
