@@ -14,6 +14,8 @@ export interface DecodeJob {
   chain: "P" | "X" | "C";
   kind: "block" | "tx" | "vtx";
   items: Array<{bytes: Uint8Array; containerId: string}>;
+  /** TxDecodeOptions.deferInputKeys. */
+  deferInputKeys: boolean;
 }
 
 export type DecodeResult = {ok: true; container: PrimaryContainer} | {ok: false; error: string; expected: boolean};
@@ -55,13 +57,13 @@ export class DecodePool {
     return this.workers.length;
   }
 
-  decode(chain: DecodeJob["chain"], kind: DecodeJob["kind"], items: DecodeJob["items"]): Promise<DecodeResult[]> {
-    if (this.workers.length === 0) return Promise.resolve(items.map((it) => decodeHere(chain, kind, it)));
+  decode(chain: DecodeJob["chain"], kind: DecodeJob["kind"], items: DecodeJob["items"], deferInputKeys = false): Promise<DecodeResult[]> {
+    if (this.workers.length === 0) return Promise.resolve(items.map((it) => decodeOne({id: 0, chain, kind, items, deferInputKeys}, it)));
     const id = ++this.seq;
     const w = this.workers[this.next++ % this.workers.length]!;
     return new Promise((resolve, reject) => {
       this.waiting.set(id, {resolve, reject});
-      w.postMessage({id, chain, kind, items} satisfies DecodeJob);
+      w.postMessage({id, chain, kind, items, deferInputKeys} satisfies DecodeJob);
     });
   }
 
@@ -71,9 +73,10 @@ export class DecodePool {
   }
 }
 
-function decodeHere(chain: DecodeJob["chain"], kind: DecodeJob["kind"], it: DecodeJob["items"][number]): DecodeResult {
+/** Decodes one item of a job (in a worker, or here when there is none). */
+export function decodeOne(job: DecodeJob, it: DecodeJob["items"][number]): DecodeResult {
   try {
-    return {ok: true, container: decodePrimaryContainer(chain, kind, it.bytes, {containerId: it.containerId})};
+    return {ok: true, container: decodePrimaryContainer(job.chain, job.kind, it.bytes, {containerId: it.containerId, deferInputKeys: job.deferInputKeys})};
   } catch (err) {
     return {ok: false, error: (err as Error).message, expected: (err as Error).name === "PrimaryDecodeError"};
   }

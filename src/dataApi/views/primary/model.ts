@@ -168,6 +168,8 @@ export interface PrimaryTx {
   sourceChain: string | null;
   destinationChain: string | null;
   details: TxDetails;
+  /** sha256 of the unsigned transaction: what every credential signs. */
+  unsignedHash: Uint8Array;
 }
 
 /** A proposervm wrapper's facts (Glacier `proposerDetails`). Option blocks carry no time or P-chain height: 0n. */

@@ -747,6 +747,12 @@ export interface TxDecodeOptions {
    * 2 ms a signature with @noble/curves): a caller that needs no keys may turn it off (`publicKey` is then null).
    */
   recoverPublicKeys?: boolean;
+  /**
+   * Leave the keys of the credentials that unlock UTXO inputs unrecovered (null), for a caller that knows the
+   * spent UTXOs' owners: the key behind a credential is then the owner address's, which an earlier recovery may
+   * already have given (the primary view's key cache). The tx's `unsignedHash` lets it recover the rest.
+   */
+  deferInputKeys?: boolean;
 }
 
 /** Reads the credentials: each a list of 65-byte signatures. */
@@ -759,13 +765,16 @@ function readCredentials(r: Reader, chain: PrimaryChain): Uint8Array[][] {
   });
 }
 
-/** Recovers each signature's key over `unsignedHash` (when asked), once per distinct signature. */
-function recoverCredentials(signatures: Uint8Array[][], unsignedHash: Uint8Array | null): Credential[][] {
+/**
+ * Recovers each signature's key over `unsignedHash` (when asked), once per distinct signature; the credentials
+ * before `from` are left unrecovered.
+ */
+function recoverCredentials(signatures: Uint8Array[][], unsignedHash: Uint8Array | null, from = 0): Credential[][] {
   // One key signing several inputs gives the same (deterministic) signature each time: recover it once.
   const recovered = new Map<string, Uint8Array | null>();
-  return signatures.map((sigs) =>
+  return signatures.map((sigs, index) =>
     sigs.map((signature) => {
-      if (unsignedHash === null) return {signature, publicKey: null};
+      if (unsignedHash === null || index < from) return {signature, publicKey: null};
       const key = Buffer.from(signature.buffer, signature.byteOffset, SIGNATURE_LEN).toString("latin1");
       let publicKey = recovered.get(key);
       if (publicKey === undefined) {
@@ -796,7 +805,10 @@ export function decodeSignedTx(chain: PrimaryChain, signed: Uint8Array, opts: Tx
   if (r.remaining !== 0) fail(`${r.remaining} trailing bytes after the ${chain} ${p.txType}`);
   const txIdBytes = sha256(signed);
   // Keys are recovered only once the whole tx has read well (recovery is most of the cost).
-  const creds = recoverCredentials(signatures, (opts.recoverPublicKeys ?? true) ? sha256(signed.subarray(0, unsignedEnd)) : null);
+  const unsignedHash = sha256(signed.subarray(0, unsignedEnd));
+  // The UTXO inputs' credentials come first (base inputs, imported inputs, operations).
+  const inputCreds = opts.deferInputKeys ? (p.body?.ins.length ?? 0) + p.importedIns.length + p.opIns.length : 0;
+  const creds = recoverCredentials(signatures, (opts.recoverPublicKeys ?? true) ? unsignedHash : null, inputCreds);
   const txId = cb58Encode(txIdBytes);
 
   const outputs: TxOutput[] = [];
@@ -880,6 +892,7 @@ export function decodeSignedTx(chain: PrimaryChain, signed: Uint8Array, opts: Tx
     sourceChain: p.importedFrom ? cb58Encode(p.importedFrom) : null,
     destinationChain: p.exportedTo ? cb58Encode(p.exportedTo) : null,
     details: p.details,
+    unsignedHash,
   };
 }
 

@@ -6,8 +6,6 @@
  *
  * X/tx is not folded: its transactions also arrive inside X vertices (before Cortina) and X blocks (after).
  */
-import {ripemd160} from "@noble/hashes/legacy.js";
-import {sha256} from "@noble/hashes/sha2.js";
 import type {NetworkInfo} from "../../../chains/index.js";
 import {findEndpoint, type Endpoint} from "../../../index/endpoints.js";
 import type {IndexStore, StoredContainer} from "../../../index/store.js";
@@ -32,6 +30,7 @@ import {
   vertexRow,
   type TxPlace,
 } from "./rows.js";
+import {SignerKeys} from "./signerKeys.js";
 import {StakingFold} from "./stakingFold.js";
 import type {ViewMetrics} from "../metrics.js";
 
@@ -110,6 +109,7 @@ export class PrimaryView {
   private readonly seq = {P: 0n, X: 0n, C: 0n, vtx: 0n};
   private readonly staking: StakingFold;
   private readonly pool: DecodePool;
+  private readonly signerKeys = new SignerKeys();
   /** The last error of a round (the health check reports it). */
   lastError: Error | null = null;
   private wake: (() => void) | null = null;
@@ -227,19 +227,23 @@ export class PrimaryView {
     let total = 0;
     for (const e of FOLDED_ENDPOINTS) {
       const index = this.modules.index.index(e);
-      const prepare = (from: bigint): Promise<Prepared> | null => {
-        if (from >= index.next) return null;
+      const read = async (from: bigint): Promise<StoredContainer[]> => {
+        if (from >= index.next) return [];
         const n = Number(index.next - from < BigInt(this.opts.batchSize) ? index.next - from : BigInt(this.opts.batchSize));
-        return index.getRange(from, n).then(async (containers) => {
-          const results = await this.pool.decode(e.chain, e.kind, containers.map((c) => ({bytes: c.bytes, containerId: idToString(c.id)})));
-          return {containers, results};
-        });
+        return index.getRange(from, n);
       };
-      let pending = prepare(this.positions.get(e.id) ?? 0n);
+      // The containers are read first and handed to the decode workers (postMessage is synchronous) before the
+      // current batch is folded. PGlite runs a whole fold on microtasks, so anything waiting for an I/O callback
+      // (the index read, a worker's answer) would wait for the fold to end, and decoding would not overlap it.
+      const decode = (containers: StoredContainer[]): Promise<Prepared> =>
+        this.pool.decode(e.chain, e.kind, containers.map((c) => ({bytes: c.bytes, containerId: idToString(c.id)})), true).then((results) => ({containers, results}));
+      let containers = await read(this.positions.get(e.id) ?? 0n);
+      let pending: Promise<Prepared> | null = containers.length ? decode(containers) : null;
       for (let step = 0; pending !== null && step < this.opts.batchesPerRound && !this.ctrl.signal.aborted; step++) {
         const batch: Prepared = await pending;
-        if (batch.containers.length === 0) break;
-        pending = prepare(batch.containers[batch.containers.length - 1]!.index + 1n);
+        pending = null;
+        containers = step + 1 < this.opts.batchesPerRound ? await read(batch.containers[batch.containers.length - 1]!.index + 1n) : [];
+        if (containers.length) pending = decode(containers);
         try {
           await this.foldBatch(e, batch);
         } catch (err) {
@@ -320,9 +324,9 @@ export class PrimaryView {
     for (const i of t.inputs) {
       const known = batch.createdOwners.get(i.utxoId) ?? owners.get(i.utxoId);
       if (known) touched.push(...known);
-      // The signers' addresses, recovered from the credentials: the owner when the creating transaction is not
-      // folded yet (an import folded before its export).
-      for (const c of i.credentials) if (c.publicKey) touched.push(ripemd160(sha256(c.publicKey)));
+      // The signers' addresses, from the keys recovered: the owner when the creating transaction is not folded yet
+      // (an import folded before its export).
+      touched.push(...this.signerKeys.fill(i, known, t.unsignedHash));
       if (!batch.utxoConsumes.has(i.utxoId)) {
         batch.utxoConsumes.set(i.utxoId, [
           i.utxoId,
