@@ -48,7 +48,7 @@ async function digest(sql: SqlClient): Promise<Record<string, string>> {
     txs: await q("SELECT count(*) || ':' || md5(string_agg(tx_id || '/' || seq || '/' || block_height || '/' || ts, ',' ORDER BY seq)) AS d FROM txs"),
     blocks: await q("SELECT count(*) || ':' || md5(string_agg(block_id || '/' || height || '/' || container_id || '/' || parent_id, ',' ORDER BY height)) AS d FROM blocks"),
     utxos: await q(
-      "SELECT count(*) || ':' || md5(string_agg(utxo_id || '/' || coalesce(created_seq::text, '-') || '/' || coalesce(consuming_tx, '-') || '/' || coalesce(amount::text, '-') || '/' || coalesce(credentials::text, '-'), ',' ORDER BY utxo_id)) AS d FROM utxos",
+      "SELECT count(*) || ':' || md5(string_agg(utxo_id || '/' || coalesce(created_seq::text, '-') || '/' || coalesce(consuming_tx, '-') || '/' || coalesce(amount::text, '-') || '/' || coalesce(credentials::text, '-'), ',' ORDER BY utxo_id)) AS d FROM utxos FULL JOIN utxo_spends USING (utxo_id)",
     ),
     txAddresses: await q("SELECT count(*) || ':' || md5(string_agg(encode(address, 'hex') || '/' || seq, ',' ORDER BY address, seq)) AS d FROM tx_addresses"),
     utxoAddresses: await q("SELECT count(*) AS d FROM utxo_addresses"),

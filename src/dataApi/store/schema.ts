@@ -474,4 +474,31 @@ CREATE TABLE warp_messages (
 CREATE INDEX warp_messages_block ON warp_messages (chain_id, block_number);
 `,
   },
+  {
+    version: 5,
+    name: "utxo spends",
+    sql: `
+-- A UTXO's consumption in a table of its own, written once: as columns of utxos, every spend rewrote the whole
+-- UTXO row (an upsert, a new tuple version and an entry in each index) and left a dead one behind. A spend may be
+-- folded before the UTXO's creation (an import folded before its export): the queries join the two.
+CREATE TABLE utxo_spends (
+  utxo_id text PRIMARY KEY,
+  tx_id text NOT NULL,
+  output_index int4 NOT NULL,
+  consumed_chain text NOT NULL,
+  consuming_tx text NOT NULL,
+  consuming_block text,
+  consuming_height int8,
+  consuming_ts int8,
+  credentials jsonb
+);
+INSERT INTO utxo_spends
+  SELECT utxo_id, tx_id, output_index, consumed_chain, consuming_tx, consuming_block, consuming_height, consuming_ts, credentials
+  FROM utxos WHERE consuming_tx IS NOT NULL;
+CREATE INDEX utxo_spends_by_consuming_tx ON utxo_spends (consuming_tx);
+DELETE FROM utxos WHERE created_chain IS NULL;
+ALTER TABLE utxos DROP COLUMN consumed_chain, DROP COLUMN consuming_tx, DROP COLUMN consuming_block,
+  DROP COLUMN consuming_height, DROP COLUMN consuming_ts, DROP COLUMN credentials;
+`,
+  },
 ];

@@ -12,8 +12,14 @@ import {type PChainUtxo, type UtxoRow, pChainUtxoFromRow} from "../../models/pri
 import {type Utxo, utxoFromRow} from "../../models/primary/xchain.js";
 import {type NetworkCtx, type Page, type PageArgs, Params, type SortOrder, type SqlClientLike} from "./common.js";
 
-// A stake output carries its staker's start (utxoStartTimestamp); the join is on the staking transaction.
-const UTXO_COLUMNS = "u.*, s.start_ts AS staker_start";
+// A UTXO row is its creation (utxos) and its spend (utxo_spends), either of which may be folded first. A stake
+// output carries its staker's start (utxoStartTimestamp); the join is on the staking transaction.
+const SPEND_COLUMNS = "sp.consumed_chain, sp.consuming_tx, sp.consuming_block, sp.consuming_height, sp.consuming_ts, sp.credentials";
+const CREATION_COLUMNS =
+  "u.created_chain, u.created_seq, u.created_block, u.created_height, u.created_ts, u.asset_id, u.amount, u.addresses, u.threshold, " +
+  "u.locktime, u.stakeable_locktime, u.staked, u.utxo_type, u.group_id, u.payload, u.utxo_bytes, u.exported_to, u.reward_type, u.staking_end";
+const UTXO_COLUMNS = `u.utxo_id, u.tx_id, u.output_index, ${CREATION_COLUMNS}, ${SPEND_COLUMNS}, s.start_ts AS staker_start`;
+const SPEND_JOIN = "LEFT JOIN utxo_spends sp ON sp.utxo_id = u.utxo_id";
 const STAKER_JOIN = "LEFT JOIN stakers s ON u.staked AND s.tx_id = u.tx_id";
 
 /** The UTXOs the given transactions emit (by creating tx) and consume (by consuming tx): one query each. */
@@ -26,12 +32,13 @@ export async function loadTxUtxos(
   if (txIds.length === 0) return {emitted, consumed};
   const [out, inp] = await Promise.all([
     sql.query<UtxoRow>(
-      `SELECT ${UTXO_COLUMNS} FROM utxos u ${STAKER_JOIN} WHERE u.tx_id = ANY($1::text[]) ORDER BY u.tx_id, u.output_index`,
+      `SELECT ${UTXO_COLUMNS} FROM utxos u ${SPEND_JOIN} ${STAKER_JOIN} WHERE u.tx_id = ANY($1::text[]) ORDER BY u.tx_id, u.output_index`,
       [txIds]
     ),
     sql.query<UtxoRow>(
-      `SELECT ${UTXO_COLUMNS} FROM utxos u ${STAKER_JOIN} WHERE u.consuming_tx = ANY($1::text[])
-       ORDER BY u.consuming_tx, u.tx_id, u.output_index`,
+      `SELECT sp.utxo_id, sp.tx_id, sp.output_index, ${CREATION_COLUMNS}, ${SPEND_COLUMNS}, s.start_ts AS staker_start
+       FROM utxo_spends sp LEFT JOIN utxos u ON u.utxo_id = sp.utxo_id ${STAKER_JOIN}
+       WHERE sp.consuming_tx = ANY($1::text[]) ORDER BY sp.consuming_tx, sp.tx_id, sp.output_index`,
       [txIds]
     ),
   ]);
@@ -80,9 +87,9 @@ export async function listUtxoRows(sql: SqlClientLike, args: ListUtxosArgs): Pro
   const where = [
     `ua.address = ANY(${p.add(args.addresses)}::bytea[])`,
     `u.created_ts IS NOT NULL`,
-    `((u.created_chain = ${chain} AND u.exported_to IS NULL) OR (u.exported_to = ${chain} AND u.consuming_tx IS NOT NULL))`,
+    `((u.created_chain = ${chain} AND u.exported_to IS NULL) OR (u.exported_to = ${chain} AND sp.utxo_id IS NOT NULL))`,
   ];
-  if (!args.includeSpent) where.push("u.consuming_tx IS NULL");
+  if (!args.includeSpent) where.push("sp.utxo_id IS NULL");
   if (args.assetId !== undefined) where.push(`u.asset_id = ${p.add(args.assetId)}`);
   if (args.cursor !== undefined) {
     const i = args.cursor.indexOf(":");
@@ -93,7 +100,7 @@ export async function listUtxoRows(sql: SqlClientLike, args: ListUtxosArgs): Pro
   const dir = desc ? "DESC" : "ASC";
   const rows = await sql.query<UtxoRow>(
     `SELECT DISTINCT ON (${sortCol}, u.utxo_id) ${UTXO_COLUMNS}
-     FROM utxo_addresses ua JOIN utxos u ON u.utxo_id = ua.utxo_id ${STAKER_JOIN}
+     FROM utxo_addresses ua JOIN utxos u ON u.utxo_id = ua.utxo_id ${SPEND_JOIN} ${STAKER_JOIN}
      WHERE ${where.join(" AND ")}
      ORDER BY ${sortCol} ${dir}, u.utxo_id ${dir} LIMIT ${p.add(args.pageSize + 1)}`,
     p.values
@@ -121,8 +128,8 @@ export async function listPChainUtxos(
 export async function unspentUtxoRows(sql: SqlClientLike, chainId: string, addresses: Uint8Array[]): Promise<UtxoRow[]> {
   return sql.query<UtxoRow>(
     `SELECT DISTINCT ON (u.utxo_id) ${UTXO_COLUMNS}
-     FROM utxo_addresses ua JOIN utxos u ON u.utxo_id = ua.utxo_id ${STAKER_JOIN}
-     WHERE ua.address = ANY($1::bytea[]) AND u.consuming_tx IS NULL AND u.created_ts IS NOT NULL
+     FROM utxo_addresses ua JOIN utxos u ON u.utxo_id = ua.utxo_id ${SPEND_JOIN} ${STAKER_JOIN}
+     WHERE ua.address = ANY($1::bytea[]) AND sp.utxo_id IS NULL AND u.created_ts IS NOT NULL
        AND ((u.created_chain = $2 AND u.exported_to IS NULL) OR u.exported_to = $2)
      ORDER BY u.utxo_id`,
     [addresses, chainId]

@@ -102,7 +102,7 @@ export const UTXO_CREATE_COLUMNS = [
   {name: "staking_end", type: "int8"},
 ] as const;
 
-/** A UTXO's consumption columns (the creation ones are filled by the creating transaction, before or after). */
+/** A UTXO's consumption: a `utxo_spends` row (the `utxos` row is the creation, folded before or after). */
 export const UTXO_CONSUME_COLUMNS = [
   {name: "utxo_id", type: "text"},
   {name: "tx_id", type: "text"},

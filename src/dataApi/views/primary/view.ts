@@ -76,17 +76,6 @@ export const FOLDED_ENDPOINTS: readonly Endpoint[] = [
   findEndpoint("C", "block")!,
 ];
 
-const UTXO_CREATE_CONFLICT =
-  "(utxo_id) DO UPDATE SET " +
-  UTXO_CREATE_COLUMNS.filter((c) => c.name !== "utxo_id")
-    .map((c) => `${c.name} = EXCLUDED.${c.name}`)
-    .join(", ");
-const UTXO_CONSUME_CONFLICT =
-  "(utxo_id) DO UPDATE SET " +
-  UTXO_CONSUME_COLUMNS.filter((c) => c.name !== "utxo_id" && c.name !== "tx_id" && c.name !== "output_index")
-    .map((c) => `${c.name} = EXCLUDED.${c.name}`)
-    .join(", ");
-
 /** The rows of one batch, per table. */
 class Batch {
   blocks: unknown[][] = [];
@@ -370,8 +359,8 @@ export class PrimaryView {
     await bulkInsert(tx, "tx_addresses", [{name: "chain", type: "text"}, {name: "address", type: "bytea"}, {name: "seq", type: "int8"}], b.txAddresses, {onConflict: "DO NOTHING"});
     await bulkInsert(tx, "asset_txs", [{name: "asset_id", type: "text"}, {name: "seq", type: "int8"}], b.assetTxs, {onConflict: "DO NOTHING"});
     await bulkInsert(tx, "assets", ASSET_COLUMNS, b.assets, {onConflict: "DO NOTHING"});
-    await bulkInsert(tx, "utxos", UTXO_CREATE_COLUMNS as unknown as BulkColumn[], b.utxoCreates, {onConflict: UTXO_CREATE_CONFLICT});
-    await bulkInsert(tx, "utxos", UTXO_CONSUME_COLUMNS as unknown as BulkColumn[], [...b.utxoConsumes.values()], {onConflict: UTXO_CONSUME_CONFLICT});
+    await bulkInsert(tx, "utxos", UTXO_CREATE_COLUMNS as unknown as BulkColumn[], b.utxoCreates, {onConflict: "DO NOTHING"});
+    await bulkInsert(tx, "utxo_spends", UTXO_CONSUME_COLUMNS as unknown as BulkColumn[], [...b.utxoConsumes.values()], {onConflict: "DO NOTHING"});
     await bulkInsert(tx, "utxo_addresses", [{name: "address", type: "bytea"}, {name: "utxo_id", type: "text"}], b.utxoAddresses, {onConflict: "DO NOTHING"});
   }
 

@@ -1,6 +1,7 @@
 import {afterEach, beforeEach, expect, it} from "vitest";
 import type {SqlClient} from "../../../../src/dataApi/store/client.js";
 import {migrate, schemaVersion, SchemaTooNewError, type Migration} from "../../../../src/dataApi/store/migrations.js";
+import {MIGRATIONS} from "../../../../src/dataApi/store/schema.js";
 import {describeBackends, quietLogger} from "../../../helpers/sql.js";
 
 const M1: Migration = {version: 1, name: "accounts", sql: "CREATE TABLE acct (id int8 PRIMARY KEY); CREATE INDEX acct_i ON acct (id);"};
@@ -56,5 +57,19 @@ describeBackends("migrate", (backend) => {
   it("rejects a list out of order", async () => {
     await expect(migrate(db, [M2, M1], modules)).rejects.toThrow(/strictly ascending/);
     expect(await schemaVersion(db)).toBe(0);
+  });
+
+  it("moves UTXO spends to utxo_spends (schema 5): spent, unspent, and spends folded before their creation", async () => {
+    await migrate(db, MIGRATIONS.filter((m) => m.version < 5), modules);
+    const ins = "INSERT INTO utxos (utxo_id, tx_id, output_index, created_chain, created_ts, consumed_chain, consuming_tx, consuming_ts, credentials) VALUES ($1, $2, 0, $3, $4, $5, $6, $7, $8)";
+    await db.query(ins, ["spent", "t1", "P", 10, "P", "t2", 20, JSON.stringify([{signature: "c2ln", publicKey: ""}])]);
+    await db.query(ins, ["unspent", "t1", "P", 10, null, null, null, null]);
+    await db.query(ins, ["early", "t0", null, null, "X", "t3", 30, "[]"]);
+    expect(await migrate(db, MIGRATIONS, modules)).toEqual({from: 4, to: MIGRATIONS.at(-1)!.version});
+    expect(await db.query("SELECT utxo_id FROM utxos ORDER BY utxo_id")).toEqual([{utxo_id: "spent"}, {utxo_id: "unspent"}]);
+    expect(await db.query("SELECT utxo_id, tx_id, consumed_chain, consuming_tx, consuming_ts, credentials FROM utxo_spends ORDER BY utxo_id")).toEqual([
+      {utxo_id: "early", tx_id: "t0", consumed_chain: "X", consuming_tx: "t3", consuming_ts: 30n, credentials: []},
+      {utxo_id: "spent", tx_id: "t1", consumed_chain: "P", consuming_tx: "t2", consuming_ts: 20n, credentials: [{signature: "c2ln", publicKey: ""}]},
+    ]);
   });
 });

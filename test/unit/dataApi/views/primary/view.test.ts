@@ -118,12 +118,12 @@ describeBackends("primary-network view", (backend) => {
   it("links spends to the UTXOs they consume, with the signers' keys", async () => {
     // Every transaction emits 2 UTXOs and consumes 2.
     expect(await count(sql, "SELECT count(*)::int8 AS n FROM utxos WHERE created_seq IS NOT NULL")).toBe(2 * TXS);
-    expect(await count(sql, "SELECT count(*)::int8 AS n FROM utxos WHERE consuming_tx IS NOT NULL")).toBe(2 * TXS);
+    expect(await count(sql, "SELECT count(*)::int8 AS n FROM utxo_spends")).toBe(2 * TXS);
     // A UTXO created and consumed within the history has both halves.
-    const both = await count(sql, "SELECT count(*)::int8 AS n FROM utxos WHERE created_seq IS NOT NULL AND consuming_tx IS NOT NULL");
+    const both = await count(sql, "SELECT count(*)::int8 AS n FROM utxos u JOIN utxo_spends sp USING (utxo_id) WHERE u.created_seq IS NOT NULL");
     expect(both).toBeGreaterThan(0);
     const spent = await sql.query<{consuming_tx: string; consuming_ts: bigint; created_ts: bigint; credentials: Array<{publicKey: string}>; addresses: string[]}>(
-      "SELECT consuming_tx, consuming_ts, created_ts, credentials, addresses FROM utxos WHERE created_seq IS NOT NULL AND consuming_tx IS NOT NULL",
+      "SELECT sp.consuming_tx, sp.consuming_ts, u.created_ts, sp.credentials, u.addresses FROM utxos u JOIN utxo_spends sp USING (utxo_id) WHERE u.created_seq IS NOT NULL",
     );
     const byAddress = new Map(keys.map((k) => [Buffer.from(k.address).toString("hex"), Buffer.from(k.publicKey).toString("base64")]));
     for (const u of spent) {
