@@ -501,4 +501,13 @@ ALTER TABLE utxos DROP COLUMN consumed_chain, DROP COLUMN consuming_tx, DROP COL
   DROP COLUMN consuming_height, DROP COLUMN consuming_ts, DROP COLUMN credentials;
 `,
   },
+  {
+    version: 6,
+    name: "accrued delegatee rewards",
+    sql: `
+-- From Cortina a delegator's fee share is not paid with its reward: it accrues on its validator and is paid with
+-- the validator's own reward (AvalancheGo's state.Staker.AccruedDelegateeReward).
+ALTER TABLE stakers ADD COLUMN accrued_delegatee_reward numeric NOT NULL DEFAULT 0;
+`,
+  },
 ];

@@ -211,15 +211,18 @@ export class StakingFold {
       const v = await tx.query<StakerRow>("SELECT * FROM stakers WHERE tx_id = $1", [row.validator_tx_id]);
       if (v[0]) delegatee = toRecord(v[0]);
     }
-    // TODO(lead): from Cortina AvalancheGo defers a delegator's fee share to its validator's own reward
-    // (stakers.ts returns the validator's record with accruedDelegateeReward, to persist); until the stakers table
-    // keeps that sum, the fee is paid with the delegator's reward as before (a Cortina time past every validator).
-    const result = stakerRewarded({supply: this.supply}, record, rewarded, delegatee, {cortinaTime: 1n << 63n});
+    // From Cortina a delegator's fee share accrues on its validator, paid with the validator's own reward.
+    const cfg = networkConfigFor(this.opts.network.id);
+    const result = stakerRewarded({supply: this.supply}, record, rewarded, delegatee, cfg);
+    if (result.delegatee) {
+      await tx.query("UPDATE stakers SET accrued_delegatee_reward = $2::numeric WHERE tx_id = $1", [result.delegatee.txId, result.delegatee.accruedDelegateeReward.toString()]);
+    }
     this.supply = result.supply;
     await tx.query("UPDATE stakers SET status = $2, reward_tx_id = $3 WHERE tx_id = $1", [p.stakingTxId, rewarded ? "rewarded" : "aborted", p.rewardTxId]);
     if (result.payouts.length === 0) return;
     const count = await tx.query<{n: bigint | string | number}>("SELECT count(*) AS n FROM utxos WHERE tx_id = $1", [p.stakingTxId]);
-    let index = Number(count[0]?.n ?? 0);
+    // AvalancheGo numbers reward UTXOs after the staking tx's outputs and stake, in the payouts' order.
+    const first = Number(count[0]?.n ?? 0);
     const chainId = this.opts.network.chainIds.P;
     const place: TxPlace = {chain: "P", chainId, seq: BigInt(p.place.seq), blockId: p.place.blockId, height: BigInt(p.place.height), ts: BigInt(p.place.ts)};
     const avax = this.opts.avaxAssetId;
@@ -227,7 +230,7 @@ export class StakingFold {
     const addrs: unknown[][] = [];
     for (const pay of result.payouts) {
       if (pay.amount <= 0n) continue;
-      const o = rewardOutput(p.stakingTxId, index++, avax, pay.amount, pay.owner);
+      const o = rewardOutput(p.stakingTxId, first + pay.outputOffset, avax, pay.amount, pay.owner);
       creates.push(utxoCreateRow(p.stakingTxId, o, place, {rewardType: pay.rewardType}));
       for (const a of pay.owner.addresses) addrs.push([a, o.utxoId]);
     }
@@ -271,6 +274,7 @@ interface StakerRow {
   reward_owner: unknown;
   delegation_reward_owner: unknown;
   validator_tx_id: string | null;
+  accrued_delegatee_reward: string | null;
 }
 
 function ownerFromJson(v: unknown): Owner | null {
@@ -287,7 +291,7 @@ function toRecord(r: StakerRow): StakerRecord {
     kind: r.kind as StakerRecord["kind"],
     status: "current",
     priority: currentPriority(pendingPriority({kind: r.kind as StakerRecord["kind"], subnetId: r.subnet_id, startTime: null, rewardOwner: ownerFromJson(r.reward_owner)})),
-    accruedDelegateeReward: 0n,
+    accruedDelegateeReward: BigInt(r.accrued_delegatee_reward ?? 0),
     startTime: BigInt(r.start_ts),
     endTime: BigInt(r.end_ts),
     weight: BigInt(r.weight),
