@@ -13,7 +13,7 @@
  */
 import {createHash} from "node:crypto";
 import {hostname} from "node:os";
-import {PGlite, types as pgliteTypes} from "@electric-sql/pglite";
+import {PGlite, parse as pgliteParse, protocol, types as pgliteTypes} from "@electric-sql/pglite";
 import pg from "pg";
 import type {Logger} from "../../logger/index.js";
 
@@ -89,9 +89,72 @@ export class PgliteSqlClient implements SqlClient {
     return new PgliteSqlClient(db, dataDir);
   }
 
+  /** Statement texts prepared under a name (see `prepared`), with their parameters' type OIDs. */
+  private readonly statements = new Map<string, {name: string; types: number[]}>();
+  private prepares = 0;
+
   async query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]> {
-    const res = await this.db.query<T>(sql, params);
-    return res.rows;
+    if (params === undefined || (this.statements.size >= PREPARED_TEXTS && !this.statements.has(sql))) {
+      return (await this.db.query<T>(sql, params)).rows;
+    }
+    // The protocol calls are serialised neither with PGlite's statements nor with its transactions: hold its query
+    // lock, as its own query() does, and wait for a transaction in progress (a read run between two of its
+    // statements would run inside it).
+    return this.exclusive(() => this.db.runExclusive(() => this.prepared<T>(sql, params)));
+  }
+
+  /** Transactions and prepared reads, one at a time. */
+  private tail: Promise<unknown> = Promise.resolve();
+
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.tail.then(fn, fn);
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * A parameterised read as a named prepared statement: PGlite's query() parses, describes and plans the text at
+   * every call, and planning in WebAssembly costs more than running a list's index lookups (4.5 ms against 0.4 ms
+   * for a transaction page's UTXO join, measured). The statement is parsed once; PostgreSQL keeps its plan.
+   */
+  private async prepared<T>(text: string, params: unknown[], retried = false): Promise<T[]> {
+    const {serialize} = protocol;
+    try {
+      let st = this.statements.get(text);
+      if (st === undefined) {
+        const name = `avaext_${++this.prepares}`;
+        const described = [];
+        try {
+          await this.db.execProtocol(serialize.parse({name, text}));
+          described.push(...(await this.db.execProtocol(serialize.describe({type: "S", name}))).messages);
+        } finally {
+          await this.db.execProtocol(serialize.sync());
+        }
+        st = {name, types: pgliteParse.parseDescribeStatementResults(described)};
+        this.statements.set(text, st);
+      }
+      const types = st.types;
+      const values = params.map((v, i) => {
+        if (v === null || v === undefined) return null;
+        const serializer = this.db.serializers[types[i]!];
+        return serializer ? serializer(v) : String(v);
+      });
+      const messages = [];
+      try {
+        messages.push(...(await this.db.execProtocol(serialize.bind({statement: st.name, values}))).messages);
+        messages.push(...(await this.db.execProtocol(serialize.describe({type: "P"}))).messages);
+        messages.push(...(await this.db.execProtocol(serialize.execute({}))).messages);
+      } finally {
+        messages.push(...(await this.db.execProtocol(serialize.sync())).messages);
+      }
+      return (pgliteParse.parseResults(messages, this.db.parsers)[0]?.rows ?? []) as T[];
+    } catch (e) {
+      // Prepared before its tables changed ("cached plan must not change result type"): prepare it afresh, once.
+      const code = (e as {code?: string}).code;
+      if (retried || (code !== "0A000" && code !== "26000")) throw e;
+      this.statements.delete(text);
+      return this.prepared<T>(text, params, true);
+    }
   }
 
   async exec(sql: string): Promise<void> {
@@ -100,7 +163,7 @@ export class PgliteSqlClient implements SqlClient {
 
   transaction<T>(fn: (tx: SqlTx) => Promise<T>): Promise<T> {
     // PGlite queues every statement and holds other callers off while a transaction runs.
-    return this.db.transaction(async (tx) => {
+    return this.exclusive(() => this.db.transaction(async (tx) => {
       const wrapped: SqlTx = {
         query: async <R>(sql: string, params?: unknown[]): Promise<R[]> => (await tx.query<R>(sql, params)).rows,
         exec: async (sql: string): Promise<void> => {
@@ -108,7 +171,7 @@ export class PgliteSqlClient implements SqlClient {
         },
       };
       return fn(wrapped);
-    });
+    }));
   }
 
   /** The whole cluster as an uncompressed tarball, for `pgliteTemplate`. */

@@ -140,18 +140,25 @@ export async function getPChainTransaction(
   return pChainTx(row, p, net);
 }
 
-/** Which X containers (blocks, vertices) hold a page's transactions: one query each. */
+/** Which X containers (blocks, vertices) hold a page's transactions: one query for both. */
 async function loadXContainers(
   sql: SqlClientLike,
   rows: TxRow[]
 ): Promise<{blocks: Set<string>; vertices: Map<string, VertexRef>}> {
   const ids = [...new Set(rows.map((r) => r.block_id))];
-  if (ids.length === 0) return {blocks: new Set(), vertices: new Map()};
-  const [bs, vs] = await Promise.all([
-    sql.query<{block_id: string}>("SELECT block_id FROM blocks WHERE chain = 'X' AND block_id = ANY($1::text[])", [ids]),
-    sql.query<VertexRef>("SELECT vertex_id, height, ts FROM vertices WHERE vertex_id = ANY($1::text[])", [ids]),
-  ]);
-  return {blocks: new Set(bs.map((b) => b.block_id)), vertices: new Map(vs.map((v) => [v.vertex_id, v]))};
+  const blocks = new Set<string>();
+  const vertices = new Map<string, VertexRef>();
+  if (ids.length === 0) return {blocks, vertices};
+  const found = await sql.query<{kind: "b" | "v"; id: string; height: VertexRef["height"] | null; ts: VertexRef["ts"] | null}>(
+    `SELECT 'b' AS kind, block_id AS id, NULL::int8 AS height, NULL::int8 AS ts FROM blocks WHERE chain = 'X' AND block_id = ANY($1::text[])
+     UNION ALL SELECT 'v', vertex_id, height, ts FROM vertices WHERE vertex_id = ANY($1::text[])`,
+    [ids]
+  );
+  for (const f of found) {
+    if (f.kind === "b") blocks.add(f.id);
+    else vertices.set(f.id, {vertex_id: f.id, height: f.height!, ts: f.ts!});
+  }
+  return {blocks, vertices};
 }
 
 async function xChainTxs(sql: SqlClientLike, net: NetworkCtx, p: TxPage): Promise<XChainTransaction[]> {

@@ -22,7 +22,10 @@ const UTXO_COLUMNS = `u.utxo_id, u.tx_id, u.output_index, ${CREATION_COLUMNS}, $
 const SPEND_JOIN = "LEFT JOIN utxo_spends sp ON sp.utxo_id = u.utxo_id";
 const STAKER_JOIN = "LEFT JOIN stakers s ON u.staked AND s.tx_id = u.tx_id";
 
-/** The UTXOs the given transactions emit (by creating tx) and consume (by consuming tx): one query each. */
+/**
+ * The UTXOs the given transactions emit (by creating tx) and consume (by consuming tx), in one query: a page's
+ * statements are what an embedded store (PGlite, one thread) spends most of a list answer on.
+ */
 export async function loadTxUtxos(
   sql: SqlClientLike,
   txIds: string[]
@@ -30,21 +33,18 @@ export async function loadTxUtxos(
   const emitted = new Map<string, UtxoRow[]>();
   const consumed = new Map<string, UtxoRow[]>();
   if (txIds.length === 0) return {emitted, consumed};
-  const [out, inp] = await Promise.all([
-    sql.query<UtxoRow>(
-      `SELECT ${UTXO_COLUMNS} FROM utxos u ${SPEND_JOIN} ${STAKER_JOIN} WHERE u.tx_id = ANY($1::text[]) ORDER BY u.tx_id, u.output_index`,
-      [txIds]
-    ),
-    sql.query<UtxoRow>(
-      `SELECT sp.utxo_id, sp.tx_id, sp.output_index, ${CREATION_COLUMNS}, ${SPEND_COLUMNS}, s.start_ts AS staker_start
-       FROM utxo_spends sp LEFT JOIN utxos u ON u.utxo_id = sp.utxo_id ${STAKER_JOIN}
-       WHERE sp.consuming_tx = ANY($1::text[]) ORDER BY sp.consuming_tx, sp.tx_id, sp.output_index`,
-      [txIds]
-    ),
-  ]);
-  for (const u of out) push(emitted, u.tx_id, u);
-  // Staked outputs keep their consuming fields hidden: a reward transaction does not list the principal it returns.
-  for (const u of inp) if (u.consuming_tx !== null) push(consumed, u.consuming_tx, u);
+  const rows = await sql.query<UtxoRow & {side: "e" | "c"; grp: string}>(
+    `SELECT 'e' AS side, u.tx_id AS grp, ${UTXO_COLUMNS} FROM utxos u ${SPEND_JOIN} ${STAKER_JOIN} WHERE u.tx_id = ANY($1::text[])
+     UNION ALL
+     SELECT 'c', sp.consuming_tx, sp.utxo_id, sp.tx_id, sp.output_index, ${CREATION_COLUMNS}, ${SPEND_COLUMNS}, s.start_ts
+       FROM utxo_spends sp LEFT JOIN utxos u ON u.utxo_id = sp.utxo_id ${STAKER_JOIN} WHERE sp.consuming_tx = ANY($1::text[])
+     ORDER BY side, grp, tx_id, output_index`,
+    [txIds]
+  );
+  for (const r of rows) {
+    const {side, grp, ...u} = r;
+    push(side === "e" ? emitted : consumed, grp, u);
+  }
   return {emitted, consumed};
 }
 
@@ -54,13 +54,29 @@ function push<T>(m: Map<string, T[]>, k: string, v: T): void {
   else m.set(k, [v]);
 }
 
-/** Asset facts for the given asset IDs (one query). */
+/**
+ * Asset rows already read, per store client. An asset's row never changes once its CreateAssetTx is folded (the
+ * view only inserts them), and nearly every page names AVAX: without this, each page spent a statement on it.
+ */
+const knownAssets = new WeakMap<SqlClientLike, Map<string, AssetRow>>();
+const KNOWN_ASSETS_MAX = 10_000;
+
+/** Asset facts for the given asset IDs (one query for those not read before). */
 export async function loadAssets(sql: SqlClientLike, assetIds: Iterable<string>): Promise<AssetInfo> {
-  const ids = [...new Set(assetIds)];
+  let known = knownAssets.get(sql);
+  if (known === undefined) knownAssets.set(sql, (known = new Map()));
   const m: AssetInfo = new Map();
-  if (ids.length === 0) return m;
-  for (const r of await sql.query<AssetRow>("SELECT * FROM assets WHERE asset_id = ANY($1::text[])", [ids])) {
+  const missing: string[] = [];
+  for (const id of new Set(assetIds)) {
+    const row = known.get(id);
+    if (row !== undefined) m.set(id, row);
+    else missing.push(id);
+  }
+  if (missing.length === 0) return m;
+  for (const r of await sql.query<AssetRow>("SELECT * FROM assets WHERE asset_id = ANY($1::text[])", [missing])) {
     m.set(r.asset_id, r);
+    if (known.size >= KNOWN_ASSETS_MAX) known.clear();
+    known.set(r.asset_id, r);
   }
   return m;
 }

@@ -18,6 +18,32 @@ describeBackends("SqlClient", (backend) => {
     expect(db.kind).toBe(backend.name);
   });
 
+  it("runs a parameterised read again after its table changed, and stays usable after a failed one", async () => {
+    await db.exec("DROP TABLE IF EXISTS prep_t; CREATE TABLE prep_t (id int8 PRIMARY KEY, a text)");
+    await db.query("INSERT INTO prep_t (id, a) VALUES ($1, $2)", [1n, "one"]);
+    const read = "SELECT * FROM prep_t WHERE id = ANY($1::int8[]) ORDER BY id";
+    for (let i = 0; i < 7; i++) expect(await db.query(read, [[1n, 2n]])).toEqual([{id: 1n, a: "one"}]);
+    // A new column changes the statement's result type: it is prepared afresh, once.
+    await db.exec("ALTER TABLE prep_t ADD COLUMN b int4 NOT NULL DEFAULT 5");
+    expect(await db.query(read, [[1n]])).toEqual([{id: 1n, a: "one", b: 5}]);
+    // A statement that fails (bad input for its parameter) leaves the session and the prepared statements working.
+    await expect(db.query(read, [["x"]])).rejects.toThrow(/invalid input syntax/);
+    await expect(db.query("SELECT * FROM no_such_table WHERE id = $1", [1])).rejects.toThrow(/no_such_table/);
+    expect(await db.query(read, [[1n]])).toEqual([{id: 1n, a: "one", b: 5}]);
+    // Reads wait for a transaction in progress rather than running inside it.
+    let inside = false;
+    const tx = db.transaction(async (t) => {
+      inside = true;
+      await t.query("INSERT INTO prep_t (id, a) VALUES ($1, $2)", [2n, "two"]);
+      await new Promise((r) => setTimeout(r, 50));
+      await t.query("UPDATE prep_t SET a = $2 WHERE id = $1", [2n, "TWO"]);
+    });
+    while (!inside) await new Promise((r) => setImmediate(r));
+    const seen = await db.query<{a: string}>(read, [[2n]]);
+    await tx;
+    expect(seen.map((r) => r.a)).toEqual(backend.name === "pglite" ? ["TWO"] : []);
+  });
+
   it.runIf(backend.name === "postgres")("names its connections for pg_stat_activity", async () => {
     expect(await db.query("SELECT current_setting('application_name') AS app")).toEqual([{app: applicationName()}]);
     expect(applicationName()).toMatch(new RegExp(`^avaext \\S+ pid ${process.pid}$`));
