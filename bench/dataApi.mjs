@@ -1,7 +1,8 @@
 // Figures for the data API's primary-network view (issue 17): ingest, decoding included, of a realistic history
 // (bench/lib/primaryHistory.mjs: 2-in/2-out signed X-chain transactions, random spends) from a real LevelDB
 // container index into PGlite and into a PostgreSQL server, in transactions/s, with the process's peak RSS.
-// BENCH_DATA_API_TXS (default 1,000,000) transactions; BENCH_RUNS runs per backend, median reported.
+// BENCH_DATA_API_TXS (default 1,000,000) transactions; BENCH_RUNS runs per backend, median reported;
+// BENCH_DATA_API_STORES (default "pglite,postgres") the backends.
 import {chmodSync, mkdirSync, mkdtempSync, rmSync} from "node:fs";
 import net from "node:net";
 import os from "node:os";
@@ -23,6 +24,7 @@ import {makeKeys, xHistory} from "../dist/src/dev/syntheticHistory.js";
 import {benchLists} from "./dataApiLists.mjs";
 
 const TXS = Number(process.env.BENCH_DATA_API_TXS ?? 1_000_000);
+const STORES = (process.env.BENCH_DATA_API_STORES ?? "pglite,postgres").split(",");
 let historyKeys = [];
 const network = NETWORKS.local;
 const AVAX = "2fombhL7aGPwj3KH4bfrmJwW6PVnMobf9Y2fn9GwxiAAJyFDbe";
@@ -90,7 +92,7 @@ export async function benchDataApi() {
   try {
     await pgServer.initialise();
     await pgServer.start();
-    for (const backend of ["pglite", "postgres"]) {
+    for (const backend of STORES) {
       const results = [];
       for (let r = 0; r < RUNS; r++) {
         let url = "embedded";
