@@ -32,7 +32,6 @@ export interface UtxoRow {
   utxo_type: string | null;
   group_id: number | null;
   payload: Uint8Array | null;
-  utxo_bytes: Uint8Array | null;
   exported_to: string | null;
   consumed_chain: string | null;
   consuming_tx: string | null;

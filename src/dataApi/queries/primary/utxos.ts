@@ -17,7 +17,7 @@ import {type NetworkCtx, type Page, type PageArgs, Params, type SortOrder, type 
 const SPEND_COLUMNS = "sp.consumed_chain, sp.consuming_tx, sp.consuming_block, sp.consuming_height, sp.consuming_ts, sp.credentials";
 const CREATION_COLUMNS =
   "u.created_chain, u.created_seq, u.created_block, u.created_height, u.created_ts, u.asset_id, u.amount, u.addresses, u.threshold, " +
-  "u.locktime, u.stakeable_locktime, u.staked, u.utxo_type, u.group_id, u.payload, u.utxo_bytes, u.exported_to, u.reward_type, u.staking_end";
+  "u.locktime, u.stakeable_locktime, u.staked, u.utxo_type, u.group_id, u.payload, u.exported_to, u.reward_type, u.staking_end";
 const UTXO_COLUMNS = `u.utxo_id, u.tx_id, u.output_index, ${CREATION_COLUMNS}, ${SPEND_COLUMNS}, s.start_ts AS staker_start`;
 const SPEND_JOIN = "LEFT JOIN utxo_spends sp ON sp.utxo_id = u.utxo_id";
 const STAKER_JOIN = "LEFT JOIN stakers s ON u.staked AND s.tx_id = u.tx_id";
