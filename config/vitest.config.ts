@@ -5,6 +5,7 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     // One PostgreSQL server for the whole run, for the data API's store tests (test/helpers/sql.ts).
     globalSetup: ["test/setup/postgres.ts"],
+    setupFiles: ["test/setup/tempDirs.ts"],
     // Tests start real servers and LevelDB instances; two cores, so keep workers bounded.
     pool: "forks",
     poolOptions: {forks: {maxForks: 2, minForks: 1}},

@@ -2,9 +2,7 @@
  * Shared test harness: a real avaext node on 127.0.0.1:0 with a real LevelDB in a fresh temp dir, and small
  * HTTP/JSON-RPC clients. Every e2e test goes through here, over the real wire.
  */
-import {mkdtempSync, rmSync} from "node:fs";
-import os from "node:os";
-import path from "node:path";
+import {rmSync} from "node:fs";
 import {Writable} from "node:stream";
 import {resolveConfig} from "../../src/cli/config.js";
 import type {AvaextConfig} from "../../src/cli/flags.js";
@@ -35,9 +33,9 @@ export interface RpcResult {
   body: {jsonrpc: string; id: unknown; result?: unknown; error?: {code: number; message: string; data?: unknown}};
 }
 
-export function tempDir(prefix = "avaext-test-"): string {
-  return mkdtempSync(path.join(os.tmpdir(), prefix));
-}
+import {tempDir} from "./tempDirs.js";
+
+export {tempDir};
 
 /** Flags for a test node: port 0, loopback, temp data dir, quiet stdout, unless overridden. */
 export function testConfig(flags: Record<string, unknown> = {}, dataDir = tempDir()): AvaextConfig {
