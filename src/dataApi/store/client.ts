@@ -149,9 +149,8 @@ export class PgliteSqlClient implements SqlClient {
       }
       return (pgliteParse.parseResults(messages, this.db.parsers)[0]?.rows ?? []) as T[];
     } catch (e) {
-      // Prepared before its tables changed ("cached plan must not change result type"): prepare it afresh, once.
-      const code = (e as {code?: string}).code;
-      if (retried || (code !== "0A000" && code !== "26000")) throw e;
+      // Prepared before its tables changed: prepare it afresh, once.
+      if (retried || !stalePreparedStatement(e)) throw e;
       this.statements.delete(text);
       return this.prepared<T>(text, params, true);
     }
@@ -220,7 +219,16 @@ function mapArray(value: unknown, f: (v: unknown) => unknown): unknown {
   return value === null ? null : f(value);
 }
 
-/** Distinct statement texts given a name (see PgSqlClient.statementName). */
+/**
+ * A named statement prepared before its tables changed (a rebuild, a newer writer's migration): "cached plan must
+ * not change result type" (0A000), or the statement is gone (26000). Preparing it afresh succeeds.
+ */
+function stalePreparedStatement(e: unknown): boolean {
+  const code = (e as {code?: string}).code;
+  return code === "0A000" || code === "26000";
+}
+
+/** Distinct statement texts given a name (see PgSqlClient.statementName and PgliteSqlClient.prepared). */
 const PREPARED_TEXTS = 1000;
 
 export class PgSqlClient implements SqlClient {
@@ -260,8 +268,7 @@ export class PgSqlClient implements SqlClient {
       // A statement prepared before its tables changed (a rebuild, a newer writer's migration) fails on every
       // connection that prepared it ("cached plan must not change result type"): give the text a new name, so each
       // connection prepares it afresh, and run it again once.
-      const code = (e as {code?: string}).code;
-      if (!name || (code !== "0A000" && code !== "26000")) throw e;
+      if (!name || !stalePreparedStatement(e)) throw e;
       const renamed = `${name}_${++this.renames}`;
       this.names.set(sql, renamed);
       const res = await this.pool.query({name: renamed, text: sql, values: params});
