@@ -3,6 +3,7 @@
  * EVM view agree on every hash), a crash of its process is logged and healed (a fresh EVM, the schedule replayed
  * into it, the same hashes), and a restart of avaext replays it to the same chain.
  */
+import {readFileSync} from "node:fs";
 import {afterAll, describe, expect, it} from "vitest";
 import {startNode, tempDir, type TestNode} from "../helpers/node.js";
 
@@ -35,7 +36,9 @@ describe("the dev network's EVM", () => {
     await expect.poll(() => evmHead(t!), {timeout: 60_000}).toBeGreaterThanOrEqual(13n);
     const before = await blockHashes(t, 13);
     const pid = t.node.devFeed!.evmPid()!;
-    process.kill(pid, "SIGKILL");
+    // The pid is anvil's sh wrapper (src/dev/evm/anvil.ts spawnTied): the crash is anvil's own, so the wrapper
+    // sees it and exits. Killing the wrapper instead left anvil running, orphaned, after the test process ended.
+    process.kill(anvilUnder(pid), "SIGKILL");
     await expect.poll(() => t!.node.devFeed!.evmPid() !== pid && t!.node.devFeed!.evmFailure() === null, {timeout: 30_000}).toBe(true);
     await expect.poll(() => t!.logs.some((l) => String(l.msg).includes("the dev EVM is down")), {timeout: 30_000}).toBe(true);
     // The replayed chain is the same chain, block for block, and it grows again.
@@ -82,3 +85,13 @@ describe("the dev network's EVM over /ext/bc/C/rpc", () => {
     expect(await rpc("/ext/bc/C/rpc", "not json")).toMatchObject({error: {code: -32600}});
   }, 120_000);
 });
+
+/** The anvil binary under its sh wrapper (its one child on Linux), else the wrapper itself. */
+function anvilUnder(wrapper: number): number {
+  try {
+    const child = Number(readFileSync(`/proc/${wrapper}/task/${wrapper}/children`, "utf8").trim().split(/\s+/)[0]);
+    return Number.isInteger(child) && child > 0 ? child : wrapper;
+  } catch {
+    return wrapper;
+  }
+}
