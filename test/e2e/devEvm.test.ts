@@ -3,7 +3,7 @@
  * EVM view agree on every hash), a crash of its process is logged and healed (a fresh EVM, the schedule replayed
  * into it, the same hashes), and a restart of avaext replays it to the same chain.
  */
-import {readFileSync} from "node:fs";
+import {existsSync, readFileSync} from "node:fs";
 import {afterAll, describe, expect, it} from "vitest";
 import {startNode, tempDir, type TestNode} from "../helpers/node.js";
 
@@ -38,8 +38,15 @@ describe("the dev network's EVM", () => {
     const pid = t.node.devFeed!.evmPid()!;
     // The pid is anvil's sh wrapper (src/dev/evm/anvil.ts spawnTied): the crash is anvil's own, so the wrapper
     // sees it and exits. Killing the wrapper instead left anvil running, orphaned, after the test process ended.
-    process.kill(anvilUnder(pid), "SIGKILL");
+    const anvil = anvilUnder(pid);
+    // Anvil keeps older states on disk under its HOME and removes them only on a graceful exit: its HOME is a
+    // folder of its own, removed once it has exited, however that happened.
+    const home = anvilHome(anvil);
+    expect(home).toMatch(/avaext-anvil-/);
+    expect(existsSync(home)).toBe(true);
+    process.kill(anvil, "SIGKILL");
     await expect.poll(() => t!.node.devFeed!.evmPid() !== pid && t!.node.devFeed!.evmFailure() === null, {timeout: 30_000}).toBe(true);
+    await expect.poll(() => existsSync(home), {timeout: 10_000}).toBe(false);
     await expect.poll(() => t!.logs.some((l) => String(l.msg).includes("the dev EVM is down")), {timeout: 30_000}).toBe(true);
     // The replayed chain is the same chain, block for block, and it grows again.
     const head = evmHead(t);
@@ -50,7 +57,9 @@ describe("the dev network's EVM", () => {
 
   it("replays to the same chain after a restart of avaext", async () => {
     const before = await blockHashes(t!, 13);
+    const home = anvilHome(anvilUnder(t!.node.devFeed!.evmPid()!));
     await t!.close();
+    expect(existsSync(home)).toBe(false);
     t = await startNode(FLAGS, {dataDir, keepData: true});
     await expect.poll(async () => anvilHash(t!, 13), {timeout: 60_000}).toBe(before[12]);
     for (let n = 1; n <= 13; n++) expect(await anvilHash(t, n)).toBe(before[n - 1]);
@@ -85,6 +94,12 @@ describe("the dev network's EVM over /ext/bc/C/rpc", () => {
     expect(await rpc("/ext/bc/C/rpc", "not json")).toMatchObject({error: {code: -32600}});
   }, 120_000);
 });
+
+/** The HOME a process runs with. */
+function anvilHome(pid: number): string {
+  const env = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0");
+  return env.find((e) => e.startsWith("HOME="))!.slice("HOME=".length);
+}
 
 /** The anvil binary under its sh wrapper (its one child on Linux), else the wrapper itself. */
 function anvilUnder(wrapper: number): number {

@@ -5,7 +5,9 @@
  * is a clear error, never a hang.
  */
 import {spawn, type ChildProcess} from "node:child_process";
+import {mkdtempSync, rmSync} from "node:fs";
 import {createRequire} from "node:module";
+import os from "node:os";
 import path from "node:path";
 import type {Logger} from "../../logger/index.js";
 
@@ -54,17 +56,24 @@ export function anvilBinary(): string {
  * small sh wrapper holds a pipe from avaext on its stdin and kills anvil when that pipe closes (avaext gone), or
  * when the wrapper itself gets SIGTERM (a normal stop by process ID). Without it, every kill -9 of avaext would
  * leave an anvil behind.
+ *
+ * Anvil keeps older states in a folder under `$HOME/.foundry/anvil/tmp` (gigabytes for a long chain) and removes
+ * it only on a graceful exit, which neither signal gives it. So it runs with `home` as its HOME, and the wrapper
+ * removes that folder once anvil has exited, whichever way.
  */
-function spawnTied(binary: string, args: string[]): ChildProcess {
-  if (process.platform === "win32") return spawn(binary, args, {stdio: ["ignore", "pipe", "pipe"]});
+function spawnTied(binary: string, args: string[], home: string): ChildProcess {
+  const env = {...process.env, HOME: home, AVAEXT_ANVIL_HOME: home};
+  if (process.platform === "win32") return spawn(binary, args, {stdio: ["ignore", "pipe", "pipe"], env: {...env, USERPROFILE: home}});
   const script = [
     "exec 3<&0",
     '"$0" "$@" <&- & a=$!',
-    "trap 'kill $a 2>/dev/null; wait $a; exit 0' TERM INT",
+    'clean() { [ -n "$AVAEXT_ANVIL_HOME" ] && rm -rf "$AVAEXT_ANVIL_HOME"; }',
+    "trap 'kill $a 2>/dev/null; wait $a; clean; exit 0' TERM INT",
     "{ read _ <&3; kill $a 2>/dev/null; } &",
     "wait $a",
+    "clean",
   ].join("\n");
-  return spawn("/bin/sh", ["-c", script, binary, ...args], {stdio: ["pipe", "pipe", "pipe"]});
+  return spawn("/bin/sh", ["-c", script, binary, ...args], {stdio: ["pipe", "pipe", "pipe"], env});
 }
 
 export class Anvil {
@@ -76,9 +85,13 @@ export class Anvil {
     private readonly child: ChildProcess,
     readonly url: string,
     private readonly logger: Logger,
+    /** Anvil's HOME, holding its on-disk states (see spawnTied). */
+    readonly home: string,
   ) {
     child.on("exit", (code, signal) => {
       this.exitInfo = {code, signal};
+      // The wrapper removes it after anvil; a wrapper killed outright (SIGKILL) cannot.
+      rmSync(home, {recursive: true, force: true});
       const why = `anvil (pid ${child.pid}) exited ${signal ? `on ${signal}` : `with code ${code}`}`;
       if (!this.stopping) logger.error({pid: child.pid, code, signal}, "dev EVM (anvil) exited");
       for (const l of this.exitListeners) l(why);
@@ -96,7 +109,8 @@ export class Anvil {
       ...(opts.accounts !== undefined ? ["--accounts", String(opts.accounts)] : []),
       ...(opts.mining === "manual" ? ["--no-mining"] : []),
     ];
-    const child = spawnTied(binary, args);
+    const home = mkdtempSync(path.join(os.tmpdir(), "avaext-anvil-"));
+    const child = spawnTied(binary, args, home);
     const url = await new Promise<string>((resolve, reject) => {
       let out = "";
       let err = "";
@@ -104,6 +118,7 @@ export class Anvil {
       const fail = (why: string): void => {
         clearTimeout(timer);
         child.kill("SIGKILL");
+        rmSync(home, {recursive: true, force: true});
         reject(new Error(`${why}${err ? `: ${err.trim().slice(-500)}` : ""}`));
       };
       child.once("error", (e) => fail(`anvil could not be started (${binary}): ${e.message}`));
@@ -125,7 +140,7 @@ export class Anvil {
     // Keep draining its output (a full pipe would stall it); it logs every request, so only at debug.
     child.stdout!.on("data", (c: Buffer) => modules.logger.debug({anvil: c.toString("utf8").trim()}, "anvil"));
     child.stderr!.on("data", (c: Buffer) => modules.logger.warn({anvil: c.toString("utf8").trim()}, "anvil"));
-    const anvil = new Anvil(child, url, modules.logger);
+    const anvil = new Anvil(child, url, modules.logger, home);
     const chainId = await anvil.rawCall("eth_chainId", []).catch((e: Error) => e);
     if (chainId instanceof Error || BigInt(chainId as string) !== BigInt(opts.chainId)) {
       await anvil.stop();
