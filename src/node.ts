@@ -131,7 +131,7 @@ export class AvaextNode {
     const db = await Database.open(c["db-dir"]);
     this.db = db;
     this.onClose("database", () => db.close());
-    if (db.migrated > 0) this.logger.info({records: db.migrated, dir: db.dir}, "moved container records of an older database layout to their own store");
+    if (db.migrated > 0) this.logger.info({records: db.migrated, dir: db.dir}, "moved container records of an older database layout to a store per endpoint");
     const store = await IndexStore.open(db);
     this.store = store;
     await checkIncompleteIndex(store, c["index-enabled"], c["index-allow-incomplete"]);

@@ -79,7 +79,7 @@ function flag<K extends FlagName>(d: FlagDef<K>): FlagDef<K> {
 export const FLAGS: readonly FlagDef[] = [
   flag({name: "config-file", kind: "path", default: null, defaultText: "none", description: "JSON object of flag names to values; precedence: flag > env > file > default"}),
   flag({name: "data-dir", kind: "path", default: path.join(os.homedir(), ".avaext"), defaultText: "~/.avaext", description: "root of everything avaext writes"}),
-  flag({name: "db-dir", kind: "path", default: (c) => path.join(c["data-dir"]!, "db"), defaultText: "<data-dir>/db", description: "the database directory (LevelDB; the container records in its containers/ folder)"}),
+  flag({name: "db-dir", kind: "path", default: (c) => path.join(c["data-dir"]!, "db"), defaultText: "<data-dir>/db", description: "the database directory (LevelDB; the container records in its containers/ folder, a store per endpoint)"}),
   flag({name: "log-dir", kind: "path", default: (c) => path.join(c["data-dir"]!, "logs"), defaultText: "<data-dir>/logs", description: "log files, one per logger (main.log, P.log, ...)"}),
   flag({name: "profile-dir", kind: "path", default: (c) => path.join(c["data-dir"]!, "profiles"), defaultText: "<data-dir>/profiles", description: "where admin profiles are written"}),
   flag({name: "plugin-dir", kind: "path", default: (c) => path.join(c["data-dir"]!, "plugins"), defaultText: "<data-dir>/plugins", description: "VM plugins that admin.loadVMs discovers"}),

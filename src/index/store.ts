@@ -128,7 +128,7 @@ export class IndexStore {
       if (back === null || readU64be(back) !== next - 1n) {
         throw new Error(
           `the index ${e.name} counts ${next} containers but the containers store has no matching record ${next - 1n}: ` +
-            `was ${db.dir}/containers removed or replaced? Restore it, or start from an empty --db-dir`,
+            `was ${db.containersFolder(e.id)} removed or replaced? Restore it, or start from an empty --db-dir`,
         );
       }
     }
@@ -329,7 +329,7 @@ async function firstWithChecksum(db: Database, endpoint: Endpoint, next: bigint)
     const v = await db.get(containerKey(endpoint.id, mid));
     // Every index below next has its record; a missing one means the stores do not match, and guessing would
     // write a wrong boundary.
-    if (v === null) throw new Error(`the index ${endpoint.name} has no record ${mid} in ${db.dir}/containers (below its count ${next})`);
+    if (v === null) throw new Error(`the index ${endpoint.name} has no record ${mid} in ${db.containersFolder(endpoint.id)} (below its count ${next})`);
     if (holdsChecksum(v)) hi = mid;
     else lo = mid + 1n;
   }

@@ -1,6 +1,6 @@
 /** The index store on a real LevelDB: atomic, idempotent accepts with the feed position; reads; restarts. */
 import {createHash} from "node:crypto";
-import {renameSync, rmSync} from "node:fs";
+import {existsSync, readdirSync, renameSync, rmSync} from "node:fs";
 import path from "node:path";
 import {afterEach, describe, expect, it} from "vitest";
 import {Database} from "../../../src/db/controller.js";
@@ -135,7 +135,7 @@ describe("IndexStore", () => {
     // The containers folder goes missing: the open fails and leaves no boundary behind.
     renameSync(path.join(dir, "containers"), path.join(dir, "containers.away"));
     const db1 = await Database.open(dir);
-    await expect(IndexStore.open(db1)).rejects.toThrow(/was .*containers removed or replaced/);
+    await expect(IndexStore.open(db1)).rejects.toThrow(/was .*containers\/X-tx removed or replaced/);
     await db1.close();
     // Nor when a containers store from another database holds as many records, or more.
     const other = tempDir();
@@ -147,7 +147,7 @@ describe("IndexStore", () => {
     rmSync(path.join(dir, "containers"), {recursive: true, force: true});
     renameSync(path.join(other, "containers"), path.join(dir, "containers"));
     const db2 = await Database.open(dir);
-    await expect(IndexStore.open(db2)).rejects.toThrow(/has no matching record 4: was .*containers removed or replaced/);
+    await expect(IndexStore.open(db2)).rejects.toThrow(/has no matching record 4: was .*containers\/X-tx removed or replaced/);
     await db2.close();
     rmSync(path.join(dir, "containers"), {recursive: true, force: true});
     renameSync(path.join(dir, "containers.away"), path.join(dir, "containers"));
@@ -324,6 +324,54 @@ describe("IndexStore", () => {
     await db2.close();
   });
 
+  it("moves the records of the one-containers-store layout to a store per endpoint at open, resuming an interrupted move", async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    // The layout before: every endpoint's records in one LevelDB at <dir>/containers, the rest in <dir>.
+    const xs = Array.from({length: 12_000}, (_, n) => item(xtx, n));
+    const ps = Array.from({length: 3_000}, (_, n) => item(pblock, n));
+    const main = new Level<Uint8Array, Uint8Array>(dir, {keyEncoding: "view", valueEncoding: "view"});
+    await main.open();
+    const m = main.batch();
+    for (const [e, list] of [[xtx, xs], [pblock, ps]] as const) {
+      list.forEach((it, n) => m.put(containerIndexKey(e.id, it.id), u64be(BigInt(n))));
+      m.put(key(Bucket.nextIndex, e.id), u64be(BigInt(list.length)));
+    }
+    await m.write();
+    await main.close();
+    const one = new Level<Uint8Array, Uint8Array>(path.join(dir, "containers"), {keyEncoding: "view", valueEncoding: "view"});
+    await one.open();
+    const c = one.batch();
+    for (const [e, list] of [[xtx, xs], [pblock, ps]] as const) list.forEach((it, n) => c.put(containerKey(e.id, BigInt(n)), encodeRecordV2(it)));
+    await c.write();
+    await one.close();
+    // A move interrupted after the rename, with the first P records already in their new store.
+    renameSync(path.join(dir, "containers"), path.join(dir, "containers.moving"));
+    const pStore = new Level<Uint8Array, Uint8Array>(path.join(dir, "containers", "P-block"), {keyEncoding: "view", valueEncoding: "view"});
+    await pStore.open();
+    await pStore.batch(ps.slice(0, 100).map((it, n) => ({type: "put" as const, key: containerKey(pblock.id, BigInt(n)), value: encodeRecordV2(it)})));
+    await pStore.close();
+
+    const db = await Database.open(dir);
+    expect(db.migrated).toBe(xs.length + ps.length);
+    expect(existsSync(path.join(dir, "containers.moving"))).toBe(false);
+    expect(readdirSync(path.join(dir, "containers")).sort()).toEqual(["C-block", "P-block", "X-block", "X-tx", "X-vtx"]);
+    const store = await IndexStore.open(db);
+    expect((await store.index(xtx).getById(xs[11_999]!.id))!.index).toBe(11_999n);
+    expect((await store.index(pblock).getRange(0n, 1024)).map((r) => r.id)).toEqual(ps.slice(0, 1024).map((it) => it.id));
+    expect((await store.index(xtx).getRange(10_000n, 1024)).map((r) => r.id)).toEqual(xs.slice(10_000, 11_024).map((it) => it.id));
+    // New containers go on after the moved ones, and a second open moves nothing.
+    const more = item(xtx, 12_000);
+    await store.accept([more], null);
+    await db.close();
+    const db2 = await Database.open(dir);
+    expect(db2.migrated).toBe(0);
+    const store2 = await IndexStore.open(db2);
+    expect((await store2.index(xtx).getByIndex(12_000n))!.id).toEqual(more.id);
+    expect(store2.index(pblock).next).toBe(BigInt(ps.length));
+    await db2.close();
+  });
+
   it("reads synchronously while reads are fast, and asynchronously for a while after slow ones in a row (per store)", async () => {
     const dir = tempDir();
     dirs.push(dir);
@@ -357,7 +405,7 @@ describe("IndexStore", () => {
     rmSync(path.join(dir, "containers"), {recursive: true, force: true});
     const db2 = await Database.open(dir);
     await expect(IndexStore.open(db2)).rejects.toThrow(
-      `the index X/tx counts 2 containers but the containers store has no matching record 1: was ${dir}/containers removed or replaced?`,
+      `the index X/tx counts 2 containers but the containers store has no matching record 1: was ${dir}/containers/X-tx removed or replaced?`,
     );
     await db2.close();
   });
