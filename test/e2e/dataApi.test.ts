@@ -18,7 +18,7 @@ import {createTestDatabase, STORE_BACKENDS} from "../helpers/sql.js";
 import {startNode, tempDir, type TestNode} from "../helpers/node.js";
 
 const MAINNET_ADDRESS = formatAddress(new Uint8Array(20).fill(7), "avax");
-const BACKFILL = "4h"; // 48 ticks: 48 blocks on each of P, X and C
+const BACKFILL = "4h25m"; // 53 ticks: past the dev schedule's L1 conversion (30), balance increase (40) and disable (50)
 const DEV = {"network-id": "local", "index-enabled": true, feed: "dev", "dev-backfill": BACKFILL, "data-api-enabled": true};
 
 interface ErrorBody {
@@ -153,6 +153,7 @@ describe.each(BACKENDS)("data API over HTTP ($name)", (backend) => {
       [`/v1/networks/local/delegators?delegationStatus=x`, 400, /^delegationStatus: /],
       [`/v1/networks/local/l1Validators?l1ValidationId=x`, 400, /^l1ValidationId: /],
       [`/v1/networks/local/l1Validators?nodeId=x`, 400, /^nodeId: /],
+      [`/v1/networks/local/l1Validators?includeInactiveL1Validators=yes`, 400, /^includeInactiveL1Validators: /],
       [`/v1/networks/local/subnets/x`, 400, /^subnetId: /],
       [`/v1/networks/local/subnets/2PFKtwnA8VGch1nGkSegxhqs9h6TQCADVFP9jnpDzZimJvbkyR`, 404, /^subnet .* not found$/],
       [`/v1/networks/local/blockchains?sortOrder=sideways`, 400, /^sortOrder: /],
@@ -291,6 +292,42 @@ describe.each(BACKENDS)("data API over HTTP ($name)", (backend) => {
     const other = await t.get(`/v1/signatureAggregator/local/aggregateSignatures/${base!.tx_id}`);
     expect(other.status).toBe(400);
     expect((other.json() as {message: string}).message).toMatch(/txHash: a BaseTx has no P-chain warp message/);
+  });
+
+  it("folds the L1 validators' continuous fee: balances fall with time, a disable returns the rest as a UTXO", async () => {
+    type L1V = {validationId: string; nodeId: string; remainingBalance: number};
+    const active = (await t.get("/v1/networks/local/l1Validators")).json() as {validators: L1V[]};
+    const all = (await t.get("/v1/networks/local/l1Validators?includeInactiveL1Validators=true")).json() as {validators: L1V[]};
+    // Three converted with 10 AVAX each; the first got 5 AVAX more; the third was disabled.
+    expect(all.validators).toHaveLength(3);
+    expect(active.validators).toHaveLength(2);
+    const disabled = all.validators.find((v) => !active.validators.some((a) => a.validationId === v.validationId))!;
+    expect(disabled.remainingBalance).toBe(0);
+    // Active ones pay 1 nAVAX a second on the local network: below what funded them, by the seconds since.
+    for (const v of active.validators) expect(v.remainingBalance).toBeLessThan(15e9);
+    expect(Math.min(...active.validators.map((v) => v.remainingBalance))).toBeLessThan(10e9);
+    expect(Math.min(...active.validators.map((v) => v.remainingBalance))).toBeGreaterThan(10e9 - 86_400);
+
+    type Tx = {txType: string; l1ValidatorDetails?: Array<{validationId: string; remainingBalance: number; balanceChange: number}>; emittedUtxos: Array<{amount: string; addresses: string[]}>; amountBurned: Array<{amount: string}>; blockNumber: string};
+    const txs = ((await t.get(`/v1/networks/local/blockchains/p-chain/transactions?l1ValidationId=${disabled.validationId}`)).json() as {transactions: Tx[]}).transactions;
+    expect(txs.map((x) => x.txType)).toEqual(["DisableL1ValidatorTx", "ConvertSubnetToL1Tx"]);
+    const [disable, convert] = txs as [Tx, Tx];
+    expect(convert.l1ValidatorDetails!.map((d) => [d.remainingBalance, d.balanceChange])).toEqual([[10e9, 10e9], [10e9, 10e9], [10e9, 10e9]]);
+    // The disable returns what the fee left of the 10 AVAX, in a UTXO after the transaction's change.
+    const [detail] = disable.l1ValidatorDetails!;
+    expect(detail!.remainingBalance).toBe(0);
+    const returned = -detail!.balanceChange;
+    expect(returned).toBeGreaterThan(10e9 - 86_400);
+    expect(returned).toBeLessThan(10e9);
+    expect(disable.emittedUtxos.map((u) => Number(u.amount))).toContain(returned);
+    // Only the transaction fee is burned: the returned balance is not counted against it.
+    expect(Number(disable.amountBurned[0]!.amount)).toBeGreaterThan(0);
+    expect(Number(disable.amountBurned[0]!.amount)).toBeLessThan(1e9);
+
+    // Each P block carries the chain's accrued fees and the active count after it.
+    const tip = ((await t.get("/v1/networks/local/blockchains/p-chain/blocks?pageSize=1")).json() as {blocks: Array<{l1ValidatorsAccruedFees: number; activeL1Validators: number}>}).blocks[0]!;
+    expect(tip.activeL1Validators).toBe(2);
+    expect(tip.l1ValidatorsAccruedFees).toBeGreaterThan(0);
   });
 });
 

@@ -257,7 +257,7 @@ export function registerPrimaryRoutes(router: DataApiRouter, m: PrimaryRoutesMod
     if (subnetId !== undefined && !validId("P", subnetId)) throw badRequest("subnetId", `not a subnet ID: ${JSON.stringify(subnetId)}`);
     const nodeId = ctx.query.string("nodeId");
     if (nodeId !== undefined && !validNodeId(nodeId)) throw badRequest("nodeId", `not a node ID: ${JSON.stringify(nodeId)}`);
-    const page = await listL1Validators(m.sql, net, {l1ValidationId, subnetId, nodeId, includeInactive: ctx.query.boolean("includeInactive"), pageSize: ctx.query.pageSize(), cursor: ctx.cursorText()});
+    const page = await listL1Validators(m.sql, net, {l1ValidationId, subnetId, nodeId, includeInactive: ctx.query.boolean("includeInactiveL1Validators", ctx.query.boolean("includeInactive")), pageSize: ctx.query.pageSize(), cursor: ctx.cursorText()});
     return {nextPageToken: ctx.token(page.nextCursor), validators: page.items};
   });
 

@@ -510,4 +510,19 @@ ALTER TABLE utxos DROP COLUMN consumed_chain, DROP COLUMN consuming_tx, DROP COL
 ALTER TABLE stakers ADD COLUMN accrued_delegatee_reward numeric NOT NULL DEFAULT 0;
 `,
   },
+  {
+    version: 7,
+    name: "L1 validator fees",
+    sql: `
+-- The continuous fee of L1 validators (ACP-77), as AvalancheGo keeps it: an active validator's balance + the chain's
+-- accrued fees when it was funded (0 while inactive); its remaining balance is that minus the accrued fees now
+-- (data_api_meta 'view.l1.accruedFees'). A store folded before this version charged no fee: its active validators
+-- start from their balance as folded (run \`avaext data-api rebuild\` for the exact history).
+ALTER TABLE l1_validators ADD COLUMN end_accumulated_fee numeric NOT NULL DEFAULT 0;
+UPDATE l1_validators SET end_accumulated_fee = balance WHERE active AND balance > 0;
+-- A staking transaction's own outputs, stake included: its reward UTXOs are numbered after them. Counting its
+-- UTXOs in the store missed them when the reward came in the same batch as the staking transaction.
+ALTER TABLE stakers ADD COLUMN output_count int4;
+`,
+  },
 ];

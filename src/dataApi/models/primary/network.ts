@@ -1,6 +1,6 @@
 /** Glacier's X vertices, X asset details, subnets, blockchains and L1 validators from their rows. */
 import {cb58Decode} from "../../../util/cb58.js";
-import {type DbNum, bech32Address, bytesToHex, num} from "./common.js";
+import {type DbNum, bech32Address, big, bytesToHex, num} from "./common.js";
 import type {BlsCredentials, OwnerJson} from "./pchain.js";
 
 export interface VertexRow {
@@ -151,6 +151,10 @@ export interface L1ValidatorRow {
   created_ts: DbNum;
   nonce: DbNum;
   active: boolean;
+  /** Balance + the chain's accrued fees when funded; 0 while inactive (schema 7). */
+  end_accumulated_fee: DbNum;
+  /** The chain's accrued fees after the last folded P block (data_api_meta `view.l1.accruedFees`), joined in. */
+  accrued_fees: string | null;
 }
 
 export interface BalanceOwner {
@@ -176,6 +180,13 @@ function balanceOwner(hrp: string, o: OwnerJson | null): BalanceOwner {
   return {addresses: (o?.addresses ?? []).map((a) => bech32Address(hrp, a)), threshold: o?.threshold ?? 0};
 }
 
+/** AvalancheGo's getL1Validator `balance`: what is left of an active validator's balance after the fees accrued. */
+function l1RemainingBalance(r: L1ValidatorRow): bigint {
+  const end = big(r.end_accumulated_fee);
+  const accrued = big(r.accrued_fees || "0");
+  return r.active && end > accrued ? end - accrued : 0n;
+}
+
 export function l1ValidatorFromRow(r: L1ValidatorRow, hrp: string): L1ValidatorDetailsFull {
   return {
     validationId: r.validation_id,
@@ -183,7 +194,7 @@ export function l1ValidatorFromRow(r: L1ValidatorRow, hrp: string): L1ValidatorD
     nodeId: r.node_id,
     subnetId: r.subnet_id,
     weight: num(r.weight),
-    remainingBalance: num(r.balance),
+    remainingBalance: num(l1RemainingBalance(r)),
     creationTimestamp: num(r.created_ts),
     blsCredentials: r.bls === null ? {} : {...r.bls},
     remainingBalanceOwner: balanceOwner(hrp, r.remaining_balance_owner),

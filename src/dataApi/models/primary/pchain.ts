@@ -1,4 +1,5 @@
 /** Glacier `PChainUtxo` and `PChainTransaction` from `utxos`, `txs` and `stakers` rows. */
+import {cb58Decode} from "../../../util/cb58.js";
 import {
   type AssetAmount,
   type AssetInfo,
@@ -150,6 +151,8 @@ export interface TxDetailsJson {
   asset?: {name: string; symbol: string; denomination: number};
   conversion?: {chainId: string; managerAddress: string; validators: L1ValidatorJson[]; conversionId: string};
   l1Validator?: L1ValidatorJson;
+  /** What the fold derived for each L1 validator the transaction changes (rows.ts `L1EffectRow`). */
+  l1Effects?: Array<{validationId: string; nodeId: string; subnetId: string; weight: string; remainingBalance: string; balanceChange: string}>;
   extra?: Record<string, unknown>;
 }
 
@@ -202,6 +205,7 @@ export interface PChainTransaction {
   amountBurned: AssetAmount[];
   amountStaked: AssetAmount[];
   amountL1ValidatorBalanceBurned: AssetAmount[];
+  l1ValidatorDetails?: L1ValidatorDetailsTransaction[];
   startTimestamp?: number;
   endTimestamp?: number;
   delegationFeePercent?: string;
@@ -257,6 +261,8 @@ export function pChainTxFromRow(
       l1Burned.add(avax, b);
       burned.add(avax, -b);
     }
+    // An L1 validator's balance returned (a disable, a removal) is emitted without being consumed: not a burn.
+    for (const e of d.l1Effects ?? []) if (big(e.balanceChange) < 0n) burned.add(avax, -big(e.balanceChange));
   }
   const t: PChainTransaction = {
     txHash: r.tx_id,
@@ -297,6 +303,23 @@ export function pChainTxFromRow(
   }
   if (d.conversion) {
     t.l1ValidatorManagerDetails = {blockchainId: d.conversion.chainId, contractAddress: d.conversion.managerAddress};
+  }
+  if (d.l1Effects && d.l1Effects.length > 0) {
+    const bls = new Map([...(d.conversion?.validators ?? []), ...(d.l1Validator ? [d.l1Validator] : [])].map((v) => [v.validationId, v.bls]));
+    t.l1ValidatorDetails = d.l1Effects.map((e) => {
+      const out: L1ValidatorDetailsTransaction = {
+        validationId: e.validationId,
+        validationIdHex: bytesToHex(cb58Decode(e.validationId)),
+        nodeId: e.nodeId,
+        subnetId: e.subnetId,
+        weight: num(e.weight),
+        remainingBalance: num(e.remainingBalance),
+        balanceChange: num(e.balanceChange),
+      };
+      const b = bls.get(e.validationId);
+      if (b) out.blsCredentials = {publicKey: b.publicKey, proofOfPossession: b.proofOfPossession};
+      return out;
+    });
   }
   if (d.chain) t.blockchainInfo = {chainName: d.chain.chainName, vmId: d.chain.vmId};
   if (r.memo.length > 0) t.memo = bytesToHex(r.memo);

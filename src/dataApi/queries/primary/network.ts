@@ -147,7 +147,8 @@ export async function listL1Validators(
     where.push(`(created_ts, validation_id) < (${p.add(ts)}::int8, ${p.add(id)})`);
   }
   const rows = await sql.query<L1ValidatorRow>(
-    `SELECT * FROM l1_validators ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
+    `SELECT *, (SELECT value FROM data_api_meta WHERE key = 'view.l1.accruedFees') AS accrued_fees
+     FROM l1_validators ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
      ORDER BY created_ts DESC, validation_id DESC LIMIT ${p.add(args.pageSize + 1)}`,
     p.values
   );

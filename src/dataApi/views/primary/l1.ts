@@ -155,7 +155,7 @@ export function advanceL1Fees(
 }
 
 /** The active validators the accrued fees have run out (endAccumulatedFee ≤ accruedFees), deactivated. */
-export function deactivatedBy(records: readonly L1ValidatorRecord[], accruedFees: bigint): L1ValidatorRecord[] {
+export function deactivatedBy<R extends Pick<L1ValidatorRecord, "endAccumulatedFee">>(records: readonly R[], accruedFees: bigint): R[] {
   return records.filter((r) => r.endAccumulatedFee !== 0n && r.endAccumulatedFee <= accruedFees).map((r) => ({...r, endAccumulatedFee: 0n}));
 }
 
@@ -163,14 +163,14 @@ export function deactivatedBy(records: readonly L1ValidatorRecord[], accruedFees
  * `advanceL1Fees` and `deactivatedBy` together for a block at `newTime`: `active` are every active L1 validator
  * before the block. What the block's transactions then do comes after (the functions below).
  */
-export function advanceL1Time(
+export function advanceL1Time<R extends Pick<L1ValidatorRecord, "endAccumulatedFee">>(
   config: L1ValidatorFeeConfig,
   etnaTime: bigint,
   fee: L1FeeState,
-  active: readonly L1ValidatorRecord[],
+  active: readonly R[],
   previousTime: bigint,
   newTime: bigint,
-): {fee: L1FeeState; deactivated: L1ValidatorRecord[]} {
+): {fee: L1FeeState; deactivated: R[]} {
   const live = active.filter((r) => r.endAccumulatedFee !== 0n);
   const next = advanceL1Fees(config, etnaTime, fee, BigInt(live.length), previousTime, newTime);
   return {fee: next, deactivated: next === fee ? [] : deactivatedBy(live, next.accruedFees)};
@@ -239,7 +239,7 @@ export function setL1ValidatorWeight(
 }
 
 /** IncreaseL1ValidatorBalanceTx: an inactive validator is reactivated from the accrued fees now. */
-export function increaseL1ValidatorBalance(fee: L1FeeState, record: L1ValidatorRecord, balance: bigint): L1ValidatorRecord {
+export function increaseL1ValidatorBalance<R extends Pick<L1ValidatorRecord, "endAccumulatedFee">>(fee: L1FeeState, record: R, balance: bigint): R {
   const base = record.endAccumulatedFee === 0n ? fee.accruedFees : record.endAccumulatedFee;
   return {...record, endAccumulatedFee: base + balance};
 }

@@ -131,7 +131,19 @@ export const TX_COLUMNS = [
   {name: "size_bytes", type: "int4"},
 ] as const;
 
-export function txRow(tx: PrimaryTx, place: TxPlace): unknown[] {
+/** What a transaction did to one L1 validator (the fold derives it), kept in its details as `l1Effects`. */
+export interface L1EffectRow {
+  validationId: string;
+  nodeId: string;
+  subnetId: string;
+  weight: bigint;
+  /** Its balance left after the transaction. */
+  remainingBalance: bigint;
+  /** What the transaction added to its balance; negative when it returned the balance (disabled or removed). */
+  balanceChange: bigint;
+}
+
+export function txRow(tx: PrimaryTx, place: TxPlace, l1Effects: readonly L1EffectRow[] = []): unknown[] {
   const evm =
     tx.chain === "C"
       ? {
@@ -150,7 +162,7 @@ export function txRow(tx: PrimaryTx, place: TxPlace): unknown[] {
     tx.memo,
     tx.sourceChain,
     tx.destinationChain,
-    jsonSafe(tx.details),
+    jsonSafe(l1Effects.length > 0 ? {...tx.details, l1Effects} : tx.details),
     evm,
     tx.bytes.length,
   ];

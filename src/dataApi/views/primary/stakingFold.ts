@@ -10,10 +10,11 @@ import {Writer} from "../../../decode/reader.js";
 import {idFromString, idToString, sha256} from "../../../util/cb58.js";
 import {bulkInsert, type BulkColumn} from "../../store/bulk.js";
 import type {SqlTx} from "../../store/client.js";
-import type {GenesisState, Owner, PrimaryContainer, PrimaryTx, Staker, TxOutput} from "./model.js";
+import type {GenesisState, L1Validator, Owner, PrimaryContainer, PrimaryTx, Staker, TxOutput} from "./model.js";
+import {INITIAL_L1_FEE_STATE, advanceL1Time, increaseL1ValidatorBalance, remainingBalance, type L1FeeState} from "./l1.js";
 import {networkConfigFor} from "./networkConfig.js";
 import {advanceTime, currentPriority, pendingPriority, stakerAdded, stakerRewarded, type StakerRecord} from "./stakers.js";
-import {UTXO_CREATE_COLUMNS, jsonSafe, ownerJson, utxoCreateRow, type TxPlace} from "./rows.js";
+import {UTXO_CREATE_COLUMNS, jsonSafe, ownerJson, utxoCreateRow, type L1EffectRow, type TxPlace} from "./rows.js";
 
 interface PendingReward {
   rewardTxId: string;
@@ -24,11 +25,34 @@ interface PendingReward {
 interface StakingState {
   supply: bigint;
   pending: PendingReward | null;
+  l1Fee: L1FeeState;
+  l1Time: bigint | null;
+  l1Active: number;
 }
+
+/** What a transaction did to one L1 validator: the transaction's `l1ValidatorDetails`. */
+export type L1Effect = L1EffectRow;
+
+/** What a P transaction did beyond its own outputs, for the view to write with the transaction. */
+export interface TxEffects {
+  l1: L1Effect[];
+  /** UTXOs it creates after its outputs: an L1 validator's remaining balance returned (output len(tx.Outs)). */
+  refunds: TxOutput[];
+}
+
+const NO_EFFECTS: TxEffects = Object.freeze({l1: [], refunds: []}) as TxEffects;
 
 export class StakingFold {
   supply = 0n;
   private pending: PendingReward | null = null;
+  /** The continuous fee of L1 validators (l1.ts): the chain's fee state after the last P block. */
+  private l1Fee: L1FeeState = INITIAL_L1_FEE_STATE;
+  /** The last P block's time, where the next block's fee advance starts; null before the first. */
+  private l1Time: bigint | null = null;
+  /** Active L1 validators after the last P block (not stored: every block from Etna on counts them again). */
+  private l1Active = 0;
+  /** Whether the block's transactions changed L1 validators (then the active ones are counted after it). */
+  private l1Touched = false;
 
   constructor(private readonly opts: {network: NetworkInfo; avaxAssetId: string}) {}
 
@@ -36,41 +60,81 @@ export class StakingFold {
     this.supply = BigInt(meta.get("view.supply") ?? "0");
     const p = meta.get("view.pendingReward");
     this.pending = p ? (JSON.parse(p) as PendingReward) : null;
+    this.l1Fee = {excess: BigInt(meta.get("view.l1.excess") || "0"), accruedFees: BigInt(meta.get("view.l1.accruedFees") || "0")};
+    const t = meta.get("view.l1.time");
+    this.l1Time = t ? BigInt(t) : null;
   }
 
   state(): Array<[string, string]> {
     return [
       ["view.supply", this.supply.toString()],
       ["view.pendingReward", this.pending ? JSON.stringify(this.pending) : ""],
+      ["view.l1.excess", this.l1Fee.excess.toString()],
+      ["view.l1.accruedFees", this.l1Fee.accruedFees.toString()],
+      ["view.l1.time", this.l1Time === null ? "" : this.l1Time.toString()],
     ];
   }
 
   snapshot(): StakingState {
-    return {supply: this.supply, pending: this.pending};
+    return {supply: this.supply, pending: this.pending, l1Fee: this.l1Fee, l1Time: this.l1Time, l1Active: this.l1Active};
   }
 
   restore(s: StakingState): void {
     this.supply = s.supply;
     this.pending = s.pending;
+    this.l1Fee = s.l1Fee;
+    this.l1Time = s.l1Time;
+    this.l1Active = s.l1Active;
+    this.l1Touched = false;
   }
 
-  /** Applies what a P block decides before its own transactions: a Commit or Abort settles the pending reward. */
-  async beforeBlock(tx: SqlTx, d: PrimaryContainer, _ts: bigint): Promise<{l1: {fees: bigint; active: number} | null}> {
-    if (d.chain !== "P") return {l1: null};
+  /**
+   * Applies what a P block decides before its own transactions: a Commit or Abort settles the pending reward, and
+   * the chain time moving to the block's charges the L1 validators' continuous fee, deactivating those it runs
+   * out (AvalancheGo's advanceValidatorFeeState, at every block from Etna on).
+   */
+  async beforeBlock(tx: SqlTx, d: PrimaryContainer, ts: bigint): Promise<void> {
+    if (d.chain !== "P") return;
     if (this.pending && (d.blockType === "Commit" || d.blockType === "Abort")) {
       await this.settle(tx, this.pending, d.blockType === "Commit");
       this.pending = null;
     }
-    const active = await tx.query<{n: bigint | string | number}>("SELECT count(*) AS n FROM l1_validators WHERE active");
-    return {l1: {fees: 0n, active: Number(active[0]?.n ?? 0)}};
+    const cfg = networkConfigFor(this.opts.network.id);
+    this.l1Touched = false;
+    if (ts >= cfg.etnaTime) {
+      const rows = await tx.query<{validation_id: string; end_accumulated_fee: string | bigint}>(
+        "SELECT validation_id, end_accumulated_fee FROM l1_validators WHERE active",
+      );
+      const active = rows.map((r) => ({validationId: r.validation_id, endAccumulatedFee: BigInt(r.end_accumulated_fee)}));
+      const {fee, deactivated} = advanceL1Time(cfg.l1ValidatorFee, cfg.etnaTime, this.l1Fee, active, this.l1Time ?? ts, ts);
+      if (deactivated.length > 0) {
+        await tx.query("UPDATE l1_validators SET active = false, end_accumulated_fee = 0, balance = 0 WHERE validation_id = ANY($1::text[])", [
+          deactivated.map((r) => r.validationId),
+        ]);
+      }
+      this.l1Fee = fee;
+      this.l1Active = active.filter((r) => r.endAccumulatedFee !== 0n).length - deactivated.length;
+    }
+    if (this.l1Time === null || ts > this.l1Time) this.l1Time = ts;
   }
 
-  async onTx(tx: SqlTx, t: PrimaryTx, place: TxPlace): Promise<void> {
-    if (t.chain !== "P") return;
+  /** A P block's L1 figures after its transactions: the chain's accrued fees and the active validators. */
+  async afterBlock(tx: SqlTx): Promise<{fees: bigint; active: number}> {
+    if (this.l1Touched) {
+      const n = await tx.query<{n: bigint | string | number}>("SELECT count(*) AS n FROM l1_validators WHERE active");
+      this.l1Active = Number(n[0]?.n ?? 0);
+      this.l1Touched = false;
+    }
+    return {fees: this.l1Fee.accruedFees, active: this.l1Active};
+  }
+
+  async onTx(tx: SqlTx, t: PrimaryTx, place: TxPlace): Promise<TxEffects> {
+    if (t.chain !== "P") return NO_EFFECTS;
     const d = t.details;
+    const effects: TxEffects = {l1: [], refunds: []};
     if (d.staker) {
       const raw = d.extra?.startTime;
-      await this.addStaker(tx, t.id, d.staker, place.ts, raw === undefined || raw === null ? null : BigInt(String(raw)));
+      await this.addStaker(tx, t.id, d.staker, place.ts, raw === undefined || raw === null ? null : BigInt(String(raw)), t.outputs.length);
     }
     if (d.rewardedTxId) {
       this.pending = {rewardTxId: t.id, stakingTxId: d.rewardedTxId, place: {seq: place.seq.toString(), blockId: place.blockId, height: place.height.toString(), ts: place.ts.toString()}};
@@ -99,32 +163,75 @@ export class StakingFold {
         [d.subnetId, c.chainId, "0x" + Buffer.from(c.managerAddress).toString("hex"), c.conversionId, place.ts],
       );
       for (const v of c.validators) {
-        await this.upsertL1Validator(tx, d.subnetId, t.id, place, {...v});
+        await this.addL1Validator(tx, d.subnetId, t.id, place, v);
+        effects.l1.push({validationId: v.validationId, nodeId: v.nodeId, subnetId: d.subnetId, weight: v.weight, remainingBalance: v.balance, balanceChange: v.balance});
         await tx.query("INSERT INTO l1_validation_txs (validation_id, seq) VALUES ($1, $2) ON CONFLICT DO NOTHING", [v.validationId, place.seq]);
       }
+      this.l1Touched = true;
     }
     const v = d.l1Validator;
     if (v) {
       await tx.query("INSERT INTO l1_validation_txs (validation_id, seq) VALUES ($1, $2) ON CONFLICT DO NOTHING", [v.validationId, place.seq]);
-      switch (t.txType) {
-        case "RegisterL1ValidatorTx":
-          await this.upsertL1Validator(tx, d.subnetId ?? "", t.id, place, v);
-          break;
-        case "SetL1ValidatorWeightTx":
-          await tx.query("UPDATE l1_validators SET weight = $2, nonce = $3, active = active AND $2::numeric > 0 WHERE validation_id = $1", [
-            v.validationId,
-            (v.weight ?? 0n).toString(),
-            v.nonce ?? 0n,
-          ]);
-          break;
-        case "IncreaseL1ValidatorBalanceTx":
-          await tx.query("UPDATE l1_validators SET balance = balance + $2::numeric, active = true WHERE validation_id = $1", [v.validationId, (v.balance ?? 0n).toString()]);
-          break;
-        case "DisableL1ValidatorTx":
-          await tx.query("UPDATE l1_validators SET active = false WHERE validation_id = $1", [v.validationId]);
-          break;
+      this.l1Touched = true;
+      if (t.txType === "RegisterL1ValidatorTx") {
+        const full = {nodeId: "", weight: 0n, balance: 0n, bls: null, remainingBalanceOwner: null, deactivationOwner: null, ...v};
+        await this.addL1Validator(tx, d.subnetId ?? "", t.id, place, full);
+        effects.l1.push({validationId: v.validationId, nodeId: full.nodeId, subnetId: d.subnetId ?? "", weight: full.weight, remainingBalance: full.balance, balanceChange: full.balance});
+      } else {
+        const effect = await this.changeL1Validator(tx, t, v);
+        if (effect) {
+          effects.l1.push(effect.l1);
+          if (effect.refund) effects.refunds.push(effect.refund);
+        }
       }
     }
+    return effects;
+  }
+
+  /**
+   * SetL1ValidatorWeightTx, IncreaseL1ValidatorBalanceTx and DisableL1ValidatorTx on the stored validator (l1.ts):
+   * weight 0 removes it and a disable deactivates it, both returning an active one's remaining balance as a UTXO;
+   * a balance increase reactivates an inactive one from the accrued fees now.
+   */
+  private async changeL1Validator(
+    tx: SqlTx,
+    t: PrimaryTx,
+    v: {validationId: string; weight?: bigint; nonce?: bigint; balance?: bigint},
+  ): Promise<{l1: L1Effect; refund: TxOutput | null} | null> {
+    const rows = await tx.query<{subnet_id: string; node_id: string; weight: string; end_accumulated_fee: string | bigint; remaining_balance_owner: unknown}>(
+      "SELECT subnet_id, node_id, weight, end_accumulated_fee, remaining_balance_owner FROM l1_validators WHERE validation_id = $1",
+      [v.validationId],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    const accrued = this.l1Fee.accruedFees;
+    const record = {endAccumulatedFee: BigInt(row.end_accumulated_fee)};
+    const base = {validationId: v.validationId, nodeId: row.node_id, subnetId: row.subnet_id, weight: BigInt(row.weight)};
+    const left = remainingBalance(record, accrued);
+    if (t.txType === "IncreaseL1ValidatorBalanceTx") {
+      const added = v.balance ?? 0n;
+      const end = increaseL1ValidatorBalance(this.l1Fee, record, added).endAccumulatedFee;
+      await tx.query("UPDATE l1_validators SET end_accumulated_fee = $2::numeric, balance = $3::numeric, active = true WHERE validation_id = $1", [
+        v.validationId,
+        end.toString(),
+        (end - accrued).toString(),
+      ]);
+      return {l1: {...base, remainingBalance: end - accrued, balanceChange: added}, refund: null};
+    }
+    if (t.txType === "SetL1ValidatorWeightTx" && (v.weight ?? 0n) !== 0n) {
+      await tx.query("UPDATE l1_validators SET weight = $2::numeric, nonce = $3 WHERE validation_id = $1", [v.validationId, v.weight!.toString(), v.nonce ?? 0n]);
+      return {l1: {...base, weight: v.weight!, remainingBalance: left, balanceChange: 0n}, refund: null};
+    }
+    if (t.txType !== "SetL1ValidatorWeightTx" && t.txType !== "DisableL1ValidatorTx") return null;
+    // Removed (weight 0) or disabled: an active validator's balance left goes back to its remaining-balance owner.
+    const removed = t.txType === "SetL1ValidatorWeightTx";
+    await tx.query(
+      `UPDATE l1_validators SET active = false, end_accumulated_fee = 0, balance = 0${removed ? ", weight = 0, nonce = $2" : ""} WHERE validation_id = $1`,
+      removed ? [v.validationId, v.nonce ?? 0n] : [v.validationId],
+    );
+    const owner = ownerFromJson(row.remaining_balance_owner) ?? {locktime: 0n, threshold: 0, addresses: []};
+    const refund = left > 0n ? transferOutput(t.id, t.outputs.length, this.opts.avaxAssetId, left, {locktime: 0n, threshold: owner.threshold, addresses: owner.addresses}) : null;
+    return {l1: {...base, weight: removed ? 0n : base.weight, remainingBalance: 0n, balanceChange: -left}, refund};
   }
 
   /** Genesis stakers (with their stake UTXOs) and the genesis supply. */
@@ -140,12 +247,12 @@ export class StakingFold {
       for (const o of s.stake) createUtxo(s.txId, o, place, s.staker.endTime);
       // Genesis stakers were already counted in the genesis supply: record their reward without adding it again.
       const before = this.supply;
-      await this.addStaker(tx, s.txId, s.staker, s.staker.startTime);
+      await this.addStaker(tx, s.txId, s.staker, s.staker.startTime, null, s.stake.length);
       this.supply = before;
     }
   }
 
-  private async addStaker(tx: SqlTx, txId: string, s: Staker, blockTs: bigint, extraStart?: bigint | null): Promise<void> {
+  private async addStaker(tx: SqlTx, txId: string, s: Staker, blockTs: bigint, extraStart: bigint | null, outputCount: number): Promise<void> {
     const cfg = networkConfigFor(this.opts.network.id);
     // Permissionless stakers start at their block's time from Durango on; before, at the time their bytes give.
     const bytesStart = extraStart ?? null;
@@ -170,8 +277,8 @@ export class StakingFold {
     }
     await tx.query(
       `INSERT INTO stakers (tx_id, kind, node_id, subnet_id, start_ts, end_ts, weight, potential_reward, delegation_shares,
-         reward_owner, delegation_reward_owner, bls, status, validator_tx_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'current', $13) ON CONFLICT DO NOTHING`,
+         reward_owner, delegation_reward_owner, bls, status, validator_tx_id, output_count)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'current', $13, $14) ON CONFLICT DO NOTHING`,
       [
         txId,
         s.kind,
@@ -186,6 +293,7 @@ export class StakingFold {
         JSON.stringify(ownerJson(s.delegationRewardOwner)),
         s.bls ? JSON.stringify(s.bls) : null,
         validatorTxId,
+        outputCount,
       ],
     );
     // Who sees this staker's reward in the pending list: its reward owners (VALIDATOR or DELEGATOR) and, for a
@@ -220,9 +328,12 @@ export class StakingFold {
     this.supply = result.supply;
     await tx.query("UPDATE stakers SET status = $2, reward_tx_id = $3 WHERE tx_id = $1", [p.stakingTxId, rewarded ? "rewarded" : "aborted", p.rewardTxId]);
     if (result.payouts.length === 0) return;
-    const count = await tx.query<{n: bigint | string | number}>("SELECT count(*) AS n FROM utxos WHERE tx_id = $1", [p.stakingTxId]);
-    // AvalancheGo numbers reward UTXOs after the staking tx's outputs and stake, in the payouts' order.
-    const first = Number(count[0]?.n ?? 0);
+    // AvalancheGo numbers reward UTXOs after the staking tx's outputs and stake, in the payouts' order. A staker
+    // folded before output_count was stored is counted from its UTXOs (its own batch is long written by now).
+    const first =
+      row.output_count !== null && row.output_count !== undefined
+        ? row.output_count
+        : Number((await tx.query<{n: bigint | string | number}>("SELECT count(*) AS n FROM utxos WHERE tx_id = $1", [p.stakingTxId]))[0]?.n ?? 0);
     const chainId = this.opts.network.chainIds.P;
     const place: TxPlace = {chain: "P", chainId, seq: BigInt(p.place.seq), blockId: p.place.blockId, height: BigInt(p.place.height), ts: BigInt(p.place.ts)};
     const avax = this.opts.avaxAssetId;
@@ -230,7 +341,7 @@ export class StakingFold {
     const addrs: unknown[][] = [];
     for (const pay of result.payouts) {
       if (pay.amount <= 0n) continue;
-      const o = rewardOutput(p.stakingTxId, first + pay.outputOffset, avax, pay.amount, pay.owner);
+      const o = transferOutput(p.stakingTxId, first + pay.outputOffset, avax, pay.amount, pay.owner);
       creates.push(utxoCreateRow(p.stakingTxId, o, place, {rewardType: pay.rewardType}));
       for (const a of pay.owner.addresses) addrs.push([a, o.utxoId]);
     }
@@ -241,21 +352,26 @@ export class StakingFold {
     await bulkInsert(tx, "tx_addresses", [{name: "chain", type: "text"}, {name: "address", type: "bytea"}, {name: "seq", type: "int8"}], touched, {onConflict: "DO NOTHING"});
   }
 
-  private async upsertL1Validator(tx: SqlTx, subnetId: string, txId: string, place: TxPlace, v: {validationId: string; nodeId?: string; weight?: bigint; balance?: bigint; bls?: unknown; remainingBalanceOwner?: Owner | null; deactivationOwner?: Owner | null}): Promise<void> {
+  /** A converted or registered L1 validator: active when funded, its fee running from the accrued fees now. */
+  private async addL1Validator(tx: SqlTx, subnetId: string, txId: string, place: TxPlace, v: L1Validator): Promise<void> {
+    const end = v.balance === 0n ? 0n : v.balance + this.l1Fee.accruedFees;
     await tx.query(
-      `INSERT INTO l1_validators (validation_id, subnet_id, node_id, weight, balance, bls, remaining_balance_owner, deactivation_owner, created_tx, created_ts)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING`,
+      `INSERT INTO l1_validators (validation_id, subnet_id, node_id, weight, balance, bls, remaining_balance_owner, deactivation_owner, created_tx, created_ts,
+         end_accumulated_fee, active)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT DO NOTHING`,
       [
         v.validationId,
         subnetId,
-        v.nodeId ?? "",
-        (v.weight ?? 0n).toString(),
-        (v.balance ?? 0n).toString(),
+        v.nodeId,
+        v.weight.toString(),
+        v.balance.toString(),
         v.bls ? JSON.stringify(jsonSafe(v.bls)) : null,
         JSON.stringify(ownerJson(v.remainingBalanceOwner)),
         JSON.stringify(ownerJson(v.deactivationOwner)),
         txId,
         place.ts,
+        end.toString(),
+        end !== 0n,
       ],
     );
   }
@@ -275,6 +391,7 @@ interface StakerRow {
   delegation_reward_owner: unknown;
   validator_tx_id: string | null;
   accrued_delegatee_reward: string | null;
+  output_count: number | null;
 }
 
 function ownerFromJson(v: unknown): Owner | null {
@@ -302,9 +419,12 @@ function toRecord(r: StakerRow): StakerRecord {
   };
 }
 
-/** A reward UTXO: a secp256k1fx TransferOutput to the owner, numbered after the staking tx's outputs. */
-function rewardOutput(stakingTxId: string, index: number, assetId: string, amount: bigint, owner: Owner): TxOutput {
-  const txId = idFromString(stakingTxId);
+/**
+ * A UTXO the P-chain creates beyond a transaction's outputs, a secp256k1fx TransferOutput to `owner`: a staker's
+ * reward (numbered after the staking tx's outputs) or an L1 validator's remaining balance returned.
+ */
+function transferOutput(creatingTxId: string, index: number, assetId: string, amount: bigint, owner: Owner): TxOutput {
+  const txId = idFromString(creatingTxId);
   const w = new Writer().u16(0).fixed(txId).u32(index).fixed(idFromString(assetId));
   w.u32(7).u64(amount).u64(owner.locktime).u32(owner.threshold).u32(owner.addresses.length);
   for (const a of owner.addresses) w.fixed(a);

@@ -31,7 +31,7 @@ import {
   type TxPlace,
 } from "./rows.js";
 import {SignerKeys} from "./signerKeys.js";
-import {StakingFold} from "./stakingFold.js";
+import {StakingFold, type TxEffects} from "./stakingFold.js";
 import type {ViewMetrics} from "../metrics.js";
 
 export interface PrimaryViewOptions {
@@ -276,16 +276,18 @@ export class PrimaryView {
           if (!d) continue;
           const ts = d.timestamp ?? c.timestampNs / 1_000_000_000n;
           if (e.kind === "vtx") batch.vertices.push(vertexRow(d, ++this.seq.vtx, ts));
-          const staking = await this.staking.beforeBlock(tx, d, ts);
+          await this.staking.beforeBlock(tx, d, ts);
           for (const t of d.txs) {
             const seq = ++this.seq[e.chain];
             const place: TxPlace = {chain: e.chain, chainId, seq, blockId: d.blockId, height: d.height, ts};
-            this.foldTx(batch, t, place, owners);
-            await this.staking.onTx(tx, t, place);
+            // The staking fold first: what it derives (L1 balances returned, L1 validator details) is written
+            // with the transaction's own rows.
+            const effects = await this.staking.onTx(tx, t, place);
+            this.foldTx(batch, t, place, owners, effects);
             txCount++;
           }
           const supply = e.chain === "P" ? this.staking.supply : null;
-          if (e.kind === "block") batch.blocks.push(blockRow(d, ts, supply, e.chain === "P" ? staking.l1 : null));
+          if (e.kind === "block") batch.blocks.push(blockRow(d, ts, supply, e.chain === "P" ? await this.staking.afterBlock(tx) : null));
         }
         await this.write(tx, batch);
         const next = containers[containers.length - 1]!.index + 1n;
@@ -306,10 +308,14 @@ export class PrimaryView {
     }
   }
 
-  private foldTx(batch: Batch, t: PrimaryTx, place: TxPlace, owners: Map<string, Uint8Array[]>): void {
-    batch.txs.push(txRow(t, place));
+  private foldTx(batch: Batch, t: PrimaryTx, place: TxPlace, owners: Map<string, Uint8Array[]>, effects: TxEffects): void {
+    batch.txs.push(txRow(t, place, effects.l1));
     const touched: Uint8Array[] = ownedAddresses(t);
     for (const o of t.outputs) this.createUtxo(batch, t.id, o, place);
+    for (const o of effects.refunds) {
+      this.createUtxo(batch, t.id, o, place);
+      touched.push(...o.owner.addresses);
+    }
     for (const i of t.inputs) {
       const known = batch.createdOwners.get(i.utxoId) ?? owners.get(i.utxoId);
       if (known) touched.push(...known);

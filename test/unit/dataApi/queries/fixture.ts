@@ -352,9 +352,12 @@ export async function seedSubnets(db: TestDb, inactiveValidationId: string): Pro
     created_ts: 1030, created_height: 3,
   });
   await db.insert("l1_validators", {
-    validation_id: P_ID, subnet_id: "subA", node_id: "NodeID-L", weight: "20", balance: "1000000", bls: {publicKey: "aa", proofOfPossession: "bb"},
+    validation_id: P_ID, subnet_id: "subA", node_id: "NodeID-L", weight: "20", balance: "1000250", bls: {publicKey: "aa", proofOfPossession: "bb"},
     remaining_balance_owner: own, deactivation_owner: own, created_tx: "ptx4", created_ts: 1040,
+    // Funded with 1,000,250 nAVAX when the chain's accrued fees were 0; they are 250 now: 1,000,000 left.
+    end_accumulated_fee: "1000250",
   });
+  await db.insert("data_api_meta", {key: "view.l1.accruedFees", value: "250"});
   await db.insert("l1_validators", {
     validation_id: inactiveValidationId, subnet_id: "subA", node_id: "NodeID-M", weight: "10", balance: "0",
     created_tx: "ptx4", created_ts: 1041, active: false,

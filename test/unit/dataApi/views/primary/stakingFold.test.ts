@@ -1,7 +1,9 @@
 /**
- * The staking fold's reward settlement against a real store: from Cortina (initially active on the local network)
- * a delegator's fee share accrues on its validator and is paid with the validator's reward, as AvalancheGo's
- * RewardValidatorTx does; reward UTXOs are numbered after the staking tx's outputs and stake.
+ * The staking fold against a real store: from Cortina (initially active on the local network) a delegator's fee
+ * share accrues on its validator and is paid with the validator's reward, as AvalancheGo's RewardValidatorTx does;
+ * reward UTXOs are numbered after the staking tx's outputs and stake. L1 validators pay the continuous fee
+ * (ACP-77) block by block, are deactivated when it runs their balance out, and get their balance back as a UTXO
+ * when disabled or removed.
  */
 import {afterEach, beforeEach, expect, it} from "vitest";
 import {NETWORKS} from "../../../../../src/chains/index.js";
@@ -31,15 +33,15 @@ function stakeOut(txId: string, index: number, amount: bigint): TxOutput {
   };
 }
 
-function ptx(id: string, txType: string, details: PrimaryTx["details"]): PrimaryTx {
-  return {id, chain: "P", txType, bytes: new Uint8Array(10), memo: new Uint8Array(0), inputs: [], outputs: [], evmInputs: [], evmOutputs: [], sourceChain: null, destinationChain: null, details, unsignedHash: new Uint8Array(32)};
+function ptx(id: string, txType: string, details: PrimaryTx["details"], outputs: TxOutput[] = []): PrimaryTx {
+  return {id, chain: "P", txType, bytes: new Uint8Array(10), memo: new Uint8Array(0), inputs: [], outputs, evmInputs: [], evmOutputs: [], sourceChain: null, destinationChain: null, details, unsignedHash: new Uint8Array(32)};
 }
 
 function block(blockType: string, height: number): PrimaryContainer {
   return {chain: "P", blockId: `blk${height}`, containerId: `blk${height}`, parentId: `blk${height - 1}`, parentIds: [], height: BigInt(height), blockType, timestamp: T0 + BigInt(height), txs: [], sizeBytes: 100, proposer: null} as unknown as PrimaryContainer;
 }
 
-describeBackends("staking fold: reward settlement", (backend) => {
+describeBackends("staking fold", (backend) => {
   let sql: SqlClient;
   beforeEach(async () => {
     sql = await backend.open();
@@ -63,10 +65,10 @@ describeBackends("staking fold: reward settlement", (backend) => {
       for (const o of creates) await tx.query("INSERT INTO utxos (utxo_id, tx_id, output_index, created_chain, created_ts, amount, staked) VALUES ($1, $2, $3, 'P', 0, $4, true)", [o.utxoId, VALIDATOR_TX, o.outputIndex, o.amount.toString()]);
     });
     const delegator: Staker = {kind: "delegator", nodeId: NODE, subnetId: EMPTY_ID, startTime: null, endTime: T0 + 86_400n, weight: 25n * 10n ** 9n, rewardOwner: owner(3), delegationRewardOwner: null, delegationShares: 0, bls: null};
-    await run(async (tx) => {
-      await fold.onTx(tx, ptx(DELEGATOR_TX, "AddPermissionlessDelegatorTx", {staker: delegator}), place(1, 1));
-      await tx.query("INSERT INTO utxos (utxo_id, tx_id, output_index, created_chain, created_ts, amount, staked) VALUES ('d-change', $1, 0, 'P', 0, 1, false), ('d-stake', $1, 1, 'P', 0, $2, true)", [DELEGATOR_TX, delegator.weight.toString()]);
-    });
+    // Its change and stake outputs are in the same batch as its reward (the view writes them at the batch's end):
+    // the reward is numbered after them all the same.
+    const delegatorOuts = [{...stakeOut(DELEGATOR_TX, 0, 1n), staked: false}, stakeOut(DELEGATOR_TX, 1, delegator.weight)];
+    await run(async (tx) => void (await fold.onTx(tx, ptx(DELEGATOR_TX, "AddPermissionlessDelegatorTx", {staker: delegator}, delegatorOuts), place(1, 1))));
     const [{potential_reward: delegatorReward}] = await sql.query<{potential_reward: string}>("SELECT potential_reward FROM stakers WHERE tx_id = $1", [DELEGATOR_TX]);
     expect(BigInt(delegatorReward)).toBeGreaterThan(0n);
     // AvalancheGo's reward.Split: the delegator's part rounds down, the fee takes the rest.
@@ -74,7 +76,7 @@ describeBackends("staking fold: reward settlement", (backend) => {
     const fee = BigInt(delegatorReward) - share;
 
     // The delegator's reward transaction, then the Commit block that decides it.
-    await run(async (tx) => fold.onTx(tx, ptx("rewardD", "RewardValidatorTx", {rewardedTxId: DELEGATOR_TX}), place(2, 2)));
+    await run(async (tx) => void (await fold.onTx(tx, ptx("rewardD", "RewardValidatorTx", {rewardedTxId: DELEGATOR_TX}), place(2, 2))));
     await run(async (tx) => void (await fold.beforeBlock(tx, block("Commit", 3), T0 + 3n)));
     const rewards = async (txId: string): Promise<Array<{output_index: number; amount: string; reward_type: string}>> =>
       sql.query("SELECT output_index, amount::text AS amount, reward_type FROM utxos WHERE tx_id = $1 AND reward_type IS NOT NULL ORDER BY output_index", [txId]);
@@ -84,12 +86,88 @@ describeBackends("staking fold: reward settlement", (backend) => {
     expect(accrued).toBe(fee.toString());
 
     // The validator's own reward transaction and its Commit: its reward, then the accrued fees.
-    await run(async (tx) => fold.onTx(tx, ptx("rewardV", "RewardValidatorTx", {rewardedTxId: VALIDATOR_TX}), place(3, 4)));
+    await run(async (tx) => void (await fold.onTx(tx, ptx("rewardV", "RewardValidatorTx", {rewardedTxId: VALIDATOR_TX}), place(3, 4))));
     await run(async (tx) => void (await fold.beforeBlock(tx, block("Commit", 5), T0 + 5n)));
     const [{potential_reward: validatorReward}] = await sql.query<{potential_reward: string}>("SELECT potential_reward FROM stakers WHERE tx_id = $1", [VALIDATOR_TX]);
     expect(await rewards(VALIDATOR_TX)).toEqual([
       {output_index: 1, amount: validatorReward, reward_type: "VALIDATOR"},
       {output_index: 2, amount: fee.toString(), reward_type: "VALIDATOR_FEE"},
     ]);
+  });
+
+  it("charges L1 validators the continuous fee block by block, deactivates the ones it runs out, returns balances", async () => {
+    // The local network: Etna initially active, 1 nAVAX a second per validator below the target (10,000).
+    const fold = new StakingFold({network, avaxAssetId: AVAX});
+    const SUBNET = txId("subnet");
+    const T = 1_800_000_000n;
+    const at = (t: bigint, seq: number): TxPlace => ({chain: "P", chainId: network.chainIds.P, seq: BigInt(seq), blockId: `b${t}`, height: t - T + 10n, ts: t});
+    const run = <R>(fn: (tx: SqlTx) => Promise<R>): Promise<R> => sql.transaction(fn);
+    const blockAt = (t: bigint) => run(async (tx) => {
+      await fold.beforeBlock(tx, block("Standard", Number(t - T + 10n)), t);
+      return fold.afterBlock(tx);
+    });
+    const vA = {validationId: txId("vA"), nodeId: "NodeID-A", weight: 10n, balance: 100n, bls: null, remainingBalanceOwner: owner(5), deactivationOwner: owner(6)};
+    const vB = {validationId: txId("vB"), nodeId: "NodeID-B", weight: 20n, balance: 1_000_000n, bls: null, remainingBalanceOwner: owner(7), deactivationOwner: owner(8)};
+    const rows = async () =>
+      Object.fromEntries(
+        (await sql.query<{validation_id: string; active: boolean; end: string; weight: string}>("SELECT validation_id, active, end_accumulated_fee::text AS end, weight::text AS weight FROM l1_validators")).map((r) => [
+          r.validation_id === vA.validationId ? "A" : "B",
+          {active: r.active, end: r.end, weight: r.weight},
+        ]),
+      );
+
+    expect(await blockAt(T)).toEqual({fees: 0n, active: 0});
+    const conversion = await run(async (tx) => {
+      await fold.beforeBlock(tx, block("Standard", 11), T + 10n);
+      const effects = await fold.onTx(tx, ptx(txId("convert"), "ConvertSubnetToL1Tx", {subnetId: SUBNET, conversion: {chainId: txId("chain"), managerAddress: new Uint8Array(20), validators: [vA, vB], conversionId: txId("conv")}}), at(T + 10n, 1));
+      return {effects, after: await fold.afterBlock(tx)};
+    });
+    expect(conversion.after).toEqual({fees: 10n, active: 2}); // 10 s at the minimum price, 1 nAVAX a second
+    expect(conversion.effects.l1.map((e) => [e.remainingBalance, e.balanceChange])).toEqual([[100n, 100n], [1_000_000n, 1_000_000n]]);
+    // Funded at accrued fees 10: each one's balance runs out when the accrued fees reach balance + 10.
+    expect(await rows()).toEqual({A: {active: true, end: "110", weight: "10"}, B: {active: true, end: "1000010", weight: "20"}});
+
+    // 60 s later: two validators below the target pay the minimum price, 1 nAVAX a second each.
+    expect(await blockAt(T + 70n)).toEqual({fees: 70n, active: 2});
+    // 100 s more: A's 100 nAVAX ran out at accrued 110; the block deactivates it.
+    expect(await blockAt(T + 170n)).toEqual({fees: 170n, active: 1});
+    expect((await rows()).A).toEqual({active: false, end: "0", weight: "10"});
+    const [listed] = await sql.query<{value: string}>("SELECT value FROM data_api_meta WHERE key = 'view.l1.accruedFees'");
+    expect(listed).toBeUndefined(); // the view writes the fold's state with each batch
+    expect(fold.state()).toEqual(expect.arrayContaining([["view.l1.accruedFees", "170"], ["view.l1.time", String(T + 170n)]]));
+
+    // A balance increase reactivates A from the accrued fees now.
+    const increased = await run(async (tx) => {
+      await fold.beforeBlock(tx, block("Standard", 190), T + 180n);
+      const e = await fold.onTx(tx, ptx(txId("increase"), "IncreaseL1ValidatorBalanceTx", {l1Validator: {validationId: vA.validationId, balance: 1_000n}}), at(T + 180n, 2));
+      return {e, after: await fold.afterBlock(tx)};
+    });
+    expect(increased.after).toEqual({fees: 180n, active: 2});
+    expect(increased.e.l1).toEqual([{validationId: vA.validationId, nodeId: "NodeID-A", subnetId: SUBNET, weight: 10n, remainingBalance: 1_000n, balanceChange: 1_000n}]);
+    expect((await rows()).A).toEqual({active: true, end: "1180", weight: "10"});
+
+    // 20 s later B is disabled and A removed (weight 0): both get their balance left back, as a UTXO numbered after
+    // the transaction's outputs, to their remaining-balance owners.
+    const change = {...stakeOut(txId("disable"), 0, 5n), staked: false};
+    const ended = await run(async (tx) => {
+      await fold.beforeBlock(tx, block("Standard", 210), T + 200n);
+      const disable = await fold.onTx(tx, ptx(txId("disable"), "DisableL1ValidatorTx", {l1Validator: {validationId: vB.validationId}}, [change]), at(T + 200n, 3));
+      const remove = await fold.onTx(tx, ptx(txId("remove"), "SetL1ValidatorWeightTx", {l1Validator: {validationId: vA.validationId, nonce: 1n, weight: 0n}}), at(T + 200n, 4));
+      return {disable, remove, after: await fold.afterBlock(tx)};
+    });
+    expect(ended.after).toEqual({fees: 200n, active: 0});
+    expect(ended.disable.l1.map((e) => [e.remainingBalance, e.balanceChange])).toEqual([[0n, -(1_000_010n - 200n)]]);
+    expect(ended.disable.refunds.map((o) => [o.outputIndex, o.amount, o.owner.addresses])).toEqual([[1, 1_000_010n - 200n, vB.remainingBalanceOwner.addresses]]);
+    expect(ended.remove.l1).toEqual([{validationId: vA.validationId, nodeId: "NodeID-A", subnetId: SUBNET, weight: 0n, remainingBalance: 0n, balanceChange: -(1_180n - 200n)}]);
+    expect(ended.remove.refunds.map((o) => [o.outputIndex, o.amount])).toEqual([[0, 1_180n - 200n]]);
+    // The refund's UTXO ID is AvalancheGo's: sha256(u64 index ‖ tx ID).
+    const prefix = new Uint8Array(40);
+    prefix.set(sha256(Buffer.from("remove")), 8);
+    expect(ended.remove.refunds[0]!.utxoId).toBe(idToString(sha256(prefix)));
+    expect(await rows()).toEqual({A: {active: false, end: "0", weight: "0"}, B: {active: false, end: "0", weight: "20"}});
+
+    // The accrued fees are the chain's running price (what one validator active all along would have paid): they
+    // grow with time whoever is active.
+    expect(await blockAt(T + 1_000n)).toEqual({fees: 1_000n, active: 0});
   });
 });
