@@ -523,6 +523,11 @@ UPDATE l1_validators SET end_accumulated_fee = balance WHERE active AND balance 
 -- A staking transaction's own outputs, stake included: its reward UTXOs are numbered after them. Counting its
 -- UTXOs in the store missed them when the reward came in the same batch as the staking transaction.
 ALTER TABLE stakers ADD COLUMN output_count int4;
+-- Before Durango a staker waits in the pending set until the chain time reaches its start, and enters the current
+-- set then, with its potential reward computed from the supply at that moment; stakers that enter together are
+-- taken in the order of their pending priority (stakers.ts). NULL once it has entered (or when it never waited).
+ALTER TABLE stakers ADD COLUMN pending_priority int2;
+CREATE INDEX stakers_pending ON stakers (start_ts) WHERE pending_priority IS NOT NULL;
 `,
   },
 ];

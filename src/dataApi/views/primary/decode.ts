@@ -69,6 +69,7 @@ function platformBlock(bytes: Uint8Array, opts: TxDecodeOptions): Inner {
     parentIds: [cb58Encode(b.parentId)],
     height: b.height,
     timestamp: b.timestamp === null ? null : BigInt(b.timestamp),
+    chainTime: b.timestamp === null ? null : BigInt(b.timestamp),
     blockType: P_BLOCK_TYPES[b.typeId] ?? "",
     txs,
   };

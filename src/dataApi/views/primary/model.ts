@@ -197,6 +197,11 @@ export interface PrimaryContainer {
   height: bigint;
   /** Block time (seconds): the inner block's, else the proposer's, else null (the view uses the index time). */
   timestamp: bigint | null;
+  /**
+   * The P-chain's time as of this block (seconds) when the block itself carries it (Banff blocks); null for Apricot
+   * blocks, whose chain time moves only with a committed AdvanceTimeTx, and for the other chains.
+   */
+  chainTime?: bigint | null;
   /** P-chain block type name: `Standard`, `Proposal`, `Commit`, `Abort`, `Atomic` (Apricot), else ``. */
   blockType: string;
   sizeBytes: number;

@@ -25,6 +25,8 @@ interface PendingReward {
 interface StakingState {
   supply: bigint;
   pending: PendingReward | null;
+  chainTime: bigint | null;
+  pendingAdvance: bigint | null;
   l1Fee: L1FeeState;
   l1Time: bigint | null;
   l1Active: number;
@@ -45,6 +47,13 @@ const NO_EFFECTS: TxEffects = Object.freeze({l1: [], refunds: []}) as TxEffects;
 export class StakingFold {
   supply = 0n;
   private pending: PendingReward | null = null;
+  /**
+   * The P-chain's time, which moves pending stakers into the current set: a Banff block's own timestamp, or the
+   * time of a committed AdvanceTimeTx (Apricot blocks carry none). Null before the first such block.
+   */
+  private chainTime: bigint | null = null;
+  /** An AdvanceTimeTx's time, proposed and waiting for its Commit or Abort block. */
+  private pendingAdvance: bigint | null = null;
   /** The continuous fee of L1 validators (l1.ts): the chain's fee state after the last P block. */
   private l1Fee: L1FeeState = INITIAL_L1_FEE_STATE;
   /** The last P block's time, where the next block's fee advance starts; null before the first. */
@@ -60,6 +69,10 @@ export class StakingFold {
     this.supply = BigInt(meta.get("view.supply") ?? "0");
     const p = meta.get("view.pendingReward");
     this.pending = p ? (JSON.parse(p) as PendingReward) : null;
+    const time = meta.get("view.chainTime");
+    this.chainTime = time ? BigInt(time) : null;
+    const advance = meta.get("view.pendingAdvance");
+    this.pendingAdvance = advance ? BigInt(advance) : null;
     this.l1Fee = {excess: BigInt(meta.get("view.l1.excess") || "0"), accruedFees: BigInt(meta.get("view.l1.accruedFees") || "0")};
     const t = meta.get("view.l1.time");
     this.l1Time = t ? BigInt(t) : null;
@@ -69,6 +82,8 @@ export class StakingFold {
     return [
       ["view.supply", this.supply.toString()],
       ["view.pendingReward", this.pending ? JSON.stringify(this.pending) : ""],
+      ["view.chainTime", this.chainTime === null ? "" : this.chainTime.toString()],
+      ["view.pendingAdvance", this.pendingAdvance === null ? "" : this.pendingAdvance.toString()],
       ["view.l1.excess", this.l1Fee.excess.toString()],
       ["view.l1.accruedFees", this.l1Fee.accruedFees.toString()],
       ["view.l1.time", this.l1Time === null ? "" : this.l1Time.toString()],
@@ -76,12 +91,14 @@ export class StakingFold {
   }
 
   snapshot(): StakingState {
-    return {supply: this.supply, pending: this.pending, l1Fee: this.l1Fee, l1Time: this.l1Time, l1Active: this.l1Active};
+    return {supply: this.supply, pending: this.pending, chainTime: this.chainTime, pendingAdvance: this.pendingAdvance, l1Fee: this.l1Fee, l1Time: this.l1Time, l1Active: this.l1Active};
   }
 
   restore(s: StakingState): void {
     this.supply = s.supply;
     this.pending = s.pending;
+    this.chainTime = s.chainTime;
+    this.pendingAdvance = s.pendingAdvance;
     this.l1Fee = s.l1Fee;
     this.l1Time = s.l1Time;
     this.l1Active = s.l1Active;
@@ -89,15 +106,24 @@ export class StakingFold {
   }
 
   /**
-   * Applies what a P block decides before its own transactions: a Commit or Abort settles the pending reward, and
-   * the chain time moving to the block's charges the L1 validators' continuous fee, deactivating those it runs
-   * out (AvalancheGo's advanceValidatorFeeState, at every block from Etna on).
+   * Applies what a P block decides before its own transactions: a Commit or Abort settles the pending reward (or
+   * the proposed AdvanceTimeTx); the chain time moving moves the pending stakers whose start it reaches into the
+   * current set; and the block's time charges the L1 validators' continuous fee, deactivating those it runs out
+   * (AvalancheGo's advanceValidatorFeeState, at every block from Etna on).
    */
   async beforeBlock(tx: SqlTx, d: PrimaryContainer, ts: bigint): Promise<void> {
     if (d.chain !== "P") return;
-    if (this.pending && (d.blockType === "Commit" || d.blockType === "Abort")) {
+    const decided = d.blockType === "Commit" || d.blockType === "Abort";
+    if (this.pending && decided) {
       await this.settle(tx, this.pending, d.blockType === "Commit");
       this.pending = null;
+    }
+    let time = d.chainTime ?? null;
+    if (time === null && d.blockType === "Commit" && this.pendingAdvance !== null) time = this.pendingAdvance;
+    if (decided) this.pendingAdvance = null;
+    if (time !== null && (this.chainTime === null || time > this.chainTime)) {
+      this.chainTime = time;
+      await this.promotePending(tx, time);
     }
     const cfg = networkConfigFor(this.opts.network.id);
     this.l1Touched = false;
@@ -134,8 +160,10 @@ export class StakingFold {
     const effects: TxEffects = {l1: [], refunds: []};
     if (d.staker) {
       const raw = d.extra?.startTime;
-      await this.addStaker(tx, t.id, d.staker, place.ts, raw === undefined || raw === null ? null : BigInt(String(raw)), t.outputs.length);
+      const extraStart = raw === undefined || raw === null ? null : BigInt(String(raw));
+      await this.addStaker(tx, t.id, d.staker, {blockTs: place.ts, extraStart, outputCount: t.outputs.length, txType: t.txType});
     }
+    if (t.txType === "AdvanceTimeTx" && d.extra?.time !== undefined) this.pendingAdvance = BigInt(String(d.extra.time));
     if (d.rewardedTxId) {
       this.pending = {rewardTxId: t.id, stakingTxId: d.rewardedTxId, place: {seq: place.seq.toString(), blockId: place.blockId, height: place.height.toString(), ts: place.ts.toString()}};
     }
@@ -247,26 +275,39 @@ export class StakingFold {
       for (const o of s.stake) createUtxo(s.txId, o, place, s.staker.endTime);
       // Genesis stakers were already counted in the genesis supply: record their reward without adding it again.
       const before = this.supply;
-      await this.addStaker(tx, s.txId, s.staker, s.staker.startTime, null, s.stake.length);
+      await this.addStaker(tx, s.txId, s.staker, {blockTs: s.staker.startTime, extraStart: null, outputCount: s.stake.length, genesis: true});
       this.supply = before;
     }
   }
 
-  private async addStaker(tx: SqlTx, txId: string, s: Staker, blockTs: bigint, extraStart: bigint | null, outputCount: number): Promise<void> {
+  /**
+   * A staking transaction's staker. From Durango it enters the current set at once, at the chain time; before, it
+   * waits in the pending set (status `current`, `pending_priority` set, no potential reward yet) until the chain
+   * time reaches its start (promotePending). The API tells pending from active by the start time either way.
+   */
+  private async addStaker(
+    tx: SqlTx,
+    txId: string,
+    s: Staker,
+    at: {blockTs: bigint; extraStart: bigint | null; outputCount: number; txType?: string; genesis?: boolean},
+  ): Promise<void> {
+    const {blockTs, extraStart, outputCount, txType} = at;
     const cfg = networkConfigFor(this.opts.network.id);
+    // The chain time decides Durango: a Banff block's own, else (Apricot) the last committed AdvanceTimeTx's.
+    const chainTime = this.chainTime ?? blockTs;
     // Permissionless stakers start at their block's time from Durango on; before, at the time their bytes give.
     const bytesStart = extraStart ?? null;
-    const staker = s.startTime === null && bytesStart !== null && blockTs < cfg.durangoTime ? {...s, startTime: bytesStart} : s;
-    const added = stakerAdded({supply: this.supply}, {txId, staker, blockTime: blockTs, txStartTime: bytesStart}, cfg);
+    const staker = s.startTime === null && bytesStart !== null && chainTime < cfg.durangoTime ? {...s, startTime: bytesStart} : s;
+    const added = stakerAdded({supply: this.supply}, {txId, staker, blockTime: chainTime, txStartTime: bytesStart, txType}, cfg);
     let record = added.record;
     this.supply = added.supply;
-    if (record.status === "pending") {
-      // TODO(lead): pre-Durango stakers should enter the current set when the chain time reaches their start
-      // (stakers.ts advanceTime at each block's time); until then they enter at once, as this fold did before.
-      const promoted = advanceTime({supply: this.supply}, [record], record.startTime, cfg);
-      record = promoted.promoted[0] ?? record;
-      this.supply = promoted.supply;
+    if (record.status === "pending" && at.genesis === true) {
+      // Genesis stakers are current from the start (AvalancheGo's syncGenesis).
+      const entered = advanceTime({supply: this.supply}, [record], record.startTime, cfg);
+      record = entered.promoted[0] ?? record;
+      this.supply = entered.supply;
     }
+    const pendingPriority = record.status === "pending" ? record.priority : null;
     let validatorTxId: string | null = null;
     if (s.kind === "delegator") {
       const v = await tx.query<{tx_id: string}>(
@@ -277,8 +318,8 @@ export class StakingFold {
     }
     await tx.query(
       `INSERT INTO stakers (tx_id, kind, node_id, subnet_id, start_ts, end_ts, weight, potential_reward, delegation_shares,
-         reward_owner, delegation_reward_owner, bls, status, validator_tx_id, output_count)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'current', $13, $14) ON CONFLICT DO NOTHING`,
+         reward_owner, delegation_reward_owner, bls, status, validator_tx_id, output_count, pending_priority)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'current', $13, $14, $15) ON CONFLICT DO NOTHING`,
       [
         txId,
         s.kind,
@@ -294,6 +335,7 @@ export class StakingFold {
         s.bls ? JSON.stringify(s.bls) : null,
         validatorTxId,
         outputCount,
+        pendingPriority,
       ],
     );
     // Who sees this staker's reward in the pending list: its reward owners (VALIDATOR or DELEGATOR) and, for a
@@ -306,6 +348,23 @@ export class StakingFold {
       for (const a of fee?.addresses ?? []) rows.push([a, txId, "VALIDATOR_FEE"]);
     }
     await bulkInsert(tx, "staker_addresses", [{name: "address", type: "bytea"}, {name: "tx_id", type: "text"}, {name: "role", type: "text"}], rows, {onConflict: "DO NOTHING"});
+  }
+
+  /**
+   * The chain time reached `time`: the pending stakers whose start it reaches enter the current set in AvalancheGo's
+   * order (start time, pending priority, transaction ID), each with its potential reward from the supply the one
+   * before left (stakers.ts advanceTime).
+   */
+  private async promotePending(tx: SqlTx, time: bigint): Promise<void> {
+    const rows = await tx.query<StakerRow & {pending_priority: number}>("SELECT * FROM stakers WHERE pending_priority IS NOT NULL AND start_ts <= $1", [time]);
+    if (rows.length === 0) return;
+    const cfg = networkConfigFor(this.opts.network.id);
+    const pending = rows.map((r) => ({...toRecord(r), status: "pending" as const, priority: r.pending_priority as StakerRecord["priority"], potentialReward: 0n}));
+    const result = advanceTime({supply: this.supply}, pending, time, cfg);
+    for (const p of result.promoted) {
+      await tx.query("UPDATE stakers SET potential_reward = $2::numeric, pending_priority = NULL WHERE tx_id = $1", [p.txId, p.potentialReward.toString()]);
+    }
+    this.supply = result.supply;
   }
 
   /** A RewardValidatorTx decided: the staker leaves the current set; a commit pays its rewards as new UTXOs. */

@@ -3,7 +3,8 @@
  * share accrues on its validator and is paid with the validator's reward, as AvalancheGo's RewardValidatorTx does;
  * reward UTXOs are numbered after the staking tx's outputs and stake. L1 validators pay the continuous fee
  * (ACP-77) block by block, are deactivated when it runs their balance out, and get their balance back as a UTXO
- * when disabled or removed.
+ * when disabled or removed. Before Durango a staker waits in the pending set until the chain time (a Banff block's,
+ * or a committed AdvanceTimeTx's) reaches its start.
  */
 import {afterEach, beforeEach, expect, it} from "vitest";
 import {NETWORKS} from "../../../../../src/chains/index.js";
@@ -12,8 +13,10 @@ import {migrate} from "../../../../../src/dataApi/store/migrations.js";
 import {MIGRATIONS} from "../../../../../src/dataApi/store/schema.js";
 import type {Owner, PrimaryContainer, PrimaryTx, Staker, TxOutput} from "../../../../../src/dataApi/views/primary/model.js";
 import type {TxPlace} from "../../../../../src/dataApi/views/primary/rows.js";
+import {networkConfigFor} from "../../../../../src/dataApi/views/primary/networkConfig.js";
+import {calculatePrimaryNetworkReward} from "../../../../../src/dataApi/views/primary/reward.js";
 import {StakingFold} from "../../../../../src/dataApi/views/primary/stakingFold.js";
-import {idToString, sha256} from "../../../../../src/util/cb58.js";
+import {idFromString, idToString, sha256} from "../../../../../src/util/cb58.js";
 import {describeBackends, quietLogger} from "../../../../helpers/sql.js";
 
 const network = NETWORKS.local;
@@ -169,5 +172,73 @@ describeBackends("staking fold", (backend) => {
     // The accrued fees are the chain's running price (what one validator active all along would have paid): they
     // grow with time whoever is active.
     expect(await blockAt(T + 1_000n)).toEqual({fees: 1_000n, active: 0});
+  });
+
+  it("keeps pre-Durango stakers pending until the chain time reaches their start, then rewards them from the supply then", async () => {
+    const mainnet = NETWORKS.mainnet;
+    const cfg = networkConfigFor(mainnet.id);
+    const fold = new StakingFold({network: mainnet, avaxAssetId: AVAX});
+    const S = 420_000_000n * 10n ** 9n;
+    fold.load(new Map([["view.supply", S.toString()]]));
+    const T = 1_700_000_000n; // 2023-11-14: Banff, before Durango
+    expect(T).toBeLessThan(cfg.durangoTime);
+    const banff = (t: bigint, type = "Standard"): PrimaryContainer => ({...block(type, Number(t - T)), timestamp: t, chainTime: t});
+    const apricot = (type: string, n: number): PrimaryContainer => ({...block(type, n), timestamp: null, chainTime: null});
+    const at = (t: bigint, seq: number): TxPlace => ({chain: "P", chainId: mainnet.chainIds.P, seq: BigInt(seq), blockId: `b${seq}`, height: BigInt(seq), ts: t});
+    const run = <R>(fn: (tx: SqlTx) => Promise<R>): Promise<R> => sql.transaction(fn);
+    const DAY = 86_400n;
+    const v1 = txId("v1");
+    const v2 = txId("v2");
+    const validator = (start: bigint, weight: bigint): Staker => ({kind: "validator", nodeId: NODE, subnetId: EMPTY_ID, startTime: start, endTime: start + 30n * DAY, weight, rewardOwner: owner(1), delegationRewardOwner: owner(2), delegationShares: 20_000, bls: null});
+    const rows = async () =>
+      sql.query<{tx_id: string; potential_reward: string; pending_priority: number | null}>("SELECT tx_id, potential_reward::text AS potential_reward, pending_priority FROM stakers ORDER BY tx_id");
+
+    // Two validators added at T, both starting at T + 100: pending, no reward yet, the supply unchanged.
+    await run(async (tx) => {
+      await fold.beforeBlock(tx, banff(T), T);
+      await fold.onTx(tx, ptx(v1, "AddValidatorTx", {staker: validator(T + 100n, 2_000n * 10n ** 9n)}), at(T, 1));
+      await fold.onTx(tx, ptx(v2, "AddValidatorTx", {staker: validator(T + 100n, 5_000n * 10n ** 9n)}), at(T, 2));
+    });
+    expect((await rows()).map((r) => [r.potential_reward, r.pending_priority])).toEqual([["0", 2], ["0", 2]]);
+    expect(fold.supply).toBe(S);
+    // A block before their start changes nothing.
+    await run(async (tx) => fold.beforeBlock(tx, banff(T + 99n), T + 99n));
+    expect((await rows()).every((r) => r.pending_priority === 2)).toBe(true);
+
+    // The chain time reaches their start: they enter in AvalancheGo's order (equal start and priority: by
+    // transaction ID), each rewarded from the supply the one before left.
+    await run(async (tx) => fold.beforeBlock(tx, banff(T + 150n), T + 150n));
+    const order = [v1, v2].sort((a, b) => Buffer.compare(idFromString(a), idFromString(b)));
+    const weightOf = (id: string): bigint => (id === v1 ? 2_000n : 5_000n) * 10n ** 9n;
+    const first = calculatePrimaryNetworkReward(cfg.reward, cfg.heliconTime, T + 100n, 30n * DAY, weightOf(order[0]!), S);
+    const second = calculatePrimaryNetworkReward(cfg.reward, cfg.heliconTime, T + 100n, 30n * DAY, weightOf(order[1]!), S + first);
+    const byId = new Map((await rows()).map((r) => [r.tx_id, r]));
+    expect(byId.get(order[0]!)).toMatchObject({potential_reward: first.toString(), pending_priority: null});
+    expect(byId.get(order[1]!)).toMatchObject({potential_reward: second.toString(), pending_priority: null});
+    expect(fold.supply).toBe(S + first + second);
+
+    // Apricot blocks carry no time: the chain time moves with a committed AdvanceTimeTx, not an aborted one.
+    const v3 = txId("v3");
+    await run(async (tx) => {
+      await fold.beforeBlock(tx, banff(T + 200n), T + 200n);
+      await fold.onTx(tx, ptx(v3, "AddValidatorTx", {staker: validator(T + 1_000n, 2_000n * 10n ** 9n)}), at(T + 200n, 3));
+    });
+    const propose = (n: number, time: bigint) =>
+      run(async (tx) => {
+        await fold.beforeBlock(tx, apricot("Proposal", n), T);
+        await fold.onTx(tx, ptx(txId(`advance${n}`), "AdvanceTimeTx", {extra: {time: time.toString()}}), at(T, 10 + n));
+      });
+    const decide = (n: number, type: "Commit" | "Abort") => run(async (tx) => fold.beforeBlock(tx, apricot(type, n), T));
+    await propose(1, T + 2_000n);
+    await decide(2, "Abort");
+    expect((await rows()).find((r) => r.tx_id === v3)!.pending_priority).toBe(2);
+    // A restart between the proposal and its decision keeps the proposed time (the view writes state() with each batch).
+    await propose(3, T + 2_000n);
+    const restarted = new StakingFold({network: mainnet, avaxAssetId: AVAX});
+    restarted.load(new Map(fold.state()));
+    await run(async (tx) => restarted.beforeBlock(tx, apricot("Commit", 4), T));
+    const entered = (await rows()).find((r) => r.tx_id === v3)!;
+    expect(entered.pending_priority).toBeNull();
+    expect(entered.potential_reward).toBe(calculatePrimaryNetworkReward(cfg.reward, cfg.heliconTime, T + 1_000n, 30n * DAY, 2_000n * 10n ** 9n, S + first + second).toString());
   });
 });
