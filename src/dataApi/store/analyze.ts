@@ -1,0 +1,65 @@
+/**
+ * Table statistics for the query planner on PGlite. A PostgreSQL server's autovacuum analyses tables as they grow;
+ * PGlite runs PostgreSQL in single-user mode, where autovacuum never runs, so a store the views fill would be planned
+ * with default estimates for good. The writer checks every interval and analyses the tables whose rows changed since
+ * their last analysis past autovacuum's own threshold (50 rows + 10 % of the rows that analysis found).
+ */
+import type {Logger} from "../../logger/index.js";
+import type {SqlClient} from "./client.js";
+
+export interface StoreAnalyzerOptions {
+  intervalMs: number;
+}
+
+export interface StoreAnalyzerModules {
+  sql: SqlClient;
+  logger: Logger;
+}
+
+/** autovacuum_analyze_threshold and autovacuum_analyze_scale_factor, PostgreSQL's defaults. */
+const THRESHOLD_ROWS = 50;
+const THRESHOLD_SHARE = 0.1;
+
+export class StoreAnalyzer {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly opts: StoreAnalyzerOptions,
+    private readonly modules: StoreAnalyzerModules,
+  ) {}
+
+  start(): void {
+    if (this.timer !== null) return;
+    this.timer = setInterval(() => {
+      this.running = this.runOnce().catch((err: unknown) => this.modules.logger.warn({err}, "data API store: ANALYZE failed; retried at the next check"));
+    }, this.opts.intervalMs);
+    this.timer.unref();
+  }
+
+  /** Analyses the tables past the threshold; returns their names. */
+  async runOnce(): Promise<string[]> {
+    const {sql, logger} = this.modules;
+    // The backend reports its row counts when idle, at most once a second: reported now, the check sees them all.
+    await sql.query("SELECT pg_stat_force_next_flush()");
+    // Autovacuum's rule: rows changed since the last analysis against the table's size as that analysis found it.
+    const due = await sql.query<{relname: string}>(
+      `SELECT s.relname FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
+       WHERE s.n_mod_since_analyze > ${THRESHOLD_ROWS} + ${THRESHOLD_SHARE} * greatest(c.reltuples, 0) ORDER BY s.relname`,
+    );
+    const started = performance.now();
+    for (const {relname} of due) await sql.query(`ANALYZE ${quoteIdent(relname)}`);
+    if (due.length > 0) logger.debug({tables: due.map((r) => r.relname), ms: Math.round(performance.now() - started)}, "data API store analysed");
+    return due.map((r) => r.relname);
+  }
+
+  async close(): Promise<void> {
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+    await this.running.catch(() => {});
+  }
+}
+
+function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
