@@ -19,9 +19,12 @@ export interface StoreAnalyzerModules {
 /** autovacuum_analyze_threshold and autovacuum_analyze_scale_factor, PostgreSQL's defaults. */
 const THRESHOLD_ROWS = 50;
 const THRESHOLD_SHARE = 0.1;
+/** The first check after the start, ms. */
+const FIRST_CHECK_MS = 10_000;
 
 export class StoreAnalyzer {
   private timer: NodeJS.Timeout | null = null;
+  private first: NodeJS.Timeout | null = null;
   private running: Promise<unknown> = Promise.resolve();
 
   constructor(
@@ -29,11 +32,15 @@ export class StoreAnalyzer {
     private readonly modules: StoreAnalyzerModules,
   ) {}
 
+  /** Checks every interval, the first time soon after the start (a store filled by an earlier run, or a rebuild). */
   start(): void {
     if (this.timer !== null) return;
-    this.timer = setInterval(() => {
+    const check = (): void => {
       this.running = this.runOnce().catch((err: unknown) => this.modules.logger.warn({err}, "data API store: ANALYZE failed; retried at the next check"));
-    }, this.opts.intervalMs);
+    };
+    this.first = setTimeout(check, Math.min(FIRST_CHECK_MS, this.opts.intervalMs));
+    this.first.unref();
+    this.timer = setInterval(check, this.opts.intervalMs);
     this.timer.unref();
   }
 
@@ -55,7 +62,9 @@ export class StoreAnalyzer {
 
   async close(): Promise<void> {
     if (this.timer !== null) clearInterval(this.timer);
+    if (this.first !== null) clearTimeout(this.first);
     this.timer = null;
+    this.first = null;
     await this.running.catch(() => {});
   }
 }
