@@ -57,9 +57,13 @@ export function anvilBinary(): string {
  * when the wrapper itself gets SIGTERM (a normal stop by process ID). Without it, every kill -9 of avaext would
  * leave an anvil behind.
  *
+ * Anvil's graceful exit on SIGTERM can hang (seen after a week of dev history: asleep on a futex, deaf to further
+ * SIGTERMs), so the wrapper follows its SIGTERM with a SIGKILL after END_GRACE_S. The wrapper leads a process group
+ * of its own (`detached`), which Anvil.stop kills whole as a last resort.
+ *
  * Anvil keeps older states in a folder under `$HOME/.foundry/anvil/tmp` (gigabytes for a long chain) and removes
- * it only on a graceful exit, which neither signal gives it. So it runs with `home` as its HOME, and the wrapper
- * removes that folder once anvil has exited, whichever way.
+ * it only on a graceful exit. So it runs with `home` as its HOME, and the wrapper removes that folder once anvil
+ * has exited, whichever way.
  */
 function spawnTied(binary: string, args: string[], home: string): ChildProcess {
   const env = {...process.env, HOME: home, AVAEXT_ANVIL_HOME: home};
@@ -68,12 +72,26 @@ function spawnTied(binary: string, args: string[], home: string): ChildProcess {
     "exec 3<&0",
     '"$0" "$@" <&- & a=$!',
     'clean() { [ -n "$AVAEXT_ANVIL_HOME" ] && rm -rf "$AVAEXT_ANVIL_HOME"; }',
-    "trap 'kill $a 2>/dev/null; wait $a; clean; exit 0' TERM INT",
-    "{ read _ <&3; kill $a 2>/dev/null; } &",
+    `end() { kill $a 2>/dev/null; ( sleep ${END_GRACE_S}; kill -9 $a 2>/dev/null ) & }`,
+    "trap 'end; wait $a; clean; exit 0' TERM INT",
+    "{ read _ <&3; end; } &",
     "wait $a",
     "clean",
   ].join("\n");
-  return spawn("/bin/sh", ["-c", script, binary, ...args], {stdio: ["pipe", "pipe", "pipe"], env});
+  return spawn("/bin/sh", ["-c", script, binary, ...args], {stdio: ["pipe", "pipe", "pipe"], env, detached: true});
+}
+
+/** Seconds the wrapper gives anvil to exit on SIGTERM before it sends SIGKILL. */
+const END_GRACE_S = 3;
+
+/** SIGKILL to the wrapper's process group (the wrapper, its reader, anvil); to the process alone where there is none. */
+function killTree(child: ChildProcess): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(process.platform === "win32" ? child.pid : -child.pid, "SIGKILL");
+  } catch {
+    child.kill("SIGKILL");
+  }
 }
 
 export class Anvil {
@@ -117,7 +135,7 @@ export class Anvil {
       const timer = setTimeout(() => fail(`anvil did not start within ${opts.startTimeoutMs ?? 15_000} ms`), opts.startTimeoutMs ?? 15_000);
       const fail = (why: string): void => {
         clearTimeout(timer);
-        child.kill("SIGKILL");
+        killTree(child);
         rmSync(home, {recursive: true, force: true});
         reject(new Error(`${why}${err ? `: ${err.trim().slice(-500)}` : ""}`));
       };
@@ -177,15 +195,18 @@ export class Anvil {
     return body.result;
   }
 
-  /** SIGTERM by process ID, SIGKILL if it has not exited within `graceMs`. */
-  async stop(graceMs = 3000): Promise<void> {
+  /**
+   * SIGTERM by process ID (the wrapper ends anvil, with SIGKILL after END_GRACE_S), SIGKILL to the wrapper's whole
+   * process group if it has not exited within `graceMs`.
+   */
+  async stop(graceMs = (END_GRACE_S + 2) * 1000): Promise<void> {
     this.stopping = true;
     if (this.exitInfo) return;
     const done = new Promise<void>((resolve) => this.child.once("exit", () => resolve()));
     process.kill(this.pid, "SIGTERM");
     this.child.stdin?.end();
     const timer = setTimeout(() => {
-      if (!this.exitInfo) process.kill(this.pid, "SIGKILL");
+      if (!this.exitInfo) killTree(this.child);
     }, graceMs);
     await done;
     clearTimeout(timer);
