@@ -1,5 +1,6 @@
 /** Glacier's X vertices, X asset details, subnets, blockchains and L1 validators from their rows. */
 import {cb58Decode} from "../../../util/cb58.js";
+import {remainingBalance} from "../../views/primary/l1.js";
 import {type DbNum, bech32Address, big, bytesToHex, num} from "./common.js";
 import type {BlsCredentials, OwnerJson} from "./pchain.js";
 
@@ -182,9 +183,7 @@ function balanceOwner(hrp: string, o: OwnerJson | null): BalanceOwner {
 
 /** AvalancheGo's getL1Validator `balance`: what is left of an active validator's balance after the fees accrued. */
 function l1RemainingBalance(r: L1ValidatorRow): bigint {
-  const end = big(r.end_accumulated_fee);
-  const accrued = big(r.accrued_fees || "0");
-  return r.active && end > accrued ? end - accrued : 0n;
+  return r.active ? remainingBalance({endAccumulatedFee: big(r.end_accumulated_fee)}, big(r.accrued_fees || "0")) : 0n;
 }
 
 export function l1ValidatorFromRow(r: L1ValidatorRow, hrp: string): L1ValidatorDetailsFull {

@@ -228,12 +228,12 @@ export function registerL1Validator(fee: L1FeeState, tx: {subnetId: string; vali
  * null) and, if it was active, returns its remaining balance to its remaining-balance owner in output
  * len(tx.Outs) = `outputCount` of the transaction.
  */
-export function setL1ValidatorWeight(
+export function setL1ValidatorWeight<R extends L1RefundSource>(
   fee: L1FeeState,
-  record: L1ValidatorRecord,
+  record: R,
   msg: {nonce: bigint; weight: bigint},
   outputCount: number,
-): {record: L1ValidatorRecord | null; refund: L1Refund | null} {
+): {record: (R & {weight: bigint; minNonce: bigint}) | null; refund: L1Refund | null} {
   if (msg.weight !== 0n) return {record: {...record, weight: msg.weight, minNonce: msg.nonce + 1n}, refund: null};
   return {record: null, refund: refund(fee, record, outputCount)};
 }
@@ -245,11 +245,14 @@ export function increaseL1ValidatorBalance<R extends Pick<L1ValidatorRecord, "en
 }
 
 /** DisableL1ValidatorTx: an active validator's remaining balance is returned (output `outputCount`) and it goes inactive. */
-export function disableL1Validator(fee: L1FeeState, record: L1ValidatorRecord, outputCount: number): {record: L1ValidatorRecord; refund: L1Refund | null} {
+export function disableL1Validator<R extends L1RefundSource>(fee: L1FeeState, record: R, outputCount: number): {record: R; refund: L1Refund | null} {
   return {record: {...record, endAccumulatedFee: 0n}, refund: refund(fee, record, outputCount)};
 }
 
-function refund(fee: L1FeeState, record: L1ValidatorRecord, outputCount: number): L1Refund | null {
+/** What a refund reads of a validator. */
+type L1RefundSource = Pick<L1ValidatorRecord, "validationId" | "endAccumulatedFee" | "remainingBalanceOwner">;
+
+function refund(fee: L1FeeState, record: L1RefundSource, outputCount: number): L1Refund | null {
   if (record.endAccumulatedFee === 0n) return null;
   const amount = remainingBalance(record, fee.accruedFees);
   // AvalancheGo refuses the transaction (state corruption) rather than pay nothing from an active validator.

@@ -11,7 +11,17 @@ import {idFromString, idToString, sha256} from "../../../util/cb58.js";
 import {bulkInsert, type BulkColumn} from "../../store/bulk.js";
 import type {SqlTx} from "../../store/client.js";
 import type {GenesisState, L1Validator, Owner, PrimaryContainer, PrimaryTx, Staker, TxOutput} from "./model.js";
-import {INITIAL_L1_FEE_STATE, advanceL1Time, increaseL1ValidatorBalance, remainingBalance, type L1FeeState} from "./l1.js";
+import {
+  INITIAL_L1_FEE_STATE,
+  advanceL1Time,
+  convertSubnetToL1,
+  disableL1Validator,
+  increaseL1ValidatorBalance,
+  registerL1Validator,
+  remainingBalance,
+  setL1ValidatorWeight,
+  type L1FeeState,
+} from "./l1.js";
 import {networkConfigFor} from "./networkConfig.js";
 import {advanceTime, currentPriority, pendingPriority, stakerAdded, stakerRewarded, type StakerRecord} from "./stakers.js";
 import {UTXO_CREATE_COLUMNS, jsonSafe, ownerJson, utxoCreateRow, type L1EffectRow, type TxPlace} from "./rows.js";
@@ -190,8 +200,9 @@ export class StakingFold {
         "UPDATE subnets SET is_l1 = true, l1_chain_id = $2, l1_manager = $3, l1_conversion_id = $4, l1_converted_ts = $5 WHERE subnet_id = $1",
         [d.subnetId, c.chainId, "0x" + Buffer.from(c.managerAddress).toString("hex"), c.conversionId, place.ts],
       );
-      for (const v of c.validators) {
-        await this.addL1Validator(tx, d.subnetId, t.id, place, v);
+      const records = convertSubnetToL1(this.l1Fee, {subnetId: d.subnetId, validators: c.validators}, place.ts);
+      for (const [i, v] of c.validators.entries()) {
+        await this.addL1Validator(tx, d.subnetId, t.id, place, v, records[i]!.endAccumulatedFee);
         effects.l1.push({validationId: v.validationId, nodeId: v.nodeId, subnetId: d.subnetId, weight: v.weight, remainingBalance: v.balance, balanceChange: v.balance});
         await tx.query("INSERT INTO l1_validation_txs (validation_id, seq) VALUES ($1, $2) ON CONFLICT DO NOTHING", [v.validationId, place.seq]);
       }
@@ -203,7 +214,8 @@ export class StakingFold {
       this.l1Touched = true;
       if (t.txType === "RegisterL1ValidatorTx") {
         const full = {nodeId: "", weight: 0n, balance: 0n, bls: null, remainingBalanceOwner: null, deactivationOwner: null, ...v};
-        await this.addL1Validator(tx, d.subnetId ?? "", t.id, place, full);
+        const end = registerL1Validator(this.l1Fee, {subnetId: d.subnetId ?? "", validator: full}, place.ts).endAccumulatedFee;
+        await this.addL1Validator(tx, d.subnetId ?? "", t.id, place, full, end);
         effects.l1.push({validationId: v.validationId, nodeId: full.nodeId, subnetId: d.subnetId ?? "", weight: full.weight, remainingBalance: full.balance, balanceChange: full.balance});
       } else {
         const effect = await this.changeL1Validator(tx, t, v);
@@ -233,7 +245,7 @@ export class StakingFold {
     const row = rows[0];
     if (!row) return null;
     const accrued = this.l1Fee.accruedFees;
-    const record = {endAccumulatedFee: BigInt(row.end_accumulated_fee)};
+    const record = {validationId: v.validationId, endAccumulatedFee: BigInt(row.end_accumulated_fee), remainingBalanceOwner: ownerFromJson(row.remaining_balance_owner)};
     const base = {validationId: v.validationId, nodeId: row.node_id, subnetId: row.subnet_id, weight: BigInt(row.weight)};
     const left = remainingBalance(record, accrued);
     if (t.txType === "IncreaseL1ValidatorBalanceTx") {
@@ -257,9 +269,13 @@ export class StakingFold {
       `UPDATE l1_validators SET active = false, end_accumulated_fee = 0, balance = 0${removed ? ", weight = 0, nonce = $2" : ""} WHERE validation_id = $1`,
       removed ? [v.validationId, v.nonce ?? 0n] : [v.validationId],
     );
-    const owner = ownerFromJson(row.remaining_balance_owner) ?? {locktime: 0n, threshold: 0, addresses: []};
-    const refund = left > 0n ? transferOutput(t.id, t.outputs.length, this.opts.avaxAssetId, left, {locktime: 0n, threshold: owner.threshold, addresses: owner.addresses}) : null;
-    return {l1: {...base, weight: removed ? 0n : base.weight, remainingBalance: 0n, balanceChange: -left}, refund};
+    // Active validators have balance left here: the block's time advance deactivated those it ran out.
+    const ended = removed
+      ? setL1ValidatorWeight(this.l1Fee, record, {nonce: v.nonce ?? 0n, weight: 0n}, t.outputs.length)
+      : disableL1Validator(this.l1Fee, record, t.outputs.length);
+    const r = ended.refund;
+    const refund = r === null ? null : transferOutput(t.id, r.outputIndex, this.opts.avaxAssetId, r.amount, r.owner);
+    return {l1: {...base, weight: removed ? 0n : base.weight, remainingBalance: 0n, balanceChange: -(r?.amount ?? 0n)}, refund};
   }
 
   /** Genesis stakers (with their stake UTXOs) and the genesis supply. */
@@ -411,9 +427,8 @@ export class StakingFold {
     await bulkInsert(tx, "tx_addresses", [{name: "chain", type: "text"}, {name: "address", type: "bytea"}, {name: "seq", type: "int8"}], touched, {onConflict: "DO NOTHING"});
   }
 
-  /** A converted or registered L1 validator: active when funded, its fee running from the accrued fees now. */
-  private async addL1Validator(tx: SqlTx, subnetId: string, txId: string, place: TxPlace, v: L1Validator): Promise<void> {
-    const end = v.balance === 0n ? 0n : v.balance + this.l1Fee.accruedFees;
+  /** A converted or registered L1 validator with its `end_accumulated_fee` (l1.ts): active when funded. */
+  private async addL1Validator(tx: SqlTx, subnetId: string, txId: string, place: TxPlace, v: L1Validator, end: bigint): Promise<void> {
     await tx.query(
       `INSERT INTO l1_validators (validation_id, subnet_id, node_id, weight, balance, bls, remaining_balance_owner, deactivation_owner, created_tx, created_ts,
          end_accumulated_fee, active)
