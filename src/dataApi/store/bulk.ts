@@ -38,31 +38,55 @@ export async function bulkInsert(
   rows: readonly (readonly unknown[])[],
   opts: BulkInsertOptions = {},
 ): Promise<number> {
+  if (rows.length === 0) return 0;
+  const params: unknown[] = [];
+  // The count comes back as one row, not one row per inserted row.
+  const sql = `WITH ins AS (${insertSql(table, columns, rows, opts, params)} RETURNING 1) SELECT count(*)::int4 AS n FROM ins`;
+  const [res] = await tx.query<{n: number}>(sql, params);
+  return res?.n ?? 0;
+}
+
+/**
+ * The INSERT of `rows` into `table` as bulkInsert sends it (cells as there), without RETURNING; its column arrays are
+ * appended to `params`, numbered after what `params` holds.
+ */
+export function insertSql(
+  table: string,
+  columns: readonly BulkColumn[],
+  rows: readonly (readonly unknown[])[],
+  opts: BulkInsertOptions,
+  params: unknown[],
+): string {
   if (!IDENT.test(table)) throw new Error(`bulkInsert: bad table name ${JSON.stringify(table)}`);
   if (columns.length === 0) throw new Error("bulkInsert: no columns");
   for (const c of columns) if (!IDENT.test(c.name) || c.name.includes(".")) throw new Error(`bulkInsert: bad column name ${JSON.stringify(c.name)}`);
-  if (rows.length === 0) return 0;
-
-  const params: unknown[][] = columns.map(() => new Array<unknown>(rows.length));
+  const arraysOf: unknown[][] = columns.map(() => new Array<unknown>(rows.length));
   for (let r = 0; r < rows.length; r++) {
     const row = rows[r];
     if (row.length !== columns.length) {
       throw new Error(`bulkInsert ${table}: row ${r} has ${row.length} values for ${columns.length} columns`);
     }
-    for (let c = 0; c < columns.length; c++) params[c][r] = encodeCell(columns[c].type, row[c]);
+    for (let c = 0; c < columns.length; c++) arraysOf[c][r] = encodeCell(columns[c].type, row[c]);
   }
-
-  const arrays = columns.map((c, i) => `$${i + 1}::${paramArrayType(c.type)}`).join(", ");
+  const first = params.length + 1;
+  params.push(...arraysOf);
+  const arrays = columns.map((c, i) => `$${first + i}::${paramArrayType(c.type)}`).join(", ");
   const aliases = columns.map((_, i) => `c${i}`);
   const select = columns.map((c, i) => selectExpr(c.type, `u.${aliases[i]}`)).join(", ");
   const names = columns.map((c) => c.name).join(", ");
   const conflict = opts.onConflict ? ` ON CONFLICT ${opts.onConflict}` : "";
-  // The count comes back as one row, not one row per inserted row.
-  const sql =
-    `WITH ins AS (INSERT INTO ${table} (${names}) SELECT ${select} FROM unnest(${arrays}) AS u(${aliases.join(", ")})` +
-    `${conflict} RETURNING 1) SELECT count(*)::int4 AS n FROM ins`;
-  const [res] = await tx.query<{n: number}>(sql, params);
-  return res?.n ?? 0;
+  return `INSERT INTO ${table} (${names}) SELECT ${select} FROM unnest(${arrays}) AS u(${aliases.join(", ")})${conflict}`;
+}
+
+/**
+ * Data-modifying statements (INSERT, UPDATE, DELETE, sharing `params`) run as ONE statement, each a CTE: one round
+ * trip, and a server runs them all without waiting for the client between them. They see the same snapshot and not
+ * each other's rows, so none may depend on another's; each runs to completion, and all commit or none.
+ */
+export async function runTogether(tx: SqlTx, statements: readonly string[], params: readonly unknown[]): Promise<void> {
+  if (statements.length === 0) return;
+  const ctes = statements.map((s, i) => `w${i} AS (${s})`).join(", ");
+  await tx.query(`WITH ${ctes} SELECT 1`, params as unknown[]);
 }
 
 function paramArrayType(type: BulkColumnType): string {

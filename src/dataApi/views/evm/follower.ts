@@ -40,7 +40,7 @@ export interface EvmFollowerOptions {
 }
 
 export const defaultEvmFollowerOptions: Omit<EvmFollowerOptions, "chainId" | "blockchainId"> = {
-  // 50 rather than 25: half the write transactions for a backlog, which PGlite (SQL on the main thread) needs to
+  // 50 rather than 25: half the write transactions for a backlog, which PGlite (one SQL session) needs to
   // keep up: 10,000 blocks × 20 txs at 54 % of fetch + parse against 49 % (docs/performance.md). An RPC that refuses
   // a batch this large for its size gets smaller ones (see below).
   batchBlocks: 50,

@@ -1,6 +1,6 @@
 /**
- * A decode worker: decodes batches of containers off the main thread, where the SQL store (PGlite runs there in
- * WASM) and the HTTP server live. Answers `{id, results}` with one decoded container or error text per input.
+ * A decode worker: decodes batches of containers off the main thread, where the view builds rows and the HTTP
+ * server lives. Answers `{id, results}` with one decoded container or error text per input.
  */
 import {parentPort} from "node:worker_threads";
 import {decodeOne, type DecodeJob} from "./decodePool.js";

@@ -11,7 +11,7 @@ import {findEndpoint, type Endpoint} from "../../../index/endpoints.js";
 import type {IndexStore, StoredContainer} from "../../../index/store.js";
 import type {Logger} from "../../../logger/index.js";
 import {idToString} from "../../../util/cb58.js";
-import {bulkInsert, type BulkColumn} from "../../store/bulk.js";
+import {insertSql, runTogether, type BulkColumn} from "../../store/bulk.js";
 import type {SqlClient, SqlTx} from "../../store/client.js";
 import {DecodePool, type DecodeResult} from "./decodePool.js";
 import type {GenesisState, PrimaryContainer, PrimaryTx, TxOutput} from "./model.js";
@@ -45,7 +45,7 @@ export interface PrimaryViewOptions {
   decodeThreads: number;
 }
 
-export const defaultPrimaryViewOptions: PrimaryViewOptions = {batchSize: 256, idleMs: 200, batchesPerRound: 8, decodeThreads: 1};
+export const defaultPrimaryViewOptions: PrimaryViewOptions = {batchSize: 256, idleMs: 200, batchesPerRound: 32, decodeThreads: 1};
 
 /** A batch read from the index and decoded, ready to fold. */
 interface Prepared {
@@ -68,6 +68,9 @@ export interface PrimaryViewModules {
   metrics: ViewMetrics | null;
 }
 
+/** The longest a batch's rows are built without letting I/O callbacks run, ms. */
+const YIELD_MS = 4;
+
 /** The endpoints folded, in the order each round visits them. */
 export const FOLDED_ENDPOINTS: readonly Endpoint[] = [
   findEndpoint("P", "block")!,
@@ -75,6 +78,17 @@ export const FOLDED_ENDPOINTS: readonly Endpoint[] = [
   findEndpoint("X", "block")!,
   findEndpoint("C", "block")!,
 ];
+
+/** A batch's rows, built and not yet written, with the view's state as of its end. */
+interface Built {
+  containers: StoredContainer[];
+  rows: Batch;
+  txCount: number;
+  /** The counters before the batch: restored when its commit fails. */
+  seqBefore: {P: bigint; X: bigint; C: bigint; vtx: bigint};
+  state: Array<[string, string]>;
+  started: bigint;
+}
 
 /** The rows of one batch, per table. */
 class Batch {
@@ -216,34 +230,75 @@ export class PrimaryView {
     let total = 0;
     for (const e of FOLDED_ENDPOINTS) {
       const index = this.modules.index.index(e);
-      const read = async (from: bigint): Promise<StoredContainer[]> => {
-        if (from >= index.next) return [];
+      // A batch is read and handed to the decode workers while the one before it is folded: neither waits for the
+      // other (the read's callback and the worker's answer run when the build yields, every few ms).
+      const fetch = (from: bigint): Promise<Prepared> | null => {
+        if (from >= index.next) return null;
         const n = Number(index.next - from < BigInt(this.opts.batchSize) ? index.next - from : BigInt(this.opts.batchSize));
-        return index.getRange(from, n);
+        return index.getRange(from, n).then(async (containers) => {
+          const results = await this.pool.decode(e.chain, e.kind, containers.map((c) => ({bytes: c.bytes, containerId: idToString(c.id)})), true);
+          return {containers, results};
+        });
       };
-      // The containers are read first and handed to the decode workers (postMessage is synchronous) before the
-      // current batch is folded. PGlite runs a whole fold on microtasks, so anything waiting for an I/O callback
-      // (the index read, a worker's answer) would wait for the fold to end, and decoding would not overlap it.
-      const decode = (containers: StoredContainer[]): Promise<Prepared> =>
-        this.pool.decode(e.chain, e.kind, containers.map((c) => ({bytes: c.bytes, containerId: idToString(c.id)})), true).then((results) => ({containers, results}));
-      let containers = await read(this.positions.get(e.id) ?? 0n);
-      let pending: Promise<Prepared> | null = containers.length ? decode(containers) : null;
-      for (let step = 0; pending !== null && step < this.opts.batchesPerRound && !this.ctrl.signal.aborted; step++) {
-        const batch: Prepared = await pending;
-        pending = null;
-        containers = step + 1 < this.opts.batchesPerRound ? await read(batch.containers[batch.containers.length - 1]!.index + 1n) : [];
-        if (containers.length) pending = decode(containers);
-        try {
-          await this.foldBatch(e, batch);
-        } catch (err) {
-          pending?.catch(() => {});
-          throw err;
-        }
-        total += batch.containers.length;
-      }
-      pending?.catch(() => {});
+      const first = fetch(this.positions.get(e.id) ?? 0n);
+      if (first) total += e.chain === "P" ? await this.foldInTransactions(e, first, fetch) : await this.foldPipelined(e, first, fetch);
     }
     return total;
+  }
+
+  /** P batches: each built and written in one SQL transaction (the staking fold reads the store as it goes). */
+  private async foldInTransactions(e: Endpoint, first: Promise<Prepared>, fetch: (from: bigint) => Promise<Prepared> | null): Promise<number> {
+    let n = 0;
+    let pending: Promise<Prepared> | null = first;
+    try {
+      for (let step = 0; pending !== null && step < this.opts.batchesPerRound && !this.ctrl.signal.aborted; step++) {
+        const batch: Prepared = await pending;
+        pending = step + 1 < this.opts.batchesPerRound ? fetch(nextIndex(batch)) : null;
+        await this.foldBatch(e, batch);
+        n += batch.containers.length;
+      }
+    } finally {
+      pending?.catch(() => {});
+    }
+    return n;
+  }
+
+  /**
+   * X and C batches: a batch's rows are built outside its SQL statement, while the previous batch's statement runs
+   * (on a PostgreSQL server, or on PGlite's thread). The next batch's spent-UTXO owners are read before this batch's
+   * statement is sent (the UTXOs this batch creates are taken from memory), so building never waits for the store.
+   */
+  private async foldPipelined(e: Endpoint, first: Promise<Prepared>, fetch: (from: bigint) => Promise<Prepared> | null): Promise<number> {
+    let n = 0;
+    let pending: Promise<Prepared> | null = null;
+    let inflight: Promise<void> | null = null;
+    let nextOwners: Promise<Map<string, Uint8Array[]>> | null = null;
+    try {
+      let cur = await first;
+      let owners = await lookupOwners(this.modules.sql, consumedIds(cur), null);
+      for (let step = 1; ; step++) {
+        pending = step < this.opts.batchesPerRound && !this.ctrl.signal.aborted ? fetch(nextIndex(cur)) : null;
+        const built = await this.build(e, cur, this.modules.sql, owners);
+        // The previous statement must be done before the next owners are read: they may be its UTXOs.
+        if (inflight) await inflight;
+        const next = pending ? await pending : null;
+        pending = null;
+        nextOwners = next ? lookupOwners(this.modules.sql, consumedIds(next), built.rows.createdOwners) : null;
+        // Awaited below or at the next step; until then a failure must not count as unhandled.
+        nextOwners?.catch(() => {});
+        inflight = this.commit(e, built);
+        inflight.catch(() => {});
+        n += cur.containers.length;
+        if (!next) break;
+        cur = next;
+        owners = await nextOwners!;
+        nextOwners = null;
+      }
+      await inflight;
+    } finally {
+      pending?.catch(() => {});
+    }
+    return n;
   }
 
   private decoded(e: Endpoint, c: StoredContainer, r: DecodeResult): PrimaryContainer | null {
@@ -254,51 +309,92 @@ export class PrimaryView {
     return null;
   }
 
-  private async foldBatch(e: Endpoint, {containers, results}: Prepared): Promise<void> {
-    const started = process.hrtime.bigint();
-    const decoded = containers.map((c, i) => ({c, d: this.decoded(e, c, results[i]!)}));
-    const chainId = this.modules.network.chainIds[e.chain];
+  /** A P batch: its rows built and written in one SQL transaction (the staking fold reads the store). */
+  private async foldBatch(e: Endpoint, prepared: Prepared): Promise<void> {
     const seqBefore = {...this.seq};
     const stakingBefore = this.staking.snapshot();
-    let txCount = 0;
+    let built: Built;
     try {
-      await this.modules.sql.transaction(async (tx) => {
-        const batch = new Batch();
-        // Owners of the UTXOs this batch consumes that earlier batches created (the addresses filter of a spend).
-        const consumedIds = decoded.flatMap(({d}) => (d ? d.txs.flatMap((t) => t.inputs.map((i) => i.utxoId)) : []));
-        if (e.chain === "P" && e.kind === "block" && containers[0]!.index === 0n && this.modules.genesis) {
-          const first = decoded.find((x) => x.d !== null);
-          const ts = first?.d?.timestamp ?? containers[0]!.timestampNs / 1_000_000_000n;
-          await this.foldGenesis(tx, this.modules.genesis(ts));
-        }
-        const owners = await lookupOwners(tx, consumedIds);
-        for (const {c, d} of decoded) {
-          if (!d) continue;
-          const ts = d.timestamp ?? c.timestampNs / 1_000_000_000n;
-          if (e.kind === "vtx") batch.vertices.push(vertexRow(d, ++this.seq.vtx, ts));
-          await this.staking.beforeBlock(tx, d, ts);
-          for (const t of d.txs) {
-            const seq = ++this.seq[e.chain];
-            const place: TxPlace = {chain: e.chain, chainId, seq, blockId: d.blockId, height: d.height, ts};
-            // The staking fold first: what it derives (L1 balances returned, L1 validator details) is written
-            // with the transaction's own rows.
-            const effects = await this.staking.onTx(tx, t, place);
-            this.foldTx(batch, t, place, owners, effects);
-            txCount++;
-          }
-          const supply = e.chain === "P" ? this.staking.supply : null;
-          if (e.kind === "block") batch.blocks.push(blockRow(d, ts, supply, e.chain === "P" ? await this.staking.afterBlock(tx) : null));
-        }
-        await this.write(tx, batch);
-        const next = containers[containers.length - 1]!.index + 1n;
-        await tx.query("UPDATE view_positions SET next_index = $2 WHERE endpoint = $1", [e.name, next]);
-        await this.saveState(tx);
+      built = await this.modules.sql.transaction(async (tx) => {
+        const b = await this.build(e, prepared, tx, await lookupOwners(tx, consumedIds(prepared), null));
+        await this.writeBuilt(tx, e, b);
+        return b;
       });
     } catch (err) {
       Object.assign(this.seq, seqBefore);
       this.staking.restore(stakingBefore);
       throw err;
     }
+    this.committed(e, built.containers, built.txCount, built.started);
+  }
+
+  /**
+   * Decodes' results turned into a batch's rows. `tx` serves the reads (the spent UTXOs' owners, the staking fold's
+   * P reads); `inflight` holds the owners of the UTXOs that a batch still being committed creates.
+   */
+  private async build(e: Endpoint, {containers, results}: Prepared, tx: SqlTx, owners: Map<string, Uint8Array[]>): Promise<Built> {
+    const started = process.hrtime.bigint();
+    const seqBefore = {...this.seq};
+    const decoded = containers.map((c, i) => ({c, d: this.decoded(e, c, results[i]!)}));
+    const chainId = this.modules.network.chainIds[e.chain];
+    const batch = new Batch();
+    let txCount = 0;
+    if (e.chain === "P" && e.kind === "block" && containers[0]!.index === 0n && this.modules.genesis) {
+      const first = decoded.find((x) => x.d !== null);
+      const ts = first?.d?.timestamp ?? containers[0]!.timestampNs / 1_000_000_000n;
+      await this.foldGenesis(tx, this.modules.genesis(ts));
+    }
+    let yielded = performance.now();
+    for (const {c, d} of decoded) {
+      if (!d) continue;
+      // Let I/O run now and then: the previous batch's statement is still being written to a server's socket, and
+      // the server waits for all of it before it starts.
+      if (performance.now() - yielded > YIELD_MS) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        yielded = performance.now();
+      }
+      const ts = d.timestamp ?? c.timestampNs / 1_000_000_000n;
+      if (e.kind === "vtx") batch.vertices.push(vertexRow(d, ++this.seq.vtx, ts));
+      await this.staking.beforeBlock(tx, d, ts);
+      for (const t of d.txs) {
+        const seq = ++this.seq[e.chain];
+        const place: TxPlace = {chain: e.chain, chainId, seq, blockId: d.blockId, height: d.height, ts};
+        // The staking fold first: what it derives (L1 balances returned, L1 validator details) is written
+        // with the transaction's own rows.
+        const effects = await this.staking.onTx(tx, t, place);
+        this.foldTx(batch, t, place, owners, effects);
+        txCount++;
+      }
+      const supply = e.chain === "P" ? this.staking.supply : null;
+      if (e.kind === "block") batch.blocks.push(blockRow(d, ts, supply, e.chain === "P" ? await this.staking.afterBlock(tx) : null));
+    }
+    return {containers, rows: batch, txCount, seqBefore, state: this.stateEntries(), started};
+  }
+
+  /** An X or C batch's rows, its position and the view's state as of it, in one SQL transaction. */
+  private async commit(e: Endpoint, built: Built): Promise<void> {
+    try {
+      // One statement: atomic without a transaction block, and one round trip.
+      await this.writeBuilt(this.modules.sql, e, built);
+    } catch (err) {
+      // A later batch may be built already: its counters restart from this one's.
+      Object.assign(this.seq, built.seqBefore);
+      throw err;
+    }
+    this.committed(e, built.containers, built.txCount, built.started);
+  }
+
+  /** A batch's rows, its position and the view's state as of it: one statement. */
+  private async writeBuilt(tx: SqlTx, e: Endpoint, built: Built): Promise<void> {
+    const params: unknown[] = [];
+    const statements = this.writeStatements(built.rows, params);
+    params.push(e.name, built.containers[built.containers.length - 1]!.index + 1n);
+    statements.push(`UPDATE view_positions SET next_index = $${params.length}::int8 WHERE endpoint = $${params.length - 1}::text`);
+    statements.push(stateSql(built.state, params));
+    await runTogether(tx, statements, params);
+  }
+
+  private committed(e: Endpoint, containers: StoredContainer[], txCount: number, started: bigint): void {
     this.positions.set(e.id, containers[containers.length - 1]!.index + 1n);
     const m = this.modules.metrics;
     if (m) {
@@ -357,30 +453,43 @@ export class PrimaryView {
   }
 
   private async write(tx: SqlTx, b: Batch): Promise<void> {
-    // A real chain never repeats a height or a transaction; an index that does (a dev database from an older
-    // schedule) keeps the first, rather than stopping the view.
-    await bulkInsert(tx, "blocks", BLOCK_COLUMNS as unknown as BulkColumn[], b.blocks, {onConflict: "DO NOTHING"});
-    await bulkInsert(tx, "vertices", VERTEX_COLUMNS as unknown as BulkColumn[], b.vertices, {onConflict: "DO NOTHING"});
-    await bulkInsert(tx, "txs", TX_COLUMNS as unknown as BulkColumn[], b.txs, {onConflict: "DO NOTHING"});
-    await bulkInsert(tx, "tx_addresses", [{name: "chain", type: "text"}, {name: "address", type: "bytea"}, {name: "seq", type: "int8"}], b.txAddresses, {onConflict: "DO NOTHING"});
-    await bulkInsert(tx, "asset_txs", [{name: "asset_id", type: "text"}, {name: "seq", type: "int8"}], b.assetTxs, {onConflict: "DO NOTHING"});
-    await bulkInsert(tx, "assets", ASSET_COLUMNS, b.assets, {onConflict: "DO NOTHING"});
-    await bulkInsert(tx, "utxos", UTXO_CREATE_COLUMNS as unknown as BulkColumn[], b.utxoCreates, {onConflict: "DO NOTHING"});
-    await bulkInsert(tx, "utxo_spends", UTXO_CONSUME_COLUMNS as unknown as BulkColumn[], [...b.utxoConsumes.values()], {onConflict: "DO NOTHING"});
-    await bulkInsert(tx, "utxo_addresses", [{name: "address", type: "bytea"}, {name: "utxo_id", type: "text"}], b.utxoAddresses, {onConflict: "DO NOTHING"});
+    const params: unknown[] = [];
+    await runTogether(tx, this.writeStatements(b, params), params);
   }
 
-  private async saveState(tx: SqlTx): Promise<void> {
-    const entries: Array<[string, string]> = [
+  /** The INSERTs of a batch's rows, their column arrays appended to `params`. */
+  private writeStatements(b: Batch, params: unknown[]): string[] {
+    // A real chain never repeats a height or a transaction; an index that does (a dev database from an older
+    // schedule) keeps the first, rather than stopping the view.
+    const skip = {onConflict: "DO NOTHING"};
+    const tables: Array<[string, readonly BulkColumn[], unknown[][]]> = [
+      ["blocks", BLOCK_COLUMNS as unknown as BulkColumn[], b.blocks],
+      ["vertices", VERTEX_COLUMNS as unknown as BulkColumn[], b.vertices],
+      ["txs", TX_COLUMNS as unknown as BulkColumn[], b.txs],
+      ["tx_addresses", TX_ADDRESS_COLUMNS, b.txAddresses],
+      ["asset_txs", ASSET_TX_COLUMNS, b.assetTxs],
+      ["assets", ASSET_COLUMNS, b.assets],
+      ["utxos", UTXO_CREATE_COLUMNS as unknown as BulkColumn[], b.utxoCreates],
+      ["utxo_spends", UTXO_CONSUME_COLUMNS as unknown as BulkColumn[], [...b.utxoConsumes.values()]],
+      ["utxo_addresses", UTXO_ADDRESS_COLUMNS, b.utxoAddresses],
+    ];
+    return tables.filter(([, , rows]) => rows.length > 0).map(([table, columns, rows]) => insertSql(table, columns, rows, skip, params));
+  }
+
+  /** The view's counters and staking state as they stand, for `data_api_meta`. */
+  private stateEntries(): Array<[string, string]> {
+    return [
       ["view.seq.P", this.seq.P.toString()],
       ["view.seq.X", this.seq.X.toString()],
       ["view.seq.C", this.seq.C.toString()],
       ["view.seq.vtx", this.seq.vtx.toString()],
       ...this.staking.state(),
     ];
-    await bulkInsert(tx, "data_api_meta", [{name: "key", type: "text"}, {name: "value", type: "text"}], entries, {
-      onConflict: "(key) DO UPDATE SET value = EXCLUDED.value",
-    });
+  }
+
+  private async saveState(tx: SqlTx): Promise<void> {
+    const params: unknown[] = [];
+    await runTogether(tx, [stateSql(this.stateEntries(), params)], params);
   }
 
   /** The network's genesis state: assets, UTXOs, stakers and supply, before the first container. */
@@ -394,6 +503,16 @@ export class PrimaryView {
     await this.staking.genesis(tx, g, (txId, o, place, stakingEnd) => this.createUtxo(batch, txId, o, place, {stakingEnd}), this.modules.network.chainIds.P);
     await this.write(tx, batch);
   }
+}
+
+const TX_ADDRESS_COLUMNS: BulkColumn[] = [{name: "chain", type: "text"}, {name: "address", type: "bytea"}, {name: "seq", type: "int8"}];
+const ASSET_TX_COLUMNS: BulkColumn[] = [{name: "asset_id", type: "text"}, {name: "seq", type: "int8"}];
+const UTXO_ADDRESS_COLUMNS: BulkColumn[] = [{name: "address", type: "bytea"}, {name: "utxo_id", type: "text"}];
+const META_COLUMNS: BulkColumn[] = [{name: "key", type: "text"}, {name: "value", type: "text"}];
+
+/** The upsert of the view's state entries into `data_api_meta`. */
+function stateSql(entries: Array<[string, string]>, params: unknown[]): string {
+  return insertSql("data_api_meta", META_COLUMNS, entries, {onConflict: "(key) DO UPDATE SET value = EXCLUDED.value"}, params);
 }
 
 const ASSET_COLUMNS: BulkColumn[] = [
@@ -412,8 +531,24 @@ function assetType(outputs: TxOutput[]): string {
   return outputs.some((o) => o.utxoType.startsWith("NFT")) ? "nft" : "secp256k1";
 }
 
-async function lookupOwners(tx: SqlTx, utxoIds: string[]): Promise<Map<string, Uint8Array[]>> {
+/** The containers after a batch's last. */
+function nextIndex(p: Prepared): bigint {
+  return p.containers[p.containers.length - 1]!.index + 1n;
+}
+
+/** The UTXOs a batch's transactions consume. */
+function consumedIds(p: Prepared): string[] {
+  return p.results.flatMap((r) => (r.ok ? r.container.txs.flatMap((t) => t.inputs.map((i) => i.utxoId)) : []));
+}
+
+/**
+ * Owners of the UTXOs a batch consumes that earlier batches created (the addresses filter of a spend): from
+ * `inflight` (a batch whose statement may not have run yet) or the store.
+ */
+async function lookupOwners(tx: SqlTx, ids: string[], inflight: Map<string, Uint8Array[]> | null): Promise<Map<string, Uint8Array[]>> {
   const out = new Map<string, Uint8Array[]>();
+  const utxoIds = inflight ? ids.filter((id) => !inflight.has(id)) : ids;
+  if (inflight) for (const id of ids) if (inflight.has(id)) out.set(id, inflight.get(id)!);
   if (utxoIds.length === 0) return out;
   const rows = await tx.query<{utxo_id: string; addresses: string[] | string | null}>(
     "SELECT utxo_id, addresses FROM utxos WHERE utxo_id = ANY($1::text[]) AND addresses IS NOT NULL",
