@@ -31,21 +31,26 @@ import {
   type TxPlace,
 } from "./rows.js";
 import {SignerKeys} from "./signerKeys.js";
+import {UtxoOwners} from "./utxoOwners.js";
 import {StakingFold, type TxEffects} from "./stakingFold.js";
 import type {ViewMetrics} from "../metrics.js";
 
 export interface PrimaryViewOptions {
-  /** Containers folded per SQL transaction. */
+  /** Containers folded per SQL transaction, at most. */
   batchSize: number;
+  /** Container bytes per batch, about (a batch holds fewer containers when they are large). */
+  batchBytes: number;
   /** Wait between polls of the index when the view has caught up, ms. */
   idleMs: number;
   /** Batches of one endpoint folded before the next endpoint's turn. */
   batchesPerRound: number;
   /** Worker threads that decode (0: decode on the main thread). */
   decodeThreads: number;
+  /** Owners of the latest UTXOs created kept in memory for their spends (0: always read the store). */
+  recentOwners: number;
 }
 
-export const defaultPrimaryViewOptions: PrimaryViewOptions = {batchSize: 256, idleMs: 200, batchesPerRound: 32, decodeThreads: 1};
+export const defaultPrimaryViewOptions: PrimaryViewOptions = {batchSize: 256, batchBytes: 512 * 1024, idleMs: 200, batchesPerRound: 32, decodeThreads: 1, recentOwners: 100_000};
 
 /** A batch read from the index and decoded, ready to fold. */
 interface Prepared {
@@ -109,10 +114,13 @@ export class PrimaryView {
   private readonly ctrl = new AbortController();
   private running: Promise<void> | null = null;
   private readonly positions = new Map<number, bigint>();
+  /** The mean container size of each endpoint's last batch, bytes. */
+  private readonly containerBytes = new Map<number, number>();
   private readonly seq = {P: 0n, X: 0n, C: 0n, vtx: 0n};
   private readonly staking: StakingFold;
   private readonly pool: DecodePool;
   private readonly signerKeys = new SignerKeys();
+  private readonly recentOwners: UtxoOwners;
   /** The last error of a round (the health check reports it). */
   lastError: Error | null = null;
   private wake: (() => void) | null = null;
@@ -122,6 +130,7 @@ export class PrimaryView {
     private readonly modules: PrimaryViewModules,
   ) {
     this.pool = new DecodePool({threads: opts.decodeThreads});
+    this.recentOwners = new UtxoOwners(opts.recentOwners);
     this.staking = new StakingFold({network: modules.network, avaxAssetId: modules.avaxAssetId});
   }
 
@@ -234,8 +243,13 @@ export class PrimaryView {
       // other (the read's callback and the worker's answer run when the build yields, every few ms).
       const fetch = (from: bigint): Promise<Prepared> | null => {
         if (from >= index.next) return null;
-        const n = Number(index.next - from < BigInt(this.opts.batchSize) ? index.next - from : BigInt(this.opts.batchSize));
+        // As many containers as fit `batchBytes` at the size of the last batch's: a batch's rows, the statement's
+        // parameters and the database's work memory grow with its transactions, not its containers.
+        const fit = Math.max(1, Math.floor(this.opts.batchBytes / (this.containerBytes.get(e.id) ?? this.opts.batchBytes)));
+        const want = BigInt(Math.min(this.opts.batchSize, fit));
+        const n = Number(index.next - from < want ? index.next - from : want);
         return index.getRange(from, n).then(async (containers) => {
+          this.containerBytes.set(e.id, containers.reduce((a, c) => a + c.bytes.length, 0) / containers.length);
           const results = await this.pool.decode(e.chain, e.kind, containers.map((c) => ({bytes: c.bytes, containerId: idToString(c.id)})), true);
           return {containers, results};
         });
@@ -275,7 +289,7 @@ export class PrimaryView {
     let nextOwners: Promise<Map<string, Uint8Array[]>> | null = null;
     try {
       let cur = await first;
-      let owners = await lookupOwners(this.modules.sql, consumedIds(cur), null);
+      let owners = await this.lookupOwners(this.modules.sql, consumedIds(cur), null);
       for (let step = 1; ; step++) {
         pending = step < this.opts.batchesPerRound && !this.ctrl.signal.aborted ? fetch(nextIndex(cur)) : null;
         const built = await this.build(e, cur, this.modules.sql, owners);
@@ -283,7 +297,7 @@ export class PrimaryView {
         if (inflight) await inflight;
         const next = pending ? await pending : null;
         pending = null;
-        nextOwners = next ? lookupOwners(this.modules.sql, consumedIds(next), built.rows.createdOwners) : null;
+        nextOwners = next ? this.lookupOwners(this.modules.sql, consumedIds(next), built.rows.createdOwners) : null;
         // Awaited below or at the next step; until then a failure must not count as unhandled.
         nextOwners?.catch(() => {});
         inflight = this.commit(e, built);
@@ -316,7 +330,7 @@ export class PrimaryView {
     let built: Built;
     try {
       built = await this.modules.sql.transaction(async (tx) => {
-        const b = await this.build(e, prepared, tx, await lookupOwners(tx, consumedIds(prepared), null));
+        const b = await this.build(e, prepared, tx, await this.lookupOwners(tx, consumedIds(prepared), null));
         await this.writeBuilt(tx, e, b);
         return b;
       });
@@ -404,6 +418,18 @@ export class PrimaryView {
     }
   }
 
+  /**
+   * Owners of the UTXOs a batch consumes that earlier batches created (the addresses filter of a spend): from
+   * `inflight` (a batch whose statement may not have run yet), the recent creations kept in memory, or the store.
+   */
+  private async lookupOwners(tx: SqlTx, ids: string[], inflight: Map<string, Uint8Array[]> | null): Promise<Map<string, Uint8Array[]>> {
+    const out = new Map<string, Uint8Array[]>();
+    const rest = inflight ? ids.filter((id) => !inflight.has(id)) : ids;
+    if (inflight) for (const id of ids) if (inflight.has(id)) out.set(id, inflight.get(id)!);
+    await readOwners(tx, this.recentOwners.take(rest, out), out);
+    return out;
+  }
+
   private foldTx(batch: Batch, t: PrimaryTx, place: TxPlace, owners: Map<string, Uint8Array[]>, effects: TxEffects): void {
     batch.txs.push(txRow(t, place, effects.l1));
     const touched: Uint8Array[] = ownedAddresses(t);
@@ -449,6 +475,7 @@ export class PrimaryView {
   private createUtxo(batch: Batch, txId: string, o: TxOutput, place: TxPlace, extra: {rewardType?: string; stakingEnd?: bigint} = {}): void {
     batch.utxoCreates.push(utxoCreateRow(txId, o, place, extra));
     batch.createdOwners.set(o.utxoId, o.owner.addresses);
+    this.recentOwners.add(o.utxoId, o.owner.addresses);
     for (const a of distinctBytes(o.owner.addresses)) batch.utxoAddresses.push([a, o.utxoId]);
   }
 
@@ -541,15 +568,8 @@ function consumedIds(p: Prepared): string[] {
   return p.results.flatMap((r) => (r.ok ? r.container.txs.flatMap((t) => t.inputs.map((i) => i.utxoId)) : []));
 }
 
-/**
- * Owners of the UTXOs a batch consumes that earlier batches created (the addresses filter of a spend): from
- * `inflight` (a batch whose statement may not have run yet) or the store.
- */
-async function lookupOwners(tx: SqlTx, ids: string[], inflight: Map<string, Uint8Array[]> | null): Promise<Map<string, Uint8Array[]>> {
-  const out = new Map<string, Uint8Array[]>();
-  const utxoIds = inflight ? ids.filter((id) => !inflight.has(id)) : ids;
-  if (inflight) for (const id of ids) if (inflight.has(id)) out.set(id, inflight.get(id)!);
-  if (utxoIds.length === 0) return out;
+async function readOwners(tx: SqlTx, utxoIds: string[], out: Map<string, Uint8Array[]>): Promise<void> {
+  if (utxoIds.length === 0) return;
   const rows = await tx.query<{utxo_id: string; addresses: string[] | string | null}>(
     "SELECT utxo_id, addresses FROM utxos WHERE utxo_id = ANY($1::text[]) AND addresses IS NOT NULL",
     [utxoIds],
@@ -558,6 +578,5 @@ async function lookupOwners(tx: SqlTx, ids: string[], inflight: Map<string, Uint
     const list = typeof r.addresses === "string" ? (JSON.parse(r.addresses) as string[]) : (r.addresses ?? []);
     out.set(r.utxo_id, list.map((h) => Uint8Array.from(Buffer.from(h, "hex"))));
   }
-  return out;
 }
 

@@ -47,9 +47,9 @@ async function indexWith(containers: Array<{id: Uint8Array; bytes: Uint8Array; t
   return {db, store, dir};
 }
 
-function view(store: IndexStore, sql: SqlClient, register: Registry | null = null): PrimaryView {
+function view(store: IndexStore, sql: SqlClient, register: Registry | null = null, recentOwners = defaultPrimaryViewOptions.recentOwners): PrimaryView {
   return new PrimaryView(
-    {...defaultPrimaryViewOptions, batchSize: 7, decodeThreads: 1},
+    {...defaultPrimaryViewOptions, batchSize: 7, decodeThreads: 1, recentOwners},
     {index: store, sql, network, genesis: null, avaxAssetId: AVAX, logger: quietLogger(), metrics: register ? createViewMetrics(register) : null},
   );
 }
@@ -137,6 +137,26 @@ describeBackends("primary-network view", (backend) => {
     for (const r of perTx) expect(r.n).toBeGreaterThanOrEqual(2n);
     // X-chain asset index: every transaction moves AVAX.
     expect(await count(sql, "SELECT count(*)::int8 AS n FROM asset_txs WHERE asset_id = $1", [AVAX])).toBe(TXS);
+  });
+
+  it("reads a spent UTXO's owner from the store when it is not among the recent creations: the same rows", async () => {
+    const other = await backend.open();
+    try {
+      await migrate(other, MIGRATIONS, {logger: quietLogger()});
+      const v = view(idx.store, other, null, 0);
+      await v.load();
+      expect(await v.catchUp()).toBe(blocks.length);
+      await v.close();
+      const rows = async (c: SqlClient): Promise<unknown> => ({
+        addresses: await c.query("SELECT encode(address, 'hex') AS a, seq FROM tx_addresses ORDER BY seq, a"),
+        spends: await c.query("SELECT utxo_id, consuming_tx, credentials FROM utxo_spends ORDER BY utxo_id"),
+      });
+      const withCache = await rows(sql);
+      expect((withCache as {addresses: unknown[]}).addresses.length).toBeGreaterThan(2 * TXS);
+      expect(await rows(other)).toEqual(withCache);
+    } finally {
+      await other.close();
+    }
   });
 
   it("counts and skips a container that does not decode, and goes on", async () => {
