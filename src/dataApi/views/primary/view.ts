@@ -309,6 +309,11 @@ export class PrimaryView {
         nextOwners = null;
       }
       await inflight;
+    } catch (err) {
+      // The statement in flight settles before the failure is reported: the view then reloads its position and
+      // counters from the store, which must include that statement's outcome.
+      await inflight?.catch(() => {});
+      throw err;
     } finally {
       pending?.catch(() => {});
     }
