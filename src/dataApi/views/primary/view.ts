@@ -278,9 +278,10 @@ export class PrimaryView {
   }
 
   /**
-   * X and C batches: a batch's rows are built outside its SQL statement, while the previous batch's statement runs
-   * (on a PostgreSQL server, or on PGlite's thread). The next batch's spent-UTXO owners are read before this batch's
-   * statement is sent (the UTXOs this batch creates are taken from memory), so building never waits for the store.
+   * X and C batches: a batch's rows are built outside its SQL statement, while the previous batch's statement runs on
+   * a PostgreSQL server (PGlite runs on this thread: there the two take turns). The next batch's spent-UTXO owners
+   * are read before this batch's statement is sent (the UTXOs this batch creates are taken from memory), so building
+   * never waits for the store.
    */
   private async foldPipelined(e: Endpoint, first: Promise<Prepared>, fetch: (from: bigint) => Promise<Prepared> | null): Promise<number> {
     let n = 0;
@@ -348,8 +349,8 @@ export class PrimaryView {
   }
 
   /**
-   * Decodes' results turned into a batch's rows. `tx` serves the reads (the spent UTXOs' owners, the staking fold's
-   * P reads); `inflight` holds the owners of the UTXOs that a batch still being committed creates.
+   * Decodes' results turned into a batch's rows. `tx` serves the staking fold's P reads; `owners` are the spent
+   * UTXOs' owners (lookupOwners).
    */
   private async build(e: Endpoint, {containers, results}: Prepared, tx: SqlTx, owners: Map<string, Uint8Array[]>): Promise<Built> {
     const started = process.hrtime.bigint();
@@ -390,7 +391,7 @@ export class PrimaryView {
     return {containers, rows: batch, txCount, seqBefore, state: this.stateEntries(), started};
   }
 
-  /** An X or C batch's rows, its position and the view's state as of it, in one SQL transaction. */
+  /** An X or C batch's rows, its position and the view's state as of it, in one statement. */
   private async commit(e: Endpoint, built: Built): Promise<void> {
     try {
       // One statement: atomic without a transaction block, and one round trip.
