@@ -287,7 +287,6 @@ export class PrimaryView {
     let n = 0;
     let pending: Promise<Prepared> | null = null;
     let inflight: Promise<void> | null = null;
-    let nextOwners: Promise<Map<string, Uint8Array[]>> | null = null;
     try {
       let cur = await first;
       let owners = await this.lookupOwners(this.modules.sql, consumedIds(cur), null);
@@ -298,7 +297,7 @@ export class PrimaryView {
         if (inflight) await inflight;
         const next = pending ? await pending : null;
         pending = null;
-        nextOwners = next ? this.lookupOwners(this.modules.sql, consumedIds(next), built.rows.createdOwners) : null;
+        const nextOwners = next ? this.lookupOwners(this.modules.sql, consumedIds(next), built.rows.createdOwners) : null;
         // Awaited below or at the next step; until then a failure must not count as unhandled.
         nextOwners?.catch(() => {});
         inflight = this.commit(e, built);
@@ -307,7 +306,6 @@ export class PrimaryView {
         if (!next) break;
         cur = next;
         owners = await nextOwners!;
-        nextOwners = null;
       }
       await inflight;
     } catch (err) {
