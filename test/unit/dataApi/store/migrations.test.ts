@@ -72,4 +72,23 @@ describeBackends("migrate", (backend) => {
       {utxo_id: "spent", tx_id: "t1", consumed_chain: "P", consuming_tx: "t2", consuming_ts: 20n, credentials: [{signature: "c2ln", publicKey: ""}]},
     ]);
   });
+  it("makes the primary network's text columns compare as bytes (schema 8), keeping their rows and indexes", async () => {
+    await migrate(db, MIGRATIONS.filter((m) => m.version < 8), modules);
+    // Lower case sorts after upper case byte by byte; a linguistic collation would interleave them.
+    for (const id of ["b2", "B1", "a3", "A4"]) {
+      await db.query("INSERT INTO utxos (utxo_id, tx_id, output_index) VALUES ($1, 't', 0)", [id]);
+    }
+    await migrate(db, MIGRATIONS, modules);
+    const notC = await db.query<{table_name: string; column_name: string}>(
+      `SELECT c.table_name, c.column_name FROM information_schema.columns c
+        WHERE c.table_schema = current_schema() AND c.data_type = 'text' AND c.table_name IN ('txs', 'utxos', 'utxo_spends', 'utxo_addresses', 'stakers', 'blocks')
+          AND coalesce(c.collation_name, '') <> 'C'`,
+    );
+    expect(notC).toEqual([]);
+    expect(await db.query("SELECT utxo_id FROM utxos ORDER BY utxo_id")).toEqual([{utxo_id: "A4"}, {utxo_id: "B1"}, {utxo_id: "a3"}, {utxo_id: "b2"}]);
+    // The primary key survived the change: a duplicate is still refused.
+    await expect(db.query("INSERT INTO utxos (utxo_id, tx_id, output_index) VALUES ('a3', 't', 1)")).rejects.toThrow(/duplicate key/);
+    // A text parameter (default collation) still compares with the columns, in joins and in filters.
+    expect(await db.query("SELECT count(*)::int4 AS n FROM utxos u LEFT JOIN utxo_spends s ON s.utxo_id = u.utxo_id WHERE u.utxo_id = ANY($1::text[])", [["a3", "B1"]])).toEqual([{n: 2}]);
+  });
 });
