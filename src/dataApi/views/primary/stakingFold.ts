@@ -37,6 +37,7 @@ interface StakingState {
   pending: PendingReward | null;
   chainTime: bigint | null;
   pendingAdvance: bigint | null;
+  pendingStaker: string | null;
   l1Fee: L1FeeState;
   l1Time: bigint | null;
   l1Active: number;
@@ -64,6 +65,13 @@ export class StakingFold {
   private chainTime: bigint | null = null;
   /** An AdvanceTimeTx's time, proposed and waiting for its Commit or Abort block. */
   private pendingAdvance: bigint | null = null;
+  /**
+   * A staking transaction of an Apricot proposal block, waiting for its Commit or Abort block: folded as committed,
+   * and undone by an Abort (AvalancheGo's onAbortState adds no staker and returns the stake at once).
+   */
+  private pendingStaker: string | null = null;
+  /** The type of the P block being folded (its transactions are proposals when it is an Apricot `Proposal`). */
+  private blockType = "";
   /** The continuous fee of L1 validators (l1.ts): the chain's fee state after the last P block. */
   private l1Fee: L1FeeState = INITIAL_L1_FEE_STATE;
   /** The last P block's time, where the next block's fee advance starts; null before the first. */
@@ -83,6 +91,7 @@ export class StakingFold {
     this.chainTime = time ? BigInt(time) : null;
     const advance = meta.get("view.pendingAdvance");
     this.pendingAdvance = advance ? BigInt(advance) : null;
+    this.pendingStaker = meta.get("view.pendingStaker") || null;
     this.l1Fee = {excess: BigInt(meta.get("view.l1.excess") || "0"), accruedFees: BigInt(meta.get("view.l1.accruedFees") || "0")};
     const t = meta.get("view.l1.time");
     this.l1Time = t ? BigInt(t) : null;
@@ -94,6 +103,7 @@ export class StakingFold {
       ["view.pendingReward", this.pending ? JSON.stringify(this.pending) : ""],
       ["view.chainTime", this.chainTime === null ? "" : this.chainTime.toString()],
       ["view.pendingAdvance", this.pendingAdvance === null ? "" : this.pendingAdvance.toString()],
+      ["view.pendingStaker", this.pendingStaker ?? ""],
       ["view.l1.excess", this.l1Fee.excess.toString()],
       ["view.l1.accruedFees", this.l1Fee.accruedFees.toString()],
       ["view.l1.time", this.l1Time === null ? "" : this.l1Time.toString()],
@@ -101,7 +111,7 @@ export class StakingFold {
   }
 
   snapshot(): StakingState {
-    return {supply: this.supply, pending: this.pending, chainTime: this.chainTime, pendingAdvance: this.pendingAdvance, l1Fee: this.l1Fee, l1Time: this.l1Time, l1Active: this.l1Active};
+    return {supply: this.supply, pending: this.pending, chainTime: this.chainTime, pendingAdvance: this.pendingAdvance, pendingStaker: this.pendingStaker, l1Fee: this.l1Fee, l1Time: this.l1Time, l1Active: this.l1Active};
   }
 
   restore(s: StakingState): void {
@@ -109,6 +119,7 @@ export class StakingFold {
     this.pending = s.pending;
     this.chainTime = s.chainTime;
     this.pendingAdvance = s.pendingAdvance;
+    this.pendingStaker = s.pendingStaker;
     this.l1Fee = s.l1Fee;
     this.l1Time = s.l1Time;
     this.l1Active = s.l1Active;
@@ -119,14 +130,24 @@ export class StakingFold {
    * Applies what a P block decides before its own transactions: a Commit or Abort settles the pending reward (or
    * the proposed AdvanceTimeTx); the chain time moving moves the pending stakers whose start it reaches into the
    * current set; and the block's time charges the L1 validators' continuous fee, deactivating those it runs out
-   * (AvalancheGo's advanceValidatorFeeState, at every block from Etna on).
+   * (AvalancheGo's advanceValidatorFeeState, at every block from Etna on). Returns the staking transaction an
+   * Abort block undid, whose stake outputs the view makes plain UTXOs in its batch (this undoes those written).
    */
-  async beforeBlock(tx: SqlTx, d: PrimaryContainer, ts: bigint): Promise<void> {
-    if (d.chain !== "P") return;
+  async beforeBlock(tx: SqlTx, d: PrimaryContainer, ts: bigint): Promise<string | null> {
+    if (d.chain !== "P") return null;
+    this.blockType = d.blockType;
     const decided = d.blockType === "Commit" || d.blockType === "Abort";
     if (this.pending && decided) {
       await this.settle(tx, this.pending, d.blockType === "Commit");
       this.pending = null;
+    }
+    let aborted: string | null = null;
+    if (this.pendingStaker !== null && decided) {
+      if (d.blockType === "Abort") {
+        aborted = this.pendingStaker;
+        await this.abortStaker(tx, aborted);
+      }
+      this.pendingStaker = null;
     }
     let time = d.chainTime ?? null;
     if (time === null && d.blockType === "Commit" && this.pendingAdvance !== null) time = this.pendingAdvance;
@@ -152,6 +173,17 @@ export class StakingFold {
       this.l1Active = active.filter((r) => r.endAccumulatedFee !== 0n).length - deactivated.length;
     }
     if (this.l1Time === null || ts > this.l1Time) this.l1Time = ts;
+    return aborted;
+  }
+
+  /**
+   * An aborted proposal of a staking transaction: no staker, and its stake outputs are UTXOs like its others,
+   * spendable at once (AvalancheGo produces the outputs and the stake on the abort state, at the same indexes).
+   */
+  private async abortStaker(tx: SqlTx, txId: string): Promise<void> {
+    await tx.query("DELETE FROM staker_addresses WHERE tx_id = $1", [txId]);
+    await tx.query("DELETE FROM stakers WHERE tx_id = $1", [txId]);
+    await tx.query("UPDATE utxos SET staked = false, utxo_type = 'TRANSFER' WHERE tx_id = $1 AND staked", [txId]);
   }
 
   /** A P block's L1 figures after its transactions: the chain's accrued fees and the active validators. */
@@ -172,6 +204,7 @@ export class StakingFold {
       const raw = d.extra?.startTime;
       const extraStart = raw === undefined || raw === null ? null : BigInt(String(raw));
       await this.addStaker(tx, t.id, d.staker, {blockTs: place.ts, extraStart, outputCount: t.outputs.length, txType: t.txType});
+      if (this.blockType === "Proposal") this.pendingStaker = t.id;
     }
     if (t.txType === "AdvanceTimeTx" && d.extra?.time !== undefined) this.pendingAdvance = BigInt(String(d.extra.time));
     if (d.rewardedTxId) {

@@ -95,8 +95,8 @@ interface Built {
   started: bigint;
 }
 
-/** The rows of one batch, per table. */
-class Batch {
+/** The rows of one batch, per table, written together at its end. */
+export class Batch {
   blocks: unknown[][] = [];
   vertices: unknown[][] = [];
   txs: unknown[][] = [];
@@ -108,7 +108,21 @@ class Batch {
   assets: unknown[][] = [];
   /** Owners of the UTXOs created in this batch (a later transaction of the batch may consume them). */
   createdOwners = new Map<string, Uint8Array[]>();
+
+  /** An aborted staking proposal's stake outputs of this batch become plain UTXOs (stakingFold.ts abortStaker). */
+  unstake(txId: string): void {
+    for (const row of this.utxoCreates) {
+      if (row[UTXO_TX_ID] === txId && row[UTXO_STAKED] === true) {
+        row[UTXO_STAKED] = false;
+        row[UTXO_TYPE] = "TRANSFER";
+      }
+    }
+  }
 }
+
+const UTXO_TX_ID = UTXO_CREATE_COLUMNS.findIndex((c) => c.name === "tx_id");
+const UTXO_STAKED = UTXO_CREATE_COLUMNS.findIndex((c) => c.name === "staked");
+const UTXO_TYPE = UTXO_CREATE_COLUMNS.findIndex((c) => c.name === "utxo_type");
 
 export class PrimaryView {
   private readonly ctrl = new AbortController();
@@ -373,7 +387,8 @@ export class PrimaryView {
       }
       const ts = d.timestamp ?? c.timestampNs / 1_000_000_000n;
       if (e.kind === "vtx") batch.vertices.push(vertexRow(d, ++this.seq.vtx, ts));
-      await this.staking.beforeBlock(tx, d, ts);
+      const aborted = await this.staking.beforeBlock(tx, d, ts);
+      if (aborted !== null) batch.unstake(aborted);
       for (const t of d.txs) {
         const seq = ++this.seq[e.chain];
         const place: TxPlace = {chain: e.chain, chainId, seq, blockId: d.blockId, height: d.height, ts};

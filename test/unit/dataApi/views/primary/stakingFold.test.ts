@@ -241,4 +241,56 @@ describeBackends("staking fold", (backend) => {
     expect(entered.pending_priority).toBeNull();
     expect(entered.potential_reward).toBe(calculatePrimaryNetworkReward(cfg.reward, cfg.heliconTime, T + 1_000n, 30n * DAY, 2_000n * 10n ** 9n, S + first + second).toString());
   });
+  it("undoes an Apricot proposal's staking transaction that an Abort block rejects, and keeps a committed one", async () => {
+    const fold = new StakingFold({network: NETWORKS.mainnet, avaxAssetId: AVAX});
+    const run = <R>(fn: (tx: SqlTx) => Promise<R>): Promise<R> => sql.transaction(fn);
+    const place = (seq: number, height: number): TxPlace => ({chain: "P", chainId: network.chainIds.P, seq: BigInt(seq), blockId: `blk${height}`, height: BigInt(height), ts: T0});
+    const staker = (weight: bigint): Staker => ({
+      kind: "validator", nodeId: NODE, subnetId: EMPTY_ID, startTime: T0 + 100n, endTime: T0 + 100n + 30n * 86_400n, weight,
+      rewardOwner: owner(1), delegationRewardOwner: owner(2), delegationShares: 20_000, bls: null,
+    });
+    const stakers = async () => (await sql.query<{tx_id: string}>("SELECT tx_id FROM stakers ORDER BY tx_id")).map((r) => r.tx_id);
+    // A proposal block with an AddValidatorTx; the view writes its stake output (here at once, as a previous batch).
+    const propose = async (id: string, height: number, fold_ = fold): Promise<void> => {
+      await run(async (tx) => {
+        expect(await fold_.beforeBlock(tx, block("Proposal", height), T0)).toBeNull();
+        await fold_.onTx(tx, ptx(id, "AddValidatorTx", {staker: staker(2_000n * 10n ** 9n)}, [stakeOut(id, 0, 2_000n * 10n ** 9n)]), place(height, height));
+        await tx.query("INSERT INTO utxos (utxo_id, tx_id, output_index, created_chain, amount, staked, utxo_type) VALUES ($1, $2, 0, 'P', 1, true, 'STAKE')", [`${id}-stake-0`, id]);
+      });
+    };
+    const aborted = txId("aborted");
+    await propose(aborted, 1);
+    expect(await stakers()).toEqual([aborted]);
+    // The Abort block: no staker, and the stake is a plain UTXO, spendable at once.
+    expect(await run((tx) => fold.beforeBlock(tx, block("Abort", 2), T0))).toBe(aborted);
+    expect(await stakers()).toEqual([]);
+    expect(await sql.query("SELECT count(*)::int4 AS n FROM staker_addresses WHERE tx_id = $1", [aborted])).toEqual([{n: 0}]);
+    expect(await sql.query("SELECT staked, utxo_type FROM utxos WHERE tx_id = $1", [aborted])).toEqual([{staked: false, utxo_type: "TRANSFER"}]);
+
+    // A committed one stays, its stake staked.
+    const committed = txId("committed");
+    await propose(committed, 3);
+    expect(await run((tx) => fold.beforeBlock(tx, block("Commit", 4), T0))).toBeNull();
+    expect(await stakers()).toEqual([committed]);
+    expect(await sql.query("SELECT staked FROM utxos WHERE tx_id = $1", [committed])).toEqual([{staked: true}]);
+    // A later Abort (of an AdvanceTimeTx, say) does not touch it.
+    expect(await run((tx) => fold.beforeBlock(tx, block("Abort", 5), T0))).toBeNull();
+    expect(await stakers()).toEqual([committed]);
+
+    // A restart between the proposal and its decision keeps the proposal pending (the view writes state() with each batch).
+    const later = txId("later");
+    await propose(later, 6);
+    const restarted = new StakingFold({network: NETWORKS.mainnet, avaxAssetId: AVAX});
+    restarted.load(new Map(fold.state()));
+    expect(await run((tx) => restarted.beforeBlock(tx, block("Abort", 7), T0))).toBe(later);
+    expect(await stakers()).toEqual([committed]);
+    // A Banff standard block's staking transaction is never a proposal.
+    const banffTx = txId("banff");
+    await run(async (tx) => {
+      await restarted.beforeBlock(tx, block("Standard", 8), T0 + 8n);
+      await restarted.onTx(tx, ptx(banffTx, "AddValidatorTx", {staker: staker(2_000n * 10n ** 9n)}), place(8, 8));
+    });
+    expect(await run((tx) => restarted.beforeBlock(tx, block("Abort", 9), T0 + 9n))).toBeNull();
+    expect((await stakers()).sort()).toEqual([committed, banffTx].sort());
+  });
 });
