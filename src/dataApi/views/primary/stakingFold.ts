@@ -183,7 +183,10 @@ export class StakingFold {
   private async abortStaker(tx: SqlTx, txId: string): Promise<void> {
     await tx.query("DELETE FROM staker_addresses WHERE tx_id = $1", [txId]);
     await tx.query("DELETE FROM stakers WHERE tx_id = $1", [txId]);
-    await tx.query("UPDATE utxos SET staked = false, utxo_type = 'TRANSFER' WHERE tx_id = $1 AND staked", [txId]);
+    await tx.query(
+      "UPDATE utxos SET staked = false, utxo_type = CASE WHEN stakeable_locktime <> 0 THEN 'STAKEABLE_LOCK' ELSE 'TRANSFER' END WHERE tx_id = $1 AND staked",
+      [txId],
+    );
   }
 
   /** A P block's L1 figures after its transactions: the chain's accrued fees and the active validators. */

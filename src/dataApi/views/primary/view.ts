@@ -114,7 +114,8 @@ export class Batch {
     for (const row of this.utxoCreates) {
       if (row[UTXO_TX_ID] === txId && row[UTXO_STAKED] === true) {
         row[UTXO_STAKED] = false;
-        row[UTXO_TYPE] = "TRANSFER";
+        // The output's own type, as txCodec.ts names it (a stake output is typed STAKE).
+        row[UTXO_TYPE] = row[UTXO_STAKEABLE_LOCKTIME] === 0n ? "TRANSFER" : "STAKEABLE_LOCK";
       }
     }
   }
@@ -123,6 +124,7 @@ export class Batch {
 const UTXO_TX_ID = UTXO_CREATE_COLUMNS.findIndex((c) => c.name === "tx_id");
 const UTXO_STAKED = UTXO_CREATE_COLUMNS.findIndex((c) => c.name === "staked");
 const UTXO_TYPE = UTXO_CREATE_COLUMNS.findIndex((c) => c.name === "utxo_type");
+const UTXO_STAKEABLE_LOCKTIME = UTXO_CREATE_COLUMNS.findIndex((c) => c.name === "stakeable_locktime");
 
 export class PrimaryView {
   private readonly ctrl = new AbortController();

@@ -13,11 +13,17 @@ const col = (row: unknown[], name: string): unknown => row[UTXO_CREATE_COLUMNS.f
 
 it("unstake makes the named transaction's stake outputs plain and leaves the others", () => {
   const b = new Batch();
-  b.utxoCreates.push(utxoCreateRow("aborted", out(0, false), place), utxoCreateRow("aborted", out(1, true), place), utxoCreateRow("other", out(0, true), place));
+  b.utxoCreates.push(
+    utxoCreateRow("aborted", out(0, false), place),
+    utxoCreateRow("aborted", out(1, true), place),
+    utxoCreateRow("aborted", {...out(2, true), stakeableLocktime: 1_800_000_000n}, place),
+    utxoCreateRow("other", out(0, true), place),
+  );
   b.unstake("aborted");
   expect(b.utxoCreates.map((r) => [col(r, "tx_id"), col(r, "output_index"), col(r, "staked"), col(r, "utxo_type")])).toEqual([
     ["aborted", 0, false, "TRANSFER"],
     ["aborted", 1, false, "TRANSFER"],
+    ["aborted", 2, false, "STAKEABLE_LOCK"],
     ["other", 0, true, "STAKE"],
   ]);
 });

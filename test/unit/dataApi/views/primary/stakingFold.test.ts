@@ -255,7 +255,7 @@ describeBackends("staking fold", (backend) => {
       await run(async (tx) => {
         expect(await fold_.beforeBlock(tx, block("Proposal", height), T0)).toBeNull();
         await fold_.onTx(tx, ptx(id, "AddValidatorTx", {staker: staker(2_000n * 10n ** 9n)}, [stakeOut(id, 0, 2_000n * 10n ** 9n)]), place(height, height));
-        await tx.query("INSERT INTO utxos (utxo_id, tx_id, output_index, created_chain, amount, staked, utxo_type) VALUES ($1, $2, 0, 'P', 1, true, 'STAKE')", [`${id}-stake-0`, id]);
+        await tx.query("INSERT INTO utxos (utxo_id, tx_id, output_index, created_chain, amount, stakeable_locktime, staked, utxo_type) VALUES ($1, $2, 0, 'P', 1, 0, true, 'STAKE')", [`${id}-stake-0`, id]);
       });
     };
     const aborted = txId("aborted");
