@@ -32,12 +32,18 @@ interface PendingReward {
   place: {seq: string; blockId: string; height: string; ts: string};
 }
 
+/** A staking transaction proposed by an Apricot proposal block, and that block. */
+interface PendingStaker {
+  txId: string;
+  blockId: string;
+}
+
 interface StakingState {
   supply: bigint;
   pending: PendingReward | null;
   chainTime: bigint | null;
   pendingAdvance: bigint | null;
-  pendingStaker: string | null;
+  pendingStaker: PendingStaker | null;
   l1Fee: L1FeeState;
   l1Time: bigint | null;
   l1Active: number;
@@ -69,9 +75,12 @@ export class StakingFold {
    * A staking transaction of an Apricot proposal block, waiting for its Commit or Abort block: folded as committed,
    * and undone by an Abort (AvalancheGo's onAbortState adds no staker and returns the stake at once).
    */
-  private pendingStaker: string | null = null;
-  /** The type of the P block being folded (its transactions are proposals when it is an Apricot `Proposal`). */
-  private blockType = "";
+  private pendingStaker: PendingStaker | null = null;
+  /**
+   * The P block being folded when it is an Apricot proposal block (no time of its own; one transaction): its
+   * staking transaction is a proposal. A Banff proposal block's decision transactions are not.
+   */
+  private apricotProposal: string | null = null;
   /** The continuous fee of L1 validators (l1.ts): the chain's fee state after the last P block. */
   private l1Fee: L1FeeState = INITIAL_L1_FEE_STATE;
   /** The last P block's time, where the next block's fee advance starts; null before the first. */
@@ -91,7 +100,8 @@ export class StakingFold {
     this.chainTime = time ? BigInt(time) : null;
     const advance = meta.get("view.pendingAdvance");
     this.pendingAdvance = advance ? BigInt(advance) : null;
-    this.pendingStaker = meta.get("view.pendingStaker") || null;
+    const staker = meta.get("view.pendingStaker");
+    this.pendingStaker = staker ? (JSON.parse(staker) as PendingStaker) : null;
     this.l1Fee = {excess: BigInt(meta.get("view.l1.excess") || "0"), accruedFees: BigInt(meta.get("view.l1.accruedFees") || "0")};
     const t = meta.get("view.l1.time");
     this.l1Time = t ? BigInt(t) : null;
@@ -103,7 +113,7 @@ export class StakingFold {
       ["view.pendingReward", this.pending ? JSON.stringify(this.pending) : ""],
       ["view.chainTime", this.chainTime === null ? "" : this.chainTime.toString()],
       ["view.pendingAdvance", this.pendingAdvance === null ? "" : this.pendingAdvance.toString()],
-      ["view.pendingStaker", this.pendingStaker ?? ""],
+      ["view.pendingStaker", this.pendingStaker ? JSON.stringify(this.pendingStaker) : ""],
       ["view.l1.excess", this.l1Fee.excess.toString()],
       ["view.l1.accruedFees", this.l1Fee.accruedFees.toString()],
       ["view.l1.time", this.l1Time === null ? "" : this.l1Time.toString()],
@@ -135,16 +145,18 @@ export class StakingFold {
    */
   async beforeBlock(tx: SqlTx, d: PrimaryContainer, ts: bigint): Promise<string | null> {
     if (d.chain !== "P") return null;
-    this.blockType = d.blockType;
+    this.apricotProposal = d.blockType === "Proposal" && (d.chainTime ?? null) === null ? d.blockId : null;
     const decided = d.blockType === "Commit" || d.blockType === "Abort";
     if (this.pending && decided) {
       await this.settle(tx, this.pending, d.blockType === "Commit");
       this.pending = null;
     }
+    // The decision is the next block, a child of the proposal; any other block (the decision did not decode) ends
+    // the wait without undoing anything.
     let aborted: string | null = null;
-    if (this.pendingStaker !== null && decided) {
-      if (d.blockType === "Abort") {
-        aborted = this.pendingStaker;
+    if (this.pendingStaker !== null) {
+      if (d.blockType === "Abort" && d.parentId === this.pendingStaker.blockId) {
+        aborted = this.pendingStaker.txId;
         await this.abortStaker(tx, aborted);
       }
       this.pendingStaker = null;
@@ -207,7 +219,7 @@ export class StakingFold {
       const raw = d.extra?.startTime;
       const extraStart = raw === undefined || raw === null ? null : BigInt(String(raw));
       await this.addStaker(tx, t.id, d.staker, {blockTs: place.ts, extraStart, outputCount: t.outputs.length, txType: t.txType});
-      if (this.blockType === "Proposal") this.pendingStaker = t.id;
+      if (this.apricotProposal !== null) this.pendingStaker = {txId: t.id, blockId: this.apricotProposal};
     }
     if (t.txType === "AdvanceTimeTx" && d.extra?.time !== undefined) this.pendingAdvance = BigInt(String(d.extra.time));
     if (d.rewardedTxId) {

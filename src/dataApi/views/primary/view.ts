@@ -140,6 +140,8 @@ export class PrimaryView {
   /** The last error of a round (the health check reports it). */
   lastError: Error | null = null;
   private wake: (() => void) | null = null;
+  /** A step failed: what is in memory is read back from the store before the next fold. */
+  private stale = false;
 
   constructor(
     private readonly opts: PrimaryViewOptions,
@@ -212,25 +214,22 @@ export class PrimaryView {
     while (!signal.aborted) {
       let n = 0;
       try {
+        // After a failure the positions, counters and staking state in memory may be ahead of the store: nothing is
+        // folded until they are read back from it (while the store is unreachable, that read fails and is retried).
+        if (this.stale) {
+          this.positions.clear();
+          await this.load();
+          this.stale = false;
+        }
         n = await this.round();
         this.lastError = null;
       } catch (err) {
         this.lastError = err as Error;
+        this.stale = true;
         this.modules.logger.error({err}, "primary-network view: a batch failed to fold; retrying");
         this.modules.metrics?.errors.inc();
-        // Positions in memory may be ahead of the store after a failed commit: reload them.
-        await this.reloadAfterFailure();
       }
       if (n === 0 && !signal.aborted) await this.idle(n === 0 && this.lastError ? 1000 : this.opts.idleMs);
-    }
-  }
-
-  private async reloadAfterFailure(): Promise<void> {
-    try {
-      this.positions.clear();
-      await this.load();
-    } catch {
-      // The store is unreachable; the next round tries again.
     }
   }
 

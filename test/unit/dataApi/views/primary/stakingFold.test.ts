@@ -292,5 +292,23 @@ describeBackends("staking fold", (backend) => {
     });
     expect(await run((tx) => restarted.beforeBlock(tx, block("Abort", 9), T0 + 9n))).toBeNull();
     expect((await stakers()).sort()).toEqual([committed, banffTx].sort());
+
+    // A Banff proposal block (it carries its time) holds decision transactions before its RewardValidatorTx: a staker
+    // among them is decided by its own block, and the reward proposal's Abort leaves it alone.
+    const decision = txId("decision");
+    await run(async (tx) => {
+      await restarted.beforeBlock(tx, {...block("Proposal", 10), chainTime: T0 + 10n} as PrimaryContainer, T0 + 10n);
+      await restarted.onTx(tx, ptx(decision, "AddPermissionlessValidatorTx", {staker: staker(2_000n * 10n ** 9n)}), place(10, 10));
+    });
+    expect(await run((tx) => restarted.beforeBlock(tx, block("Abort", 11), T0 + 11n))).toBeNull();
+    expect(await stakers()).toContain(decision);
+
+    // The decision block did not decode (the next block folded is not the proposal's child): the proposal stays,
+    // and a later Abort, of another proposal, does not undo it.
+    const orphaned = txId("orphaned");
+    await propose(orphaned, 12, restarted);
+    expect(await run((tx) => restarted.beforeBlock(tx, block("Standard", 14), T0))).toBeNull();
+    expect(await run((tx) => restarted.beforeBlock(tx, block("Abort", 15), T0))).toBeNull();
+    expect(await stakers()).toContain(orphaned);
   });
 });
