@@ -232,11 +232,7 @@ export class DataApiService {
 
   /** The per-store secret that authenticates page tokens: made once, shared by every process on the store. */
   private async tokenSecret(): Promise<Uint8Array> {
-    // Durable at once: the store's sessions commit asynchronously (client.ts), and this cannot be derived again.
-    await this.sql.transaction(async (tx) => {
-      await tx.exec("SET LOCAL synchronous_commit = on");
-      await tx.query("INSERT INTO data_api_meta (key, value) VALUES ('tokenSecret', $1) ON CONFLICT DO NOTHING", [randomBytes(32).toString("hex")]);
-    });
+    await this.sql.query("INSERT INTO data_api_meta (key, value) VALUES ('tokenSecret', $1) ON CONFLICT DO NOTHING", [randomBytes(32).toString("hex")]);
     const rows = await this.sql.query<{value: string}>("SELECT value FROM data_api_meta WHERE key = 'tokenSecret'");
     return Uint8Array.from(Buffer.from(rows[0]!.value, "hex"));
   }

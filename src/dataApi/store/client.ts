@@ -228,15 +228,6 @@ function stalePreparedStatement(e: unknown): boolean {
   return code === "0A000" || code === "26000";
 }
 
-/**
- * Every session commits without waiting for its WAL to reach the disk (`synchronous_commit = off`): the store is
- * derived from the container index and the chains' RPCs, and each view writes its position in the same statement or
- * transaction as its rows, so a server crash that loses the last ~0.6 s of commits loses them whole and the views
- * fold them again; avaext's own crash (kill -9) loses nothing. A batch's commit no longer waits for a WAL flush. A
- * write that cannot be derived again (the page-token secret) sets it back on for its transaction.
- */
-const SESSION_OPTIONS = "-c synchronous_commit=off";
-
 /** Distinct statement texts given a name (see PgSqlClient.statementName and PgliteSqlClient.prepared). */
 const PREPARED_TEXTS = 1000;
 
@@ -255,7 +246,7 @@ export class PgSqlClient implements SqlClient {
   ) {}
 
   static async open(url: string, poolSize: number, modules: SqlClientModules): Promise<PgSqlClient> {
-    const pool = new pg.Pool({connectionString: url, max: poolSize, application_name: applicationName(), options: SESSION_OPTIONS, types: PG_TYPES});
+    const pool = new pg.Pool({connectionString: url, max: poolSize, application_name: applicationName(), types: PG_TYPES});
     // An idle client whose connection breaks emits on the pool; without a listener that would crash the process.
     pool.on("error", (err) => modules.logger.warn({err: err.message}, "PostgreSQL idle connection error"));
     // Fail now, with the server's reason, rather than at the first query.
@@ -340,7 +331,7 @@ export class PgSqlClient implements SqlClient {
    */
   async dedicatedConnection(): Promise<pg.Client> {
     if (this.closing) throw new Error("the SQL client is closed");
-    const c = new pg.Client({connectionString: this.url, application_name: applicationName(), options: SESSION_OPTIONS, types: PG_TYPES});
+    const c = new pg.Client({connectionString: this.url, application_name: applicationName(), types: PG_TYPES});
     c.on("error", (err) => this.logger.error({err: err.message}, "PostgreSQL dedicated connection error"));
     c.on("end", () => this.dedicated.delete(c));
     this.dedicated.add(c);

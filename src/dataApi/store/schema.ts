@@ -538,8 +538,9 @@ CREATE INDEX stakers_pending ON stakers (start_ts) WHERE pending_priority IS NOT
 -- The primary network's text columns (CB58 IDs, hex, names) compare byte by byte: a database whose collation is not
 -- "C" (en_US.UTF-8, or C.UTF-8 under libc) compares text through strcoll and without abbreviated keys, and every
 -- index insert of a random ID pays for it (15 % slower inserts of random CB58 keys, measured on PostgreSQL 18 with
--- C.UTF-8). CB58 and hex sort the same either way; on PGlite, whose collation is already C, nothing changes. One
--- ALTER a table, so its indexes are rebuilt once.
+-- C.UTF-8). Under a linguistic collation (en_US.UTF-8) IDs that differ in case sorted case-insensitively first: there
+-- the ID tie-break of a list changes order with this version. On PGlite, whose collation is already C, nothing
+-- changes. One ALTER a table, so its indexes are rebuilt once (the tables are locked meanwhile).
 DO $$
 DECLARE
   r record;

@@ -80,18 +80,6 @@ describeBackends("SqlClient", (backend) => {
     expect(await db.query("SELECT v FROM s ORDER BY v")).toEqual([{v: 1}, {v: 2}]);
   });
 
-  it("commits a server's sessions asynchronously (the store is derived), and a transaction may ask for a durable commit", async () => {
-    // PGlite runs without fsync and without a WAL writer: the setting would change nothing there.
-    if (backend.name === "postgres") {
-      expect(await db.query("SHOW synchronous_commit")).toEqual([{synchronous_commit: "off"}]);
-    }
-    const inside = await db.transaction(async (tx) => {
-      await tx.exec("SET LOCAL synchronous_commit = on");
-      return tx.query<{synchronous_commit: string}>("SHOW synchronous_commit");
-    });
-    expect(inside).toEqual([{synchronous_commit: "on"}]);
-  });
-
   it("commits a transaction that resolves and returns its value", async () => {
     await db.exec("CREATE TABLE c (v int4)");
     const out = await db.transaction(async (tx) => {
