@@ -48,15 +48,44 @@ export interface PrimaryViewOptions {
   decodeThreads: number;
   /** Owners of the latest UTXOs created kept in memory for their spends (0: always read the store). */
   recentOwners: number;
+  /**
+   * X and C batch statements sent to a PostgreSQL server before the ones ahead of them have committed, at most (each
+   * on a connection of its own, ordered by the position row; PGlite runs one statement at a time: always 1 there).
+   */
+  statementsInFlight: number;
 }
 
-export const defaultPrimaryViewOptions: PrimaryViewOptions = {batchSize: 256, batchBytes: 512 * 1024, idleMs: 200, batchesPerRound: 32, decodeThreads: 1, recentOwners: 100_000};
+export const defaultPrimaryViewOptions: PrimaryViewOptions = {
+  batchSize: 256,
+  batchBytes: 512 * 1024,
+  idleMs: 200,
+  batchesPerRound: 32,
+  decodeThreads: 1,
+  recentOwners: 100_000,
+  statementsInFlight: 2,
+};
 
 /** A batch read from the index and decoded, ready to fold. */
 interface Prepared {
   containers: StoredContainer[];
   results: DecodeResult[];
+  /** The UTXOs its transactions spend. */
+  consumed: string[];
+  /**
+   * Owners of those UTXOs found when it was decoded, in memory or in the store; completeOwners adds the ones created
+   * by the batches not committed then.
+   */
+  owners: Map<string, Uint8Array[]>;
 }
+
+/** A batch being read and decoded: the index it ends before is known from the start. */
+interface Fetching {
+  end: bigint;
+  prepared: Promise<Prepared>;
+}
+
+/** X and C batches read and decoded ahead of the one being built. */
+const FETCH_AHEAD = 2;
 
 export interface PrimaryViewModules {
   index: IndexStore;
@@ -254,20 +283,24 @@ export class PrimaryView {
     let total = 0;
     for (const e of FOLDED_ENDPOINTS) {
       const index = this.modules.index.index(e);
-      // A batch is read and handed to the decode workers while the one before it is folded: neither waits for the
-      // other (the read's callback and the worker's answer run when the build yields, every few ms).
-      const fetch = (from: bigint): Promise<Prepared> | null => {
+      // Batches are read, decoded, and the owners of the UTXOs they spend looked up, ahead of the one being folded:
+      // none waits for the others (the read's callback and the worker's answer run when the build yields, every few ms).
+      const fetch = (from: bigint): Fetching | null => {
         if (from >= index.next) return null;
         // As many containers as fit `batchBytes` at the size of the last batch's: a batch's rows, the statement's
         // parameters and the database's work memory grow with its transactions, not its containers.
         const fit = Math.max(1, Math.floor(this.opts.batchBytes / (this.containerBytes.get(e.id) ?? this.opts.batchBytes)));
         const want = BigInt(Math.min(this.opts.batchSize, fit));
         const n = Number(index.next - from < want ? index.next - from : want);
-        return index.getRange(from, n).then(async (containers) => {
+        const prepared = index.getRange(from, n).then(async (containers) => {
           this.containerBytes.set(e.id, containers.reduce((a, c) => a + c.bytes.length, 0) / containers.length);
           const results = await this.pool.decode(e.chain, e.kind, containers.map((c) => ({bytes: c.bytes, containerId: idToString(c.id)})), true);
-          return {containers, results};
+          const consumed = results.flatMap((r) => (r.ok ? r.container.txs.flatMap((t) => t.inputs.map((i) => i.utxoId)) : []));
+          const owners = new Map<string, Uint8Array[]>();
+          await readOwners(this.modules.sql, this.recentOwners.take(consumed, owners), owners);
+          return {containers, results, consumed, owners};
         });
+        return {end: from + BigInt(n), prepared};
       };
       const first = fetch(this.positions.get(e.id) ?? 0n);
       if (first) total += e.chain === "P" ? await this.foldInTransactions(e, first, fetch) : await this.foldPipelined(e, first, fetch);
@@ -276,60 +309,78 @@ export class PrimaryView {
   }
 
   /** P batches: each built and written in one SQL transaction (the staking fold reads the store as it goes). */
-  private async foldInTransactions(e: Endpoint, first: Promise<Prepared>, fetch: (from: bigint) => Promise<Prepared> | null): Promise<number> {
+  private async foldInTransactions(e: Endpoint, first: Fetching, fetch: (from: bigint) => Fetching | null): Promise<number> {
     let n = 0;
-    let pending: Promise<Prepared> | null = first;
+    let pending: Fetching | null = first;
     try {
       for (let step = 0; pending !== null && step < this.opts.batchesPerRound && !this.ctrl.signal.aborted; step++) {
-        const batch: Prepared = await pending;
-        pending = step + 1 < this.opts.batchesPerRound ? fetch(nextIndex(batch)) : null;
+        const batch: Prepared = await pending.prepared;
+        pending = step + 1 < this.opts.batchesPerRound ? fetch(pending.end) : null;
         await this.foldBatch(e, batch);
         n += batch.containers.length;
       }
     } finally {
-      pending?.catch(() => {});
+      pending?.prepared.catch(() => {});
     }
     return n;
   }
 
   /**
-   * X and C batches: a batch's rows are built outside its SQL statement, while the previous batch's statement runs on
-   * a PostgreSQL server (PGlite runs on this thread: there the two take turns). The next batch's spent-UTXO owners
-   * are read before this batch's statement is sent (the UTXOs this batch creates are taken from memory), so building
-   * never waits for the store.
+   * X and C batches: a batch's rows are built outside its SQL statement, while the statements of the batches before
+   * it run on a PostgreSQL server (PGlite runs on this thread: there the two take turns). On a server, a batch's
+   * statement is sent before the previous one has committed, on another connection: it is parsed and bound while the
+   * previous one runs, and waits on the position row it updates first (writeBuilt), so the server goes from one
+   * batch to the next without waiting for this process. The batches after it are read, decoded and their spent
+   * UTXOs' owners looked up meanwhile (the UTXOs of the batches not committed yet are taken from memory).
    */
-  private async foldPipelined(e: Endpoint, first: Promise<Prepared>, fetch: (from: bigint) => Promise<Prepared> | null): Promise<number> {
+  private async foldPipelined(e: Endpoint, first: Fetching, fetch: (from: bigint) => Fetching | null): Promise<number> {
+    const sql = this.modules.sql;
+    const depth = sql.kind === "postgres" ? Math.max(1, this.opts.statementsInFlight) : 1;
     let n = 0;
-    let pending: Promise<Prepared> | null = null;
-    let inflight: Promise<void> | null = null;
+    /** Batches being read and decoded, oldest first. */
+    const ahead: Fetching[] = [first];
+    let fetched = 1;
+    let from = first.end;
+    const fetchAhead = (): void => {
+      while (ahead.length < FETCH_AHEAD && fetched < this.opts.batchesPerRound && !this.ctrl.signal.aborted) {
+        const f = fetch(from);
+        if (!f) return;
+        ahead.push(f);
+        fetched++;
+        from = f.end;
+      }
+    };
+    /** Statements sent and not yet known committed, oldest first, with the UTXOs their batches create. */
+    const inflight: Array<{done: Promise<void>; created: Map<string, Uint8Array[]>}> = [];
     try {
-      let cur = await first;
-      let owners = await this.lookupOwners(this.modules.sql, consumedIds(cur), null);
-      for (let step = 1; ; step++) {
-        pending = step < this.opts.batchesPerRound && !this.ctrl.signal.aborted ? fetch(nextIndex(cur)) : null;
-        const built = await this.build(e, cur, this.modules.sql, owners);
-        // The previous statement must be done before the next owners are read: they may be its UTXOs.
-        if (inflight) await inflight;
-        const next = pending ? await pending : null;
-        pending = null;
-        const nextOwners = next ? this.lookupOwners(this.modules.sql, consumedIds(next), built.rows.createdOwners) : null;
+      let cur = await ahead.shift()!.prepared;
+      let owners = await this.completeOwners(sql, cur, []);
+      for (;;) {
+        fetchAhead();
+        const built = await this.build(e, cur, sql, owners);
+        const following = ahead.shift();
+        const next = following ? await following.prepared : null;
+        // The store holds every batch but the ones in flight and this one, whose creations are passed from memory.
+        const nextOwners = next ? this.completeOwners(sql, next, [...inflight.map((s) => s.created), built.rows.createdOwners]) : null;
         // Awaited below or at the next step; until then a failure must not count as unhandled.
         nextOwners?.catch(() => {});
-        inflight = this.commit(e, built);
-        inflight.catch(() => {});
+        while (inflight.length >= depth) await inflight.shift()!.done;
+        const done = this.commit(e, built, inflight.at(-1)?.done ?? null);
+        done.catch(() => {});
+        inflight.push({done, created: built.rows.createdOwners});
         n += cur.containers.length;
         if (!next) break;
         cur = next;
         owners = await nextOwners!;
       }
-      await inflight;
+      for (const s of inflight.splice(0)) await s.done;
     } catch (err) {
-      // The statement in flight settles before the failure is reported: the view then reloads its position and
-      // counters from the store, which must include that statement's outcome.
-      await inflight?.catch(() => {});
+      // The statements in flight settle before the failure is reported: the view then reloads its position and
+      // counters from the store, which must include their outcome.
+      for (const s of inflight) await s.done.catch(() => {});
       throw err;
     } finally {
-      pending?.catch(() => {});
+      for (const f of ahead) f.prepared.catch(() => {});
     }
     return n;
   }
@@ -349,7 +400,7 @@ export class PrimaryView {
     let built: Built;
     try {
       built = await this.modules.sql.transaction(async (tx) => {
-        const b = await this.build(e, prepared, tx, await this.lookupOwners(tx, consumedIds(prepared), null));
+        const b = await this.build(e, prepared, tx, await this.completeOwners(tx, prepared, []));
         await this.writeBuilt(tx, e, b);
         return b;
       });
@@ -363,7 +414,7 @@ export class PrimaryView {
 
   /**
    * Decodes' results turned into a batch's rows. `tx` serves the staking fold's P reads; `owners` are the spent
-   * UTXOs' owners (lookupOwners).
+   * UTXOs' owners (completeOwners).
    */
   private async build(e: Endpoint, {containers, results}: Prepared, tx: SqlTx, owners: Map<string, Uint8Array[]>): Promise<Built> {
     const started = process.hrtime.bigint();
@@ -405,11 +456,23 @@ export class PrimaryView {
     return {containers, rows: batch, txCount, seqBefore, state: this.stateEntries(), started};
   }
 
-  /** An X or C batch's rows, its position and the view's state as of it, in one statement. */
-  private async commit(e: Endpoint, built: Built): Promise<void> {
+  /**
+   * An X or C batch's rows, its position and the view's state as of it, in one statement. `ahead` is the statement
+   * sent before this one and not yet known committed: this one waits for it on the position row, and fails if it
+   * rolled back.
+   */
+  private async commit(e: Endpoint, built: Built, ahead: Promise<void> | null): Promise<void> {
     try {
       // One statement: atomic without a transaction block, and one round trip.
-      await this.writeBuilt(this.modules.sql, e, built);
+      try {
+        await this.writeBuilt(this.modules.sql, e, built);
+      } catch (err) {
+        // Sent so soon after the statement ahead that it reached the position row first: it found the position
+        // before that statement's batch and wrote nothing. Once that statement has committed, it is sent again.
+        if (ahead === null || !(err instanceof Error) || !err.message.includes(POSITION_MOVED)) throw err;
+        await ahead;
+        await this.writeBuilt(this.modules.sql, e, built);
+      }
     } catch (err) {
       // A later batch may be built already: its counters restart from this one's.
       Object.assign(this.seq, built.seqBefore);
@@ -418,14 +481,28 @@ export class PrimaryView {
     this.committed(e, built.containers, built.txCount, built.started);
   }
 
-  /** A batch's rows, its position and the view's state as of it: one statement. */
+  /**
+   * A batch's rows, its position and the view's state as of it: one statement. The position row is updated first
+   * and only from the batch's first container: a statement sent while the one before it is still running waits on
+   * that row's lock and then finds its expected position, or fails (POSITION_MOVED) if the one before rolled back
+   * or has not reached the row yet; nothing of it is written then.
+   */
   private async writeBuilt(tx: SqlTx, e: Endpoint, built: Built): Promise<void> {
-    const params: unknown[] = [];
+    const params: unknown[] = [e.name, built.containers[0]!.index, built.containers[built.containers.length - 1]!.index + 1n];
     const statements = this.writeStatements(built.rows, params);
-    params.push(e.name, built.containers[built.containers.length - 1]!.index + 1n);
-    statements.push(`UPDATE view_positions SET next_index = $${params.length}::int8 WHERE endpoint = $${params.length - 1}::text`);
     statements.push(stateSql(built.state, params));
-    await runTogether(tx, statements, params);
+    const ctes = statements.map((s, i) => `w${i} AS (${s})`).join(", ");
+    // The main query reads the position's CTE, so PostgreSQL runs it first; the other CTEs run after it. The ELSE
+    // branch names a column, so that it is not folded (and raised) when the statement is planned.
+    // The row is matched by its key alone, so that the update waits for a lock on it and then reads the committed
+    // position (a condition on the position would be checked against this statement's snapshot, without waiting).
+    await tx.query(
+      `WITH pos AS (UPDATE view_positions SET next_index = CASE WHEN next_index = $2::int8 THEN $3::int8 ELSE next_index END ` +
+        `WHERE endpoint = $1::text RETURNING next_index), ${ctes} ` +
+        `SELECT CASE WHEN moved.n = 1 THEN 1 ELSE ('${POSITION_MOVED}: ' || moved.n)::int4 END ` +
+        `FROM (SELECT count(*) FILTER (WHERE next_index = $3::int8) AS n FROM pos) AS moved`,
+      params,
+    );
   }
 
   private committed(e: Endpoint, containers: StoredContainer[], txCount: number, started: bigint): void {
@@ -439,13 +516,19 @@ export class PrimaryView {
   }
 
   /**
-   * Owners of the UTXOs a batch consumes that earlier batches created (the addresses filter of a spend): from
-   * `inflight` (a batch whose statement may not have run yet), the recent creations kept in memory, or the store.
+   * Owners of the UTXOs a batch consumes that earlier batches created (the addresses filter of a spend): those found
+   * when it was decoded, then from `uncommitted` (batches whose statements may not have committed yet), the recent
+   * creations kept in memory, or the store.
    */
-  private async lookupOwners(tx: SqlTx, ids: string[], inflight: Map<string, Uint8Array[]> | null): Promise<Map<string, Uint8Array[]>> {
-    const out = new Map<string, Uint8Array[]>();
-    const rest = inflight ? ids.filter((id) => !inflight.has(id)) : ids;
-    if (inflight) for (const id of ids) if (inflight.has(id)) out.set(id, inflight.get(id)!);
+  private async completeOwners(tx: SqlTx, p: Prepared, uncommitted: readonly Map<string, Uint8Array[]>[]): Promise<Map<string, Uint8Array[]>> {
+    const out = p.owners;
+    const rest: string[] = [];
+    for (const id of p.consumed) {
+      if (out.has(id)) continue;
+      const o = findOwner(uncommitted, id);
+      if (o) out.set(id, o);
+      else rest.push(id);
+    }
     await readOwners(tx, this.recentOwners.take(rest, out), out);
     return out;
   }
@@ -578,14 +661,15 @@ function assetType(outputs: TxOutput[]): string {
   return outputs.some((o) => o.utxoType.startsWith("NFT")) ? "nft" : "secp256k1";
 }
 
-/** The containers after a batch's last. */
-function nextIndex(p: Prepared): bigint {
-  return p.containers[p.containers.length - 1]!.index + 1n;
-}
+/** Marks the error of a batch statement that did not find the position its batch starts at (writeBuilt). */
+const POSITION_MOVED = "avaext: the view position is not at the start of the batch";
 
-/** The UTXOs a batch's transactions consume. */
-function consumedIds(p: Prepared): string[] {
-  return p.results.flatMap((r) => (r.ok ? r.container.txs.flatMap((t) => t.inputs.map((i) => i.utxoId)) : []));
+function findOwner(maps: readonly Map<string, Uint8Array[]>[], id: string): Uint8Array[] | undefined {
+  for (const m of maps) {
+    const o = m.get(id);
+    if (o) return o;
+  }
+  return undefined;
 }
 
 async function readOwners(tx: SqlTx, utxoIds: string[], out: Map<string, Uint8Array[]>): Promise<void> {

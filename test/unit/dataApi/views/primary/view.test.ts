@@ -174,3 +174,64 @@ describeBackends("primary-network view", (backend) => {
     expect(await count(sql, "SELECT count(*)::int8 AS n FROM txs")).toBe(TXS + 8);
   });
 });
+
+describeBackends("primary-network view: a batch the store refuses", (backend) => {
+  let sql: SqlClient;
+  let idx: {db: Database; store: IndexStore; dir: string};
+
+  beforeAll(async () => {
+    sql = await backend.open();
+    await migrate(sql, MIGRATIONS, {logger: quietLogger()});
+    idx = await indexWith(blocks);
+    opened.push(async () => {
+      await sql.close();
+      await idx.db.close();
+      rmSync(idx.dir, {recursive: true, force: true});
+    });
+  });
+
+  it("writes nothing of a batch whose start is not the stored position", async () => {
+    const v = view(idx.store, sql);
+    await v.load();
+    // Another writer (which the writer lock keeps out) would have moved the position under the view.
+    await sql.query("UPDATE view_positions SET next_index = 3 WHERE endpoint = 'X/block'");
+    await expect(v.catchUp()).rejects.toThrow(/view position is not at the start of the batch/);
+    await v.close();
+    expect(await count(sql, "SELECT count(*)::int8 AS n FROM txs")).toBe(0);
+    expect(await count(sql, "SELECT next_index AS n FROM view_positions WHERE endpoint = 'X/block'")).toBe(3);
+    await sql.query("UPDATE view_positions SET next_index = 0 WHERE endpoint = 'X/block'");
+  });
+
+  it("keeps none of the batches sent after a failed one, and folds each once when the store takes them", async () => {
+    // The store refuses the first transaction of block 16 (batches of up to 7 blocks). On a PostgreSQL server the
+    // next batch's statement may be sent before the refused one fails: it must fail with it.
+    await sql.exec(`CREATE FUNCTION refuse_tx() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.seq = 129 THEN RAISE EXCEPTION 'test: the store refuses this transaction'; END IF; RETURN NEW; END $$;
+      CREATE TRIGGER refuse_tx BEFORE INSERT ON txs FOR EACH ROW EXECUTE FUNCTION refuse_tx();`);
+    const v = view(idx.store, sql);
+    await v.load();
+    await expect(v.catchUp()).rejects.toThrow(/the store refuses this transaction/);
+    await v.close();
+    // The batches before the refused one are kept whole; nothing from it or after it.
+    const kept = await count(sql, "SELECT next_index AS n FROM view_positions WHERE endpoint = 'X/block'");
+    expect(kept).toBeGreaterThan(0);
+    expect(kept).toBeLessThanOrEqual(16);
+    expect(await count(sql, "SELECT count(*)::int8 AS n FROM txs")).toBe(kept * 8);
+    expect(await count(sql, "SELECT max(seq) AS n FROM txs")).toBe(kept * 8);
+    expect(await count(sql, "SELECT count(*)::int8 AS n FROM blocks")).toBe(kept);
+    expect(await count(sql, "SELECT count(*)::int8 AS n FROM utxo_spends")).toBe(kept * 8 * 2);
+
+    await sql.exec("DROP TRIGGER refuse_tx ON txs; DROP FUNCTION refuse_tx();");
+    const again = view(idx.store, sql);
+    await again.load();
+    expect(await again.catchUp()).toBe(blocks.length - kept);
+    await again.close();
+    expect(await count(sql, "SELECT count(*)::int8 AS n FROM txs")).toBe(TXS);
+    expect(await count(sql, "SELECT count(DISTINCT seq)::int8 AS n FROM txs")).toBe(TXS);
+    expect(await count(sql, "SELECT max(seq) AS n FROM txs")).toBe(TXS);
+    expect(await count(sql, "SELECT count(*)::int8 AS n FROM utxos WHERE created_seq IS NOT NULL")).toBe(2 * TXS);
+    expect(await count(sql, "SELECT count(*)::int8 AS n FROM utxo_spends")).toBe(2 * TXS);
+    expect(await count(sql, "SELECT count(*)::int8 AS n FROM blocks")).toBe(blocks.length);
+    expect(await count(sql, "SELECT next_index AS n FROM view_positions WHERE endpoint = 'X/block'")).toBe(blocks.length);
+  });
+});
