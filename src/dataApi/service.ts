@@ -230,11 +230,20 @@ export class DataApiService {
     return new EvmChains(modules.network, chains, readStored);
   }
 
-  /** The per-store secret that authenticates page tokens: made once, shared by every process on the store. */
+  /**
+   * The per-store secret that authenticates page tokens: made once, shared by every process on the store. Read
+   * before it is written, so that a serve process on a read-only replica of a store an ingest process has opened
+   * starts without writing.
+   */
   private async tokenSecret(): Promise<Uint8Array> {
-    await this.sql.query("INSERT INTO data_api_meta (key, value) VALUES ('tokenSecret', $1) ON CONFLICT DO NOTHING", [randomBytes(32).toString("hex")]);
-    const rows = await this.sql.query<{value: string}>("SELECT value FROM data_api_meta WHERE key = 'tokenSecret'");
-    return Uint8Array.from(Buffer.from(rows[0]!.value, "hex"));
+    const read = async (): Promise<string | undefined> =>
+      (await this.sql.query<{value: string}>("SELECT value FROM data_api_meta WHERE key = 'tokenSecret'"))[0]?.value;
+    let value = await read();
+    if (value === undefined) {
+      await this.sql.query("INSERT INTO data_api_meta (key, value) VALUES ('tokenSecret', $1) ON CONFLICT DO NOTHING", [randomBytes(32).toString("hex")]);
+      value = (await read())!;
+    }
+    return Uint8Array.from(Buffer.from(value, "hex"));
   }
 
   private registerHealth(): void {

@@ -376,9 +376,11 @@ describe("data API roles on one PostgreSQL server", () => {
       await caughtUp2(writer);
       const second = startNode({...DEV, "dev-backfill": "0", "data-api-db": db});
       await expect(second).rejects.toThrow(/locked by another writer: "avaext .* pid \d+"/);
-      // A serve process reaches the writer's EVM through --evm-rpc (for native balances), and follows nothing.
+      // A serve process reaches the writer's EVM through --evm-rpc (for native balances), and follows nothing. Its
+      // sessions are read-only, as on a streaming replica: it writes nothing, not even at start.
       const evmRpc = `C=${writer.node.devFeed!.evmUrl()!}`;
-      const reader = await startNode({"network-id": "local", feed: "dev", "dev-backfill": "0", "dev-evm": false, "data-api-enabled": true, "data-api-role": "serve", "data-api-db": db, "evm-rpc": evmRpc});
+      const readOnly = `${db}${db.includes("?") ? "&" : "?"}options=${encodeURIComponent("-c default_transaction_read_only=on")}`;
+      const reader = await startNode({"network-id": "local", feed: "dev", "dev-backfill": "0", "dev-evm": false, "data-api-enabled": true, "data-api-role": "serve", "data-api-db": readOnly, "evm-rpc": evmRpc});
       try {
         const a = (await writer.get("/v1/networks/local/blockchains/p-chain/blocks?pageSize=3")).json() as {blocks: Array<{blockHash: string}>};
         const b = (await reader.get("/v1/networks/local/blockchains/p-chain/blocks?pageSize=3")).json() as {blocks: Array<{blockHash: string}>};
