@@ -478,6 +478,9 @@ export class PrimaryView {
       Object.assign(this.seq, built.seqBefore);
       throw err;
     }
+    // The statement ahead has committed too (this one found its position), but its answer may come later, on its own
+    // connection: the position in memory moves in batch order.
+    await ahead?.catch(() => {});
     this.committed(e, built.containers, built.txCount, built.started);
   }
 
@@ -494,11 +497,14 @@ export class PrimaryView {
     const ctes = statements.map((s, i) => `w${i} AS (${s})`).join(", ");
     // The main query reads the position's CTE, so PostgreSQL runs it first; the other CTEs run after it. The ELSE
     // branch names a column, so that it is not folded (and raised) when the statement is planned.
-    // The row is matched by its key alone, so that the update waits for a lock on it and then reads the committed
-    // position (a condition on the position would be checked against this statement's snapshot, without waiting).
+    // The condition is checked first against this statement's snapshot, in which the position is at most the batch's
+    // start while the batches ahead are in flight: the row matches, the update waits for their lock, and then checks
+    // the condition and computes the position again on the committed row. A position past the start (the batch was
+    // folded already) matches no row; one before it (the statement ahead rolled back or has not reached the row yet)
+    // is kept, and is not the batch's end: both raise.
     await tx.query(
       `WITH pos AS (UPDATE view_positions SET next_index = CASE WHEN next_index = $2::int8 THEN $3::int8 ELSE next_index END ` +
-        `WHERE endpoint = $1::text RETURNING next_index), ${ctes} ` +
+        `WHERE endpoint = $1::text AND next_index <= $2::int8 RETURNING next_index), ${ctes} ` +
         `SELECT CASE WHEN moved.n = 1 THEN 1 ELSE ('${POSITION_MOVED}: ' || moved.n)::int4 END ` +
         `FROM (SELECT count(*) FILTER (WHERE next_index = $3::int8) AS n FROM pos) AS moved`,
       params,

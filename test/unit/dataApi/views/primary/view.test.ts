@@ -18,7 +18,7 @@ import {createViewMetrics} from "../../../../../src/dataApi/views/metrics.js";
 import {PrimaryView, defaultPrimaryViewOptions} from "../../../../../src/dataApi/views/primary/view.js";
 import {makeKeys, xHistory, type HistoryBlock} from "../../../../../src/dev/syntheticHistory.js";
 import {idFromString, idToString} from "../../../../../src/util/cb58.js";
-import {describeBackends, quietLogger} from "../../../../helpers/sql.js";
+import {describeBackends, quietLogger, type Backend} from "../../../../helpers/sql.js";
 import {tempDir} from "../../../../helpers/node.js";
 
 const network = NETWORKS.local;
@@ -47,9 +47,15 @@ async function indexWith(containers: Array<{id: Uint8Array; bytes: Uint8Array; t
   return {db, store, dir};
 }
 
-function view(store: IndexStore, sql: SqlClient, register: Registry | null = null, recentOwners = defaultPrimaryViewOptions.recentOwners): PrimaryView {
+function view(
+  store: IndexStore,
+  sql: SqlClient,
+  register: Registry | null = null,
+  recentOwners = defaultPrimaryViewOptions.recentOwners,
+  statementsInFlight = defaultPrimaryViewOptions.statementsInFlight,
+): PrimaryView {
   return new PrimaryView(
-    {...defaultPrimaryViewOptions, batchSize: 7, decodeThreads: 1, recentOwners},
+    {...defaultPrimaryViewOptions, batchSize: 7, decodeThreads: 1, recentOwners, statementsInFlight},
     {index: store, sql, network, genesis: null, avaxAssetId: AVAX, logger: quietLogger(), metrics: register ? createViewMetrics(register) : null},
   );
 }
@@ -64,20 +70,26 @@ afterAll(async () => {
   for (const c of opened.reverse()) await c();
 });
 
+/** A migrated store and an index of `containers`, closed after the file's tests. */
+async function storeAndIndex(backend: Backend, containers: HistoryBlock[]): Promise<{sql: SqlClient; idx: {db: Database; store: IndexStore; dir: string}}> {
+  const sql = await backend.open();
+  await migrate(sql, MIGRATIONS, {logger: quietLogger()});
+  const idx = await indexWith(containers);
+  opened.push(async () => {
+    await sql.close();
+    await idx.db.close();
+    rmSync(idx.dir, {recursive: true, force: true});
+  });
+  return {sql, idx};
+}
+
 describeBackends("primary-network view", (backend) => {
   let sql: SqlClient;
   let idx: {db: Database; store: IndexStore; dir: string};
 
   beforeAll(async () => {
-    sql = await backend.open();
-    await migrate(sql, MIGRATIONS, {logger: quietLogger()});
     // Half the history first: the view folds it, then "restarts" on the full index.
-    idx = await indexWith(blocks.slice(0, 14));
-    opened.push(async () => {
-      await sql.close();
-      await idx.db.close();
-      rmSync(idx.dir, {recursive: true, force: true});
-    });
+    ({sql, idx} = await storeAndIndex(backend, blocks.slice(0, 14)));
   });
 
   it("folds every block, transaction and UTXO once, across a restart", async () => {
@@ -180,26 +192,23 @@ describeBackends("primary-network view: a batch the store refuses", (backend) =>
   let idx: {db: Database; store: IndexStore; dir: string};
 
   beforeAll(async () => {
-    sql = await backend.open();
-    await migrate(sql, MIGRATIONS, {logger: quietLogger()});
-    idx = await indexWith(blocks);
-    opened.push(async () => {
-      await sql.close();
-      await idx.db.close();
-      rmSync(idx.dir, {recursive: true, force: true});
-    });
+    ({sql, idx} = await storeAndIndex(backend, blocks));
   });
 
   it("writes nothing of a batch whose start is not the stored position", async () => {
-    const v = view(idx.store, sql);
-    await v.load();
-    // Another writer (which the writer lock keeps out) would have moved the position under the view.
-    await sql.query("UPDATE view_positions SET next_index = 3 WHERE endpoint = 'X/block'");
-    await expect(v.catchUp()).rejects.toThrow(/view position is not at the start of the batch/);
-    await v.close();
-    expect(await count(sql, "SELECT count(*)::int8 AS n FROM txs")).toBe(0);
-    expect(await count(sql, "SELECT next_index AS n FROM view_positions WHERE endpoint = 'X/block'")).toBe(3);
-    await sql.query("UPDATE view_positions SET next_index = 0 WHERE endpoint = 'X/block'");
+    // Another writer (which the writer lock keeps out) would have moved the position under the view: to the first
+    // batch's end (1: the first batch is one container), as if it were folded already, or past it. One statement in
+    // flight: the second batch, which starts at 1, is not sent before the first fails.
+    for (const moved of [1, 3]) {
+      const v = view(idx.store, sql, null, defaultPrimaryViewOptions.recentOwners, 1);
+      await v.load();
+      await sql.query("UPDATE view_positions SET next_index = $1 WHERE endpoint = 'X/block'", [moved]);
+      await expect(v.catchUp()).rejects.toThrow(/view position is not at the start of the batch/);
+      await v.close();
+      expect(await count(sql, "SELECT count(*)::int8 AS n FROM txs")).toBe(0);
+      expect(await count(sql, "SELECT next_index AS n FROM view_positions WHERE endpoint = 'X/block'")).toBe(moved);
+      await sql.query("UPDATE view_positions SET next_index = 0 WHERE endpoint = 'X/block'");
+    }
   });
 
   it("keeps none of the batches sent after a failed one, and folds each once when the store takes them", async () => {
