@@ -84,7 +84,7 @@ interface Fetching {
   prepared: Promise<Prepared>;
 }
 
-/** X and C batches read and decoded ahead of the one being built. */
+/** X and C batches read and decoded ahead of the one being built, on a PostgreSQL server (PGlite: one). */
 const FETCH_AHEAD = 2;
 
 export interface PrimaryViewModules {
@@ -297,7 +297,8 @@ export class PrimaryView {
           const results = await this.pool.decode(e.chain, e.kind, containers.map((c) => ({bytes: c.bytes, containerId: idToString(c.id)})), true);
           const consumed = results.flatMap((r) => (r.ok ? r.container.txs.flatMap((t) => t.inputs.map((i) => i.utxoId)) : []));
           const owners = new Map<string, Uint8Array[]>();
-          await readOwners(this.modules.sql, this.recentOwners.take(consumed, owners), owners);
+          // PGlite runs the read on this thread between the statements: there it waits for the batch's turn.
+          if (this.modules.sql.kind === "postgres") await readOwners(this.modules.sql, this.recentOwners.take(consumed, owners), owners);
           return {containers, results, consumed, owners};
         });
         return {end: from + BigInt(n), prepared};
@@ -342,7 +343,7 @@ export class PrimaryView {
     let fetched = 1;
     let from = first.end;
     const fetchAhead = (): void => {
-      while (ahead.length < FETCH_AHEAD && fetched < this.opts.batchesPerRound && !this.ctrl.signal.aborted) {
+      while (ahead.length < (sql.kind === "postgres" ? FETCH_AHEAD : 1) && fetched < this.opts.batchesPerRound && !this.ctrl.signal.aborted) {
         const f = fetch(from);
         if (!f) return;
         ahead.push(f);
