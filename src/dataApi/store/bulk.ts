@@ -79,14 +79,16 @@ export function insertSql(
 }
 
 /**
- * Data-modifying statements (INSERT, UPDATE, DELETE, sharing `params`) run as ONE statement, each a CTE: one round
- * trip, and a server runs them all without waiting for the client between them. They see the same snapshot and not
- * each other's rows, so none may depend on another's; each runs to completion, and all commit or none.
+ * Data-modifying statements (INSERT, UPDATE, DELETE, sharing `params`) run as ONE statement, each a CTE named `w0`,
+ * `w1`, ...: one round trip, and a server runs them all without waiting for the client between them. They see the
+ * same snapshot and not each other's rows, so none may depend on another's; each runs to completion, and all commit
+ * or none. `select` is the main query: one that reads a CTE's RETURNING rows runs that CTE before the others, and
+ * can raise to undo them all.
  */
-export async function runTogether(tx: SqlTx, statements: readonly string[], params: readonly unknown[]): Promise<void> {
+export async function runTogether(tx: SqlTx, statements: readonly string[], params: readonly unknown[], select = "SELECT 1"): Promise<void> {
   if (statements.length === 0) return;
   const ctes = statements.map((s, i) => `w${i} AS (${s})`).join(", ");
-  await tx.query(`WITH ${ctes} SELECT 1`, params as unknown[]);
+  await tx.query(`WITH ${ctes} ${select}`, params as unknown[]);
 }
 
 function paramArrayType(type: BulkColumnType): string {

@@ -169,6 +169,8 @@ export class PrimaryView {
   /** The last error of a round (the health check reports it). */
   lastError: Error | null = null;
   private wake: (() => void) | null = null;
+  /** On a PostgreSQL server, statements overlap and batches are read ahead (PGlite runs on this thread). */
+  private readonly onServer: boolean;
   /** A step failed: what is in memory is read back from the store before the next fold. */
   private stale = false;
 
@@ -176,6 +178,7 @@ export class PrimaryView {
     private readonly opts: PrimaryViewOptions,
     private readonly modules: PrimaryViewModules,
   ) {
+    this.onServer = modules.sql.kind === "postgres";
     this.pool = new DecodePool({threads: opts.decodeThreads});
     this.recentOwners = new UtxoOwners(opts.recentOwners);
     this.staking = new StakingFold({network: modules.network, avaxAssetId: modules.avaxAssetId});
@@ -298,7 +301,7 @@ export class PrimaryView {
           const consumed = results.flatMap((r) => (r.ok ? r.container.txs.flatMap((t) => t.inputs.map((i) => i.utxoId)) : []));
           const owners = new Map<string, Uint8Array[]>();
           // PGlite runs the read on this thread between the statements: there it waits for the batch's turn.
-          if (this.modules.sql.kind === "postgres") await readOwners(this.modules.sql, this.recentOwners.take(consumed, owners), owners);
+          if (this.onServer) await readOwners(this.modules.sql, this.recentOwners.take(consumed, owners), owners);
           return {containers, results, consumed, owners};
         });
         return {end: from + BigInt(n), prepared};
@@ -336,14 +339,15 @@ export class PrimaryView {
    */
   private async foldPipelined(e: Endpoint, first: Fetching, fetch: (from: bigint) => Fetching | null): Promise<number> {
     const sql = this.modules.sql;
-    const depth = sql.kind === "postgres" ? Math.max(1, this.opts.statementsInFlight) : 1;
+    const depth = this.onServer ? Math.max(1, this.opts.statementsInFlight) : 1;
+    const fetchDepth = this.onServer ? FETCH_AHEAD : 1;
     let n = 0;
     /** Batches being read and decoded, oldest first. */
     const ahead: Fetching[] = [first];
     let fetched = 1;
     let from = first.end;
     const fetchAhead = (): void => {
-      while (ahead.length < (sql.kind === "postgres" ? FETCH_AHEAD : 1) && fetched < this.opts.batchesPerRound && !this.ctrl.signal.aborted) {
+      while (ahead.length < fetchDepth && fetched < this.opts.batchesPerRound && !this.ctrl.signal.aborted) {
         const f = fetch(from);
         if (!f) return;
         ahead.push(f);
@@ -493,22 +497,25 @@ export class PrimaryView {
    */
   private async writeBuilt(tx: SqlTx, e: Endpoint, built: Built): Promise<void> {
     const params: unknown[] = [e.name, built.containers[0]!.index, built.containers[built.containers.length - 1]!.index + 1n];
-    const statements = this.writeStatements(built.rows, params);
-    statements.push(stateSql(built.state, params));
-    const ctes = statements.map((s, i) => `w${i} AS (${s})`).join(", ");
-    // The main query reads the position's CTE, so PostgreSQL runs it first; the other CTEs run after it. The ELSE
-    // branch names a column, so that it is not folded (and raised) when the statement is planned.
     // The condition is checked first against this statement's snapshot, in which the position is at most the batch's
     // start while the batches ahead are in flight: the row matches, the update waits for their lock, and then checks
     // the condition and computes the position again on the committed row. A position past the start (the batch was
     // folded already) matches no row; one before it (the statement ahead rolled back or has not reached the row yet)
     // is kept, and is not the batch's end: both raise.
-    await tx.query(
-      `WITH pos AS (UPDATE view_positions SET next_index = CASE WHEN next_index = $2::int8 THEN $3::int8 ELSE next_index END ` +
-        `WHERE endpoint = $1::text AND next_index <= $2::int8 RETURNING next_index), ${ctes} ` +
-        `SELECT CASE WHEN moved.n = 1 THEN 1 ELSE ('${POSITION_MOVED}: ' || moved.n)::int4 END ` +
-        `FROM (SELECT count(*) FILTER (WHERE next_index = $3::int8) AS n FROM pos) AS moved`,
+    const statements = [
+      "UPDATE view_positions SET next_index = CASE WHEN next_index = $2::int8 THEN $3::int8 ELSE next_index END " +
+        "WHERE endpoint = $1::text AND next_index <= $2::int8 RETURNING next_index",
+      ...this.writeStatements(built.rows, params),
+      stateSql(built.state, params),
+    ];
+    // The main query reads the position's CTE (w0), so PostgreSQL runs it before the others. The ELSE branch names a
+    // column, so that it is not folded (and raised) when the statement is planned.
+    await runTogether(
+      tx,
+      statements,
       params,
+      `SELECT CASE WHEN moved.n = 1 THEN 1 ELSE ('${POSITION_MOVED}: ' || moved.n)::int4 END ` +
+        `FROM (SELECT count(*) FILTER (WHERE next_index = $3::int8) AS n FROM w0) AS moved`,
     );
   }
 
