@@ -145,9 +145,10 @@ export class AvaextNode {
       // The dev EVMs' JSON-RPC, read-only, where a local AvalancheGo serves the C-chain's and the L1's.
       if (source.evmUrl() !== null) {
         const url = (): string | null => source.evmUrl();
-        this.routes.add("/ext/bc/C/rpc", devEvmRpcRoute("/ext/bc/C/rpc", url));
-        this.routes.add(`/ext/bc/${this.chains.network.chainIds.C}/rpc`, devEvmRpcRoute("/ext/bc/:chain/rpc", url));
-        this.routes.add(`/ext/bc/${source.l1BlockchainId()}/rpc`, devEvmRpcRoute("/ext/bc/:chain/rpc", () => source.evmUrl("L1")));
+        const guard = source.evmGuard()!;
+        this.routes.add("/ext/bc/C/rpc", devEvmRpcRoute("/ext/bc/C/rpc", url, guard));
+        this.routes.add(`/ext/bc/${this.chains.network.chainIds.C}/rpc`, devEvmRpcRoute("/ext/bc/:chain/rpc", url, guard));
+        this.routes.add(`/ext/bc/${source.l1BlockchainId()}/rpc`, devEvmRpcRoute("/ext/bc/:chain/rpc", () => source.evmUrl("L1"), source.evmGuard("L1")!));
       }
     }
     this.ingester = new Ingester(
@@ -318,9 +319,9 @@ export class AvaextNode {
     const namesC = given.some((g) => EvmChains.identity(g, network).isCChain);
     const namesL1 = given.some((g) => g.name === l1 || g.name === String(DEV_L1_EVM_CHAIN_ID));
     return [
-      ...(namesC ? [] : [{name: "C", url: dev.evmUrl()!, urlOf: () => dev.evmUrl()!}]),
+      ...(namesC ? [] : [{name: "C", url: dev.evmUrl()!, urlOf: () => dev.evmUrl()!, guard: dev.evmGuard()!}]),
       ...given,
-      ...(namesL1 ? [] : [{name: l1, url: dev.evmUrl("L1")!, urlOf: () => dev.evmUrl("L1")!}]),
+      ...(namesL1 ? [] : [{name: l1, url: dev.evmUrl("L1")!, urlOf: () => dev.evmUrl("L1")!, guard: dev.evmGuard("L1")!}]),
     ];
   }
 

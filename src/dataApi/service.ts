@@ -207,7 +207,7 @@ export class DataApiService {
       const id = EvmChains.identity(spec, modules.network);
       const rpcOpts = {...defaultEvmRpcOptions, url: spec.url};
       if (spec.urlOf) Object.defineProperty(rpcOpts, "url", {get: spec.urlOf, enumerable: true});
-      const rpc = new EvmRpc(rpcOpts, {logger, onError: () => metrics?.rpcErrors.inc({chain: id.chainId ?? spec.name})});
+      const rpc = new EvmRpc(rpcOpts, {logger, guard: spec.guard, onError: () => metrics?.rpcErrors.inc({chain: id.chainId ?? spec.name})});
       const follower = writes
         ? new EvmFollower({...defaultEvmFollowerOptions, chainId: id.chainId, blockchainId: id.blockchainId, icmMessengers: opts.icmContracts}, {sql, rpc, logger, tokenInfo: tokenInfoReader(rpc), metrics: metrics?.follower})
         : null;

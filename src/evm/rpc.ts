@@ -33,7 +33,12 @@ export interface EvmRpcModules {
   logger: Logger;
   /** Counts every failed HTTP request by kind (`transport`, `http`, `malformed`). */
   onError?: (kind: RpcErrorKind) => void;
+  /** Runs each HTTP exchange, knowing its methods (the dev network's EVM keeps its traces apart from its mining). */
+  guard?: RpcGuard;
 }
+
+/** Runs one HTTP exchange of JSON-RPC calls with these methods, when it may. */
+export type RpcGuard = <T>(methods: readonly string[], exchange: () => Promise<T>) => Promise<T>;
 
 export type RpcErrorKind = "transport" | "http" | "malformed" | "rpc";
 
@@ -138,24 +143,30 @@ export class EvmRpc {
       const first = this.nextId;
       this.nextId += calls.length;
       const body = JSON.stringify(calls.map((c, i) => ({jsonrpc: "2.0", id: first + i, method: c.method, params: c.params})));
-      const timeout = AbortSignal.timeout(this.opts.timeoutMs);
-      let res: Response;
-      try {
-        res = await fetch(this.opts.url, {
-          method: "POST",
-          headers: {"content-type": "application/json"},
-          body,
-          signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      const exchange = async (): Promise<{res: Response; text: string}> => {
+        // The timeout starts once the guard lets the exchange go: waiting for it is not the node being slow.
+        const timeout = AbortSignal.timeout(this.opts.timeoutMs);
+        let res: Response;
+        try {
+          res = await fetch(this.opts.url, {
+            method: "POST",
+            headers: {"content-type": "application/json"},
+            body,
+            signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+          });
+        } catch (e) {
+          const why = timeout.aborted ? `timed out after ${this.opts.timeoutMs} ms` : (e as Error).cause ? String((e as Error).cause) : (e as Error).message;
+          throw new RpcError(`${this.opts.url}: ${why}`, "transport");
+        }
+        const text = await res.text().catch((e: Error) => {
+          // The timeout covers the whole answer: a body that stalls after the headers times out too.
+          const why = timeout.aborted ? `timed out after ${this.opts.timeoutMs} ms` : e.message;
+          throw new RpcError(`${this.opts.url}: reading the answer: ${why}`, "transport");
         });
-      } catch (e) {
-        const why = timeout.aborted ? `timed out after ${this.opts.timeoutMs} ms` : (e as Error).cause ? String((e as Error).cause) : (e as Error).message;
-        throw new RpcError(`${this.opts.url}: ${why}`, "transport");
-      }
-      const text = await res.text().catch((e: Error) => {
-        // The timeout covers the whole answer: a body that stalls after the headers times out too.
-        const why = timeout.aborted ? `timed out after ${this.opts.timeoutMs} ms` : e.message;
-        throw new RpcError(`${this.opts.url}: reading the answer: ${why}`, "transport");
-      });
+        return {res, text};
+      };
+      const guard = this.modules.guard;
+      const {res, text} = guard ? await guard(calls.map((c) => c.method), exchange) : await exchange();
       if (!res.ok) throw new RpcError(`${this.opts.url}: HTTP ${res.status} ${text.slice(0, 200)}`, "http", res.status);
       let parsed: unknown;
       try {

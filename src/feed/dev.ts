@@ -18,6 +18,7 @@ import {installIcm} from "../dev/evm/icm.js";
 import {DEV_ANVIL_ACCOUNTS, DevInterchain, devRelayerSigner, type DevEvmName, type MinedRef} from "../dev/evm/interchain.js";
 import {ANVIL_ACCOUNTS, DevEvmTraffic} from "../dev/evm/traffic.js";
 import {bytesToHex} from "../evm/hex.js";
+import type {RpcGuard} from "../evm/rpc.js";
 import {buildAvmBlock, buildBanffBlock, buildCBlock} from "../decode/builders.js";
 import {decodeEvmBlock} from "../decode/coreth.js";
 import {buildProposerBlock} from "../decode/proposervm.js";
@@ -206,6 +207,11 @@ export class DevFeed implements FeedSource {
   /** A dev EVM's JSON-RPC URL (it changes when the EVM restarts), or null without one. */
   evmUrl(chain: DevEvmName = "C"): string | null {
     return this.evmOf(chain)?.url ?? null;
+  }
+
+  /** What every client of a dev EVM runs its requests through (DevEvmChain.guard), or null without one. */
+  evmGuard(chain: DevEvmName = "C"): RpcGuard | null {
+    return this.evmOf(chain)?.guard ?? null;
   }
 
   /** A dev EVM's process ID, or null without one. */

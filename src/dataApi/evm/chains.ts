@@ -4,7 +4,7 @@
  * follower (absent in a `serve` process), and what `/v1/chains` says of it.
  */
 import type {NetworkInfo} from "../../chains/index.js";
-import type {EvmRpc} from "../../evm/rpc.js";
+import type {EvmRpc, RpcGuard} from "../../evm/rpc.js";
 import type {NetworkToken} from "../models/evm/index.js";
 import type {EvmFollower} from "../views/evm/follower.js";
 import {badRequest, notFound} from "../server/errors.js";
@@ -20,6 +20,8 @@ export interface EvmChainSpec {
   url: string;
   /** The URL when it can change (the dev network's EVM after a restart); read at every request. */
   urlOf?: () => string;
+  /** What its requests run through (the dev network's EVMs: EvmRpcModules.guard). */
+  guard?: RpcGuard;
 }
 
 export interface EvmChain {

@@ -11,6 +11,8 @@ import {RLP, type Input} from "@ethereumjs/rlp";
 import {keccak_256} from "@noble/hashes/sha3.js";
 import type {Logger} from "../../logger/index.js";
 import {bytesToHex, hexToBytes, quantity, toQuantity} from "../../evm/hex.js";
+import type {RpcGuard} from "../../evm/rpc.js";
+import {ReadWriteGate} from "../../util/readWriteGate.js";
 import {Anvil} from "./anvil.js";
 import type {RawRpc} from "./traffic.js";
 
@@ -63,10 +65,23 @@ const HEADER_FIELDS: Array<[string, "data" | "qty", boolean]> = [
   ["requestsHash", "data", false],
 ];
 
+/** The JSON-RPC methods that replay mined transactions (`debug_trace*`, `trace_*`). */
+const TRACING = /^(debug_trace|trace_)/;
+
 export class DevEvmChain implements RawRpc {
   private stopped = false;
   /** Nothing sent to it since it started: no block, and no transaction waiting in its pool either. */
   private untouched = true;
+  /**
+   * Anvil (1.7) can deadlock when it mines a block while it traces one: a trace holds a read lock on its chain
+   * storage and takes it again, and a block being mined queues for the write lock in between, so neither goes on
+   * (seen at `npm start`: the dev feed's `evm_mine` never answered while the EVM follower traced). Traces go through
+   * this gate shared, mining alone.
+   */
+  private readonly traceGate = new ReadWriteGate();
+
+  /** For every client of this EVM (the EVM follower, the `/ext/bc/C/rpc` route): traces never overlap a mining. */
+  readonly guard: RpcGuard = (methods, exchange) => (methods.some((m) => TRACING.test(m)) ? this.traceGate.shared(exchange) : exchange());
 
   private constructor(
     private anvil: Anvil,
@@ -139,7 +154,7 @@ export class DevEvmChain implements RawRpc {
         if (a.error) throw new Error(`dev EVM ${this.opts.chainId} tick ${t}: transaction ${i} refused: ${a.error.message}`);
       });
     }
-    await this.anvil.rawCall("evm_mine", [{timestamp}]);
+    await this.traceGate.exclusive(() => this.anvil.rawCall("evm_mine", [{timestamp}]));
     const block = (await this.anvil.rawCall("eth_getBlockByNumber", ["latest", false])) as Record<string, unknown> & {hash: string; transactions: string[]};
     if (block.transactions.length !== txs.length) throw new Error(`dev EVM ${this.opts.chainId} tick ${t}: sent ${txs.length} transactions, the block holds ${block.transactions.length}`);
     const header = HEADER_FIELDS.filter(([name, , required]) => required || block[name] !== undefined).map(([name, kind]) => {

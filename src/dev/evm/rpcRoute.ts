@@ -6,6 +6,7 @@
  */
 import {readBodyLimited} from "../../api/body.js";
 import type {PlainResponse, Route} from "../../api/routes.js";
+import type {RpcGuard} from "../../evm/rpc.js";
 
 /** The methods passed through: reads of chain state, blocks, transactions, logs and traces. */
 const READ_METHODS = new Set([
@@ -51,8 +52,11 @@ interface Call {
 const error = (id: unknown, code: number, message: string): object => ({jsonrpc: "2.0", id: id ?? null, error: {code, message}});
 
 
-/** The route: POST JSON-RPC (a call or a batch) forwarded to the dev EVM (`url()`, which changes on its restarts). */
-export function devEvmRpcRoute(template: string, url: () => string | null): Route {
+/**
+ * The route: POST JSON-RPC (a call or a batch) forwarded to the dev EVM (`url()`, which changes on its restarts),
+ * through the EVM's guard (DevEvmChain.guard: a user's trace must not overlap the dev feed's mining).
+ */
+export function devEvmRpcRoute(template: string, url: () => string | null, guard: RpcGuard): Route {
   return {
     template,
     plainAnyMethod: true,
@@ -81,13 +85,18 @@ export function devEvmRpcRoute(template: string, url: () => string | null): Rout
         if (target === null) return {status: 503, contentType: JSON_CT, body: JSON.stringify(error(null, -32000, "the dev network's EVM is not running"))};
         try {
           // Forwarded with ids of our own, so answers map back whatever ids the client used.
-          const res = await fetch(target, {
-            method: "POST",
-            headers: {"content-type": JSON_CT},
-            body: JSON.stringify(forward.map((f, k) => ({...f.call, jsonrpc: "2.0", id: k}))),
-            signal: AbortSignal.timeout(30_000),
-          });
-          const got = (await res.json()) as Array<{id: number; result?: unknown; error?: unknown}>;
+          const got = await guard(
+            forward.map((f) => f.call.method as string),
+            async () => {
+              const res = await fetch(target, {
+                method: "POST",
+                headers: {"content-type": JSON_CT},
+                body: JSON.stringify(forward.map((f, k) => ({...f.call, jsonrpc: "2.0", id: k}))),
+                signal: AbortSignal.timeout(30_000),
+              });
+              return (await res.json()) as Array<{id: number; result?: unknown; error?: unknown}>;
+            },
+          );
           for (const g of Array.isArray(got) ? got : []) {
             const f = forward[g.id];
             if (f) answers[f.i] = {jsonrpc: "2.0", id: f.call.id ?? null, ...("error" in g ? {error: g.error} : {result: g.result})};
