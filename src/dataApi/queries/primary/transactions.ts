@@ -31,6 +31,13 @@ export interface ListTxsArgs extends PageArgs {
 const TX_COLUMNS = "t.*, s.potential_reward, s.reward_tx_id";
 const TX_STAKER_JOIN = "LEFT JOIN stakers s ON s.tx_id = t.tx_id";
 
+/**
+ * The transaction of each row of a keyset index `k` (walked in seq order), read by its primary key. A subquery
+ * that cannot be flattened (OFFSET 0) keeps the plan a nested loop: joined plainly, a common asset's transactions
+ * were merge-joined with `txs`, which walked every transaction above the cursor (10,000 rows at page 1,000).
+ */
+const txOfIndexRow = (chain: string): string => `CROSS JOIN LATERAL (SELECT * FROM txs WHERE chain = ${chain} AND seq = k.seq OFFSET 0) t`;
+
 /** The rows of one page of a chain's transactions (`chain` `P`, `X` or `C`), pageSize + 1 at most. */
 export async function listTxRows(sql: SqlClientLike, chain: "P" | "X" | "C", args: ListTxsArgs): Promise<TxRow[]> {
   const p = new Params();
@@ -48,20 +55,23 @@ export async function listTxRows(sql: SqlClientLike, chain: "P" | "X" | "C", arg
   // The seq source is the index of the filter that selects (tx_addresses, l1_validation_txs, or txs itself),
   // walked in seq order; the other filters are checked on the joined rows.
   let from: string;
+  // The order is the walked index's: the planner does not see through the lateral subquery that t.seq is k.seq.
+  let order = "k.seq";
   if (args.addresses !== undefined && args.addresses.length > 0) {
     // Without other filters the page is the first seqs of the addresses: the limit goes inside.
     from = `(SELECT DISTINCT k.seq FROM tx_addresses k WHERE k.chain = ${c}
              AND k.address = ANY(${p.add(args.addresses)}::bytea[])${cursorOn("k")}
-             ${onlyAddresses ? `ORDER BY k.seq ${dir} LIMIT ${limit}` : ""}) k JOIN txs t ON t.chain = ${c} AND t.seq = k.seq`;
+             ${onlyAddresses ? `ORDER BY k.seq ${dir} LIMIT ${limit}` : ""}) k ${txOfIndexRow(c)}`;
   } else if (args.l1ValidationId !== undefined) {
-    from = `l1_validation_txs k JOIN txs t ON t.chain = ${c} AND t.seq = k.seq`;
+    from = `l1_validation_txs k ${txOfIndexRow(c)}`;
     where.push(`k.validation_id = ${p.add(args.l1ValidationId)}${cursorOn("k")}`);
   } else {
     from = "txs t";
+    order = "t.seq";
     if (args.cursor !== undefined) where.push(cursorOn("t").slice(5));
   }
   return sql.query<TxRow>(
-    `SELECT ${TX_COLUMNS} FROM ${from} ${TX_STAKER_JOIN} WHERE ${where.join(" AND ")} ORDER BY t.seq ${dir} LIMIT ${limit}`,
+    `SELECT ${TX_COLUMNS} FROM ${from} ${TX_STAKER_JOIN} WHERE ${where.join(" AND ")} ORDER BY ${order} ${dir} LIMIT ${limit}`,
     p.values
   );
 }
@@ -216,7 +226,7 @@ export async function listAssetTransactions(
   if (args.endTimestamp !== undefined) where.push(`t.ts <= ${q.add(args.endTimestamp)}::int8`);
   if (args.txTypes !== undefined && args.txTypes.length > 0) where.push(`t.tx_type = ANY(${q.add(args.txTypes)}::text[])`);
   const rows = await sql.query<TxRow>(
-    `SELECT ${TX_COLUMNS} FROM asset_txs k JOIN txs t ON t.chain = 'X' AND t.seq = k.seq ${TX_STAKER_JOIN}
+    `SELECT ${TX_COLUMNS} FROM asset_txs k ${txOfIndexRow("'X'")} ${TX_STAKER_JOIN}
      WHERE ${where.join(" AND ")} ORDER BY k.seq DESC LIMIT ${q.add(args.pageSize + 1)}`,
     q.values
   );
