@@ -41,10 +41,8 @@ import type {TokenInfo} from "./views/evm/write.js";
 import {NftIndexer, defaultNftIndexerOptions} from "./views/evm/nftIndexer.js";
 import type {CuratedMetadata} from "./queries/evm/tokens.js";
 import {Counter} from "prom-client";
-import {StoreAnalyzer} from "./store/analyze.js";
+import {StoreMaintenance, defaultStoreMaintenanceOptions} from "./store/maintenance.js";
 
-/** How often the writer checks a PGlite store's tables for statistics to refresh (store/analyze.ts). */
-const ANALYZE_EVERY_MS = 60_000;
 
 export type DataApiRole = "ingest" | "serve" | "both";
 
@@ -101,7 +99,7 @@ export class DataApiService {
   private readonly nftIndexers: NftIndexer[] = [];
   private lock: WriterLock | null = null;
   /** Table statistics on PGlite, which has no autovacuum (store/analyze.ts); null on a server or when serving. */
-  private analyzer: StoreAnalyzer | null = null;
+  private maintenance: StoreMaintenance | null = null;
 
   private constructor(
     readonly opts: DataApiOptions,
@@ -130,7 +128,8 @@ export class DataApiService {
       this.lock = await acquireWriterLock(sql, {dataDir: opts.db === "embedded" ? path.join(opts.dataDir, "data-api") : null});
       const {from, to} = await migrate(sql, MIGRATIONS, {logger: modules.logger});
       if (from !== to) modules.logger.info({from, to}, "data API store migrated");
-      if (sql.kind === "pglite") this.analyzer = new StoreAnalyzer({intervalMs: ANALYZE_EVERY_MS}, {sql, logger: modules.logger});
+      // PGlite has no autovacuum and no checkpointer: the writer does their work (store/maintenance.ts).
+      if (sql.kind === "pglite") this.maintenance = new StoreMaintenance(defaultStoreMaintenanceOptions, {sql, logger: modules.logger});
     } else {
       const v = await schemaVersion(sql);
       const want = MIGRATIONS[MIGRATIONS.length - 1]!.version;
@@ -281,7 +280,7 @@ export class DataApiService {
   }
 
   async start(): Promise<void> {
-    this.analyzer?.start();
+    this.maintenance?.start();
     await this.view?.start();
     for (const c of this.evm?.chains ?? []) c.follower?.start();
     for (const n of this.nftIndexers) n.start();
@@ -291,7 +290,7 @@ export class DataApiService {
     await Promise.all(this.nftIndexers.map((n) => n.close()));
     await Promise.all((this.evm?.chains ?? []).map((c) => c.follower?.close()));
     await this.view?.close();
-    await this.analyzer?.close();
+    await this.maintenance?.close();
     await this.lock?.release().catch(() => {});
     await this.sql.close();
   }
