@@ -98,7 +98,7 @@ export class DataApiService {
   evm: EvmChains | null = null;
   private readonly nftIndexers: NftIndexer[] = [];
   private lock: WriterLock | null = null;
-  /** Table statistics on PGlite, which has no autovacuum (store/analyze.ts); null on a server or when serving. */
+  /** On PGlite, which has no autovacuum and no checkpointer, the writer does their work (store/maintenance.ts); null on a server or when serving. */
   private maintenance: StoreMaintenance | null = null;
 
   private constructor(
