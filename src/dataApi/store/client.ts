@@ -107,7 +107,8 @@ export class PgliteSqlClient implements SqlClient {
    * The plan mode of this session's statements. The prepared reads run on generic plans: PostgreSQL would otherwise
    * plan a read afresh at every call whose custom plan it estimates cheaper (a transaction page's UTXO join: about
    * 2.5 ms of planning in WebAssembly against 1 ms of running), and the reads are keyset walks whose plan does not
-   * hang on the values. The writer's statements keep PostgreSQL's choice: planned once each, for their real arrays.
+   * hang on the values. Statements in a transaction (the views' batches) keep PostgreSQL's choice, planned for their
+   * real arrays; a parameterised statement outside one goes through the prepared path and runs generic too.
    */
   private planMode: "auto" | "generic" = "auto";
 

@@ -55,8 +55,18 @@ export class StoreMaintenance {
 
   /** One check: analyses the tables past the threshold and checkpoints past `checkpointBytes`; says what it did. */
   async runOnce(): Promise<{analysed: string[]; checkpoint: boolean}> {
-    const analysed = await this.analyse();
-    return {analysed, checkpoint: await this.checkpoint()};
+    // One after the other, the checkpoint last (it covers what the analysis wrote), each even if the other failed.
+    let failure: unknown = null;
+    const analysed = await this.analyse().catch((e: unknown): string[] => {
+      failure = e;
+      return [];
+    });
+    const checkpoint = await this.checkpoint().catch((e: unknown): boolean => {
+      failure ??= e;
+      return false;
+    });
+    if (failure !== null) throw failure;
+    return {analysed, checkpoint};
   }
 
   private async analyse(): Promise<string[]> {

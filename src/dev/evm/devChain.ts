@@ -67,6 +67,8 @@ const HEADER_FIELDS: Array<[string, "data" | "qty", boolean]> = [
 
 /** The JSON-RPC methods that replay mined transactions (`debug_trace*`, `trace_*`). */
 const TRACING = /^(debug_trace|trace_)/;
+/** The JSON-RPC methods that mine blocks. */
+const MINING = /^(evm_mine|anvil_mine)/;
 
 export class DevEvmChain implements RawRpc {
   private stopped = false;
@@ -104,8 +106,9 @@ export class DevEvmChain implements RawRpc {
     return anvil;
   }
 
-  /** A JSON-RPC call to the current EVM. */
+  /** A JSON-RPC call to the current EVM; a mining one runs alone, as in `mine` (see traceGate). */
   rawCall(method: string, params: unknown[]): Promise<unknown> {
+    if (MINING.test(method)) return this.traceGate.exclusive(() => this.anvil.rawCall(method, params));
     return this.anvil.rawCall(method, params);
   }
 

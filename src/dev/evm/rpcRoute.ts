@@ -81,13 +81,15 @@ export function devEvmRpcRoute(template: string, url: () => string | null, guard
         else forward.push({i, call: c});
       });
       if (forward.length > 0) {
-        const target = url();
-        if (target === null) return {status: 503, contentType: JSON_CT, body: JSON.stringify(error(null, -32000, "the dev network's EVM is not running"))};
+        if (url() === null) return {status: 503, contentType: JSON_CT, body: JSON.stringify(error(null, -32000, "the dev network's EVM is not running"))};
         try {
-          // Forwarded with ids of our own, so answers map back whatever ids the client used.
+          // Forwarded with ids of our own, so answers map back whatever ids the client used. The URL is read once the
+          // guard lets the request go: the EVM may have been restarted meanwhile.
           const got = await guard(
             forward.map((f) => f.call.method as string),
             async () => {
+              const target = url();
+              if (target === null) throw new Error("the dev network's EVM is not running");
               const res = await fetch(target, {
                 method: "POST",
                 headers: {"content-type": JSON_CT},
