@@ -43,7 +43,6 @@ import type {CuratedMetadata} from "./queries/evm/tokens.js";
 import {Counter} from "prom-client";
 import {StoreMaintenance, defaultStoreMaintenanceOptions} from "./store/maintenance.js";
 
-
 export type DataApiRole = "ingest" | "serve" | "both";
 
 export interface DataApiOptions {

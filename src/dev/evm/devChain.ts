@@ -106,7 +106,7 @@ export class DevEvmChain implements RawRpc {
     return anvil;
   }
 
-  /** A JSON-RPC call to the current EVM; a mining one runs alone, as in `mine` (see traceGate). */
+  /** A JSON-RPC call to the current EVM; a mining one (`mine`'s too) runs alone (see traceGate). */
   rawCall(method: string, params: unknown[]): Promise<unknown> {
     if (MINING.test(method)) return this.traceGate.exclusive(() => this.anvil.rawCall(method, params));
     return this.anvil.rawCall(method, params);
@@ -157,7 +157,7 @@ export class DevEvmChain implements RawRpc {
         if (a.error) throw new Error(`dev EVM ${this.opts.chainId} tick ${t}: transaction ${i} refused: ${a.error.message}`);
       });
     }
-    await this.traceGate.exclusive(() => this.anvil.rawCall("evm_mine", [{timestamp}]));
+    await this.rawCall("evm_mine", [{timestamp}]);
     const block = (await this.anvil.rawCall("eth_getBlockByNumber", ["latest", false])) as Record<string, unknown> & {hash: string; transactions: string[]};
     if (block.transactions.length !== txs.length) throw new Error(`dev EVM ${this.opts.chainId} tick ${t}: sent ${txs.length} transactions, the block holds ${block.transactions.length}`);
     const header = HEADER_FIELDS.filter(([name, , required]) => required || block[name] !== undefined).map(([name, kind]) => {
