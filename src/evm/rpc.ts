@@ -47,9 +47,16 @@ export class RpcError extends Error {
     message: string,
     readonly kind: RpcErrorKind,
     readonly code?: number,
+    /** Given up on at its timeout rather than failed: the node may still be working on the request. */
+    readonly timedOut = false,
   ) {
     super(message);
   }
+}
+
+/** Whether a request was given up on at a timeout (an RpcError's, or fetch's own `TimeoutError`), not answered. */
+export function timedOut(e: unknown): boolean {
+  return e instanceof RpcError ? e.timedOut : e instanceof Error && e.name === "TimeoutError";
 }
 
 export interface RpcCall {
@@ -156,12 +163,12 @@ export class EvmRpc {
           });
         } catch (e) {
           const why = timeout.aborted ? `timed out after ${this.opts.timeoutMs} ms` : (e as Error).cause ? String((e as Error).cause) : (e as Error).message;
-          throw new RpcError(`${this.opts.url}: ${why}`, "transport");
+          throw new RpcError(`${this.opts.url}: ${why}`, "transport", undefined, timeout.aborted);
         }
         const text = await res.text().catch((e: Error) => {
           // The timeout covers the whole answer: a body that stalls after the headers times out too.
           const why = timeout.aborted ? `timed out after ${this.opts.timeoutMs} ms` : e.message;
-          throw new RpcError(`${this.opts.url}: reading the answer: ${why}`, "transport");
+          throw new RpcError(`${this.opts.url}: reading the answer: ${why}`, "transport", undefined, timeout.aborted);
         });
         return {res, text};
       };

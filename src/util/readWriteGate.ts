@@ -13,6 +13,26 @@ export class ReadWriteGate {
     return this.run(false, fn);
   }
 
+  /**
+   * As `shared`, but a failure of `fn` for which `hold(error)` is a positive number of milliseconds keeps the section
+   * held that long after `fn` failed; the caller has the error at once. For work given up on that may still run
+   * where it was sent (a request whose timeout passed).
+   */
+  sharedHeldOnFailure<T>(fn: () => Promise<T>, hold: (error: unknown) => number): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      void this.shared(async () => {
+        try {
+          resolve(await fn());
+        } catch (e) {
+          reject(e);
+          const ms = hold(e);
+          // Unref'd: a process on its way out does not wait for it.
+          if (ms > 0) await new Promise<void>((r) => setTimeout(r, ms).unref());
+        }
+      });
+    });
+  }
+
   /** Runs `fn` alone. */
   exclusive<T>(fn: () => Promise<T>): Promise<T> {
     return this.run(true, fn);

@@ -11,7 +11,7 @@ import {RLP, type Input} from "@ethereumjs/rlp";
 import {keccak_256} from "@noble/hashes/sha3.js";
 import type {Logger} from "../../logger/index.js";
 import {bytesToHex, hexToBytes, quantity, toQuantity} from "../../evm/hex.js";
-import type {RpcGuard} from "../../evm/rpc.js";
+import {type RpcGuard, timedOut} from "../../evm/rpc.js";
 import {ReadWriteGate} from "../../util/readWriteGate.js";
 import {Anvil} from "./anvil.js";
 import type {RawRpc} from "./traffic.js";
@@ -67,6 +67,8 @@ const HEADER_FIELDS: Array<[string, "data" | "qty", boolean]> = [
 
 /** The JSON-RPC methods that replay mined transactions (`debug_trace*`, `trace_*`). */
 const TRACING = /^(debug_trace|trace_)/;
+/** How long mining waits after a trace timed out (the follower gives up at 20 s, the RPC route at 30 s). */
+const TRACE_TIMEOUT_HOLD_MS = 60_000;
 /** The JSON-RPC methods that mine blocks. */
 const MINING = /^(evm_mine|anvil_mine)/;
 
@@ -82,8 +84,13 @@ export class DevEvmChain implements RawRpc {
    */
   private readonly traceGate = new ReadWriteGate();
 
-  /** For every client of this EVM (the EVM follower, the `/ext/bc/C/rpc` route): traces never overlap a mining. */
-  readonly guard: RpcGuard = (methods, exchange) => (methods.some((m) => TRACING.test(m)) ? this.traceGate.shared(exchange) : exchange());
+  /**
+   * For every client of this EVM (the EVM follower, the `/ext/bc/C/rpc` route): traces never overlap a mining. A
+   * trace its client gave up on at a timeout may still run in anvil, which does not stop work for a client that left:
+   * mining stays out for TRACE_TIMEOUT_HOLD_MS more.
+   */
+  readonly guard: RpcGuard = (methods, exchange) =>
+    methods.some((m) => TRACING.test(m)) ? this.traceGate.sharedHeldOnFailure(exchange, (e) => (timedOut(e) ? TRACE_TIMEOUT_HOLD_MS : 0)) : exchange();
 
   private constructor(
     private anvil: Anvil,

@@ -6,7 +6,7 @@
 import {createServer, type IncomingMessage, type Server, type ServerResponse} from "node:http";
 import type {AddressInfo} from "node:net";
 import {afterEach, describe, expect, it} from "vitest";
-import {EvmRpc, RpcError, defaultEvmRpcOptions, type EvmRpcOptions, type RpcErrorKind} from "../../../src/evm/rpc.js";
+import {EvmRpc, RpcError, defaultEvmRpcOptions, type EvmRpcOptions, type RpcErrorKind, timedOut} from "../../../src/evm/rpc.js";
 import {quietLogger} from "../../helpers/sql.js";
 
 interface Req {
@@ -206,6 +206,7 @@ describe("EvmRpc errors", () => {
     expect(err.kind).toBe("transport");
     expect(err.message).toContain(url);
     expect(err.message).toMatch(/ECONNREFUSED/);
+    expect(timedOut(err)).toBe(false);
     expect(errors).toEqual(["transport", "transport", "transport"]);
     expect(Date.now() - started).toBeGreaterThanOrEqual(50 * 0.5 + 100 * 0.5 - 5);
   });
@@ -217,6 +218,7 @@ describe("EvmRpc errors", () => {
     const err = await rejection(client(s.url, {timeoutMs: 150, retries: 1}, errors).call("m", []));
     expect(err.kind).toBe("transport");
     expect(err.message).toContain("timed out after 150 ms");
+    expect(timedOut(err)).toBe(true);
     expect(errors).toEqual(["transport", "transport"]);
     expect(Date.now() - started).toBeLessThan(2000);
     expect(s.requests).toHaveLength(2);
@@ -230,6 +232,7 @@ describe("EvmRpc errors", () => {
     const err = await rejection(client(s.url, {timeoutMs: 150, retries: 0}).call("m", []));
     expect(err.kind).toBe("transport");
     expect(err.message).toContain("timed out after 150 ms");
+    expect(timedOut(err)).toBe(true);
   });
 
   it.each([
@@ -355,6 +358,7 @@ describe("EvmRpc abort", () => {
     const err = await p;
     expect(err.kind).toBe("transport");
     expect(err.message).not.toContain("timed out");
+    expect(timedOut(err)).toBe(false);
     expect(Date.now() - started).toBeLessThan(1000);
     expect(s.requests).toHaveLength(1);
   });

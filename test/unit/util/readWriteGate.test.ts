@@ -71,4 +71,27 @@ describe("ReadWriteGate", () => {
     expect(gate.state()).toEqual({shared: 0, exclusive: false, waiting: 0});
     expect(await gate.exclusive(async () => "next")).toBe("next");
   });
+
+  it("keeps a failed section held for the time its error asks, the caller rejected at once", async () => {
+    const gate = new ReadWriteGate();
+    const gaveUp = Object.assign(new Error("gave up"), {name: "TimeoutError"});
+    const started = performance.now();
+    const held = gate.sharedHeldOnFailure(() => Promise.reject(gaveUp), (e) => ((e as Error).name === "TimeoutError" ? 300 : 0));
+    await expect(held).rejects.toBe(gaveUp);
+    expect(performance.now() - started).toBeLessThan(200);
+    expect(gate.state().shared).toBe(1);
+    const mined = gate.exclusive(async () => performance.now());
+    expect(await mined - started).toBeGreaterThanOrEqual(290);
+    expect(gate.state()).toEqual({shared: 0, exclusive: false, waiting: 0});
+  });
+
+  it("releases at once after a success, or a failure its hold rule lets go", async () => {
+    const gate = new ReadWriteGate();
+    expect(await gate.sharedHeldOnFailure(async () => "traced", () => 60_000)).toBe("traced");
+    await tick();
+    expect(gate.state().shared).toBe(0);
+    await expect(gate.sharedHeldOnFailure(() => Promise.reject(new Error("refused")), () => 0)).rejects.toThrow("refused");
+    await tick();
+    expect(gate.state()).toEqual({shared: 0, exclusive: false, waiting: 0});
+  });
 });
