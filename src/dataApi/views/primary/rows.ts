@@ -77,6 +77,14 @@ export function utxoCreateRow(txId: string, o: TxOutput, place: TxPlace, extra: 
   ];
 }
 
+/**
+ * The type of a stake output once an aborted proposal leaves it a plain UTXO: its own output's, as the codec names it
+ * (txCodec.ts readOutput). Used by the batch being built (Batch.unstake) and by the store (stakingFold abortStaker).
+ */
+export function unstakedType(stakeableLocktime: bigint): string {
+  return stakeableLocktime === 0n ? "TRANSFER" : "STAKEABLE_LOCK";
+}
+
 export const UTXO_CREATE_COLUMNS = [
   {name: "utxo_id", type: "text"},
   {name: "tx_id", type: "text"},

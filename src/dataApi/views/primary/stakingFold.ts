@@ -24,7 +24,7 @@ import {
 } from "./l1.js";
 import {networkConfigFor} from "./networkConfig.js";
 import {advanceTime, currentPriority, pendingPriority, stakerAdded, stakerRewarded, type StakerRecord} from "./stakers.js";
-import {UTXO_CREATE_COLUMNS, jsonSafe, ownerJson, utxoCreateRow, type L1EffectRow, type TxPlace} from "./rows.js";
+import {UTXO_CREATE_COLUMNS, jsonSafe, ownerJson, unstakedType, utxoCreateRow, type L1EffectRow, type TxPlace} from "./rows.js";
 
 interface PendingReward {
   rewardTxId: string;
@@ -196,8 +196,8 @@ export class StakingFold {
     await tx.query("DELETE FROM staker_addresses WHERE tx_id = $1", [txId]);
     await tx.query("DELETE FROM stakers WHERE tx_id = $1", [txId]);
     await tx.query(
-      "UPDATE utxos SET staked = false, utxo_type = CASE WHEN stakeable_locktime <> 0 THEN 'STAKEABLE_LOCK' ELSE 'TRANSFER' END WHERE tx_id = $1 AND staked",
-      [txId],
+      "UPDATE utxos SET staked = false, utxo_type = CASE WHEN stakeable_locktime <> 0 THEN $2 ELSE $3 END WHERE tx_id = $1 AND staked",
+      [txId, unstakedType(1n), unstakedType(0n)],
     );
   }
 

@@ -27,6 +27,7 @@ import {
   ownedAddresses,
   txRow,
   utxoCreateRow,
+  unstakedType,
   vertexRow,
   type TxPlace,
 } from "./rows.js";
@@ -143,8 +144,7 @@ export class Batch {
     for (const row of this.utxoCreates) {
       if (row[UTXO_TX_ID] === txId && row[UTXO_STAKED] === true) {
         row[UTXO_STAKED] = false;
-        // The output's own type, as txCodec.ts names it (a stake output is typed STAKE).
-        row[UTXO_TYPE] = row[UTXO_STAKEABLE_LOCKTIME] === 0n ? "TRANSFER" : "STAKEABLE_LOCK";
+        row[UTXO_TYPE] = unstakedType(row[UTXO_STAKEABLE_LOCKTIME] as bigint);
       }
     }
   }

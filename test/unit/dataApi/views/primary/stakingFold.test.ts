@@ -256,6 +256,8 @@ describeBackends("staking fold", (backend) => {
         expect(await fold_.beforeBlock(tx, block("Proposal", height), T0)).toBeNull();
         await fold_.onTx(tx, ptx(id, "AddValidatorTx", {staker: staker(2_000n * 10n ** 9n)}, [stakeOut(id, 0, 2_000n * 10n ** 9n)]), place(height, height));
         await tx.query("INSERT INTO utxos (utxo_id, tx_id, output_index, created_chain, amount, stakeable_locktime, staked, utxo_type) VALUES ($1, $2, 0, 'P', 1, 0, true, 'STAKE')", [`${id}-stake-0`, id]);
+        // A stake output still under a stakeable lock.
+        await tx.query("INSERT INTO utxos (utxo_id, tx_id, output_index, created_chain, amount, stakeable_locktime, staked, utxo_type) VALUES ($1, $2, 1, 'P', 1, 5, true, 'STAKE')", [`${id}-stake-1`, id]);
       });
     };
     const aborted = txId("aborted");
@@ -265,14 +267,17 @@ describeBackends("staking fold", (backend) => {
     expect(await run((tx) => fold.beforeBlock(tx, block("Abort", 2), T0))).toBe(aborted);
     expect(await stakers()).toEqual([]);
     expect(await sql.query("SELECT count(*)::int4 AS n FROM staker_addresses WHERE tx_id = $1", [aborted])).toEqual([{n: 0}]);
-    expect(await sql.query("SELECT staked, utxo_type FROM utxos WHERE tx_id = $1", [aborted])).toEqual([{staked: false, utxo_type: "TRANSFER"}]);
+    expect(await sql.query("SELECT staked, utxo_type FROM utxos WHERE tx_id = $1 ORDER BY output_index", [aborted])).toEqual([
+      {staked: false, utxo_type: "TRANSFER"},
+      {staked: false, utxo_type: "STAKEABLE_LOCK"},
+    ]);
 
     // A committed one stays, its stake staked.
     const committed = txId("committed");
     await propose(committed, 3);
     expect(await run((tx) => fold.beforeBlock(tx, block("Commit", 4), T0))).toBeNull();
     expect(await stakers()).toEqual([committed]);
-    expect(await sql.query("SELECT staked FROM utxos WHERE tx_id = $1", [committed])).toEqual([{staked: true}]);
+    expect(await sql.query("SELECT staked FROM utxos WHERE tx_id = $1", [committed])).toEqual([{staked: true}, {staked: true}]);
     // A later Abort (of an AdvanceTimeTx, say) does not touch it.
     expect(await run((tx) => fold.beforeBlock(tx, block("Abort", 5), T0))).toBeNull();
     expect(await stakers()).toEqual([committed]);
