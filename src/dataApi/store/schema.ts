@@ -572,4 +572,20 @@ DROP INDEX utxo_spends_by_consuming_tx;
 CREATE INDEX utxo_spends_by_consuming_tx ON utxo_spends USING hash (consuming_tx);
 `,
   },
+  {
+    version: 10,
+    name: "an address's UTXOs in time order",
+    sql: `
+-- An address's UTXOs keyed by creation time: the UTXO list (newest or oldest first) and the rewards list walk an
+-- address's entries in order and stop at the page, where they read every UTXO the address ever had to sort them
+-- (hundreds for a busy address, at page 1 as at the last). The time is the UTXO's, copied: it never changes.
+ALTER TABLE utxo_addresses ADD COLUMN created_ts int8;
+UPDATE utxo_addresses ua SET created_ts = u.created_ts FROM utxos u WHERE u.utxo_id = ua.utxo_id;
+-- Every entry was written with its UTXO's creation: one without is an orphan no list could show.
+DELETE FROM utxo_addresses WHERE created_ts IS NULL;
+ALTER TABLE utxo_addresses ALTER COLUMN created_ts SET NOT NULL;
+ALTER TABLE utxo_addresses DROP CONSTRAINT utxo_addresses_pkey;
+ALTER TABLE utxo_addresses ADD PRIMARY KEY (address, created_ts, utxo_id);
+`,
+  },
 ];

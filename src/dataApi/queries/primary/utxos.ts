@@ -95,37 +95,53 @@ export interface ListUtxosArgs extends PageArgs {
 /** Cursor of the UTXO list: the sort key (creation time or amount) and the UTXO ID, `<key>:<utxoId>`. */
 export async function listUtxoRows(sql: SqlClientLike, args: ListUtxosArgs): Promise<Page<UtxoRow>> {
   const p = new Params();
-  const sortCol = args.sortBy === "amount" ? "u.amount" : "u.created_ts";
+  const byTime = args.sortBy !== "amount";
   const desc = (args.sortOrder ?? "desc") === "desc";
+  const dir = desc ? "DESC" : "ASC";
+  const addresses = p.add(args.addresses);
   const chain = p.add(args.chainId);
   // A chain's UTXOs: created there (not exported), or imported into it. UTXOs exported to it and not yet imported
   // sit in its atomic memory: the balances show them, this list does not.
   const where = [
-    `ua.address = ANY(${p.add(args.addresses)}::bytea[])`,
     `u.created_ts IS NOT NULL`,
     `((u.created_chain = ${chain} AND u.exported_to IS NULL) OR (u.exported_to = ${chain} AND sp.utxo_id IS NOT NULL))`,
   ];
   if (!args.includeSpent) where.push("sp.utxo_id IS NULL");
   if (args.assetId !== undefined) where.push(`u.asset_id = ${p.add(args.assetId)}`);
+  let after: [string, string] | undefined;
   if (args.cursor !== undefined) {
     const i = args.cursor.indexOf(":");
-    const key = p.add(args.cursor.slice(0, i));
-    const id = p.add(args.cursor.slice(i + 1));
-    where.push(`(${sortCol}, u.utxo_id) ${desc ? "<" : ">"} (${key}::numeric, ${id})`);
+    after = [p.add(args.cursor.slice(0, i)), p.add(args.cursor.slice(i + 1))];
   }
-  const dir = desc ? "DESC" : "ASC";
-  const rows = await sql.query<UtxoRow>(
-    `SELECT DISTINCT ON (${sortCol}, u.utxo_id) ${UTXO_COLUMNS}
-     FROM utxo_addresses ua JOIN utxos u ON u.utxo_id = ua.utxo_id ${SPEND_JOIN} ${STAKER_JOIN}
-     WHERE ${where.join(" AND ")}
-     ORDER BY ${sortCol} ${dir}, u.utxo_id ${dir} LIMIT ${p.add(args.pageSize + 1)}`,
-    p.values
-  );
+  const limit = p.add(args.pageSize + 1);
+  const rows = byTime
+    ? // Each address's UTXOs walked in time order (utxo_addresses' key) up to a page of those that pass the filters;
+      // the page is the first of their union, a UTXO of several of the addresses once.
+      await sql.query<UtxoRow>(
+        `SELECT DISTINCT ON (k.created_ts, k.utxo_id) k.*
+         FROM unnest(${addresses}::bytea[]) AS a(address)
+         CROSS JOIN LATERAL (
+           SELECT ${UTXO_COLUMNS}
+           FROM utxo_addresses ua JOIN utxos u ON u.utxo_id = ua.utxo_id ${SPEND_JOIN} ${STAKER_JOIN}
+           WHERE ua.address = a.address AND ${where.join(" AND ")}${after ? ` AND (ua.created_ts, ua.utxo_id) ${desc ? "<" : ">"} (${after[0]}::int8, ${after[1]})` : ""}
+           ORDER BY ua.created_ts ${dir}, ua.utxo_id ${dir} LIMIT ${limit}
+         ) k
+         ORDER BY k.created_ts ${dir}, k.utxo_id ${dir} LIMIT ${limit}`,
+        p.values
+      )
+    : // By amount: every UTXO of the addresses that passes the filters, sorted.
+      await sql.query<UtxoRow>(
+        `SELECT DISTINCT ON (u.amount, u.utxo_id) ${UTXO_COLUMNS}
+         FROM utxo_addresses ua JOIN utxos u ON u.utxo_id = ua.utxo_id ${SPEND_JOIN} ${STAKER_JOIN}
+         WHERE ua.address = ANY(${addresses}::bytea[]) AND ${where.join(" AND ")}${after ? ` AND (u.amount, u.utxo_id) ${desc ? "<" : ">"} (${after[0]}::numeric, ${after[1]})` : ""}
+         ORDER BY u.amount ${dir}, u.utxo_id ${dir} LIMIT ${limit}`,
+        p.values
+      );
   const more = rows.length > args.pageSize;
   const items = rows.slice(0, args.pageSize);
   if (!more) return {items};
   const last = items[items.length - 1];
-  return {items, nextCursor: `${String(args.sortBy === "amount" ? last.amount : last.created_ts)}:${last.utxo_id}`};
+  return {items, nextCursor: `${String(byTime ? last.created_ts : last.amount)}:${last.utxo_id}`};
 }
 
 /** The P-chain UTXOs of addresses (Glacier `ListPChainUtxosResponse.utxos`). */

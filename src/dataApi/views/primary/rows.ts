@@ -2,6 +2,7 @@
  * Rows of the primary-network tables made from decoded containers (schema.ts says what each column holds). Pure:
  * the view (view.ts) decides what to look up and writes them; nothing here touches the store.
  */
+import type {BulkColumn} from "../../store/bulk.js";
 import {bytesToHex} from "../../../util/hex.js";
 import type {Credential, Owner, PrimaryContainer, PrimaryTx, TxOutput} from "./model.js";
 
@@ -122,6 +123,12 @@ export const UTXO_CONSUME_COLUMNS = [
   {name: "consuming_ts", type: "int8"},
   {name: "credentials", type: "jsonb"},
 ] as const;
+
+/** An address a transaction touches: a `tx_addresses` row. */
+export const TX_ADDRESS_COLUMNS: BulkColumn[] = [{name: "chain", type: "text"}, {name: "address", type: "bytea"}, {name: "seq", type: "int8"}];
+
+/** An owner of a UTXO, with the UTXO's creation time (the order an address's UTXOs are listed in): a `utxo_addresses` row. */
+export const UTXO_ADDRESS_COLUMNS: BulkColumn[] = [{name: "address", type: "bytea"}, {name: "created_ts", type: "int8"}, {name: "utxo_id", type: "text"}];
 
 export const TX_COLUMNS = [
   {name: "chain", type: "text"},

@@ -24,7 +24,7 @@ import {
 } from "./l1.js";
 import {networkConfigFor} from "./networkConfig.js";
 import {advanceTime, currentPriority, pendingPriority, stakerAdded, stakerRewarded, type StakerRecord} from "./stakers.js";
-import {UTXO_CREATE_COLUMNS, jsonSafe, ownerJson, unstakedType, utxoCreateRow, type L1EffectRow, type TxPlace} from "./rows.js";
+import {TX_ADDRESS_COLUMNS, UTXO_ADDRESS_COLUMNS, UTXO_CREATE_COLUMNS, jsonSafe, ownerJson, unstakedType, utxoCreateRow, type L1EffectRow, type TxPlace} from "./rows.js";
 
 interface PendingReward {
   rewardTxId: string;
@@ -466,13 +466,13 @@ export class StakingFold {
       if (pay.amount <= 0n) continue;
       const o = transferOutput(p.stakingTxId, first + pay.outputOffset, avax, pay.amount, pay.owner);
       creates.push(utxoCreateRow(p.stakingTxId, o, place, {rewardType: pay.rewardType}));
-      for (const a of pay.owner.addresses) addrs.push([a, o.utxoId]);
+      for (const a of pay.owner.addresses) addrs.push([a, place.ts, o.utxoId]);
     }
     await bulkInsert(tx, "utxos", UTXO_CREATE_COLUMNS as unknown as BulkColumn[], creates, {onConflict: "DO NOTHING"});
-    await bulkInsert(tx, "utxo_addresses", [{name: "address", type: "bytea"}, {name: "utxo_id", type: "text"}], addrs, {onConflict: "DO NOTHING"});
+    await bulkInsert(tx, "utxo_addresses", UTXO_ADDRESS_COLUMNS, addrs, {onConflict: "DO NOTHING"});
     // The reward transaction is listed under the addresses it pays.
     const touched = result.payouts.flatMap((pay) => pay.owner.addresses.map((a) => ["P", a, place.seq]));
-    await bulkInsert(tx, "tx_addresses", [{name: "chain", type: "text"}, {name: "address", type: "bytea"}, {name: "seq", type: "int8"}], touched, {onConflict: "DO NOTHING"});
+    await bulkInsert(tx, "tx_addresses", TX_ADDRESS_COLUMNS, touched, {onConflict: "DO NOTHING"});
   }
 
   /** A converted or registered L1 validator with its `end_accumulated_fee` (l1.ts): active when funded. */

@@ -17,7 +17,9 @@ import {DecodePool, type DecodeResult} from "./decodePool.js";
 import type {GenesisState, PrimaryContainer, PrimaryTx, TxOutput} from "./model.js";
 import {
   BLOCK_COLUMNS,
+  TX_ADDRESS_COLUMNS,
   TX_COLUMNS,
+  UTXO_ADDRESS_COLUMNS,
   UTXO_CONSUME_COLUMNS,
   UTXO_CREATE_COLUMNS,
   VERTEX_COLUMNS,
@@ -593,7 +595,7 @@ export class PrimaryView {
     batch.utxoCreates.push(utxoCreateRow(txId, o, place, extra));
     batch.createdOwners.set(o.utxoId, o.owner.addresses);
     this.recentOwners.add(o.utxoId, o.owner.addresses);
-    for (const a of distinctBytes(o.owner.addresses)) batch.utxoAddresses.push([a, o.utxoId]);
+    for (const a of distinctBytes(o.owner.addresses)) batch.utxoAddresses.push([a, place.ts, o.utxoId]);
   }
 
   private async write(tx: SqlTx, b: Batch): Promise<void> {
@@ -649,9 +651,7 @@ export class PrimaryView {
   }
 }
 
-const TX_ADDRESS_COLUMNS: BulkColumn[] = [{name: "chain", type: "text"}, {name: "address", type: "bytea"}, {name: "seq", type: "int8"}];
 const ASSET_TX_COLUMNS: BulkColumn[] = [{name: "asset_id", type: "text"}, {name: "seq", type: "int8"}];
-const UTXO_ADDRESS_COLUMNS: BulkColumn[] = [{name: "address", type: "bytea"}, {name: "utxo_id", type: "text"}];
 const META_COLUMNS: BulkColumn[] = [{name: "key", type: "text"}, {name: "value", type: "text"}];
 
 /** The upsert of the view's state entries into `data_api_meta`. */

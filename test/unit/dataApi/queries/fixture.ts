@@ -185,7 +185,8 @@ export async function seedPrimary(db: TestDb): Promise<void> {
     for (const a of as) await db.insert("tx_addresses", {chain: "P", address: a, seq});
   };
   const owns = async (utxoId: string, ...as: Uint8Array[]): Promise<void> => {
-    for (const a of as) await db.insert("utxo_addresses", {address: a, utxo_id: utxoId});
+    const [{created_ts}] = await db.query<{created_ts: bigint}>("SELECT created_ts FROM utxos WHERE utxo_id = $1", [utxoId]);
+    for (const a of as) await db.insert("utxo_addresses", {address: a, created_ts, utxo_id: utxoId});
   };
   const spent = (seq: number): Record<string, unknown> => ({
     consumed_chain: P_ID, consuming_tx: `ptx${seq}`, consuming_block: `pblk${seq}`, consuming_height: seq,
@@ -291,8 +292,8 @@ export async function seedXC(db: TestDb): Promise<void> {
     utxo_id: "xi0", tx_id: "xImport", output_index: 0, created_chain: X_ID, created_seq: 2, created_block: "xblk7",
     created_height: 7, created_ts: 1035, amount: "598", addresses: [BOB_HEX], locktime: 2000,
   }));
-  await db.insert("utxo_addresses", {address: ewoq, utxo_id: "xc0"});
-  await db.insert("utxo_addresses", {address: bob, utxo_id: "xi0"});
+  await db.insert("utxo_addresses", {address: ewoq, created_ts: 1003, utxo_id: "xc0"});
+  await db.insert("utxo_addresses", {address: bob, created_ts: 1035, utxo_id: "xi0"});
   // C export of 50 from ewoq's EVM address: 49 exported to P (not yet imported there), 1 burned.
   await db.insert("txs", {
     chain: "C", seq: 1, tx_id: "cExport", tx_type: "ExportTx", block_id: "0x" + "ab".repeat(32), block_height: 1,
@@ -305,7 +306,7 @@ export async function seedXC(db: TestDb): Promise<void> {
     utxo_id: "ce0", tx_id: "cExport", output_index: 0, created_chain: C_ID, created_seq: 1, created_height: 1,
     created_ts: 1036, amount: "49", addresses: [EWOQ_HEX], exported_to: P_ID,
   }));
-  await db.insert("utxo_addresses", {address: ewoq, utxo_id: "ce0"});
+  await db.insert("utxo_addresses", {address: ewoq, created_ts: 1036, utxo_id: "ce0"});
 }
 
 export const CAROL_HEX = "00000000000000000000000000000000000000c0";
@@ -332,7 +333,7 @@ export async function seedStakers(db: TestDb): Promise<void> {
     utxo_id: "r0", tx_id: "pold", output_index: 1, created_height: 0, created_ts: 900, amount: "7", addresses: [CAROL_HEX],
     reward_type: "VALIDATOR",
   }));
-  await db.insert("utxo_addresses", {address: hexBytes(CAROL_HEX), utxo_id: "r0"});
+  await db.insert("utxo_addresses", {address: hexBytes(CAROL_HEX), created_ts: 900, utxo_id: "r0"});
 }
 
 /** Two subnets (one converted to an L1 with an EVM chain) and two L1 validators (one removed). */

@@ -226,8 +226,26 @@ describe("P-chain UTXOs", () => {
     expect(spent.items.map((u) => u.utxoId)).toEqual(["u4", "u1a", "x5"]);
   });
 
+  it("pages the UTXOs of several addresses in time order, each UTXO once", async () => {
+    const both = [hexBytes(EWOQ_HEX), hexBytes(BOB_HEX)];
+    const ids = (us: Array<{utxoId: string}>): string[] => us.map((u) => u.utxoId);
+    const whole = ids((await listPChainUtxos(db, NET, {pageSize: 100, addresses: both, includeSpent: true})).items);
+    expect(whole).toEqual(["u4", "u2", "s2", "u1b", "u1a", "x5", "g0"]);
+    const paged = await allPages((cursor) => listPChainUtxos(db, NET, {pageSize: 2, cursor, addresses: both, includeSpent: true}));
+    expect(paged.items.flat().map((u) => u.utxoId)).toEqual(whole);
+    const asc = await allPages((cursor) => listPChainUtxos(db, NET, {pageSize: 3, cursor, addresses: both, includeSpent: true, sortOrder: "asc"}));
+    expect(asc.items.flat().map((u) => u.utxoId)).toEqual([...whole].reverse());
+  });
+
   it("uses an index", async () => {
     await expectIndexed((sql) => listPChainUtxos(sql, NET, {pageSize: 2, cursor: "1020:u2", addresses: [hexBytes(EWOQ_HEX)]}));
+    await expectIndexed((sql) => listPChainUtxos(sql, NET, {pageSize: 2, cursor: "1020:u2", addresses: [hexBytes(EWOQ_HEX)], sortBy: "amount"}));
+    // An address's UTXOs are walked in the order of utxo_addresses' key, not read whole and sorted.
+    const rec = new RecordingClient(db);
+    await listPChainUtxos(rec, NET, {pageSize: 2, cursor: "1020:u2", addresses: [hexBytes(EWOQ_HEX), hexBytes(BOB_HEX)]});
+    const plan = await db.explain(rec.statements[0]!.sql, rec.statements[0]!.params);
+    expect(plan, plan).toMatch(/Index (Only )?Scan Backward using utxo_addresses_pkey/);
+    expect(plan.split("\n").filter((l) => /(^|->)\s*(Incremental )?Sort\s+\(cost/.test(l)), plan).toHaveLength(1);
   });
 });
 

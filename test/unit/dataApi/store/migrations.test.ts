@@ -91,4 +91,19 @@ describeBackends("migrate", (backend) => {
     // A text parameter (default collation) still compares with the columns, in joins and in filters.
     expect(await db.query("SELECT count(*)::int4 AS n FROM utxos u LEFT JOIN utxo_spends s ON s.utxo_id = u.utxo_id WHERE u.utxo_id = ANY($1::text[])", [["a3", "B1"]])).toEqual([{n: 2}]);
   });
+
+  it("keys an address's UTXOs by their creation time (schema 10), from the UTXOs folded before", async () => {
+    await migrate(db, MIGRATIONS.filter((m) => m.version < 10), modules);
+    const a = new Uint8Array(20).fill(7);
+    for (const [id, ts] of [["old", 10], ["new", 20]] as const) {
+      await db.query("INSERT INTO utxos (utxo_id, tx_id, output_index, created_chain, created_ts) VALUES ($1, 't', 0, 'P', $2)", [id, ts]);
+      await db.query("INSERT INTO utxo_addresses (address, utxo_id) VALUES ($1, $2)", [a, id]);
+    }
+    await migrate(db, MIGRATIONS, modules);
+    expect(await db.query("SELECT utxo_id, created_ts FROM utxo_addresses ORDER BY address, created_ts DESC, utxo_id DESC")).toEqual([
+      {utxo_id: "new", created_ts: 20n},
+      {utxo_id: "old", created_ts: 10n},
+    ]);
+    await expect(db.query("INSERT INTO utxo_addresses (address, created_ts, utxo_id) VALUES ($1, 20, 'new')", [a])).rejects.toThrow(/duplicate key/);
+  });
 });
