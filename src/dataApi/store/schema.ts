@@ -576,15 +576,21 @@ CREATE INDEX utxo_spends_by_consuming_tx ON utxo_spends USING hash (consuming_tx
     version: 10,
     name: "an address's UTXOs in time order",
     sql: `
--- An address's UTXOs keyed by creation time: the UTXO list (newest or oldest first) and the rewards list walk an
--- address's entries in order and stop at the page, where they read every UTXO the address ever had to sort them
--- (hundreds for a busy address, at page 1 as at the last). The time is the UTXO's, copied: it never changes.
-ALTER TABLE utxo_addresses ADD COLUMN created_ts int8;
-UPDATE utxo_addresses ua SET created_ts = u.created_ts FROM utxos u WHERE u.utxo_id = ua.utxo_id;
--- Every entry was written with its UTXO's creation: one without is an orphan no list could show.
-DELETE FROM utxo_addresses WHERE created_ts IS NULL;
-ALTER TABLE utxo_addresses ALTER COLUMN created_ts SET NOT NULL;
-ALTER TABLE utxo_addresses DROP CONSTRAINT utxo_addresses_pkey;
+-- An address's UTXOs keyed by creation time: the UTXO list (newest or oldest first) walks an address's entries in
+-- order and stops at the page, where it read every UTXO the address ever had to sort them (hundreds for a busy
+-- address, at page 1 as at the last). The time is the UTXO's, copied: it never changes.
+-- A new table rather than an UPDATE of every row, which would leave a dead copy of each behind (PGlite runs no
+-- vacuum); its key is built once, over the rows in place. Every entry was written with its UTXO's creation: one
+-- without is an orphan no list could show, and is not copied.
+CREATE TABLE utxo_addresses_by_time (
+  address bytea NOT NULL,
+  created_ts int8 NOT NULL,
+  utxo_id text COLLATE "C" NOT NULL
+);
+INSERT INTO utxo_addresses_by_time
+  SELECT ua.address, u.created_ts, ua.utxo_id FROM utxo_addresses ua JOIN utxos u ON u.utxo_id = ua.utxo_id WHERE u.created_ts IS NOT NULL;
+DROP TABLE utxo_addresses;
+ALTER TABLE utxo_addresses_by_time RENAME TO utxo_addresses;
 ALTER TABLE utxo_addresses ADD PRIMARY KEY (address, created_ts, utxo_id);
 `,
   },
