@@ -65,6 +65,9 @@ export function applicationName(): string {
 
 // ---- PGlite ----
 
+/** A message of PostgreSQL's wire protocol as PGlite parses it. */
+type BackendMessage = Parameters<typeof pgliteParse.parseResults>[0][number];
+
 const OID_INT8 = 20;
 const OID_INT8_ARRAY = 1016;
 const OID_BYTEA = 17;
@@ -89,8 +92,11 @@ export class PgliteSqlClient implements SqlClient {
     return new PgliteSqlClient(db, dataDir);
   }
 
-  /** Statement texts prepared under a name (see `prepared`), with their parameters' type OIDs. */
-  private readonly statements = new Map<string, {name: string; types: number[]}>();
+  /**
+   * Statement texts prepared under a name (see `prepared`), with their parameters' type OIDs and the description of
+   * their rows (undefined for a statement without rows).
+   */
+  private readonly statements = new Map<string, {name: string; types: number[]; rows: BackendMessage | undefined}>();
   private prepares = 0;
 
   async query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]> {
@@ -149,7 +155,7 @@ export class PgliteSqlClient implements SqlClient {
         } finally {
           await this.db.execProtocol(serialize.sync());
         }
-        st = {name, types: pgliteParse.parseDescribeStatementResults(described)};
+        st = {name, types: pgliteParse.parseDescribeStatementResults(described), rows: described.find((m) => m.name === "rowDescription")};
         this.statements.set(text, st);
       }
       const types = st.types;
@@ -158,15 +164,12 @@ export class PgliteSqlClient implements SqlClient {
         const serializer = this.db.serializers[types[i]!];
         return serializer ? serializer(v) : String(v);
       });
-      const messages = [];
-      try {
-        messages.push(...(await this.db.execProtocol(serialize.bind({statement: st.name, values}))).messages);
-        messages.push(...(await this.db.execProtocol(serialize.describe({type: "P"}))).messages);
-        messages.push(...(await this.db.execProtocol(serialize.execute({}))).messages);
-      } finally {
-        messages.push(...(await this.db.execProtocol(serialize.sync())).messages);
-      }
-      return (pgliteParse.parseResults(messages, this.db.parsers)[0]?.rows ?? []) as T[];
+      // Bind, execute and sync in one call: PGlite runs every message it is given before it returns, and each call
+      // costs a round of its own (and a file-system sync it awaits). After an error PostgreSQL skips to the sync, so
+      // the session is ready for the next statement either way. The rows are described by the statement's
+      // description, read when it was prepared: the portal's, with text results, is the same.
+      const {messages} = await this.db.execProtocol(Buffer.concat([serialize.bind({statement: st.name, values}), serialize.execute({}), serialize.sync()]));
+      return (pgliteParse.parseResults(st.rows ? [st.rows, ...messages] : messages, this.db.parsers)[0]?.rows ?? []) as T[];
     } catch (e) {
       // Prepared before its tables changed: prepare it afresh, once.
       if (retried || !stalePreparedStatement(e)) throw e;
