@@ -20,7 +20,9 @@ const CREATION_COLUMNS =
   "u.locktime, u.stakeable_locktime, u.staked, u.utxo_type, u.group_id, u.payload, u.exported_to, u.reward_type, u.staking_end";
 const UTXO_COLUMNS = `u.utxo_id, u.tx_id, u.output_index, ${CREATION_COLUMNS}, ${SPEND_COLUMNS}, s.start_ts AS staker_start`;
 const SPEND_JOIN = "LEFT JOIN utxo_spends sp ON sp.utxo_id = u.utxo_id";
-const STAKER_JOIN = "LEFT JOIN stakers s ON u.staked AND s.tx_id = u.tx_id";
+// A lateral read gated on u.staked, kept a subquery (OFFSET 0): as a plain join condition, stakers' key was probed
+// for every UTXO and what it found dropped for the unstaked ones (40 of a transaction page's 249 buffer reads).
+const STAKER_JOIN = "LEFT JOIN LATERAL (SELECT start_ts FROM stakers WHERE u.staked AND tx_id = u.tx_id OFFSET 0) s ON true";
 
 /**
  * The UTXOs the given transactions emit (by creating tx) and consume (by consuming tx), in one query: a page's
