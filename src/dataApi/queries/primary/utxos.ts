@@ -118,17 +118,19 @@ export async function listUtxoRows(sql: SqlClientLike, args: ListUtxosArgs): Pro
   const limit = p.add(args.pageSize + 1);
   const rows = byTime
     ? // Each address's UTXOs walked in time order (utxo_addresses' key) up to a page of those that pass the filters;
-      // the page is the first of their union, a UTXO of several of the addresses once.
-      await sql.query<UtxoRow>(
-        `SELECT DISTINCT ON (k.created_ts, k.utxo_id) k.*
+      // the page is the first of their union, a UTXO of several of the addresses once. Sorted and paged by the
+      // entry's own time, the key walked: the UTXO's, unless a database that repeats a transaction gave an entry the
+      // repeat's (the UTXO is then listed at both times, and none is skipped).
+      await sql.query<UtxoRow & {listed_ts: bigint}>(
+        `SELECT DISTINCT ON (k.listed_ts, k.utxo_id) k.*
          FROM unnest(${addresses}::bytea[]) AS a(address)
          CROSS JOIN LATERAL (
-           SELECT ${UTXO_COLUMNS}
+           SELECT ${UTXO_COLUMNS}, ua.created_ts AS listed_ts
            FROM utxo_addresses ua JOIN utxos u ON u.utxo_id = ua.utxo_id ${SPEND_JOIN} ${STAKER_JOIN}
            WHERE ua.address = a.address AND ${where.join(" AND ")}${after ? ` AND (ua.created_ts, ua.utxo_id) ${desc ? "<" : ">"} (${after[0]}::int8, ${after[1]})` : ""}
            ORDER BY ua.created_ts ${dir}, ua.utxo_id ${dir} LIMIT ${limit}
          ) k
-         ORDER BY k.created_ts ${dir}, k.utxo_id ${dir} LIMIT ${limit}`,
+         ORDER BY k.listed_ts ${dir}, k.utxo_id ${dir} LIMIT ${limit}`,
         p.values
       )
     : // By amount: every UTXO of the addresses that passes the filters, sorted.
@@ -143,7 +145,7 @@ export async function listUtxoRows(sql: SqlClientLike, args: ListUtxosArgs): Pro
   const items = rows.slice(0, args.pageSize);
   if (!more) return {items};
   const last = items[items.length - 1];
-  return {items, nextCursor: `${String(byTime ? last.created_ts : last.amount)}:${last.utxo_id}`};
+  return {items, nextCursor: `${String(byTime ? (last as UtxoRow & {listed_ts?: bigint}).listed_ts : last.amount)}:${last.utxo_id}`};
 }
 
 /** The P-chain UTXOs of addresses (Glacier `ListPChainUtxosResponse.utxos`). */

@@ -79,8 +79,8 @@ export function utxoCreateRow(txId: string, o: TxOutput, place: TxPlace, extra: 
 }
 
 /**
- * The type of a stake output once an aborted proposal leaves it a plain UTXO: its own output's, as the codec names it
- * (txCodec.ts readOutput). Used by the batch being built (Batch.unstake) and by the store (stakingFold abortStaker).
+ * The type of a stake output once an aborted proposal leaves it a plain UTXO, by its stakeable locktime (a locked
+ * output while it has one). Used by the batch being built (Batch.unstake) and by the store (stakingFold abortStaker).
  */
 export function unstakedType(stakeableLocktime: bigint): string {
   return stakeableLocktime === 0n ? "TRANSFER" : "STAKEABLE_LOCK";

@@ -237,6 +237,17 @@ describe("P-chain UTXOs", () => {
     expect(asc.items.flat().map((u) => u.utxoId)).toEqual([...whole].reverse());
   });
 
+  it("pages on the owner entry's time when a repeated transaction gave a UTXO a second entry", async () => {
+    const dave = hexBytes("00000000000000000000000000000000000000da");
+    const utxo = (id: string, ts: number): Promise<void> =>
+      db.insert("utxos", {utxo_id: id, tx_id: `tx-${id}`, output_index: 0, created_chain: P_ID, created_ts: ts, asset_id: AVAX, amount: "1", addresses: ["00000000000000000000000000000000000000da"], threshold: 1, locktime: 0, stakeable_locktime: 0, staked: false, utxo_type: "TRANSFER"});
+    await utxo("dup", 1500);
+    await utxo("mid", 2000);
+    for (const [id, ts] of [["dup", 1500], ["mid", 2000], ["dup", 2500]] as const) await db.insert("utxo_addresses", {address: dave, created_ts: ts, utxo_id: id});
+    const paged = await allPages((cursor) => listPChainUtxos(db, NET, {pageSize: 1, cursor, addresses: [dave]}));
+    expect(paged.items.flat().map((u) => u.utxoId)).toEqual(["dup", "mid", "dup"]);
+  });
+
   it("uses an index", async () => {
     await expectIndexed((sql) => listPChainUtxos(sql, NET, {pageSize: 2, cursor: "1020:u2", addresses: [hexBytes(EWOQ_HEX)]}));
     await expectIndexed((sql) => listPChainUtxos(sql, NET, {pageSize: 2, cursor: "1020:u2", addresses: [hexBytes(EWOQ_HEX)], sortBy: "amount"}));
