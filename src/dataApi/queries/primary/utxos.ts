@@ -23,6 +23,8 @@ const SPEND_JOIN = "LEFT JOIN utxo_spends sp ON sp.utxo_id = u.utxo_id";
 // A lateral read gated on u.staked, kept a subquery (OFFSET 0): as a plain join condition, stakers' key was probed
 // for every UTXO and what it found dropped for the unstaked ones (40 of a transaction page's 249 buffer reads).
 const STAKER_JOIN = "LEFT JOIN LATERAL (SELECT start_ts FROM stakers WHERE u.staked AND tx_id = u.tx_id OFFSET 0) s ON true";
+/** The UTXOs of the owners in `utxo_addresses ua`, with their spends and stakers: the address lists' source. */
+const OWNED_UTXOS = `utxo_addresses ua JOIN utxos u ON u.utxo_id = ua.utxo_id ${SPEND_JOIN} ${STAKER_JOIN}`;
 
 /**
  * The UTXOs the given transactions emit (by creating tx) and consume (by consuming tx), in one query: a page's
@@ -121,12 +123,12 @@ export async function listUtxoRows(sql: SqlClientLike, args: ListUtxosArgs): Pro
       // the page is the first of their union, a UTXO of several of the addresses once. Sorted and paged by the
       // entry's own time, the key walked: the UTXO's, unless a database that repeats a transaction gave an entry the
       // repeat's (the UTXO is then listed at both times, and none is skipped).
-      await sql.query<UtxoRow & {listed_ts: bigint}>(
+      await sql.query<UtxoRow & {listed_ts?: bigint}>(
         `SELECT DISTINCT ON (k.listed_ts, k.utxo_id) k.*
          FROM unnest(${addresses}::bytea[]) AS a(address)
          CROSS JOIN LATERAL (
            SELECT ${UTXO_COLUMNS}, ua.created_ts AS listed_ts
-           FROM utxo_addresses ua JOIN utxos u ON u.utxo_id = ua.utxo_id ${SPEND_JOIN} ${STAKER_JOIN}
+           FROM ${OWNED_UTXOS}
            WHERE ua.address = a.address AND ${where.join(" AND ")}${after ? ` AND (ua.created_ts, ua.utxo_id) ${desc ? "<" : ">"} (${after[0]}::int8, ${after[1]})` : ""}
            ORDER BY ua.created_ts ${dir}, ua.utxo_id ${dir} LIMIT ${limit}
          ) k
@@ -134,9 +136,9 @@ export async function listUtxoRows(sql: SqlClientLike, args: ListUtxosArgs): Pro
         p.values
       )
     : // By amount: every UTXO of the addresses that passes the filters, sorted.
-      await sql.query<UtxoRow>(
+      await sql.query<UtxoRow & {listed_ts?: bigint}>(
         `SELECT DISTINCT ON (u.amount, u.utxo_id) ${UTXO_COLUMNS}
-         FROM utxo_addresses ua JOIN utxos u ON u.utxo_id = ua.utxo_id ${SPEND_JOIN} ${STAKER_JOIN}
+         FROM ${OWNED_UTXOS}
          WHERE ua.address = ANY(${addresses}::bytea[]) AND ${where.join(" AND ")}${after ? ` AND (u.amount, u.utxo_id) ${desc ? "<" : ">"} (${after[0]}::numeric, ${after[1]})` : ""}
          ORDER BY u.amount ${dir}, u.utxo_id ${dir} LIMIT ${limit}`,
         p.values
@@ -145,7 +147,7 @@ export async function listUtxoRows(sql: SqlClientLike, args: ListUtxosArgs): Pro
   const items = rows.slice(0, args.pageSize);
   if (!more) return {items};
   const last = items[items.length - 1];
-  return {items, nextCursor: `${String(byTime ? (last as UtxoRow & {listed_ts?: bigint}).listed_ts : last.amount)}:${last.utxo_id}`};
+  return {items, nextCursor: `${String(byTime ? last.listed_ts : last.amount)}:${last.utxo_id}`};
 }
 
 /** The P-chain UTXOs of addresses (Glacier `ListPChainUtxosResponse.utxos`). */
@@ -164,7 +166,7 @@ export async function listPChainUtxos(
 export async function unspentUtxoRows(sql: SqlClientLike, chainId: string, addresses: Uint8Array[]): Promise<UtxoRow[]> {
   return sql.query<UtxoRow>(
     `SELECT DISTINCT ON (u.utxo_id) ${UTXO_COLUMNS}
-     FROM utxo_addresses ua JOIN utxos u ON u.utxo_id = ua.utxo_id ${SPEND_JOIN} ${STAKER_JOIN}
+     FROM ${OWNED_UTXOS}
      WHERE ua.address = ANY($1::bytea[]) AND sp.utxo_id IS NULL AND u.created_ts IS NOT NULL
        AND ((u.created_chain = $2 AND u.exported_to IS NULL) OR u.exported_to = $2)
      ORDER BY u.utxo_id`,
