@@ -20,7 +20,8 @@ export class ReadWriteGate {
    */
   sharedHeldOnFailure<T>(fn: () => Promise<T>, hold: (error: unknown) => number): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      void this.shared(async () => {
+      // A throwing `hold` releases the section at once; the caller already has fn's error (a second reject is a no-op).
+      this.shared(async () => {
         try {
           resolve(await fn());
         } catch (e) {
@@ -29,7 +30,7 @@ export class ReadWriteGate {
           // Unref'd: a process on its way out does not wait for it.
           if (ms > 0) await new Promise<void>((r) => setTimeout(r, ms).unref());
         }
-      });
+      }).catch(reject);
     });
   }
 

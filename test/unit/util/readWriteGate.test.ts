@@ -91,6 +91,11 @@ describe("ReadWriteGate", () => {
     await tick();
     expect(gate.state().shared).toBe(0);
     await expect(gate.sharedHeldOnFailure(() => Promise.reject(new Error("refused")), () => 0)).rejects.toThrow("refused");
+    // A hold rule that throws lets go at once, the caller holding fn's own error.
+    const broken = (): number => {
+      throw new Error("hold broke");
+    };
+    await expect(gate.sharedHeldOnFailure(() => Promise.reject(new Error("refused")), broken)).rejects.toThrow("refused");
     await tick();
     expect(gate.state()).toEqual({shared: 0, exclusive: false, waiting: 0});
   });
