@@ -8,7 +8,7 @@ import {AvaextNode} from "../node.js";
 import {packageInfo} from "../util/packageInfo.js";
 import {ConfigError, resolveConfig} from "./config.js";
 import {FLAGS, envName, type AvaextConfig} from "./flags.js";
-import {tuneV8} from "./v8.js";
+import {tuneV8, type V8Tuning} from "./v8.js";
 import {rebuildFromConfig} from "../dataApi/rebuildCommand.js";
 
 
@@ -49,7 +49,7 @@ export async function run(argv: string[]): Promise<void> {
   if (argv[0] === "data-api") return runDataApiCommand(argv.slice(1));
   const config = configOrExit(argv);
 
-  tuneV8({pretenuring: config["v8-pretenuring"]});
+  tuneV8(v8Tuning(config));
   let node: AvaextNode;
   try {
     node = await AvaextNode.create(config);
@@ -110,6 +110,7 @@ async function runDataApiCommand(argv: string[]): Promise<void> {
     process.exit(EXIT_BAD_INPUT);
   }
   const config = configOrExit(argv.slice(1));
+  tuneV8(v8Tuning(config));
   try {
     const r = await rebuildFromConfig(config);
     process.stdout.write(`data API rebuilt: ${r.containers} containers folded in ${r.seconds.toFixed(1)} s\n`);
@@ -118,6 +119,10 @@ async function runDataApiCommand(argv: string[]): Promise<void> {
     process.stderr.write(`avaext: data-api rebuild: ${(e as Error).message}\n`);
     process.exit(EXIT_FATAL);
   }
+}
+
+function v8Tuning(config: AvaextConfig): V8Tuning {
+  return {pretenuring: config["v8-pretenuring"], heapGrowingPercent: config["v8-heap-growing-percent"]};
 }
 
 function camel(flag: string): string {

@@ -5,16 +5,28 @@
 import v8 from "node:v8";
 
 const PRETENURING = "allocation-site-pretenuring";
+const HEAP_GROWING = "heap-growing-percent";
 
 export interface V8Tuning {
   /** `--v8-pretenuring`: keep V8's allocation-site pretenuring (its default) instead of turning it off. */
   pretenuring: boolean;
+  /** `--v8-heap-growing-percent`: how far past the live heap V8 lets the heap grow before its next full GC; 0 = V8's own factor. */
+  heapGrowingPercent: number;
 }
 
 /**
- * Turns off V8's allocation-site pretenuring unless `--v8-pretenuring` asks to keep it, or Node was started with
- * `--[no-]allocation-site-pretenuring` (Node refuses that flag in NODE_OPTIONS, so only its command line counts).
- * Returns the V8 flags set.
+ * Applies `t` and returns the V8 flags set. A flag Node was started with, in any spelling
+ * (`node --heap-growing-percent=50 ...`, `--no-allocation-site-pretenuring`), is the operator's choice and is left alone.
+ */
+export function tuneV8(t: V8Tuning, execArgv: readonly string[] = process.execArgv, setFlags = (f: string) => v8.setFlagsFromString(f)): string[] {
+  const flags = [...pretenuring(t), ...heapGrowing(t)].filter((f) => !operatorChose(f.replace(/^--(no-)?|=.*$/g, ""), execArgv));
+  for (const f of flags) setFlags(f);
+  return flags;
+}
+
+/**
+ * Turns off V8's allocation-site pretenuring unless `--v8-pretenuring` asks to keep it (Node refuses that flag in
+ * NODE_OPTIONS, so only its command line can set it otherwise).
  *
  * Why: under load, V8 decided that object literals allocated on every request (json-rpc-2.0's transpiled
  * generator state, our envelopes) were long-lived and allocated them in the old generation, where they die:
@@ -24,11 +36,20 @@ export interface V8Tuning {
  * ingest keeps its rate and RSS. V8 reads the flag when it allocates and collects, so it takes full effect when
  * set after the modules are loaded (measured: no old-generation garbage left per call).
  */
-export function tuneV8(t: V8Tuning, execArgv: readonly string[] = process.execArgv, setFlags = (f: string) => v8.setFlagsFromString(f)): string[] {
-  if (t.pretenuring || operatorChose(PRETENURING, execArgv)) return [];
-  const flag = `--no-${PRETENURING}`;
-  setFlags(flag);
-  return [flag];
+function pretenuring(t: V8Tuning): string[] {
+  return t.pretenuring ? [] : [`--no-${PRETENURING}`];
+}
+
+/**
+ * Fixes V8's heap growing factor at 1 + percent/100 of the live heap after each full GC.
+ *
+ * Why: V8 picks the factor from how fast it collects against how fast the program allocates, between 1.1 and 4.
+ * Folding a backlog allocates fast and keeps little (the live heap stays under 100 MB), so V8 let the heap grow to
+ * 300-350 MB of mostly garbage before collecting it. Node reads a heap limit only at start, but V8 reads this
+ * factor at every full GC, so the command sets it as it starts. Measured (docs/data-api-design.md, "Memory").
+ */
+function heapGrowing(t: V8Tuning): string[] {
+  return t.heapGrowingPercent > 0 ? [`--${HEAP_GROWING}=${t.heapGrowingPercent}`] : [];
 }
 
 /**

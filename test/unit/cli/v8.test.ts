@@ -2,9 +2,9 @@ import {describe, expect, it} from "vitest";
 import {operatorChose, tuneV8} from "../../../src/cli/v8.js";
 
 /** tuneV8 with a recording setter: the test process's own V8 flags stay untouched. */
-function tune(pretenuring: boolean, execArgv: string[]): {returned: string[]; set: string[]} {
+function tune(pretenuring: boolean, execArgv: string[], heapGrowingPercent = 0): {returned: string[]; set: string[]} {
   const set: string[] = [];
-  const returned = tuneV8({pretenuring}, execArgv, (f) => set.push(f));
+  const returned = tuneV8({pretenuring, heapGrowingPercent}, execArgv, (f) => set.push(f));
   return {returned, set};
 }
 
@@ -28,6 +28,23 @@ describe("V8 tuning", () => {
     ]) {
       expect(tune(false, ["--expose-gc", a]).set, a).toEqual([]);
     }
+  });
+
+  it("fixes the heap growing factor unless 0 or Node's command line sets it", () => {
+    expect(tune(true, [], 20)).toEqual({returned: ["--heap-growing-percent=20"], set: ["--heap-growing-percent=20"]});
+    expect(tune(false, [], 35).set).toEqual(["--no-allocation-site-pretenuring", "--heap-growing-percent=35"]);
+    expect(tune(true, [], 0).set).toEqual([]);
+    for (const a of ["--heap-growing-percent=50", "--heap_growing_percent=50", "--heap-growing-percent"]) {
+      expect(tune(false, [a], 20).set, a).toEqual(["--no-allocation-site-pretenuring"]);
+    }
+    // The other flag's choice does not hide this one.
+    expect(tune(false, ["--allocation-site-pretenuring"], 20).set).toEqual(["--heap-growing-percent=20"]);
+  });
+
+  it("names flags this Node's V8 knows (setFlagsFromString ignores unknown ones silently)", async () => {
+    const {execFileSync} = await import("node:child_process");
+    const options = execFileSync(process.execPath, ["--v8-options"]).toString();
+    for (const f of tune(false, [], 20).set) expect(options, f).toContain(`--${f.replace(/^--(no-)?|=.*$/g, "")} `);
   });
 
   it("matches whole flag names only", () => {
