@@ -123,7 +123,7 @@ export const FLAGS: readonly FlagDef[] = [
   flag({name: "signature-aggregator-url", kind: "string", default: "", defaultText: "none", description: "external aggregator asked when the local signers fall short of quorum: an icm-services signature-aggregator (URL ending in /aggregate-signatures) or a Data API base URL (Glacier, another avaext); its answer is verified against this node's validator set (502 if not)"}),
   flag({name: "signature-aggregator-timeout", kind: "duration", default: 30_000, defaultText: "30s", description: "how long the external aggregator may take (502 after)"}),
   flag({name: "platform-rpc", kind: "string", default: "", defaultText: "none (the P-chain view)", description: "P-chain node (AvalancheGo base URL, http://127.0.0.1:9650; calls go to its /ext/bc/P) whose validator sets and chains' subnets signature aggregation uses instead of the P-chain view's: for a store that did not fold the P-chain from genesis"}),
-  flag({name: "v8-heap-growing-percent", kind: "int", default: 50, defaultText: "50", description: "let V8's heap grow this % past the live heap before its next full GC; 0 = V8's own factor (docs/data-api-design.md)"}),
+  flag({name: "v8-heap-growing-percent", kind: "int", default: 0, defaultText: "0 (V8's own factor)", description: "let V8's heap grow this % past the live heap before its next full GC: less memory folding a data API backlog, slower index ingest and ranges (docs/data-api-design.md)"}),
   flag({name: "v8-pretenuring", kind: "bool", default: false, defaultText: "false", description: "keep V8's allocation-site pretenuring, which avaext turns off (docs/performance.md)"}),
 ];
 

@@ -41,12 +41,12 @@ function pretenuring(t: V8Tuning): string[] {
 }
 
 /**
- * Fixes V8's heap growing factor at 1 + percent/100 of the live heap after each full GC.
+ * Fixes V8's heap growing factor at 1 + percent/100 of the live heap after each full GC (0: V8's own, 1.1 to 4).
  *
- * Why: V8 picks the factor from how fast it collects against how fast the program allocates, between 1.1 and 4.
- * Folding a backlog allocates fast and keeps little (the live heap stays under 100 MB), so V8 let the heap grow to
- * 300-350 MB of mostly garbage before collecting it. Node reads a heap limit only at start, but V8 reads this
- * factor at every full GC, so the command sets it as it starts. Measured (docs/data-api-design.md, "Memory").
+ * Why: folding a data API backlog allocates fast and keeps little (a live heap under 100 MB), and V8's own factor
+ * let the heap grow to 300-350 MB of mostly garbage. Node reads a heap limit only at start, but V8 reads this factor
+ * at every full GC, so the command can set it as it starts. Off by default: the index's ingest and range reads,
+ * which also allocate fast, slow more than the fold does (docs/data-api-design.md, "Memory").
  */
 function heapGrowing(t: V8Tuning): string[] {
   return t.heapGrowingPercent > 0 ? [`--${HEAP_GROWING}=${t.heapGrowingPercent}`] : [];
