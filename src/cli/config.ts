@@ -94,6 +94,8 @@ function validate(c: AvaextConfig): void {
   for (const f of ["system-tracker-disk-required-available-space-percentage", "system-tracker-disk-warning-available-space-percentage"] as const) {
     if (c[f] > 100) throw new ConfigError(f, `must be a percentage 0-100, got ${c[f]}`);
   }
+  // V8 ignores a factor it cannot parse (with a line on stderr): refused here, where the flag is named.
+  if (c["v8-heap-growing-percent"] > 1000) throw new ConfigError("v8-heap-growing-percent", `must be 0-1000, got ${c["v8-heap-growing-percent"]}`);
   if (c["http-body-limit"] < 1024) throw new ConfigError("http-body-limit", "must be at least 1024 bytes");
   // The backfill starts this long ago; ten years keeps every timestamp well inside the index's range.
   if (c["dev-backfill"] > MAX_DEV_BACKFILL_MS) throw new ConfigError("dev-backfill", "must be at most 87600h (ten years)");

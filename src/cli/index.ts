@@ -121,7 +121,8 @@ async function runDataApiCommand(argv: string[]): Promise<void> {
   }
 }
 
-function v8Tuning(config: AvaextConfig): V8Tuning {
+/** The V8 settings the flags ask for (tuneV8 applies them). */
+export function v8Tuning(config: AvaextConfig): V8Tuning {
   return {pretenuring: config["v8-pretenuring"], heapGrowingPercent: config["v8-heap-growing-percent"]};
 }
 

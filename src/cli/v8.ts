@@ -1,5 +1,6 @@
 /**
- * V8 settings for the avaext process, applied by the command (`run`) once its flags are parsed. A library user
+ * V8 settings for the avaext process, applied by the command (`run`, and `data-api rebuild`) once its
+ * flags are parsed. A library user
  * embedding AvaextNode keeps its own process settings: only the command owns the process.
  */
 import v8 from "node:v8";
@@ -53,13 +54,14 @@ function heapGrowing(t: V8Tuning): string[] {
 }
 
 /**
- * Whether a V8 flag was given either way among Node's arguments: `--name`, `--no-name` or `--noname`, with `_`
- * and `-` interchangeable anywhere (Node normalises them), and with or without `=value`.
+ * Whether a V8 flag was given either way among Node's arguments: `--name`, `--no-name` or `--noname`, with one
+ * leading dash or two (V8 takes both), `_` and `-` interchangeable anywhere (Node normalises them), and with or
+ * without `=value`.
  */
 export function operatorChose(name: string, args: readonly string[]): boolean {
   const wanted = name.replaceAll("_", "-");
   return args.some((a) => {
-    const n = a.split("=", 1)[0]!.replaceAll("_", "-");
-    return n === `--${wanted}` || n === `--no-${wanted}` || n === `--no${wanted}`;
+    const n = a.split("=", 1)[0]!.replaceAll("_", "-").replace(/^-(?=-)/, "");
+    return n === `-${wanted}` || n === `-no-${wanted}` || n === `-no${wanted}`;
   });
 }
