@@ -1,7 +1,6 @@
 /**
- * V8 settings for the avaext process, applied by the command (`run`, and `data-api rebuild`) once its
- * flags are parsed. A library user
- * embedding AvaextNode keeps its own process settings: only the command owns the process.
+ * V8 settings for the avaext process, applied by the command (`run`, and `data-api rebuild`) once its flags are
+ * parsed. A library user embedding AvaextNode keeps its own process settings: only the command owns the process.
  */
 import v8 from "node:v8";
 
@@ -20,7 +19,11 @@ export interface V8Tuning {
  * (`node --heap-growing-percent=50 ...`, `--no-allocation-site-pretenuring`), is the operator's choice and is left alone.
  */
 export function tuneV8(t: V8Tuning, execArgv: readonly string[] = process.execArgv, setFlags = (f: string) => v8.setFlagsFromString(f)): string[] {
-  const flags = [...pretenuring(t), ...heapGrowing(t)].filter((f) => !operatorChose(f.replace(/^--(no-)?|=.*$/g, ""), execArgv));
+  const wanted: Array<[name: string, flag: string | null]> = [
+    [PRETENURING, pretenuring(t)],
+    [HEAP_GROWING, heapGrowing(t)],
+  ];
+  const flags = wanted.flatMap(([name, flag]) => (flag !== null && !operatorChose(name, execArgv) ? [flag] : []));
   for (const f of flags) setFlags(f);
   return flags;
 }
@@ -37,8 +40,8 @@ export function tuneV8(t: V8Tuning, execArgv: readonly string[] = process.execAr
  * ingest keeps its rate and RSS. V8 reads the flag when it allocates and collects, so it takes full effect when
  * set after the modules are loaded (measured: no old-generation garbage left per call).
  */
-function pretenuring(t: V8Tuning): string[] {
-  return t.pretenuring ? [] : [`--no-${PRETENURING}`];
+function pretenuring(t: V8Tuning): string | null {
+  return t.pretenuring ? null : `--no-${PRETENURING}`;
 }
 
 /**
@@ -49,8 +52,8 @@ function pretenuring(t: V8Tuning): string[] {
  * at every full GC, so the command can set it as it starts. Off by default: the index's ingest and range reads,
  * which also allocate fast, slow more than the fold does (docs/data-api-design.md, "Memory").
  */
-function heapGrowing(t: V8Tuning): string[] {
-  return t.heapGrowingPercent > 0 ? [`--${HEAP_GROWING}=${t.heapGrowingPercent}`] : [];
+function heapGrowing(t: V8Tuning): string | null {
+  return t.heapGrowingPercent > 0 ? `--${HEAP_GROWING}=${t.heapGrowingPercent}` : null;
 }
 
 /**
