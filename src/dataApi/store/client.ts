@@ -9,7 +9,9 @@
  * - bool as `boolean`, text as `string`, json/jsonb parsed, arrays of these as JS arrays.
  * Timestamps are not used by the store (times are Unix seconds in int8 columns).
  *
- * Parameters: `bigint`, `number`, `string`, `boolean`, `Uint8Array`, `null` and arrays of them are sent as is.
+ * Parameters: `bigint`, `number`, `string`, `boolean`, `Uint8Array`, `null` and arrays of them are sent as is. A Node
+ * `Buffer` is a value in PostgreSQL's binary format for its parameter's type, sent as it is on both drivers (for a
+ * bytea parameter that is its bytes; the bulk inserts send their column arrays so, see bulk.ts).
  */
 import {createHash} from "node:crypto";
 import {hostname} from "node:os";
@@ -158,24 +160,48 @@ export class PgliteSqlClient implements SqlClient {
         st = {name, types: pgliteParse.parseDescribeStatementResults(described), rows: described.find((m) => m.name === "rowDescription")};
         this.statements.set(text, st);
       }
-      const types = st.types;
-      const values = params.map((v, i) => {
-        if (v === null || v === undefined) return null;
-        const serializer = this.db.serializers[types[i]!];
-        return serializer ? serializer(v) : String(v);
-      });
-      // Bind, execute and sync in one call: PGlite runs every message it is given before it returns, and each call
-      // costs a round of its own (and a file-system sync it awaits). After an error PostgreSQL skips to the sync, so
-      // the session is ready for the next statement either way. The rows are described by the statement's
-      // description, read when it was prepared: the portal's, with text results, is the same.
-      const {messages} = await this.db.execProtocol(Buffer.concat([serialize.bind({statement: st.name, values}), serialize.execute({}), serialize.sync()]));
-      return (pgliteParse.parseResults(st.rows ? [st.rows, ...messages] : messages, this.db.parsers)[0]?.rows ?? []) as T[];
+      return await this.run<T>(st.name, st.types, st.rows, params);
     } catch (e) {
       // Prepared before its tables changed: prepare it afresh, once.
       if (retried || !stalePreparedStatement(e)) throw e;
       this.statements.delete(text);
       return this.prepared<T>(text, params, true);
     }
+  }
+
+  /**
+   * Binds `params` to a statement parsed already (by its types: a Buffer is sent as it is, in binary), runs it and
+   * returns its rows (described by `rows`). Bind, execute and sync go in one call: PGlite runs every message it is
+   * given before it returns, and each call costs a round of its own (and a file-system sync it awaits). After an
+   * error PostgreSQL skips to the sync, so the session is ready for the next statement either way.
+   */
+  private async run<T>(statement: string, types: number[], rows: BackendMessage | undefined, params: unknown[]): Promise<T[]> {
+    const {serialize} = protocol;
+    const values = params.map((v, i) => {
+      if (v === null || v === undefined) return null;
+      if (Buffer.isBuffer(v)) return v;
+      const serializer = this.db.serializers[types[i]!];
+      return serializer ? serializer(v) : String(v);
+    });
+    const {messages} = await this.db.execProtocol(Buffer.concat([serialize.bind({statement, values}), serialize.execute({}), serialize.sync()]));
+    return (pgliteParse.parseResults(rows ? [rows, ...messages] : messages, this.db.parsers)[0]?.rows ?? []) as T[];
+  }
+
+  /**
+   * A statement with a binary parameter (a Buffer) in a transaction: PGlite's own query() would serialise the
+   * Buffer by its parameter's type (an array's serialiser given bytes). Parsed unnamed and described, then run.
+   */
+  private async runBinary<T>(text: string, params: unknown[]): Promise<T[]> {
+    const {serialize} = protocol;
+    const described = [];
+    try {
+      await this.db.execProtocol(serialize.parse({text}));
+      described.push(...(await this.db.execProtocol(serialize.describe({type: "S"}))).messages);
+    } finally {
+      await this.db.execProtocol(serialize.sync());
+    }
+    const types = pgliteParse.parseDescribeStatementResults(described);
+    return this.run<T>("", types, described.find((m) => m.name === "rowDescription"), params);
   }
 
   async exec(sql: string): Promise<void> {
@@ -189,7 +215,8 @@ export class PgliteSqlClient implements SqlClient {
       await this.plans("auto", false);
       return this.db.transaction(async (tx) => {
         const wrapped: SqlTx = {
-          query: async <R>(sql: string, params?: unknown[]): Promise<R[]> => (await tx.query<R>(sql, params)).rows,
+          query: async <R>(sql: string, params?: unknown[]): Promise<R[]> =>
+            params?.some((v) => Buffer.isBuffer(v)) ? this.runBinary<R>(sql, params) : (await tx.query<R>(sql, params)).rows,
           exec: async (sql: string): Promise<void> => {
             await tx.exec(sql);
           },

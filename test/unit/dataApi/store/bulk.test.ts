@@ -1,5 +1,5 @@
 import {afterAll, beforeAll, expect, it} from "vitest";
-import {bulkInsert, textArrayLiteral, type BulkColumn} from "../../../../src/dataApi/store/bulk.js";
+import {bulkInsert, insertSql, runTogether, textArrayLiteral, type BulkColumn} from "../../../../src/dataApi/store/bulk.js";
 import type {SqlClient} from "../../../../src/dataApi/store/client.js";
 import {describeBackends} from "../../../helpers/sql.js";
 
@@ -74,6 +74,59 @@ describeBackends("bulkInsert", (backend) => {
     await expect(db.transaction((tx) => bulkInsert(tx, "e; DROP TABLE e", [{name: "id", type: "int8"}], [[1n]]))).rejects.toThrow(/bad table name/);
     await expect(db.transaction((tx) => bulkInsert(tx, "e", [{name: "id", type: "int8"}], [[1n, 2n]]))).rejects.toThrow(/row 0 has 2 values/);
     expect(await db.query("SELECT count(*)::int4 AS n FROM e")).toEqual([{n: 0}]);
+  });
+
+  it("names the column of a cell its type cannot hold, and writes nothing", async () => {
+    await db.exec("CREATE TABLE bad (id int8, n4 int4, flag bool, bytes bytea, s text)");
+    const cols: BulkColumn[] = [
+      {name: "id", type: "int8"},
+      {name: "n4", type: "int4"},
+      {name: "flag", type: "bool"},
+      {name: "bytes", type: "bytea"},
+      {name: "s", type: "text"},
+    ];
+    const ok: unknown[] = [1n, 1, true, new Uint8Array([1]), "s"];
+    const cases: Array<[number, unknown, RegExp]> = [
+      [0, 1.5, /bad\.id: an int8 cell/],
+      [0, "12abc", /bad\.id: an int8 cell/],
+      [0, 2n ** 63n, /bad\.id: 9223372036854775808 is out of int8's range/],
+      [1, "7", /bad\.n4: an int4 cell/],
+      [1, 2 ** 31, /bad\.n4: 2147483648 is out of int4's range/],
+      [2, "true", /bad\.flag: a bool cell/],
+      [3, "0102", /bad\.bytes: a bytea cell/],
+      [4, {}, /bad\.s: a text cell/],
+    ];
+    for (const [col, value, message] of cases) {
+      const row = [...ok];
+      row[col] = value;
+      await expect(db.transaction((tx) => bulkInsert(tx, "bad", cols, [ok, row]))).rejects.toThrow(message);
+    }
+    expect(await db.query("SELECT count(*)::int4 AS n FROM bad")).toEqual([{n: 0}]);
+  });
+
+  it("keeps multi-byte text exact, in and outside a transaction", async () => {
+    await db.exec("CREATE TABLE u (id int8, s text, doc jsonb, tags text[])");
+    const cols: BulkColumn[] = [
+      {name: "id", type: "int8"},
+      {name: "s", type: "text"},
+      {name: "doc", type: "jsonb"},
+      {name: "tags", type: "text[]"},
+    ];
+    const text = "Ωmega ünïcode 🚀 \u0001 end";
+    await db.transaction((tx) => bulkInsert(tx, "u", cols, [[1n, text, {name: text}, [text, "ascii"]]]));
+    // Outside a transaction (a view's batch statement on PGlite goes this way: a prepared statement).
+    const params: unknown[] = [];
+    await runTogether(db, [insertSql("u", cols, [[2n, text, {name: text}, [text]]], {}, params)], params);
+    expect(await db.query("SELECT id, s, doc, tags FROM u ORDER BY id")).toEqual([
+      {id: 1n, s: text, doc: {name: text}, tags: [text, "ascii"]},
+      {id: 2n, s: text, doc: {name: text}, tags: [text]},
+    ]);
+  });
+
+  it("sends a Buffer parameter as its bytes, in and outside a transaction", async () => {
+    const bytes = Buffer.from([0, 1, 92, 255]);
+    expect(await db.query("SELECT $1::bytea AS b, $2::text AS t", [bytes, "x"])).toEqual([{b: new Uint8Array(bytes), t: "x"}]);
+    expect(await db.transaction((tx) => tx.query("SELECT $1::bytea AS b, $2::int8 AS n", [bytes, 5n]))).toEqual([{b: new Uint8Array(bytes), n: 5n}]);
   });
 
   it("inserts 10k rows in one statement", async () => {
