@@ -72,8 +72,10 @@ export const defaultPrimaryViewOptions: PrimaryViewOptions = {
 interface Prepared {
   containers: StoredContainer[];
   results: DecodeResult[];
-  /** The UTXOs its transactions spend. */
+  /** The UTXOs its transactions spend that other batches created (a spend of the batch's own is resolved as it is built). */
   consumed: string[];
+  /** Its transactions' IDs. */
+  txIds: string[];
   /**
    * Owners of those UTXOs found when it was decoded, in memory or in the store; completeOwners adds the ones created
    * by the batches not committed then.
@@ -119,6 +121,7 @@ export const FOLDED_ENDPOINTS: readonly Endpoint[] = [
 /** A batch's rows, built and not yet written, with the view's state as of its end. */
 interface Built {
   containers: StoredContainer[];
+  txIds: string[];
   rows: Batch;
   txCount: number;
   /** The counters before the batch: restored when its commit fails. */
@@ -175,6 +178,12 @@ export class PrimaryView {
   private readonly onServer: boolean;
   /** A step failed: what is in memory is read back from the store before the next fold. */
   private stale = false;
+  /**
+   * IDs of the transactions of the batches decoded and not yet committed. A UTXO one of them creates is not in the
+   * store yet: the owner lookup made when a batch is decoded leaves its spends to the batch's turn (completeOwners),
+   * when they are found in memory. Only a hint: whatever is still missing then is read from the store.
+   */
+  private readonly pendingTxs = new Set<string>();
 
   constructor(
     private readonly opts: PrimaryViewOptions,
@@ -260,6 +269,7 @@ export class PrimaryView {
       } catch (err) {
         this.lastError = err as Error;
         this.stale = true;
+        this.pendingTxs.clear();
         this.modules.logger.error({err}, "primary-network view: a batch failed to fold; retrying");
         this.modules.metrics?.errors.inc();
       }
@@ -300,11 +310,18 @@ export class PrimaryView {
         const prepared = index.getRange(from, n).then(async (containers) => {
           this.containerBytes.set(e.id, containers.reduce((a, c) => a + c.bytes.length, 0) / containers.length);
           const results = await this.pool.decode(e.chain, e.kind, containers.map((c) => ({bytes: c.bytes, containerId: idToString(c.id)})), true);
-          const consumed = results.flatMap((r) => (r.ok ? r.container.txs.flatMap((t) => t.inputs.map((i) => i.utxoId)) : []));
+          const txs = results.flatMap((r) => (r.ok ? r.container.txs : []));
+          const txIds = txs.map((t) => t.id);
+          const own = new Set(txIds);
+          const spends = txs.flatMap((t) => t.inputs).filter((i) => !own.has(i.txId));
+          const consumed = spends.map((i) => i.utxoId);
           const owners = new Map<string, Uint8Array[]>();
-          // PGlite runs the read on this thread between the statements: there it waits for the batch's turn.
-          if (this.onServer) await readOwners(this.modules.sql, this.recentOwners.take(consumed, owners), owners);
-          return {containers, results, consumed, owners};
+          // PGlite runs the read on this thread between the statements: there it waits for the batch's turn. The
+          // UTXOs of the batches ahead of this one are not in the store yet, and not looked for there now.
+          const stored = spends.filter((i) => !this.pendingTxs.has(i.txId)).map((i) => i.utxoId);
+          for (const id of txIds) this.pendingTxs.add(id);
+          if (this.onServer) await readOwners(this.modules.sql, this.recentOwners.take(stored, owners), owners);
+          return {containers, results, consumed, txIds, owners};
         });
         return {end: from + BigInt(n), prepared};
       };
@@ -416,14 +433,15 @@ export class PrimaryView {
       this.staking.restore(stakingBefore);
       throw err;
     }
-    this.committed(e, built.containers, built.txCount, built.started);
+    this.committed(e, built);
   }
 
   /**
    * Decodes' results turned into a batch's rows. `tx` serves the staking fold's P reads; `owners` are the spent
    * UTXOs' owners (completeOwners).
    */
-  private async build(e: Endpoint, {containers, results}: Prepared, tx: SqlTx, owners: Map<string, Uint8Array[]>): Promise<Built> {
+  private async build(e: Endpoint, prepared: Prepared, tx: SqlTx, owners: Map<string, Uint8Array[]>): Promise<Built> {
+    const {containers, results} = prepared;
     const started = process.hrtime.bigint();
     const seqBefore = {...this.seq};
     const decoded = containers.map((c, i) => ({c, d: this.decoded(e, c, results[i]!)}));
@@ -460,7 +478,7 @@ export class PrimaryView {
       const supply = e.chain === "P" ? this.staking.supply : null;
       if (e.kind === "block") batch.blocks.push(blockRow(d, ts, supply, e.chain === "P" ? await this.staking.afterBlock(tx) : null));
     }
-    return {containers, rows: batch, txCount, seqBefore, state: this.stateEntries(), started};
+    return {containers, txIds: prepared.txIds, rows: batch, txCount, seqBefore, state: this.stateEntries(), started};
   }
 
   /**
@@ -488,7 +506,7 @@ export class PrimaryView {
     // The statement ahead has committed too (this one found its position), but its answer may come later, on its own
     // connection: the position in memory moves in batch order.
     await ahead?.catch(() => {});
-    this.committed(e, built.containers, built.txCount, built.started);
+    this.committed(e, built);
   }
 
   /**
@@ -521,7 +539,8 @@ export class PrimaryView {
     );
   }
 
-  private committed(e: Endpoint, containers: StoredContainer[], txCount: number, started: bigint): void {
+  private committed(e: Endpoint, {containers, txIds, txCount, started}: Built): void {
+    for (const id of txIds) this.pendingTxs.delete(id);
     this.positions.set(e.id, containers[containers.length - 1]!.index + 1n);
     const m = this.modules.metrics;
     if (m) {
