@@ -185,12 +185,10 @@ function binaryArray(table: string, column: BulkColumn, rows: readonly (readonly
         break;
       }
       case "int8":
-        if ((v as bigint) < INT8_MIN || (v as bigint) > INT8_MAX) throw new Error(`bulkInsert ${table}.${column.name}: ${String(v)} is out of int8's range`);
         out.writeInt32BE(8, at);
         at = out.writeBigInt64BE(v as bigint, at + 4);
         break;
       case "int4":
-        if ((v as number) < -0x80000000 || (v as number) > 0x7fffffff) throw new Error(`bulkInsert ${table}.${column.name}: ${String(v)} is out of int4's range`);
         out.writeInt32BE(4, at);
         at = out.writeInt32BE(v as number, at + 4);
         break;
@@ -203,10 +201,14 @@ function binaryArray(table: string, column: BulkColumn, rows: readonly (readonly
   return out;
 }
 
-/** A cell as its element travels: a string (text), Uint8Array (bytea), bigint (int8), number (int4), boolean, or null. */
+/**
+ * A cell as its element travels, checked against its column's type and range: a string (text), Uint8Array (bytea),
+ * bigint (int8), number (int4), boolean, or null.
+ */
 function cell(column: BulkColumn, v: unknown, table: string): string | Uint8Array | bigint | number | boolean | null {
   if (v === null || v === undefined) return null;
   const bad = (what: string): Error => new Error(`bulkInsert ${table}.${column.name}: ${what}, got ${typeof v} ${String(v).slice(0, 40)}`);
+  const outOfRange = (type: string): Error => new Error(`bulkInsert ${table}.${column.name}: ${String(v)} is out of ${type}'s range`);
   switch (column.type) {
     case "text":
       if (typeof v === "string") return v;
@@ -220,13 +222,18 @@ function cell(column: BulkColumn, v: unknown, table: string): string | Uint8Arra
     case "numeric":
       if (typeof v === "string" || typeof v === "bigint" || typeof v === "number") return v.toString();
       throw bad("a numeric cell must be a decimal string, a bigint or a number");
-    case "int8":
-      if (typeof v === "bigint") return v;
-      if ((typeof v === "number" && Number.isInteger(v)) || (typeof v === "string" && /^-?\d+$/.test(v))) return BigInt(v);
-      throw bad("an int8 cell must be a bigint, an integer or a decimal integer string");
+    case "int8": {
+      let n: bigint;
+      if (typeof v === "bigint") n = v;
+      else if ((typeof v === "number" && Number.isInteger(v)) || (typeof v === "string" && /^-?\d+$/.test(v))) n = BigInt(v);
+      else throw bad("an int8 cell must be a bigint, an integer or a decimal integer string");
+      if (n < INT8_MIN || n > INT8_MAX) throw outOfRange("int8");
+      return n;
+    }
     case "int4":
-      if (typeof v === "number" && Number.isInteger(v)) return v;
-      throw bad("an int4 cell must be an integer");
+      if (!(typeof v === "number" && Number.isInteger(v))) throw bad("an int4 cell must be an integer");
+      if (v < -0x80000000 || v > 0x7fffffff) throw outOfRange("int4");
+      return v;
     case "bool":
       if (typeof v === "boolean") return v;
       throw bad("a bool cell must be a boolean");

@@ -144,20 +144,12 @@ export class PgliteSqlClient implements SqlClient {
    * for a transaction page's UTXO join, measured). The statement is parsed once; PostgreSQL keeps its plan.
    */
   private async prepared<T>(text: string, params: unknown[], retried = false): Promise<T[]> {
-    const {serialize} = protocol;
     await this.plans("generic", true);
     try {
       let st = this.statements.get(text);
       if (st === undefined) {
         const name = `avaext_${++this.prepares}`;
-        const described = [];
-        try {
-          await this.db.execProtocol(serialize.parse({name, text}));
-          described.push(...(await this.db.execProtocol(serialize.describe({type: "S", name}))).messages);
-        } finally {
-          await this.db.execProtocol(serialize.sync());
-        }
-        st = {name, types: pgliteParse.parseDescribeStatementResults(described), rows: described.find((m) => m.name === "rowDescription")};
+        st = {name, ...(await this.parse(text, name))};
         this.statements.set(text, st);
       }
       return await this.run<T>(st.name, st.types, st.rows, params);
@@ -192,16 +184,21 @@ export class PgliteSqlClient implements SqlClient {
    * Buffer by its parameter's type (an array's serialiser given bytes). Parsed unnamed and described, then run.
    */
   private async runBinary<T>(text: string, params: unknown[]): Promise<T[]> {
+    const {types, rows} = await this.parse(text, "");
+    return this.run<T>("", types, rows, params);
+  }
+
+  /** Parses `text` as the statement `name` ("" unnamed): its parameters' type OIDs and its rows' description. */
+  private async parse(text: string, name: string): Promise<{types: number[]; rows: BackendMessage | undefined}> {
     const {serialize} = protocol;
     const described = [];
     try {
-      await this.db.execProtocol(serialize.parse({text}));
-      described.push(...(await this.db.execProtocol(serialize.describe({type: "S"}))).messages);
+      await this.db.execProtocol(serialize.parse({name, text}));
+      described.push(...(await this.db.execProtocol(serialize.describe({type: "S", name}))).messages);
     } finally {
       await this.db.execProtocol(serialize.sync());
     }
-    const types = pgliteParse.parseDescribeStatementResults(described);
-    return this.run<T>("", types, described.find((m) => m.name === "rowDescription"), params);
+    return {types: pgliteParse.parseDescribeStatementResults(described), rows: described.find((m) => m.name === "rowDescription")};
   }
 
   async exec(sql: string): Promise<void> {
