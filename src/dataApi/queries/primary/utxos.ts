@@ -45,10 +45,9 @@ export async function loadTxUtxos(
      ORDER BY side, grp, tx_id, output_index`,
     [txIds]
   );
-  for (const r of rows) {
-    const {side, grp, ...u} = r;
-    push(side === "e" ? emitted : consumed, grp, u);
-  }
+  // The rows keep their two extra columns: copying each without them (an object rest) cost a tenth of a
+  // transaction page's CPU on PGlite, measured; the models read only the UTXO's own fields.
+  for (const r of rows) push(r.side === "e" ? emitted : consumed, r.grp, r);
   return {emitted, consumed};
 }
 
