@@ -57,7 +57,13 @@ export async function listTxRows(sql: SqlClientLike, chain: "P" | "X" | "C", arg
   let from: string;
   // The order is the walked index's: the planner does not see through the lateral subquery that t.seq is k.seq.
   let order = "k.seq";
-  if (args.addresses !== undefined && args.addresses.length > 0) {
+  if (args.addresses !== undefined && args.addresses.length === 1) {
+    // One address (the common ask): its index entries are in seq order, so the walk stops at the page's end. As
+    // `= ANY` of a one-element array it read and sorted all of the address's entries at every page.
+    // With other filters the walk stops when the page is full: the outer order is this one.
+    from = `(SELECT k.seq FROM tx_addresses k WHERE k.chain = ${c} AND k.address = ${p.add(args.addresses[0])}::bytea${cursorOn("k")}
+             ORDER BY k.seq ${dir} ${onlyAddresses ? `LIMIT ${limit}` : ""}) k ${txOfIndexRow(c)}`;
+  } else if (args.addresses !== undefined && args.addresses.length > 1) {
     // Without other filters the page is the first seqs of the addresses: the limit goes inside.
     from = `(SELECT DISTINCT k.seq FROM tx_addresses k WHERE k.chain = ${c}
              AND k.address = ANY(${p.add(args.addresses)}::bytea[])${cursorOn("k")}
