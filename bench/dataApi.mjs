@@ -60,9 +60,20 @@ async function buildIndex(dir) {
   return {db, store};
 }
 
-/** Transactions the avaext at `url` has folded (its metric), or 0 before the first batch. */
-async function folded(url) {
-  const text = await (await fetch(`${url}/ext/metrics`)).text();
+/**
+ * Transactions the avaext at `url` has folded (its metric), or 0 before the first batch. Asked again after a failed
+ * ask: PGlite's maintenance (ANALYZE, CHECKPOINT on a 1,000,000-transaction store) holds the main thread for seconds,
+ * and a keep-alive connection the server times out as it wakes is reset under the next poll.
+ */
+async function folded(url, tries = 3) {
+  let text;
+  try {
+    text = await (await fetch(`${url}/ext/metrics`)).text();
+  } catch (e) {
+    if (tries <= 1) throw e;
+    await new Promise((r) => setTimeout(r, 1000));
+    return folded(url, tries - 1);
+  }
   const m = /^avaext_data_api_txs_folded_total\{chain="X"\} (\d+)/m.exec(text);
   return m ? Number(m[1]) : 0;
 }
