@@ -15,6 +15,14 @@ import {
 } from "./common.js";
 import type {TxRow, UtxoRow} from "./pchain.js";
 
+/** The fields of a UTXO row the X and C models read (a transaction page of those chains reads only these). */
+export type XUtxoRow = Pick<
+  UtxoRow,
+  | "utxo_id" | "tx_id" | "output_index" | "created_chain" | "created_ts" | "asset_id" | "amount" | "addresses" | "threshold"
+  | "locktime" | "utxo_type" | "group_id" | "payload" | "exported_to" | "consumed_chain" | "consuming_tx" | "consuming_ts"
+  | "credentials"
+>;
+
 export interface UtxoCredential {
   signature?: string;
   publicKey?: string;
@@ -41,7 +49,7 @@ export interface Utxo {
 }
 
 /** An X or C UTXO; `utxoType` in the hosted API's lowercase (`transfer`, `mint`, `nft_transfer`, ...). */
-export function utxoFromRow(r: UtxoRow, hrp: string, assets: AssetInfo): Utxo {
+export function utxoFromRow(r: XUtxoRow, hrp: string, assets: AssetInfo): Utxo {
   const created = r.created_chain ?? r.consumed_chain ?? "";
   const u: Utxo = {
     addresses: (r.addresses ?? []).map((a) => bech32Address(hrp, a)),
@@ -129,7 +137,7 @@ export interface VertexRef {
   ts: DbNum;
 }
 
-function sums(us: UtxoRow[]): AssetSums {
+function sums(us: XUtxoRow[]): AssetSums {
   const s = new AssetSums();
   for (const u of us) if (u.asset_id !== null && u.amount !== null) s.add(u.asset_id, big(u.amount));
   return s;
@@ -141,8 +149,8 @@ function sums(us: UtxoRow[]): AssetSums {
  */
 export function xChainTxFromRow(
   r: TxRow,
-  consumed: UtxoRow[],
-  emitted: UtxoRow[],
+  consumed: XUtxoRow[],
+  emitted: XUtxoRow[],
   container: {linear: boolean; vertex: VertexRef | null},
   hrp: string,
   assets: AssetInfo
@@ -217,8 +225,8 @@ export type CChainAtomicTransaction = CChainExportTransaction | CChainImportTran
  */
 export function cChainTxFromRow(
   r: TxRow,
-  consumed: UtxoRow[],
-  emitted: UtxoRow[],
+  consumed: XUtxoRow[],
+  emitted: XUtxoRow[],
   cChainId: string,
   hrp: string,
   assets: AssetInfo

@@ -5,12 +5,13 @@ import {
   type CChainAtomicTransaction,
   type VertexRef,
   type XChainTransaction,
+  type XUtxoRow,
   cChainTxFromRow,
   evmAssetIds,
   xChainTxFromRow,
 } from "../../models/primary/xchain.js";
 import {type NetworkCtx, type Page, type PageArgs, Params, type SortOrder, type SqlClientLike} from "./common.js";
-import {loadAssets, loadTxUtxos} from "./utxos.js";
+import {type TxUtxoColumns, type TxUtxos, loadAssets, loadTxUtxos} from "./utxos.js";
 
 /** A page stops early once its transactions' UTXOs pass this many (contract §5, endpoint 5 rule 2). */
 export const MAX_PAGE_UTXOS = 5_000;
@@ -83,18 +84,20 @@ export async function listTxRows(sql: SqlClientLike, chain: "P" | "X" | "C", arg
 }
 
 /** A page of transaction rows with everything the models need, loaded with one query per kind. */
-interface TxPage {
+interface TxPage<U extends XUtxoRow = UtxoRow> extends TxUtxos<U> {
   rows: TxRow[];
   more: boolean;
-  emitted: Map<string, UtxoRow[]>;
-  consumed: Map<string, UtxoRow[]>;
   assets: AssetInfo;
 }
 
-async function loadTxPage(sql: SqlClientLike, rows: TxRow[], pageSize: number): Promise<TxPage> {
+/** A page for the P model (every UTXO column) or, with `x`, for the X and C models (theirs only). */
+async function loadTxPage(sql: SqlClientLike, rows: TxRow[], pageSize: number): Promise<TxPage>;
+async function loadTxPage(sql: SqlClientLike, rows: TxRow[], pageSize: number, columns: "x"): Promise<TxPage<XUtxoRow>>;
+async function loadTxPage(sql: SqlClientLike, rows: TxRow[], pageSize: number, columns: TxUtxoColumns = "p"): Promise<TxPage<XUtxoRow>> {
   let more = rows.length > pageSize;
   let page = rows.slice(0, pageSize);
-  const {emitted, consumed} = await loadTxUtxos(sql, page.map((r) => r.tx_id));
+  const ids = page.map((r) => r.tx_id);
+  const {emitted, consumed}: TxUtxos<XUtxoRow> = columns === "p" ? await loadTxUtxos(sql, ids) : await loadTxUtxos(sql, ids, "x");
   // Stop early once the UTXOs pass the cap (always keeping one transaction, so paging advances).
   let n = 0;
   for (let i = 0; i < page.length; i++) {
@@ -118,7 +121,7 @@ async function loadTxPage(sql: SqlClientLike, rows: TxRow[], pageSize: number): 
   return {rows: page, more, emitted, consumed, assets};
 }
 
-function pageOf<T>(p: TxPage, items: T[]): Page<T> {
+function pageOf<T>(p: TxPage<XUtxoRow>, items: T[]): Page<T> {
   return p.more ? {items, nextCursor: String(p.rows[p.rows.length - 1].seq)} : {items};
 }
 
@@ -177,7 +180,7 @@ async function loadXContainers(
   return {blocks, vertices};
 }
 
-async function xChainTxs(sql: SqlClientLike, net: NetworkCtx, p: TxPage): Promise<XChainTransaction[]> {
+async function xChainTxs(sql: SqlClientLike, net: NetworkCtx, p: TxPage<XUtxoRow>): Promise<XChainTransaction[]> {
   const c = await loadXContainers(sql, p.rows);
   return p.rows.map((r) =>
     xChainTxFromRow(
@@ -197,7 +200,7 @@ export async function listXChainTransactions(
   net: NetworkCtx,
   args: Omit<ListTxsArgs, "l1ValidationId">
 ): Promise<Page<XChainTransaction>> {
-  const p = await loadTxPage(sql, await listTxRows(sql, "X", args), args.pageSize);
+  const p = await loadTxPage(sql, await listTxRows(sql, "X", args), args.pageSize, "x");
   return pageOf(p, await xChainTxs(sql, net, p));
 }
 
@@ -209,7 +212,7 @@ export async function getXChainTransaction(
 ): Promise<XChainTransaction | null> {
   const row = await getTxRow(sql, "X", txHash);
   if (row === null) return null;
-  return (await xChainTxs(sql, net, await loadTxPage(sql, [row], 1)))[0];
+  return (await xChainTxs(sql, net, await loadTxPage(sql, [row], 1, "x")))[0];
 }
 
 export interface ListAssetTxsArgs extends PageArgs {
@@ -236,7 +239,7 @@ export async function listAssetTransactions(
      WHERE ${where.join(" AND ")} ORDER BY k.seq DESC LIMIT ${q.add(args.pageSize + 1)}`,
     q.values
   );
-  const p = await loadTxPage(sql, rows, args.pageSize);
+  const p = await loadTxPage(sql, rows, args.pageSize, "x");
   return pageOf(p, await xChainTxs(sql, net, p));
 }
 
@@ -246,11 +249,11 @@ export async function listCChainTransactions(
   net: NetworkCtx,
   args: Omit<ListTxsArgs, "l1ValidationId">
 ): Promise<Page<CChainAtomicTransaction>> {
-  const p = await loadTxPage(sql, await listTxRows(sql, "C", args), args.pageSize);
+  const p = await loadTxPage(sql, await listTxRows(sql, "C", args), args.pageSize, "x");
   return pageOf(p, p.rows.map((r) => cChainTx(r, p, net)));
 }
 
-function cChainTx(r: TxRow, p: TxPage, net: NetworkCtx): CChainAtomicTransaction {
+function cChainTx(r: TxRow, p: TxPage<XUtxoRow>, net: NetworkCtx): CChainAtomicTransaction {
   return cChainTxFromRow(
     r,
     p.consumed.get(r.tx_id) ?? [],
@@ -269,5 +272,5 @@ export async function getCChainTransaction(
 ): Promise<CChainAtomicTransaction | null> {
   const row = await getTxRow(sql, "C", txHash);
   if (row === null) return null;
-  return cChainTx(row, await loadTxPage(sql, [row], 1), net);
+  return cChainTx(row, await loadTxPage(sql, [row], 1, "x"), net);
 }

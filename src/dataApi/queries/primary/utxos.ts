@@ -9,7 +9,7 @@ import {
   xChainBalances,
 } from "../../models/primary/balances.js";
 import {type PChainUtxo, type UtxoRow, pChainUtxoFromRow} from "../../models/primary/pchain.js";
-import {type Utxo, utxoFromRow} from "../../models/primary/xchain.js";
+import {type Utxo, type XUtxoRow, utxoFromRow} from "../../models/primary/xchain.js";
 import {type NetworkCtx, type Page, type PageArgs, Params, type SortOrder, type SqlClientLike} from "./common.js";
 
 // A UTXO row is its creation (utxos) and its spend (utxo_spends), either of which may be folded first. A stake
@@ -26,29 +26,47 @@ const STAKER_JOIN = "LEFT JOIN LATERAL (SELECT start_ts FROM stakers WHERE u.sta
 /** The UTXOs of the owners in `utxo_addresses ua`, with their spends and stakers: the address lists' source. */
 const OWNED_UTXOS = `utxo_addresses ua JOIN utxos u ON u.utxo_id = ua.utxo_id ${SPEND_JOIN} ${STAKER_JOIN}`;
 
+/** The columns of a transaction page's UTXOs: all of them for the P model, the X model's for X and C pages. */
+export type TxUtxoColumns = "p" | "x";
+// The X model's own columns (XUtxoRow): reading the P-only columns and the staker of every UTXO of an X page cost a
+// quarter of its UTXO statement on PGlite, measured.
+const X_SPEND_COLUMNS = "sp.consumed_chain, sp.consuming_tx, sp.consuming_ts, sp.credentials";
+const X_CREATION_COLUMNS =
+  "u.created_chain, u.created_ts, u.asset_id, u.amount, u.addresses, u.threshold, u.locktime, u.utxo_type, u.group_id, u.payload, u.exported_to";
+
+function txUtxosSql(columns: TxUtxoColumns): string {
+  const [creation, spend, staker, join] =
+    columns === "p" ? [CREATION_COLUMNS, SPEND_COLUMNS, ", s.start_ts", STAKER_JOIN] : [X_CREATION_COLUMNS, X_SPEND_COLUMNS, "", ""];
+  return `SELECT 'e' AS side, u.tx_id AS grp, u.utxo_id, u.tx_id, u.output_index, ${creation}, ${spend}${staker && `${staker} AS staker_start`}
+       FROM utxos u ${SPEND_JOIN} ${join} WHERE u.tx_id = ANY($1::text[])
+     UNION ALL
+     SELECT 'c', sp.consuming_tx, sp.utxo_id, sp.tx_id, sp.output_index, ${creation}, ${spend}${staker}
+       FROM utxo_spends sp LEFT JOIN utxos u ON u.utxo_id = sp.utxo_id ${join} WHERE sp.consuming_tx = ANY($1::text[])
+     ORDER BY side, grp, tx_id, output_index`;
+}
+const TX_UTXOS_SQL: Record<TxUtxoColumns, string> = {p: txUtxosSql("p"), x: txUtxosSql("x")};
+
 /**
  * The UTXOs the given transactions emit (by creating tx) and consume (by consuming tx), in one query: a page's
  * statements are what an embedded store (PGlite, one thread) spends most of a list answer on.
  */
-export async function loadTxUtxos(
-  sql: SqlClientLike,
-  txIds: string[]
-): Promise<{emitted: Map<string, UtxoRow[]>; consumed: Map<string, UtxoRow[]>}> {
-  const emitted = new Map<string, UtxoRow[]>();
-  const consumed = new Map<string, UtxoRow[]>();
+export async function loadTxUtxos(sql: SqlClientLike, txIds: string[], columns?: "p"): Promise<TxUtxos<UtxoRow>>;
+export async function loadTxUtxos(sql: SqlClientLike, txIds: string[], columns: "x"): Promise<TxUtxos<XUtxoRow>>;
+export async function loadTxUtxos(sql: SqlClientLike, txIds: string[], columns: TxUtxoColumns = "p"): Promise<TxUtxos<XUtxoRow>> {
+  const emitted = new Map<string, XUtxoRow[]>();
+  const consumed = new Map<string, XUtxoRow[]>();
   if (txIds.length === 0) return {emitted, consumed};
-  const rows = await sql.query<UtxoRow & {side: "e" | "c"; grp: string}>(
-    `SELECT 'e' AS side, u.tx_id AS grp, ${UTXO_COLUMNS} FROM utxos u ${SPEND_JOIN} ${STAKER_JOIN} WHERE u.tx_id = ANY($1::text[])
-     UNION ALL
-     SELECT 'c', sp.consuming_tx, sp.utxo_id, sp.tx_id, sp.output_index, ${CREATION_COLUMNS}, ${SPEND_COLUMNS}, s.start_ts
-       FROM utxo_spends sp LEFT JOIN utxos u ON u.utxo_id = sp.utxo_id ${STAKER_JOIN} WHERE sp.consuming_tx = ANY($1::text[])
-     ORDER BY side, grp, tx_id, output_index`,
-    [txIds]
-  );
+  const rows = await sql.query<XUtxoRow & {side: "e" | "c"; grp: string}>(TX_UTXOS_SQL[columns], [txIds]);
   // The rows keep their two extra columns: copying each without them (an object rest) cost a tenth of a
   // transaction page's CPU on PGlite, measured; the models read only the UTXO's own fields.
   for (const r of rows) push(r.side === "e" ? emitted : consumed, r.grp, r);
   return {emitted, consumed};
+}
+
+/** A page's UTXOs by transaction ID: those its transactions emit and those they consume. */
+export interface TxUtxos<U> {
+  emitted: Map<string, U[]>;
+  consumed: Map<string, U[]>;
 }
 
 function push<T>(m: Map<string, T[]>, k: string, v: T): void {
