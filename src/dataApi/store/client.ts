@@ -90,7 +90,7 @@ const MSG_ERROR = 0x45; // 'E'
  * object for every row: a third of a transaction page's CPU on PGlite, measured. An error message is parsed by
  * PGlite's protocol parser and thrown, the DatabaseError its query() throws.
  */
-export function readPgliteRows<T>(raw: Buffer, columns: Column[] | undefined): T[] {
+function readPgliteRows<T>(raw: Buffer, columns: Column[] | undefined): T[] {
   const rows: T[] = [];
   let at = 0;
   while (at + 5 <= raw.length) {
@@ -218,7 +218,7 @@ export class PgliteSqlClient implements SqlClient {
   /**
    * Binds `params` to a statement parsed already (by its types: a Buffer is sent as it is, in binary), runs it and
    * returns its rows. Bind, execute and sync go in one call: PGlite runs every message it is given before it
-   * returns, and each call costs a round of its own (and a file-system sync it awaits). After an error PostgreSQL
+   * returns, and each call costs a round of its own. After an error PostgreSQL
    * skips to the sync, so the session is ready for the next statement either way. The backend's output is taken raw
    * (see readPgliteRows).
    */

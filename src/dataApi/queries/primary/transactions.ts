@@ -96,8 +96,7 @@ async function loadTxPage(sql: SqlClientLike, rows: TxRow[], pageSize: number, c
 async function loadTxPage(sql: SqlClientLike, rows: TxRow[], pageSize: number, columns: TxUtxoColumns = "p"): Promise<TxPage<XUtxoRow>> {
   let more = rows.length > pageSize;
   let page = rows.slice(0, pageSize);
-  const ids = page.map((r) => r.tx_id);
-  const {emitted, consumed}: TxUtxos<XUtxoRow> = columns === "p" ? await loadTxUtxos(sql, ids) : await loadTxUtxos(sql, ids, "x");
+  const {emitted, consumed} = await loadTxUtxos(sql, page.map((r) => r.tx_id), columns);
   // Stop early once the UTXOs pass the cap (always keeping one transaction, so paging advances).
   let n = 0;
   for (let i = 0; i < page.length; i++) {

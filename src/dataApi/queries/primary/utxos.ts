@@ -51,7 +51,7 @@ const TX_UTXOS_SQL: Record<TxUtxoColumns, string> = {p: txUtxosSql("p"), x: txUt
  * statements are what an embedded store (PGlite, one thread) spends most of a list answer on.
  */
 export async function loadTxUtxos(sql: SqlClientLike, txIds: string[], columns?: "p"): Promise<TxUtxos<UtxoRow>>;
-export async function loadTxUtxos(sql: SqlClientLike, txIds: string[], columns: "x"): Promise<TxUtxos<XUtxoRow>>;
+export async function loadTxUtxos(sql: SqlClientLike, txIds: string[], columns: TxUtxoColumns): Promise<TxUtxos<XUtxoRow>>;
 export async function loadTxUtxos(sql: SqlClientLike, txIds: string[], columns: TxUtxoColumns = "p"): Promise<TxUtxos<XUtxoRow>> {
   const emitted = new Map<string, XUtxoRow[]>();
   const consumed = new Map<string, XUtxoRow[]>();
