@@ -184,6 +184,11 @@ export class PrimaryView {
    * when they are found in memory. Only a hint: whatever is still missing then is read from the store.
    */
   private readonly pendingTxs = new Set<string>();
+  /**
+   * Per endpoint, the index before which batches are written keeping the first of repeated rows (ON CONFLICT DO
+   * NOTHING): the end of a batch that raised a unique violation. Only such a batch pays for the conflict checks.
+   */
+  private readonly repeatsUntil = new Map<number, bigint>();
 
   constructor(
     private readonly opts: PrimaryViewOptions,
@@ -203,11 +208,16 @@ export class PrimaryView {
 
   /** Folds what the index holds now, to the end (tests, rebuild). */
   async catchUp(): Promise<number> {
-    let total = 0;
+    const folded = (): bigint => [...this.positions.values()].reduce((a, p) => a + p, 0n);
+    const start = folded();
     for (;;) {
-      const n = await this.round();
-      if (n === 0) return total;
-      total += n;
+      try {
+        if ((await this.round()) === 0) return Number(folded() - start);
+      } catch (err) {
+        if (!(err instanceof RepeatedRowsError)) throw err;
+        this.repeated(err);
+        await this.reload();
+      }
     }
   }
 
@@ -260,21 +270,33 @@ export class PrimaryView {
         // After a failure the positions, counters and staking state in memory may be ahead of the store: nothing is
         // folded until they are read back from it (while the store is unreachable, that read fails and is retried).
         if (this.stale) {
-          this.positions.clear();
-          await this.load();
+          await this.reload();
           this.stale = false;
         }
         n = await this.round();
         this.lastError = null;
       } catch (err) {
-        this.lastError = err as Error;
         this.stale = true;
-        this.pendingTxs.clear();
-        this.modules.logger.error({err}, "primary-network view: a batch failed to fold; retrying");
-        this.modules.metrics?.errors.inc();
+        if (err instanceof RepeatedRowsError) this.repeated(err);
+        else {
+          this.lastError = err as Error;
+          this.modules.logger.error({err}, "primary-network view: a batch failed to fold; retrying");
+          this.modules.metrics?.errors.inc();
+        }
       }
       if (n === 0 && !signal.aborted) await this.idle(n === 0 && this.lastError ? 1000 : this.opts.idleMs);
     }
+  }
+
+  /** What is in memory read back from the store, after a batch failed. */
+  private async reload(): Promise<void> {
+    this.pendingTxs.clear();
+    this.positions.clear();
+    await this.load();
+  }
+
+  private repeated(err: RepeatedRowsError): void {
+    this.modules.logger.warn({endpoint: err.endpoint, from: err.from.toString(), to: err.to.toString(), err: err.cause}, err.message);
   }
 
   private idle(ms: number): Promise<void> {
@@ -516,7 +538,10 @@ export class PrimaryView {
    * or has not reached the row yet; nothing of it is written then.
    */
   private async writeBuilt(tx: SqlTx, e: Endpoint, built: Built): Promise<void> {
-    const params: unknown[] = [e.name, built.containers[0]!.index, built.containers[built.containers.length - 1]!.index + 1n];
+    const from = built.containers[0]!.index;
+    const to = built.containers[built.containers.length - 1]!.index + 1n;
+    const params: unknown[] = [e.name, from, to];
+    const repeats = from < (this.repeatsUntil.get(e.id) ?? 0n);
     // The condition is checked first against this statement's snapshot, in which the position is at most the batch's
     // start while the batches ahead are in flight: the row matches, the update waits for their lock, and then checks
     // the condition and computes the position again on the committed row. A position past the start (the batch was
@@ -525,18 +550,25 @@ export class PrimaryView {
     const statements = [
       "UPDATE view_positions SET next_index = CASE WHEN next_index = $2::int8 THEN $3::int8 ELSE next_index END " +
         "WHERE endpoint = $1::text AND next_index <= $2::int8 RETURNING next_index",
-      ...this.writeStatements(built.rows, params),
+      ...this.writeStatements(built.rows, params, repeats),
       stateSql(built.state, params),
     ];
     // The main query reads the position's CTE (w0), so PostgreSQL runs it before the others. The ELSE branch names a
     // column, so that it is not folded (and raised) when the statement is planned.
-    await runTogether(
-      tx,
-      statements,
-      params,
-      `SELECT CASE WHEN moved.n = 1 THEN 1 ELSE ('${POSITION_MOVED}: ' || moved.n)::int4 END ` +
-        `FROM (SELECT count(*) FILTER (WHERE next_index = $3::int8) AS n FROM w0) AS moved`,
-    );
+    try {
+      await runTogether(
+        tx,
+        statements,
+        params,
+        `SELECT CASE WHEN moved.n = 1 THEN 1 ELSE ('${POSITION_MOVED}: ' || moved.n)::int4 END ` +
+          `FROM (SELECT count(*) FILTER (WHERE next_index = $3::int8) AS n FROM w0) AS moved`,
+      );
+    } catch (err) {
+      if (repeats || (err as {code?: string}).code !== UNIQUE_VIOLATION) throw err;
+      // Nothing of the batch was written: the view reloads and writes it again keeping the first of each repeat.
+      this.repeatsUntil.set(e.id, to);
+      throw new RepeatedRowsError(e.name, from, to, err);
+    }
   }
 
   private committed(e: Endpoint, {containers, txIds, txCount, started}: Built): void {
@@ -619,14 +651,18 @@ export class PrimaryView {
 
   private async write(tx: SqlTx, b: Batch): Promise<void> {
     const params: unknown[] = [];
-    await runTogether(tx, this.writeStatements(b, params), params);
+    await runTogether(tx, this.writeStatements(b, params, true), params);
   }
 
-  /** The INSERTs of a batch's rows, their column arrays appended to `params`. */
-  private writeStatements(b: Batch, params: unknown[]): string[] {
-    // A real chain never repeats a height or a transaction; an index that does (a dev database from an older
-    // schedule) keeps the first, rather than stopping the view.
-    const skip = {onConflict: "DO NOTHING"};
+  /**
+   * The INSERTs of a batch's rows, their column arrays appended to `params`. A real chain never repeats a height, a
+   * transaction or a UTXO, and plain INSERTs are what the fold can afford: ON CONFLICT DO NOTHING checks every unique
+   * index before each row and inserts it speculatively, which took a third of a PostgreSQL server's CPU. An index
+   * that does repeat one (a dev database from an older schedule) raises a unique violation, and that batch is
+   * written again with `repeats`, keeping the first, rather than stopping the view.
+   */
+  private writeStatements(b: Batch, params: unknown[], repeats: boolean): string[] {
+    const skip = repeats ? {onConflict: "DO NOTHING"} : {};
     const tables: Array<[string, readonly BulkColumn[], unknown[][]]> = [
       ["blocks", BLOCK_COLUMNS as unknown as BulkColumn[], b.blocks],
       ["vertices", VERTEX_COLUMNS as unknown as BulkColumn[], b.vertices],
@@ -692,6 +728,21 @@ const ASSET_COLUMNS: BulkColumn[] = [
 /** Glacier's asset `type`: `nft` when the asset's initial state mints NFTs, else `secp256k1`. */
 function assetType(outputs: TxOutput[]): string {
   return outputs.some((o) => o.utxoType.startsWith("NFT")) ? "nft" : "secp256k1";
+}
+
+/** PostgreSQL's SQLSTATE of a duplicate key in a unique index. */
+const UNIQUE_VIOLATION = "23505";
+
+/** A batch repeats a row the store holds (writeBuilt): it is written again keeping the first. */
+class RepeatedRowsError extends Error {
+  constructor(
+    readonly endpoint: string,
+    readonly from: bigint,
+    readonly to: bigint,
+    cause: unknown,
+  ) {
+    super("primary-network view: the index repeats a row the store holds; the batch is written again keeping the first", {cause});
+  }
 }
 
 /** Marks the error of a batch statement that did not find the position its batch starts at (writeBuilt). */

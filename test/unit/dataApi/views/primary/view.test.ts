@@ -187,6 +187,33 @@ describeBackends("primary-network view", (backend) => {
   });
 });
 
+describeBackends("primary-network view: an index that repeats a block", (backend) => {
+  it("keeps the first of each repeated row and folds every container, without an error", async () => {
+    // Block 3 again at index 10, under another container ID (as an index written by an older dev schedule holds
+    // it): its height, transactions and UTXOs are in the store already. Batches of up to 7 containers: the second
+    // batch (7-13) raises the unique violation and is written again keeping the first; the others are plain inserts.
+    const again = {...blocks[3]!, id: new Uint8Array(32).fill(0xab)};
+    const containers = [...blocks.slice(0, 10), again, ...blocks.slice(10)];
+    const {sql, idx} = await storeAndIndex(backend, containers);
+    const register = new Registry();
+    const v = view(idx.store, sql, register);
+    await v.load();
+    expect(await v.catchUp()).toBe(containers.length);
+    expect(v.lastError).toBeNull();
+    await v.close();
+    expect(await register.getSingleMetricAsString("avaext_data_api_view_errors_total")).toMatch(/ 0$/m);
+    expect(await count(sql, "SELECT count(*)::int8 AS n FROM txs")).toBe(TXS);
+    expect(await count(sql, "SELECT count(DISTINCT tx_id)::int8 AS n FROM txs")).toBe(TXS);
+    expect(await count(sql, "SELECT count(*)::int8 AS n FROM blocks")).toBe(blocks.length);
+    expect(await count(sql, "SELECT count(*)::int8 AS n FROM utxos")).toBe(2 * TXS);
+    expect(await count(sql, "SELECT count(*)::int8 AS n FROM utxo_spends")).toBe(2 * TXS);
+    // The first of the repeated block's rows is the one kept.
+    const [kept] = await sql.query<{container_id: string}>("SELECT container_id FROM blocks WHERE chain = 'X' AND height = 4");
+    expect(kept!.container_id).toBe(idToString(blocks[3]!.id));
+    expect(await count(sql, "SELECT next_index AS n FROM view_positions WHERE endpoint = 'X/block'")).toBe(containers.length);
+  });
+});
+
 describeBackends("primary-network view: a batch the store refuses", (backend) => {
   let sql: SqlClient;
   let idx: {db: Database; store: IndexStore; dir: string};
