@@ -37,6 +37,30 @@ export function utxoIdOf(txId: Uint8Array, outputIndex: number): Uint8Array {
   return sha256(new Writer().u64(BigInt(outputIndex)).fixed(txId).finish());
 }
 
+/**
+ * CB58 of the IDs that transactions repeat (assets, chains): nearly every input and output names AVAX, and CB58 of an
+ * ID (a checksum and a base-58 conversion) was about a quarter of the decoder's time. Keyed by the ID's first four bytes,
+ * checked in full; bounded, so an unusual history cannot grow it.
+ */
+const REPEATED_IDS = new Map<number, {id: Uint8Array; text: string}>();
+const REPEATED_IDS_MAX = 64;
+
+export function repeatedId(id: Uint8Array): string {
+  const key = ((id[0]! << 24) | (id[1]! << 16) | (id[2]! << 8) | id[3]!) >>> 0;
+  const hit = REPEATED_IDS.get(key);
+  if (hit !== undefined && sameBytes(hit.id, id)) return hit.text;
+  const text = cb58Encode(id);
+  if (REPEATED_IDS.size >= REPEATED_IDS_MAX) REPEATED_IDS.clear();
+  REPEATED_IDS.set(key, {id: id.slice(), text});
+  return text;
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /** AvalancheGo `ids.ID.Append(index)`: sha256(ID ‖ u32be(index)); a converted subnet's validation IDs. */
 export function appendIndex(id: Uint8Array, index: number): Uint8Array {
   return sha256(new Writer().fixed(id).u32(index).finish());
@@ -817,13 +841,13 @@ export function decodeSignedTx(chain: PrimaryChain, signed: Uint8Array, opts: Tx
     outputs.push({
       outputIndex: index,
       utxoId: cb58Encode(utxoIdOf(txIdBytes, index)),
-      assetId: cb58Encode(assetId),
+      assetId: repeatedId(assetId),
       amount: o.out.amount,
       owner: o.out.owner,
       stakeableLocktime: o.out.stakeableLocktime,
       staked,
       utxoType: staked ? "STAKE" : o.out.utxoType,
-      exportedTo: exportedTo ? cb58Encode(exportedTo) : null,
+      exportedTo: exportedTo ? repeatedId(exportedTo) : null,
       groupId: o.out.groupId,
       payload: o.out.payload,
       utxoBytes: utxoBytes(txIdBytes, index, assetId, o.raw),
@@ -846,10 +870,10 @@ export function decodeSignedTx(chain: PrimaryChain, signed: Uint8Array, opts: Tx
     txId: cb58Encode(i.txId),
     outputIndex: i.outputIndex,
     utxoId: cb58Encode(utxoIdOf(i.txId, i.outputIndex)),
-    assetId: cb58Encode(i.assetId),
+    assetId: repeatedId(i.assetId),
     amount: i.in.amount,
     sigIndices: i.in.sigIndices,
-    importedFrom: importedFrom ? cb58Encode(importedFrom) : null,
+    importedFrom: importedFrom ? repeatedId(importedFrom) : null,
     credentials: nextCred(),
   });
   // Credentials follow AvalancheGo's order: the base inputs, then imported inputs (or EVM inputs, or operations).
@@ -862,7 +886,7 @@ export function decodeSignedTx(chain: PrimaryChain, signed: Uint8Array, opts: Tx
         txId: cb58Encode(u.txId),
         outputIndex: u.outputIndex,
         utxoId: cb58Encode(utxoIdOf(u.txId, u.outputIndex)),
-        assetId: cb58Encode(op.assetId),
+        assetId: repeatedId(op.assetId),
         amount: 0n,
         sigIndices: op.sigIndices,
         importedFrom: null,
@@ -870,8 +894,8 @@ export function decodeSignedTx(chain: PrimaryChain, signed: Uint8Array, opts: Tx
       });
     }
   }
-  const evmInputs: EvmTransfer[] = p.evmInputs.map((e) => ({address: e.address, assetId: cb58Encode(e.assetId), amount: e.amount, nonce: e.nonce, credentials: nextCred()}));
-  const evmOutputs: EvmTransfer[] = p.evmOutputs.map((e) => ({address: e.address, assetId: cb58Encode(e.assetId), amount: e.amount, nonce: 0n, credentials: []}));
+  const evmInputs: EvmTransfer[] = p.evmInputs.map((e) => ({address: e.address, assetId: repeatedId(e.assetId), amount: e.amount, nonce: e.nonce, credentials: nextCred()}));
+  const evmOutputs: EvmTransfer[] = p.evmOutputs.map((e) => ({address: e.address, assetId: repeatedId(e.assetId), amount: e.amount, nonce: 0n, credentials: []}));
   // The authorisation credentials (subnet auth, disable auth) come last.
   if (credIndex + p.authCredentials !== creds.length) fail(`${p.txType} has ${creds.length} credentials for ${credIndex + p.authCredentials} signers`);
   if (p.authCredentials > 0) {
@@ -889,8 +913,8 @@ export function decodeSignedTx(chain: PrimaryChain, signed: Uint8Array, opts: Tx
     outputs,
     evmInputs,
     evmOutputs,
-    sourceChain: p.importedFrom ? cb58Encode(p.importedFrom) : null,
-    destinationChain: p.exportedTo ? cb58Encode(p.exportedTo) : null,
+    sourceChain: p.importedFrom ? repeatedId(p.importedFrom) : null,
+    destinationChain: p.exportedTo ? repeatedId(p.exportedTo) : null,
     details: p.details,
     unsignedHash,
   };

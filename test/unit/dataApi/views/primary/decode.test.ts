@@ -29,7 +29,7 @@ import {sha256} from "@noble/hashes/sha2.js";
 import {describe, expect, it} from "vitest";
 import {decodePrimaryContainer, PrimaryDecodeError} from "../../../../../src/dataApi/views/primary/decode.js";
 import type {PrimaryContainer, PrimaryTx} from "../../../../../src/dataApi/views/primary/model.js";
-import {subnetToL1ConversionId} from "../../../../../src/dataApi/views/primary/txCodec.js";
+import {repeatedId, subnetToL1ConversionId} from "../../../../../src/dataApi/views/primary/txCodec.js";
 import {buildEvmBlock} from "../../../../../src/decode/coreth.js";
 import {RLP} from "@ethereumjs/rlp";
 import {keccak_256} from "@noble/hashes/sha3.js";
@@ -1054,5 +1054,30 @@ describe("decode rate", () => {
     // Both inputs are the same key's: one recovery a tx (the signature is deterministic).
     console.log(`decode rate, 2-in/2-out signed BaseTx, 50 a block: ${Math.round(withKeys)} txs/s with key recovery, ${Math.round(withoutKeys)} txs/s without`);
     expect(withoutKeys).toBeGreaterThan(withKeys);
+  });
+});
+
+describe("repeatedId: the CB58 of repeated asset and chain IDs, kept", () => {
+  it("equals cb58Encode for random IDs, IDs sharing their first four bytes and IDs asked again", () => {
+    let seed = 12345;
+    const byte = (): number => {
+      seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
+      return seed >>> 24;
+    };
+    const ids: Uint8Array[] = [];
+    for (let i = 0; i < 200; i++) ids.push(Uint8Array.from({length: 32}, byte));
+    // Same first four bytes (the cache's key), different rest.
+    for (let i = 0; i < 50; i++) ids.push(Uint8Array.from([1, 2, 3, 4, ...Array.from({length: 28}, byte)]));
+    for (let round = 0; round < 3; round++) {
+      for (const id of ids) expect(repeatedId(id)).toBe(cb58Encode(id));
+    }
+    // The ID kept is a copy: a caller's buffer reused for another ID with the same first four bytes is encoded
+    // afresh, not answered with the text kept for what the buffer held before.
+    const buf = Uint8Array.from([9, 9, 9, 9, ...Array.from({length: 28}, byte)]);
+    const before = cb58Encode(buf);
+    expect(repeatedId(buf)).toBe(before);
+    buf[31] ^= 0xff;
+    expect(repeatedId(buf)).toBe(cb58Encode(buf));
+    expect(repeatedId(buf)).not.toBe(before);
   });
 });
