@@ -48,17 +48,11 @@ const REPEATED_IDS_MAX = 64;
 export function repeatedId(id: Uint8Array): string {
   const key = ((id[0]! << 24) | (id[1]! << 16) | (id[2]! << 8) | id[3]!) >>> 0;
   const hit = REPEATED_IDS.get(key);
-  if (hit !== undefined && sameBytes(hit.id, id)) return hit.text;
+  if (hit !== undefined && Buffer.compare(hit.id, id) === 0) return hit.text;
   const text = cb58Encode(id);
   if (REPEATED_IDS.size >= REPEATED_IDS_MAX) REPEATED_IDS.clear();
   REPEATED_IDS.set(key, {id: id.slice(), text});
   return text;
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 /** AvalancheGo `ids.ID.Append(index)`: sha256(ID ‖ u32be(index)); a converted subnet's validation IDs. */
