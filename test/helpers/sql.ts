@@ -6,7 +6,7 @@ import {randomBytes} from "node:crypto";
 import {Writable} from "node:stream";
 import pg from "pg";
 import {describe, inject} from "vitest";
-import {openSqlClient, type PgliteSqlClient, type SqlClient} from "../../src/dataApi/store/client.js";
+import {openSqlClient, type SqlClient} from "../../src/dataApi/store/client.js";
 import {LoggerRegistry, type Logger} from "../../src/logger/index.js";
 
 export type BackendName = "pglite" | "postgres";
@@ -44,7 +44,7 @@ let pgliteTemplate: Promise<Blob> | null = null;
 
 async function openPglite(): Promise<SqlClient> {
   pgliteTemplate ??= (async () => {
-    const c = (await openSqlClient({url: "embedded", dataDir: null}, {logger: quietLogger()})) as PgliteSqlClient;
+    const c = (await openSqlClient({url: "embedded", dataDir: null}, {logger: quietLogger()})) as SqlClient & {dumpDataDir(): Promise<Blob>};
     try {
       return await c.dumpDataDir();
     } finally {

@@ -18,6 +18,7 @@ import {hostname} from "node:os";
 import {PGlite, parse as pgliteParse, protocol, types as pgliteTypes} from "@electric-sql/pglite";
 import pg from "pg";
 import type {Logger} from "../../logger/index.js";
+import {PgliteThreadClient} from "./pgliteThread.js";
 
 /** A row-returning statement and a multi-statement script, run in one transaction. */
 export interface SqlTx {
@@ -29,6 +30,11 @@ export interface SqlTx {
 
 export interface SqlClient extends SqlTx {
   readonly kind: "pglite" | "postgres";
+  /**
+   * True when statements run off the calling thread (a server, or PGlite on a thread of its own): a statement sent
+   * ahead runs while this thread goes on with its own work.
+   */
+  readonly offThread: boolean;
   /**
    * Runs `fn` in a transaction on one connection: commits when it resolves, rolls back when it throws (and rethrows).
    * Statements of one transaction never interleave with other statements.
@@ -47,6 +53,11 @@ export interface SqlClientOptions {
   poolSize?: number;
   /** PGlite only: start from this dump (PgliteSqlClient.dumpDataDir) instead of a new cluster; much faster. */
   pgliteTemplate?: Blob;
+  /**
+   * PGlite only: run it on a thread of its own (pgliteThread.ts; default true). False, or without the compiled
+   * worker script, it runs on the calling thread.
+   */
+  pgliteThread?: boolean;
 }
 
 export interface SqlClientModules {
@@ -55,8 +66,14 @@ export interface SqlClientModules {
 
 /** Opens the client `opts.url` names: PGlite for "embedded", else a pg pool. */
 export async function openSqlClient(opts: SqlClientOptions, modules: SqlClientModules): Promise<SqlClient> {
-  if (opts.url === "embedded") return PgliteSqlClient.open(opts.dataDir, modules, opts.pgliteTemplate);
-  return PgSqlClient.open(opts.url, opts.poolSize ?? 10, modules);
+  if (opts.url !== "embedded") return PgSqlClient.open(opts.url, opts.poolSize ?? 10, modules);
+  const script = opts.pgliteThread === false ? null : PgliteThreadClient.script();
+  const template = opts.pgliteTemplate;
+  const client = script
+    ? await PgliteThreadClient.open(script, {dataDir: opts.dataDir, template: template ? new Uint8Array(await template.arrayBuffer()) : null})
+    : await PgliteSqlClient.open(opts.dataDir, template);
+  modules.logger.debug({dataDir: opts.dataDir, thread: script !== null}, "PGlite opened");
+  return client;
 }
 
 /** `application_name` of this process's connections, which the writer lock's refusal shows. */
@@ -132,6 +149,7 @@ const OID_BYTEA_ARRAY = 1001;
 
 export class PgliteSqlClient implements SqlClient {
   readonly kind = "pglite" as const;
+  readonly offThread = false;
 
   private constructor(
     private readonly db: PGlite,
@@ -139,13 +157,12 @@ export class PgliteSqlClient implements SqlClient {
     readonly dataDir: string | null,
   ) {}
 
-  static async open(dataDir: string | null, modules: SqlClientModules, template?: Blob): Promise<PgliteSqlClient> {
+  static async open(dataDir: string | null, template?: Blob): Promise<PgliteSqlClient> {
     const db = await PGlite.create(dataDir ?? undefined, {
       ...(template ? {loadDataDir: template} : {}),
       // PGlite's own default already gives bigint for int8; pinned here so the contract does not hang on a default.
       parsers: {[OID_INT8]: (x: string): bigint => BigInt(x), [OID_INT8_ARRAY]: parseInt8Array},
     });
-    modules.logger.debug({dataDir}, "PGlite opened");
     return new PgliteSqlClient(db, dataDir);
   }
 
@@ -354,6 +371,7 @@ const PREPARED_TEXTS = 1000;
 
 export class PgSqlClient implements SqlClient {
   readonly kind = "postgres" as const;
+  readonly offThread = true;
   readonly dataDir = null;
   private readonly dedicated = new Set<pg.Client>();
   private readonly names = new Map<string, string>();

@@ -3,9 +3,8 @@
  * writes the current one. Falls back to decoding in-process when workers cannot start (the worker script is the
  * compiled one: under a TypeScript test runner the module is found in dist/).
  */
-import {existsSync} from "node:fs";
-import {fileURLToPath} from "node:url";
 import {Worker} from "node:worker_threads";
+import {workerScript} from "../../../util/workerScript.js";
 import {decodePrimaryContainer} from "./decode.js";
 import type {PrimaryContainer} from "./model.js";
 
@@ -20,14 +19,6 @@ export interface DecodeJob {
 
 export type DecodeResult = {ok: true; container: PrimaryContainer} | {ok: false; error: string; expected: boolean};
 
-function workerScript(): string | null {
-  const here = fileURLToPath(import.meta.url);
-  if (here.endsWith(".js")) return here.replace(/decodePool\.js$/, "decodeWorker.js");
-  // Running from source (vitest): use the build of the same module.
-  const built = here.replace(/\/src\/dataApi\//, "/dist/src/dataApi/").replace(/decodePool\.ts$/, "decodeWorker.js");
-  return existsSync(built) ? built : null;
-}
-
 export class DecodePool {
   private readonly workers: Worker[] = [];
   private next = 0;
@@ -35,7 +26,7 @@ export class DecodePool {
   private readonly waiting = new Map<number, {resolve: (r: DecodeResult[]) => void; reject: (e: Error) => void}>();
 
   constructor(opts: {threads: number}) {
-    const script = workerScript();
+    const script = workerScript(import.meta.url, "decodeWorker");
     if (script === null || opts.threads <= 0) return;
     for (let i = 0; i < opts.threads; i++) {
       const w = new Worker(script);

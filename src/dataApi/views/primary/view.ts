@@ -177,8 +177,11 @@ export class PrimaryView {
   /** The last error of a round (the health check reports it). */
   lastError: Error | null = null;
   private wake: (() => void) | null = null;
-  /** On a PostgreSQL server, statements overlap and batches are read ahead (PGlite runs on this thread). */
-  private readonly onServer: boolean;
+  /**
+   * The store runs statements off this thread (a server, or PGlite on its own): statements overlap, and the owners
+   * of a batch's spends are read when it is decoded. PGlite on this thread takes turns with the build.
+   */
+  private readonly offThread: boolean;
   /** A step failed: what is in memory is read back from the store before the next fold. */
   private stale = false;
   /**
@@ -197,7 +200,7 @@ export class PrimaryView {
     private readonly opts: PrimaryViewOptions,
     private readonly modules: PrimaryViewModules,
   ) {
-    this.onServer = modules.sql.kind === "postgres";
+    this.offThread = modules.sql.offThread;
     this.pool = new DecodePool({threads: opts.decodeThreads});
     this.recentOwners = new UtxoOwners(opts.recentOwners);
     this.staking = new StakingFold({network: modules.network, avaxAssetId: modules.avaxAssetId});
@@ -345,7 +348,7 @@ export class PrimaryView {
           // UTXOs of the batches ahead of this one are not in the store yet, and not looked for there now.
           const stored = spends.filter((i) => !this.pendingTxs.has(i.txId)).map((i) => i.utxoId);
           for (const id of txIds) this.pendingTxs.add(id);
-          if (this.onServer) await readOwners(this.modules.sql, this.recentOwners.take(stored, owners), owners);
+          if (this.offThread) await readOwners(this.modules.sql, this.recentOwners.take(stored, owners), owners);
           return {containers, results, consumed, txIds, owners};
         });
         return {end: from + BigInt(n), prepared};
@@ -383,7 +386,7 @@ export class PrimaryView {
    */
   private async foldPipelined(e: Endpoint, first: Fetching, fetch: (from: bigint) => Fetching | null): Promise<number> {
     const sql = this.modules.sql;
-    const depth = this.onServer ? Math.max(1, this.opts.statementsInFlight) : 1;
+    const depth = this.offThread ? Math.max(1, this.opts.statementsInFlight) : 1;
     let n = 0;
     /** Batches being read and decoded, oldest first. */
     const ahead: Fetching[] = [first];

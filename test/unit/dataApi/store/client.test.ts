@@ -1,11 +1,27 @@
-import {mkdtemp, rm} from "node:fs/promises";
+import {execFile} from "node:child_process";
+import {mkdtemp, rm, writeFile} from "node:fs/promises";
 import {tmpdir} from "node:os";
 import path from "node:path";
+import {fileURLToPath, pathToFileURL} from "node:url";
+import {promisify} from "node:util";
+import type {Worker} from "node:worker_threads";
 import {afterAll, beforeAll, describe, expect, inject, it} from "vitest";
 import {applicationName, openSqlClient, type SqlClient} from "../../../../src/dataApi/store/client.js";
-import {describeBackends, quietLogger} from "../../../helpers/sql.js";
+import {PgliteThreadClient} from "../../../../src/dataApi/store/pgliteThread.js";
+import {BACKENDS, quietLogger} from "../../../helpers/sql.js";
 
-describeBackends("SqlClient", (backend) => {
+// The stores' backends (PGlite on its own thread, as the service runs it, and a server) and PGlite on the calling
+// thread (the fallback without a compiled worker script): one contract.
+const CLIENTS = [
+  ...BACKENDS.map((b) => ({...b, label: b.name as string})),
+  {
+    name: "pglite" as const,
+    label: "pglite on the calling thread",
+    open: (): Promise<SqlClient> => openSqlClient({url: "embedded", dataDir: null, pgliteThread: false}, {logger: quietLogger()}),
+  },
+];
+
+describe.each(CLIENTS)("SqlClient ($label)", (backend) => {
   let db: SqlClient;
   beforeAll(async () => {
     db = await backend.open();
@@ -90,6 +106,23 @@ describeBackends("SqlClient", (backend) => {
     expect(fast[6]).toEqual({n: 7, big: 7_000_000_049n, txt: "é✓𝄞 7", flag: false, doc: {g: 7, s: "ü".repeat(7)}, bytes: plain[6].bytes, num: "10.5", bigs: [7n, -7n], dup: "second"});
     expect(fast[2].flag).toBeNull();
   });
+  it("rejects a failed statement with the database's fields: its code, constraint and detail", async () => {
+    await db.exec("CREATE TABLE u (id int4 CONSTRAINT u_pkey PRIMARY KEY)");
+    await db.query("INSERT INTO u VALUES ($1)", [1]);
+    for (const run of [
+      (): Promise<unknown> => db.query("INSERT INTO u VALUES ($1)", [1]),
+      (): Promise<unknown> => db.transaction((tx) => tx.query("INSERT INTO u VALUES ($1)", [1])),
+    ]) {
+      const err = await run().then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(Error);
+      expect(err).toMatchObject({code: "23505", constraint: "u_pkey", message: expect.stringMatching(/duplicate key/)});
+      expect((err as {detail: string}).detail).toMatch(/\(id\)=\(1\) already exists/);
+    }
+  });
+
   it("runs a multi-statement script with exec", async () => {
     await db.exec("CREATE TABLE s (v int4); INSERT INTO s VALUES (1); INSERT INTO s VALUES (2);");
     expect(await db.query("SELECT v FROM s ORDER BY v")).toEqual([{v: 1}, {v: 2}]);
@@ -144,6 +177,47 @@ describeBackends("SqlClient", (backend) => {
       {t: 1, n: 5},
       {t: 3, n: 5},
     ]);
+  });
+});
+
+describe("PGlite on its own thread", () => {
+  it("is what openSqlClient opens for an embedded store", async () => {
+    const db = await openSqlClient({url: "embedded", dataDir: null}, {logger: quietLogger()});
+    try {
+      expect(db).toBeInstanceOf(PgliteThreadClient);
+      expect(db.offThread).toBe(true);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it("fails the calls waiting and every later one with the reason, without hanging, when its thread stops", async () => {
+    const db = await openSqlClient({url: "embedded", dataDir: null}, {logger: quietLogger()});
+    const waiting = db.query("SELECT pg_sleep(0.5)");
+    await (db as unknown as {worker: Worker}).worker.terminate();
+    await expect(waiting).rejects.toThrow(/PGlite's thread exited/);
+    await expect(db.query("SELECT 1")).rejects.toThrow(/PGlite's thread exited/);
+    await expect(db.transaction((tx) => tx.query("SELECT 1"))).rejects.toThrow(/PGlite's thread exited/);
+    await db.close();
+  });
+
+  it("does not keep the process alive once its calls have answered", async () => {
+    // As PGlite on the calling thread would not: a command that forgets to close it still exits.
+    const client = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../../dist/src/dataApi/store/client.js");
+    const dir = await mkdtemp(path.join(tmpdir(), "avaext-pglite-exit-"));
+    try {
+      const script = path.join(dir, "forget-to-close.mjs");
+      await writeFile(
+        script,
+        `const {openSqlClient} = await import(${JSON.stringify(pathToFileURL(client).href)});
+        const db = await openSqlClient({url: "embedded", dataDir: null}, {logger: {debug() {}}});
+        console.log(JSON.stringify(await db.query("SELECT $1::int4 AS n", [7])));`,
+      );
+      const {stdout} = await promisify(execFile)(process.execPath, [script], {timeout: 30_000});
+      expect(stdout.trim()).toBe('[{"n":7}]');
+    } finally {
+      await rm(dir, {recursive: true, force: true});
+    }
   });
 });
 
