@@ -123,7 +123,14 @@ export class PgliteThreadClient implements SqlClient {
       // does not keep it alive.
       if (this.waiting.size === 0) this.worker.ref();
       this.waiting.set(id, {resolve: resolve as (v: unknown) => void, reject});
-      this.worker.postMessage({id, ...req});
+      try {
+        this.worker.postMessage({id, ...req});
+      } catch (err) {
+        // A parameter that cannot be copied to the thread (a function, a symbol).
+        this.waiting.delete(id);
+        if (this.waiting.size === 0) this.worker.unref();
+        reject(err instanceof Error ? err : new Error(String(err)));
+      }
     });
   }
 

@@ -23,11 +23,14 @@ const port = parentPort!;
 const init = workerData as ThreadInit;
 const txns = new Map<number, OpenTxn>();
 
-function answer(id: number, run: () => Promise<unknown>): Promise<void> {
-  return run().then(
-    (value) => port.postMessage({id, ok: true, value: value ?? null} satisfies ThreadResponse),
-    (err: unknown) => port.postMessage({id, ok: false, error: toWireError(err)} satisfies ThreadResponse),
-  );
+/** Runs a call and posts its outcome; a value that cannot be copied to the main thread is answered as an error. */
+async function answer(id: number, run: () => Promise<unknown>): Promise<void> {
+  try {
+    const value = await run();
+    port.postMessage({id, ok: true, value: value ?? null} satisfies ThreadResponse);
+  } catch (err) {
+    port.postMessage({id, ok: false, error: toWireError(err)} satisfies ThreadResponse);
+  }
 }
 
 function binaryParams(req: Extract<ThreadRequest, {op: "query"}>): unknown[] | undefined {
@@ -58,14 +61,16 @@ function begin(db: PgliteSqlClient, id: number, txn: number): void {
     });
     await txns.get(txn)!.chain;
     if (!commit) throw ROLLBACK;
-  }).then(
-    () => port.postMessage({id: endId, ok: true, value: null} satisfies ThreadResponse),
-    (err: unknown) => {
-      const answerId = begun ? endId : id;
-      if (err === ROLLBACK) port.postMessage({id: answerId, ok: true, value: null} satisfies ThreadResponse);
-      else port.postMessage({id: answerId, ok: false, error: toWireError(err)} satisfies ThreadResponse);
-    },
-  ).finally(() => txns.delete(txn));
+  })
+    .then(
+      () => port.postMessage({id: endId, ok: true, value: null} satisfies ThreadResponse),
+      (err: unknown) => {
+        const answerId = begun ? endId : id;
+        if (err === ROLLBACK) port.postMessage({id: answerId, ok: true, value: null} satisfies ThreadResponse);
+        else port.postMessage({id: answerId, ok: false, error: toWireError(err)} satisfies ThreadResponse);
+      },
+    )
+    .finally(() => txns.delete(txn));
 }
 
 async function main(): Promise<void> {

@@ -201,6 +201,16 @@ describe("PGlite on its own thread", () => {
     await db.close();
   });
 
+  it("rejects a parameter it cannot copy to its thread, and goes on", async () => {
+    const db = await openSqlClient({url: "embedded", dataDir: null}, {logger: quietLogger()});
+    try {
+      await expect(db.query("SELECT $1::text AS t", [(): number => 1])).rejects.toThrow(/could not be cloned/);
+      expect(await db.query("SELECT $1::text AS t", ["ok"])).toEqual([{t: "ok"}]);
+    } finally {
+      await db.close();
+    }
+  });
+
   it("does not keep the process alive once its calls have answered", async () => {
     // As PGlite on the calling thread would not: a command that forgets to close it still exits.
     const client = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../../dist/src/dataApi/store/client.js");
