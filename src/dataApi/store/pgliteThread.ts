@@ -6,7 +6,9 @@
  * builds batch k+1 while PGlite writes batch k, and a list's JSON is rendered while the next read runs.
  *
  * The semantics are the in-thread client's: the worker runs its statements, prepared reads and transactions with
- * the same serialisation (a read waits for a transaction in progress), and an error comes back with its fields
+ * the same serialisation (a read waits for a transaction in progress; a transaction's statements run in the order
+ * sent; parameterised statements outside one run in the order sent, as do statements without parameters among
+ * themselves, not the two kinds with each other), and an error comes back with its fields
  * (`code`, `detail`, ...). Parameters and rows are copied between the threads (structured clone); a Node Buffer
  * parameter (a value in binary format, see client.ts) stays one.
  */

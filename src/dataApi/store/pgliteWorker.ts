@@ -1,7 +1,8 @@
 /**
  * The thread that owns PGlite (see pgliteThread.ts): opens a PgliteSqlClient and runs the calls it is sent, each
  * answered with its id. A transaction is opened by "begin" and held open, its statements run in the order they
- * arrive, until "end" commits or rolls it back.
+ * arrive, until "end" commits or rolls it back. Outside transactions the client's own serialisation applies (see
+ * pgliteThread.ts).
  */
 import {parentPort, workerData} from "node:worker_threads";
 import {PgliteSqlClient, type SqlTx} from "./client.js";

@@ -52,8 +52,9 @@ export interface PrimaryViewOptions {
   /** Owners of the latest UTXOs created kept in memory for their spends (0: always read the store). */
   recentOwners: number;
   /**
-   * X and C batch statements sent to a PostgreSQL server before the ones ahead of them have committed, at most (each
-   * on a connection of its own, ordered by the position row; PGlite runs one statement at a time: always 1 there).
+   * X and C batch statements sent to the store before the ones ahead of them have committed, at most (on a server each
+   * on a connection of its own, ordered by the position row; PGlite on its own thread queues them; PGlite on the
+   * calling thread takes 1).
    */
   statementsInFlight: number;
 }
@@ -344,8 +345,8 @@ export class PrimaryView {
           const spends = txs.flatMap((t) => t.inputs).filter((i) => !own.has(i.txId));
           const consumed = spends.map((i) => i.utxoId);
           const owners = new Map<string, Uint8Array[]>();
-          // PGlite runs the read on this thread between the statements: there it waits for the batch's turn. The
-          // UTXOs of the batches ahead of this one are not in the store yet, and not looked for there now.
+          // PGlite on the calling thread would run the read between the statements: there it waits for the batch's
+          // turn. The UTXOs of the batches ahead of this one are not in the store yet, and not looked for there now.
           const stored = spends.filter((i) => !this.pendingTxs.has(i.txId)).map((i) => i.utxoId);
           for (const id of txIds) this.pendingTxs.add(id);
           if (this.offThread) await readOwners(this.modules.sql, this.recentOwners.take(stored, owners), owners);
