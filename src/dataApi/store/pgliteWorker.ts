@@ -8,8 +8,8 @@ import {parentPort, workerData} from "node:worker_threads";
 import {PgliteSqlClient, type SqlTx} from "./client.js";
 import {toWireError, type ThreadInit, type ThreadRequest, type ThreadResponse} from "./pgliteThread.js";
 
+/** A transaction that has begun and not ended. */
 interface OpenTxn {
-  /** Set once the transaction has begun. */
   tx: SqlTx;
   /** Its statements, one after another. */
   chain: Promise<unknown>;
@@ -32,6 +32,13 @@ async function answer(id: number, run: () => Promise<unknown>): Promise<void> {
   } catch (err) {
     port.postMessage({id, ok: false, error: toWireError(err)} satisfies ThreadResponse);
   }
+}
+
+/** The open transaction `txn`; undefined, with call `id` answered as an error, when there is none. */
+function openTxn(id: number, txn: number): OpenTxn | undefined {
+  const open = txns.get(txn);
+  if (open === undefined) void answer(id, () => Promise.reject(new Error(`transaction ${txn} is not open`)));
+  return open;
 }
 
 function binaryParams(req: Extract<ThreadRequest, {op: "query"}>): unknown[] | undefined {
@@ -92,23 +99,16 @@ async function main(): Promise<void> {
           void answer(m.id, () => run(db));
           break;
         }
-        const open = txns.get(m.txn);
-        if (open === undefined) {
-          void answer(m.id, () => Promise.reject(new Error(`transaction ${m.txn} is not open`)));
-          break;
-        }
-        open.chain = open.chain.then(() => answer(m.id, () => run(open.tx)));
+        const open = openTxn(m.id, m.txn);
+        if (open) open.chain = open.chain.then(() => answer(m.id, () => run(open.tx)));
         break;
       }
       case "begin":
         begin(db, m.id, m.txn);
         break;
-      case "end": {
-        const open = txns.get(m.txn);
-        if (open === undefined) void answer(m.id, () => Promise.reject(new Error(`transaction ${m.txn} is not open`)));
-        else open.finish(m.commit, m.id);
+      case "end":
+        openTxn(m.id, m.txn)?.finish(m.commit, m.id);
         break;
-      }
       case "dump":
         void answer(m.id, async () => new Uint8Array(await (await db.dumpDataDir()).arrayBuffer()));
         break;
