@@ -2,21 +2,28 @@
  * The owners of recently created UTXOs, so that a spend finds its UTXO's owner without reading the store: most UTXOs
  * are spent a while after their creation (change, the next transfer), and a read is one index probe a spend in the
  * store's thread. Bounded, oldest evicted; a spent UTXO leaves (it is spent once). What is not here is read.
+ *
+ * Owners are held packed, their 20-byte addresses concatenated in one latin1 string (~40 bytes on V8's heap), not
+ * as the decoder's arrays: those are views into the decoded container's bytes, so each entry kept a whole
+ * container alive (~0.9 KB an entry in heap snapshots of a fold, 90 MB for the default 100,000).
  */
+const ADDRESS_LEN = 20;
+
 export class UtxoOwners {
-  private readonly owners = new Map<string, Uint8Array[]>();
+  /** UTXO ID → packed addresses, or a copy of them when one is not ADDRESS_LEN bytes. */
+  private readonly owners = new Map<string, string | Uint8Array[]>();
   hits = 0;
   misses = 0;
 
   constructor(private readonly max = 100_000) {}
 
-  add(utxoId: string, addresses: Uint8Array[]): void {
+  add(utxoId: string, addresses: readonly Uint8Array[]): void {
     if (this.max === 0) return;
     if (this.owners.size >= this.max && !this.owners.has(utxoId)) {
       const oldest = this.owners.keys().next();
       if (!oldest.done) this.owners.delete(oldest.value);
     }
-    this.owners.set(utxoId, addresses);
+    this.owners.set(utxoId, pack(addresses));
   }
 
   /** Moves the owners held of `ids` into `out`; returns the IDs not held. */
@@ -28,7 +35,7 @@ export class UtxoOwners {
         missing.push(id);
         continue;
       }
-      out.set(id, o);
+      out.set(id, unpack(o));
       this.owners.delete(id);
     }
     this.hits += ids.length - missing.length;
@@ -39,4 +46,23 @@ export class UtxoOwners {
   get size(): number {
     return this.owners.size;
   }
+}
+
+function pack(addresses: readonly Uint8Array[]): string | Uint8Array[] {
+  if (addresses.some((a) => a.length !== ADDRESS_LEN)) return addresses.map((a) => a.slice());
+  if (addresses.length === 1) return latin1(addresses[0]!);
+  // One flat string (a `+=` chain would be a rope holding each part).
+  return latin1(Buffer.concat(addresses));
+}
+
+function latin1(b: Uint8Array): string {
+  return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("latin1");
+}
+
+function unpack(o: string | Uint8Array[]): Uint8Array[] {
+  if (typeof o !== "string") return o;
+  const b = Buffer.from(o, "latin1");
+  const out: Uint8Array[] = [];
+  for (let i = 0; i < b.length; i += ADDRESS_LEN) out.push(new Uint8Array(b.buffer, b.byteOffset + i, ADDRESS_LEN));
+  return out;
 }

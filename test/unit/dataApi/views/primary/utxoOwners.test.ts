@@ -31,3 +31,26 @@ it("holds nothing at size 0", () => {
   expect(o.take(["a"], new Map())).toEqual(["a"]);
   expect(o.size).toBe(0);
 });
+
+it("keeps copies, not views into the decoded container's bytes", () => {
+  const container = new Uint8Array(600).map((_, i) => i);
+  const addresses = [container.subarray(100, 120), container.subarray(300, 320)];
+  const o = new UtxoOwners(10);
+  o.add("a", addresses);
+  container.fill(0);
+  const out = new Map<string, Uint8Array[]>();
+  o.take(["a"], out);
+  const [first, second] = out.get("a")!;
+  expect([...first!]).toEqual(Array.from({length: 20}, (_, i) => 100 + i));
+  expect([...second!]).toEqual(Array.from({length: 20}, (_, i) => (300 + i) & 0xff));
+  expect(first!.buffer).not.toBe(container.buffer);
+});
+
+it("keeps an owner whose address is not 20 bytes as it is", () => {
+  const o = new UtxoOwners(10);
+  const odd = [new Uint8Array([1, 2, 3]), new Uint8Array(20).fill(9)];
+  o.add("a", odd);
+  const out = new Map<string, Uint8Array[]>();
+  o.take(["a"], out);
+  expect(out.get("a")).toEqual(odd);
+});
