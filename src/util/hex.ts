@@ -6,6 +6,11 @@ export function bytesToHex(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex");
 }
 
+/** The bytes as a latin1 string, one character a byte: a compact map key or a copy that holds no buffer. */
+export function bytesToLatin1(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
+}
+
 /** Parses `0x`-prefixed hex without checksum; throws with Go's error texts. */
 export function hexToBytes(s: string): Uint8Array {
   if (!s.startsWith("0x") && !s.startsWith("0X")) throw new Error("missing 0x prefix to hex encoding");

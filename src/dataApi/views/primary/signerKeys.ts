@@ -11,6 +11,7 @@
 import {ripemd160} from "@noble/hashes/legacy.js";
 import {sha256} from "@noble/hashes/sha2.js";
 import type {TxInput} from "./model.js";
+import {bytesToLatin1 as latin1} from "../../../util/hex.js";
 import {recoverPublicKey} from "./recover.js";
 
 export class SignerKeys {
@@ -56,8 +57,4 @@ export class SignerKeys {
     if (this.keys.size >= this.max) this.keys.delete(this.keys.keys().next().value!);
     this.keys.set(address, key);
   }
-}
-
-function latin1(b: Uint8Array): string {
-  return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("latin1");
 }

@@ -7,6 +7,8 @@
  * as the decoder's arrays: those are views into the decoded container's bytes, so each entry kept a whole
  * container alive (heap snapshots of a fold: ~0.6 KB an entry, 58 MB for the default 100,000).
  */
+import {bytesToLatin1 as latin1} from "../../../util/hex.js";
+
 const ADDRESS_LEN = 20;
 
 export class UtxoOwners {
@@ -53,10 +55,6 @@ function pack(addresses: readonly Uint8Array[]): string | Uint8Array[] {
   if (addresses.length === 1) return latin1(addresses[0]!);
   // One flat string (a `+=` chain would be a rope holding each part).
   return latin1(Buffer.concat(addresses));
-}
-
-function latin1(b: Uint8Array): string {
-  return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("latin1");
 }
 
 function unpack(o: string | Uint8Array[]): Uint8Array[] {
