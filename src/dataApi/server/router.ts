@@ -246,7 +246,8 @@ export function pageScope(template: string, params: Record<string, string>, quer
  * JSON with bigints as decimal strings (the data API's convention for large integers). The models give amounts as
  * strings already, so the plain call goes first: V8 serialises it on its fast path, where a replacer function is
  * called for every key and value (a page of 10 X transactions, 35 KB: 0.13 ms against 0.24 ms). A bigint makes it
- * throw a TypeError, and the replacer does the work.
+ * throw a TypeError, and the replacer does the work: a value is then walked twice (its toJSON methods and getters
+ * run twice), which the models' plain objects do not mind.
  */
 export function stringify(v: unknown): string {
   try {

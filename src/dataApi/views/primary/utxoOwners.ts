@@ -51,7 +51,8 @@ export class UtxoOwners {
 }
 
 function pack(addresses: readonly Uint8Array[]): string | Uint8Array[] {
-  if (addresses.some((a) => a.length !== ADDRESS_LEN)) return addresses.map((a) => a.slice());
+  // Uint8Array.from copies (a Buffer's slice() is a view).
+  if (addresses.some((a) => a.length !== ADDRESS_LEN)) return addresses.map((a) => Uint8Array.from(a));
   if (addresses.length === 1) return latin1(addresses[0]!);
   // One flat string (a `+=` chain would be a rope holding each part).
   return latin1(Buffer.concat(addresses));
