@@ -11,6 +11,7 @@ import {aggregateVerified, batchVerifyPoints, batchVerifyPointsAsync, verifyAggr
 const ASYNC_BATCH = 64;
 import {WarpError, messageId, parseSignedMessage, parseUnsignedMessage, serializeSignedMessage, type SignedMessage} from "./message.js";
 import {hasQuorum, requiredWeight, type CanonicalSet, type CanonicalValidator} from "./validators.js";
+import {bytesToHex as hex} from "../util/hex.js";
 
 /** A source's answer for one validator (named by its compressed public key). */
 export type SignatureAnswer = {publicKey: Uint8Array; signature: Uint8Array} | {publicKey: Uint8Array; refused: string};
@@ -87,8 +88,6 @@ interface Common {
 export type AggregateResult =
   | (Common & {ok: true; signed: Uint8Array; signedWeight: bigint; signerIndices: number[]})
   | (Common & {ok: false; collectedWeight: bigint; requiredWeight: bigint});
-
-const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
 
 const indexCache = new WeakMap<CanonicalSet, Map<string, number>>();
 function indexOf(set: CanonicalSet): Map<string, number> {

@@ -8,6 +8,7 @@
  */
 import {badGateway, type DataApiError} from "../server/errors.js";
 import {joinUrl, parseHex, postJson, redactUrl, snippet} from "./upstream.js";
+import {bytesToHex} from "../../util/hex.js";
 
 export interface ExternalAggregatorOptions {
   url: string;
@@ -49,7 +50,7 @@ export class ExternalAggregator {
 
   /** The upstream's signed message, as bytes (not checked yet); a 502 naming the upstream when there is none. */
   async signedMessage(req: ExternalRequest, signal?: AbortSignal): Promise<Uint8Array> {
-    const hex = (b: Uint8Array): string => "0x" + Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
+    const hex = (b: Uint8Array): string => "0x" + bytesToHex(b);
     const message = hex(req.unsigned);
     const justification = req.justification && req.justification.length > 0 ? hex(req.justification) : undefined;
     const body =

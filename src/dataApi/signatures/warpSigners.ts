@@ -9,6 +9,7 @@
 import type {SignatureAnswer, SignatureRequest, SignatureSource} from "../../warp/aggregator.js";
 import {messageId, parseUnsignedMessage, PUBLIC_KEY_LEN} from "../../warp/message.js";
 import {cb58Encode} from "../../util/cb58.js";
+import {bytesToHex} from "../../util/hex.js";
 import type {Logger} from "../../logger/index.js";
 import {jsonRpc, joinUrl, parseHex, redactUrl, UpstreamError} from "./upstream.js";
 
@@ -41,7 +42,6 @@ interface SignerNode {
   failedAt: number;
 }
 
-const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
 
 export class WarpSigners implements SignatureSource {
   readonly name = "validator nodes (--warp-signer-urls)";
@@ -62,7 +62,7 @@ export class WarpSigners implements SignatureSource {
       const r = (await jsonRpc(joinUrl(node.url, "/ext/info"), "info.getNodeID", {}, {timeoutMs: this.opts.timeoutMs, maxBytes: 64 * 1024})) as {nodeID?: unknown; nodePOP?: {publicKey?: unknown}} | null;
       const publicKey = parseHex(r?.nodePOP?.publicKey);
       if (!publicKey || publicKey.length !== PUBLIC_KEY_LEN) throw new UpstreamError("transport", "info.getNodeID: no 48-byte nodePOP.publicKey (is it a validator with a BLS key?)");
-      return {nodeId: typeof r?.nodeID === "string" ? r.nodeID : "?", publicKey, publicKeyHex: hex(publicKey)};
+      return {nodeId: typeof r?.nodeID === "string" ? r.nodeID : "?", publicKey, publicKeyHex: bytesToHex(publicKey)};
     })();
     node.key = p;
     p.then(
@@ -110,7 +110,7 @@ export class WarpSigners implements SignatureSource {
     // AvalancheGo's ids.ID is CB58 on the wire (JSON), as is the chain in the path.
     const chain = cb58Encode(sourceChainId);
     const id = cb58Encode(messageId(req.unsigned));
-    const wanted = new Set(req.validators.map((v) => hex(v.publicKey)));
+    const wanted = new Set(req.validators.map((v) => bytesToHex(v.publicKey)));
     const ready: SignatureAnswer[] = [];
     let left = this.nodes.length;
     let wake: (() => void) | null = null;
