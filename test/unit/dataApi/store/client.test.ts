@@ -1,4 +1,5 @@
 import {execFile} from "node:child_process";
+import {existsSync} from "node:fs";
 import {mkdtemp, rm, writeFile} from "node:fs/promises";
 import {tmpdir} from "node:os";
 import path from "node:path";
@@ -235,7 +236,9 @@ describe("PGlite on disk", () => {
   it("keeps its data across close and reopen", async () => {
     const dir = await mkdtemp(path.join(tmpdir(), "avaext-pglite-"));
     try {
+      // A new cluster is made by a thread that exits; the client opens it with another.
       const a = await openSqlClient({url: "embedded", dataDir: dir}, {logger: quietLogger()});
+      expect(existsSync(path.join(dir, "PG_VERSION"))).toBe(true);
       await a.exec("CREATE TABLE p (v int8)");
       await a.query("INSERT INTO p VALUES ($1)", [2n ** 60n]);
       await a.close();
