@@ -101,9 +101,9 @@ export class PgliteThreadClient implements SqlClient {
 
   /** Starts the worker on `script` and waits until PGlite has opened (its error, if it cannot). */
   static async open(script: string, init: ThreadInit): Promise<PgliteThreadClient> {
-    // A new cluster on disk is made by a thread that closes it and exits. PGlite runs initdb against a copy of its
-    // WebAssembly heap, which stays reachable as long as the instance (avaext at rest on a store it had just made:
-    // 815 MB; this way 467 MB; restarted on it 340-358 MB). A thread's exit frees all of its memory.
+    // A new cluster on disk is made by a thread that closes it and exits. PGlite keeps what it built to run initdb
+    // (a second instance and a copy of its heap) reachable as long as the instance (avaext at rest on a store it had
+    // just made: 815 MB; this way 467 MB; restarted on it 340-358 MB). A thread's exit frees all of its memory.
     if (init.dataDir !== null && init.template === null && !existsSync(path.join(init.dataDir, "PG_VERSION"))) {
       await (await PgliteThreadClient.start(script, init)).close();
     }
