@@ -46,16 +46,20 @@ describe.each(CLIENTS)("SqlClient ($label)", (backend) => {
     await expect(db.query(read, [["x"]])).rejects.toThrow(/invalid input syntax/);
     await expect(db.query("SELECT * FROM no_such_table WHERE id = $1", [1])).rejects.toThrow(/no_such_table/);
     expect(await db.query(read, [[1n]])).toEqual([{id: 1n, a: "one", b: 5}]);
-    // Reads wait for a transaction in progress rather than running inside it.
+    // Reads wait for a transaction in progress rather than running inside it (PGlite), or run beside it on a
+    // connection of their own and see none of it (a server: the transaction is held open until the read answers).
     let inside = false;
+    let readAnswered!: () => void;
+    const answered = new Promise<void>((r) => (readAnswered = r));
     const tx = db.transaction(async (t) => {
       inside = true;
       await t.query("INSERT INTO prep_t (id, a) VALUES ($1, $2)", [2n, "two"]);
-      await new Promise((r) => setTimeout(r, 50));
+      await (backend.name === "pglite" ? new Promise((r) => setTimeout(r, 50)) : answered);
       await t.query("UPDATE prep_t SET a = $2 WHERE id = $1", [2n, "TWO"]);
     });
     while (!inside) await new Promise((r) => setImmediate(r));
     const seen = await db.query<{a: string}>(read, [[2n]]);
+    readAnswered();
     await tx;
     expect(seen.map((r) => r.a)).toEqual(backend.name === "pglite" ? ["TWO"] : []);
   });
