@@ -42,7 +42,6 @@ interface SignerNode {
   failedAt: number;
 }
 
-
 export class WarpSigners implements SignatureSource {
   readonly name = "validator nodes (--warp-signer-urls)";
   private readonly nodes: SignerNode[];
