@@ -2,6 +2,13 @@
  * Decoding off the database's path: a small pool of worker threads decodes the next batches while the main thread
  * writes the current one. Falls back to decoding in-process when workers cannot start (the worker script is the
  * compiled one: under a TypeScript test runner the module is found in dist/).
+ *
+ * The workers are there for catching up, when batches are large and follow each other. A small job (a view
+ * following the chain's tip reads the one or two containers accepted since its last poll) is decoded here: a
+ * round trip to a worker costs as much as the decoding. Workers start with the first large job and stop after
+ * `idleStopMs` without one, so a process that has caught up does not keep their heaps (about 45 MB each after a
+ * fold). A worker that dies fails its jobs with an error (the view retries the batch) and is started again by the
+ * next job, never left to swallow jobs that would never be answered.
  */
 import {Worker} from "node:worker_threads";
 import {workerScript} from "../../../util/workerScript.js";
@@ -19,48 +26,108 @@ export interface DecodeJob {
 
 export type DecodeResult = {ok: true; container: PrimaryContainer} | {ok: false; error: string; expected: boolean};
 
+export interface DecodePoolOptions {
+  /** Worker threads, at most (0: decode on the calling thread). */
+  threads: number;
+  /** A job of fewer container bytes than this is decoded on the calling thread. */
+  inlineBytes: number;
+  /** The workers stop after this long without a job, ms (0: they run until close). */
+  idleStopMs: number;
+}
+
+export const defaultDecodePoolOptions: DecodePoolOptions = {threads: 1, inlineBytes: 32 * 1024, idleStopMs: 30_000};
+
+interface Waiting {
+  worker: Worker;
+  resolve: (r: DecodeResult[]) => void;
+  reject: (e: Error) => void;
+}
+
 export class DecodePool {
-  private readonly workers: Worker[] = [];
+  private readonly script: string | null;
+  /** The running workers by slot; null where none runs (not started yet, stopped when idle, or died). */
+  private readonly slots: Array<Worker | null>;
   private next = 0;
   private seq = 0;
-  private readonly waiting = new Map<number, {resolve: (r: DecodeResult[]) => void; reject: (e: Error) => void}>();
+  private readonly waiting = new Map<number, Waiting>();
+  private idleTimer: NodeJS.Timeout | null = null;
+  private closed = false;
+  /** Workers started over the pool's life (a restart after a stop or a death counts again). */
+  started = 0;
 
-  constructor(opts: {threads: number}) {
-    const script = workerScript(import.meta.url, "decodeWorker");
-    if (script === null || opts.threads <= 0) return;
-    for (let i = 0; i < opts.threads; i++) {
-      const w = new Worker(script);
-      w.on("message", (m: {id: number; results: DecodeResult[]}) => {
-        const p = this.waiting.get(m.id);
-        this.waiting.delete(m.id);
-        p?.resolve(m.results);
-      });
-      w.on("error", (err) => {
-        for (const p of this.waiting.values()) p.reject(err);
-        this.waiting.clear();
-      });
-      w.unref();
-      this.workers.push(w);
-    }
+  constructor(private readonly opts: DecodePoolOptions) {
+    this.script = opts.threads > 0 ? workerScript(import.meta.url, "decodeWorker") : null;
+    this.slots = this.script === null ? [] : new Array<Worker | null>(opts.threads).fill(null);
   }
 
-  get threads(): number {
-    return this.workers.length;
+  /** The workers running now. */
+  get running(): number {
+    return this.slots.filter((w) => w !== null).length;
   }
 
   decode(chain: DecodeJob["chain"], kind: DecodeJob["kind"], items: DecodeJob["items"], deferInputKeys = false): Promise<DecodeResult[]> {
-    if (this.workers.length === 0) return Promise.resolve(items.map((it) => decodeOne({id: 0, chain, kind, items, deferInputKeys}, it)));
-    const id = ++this.seq;
-    const w = this.workers[this.next++ % this.workers.length]!;
+    const job: DecodeJob = {id: 0, chain, kind, items, deferInputKeys};
+    const bytes = items.reduce((a, it) => a + it.bytes.length, 0);
+    if (this.slots.length === 0 || this.closed || bytes < this.opts.inlineBytes) return Promise.resolve(items.map((it) => decodeOne(job, it)));
+    if (this.idleTimer !== null) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
+    const slot = this.next++ % this.slots.length;
+    const worker = this.slots[slot] ?? this.start(slot);
+    job.id = ++this.seq;
     return new Promise((resolve, reject) => {
-      this.waiting.set(id, {resolve, reject});
-      w.postMessage({id, chain, kind, items, deferInputKeys} satisfies DecodeJob);
+      this.waiting.set(job.id, {worker, resolve, reject});
+      worker.postMessage(job);
     });
   }
 
+  private start(slot: number): Worker {
+    const w = new Worker(this.script!);
+    this.started++;
+    w.on("message", (m: {id: number; results: DecodeResult[]}) => {
+      const p = this.waiting.get(m.id);
+      this.waiting.delete(m.id);
+      p?.resolve(m.results);
+      this.armIdleStop();
+    });
+    // "error" comes before "exit" when the worker throws; either way its jobs will never be answered.
+    const died = (why: string): void => {
+      if (this.slots[slot] === w) this.slots[slot] = null;
+      const err = new Error(`a decode worker stopped (${why}); its batches are decoded again`);
+      for (const [id, p] of this.waiting) {
+        if (p.worker !== w) continue;
+        this.waiting.delete(id);
+        p.reject(err);
+      }
+      this.armIdleStop();
+    };
+    w.on("error", (err) => died(err.message));
+    w.on("exit", (code) => died(`exit code ${code}`));
+    w.unref();
+    this.slots[slot] = w;
+    return w;
+  }
+
+  /** With no job in flight, stops the workers after `idleStopMs`. */
+  private armIdleStop(): void {
+    if (this.waiting.size > 0 || this.idleTimer !== null || this.opts.idleStopMs <= 0 || this.closed) return;
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = null;
+      if (this.waiting.size === 0) void this.stopWorkers();
+    }, this.opts.idleStopMs);
+    this.idleTimer.unref();
+  }
+
+  private async stopWorkers(): Promise<void> {
+    const running = this.slots.filter((w): w is Worker => w !== null);
+    this.slots.fill(null);
+    await Promise.all(running.map((w) => w.terminate()));
+  }
+
   async close(): Promise<void> {
-    await Promise.all(this.workers.map((w) => w.terminate()));
-    this.workers.length = 0;
+    this.closed = true;
+    if (this.idleTimer !== null) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
+    await this.stopWorkers();
   }
 }
 

@@ -13,7 +13,7 @@ import type {Logger} from "../../../logger/index.js";
 import {idToString} from "../../../util/cb58.js";
 import {insertSql, runTogether, type BulkColumn} from "../../store/bulk.js";
 import type {SqlClient, SqlTx} from "../../store/client.js";
-import {DecodePool, type DecodeResult} from "./decodePool.js";
+import {DecodePool, defaultDecodePoolOptions, type DecodeResult} from "./decodePool.js";
 import type {GenesisState, PrimaryContainer, PrimaryTx, TxOutput} from "./model.js";
 import {
   BLOCK_COLUMNS,
@@ -202,7 +202,7 @@ export class PrimaryView {
     private readonly modules: PrimaryViewModules,
   ) {
     this.offThread = modules.sql.offThread;
-    this.pool = new DecodePool({threads: opts.decodeThreads});
+    this.pool = new DecodePool({...defaultDecodePoolOptions, threads: opts.decodeThreads});
     this.recentOwners = new UtxoOwners(opts.recentOwners);
     this.staking = new StakingFold({network: modules.network, avaxAssetId: modules.avaxAssetId});
   }

@@ -1,0 +1,85 @@
+import {afterEach, describe, expect, it} from "vitest";
+import {NETWORKS} from "../../../../../src/chains/index.js";
+import {DecodePool, decodeOne, type DecodeJob, type DecodePoolOptions} from "../../../../../src/dataApi/views/primary/decodePool.js";
+import {makeKeys, xHistory} from "../../../../../src/dev/syntheticHistory.js";
+import {idFromString, idToString} from "../../../../../src/util/cb58.js";
+
+const network = NETWORKS.local;
+const keys = makeKeys(20, "decode-pool");
+// 12 X blocks of 20 signed transactions (~13 KB each): a job of all of them is past the inline limit, one is under it.
+const blocks = [
+  ...xHistory({
+    txs: 240,
+    keys,
+    networkId: network.id,
+    chainId: idFromString(network.chainIds.X),
+    assetId: idFromString("2fombhL7aGPwj3KH4bfrmJwW6PVnMobf9Y2fn9GwxiAAJyFDbe"),
+    startSeconds: 1_700_000_000,
+    random: ((s) => () => (s = (s * 16807) % 2147483647) / 2147483647)(7),
+  }),
+].map((b) => ({bytes: b.bytes, containerId: idToString(b.id)}));
+// Decoded on this thread, then copied as a worker's answer is (a Node Buffer, such as a tx's hash, arrives a Uint8Array).
+const inThread = (items: DecodeJob["items"]) => structuredClone(items.map((it) => decodeOne({id: 0, chain: "X", kind: "block", items, deferInputKeys: true}, it)));
+
+const pools: DecodePool[] = [];
+function pool(opts: Partial<DecodePoolOptions> = {}): DecodePool {
+  const p = new DecodePool({threads: 1, inlineBytes: 32 * 1024, idleStopMs: 0, ...opts});
+  pools.push(p);
+  return p;
+}
+afterEach(async () => {
+  await Promise.all(pools.splice(0).map((p) => p.close()));
+});
+
+const until = async (cond: () => boolean, ms = 5000): Promise<void> => {
+  for (const end = Date.now() + ms; !cond(); await new Promise((r) => setTimeout(r, 10))) if (Date.now() > end) throw new Error("timed out");
+};
+
+describe("DecodePool", () => {
+  it("decodes a large job on a worker, and the same as on this thread", async () => {
+    const p = pool();
+    expect(blocks.reduce((a, b) => a + b.bytes.length, 0)).toBeGreaterThan(32 * 1024);
+    const results = await p.decode("X", "block", blocks, true);
+    expect(p.started).toBe(1);
+    expect(results.every((r) => r.ok)).toBe(true);
+    expect(results.flatMap((r) => (r.ok ? r.container.txs : [])).length).toBe(240);
+    expect(results).toEqual(inThread(blocks));
+  });
+
+  it("decodes a small job on this thread, without starting a worker", async () => {
+    const p = pool();
+    const one = blocks.slice(0, 1);
+    expect(one[0]!.bytes.length).toBeLessThan(32 * 1024);
+    expect(structuredClone(await p.decode("X", "block", one, true))).toEqual(inThread(one));
+    expect(p.started).toBe(0);
+  });
+
+  it("stops its workers when idle and starts them again for the next large job", async () => {
+    const p = pool({idleStopMs: 50});
+    await p.decode("X", "block", blocks, true);
+    expect(p.running).toBe(1);
+    await until(() => p.running === 0);
+    expect(await p.decode("X", "block", blocks, true)).toEqual(inThread(blocks));
+    expect(p.started).toBe(2);
+  });
+
+  it("fails the jobs of a worker that dies, and answers the next job with a new one", async () => {
+    const p = pool();
+    const job = p.decode("X", "block", blocks, true);
+    // The worker ends before it answers (it is still loading): as if it had crashed.
+    await (p as unknown as {slots: Array<{terminate(): Promise<number>}>}).slots[0]!.terminate();
+    await expect(job).rejects.toThrow(/a decode worker stopped/);
+    expect(await p.decode("X", "block", blocks, true)).toEqual(inThread(blocks));
+    expect(p.started).toBe(2);
+  });
+
+  it("decodes on this thread with no worker threads, and after close", async () => {
+    const none = pool({threads: 0});
+    expect(structuredClone(await none.decode("X", "block", blocks, true))).toEqual(inThread(blocks));
+    expect(none.started).toBe(0);
+    const closed = pool();
+    await closed.close();
+    expect(structuredClone(await closed.decode("X", "block", blocks, true))).toEqual(inThread(blocks));
+    expect(closed.started).toBe(0);
+  });
+});
