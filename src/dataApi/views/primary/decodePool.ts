@@ -1,14 +1,14 @@
 /**
  * Decoding off the database's path: a small pool of worker threads decodes the next batches while the main thread
- * writes the current one. Falls back to decoding in-process when workers cannot start (the worker script is the
- * compiled one: under a TypeScript test runner the module is found in dist/).
+ * writes the current one. Without the compiled worker script (under a TypeScript test runner the module is found in
+ * dist/) it decodes on the calling thread.
  *
  * The workers are there for catching up, when batches are large and follow each other. A small job (a view
  * following the chain's tip reads the one or two containers accepted since its last poll) is decoded here: a
  * round trip to a worker costs as much as the decoding. Workers start with the first large job and stop after
  * `idleStopMs` without one, so a process that has caught up does not keep their heaps (about 45 MB each after a
- * fold). A worker that dies fails its jobs with an error (the view retries the batch) and is started again by the
- * next job, never left to swallow jobs that would never be answered.
+ * fold). The jobs of a worker that dies are decoded here, never left unanswered; the next large job starts another
+ * worker, unless the one that died had not answered a job yet (its script cannot run: the pool then decodes here).
  */
 import {Worker} from "node:worker_threads";
 import {workerScript} from "../../../util/workerScript.js";
@@ -27,6 +27,8 @@ export interface DecodeJob {
 export type DecodeResult = {ok: true; container: PrimaryContainer} | {ok: false; error: string; expected: boolean};
 
 export interface DecodePoolOptions {
+  /** The worker script; undefined: the compiled decodeWorker.js beside this module. */
+  script?: string;
   /** Worker threads, at most (0: decode on the calling thread). */
   threads: number;
   /** A job of fewer container bytes than this is decoded on the calling thread. */
@@ -39,12 +41,13 @@ export const defaultDecodePoolOptions: DecodePoolOptions = {threads: 1, inlineBy
 
 interface Waiting {
   worker: Worker;
+  job: DecodeJob;
   resolve: (r: DecodeResult[]) => void;
   reject: (e: Error) => void;
 }
 
 export class DecodePool {
-  private readonly script: string | null;
+  private script: string | null;
   /** The running workers by slot; null where none runs (not started yet, stopped when idle, or died). */
   private readonly slots: Array<Worker | null>;
   private next = 0;
@@ -56,7 +59,7 @@ export class DecodePool {
   started = 0;
 
   constructor(private readonly opts: DecodePoolOptions) {
-    this.script = opts.threads > 0 ? workerScript(import.meta.url, "decodeWorker") : null;
+    this.script = opts.threads > 0 ? (opts.script ?? workerScript(import.meta.url, "decodeWorker")) : null;
     this.slots = this.script === null ? [] : new Array<Worker | null>(opts.threads).fill(null);
   }
 
@@ -68,14 +71,14 @@ export class DecodePool {
   decode(chain: DecodeJob["chain"], kind: DecodeJob["kind"], items: DecodeJob["items"], deferInputKeys = false): Promise<DecodeResult[]> {
     const job: DecodeJob = {id: 0, chain, kind, items, deferInputKeys};
     const bytes = items.reduce((a, it) => a + it.bytes.length, 0);
-    if (this.slots.length === 0 || this.closed || bytes < this.opts.inlineBytes) return Promise.resolve(items.map((it) => decodeOne(job, it)));
+    if (this.script === null || this.closed || bytes < this.opts.inlineBytes) return Promise.resolve(decodeHere(job));
     if (this.idleTimer !== null) clearTimeout(this.idleTimer);
     this.idleTimer = null;
     const slot = this.next++ % this.slots.length;
     const worker = this.slots[slot] ?? this.start(slot);
     job.id = ++this.seq;
     return new Promise((resolve, reject) => {
-      this.waiting.set(job.id, {worker, resolve, reject});
+      this.waiting.set(job.id, {worker, job, resolve, reject});
       worker.postMessage(job);
     });
   }
@@ -83,25 +86,29 @@ export class DecodePool {
   private start(slot: number): Worker {
     const w = new Worker(this.script!);
     this.started++;
+    let answered = false;
     w.on("message", (m: {id: number; results: DecodeResult[]}) => {
+      answered = true;
       const p = this.waiting.get(m.id);
       this.waiting.delete(m.id);
       p?.resolve(m.results);
       this.armIdleStop();
     });
-    // "error" comes before "exit" when the worker throws; either way its jobs will never be answered.
-    const died = (why: string): void => {
+    // "error" comes before "exit" when the worker throws; either way its jobs will never be answered by it.
+    const died = (): void => {
       if (this.slots[slot] === w) this.slots[slot] = null;
-      const err = new Error(`a decode worker stopped (${why}); its batches are decoded again`);
+      // A worker the pool stops has no job; one that dies with a job before any answer cannot run its script.
+      if (!answered && !this.closed && [...this.waiting.values()].some((p) => p.worker === w)) this.script = null;
       for (const [id, p] of this.waiting) {
         if (p.worker !== w) continue;
         this.waiting.delete(id);
-        p.reject(err);
+        if (this.closed) p.reject(new Error("the decode pool is closed"));
+        else p.resolve(decodeHere(p.job));
       }
       this.armIdleStop();
     };
-    w.on("error", (err) => died(err.message));
-    w.on("exit", (code) => died(`exit code ${code}`));
+    w.on("error", died);
+    w.on("exit", died);
     w.unref();
     this.slots[slot] = w;
     return w;
@@ -129,6 +136,11 @@ export class DecodePool {
     this.idleTimer = null;
     await this.stopWorkers();
   }
+}
+
+/** Decodes a job on the calling thread. */
+function decodeHere(job: DecodeJob): DecodeResult[] {
+  return job.items.map((it) => decodeOne(job, it));
 }
 
 /** Decodes one item of a job (in a worker, or here when there is none). */

@@ -1,3 +1,6 @@
+import {mkdtempSync, rmSync, writeFileSync} from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import {afterEach, describe, expect, it} from "vitest";
 import {NETWORKS} from "../../../../../src/chains/index.js";
 import {DecodePool, decodeOne, type DecodeJob, type DecodePoolOptions} from "../../../../../src/dataApi/views/primary/decodePool.js";
@@ -63,14 +66,38 @@ describe("DecodePool", () => {
     expect(p.started).toBe(2);
   });
 
-  it("fails the jobs of a worker that dies, and answers the next job with a new one", async () => {
+  it("decodes the jobs of a worker that dies here, and starts a new worker for the next job", async () => {
     const p = pool();
+    await p.decode("X", "block", blocks, true);
     const job = p.decode("X", "block", blocks, true);
-    // The worker ends before it answers (it is still loading): as if it had crashed.
+    // The worker, which has answered before, ends with a job in flight: as if it had crashed.
     await (p as unknown as {slots: Array<{terminate(): Promise<number>}>}).slots[0]!.terminate();
-    await expect(job).rejects.toThrow(/a decode worker stopped/);
+    expect(structuredClone(await job)).toEqual(inThread(blocks));
+    expect(p.running).toBe(0);
     expect(await p.decode("X", "block", blocks, true)).toEqual(inThread(blocks));
     expect(p.started).toBe(2);
+  });
+
+  it("decodes here for good once a worker dies before its first answer (a script that throws)", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "decode-pool-"));
+    try {
+      const script = path.join(dir, "throws.mjs");
+      writeFileSync(script, 'import {parentPort} from "node:worker_threads";\nparentPort.on("message", () => { throw new Error("boom"); });\n');
+      const p = pool({script});
+      expect(structuredClone(await p.decode("X", "block", blocks, true))).toEqual(inThread(blocks));
+      expect(p.started).toBe(1);
+      expect(structuredClone(await p.decode("X", "block", blocks, true))).toEqual(inThread(blocks));
+      expect(p.started).toBe(1);
+    } finally {
+      rmSync(dir, {recursive: true, force: true});
+    }
+  });
+
+  it("fails a job in flight when it is closed", async () => {
+    const p = pool();
+    const job = p.decode("X", "block", blocks, true);
+    await p.close();
+    await expect(job).rejects.toThrow(/the decode pool is closed/);
   });
 
   it("decodes on this thread with no worker threads, and after close", async () => {
