@@ -9,6 +9,7 @@ import {afterAll, describe, expect, it} from "vitest";
 import {containerBytes, feedLine, sha256Id} from "../helpers/feed.js";
 import {tempDir} from "../helpers/node.js";
 import {rpc, startChild} from "../helpers/child.js";
+import {prng} from "../helpers/prng.js";
 
 const ENDPOINTS = [
   {chain: "X", kind: "tx"},
@@ -17,15 +18,6 @@ const ENDPOINTS = [
 ] as const;
 const dir = tempDir();
 afterAll(() => rmSync(dir, {recursive: true, force: true}));
-
-/** Deterministic PRNG so a failing run can be replayed (the seed is printed). */
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
 
 function chunk(from: number, count: number): string {
   let out = "";

@@ -15,6 +15,7 @@ import {cb58Encode, idFromString} from "../../src/util/cb58.js";
 import {runChild, startChild} from "../helpers/child.js";
 import {tempDir} from "../helpers/node.js";
 import {createTestDatabase, withStore, STORE_BACKENDS} from "../helpers/sql.js";
+import {prng} from "../helpers/prng.js";
 
 const network = NETWORKS.local;
 const AVAX = "2fombhL7aGPwj3KH4bfrmJwW6PVnMobf9Y2fn9GwxiAAJyFDbe";
@@ -22,14 +23,6 @@ const BLOCKS = 800;
 const PER_BLOCK = 12;
 const dir = tempDir();
 afterAll(() => rmSync(dir, {recursive: true, force: true}));
-
-function prng(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
 
 const seed = Number(process.env.CRASH_SEED ?? Date.now() % 100000);
 const history = [
@@ -56,7 +49,6 @@ async function digest(sql: SqlClient): Promise<Record<string, string>> {
     position: await q("SELECT string_agg(endpoint || '=' || next_index, ',' ORDER BY endpoint) AS d FROM view_positions"),
   };
 }
-
 
 const BACKENDS = STORE_BACKENDS;
 

@@ -1,11 +1,12 @@
-import {mkdtempSync, rmSync, writeFileSync} from "node:fs";
-import os from "node:os";
+import {writeFileSync} from "node:fs";
 import path from "node:path";
 import {afterEach, describe, expect, it} from "vitest";
 import {NETWORKS} from "../../../../../src/chains/index.js";
 import {DecodePool, decodeOne, type DecodeJob, type DecodePoolOptions} from "../../../../../src/dataApi/views/primary/decodePool.js";
 import {makeKeys, xHistory} from "../../../../../src/dev/syntheticHistory.js";
 import {idFromString, idToString} from "../../../../../src/util/cb58.js";
+import {prng} from "../../../../helpers/prng.js";
+import {tempDir} from "../../../../helpers/tempDirs.js";
 
 const network = NETWORKS.local;
 const keys = makeKeys(20, "decode-pool");
@@ -18,7 +19,7 @@ const blocks = [
     chainId: idFromString(network.chainIds.X),
     assetId: idFromString("2fombhL7aGPwj3KH4bfrmJwW6PVnMobf9Y2fn9GwxiAAJyFDbe"),
     startSeconds: 1_700_000_000,
-    random: ((s) => () => (s = (s * 16807) % 2147483647) / 2147483647)(7),
+    random: prng(7),
   }),
 ].map((b) => ({bytes: b.bytes, containerId: idToString(b.id)}));
 // Decoded on this thread, then copied as a worker's answer is (a Node Buffer, such as a tx's hash, arrives a Uint8Array).
@@ -79,18 +80,13 @@ describe("DecodePool", () => {
   });
 
   it("decodes here for good once a worker dies before its first answer (a script that throws)", async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), "decode-pool-"));
-    try {
-      const script = path.join(dir, "throws.mjs");
-      writeFileSync(script, 'import {parentPort} from "node:worker_threads";\nparentPort.on("message", () => { throw new Error("boom"); });\n');
-      const p = pool({script});
-      expect(structuredClone(await p.decode("X", "block", blocks, true))).toEqual(inThread(blocks));
-      expect(p.started).toBe(1);
-      expect(structuredClone(await p.decode("X", "block", blocks, true))).toEqual(inThread(blocks));
-      expect(p.started).toBe(1);
-    } finally {
-      rmSync(dir, {recursive: true, force: true});
-    }
+    const script = path.join(tempDir("decode-pool-"), "throws.mjs");
+    writeFileSync(script, 'import {parentPort} from "node:worker_threads";\nparentPort.on("message", () => { throw new Error("boom"); });\n');
+    const p = pool({script});
+    expect(structuredClone(await p.decode("X", "block", blocks, true))).toEqual(inThread(blocks));
+    expect(p.started).toBe(1);
+    expect(structuredClone(await p.decode("X", "block", blocks, true))).toEqual(inThread(blocks));
+    expect(p.started).toBe(1);
   });
 
   it("fails a job in flight when it is closed", async () => {

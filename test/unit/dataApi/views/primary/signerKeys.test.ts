@@ -5,14 +5,10 @@ import {decodePrimaryContainer} from "../../../../../src/dataApi/views/primary/d
 import {SignerKeys} from "../../../../../src/dataApi/views/primary/signerKeys.js";
 import {makeKeys, xHistory} from "../../../../../src/dev/syntheticHistory.js";
 import {idFromString, idToString} from "../../../../../src/util/cb58.js";
+import {prng} from "../../../../helpers/prng.js";
 
 const network = NETWORKS.local;
 const AVAX = "2fombhL7aGPwj3KH4bfrmJwW6PVnMobf9Y2fn9GwxiAAJyFDbe";
-
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
-}
 
 it("fills every input credential with the key a recovery gives, recovering an address's key once", () => {
   const keys = makeKeys(6, "signer-keys-test");

@@ -20,19 +20,12 @@ import {makeKeys, xHistory, type HistoryBlock} from "../../../../../src/dev/synt
 import {idFromString, idToString} from "../../../../../src/util/cb58.js";
 import {describeBackends, quietLogger, type Backend} from "../../../../helpers/sql.js";
 import {tempDir} from "../../../../helpers/node.js";
+import {prng} from "../../../../helpers/prng.js";
 
 const network = NETWORKS.local;
 const AVAX = "2fombhL7aGPwj3KH4bfrmJwW6PVnMobf9Y2fn9GwxiAAJyFDbe";
 const X_BLOCK = findEndpoint("X", "block")!;
 const keys = makeKeys(12, "view-test");
-
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
 
 const blocks: HistoryBlock[] = [
   ...xHistory({txs: 240, txsPerBlock: 8, keys, networkId: network.id, chainId: idFromString(network.chainIds.X), assetId: idFromString(AVAX), startSeconds: 1_700_000_000, random: prng(7)}),
