@@ -97,10 +97,10 @@ export class DecodePool {
     // "error" comes before "exit" when the worker throws; either way its jobs will never be answered by it.
     const died = (): void => {
       if (this.slots[slot] === w) this.slots[slot] = null;
+      const jobs = [...this.waiting].filter(([, p]) => p.worker === w);
       // A worker the pool stops has no job; one that dies with a job before any answer cannot run its script.
-      if (!answered && !this.closed && [...this.waiting.values()].some((p) => p.worker === w)) this.script = null;
-      for (const [id, p] of this.waiting) {
-        if (p.worker !== w) continue;
+      if (!answered && !this.closed && jobs.length > 0) this.script = null;
+      for (const [id, p] of jobs) {
         this.waiting.delete(id);
         if (this.closed) p.reject(new Error("the decode pool is closed"));
         else p.resolve(decodeHere(p.job));
