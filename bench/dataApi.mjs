@@ -5,7 +5,8 @@
 // PostgreSQL server's memory is the server's). BENCH_DATA_API_TXS (default 1,000,000) transactions; BENCH_RUNS
 // runs per backend, median reported; BENCH_DATA_API_STORES (default "pglite,postgres") the backends. The server
 // runs with the settings the README recommends for a store being filled (PG_SETTINGS); BENCH_PG_DEFAULTS=1 runs it
-// with PostgreSQL's defaults instead.
+// with PostgreSQL's defaults instead; BENCH_PGLITE_SHARED_BUFFERS (MiB) gives PGlite that page cache, in its folds and
+// its lists (`--data-api-pglite-shared-buffers`; default avaext's, 128).
 import {chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from "node:fs";
 import net from "node:net";
 import os from "node:os";
@@ -25,6 +26,7 @@ import {benchLists} from "./dataApiLists.mjs";
 
 const TXS = Number(process.env.BENCH_DATA_API_TXS ?? 1_000_000);
 const STORES = (process.env.BENCH_DATA_API_STORES ?? "pglite,postgres").split(",");
+const PGLITE_SHARED_BUFFERS = process.env.BENCH_PGLITE_SHARED_BUFFERS;
 /** README "Running beside a node and scaling out": a server's cache sized for the store's indexes, and checkpoints far apart while a backlog is folded. */
 const PG_SETTINGS = ["shared_buffers=1GB", "max_wal_size=8GB"];
 let historyKeys = [];
@@ -88,6 +90,7 @@ async function foldOnce(indexDir, url, dataDir) {
   const empty = path.join(os.tmpdir(), "avaext-bench-empty-feed.ndjson");
   writeFileSync(empty, "");
   const flags = ["--network-id=local", "--index-enabled", "--index-allow-incomplete", `--db-dir=${indexDir}`, `--feed=file:${empty}`, "--data-api-enabled", "--data-api-rate-limit=0", `--data-api-db=${url}`];
+  if (url === "embedded" && PGLITE_SHARED_BUFFERS) flags.push(`--data-api-pglite-shared-buffers=${PGLITE_SHARED_BUFFERS}`);
   const node = await startAvaext(flags, {dataDir: dataDir ? path.dirname(dataDir) : undefined});
   try {
     let peak = 0;
@@ -158,7 +161,7 @@ export async function benchDataApi() {
         results.push(await foldOnce(indexDir, url, dataDir));
         // The list latencies over HTTP, once per backend, on the last store it built.
         if (r === RUNS - 1) {
-          const flags = backend === "postgres" ? [`--data-api-db=${url}`] : [];
+          const flags = backend === "postgres" ? [`--data-api-db=${url}`] : PGLITE_SHARED_BUFFERS ? [`--data-api-pglite-shared-buffers=${PGLITE_SHARED_BUFFERS}`] : [];
           const label = backend === "postgres" ? "PostgreSQL" : "PGlite";
           results.at(-1).extra = await benchLists({label, flags, dataDir: backend === "postgres" ? undefined : path.dirname(dataDir), address: historyKeys[0].address, assetId: AVAX});
         }
@@ -166,7 +169,7 @@ export async function benchDataApi() {
       }
       for (const x of results.flatMap((res) => res.extra)) rows.push(x);
       rows.push({
-        name: `data API view ingest into ${backend === "pglite" ? "PGlite" : `PostgreSQL (${postgresFlags.length ? PG_SETTINGS.join(", ") : "default settings"})`} (${TXS} txs, 2 in / 2 out)`,
+        name: `data API view ingest into ${backend === "pglite" ? `PGlite (shared_buffers ${PGLITE_SHARED_BUFFERS ?? 128} MiB)` : `PostgreSQL (${postgresFlags.length ? PG_SETTINGS.join(", ") : "default settings"})`} (${TXS} txs, 2 in / 2 out)`,
         value: `${fmt(median(results.map((x) => x.rate)))} tx/s`,
         reference: `avaext's peak RSS ${fmt(median(results.map((x) => x.peakMb)))} MB`,
       });

@@ -211,6 +211,7 @@ export class AvaextNode {
           db: c["data-api-db"],
           role: c["data-api-role"] as DataApiRole,
           dataDir: c["data-dir"],
+          pgliteSharedBuffersMb: c["data-api-pglite-shared-buffers"],
           rateLimitPerMinute: c["data-api-rate-limit"],
           keys: c["data-api-keys-file"] ? loadApiKeys(c["data-api-keys-file"]) : null,
           maxLag: 10_000,

@@ -5,6 +5,7 @@
 import {readFileSync} from "node:fs";
 import {parseEvmRpcList} from "../dataApi/evm/chains.js";
 import {badUpstreamUrl} from "../dataApi/signatures/upstream.js";
+import {PGLITE_SHARED_BUFFERS_MB} from "../dataApi/store/client.js";
 import {FLAGS, FLAG_BY_NAME, envName, parseFlagValue, type AvaextConfig} from "./flags.js";
 
 /** A configuration error: printed as one line, exit code 2. */
@@ -96,6 +97,10 @@ function validate(c: AvaextConfig): void {
   }
   // V8 ignores a factor it cannot parse (with a line on stderr): refused here, where the flag is named.
   if (c["v8-heap-growing-percent"] > 1000) throw new ConfigError("v8-heap-growing-percent", `must be 0-1000, got ${c["v8-heap-growing-percent"]}`);
+  const sb = PGLITE_SHARED_BUFFERS_MB;
+  if (c["data-api-pglite-shared-buffers"] < sb.min || c["data-api-pglite-shared-buffers"] > sb.max) {
+    throw new ConfigError("data-api-pglite-shared-buffers", `must be ${sb.min}-${sb.max} (MiB), got ${c["data-api-pglite-shared-buffers"]}`);
+  }
   if (c["http-body-limit"] < 1024) throw new ConfigError("http-body-limit", "must be at least 1024 bytes");
   // The backfill starts this long ago; ten years keeps every timestamp well inside the index's range.
   if (c["dev-backfill"] > MAX_DEV_BACKFILL_MS) throw new ConfigError("dev-backfill", "must be at most 87600h (ten years)");

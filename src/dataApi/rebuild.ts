@@ -17,6 +17,8 @@ import {PrimaryView, defaultPrimaryViewOptions} from "./views/primary/view.js";
 export interface RebuildOptions {
   db: string;
   dataDir: string;
+  /** PGlite's page cache, MiB (`--data-api-pglite-shared-buffers`); unused with a server. */
+  pgliteSharedBuffersMb?: number;
 }
 
 export interface RebuildModules {
@@ -36,7 +38,7 @@ export function dataApiTables(): string[] {
 export async function rebuildDataApi(opts: RebuildOptions, modules: RebuildModules): Promise<{containers: number; seconds: number}> {
   const started = Date.now();
   const dataDir = opts.db === "embedded" ? path.join(opts.dataDir, "data-api") : null;
-  const sql = await openSqlClient({url: opts.db, dataDir}, {logger: modules.logger});
+  const sql = await openSqlClient({url: opts.db, dataDir, pgliteSharedBuffersMb: opts.pgliteSharedBuffersMb}, {logger: modules.logger});
   try {
     const lock = await acquireWriterLock(sql, {dataDir});
     try {

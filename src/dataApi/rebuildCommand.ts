@@ -15,7 +15,7 @@ export async function rebuildFromConfig(c: AvaextConfig): Promise<{containers: n
     const index = await IndexStore.open(db);
     const genesis = genesisFor(chains.network, c.feed);
     return await rebuildDataApi(
-      {db: c["data-api-db"], dataDir: c["data-dir"]},
+      {db: c["data-api-db"], dataDir: c["data-dir"], pgliteSharedBuffersMb: c["data-api-pglite-shared-buffers"]},
       {index, network: chains.network, genesis: genesis.state, avaxAssetId: genesis.avaxAssetId, logger: loggers.get("data-api")},
     );
   } finally {

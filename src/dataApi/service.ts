@@ -50,6 +50,8 @@ export interface DataApiOptions {
   db: string;
   role: DataApiRole;
   dataDir: string;
+  /** PGlite's page cache, MiB (`--data-api-pglite-shared-buffers`); unused with a server. */
+  pgliteSharedBuffersMb?: number;
   rateLimitPerMinute: number;
   /** API keys (`--data-api-keys-file`, parsed); null = keys are ignored. */
   keys: Map<string, {name: string; rateLimit: number}> | null;
@@ -109,7 +111,7 @@ export class DataApiService {
   /** Opens the store (migrating it as the writer), takes the writer lock and registers the routes; starts nothing. */
   static async open(opts: DataApiOptions, modules: DataApiModules): Promise<DataApiService> {
     const dataDir = opts.db === "embedded" ? path.join(opts.dataDir, "data-api") : null;
-    const sql = await openSqlClient({url: opts.db, dataDir}, {logger: modules.logger});
+    const sql = await openSqlClient({url: opts.db, dataDir, pgliteSharedBuffersMb: opts.pgliteSharedBuffersMb}, {logger: modules.logger});
     const service = new DataApiService(opts, modules, sql);
     try {
       await service.init();

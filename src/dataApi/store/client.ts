@@ -58,7 +58,16 @@ export interface SqlClientOptions {
    * worker script, it runs on the calling thread.
    */
   pgliteThread?: boolean;
+  /** PGlite only: its `shared_buffers` (its page cache), MiB; default PostgreSQL's 128 (see PGLITE_SHARED_BUFFERS_MB). */
+  pgliteSharedBuffersMb?: number;
 }
+
+/**
+ * PGlite's page cache, MiB. A fold inserts into indexes of random keys, and once they outgrow this cache each insert
+ * evicts a page through PGlite's virtual file system: a larger cache folds a long history faster for more memory
+ * (docs/data-api-design.md, Store). The default is PostgreSQL's; at 2 GiB PGlite cannot start (32-bit WebAssembly).
+ */
+export const PGLITE_SHARED_BUFFERS_MB = {default: 128, min: 16, max: 1024} as const;
 
 export interface SqlClientModules {
   logger: Logger;
@@ -69,9 +78,10 @@ export async function openSqlClient(opts: SqlClientOptions, modules: SqlClientMo
   if (opts.url !== "embedded") return PgSqlClient.open(opts.url, opts.poolSize ?? 10, modules);
   const script = opts.pgliteThread === false ? null : PgliteThreadClient.script();
   const template = opts.pgliteTemplate;
+  const sharedBuffersMb = opts.pgliteSharedBuffersMb ?? PGLITE_SHARED_BUFFERS_MB.default;
   const client = script
-    ? await PgliteThreadClient.open(script, {dataDir: opts.dataDir, template: template ? new Uint8Array(await template.arrayBuffer()) : null})
-    : await PgliteSqlClient.open(opts.dataDir, template);
+    ? await PgliteThreadClient.open(script, {dataDir: opts.dataDir, template: template ? new Uint8Array(await template.arrayBuffer()) : null, sharedBuffersMb})
+    : await PgliteSqlClient.open(opts.dataDir, template, sharedBuffersMb);
   modules.logger.debug({dataDir: opts.dataDir, thread: script !== null}, "PGlite opened");
   return client;
 }
@@ -157,9 +167,11 @@ export class PgliteSqlClient implements SqlClient {
     readonly dataDir: string | null,
   ) {}
 
-  static async open(dataDir: string | null, template?: Blob): Promise<PgliteSqlClient> {
+  static async open(dataDir: string | null, template?: Blob, sharedBuffersMb: number = PGLITE_SHARED_BUFFERS_MB.default): Promise<PgliteSqlClient> {
     const db = await PGlite.create(dataDir ?? undefined, {
       ...(template ? {loadDataDir: template} : {}),
+      // Given at every start (not written into the cluster's postgresql.conf), so a restart with another value takes it.
+      startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${sharedBuffersMb}MB`],
       // PGlite's own default already gives bigint for int8; pinned here so the contract does not hang on a default.
       parsers: {[OID_INT8]: (x: string): bigint => BigInt(x), [OID_INT8_ARRAY]: parseInt8Array},
     });

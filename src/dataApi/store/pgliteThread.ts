@@ -41,6 +41,8 @@ export interface ThreadInit {
   dataDir: string | null;
   /** A dumped cluster to start from (PgliteSqlClient.dumpDataDir's bytes). */
   template: Uint8Array | null;
+  /** PGlite's `shared_buffers`, MiB. */
+  sharedBuffersMb: number;
 }
 
 export function toWireError(e: unknown): WireError {

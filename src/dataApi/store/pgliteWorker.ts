@@ -84,7 +84,7 @@ function begin(db: PgliteSqlClient, id: number, txn: number): void {
 async function main(): Promise<void> {
   let db: PgliteSqlClient;
   try {
-    db = await PgliteSqlClient.open(init.dataDir, init.template ? new Blob([init.template]) : undefined);
+    db = await PgliteSqlClient.open(init.dataDir, init.template ? new Blob([init.template]) : undefined, init.sharedBuffersMb);
   } catch (err) {
     port.postMessage({id: 0, ok: false, error: toWireError(err)} satisfies ThreadResponse);
     return;

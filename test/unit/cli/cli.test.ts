@@ -93,6 +93,8 @@ describe("bad input exits 2 with one line naming the flag", () => {
     ["bad log format", ["--log-format", "pretty"], {}, /--log-format: unknown log format "pretty"; expected one of auto, plain, colors, json/],
     ["bad feed", ["--feed", "ftp://x"], {}, /--feed: expected dev, file:PATH or http:\/\/HOST:PORT/],
     ["bad network", ["--network-id", "moon"], {}, /--network-id: unknown network "moon"/],
+    ["PGlite cache too large", ["--data-api-pglite-shared-buffers", "2048"], {}, /--data-api-pglite-shared-buffers: must be 16-1024 \(MiB\), got 2048/],
+    ["PGlite cache too small", ["--data-api-pglite-shared-buffers", "8"], {}, /--data-api-pglite-shared-buffers: must be 16-1024 \(MiB\), got 8/],
     ["bad env", [], {AVAEXT_HTTP_PORT: "abc"}, /--http-port: expected a port number/],
     ["missing config file", ["--config-file", path.join(dir, "none.json")], {}, /--config-file: cannot read .*ENOENT/],
     ["config not JSON", ["--config-file", badJson], {}, /--config-file: .* is not valid JSON/],

@@ -251,6 +251,27 @@ describe("PGlite on disk", () => {
     }
   });
 
+  it("takes its page cache size at every start, on its thread and on the calling thread", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "avaext-pglite-"));
+    const sharedBuffers = async (opts: {pgliteSharedBuffersMb?: number; pgliteThread?: boolean}): Promise<unknown> => {
+      const db = await openSqlClient({url: "embedded", dataDir: dir, ...opts}, {logger: quietLogger()});
+      try {
+        return (await db.query<{shared_buffers: string}>("SHOW shared_buffers"))[0]!.shared_buffers;
+      } finally {
+        await db.close();
+      }
+    };
+    try {
+      expect(await sharedBuffers({})).toBe("128MB");
+      // Not written into the cluster: the next start with another value (or none) has that one.
+      expect(await sharedBuffers({pgliteSharedBuffersMb: 32})).toBe("32MB");
+      expect(await sharedBuffers({pgliteSharedBuffersMb: 256, pgliteThread: false})).toBe("256MB");
+      expect(await sharedBuffers({})).toBe("128MB");
+    } finally {
+      await rm(dir, {recursive: true, force: true});
+    }
+  });
+
   it("makes a new cluster with a thread that then exits, and opens it with another", async () => {
     // What PGlite builds to run initdb stays reachable as long as its instance: the thread that made the cluster
     // exits, freeing it. Each Worker takes this process's next thread ID, so the IDs count the threads started.
