@@ -27,6 +27,8 @@ import {benchLists} from "./dataApiLists.mjs";
 const TXS = Number(process.env.BENCH_DATA_API_TXS ?? 1_000_000);
 const STORES = (process.env.BENCH_DATA_API_STORES ?? "pglite,postgres").split(",");
 const PGLITE_SHARED_BUFFERS = process.env.BENCH_PGLITE_SHARED_BUFFERS;
+/** The flags of every avaext the bench starts on a PGlite store. */
+const PGLITE_FLAGS = PGLITE_SHARED_BUFFERS ? [`--data-api-pglite-shared-buffers=${PGLITE_SHARED_BUFFERS}`] : [];
 /** README "Running beside a node and scaling out": a server's cache sized for the store's indexes, and checkpoints far apart while a backlog is folded. */
 const PG_SETTINGS = ["shared_buffers=1GB", "max_wal_size=8GB"];
 let historyKeys = [];
@@ -90,7 +92,7 @@ async function foldOnce(indexDir, url, dataDir) {
   const empty = path.join(os.tmpdir(), "avaext-bench-empty-feed.ndjson");
   writeFileSync(empty, "");
   const flags = ["--network-id=local", "--index-enabled", "--index-allow-incomplete", `--db-dir=${indexDir}`, `--feed=file:${empty}`, "--data-api-enabled", "--data-api-rate-limit=0", `--data-api-db=${url}`];
-  if (url === "embedded" && PGLITE_SHARED_BUFFERS) flags.push(`--data-api-pglite-shared-buffers=${PGLITE_SHARED_BUFFERS}`);
+  if (url === "embedded") flags.push(...PGLITE_FLAGS);
   const node = await startAvaext(flags, {dataDir: dataDir ? path.dirname(dataDir) : undefined});
   try {
     let peak = 0;
@@ -161,7 +163,7 @@ export async function benchDataApi() {
         results.push(await foldOnce(indexDir, url, dataDir));
         // The list latencies over HTTP, once per backend, on the last store it built.
         if (r === RUNS - 1) {
-          const flags = backend === "postgres" ? [`--data-api-db=${url}`] : PGLITE_SHARED_BUFFERS ? [`--data-api-pglite-shared-buffers=${PGLITE_SHARED_BUFFERS}`] : [];
+          const flags = backend === "postgres" ? [`--data-api-db=${url}`] : PGLITE_FLAGS;
           const label = backend === "postgres" ? "PostgreSQL" : "PGlite";
           results.at(-1).extra = await benchLists({label, flags, dataDir: backend === "postgres" ? undefined : path.dirname(dataDir), address: historyKeys[0].address, assetId: AVAX});
         }

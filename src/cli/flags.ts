@@ -6,6 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import {networkFromId} from "../chains/index.js";
 import {parseLogFormat, parseLogLevel, type LogFormat, type LogLevel} from "../logger/index.js";
+import {PGLITE_SHARED_BUFFERS_MB as SHARED_BUFFERS} from "../dataApi/store/client.js";
 import {parseDuration} from "./duration.js";
 
 export type FlagKind = "bool" | "string" | "path" | "port" | "int" | "duration" | "list" | "level" | "format" | "network" | "role" | "db";
@@ -111,7 +112,7 @@ export const FLAGS: readonly FlagDef[] = [
   flag({name: "log-format", kind: "format", default: "auto", defaultText: "auto", description: "auto (text on a terminal, JSON otherwise), plain (text), colors (text, colored levels on a terminal) or json; applies to stdout and the log files"}),
   flag({name: "data-api-enabled", kind: "bool", default: false, defaultText: "false", description: "serve the data API under /v1 and fold the container index into its store"}),
   flag({name: "data-api-db", kind: "db", default: "embedded", defaultText: "embedded", description: "the data API's store: embedded (PGlite under <data-dir>/data-api) or postgres://user:pass@host:port/db"}),
-  flag({name: "data-api-pglite-shared-buffers", kind: "int", default: 128, defaultText: "128", description: "PGlite's page cache (shared_buffers), MiB, 16-1024: 512 folds a 1,000,000-transaction backlog about 1.6x as fast as 128, for about 430 MB more memory (docs/data-api-design.md); unused with a server"}),
+  flag({name: "data-api-pglite-shared-buffers", kind: "int", default: SHARED_BUFFERS.default, defaultText: String(SHARED_BUFFERS.default), description: `PGlite's page cache (shared_buffers), MiB, ${SHARED_BUFFERS.min}-${SHARED_BUFFERS.max}: 512 folds a 1,000,000-transaction backlog about 1.6x as fast as 128, for about 430 MB more memory (docs/data-api-design.md); unused with a server`}),
   flag({name: "data-api-role", kind: "role", default: "both", defaultText: "both", description: "ingest (fold into the store), serve (answer /v1 from it) or both"}),
   flag({name: "data-api-keys-file", kind: "path", default: null, defaultText: "none", description: 'JSON {"<key>": {"name": "...", "rateLimit": N}}: API keys and their limits a minute'}),
   flag({name: "data-api-rate-limit", kind: "int", default: 600, defaultText: "600", description: "data API requests a minute per client IP without a key (429 above); 0 = no limit"}),

@@ -63,9 +63,10 @@ export interface SqlClientOptions {
 }
 
 /**
- * PGlite's page cache, MiB. A fold inserts into indexes of random keys, and once they outgrow this cache each insert
- * evicts a page through PGlite's virtual file system: a larger cache folds a long history faster for more memory
- * (docs/data-api-design.md, Store). The default is PostgreSQL's; at 2 GiB PGlite cannot start (32-bit WebAssembly).
+ * PGlite's page cache, MiB. A fold inserts into indexes of random keys, and once they outgrow this cache the
+ * inserts that miss it evict pages through PGlite's virtual file system: a larger cache folds a long history faster
+ * for more memory (docs/data-api-design.md, Store). The default is PostgreSQL's; at 2 GiB PGlite cannot start
+ * (32-bit WebAssembly).
  */
 export const PGLITE_SHARED_BUFFERS_MB = {default: 128, min: 16, max: 1024} as const;
 
@@ -167,7 +168,7 @@ export class PgliteSqlClient implements SqlClient {
     readonly dataDir: string | null,
   ) {}
 
-  static async open(dataDir: string | null, template?: Blob, sharedBuffersMb: number = PGLITE_SHARED_BUFFERS_MB.default): Promise<PgliteSqlClient> {
+  static async open(dataDir: string | null, template: Blob | undefined, sharedBuffersMb: number): Promise<PgliteSqlClient> {
     const db = await PGlite.create(dataDir ?? undefined, {
       ...(template ? {loadDataDir: template} : {}),
       // Given at every start (not written into the cluster's postgresql.conf), so a restart with another value takes it.
