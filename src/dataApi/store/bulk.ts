@@ -24,6 +24,11 @@ export interface BulkColumn {
 export interface BulkInsertOptions {
   /** The clause after `ON CONFLICT`, e.g. `(id) DO NOTHING` or `(id) DO UPDATE SET x = excluded.x`. */
   onConflict?: string;
+  /**
+   * A column the table keys its rows by without a unique index (ON CONFLICT cannot see it): a row whose value the
+   * table holds already is skipped, and so is a row repeating one before it in `rows`.
+   */
+  absentKey?: string;
 }
 
 const IDENT = /^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)?$/;
@@ -77,7 +82,14 @@ export function insertSql(
   const select = columns.map((c, i) => selectExpr(c.type, `u.${aliases[i]}`)).join(", ");
   const names = columns.map((c) => c.name).join(", ");
   const conflict = opts.onConflict ? ` ON CONFLICT ${opts.onConflict}` : "";
-  return `INSERT INTO ${table} (${names}) SELECT ${select} FROM unnest(${arrays}) AS u(${aliases.join(", ")})${conflict}`;
+  if (opts.absentKey === undefined) return `INSERT INTO ${table} (${names}) SELECT ${select} FROM unnest(${arrays}) AS u(${aliases.join(", ")})${conflict}`;
+  const k = columns.findIndex((c) => c.name === opts.absentKey);
+  if (k < 0) throw new Error(`bulkInsert ${table}: the key ${JSON.stringify(opts.absentKey)} is not a column`);
+  const key = `u.${aliases[k]}`;
+  return (
+    `INSERT INTO ${table} (${names}) SELECT DISTINCT ON (${key}) ${select} FROM unnest(${arrays}) WITH ORDINALITY AS u(${aliases.join(", ")}, ord) ` +
+    `WHERE NOT EXISTS (SELECT 1 FROM ${table} AS held WHERE held.${opts.absentKey} = ${selectExpr(columns[k]!.type, key)}) ORDER BY ${key}, u.ord${conflict}`
+  );
 }
 
 /**

@@ -594,4 +594,20 @@ ALTER TABLE utxo_addresses_by_time RENAME TO utxo_addresses;
 ALTER TABLE utxo_addresses ADD PRIMARY KEY (address, created_ts, utxo_id);
 `,
   },
+  {
+    version: 11,
+    name: "hash indexes for a UTXO by ID",
+    sql: `
+-- A UTXO and its spend are looked up by ID only by equality (a transaction's inputs, an address's UTXOs and their
+-- spends), and their IDs are random: each insert into a B-tree on them lands on a random leaf, and the two B-trees
+-- (about 64 bytes an entry) outgrew the cache first as the store grew. A hash index keeps 4 bytes of hash an entry.
+-- Folding 1,000,000 X transactions into PGlite (default cache): 2,599 tx/s, against 2,287 with the B-trees, same
+-- day. A hash index cannot be unique: a real chain never repeats a UTXO, and the view skips the IDs the store holds
+-- when it writes a batch again after a repeated transaction (bulk.ts absentKey).
+ALTER TABLE utxos DROP CONSTRAINT utxos_pkey;
+CREATE INDEX utxos_by_id ON utxos USING hash (utxo_id);
+ALTER TABLE utxo_spends DROP CONSTRAINT utxo_spends_pkey;
+CREATE INDEX utxo_spends_by_id ON utxo_spends USING hash (utxo_id);
+`,
+  },
 ];

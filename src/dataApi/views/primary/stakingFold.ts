@@ -468,7 +468,7 @@ export class StakingFold {
       creates.push(utxoCreateRow(p.stakingTxId, o, place, {rewardType: pay.rewardType}));
       for (const a of pay.owner.addresses) addrs.push([a, place.ts, o.utxoId]);
     }
-    await bulkInsert(tx, "utxos", UTXO_CREATE_COLUMNS as unknown as BulkColumn[], creates, {onConflict: "DO NOTHING"});
+    await bulkInsert(tx, "utxos", UTXO_CREATE_COLUMNS as unknown as BulkColumn[], creates, {absentKey: "utxo_id"});
     await bulkInsert(tx, "utxo_addresses", UTXO_ADDRESS_COLUMNS, addrs, {onConflict: "DO NOTHING"});
     // The reward transaction is listed under the addresses it pays.
     const touched = result.payouts.flatMap((pay) => pay.owner.addresses.map((a) => ["P", a, place.seq]));

@@ -11,7 +11,7 @@ import {findEndpoint, type Endpoint} from "../../../index/endpoints.js";
 import type {IndexStore, StoredContainer} from "../../../index/store.js";
 import type {Logger} from "../../../logger/index.js";
 import {idToString} from "../../../util/cb58.js";
-import {insertSql, runTogether, type BulkColumn} from "../../store/bulk.js";
+import {insertSql, runTogether, type BulkColumn, type BulkInsertOptions} from "../../store/bulk.js";
 import type {SqlClient, SqlTx} from "../../store/client.js";
 import {DecodePool, defaultDecodePoolOptions, type DecodeResult} from "./decodePool.js";
 import type {GenesisState, PrimaryContainer, PrimaryTx, TxOutput} from "./model.js";
@@ -668,19 +668,21 @@ export class PrimaryView {
    * written again with `repeats`, keeping the first, rather than stopping the view.
    */
   private writeStatements(b: Batch, params: unknown[], repeats: boolean): string[] {
+    // UTXOs and spends are keyed by hash indexes, which cannot be unique (migration 11): their repeats are skipped by ID.
     const skip = repeats ? {onConflict: "DO NOTHING"} : {};
-    const tables: Array<[string, readonly BulkColumn[], unknown[][]]> = [
-      ["blocks", BLOCK_COLUMNS as unknown as BulkColumn[], b.blocks],
-      ["vertices", VERTEX_COLUMNS as unknown as BulkColumn[], b.vertices],
-      ["txs", TX_COLUMNS as unknown as BulkColumn[], b.txs],
-      ["tx_addresses", TX_ADDRESS_COLUMNS, b.txAddresses],
-      ["asset_txs", ASSET_TX_COLUMNS, b.assetTxs],
-      ["assets", ASSET_COLUMNS, b.assets],
-      ["utxos", UTXO_CREATE_COLUMNS as unknown as BulkColumn[], b.utxoCreates],
-      ["utxo_spends", UTXO_CONSUME_COLUMNS as unknown as BulkColumn[], [...b.utxoConsumes.values()]],
-      ["utxo_addresses", UTXO_ADDRESS_COLUMNS, b.utxoAddresses],
+    const skipById = repeats ? {absentKey: "utxo_id"} : {};
+    const tables: Array<[string, readonly BulkColumn[], unknown[][], BulkInsertOptions]> = [
+      ["blocks", BLOCK_COLUMNS as unknown as BulkColumn[], b.blocks, skip],
+      ["vertices", VERTEX_COLUMNS as unknown as BulkColumn[], b.vertices, skip],
+      ["txs", TX_COLUMNS as unknown as BulkColumn[], b.txs, skip],
+      ["tx_addresses", TX_ADDRESS_COLUMNS, b.txAddresses, skip],
+      ["asset_txs", ASSET_TX_COLUMNS, b.assetTxs, skip],
+      ["assets", ASSET_COLUMNS, b.assets, skip],
+      ["utxos", UTXO_CREATE_COLUMNS as unknown as BulkColumn[], b.utxoCreates, skipById],
+      ["utxo_spends", UTXO_CONSUME_COLUMNS as unknown as BulkColumn[], [...b.utxoConsumes.values()], skipById],
+      ["utxo_addresses", UTXO_ADDRESS_COLUMNS, b.utxoAddresses, skip],
     ];
-    return tables.filter(([, , rows]) => rows.length > 0).map(([table, columns, rows]) => insertSql(table, columns, rows, skip, params));
+    return tables.filter(([, , rows]) => rows.length > 0).map(([table, columns, rows, opts]) => insertSql(table, columns, rows, opts, params));
   }
 
   /** The view's counters and staking state as they stand, for `data_api_meta`. */

@@ -68,6 +68,23 @@ describeBackends("bulkInsert", (backend) => {
     await expect(db.transaction((tx) => bulkInsert(tx, "oc", cols, [[3n, "dup"]]))).rejects.toThrow(/duplicate key/);
   });
 
+  it("with absentKey, skips the keys the table holds and keeps the first of keys repeated in the rows", async () => {
+    // A key without a unique index: ON CONFLICT sees nothing, plain INSERTs would write every repeat.
+    await db.exec("CREATE TABLE ak (k text NOT NULL, n int8); CREATE INDEX ak_k ON ak USING hash (k)");
+    const cols: BulkColumn[] = [{name: "k", type: "text"}, {name: "n", type: "int8"}];
+    await db.transaction((tx) => bulkInsert(tx, "ak", cols, [["held", 1n]]));
+    const written = await db.transaction((tx) =>
+      bulkInsert(tx, "ak", cols, [["held", 2n], ["new", 3n], ["new", 4n], ["other", 5n], ["new", 6n]], {absentKey: "k"}),
+    );
+    expect(written).toBe(2);
+    expect(await db.query("SELECT k, n FROM ak ORDER BY n")).toEqual([
+      {k: "held", n: 1n},
+      {k: "new", n: 3n},
+      {k: "other", n: 5n},
+    ]);
+    await expect(db.transaction((tx) => bulkInsert(tx, "ak", cols, [["x", 1n]], {absentKey: "missing"}))).rejects.toThrow(/"missing" is not a column/);
+  });
+
   it("writes nothing for no rows and rejects bad names and ragged rows", async () => {
     await db.exec("CREATE TABLE e (id int8)");
     expect(await db.transaction((tx) => bulkInsert(tx, "e", [{name: "id", type: "int8"}], []))).toBe(0);
