@@ -610,4 +610,23 @@ ALTER TABLE utxo_spends DROP CONSTRAINT utxo_spends_pkey;
 CREATE INDEX utxo_spends_by_id ON utxo_spends USING hash (utxo_id);
 `,
   },
+  {
+    version: 12,
+    name: "a transaction's UTXOs by its place in the chain",
+    sql: `
+-- A transaction page finds the UTXOs each transaction emits and consumes. By transaction ID that took two hash
+-- indexes of random keys, a bucket page anywhere in each for every UTXO and spend folded: with the two UTXO-ID
+-- indexes they were most of what outgrew PGlite's cache. The page knows where each transaction is (chain, seq,
+-- block height), and so do the rows: a UTXO's creation is at its transaction's seq, a spend at its block's height.
+-- Keyed by those, inserts go to the end of each chain's range, which stays cached. Folding 1,000,000 X transactions
+-- into PGlite (default cache) without the two hash indexes: 3,379 tx/s, against 2,519 with them, same day.
+-- A reward UTXO is the exception: AvalancheGo names it after its staking transaction, and the page lists it there,
+-- but it is created by the reward transaction; the few there are keep an index by transaction ID of their own.
+DROP INDEX utxos_by_tx;
+CREATE INDEX utxos_by_creation ON utxos (created_chain, created_seq);
+CREATE INDEX utxos_rewards_by_tx ON utxos (tx_id) WHERE reward_type IS NOT NULL;
+DROP INDEX utxo_spends_by_consuming_tx;
+CREATE INDEX utxo_spends_by_block ON utxo_spends (consumed_chain, consuming_height);
+`,
+  },
 ];

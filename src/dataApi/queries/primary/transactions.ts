@@ -91,12 +91,12 @@ interface TxPage<U extends XUtxoRow = UtxoRow> extends TxUtxos<U> {
 }
 
 /** A page for the P model (every UTXO column) or, with `x`, for the X and C models (theirs only). */
-async function loadTxPage(sql: SqlClientLike, rows: TxRow[], pageSize: number): Promise<TxPage>;
-async function loadTxPage(sql: SqlClientLike, rows: TxRow[], pageSize: number, columns: "x"): Promise<TxPage<XUtxoRow>>;
-async function loadTxPage(sql: SqlClientLike, rows: TxRow[], pageSize: number, columns: TxUtxoColumns = "p"): Promise<TxPage<XUtxoRow>> {
+async function loadTxPage(sql: SqlClientLike, net: NetworkCtx, rows: TxRow[], pageSize: number): Promise<TxPage>;
+async function loadTxPage(sql: SqlClientLike, net: NetworkCtx, rows: TxRow[], pageSize: number, columns: "x"): Promise<TxPage<XUtxoRow>>;
+async function loadTxPage(sql: SqlClientLike, net: NetworkCtx, rows: TxRow[], pageSize: number, columns: TxUtxoColumns = "p"): Promise<TxPage<XUtxoRow>> {
   let more = rows.length > pageSize;
   let page = rows.slice(0, pageSize);
-  const {emitted, consumed} = await loadTxUtxos(sql, page.map((r) => r.tx_id), columns);
+  const {emitted, consumed} = await loadTxUtxos(sql, page, net.chainIds, columns);
   // Stop early once the UTXOs pass the cap (always keeping one transaction, so paging advances).
   let n = 0;
   for (let i = 0; i < page.length; i++) {
@@ -138,7 +138,7 @@ export async function listPChainTransactions(
   net: NetworkCtx,
   args: ListTxsArgs
 ): Promise<Page<PChainTransaction>> {
-  const p = await loadTxPage(sql, await listTxRows(sql, "P", args), args.pageSize);
+  const p = await loadTxPage(sql, net, await listTxRows(sql, "P", args), args.pageSize);
   return pageOf(p, p.rows.map((r) => pChainTx(r, p, net)));
 }
 
@@ -154,7 +154,7 @@ export async function getPChainTransaction(
 ): Promise<PChainTransaction | null> {
   const row = await getTxRow(sql, "P", txHash);
   if (row === null) return null;
-  const p = await loadTxPage(sql, [row], 1);
+  const p = await loadTxPage(sql, net, [row], 1);
   return pChainTx(row, p, net);
 }
 
@@ -199,7 +199,7 @@ export async function listXChainTransactions(
   net: NetworkCtx,
   args: Omit<ListTxsArgs, "l1ValidationId">
 ): Promise<Page<XChainTransaction>> {
-  const p = await loadTxPage(sql, await listTxRows(sql, "X", args), args.pageSize, "x");
+  const p = await loadTxPage(sql, net, await listTxRows(sql, "X", args), args.pageSize, "x");
   return pageOf(p, await xChainTxs(sql, net, p));
 }
 
@@ -211,7 +211,7 @@ export async function getXChainTransaction(
 ): Promise<XChainTransaction | null> {
   const row = await getTxRow(sql, "X", txHash);
   if (row === null) return null;
-  return (await xChainTxs(sql, net, await loadTxPage(sql, [row], 1, "x")))[0];
+  return (await xChainTxs(sql, net, await loadTxPage(sql, net, [row], 1, "x")))[0];
 }
 
 export interface ListAssetTxsArgs extends PageArgs {
@@ -238,7 +238,7 @@ export async function listAssetTransactions(
      WHERE ${where.join(" AND ")} ORDER BY k.seq DESC LIMIT ${q.add(args.pageSize + 1)}`,
     q.values
   );
-  const p = await loadTxPage(sql, rows, args.pageSize, "x");
+  const p = await loadTxPage(sql, net, rows, args.pageSize, "x");
   return pageOf(p, await xChainTxs(sql, net, p));
 }
 
@@ -248,7 +248,7 @@ export async function listCChainTransactions(
   net: NetworkCtx,
   args: Omit<ListTxsArgs, "l1ValidationId">
 ): Promise<Page<CChainAtomicTransaction>> {
-  const p = await loadTxPage(sql, await listTxRows(sql, "C", args), args.pageSize, "x");
+  const p = await loadTxPage(sql, net, await listTxRows(sql, "C", args), args.pageSize, "x");
   return pageOf(p, p.rows.map((r) => cChainTx(r, p, net)));
 }
 
@@ -271,5 +271,5 @@ export async function getCChainTransaction(
 ): Promise<CChainAtomicTransaction | null> {
   const row = await getTxRow(sql, "C", txHash);
   if (row === null) return null;
-  return cChainTx(row, await loadTxPage(sql, [row], 1, "x"), net);
+  return cChainTx(row, await loadTxPage(sql, net, [row], 1, "x"), net);
 }

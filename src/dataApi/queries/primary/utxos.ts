@@ -1,5 +1,5 @@
 /** UTXO loading for transaction pages, and the UTXOs-of-addresses list (P-chain model). */
-import type {AssetInfo, AssetRow} from "../../models/primary/common.js";
+import type {AssetInfo, AssetRow, DbNum} from "../../models/primary/common.js";
 import {
   type CChainAtomicBalances,
   type PChainBalance,
@@ -34,29 +34,63 @@ const X_SPEND_COLUMNS = "sp.consumed_chain, sp.consuming_tx, sp.consuming_ts, sp
 const X_CREATION_COLUMNS =
   "u.created_chain, u.created_ts, u.asset_id, u.amount, u.addresses, u.threshold, u.locktime, u.utxo_type, u.group_id, u.payload, u.exported_to";
 
+// A transaction's UTXOs are found by its place (migration 12): those it emits at its chain and seq, those it
+// consumes at its chain and block height, the transaction ID telling apart those of its neighbours. A reward UTXO
+// is listed under the staking transaction it is named after (its tx_id), though the reward transaction creates it:
+// P pages look those up by ID, in an index of their own.
 function txUtxosSql(columns: TxUtxoColumns): string {
   const [creation, spend, staker, join] =
     columns === "p" ? [CREATION_COLUMNS, SPEND_COLUMNS, ", s.start_ts", STAKER_JOIN] : [X_CREATION_COLUMNS, X_SPEND_COLUMNS, "", ""];
-  return `SELECT 'e' AS side, u.tx_id AS grp, u.utxo_id, u.tx_id, u.output_index, ${creation}, ${spend}${staker && `${staker} AS staker_start`}
-       FROM utxos u ${SPEND_JOIN} ${join} WHERE u.tx_id = ANY($1::text[])
-     UNION ALL
+  const emitted = `SELECT 'e' AS side, u.tx_id AS grp, u.utxo_id, u.tx_id, u.output_index, ${creation}, ${spend}${staker && `${staker} AS staker_start`}`;
+  const rewards =
+    columns === "p"
+      ? `UNION ALL
+     ${emitted}
+       FROM utxos u ${SPEND_JOIN} ${join} WHERE u.reward_type IS NOT NULL AND u.tx_id = ANY($3::text[])
+     `
+      : "";
+  return `${emitted}
+       FROM unnest($1::text[], $2::int8[], $3::text[]) AS k(chain, seq, id)
+       JOIN utxos u ON u.created_chain = k.chain AND u.created_seq = k.seq AND u.tx_id = k.id ${SPEND_JOIN} ${join}
+     ${rewards}UNION ALL
      SELECT 'c', sp.consuming_tx, sp.utxo_id, sp.tx_id, sp.output_index, ${creation}, ${spend}${staker}
-       FROM utxo_spends sp LEFT JOIN utxos u ON u.utxo_id = sp.utxo_id ${join} WHERE sp.consuming_tx = ANY($1::text[])
+       FROM unnest($1::text[], $4::int8[], $3::text[]) AS k(chain, height, id)
+       JOIN utxo_spends sp ON sp.consumed_chain = k.chain AND sp.consuming_height = k.height AND sp.consuming_tx = k.id
+       LEFT JOIN utxos u ON u.utxo_id = sp.utxo_id ${join}
      ORDER BY side, grp, tx_id, output_index`;
 }
 const TX_UTXOS_SQL: Record<TxUtxoColumns, string> = {p: txUtxosSql("p"), x: txUtxosSql("x")};
 
+/** Where a transaction of a page is: its `txs` row's chain alias, seq, block height and ID. */
+export interface TxPlaceRow {
+  chain: string;
+  seq: DbNum;
+  block_height: DbNum;
+  tx_id: string;
+}
+
 /**
- * The UTXOs the given transactions emit (by creating tx) and consume (by consuming tx), in one query: a page's
- * statements are what an embedded store (PGlite, one thread) spends most of a list answer on.
+ * The UTXOs the given transactions emit and consume, in one query: a page's statements are what an embedded store
+ * (PGlite, one thread) spends most of a list answer on.
  */
-export async function loadTxUtxos(sql: SqlClientLike, txIds: string[], columns?: "p"): Promise<TxUtxos<UtxoRow>>;
-export async function loadTxUtxos(sql: SqlClientLike, txIds: string[], columns: TxUtxoColumns): Promise<TxUtxos<XUtxoRow>>;
-export async function loadTxUtxos(sql: SqlClientLike, txIds: string[], columns: TxUtxoColumns = "p"): Promise<TxUtxos<XUtxoRow>> {
+export async function loadTxUtxos(sql: SqlClientLike, txs: TxPlaceRow[], chainIds: NetworkCtx["chainIds"], columns?: "p"): Promise<TxUtxos<UtxoRow>>;
+export async function loadTxUtxos(sql: SqlClientLike, txs: TxPlaceRow[], chainIds: NetworkCtx["chainIds"], columns: TxUtxoColumns): Promise<TxUtxos<XUtxoRow>>;
+export async function loadTxUtxos(
+  sql: SqlClientLike,
+  txs: TxPlaceRow[],
+  chainIds: NetworkCtx["chainIds"],
+  columns: TxUtxoColumns = "p",
+): Promise<TxUtxos<XUtxoRow>> {
   const emitted = new Map<string, XUtxoRow[]>();
   const consumed = new Map<string, XUtxoRow[]>();
-  if (txIds.length === 0) return {emitted, consumed};
-  const rows = await sql.query<XUtxoRow & {side: "e" | "c"; grp: string}>(TX_UTXOS_SQL[columns], [txIds]);
+  if (txs.length === 0) return {emitted, consumed};
+  const params = [
+    txs.map((t) => chainIds[t.chain as keyof NetworkCtx["chainIds"]]),
+    txs.map((t) => String(t.seq)),
+    txs.map((t) => t.tx_id),
+    txs.map((t) => String(t.block_height)),
+  ];
+  const rows = await sql.query<XUtxoRow & {side: "e" | "c"; grp: string}>(TX_UTXOS_SQL[columns], params);
   // The rows keep their two extra columns: copying each without them (an object rest) cost a tenth of a
   // transaction page's CPU on PGlite, measured; the models read only the UTXO's own fields.
   for (const r of rows) push(r.side === "e" ? emitted : consumed, r.grp, r);

@@ -196,8 +196,9 @@ export class StakingFold {
     await tx.query("DELETE FROM staker_addresses WHERE tx_id = $1", [txId]);
     await tx.query("DELETE FROM stakers WHERE tx_id = $1", [txId]);
     await tx.query(
-      "UPDATE utxos SET staked = false, utxo_type = CASE WHEN stakeable_locktime <> 0 THEN $2 ELSE $3 END WHERE tx_id = $1 AND staked",
-      [txId, unstakedType(1n), unstakedType(0n)],
+      `UPDATE utxos SET staked = false, utxo_type = CASE WHEN stakeable_locktime <> 0 THEN $2 ELSE $3 END
+        WHERE ${stakingTxUtxos("$1", "$4")} AND staked`,
+      [txId, unstakedType(1n), unstakedType(0n), this.opts.network.chainIds.P],
     );
   }
 
@@ -456,7 +457,10 @@ export class StakingFold {
     const first =
       row.output_count !== null && row.output_count !== undefined
         ? row.output_count
-        : Number((await tx.query<{n: bigint | string | number}>("SELECT count(*) AS n FROM utxos WHERE tx_id = $1", [p.stakingTxId]))[0]?.n ?? 0);
+        : Number(
+            (await tx.query<{n: bigint | string | number}>(`SELECT count(*) AS n FROM utxos WHERE ${stakingTxUtxos("$1", "$2")}`, [p.stakingTxId, this.opts.network.chainIds.P]))[0]
+              ?.n ?? 0,
+          );
     const chainId = this.opts.network.chainIds.P;
     const place: TxPlace = {chain: "P", chainId, seq: BigInt(p.place.seq), blockId: p.place.blockId, height: BigInt(p.place.height), ts: BigInt(p.place.ts)};
     const avax = this.opts.avaxAssetId;
@@ -514,6 +518,14 @@ interface StakerRow {
   validator_tx_id: string | null;
   accrued_delegatee_reward: string | null;
   output_count: number | null;
+}
+
+/**
+ * The UTXOs a staking transaction created (its outputs and stake), found where the index of creations (migration 12)
+ * has them: at its seq on the P-chain, or at 0 for a genesis staker, which has no `txs` row.
+ */
+function stakingTxUtxos(txId: string, chainId: string): string {
+  return `created_chain = ${chainId} AND created_seq = coalesce((SELECT seq FROM txs WHERE chain = 'P' AND tx_id = ${txId}), 0) AND tx_id = ${txId}`;
 }
 
 function ownerFromJson(v: unknown): Owner | null {

@@ -487,8 +487,8 @@ describe("transaction pages and their UTXOs", () => {
           [seq]
         );
         await big.query(
-          `INSERT INTO utxos (utxo_id, tx_id, output_index, created_chain, created_ts, asset_id, amount, addresses)
-           SELECT 'u' || $1 || '-' || i, 'tx' || $1, i, $2, 1000, $3, 1, '[]' FROM generate_series(0, 2999) i`,
+          `INSERT INTO utxos (utxo_id, tx_id, output_index, created_chain, created_seq, created_ts, asset_id, amount, addresses)
+           SELECT 'u' || $1 || '-' || i, 'tx' || $1, i, $2, $1::int8, 1000, $3, 1, '[]' FROM generate_series(0, 2999) i`,
           [seq, P_ID, AVAX]
         );
       }

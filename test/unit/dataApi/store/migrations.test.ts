@@ -2,6 +2,7 @@ import {afterEach, beforeEach, expect, it} from "vitest";
 import type {SqlClient} from "../../../../src/dataApi/store/client.js";
 import {migrate, schemaVersion, SchemaTooNewError, type Migration} from "../../../../src/dataApi/store/migrations.js";
 import {MIGRATIONS} from "../../../../src/dataApi/store/schema.js";
+import {loadTxUtxos} from "../../../../src/dataApi/queries/primary/utxos.js";
 import {describeBackends, quietLogger} from "../../../helpers/sql.js";
 
 const M1: Migration = {version: 1, name: "accounts", sql: "CREATE TABLE acct (id int8 PRIMARY KEY); CREATE INDEX acct_i ON acct (id);"};
@@ -99,7 +100,8 @@ describeBackends("migrate", (backend) => {
       await db.query("INSERT INTO utxos (utxo_id, tx_id, output_index, created_chain, created_ts) VALUES ($1, 't', $2, 'X', 1)", [`u${i}`, i]);
       if (i % 2 === 0) await db.query("INSERT INTO utxo_spends (utxo_id, tx_id, output_index, consumed_chain, consuming_tx) VALUES ($1, 't', $2, 'X', 's')", [`u${i}`, i]);
     }
-    await migrate(db, MIGRATIONS, modules);
+    // Up to schema 11: schema 12 replaces the indexes by transaction ID (the next test).
+    await migrate(db, MIGRATIONS.filter((m) => m.version < 12), modules);
     const indexes = await db.query<{indexname: string; indexdef: string}>(
       "SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema() AND tablename IN ('utxos', 'utxo_spends') ORDER BY indexname",
     );
@@ -114,6 +116,56 @@ describeBackends("migrate", (backend) => {
     });
     expect(plan).toMatch(/utxos_by_id/);
     expect(plan).toMatch(/utxo_spends_by_id/);
+  });
+
+  it("finds a transaction's UTXOs by its place (schema 12): its creations by seq, its spends by block, rewards by ID", async () => {
+    await migrate(db, MIGRATIONS.filter((m) => m.version < 12), modules);
+    const create = "INSERT INTO utxos (utxo_id, tx_id, output_index, created_chain, created_seq, created_ts, reward_type) VALUES ($1, $2, $3, $4, $5, 1, $6)";
+    // S stakes at P seq 5 (block 3), R rewards it at seq 9; A is at the same seq and block on X; T shares S's block.
+    await db.query(create, ["s0", "S", 0, "cp", 5, null]);
+    await db.query(create, ["s1", "S", 1, "cp", 5, null]);
+    await db.query(create, ["a0", "A", 0, "cx", 5, null]);
+    await db.query(create, ["t0", "T", 0, "cp", 6, null]);
+    await migrate(db, MIGRATIONS, modules);
+    // Folded after the migration: the reward UTXO, named after S, created by R.
+    await db.query(create, ["r0", "S", 2, "cp", 9, "VALIDATOR"]);
+    const spend = "INSERT INTO utxo_spends (utxo_id, tx_id, output_index, consumed_chain, consuming_tx, consuming_height) VALUES ($1, 'g', $2, $3, $4, 3)";
+    await db.query(spend, ["in1", 1, "cp", "S"]);
+    await db.query(spend, ["in2", 2, "cp", "T"]);
+    await db.query(spend, ["in3", 3, "cx", "A"]);
+    const chainIds = {P: "cp", X: "cx", C: "cc"};
+    const page = [
+      {chain: "P", seq: 5n, block_height: 3n, tx_id: "S"},
+      {chain: "P", seq: 9n, block_height: 4n, tx_id: "R"},
+      {chain: "X", seq: 5n, block_height: 3n, tx_id: "A"},
+    ];
+    const ids = (m: Map<string, Array<{utxo_id: string}>>) => Object.fromEntries([...m].map(([k, us]) => [k, us.map((u) => u.utxo_id)]));
+    const p = await loadTxUtxos(db, page, chainIds);
+    expect(ids(p.emitted)).toEqual({A: ["a0"], S: ["s0", "s1", "r0"]});
+    expect(ids(p.consumed)).toEqual({A: ["in3"], S: ["in1"]});
+    // X and C pages have no rewards to look for.
+    const x = await loadTxUtxos(db, page.slice(2), chainIds, "x");
+    expect([ids(x.emitted), ids(x.consumed)]).toEqual([{A: ["a0"]}, {A: ["in3"]}]);
+    const indexes = await db.query<{indexname: string}>(
+      "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND tablename IN ('utxos', 'utxo_spends') ORDER BY indexname",
+    );
+    expect(indexes.map((i) => i.indexname)).toEqual(["utxo_spends_by_block", "utxo_spends_by_id", "utxos_by_creation", "utxos_by_id", "utxos_rewards_by_tx"]);
+    // With sequential scans off the planner must have an index to take for each lookup; it takes the new ones.
+    const plan = await db.transaction(async (tx) => {
+      await tx.query("SET LOCAL enable_seqscan = off");
+      const lines: string[] = [];
+      for (const q of [
+        "EXPLAIN SELECT * FROM utxos WHERE created_chain = 'cp' AND created_seq = 5 AND tx_id = 'S'",
+        "EXPLAIN SELECT * FROM utxos WHERE reward_type IS NOT NULL AND tx_id = ANY('{S}')",
+        "EXPLAIN SELECT * FROM utxo_spends WHERE consumed_chain = 'cp' AND consuming_height = 3 AND consuming_tx = 'S'",
+      ]) {
+        for (const r of await tx.query<{"QUERY PLAN": string}>(q)) lines.push(r["QUERY PLAN"]);
+      }
+      return lines.join("\n");
+    });
+    expect(plan).toMatch(/utxos_by_creation/);
+    expect(plan).toMatch(/utxos_rewards_by_tx/);
+    expect(plan).toMatch(/utxo_spends_by_block/);
   });
 
   it("keys an address's UTXOs by their creation time (schema 10), from the UTXOs folded before", async () => {

@@ -44,6 +44,23 @@ function block(blockType: string, height: number): PrimaryContainer {
   return {chain: "P", blockId: `blk${height}`, containerId: `blk${height}`, parentId: `blk${height - 1}`, parentIds: [], height: BigInt(height), blockType, timestamp: T0 + BigInt(height), txs: [], sizeBytes: 100, proposer: null} as unknown as PrimaryContainer;
 }
 
+/** A P transaction's row as the view writes it (at seq = block height here). */
+async function writeTx(tx: SqlTx, id: string, seq: number): Promise<void> {
+  await tx.query(
+    "INSERT INTO txs (chain, seq, tx_id, tx_type, block_id, block_height, ts, memo, details, size_bytes) VALUES ('P', $1, $2, 'AddValidatorTx', $3, $1, 0, ''::bytea, '{}', 1)",
+    [seq, id, `blk${seq}`],
+  );
+}
+
+/** A UTXO's creation as the view writes it: at its creating transaction's chain and seq (0 for genesis). */
+async function writeUtxo(tx: SqlTx, o: TxOutput, id: string, chainId: string, seq: number): Promise<void> {
+  await tx.query(
+    `INSERT INTO utxos (utxo_id, tx_id, output_index, created_chain, created_seq, created_ts, amount, stakeable_locktime, staked, utxo_type)
+     VALUES ($1, $2, $3, $4, $5, 0, $6, $7, $8, $9)`,
+    [o.utxoId, id, o.outputIndex, chainId, seq, o.amount.toString(), o.stakeableLocktime.toString(), o.staked, o.utxoType],
+  );
+}
+
 describeBackends("staking fold", (backend) => {
   let sql: SqlClient;
   beforeEach(async () => {
@@ -65,7 +82,7 @@ describeBackends("staking fold", (backend) => {
       await fold.genesis(tx, {networkId: network.id, timestamp: T0, avaxAssetId: AVAX, assets: [], utxos: [], supply: 360_000_000n * 10n ** 9n,
         stakers: [{txId: VALIDATOR_TX, staker: validator, stake: [stakeOut(VALIDATOR_TX, 0, validator.weight)]}]}, (_txId, o) => creates.push(o), network.chainIds.P);
       // The stake UTXOs the view would write with the genesis (the reward numbering counts them).
-      for (const o of creates) await tx.query("INSERT INTO utxos (utxo_id, tx_id, output_index, created_chain, created_ts, amount, staked) VALUES ($1, $2, $3, 'P', 0, $4, true)", [o.utxoId, VALIDATOR_TX, o.outputIndex, o.amount.toString()]);
+      for (const o of creates) await writeUtxo(tx, o, VALIDATOR_TX, network.chainIds.P, 0);
     });
     const delegator: Staker = {kind: "delegator", nodeId: NODE, subnetId: EMPTY_ID, startTime: null, endTime: T0 + 86_400n, weight: 25n * 10n ** 9n, rewardOwner: owner(3), delegationRewardOwner: null, delegationShares: 0, bls: null};
     // Its change and stake outputs are in the same batch as its reward (the view writes them at the batch's end):
@@ -96,6 +113,46 @@ describeBackends("staking fold", (backend) => {
       {output_index: 1, amount: validatorReward, reward_type: "VALIDATOR"},
       {output_index: 2, amount: fee.toString(), reward_type: "VALIDATOR_FEE"},
     ]);
+  });
+
+  it("numbers the rewards of stakers folded before their output count was stored after their UTXOs in the store", async () => {
+    const fold = new StakingFold({network, avaxAssetId: AVAX});
+    const validator: Staker & {startTime: bigint} = {
+      kind: "validator", nodeId: NODE, subnetId: EMPTY_ID, startTime: T0, endTime: T0 + 365n * 86_400n, weight: 2_000n * 10n ** 9n,
+      rewardOwner: owner(1), delegationRewardOwner: owner(2), delegationShares: 200_000, bls: null,
+    };
+    const place = (seq: number): TxPlace => ({chain: "P", chainId: network.chainIds.P, seq: BigInt(seq), blockId: `blk${seq}`, height: BigInt(seq), ts: T0 + BigInt(seq)});
+    const run = (fn: (tx: SqlTx) => Promise<void>): Promise<void> => sql.transaction(fn);
+    await run(async (tx) => {
+      const stake = [stakeOut(VALIDATOR_TX, 0, validator.weight)];
+      await fold.genesis(tx, {networkId: network.id, timestamp: T0, avaxAssetId: AVAX, assets: [], utxos: [], supply: 360_000_000n * 10n ** 9n,
+        stakers: [{txId: VALIDATOR_TX, staker: validator, stake}]}, () => {}, network.chainIds.P);
+      for (const o of stake) await writeUtxo(tx, o, VALIDATOR_TX, network.chainIds.P, 0);
+    });
+    // A delegator whose transaction (two outputs and its stake) a previous batch wrote.
+    const delegator: Staker = {kind: "delegator", nodeId: NODE, subnetId: EMPTY_ID, startTime: null, endTime: T0 + 86_400n, weight: 25n * 10n ** 9n, rewardOwner: owner(3), delegationRewardOwner: null, delegationShares: 0, bls: null};
+    const outs = [{...stakeOut(DELEGATOR_TX, 0, 1n), staked: false}, {...stakeOut(DELEGATOR_TX, 1, 1n), staked: false}, stakeOut(DELEGATOR_TX, 2, delegator.weight)];
+    await run(async (tx) => {
+      await fold.onTx(tx, ptx(DELEGATOR_TX, "AddPermissionlessDelegatorTx", {staker: delegator}, outs), place(1));
+      await writeTx(tx, DELEGATOR_TX, 1);
+      for (const o of outs) await writeUtxo(tx, o, DELEGATOR_TX, network.chainIds.P, 1);
+      // Both were folded before schema 7 stored the count.
+      await tx.query("UPDATE stakers SET output_count = NULL");
+    });
+    await run(async (tx) => void (await fold.onTx(tx, ptx("rewardD", "RewardValidatorTx", {rewardedTxId: DELEGATOR_TX}), place(2))));
+    await run(async (tx) => void (await fold.beforeBlock(tx, block("Commit", 3), T0 + 3n)));
+    await run(async (tx) => void (await fold.onTx(tx, ptx("rewardV", "RewardValidatorTx", {rewardedTxId: VALIDATOR_TX}), place(4))));
+    await run(async (tx) => void (await fold.beforeBlock(tx, block("Commit", 5), T0 + 5n)));
+    const rewards = await sql.query<{tx_id: string; output_index: number; reward_type: string}>(
+      "SELECT tx_id, output_index, reward_type FROM utxos WHERE reward_type IS NOT NULL ORDER BY tx_id, output_index",
+    );
+    expect(rewards.map((r) => [r.tx_id, r.output_index, r.reward_type])).toEqual(
+      [
+        [DELEGATOR_TX, 3, "DELEGATOR"],
+        [VALIDATOR_TX, 1, "VALIDATOR"],
+        [VALIDATOR_TX, 2, "VALIDATOR_FEE"],
+      ].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)),
+    );
   });
 
   it("charges L1 validators the continuous fee block by block, deactivates the ones it runs out, returns balances", async () => {
@@ -255,9 +312,10 @@ describeBackends("staking fold", (backend) => {
       await run(async (tx) => {
         expect(await fold_.beforeBlock(tx, block("Proposal", height), T0)).toBeNull();
         await fold_.onTx(tx, ptx(id, "AddValidatorTx", {staker: staker(2_000n * 10n ** 9n)}, [stakeOut(id, 0, 2_000n * 10n ** 9n)]), place(height, height));
-        await tx.query("INSERT INTO utxos (utxo_id, tx_id, output_index, created_chain, amount, stakeable_locktime, staked, utxo_type) VALUES ($1, $2, 0, 'P', 1, 0, true, 'STAKE')", [`${id}-stake-0`, id]);
+        await writeTx(tx, id, height);
+        await writeUtxo(tx, stakeOut(id, 0, 1n), id, NETWORKS.mainnet.chainIds.P, height);
         // A stake output still under a stakeable lock.
-        await tx.query("INSERT INTO utxos (utxo_id, tx_id, output_index, created_chain, amount, stakeable_locktime, staked, utxo_type) VALUES ($1, $2, 1, 'P', 1, 5, true, 'STAKE')", [`${id}-stake-1`, id]);
+        await writeUtxo(tx, {...stakeOut(id, 1, 1n), stakeableLocktime: 5n}, id, NETWORKS.mainnet.chainIds.P, height);
       });
     };
     const aborted = txId("aborted");
