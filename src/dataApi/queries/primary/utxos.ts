@@ -35,28 +35,28 @@ const X_CREATION_COLUMNS =
   "u.created_chain, u.created_ts, u.asset_id, u.amount, u.addresses, u.threshold, u.locktime, u.utxo_type, u.group_id, u.payload, u.exported_to";
 
 // A transaction's UTXOs are found by its place (migration 12): those it emits at its chain and seq, those it
-// consumes at its chain and block height, the transaction ID telling apart those of its neighbours. A reward UTXO
-// is listed under the staking transaction it is named after (its tx_id), though the reward transaction creates it:
-// P pages look those up by ID, in an index of their own.
+// consumes at its chain and block height, the transaction IDs telling apart the rows of the page's transactions
+// from their neighbours'. Each key is a list (= ANY), so a block the page's transactions share is read once: a join
+// on the page's (chain, seq, ID) triples was 15 % slower on PGlite, measured. A reward UTXO is listed under the
+// staking transaction it is named after (its tx_id), though the reward transaction creates it: P pages look those
+// up by ID, in an index of their own, and leave them out of the first branch (the page may hold both).
 function txUtxosSql(columns: TxUtxoColumns): string {
   const [creation, spend, staker, join] =
     columns === "p" ? [CREATION_COLUMNS, SPEND_COLUMNS, ", s.start_ts", STAKER_JOIN] : [X_CREATION_COLUMNS, X_SPEND_COLUMNS, "", ""];
-  const emitted = `SELECT 'e' AS side, u.tx_id AS grp, u.utxo_id, u.tx_id, u.output_index, ${creation}, ${spend}${staker && `${staker} AS staker_start`}`;
+  const emitted = `SELECT 'e' AS side, u.tx_id AS grp, u.utxo_id, u.tx_id, u.output_index, ${creation}, ${spend}${staker && `${staker} AS staker_start`}
+       FROM utxos u ${SPEND_JOIN} ${join}`;
   const rewards =
     columns === "p"
       ? `UNION ALL
-     ${emitted}
-       FROM utxos u ${SPEND_JOIN} ${join} WHERE u.reward_type IS NOT NULL AND u.tx_id = ANY($3::text[])
+     ${emitted} WHERE u.reward_type IS NOT NULL AND u.tx_id = ANY($3::text[])
      `
       : "";
   return `${emitted}
-       FROM unnest($1::text[], $2::int8[], $3::text[]) AS k(chain, seq, id)
-       JOIN utxos u ON u.created_chain = k.chain AND u.created_seq = k.seq AND u.tx_id = k.id ${SPEND_JOIN} ${join}
+       WHERE u.created_chain = ANY($1::text[]) AND u.created_seq = ANY($2::int8[]) AND u.tx_id = ANY($3::text[]) AND u.reward_type IS NULL
      ${rewards}UNION ALL
      SELECT 'c', sp.consuming_tx, sp.utxo_id, sp.tx_id, sp.output_index, ${creation}, ${spend}${staker}
-       FROM unnest($1::text[], $4::int8[], $3::text[]) AS k(chain, height, id)
-       JOIN utxo_spends sp ON sp.consumed_chain = k.chain AND sp.consuming_height = k.height AND sp.consuming_tx = k.id
-       LEFT JOIN utxos u ON u.utxo_id = sp.utxo_id ${join}
+       FROM utxo_spends sp LEFT JOIN utxos u ON u.utxo_id = sp.utxo_id ${join}
+       WHERE sp.consumed_chain = ANY($1::text[]) AND sp.consuming_height = ANY($4::int8[]) AND sp.consuming_tx = ANY($3::text[])
      ORDER BY side, grp, tx_id, output_index`;
 }
 const TX_UTXOS_SQL: Record<TxUtxoColumns, string> = {p: txUtxosSql("p"), x: txUtxosSql("x")};
