@@ -619,7 +619,7 @@ CREATE INDEX utxo_spends_by_id ON utxo_spends USING hash (utxo_id);
 -- indexes they were most of what outgrew PGlite's cache. The page knows where each transaction is (chain, seq,
 -- block height), and so do the rows: a UTXO's creation is at its transaction's seq, a spend at its block's height.
 -- Keyed by those, inserts go to the end of each chain's range, which stays cached. Folding 1,000,000 X transactions
--- into PGlite (default cache) without the two hash indexes: 3,379 tx/s, against 2,519 with them, same day.
+-- into PGlite (default cache): 2,875-3,138 tx/s (median 3,067), against 2,479-2,599 on schema 11, same day.
 -- A reward UTXO is the exception: AvalancheGo names it after its staking transaction, and the page lists it there,
 -- but it is created by the reward transaction; the few there are keep an index by transaction ID of their own.
 DROP INDEX utxos_by_tx;
