@@ -618,15 +618,19 @@ CREATE INDEX utxo_spends_by_id ON utxo_spends USING hash (utxo_id);
 -- indexes of random keys, a bucket page anywhere in each for every UTXO and spend folded: with the two UTXO-ID
 -- indexes they were most of what outgrew PGlite's cache. The page knows where each transaction is (chain, seq,
 -- block height), and so do the rows: a UTXO's creation is at its transaction's seq, a spend at its block's height.
--- Keyed by those, inserts go to the end of each chain's range, which stays cached. Folding 1,000,000 X transactions
--- into PGlite (default cache): 2,875-3,138 tx/s (median 3,067), against 2,479-2,599 on schema 11, same day.
+-- Keyed by those, each insert lands next to the previous one of its chain, which stays cached (at the end of its
+-- range; X blocks count heights from 0 again after the DAG's vertices, so there at a point moving through it).
+-- Folding 1,000,000 X transactions into PGlite (default cache): 2,875-3,138 tx/s (median 3,067), against
+-- 2,479-2,599 on schema 11, same day.
 -- A reward UTXO is the exception: AvalancheGo names it after its staking transaction, and the page lists it there,
 -- but it is created by the reward transaction; the few there are keep an index by transaction ID of their own.
-DROP INDEX utxos_by_tx;
+-- The new indexes are built before the old ones go: CREATE INDEX only blocks writes, where DROP INDEX takes the
+-- table's exclusive lock, which would stall the reads of serve processes for the whole build.
 CREATE INDEX utxos_by_creation ON utxos (created_chain, created_seq);
 CREATE INDEX utxos_rewards_by_tx ON utxos (tx_id) WHERE reward_type IS NOT NULL;
-DROP INDEX utxo_spends_by_consuming_tx;
 CREATE INDEX utxo_spends_by_block ON utxo_spends (consumed_chain, consuming_height);
+DROP INDEX utxos_by_tx;
+DROP INDEX utxo_spends_by_consuming_tx;
 `,
   },
 ];
