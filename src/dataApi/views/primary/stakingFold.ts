@@ -454,13 +454,7 @@ export class StakingFold {
     if (result.payouts.length === 0) return;
     // AvalancheGo numbers reward UTXOs after the staking tx's outputs and stake, in the payouts' order. A staker
     // folded before output_count was stored is counted from its UTXOs (its own batch is long written by now).
-    const first =
-      row.output_count !== null && row.output_count !== undefined
-        ? row.output_count
-        : Number(
-            (await tx.query<{n: bigint | string | number}>(`SELECT count(*) AS n FROM utxos WHERE ${stakingTxUtxos("$1", "$2")}`, [p.stakingTxId, this.opts.network.chainIds.P]))[0]
-              ?.n ?? 0,
-          );
+    const first = row.output_count ?? (await this.countStakingTxUtxos(tx, p.stakingTxId));
     const chainId = this.opts.network.chainIds.P;
     const place: TxPlace = {chain: "P", chainId, seq: BigInt(p.place.seq), blockId: p.place.blockId, height: BigInt(p.place.height), ts: BigInt(p.place.ts)};
     const avax = this.opts.avaxAssetId;
@@ -477,6 +471,12 @@ export class StakingFold {
     // The reward transaction is listed under the addresses it pays.
     const touched = result.payouts.flatMap((pay) => pay.owner.addresses.map((a) => ["P", a, place.seq]));
     await bulkInsert(tx, "tx_addresses", TX_ADDRESS_COLUMNS, touched, {onConflict: "DO NOTHING"});
+  }
+
+  /** The UTXOs a staking transaction created, as the store holds them. */
+  private async countStakingTxUtxos(tx: SqlTx, txId: string): Promise<number> {
+    const rows = await tx.query<{n: bigint | string | number}>(`SELECT count(*) AS n FROM utxos WHERE ${stakingTxUtxos("$1", "$2")}`, [txId, this.opts.network.chainIds.P]);
+    return Number(rows[0]?.n ?? 0);
   }
 
   /** A converted or registered L1 validator with its `end_accumulated_fee` (l1.ts): active when funded. */
