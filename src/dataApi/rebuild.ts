@@ -11,6 +11,7 @@ import {openSqlClient} from "./store/client.js";
 import {acquireWriterLock} from "./store/lock.js";
 import {MIGRATIONS_TABLE, migrate} from "./store/migrations.js";
 import {MIGRATIONS} from "./store/schema.js";
+import {checkStoreNetwork} from "./store/network.js";
 import type {GenesisState} from "./views/primary/model.js";
 import {PrimaryView, defaultPrimaryViewOptions} from "./views/primary/view.js";
 
@@ -46,6 +47,7 @@ export async function rebuildDataApi(opts: RebuildOptions, modules: RebuildModul
         for (const t of dataApiTables()) await tx.query(`DROP TABLE IF EXISTS ${t} CASCADE`);
       });
       await migrate(sql, MIGRATIONS, {logger: modules.logger});
+      await checkStoreNetwork(sql, modules.network, {record: true});
       const view = new PrimaryView(defaultPrimaryViewOptions, {...modules, sql, metrics: null});
       await view.load();
       const containers = await view.catchUp();

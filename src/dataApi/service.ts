@@ -17,6 +17,7 @@ import {acquireWriterLock, type WriterLock} from "./store/lock.js";
 import {migrate, schemaVersion} from "./store/migrations.js";
 import {openSqlClient, type SqlClient} from "./store/client.js";
 import {MIGRATIONS} from "./store/schema.js";
+import {checkStoreNetwork} from "./store/network.js";
 import {createViewMetrics} from "./views/metrics.js";
 import type {GenesisState} from "./views/primary/model.js";
 import {PrimaryView, defaultPrimaryViewOptions} from "./views/primary/view.js";
@@ -136,6 +137,7 @@ export class DataApiService {
       const want = MIGRATIONS[MIGRATIONS.length - 1]!.version;
       if (v !== want) throw new Error(`data API store is at schema version ${v}, this build serves version ${want}: start an ingest process of this build first`);
     }
+    await checkStoreNetwork(sql, modules.network, {record: writes});
     const secret = await this.tokenSecret();
     if (writes && modules.index) {
       this.view = new PrimaryView(defaultPrimaryViewOptions, {

@@ -406,6 +406,10 @@ describe("data API roles on one PostgreSQL server", () => {
           if (role === undefined) await new Promise((r) => setTimeout(r, 50));
         }
         expect(role).toBe("serve");
+        // A process of another network would read the store's chain IDs and addresses wrongly: it is refused.
+        await expect(startNode({"network-id": "1337", feed: "dev", "dev-backfill": "0", "dev-evm": false, "data-api-enabled": true, "data-api-role": "serve", "data-api-db": readOnly, "evm-rpc": evmRpc})).rejects.toThrow(
+          "the data API store holds network local (ID 12345), and this process runs ID 1337: start it with --network-id=local",
+        );
       } finally {
         await reader.close();
       }

@@ -1,0 +1,68 @@
+import {afterEach, beforeEach, expect, it} from "vitest";
+import {NETWORKS, networkFromId} from "../../../../src/chains/index.js";
+import type {SqlClient} from "../../../../src/dataApi/store/client.js";
+import {migrate} from "../../../../src/dataApi/store/migrations.js";
+import {checkStoreNetwork, StoreNetworkError} from "../../../../src/dataApi/store/network.js";
+import {MIGRATIONS} from "../../../../src/dataApi/store/schema.js";
+import {describeBackends, quietLogger} from "../../../helpers/sql.js";
+
+const record = async (db: SqlClient): Promise<unknown> =>
+  ((await db.query<{value: string}>("SELECT value FROM data_api_meta WHERE key = 'network'"))[0]?.value ?? null);
+
+describeBackends("the store's network", (backend) => {
+  let db: SqlClient;
+  beforeEach(async () => {
+    db = await backend.open();
+    await migrate(db, MIGRATIONS, {logger: quietLogger()});
+  });
+  afterEach(async () => {
+    await db?.close();
+  });
+
+  it("is recorded by the writer and refused to a process of another network, writer or not", async () => {
+    await checkStoreNetwork(db, NETWORKS.local, {record: true});
+    expect(JSON.parse((await record(db)) as string)).toEqual({id: 12345, name: "local", X: NETWORKS.local.chainIds.X, C: NETWORKS.local.chainIds.C});
+    await checkStoreNetwork(db, NETWORKS.local, {record: false});
+    await checkStoreNetwork(db, NETWORKS.local, {record: true});
+    for (const writes of [false, true]) {
+      const err = await checkStoreNetwork(db, NETWORKS.mainnet, {record: writes}).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(StoreNetworkError);
+      expect((err as Error).message).toBe(
+        "the data API store holds network local (ID 12345), and this process runs mainnet (ID 1): " +
+          "start it with --network-id=local, or give it another store (--data-api-db, --data-dir)",
+      );
+    }
+    expect(JSON.parse((await record(db)) as string)).toMatchObject({id: 12345});
+  });
+
+  it("tells apart numbered networks that share the local chain IDs", async () => {
+    await checkStoreNetwork(db, networkFromId("1337"), {record: true});
+    await checkStoreNetwork(db, networkFromId("1337"), {record: false});
+    await expect(checkStoreNetwork(db, NETWORKS.local, {record: false})).rejects.toThrow(
+      "the data API store holds network ID 1337, and this process runs local (ID 12345): start it with --network-id=1337,",
+    );
+    await expect(checkStoreNetwork(db, networkFromId("99"), {record: false})).rejects.toThrow(/runs ID 99: start it with --network-id=1337/);
+  });
+
+  it("checks a store folded before the record by the chains of its UTXOs", async () => {
+    const utxo = (id: string, chain: string): Promise<unknown> =>
+      db.query("INSERT INTO utxos (utxo_id, tx_id, output_index, created_chain, created_seq) VALUES ($1, 't', 0, $2, 1)", [id, chain]);
+    await utxo("p", NETWORKS.fuji.chainIds.P);
+    await utxo("x", NETWORKS.fuji.chainIds.X);
+    await utxo("c", NETWORKS.fuji.chainIds.C);
+    await expect(checkStoreNetwork(db, NETWORKS.mainnet, {record: true})).rejects.toThrow(
+      new RegExp(`^the data API store holds UTXOs of chain (${NETWORKS.fuji.chainIds.X}|${NETWORKS.fuji.chainIds.C}), which is not a primary-network chain of mainnet \\(ID 1\\)`),
+    );
+    expect(await record(db)).toBeNull();
+    // A serve process checks without writing; the writer of the right network records it.
+    await checkStoreNetwork(db, NETWORKS.fuji, {record: false});
+    expect(await record(db)).toBeNull();
+    await checkStoreNetwork(db, NETWORKS.fuji, {record: true});
+    expect(JSON.parse((await record(db)) as string)).toMatchObject({id: 5, name: "fuji"});
+  });
+
+  it("refuses a record it cannot read, naming it", async () => {
+    await db.query("INSERT INTO data_api_meta (key, value) VALUES ('network', '{\"id\":\"one\"}')");
+    await expect(checkStoreNetwork(db, NETWORKS.local, {record: true})).rejects.toThrow(`the data API store's network record is not one this build reads: {"id":"one"}`);
+  });
+});
