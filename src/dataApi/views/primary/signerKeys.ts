@@ -11,16 +11,19 @@
 import {ripemd160} from "@noble/hashes/legacy.js";
 import {sha256} from "@noble/hashes/sha2.js";
 import type {TxInput} from "./model.js";
+import {FifoMap} from "../../../util/fifoMap.js";
 import {bytesToLatin1 as latin1} from "../../../util/hex.js";
 import {recoverPublicKey} from "./recover.js";
 
 export class SignerKeys {
-  /** Address (20 bytes as a latin1 string) → 33-byte compressed key; oldest first, for eviction. */
-  private readonly keys = new Map<string, Uint8Array>();
+  /** Address (20 bytes as a latin1 string) → 33-byte compressed key, the last `max` addresses recovered. */
+  private readonly keys: FifoMap<string, Uint8Array>;
   hits = 0;
   recovered = 0;
 
-  constructor(private readonly max = 100_000) {}
+  constructor(max = 100_000) {
+    this.keys = new FifoMap(max);
+  }
 
   /**
    * Fills in the keys of `input`'s credentials left null by the decoder (TxDecodeOptions.deferInputKeys), given
@@ -53,8 +56,6 @@ export class SignerKeys {
   }
 
   private remember(address: string, key: Uint8Array): void {
-    if (this.keys.has(address)) return;
-    if (this.keys.size >= this.max) this.keys.delete(this.keys.keys().next().value!);
-    this.keys.set(address, key);
+    if (!this.keys.has(address)) this.keys.set(address, key);
   }
 }

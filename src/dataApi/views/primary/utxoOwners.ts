@@ -1,30 +1,29 @@
 /**
  * The owners of recently created UTXOs, so that a spend finds its UTXO's owner without reading the store: most UTXOs
  * are spent a while after their creation (change, the next transfer), and a read is one index probe a spend in the
- * store's thread. Bounded, oldest evicted; a spent UTXO leaves (it is spent once). What is not here is read.
+ * store's thread. The last `max` creations are held, a spent UTXO leaves (it is spent once). What is not here is read.
  *
  * Owners are held packed, their 20-byte addresses concatenated in one latin1 string (~40 bytes on V8's heap), not
  * as the decoder's arrays: those are views into the decoded container's bytes, so each entry kept a whole
  * container alive (heap snapshots of a fold: ~0.6 KB an entry, 58 MB for the default 100,000).
  */
+import {FifoMap} from "../../../util/fifoMap.js";
 import {bytesToLatin1 as latin1} from "../../../util/hex.js";
 
 const ADDRESS_LEN = 20;
 
 export class UtxoOwners {
   /** UTXO ID → packed addresses, or a copy of them when one is not ADDRESS_LEN bytes. */
-  private readonly owners = new Map<string, string | Uint8Array[]>();
+  private readonly owners: FifoMap<string, string | Uint8Array[]>;
   hits = 0;
   misses = 0;
 
-  constructor(private readonly max = 100_000) {}
+  constructor(max = 100_000) {
+    this.owners = new FifoMap(max);
+  }
 
   add(utxoId: string, addresses: readonly Uint8Array[]): void {
-    if (this.max === 0) return;
-    if (this.owners.size >= this.max && !this.owners.has(utxoId)) {
-      const oldest = this.owners.keys().next();
-      if (!oldest.done) this.owners.delete(oldest.value);
-    }
+    if (this.owners.max === 0) return;
     this.owners.set(utxoId, pack(addresses));
   }
 
