@@ -51,8 +51,13 @@ export async function checkStoreNetwork(sql: SqlClient, network: NetworkInfo, op
 async function readRecord(sql: SqlClient): Promise<StoredNetwork | null> {
   const [row] = await sql.query<{value: string}>("SELECT value FROM data_api_meta WHERE key = 'network'");
   if (!row) return null;
-  const v = JSON.parse(row.value) as Partial<StoredNetwork>;
-  if (typeof v.id !== "number" || typeof v.name !== "string" || typeof v.X !== "string" || typeof v.C !== "string") {
+  let v: Partial<StoredNetwork> | null = null;
+  try {
+    v = JSON.parse(row.value) as Partial<StoredNetwork> | null;
+  } catch {
+    // Reported below with the value.
+  }
+  if (typeof v?.id !== "number" || typeof v.name !== "string" || typeof v.X !== "string" || typeof v.C !== "string") {
     throw new StoreNetworkError(`the data API store's network record is not one this build reads: ${row.value.slice(0, 200)}`);
   }
   return v as StoredNetwork;

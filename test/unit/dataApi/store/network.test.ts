@@ -64,5 +64,9 @@ describeBackends("the store's network", (backend) => {
   it("refuses a record it cannot read, naming it", async () => {
     await db.query("INSERT INTO data_api_meta (key, value) VALUES ('network', '{\"id\":\"one\"}')");
     await expect(checkStoreNetwork(db, NETWORKS.local, {record: true})).rejects.toThrow(`the data API store's network record is not one this build reads: {"id":"one"}`);
+    await db.query("UPDATE data_api_meta SET value = 'not json' WHERE key = 'network'");
+    await expect(checkStoreNetwork(db, NETWORKS.local, {record: true})).rejects.toThrow("the data API store's network record is not one this build reads: not json");
+    await db.query("UPDATE data_api_meta SET value = 'null' WHERE key = 'network'");
+    await expect(checkStoreNetwork(db, NETWORKS.local, {record: true})).rejects.toThrow(StoreNetworkError);
   });
 });
