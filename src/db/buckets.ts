@@ -3,7 +3,7 @@
  * ranges scan in order. These values are fixed forever: a retired bucket stays listed here and is never reused.
  */
 export enum Bucket {
-  /** `[meta] ‖ utf8(name)` -> value. Names: "hasRun" -> empty (written on every start). */
+  /** `[meta] ‖ utf8(name)` -> value. Names: "hasRun" -> empty (written on every start); "tpsDays" (see tpsDay). */
   meta = 0x01,
   /** `[chainFlags] ‖ utf8(chain) ‖ flag` -> empty. Flags below (as AvalancheGo's 0x04/0x05 per chain). */
   chainFlags = 0x02,
@@ -29,6 +29,12 @@ export enum Bucket {
    * Written once, when a database is first opened by a version that stores checksums.
    */
   checksumsFrom = 0x09,
+  /**
+   * `[tpsDay] ‖ utf8(chain) ‖ u64 BE day start` -> a day of the chain's TPS series (metricsService/avgTps.ts
+   * encodeDay), written in the batch of the blocks that changed it. Meta "tpsDays" says the days are stored for
+   * every committed block; a database without it (written before them) has its series scanned from the index once.
+   */
+  tpsDay = 0x0a,
 }
 
 /** Chain flags (bucket chainFlags). */

@@ -8,7 +8,7 @@ import type {ChainName} from "../chains/index.js";
 import {CHAIN_NAMES} from "../chains/index.js";
 import type {Logger} from "../logger/index.js";
 import {METRIC_PREFIX} from "../metrics/index.js";
-import type {AvgTps} from "../metricsService/avgTps.js";
+import {AvgTps} from "../metricsService/avgTps.js";
 import {ENDPOINTS, findEndpoint, type Endpoint} from "../index/endpoints.js";
 import type {BatchOp} from "../db/controller.js";
 import {IndexStore, MAX_FETCHED_BY_RANGE, type AcceptedItem, type ChainState} from "../index/store.js";
@@ -66,6 +66,12 @@ export class Ingester implements BadInputReporter {
   private readonly chainState = new Map<ChainName, ChainState>();
   /** The same, as of the newest batch handed to the store (it may still be writing); reset after a failure. */
   private pendingState = new Map<ChainName, ChainState>();
+  /**
+   * The TPS series as of the newest batch handed to the store, whose changed days go into that batch (Bucket.tpsDay);
+   * reloaded from the store after a failure. Null while the stored days do not cover every committed block (before
+   * restore, or after it failed): then no day is written, and the next start scans the index again.
+   */
+  private pendingTps: AvgTps | null = null;
 
   constructor(
     private readonly opts: IngesterOptions,
@@ -96,6 +102,7 @@ export class Ingester implements BadInputReporter {
         await this.restore();
       } catch (err) {
         logger.error({err}, "could not rebuild chain state from the index; continuing with the feed");
+        if (this.pendingTps === null) await this.stopStoringTps();
       }
       logger.info({feed: source.key, resumed: position !== null}, "feed starting");
       await this.runWithRestarts(position);
@@ -123,7 +130,17 @@ export class Ingester implements BadInputReporter {
     const derived = (acc: readonly AcceptedItem<FeedItem>[]): BatchOp[] => {
       ({next, tps} = this.nextChainState(acc));
       for (const [chain, st] of next) this.pendingState.set(chain, st);
-      return [...next].map(([chain, st]) => IndexStore.chainStateOp(chain, st));
+      const ops = [...next].map(([chain, st]) => IndexStore.chainStateOp(chain, st));
+      if (this.pendingTps !== null) {
+        const changed = new Map<string, BatchOp>();
+        for (const t of tps) {
+          const day = this.pendingTps.add(t.chain, {timestamp: t.timestamp, txCount: t.txCount});
+          // Encoded now: a later block of the batch changes the same day again and replaces this write.
+          if (day) changed.set(`${t.chain}${day.start}`, IndexStore.tpsDayOp(t.chain, day));
+        }
+        ops.push(...changed.values());
+      }
+      return ops;
     };
     const accepting = store.accept(items, {key: source.key, value: batch.position}, this.opts.indexEnabled, derived);
     const {accepted, duplicates} = await accepting;
@@ -220,14 +237,19 @@ export class Ingester implements BadInputReporter {
           const st = await store.chainState(chain).catch(() => null);
           if (st !== null) this.chainState.set(chain, st);
         }
+        if (this.pendingTps !== null) {
+          this.pendingTps = await this.storedTps().catch(() => null);
+          if (this.pendingTps === null) await this.stopStoringTps();
+        }
         store.resume();
       }
     }
   }
 
   /**
-   * Rebuilds the derived state: the last accepted block per chain as stored (indexing on or off), and, from the
-   * index, the TPS series of every indexed block (read in pages, so memory stays flat however large the index).
+   * Rebuilds the derived state: the last accepted block per chain as stored (indexing on or off), and the TPS series
+   * as stored. A database written before the series was stored has it scanned from the index once (read in pages,
+   * so memory stays flat however large the index; on a large index this takes a while) and then stored.
    */
   private async restore(): Promise<void> {
     const signal = this.ctrl.signal;
@@ -238,15 +260,37 @@ export class Ingester implements BadInputReporter {
       this.chainState.set(chain, st);
       status.accepted(chain, st.height, idToString(st.id));
     }
+    if (await store.tpsDaysStored()) {
+      const pending = new AvgTps();
+      for (const chain of CHAIN_NAMES) {
+        const days = await store.tpsDays(chain);
+        avgTps.load(chain, days);
+        pending.load(chain, days);
+      }
+      this.pendingTps = pending;
+    } else {
+      // Nothing is written meanwhile: the feed starts after this.
+      const scanned = new AvgTps();
+      if (this.opts.indexEnabled) {
+        for (const chain of CHAIN_NAMES) {
+          const idx = store.index(findEndpoint(chain, "block")!);
+          for (let i = 0n; i < idx.next && !signal.aborted; i += BigInt(MAX_FETCHED_BY_RANGE)) {
+            for (const c of await idx.getRange(i, MAX_FETCHED_BY_RANGE)) {
+              const facts = blockFacts(chain, "block", c.bytes);
+              if (facts?.timestamp !== null && facts) scanned.add(chain, {timestamp: facts.timestamp, txCount: facts.txCount});
+            }
+          }
+        }
+      }
+      if (signal.aborted) return;
+      const days = new Map(CHAIN_NAMES.map((chain) => [chain, scanned.days(chain)] as const));
+      await store.storeTpsDays(days);
+      for (const [chain, list] of days) avgTps.load(chain, list);
+      this.pendingTps = scanned;
+    }
     if (!this.opts.indexEnabled) return;
     for (const chain of CHAIN_NAMES) {
       const idx = store.index(findEndpoint(chain, "block")!);
-      for (let i = 0n; i < idx.next && !signal.aborted; i += BigInt(MAX_FETCHED_BY_RANGE)) {
-        for (const c of await idx.getRange(i, MAX_FETCHED_BY_RANGE)) {
-          const facts = blockFacts(chain, "block", c.bytes);
-          if (facts?.timestamp !== null && facts) avgTps.add(chain, {timestamp: facts.timestamp, txCount: facts.txCount});
-        }
-      }
       // A database written before the chain state was stored: take the last block of the index.
       if (idx.next > 0n && !this.chainState.has(chain)) {
         const last = (await idx.getByIndex(idx.next - 1n))!;
@@ -254,6 +298,22 @@ export class Ingester implements BadInputReporter {
         status.accepted(chain, facts ? facts.height : idx.next - 1n, idToString(last.id));
       }
     }
+  }
+
+  /**
+   * Stops storing the TPS series' days for this run, and says so in the store (best effort), so that the next start
+   * scans the index rather than trust days that miss this run's blocks.
+   */
+  private async stopStoringTps(): Promise<void> {
+    this.pendingTps = null;
+    await this.modules.store.forgetTpsDays().catch((err: unknown) => this.modules.logger.error({err}, "could not mark the stored TPS series as incomplete"));
+  }
+
+  /** The TPS series as the store holds it. */
+  private async storedTps(): Promise<AvgTps> {
+    const series = new AvgTps();
+    for (const chain of CHAIN_NAMES) series.load(chain, await this.modules.store.tpsDays(chain));
+    return series;
   }
 }
 

@@ -6,6 +6,7 @@
 import {Bucket, ChainFlag, Slab, containerIndexKey, containerKey, key, readU64be, u64be} from "../db/buckets.js";
 import type {BatchOp, Database} from "../db/controller.js";
 import type {ChainName} from "../chains/index.js";
+import type {Day} from "../metricsService/avgTps.js";
 import {ENDPOINTS, type Endpoint} from "./endpoints.js";
 import {decodeRecord, encodeRecord, holdsChecksum, recordSize, type ReadRecord} from "./record.js";
 import {sha256} from "../util/cb58.js";
@@ -289,6 +290,36 @@ export class IndexStore {
     return {type: "put", key: key(Bucket.chainState, chain), value: v};
   }
 
+  /** The stored days of a chain's TPS series, ascending (see Bucket.tpsDay). */
+  async tpsDays(chain: ChainName): Promise<Day[]> {
+    const prefix = key(Bucket.tpsDay, chain);
+    const values = await this.db.values(prefix, key(prefix, u64be(2n ** 64n - 1n), 0xff), Infinity);
+    return values.map(decodeDay).filter((d): d is Day => d !== null);
+  }
+
+  /** The write that stores a day of a chain's TPS series (see DerivedWrites). */
+  static tpsDayOp(chain: ChainName, day: Day): BatchOp {
+    return {type: "put", key: key(Bucket.tpsDay, chain, u64be(BigInt(day.start))), value: encodeDay(day)};
+  }
+
+  /** Whether the TPS series' days are stored for every committed block (meta "tpsDays"). */
+  async tpsDaysStored(): Promise<boolean> {
+    return (await this.getMeta(TPS_DAYS_META)) !== null;
+  }
+
+  /** Stores the days of whole series at once, and says so (meta "tpsDays"): after a scan of the index. */
+  async storeTpsDays(days: ReadonlyMap<ChainName, readonly Day[]>): Promise<void> {
+    const ops: BatchOp[] = [];
+    for (const [chain, list] of days) for (const d of list) ops.push(IndexStore.tpsDayOp(chain, d));
+    ops.push({type: "put", key: key(Bucket.meta, TPS_DAYS_META), value: new Uint8Array(0)});
+    await this.db.writeMain(ops);
+  }
+
+  /** Says the stored days no longer cover every committed block, so the next start scans the index again. */
+  async forgetTpsDays(): Promise<void> {
+    await this.db.writeMain([{type: "del", key: key(Bucket.meta, TPS_DAYS_META)}]);
+  }
+
   async feedPosition(sourceKey: string): Promise<Uint8Array | null> {
     return this.db.get(key(Bucket.feedPosition, sourceKey));
   }
@@ -397,3 +428,34 @@ class BatchKeys {
 function prefix(k: Uint8Array): number {
   return ((k[2]! << 24) | (k[3]! << 16) | (k[4]! << 8) | k[5]!) ^ (k[1]! << 3);
 }
+
+/** A stored day: start, txs, firstBlock, lastBlock, prevLastBlock (2^64 - 1 for none), each a u64 BE. */
+function encodeDay(d: Day): Uint8Array {
+  const out = new Uint8Array(40);
+  const v = new DataView(out.buffer);
+  v.setBigUint64(0, BigInt(d.start));
+  v.setBigUint64(8, BigInt(d.txs));
+  v.setBigUint64(16, BigInt(d.firstBlock));
+  v.setBigUint64(24, BigInt(d.lastBlock));
+  v.setBigUint64(32, d.prevLastBlock === null ? NO_PREV : BigInt(d.prevLastBlock));
+  return out;
+}
+
+/** The day encodeDay stored, or null for a value of another length. */
+function decodeDay(b: Uint8Array): Day | null {
+  if (b.length !== 40) return null;
+  const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  const prev = v.getBigUint64(32);
+  return {
+    start: Number(v.getBigUint64(0)),
+    txs: Number(v.getBigUint64(8)),
+    firstBlock: Number(v.getBigUint64(16)),
+    lastBlock: Number(v.getBigUint64(24)),
+    prevLastBlock: prev === NO_PREV ? null : Number(prev),
+  };
+}
+
+const NO_PREV = 2n ** 64n - 1n;
+
+/** Meta name: the TPS series' days are stored for every committed block (Bucket.tpsDay). */
+const TPS_DAYS_META = "tpsDays";

@@ -1,5 +1,6 @@
 /** GET /v1/avg_tps/{chainId} over HTTP: chain resolution, paging with tokens, the seed's error body, 429. */
 import {afterEach, describe, expect, it} from "vitest";
+import type {FeedSource} from "../../src/feed/types.js";
 import {idleFeed, startNode, type TestNode} from "../helpers/node.js";
 
 const DAY = 86_400;
@@ -14,8 +15,12 @@ type Page = {results: {timestamp: number; value: number}[]; status: number; last
 
 describe("metrics service", () => {
   it("serves the series newest first by EVM chain ID, chain alias or chain ID, paging with tokens", async () => {
-    // No feed: the test adds the blocks itself.
-    t = await startNode({"network-id": "local"}, {overrides: {feed: idleFeed}});
+    // No feed: the test adds the blocks itself, once the series is restored from the store (the feed runs after).
+    let restored!: () => void;
+    const running = new Promise<void>((r) => (restored = r));
+    const feed: FeedSource = {key: idleFeed.key, run: (position, sink, signal) => (restored(), idleFeed.run(position, sink, signal))};
+    t = await startNode({"network-id": "local"}, {overrides: {feed}});
+    await running;
     for (let d = 0; d < 25; d++) {
       t.node.avgTps.add("C", {timestamp: D0 + d * DAY + 100, txCount: d});
       t.node.avgTps.add("C", {timestamp: D0 + d * DAY + 200, txCount: 0});

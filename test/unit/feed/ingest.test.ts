@@ -6,6 +6,7 @@
 import {rmSync} from "node:fs";
 import {Writable} from "node:stream";
 import {afterEach, describe, expect, it} from "vitest";
+import {Bucket, key} from "../../../src/db/buckets.js";
 import {Database} from "../../../src/db/controller.js";
 import {Ingester} from "../../../src/feed/ingest.js";
 import {FeedStatus} from "../../../src/feed/status.js";
@@ -39,11 +40,11 @@ describe("Ingester", () => {
     dirs.push(dir);
     const db = await Database.open(dir);
     const store = await IndexStore.open(db);
-    // The second commit fails once.
+    // The second commit of a batch (the write with its feed position) fails once.
     const writeMain = db.writeMain.bind(db);
     let commits = 0;
     db.writeMain = async (ops) => {
-      if (++commits === 2) throw new Error("injected I/O error");
+      if (ops.some((o) => o.key[0] === Bucket.feedPosition) && ++commits === 2) throw new Error("injected I/O error");
       return writeMain(ops);
     };
     const items = [1, 2, 3, 4].slice(0, count).map(item);
@@ -87,5 +88,101 @@ describe("Ingester", () => {
     expect(lines.some((l) => l.includes("injected I/O error"))).toBe(true);
     await db.close();
     await loggers.close();
+  });
+});
+
+describe("Ingester's TPS series", () => {
+  const DAY = 86_400;
+  const D0 = 19_000 * DAY;
+  const cblock = findEndpoint("C", "block")!;
+  // Three days of C blocks, with a block dated back into the day before (kept in its own day).
+  const facts = [
+    {t: D0 + 100, txs: 2},
+    {t: D0 + 400, txs: 4},
+    {t: D0 + DAY + 50, txs: 10},
+    {t: D0 + DAY + 70, txs: 1},
+    {t: D0 + 300, txs: 3},
+    {t: D0 + 2 * DAY + 10, txs: 7},
+    {t: D0 + 2 * DAY + 3_000, txs: 5},
+  ];
+
+  async function blocks(): Promise<FeedItem[]> {
+    const {buildCBlock} = await import("../../../src/decode/builders.js");
+    const {decodeProposerBlock} = await import("../../../src/decode/proposervm.js");
+    let parent: Uint8Array = new Uint8Array(32);
+    return facts.map((b, i) => {
+      const bytes = buildCBlock({networkId: 1, chainId: new Uint8Array(32), parentId: parent, parentHash: new Uint8Array(32), height: i + 1, timestamp: b.t, txs: b.txs, pChainHeight: 0n});
+      parent = decodeProposerBlock(bytes).id;
+      return {chain: "C", kind: "block", endpoint: cblock, id: parent, bytes, timestampNs: 1n};
+    });
+  }
+
+  /** Runs an Ingester on `dir` until every item is committed (a restart resumes after what the store holds). */
+  async function run(dir: string, items: FeedItem[], opts: {indexEnabled: boolean; failSecondCommit?: boolean}): Promise<AvgTps> {
+    const db = await Database.open(dir);
+    const store = await IndexStore.open(db);
+    if (opts.failSecondCommit) {
+      const writeMain = db.writeMain.bind(db);
+      let commits = 0;
+      db.writeMain = async (ops) => {
+        if (ops.some((o) => o.key[0] === Bucket.feedPosition) && ++commits === 2) throw new Error("injected I/O error");
+        return writeMain(ops);
+      };
+    }
+    let delivered = false;
+    const source: FeedSource = {
+      key: "test",
+      async run(position, sink, signal) {
+        // Two blocks a batch, so a failed batch holds blocks of two days.
+        for (let i = position === null ? 0 : position[0]!; i < items.length && !signal.aborted; i += 2) {
+          await sink({items: items.slice(i, i + 2), position: Uint8Array.of(Math.min(i + 2, items.length))});
+        }
+        delivered = true;
+        while (!signal.aborted) await sleep(20);
+      },
+    };
+    const loggers = new LoggerRegistry({logLevel: "OFF", displayLevel: "OFF", logDir: null});
+    const avgTps = new AvgTps();
+    const ingester = new Ingester(opts, {source, store, status: new FeedStatus(), avgTps, logger: loggers.get("feed"), register: null});
+    await ingester.start();
+    const committed = async (): Promise<boolean> => delivered && (await store.feedPosition("test"))?.[0] === items.length;
+    for (let i = 0; i < 500 && !(await committed()); i++) await sleep(10);
+    expect(await committed()).toBe(true);
+    await ingester.close();
+    await db.close();
+    await loggers.close();
+    return avgTps;
+  }
+
+  it("stores each changed day with its blocks, so a restart restores the series without reading the index, a failed batch counted once", async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const items = await blocks();
+    const expected = new AvgTps();
+    for (const b of facts) expected.add("C", {timestamp: b.t, txCount: b.txs});
+    const want = expected.series("C").points;
+    expect(want).toHaveLength(3);
+
+    expect((await run(dir, items, {indexEnabled: true, failSecondCommit: true})).series("C").points).toEqual(want);
+    // Indexing off: nothing to scan, so the series can only come from the stored days.
+    expect((await run(dir, items, {indexEnabled: false})).series("C").points).toEqual(want);
+  });
+
+  it("scans the index of a database written before the days were stored, once, and stores them", async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const items = await blocks();
+    const want = (await run(dir, items, {indexEnabled: true})).series("C").points;
+    // As a database of an earlier version: no days, no mark.
+    const db = await Database.open(dir);
+    const store = await IndexStore.open(db);
+    const stored = await store.tpsDays("C");
+    expect(stored).toHaveLength(3);
+    await db.writeMain([{type: "del", key: key(Bucket.meta, "tpsDays")}, ...stored.map((d) => ({type: "del" as const, key: IndexStore.tpsDayOp("C", d).key}))]);
+    expect([await store.tpsDaysStored(), (await store.tpsDays("C")).length]).toEqual([false, 0]);
+    await db.close();
+
+    expect((await run(dir, items, {indexEnabled: true})).series("C").points).toEqual(want);
+    expect((await run(dir, items, {indexEnabled: false})).series("C").points).toEqual(want);
   });
 });
