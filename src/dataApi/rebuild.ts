@@ -43,6 +43,8 @@ export async function rebuildDataApi(opts: RebuildOptions, modules: RebuildModul
   try {
     const lock = await acquireWriterLock(sql, {dataDir});
     try {
+      // A store of another network is refused, not dropped.
+      await checkStoreNetwork(sql, modules.network, {record: false});
       await sql.transaction(async (tx) => {
         for (const t of dataApiTables()) await tx.query(`DROP TABLE IF EXISTS ${t} CASCADE`);
       });

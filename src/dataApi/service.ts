@@ -128,6 +128,8 @@ export class DataApiService {
     const writes = opts.role !== "serve";
     if (writes) {
       this.lock = await acquireWriterLock(sql, {dataDir: opts.db === "embedded" ? path.join(opts.dataDir, "data-api") : null});
+      // Another network's store is refused before this build migrates it.
+      await checkStoreNetwork(sql, modules.network, {record: false});
       const {from, to} = await migrate(sql, MIGRATIONS, {logger: modules.logger});
       if (from !== to) modules.logger.info({from, to}, "data API store migrated");
       // PGlite has no autovacuum and no checkpointer: the writer does their work (store/maintenance.ts).

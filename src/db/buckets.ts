@@ -3,7 +3,7 @@
  * ranges scan in order. These values are fixed forever: a retired bucket stays listed here and is never reused.
  */
 export enum Bucket {
-  /** `[meta] ‖ utf8(name)` -> value. Names: "hasRun" -> empty (written on every start); "tpsDays" (see tpsDay). */
+  /** `[meta] ‖ utf8(name)` -> value. Names: "hasRun" -> empty (written on every start); "tpsDays:<chain>" (see tpsDay). */
   meta = 0x01,
   /** `[chainFlags] ‖ utf8(chain) ‖ flag` -> empty. Flags below (as AvalancheGo's 0x04/0x05 per chain). */
   chainFlags = 0x02,
@@ -31,8 +31,9 @@ export enum Bucket {
   checksumsFrom = 0x09,
   /**
    * `[tpsDay] ‖ utf8(chain) ‖ u64 BE day start` -> a day of the chain's TPS series (metricsService/avgTps.ts
-   * encodeDay), written in the batch of the blocks that changed it. Meta "tpsDays" says the days are stored for
-   * every committed block; a database without it (written before them) has its series scanned from the index once.
+   * encodeDay), written in the batch of the blocks that changed it, with meta "tpsDays:<chain>" -> the ID of the
+   * chain's last accepted block they include. Where that is not the chain state's block (a database written before
+   * the days, or by a run that did not store them), the days are scanned from the index again.
    */
   tpsDay = 0x0a,
 }

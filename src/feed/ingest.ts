@@ -8,7 +8,7 @@ import type {ChainName} from "../chains/index.js";
 import {CHAIN_NAMES} from "../chains/index.js";
 import type {Logger} from "../logger/index.js";
 import {METRIC_PREFIX} from "../metrics/index.js";
-import {AvgTps} from "../metricsService/avgTps.js";
+import {AvgTps, type Day} from "../metricsService/avgTps.js";
 import {ENDPOINTS, findEndpoint, type Endpoint} from "../index/endpoints.js";
 import type {BatchOp} from "../db/controller.js";
 import {IndexStore, MAX_FETCHED_BY_RANGE, type AcceptedItem, type ChainState} from "../index/store.js";
@@ -67,11 +67,16 @@ export class Ingester implements BadInputReporter {
   /** The same, as of the newest batch handed to the store (it may still be writing); reset after a failure. */
   private pendingState = new Map<ChainName, ChainState>();
   /**
-   * The TPS series as of the newest batch handed to the store, whose changed days go into that batch (Bucket.tpsDay);
-   * reloaded from the store after a failure. Null while the stored days do not cover every committed block (before
-   * restore, or after it failed): then no day is written, and the next start scans the index again.
+   * The TPS series as of the newest batch handed to the store, for the chains in `tpsStored`: their changed days
+   * go into that batch (Bucket.tpsDay). Reloaded from the store after a failed commit.
    */
-  private pendingTps: AvgTps | null = null;
+  private readonly pendingTps = new AvgTps();
+  /**
+   * The chains whose stored days include every committed block, so that each batch stores its days too. A chain
+   * left out (its days could not be rebuilt: indexing off) keeps its series in memory only, and the stored days no
+   * longer match its chain state, so a start with indexing on scans them again.
+   */
+  private readonly tpsStored = new Set<ChainName>();
 
   constructor(
     private readonly opts: IngesterOptions,
@@ -102,7 +107,6 @@ export class Ingester implements BadInputReporter {
         await this.restore();
       } catch (err) {
         logger.error({err}, "could not rebuild chain state from the index; continuing with the feed");
-        if (this.pendingTps === null) await this.stopStoringTps();
       }
       logger.info({feed: source.key, resumed: position !== null}, "feed starting");
       await this.runWithRestarts(position);
@@ -131,15 +135,15 @@ export class Ingester implements BadInputReporter {
       ({next, tps} = this.nextChainState(acc));
       for (const [chain, st] of next) this.pendingState.set(chain, st);
       const ops = [...next].map(([chain, st]) => IndexStore.chainStateOp(chain, st));
-      if (this.pendingTps !== null) {
-        const changed = new Map<string, BatchOp>();
-        for (const t of tps) {
-          const day = this.pendingTps.add(t.chain, {timestamp: t.timestamp, txCount: t.txCount});
-          // Encoded now: a later block of the batch changes the same day again and replaces this write.
-          if (day) changed.set(`${t.chain}${day.start}`, IndexStore.tpsDayOp(t.chain, day));
-        }
-        ops.push(...changed.values());
+      const changed = new Map<string, BatchOp>();
+      for (const t of tps) {
+        if (!this.tpsStored.has(t.chain)) continue;
+        const day = this.pendingTps.add(t.chain, {timestamp: t.timestamp, txCount: t.txCount});
+        // Encoded now: a later block of the batch changes the same day again and replaces this write.
+        if (day) changed.set(`${t.chain}${day.start}`, IndexStore.tpsDayOp(t.chain, day));
       }
+      ops.push(...changed.values());
+      for (const [chain, st] of next) if (this.tpsStored.has(chain)) ops.push(IndexStore.tpsCoverOp(chain, st.id));
       return ops;
     };
     const accepting = store.accept(items, {key: source.key, value: batch.position}, this.opts.indexEnabled, derived);
@@ -237,57 +241,27 @@ export class Ingester implements BadInputReporter {
           const st = await store.chainState(chain).catch(() => null);
           if (st !== null) this.chainState.set(chain, st);
         }
-        if (this.pendingTps !== null) {
-          this.pendingTps = await this.storedTps().catch(() => null);
-          if (this.pendingTps === null) await this.stopStoringTps();
+        for (const chain of this.tpsStored) {
+          const days = await store.tpsDays(chain).catch(() => null);
+          // Unread, the chain's days are not stored from here on (and no longer match its chain state).
+          if (days === null) this.tpsStored.delete(chain);
+          else this.pendingTps.load(chain, days);
         }
         store.resume();
       }
     }
   }
 
-  /**
-   * Rebuilds the derived state: the last accepted block per chain as stored (indexing on or off), and the TPS series
-   * as stored. A database written before the series was stored has it scanned from the index once (read in pages,
-   * so memory stays flat however large the index; on a large index this takes a while) and then stored.
-   */
+  /** Rebuilds the derived state: the last accepted block per chain as stored (indexing on or off), the TPS series. */
   private async restore(): Promise<void> {
-    const signal = this.ctrl.signal;
-    const {store, status, avgTps} = this.modules;
+    const {store, status} = this.modules;
     for (const chain of CHAIN_NAMES) {
       const st = await store.chainState(chain);
       if (st === null) continue;
       this.chainState.set(chain, st);
       status.accepted(chain, st.height, idToString(st.id));
     }
-    if (await store.tpsDaysStored()) {
-      const pending = new AvgTps();
-      for (const chain of CHAIN_NAMES) {
-        const days = await store.tpsDays(chain);
-        avgTps.load(chain, days);
-        pending.load(chain, days);
-      }
-      this.pendingTps = pending;
-    } else {
-      // Nothing is written meanwhile: the feed starts after this.
-      const scanned = new AvgTps();
-      if (this.opts.indexEnabled) {
-        for (const chain of CHAIN_NAMES) {
-          const idx = store.index(findEndpoint(chain, "block")!);
-          for (let i = 0n; i < idx.next && !signal.aborted; i += BigInt(MAX_FETCHED_BY_RANGE)) {
-            for (const c of await idx.getRange(i, MAX_FETCHED_BY_RANGE)) {
-              const facts = blockFacts(chain, "block", c.bytes);
-              if (facts?.timestamp !== null && facts) scanned.add(chain, {timestamp: facts.timestamp, txCount: facts.txCount});
-            }
-          }
-        }
-      }
-      if (signal.aborted) return;
-      const days = new Map(CHAIN_NAMES.map((chain) => [chain, scanned.days(chain)] as const));
-      await store.storeTpsDays(days);
-      for (const [chain, list] of days) avgTps.load(chain, list);
-      this.pendingTps = scanned;
-    }
+    for (const chain of CHAIN_NAMES) await this.restoreTps(chain);
     if (!this.opts.indexEnabled) return;
     for (const chain of CHAIN_NAMES) {
       const idx = store.index(findEndpoint(chain, "block")!);
@@ -301,19 +275,36 @@ export class Ingester implements BadInputReporter {
   }
 
   /**
-   * Stops storing the TPS series' days for this run, and says so in the store (best effort), so that the next start
-   * scans the index rather than trust days that miss this run's blocks.
+   * A chain's TPS series: its stored days when they include its last accepted block, else scanned from the index
+   * (read in pages, so memory stays flat however large the index; on a large index this takes a while) and stored.
+   * Nothing is written meanwhile: the feed starts after restore.
    */
-  private async stopStoringTps(): Promise<void> {
-    this.pendingTps = null;
-    await this.modules.store.forgetTpsDays().catch((err: unknown) => this.modules.logger.error({err}, "could not mark the stored TPS series as incomplete"));
-  }
-
-  /** The TPS series as the store holds it. */
-  private async storedTps(): Promise<AvgTps> {
-    const series = new AvgTps();
-    for (const chain of CHAIN_NAMES) series.load(chain, await this.modules.store.tpsDays(chain));
-    return series;
+  private async restoreTps(chain: ChainName): Promise<void> {
+    const {store, avgTps} = this.modules;
+    const last = this.chainState.get(chain)?.id ?? null;
+    const cover = await store.tpsCover(chain);
+    const idx = store.index(findEndpoint(chain, "block")!);
+    const covered = cover === null ? last === null && idx.next === 0n : last !== null && Buffer.compare(cover, last) === 0;
+    let days: readonly Day[];
+    if (covered) {
+      days = await store.tpsDays(chain);
+    } else if (this.opts.indexEnabled) {
+      const scanned = new AvgTps();
+      for (let i = 0n; i < idx.next; i += BigInt(MAX_FETCHED_BY_RANGE)) {
+        if (this.ctrl.signal.aborted) return;
+        for (const c of await idx.getRange(i, MAX_FETCHED_BY_RANGE)) {
+          const facts = blockFacts(chain, "block", c.bytes);
+          if (facts?.timestamp !== null && facts) scanned.add(chain, {timestamp: facts.timestamp, txCount: facts.txCount});
+        }
+      }
+      days = scanned.days(chain);
+      await store.replaceTpsDays(chain, days, last);
+    } else {
+      return;
+    }
+    avgTps.load(chain, days);
+    this.pendingTps.load(chain, days);
+    this.tpsStored.add(chain);
   }
 }
 

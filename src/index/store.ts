@@ -302,22 +302,22 @@ export class IndexStore {
     return {type: "put", key: key(Bucket.tpsDay, chain, u64be(BigInt(day.start))), value: encodeDay(day)};
   }
 
-  /** Whether the TPS series' days are stored for every committed block (meta "tpsDays"). */
-  async tpsDaysStored(): Promise<boolean> {
-    return (await this.getMeta(TPS_DAYS_META)) !== null;
+  /** The last accepted block the chain's stored days include (see Bucket.tpsDay), or null. */
+  async tpsCover(chain: ChainName): Promise<Uint8Array | null> {
+    return this.getMeta(TPS_COVER_META + chain);
   }
 
-  /** Stores the days of whole series at once, and says so (meta "tpsDays"): after a scan of the index. */
-  async storeTpsDays(days: ReadonlyMap<ChainName, readonly Day[]>): Promise<void> {
-    const ops: BatchOp[] = [];
-    for (const [chain, list] of days) for (const d of list) ops.push(IndexStore.tpsDayOp(chain, d));
-    ops.push({type: "put", key: key(Bucket.meta, TPS_DAYS_META), value: new Uint8Array(0)});
+  /** The write that says the chain's stored days include its blocks up to `blockId` (see DerivedWrites). */
+  static tpsCoverOp(chain: ChainName, blockId: Uint8Array): BatchOp {
+    return {type: "put", key: key(Bucket.meta, TPS_COVER_META + chain), value: blockId};
+  }
+
+  /** Replaces the chain's stored days with `days`, which include its blocks up to `cover` (null: it has none). */
+  async replaceTpsDays(chain: ChainName, days: readonly Day[], cover: Uint8Array | null): Promise<void> {
+    const ops: BatchOp[] = (await this.tpsDays(chain)).map((d) => ({type: "del", key: IndexStore.tpsDayOp(chain, d).key}));
+    for (const d of days) ops.push(IndexStore.tpsDayOp(chain, d));
+    ops.push(cover === null ? {type: "del", key: key(Bucket.meta, TPS_COVER_META + chain)} : IndexStore.tpsCoverOp(chain, cover));
     await this.db.writeMain(ops);
-  }
-
-  /** Says the stored days no longer cover every committed block, so the next start scans the index again. */
-  async forgetTpsDays(): Promise<void> {
-    await this.db.writeMain([{type: "del", key: key(Bucket.meta, TPS_DAYS_META)}]);
   }
 
   async feedPosition(sourceKey: string): Promise<Uint8Array | null> {
@@ -457,5 +457,5 @@ function decodeDay(b: Uint8Array): Day | null {
 
 const NO_PREV = 2n ** 64n - 1n;
 
-/** Meta name: the TPS series' days are stored for every committed block (Bucket.tpsDay). */
-const TPS_DAYS_META = "tpsDays";
+/** Meta name prefix, then the chain: the last accepted block the chain's stored TPS days include (Bucket.tpsDay). */
+const TPS_COVER_META = "tpsDays:";

@@ -107,6 +107,11 @@ describe.each(BACKENDS)("kill -9 while the data API folds ($name)", (backend) =>
     expect(rebuilt.code).toBe(0);
     const want = await withStore(ref, null, digest);
     expect(got).toEqual(want);
+    // A rebuild for another network refuses the store rather than drop it.
+    const refused = await runChild([`--data-dir=${data}`, "--network-id=fuji", `--data-api-db=${ref}`, "--log-level=WARN"], 60_000, ["data-api", "rebuild"]);
+    expect(refused.code).not.toBe(0);
+    expect(refused.output).toContain("the data API store holds network local (ID 12345), and this process runs fuji (ID 5): start it with --network-id=local");
+    expect(await withStore(ref, null, digest)).toEqual(want);
     expect(got.txs.startsWith(`${BLOCKS * PER_BLOCK}:`)).toBe(true);
     expect(got.blocks.startsWith(`${BLOCKS}:`)).toBe(true);
     expect(got.position).toBe(`C/block=0,P/block=0,X/block=${BLOCKS},X/vtx=0`);

@@ -29,10 +29,14 @@ export class StoreNetworkError extends Error {
 
 /**
  * Refuses (StoreNetworkError) a store of a network other than `network`. `record`: the writer writes the record
- * when the store has none (a serve process writes nothing: it may run on a read-only replica).
+ * when the store has none (a serve process writes nothing: it may run on a read-only replica). A writer checks
+ * before it migrates or drops anything, and records after.
  */
 export async function checkStoreNetwork(sql: SqlClient, network: NetworkInfo, opts: {record: boolean}): Promise<void> {
   const mine: StoredNetwork = {id: network.id, name: network.name, X: network.chainIds.X, C: network.chainIds.C};
+  // A store not made yet (checked before its first migration) holds no network.
+  const [made] = await sql.query<{made: boolean}>("SELECT to_regclass('data_api_meta') IS NOT NULL AS made");
+  if (!made?.made) return;
   let stored = await readRecord(sql);
   if (stored === null) {
     await checkContent(sql, network);

@@ -6,7 +6,7 @@
 import {rmSync} from "node:fs";
 import {Writable} from "node:stream";
 import {afterEach, describe, expect, it} from "vitest";
-import {Bucket, key} from "../../../src/db/buckets.js";
+import {Bucket} from "../../../src/db/buckets.js";
 import {Database} from "../../../src/db/controller.js";
 import {Ingester} from "../../../src/feed/ingest.js";
 import {FeedStatus} from "../../../src/feed/status.js";
@@ -173,15 +173,34 @@ describe("Ingester's TPS series", () => {
     dirs.push(dir);
     const items = await blocks();
     const want = (await run(dir, items, {indexEnabled: true})).series("C").points;
-    // As a database of an earlier version: no days, no mark.
+    // As a database of an earlier version: no days, nothing they cover.
     const db = await Database.open(dir);
     const store = await IndexStore.open(db);
     const stored = await store.tpsDays("C");
     expect(stored).toHaveLength(3);
-    await db.writeMain([{type: "del", key: key(Bucket.meta, "tpsDays")}, ...stored.map((d) => ({type: "del" as const, key: IndexStore.tpsDayOp("C", d).key}))]);
-    expect([await store.tpsDaysStored(), (await store.tpsDays("C")).length]).toEqual([false, 0]);
+    await store.replaceTpsDays("C", [], null);
+    expect([await store.tpsCover("C"), await store.tpsDays("C")]).toEqual([null, []]);
     await db.close();
 
+    // Indexing off, nothing to scan: the series starts empty rather than from days that miss blocks.
+    expect((await run(dir, items, {indexEnabled: false})).series("C").points).toEqual([]);
+    expect((await run(dir, items, {indexEnabled: true})).series("C").points).toEqual(want);
+    expect((await run(dir, items, {indexEnabled: false})).series("C").points).toEqual(want);
+  });
+
+  it("does not trust stored days that miss the chain's last block (a run that did not store them): scans and replaces them", async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const items = await blocks();
+    const want = (await run(dir, items, {indexEnabled: true})).series("C").points;
+    // Days that cover another block, one of them bogus.
+    const db = await Database.open(dir);
+    const store = await IndexStore.open(db);
+    const bogus = {start: D0 + 9 * DAY, txs: 99, firstBlock: D0 + 9 * DAY, lastBlock: D0 + 9 * DAY + 1, prevLastBlock: null};
+    await store.replaceTpsDays("C", [...(await store.tpsDays("C")), bogus], new Uint8Array(32).fill(7));
+    await db.close();
+
+    expect((await run(dir, items, {indexEnabled: false})).series("C").points).toEqual([]);
     expect((await run(dir, items, {indexEnabled: true})).series("C").points).toEqual(want);
     expect((await run(dir, items, {indexEnabled: false})).series("C").points).toEqual(want);
   });

@@ -61,6 +61,16 @@ describeBackends("the store's network", (backend) => {
     expect(JSON.parse((await record(db)) as string)).toMatchObject({id: 5, name: "fuji"});
   });
 
+  it("finds nothing to check in a store not made yet, and writes nothing there", async () => {
+    const fresh = await backend.open();
+    try {
+      await checkStoreNetwork(fresh, NETWORKS.mainnet, {record: true});
+      expect(await fresh.query("SELECT to_regclass('data_api_meta') IS NULL AS absent")).toEqual([{absent: true}]);
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it("refuses a record it cannot read, naming it", async () => {
     await db.query("INSERT INTO data_api_meta (key, value) VALUES ('network', '{\"id\":\"one\"}')");
     await expect(checkStoreNetwork(db, NETWORKS.local, {record: true})).rejects.toThrow(`the data API store's network record is not one this build reads: {"id":"one"}`);
