@@ -281,10 +281,11 @@ export class Ingester implements BadInputReporter {
    */
   private async restoreTps(chain: ChainName): Promise<void> {
     const {store, avgTps} = this.modules;
-    const last = this.chainState.get(chain)?.id ?? null;
-    const cover = await store.tpsCover(chain);
     const idx = store.index(findEndpoint(chain, "block")!);
-    const covered = cover === null ? last === null && idx.next === 0n : last !== null && Buffer.compare(cover, last) === 0;
+    // The chain's last accepted block: as stored, else (a database written before the chain state) the index's last.
+    const last = this.chainState.get(chain)?.id ?? (idx.next > 0n ? ((await idx.getByIndex(idx.next - 1n))?.id ?? null) : null);
+    const cover = await store.tpsCover(chain);
+    const covered = cover === null ? last === null : last !== null && Buffer.compare(cover, last) === 0;
     let days: readonly Day[];
     if (covered) {
       days = await store.tpsDays(chain);

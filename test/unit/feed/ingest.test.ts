@@ -204,4 +204,29 @@ describe("Ingester's TPS series", () => {
     expect((await run(dir, items, {indexEnabled: true})).series("C").points).toEqual(want);
     expect((await run(dir, items, {indexEnabled: false})).series("C").points).toEqual(want);
   });
+
+  it("scans an index written without chain state (as tools write one) once, then trusts the days it stored", async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const items = await blocks();
+    const want = new AvgTps();
+    for (const b of facts) want.add("C", {timestamp: b.t, txCount: b.txs});
+    let db = await Database.open(dir);
+    let store = await IndexStore.open(db);
+    await store.accept(items, {key: "test", value: Uint8Array.of(items.length)});
+    expect(await store.chainState("C")).toBeNull();
+    await db.close();
+
+    expect((await run(dir, items, {indexEnabled: true})).series("C").points).toEqual(want.series("C").points);
+    // The days name the index's last block: a day added to them without changing that is trusted, not rescanned.
+    db = await Database.open(dir);
+    store = await IndexStore.open(db);
+    expect(await store.tpsCover("C")).toEqual(items.at(-1)!.id);
+    const extra = {start: D0 + 9 * DAY, txs: 9, firstBlock: D0 + 9 * DAY, lastBlock: D0 + 9 * DAY + 9, prevLastBlock: D0 + 2 * DAY + 3_000};
+    await store.replaceTpsDays("C", [...(await store.tpsDays("C")), extra], items.at(-1)!.id);
+    await db.close();
+    want.add("C", {timestamp: D0 + 9 * DAY, txCount: 9});
+    want.add("C", {timestamp: D0 + 9 * DAY + 9, txCount: 0});
+    expect((await run(dir, items, {indexEnabled: true})).series("C").points).toEqual(want.series("C").points);
+  });
 });
