@@ -154,13 +154,23 @@ describe("Ingester's TPS series", () => {
     return avgTps;
   }
 
-  it("stores each changed day with its blocks, so a restart restores the series without reading the index, a failed batch counted once", async () => {
+  /** A new database directory, and the blocks. */
+  async function setup(): Promise<{dir: string; items: FeedItem[]}> {
     const dir = tempDir();
     dirs.push(dir);
-    const items = await blocks();
-    const expected = new AvgTps();
-    for (const b of facts) expected.add("C", {timestamp: b.t, txCount: b.txs});
-    const want = expected.series("C").points;
+    return {dir, items: await blocks()};
+  }
+
+  /** The series of every block once, in order. */
+  function reference(): AvgTps {
+    const series = new AvgTps();
+    for (const b of facts) series.add("C", {timestamp: b.t, txCount: b.txs});
+    return series;
+  }
+
+  it("stores each changed day with its blocks, so a restart restores the series without reading the index, a failed batch counted once", async () => {
+    const {dir, items} = await setup();
+    const want = reference().series("C").points;
     expect(want).toHaveLength(3);
 
     expect((await run(dir, items, {indexEnabled: true, failSecondCommit: true})).series("C").points).toEqual(want);
@@ -168,18 +178,24 @@ describe("Ingester's TPS series", () => {
     expect((await run(dir, items, {indexEnabled: false})).series("C").points).toEqual(want);
   });
 
-  it("scans the index of a database written before the days were stored, once, and stores them", async () => {
-    const dir = tempDir();
-    dirs.push(dir);
-    const items = await blocks();
-    const want = (await run(dir, items, {indexEnabled: true})).series("C").points;
+  it.each([
     // As a database of an earlier version: no days, nothing they cover.
+    ["a database written before the days were stored", async (store: IndexStore): Promise<void> => store.replaceTpsDays("C", [], null)],
+    // As after a run that did not store them: days that cover another block, one of them bogus.
+    [
+      "days that miss the chain's last block, one of them bogus",
+      async (store: IndexStore): Promise<void> => {
+        const bogus = {start: D0 + 9 * DAY, txs: 99, firstBlock: D0 + 9 * DAY, lastBlock: D0 + 9 * DAY + 1, prevLastBlock: null};
+        await store.replaceTpsDays("C", [...(await store.tpsDays("C")), bogus], new Uint8Array(32).fill(7));
+      },
+    ],
+  ])("does not trust %s: starts empty with indexing off, scans the index with it on and stores what it found", async (_what, tamper) => {
+    const {dir, items} = await setup();
+    const want = (await run(dir, items, {indexEnabled: true})).series("C").points;
     const db = await Database.open(dir);
     const store = await IndexStore.open(db);
-    const stored = await store.tpsDays("C");
-    expect(stored).toHaveLength(3);
-    await store.replaceTpsDays("C", [], null);
-    expect([await store.tpsCover("C"), await store.tpsDays("C")]).toEqual([null, []]);
+    expect(await store.tpsDays("C")).toHaveLength(3);
+    await tamper(store);
     await db.close();
 
     // Indexing off, nothing to scan: the series starts empty rather than from days that miss blocks.
@@ -188,29 +204,9 @@ describe("Ingester's TPS series", () => {
     expect((await run(dir, items, {indexEnabled: false})).series("C").points).toEqual(want);
   });
 
-  it("does not trust stored days that miss the chain's last block (a run that did not store them): scans and replaces them", async () => {
-    const dir = tempDir();
-    dirs.push(dir);
-    const items = await blocks();
-    const want = (await run(dir, items, {indexEnabled: true})).series("C").points;
-    // Days that cover another block, one of them bogus.
-    const db = await Database.open(dir);
-    const store = await IndexStore.open(db);
-    const bogus = {start: D0 + 9 * DAY, txs: 99, firstBlock: D0 + 9 * DAY, lastBlock: D0 + 9 * DAY + 1, prevLastBlock: null};
-    await store.replaceTpsDays("C", [...(await store.tpsDays("C")), bogus], new Uint8Array(32).fill(7));
-    await db.close();
-
-    expect((await run(dir, items, {indexEnabled: false})).series("C").points).toEqual([]);
-    expect((await run(dir, items, {indexEnabled: true})).series("C").points).toEqual(want);
-    expect((await run(dir, items, {indexEnabled: false})).series("C").points).toEqual(want);
-  });
-
   it("scans an index written without chain state (as tools write one) once, then trusts the days it stored", async () => {
-    const dir = tempDir();
-    dirs.push(dir);
-    const items = await blocks();
-    const want = new AvgTps();
-    for (const b of facts) want.add("C", {timestamp: b.t, txCount: b.txs});
+    const {dir, items} = await setup();
+    const want = reference();
     let db = await Database.open(dir);
     let store = await IndexStore.open(db);
     await store.accept(items, {key: "test", value: Uint8Array.of(items.length)});
