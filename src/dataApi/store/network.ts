@@ -8,7 +8,7 @@
  * created on (one read of `utxos_by_creation`) is the X- or C-chain of the network that folded it. P's ID is the
  * same on every network and sorts first, so the greatest is never P's unless the store holds P UTXOs only.
  */
-import type {NetworkInfo} from "../../chains/index.js";
+import {NETWORKS, type NetworkInfo} from "../../chains/index.js";
 import type {SqlClient} from "./client.js";
 
 /** The record: what decides how the store's rows read. */
@@ -71,9 +71,12 @@ async function checkContent(sql: SqlClient, network: NetworkInfo): Promise<void>
   const [row] = await sql.query<{chain: string | null}>("SELECT max(created_chain) AS chain FROM utxos");
   const chain = row?.chain ?? null;
   if (chain === null || Object.values(network.chainIds).includes(chain)) return;
+  // The named networks' chains are known: name the one the store was folded for.
+  const owner = Object.values(NETWORKS).find((n) => Object.values(n.chainIds).includes(chain));
+  const flag = owner ? `--network-id=${owner.name}` : "the --network-id the store was folded for";
   throw new StoreNetworkError(
-    `the data API store holds UTXOs of chain ${chain}, which is not a primary-network chain of ${describe(network)}: ` +
-      "start this process with the --network-id the store was folded for, or give it another store (--data-api-db, --data-dir)",
+    `the data API store holds UTXOs of chain ${chain}${owner ? ` of ${describe(owner)}` : ""}, which is not a primary-network chain of ${describe(network)}: ` +
+      `start this process with ${flag}, or give it another store (--data-api-db, --data-dir)`,
   );
 }
 

@@ -50,8 +50,10 @@ describeBackends("the store's network", (backend) => {
     await utxo("p", NETWORKS.fuji.chainIds.P);
     await utxo("x", NETWORKS.fuji.chainIds.X);
     await utxo("c", NETWORKS.fuji.chainIds.C);
+    const fujiChain = [NETWORKS.fuji.chainIds.X, NETWORKS.fuji.chainIds.C].sort().at(-1)!;
     await expect(checkStoreNetwork(db, NETWORKS.mainnet, {record: true})).rejects.toThrow(
-      new RegExp(`^the data API store holds UTXOs of chain (${NETWORKS.fuji.chainIds.X}|${NETWORKS.fuji.chainIds.C}), which is not a primary-network chain of mainnet \\(ID 1\\)`),
+      `the data API store holds UTXOs of chain ${fujiChain} of fuji (ID 5), which is not a primary-network chain of mainnet (ID 1): ` +
+        "start this process with --network-id=fuji, or give it another store (--data-api-db, --data-dir)",
     );
     expect(await record(db)).toBeNull();
     // A serve process checks without writing; the writer of the right network records it.
@@ -69,6 +71,14 @@ describeBackends("the store's network", (backend) => {
     } finally {
       await fresh.close();
     }
+  });
+
+  it("names no network for a store folded on a chain of none it knows", async () => {
+    await db.query("INSERT INTO utxos (utxo_id, tx_id, output_index, created_chain, created_seq) VALUES ('u', 't', 0, 'zzzUnknownChain', 1)");
+    await expect(checkStoreNetwork(db, NETWORKS.local, {record: false})).rejects.toThrow(
+      "the data API store holds UTXOs of chain zzzUnknownChain, which is not a primary-network chain of local (ID 12345): " +
+        "start this process with the --network-id the store was folded for, or give it another store (--data-api-db, --data-dir)",
+    );
   });
 
   it("refuses a record it cannot read, naming it", async () => {
