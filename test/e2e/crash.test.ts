@@ -1,9 +1,10 @@
 /**
  * Crash safety (contract §5): a real avaext process ingesting a file feed is killed with SIGKILL at random
  * moments, several times in a row, then restarted; the index must hold every container of the feed exactly
- * once, in feed order, contiguous from 0, with every ID mapping back to its index.
+ * once, in feed order, contiguous from 0, with every ID mapping back to its index; and, fed real blocks, the
+ * avg_tps series stored with them must be exactly the feed's.
  */
-import {appendFileSync, rmSync, writeFileSync} from "node:fs";
+import {appendFileSync, mkdirSync, rmSync, writeFileSync} from "node:fs";
 import path from "node:path";
 import {afterAll, describe, expect, it} from "vitest";
 import {containerBytes, feedLine, sha256Id} from "../helpers/feed.js";
@@ -104,6 +105,85 @@ describe("kill -9 during ingest", () => {
     } finally {
       child.proc.kill("SIGTERM");
       expect(await child.exited).toBe(0);
+    }
+  }, 180_000);
+});
+
+describe("kill -9 while blocks change the avg_tps series", () => {
+  it("stores each day with its blocks: after repeated SIGKILLs the series is exactly that of the feed, and is stored whole", async () => {
+    const {buildCBlock} = await import("../../src/decode/builders.js");
+    const {decodeProposerBlock} = await import("../../src/decode/proposervm.js");
+    const {AvgTps} = await import("../../src/metricsService/avgTps.js");
+    const seed = Number(process.env.CRASH_SEED ?? Date.now() % 100000);
+    console.log(`tps crash test seed ${seed}`);
+    const rand = prng(seed);
+    // Real-format C blocks over about a month: irregular gaps, 0-40 transactions each.
+    const N = 20_000;
+    const expected = new AvgTps();
+    let parent: Uint8Array = new Uint8Array(32);
+    let t = 1_700_000_000;
+    let lines = "";
+    for (let i = 0; i < N; i++) {
+      t += 1 + Math.floor(rand() * 260);
+      const txs = Math.floor(rand() * 41);
+      const bytes = buildCBlock({networkId: 1, chainId: new Uint8Array(32), parentId: parent, parentHash: new Uint8Array(32), height: i + 1, timestamp: t, txs, pChainHeight: 0n});
+      parent = decodeProposerBlock(bytes).id;
+      expected.add("C", {timestamp: t, txCount: txs});
+      lines += JSON.stringify({chain: "C", kind: "block", bytes: "0x" + Buffer.from(bytes).toString("hex")}) + "\n";
+    }
+    const want = expected.series("C").points;
+    expect(want.length).toBeGreaterThan(25);
+    const sub = path.join(dir, "tps");
+    const feed = path.join(sub, "feed.ndjson");
+    const data = path.join(sub, "data");
+    mkdirSync(sub, {recursive: true});
+    writeFileSync(feed, lines);
+    const flags = [`--data-dir=${data}`, "--index-enabled", `--feed=file:${feed}`, "--log-level=WARN"];
+    let midIngest = 0;
+    for (let round = 0; round < 4 || (midIngest === 0 && round < 10); round++) {
+      const child = await startChild(flags);
+      await new Promise((r) => setTimeout(r, 20 + Math.floor(rand() * (round < 4 ? 600 : 1500))));
+      const last = await rpc(child.url, "/ext/index/C/block", "index.getLastAccepted").catch(() => null);
+      const indexed = Number((last?.result as {index?: string} | undefined)?.index ?? -1) + 1;
+      if (indexed > 0 && indexed < N) midIngest++;
+      child.proc.kill("SIGKILL");
+      await child.exited;
+    }
+    console.log(`tps kills landing mid-ingest: ${midIngest}`);
+    expect(midIngest).toBeGreaterThanOrEqual(1);
+
+    const child = await startChild(flags);
+    try {
+      const deadline = Date.now() + 60_000;
+      for (;;) {
+        const last = await rpc(child.url, "/ext/index/C/block", "index.getLastAccepted");
+        if ((last.result as {index?: string} | undefined)?.index === String(N - 1)) break;
+        if (Date.now() > deadline) throw new Error(`the index did not catch up: ${JSON.stringify(last)}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      // The feed commits a batch before the series takes its blocks: wait for the last day's last block.
+      let got: unknown[] = [];
+      for (const until = Date.now() + 10_000; Date.now() < until; await new Promise((r) => setTimeout(r, 50))) {
+        got = ((await (await fetch(`${child.url}/v1/avg_tps/C?pageSize=100`)).json()) as {results?: unknown[]}).results ?? [];
+        if (JSON.stringify(got) === JSON.stringify(want)) break;
+      }
+      expect(got).toEqual(want);
+    } finally {
+      child.proc.kill("SIGTERM");
+      expect(await child.exited).toBe(0);
+    }
+    // With indexing off nothing can be scanned: the series is the stored days', and they include every block.
+    const again = await startChild([`--data-dir=${data}`, "--index-allow-incomplete", `--feed=file:${feed}`, "--log-level=WARN"]);
+    try {
+      let got: unknown[] = [];
+      for (const until = Date.now() + 10_000; Date.now() < until; await new Promise((r) => setTimeout(r, 50))) {
+        got = ((await (await fetch(`${again.url}/v1/avg_tps/C?pageSize=100`)).json()) as {results?: unknown[]}).results ?? [];
+        if (got.length > 0) break;
+      }
+      expect(got).toEqual(want);
+    } finally {
+      again.proc.kill("SIGTERM");
+      expect(await again.exited).toBe(0);
     }
   }, 180_000);
 });
