@@ -134,7 +134,12 @@ export class Ingester implements BadInputReporter {
     const derived = (acc: readonly AcceptedItem<FeedItem>[]): BatchOp[] => {
       ({next, tps} = this.nextChainState(acc));
       for (const [chain, st] of next) this.pendingState.set(chain, st);
-      const ops = [...next].map(([chain, st]) => IndexStore.chainStateOp(chain, st));
+      const ops: BatchOp[] = [];
+      for (const [chain, st] of next) {
+        ops.push(IndexStore.chainStateOp(chain, st));
+        // The chain's stored days include this block from this batch on.
+        if (this.tpsStored.has(chain)) ops.push(IndexStore.tpsCoverOp(chain, st.id));
+      }
       const changed = new Map<string, BatchOp>();
       for (const t of tps) {
         if (!this.tpsStored.has(t.chain)) continue;
@@ -143,7 +148,6 @@ export class Ingester implements BadInputReporter {
         if (day) changed.set(`${t.chain}${day.start}`, IndexStore.tpsDayOp(t.chain, day));
       }
       ops.push(...changed.values());
-      for (const [chain, st] of next) if (this.tpsStored.has(chain)) ops.push(IndexStore.tpsCoverOp(chain, st.id));
       return ops;
     };
     const accepting = store.accept(items, {key: source.key, value: batch.position}, this.opts.indexEnabled, derived);

@@ -107,4 +107,3 @@ export class AvgTps {
     return s ? {points: s.points(), lastRun: s.lastUpdate} : {points: [], lastRun: 0};
   }
 }
-

@@ -86,5 +86,5 @@ function describe(n: {id: number; name: string}): string {
 
 /** The `--network-id` value that selects `n`: its name for the named networks, else its number. */
 function flagValue(n: StoredNetwork): string {
-  return ["mainnet", "fuji", "local"].includes(n.name) ? n.name : String(n.id);
+  return Object.hasOwn(NETWORKS, n.name) ? n.name : String(n.id);
 }

@@ -50,12 +50,9 @@ export class SignerKeys {
       c.publicKey = key;
       const signer = ripemd160(sha256(key));
       signers.push(signer);
-      this.remember(latin1(signer), key);
+      // The same address always recovers the same key: setting it again changes nothing.
+      this.keys.set(latin1(signer), key);
     });
     return signers;
-  }
-
-  private remember(address: string, key: Uint8Array): void {
-    if (!this.keys.has(address)) this.keys.set(address, key);
   }
 }
