@@ -11,6 +11,11 @@ export function bytesToLatin1(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
 }
 
+/** The bytes in base64, read in place (Buffer.from(bytes) would copy them first). */
+export function bytesToBase64(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");
+}
+
 /** Parses `0x`-prefixed hex without checksum; throws with Go's error texts. */
 export function hexToBytes(s: string): Uint8Array {
   if (!s.startsWith("0x") && !s.startsWith("0X")) throw new Error("missing 0x prefix to hex encoding");

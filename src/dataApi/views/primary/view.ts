@@ -22,6 +22,7 @@ import {
   UTXO_ADDRESS_COLUMNS,
   UTXO_CONSUME_COLUMNS,
   UTXO_CREATE_COLUMNS,
+  NO_EXTRA,
   VERTEX_COLUMNS,
   blockRow,
   credentialsJson,
@@ -636,9 +637,12 @@ export class PrimaryView {
     }
     for (const a of distinctBytes(touched)) batch.txAddresses.push([place.chain, a, place.seq]);
     if (place.chain === "X") {
-      const assets = new Set<string>([...t.inputs.map((i) => i.assetId), ...t.outputs.map((o) => o.assetId)]);
+      // A transaction moves one or two assets: a list, not a set of two spread copies (garbage on every transaction).
+      const assets: string[] = [];
+      for (const i of t.inputs) if (!assets.includes(i.assetId)) assets.push(i.assetId);
+      for (const o of t.outputs) if (!assets.includes(o.assetId)) assets.push(o.assetId);
       if (t.details.asset) {
-        assets.add(t.id);
+        if (!assets.includes(t.id)) assets.push(t.id);
         // Without a mint output the supply is fixed at what the initial state creates (the `cap`); else variable.
         const minted = t.outputs.filter((o) => o.assetId === t.id);
         const cap = minted.some((o) => o.utxoType.includes("MINT")) ? null : minted.reduce((a, o) => a + o.amount, 0n).toString();
@@ -648,7 +652,7 @@ export class PrimaryView {
     }
   }
 
-  private createUtxo(batch: Batch, txId: string, o: TxOutput, place: TxPlace, extra: {rewardType?: string; stakingEnd?: bigint} = {}): void {
+  private createUtxo(batch: Batch, txId: string, o: TxOutput, place: TxPlace, extra: {rewardType?: string; stakingEnd?: bigint} = NO_EXTRA): void {
     batch.utxoCreates.push(utxoCreateRow(txId, o, place, extra));
     batch.createdOwners.set(o.utxoId, o.owner.addresses);
     this.recentOwners.add(o.utxoId, o.owner.addresses);

@@ -53,10 +53,12 @@ describeBackends("bulkInsert", (backend) => {
     await db.exec("CREATE TABLE i8 (n int8, k int4)");
     const values = [0, 1, -1, 2 ** 31, -(2 ** 31) - 1, 2 ** 32 - 1, 2 ** 32, -(2 ** 32), -(2 ** 32) - 1, 1_795_890_600_123, Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER];
     // 2^53 is an integer but not a safe one: it travels as a BigInt, exactly.
-    const rows = [...values, 2 ** 53, -(2 ** 60)].map((v, k) => [v, k]);
+    // The same as BigInts, and BigInts just past the safe range and at int8's ends (those travel as BigInts).
+    const bigs = [...values.map((v) => BigInt(v)), 2n ** 53n, -(2n ** 53n), 2n ** 53n + 1n, 2n ** 63n - 1n, -(2n ** 63n)];
+    const rows = [...values, 2 ** 53, -(2 ** 60), ...bigs].map((v, k) => [v, k]);
     await db.transaction((tx) => bulkInsert(tx, "i8", [{name: "n", type: "int8"}, {name: "k", type: "int4"}], rows));
     const got = await db.query<{n: bigint}>("SELECT n FROM i8 ORDER BY k");
-    expect(got.map((r) => r.n)).toEqual([...values.map((v) => BigInt(v)), 2n ** 53n, -(2n ** 60n)]);
+    expect(got.map((r) => r.n)).toEqual([...values.map((v) => BigInt(v)), 2n ** 53n, -(2n ** 60n), ...bigs]);
   });
 
   it("applies ON CONFLICT and counts only the rows written", async () => {
