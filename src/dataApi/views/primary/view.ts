@@ -13,7 +13,7 @@ import type {Logger} from "../../../logger/index.js";
 import {idToString} from "../../../util/cb58.js";
 import {insertSql, runTogether, type BulkColumn, type BulkInsertOptions} from "../../store/bulk.js";
 import type {SqlClient, SqlTx} from "../../store/client.js";
-import {DecodePool, defaultDecodePoolOptions, type DecodeResult} from "./decodePool.js";
+import {tryDecodePrimaryContainer, type DecodeResult} from "./decode.js";
 import type {GenesisState, PrimaryContainer, PrimaryTx, TxOutput} from "./model.js";
 import {
   BLOCK_COLUMNS,
@@ -48,8 +48,6 @@ export interface PrimaryViewOptions {
   idleMs: number;
   /** Batches of one endpoint folded before the next endpoint's turn. */
   batchesPerRound: number;
-  /** Worker threads that decode (0: decode on the main thread). */
-  decodeThreads: number;
   /** Owners of the latest UTXOs created kept in memory for their spends (0: always read the store). */
   recentOwners: number;
   /**
@@ -65,7 +63,6 @@ export const defaultPrimaryViewOptions: PrimaryViewOptions = {
   batchBytes: 512 * 1024,
   idleMs: 200,
   batchesPerRound: 32,
-  decodeThreads: 1,
   recentOwners: 100_000,
   statementsInFlight: 2,
 };
@@ -112,8 +109,29 @@ export interface PrimaryViewModules {
   metrics: ViewMetrics | null;
 }
 
-/** The longest a batch's rows are built without letting I/O callbacks run, ms. */
+/** The longest a batch is decoded, or its rows built, without letting I/O callbacks run, ms. */
 const YIELD_MS = 4;
+
+/**
+ * A batch's containers decoded on this thread, container by container, letting I/O run every YIELD_MS. A worker
+ * thread cost more than it saved: the structured clone of its answers took the main thread as long as decoding
+ * (about 30 µs a transaction each), arrived as one message a batch (tens of ms without a yield), and kept a second
+ * heap. Folding 300,000 X transactions into PostgreSQL, paired runs: avaext's CPU 52 and 61 s with the worker,
+ * 45 and 50 s without; peak RSS 570 and 557 MB, 488 and 492 MB (docs/data-api-design.md).
+ */
+async function decodeYielding(e: Endpoint, containers: readonly StoredContainer[]): Promise<DecodeResult[]> {
+  const out: DecodeResult[] = [];
+  let yielded = performance.now();
+  for (const c of containers) {
+    if (performance.now() - yielded > YIELD_MS) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      yielded = performance.now();
+    }
+    // Inputs' keys are left to the fold's cache of signers' keys (SignerKeys): recovering them all is most of decoding.
+    out.push(tryDecodePrimaryContainer(e.chain, e.kind, c.bytes, {containerId: idToString(c.id), deferInputKeys: true}));
+  }
+  return out;
+}
 
 /** The endpoints folded, in the order each round visits them. */
 export const FOLDED_ENDPOINTS: readonly Endpoint[] = [
@@ -173,7 +191,6 @@ export class PrimaryView {
   private readonly containerBytes = new Map<number, number>();
   private readonly seq = {P: 0n, X: 0n, C: 0n, vtx: 0n};
   private readonly staking: StakingFold;
-  private readonly pool: DecodePool;
   private readonly signerKeys = new SignerKeys();
   private readonly recentOwners: UtxoOwners;
   /** The last error of a round (the health check reports it). */
@@ -203,7 +220,6 @@ export class PrimaryView {
     private readonly modules: PrimaryViewModules,
   ) {
     this.offThread = modules.sql.offThread;
-    this.pool = new DecodePool({...defaultDecodePoolOptions, threads: opts.decodeThreads});
     this.recentOwners = new UtxoOwners(opts.recentOwners);
     this.staking = new StakingFold({network: modules.network, avaxAssetId: modules.avaxAssetId});
   }
@@ -245,7 +261,6 @@ export class PrimaryView {
     this.ctrl.abort();
     this.wake?.();
     await this.running;
-    await this.pool.close();
   }
 
   async load(): Promise<void> {
@@ -322,14 +337,14 @@ export class PrimaryView {
 
   /**
    * Up to `batchesPerRound` batches per endpoint that has containers to fold; returns how many containers were
-   * folded. The next batch is read and decoded (on the worker threads) while the current one is written.
+   * folded. The next batch is read and decoded while the current one is built and written.
    */
   private async round(): Promise<number> {
     let total = 0;
     for (const e of FOLDED_ENDPOINTS) {
       const index = this.modules.index.index(e);
       // Batches are read, decoded, and the owners of the UTXOs they spend looked up, ahead of the one being folded:
-      // none waits for the others (the read's callback and the worker's answer run when the build yields, every few ms).
+      // none waits for the others (the decoding and the build take turns, each yielding every few ms).
       const fetch = (from: bigint): Fetching | null => {
         if (from >= index.next) return null;
         // As many containers as fit `batchBytes` at the size of the last batch's: a batch's rows, the statement's
@@ -339,7 +354,7 @@ export class PrimaryView {
         const n = Number(index.next - from < want ? index.next - from : want);
         const prepared = index.getRange(from, n).then(async (containers) => {
           this.containerBytes.set(e.id, containers.reduce((a, c) => a + c.bytes.length, 0) / containers.length);
-          const results = await this.pool.decode(e.chain, e.kind, containers.map((c) => ({bytes: c.bytes, containerId: idToString(c.id)})), true);
+          const results = await decodeYielding(e, containers);
           const txs = results.flatMap((r) => (r.ok ? r.container.txs : []));
           const txIds = txs.map((t) => t.id);
           const own = new Set(txIds);

@@ -48,7 +48,7 @@ function view(
   statementsInFlight = defaultPrimaryViewOptions.statementsInFlight,
 ): PrimaryView {
   return new PrimaryView(
-    {...defaultPrimaryViewOptions, batchSize: 7, decodeThreads: 1, recentOwners, statementsInFlight},
+    {...defaultPrimaryViewOptions, batchSize: 7, recentOwners, statementsInFlight},
     {index: store, sql, network, genesis: null, avaxAssetId: AVAX, logger: quietLogger(), metrics: register ? createViewMetrics(register) : null},
   );
 }
