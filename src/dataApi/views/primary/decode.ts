@@ -248,14 +248,14 @@ export function decodePrimaryContainer(chain: PrimaryChain, kind: PrimaryContain
   return {chain, kind, containerId: ctx.containerId, sizeBytes: bytes.length, ...inner};
 }
 
-/** A container decoded, or why not: `expected` when it is not one the view can fold (PrimaryDecodeError), else a defect. */
-export type DecodeResult = {ok: true; container: PrimaryContainer} | {ok: false; error: string; expected: boolean};
+/** A container decoded, or why it does not decode (decodePrimaryContainer reports every failure as a PrimaryDecodeError). */
+export type DecodeResult = {ok: true; container: PrimaryContainer} | {ok: false; error: string};
 
 /** decodePrimaryContainer, its failure as a value (the view logs, counts and skips such a container). */
 export function tryDecodePrimaryContainer(chain: PrimaryChain, kind: PrimaryContainerKind, bytes: Uint8Array, ctx: PrimaryDecodeContext): DecodeResult {
   try {
     return {ok: true, container: decodePrimaryContainer(chain, kind, bytes, ctx)};
   } catch (err) {
-    return {ok: false, error: (err as Error).message, expected: err instanceof PrimaryDecodeError};
+    return {ok: false, error: (err as Error).message};
   }
 }

@@ -109,22 +109,25 @@ export interface PrimaryViewModules {
   metrics: ViewMetrics | null;
 }
 
-/** The longest a batch is decoded, or its rows built, without letting I/O callbacks run, ms. */
+/** The longest a batch is decoded, or its rows built, without letting I/O callbacks run, ms (see decodeYielding). */
 const YIELD_MS = 4;
 
 /**
- * A batch's containers decoded on this thread, container by container, letting I/O run every YIELD_MS. A worker
- * thread cost more than it saved: the structured clone of its answers took the main thread as long as decoding
- * (about 30 µs a transaction each), arrived as one message a batch (tens of ms without a yield), and kept a second
- * heap. Folding 300,000 X transactions into PostgreSQL, paired runs: avaext's CPU 52 and 61 s with the worker,
- * 45 and 50 s without; peak RSS 570 and 557 MB, 488 and 492 MB (docs/data-api-design.md).
+ * A batch's containers decoded on this thread, container by container, yielding to I/O after each YIELD_MS. The batch
+ * being built and the two decoded ahead of it yield on clocks of their own, so I/O waits for at most about three
+ * slices in a row. Stops (throws the signal's reason) once the view is closing.
+ *
+ * A worker thread cost more than it saved: the structured clone of its answers took the main thread about as long as
+ * decoding them (28-46 µs a transaction against about 27), each batch's answer arrived as one message, and it kept a
+ * heap of its own (docs/data-api-design.md, Decoding).
  */
-async function decodeYielding(e: Endpoint, containers: readonly StoredContainer[]): Promise<DecodeResult[]> {
+async function decodeYielding(e: Endpoint, containers: readonly StoredContainer[], signal: AbortSignal): Promise<DecodeResult[]> {
   const out: DecodeResult[] = [];
   let yielded = performance.now();
   for (const c of containers) {
     if (performance.now() - yielded > YIELD_MS) {
       await new Promise<void>((resolve) => setImmediate(resolve));
+      signal.throwIfAborted();
       yielded = performance.now();
     }
     // Inputs' keys are left to the fold's cache of signers' keys (SignerKeys): recovering them all is most of decoding.
@@ -299,6 +302,8 @@ export class PrimaryView {
         n = await this.round();
         this.lastError = null;
       } catch (err) {
+        // Closing: the batches read ahead stop decoding (decodeYielding), and the round with them.
+        if (signal.aborted) break;
         this.stale = true;
         if (err instanceof RepeatedRowsError) this.repeated(err);
         else {
@@ -354,7 +359,7 @@ export class PrimaryView {
         const n = Number(index.next - from < want ? index.next - from : want);
         const prepared = index.getRange(from, n).then(async (containers) => {
           this.containerBytes.set(e.id, containers.reduce((a, c) => a + c.bytes.length, 0) / containers.length);
-          const results = await decodeYielding(e, containers);
+          const results = await decodeYielding(e, containers, this.ctrl.signal);
           const txs = results.flatMap((r) => (r.ok ? r.container.txs : []));
           const txIds = txs.map((t) => t.id);
           const own = new Set(txIds);
@@ -455,8 +460,7 @@ export class PrimaryView {
 
   private decoded(e: Endpoint, c: StoredContainer, r: DecodeResult): PrimaryContainer | null {
     if (r.ok) return r.container;
-    const reason = r.expected ? r.error : `unexpected: ${r.error}`;
-    this.modules.logger.warn({endpoint: e.name, index: c.index.toString(), id: idToString(c.id), reason}, "container does not decode; left out of the data API");
+    this.modules.logger.warn({endpoint: e.name, index: c.index.toString(), id: idToString(c.id), reason: r.error}, "container does not decode; left out of the data API");
     this.modules.metrics?.undecodable.inc({chain: e.chain, kind: e.kind});
     return null;
   }
