@@ -143,92 +143,96 @@ const cellScratch: Cell[] = [];
  * type OID, length and lower bound, then each element as its length (-1 for NULL) and bytes.
  */
 function binaryArray(table: string, column: BulkColumn, rows: readonly (readonly unknown[])[], col: number): Buffer {
-  const element = ELEMENT[column.type];
-  const n = rows.length;
   // One array for every call (binaryArray is synchronous): a column's cells, made once, are garbage once written.
   const cells = cellScratch;
-  if (cells.length < n) cells.length = n;
-  let out: Buffer;
+  if (cells.length < rows.length) cells.length = rows.length;
   try {
-    let size = 20;
-    let nulls = 0;
-    for (let r = 0; r < n; r++) {
-      const v = cell(column, rows[r][col], table);
-      cells[r] = v;
-      if (v === null) {
-        nulls = 1;
-        size += 4;
-        continue;
-      }
-      switch (element) {
-        case "text":
-          size += 4 + Buffer.byteLength(v as string, "utf8");
-          break;
-        case "bytea":
-          size += 4 + (v as Uint8Array).length;
-          break;
-        case "int8":
-          size += 12;
-          break;
-        case "int4":
-          size += 8;
-          break;
-        case "bool":
-          size += 5;
-          break;
-      }
-    }
-    out = Buffer.allocUnsafe(size);
-    out.writeInt32BE(1, 0);
-    out.writeInt32BE(nulls, 4);
-    out.writeUInt32BE(ELEMENT_OID[element], 8);
-    out.writeInt32BE(n, 12);
-    out.writeInt32BE(1, 16);
-    let at = 20;
-    for (let r = 0; r < n; r++) {
-      const v = cells[r];
-      if (v === null) {
-        at = out.writeInt32BE(-1, at);
-        continue;
-      }
-      switch (element) {
-        case "text": {
-          const len = out.write(v as string, at + 4, "utf8");
-          out.writeInt32BE(len, at);
-          at += 4 + len;
-          break;
-        }
-        case "bytea": {
-          const b = v as Uint8Array;
-          out.writeInt32BE(b.length, at);
-          out.set(b, at + 4);
-          at += 4 + b.length;
-          break;
-        }
-        case "int8":
-          out.writeInt32BE(8, at);
-          if (typeof v === "number") {
-            // Two 32-bit halves: Buffer's BigInt writer allocates three BigInts a cell (a tenth of the fold's garbage).
-            const hi = Math.floor(v / 0x1_0000_0000);
-            out.writeInt32BE(hi, at + 4);
-            at = out.writeUInt32BE(v - hi * 0x1_0000_0000, at + 8);
-          } else {
-            at = out.writeBigInt64BE(v as bigint, at + 4);
-          }
-          break;
-        case "int4":
-          out.writeInt32BE(4, at);
-          at = out.writeInt32BE(v as number, at + 4);
-          break;
-        case "bool":
-          out.writeInt32BE(1, at);
-          at = out.writeUInt8(v ? 1 : 0, at + 4);
-          break;
-      }
-    }
+    return encodeColumn(table, column, rows, col, cells);
   } finally {
     // A failed cell (a bad row) must not leave the batch's values held by the scratch array either.
-    cells.fill(null, 0, n);
+    cells.fill(null, 0, rows.length);
+  }
+}
+
+/** binaryArray's work, with `cells` to hold the column's cells between measuring and writing them. */
+function encodeColumn(table: string, column: BulkColumn, rows: readonly (readonly unknown[])[], col: number, cells: Cell[]): Buffer {
+  const element = ELEMENT[column.type];
+  const n = rows.length;
+  let size = 20;
+  let nulls = 0;
+  for (let r = 0; r < n; r++) {
+    const v = cell(column, rows[r][col], table);
+    cells[r] = v;
+    if (v === null) {
+      nulls = 1;
+      size += 4;
+      continue;
+    }
+    switch (element) {
+      case "text":
+        size += 4 + Buffer.byteLength(v as string, "utf8");
+        break;
+      case "bytea":
+        size += 4 + (v as Uint8Array).length;
+        break;
+      case "int8":
+        size += 12;
+        break;
+      case "int4":
+        size += 8;
+        break;
+      case "bool":
+        size += 5;
+        break;
+    }
+  }
+  const out = Buffer.allocUnsafe(size);
+  out.writeInt32BE(1, 0);
+  out.writeInt32BE(nulls, 4);
+  out.writeUInt32BE(ELEMENT_OID[element], 8);
+  out.writeInt32BE(n, 12);
+  out.writeInt32BE(1, 16);
+  let at = 20;
+  for (let r = 0; r < n; r++) {
+    const v = cells[r];
+    if (v === null) {
+      at = out.writeInt32BE(-1, at);
+      continue;
+    }
+    switch (element) {
+      case "text": {
+        const len = out.write(v as string, at + 4, "utf8");
+        out.writeInt32BE(len, at);
+        at += 4 + len;
+        break;
+      }
+      case "bytea": {
+        const b = v as Uint8Array;
+        out.writeInt32BE(b.length, at);
+        out.set(b, at + 4);
+        at += 4 + b.length;
+        break;
+      }
+      case "int8":
+        out.writeInt32BE(8, at);
+        if (typeof v === "number") {
+          // Two 32-bit halves: Buffer's BigInt writer allocates three BigInts a cell (a tenth of the fold's garbage).
+          const hi = Math.floor(v / 0x1_0000_0000);
+          out.writeInt32BE(hi, at + 4);
+          at = out.writeUInt32BE(v - hi * 0x1_0000_0000, at + 8);
+        } else {
+          at = out.writeBigInt64BE(v as bigint, at + 4);
+        }
+        break;
+      case "int4":
+        out.writeInt32BE(4, at);
+        at = out.writeInt32BE(v as number, at + 4);
+        break;
+      case "bool":
+        out.writeInt32BE(1, at);
+        at = out.writeUInt8(v ? 1 : 0, at + 4);
+        break;
+    }
   }
   return out;
 }
@@ -237,7 +241,7 @@ function binaryArray(table: string, column: BulkColumn, rows: readonly (readonly
  * A cell as its element travels, checked against its column's type and range: a string (text), Uint8Array (bytea),
  * number (int8 within 2^53, int4) or bigint (int8 beyond), boolean, or null.
  */
-function cell(column: BulkColumn, v: unknown, table: string): string | Uint8Array | bigint | number | boolean | null {
+function cell(column: BulkColumn, v: unknown, table: string): Cell {
   if (v === null || v === undefined) return null;
   // The errors are built outside: closures made here would be allocated for every cell of a batch.
   switch (column.type) {
