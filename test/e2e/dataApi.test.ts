@@ -158,6 +158,21 @@ describe.each(BACKENDS)("data API over HTTP ($name)", (backend) => {
       [`/v1/networks/local/subnets/2PFKtwnA8VGch1nGkSegxhqs9h6TQCADVFP9jnpDzZimJvbkyR`, 404, /^subnet .* not found$/],
       [`/v1/networks/local/blockchains?sortOrder=sideways`, 400, /^sortOrder: /],
       [`/v1/networks/mainnet`, 404, /^network mainnet is not served here/],
+      [`${P}/nodes/NodeID-xyz/blocks`, 400, /^nodeId: not a node ID: "NodeID-xyz"$/],
+      [`${P}/nodes/NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg/blocks?pageSize=0`, 400, /^pageSize: /],
+      [`${P}/nodes/NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg/blocks?startTimestamp=9&endTimestamp=1`, 400, /^startTimestamp: must be <= endTimestamp/],
+      [`/v1/networks/local/blockchains/x-chain/transactions:listStaking`, 400, /^blockchainId: staking transactions serves the P-chain only$/],
+      [`${P}/transactions:listStaking?addresses=local1qq`, 400, /^addresses: invalid address "local1qq"/],
+      [`${P}/transactions:listStaking?txTypes=NoSuchTx`, 400, /^txTypes: unknown value "NoSuchTx"$/],
+      [`${P}/transactions:listStaking?sortOrder=up`, 400, /^sortOrder: /],
+      [`${P}/vertices`, 400, /^blockchainId: vertices serves the X-chain only$/],
+      [`/v1/networks/local/blockchains/x-chain/vertices?pageSize=101`, 400, /^pageSize: /],
+      [`/v1/networks/local/blockchains/not-an-id`, 400, /^blockchainId: not a blockchain ID: "not-an-id"$/],
+      [`/v1/networks/local/blockchains/2PFKtwnA8VGch1nGkSegxhqs9h6TQCADVFP9jnpDzZimJvbkyR`, 404, /^blockchain .* not found$/],
+      [`/v1/networks/moon/blockchains/2PFKtwnA8VGch1nGkSegxhqs9h6TQCADVFP9jnpDzZimJvbkyR`, 400, /^network: unknown network "moon"/],
+      [`/v1/networks/local/addresses:listChainIds`, 400, /^addresses: required$/],
+      [`/v1/networks/local/addresses:listChainIds?addresses=X-local1bad`, 400, /^addresses: invalid address "X-local1bad"/],
+      [`/v1/networks/local/addresses:listChainIds?addresses=${MAINNET_ADDRESS}`, 400, /^addresses: invalid address .*expected the local prefix/],
     ];
     for (const [p, status, message] of cases) {
       const r = await t.get(p);
@@ -209,6 +224,10 @@ describe.each(BACKENDS)("data API over HTTP ($name)", (backend) => {
       ["/v1/networks/local/blockchains", "blockchains"],
       ["/v1/networks/local/subnets", "subnets"],
       ["/v1/networks/local/blockchains/x-chain/vertices:listByHeight?vertexHeight=0", "vertices"],
+      ["/v1/networks/local/blockchains/x-chain/vertices", "vertices"],
+      ["/v1/networks/local/blockchains/p-chain/nodes/NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg/blocks", "blocks"],
+      ["/v1/networks/local/blockchains/p-chain/transactions:listStaking", "transactions"],
+      ["/v1/networks/local/addresses:listChainIds?addresses=local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u", "addresses"],
       ["/v1/networks/local/blockchains/c-chain/transactions", "transactions"],
       ["/v1/networks/local/rewards:listPending?nodeIds=NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg", "pendingRewards"],
     ];

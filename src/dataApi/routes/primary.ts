@@ -9,7 +9,7 @@ import {badRequest, notFound} from "../server/errors.js";
 import {CHAIN_INFO_NAMES, hrpOf, isEvmAddress, parseAddress, parseEvmAddress, resolveChain, resolveNetwork} from "../server/names.js";
 import type {Query} from "../server/params.js";
 import type {NetworkCtx} from "../queries/primary/common.js";
-import {getBlock, listBlocks} from "../queries/primary/blocks.js";
+import {getBlock, listBlocks, listBlocksByProposer} from "../queries/primary/blocks.js";
 import {
   getCChainTransaction,
   getPChainTransaction,
@@ -21,7 +21,18 @@ import {
 } from "../queries/primary/transactions.js";
 import {getCChainAtomicBalances, getPChainBalances, getXChainBalances, listPChainUtxos, listXChainUtxos} from "../queries/primary/utxos.js";
 import {getNetworkDetails, listDelegators, listHistoricalRewards, listPendingRewards, listValidators} from "../queries/primary/stakers.js";
-import {getAssetDetails, getSubnet, getVertex, listBlockchains, listL1Validators, listSubnets, listVerticesByHeight} from "../queries/primary/network.js";
+import {
+  chainsOfAddresses,
+  getAssetDetails,
+  getBlockchain,
+  getSubnet,
+  getVertex,
+  listBlockchains,
+  listL1Validators,
+  listLatestVertices,
+  listSubnets,
+  listVerticesByHeight,
+} from "../queries/primary/network.js";
 import {EMPTY_ID, cb58Decode, idFromString} from "../../util/cb58.js";
 
 export interface PrimaryRoutesModules {
@@ -81,6 +92,17 @@ export function registerPrimaryRoutes(router: DataApiRouter, m: PrimaryRoutesMod
     return {nextPageToken: ctx.token(page.nextCursor), blocks: page.items, chainInfo: chainInfo(chain)};
   });
 
+  // The blocks a node proposed (its proposervm signature names it).
+  router.get("/v1/networks/:network/blockchains/:blockchainId/nodes/:nodeId/blocks", async (ctx) => {
+    const chain = chainOf(ctx);
+    const nodeId = ctx.params.nodeId;
+    if (!validNodeId(nodeId)) throw badRequest("nodeId", `not a node ID: ${JSON.stringify(nodeId)}`);
+    const pageSize = ctx.query.pageSize();
+    const {start, end} = ctx.query.timeRange();
+    const page = await listBlocksByProposer(m.sql, {chain, nodeId, pageSize, cursor: ctx.cursorText(), startTimestamp: start, endTimestamp: end});
+    return {nextPageToken: ctx.token(page.nextCursor), blocks: page.items, chainInfo: chainInfo(chain)};
+  });
+
   router.get("/v1/networks/:network/blockchains/:blockchainId/blocks/:blockId", async (ctx) => {
     const chain = chainOf(ctx);
     const id = ctx.params.blockId;
@@ -112,6 +134,18 @@ export function registerPrimaryRoutes(router: DataApiRouter, m: PrimaryRoutesMod
         : chain === "X"
           ? await listXChainTransactions(m.sql, net, args)
           : await listCChainTransactions(m.sql, net, args);
+    return {nextPageToken: ctx.token(page.nextCursor), transactions: page.items, chainInfo: chainInfo(chain)};
+  });
+
+  // The staking transactions of the P-chain's active stakers (started, not yet rewarded); `addresses` narrows them.
+  router.get("/v1/networks/:network/blockchains/:blockchainId/transactions:listStaking", async (ctx) => {
+    const chain = chainOf(ctx, ["P"], "staking transactions");
+    const pageSize = ctx.query.pageSize();
+    const addresses = parseAddresses(ctx.query, chain, hrp);
+    const txTypes = ctx.query.enumList("txTypes", TX_TYPES.P);
+    const {start, end} = ctx.query.timeRange();
+    const args = {pageSize, cursor: ctx.cursorText(), addresses, txTypes: txTypes.length > 0 ? txTypes : undefined, startTimestamp: start, endTimestamp: end, sortOrder: ctx.query.sortOrder()};
+    const page = await listPChainTransactions(m.sql, net, {...args, activeAt: nowSeconds(ctx.query)});
     return {nextPageToken: ctx.token(page.nextCursor), transactions: page.items, chainInfo: chainInfo(chain)};
   });
 
@@ -167,6 +201,12 @@ export function registerPrimaryRoutes(router: DataApiRouter, m: PrimaryRoutesMod
     chainOf(ctx, ["X"], "asset details");
     const assetId = checkedId("assetId", ctx.params.assetId, "X", "an asset ID");
     return found(await getAssetDetails(m.sql, assetId), `asset ${assetId}`);
+  });
+
+  router.get("/v1/networks/:network/blockchains/:blockchainId/vertices", async (ctx) => {
+    const chain = chainOf(ctx, ["X"], "vertices");
+    const page = await listLatestVertices(m.sql, {pageSize: ctx.query.pageSize(), cursor: ctx.cursorText()});
+    return {nextPageToken: ctx.token(page.nextCursor), vertices: page.items, chainInfo: chainInfo(chain)};
   });
 
   // 12: X-chain vertices by height.
@@ -258,13 +298,29 @@ export function registerPrimaryRoutes(router: DataApiRouter, m: PrimaryRoutesMod
     const nodeId = ctx.query.string("nodeId");
     if (nodeId !== undefined && !validNodeId(nodeId)) throw badRequest("nodeId", `not a node ID: ${JSON.stringify(nodeId)}`);
     const page = await listL1Validators(m.sql, net, {l1ValidationId, subnetId, nodeId, includeInactive: ctx.query.boolean("includeInactiveL1Validators", ctx.query.boolean("includeInactive")), pageSize: ctx.query.pageSize(), cursor: ctx.cursorText()});
-    return {nextPageToken: ctx.token(page.nextCursor), validators: page.items};
+    return {nextPageToken: ctx.token(page.nextCursor), validators: page.items, blockHeight: page.blockHeight};
   });
 
   router.get("/v1/networks/:network/blockchains", async (ctx) => {
     resolveNetwork(ctx.params.network, m.network);
     const page = await listBlockchains(m.sql, {sortOrder: ctx.query.sortOrder(), pageSize: ctx.query.pageSize(), cursor: ctx.cursorText()});
     return {nextPageToken: ctx.token(page.nextCursor), blockchains: page.items};
+  });
+
+  router.get("/v1/networks/:network/blockchains/:blockchainId", async (ctx) => {
+    resolveNetwork(ctx.params.network, m.network);
+    const id = checkedId("blockchainId", ctx.params.blockchainId, "P", "a blockchain ID");
+    return found(await getBlockchain(m.sql, id), `blockchain ${id}`);
+  });
+
+  // The primary-network chains on which each address has transactions (`addresses`: a comma list, or repeated).
+  router.get("/v1/networks/:network/addresses:listChainIds", async (ctx) => {
+    resolveNetwork(ctx.params.network, m.network);
+    const given = ctx.query.list("addresses");
+    const addresses = parseAddresses(ctx.query, "P", hrp);
+    if (addresses === undefined) throw badRequest("addresses", "required");
+    const chains = await chainsOfAddresses(m.sql, addresses);
+    return {addresses: given.map((address, i) => ({address, blockchainIds: chains[i]!.map((c) => m.network.chainIds[c])}))};
   });
 
   router.get("/v1/networks/:network/subnets", async (ctx) => {

@@ -633,4 +633,15 @@ DROP INDEX utxos_by_tx;
 DROP INDEX utxo_spends_by_consuming_tx;
 `,
   },
+  {
+    version: 13,
+    name: "blocks by proposer, vertices newest first",
+    sql: `
+-- The blocks a node proposed (listPrimaryNetworkBlocksByNodeId): a block's proposer NodeID is in its proposervm
+-- details; an entry a block (not a transaction), so the fold barely notices it.
+CREATE INDEX blocks_by_proposer ON blocks (chain, (proposer->>'proposerNodeId'), height) WHERE proposer IS NOT NULL;
+-- The X-chain's latest vertices (listLatestXChainVertices), in index order.
+CREATE INDEX vertices_by_seq ON vertices (seq);
+`,
+  },
 ];

@@ -139,7 +139,8 @@ export interface Rewards {
 
 /**
  * A validator (Glacier's Active/Completed/Pending validator details). What a node cannot know (uptime, health,
- * version, geolocation) is omitted; `delegationCapacity` is left out too (it needs the network's max weight).
+ * version) is omitted; an active validator's `geolocation` is null, the model's value for an unknown place;
+ * `delegationCapacity` is left out too (it needs the network's max weight).
  */
 export interface ValidatorDetails {
   txHash: string;
@@ -156,6 +157,7 @@ export interface ValidatorDetails {
   amountDelegated?: string;
   potentialRewards?: Rewards;
   rewards?: Rewards;
+  geolocation?: null;
 }
 
 export interface ValidatorRow extends StakerRow {
@@ -194,6 +196,7 @@ export function validatorFromRow(r: ValidatorRow, hrp: string, now: number, tota
   if (status === "active") {
     v.stakePercentage = totalStake === 0n ? 0 : Number((big(r.weight) * 1_000_000n) / totalStake) / 10_000;
     v.potentialRewards = rewards;
+    v.geolocation = null;
   } else {
     if (r.reward_tx_id !== null) rewards.rewardTxHash = r.reward_tx_id;
     v.rewards = rewards;

@@ -31,6 +31,26 @@ export async function listBlocks(sql: SqlClientLike, args: ListBlocksArgs): Prom
   return more ? {items, nextCursor: items[items.length - 1].blockNumber} : {items};
 }
 
+/**
+ * The blocks a node proposed, newest first (listPrimaryNetworkBlocksByNodeId); cursor = the last block's height. A
+ * block without a proposervm wrapper, or unsigned (no proposer), is no node's.
+ */
+export async function listBlocksByProposer(sql: SqlClientLike, args: ListBlocksArgs & {nodeId: string}): Promise<Page<PrimaryNetworkBlock>> {
+  const p = new Params();
+  // The expression and the predicate are blocks_by_proposer's (schema 13), so that index serves the filter and order.
+  const where = [`chain = ${p.add(args.chain)}`, `proposer IS NOT NULL`, `(proposer->>'proposerNodeId') = ${p.add(args.nodeId)}`];
+  if (args.cursor !== undefined) where.push(`height < ${p.add(args.cursor)}::int8`);
+  if (args.startTimestamp !== undefined) where.push(`ts >= ${p.add(args.startTimestamp)}::int8`);
+  if (args.endTimestamp !== undefined) where.push(`ts <= ${p.add(args.endTimestamp)}::int8`);
+  const rows = await sql.query<BlockRow>(
+    `SELECT * FROM blocks WHERE ${where.join(" AND ")} ORDER BY height DESC LIMIT ${p.add(args.pageSize + 1)}`,
+    p.values
+  );
+  const more = rows.length > args.pageSize;
+  const items = rows.slice(0, args.pageSize).map(blockFromRow);
+  return more ? {items, nextCursor: items[items.length - 1].blockNumber} : {items};
+}
+
 /** One block by height (decimal digits) or by ID (`blockHash`: CB58, `0x` hex on C); null when unknown. */
 export async function getBlock(
   sql: SqlClientLike,

@@ -1,5 +1,5 @@
 /** X vertices, X asset details, subnets, blockchains and L1 validators. */
-import {type AssetRow} from "../../models/primary/common.js";
+import {type AssetRow, type DbNum} from "../../models/primary/common.js";
 import {
   type Blockchain,
   type BlockchainRow,
@@ -36,6 +36,16 @@ export async function listVerticesByHeight(
     `SELECT * FROM vertices WHERE ${where.join(" AND ")} ORDER BY seq ${desc ? "DESC" : "ASC"} LIMIT ${p.add(args.pageSize + 1)}`,
     p.values
   );
+  const more = rows.length > args.pageSize;
+  const items = rows.slice(0, args.pageSize).map(vertexFromRow);
+  return more ? {items, nextCursor: String(items[items.length - 1].vertexIndex)} : {items};
+}
+
+/** The X-chain's latest vertices, newest first (index order); cursor = vertexIndex. */
+export async function listLatestVertices(sql: SqlClientLike, args: PageArgs): Promise<Page<XChainVertex>> {
+  const p = new Params();
+  const where = args.cursor === undefined ? "" : `WHERE seq < ${p.add(args.cursor)}::int8`;
+  const rows = await sql.query<VertexRow>(`SELECT * FROM vertices ${where} ORDER BY seq DESC LIMIT ${p.add(args.pageSize + 1)}`, p.values);
   const more = rows.length > args.pageSize;
   const items = rows.slice(0, args.pageSize).map(vertexFromRow);
   return more ? {items, nextCursor: String(items[items.length - 1].vertexIndex)} : {items};
@@ -122,6 +132,29 @@ export async function listBlockchains(
   return {items, nextCursor: `${String(last.created_height)}:${last.blockchain_id}`};
 }
 
+/** One blockchain created on the P-chain, by ID; null when unknown. */
+export async function getBlockchain(sql: SqlClientLike, blockchainId: string): Promise<Blockchain | null> {
+  const rows = await sql.query<BlockchainRow>("SELECT * FROM blockchains WHERE blockchain_id = $1", [blockchainId]);
+  return rows.length > 0 ? blockchainFromRow(rows[0]) : null;
+}
+
+/**
+ * For each address (a 20-byte short ID), the primary-network chains (`P`, `X`, `C`) on which a transaction touched
+ * it, in the order P, X, C: one probe of `tx_addresses`' key a chain and address.
+ */
+export async function chainsOfAddresses(sql: SqlClientLike, addresses: Uint8Array[]): Promise<Array<Array<"P" | "X" | "C">>> {
+  const rows = await sql.query<{i: number; chain: "P" | "X" | "C"}>(
+    `SELECT a.i::int4 AS i, c.chain FROM unnest($1::bytea[]) WITH ORDINALITY a(address, i)
+     CROSS JOIN (VALUES ('P', 1), ('X', 2), ('C', 3)) c(chain, n)
+     WHERE EXISTS (SELECT 1 FROM tx_addresses k WHERE k.chain = c.chain AND k.address = a.address)
+     ORDER BY a.i, c.n`,
+    [addresses]
+  );
+  const out = addresses.map((): Array<"P" | "X" | "C"> => []);
+  for (const r of rows) out[Number(r.i) - 1].push(r.chain);
+  return out;
+}
+
 export interface ListL1ValidatorsArgs extends PageArgs {
   l1ValidationId?: string;
   subnetId?: string;
@@ -135,7 +168,7 @@ export async function listL1Validators(
   sql: SqlClientLike,
   net: NetworkCtx,
   args: ListL1ValidatorsArgs
-): Promise<Page<L1ValidatorDetailsFull>> {
+): Promise<Page<L1ValidatorDetailsFull> & {blockHeight: string}> {
   const p = new Params();
   const where: string[] = [];
   if (args.includeInactive !== true) where.push("active");
@@ -146,16 +179,25 @@ export async function listL1Validators(
     const [ts, id] = splitCursor(args.cursor);
     where.push(`(created_ts, validation_id) < (${p.add(ts)}::int8, ${p.add(id)})`);
   }
-  const rows = await sql.query<L1ValidatorRow>(
-    `SELECT *, (SELECT value FROM data_api_meta WHERE key = 'view.l1.accruedFees') AS accrued_fees
-     FROM l1_validators ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
-     ORDER BY created_ts DESC, validation_id DESC LIMIT ${p.add(args.pageSize + 1)}`,
+  // One statement, so the balances and the height they are computed at come from one snapshot: the P-chain's
+  // accrued fees and its last folded block are written in the same transaction. The outer row exists when no
+  // validator matches, so the height is answered then too.
+  const rows = await sql.query<Partial<L1ValidatorRow> & {accrued_fees: string | null; p_height: DbNum | null}>(
+    `SELECT v.*, s.accrued_fees, s.p_height
+     FROM (SELECT (SELECT value FROM data_api_meta WHERE key = 'view.l1.accruedFees') AS accrued_fees,
+                  (SELECT max(height) FROM blocks WHERE chain = 'P') AS p_height) s
+     LEFT JOIN LATERAL (
+       SELECT * FROM l1_validators ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
+       ORDER BY created_ts DESC, validation_id DESC LIMIT ${p.add(args.pageSize + 1)}
+     ) v ON true`,
     p.values
   );
-  const more = rows.length > args.pageSize;
-  const page = rows.slice(0, args.pageSize);
+  const blockHeight = String(rows[0]?.p_height ?? 0);
+  const found = rows.filter((r): r is L1ValidatorRow & {p_height: DbNum | null} => r.validation_id != null);
+  const more = found.length > args.pageSize;
+  const page = found.slice(0, args.pageSize);
   const items = page.map((r) => l1ValidatorFromRow(r, net.hrp));
-  if (!more) return {items};
+  if (!more) return {items, blockHeight};
   const last = page[page.length - 1];
-  return {items, nextCursor: `${String(last.created_ts)}:${last.validation_id}`};
+  return {items, blockHeight, nextCursor: `${String(last.created_ts)}:${last.validation_id}`};
 }

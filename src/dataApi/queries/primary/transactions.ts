@@ -26,6 +26,8 @@ export interface ListTxsArgs extends PageArgs {
   sortOrder?: SortOrder;
   /** P only: transactions of one L1 validation ID. */
   l1ValidationId?: string;
+  /** P only: the staking transactions of the stakers active at this time (Unix seconds): current and started. */
+  activeAt?: number;
 }
 
 // The staker joined is the transaction's own (a staking transaction: estimate and reward transaction).
@@ -49,6 +51,10 @@ export async function listTxRows(sql: SqlClientLike, chain: "P" | "X" | "C", arg
   if (args.startTimestamp !== undefined) where.push(`t.ts >= ${p.add(args.startTimestamp)}::int8`);
   if (args.endTimestamp !== undefined) where.push(`t.ts <= ${p.add(args.endTimestamp)}::int8`);
   if (args.txTypes !== undefined && args.txTypes.length > 0) where.push(`t.tx_type = ANY(${p.add(args.txTypes)}::text[])`);
+  // A staker is active from its start until its reward transaction is folded, as the validators list has it.
+  const active = (alias: string, at: string): string => `${alias}.status = 'current' AND ${alias}.start_ts <= ${at}::int8`;
+  const activeAt = args.activeAt === undefined ? undefined : p.add(args.activeAt);
+  if (activeAt !== undefined) where.push(active("s", activeAt));
   const cursorOn = (alias: string): string =>
     args.cursor === undefined ? "" : ` AND ${alias}.seq ${desc ? "<" : ">"} ${p.add(args.cursor)}::int8`;
   const onlyAddresses = where.length === 1;
@@ -69,6 +75,10 @@ export async function listTxRows(sql: SqlClientLike, chain: "P" | "X" | "C", arg
     from = `(SELECT DISTINCT k.seq FROM tx_addresses k WHERE k.chain = ${c}
              AND k.address = ANY(${p.add(args.addresses)}::bytea[])${cursorOn("k")}
              ${onlyAddresses ? `ORDER BY k.seq ${dir} LIMIT ${limit}` : ""}) k ${txOfIndexRow(c)}`;
+  } else if (activeAt !== undefined) {
+    // The current stakers (at most the network's staker set), not every P transaction, are the walk.
+    from = `(SELECT k.seq FROM stakers s2 CROSS JOIN LATERAL (SELECT seq FROM txs WHERE chain = ${c} AND tx_id = s2.tx_id OFFSET 0) k
+             WHERE ${active("s2", activeAt)}${cursorOn("k")}) k ${txOfIndexRow(c)}`;
   } else if (args.l1ValidationId !== undefined) {
     from = `l1_validation_txs k ${txOfIndexRow(c)}`;
     where.push(`k.validation_id = ${p.add(args.l1ValidationId)}${cursorOn("k")}`);

@@ -1,5 +1,5 @@
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
-import {getBlock, listBlocks} from "../../../../src/dataApi/queries/primary/blocks.js";
+import {getBlock, listBlocks, listBlocksByProposer} from "../../../../src/dataApi/queries/primary/blocks.js";
 import type {Page} from "../../../../src/dataApi/queries/primary/common.js";
 import {
   getCChainTransaction,
@@ -12,11 +12,14 @@ import {
 } from "../../../../src/dataApi/queries/primary/transactions.js";
 import {cb58Encode} from "../../../../src/util/cb58.js";
 import {
+  chainsOfAddresses,
   getAssetDetails,
+  getBlockchain,
   getSubnet,
   getVertex,
   listBlockchains,
   listL1Validators,
+  listLatestVertices,
   listSubnets,
   listVerticesByHeight,
 } from "../../../../src/dataApi/queries/primary/network.js";
@@ -125,9 +128,26 @@ describe("blocks", () => {
     });
   });
 
+  it("lists the blocks a node proposed, newest first, by chain and time", async () => {
+    expect((await listBlocksByProposer(db, {chain: "P", nodeId: "NodeID-A", pageSize: 5})).items.map((b) => [b.blockNumber, b.proposerDetails?.proposerNodeId])).toEqual([["1", "NodeID-A"]]);
+    // Two C blocks of another proposer, paged one at a time; one without a proposer is no node's.
+    const proposer = (h: number) => ({proposerId: `cw${h}`, proposerParentId: `cw${h - 1}`, proposerNodeId: "NodeID-C", proposerPChainHeight: 1, proposerTimestamp: 1040 + h});
+    for (const h of [7, 8]) {
+      await db.insert("blocks", {chain: "C", height: h, block_id: "0x" + String(h).repeat(64), container_id: `cw${h}`, parent_id: "0x" + "00".repeat(32), block_type: "", ts: 1040 + h, tx_count: 0, size_bytes: 9, tx_ids: [], proposer: proposer(h)});
+    }
+    const byC = await allPages((cursor) => listBlocksByProposer(db, {chain: "C", nodeId: "NodeID-C", pageSize: 1, cursor}));
+    expect(byC.items.map((p) => p.map((b) => b.blockNumber))).toEqual([["8"], ["7"]]);
+    expect(byC.cursors).toEqual(["8", undefined]);
+    expect((await listBlocksByProposer(db, {chain: "C", nodeId: "NodeID-C", pageSize: 5, startTimestamp: 1048, endTimestamp: 1048})).items.map((b) => b.blockNumber)).toEqual(["8"]);
+    expect((await listBlocksByProposer(db, {chain: "P", nodeId: "NodeID-C", pageSize: 5})).items).toEqual([]);
+    expect((await listBlocksByProposer(db, {chain: "P", nodeId: "", pageSize: 5})).items).toEqual([]);
+    await db.query("DELETE FROM blocks WHERE chain = 'C' AND height IN (7, 8)");
+  });
+
   it("uses an index", async () => {
     await expectIndexed((sql) => listBlocks(sql, {chain: "P", pageSize: 2, cursor: "4", startTimestamp: 1, endTimestamp: 2000}));
     await expectIndexed((sql) => getBlock(sql, "P", "pblk1"));
+    await expectIndexed((sql) => listBlocksByProposer(sql, {chain: "P", nodeId: "NodeID-A", pageSize: 2, cursor: "4", startTimestamp: 1, endTimestamp: 2000}));
   });
 });
 
@@ -386,7 +406,7 @@ describe("stakers and rewards", () => {
       txHash: "ptx2", nodeId: "NodeID-A", subnetId: P_ID, amountStaked: "300", delegationFee: "2.0000", startTimestamp: 1020,
       endTimestamp: 5000, blsCredentials: {publicKey: "aa", proofOfPossession: "bb"}, validationStatus: "active",
       stakePercentage: 100, delegatorCount: 1, amountDelegated: "100",
-      potentialRewards: {validationRewardAmount: "12", delegationRewardAmount: "20", rewardAddresses: [EWOQ]},
+      potentialRewards: {validationRewardAmount: "12", delegationRewardAmount: "20", rewardAddresses: [EWOQ]}, geolocation: null,
     }]);
     const all = await allPages((cursor) => listValidators(db, NET, {pageSize: 1, cursor, now: 2000}));
     expect(all.items.flat().map((v) => [v.txHash, v.validationStatus])).toEqual([["pold", "completed"], ["ptx2", "active"]]);
@@ -428,6 +448,12 @@ describe("vertices, assets, subnets, blockchains, L1 validators", () => {
     expect((await listVerticesByHeight(db, {pageSize: 5, vertexHeight: 9})).items).toEqual([]);
   });
 
+  it("lists the latest vertices in index order", async () => {
+    const latest = await allPages((cursor) => listLatestVertices(db, {pageSize: 2, cursor}));
+    expect(latest.items.map((p) => p.map((v) => v.vertexHash))).toEqual([["vtx3", "vtx2"], ["vtx1"]]);
+    expect(latest.cursors).toEqual(["2", undefined]);
+  });
+
   it("gets an asset", async () => {
     expect(await getAssetDetails(db, TOK)).toEqual({
       assetId: TOK, name: "Token", symbol: "TOK", denomination: 2, type: "secp256k1", createdAtTimestamp: 1003, cap: "variable",
@@ -451,6 +477,14 @@ describe("vertices, assets, subnets, blockchains, L1 validators", () => {
     expect(await getSubnet(db, NET, "nope")).toBeNull();
     const chains = await allPages((cursor) => listBlockchains(db, {pageSize: 1, cursor}));
     expect(chains.items.flat().map((c) => c.blockchainId)).toEqual(["chainX", "chainL1"]);
+    expect(await getBlockchain(db, "chainL1")).toEqual(chains.items.flat()[1]);
+    expect(await getBlockchain(db, "nope")).toBeNull();
+  });
+
+  it("names the chains on which each address has transactions, in the order asked", async () => {
+    const nobody = new Uint8Array(20).fill(9);
+    const evm = hexBytes(EWOQ_EVM.slice(2).toLowerCase());
+    expect(await chainsOfAddresses(db, [hexBytes(BOB_HEX), nobody, hexBytes(EWOQ_HEX), evm])).toEqual([["P", "X"], [], ["P", "X", "C"], ["C"]]);
   });
 
   it("lists L1 validators, the removed ones on request", async () => {
@@ -463,9 +497,36 @@ describe("vertices, assets, subnets, blockchains, L1 validators", () => {
     expect(all.items.flat().map((v) => [v.nodeId, v.validationIdHex])).toEqual([["NodeID-M", "0x" + "01".repeat(32)], ["NodeID-L", "0x" + "00".repeat(32)]]);
   });
 
+  it("names the P-chain height the L1 validators' balances are computed at, matches or not", async () => {
+    // The last folded P block is height 5, whose accrued fees the remaining balances are computed from.
+    expect((await listL1Validators(db, NET, {pageSize: 10})).blockHeight).toBe("5");
+    const none = await listL1Validators(db, NET, {pageSize: 10, subnetId: "noSuchSubnet"});
+    expect(none).toEqual({items: [], blockHeight: "5"});
+  });
+
   it("uses an index", async () => {
     await expectIndexed((sql) => listVerticesByHeight(sql, {pageSize: 1, cursor: "3", vertexHeight: 3}));
     await expectIndexed((sql) => listSubnets(sql, NET, {pageSize: 1, cursor: "2000:z"}));
+  });
+});
+
+describe("active staking transactions", () => {
+  it("lists the staking transactions of the stakers active at a time, by address, type and time", async () => {
+    // ptx2 (validator from 1020) is current; pold was rewarded; pdel (from 1100) has no transaction row here.
+    const at = (activeAt: number, more: Record<string, unknown> = {}) => listPChainTransactions(db, NET, {pageSize: 10, activeAt, ...more});
+    expect((await at(2000)).items.map((t) => t.txHash)).toEqual(["ptx2"]);
+    expect((await at(1019)).items).toEqual([]);
+    expect((await at(2000, {addresses: [hexBytes(EWOQ_HEX)]})).items.map((t) => t.txHash)).toEqual(["ptx2"]);
+    expect((await at(2000, {addresses: [hexBytes(CAROL_HEX)]})).items).toEqual([]);
+    expect((await at(2000, {txTypes: ["AddPermissionlessDelegatorTx"]})).items).toEqual([]);
+    expect((await at(2000, {startTimestamp: 1021})).items).toEqual([]);
+    // The same transaction as the latest-transactions list gives it.
+    expect((await at(2000)).items).toEqual((await listPChainTransactions(db, NET, {pageSize: 10, txTypes: ["AddPermissionlessValidatorTx"], addresses: [hexBytes(EWOQ_HEX)]})).items);
+  });
+
+  it("uses an index", async () => {
+    await expectIndexed((sql) => listPChainTransactions(sql, NET, {pageSize: 2, cursor: "9", activeAt: 2000}));
+    await expectIndexed((sql) => chainsOfAddresses(sql, [hexBytes(EWOQ_HEX)]));
   });
 });
 

@@ -1,0 +1,197 @@
+/**
+ * `@avalabs/glacier-sdk` 3.0.2, unchanged, against a node on the dev network with the data API on, on both store
+ * backends: every primary-network method of the SDK is called through its own client (its paths, its query
+ * encoding, its headers), and every answer is held against the model the SDK declares for that method
+ * (test/helpers/glacierModels.ts): each required field present, no field the model lacks, each value of its type.
+ * Lists are walked page by page, so every block and transaction the dev network produced is checked.
+ */
+import {afterAll, beforeAll, describe, expect, it} from "vitest";
+import {
+  ApiError,
+  BlockchainId,
+  Glacier,
+  PChainId,
+  PrimaryNetworkTxType,
+  SortOrder,
+  ValidationStatusType,
+  XChainId,
+  type ListPChainTransactionsResponse,
+  type ListXChainTransactionsResponse,
+  type ListCChainAtomicTransactionsResponse,
+  type Network,
+} from "@avalabs/glacier-sdk";
+import {NETWORKS} from "../../src/chains/index.js";
+import {GlacierModels} from "../helpers/glacierModels.js";
+import {STORE_BACKENDS} from "../helpers/sql.js";
+import {startNode, type TestNode} from "../helpers/node.js";
+
+/** The dev network's name: a network the hosted API does not have, so its enum is widened by this one value. */
+const NET = "local" as Network;
+/** What the README lists as omitted: a validator's uptime and health come from the hosted service's monitoring. */
+const OMITTED = {ActiveValidatorDetails: ["uptimePerformance", "validatorHealth"]};
+/** The dev network's chain IDs (AvalancheGo's local network): values of the SDK's BlockchainIds enum beside mainnet's and fuji's. */
+const DEV_CHAIN_IDS = {P: NETWORKS.local.chainIds.P, X: NETWORKS.local.chainIds.X, C: NETWORKS.local.chainIds.C};
+const models = new GlacierModels({Network: ["local"], BlockchainIds: Object.values(DEV_CHAIN_IDS)}, OMITTED);
+const DEV = {"network-id": "local", "index-enabled": true, feed: "dev", "dev-backfill": "4h25m", "data-api-enabled": true, "data-api-rate-limit": "0"};
+
+type TxPage = ListPChainTransactionsResponse | ListXChainTransactionsResponse | ListCChainAtomicTransactionsResponse;
+
+function expectModel(service: string, method: string, answer: unknown): void {
+  expect(models.check(service, method, answer), `${service}.${method}`).toEqual([]);
+}
+
+/** Every page of a list, each checked against the model; the items of all pages. */
+async function walk<P extends {nextPageToken?: string}>(service: string, method: string, call: (pageToken?: string) => Promise<P>, items: (page: P) => unknown[], maxPages = 200): Promise<unknown[]> {
+  const all: unknown[] = [];
+  let token: string | undefined;
+  for (let i = 0; i < maxPages; i++) {
+    const page = await call(token);
+    expectModel(service, method, page);
+    all.push(...items(page));
+    token = page.nextPageToken;
+    if (token === undefined || token === "") return all;
+  }
+  throw new Error(`${method}: more than ${maxPages} pages`);
+}
+
+async function caughtUp(t: TestNode): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const view = t.node.dataApi?.view;
+    const indexed = await t.rpc("/ext/index/P/block", "index.getLastAccepted", {encoding: "hex"});
+    const index = (indexed.body.result as {index?: string} | undefined)?.index;
+    if (view != null && view.lag() === 0n && index !== undefined && Number(index) >= 40) return;
+    if (Date.now() > deadline) throw new Error("the data API view did not catch up");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe.each(STORE_BACKENDS)("glacier-sdk 3.0.2 against the data API ($name)", (backend) => {
+  let t: TestNode;
+  let g: Glacier;
+
+  beforeAll(async () => {
+    t = await startNode({...DEV, "data-api-db": await backend.db()});
+    await caughtUp(t);
+    g = new Glacier({BASE: t.url.toString().replace(/\/$/, "")});
+  }, 90_000);
+  afterAll(async () => t?.close());
+
+  it("lists blocks of P, X and C and answers each by height and by ID", async () => {
+    for (const blockchainId of [BlockchainId.P_CHAIN, BlockchainId.X_CHAIN, BlockchainId.C_CHAIN]) {
+      const blocks = (await walk("PrimaryNetworkBlocksService", "listLatestPrimaryNetworkBlocks", (pageToken) => g.primaryNetworkBlocks.listLatestPrimaryNetworkBlocks({network: NET, blockchainId, pageSize: 100, pageToken}), (p) => p.blocks)) as Array<{blockNumber: string; blockHash: string}>;
+      expect(blocks.length, blockchainId).toBeGreaterThan(10);
+      for (const b of [blocks[0]!, blocks[blocks.length - 1]!]) {
+        for (const blockId of [b.blockNumber, b.blockHash]) {
+          const one = await g.primaryNetworkBlocks.getBlockById({network: NET, blockchainId, blockId});
+          expectModel("PrimaryNetworkBlocksService", "getBlockById", one);
+          expect(one).toEqual(b);
+        }
+      }
+      // The blocks a node proposed: the dev network's proposervm blocks are unsigned (no proposer), so none here,
+      // and the answer still fits the model (the store tests cover a proposer's blocks).
+      const byNode = await g.primaryNetworkBlocks.listPrimaryNetworkBlocksByNodeId({network: NET, blockchainId, nodeId: "NodeID-111111111111111111116DBWJs"});
+      expectModel("PrimaryNetworkBlocksService", "listPrimaryNetworkBlocksByNodeId", byNode);
+    }
+  });
+
+  it("lists every transaction of P, X and C and answers one of each type by hash", async () => {
+    const chains = [
+      {blockchainId: BlockchainId.P_CHAIN, minTypes: 8},
+      {blockchainId: BlockchainId.X_CHAIN, minTypes: 4},
+      {blockchainId: BlockchainId.C_CHAIN, minTypes: 2},
+    ];
+    for (const {blockchainId, minTypes} of chains) {
+      const txs = (await walk("PrimaryNetworkTransactionsService", "listLatestPrimaryNetworkTransactions", (pageToken) => g.primaryNetworkTransactions.listLatestPrimaryNetworkTransactions({network: NET, blockchainId, pageSize: 100, pageToken}) as Promise<TxPage>, (p) => p.transactions)) as Array<{txHash: string; txType: string}>;
+      const byType = new Map(txs.map((tx) => [tx.txType, tx]));
+      expect(byType.size, `${blockchainId}: ${[...byType.keys()].join(", ")}`).toBeGreaterThanOrEqual(minTypes);
+      for (const tx of byType.values()) {
+        const one = await g.primaryNetworkTransactions.getTxByHash({network: NET, blockchainId, txHash: tx.txHash});
+        expectModel("PrimaryNetworkTransactionsService", "getTxByHash", one);
+        expect(one).toEqual(tx);
+      }
+    }
+  });
+
+  it("filters transactions by addresses and txTypes as the SDK sends them", async () => {
+    const p = (await g.primaryNetworkTransactions.listLatestPrimaryNetworkTransactions({network: NET, blockchainId: BlockchainId.P_CHAIN, pageSize: 50})) as ListPChainTransactionsResponse;
+    const owner = p.transactions.flatMap((tx) => tx.emittedUtxos.flatMap((u) => u.addresses))[0]!;
+    const txTypes = [PrimaryNetworkTxType.ADD_PERMISSIONLESS_VALIDATOR_TX, PrimaryNetworkTxType.BASE_TX, PrimaryNetworkTxType.IMPORT_TX];
+    const filtered = (await walk("PrimaryNetworkTransactionsService", "listLatestPrimaryNetworkTransactions", (pageToken) => g.primaryNetworkTransactions.listLatestPrimaryNetworkTransactions({network: NET, blockchainId: BlockchainId.P_CHAIN, addresses: owner, txTypes, sortOrder: SortOrder.ASC, pageSize: 20, pageToken}) as Promise<TxPage>, (page) => page.transactions)) as Array<{txType: string}>;
+    expect(filtered.length).toBeGreaterThan(0);
+    for (const tx of filtered) expect(txTypes as string[]).toContain(tx.txType);
+  });
+
+  it("answers UTXOs, balances and the chains of addresses on each chain", async () => {
+    const p = (await g.primaryNetworkTransactions.listLatestPrimaryNetworkTransactions({network: NET, blockchainId: BlockchainId.P_CHAIN, pageSize: 50})) as ListPChainTransactionsResponse;
+    const x = (await g.primaryNetworkTransactions.listLatestPrimaryNetworkTransactions({network: NET, blockchainId: BlockchainId.X_CHAIN, pageSize: 50})) as ListXChainTransactionsResponse;
+    const pAddress = p.transactions.flatMap((tx) => tx.emittedUtxos.flatMap((u) => u.addresses))[0]!;
+    const xAddress = x.transactions.flatMap((tx) => tx.emittedUtxos.flatMap((u) => u.addresses))[0]!;
+    for (const [blockchainId, address] of [[BlockchainId.P_CHAIN, pAddress], [BlockchainId.X_CHAIN, xAddress], [BlockchainId.C_CHAIN, xAddress]] as const) {
+      const utxos = await walk("PrimaryNetworkUtxOsService", "getUtxosByAddresses", (pageToken) => g.primaryNetworkUtxOs.getUtxosByAddresses({network: NET, blockchainId, addresses: address, includeSpent: true, pageSize: 100, pageToken}), (page) => page.utxos);
+      if (blockchainId !== BlockchainId.C_CHAIN) expect(utxos.length, blockchainId).toBeGreaterThan(0);
+      const balances = await g.primaryNetworkBalances.getBalancesByAddresses({network: NET, blockchainId, addresses: address});
+      expectModel("PrimaryNetworkBalancesService", "getBalancesByAddresses", balances);
+    }
+    // The chains of each address: its transactions' chains, named by the network's chain IDs.
+    const chainIds = await g.primaryNetwork.getChainIdsForAddresses({network: NET, addresses: `P-${pAddress},${xAddress}`});
+    expectModel("PrimaryNetworkService", "getChainIdsForAddresses", chainIds);
+    expect(chainIds.addresses.map((a) => a.address)).toEqual([`P-${pAddress}`, xAddress]);
+    expect(chainIds.addresses[0]!.blockchainIds).toContain(DEV_CHAIN_IDS.P);
+    expect(chainIds.addresses[1]!.blockchainIds).toContain(DEV_CHAIN_IDS.X);
+  });
+
+  it("answers the asset, its transactions and the vertices of the X-chain", async () => {
+    const x = (await g.primaryNetworkTransactions.listLatestPrimaryNetworkTransactions({network: NET, blockchainId: BlockchainId.X_CHAIN, pageSize: 100})) as ListXChainTransactionsResponse;
+    const assetIds = new Set(x.transactions.flatMap((tx) => tx.emittedUtxos.map((u) => u.asset.assetId)));
+    expect(assetIds.size).toBeGreaterThan(1);
+    for (const assetId of assetIds) {
+      expectModel("PrimaryNetworkService", "getAssetDetails", await g.primaryNetwork.getAssetDetails({network: NET, blockchainId: XChainId.X_CHAIN, assetId}));
+      const txs = await walk("PrimaryNetworkTransactionsService", "listAssetTransactions", (pageToken) => g.primaryNetworkTransactions.listAssetTransactions({network: NET, blockchainId: XChainId.X_CHAIN, assetId, pageSize: 100, pageToken}), (page) => page.transactions);
+      expect(txs.length).toBeGreaterThan(0);
+    }
+    const vertices = await g.primaryNetworkVertices.getVertexByHeight({network: NET, blockchainId: XChainId.X_CHAIN, vertexHeight: 0});
+    expectModel("PrimaryNetworkVerticesService", "getVertexByHeight", vertices);
+    await walk("PrimaryNetworkVerticesService", "listLatestXChainVertices", (pageToken) => g.primaryNetworkVertices.listLatestXChainVertices({network: NET, blockchainId: XChainId.X_CHAIN, pageSize: 100, pageToken}), (page) => page.vertices);
+  });
+
+  it("answers the network, its validators, delegators, rewards, subnets and blockchains", async () => {
+    expectModel("PrimaryNetworkService", "getNetworkDetails", await g.primaryNetwork.getNetworkDetails({network: NET}));
+    const validators = (await walk("PrimaryNetworkService", "listValidators", (pageToken) => g.primaryNetwork.listValidators({network: NET, pageSize: 100, pageToken}), (page) => page.validators)) as Array<{nodeId: string; validationStatus: string}>;
+    expect(new Set(validators.map((v) => v.validationStatus))).toContain("active");
+    for (const validationStatus of [ValidationStatusType.ACTIVE, ValidationStatusType.COMPLETED, ValidationStatusType.PENDING]) {
+      await walk("PrimaryNetworkService", "listValidators", (pageToken) => g.primaryNetwork.listValidators({network: NET, validationStatus, pageSize: 100, pageToken}), (page) => page.validators);
+    }
+    const nodeId = validators[0]!.nodeId;
+    expectModel("PrimaryNetworkService", "getSingleValidatorDetails", await g.primaryNetwork.getSingleValidatorDetails({network: NET, nodeId}));
+    const delegators = (await walk("PrimaryNetworkService", "listDelegators", (pageToken) => g.primaryNetwork.listDelegators({network: NET, pageSize: 100, pageToken}), (page) => page.delegators)) as Array<{txHash: string; delegationStatus: string; rewardAddresses: string[]}>;
+    expect(delegators.length).toBeGreaterThan(0);
+    const nodeIds = [...new Set(validators.map((v) => v.nodeId))].join(",");
+    await walk("PrimaryNetworkRewardsService", "listPendingPrimaryNetworkRewards", (pageToken) => g.primaryNetworkRewards.listPendingPrimaryNetworkRewards({network: NET, nodeIds, pageSize: 100, pageToken}), (page) => page.pendingRewards);
+    const rewarded = delegators.flatMap((d) => d.rewardAddresses).slice(0, 4).join(",");
+    await walk("PrimaryNetworkRewardsService", "listHistoricalPrimaryNetworkRewards", (pageToken) => g.primaryNetworkRewards.listHistoricalPrimaryNetworkRewards({network: NET, addresses: rewarded, pageSize: 100, pageToken}), (page) => page.historicalRewards);
+    const subnets = (await walk("PrimaryNetworkService", "listSubnets", (pageToken) => g.primaryNetwork.listSubnets({network: NET, pageSize: 100, pageToken}), (page) => page.subnets)) as Array<{subnetId: string}>;
+    expect(subnets.length).toBeGreaterThan(0);
+    for (const s of subnets) expectModel("PrimaryNetworkService", "getSubnetById", await g.primaryNetwork.getSubnetById({network: NET, subnetId: s.subnetId}));
+    const chains = (await walk("PrimaryNetworkService", "listBlockchains", (pageToken) => g.primaryNetwork.listBlockchains({network: NET, pageSize: 100, pageToken}), (page) => page.blockchains)) as Array<{blockchainId: string}>;
+    expect(chains.length).toBeGreaterThan(0);
+    for (const c of chains) {
+      const one = await g.primaryNetwork.getBlockchainById({network: NET, blockchainId: c.blockchainId});
+      expectModel("PrimaryNetworkService", "getBlockchainById", one);
+      expect(one).toEqual(c);
+    }
+    // The active stakers' staking transactions: the dev network's delegators (its genesis validators have none).
+    const staking = (await walk("PrimaryNetworkTransactionsService", "listActivePrimaryNetworkStakingTransactions", (pageToken) => g.primaryNetworkTransactions.listActivePrimaryNetworkStakingTransactions({network: NET, blockchainId: PChainId.P_CHAIN, pageSize: 100, pageToken}), (page) => page.transactions)) as Array<{txHash: string}>;
+    const activeDelegators = delegators.filter((d) => d.delegationStatus === "active").map((d) => d.txHash);
+    expect(activeDelegators.length).toBeGreaterThan(0);
+    expect(staking.map((tx) => tx.txHash).sort()).toEqual(activeDelegators.sort());
+    await walk("PrimaryNetworkService", "listL1Validators", (pageToken) => g.primaryNetwork.listL1Validators({network: NET, pageSize: 100, pageToken, includeInactiveL1Validators: true}), (page) => page.validators);
+  });
+
+  it("answers the SDK's errors as ApiError with the status and the body's message", async () => {
+    const e = await g.primaryNetworkTransactions.getTxByHash({network: NET, blockchainId: BlockchainId.P_CHAIN, txHash: "nope"}).catch((err: unknown) => err);
+    expect(e).toBeInstanceOf(ApiError);
+    expect((e as ApiError).status).toBe(400);
+    expect((e as ApiError).body).toMatchObject({statusCode: 400, message: expect.stringMatching(/^txHash: /)});
+  });
+});
