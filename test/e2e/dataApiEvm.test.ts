@@ -129,7 +129,7 @@ describe.each(BACKENDS)("data API, EVM chains ($name)", (backend) => {
 
   it("folds ERC-20, ERC-721 and ERC-1155 balances from the transfers, and ERC-1155 at a past block", async () => {
     const erc20 = await get<{erc20TokenBalances: Array<Record<string, unknown>>; nativeTokenBalance: {balance: string}}>(`/v1/chains/${CHAIN}/addresses/${YOU}/balances:listErc20`);
-    expect(erc20.erc20TokenBalances).toEqual([{address: checksum(sent.token), name: "Test Token", symbol: "TT", decimals: 18, ercType: "ERC-20", chainId: CHAIN, balance: "1234"}]);
+    expect(erc20.erc20TokenBalances).toEqual([{address: checksum(sent.token), name: "Test Token", symbol: "TT", decimals: 18, ercType: "ERC-20", chainId: CHAIN, balance: "1234", tokenReputation: null}]);
     expect(erc20.nativeTokenBalance.balance).toBe(BigInt((await rpc("eth_getBalance", [YOU, "latest"])) as string).toString());
     const mine = await get<{erc20TokenBalances: Array<{balance: string}>}>(`/v1/chains/${CHAIN}/addresses/${ME}/balances:listErc20`);
     expect(mine.erc20TokenBalances[0]!.balance).toBe((10n ** 24n - 1234n).toString());

@@ -27,11 +27,19 @@ import {startNode, type TestNode} from "../helpers/node.js";
 
 /** The dev network's name: a network the hosted API does not have, so its enum is widened by this one value. */
 const NET = "local" as Network;
-/** What the README lists as omitted: a validator's uptime and health come from the hosted service's monitoring. */
-const OMITTED = {ActiveValidatorDetails: ["uptimePerformance", "validatorHealth"]};
+/**
+ * What the README lists as omitted (a validator's uptime and health come from the hosted service's monitoring) and
+ * as given beside the SDK's (a followed chain's `indexing` state; the Teleporter paths' messages keep the ICM name
+ * of the contract beside the Teleporter one; a transaction's message info under the hosted API's newer name too). An ERC-20 balance's `tokenReputation` is null when unknown, as the
+ * SDK's documentation of the field says (its type omits the null).
+ */
+const ALLOW = {
+  omitted: {ActiveValidatorDetails: ["uptimePerformance", "validatorHealth"]},
+  extraFields: {ChainInfo: ["indexing"], GetChainResponse: ["indexing"], DeliveredTeleporterMessage: ["icmContractAddress"], PendingTeleporterMessage: ["icmContractAddress"], GetTransactionResponse: ["interchainMessageInfo"]},
+};
 /** The dev network's chain IDs (AvalancheGo's local network): values of the SDK's BlockchainIds enum beside mainnet's and fuji's. */
 const DEV_CHAIN_IDS = {P: NETWORKS.local.chainIds.P, X: NETWORKS.local.chainIds.X, C: NETWORKS.local.chainIds.C};
-const models = new GlacierModels({Network: ["local"], BlockchainIds: Object.values(DEV_CHAIN_IDS)}, OMITTED);
+const models = new GlacierModels({...ALLOW, extraValues: {Network: ["local"], BlockchainIds: Object.values(DEV_CHAIN_IDS), tokenReputation: [null]}});
 const DEV = {"network-id": "local", "index-enabled": true, feed: "dev", "dev-backfill": "4h25m", "data-api-enabled": true, "data-api-rate-limit": "0"};
 
 type TxPage = ListPChainTransactionsResponse | ListXChainTransactionsResponse | ListCChainAtomicTransactionsResponse;
@@ -64,6 +72,12 @@ async function caughtUp(t: TestNode): Promise<void> {
     if (Date.now() > deadline) throw new Error("the data API view did not catch up");
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** Both followed EVM chains (the dev C-chain and the dev L1) have folded the dev traffic's first interchain round. */
+async function evmCaughtUp(t: TestNode): Promise<void> {
+  const heads = (): bigint[] => (t.node.dataApi?.evm?.chains ?? []).map((c) => c.follower?.status().head ?? -1n);
+  await expect.poll(() => heads().length === 2 && heads().every((h) => h >= 20n), {timeout: 60_000}).toBe(true);
 }
 
 describe.each(STORE_BACKENDS)("glacier-sdk 3.0.2 against the data API ($name)", (backend) => {
@@ -193,5 +207,79 @@ describe.each(STORE_BACKENDS)("glacier-sdk 3.0.2 against the data API ($name)", 
     expect(e).toBeInstanceOf(ApiError);
     expect((e as ApiError).status).toBe(400);
     expect((e as ApiError).body).toMatchObject({statusCode: 400, message: expect.stringMatching(/^txHash: /)});
+  });
+
+  it("answers each followed EVM chain: the chain, its blocks and their transactions in full", async () => {
+    await evmCaughtUp(t);
+    const chains = await g.evmChains.supportedChains({});
+    expectModel("EvmChainsService", "supportedChains", chains);
+    expect(chains.chains.map((c) => c.chainId).sort()).toEqual(["43112", "99999"]);
+    for (const {chainId} of chains.chains) {
+      expectModel("EvmChainsService", "getChainInfo", await g.evmChains.getChainInfo({chainId}));
+      const blocks = (await walk("EvmBlocksService", "getLatestBlocks", (pageToken) => g.evmBlocks.getLatestBlocks({chainId, pageSize: 100, pageToken}), (page) => page.blocks, 5)) as Array<{blockNumber: string; blockHash: string; txCount: number}>;
+      expect(blocks.length, chainId).toBeGreaterThan(5);
+      for (const b of blocks.filter((x) => x.txCount > 0).slice(0, 5)) {
+        for (const blockId of [b.blockNumber, b.blockHash]) expectModel("EvmBlocksService", "getBlock", await g.evmBlocks.getBlock({chainId, blockId}));
+        await walk("EvmTransactionsService", "getTransactionsForBlock", (pageToken) => g.evmTransactions.getTransactionsForBlock({chainId, blockId: b.blockNumber, pageSize: 100, pageToken}), (page) => page.transactions);
+      }
+      const txs = (await walk("EvmTransactionsService", "listLatestTransactions", (pageToken) => g.evmTransactions.listLatestTransactions({chainId, pageSize: 100, pageToken}), (page) => page.transactions, 5)) as Array<{txHash: string}>;
+      expect(txs.length, chainId).toBeGreaterThan(5);
+      for (const tx of txs.slice(0, 60)) expectModel("EvmTransactionsService", "getTransaction", await g.evmTransactions.getTransaction({chainId, txHash: tx.txHash}));
+    }
+  });
+
+  it("answers an EVM address's transactions, balances and tokens, and each token contract's", async () => {
+    await evmCaughtUp(t);
+    const chainId = "43112";
+    const txs = (await g.evmTransactions.listLatestTransactions({chainId, pageSize: 100})).transactions;
+    const full = await Promise.all(txs.map((tx) => g.evmTransactions.getTransaction({chainId, txHash: tx.txHash})));
+    const addresses = [...new Set(txs.flatMap((tx) => [tx.from.address, tx.to.address]))].slice(0, 6);
+    const tokens = new Map<string, string>();
+    for (const f of full) {
+      for (const x of f.erc20Transfers ?? []) tokens.set(x.erc20Token.address, "ERC-20");
+      for (const x of f.erc721Transfers ?? []) tokens.set(x.erc721Token.address, "ERC-721");
+      for (const x of f.erc1155Transfers ?? []) tokens.set(x.erc1155Token.address, "ERC-1155");
+    }
+    expect(new Set(tokens.values())).toEqual(new Set(["ERC-20", "ERC-721", "ERC-1155"]));
+    for (const address of addresses) {
+      const lists = [
+        ["listTransactions", (pageToken?: string) => g.evmTransactions.listTransactions({chainId, address, pageSize: 100, pageToken})],
+        ["listNativeTransactions", (pageToken?: string) => g.evmTransactions.listNativeTransactions({chainId, address, pageSize: 100, pageToken})],
+        ["listErc20Transactions", (pageToken?: string) => g.evmTransactions.listErc20Transactions({chainId, address, pageSize: 100, pageToken})],
+        ["listErc721Transactions", (pageToken?: string) => g.evmTransactions.listErc721Transactions({chainId, address, pageSize: 100, pageToken})],
+        ["listErc1155Transactions", (pageToken?: string) => g.evmTransactions.listErc1155Transactions({chainId, address, pageSize: 100, pageToken})],
+        ["listInternalTransactions", (pageToken?: string) => g.evmTransactions.listInternalTransactions({chainId, address, pageSize: 100, pageToken})],
+      ] as const;
+      for (const [method, call] of lists) await walk("EvmTransactionsService", method, call as (pageToken?: string) => Promise<{nextPageToken?: string}>, () => [], 5);
+      expectModel("EvmBalancesService", "getNativeBalance", await g.evmBalances.getNativeBalance({chainId, address}));
+      await walk("EvmBalancesService", "listErc20Balances", (pageToken) => g.evmBalances.listErc20Balances({chainId, address, pageSize: 100, pageToken}), () => [], 5);
+      await walk("EvmBalancesService", "listErc721Balances", (pageToken) => g.evmBalances.listErc721Balances({chainId, address, pageSize: 100, pageToken}), () => [], 5);
+      await walk("EvmBalancesService", "listErc1155Balances", (pageToken) => g.evmBalances.listErc1155Balances({chainId, address, pageSize: 100, pageToken}), () => [], 5);
+      await walk("EvmBalancesService", "listCollectibleBalances", (pageToken) => g.evmBalances.listCollectibleBalances({chainId, address, pageSize: 100, pageToken}), () => [], 5);
+      await walk("EvmTransactionsService", "listContractDeployments", (pageToken) => g.evmTransactions.listContractDeployments({chainId, address, pageSize: 100, pageToken}), (page) => page.contracts, 5);
+    }
+    for (const [address, ercType] of tokens) {
+      expectModel("EvmContractsService", "getContractMetadata", await g.evmContracts.getContractMetadata({chainId, address}));
+      expectModel("EvmTransactionsService", "getDeploymentTransaction", await g.evmTransactions.getDeploymentTransaction({chainId, address}));
+      await walk("EvmTransactionsService", "listTransfers", (pageToken) => g.evmTransactions.listTransfers({chainId, address, pageSize: 100, pageToken}), (page) => page.transfers, 5);
+      if (ercType === "ERC-20") continue;
+      const nfts = (await walk("NfTsService", "listTokens", (pageToken) => g.nfTs.listTokens({chainId, address, pageSize: 100, pageToken}), (page) => page.tokens, 5)) as Array<{tokenId: string}>;
+      expect(nfts.length, address).toBeGreaterThan(0);
+      for (const n of nfts.slice(0, 3)) expectModel("NfTsService", "getTokenDetails", await g.nfTs.getTokenDetails({chainId, address, tokenId: n.tokenId}));
+    }
+  });
+
+  it("answers the interchain messages, under their ICM and Teleporter names", async () => {
+    await evmCaughtUp(t);
+    const messages = (await walk("InterchainMessagingService", "listIcmMessages", (pageToken) => g.interchainMessaging.listIcmMessages({pageSize: 100, pageToken}), (page) => page.messages, 10)) as Array<{messageId: string; from: string}>;
+    expect(messages.length).toBeGreaterThan(0);
+    await walk("TeleporterService", "listTeleporterMessages", (pageToken) => g.teleporter.listTeleporterMessages({pageSize: 100, pageToken}), (page) => page.messages, 10);
+    for (const m of messages.slice(0, 10)) {
+      expectModel("InterchainMessagingService", "getIcmMessage", await g.interchainMessaging.getIcmMessage({messageId: m.messageId}));
+      expectModel("TeleporterService", "getTeleporterMessage", await g.teleporter.getTeleporterMessage({messageId: m.messageId}));
+    }
+    const address = messages[0]!.from;
+    await walk("InterchainMessagingService", "listIcmMessagesByAddress", (pageToken) => g.interchainMessaging.listIcmMessagesByAddress({address, pageSize: 100, pageToken}), (page) => page.messages, 10);
+    await walk("TeleporterService", "listTeleporterMessagesByAddress", (pageToken) => g.teleporter.listTeleporterMessagesByAddress({address, pageSize: 100, pageToken}), (page) => page.messages, 10);
   });
 });

@@ -9,19 +9,21 @@ import ts from "typescript";
 
 const require = createRequire(import.meta.url);
 
+/** What a checked answer may do beyond the SDK's models, each keyed by the enum's or model's name. */
+export interface Allowances {
+  /** Values accepted beyond an enum's members (the dev network is "local", a network the hosted API lacks). */
+  extraValues?: Readonly<Record<string, readonly unknown[]>>;
+  /** Required fields an answer may leave out: what the README lists as omitted. */
+  omitted?: Readonly<Record<string, readonly string[]>>;
+  /** Fields an answer may add: the README's extensions. */
+  extraFields?: Readonly<Record<string, readonly string[]>>;
+}
+
 export class GlacierModels {
   private readonly checker: ts.TypeChecker;
   private readonly classes = new Map<string, ts.ClassDeclaration>();
 
-  /**
-   * @param extraValues values accepted beyond an enum's members, by the enum's name (the dev network is "local", a
-   *   network the hosted API does not have).
-   * @param omitted required fields an answer may leave out, by model name: what the README lists as omitted.
-   */
-  constructor(
-    private readonly extraValues: Readonly<Record<string, readonly unknown[]>> = {},
-    private readonly omitted: Readonly<Record<string, readonly string[]>> = {},
-  ) {
+  constructor(private readonly allow: Allowances = {}) {
     const dts = require.resolve("@avalabs/glacier-sdk/dist/index.d.ts");
     const program = ts.createProgram([dts], {strict: true, noEmit: true, skipLibCheck: true, types: []});
     this.checker = program.getTypeChecker();
@@ -75,7 +77,7 @@ export class GlacierModels {
 
   private checkUnion(value: unknown, type: ts.UnionType, at: string, errors: string[]): void {
     const name = (type.aliasSymbol ?? type.symbol)?.name;
-    if (name !== undefined && this.extraValues[name]?.includes(value)) return;
+    if (name !== undefined && this.allow.extraValues?.[name]?.includes(value)) return;
     let best: string[] | undefined;
     for (const member of type.types) {
       const mine: string[] = [];
@@ -98,7 +100,9 @@ export class GlacierModels {
     const props = this.checker.getPropertiesOfType(type);
     const index = this.checker.getIndexInfosOfType(type)[0];
     const known = new Set<string>();
-    const omitted = this.omitted[this.checker.typeToString(type)] ?? [];
+    const model = this.checker.typeToString(type);
+    const omitted = this.allow.omitted?.[model] ?? [];
+    const extra = this.allow.extraFields?.[model] ?? [];
     for (const p of props) {
       known.add(p.name);
       const v = record[p.name];
@@ -109,9 +113,9 @@ export class GlacierModels {
       this.checkType(v, this.checker.getTypeOfSymbol(p), `${at}.${p.name}`, errors);
     }
     for (const [k, v] of Object.entries(record)) {
-      if (known.has(k)) continue;
+      if (known.has(k) || extra.includes(k)) continue;
       if (index !== undefined) this.checkType(v, index.type, `${at}.${k}`, errors);
-      else errors.push(`${at}.${k}: not a field of ${this.checker.typeToString(type)}`);
+      else errors.push(`${at}.${k}: not a field of ${model}`);
     }
   }
 }

@@ -157,11 +157,21 @@ export function registerIcmRoutes(router: DataApiRouter, m: IcmRoutesModules): v
   };
 
   for (const base of ["/v1/icm", "/v1/teleporter"] as const) {
-    router.get(`${base}/messages/:messageId`, one);
-    router.get(`${base}/messages`, list);
+    // The SDK's Teleporter models name the contract `teleporterContractAddress`: the deprecated paths add that
+    // name beside the ICM one, and answer the same otherwise.
+    const named = <P>(h: (ctx: RequestCtx<P>) => Promise<unknown>) => (base === "/v1/icm" ? h : async (ctx: RequestCtx<P>) => teleporterNamed(await h(ctx)));
+    router.get(`${base}/messages/:messageId`, named(one));
+    router.get(`${base}/messages`, named(list));
     // 17: messages from or to an address.
-    router.get(`${base}/addresses/:address/messages`, byAddress);
+    router.get(`${base}/addresses/:address/messages`, named(byAddress));
   }
+}
+
+/** A message, or a list's messages, with the contract also under its Teleporter name. */
+function teleporterNamed(answer: unknown): unknown {
+  const name = (msg: Record<string, unknown>): Record<string, unknown> => ({...msg, teleporterContractAddress: msg.icmContractAddress});
+  const a = answer as {messages?: Array<Record<string, unknown>>} & Record<string, unknown>;
+  return Array.isArray(a.messages) ? {...a, messages: a.messages.map(name)} : name(a);
 }
 
 /** Endpoint 15's interchain message info of a transaction: the message it sent or delivered, if any. */

@@ -41,9 +41,19 @@ describe("GlacierModels", () => {
   it("accepts the extra values it is given for an enum, and only those", () => {
     const answer = (network: string) => ({blocks: [], chainInfo: {chainName: "p-chain", network}});
     expect(models.check("PrimaryNetworkBlocksService", "listLatestPrimaryNetworkBlocks", answer("local"))).toHaveLength(1);
-    const local = new GlacierModels({Network: ["local"]});
+    const local = new GlacierModels({extraValues: {Network: ["local"]}});
     expect(local.check("PrimaryNetworkBlocksService", "listLatestPrimaryNetworkBlocks", answer("local"))).toEqual([]);
     expect(local.check("PrimaryNetworkBlocksService", "listLatestPrimaryNetworkBlocks", answer("devnet"))).toHaveLength(1);
+  });
+
+  it("lets an answer leave out or add only the fields it is told, on the model it is told", () => {
+    const withExtra = {...details, delegatorDetails: {delegatorCount: 0, more: 1}};
+    expect(models.check("PrimaryNetworkService", "getNetworkDetails", withExtra)).toEqual(["$.delegatorDetails.totalAmountStaked: missing", "$.delegatorDetails.more: not a field of DelegatorsDetails"]);
+    const lenient = new GlacierModels({omitted: {DelegatorsDetails: ["totalAmountStaked"]}, extraFields: {DelegatorsDetails: ["more"]}});
+    expect(lenient.check("PrimaryNetworkService", "getNetworkDetails", withExtra)).toEqual([]);
+    // Elsewhere the same names are still refused.
+    const elsewhere = {...details, validatorDetails: {...details.validatorDetails, more: 1, totalAmountStaked: undefined}};
+    expect(lenient.check("PrimaryNetworkService", "getNetworkDetails", elsewhere)).toEqual(["$.validatorDetails.totalAmountStaked: missing", "$.validatorDetails.more: not a field of ValidatorsDetails"]);
   });
 
   it("refuses a service or method the SDK does not have", () => {

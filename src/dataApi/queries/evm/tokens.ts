@@ -127,8 +127,9 @@ export async function listBalances(
   return more && last ? {items, next: [last.erc, Buffer.from(last.token).toString("hex"), last.token_id]} : {items};
 }
 
+/** An ERC-20 balance; `tokenReputation` (the hosted service's security analysis) is null, its value for unknown. */
 export function erc20Balance(chainId: string, r: BalanceRow): Record<string, unknown> {
-  return {address: checksumAddress(r.token), name: r.name ?? "", symbol: r.symbol ?? "", decimals: r.decimals ?? 0, ercType: "ERC-20", chainId, balance: r.balance};
+  return {address: checksumAddress(r.token), name: r.name ?? "", symbol: r.symbol ?? "", decimals: r.decimals ?? 0, ercType: "ERC-20", chainId, balance: r.balance, tokenReputation: null};
 }
 
 export function nftBalance(chainId: string, r: BalanceRow, owner: Uint8Array): Record<string, unknown> {
