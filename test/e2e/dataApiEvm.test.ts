@@ -211,6 +211,56 @@ describe.each(BACKENDS)("data API, EVM chains ($name)", (backend) => {
     expect(asc.transactions.map((x) => x.nativeTransaction.blockNumber)).toEqual([...paged].reverse().map((h) => all.transactions.find((x) => (x as unknown as {nativeTransaction: {txHash: string}}).nativeTransaction.txHash === h)).map((x) => (x as unknown as {nativeTransaction: {blockNumber: string}}).nativeTransaction.blockNumber));
   });
 
+  it("lists the latest blocks and transactions of both chains together, in time order, by keyset", async () => {
+    await caughtUp();
+    const walk = async <T>(path: string, key: string): Promise<T[]> => {
+      const out: T[] = [];
+      let token: string | undefined;
+      do {
+        const page = await get<Record<string, unknown> & {nextPageToken?: string}>(`${path}${path.includes("?") ? "&" : "?"}pageSize=7${token ? `&pageToken=${token}` : ""}`);
+        out.push(...(page[key] as T[]));
+        token = page.nextPageToken;
+      } while (token);
+      return out;
+    };
+    type B = {chainId: string; blockNumber: string; blockTimestamp: number};
+    type Tx = B & {blockIndex: number; txHash: string; txStatus: string};
+    const byTime = (a: B & {blockIndex?: number}, b: B & {blockIndex?: number}): number =>
+      b.blockTimestamp - a.blockTimestamp || (a.chainId < b.chainId ? 1 : a.chainId > b.chainId ? -1 : 0) || Number(BigInt(b.blockNumber) - BigInt(a.blockNumber)) || (b.blockIndex ?? 0) - (a.blockIndex ?? 0);
+    const chains = ["43112", CHAIN];
+    // The dev C-chain grows every few minutes: the walks agree with the per-chain lists read in the same round.
+    await expect.poll(async () => {
+      const blocks = await walk<B>("/v1/blocks", "blocks");
+      const perChain = (await Promise.all(chains.map((c) => walk<B>(`/v1/chains/${c}/blocks`, "blocks")))).flat().sort(byTime);
+      return JSON.stringify(blocks) === JSON.stringify(perChain) && new Set(blocks.map((b) => b.chainId)).size === 2;
+    }, {timeout: 20_000}).toBe(true);
+    await expect.poll(async () => {
+      const txs = await walk<Tx>("/v1/transactions", "transactions");
+      const perChain = (await Promise.all(chains.map((c) => walk<Tx>(`/v1/chains/${c}/transactions`, "transactions")))).flat().sort(byTime);
+      const failed = await walk<Tx>("/v1/transactions?status=failed", "transactions");
+      return JSON.stringify(txs) === JSON.stringify(perChain) && JSON.stringify(failed) === JSON.stringify(perChain.filter((x) => x.txStatus === "0")) && failed.some((x) => x.txHash === sent.boomTx);
+    }, {timeout: 20_000}).toBe(true);
+    // The SDK's deprecated names answer the same (their page tokens are their own: a token is bound to its path);
+    // another network's lists are empty.
+    const items = async (path: string): Promise<unknown> => ({...(await get(path)), nextPageToken: undefined});
+    expect(await items("/v1/chains/allBlocks?pageSize=3")).toEqual(await items("/v1/blocks?pageSize=3"));
+    expect(await items("/v1/chains/allTransactions?pageSize=3")).toEqual(await items("/v1/transactions?pageSize=3"));
+    expect(await get("/v1/blocks?network=mainnet")).toEqual({blocks: []});
+  });
+
+  it("names the followed chains an address took part in", async () => {
+    const chainsOf = async (path: string): Promise<string[]> => (await get<{indexedChains: Array<{chainId: string}>}>(path)).indexedChains.map((c) => c.chainId);
+    // The chains where the address's own transaction list is not empty (the dev C-chain's traffic uses anvil's
+    // accounts too).
+    const active: string[] = [];
+    for (const c of ["43112", CHAIN]) if ((await get<{transactions: unknown[]}>(`/v1/chains/${c}/addresses/${ME}/transactions?pageSize=1`)).transactions.length > 0) active.push(c);
+    expect(active).toContain(CHAIN);
+    expect((await chainsOf(`/v1/address/${ME}/chains`)).sort()).toEqual(active);
+    expect((await chainsOf(`/v1/chains/address/${ME}`)).sort()).toEqual(active);
+    expect(await chainsOf(`/v1/address/0x${"12".repeat(20)}/chains`)).toEqual([]);
+    expect(await chainsOf(`/v1/address/${ME}/chains?network=fuji`)).toEqual([]);
+  });
+
   it("agrees with the index, the primary-network view and anvil on every dev C-chain block hash", async () => {
     const dev = t.node.dataApi!.evm!.chains.find((c) => c.isCChain)!;
     // The dev feed backfills an hour (12 ticks) once the node starts: wait for the index to hold it.
@@ -257,6 +307,12 @@ describe.each(BACKENDS)("data API, EVM chains ($name)", (backend) => {
       [`/v1/chains/${CHAIN}/nfts/collections/${ME}/tokens/5`, 404, /not found/],
       [`/v1/chains/${CHAIN}/contracts/${YOU}/transactions:getDeployment`, 404, /no deployment/],
       ["/v1/chains?network=moon", 400, /network/],
+      ["/v1/blocks?network=moon", 400, /^network: unknown network "moon"$/],
+      ["/v1/blocks?pageSize=0", 400, /^pageSize: /],
+      ["/v1/transactions?status=maybe", 400, /^status: /],
+      ["/v1/chains/allTransactions?pageToken=garbage", 400, /^pageToken: /],
+      ["/v1/address/0x12/chains", 400, /^address: invalid EVM address "0x12"$/],
+      ["/v1/chains/address/nope", 400, /^address: invalid EVM address "nope"$/],
     ];
     for (const [path, status, message] of cases) {
       const r = await t.get(path);
@@ -267,6 +323,12 @@ describe.each(BACKENDS)("data API, EVM chains ($name)", (backend) => {
     const page = await get<{nextPageToken: string}>(`/v1/chains/${CHAIN}/blocks?pageSize=1`);
     const r = await t.get(`/v1/chains/${CHAIN}/transactions?pageToken=${page.nextPageToken}`);
     expect(r.status).toBe(400);
+    const across = await get<{nextPageToken: string}>("/v1/blocks?pageSize=1");
+    for (const p of [`/v1/transactions?pageToken=${across.nextPageToken}`, `/v1/chains/${CHAIN}/blocks?pageToken=${across.nextPageToken}`]) {
+      const refused = await t.get(p);
+      expect(refused.status, p).toBe(400);
+      expect((refused.json() as {message: string}).message, p).toMatch(/^pageToken: /);
+    }
   });
 });
 

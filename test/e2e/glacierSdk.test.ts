@@ -228,6 +228,21 @@ describe.each(STORE_BACKENDS)("glacier-sdk 3.0.2 against the data API ($name)", 
     }
   });
 
+  it("answers the latest blocks and transactions of all followed chains, and an address's chains", async () => {
+    await evmCaughtUp(t);
+    const blocks = (await walk("EvmBlocksService", "listLatestBlocksAllChains", (pageToken) => g.evmBlocks.listLatestBlocksAllChains({network: NET, pageSize: 100, pageToken}), (page) => page.blocks, 5)) as Array<{chainId: string}>;
+    expect(new Set(blocks.map((b) => b.chainId))).toEqual(new Set(["43112", "99999"]));
+    await walk("EvmChainsService", "listAllLatestBlocks", (pageToken) => g.evmChains.listAllLatestBlocks({pageSize: 100, pageToken}), (page) => page.blocks, 5);
+    const txs = (await walk("EvmTransactionsService", "listLatestTransactionsAllChains", (pageToken) => g.evmTransactions.listLatestTransactionsAllChains({network: NET, pageSize: 100, pageToken}), (page) => page.transactions, 5)) as Array<{from: {address: string}}>;
+    expect(txs.length).toBeGreaterThan(0);
+    await walk("EvmChainsService", "listAllLatestTransactions", (pageToken) => g.evmChains.listAllLatestTransactions({pageSize: 100, pageToken}), (page) => page.transactions, 5);
+    const address = txs[0]!.from.address;
+    const chains = await g.evmChains.listAddressChains({address});
+    expectModel("EvmChainsService", "listAddressChains", chains);
+    expect(chains.indexedChains?.length).toBeGreaterThan(0);
+    expectModel("EvmChainsService", "getAddressChains", await g.evmChains.getAddressChains({address}));
+  });
+
   it("answers an EVM address's transactions, balances and tokens, and each token contract's", async () => {
     await evmCaughtUp(t);
     const chainId = "43112";

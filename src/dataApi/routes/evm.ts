@@ -13,7 +13,7 @@ import type {DataApiRouter, RequestCtx} from "../server/router.js";
 import {badRequest, notFound, unavailable} from "../server/errors.js";
 import {parseEvmAddress} from "../server/names.js";
 import {AVAX_TOKEN, type EvmChain, type EvmChains} from "../evm/chains.js";
-import {CursorError, getBlock, getTransaction, listAddressTransactions, listAddressTransfers, listBlocks, listInternalTransactions, listNativeTransactions, listTokenTransfers, listTransactions, type Cursor, type EvmListArgs} from "../queries/evm/transactions.js";
+import {CursorError, chainsOfAddress, getBlock, getTransaction, listAddressTransactions, listBlocksAcrossChains, listTransactionsAcrossChains, listAddressTransfers, listBlocks, listInternalTransactions, listNativeTransactions, listTokenTransfers, listTransactions, type Cursor, type EvmListArgs} from "../queries/evm/transactions.js";
 import {contractModel, erc20Balance, getCollectionToken, getContract, getToken, listBalances, listCollectionTokens, listDeployments, nftBalance, type CuratedMetadata} from "../queries/evm/tokens.js";
 import type {NetworkToken} from "../models/evm/index.js";
 
@@ -99,15 +99,45 @@ export function registerEvmRoutes(router: DataApiRouter, m: EvmRoutesModules): v
     return new Map(rows.map((r) => [r.blockchain_id, r.name]));
   };
 
-  router.get("/v1/chains", async (ctx) => {
+  /** The followed chains with a known EVM chain ID, of the `network` asked for (none when it is not this node's). */
+  const listedChains = async (ctx: RequestCtx<unknown>): Promise<EvmChain[]> => {
     const network = ctx.query.string("network");
     if (network !== undefined && !["mainnet", "fuji", "testnet", "local"].includes(network)) throw badRequest("network", `unknown network ${JSON.stringify(network)}`);
     const served = network === undefined || (network === "testnet" ? "fuji" : network) === m.chains.network.name;
     await m.chains.refresh();
-    const listed = served ? m.chains.chains.filter((c) => m.chains.chainIdOf(c) !== null) : [];
+    return served ? m.chains.chains.filter((c) => m.chains.chainIdOf(c) !== null) : [];
+  };
+  const chainInfos = async (listed: EvmChain[]): Promise<Array<Record<string, unknown>>> => {
     const names = await blockchainNames(listed.map((c) => m.chains.blockchainIdOf(c)).filter((id): id is string => id !== null));
-    return {chains: listed.map((c) => chainInfo(m.chains, c, names))};
-  });
+    return listed.map((c) => chainInfo(m.chains, c, names));
+  };
+
+  router.get("/v1/chains", async (ctx) => ({chains: await chainInfos(await listedChains(ctx))}));
+
+  // Across the followed chains: the latest blocks and transactions, and the chains an address took part in. The
+  // SDK's deprecated names (`/v1/chains/allBlocks`, `/v1/chains/allTransactions`, `/v1/chains/address/...`) too.
+  const idsOf = (chains: EvmChain[]): string[] => chains.map((c) => m.chains.chainIdOf(c)!);
+  const blocksAcross = async (ctx: RequestCtx<unknown>): Promise<unknown> => {
+    const chainIds = idsOf(await listedChains(ctx));
+    const page = await list(() => listBlocksAcrossChains(m.sql, {chainIds, pageSize: ctx.query.pageSize(), cursor: cursor(ctx)}));
+    return {nextPageToken: ctx.pageToken(page.next), blocks: page.items};
+  };
+  const transactionsAcross = async (ctx: RequestCtx<unknown>): Promise<unknown> => {
+    const chainIds = idsOf(await listedChains(ctx));
+    const status = ctx.query.enumValue("status", ["failed", "success"] as const);
+    const page = await list(() => listTransactionsAcrossChains(m.sql, {chainIds, pageSize: ctx.query.pageSize(), cursor: cursor(ctx), status: status === undefined ? undefined : status === "success" ? 1 : 0}));
+    return {nextPageToken: ctx.pageToken(page.next), transactions: page.items};
+  };
+  const addressChains = async (ctx: RequestCtx<{address: string}>): Promise<unknown> => {
+    const owner = parseEvmAddress("address", ctx.params.address);
+    const listed = await listedChains(ctx);
+    const active = new Set(await chainsOfAddress(m.sql, idsOf(listed), owner));
+    return {indexedChains: await chainInfos(listed.filter((c) => active.has(m.chains.chainIdOf(c)!)))};
+  };
+  for (const path of ["/v1/blocks", "/v1/chains/allBlocks"]) router.get(path, blocksAcross);
+  for (const path of ["/v1/transactions", "/v1/chains/allTransactions"]) router.get(path, transactionsAcross);
+  router.get("/v1/address/:address/chains", addressChains);
+  router.get("/v1/chains/address/:address", addressChains);
 
   router.get("/v1/chains/:chainId", async (ctx) => {
     const c = await chainOf(ctx);

@@ -635,13 +635,16 @@ DROP INDEX utxo_spends_by_consuming_tx;
   },
   {
     version: 13,
-    name: "blocks by proposer, vertices newest first",
+    name: "blocks by proposer, vertices newest first, EVM blocks across chains",
     sql: `
 -- The blocks a node proposed (listPrimaryNetworkBlocksByNodeId): a block's proposer NodeID is in its proposervm
 -- details; an entry a block (not a transaction), so the fold barely notices it.
 CREATE INDEX blocks_by_proposer ON blocks (chain, (proposer->>'proposerNodeId'), height) WHERE proposer IS NOT NULL;
 -- The X-chain's latest vertices (listLatestXChainVertices), in index order.
 CREATE INDEX vertices_by_seq ON vertices (seq);
+-- The latest blocks and transactions of all followed EVM chains together (listLatestBlocksAllChains,
+-- listLatestTransactionsAllChains): blocks in time order across chains; an entry an EVM block.
+CREATE INDEX evm_blocks_by_time ON evm_blocks (timestamp, chain_id, number);
 `,
   },
 ];

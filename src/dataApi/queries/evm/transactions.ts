@@ -109,6 +109,81 @@ export async function listBlocks(sql: SqlClientLike, a: EvmListArgs): Promise<Ev
   return paged(rows, a.pageSize, (r) => blockModel(a.chainId, r), (r) => [r.number.toString()]);
 }
 
+const BLOCK_COLUMNS = `number, hash, parent_hash, timestamp, tx_count, base_fee::text AS base_fee, gas_used::text AS gas_used, gas_limit::text AS gas_limit,
+  fees_spent::text AS fees_spent, cumulative_txs`;
+
+/** A cursor of the lists across chains: [timestamp, chainId, blockNumber(, txIndex)], checked for its shape. */
+function acrossCursor(c: Cursor | null, length: 3 | 4): Cursor | null {
+  if (c === null) return null;
+  if (c.length !== length || !c.every((v, i) => (i === 1 ? typeof v === "string" : /^[0-9]{1,19}$/.test(String(v))))) throw new CursorError();
+  return c;
+}
+
+/**
+ * The latest blocks of the given chains together, newest first by time, then chain and number (the order
+ * evm_blocks_by_time keeps, schema 13); cursor [timestamp, chainId, number].
+ */
+export async function listBlocksAcrossChains(sql: SqlClientLike, a: {chainIds: string[]; pageSize: number; cursor: Cursor | null}): Promise<EvmPage<EvmBlock>> {
+  const p = new P();
+  const where = [`chain_id = ANY(${p.add(a.chainIds)}::text[])`];
+  const c = acrossCursor(a.cursor, 3);
+  if (c) where.push(`(timestamp, chain_id, number) < (${p.add(c[0])}::int8, ${p.add(c[1])}::text, ${p.add(c[2])}::int8)`);
+  const rows = await sql.query<BlockRow & {chain_id: string}>(
+    `SELECT chain_id, ${BLOCK_COLUMNS} FROM evm_blocks WHERE ${where.join(" AND ")} ORDER BY timestamp DESC, chain_id DESC, number DESC LIMIT ${p.add(a.pageSize + 1)}`,
+    p.values,
+  );
+  return paged(rows, a.pageSize, (r) => blockModel(r.chain_id, r), (r) => [r.timestamp.toString(), r.chain_id, r.number.toString()]);
+}
+
+/**
+ * The latest transactions of the given chains together, in their blocks' order across chains (listBlocksAcrossChains)
+ * and newest first within a block; `status` 0 or 1 keeps the failed or the successful. Blocks with transactions are
+ * read a page at a time and their transactions joined, until the page is full or the blocks run out. Cursor
+ * [timestamp, chainId, blockNumber, txIndex].
+ */
+export async function listTransactionsAcrossChains(
+  sql: SqlClientLike,
+  a: {chainIds: string[]; pageSize: number; cursor: Cursor | null; status?: 0 | 1},
+): Promise<EvmPage<NativeTransaction>> {
+  const c = acrossCursor(a.cursor, 4);
+  const rows: Array<TxRow & {chain_id: string}> = [];
+  // The blocks still to read start at the cursor's block (inclusive: its earlier transactions are still to come).
+  let from: {key: Cursor; inclusive: boolean} | null = c ? {key: c.slice(0, 3), inclusive: true} : null;
+  while (rows.length <= a.pageSize) {
+    const p = new P();
+    const where = [`chain_id = ANY(${p.add(a.chainIds)}::text[])`, "tx_count > 0"];
+    if (from) where.push(`(timestamp, chain_id, number) ${from.inclusive ? "<=" : "<"} (${p.add(from.key[0])}::int8, ${p.add(from.key[1])}::text, ${p.add(from.key[2])}::int8)`);
+    const blocks = await sql.query<{chain_id: string; number: bigint; timestamp: bigint}>(
+      `SELECT chain_id, number, timestamp FROM evm_blocks WHERE ${where.join(" AND ")} ORDER BY timestamp DESC, chain_id DESC, number DESC LIMIT ${p.add(a.pageSize + 1)}`,
+      p.values,
+    );
+    if (blocks.length === 0) break;
+    const q = new P();
+    const txWhere = [`(t.chain_id, t.block_number) IN (SELECT * FROM unnest(${q.add(blocks.map((b) => b.chain_id))}::text[], ${q.add(blocks.map((b) => b.number.toString()))}::int8[]))`];
+    if (a.status !== undefined) txWhere.push(`t.status = ${q.add(a.status)}`);
+    if (c && from?.inclusive) txWhere.push(`(b.timestamp, t.chain_id, t.block_number, t.tx_index) < (${q.add(c[0])}::int8, ${q.add(c[1])}::text, ${q.add(c[2])}::int8, ${q.add(c[3])}::int4)`);
+    rows.push(
+      ...(await sql.query<TxRow & {chain_id: string}>(
+        `${TX_SELECT.replace("SELECT ", "SELECT t.chain_id, ")} WHERE ${txWhere.join(" AND ")} ORDER BY b.timestamp DESC, t.chain_id DESC, t.block_number DESC, t.tx_index DESC`,
+        q.values,
+      )),
+    );
+    const last = blocks[blocks.length - 1]!;
+    if (blocks.length <= a.pageSize) break;
+    from = {key: [last.timestamp.toString(), last.chain_id, last.number.toString()], inclusive: false};
+  }
+  return paged(rows, a.pageSize, (r) => nativeTransaction(r.chain_id, r), (r) => [r.timestamp.toString(), r.chain_id, r.block_number.toString(), r.tx_index]);
+}
+
+/** Of the given chains, those on which the address took part in a transaction (evm_address_txs' key, a probe each). */
+export async function chainsOfAddress(sql: SqlClientLike, chainIds: string[], address: Uint8Array): Promise<string[]> {
+  const rows = await sql.query<{chain_id: string}>(
+    `SELECT c.chain_id FROM unnest($1::text[]) c(chain_id) WHERE EXISTS (SELECT 1 FROM evm_address_txs x WHERE x.chain_id = c.chain_id AND x.address = $2) ORDER BY c.chain_id`,
+    [chainIds, address],
+  );
+  return rows.map((r) => r.chain_id);
+}
+
 /** A block by number (decimal) or hash (0x + 64 hex); null when unknown. */
 export async function getBlock(sql: SqlClientLike, chainId: string, blockId: {number?: bigint; hash?: Uint8Array}): Promise<EvmBlock | null> {
   const rows = await sql.query<BlockRow>(
