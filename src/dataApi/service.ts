@@ -25,6 +25,7 @@ import {DataApiRouter} from "./server/router.js";
 import {registerPrimaryRoutes} from "./routes/primary.js";
 import {registerEvmRoutes} from "./routes/evm.js";
 import {registerIcmRoutes} from "./routes/icm.js";
+import {type NamedCheck, registerHealthRoute} from "./routes/health.js";
 import {registerSignatureRoutes} from "./routes/signatures.js";
 import {devSigningRefusal} from "./signatures/signingRules.js";
 import {devSigners} from "../warp/devSigners.js";
@@ -99,6 +100,8 @@ export class DataApiService {
   view: PrimaryView | null = null;
   evm: EvmChains | null = null;
   private readonly nftIndexers: NftIndexer[] = [];
+  /** The health checks registered with /ext/health, also answered at /v1/health-check. */
+  private readonly checks: NamedCheck[] = [];
   private lock: WriterLock | null = null;
   /** On PGlite, which has no autovacuum and no checkpointer, the writer does their work (store/maintenance.ts); null on a server or when serving. */
   private maintenance: StoreMaintenance | null = null;
@@ -174,6 +177,7 @@ export class DataApiService {
       registerEvmRoutes(router, {sql, chains: this.evm, curated: opts.contractMetadata});
       registerIcmRoutes(router, {sql, chains: this.evm});
       registerSignatureRoutes(router, {sql, network: modules.network, ...this.signatureModules()});
+      registerHealthRoute(router, this.checks);
       modules.routes.addResolver(router.resolver());
     }
   }
@@ -266,6 +270,7 @@ export class DataApiService {
     };
     health.registerHealth("data-api", check, ["application"]);
     health.registerReadiness("data-api", check, ["application"]);
+    this.checks.push({name: "data-api", check});
     for (const c of this.evm?.chains ?? []) {
       const follower = c.follower;
       if (!follower) continue;
@@ -281,6 +286,7 @@ export class DataApiService {
       };
       health.registerHealth(name, evmCheck, ["application"]);
       health.registerReadiness(name, evmCheck, ["application"]);
+      this.checks.push({name, check: evmCheck});
     }
   }
 

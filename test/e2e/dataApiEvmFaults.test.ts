@@ -177,6 +177,13 @@ describe.each(BACKENDS)("data API, EVM followers against a misbehaving RPC ($nam
       const h = await health();
       expect(h.healthy).toBe(false);
       expect(String(h.checks[`evm:${id}`]?.error ?? "")).toMatch(why);
+      // The SDK's dataHealthCheck: 503, the chain down with its reason, the good chain up.
+      const v1 = await t.get("/v1/health-check");
+      expect(v1.status).toBe(503);
+      const dto = v1.json() as {status: string; error: Record<string, {status: string; message: string}>; details: Record<string, {status: string}>};
+      expect(dto.status).toBe("error");
+      expect(dto.error[`evm:${id}`]?.message).toMatch(why);
+      expect(dto.details[`evm:${GOOD}`]).toEqual({status: "up"});
     });
   };
 

@@ -202,6 +202,17 @@ describe.each(STORE_BACKENDS)("glacier-sdk 3.0.2 against the data API ($name)", 
     await walk("PrimaryNetworkService", "listL1Validators", (pageToken) => g.primaryNetwork.listL1Validators({network: NET, pageSize: 100, pageToken, includeInactiveL1Validators: true}), (page) => page.validators);
   });
 
+  it("answers the SDK's health check: every check of the data API up", async () => {
+    await evmCaughtUp(t);
+    const health = await g.healthCheck.dataHealthCheck();
+    expectModel("HealthCheckService", "dataHealthCheck", health);
+    expect(health.status).toBe("ok");
+    // The data API's own check and one a followed EVM chain (named by its chain ID or, for the L1, its blockchain ID).
+    const names = Object.keys(health.details ?? {});
+    expect(names).toContain("data-api");
+    expect(names.filter((n) => n.startsWith("evm:"))).toHaveLength(2);
+  });
+
   it("answers the SDK's errors as ApiError with the status and the body's message", async () => {
     const e = await g.primaryNetworkTransactions.getTxByHash({network: NET, blockchainId: BlockchainId.P_CHAIN, txHash: "nope"}).catch((err: unknown) => err);
     expect(e).toBeInstanceOf(ApiError);

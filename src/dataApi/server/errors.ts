@@ -25,8 +25,23 @@ export class DataApiError extends Error {
     this.name = "DataApiError";
   }
 
-  body(): {message: string; statusCode: number; error: string} {
+  /** The answer's body: the seed's error body, or an endpoint's own (the health check's). */
+  body(): Record<string, unknown> {
     return {message: this.message, statusCode: this.status, error: statusName(this.status)};
+  }
+}
+
+/** 503 with a body of the endpoint's own model rather than the error body (the SDK's HealthCheckResultDto). */
+export class UnavailableWithBody extends DataApiError {
+  constructor(
+    message: string,
+    private readonly answer: Record<string, unknown>,
+  ) {
+    super(503, message);
+  }
+
+  override body(): Record<string, unknown> {
+    return this.answer;
   }
 }
 

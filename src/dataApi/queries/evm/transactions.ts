@@ -124,9 +124,10 @@ function acrossCursor(c: Cursor | null, length: 3 | 4): Cursor | null {
  * evm_blocks_by_time keeps, schema 13); cursor [timestamp, chainId, number].
  */
 export async function listBlocksAcrossChains(sql: SqlClientLike, a: {chainIds: string[]; pageSize: number; cursor: Cursor | null}): Promise<EvmPage<EvmBlock>> {
+  const c = acrossCursor(a.cursor, 3);
+  if (a.chainIds.length === 0) return {items: []};
   const p = new P();
   const where = [`chain_id = ANY(${p.add(a.chainIds)}::text[])`];
-  const c = acrossCursor(a.cursor, 3);
   if (c) where.push(`(timestamp, chain_id, number) < (${p.add(c[0])}::int8, ${p.add(c[1])}::text, ${p.add(c[2])}::int8)`);
   const rows = await sql.query<BlockRow & {chain_id: string}>(
     `SELECT chain_id, ${BLOCK_COLUMNS} FROM evm_blocks WHERE ${where.join(" AND ")} ORDER BY timestamp DESC, chain_id DESC, number DESC LIMIT ${p.add(a.pageSize + 1)}`,
@@ -135,21 +136,32 @@ export async function listBlocksAcrossChains(sql: SqlClientLike, a: {chainIds: s
   return paged(rows, a.pageSize, (r) => blockModel(r.chain_id, r), (r) => [r.timestamp.toString(), r.chain_id, r.number.toString()]);
 }
 
+/** Rounds of blocks one page of the transactions across chains may read before it answers short (a page each). */
+export const ACROSS_MAX_ROUNDS = 10;
+
 /**
  * The latest transactions of the given chains together, in their blocks' order across chains (listBlocksAcrossChains)
  * and newest first within a block; `status` 0 or 1 keeps the failed or the successful. Blocks with transactions are
- * read a page at a time and their transactions joined, until the page is full or the blocks run out. Cursor
- * [timestamp, chainId, blockNumber, txIndex].
+ * read a page at a time and their transactions joined, until the page is full or the blocks run out. A status that
+ * few transactions have could otherwise walk the chains back to genesis in one request: after `maxRounds` rounds the
+ * page is answered as it is, short or empty, with a cursor past the last block read, and the next page goes on
+ * from there. Cursor [timestamp, chainId, blockNumber, txIndex] (txIndex 0 after a whole block).
  */
 export async function listTransactionsAcrossChains(
   sql: SqlClientLike,
-  a: {chainIds: string[]; pageSize: number; cursor: Cursor | null; status?: 0 | 1},
+  a: {chainIds: string[]; pageSize: number; cursor: Cursor | null; status?: 0 | 1; maxRounds?: number},
 ): Promise<EvmPage<NativeTransaction>> {
   const c = acrossCursor(a.cursor, 4);
+  if (a.chainIds.length === 0) return {items: []};
   const rows: Array<TxRow & {chain_id: string}> = [];
   // The blocks still to read start at the cursor's block (inclusive: its earlier transactions are still to come).
   let from: {key: Cursor; inclusive: boolean} | null = c ? {key: c.slice(0, 3), inclusive: true} : null;
-  while (rows.length <= a.pageSize) {
+  for (let round = 0; ; round++) {
+    if (round === (a.maxRounds ?? ACROSS_MAX_ROUNDS)) {
+      // Answered short: the next page starts after the last block read (no transaction of it is below index 0).
+      const page = paged(rows, a.pageSize, (r) => nativeTransaction(r.chain_id, r), () => []);
+      return {items: page.items, next: [...from!.key, 0]};
+    }
     const p = new P();
     const where = [`chain_id = ANY(${p.add(a.chainIds)}::text[])`, "tx_count > 0"];
     if (from) where.push(`(timestamp, chain_id, number) ${from.inclusive ? "<=" : "<"} (${p.add(from.key[0])}::int8, ${p.add(from.key[1])}::text, ${p.add(from.key[2])}::int8)`);
@@ -162,14 +174,16 @@ export async function listTransactionsAcrossChains(
     const txWhere = [`(t.chain_id, t.block_number) IN (SELECT * FROM unnest(${q.add(blocks.map((b) => b.chain_id))}::text[], ${q.add(blocks.map((b) => b.number.toString()))}::int8[]))`];
     if (a.status !== undefined) txWhere.push(`t.status = ${q.add(a.status)}`);
     if (c && from?.inclusive) txWhere.push(`(b.timestamp, t.chain_id, t.block_number, t.tx_index) < (${q.add(c[0])}::int8, ${q.add(c[1])}::text, ${q.add(c[2])}::int8, ${q.add(c[3])}::int4)`);
+    // In keyset order, so the rows past what the page still needs are never read.
     rows.push(
       ...(await sql.query<TxRow & {chain_id: string}>(
-        `${TX_SELECT.replace("SELECT ", "SELECT t.chain_id, ")} WHERE ${txWhere.join(" AND ")} ORDER BY b.timestamp DESC, t.chain_id DESC, t.block_number DESC, t.tx_index DESC`,
+        `${TX_SELECT.replace("SELECT ", "SELECT t.chain_id, ")} WHERE ${txWhere.join(" AND ")}
+         ORDER BY b.timestamp DESC, t.chain_id DESC, t.block_number DESC, t.tx_index DESC LIMIT ${q.add(a.pageSize + 1 - rows.length)}`,
         q.values,
       )),
     );
+    if (rows.length > a.pageSize || blocks.length <= a.pageSize) break;
     const last = blocks[blocks.length - 1]!;
-    if (blocks.length <= a.pageSize) break;
     from = {key: [last.timestamp.toString(), last.chain_id, last.number.toString()], inclusive: false};
   }
   return paged(rows, a.pageSize, (r) => nativeTransaction(r.chain_id, r), (r) => [r.timestamp.toString(), r.chain_id, r.block_number.toString(), r.tx_index]);

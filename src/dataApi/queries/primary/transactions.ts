@@ -55,6 +55,11 @@ export async function listTxRows(sql: SqlClientLike, chain: "P" | "X" | "C", arg
   const active = (alias: string, at: string): string => `${alias}.status = 'current' AND ${alias}.start_ts <= ${at}::int8`;
   const activeAt = args.activeAt === undefined ? undefined : p.add(args.activeAt);
   if (activeAt !== undefined) where.push(active("s", activeAt));
+  // The L1 validation ID's index is the walk only when no address or staker walk is: otherwise it is a probe of it.
+  const l1Walk = args.l1ValidationId !== undefined && args.addresses === undefined && activeAt === undefined;
+  if (args.l1ValidationId !== undefined && !l1Walk) {
+    where.push(`EXISTS (SELECT 1 FROM l1_validation_txs v WHERE v.validation_id = ${p.add(args.l1ValidationId)} AND v.seq = t.seq)`);
+  }
   const cursorOn = (alias: string): string =>
     args.cursor === undefined ? "" : ` AND ${alias}.seq ${desc ? "<" : ">"} ${p.add(args.cursor)}::int8`;
   const onlyAddresses = where.length === 1;
@@ -79,7 +84,7 @@ export async function listTxRows(sql: SqlClientLike, chain: "P" | "X" | "C", arg
     // The current stakers (at most the network's staker set), not every P transaction, are the walk.
     from = `(SELECT k.seq FROM stakers s2 CROSS JOIN LATERAL (SELECT seq FROM txs WHERE chain = ${c} AND tx_id = s2.tx_id OFFSET 0) k
              WHERE ${active("s2", activeAt)}${cursorOn("k")}) k ${txOfIndexRow(c)}`;
-  } else if (args.l1ValidationId !== undefined) {
+  } else if (l1Walk) {
     from = `l1_validation_txs k ${txOfIndexRow(c)}`;
     where.push(`k.validation_id = ${p.add(args.l1ValidationId)}${cursorOn("k")}`);
   } else {

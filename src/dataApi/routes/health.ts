@@ -1,0 +1,40 @@
+/**
+ * `GET /v1/health-check` (the SDK's `dataHealthCheck`): the data API's health checks (the store and its views, each
+ * followed EVM chain) in the hosted API's HealthCheckResultDto: 200 with `status: "ok"` when every check passes,
+ * else 503 with `status: "error"` and the failing checks under `error` with their reasons; `details` has every
+ * check's status. `/ext/health`
+ * carries the same checks with their details for operators.
+ */
+import type {DataApiRouter} from "../server/router.js";
+import {UnavailableWithBody} from "../server/errors.js";
+
+export interface NamedCheck {
+  name: string;
+  check: () => Promise<{details?: unknown; error?: string}>;
+}
+
+export function registerHealthRoute(router: DataApiRouter, checks: readonly NamedCheck[]): void {
+  router.get("/v1/health-check", async () => {
+    const results = await Promise.all(
+      checks.map(async (c) => {
+        try {
+          return {name: c.name, error: (await c.check()).error};
+        } catch (e) {
+          return {name: c.name, error: (e as Error).message};
+        }
+      }),
+    );
+    const up: Record<string, {status: "up"}> = {};
+    const down: Record<string, {status: "down"; message: string}> = {};
+    const details: Record<string, {status: "up" | "down"}> = {};
+    for (const r of results) {
+      if (r.error === undefined) up[r.name] = {status: "up"};
+      else down[r.name] = {status: "down", message: r.error};
+      details[r.name] = {status: r.error === undefined ? "up" : "down"};
+    }
+    const failed = Object.keys(down);
+    const answer = {status: failed.length === 0 ? "ok" : "error", info: up, error: down, details};
+    if (failed.length > 0) throw new UnavailableWithBody(`unhealthy: ${failed.join(", ")}`, answer);
+    return answer;
+  });
+}
