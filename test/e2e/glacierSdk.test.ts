@@ -194,11 +194,17 @@ describe.each(STORE_BACKENDS)("glacier-sdk 3.0.2 against the data API ($name)", 
       expectModel("PrimaryNetworkService", "getBlockchainById", one);
       expect(one).toEqual(c);
     }
-    // The active stakers' staking transactions: the dev network's delegators (its genesis validators have none).
-    const staking = (await walk("PrimaryNetworkTransactionsService", "listActivePrimaryNetworkStakingTransactions", (pageToken) => g.primaryNetworkTransactions.listActivePrimaryNetworkStakingTransactions({network: NET, blockchainId: PChainId.P_CHAIN, pageSize: 100, pageToken}), (page) => page.transactions)) as Array<{txHash: string}>;
-    const activeDelegators = delegators.filter((d) => d.delegationStatus === "active").map((d) => d.txHash);
-    expect(activeDelegators.length).toBeGreaterThan(0);
-    expect(staking.map((tx) => tx.txHash).sort()).toEqual(activeDelegators.sort());
+    // The active stakers' staking transactions: the dev network's delegators (its genesis validators have none). The
+    // dev network goes on meanwhile: the two lists agree once no delegation started or ended between the reads.
+    const activeStaking = async (): Promise<{staking: string[]; active: string[]}> => {
+      const staking = (await walk("PrimaryNetworkTransactionsService", "listActivePrimaryNetworkStakingTransactions", (pageToken) => g.primaryNetworkTransactions.listActivePrimaryNetworkStakingTransactions({network: NET, blockchainId: PChainId.P_CHAIN, pageSize: 100, pageToken}), (page) => page.transactions)) as Array<{txHash: string}>;
+      const all = (await walk("PrimaryNetworkService", "listDelegators", (pageToken) => g.primaryNetwork.listDelegators({network: NET, pageSize: 100, pageToken}), (page) => page.delegators)) as typeof delegators;
+      return {staking: staking.map((tx) => tx.txHash).sort(), active: all.filter((d) => d.delegationStatus === "active").map((d) => d.txHash).sort()};
+    };
+    await expect.poll(async () => {
+      const {staking, active} = await activeStaking();
+      return active.length > 0 && JSON.stringify(staking) === JSON.stringify(active);
+    }, {timeout: 20_000}).toBe(true);
     await walk("PrimaryNetworkService", "listL1Validators", (pageToken) => g.primaryNetwork.listL1Validators({network: NET, pageSize: 100, pageToken, includeInactiveL1Validators: true}), (page) => page.validators);
   });
 
