@@ -208,6 +208,22 @@ describe.each(STORE_BACKENDS)("glacier-sdk 3.0.2 against the data API ($name)", 
     await walk("PrimaryNetworkService", "listL1Validators", (pageToken) => g.primaryNetwork.listL1Validators({network: NET, pageSize: 100, pageToken, includeInactiveL1Validators: true}), (page) => page.validators);
   });
 
+  it("aggregates signatures: a warp message of the dev C-chain, and the P-chain's message for the L1 conversion", async () => {
+    await evmCaughtUp(t);
+    // A message the dev EVM's warp precompile emitted (the view keeps each one's unsigned bytes).
+    const [warp] = await t.node.dataApi!.sql.query<{unsigned: Uint8Array}>("SELECT unsigned FROM warp_messages WHERE chain_id = '43112' ORDER BY block_number LIMIT 1");
+    expect(warp).toBeDefined();
+    const message = "0x" + Buffer.from(warp!.unsigned).toString("hex");
+    const signed = await g.signatureAggregator.aggregateSignatures({network: NET, requestBody: {message}});
+    expectModel("SignatureAggregatorService", "aggregateSignatures", signed);
+    expect(signed.signedMessage).toContain(message.slice(2));
+    // Endpoint 2: the conversion's txHash, found among the P-chain's transactions.
+    const p = (await walk("PrimaryNetworkTransactionsService", "listLatestPrimaryNetworkTransactions", (pageToken) => g.primaryNetworkTransactions.listLatestPrimaryNetworkTransactions({network: NET, blockchainId: BlockchainId.P_CHAIN, pageSize: 100, pageToken}) as Promise<TxPage>, (page) => page.transactions)) as Array<{txHash: string; txType: string}>;
+    const conversion = p.find((tx) => tx.txType === "ConvertSubnetToL1Tx");
+    expect(conversion).toBeDefined();
+    expectModel("SignatureAggregatorService", "getAggregatedSignatures", await g.signatureAggregator.getAggregatedSignatures({network: NET, txHash: conversion!.txHash}));
+  });
+
   it("answers the SDK's health check: every check of the data API up", async () => {
     await evmCaughtUp(t);
     const health = await g.healthCheck.dataHealthCheck();
