@@ -373,6 +373,9 @@ export class PrimaryView {
           if (this.offThread) await readOwners(this.modules.sql, this.recentOwners.take(stored, owners), owners);
           return {containers, results, consumed, txIds, owners};
         });
+        // Awaited when its turn comes, or never (the view closes, or a batch before it fails): a batch read ahead that
+        // fails meanwhile (closing aborts its decoding) must not count as an unhandled rejection. Awaiting it still throws.
+        prepared.catch(() => {});
         return {end: from + BigInt(n), prepared};
       };
       const first = fetch(this.positions.get(e.id) ?? 0n);
@@ -385,15 +388,11 @@ export class PrimaryView {
   private async foldInTransactions(e: Endpoint, first: Fetching, fetch: (from: bigint) => Fetching | null): Promise<number> {
     let n = 0;
     let pending: Fetching | null = first;
-    try {
-      for (let step = 0; pending !== null && step < this.opts.batchesPerRound && !this.ctrl.signal.aborted; step++) {
-        const batch: Prepared = await pending.prepared;
-        pending = step + 1 < this.opts.batchesPerRound ? fetch(pending.end) : null;
-        await this.foldBatch(e, batch);
-        n += batch.containers.length;
-      }
-    } finally {
-      pending?.prepared.catch(() => {});
+    for (let step = 0; pending !== null && step < this.opts.batchesPerRound && !this.ctrl.signal.aborted; step++) {
+      const batch: Prepared = await pending.prepared;
+      pending = step + 1 < this.opts.batchesPerRound ? fetch(pending.end) : null;
+      await this.foldBatch(e, batch);
+      n += batch.containers.length;
     }
     return n;
   }
@@ -452,8 +451,6 @@ export class PrimaryView {
       // counters from the store, which must include their outcome.
       for (const s of inflight) await s.done.catch(() => {});
       throw err;
-    } finally {
-      for (const f of ahead) f.prepared.catch(() => {});
     }
     return n;
   }

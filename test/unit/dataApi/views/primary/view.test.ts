@@ -215,6 +215,32 @@ describeBackends("primary-network view: a batch the store refuses", (backend) =>
     ({sql, idx} = await storeAndIndex(backend, blocks));
   });
 
+  it("closes while batches are read and decoded ahead, leaving no unhandled rejection behind", async () => {
+    // Batches big enough that decoding one yields (every few ms), so closing aborts the ones decoded ahead mid-way.
+    const big = [...xHistory({txs: 3000, txsPerBlock: 10, keys, networkId: network.id, chainId: idFromString(network.chainIds.X), assetId: idFromString(AVAX), startSeconds: 1_700_000_000, random: prng(11)})];
+    const {sql: s2, idx: i2} = await storeAndIndex(backend, big);
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      for (const closeAfterMs of [0, 5, 20, 60]) {
+        const v = new PrimaryView(
+          {...defaultPrimaryViewOptions, batchSize: 30, batchBytes: 1 << 30},
+          {index: i2.store, sql: s2, network, genesis: null, avaxAssetId: AVAX, logger: quietLogger(), metrics: null},
+        );
+        await v.start();
+        await new Promise((r) => setTimeout(r, closeAfterMs));
+        await v.close();
+        // Rejections are reported once the microtasks after them have run: give them a few turns.
+        for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
+    expect(unhandled).toEqual([]);
+  });
+
   it("writes nothing of a batch whose start is not the stored position", async () => {
     // Another writer (which the writer lock keeps out) would have moved the position under the view: to the first
     // batch's end (1: the first batch is one container), as if it were folded already, or past it. One statement in
