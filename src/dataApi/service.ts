@@ -268,9 +268,13 @@ export class DataApiService {
       }
       return {details};
     };
-    health.registerHealth("data-api", check, ["application"]);
-    health.registerReadiness("data-api", check, ["application"]);
-    this.checks.push({name: "data-api", check});
+    // Each check counts for health and readiness, and is answered at /v1/health-check too.
+    const register = (name: string, c: NamedCheck["check"]): void => {
+      health.registerHealth(name, c, ["application"]);
+      health.registerReadiness(name, c, ["application"]);
+      this.checks.push({name, check: c});
+    };
+    register("data-api", check);
     for (const c of this.evm?.chains ?? []) {
       const follower = c.follower;
       if (!follower) continue;
@@ -284,9 +288,7 @@ export class DataApiService {
         if (lag > BigInt(follower.opts.maxLagBlocks)) return {details, error: `${lag} blocks behind the RPC's head`};
         return {details};
       };
-      health.registerHealth(name, evmCheck, ["application"]);
-      health.registerReadiness(name, evmCheck, ["application"]);
-      this.checks.push({name, check: evmCheck});
+      register(name, evmCheck);
     }
   }
 

@@ -2,8 +2,7 @@
  * `GET /v1/health-check` (the SDK's `dataHealthCheck`): the data API's health checks (the store and its views, each
  * followed EVM chain) in the hosted API's HealthCheckResultDto: 200 with `status: "ok"` when every check passes,
  * else 503 with `status: "error"` and the failing checks under `error` with their reasons; `details` has every
- * check's status. `/ext/health`
- * carries the same checks with their details for operators.
+ * check's status. `/ext/health` carries the same checks with their details for operators.
  */
 import type {DataApiRouter} from "../server/router.js";
 import {UnavailableWithBody} from "../server/errors.js";

@@ -98,19 +98,19 @@ function paged<R, T>(rows: R[], pageSize: number, map: (r: R) => T, key: (r: R) 
 
 // ---- blocks ----
 
+/** The columns blockModel reads. */
+const BLOCK_COLUMNS = `number, hash, parent_hash, timestamp, tx_count, base_fee::text AS base_fee, gas_used::text AS gas_used, gas_limit::text AS gas_limit,
+  fees_spent::text AS fees_spent, cumulative_txs`;
+
 export async function listBlocks(sql: SqlClientLike, a: EvmListArgs): Promise<EvmPage<EvmBlock>> {
   const p = new P();
   const where = [`chain_id = ${p.add(a.chainId)}`, ...window(p, a, ["number"], "number")];
   const rows = await sql.query<BlockRow>(
-    `SELECT number, hash, parent_hash, timestamp, tx_count, base_fee::text AS base_fee, gas_used::text AS gas_used, gas_limit::text AS gas_limit,
-       fees_spent::text AS fees_spent, cumulative_txs FROM evm_blocks WHERE ${where.join(" AND ")} ORDER BY ${order(a, ["number"])} LIMIT ${p.add(a.pageSize + 1)}`,
+    `SELECT ${BLOCK_COLUMNS} FROM evm_blocks WHERE ${where.join(" AND ")} ORDER BY ${order(a, ["number"])} LIMIT ${p.add(a.pageSize + 1)}`,
     p.values,
   );
   return paged(rows, a.pageSize, (r) => blockModel(a.chainId, r), (r) => [r.number.toString()]);
 }
-
-const BLOCK_COLUMNS = `number, hash, parent_hash, timestamp, tx_count, base_fee::text AS base_fee, gas_used::text AS gas_used, gas_limit::text AS gas_limit,
-  fees_spent::text AS fees_spent, cumulative_txs`;
 
 /** A cursor of the lists across chains: [timestamp, chainId, blockNumber(, txIndex)], checked for its shape. */
 function acrossCursor(c: Cursor | null, length: 3 | 4): Cursor | null {
@@ -201,8 +201,7 @@ export async function chainsOfAddress(sql: SqlClientLike, chainIds: string[], ad
 /** A block by number (decimal) or hash (0x + 64 hex); null when unknown. */
 export async function getBlock(sql: SqlClientLike, chainId: string, blockId: {number?: bigint; hash?: Uint8Array}): Promise<EvmBlock | null> {
   const rows = await sql.query<BlockRow>(
-    `SELECT number, hash, parent_hash, timestamp, tx_count, base_fee::text AS base_fee, gas_used::text AS gas_used, gas_limit::text AS gas_limit,
-       fees_spent::text AS fees_spent, cumulative_txs FROM evm_blocks WHERE chain_id = $1 AND ${blockId.number !== undefined ? "number = $2" : "hash = $2"}`,
+    `SELECT ${BLOCK_COLUMNS} FROM evm_blocks WHERE chain_id = $1 AND ${blockId.number !== undefined ? "number = $2" : "hash = $2"}`,
     [chainId, blockId.number ?? blockId.hash],
   );
   return rows[0] ? blockModel(chainId, rows[0]) : null;
