@@ -11,11 +11,13 @@ export const AVM_TX_TYPES = ["BaseTx", "CreateAssetTx", "OperationTx", "ImportTx
 /** StandardBlock's type ID: registered after the 5 txs and the 15 fx types. */
 export const AVM_STANDARD_BLOCK = 20;
 
-function operation(r: Reader): void {
+/** Reads an operation; returns the IDs of the txs whose UTXOs it spends. */
+function operation(r: Reader): Uint8Array[] {
   r.fixed(32); // asset
-  r.list((r) => {
-    r.fixed(32);
+  const spent = r.list((r) => {
+    const txId = r.fixed(32);
     r.u32();
+    return txId;
   }); // UTXO IDs
   const t = r.u32();
   switch (t) {
@@ -23,25 +25,25 @@ function operation(r: Reader): void {
       input(r, 10);
       avmOutput(r, 6);
       avmOutput(r, 7);
-      return;
+      return spent;
     case 12: // nftfx.MintOperation: input, group, payload, outputs
       input(r, 10);
       r.u32();
       r.bytesU32();
       r.list((r) => avmOutput(r, 6));
-      return;
+      return spent;
     case 13: // nftfx.TransferOperation: input, nft transfer output
       input(r, 10);
       avmOutput(r, 11);
-      return;
+      return spent;
     case 17: // propertyfx.MintOperation: input, mint output, owned output
       input(r, 10);
       avmOutput(r, 15);
       avmOutput(r, 16);
-      return;
+      return spent;
     case 18: // propertyfx.BurnOperation
       input(r, 10);
-      return;
+      return spent;
     default:
       throw new DecodeError(`unknown operation type ${t}`);
   }
@@ -88,6 +90,30 @@ export function avmTxBody(r: Reader): string {
 export interface AvmTx {
   type: string;
   id: Uint8Array;
+}
+
+/**
+ * The IDs of the X-chain txs whose UTXOs a signed avm tx spends: its inputs and its operations' UTXOs (an ImportTx's
+ * imported inputs are another chain's). What a vertex's tx depends on inside the DAG.
+ */
+export function avmSpentTxIds(bytes: Uint8Array): Uint8Array[] {
+  const r = new Reader(bytes);
+  if (r.u16() !== 0) throw new DecodeError("unknown avm codec version");
+  const typeId = r.u32();
+  if (typeId > 4) throw new DecodeError(`unknown avm tx type ${typeId}`);
+  r.u32(); // network ID
+  r.fixed(32); // blockchain ID
+  transferableOutputs(r, true);
+  const spent = r.list((r) => {
+    const txId = r.fixed(32);
+    r.u32(); // output index
+    r.fixed(32); // asset
+    input(r, r.u32());
+    return txId;
+  });
+  r.bytesU32(); // memo
+  if (typeId === 2) for (const ids of r.list(operation)) spent.push(...ids);
+  return spent;
 }
 
 /** A standalone signed tx (the /ext/index/X/tx container). */
