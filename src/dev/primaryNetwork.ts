@@ -99,8 +99,12 @@ export interface DevTick {
   cAtomic: Uint8Array | null;
 }
 
-/** The ticks at which the dev network creates its subnet, the subnet's chain, converts it to an L1 and disables an L1 validator. */
-export const DEV_SCHEDULE = {subnet: 20, chain: 21, conversion: 30, l1Balance: 40, l1Disable: 50} as const;
+/**
+ * The ticks at which the dev network creates its subnet, the subnet's chain, converts it to an L1 and disables an L1
+ * validator; and the tick of Cortina, when its X-chain's DAG is linearised into blocks (src/feed/dev.ts: earlier when
+ * the backfill is shorter than twice it).
+ */
+export const DEV_SCHEDULE = {subnet: 20, chain: 21, conversion: 30, l1Balance: 40, l1Disable: 50, cortina: 300} as const;
 /** The EVM chain ID in the dev L1 chain's (Subnet-EVM) genesis. */
 export const DEV_L1_EVM_CHAIN_ID = 99999;
 

@@ -1,7 +1,19 @@
 /**
- * `--feed dev` (the default): a deterministic local network. Every tick it accepts a block on each of C and X and
- * one or more on P (a reward's proposal and commit blocks come before the tick's standard block), carrying the real
- * signed transactions of src/dev/primaryNetwork.ts; the X block's transactions also go to X/tx. On a fresh database
+ * `--feed dev` (the default): a deterministic local network. Every tick it accepts a block on C, one or more on P
+ * (a reward's proposal and commit blocks come before the tick's standard block) and the tick's X transactions,
+ * carrying the real signed transactions of src/dev/primaryNetwork.ts.
+ *
+ * The X-chain begins as mainnet's did, before Cortina: a DAG. Each X transaction is accepted in a vertex of its own
+ * (X/vtx; the transaction itself goes to X/tx, as the avalanche engine's tx acceptor indexes it), whose parents are
+ * the vertices of the transactions it spends from in the same tick, else the DAG's frontier. At the Cortina tick
+ * the stop vertex (parents: the frontier) is accepted and the chain is linearised as `vms/avm/vm.go` Linearize does:
+ * its genesis block (height 0, parent the stop vertex, not indexed: it is state, not an accepted block) and from
+ * then on X blocks (X/block; X/tx is no longer populated, as in AvalancheGo after Cortina). The Cortina tick is
+ * DEV_SCHEDULE.cortina, or half the backfill's ticks when that is less; without a backfill the network is
+ * linearised at its first tick, as AvalancheGo's bootstrapper does for a network created after Cortina (its stop
+ * vertex, built locally, is not indexed).
+ *
+ * On a fresh database
  * it first backfills `backfillMs` of history at a coarser pace, so every view has data at once, then follows real
  * time. The schedule's start and next tick are stored in the position; a restart replays the schedule (it is
  * deterministic) to rebuild the wallets, heights and parents, and continues the same network.
@@ -19,7 +31,8 @@ import {DEV_ANVIL_ACCOUNTS, DevInterchain, devRelayerSigner, type DevEvmName, ty
 import {ANVIL_ACCOUNTS, DevEvmTraffic} from "../dev/evm/traffic.js";
 import {bytesToHex} from "../evm/hex.js";
 import type {RpcGuard} from "../evm/rpc.js";
-import {buildAvmBlock, buildBanffBlock, buildCBlock} from "../decode/builders.js";
+import {avmSpentTxIds} from "../decode/avm.js";
+import {buildAvmBlock, buildBanffBlock, buildCBlock, buildStopVertex, buildVertex} from "../decode/builders.js";
 import {decodeEvmBlock} from "../decode/coreth.js";
 import {buildProposerBlock} from "../decode/proposervm.js";
 import {DEV_L1_EVM_CHAIN_ID, DEV_SCHEDULE, DevPrimaryNetwork, GENESIS_STAKE, LOCAL_VALIDATORS, localSigner} from "../dev/primaryNetwork.js";
@@ -79,7 +92,7 @@ interface DevPosition {
  * The schedule's version, stored at the end of the position: a schedule that changes what it puts on a chain
  * (the EVMs' accounts, contracts, traffic) cannot replay a network an earlier one wrote.
  */
-const SCHEDULE_VERSION = 2;
+const SCHEDULE_VERSION = 3;
 const POSITION_LEN = 24 + 6 * 32 + 4;
 /** Positions of earlier schedules (without a version; before the inner parents were kept). */
 const EARLIER_POSITION_LENS = [24 + 6 * 32, 24 + 4 * 32];
@@ -124,7 +137,12 @@ function decode(b: Uint8Array): DevPosition {
 interface DevChains {
   net: DevPrimaryNetwork;
   pHeight: bigint;
+  /** The last X block's height (0: the linearised chain's genesis block). */
   xHeight: bigint;
+  /** The tick of Cortina (cortinaTick). */
+  cortina: number;
+  /** Before Cortina: the DAG's frontier, the vertices without children. */
+  frontier: Vertex[];
   /** The last C block's time (anvil needs each block later than its parent). */
   cTime: number;
   /** The EVMs' traffic, fresh for every replay (their nonces start from zero). */
@@ -132,6 +150,19 @@ interface DevChains {
   interchain: DevInterchain | null;
   /** The blocks the EVMs mined at the previous tick (what the relayer reads). */
   mined: Record<DevEvmName, MinedRef | null>;
+}
+
+interface Vertex {
+  id: Uint8Array;
+  height: bigint;
+}
+
+/**
+ * The tick at which a schedule of `backfillTicks` backfilled ticks linearises its X-chain: DEV_SCHEDULE.cortina, or
+ * half the backfill when that is less (so both eras have data). Fixed by the stored position's times.
+ */
+export function cortinaTick(backfillTicks: number): number {
+  return Math.min(DEV_SCHEDULE.cortina, Math.floor(backfillTicks / 2));
 }
 
 /** The dev L1's EVM mines its first block at the tick after the conversion (its validators can sign from then). */
@@ -200,8 +231,12 @@ export class DevFeed implements FeedSource {
 
   /** When tick `t` of the schedule starting at `pos` is due (ms): the backfill's pace, then the live one. */
   private tickTimes(pos: DevPosition): (t: number) => number {
-    const backfillTicks = Math.round((pos.liveMs - pos.startMs) / this.opts.backfillStepMs);
+    const backfillTicks = this.backfillTicks(pos);
     return (t) => (t < backfillTicks ? pos.startMs + t * this.opts.backfillStepMs : pos.liveMs + (t - backfillTicks) * this.opts.liveStepMs);
+  }
+
+  private backfillTicks(pos: DevPosition): number {
+    return Math.round((pos.liveMs - pos.startMs) / this.opts.backfillStepMs);
   }
 
   /** A dev EVM's JSON-RPC URL (it changes when the EVM restarts), or null without one. */
@@ -247,7 +282,8 @@ export class DevFeed implements FeedSource {
     const tickTime = this.tickTimes(pos);
     // The wallets, heights and parents after the committed ticks: the schedule replayed (it is deterministic).
     const net = new DevPrimaryNetwork(this.modules.network, devGenesisTime(pos.startMs));
-    this.chains = {net, pHeight: 0n, xHeight: 0n, cTime: Number(devGenesisTime(pos.startMs)), traffic: null, interchain: null, mined: {C: null, L1: null}};
+    const cortina = cortinaTick(this.backfillTicks(pos));
+    this.chains = {net, pHeight: 0n, xHeight: 0n, cortina, frontier: [], cTime: Number(devGenesisTime(pos.startMs)), traffic: null, interchain: null, mined: {C: null, L1: null}};
     // The EVMs replay from genesis too; one that holds blocks (an earlier run of this process), has exited or
     // does not answer starts afresh.
     for (const [name, evm] of [["C-chain", this.evm], ["L1", this.l1]] as const) {
@@ -314,7 +350,7 @@ export class DevFeed implements FeedSource {
     const chainId = (c: "P" | "X" | "C"): Uint8Array => idFromString(net.chainIds[c]);
     const base = {networkId: net.id, height, timestamp: ts, pChainHeight: BigInt(height)};
     const out: FeedItem[] = [];
-    const add = (chain: "P" | "X" | "C", kind: "block" | "tx", bytes: Uint8Array, id: Uint8Array, checksum: Uint8Array | null = null): void => {
+    const add = (chain: "P" | "X" | "C", kind: "block" | "vtx" | "tx", bytes: Uint8Array, id: Uint8Array, checksum: Uint8Array | null = null): void => {
       out.push({chain, kind, endpoint: findEndpoint(chain, kind)!, bytes, id, timestampNs: ns + BigInt(out.length), checksum});
     };
 
@@ -345,17 +381,63 @@ export class DevFeed implements FeedSource {
     parents.eth = decodeEvmBlock(wrapped.inner).hash;
     add("C", "block", c, parents.c);
 
+    if (tickNo < chains.cortina) {
+      this.vertices(chainId("X"), tick.xTxs, add);
+      return out;
+    }
+    if (tickNo === chains.cortina) this.linearize(chainId("X"), BigInt(ts), parents, add);
     const xHeight = ++chains.xHeight;
     const xInner = buildAvmBlock({time: BigInt(ts), parentId: parents.xInner, height: xHeight, txs: tick.xTxs});
     const x = buildProposerBlock(parents.x, ts, chains.pHeight, xInner);
     parents.x = decodeProposerBlock(x).id;
     parents.xInner = sha256(xInner);
     add("X", "block", x, parents.x);
-    for (const tx of tick.xTxs) {
-      const id = sha256(tx);
-      add("X", "tx", tx, id, id.subarray(28));
-    }
     return out;
+  }
+
+  /**
+   * A pre-Cortina tick's X transactions, each in a vertex of its own, in acceptance order (a tx before its vertex,
+   * as the avalanche engine accepts them). A vertex's parents are the vertices of the transactions it spends from in
+   * this tick, else the frontier the tick began with; its height is one above its highest parent's.
+   */
+  private vertices(chainId: Uint8Array, txs: Uint8Array[], add: (chain: "X", kind: "vtx" | "tx", bytes: Uint8Array, id: Uint8Array, checksum?: Uint8Array | null) => void): void {
+    const chains = this.chains!;
+    const start = chains.frontier;
+    const placed: Array<Vertex & {txId: string}> = [];
+    const withChildren = new Set<Vertex>();
+    for (const tx of txs) {
+      const txId = sha256(tx);
+      const spent = new Set(avmSpentTxIds(tx).map(bytesToHex));
+      const deps = placed.filter((v) => spent.has(v.txId));
+      const parentsOf: Vertex[] = deps.length > 0 ? deps : start;
+      const height = parentsOf.reduce((h, v) => (v.height + 1n > h ? v.height + 1n : h), 0n);
+      const vtx = buildVertex({chainId, height, parentIds: parentsOf.map((v) => v.id), txs: [tx]});
+      add("X", "tx", tx, txId, txId.subarray(28));
+      const id = sha256(vtx);
+      add("X", "vtx", vtx, id);
+      for (const d of deps) withChildren.add(d);
+      placed.push({id, height, txId: bytesToHex(txId)});
+    }
+    if (placed.length > 0) chains.frontier = placed.filter((v) => !withChildren.has(v)).map(({id, height}) => ({id, height}));
+  }
+
+  /**
+   * Cortina: the stop vertex on the frontier (accepted and indexed, as a node bootstrapping mainnet's well-known stop
+   * vertex indexes it; a network with no DAG builds it locally and indexes nothing), then the linearised chain's
+   * genesis block (`vms/avm/state/state.go` initializeChainState: parent the stop vertex, height 0, Cortina's time,
+   * no txs), which the first X block names as its parent.
+   */
+  private linearize(chainId: Uint8Array, time: bigint, parents: Parents, add: (chain: "X", kind: "vtx", bytes: Uint8Array, id: Uint8Array) => void): void {
+    const chains = this.chains!;
+    const frontier = chains.frontier;
+    const height = frontier.reduce((h, v) => (v.height + 1n > h ? v.height + 1n : h), 0n);
+    const stop = buildStopVertex({chainId, height, parentIds: frontier.map((v) => v.id)});
+    if (frontier.length > 0) add("X", "vtx", stop, sha256(stop));
+    chains.frontier = [];
+    const genesis = buildAvmBlock({time, parentId: sha256(stop), height: 0n, txs: [], root: new Uint8Array(32)});
+    chains.xHeight = 0n;
+    parents.x = sha256(genesis);
+    parents.xInner = parents.x;
   }
 }
 
