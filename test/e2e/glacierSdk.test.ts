@@ -164,9 +164,22 @@ describe.each(STORE_BACKENDS)("glacier-sdk 3.0.2 against the data API ($name)", 
       const txs = await walk("PrimaryNetworkTransactionsService", "listAssetTransactions", (pageToken) => g.primaryNetworkTransactions.listAssetTransactions({network: NET, blockchainId: XChainId.X_CHAIN, assetId, pageSize: 100, pageToken}), (page) => page.transactions);
       expect(txs.length).toBeGreaterThan(0);
     }
+    // The dev X-chain is a DAG until its Cortina tick (26 of these 53): vertices from height 0, the stop vertex last.
     const vertices = await g.primaryNetworkVertices.getVertexByHeight({network: NET, blockchainId: XChainId.X_CHAIN, vertexHeight: 0});
     expectModel("PrimaryNetworkVerticesService", "getVertexByHeight", vertices);
-    await walk("PrimaryNetworkVerticesService", "listLatestXChainVertices", (pageToken) => g.primaryNetworkVertices.listLatestXChainVertices({network: NET, blockchainId: XChainId.X_CHAIN, pageSize: 100, pageToken}), (page) => page.vertices);
+    expect(vertices.vertices.length).toBeGreaterThan(0);
+    const latest = (await walk("PrimaryNetworkVerticesService", "listLatestXChainVertices", (pageToken) => g.primaryNetworkVertices.listLatestXChainVertices({network: NET, blockchainId: XChainId.X_CHAIN, pageSize: 100, pageToken}), (page) => page.vertices)) as Array<{vertexHash: string; txCount: number}>;
+    expect(latest.length).toBeGreaterThan(26);
+    expect(latest[0]!.txCount).toBe(0);
+    for (const v of [latest[0]!, latest.at(-1)!]) {
+      const one = await g.primaryNetworkVertices.getVertexByHash({network: NET, blockchainId: XChainId.X_CHAIN, vertexHash: v.vertexHash});
+      expectModel("PrimaryNetworkVerticesService", "getVertexByHash", one);
+      expect(one).toEqual(v);
+    }
+    // The vertex transactions in the X-chain's list: non-linear, each naming its vertex.
+    const nonLinear = x.transactions.filter((tx) => tx.chainFormat === "non-linear") as Array<{vertices: unknown[]}>;
+    expect(nonLinear.length).toBeGreaterThan(0);
+    expect(nonLinear.every((tx) => tx.vertices.length === 1)).toBe(true);
   });
 
   it("answers the network, its validators, delegators, rewards, subnets and blockchains", async () => {
