@@ -93,7 +93,7 @@ interface PendingStaker {
 export interface DevTick {
   /** Inner P blocks: each a list of signed txs, and the block kind. */
   pBlocks: Array<{kind: "standard" | "proposal" | "commit"; txs: Uint8Array[]; time: bigint}>;
-  /** Signed X txs (codec version included) of the tick's X block. */
+  /** Signed X txs (codec version included) of the tick: in vertices before Cortina, in its X block after (feed/dev.ts). */
   xTxs: Uint8Array[];
   /** A signed C atomic tx for the tick's C block's extData, or null. */
   cAtomic: Uint8Array | null;

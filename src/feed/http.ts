@@ -13,6 +13,14 @@ import {MAX_TIMESTAMP_NS, parseRfc3339Nano} from "../util/time.js";
 import type {FeedStatus} from "./status.js";
 import {sleep, type FeedBatch, type FeedItem, type FeedSource} from "./types.js";
 
+const X_VTX = ENDPOINTS.findIndex((e) => e.name === "X/vtx");
+const X_BLOCK = ENDPOINTS.findIndex((e) => e.name === "X/block");
+/**
+ * The endpoints in the order each round polls them (positions stay in ENDPOINTS order): the X-chain's vertices
+ * before its blocks, so its containers arrive in acceptance order and the data API folds its transactions so.
+ */
+const POLL_ORDER = ENDPOINTS.map((_, i) => i).flatMap((i) => (i === X_VTX ? [] : i === X_BLOCK ? [X_VTX, X_BLOCK] : [i]));
+
 export interface HttpFeedOptions {
   url: string;
   /** Pause between polls once every endpoint is at the upstream's tip, ms. */
@@ -77,8 +85,12 @@ export class HttpFeed implements FeedSource {
     while (!signal.aborted) {
       let atTip = true;
       let failed = false;
-      for (let i = 0; i < ENDPOINTS.length && !signal.aborted; i++) {
+      let dagAtTip = true;
+      for (const i of POLL_ORDER) {
+        if (signal.aborted) break;
         const e = ENDPOINTS[i]!;
+        // X blocks follow the whole DAG (Cortina linearised it): none is taken while the upstream has vertices left.
+        if (i === X_BLOCK && !dagAtTip) continue;
         let items: FeedItem[] | "absent";
         try {
           items = await this.fetchItems(e, next[i]!, signal);
@@ -101,7 +113,10 @@ export class HttpFeed implements FeedSource {
         // Outside the try above on purpose: a failed commit is not an upstream failure. It must end run() so the
         // ingester restarts from the last committed position; carrying on with `next` advanced would skip pages.
         await sink({items, position: encodeHttpPosition(next)});
-        if (items.length === MAX_FETCHED_BY_RANGE) atTip = false;
+        if (items.length === MAX_FETCHED_BY_RANGE) {
+          atTip = false;
+          if (i === X_VTX) dagAtTip = false;
+        }
       }
       if (failed) {
         await sleep(backoff, signal);

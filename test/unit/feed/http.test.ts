@@ -24,6 +24,8 @@ const containers = Array.from({length: TOTAL}, (_, i) => {
 
 /** What the upstream serves; a test may swap in a page with a bad container. */
 let served = containers;
+/** Other endpoints the upstream serves (path → containers); none unless a test sets them. */
+let others: Record<string, typeof containers> = {};
 let server: Server;
 let url: string;
 beforeAll(async () => {
@@ -31,16 +33,17 @@ beforeAll(async () => {
     let body = "";
     req.on("data", (d: Buffer) => (body += d.toString()));
     req.on("end", () => {
-      if (req.url !== "/ext/index/P/block") {
+      const list = req.url === "/ext/index/P/block" ? served : others[req.url ?? ""];
+      if (list === undefined) {
         res.writeHead(404).end();
         return;
       }
       const {id, params} = JSON.parse(body) as {id: number; params: {startIndex: string; numToFetch: number}};
       const start = Number(params.startIndex);
       const answer =
-        start >= TOTAL
-          ? {jsonrpc: "2.0", id, error: {code: -32000, message: `start index (${start}) > last accepted index (${TOTAL - 1})`}}
-          : {jsonrpc: "2.0", id, result: {containers: served.slice(start, start + params.numToFetch)}};
+        start >= list.length
+          ? {jsonrpc: "2.0", id, error: {code: -32000, message: `start index (${start}) > last accepted index (${list.length - 1})`}}
+          : {jsonrpc: "2.0", id, result: {containers: list.slice(start, start + params.numToFetch)}};
       res.writeHead(200, {"content-type": "application/json"}).end(JSON.stringify(answer));
     });
   });
@@ -84,6 +87,26 @@ describe("http mirror source", () => {
     await feed().run(committed, again, ctrl.signal);
     clearTimeout(timer);
     expect(got).toEqual(containers.map((c) => c.id));
+  });
+
+  it("takes every vertex of the upstream's X-chain before its first block (the DAG precedes the blocks)", async () => {
+    const x = (n: number, label: string): typeof containers =>
+      Array.from({length: n}, (_, i) => {
+        const bytes = sha256(Buffer.from(`${label}${i}`));
+        return {id: cb58Encode(sha256(bytes)), bytes: hexWithChecksum(bytes), timestamp: "2024-05-01T12:00:00Z", encoding: "hex", index: String(i)};
+      });
+    others = {"/ext/index/X/vtx": x(2100, "v"), "/ext/index/X/block": x(10, "b")};
+    try {
+      const kinds: string[] = [];
+      const ctrl = new AbortController();
+      await feed().run(null, async (b) => {
+        for (const it of b.items) if (it.chain === "X") kinds.push(it.kind);
+        if (kinds.length === 2110) ctrl.abort();
+      }, ctrl.signal);
+      expect(kinds.indexOf("block")).toBe(2100);
+    } finally {
+      others = {};
+    }
   });
 
   it("hands on the upstream's bytes without the checksum, the checksum it checked, and the timestamp in ns", async () => {
