@@ -3,10 +3,12 @@
  * index serves the vertices (X/vtx, the stop vertex last) and their transactions (X/tx), and the data API serves
  * them: endpoint 12 answers every DAG height with its vertices, `listLatestXChainVertices` and `getVertexByHash`
  * (glacier-sdk 3.0.2) answer them, and endpoint 5 lists the vertex transactions as non-linear, timed by the index's
- * acceptance (a vertex carries no time), with their UTXOs consumed and emitted.
+ * acceptance (a vertex carries no time), with their UTXOs consumed and emitted. Each vertex and vertex transaction
+ * also passes @avalanche-sdk/chainkit's zod schema of its model.
  */
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import {Glacier, XChainId, type ListXChainTransactionsResponse, type Network, type XChainNonLinearTransaction} from "@avalabs/glacier-sdk";
+import {XChainNonLinearTransaction$inboundSchema, XChainVertex$inboundSchema} from "@avalanche-sdk/chainkit/models/components";
 import {decodeVertex} from "../../src/decode/avm.js";
 import {cb58Encode} from "../../src/util/cb58.js";
 import {STORE_BACKENDS} from "../helpers/sql.js";
@@ -85,6 +87,7 @@ describe.each(STORE_BACKENDS)("the dev X-chain's DAG era ($name)", (backend) => 
       expect(page.vertices.length, `height ${h}`).toBeGreaterThan(0);
       expect(page.vertices.map((v) => ({id: v.vertexHash, txs: v.transactions, parents: v.parentHashes, ts: v.vertexTimestamp}))).toEqual(byHeight.get(h));
       expect(page.vertices.every((v) => v.vertexHeight === h && v.txCount === v.transactions.length)).toBe(true);
+      for (const v of page.vertices) expect(XChainVertex$inboundSchema.safeParse(v).error).toBeUndefined();
     }
     // Above the stop vertex there is none.
     const above = await g.primaryNetworkVertices.getVertexByHeight({network: NET, blockchainId: XChainId.X_CHAIN, vertexHeight: Math.max(...heights) + 1});
@@ -115,6 +118,7 @@ describe.each(STORE_BACKENDS)("the dev X-chain's DAG era ($name)", (backend) => 
     expect(all.findIndex((tx) => tx.chainFormat === "non-linear")).toBe(linear.length);
     const vertexOf = new Map(vtx.map((c) => [c.id, c]));
     for (const tx of nonLinear) {
+      expect(XChainNonLinearTransaction$inboundSchema.safeParse(tx).error).toBeUndefined();
       expect(tx.vertices).toHaveLength(1);
       const c = vertexOf.get(tx.vertices[0]!.hash)!;
       expect(tx.timestamp).toBe(seconds(c.timestamp));
