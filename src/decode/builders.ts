@@ -93,9 +93,16 @@ export function buildBanffBlock(kind: "standard" | "proposal" | "commit", s: {ti
  * An inner avm standard block of signed txs (codec version included in each). `root` defaults to a seeded
  * placeholder; the genesis block of a linearised chain has none (zero, as `block.NewStandardBlock` leaves it).
  */
-export function buildAvmBlock(s: {time: bigint; parentId: Uint8Array; height: bigint; txs: Uint8Array[]; root?: Uint8Array}): Uint8Array {
+export function buildAvmBlock(s: {
+  time: bigint;
+  parentId: Uint8Array;
+  height: bigint;
+  txs: Uint8Array[];
+  root?: Uint8Array;
+}): Uint8Array {
   const root = s.root ?? seeded("root", Number(s.height));
-  const w = new Writer().u16(0).u32(AVM_STANDARD_BLOCK).fixed(s.parentId).u64(s.height).u64(s.time).fixed(root).u32(s.txs.length);
+  const w = new Writer().u16(0).u32(AVM_STANDARD_BLOCK).fixed(s.parentId).u64(s.height).u64(s.time).fixed(root);
+  w.u32(s.txs.length);
   for (const t of s.txs) w.fixed(t.subarray(2));
   return w.finish();
 }
@@ -110,7 +117,9 @@ function compareBytes(a: Uint8Array, b: Uint8Array): number {
 
 /** Parent IDs sorted and checked unique, as `vertex.buildVtx` sorts them and `verify` requires. */
 function sortedParents(parentIds: readonly Uint8Array[]): Uint8Array[] {
-  if (parentIds.length > MAX_VERTEX_PARENTS) throw new Error(`a vertex has at most ${MAX_VERTEX_PARENTS} parents, not ${parentIds.length}`);
+  if (parentIds.length > MAX_VERTEX_PARENTS) {
+    throw new Error(`a vertex has at most ${MAX_VERTEX_PARENTS} parents, not ${parentIds.length}`);
+  }
   const sorted = [...parentIds].sort(compareBytes);
   for (let i = 0; i < sorted.length; i++) {
     if (sorted[i]!.length !== 32) throw new Error("a vertex parent ID is 32 bytes");
@@ -124,10 +133,19 @@ function sortedParents(parentIds: readonly Uint8Array[]): Uint8Array[] {
  * epoch 0, parent IDs sorted, signed txs sorted by their hash (their IDs), each `u32 len ‖ bytes`. No timestamp:
  * a vertex's time is its acceptance. ID = sha256(bytes).
  */
-export function buildVertex(s: {chainId: Uint8Array; height: bigint; parentIds: readonly Uint8Array[]; txs: readonly Uint8Array[]}): Uint8Array {
-  if (s.txs.length === 0 || s.txs.length > MAX_VERTEX_TXS) throw new Error(`a vertex holds 1 to ${MAX_VERTEX_TXS} txs, not ${s.txs.length}`);
+export function buildVertex(s: {
+  chainId: Uint8Array;
+  height: bigint;
+  parentIds: readonly Uint8Array[];
+  txs: readonly Uint8Array[];
+}): Uint8Array {
+  if (s.txs.length === 0 || s.txs.length > MAX_VERTEX_TXS) {
+    throw new Error(`a vertex holds 1 to ${MAX_VERTEX_TXS} txs, not ${s.txs.length}`);
+  }
   const txs = s.txs.map((tx) => ({tx, id: sha256(tx)})).sort((a, b) => compareBytes(a.id, b.id));
-  for (let i = 1; i < txs.length; i++) if (compareBytes(txs[i - 1]!.id, txs[i]!.id) === 0) throw new Error("a vertex's txs are unique");
+  for (let i = 1; i < txs.length; i++) {
+    if (compareBytes(txs[i - 1]!.id, txs[i]!.id) === 0) throw new Error("a vertex's txs are unique");
+  }
   const parents = sortedParents(s.parentIds);
   const w = new Writer().u16(0).fixed(s.chainId).u64(s.height).u32(0).u32(parents.length);
   for (const p of parents) w.fixed(p);
@@ -140,7 +158,11 @@ export function buildVertex(s: {chainId: Uint8Array; height: bigint; parentIds: 
  * The stop vertex that ends the DAG at Cortina, codec v1 (`vertex.BuildStopVertex`): chain ID, height (one above
  * its highest parent, `snow/engine/avalanche/state/serializer.go` BuildStopVtx), parent IDs sorted; no epoch, no txs.
  */
-export function buildStopVertex(s: {chainId: Uint8Array; height: bigint; parentIds: readonly Uint8Array[]}): Uint8Array {
+export function buildStopVertex(s: {
+  chainId: Uint8Array;
+  height: bigint;
+  parentIds: readonly Uint8Array[];
+}): Uint8Array {
   const parents = sortedParents(s.parentIds);
   const w = new Writer().u16(1).fixed(s.chainId).u64(s.height).u32(parents.length);
   for (const p of parents) w.fixed(p);

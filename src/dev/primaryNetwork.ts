@@ -93,7 +93,7 @@ interface PendingStaker {
 export interface DevTick {
   /** Inner P blocks: each a list of signed txs, and the block kind. */
   pBlocks: Array<{kind: "standard" | "proposal" | "commit"; txs: Uint8Array[]; time: bigint}>;
-  /** Signed X txs (codec version included) of the tick: in vertices before Cortina, in its X block after (feed/dev.ts). */
+  /** Signed X txs (codec version included) of the tick: in vertices before Cortina, its X block after (feed/dev.ts). */
   xTxs: Uint8Array[];
   /** A signed C atomic tx for the tick's C block's extData, or null. */
   cAtomic: Uint8Array | null;
@@ -104,7 +104,14 @@ export interface DevTick {
  * validator; and the tick of Cortina, when its X-chain's DAG is linearised into blocks (src/feed/dev.ts: earlier when
  * the backfill is shorter than twice it).
  */
-export const DEV_SCHEDULE = {subnet: 20, chain: 21, conversion: 30, l1Balance: 40, l1Disable: 50, cortina: 300} as const;
+export const DEV_SCHEDULE = {
+  subnet: 20,
+  chain: 21,
+  conversion: 30,
+  l1Balance: 40,
+  l1Disable: 50,
+  cortina: 300,
+} as const;
 /** The EVM chain ID in the dev L1 chain's (Subnet-EVM) genesis. */
 export const DEV_L1_EVM_CHAIN_ID = 99999;
 

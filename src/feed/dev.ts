@@ -157,6 +157,15 @@ interface Vertex {
   height: bigint;
 }
 
+/** Appends one container to a tick's items. */
+type AddItem = (
+  chain: "P" | "X" | "C",
+  kind: "block" | "vtx" | "tx",
+  bytes: Uint8Array,
+  id: Uint8Array,
+  checksum?: Uint8Array | null,
+) => void;
+
 /**
  * The tick at which a schedule of `backfillTicks` backfilled ticks linearises its X-chain: DEV_SCHEDULE.cortina, or
  * half the backfill when that is less (so both eras have data). Fixed by the stored position's times.
@@ -283,7 +292,9 @@ export class DevFeed implements FeedSource {
     // The wallets, heights and parents after the committed ticks: the schedule replayed (it is deterministic).
     const net = new DevPrimaryNetwork(this.modules.network, devGenesisTime(pos.startMs));
     const cortina = cortinaTick(this.backfillTicks(pos));
-    this.chains = {net, pHeight: 0n, xHeight: 0n, cortina, frontier: [], cTime: Number(devGenesisTime(pos.startMs)), traffic: null, interchain: null, mined: {C: null, L1: null}};
+    const cTime = Number(devGenesisTime(pos.startMs));
+    const mined = {C: null, L1: null};
+    this.chains = {net, pHeight: 0n, xHeight: 0n, cortina, frontier: [], cTime, traffic: null, interchain: null, mined};
     // The EVMs replay from genesis too; one that holds blocks (an earlier run of this process), has exited or
     // does not answer starts afresh.
     for (const [name, evm] of [["C-chain", this.evm], ["L1", this.l1]] as const) {
@@ -350,7 +361,7 @@ export class DevFeed implements FeedSource {
     const chainId = (c: "P" | "X" | "C"): Uint8Array => idFromString(net.chainIds[c]);
     const base = {networkId: net.id, height, timestamp: ts, pChainHeight: BigInt(height)};
     const out: FeedItem[] = [];
-    const add = (chain: "P" | "X" | "C", kind: "block" | "vtx" | "tx", bytes: Uint8Array, id: Uint8Array, checksum: Uint8Array | null = null): void => {
+    const add: AddItem = (chain, kind, bytes, id, checksum = null) => {
       out.push({chain, kind, endpoint: findEndpoint(chain, kind)!, bytes, id, timestampNs: ns + BigInt(out.length), checksum});
     };
 
@@ -400,7 +411,7 @@ export class DevFeed implements FeedSource {
    * as the avalanche engine accepts them). A vertex's parents are the vertices of the transactions it spends from in
    * this tick, else the frontier the tick began with; its height is one above its highest parent's.
    */
-  private vertices(chainId: Uint8Array, txs: Uint8Array[], add: (chain: "X", kind: "vtx" | "tx", bytes: Uint8Array, id: Uint8Array, checksum?: Uint8Array | null) => void): void {
+  private vertices(chainId: Uint8Array, txs: Uint8Array[], add: AddItem): void {
     const chains = this.chains!;
     const start = chains.frontier;
     const placed: Array<Vertex & {txId: string}> = [];
@@ -418,7 +429,8 @@ export class DevFeed implements FeedSource {
       for (const d of deps) withChildren.add(d);
       placed.push({id, height, txId: bytesToHex(txId)});
     }
-    if (placed.length > 0) chains.frontier = placed.filter((v) => !withChildren.has(v)).map(({id, height}) => ({id, height}));
+    if (placed.length === 0) return;
+    chains.frontier = placed.filter((v) => !withChildren.has(v)).map(({id, height}) => ({id, height}));
   }
 
   /**
@@ -427,7 +439,7 @@ export class DevFeed implements FeedSource {
    * genesis block (`vms/avm/state/state.go` initializeChainState: parent the stop vertex, height 0, Cortina's time,
    * no txs), which the first X block names as its parent.
    */
-  private linearize(chainId: Uint8Array, time: bigint, parents: Parents, add: (chain: "X", kind: "vtx", bytes: Uint8Array, id: Uint8Array) => void): void {
+  private linearize(chainId: Uint8Array, time: bigint, parents: Parents, add: AddItem): void {
     const chains = this.chains!;
     const frontier = chains.frontier;
     const height = frontier.reduce((h, v) => (v.height + 1n > h ? v.height + 1n : h), 0n);

@@ -19,7 +19,7 @@ const X_BLOCK = ENDPOINTS.findIndex((e) => e.name === "X/block");
  * The endpoints in the order each round polls them (positions stay in ENDPOINTS order): the X-chain's vertices
  * before its blocks, so its containers arrive in acceptance order and the data API folds its transactions so.
  */
-const POLL_ORDER = ENDPOINTS.map((_, i) => i).flatMap((i) => (i === X_VTX ? [] : i === X_BLOCK ? [X_VTX, X_BLOCK] : [i]));
+const POLL_ORDER = ENDPOINTS.flatMap((_, i) => (i === X_VTX ? [] : i === X_BLOCK ? [X_VTX, X_BLOCK] : [i]));
 
 export interface HttpFeedOptions {
   url: string;

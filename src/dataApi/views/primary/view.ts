@@ -140,7 +140,12 @@ const X_VTX = findEndpoint("X", "vtx")!;
 const X_BLOCK = findEndpoint("X", "block")!;
 
 /** The endpoints folded, in the order each round visits them. */
-export const FOLDED_ENDPOINTS: readonly Endpoint[] = [findEndpoint("P", "block")!, X_VTX, X_BLOCK, findEndpoint("C", "block")!];
+export const FOLDED_ENDPOINTS: readonly Endpoint[] = [
+  findEndpoint("P", "block")!,
+  X_VTX,
+  X_BLOCK,
+  findEndpoint("C", "block")!,
+];
 
 /** A batch's rows, built and not yet written, with the view's state as of its end. */
 interface Built {
