@@ -19,7 +19,14 @@ import {
   listPChainTransactions,
   listXChainTransactions,
 } from "../queries/primary/transactions.js";
-import {getCChainAtomicBalances, getPChainBalances, getXChainBalances, listPChainUtxos, listXChainUtxos} from "../queries/primary/utxos.js";
+import {
+  getCChainAtomicBalances,
+  getPChainBalances,
+  getXChainBalances,
+  lastActivity,
+  listPChainUtxos,
+  listXChainUtxos,
+} from "../queries/primary/utxos.js";
 import {getNetworkDetails, listDelegators, listHistoricalRewards, listPendingRewards, listValidators} from "../queries/primary/stakers.js";
 import {
   chainsOfAddresses,
@@ -167,17 +174,20 @@ export function registerPrimaryRoutes(router: DataApiRouter, m: PrimaryRoutesMod
     return {nextPageToken: ctx.token(page.nextCursor), transactions: page.items, chainInfo: chainInfo(chain)};
   });
 
-  router.get("/v1/networks/:network/blockchains/:blockchainId/utxos", async (ctx) => {
+  // The UTXOs of addresses: `addresses` in the query (GET), or in a JSON body (POST, chainkit's
+  // listUtxosByAddressesV2, for more addresses than a URL carries); the other parameters in the query for both.
+  const utxos = async (ctx: RequestCtx<ChainParams>, addresses: Uint8Array[]): Promise<unknown> => {
     const chain = chainOf(ctx);
-    const addresses = parseAddresses(ctx.query, chain, hrp);
-    if (addresses === undefined) throw badRequest("addresses", "required");
     const pageSize = ctx.query.pageSize();
     const assetId = ctx.query.string("assetId");
     if (assetId !== undefined && !validId("X", assetId)) throw badRequest("assetId", `not an asset ID: ${JSON.stringify(assetId)}`);
+    const minUtxoAmount = ctx.query.string("minUtxoAmount");
+    if (minUtxoAmount !== undefined && !/^[0-9]{1,20}$/.test(minUtxoAmount)) throw badRequest("minUtxoAmount", `not an amount: ${JSON.stringify(minUtxoAmount)}`);
     const args = {
       addresses,
       assetId,
       includeSpent: ctx.query.boolean("includeSpent"),
+      minAmount: minUtxoAmount === undefined ? undefined : BigInt(minUtxoAmount),
       sortBy: ctx.query.enumValue("sortBy", ["timestamp", "amount"] as const, "timestamp"),
       sortOrder: ctx.query.sortOrder(),
       pageSize,
@@ -185,6 +195,33 @@ export function registerPrimaryRoutes(router: DataApiRouter, m: PrimaryRoutesMod
     };
     const page = chain === "P" ? await listPChainUtxos(m.sql, net, args) : await listXChainUtxos(m.sql, net, {...args, chain});
     return {nextPageToken: ctx.token(page.nextCursor), utxos: page.items, chainInfo: chainInfo(chain)};
+  };
+  router.get("/v1/networks/:network/blockchains/:blockchainId/utxos", async (ctx) => {
+    const chain = chainOf(ctx);
+    const addresses = parseAddresses(ctx.query, chain, hrp);
+    if (addresses === undefined) throw badRequest("addresses", "required");
+    return utxos(ctx, addresses);
+  });
+  router.post("/v1/networks/:network/blockchains/:blockchainId/utxos", async (ctx) => {
+    const chain = chainOf(ctx);
+    return utxos(ctx, bodyAddresses(ctx.body, chain, hrp));
+  });
+
+  // The last transaction that created or consumed a UTXO of the addresses on the chain: `addresses` in the query
+  // (GET) or in a JSON body (POST, chainkit's getLastActivityTimestampByAddressesV2).
+  const activity = async (ctx: RequestCtx<ChainParams>, addresses: Uint8Array[]): Promise<unknown> => {
+    const chain = chainOf(ctx);
+    return found(await lastActivity(m.sql, net, {chain, addresses}), `activity of the addresses on the ${chain}-chain`);
+  };
+  router.get("/v1/networks/:network/blockchains/:blockchainId/lastActivityTimestampByAddresses", async (ctx) => {
+    const chain = chainOf(ctx);
+    const addresses = parseAddresses(ctx.query, chain, hrp);
+    if (addresses === undefined) throw badRequest("addresses", "required");
+    return activity(ctx, addresses);
+  });
+  router.post("/v1/networks/:network/blockchains/:blockchainId/lastActivityTimestampByAddresses", async (ctx) => {
+    const chain = chainOf(ctx);
+    return activity(ctx, bodyAddresses(ctx.body, chain, hrp));
   });
 
   router.get("/v1/networks/:network/blockchains/:blockchainId/balances", async (ctx) => {
@@ -387,5 +424,25 @@ function parseAddresses(q: Query, chain: ChainName, hrp: string): Uint8Array[] |
   const values = q.list("addresses");
   if (values.length === 0) return undefined;
   if (values.length > 64) throw badRequest("addresses", "at most 64 addresses");
+  return values.map((v) => (chain === "C" && isEvmAddress(v) ? parseEvmAddress("addresses", v) : parseAddress("addresses", v, hrp)));
+}
+
+/** At most this many addresses in a POST body (the hosted API's V2 routes take more than a URL's 64). */
+export const MAX_BODY_ADDRESSES = 256;
+
+/**
+ * `addresses` of a POST body (chainkit's `PrimaryNetworkAddressesBodyDto`): a comma-separated string, as the SDK
+ * sends it, or an array of strings; each parsed as the query's are.
+ */
+function bodyAddresses(body: unknown, chain: ChainName, hrp: string): Uint8Array[] {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) throw badRequest("body", "must be a JSON object with addresses");
+  const raw = (body as {addresses?: unknown}).addresses;
+  let values: string[];
+  if (typeof raw === "string") values = raw.split(",");
+  else if (Array.isArray(raw) && raw.every((v) => typeof v === "string")) values = raw as string[];
+  else throw badRequest("addresses", raw === undefined ? "required" : "must be a comma-separated string or an array of strings");
+  values = values.map((v) => v.trim()).filter((v) => v !== "");
+  if (values.length === 0) throw badRequest("addresses", "required");
+  if (values.length > MAX_BODY_ADDRESSES) throw badRequest("addresses", `at most ${MAX_BODY_ADDRESSES} addresses`);
   return values.map((v) => (chain === "C" && isEvmAddress(v) ? parseEvmAddress("addresses", v) : parseAddress("addresses", v, hrp)));
 }

@@ -10,6 +10,7 @@ import {
 } from "../../models/primary/balances.js";
 import {type PChainUtxo, type UtxoRow, pChainUtxoFromRow} from "../../models/primary/pchain.js";
 import {type Utxo, type XUtxoRow, utxoFromRow} from "../../models/primary/xchain.js";
+import {type ActivityRow, type LastActivityTimestamp, lastActivityFromRow} from "../../models/primary/activity.js";
 import {type NetworkCtx, type Page, type PageArgs, Params, type SortOrder, type SqlClientLike} from "./common.js";
 
 // A UTXO row is its creation (utxos) and its spend (utxo_spends), either of which may be folded first. A stake
@@ -143,6 +144,8 @@ export interface ListUtxosArgs extends PageArgs {
   addresses: Uint8Array[];
   assetId?: string;
   includeSpent?: boolean;
+  /** Only UTXOs of at least this amount (`minUtxoAmount`). */
+  minAmount?: bigint;
   sortBy?: "timestamp" | "amount";
   sortOrder?: SortOrder;
 }
@@ -163,6 +166,7 @@ export async function listUtxoRows(sql: SqlClientLike, args: ListUtxosArgs): Pro
   ];
   if (!args.includeSpent) where.push("sp.utxo_id IS NULL");
   if (args.assetId !== undefined) where.push(`u.asset_id = ${p.add(args.assetId)}`);
+  if (args.minAmount !== undefined) where.push(`u.amount >= ${p.add(args.minAmount.toString())}::numeric`);
   let after: [string, string] | undefined;
   if (args.cursor !== undefined) {
     const i = args.cursor.indexOf(":");
@@ -275,4 +279,44 @@ export async function listXChainUtxos(
   const assets = await loadAssets(sql, page.items.flatMap((u) => (u.asset_id === null ? [] : [u.asset_id])));
   const items = page.items.map((u) => utxoFromRow(u, net.hrp, assets));
   return page.nextCursor === undefined ? {items} : {items, nextCursor: page.nextCursor};
+}
+
+/**
+ * The last transaction on `chain` that created or consumed a UTXO of one of the addresses (Glacier
+ * `getLastActivityTimestampByAddresses`), or null. Each address's transactions are walked newest first in
+ * tx_addresses' key (chain, address, seq) and the first one that emits or consumes a UTXO the address owns is kept
+ * (an address a transaction names only as an owner it sets, a reward owner say, has no UTXO there); the newest of
+ * those wins. A transaction that both consumes and emits the address's UTXOs answers the UTXO it emits.
+ */
+export async function lastActivity(
+  sql: SqlClientLike,
+  net: NetworkCtx,
+  args: {chain: "P" | "X" | "C"; addresses: Uint8Array[]}
+): Promise<LastActivityTimestamp | null> {
+  const [row] = await sql.query<ActivityRow & {seq: bigint}>(
+    `SELECT k.* FROM unnest($1::bytea[]) AS a(address)
+     CROSS JOIN LATERAL (
+       SELECT t.seq, t.tx_id, t.ts, t.block_height, x.utxo_id, x.consumed
+       FROM tx_addresses ta
+       JOIN txs t ON t.chain = ta.chain AND t.seq = ta.seq
+       CROSS JOIN LATERAL (
+         (SELECT u.utxo_id, false AS consumed FROM utxos u
+          WHERE u.created_chain = $3 AND u.created_seq = t.seq AND (u.tx_id = t.tx_id OR u.reward_type IS NOT NULL)
+            AND EXISTS (SELECT 1 FROM utxo_addresses ua WHERE ua.address = a.address AND ua.created_ts = u.created_ts AND ua.utxo_id = u.utxo_id)
+          ORDER BY u.output_index LIMIT 1)
+         UNION ALL
+         (SELECT sp.utxo_id, true FROM utxo_spends sp JOIN utxos u ON u.utxo_id = sp.utxo_id
+          WHERE sp.consumed_chain = $3 AND sp.consuming_height = t.block_height AND sp.consuming_tx = t.tx_id
+            AND EXISTS (SELECT 1 FROM utxo_addresses ua WHERE ua.address = a.address AND ua.created_ts = u.created_ts AND ua.utxo_id = u.utxo_id)
+          ORDER BY sp.utxo_id LIMIT 1)
+         LIMIT 1
+       ) x
+       WHERE ta.chain = $2 AND ta.address = a.address
+       ORDER BY ta.seq DESC LIMIT 1
+     ) k
+     ORDER BY k.seq DESC LIMIT 1`,
+    [args.addresses, args.chain, net.chainIds[args.chain]]
+  );
+  if (row === undefined) return null;
+  return lastActivityFromRow(row, args.chain === "P" ? "p-chain" : args.chain === "X" ? "x-chain" : "c-chain", net.networkName);
 }

@@ -35,11 +35,12 @@ import {
   getCChainAtomicBalances,
   getPChainBalances,
   getXChainBalances,
+  lastActivity,
   listPChainUtxos,
   listXChainUtxos,
 } from "../../../../src/dataApi/queries/primary/utxos.js";
 import {
-  type BackendKind, AVAX, BOB_HEX, C_ID, EWOQ, EWOQ_EVM, EWOQ_HEX, NET, P_ID, RecordingClient, TOK, TestDb, X_ID, hexBytes, seedL1ValidationTxs, seedPrimary, seedStakers, seedSubnets, seedXC, CAROL_HEX,
+  type BackendKind, AVAX, BOB_HEX, utxo, C_ID, EWOQ, EWOQ_EVM, EWOQ_HEX, NET, P_ID, RecordingClient, TOK, TestDb, X_ID, hexBytes, seedL1ValidationTxs, seedPrimary, seedStakers, seedSubnets, seedXC, CAROL_HEX,
 } from "./fixture.js";
 
 const BOB = "local1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqq9sspzpx9";
@@ -578,6 +579,47 @@ describe("transaction pages and their UTXOs", () => {
     } finally {
       await big.close();
     }
+  });
+});
+describe("last activity of addresses", () => {
+  const at = (txHash: string, utxoId: string, isConsumed: boolean, timestamp: number, blockNumber: string, chainName: string): Record<string, unknown> => ({
+    txHash, utxoId, isConsumed, timestamp, blockNumber, chainName, network: "local",
+  });
+
+  it("answers the newest transaction that created or consumed an address's UTXO, on the chain asked", async () => {
+    expect(await lastActivity(db, NET, {chain: "P", addresses: [hexBytes(EWOQ_HEX)]})).toEqual(at("ptx2", "u2", false, 1020, "2", "p-chain"));
+    // The newest of several addresses'; on X the import that consumed bob's export answers the UTXO it emits him.
+    expect(await lastActivity(db, NET, {chain: "P", addresses: [hexBytes(EWOQ_HEX), hexBytes(BOB_HEX)]})).toEqual(at("ptx4", "u4", false, 1040, "4", "p-chain"));
+    expect(await lastActivity(db, NET, {chain: "X", addresses: [hexBytes(BOB_HEX)]})).toEqual(at("xImport", "xi0", false, 1035, "7", "x-chain"));
+    expect(await lastActivity(db, NET, {chain: "C", addresses: [hexBytes(EWOQ_HEX)]})).toEqual(at("cExport", "ce0", false, 1036, "1", "c-chain"));
+    expect(await lastActivity(db, NET, {chain: "X", addresses: [hexBytes(CAROL_HEX)]})).toBeNull();
+  });
+
+  it("answers a consumption, and skips a transaction that names the address without a UTXO of it", async () => {
+    const own = await new TestDb(kind).init();
+    try {
+      await seedPrimary(own);
+      const ewoq = hexBytes(EWOQ_HEX);
+      // ptx5 spends ewoq's u2 and pays bob; ptx6 names ewoq only as an owner it sets (no UTXO of ewoq's).
+      for (const seq of [5, 6]) {
+        await own.insert("txs", {chain: "P", seq, tx_id: `ptx${seq}`, tx_type: "BaseTx", block_id: `pblk${seq}`, block_height: seq, ts: 1000 + seq * 10, memo: new Uint8Array(), details: {}, size_bytes: 1});
+        await own.insert("tx_addresses", {chain: "P", address: ewoq, seq});
+      }
+      await own.insert("utxo_spends", {utxo_id: "u2", tx_id: "ptx2", output_index: 0, consumed_chain: P_ID, consuming_tx: "ptx5", consuming_block: "pblk5", consuming_height: 5, consuming_ts: 1050, credentials: []});
+      await own.insert("utxos", utxo({utxo_id: "u5", tx_id: "ptx5", output_index: 0, created_seq: 5, created_height: 5, created_ts: 1050, amount: "97", addresses: [BOB_HEX]}));
+      expect(await lastActivity(own, NET, {chain: "P", addresses: [ewoq]})).toEqual(at("ptx5", "u2", true, 1050, "5", "p-chain"));
+    } finally {
+      await own.close();
+    }
+  });
+
+  it("uses an index: each address's transactions walked newest first in tx_addresses' key", async () => {
+    await expectIndexed((sql) => lastActivity(sql, NET, {chain: "P", addresses: [hexBytes(EWOQ_HEX), hexBytes(BOB_HEX)]}));
+    const rec = new RecordingClient(db);
+    await lastActivity(rec, NET, {chain: "P", addresses: [hexBytes(EWOQ_HEX), hexBytes(BOB_HEX)]});
+    const plan = await db.explain(rec.statements[0]!.sql, rec.statements[0]!.params);
+    expect(plan, plan).toMatch(/Index (Only )?Scan Backward using tx_addresses_pkey/);
+    expect(plan, plan).not.toMatch(/Seq Scan on (utxo_spends|txs|tx_addresses|utxos|utxo_addresses)\b/);
   });
 });
 });
