@@ -44,6 +44,8 @@ import {NftIndexer, defaultNftIndexerOptions} from "./views/evm/nftIndexer.js";
 import type {CuratedMetadata} from "./queries/evm/tokens.js";
 import {Counter} from "prom-client";
 import {StoreMaintenance, defaultStoreMaintenanceOptions} from "./store/maintenance.js";
+import {assumedUp, type ValidatorObservations} from "./observations/observations.js";
+import {NodeObservations, defaultNodeObservationsOptions} from "./observations/nodeObservations.js";
 
 export type DataApiRole = "ingest" | "serve" | "both";
 
@@ -103,6 +105,8 @@ export class DataApiService {
   /** The health checks registered with /ext/health, also answered at /v1/health-check. */
   private readonly checks: NamedCheck[] = [];
   private lock: WriterLock | null = null;
+  /** Active validators' uptime and health polled from the node beside avaext (--platform-rpc); null without one. */
+  observations: NodeObservations | null = null;
   /** On PGlite, which has no autovacuum and no checkpointer, the writer does their work (store/maintenance.ts); null on a server or when serving. */
   private maintenance: StoreMaintenance | null = null;
 
@@ -173,13 +177,25 @@ export class DataApiService {
         {network: modules.network, tokenSecret: secret, rateLimitPerMinute: opts.rateLimitPerMinute, keys: opts.keys},
         {chains: modules.chains, logger: modules.logger, register: modules.register},
       );
-      registerPrimaryRoutes(router, {sql, network: modules.network, chains: modules.chains, avaxAssetId: modules.avaxAssetId});
+      registerPrimaryRoutes(router, {sql, network: modules.network, chains: modules.chains, avaxAssetId: modules.avaxAssetId, observations: this.validatorObservations()});
       registerEvmRoutes(router, {sql, chains: this.evm, curated: opts.contractMetadata});
       registerIcmRoutes(router, {sql, chains: this.evm});
       registerSignatureRoutes(router, {sql, network: modules.network, ...this.signatureModules()});
       registerHealthRoute(router, this.checks);
       modules.routes.addResolver(router.resolver());
     }
+  }
+
+  /**
+   * Where active validators' uptime and health come from: the node beside avaext when --platform-rpc names one
+   * (polled, in the serving process); else nothing observed, every validator up as AvalancheGo assumes an
+   * unobserved one, which on the dev network is also its own validators' truth (observations/observations.ts).
+   */
+  private validatorObservations(): ValidatorObservations {
+    const url = this.opts.signatures.platformRpc;
+    if (url === null) return assumedUp;
+    this.observations = new NodeObservations({...defaultNodeObservationsOptions, url}, {logger: this.modules.logger});
+    return this.observations;
   }
 
   /** Endpoints 1 and 2's signature sources, external aggregator and validator sets, from the options. */
@@ -294,12 +310,14 @@ export class DataApiService {
 
   async start(): Promise<void> {
     this.maintenance?.start();
+    this.observations?.start();
     await this.view?.start();
     for (const c of this.evm?.chains ?? []) c.follower?.start();
     for (const n of this.nftIndexers) n.start();
   }
 
   async close(): Promise<void> {
+    await this.observations?.close();
     await Promise.all(this.nftIndexers.map((n) => n.close()));
     await Promise.all((this.evm?.chains ?? []).map((c) => c.follower?.close()));
     await this.view?.close();

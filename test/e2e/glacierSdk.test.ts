@@ -28,13 +28,12 @@ import {startNode, type TestNode} from "../helpers/node.js";
 /** The dev network's name: a network the hosted API does not have, so its enum is widened by this one value. */
 const NET = "local" as Network;
 /**
- * What the README lists as omitted (a validator's uptime and health come from the hosted service's monitoring) and
- * as given beside the SDK's (a followed chain's `indexing` state; the Teleporter paths' messages keep the ICM name
- * of the contract beside the Teleporter one; a transaction's message info under the hosted API's newer name too). An ERC-20 balance's `tokenReputation` is null when unknown, as the
- * SDK's documentation of the field says (its type omits the null).
+ * What the README lists as given beside the SDK's (a followed chain's `indexing` state; the Teleporter paths'
+ * messages keep the ICM name of the contract beside the Teleporter one; a transaction's message info under the
+ * hosted API's newer name too). An ERC-20 balance's `tokenReputation` is null when unknown, as the SDK's
+ * documentation of the field says (its type omits the null).
  */
 const ALLOW = {
-  omitted: {ActiveValidatorDetails: ["uptimePerformance", "validatorHealth"]},
   extraFields: {ChainInfo: ["indexing"], GetChainResponse: ["indexing"], DeliveredTeleporterMessage: ["icmContractAddress"], PendingTeleporterMessage: ["icmContractAddress"], GetTransactionResponse: ["interchainMessageInfo"]},
 };
 /** The dev network's chain IDs (AvalancheGo's local network): values of the SDK's BlockchainIds enum beside mainnet's and fuji's. */

@@ -148,15 +148,28 @@ export interface FakePChain extends FakeServer {
   legacy: boolean;
   /** Answer every call with HTTP 500. */
   failing: boolean;
+  /**
+   * The node's view of current validators: `platform.getCurrentValidators`' uptime and connected, and `info.peers`'
+   * benched chains (a peer is listed when connected).
+   */
+  observed: Map<string, {uptime: string; connected: boolean; benched: string[]}>;
 }
 
 export async function fakePChain(): Promise<FakePChain> {
-  const p = {height: 100n, sets: new Map(), chains: new Map(), legacy: false, failing: false} as unknown as FakePChain;
+  const p = {height: 100n, sets: new Map(), chains: new Map(), legacy: false, failing: false, observed: new Map()} as unknown as FakePChain;
   const s = await serve((path, body) => {
     const b = body as {id?: unknown; method?: string; params?: Record<string, unknown>};
     if (p.failing) return {status: 500, raw: "internal error"};
+    if (path === "/ext/info" && b.method === "info.peers") {
+      const peers = [...p.observed].filter(([, o]) => o.connected).map(([nodeID, o]) => ({nodeID, ip: "127.0.0.1:9651", observedUptime: "100", benched: o.benched}));
+      return rpcResult(b.id, {numPeers: String(peers.length), peers});
+    }
     if (path !== "/ext/bc/P") return {status: 404, raw: "404 page not found"};
     switch (b.method) {
+      case "platform.getCurrentValidators": {
+        const validators = [...p.observed].map(([nodeID, o]) => ({txID: "x", nodeID, weight: "1", uptime: o.uptime, connected: o.connected}));
+        return rpcResult(b.id, {validators});
+      }
       case "platform.getHeight":
         return rpcResult(b.id, {height: p.height.toString()});
       case "platform.getValidatorsAt": {

@@ -41,12 +41,15 @@ import {
   listVerticesByHeight,
 } from "../queries/primary/network.js";
 import {EMPTY_ID, cb58Decode, idFromString} from "../../util/cb58.js";
+import type {ValidatorObservations} from "../observations/observations.js";
 
 export interface PrimaryRoutesModules {
   sql: SqlClient;
   network: NetworkInfo;
   chains: ChainRegistry;
   avaxAssetId: string;
+  /** Active validators' uptime and health (a cache the composition root keeps fresh; no call per request). */
+  observations: ValidatorObservations;
 }
 
 /** Glacier's PrimaryNetworkTxType values, by chain (`txTypes` filter). */
@@ -295,6 +298,7 @@ export function registerPrimaryRoutes(router: DataApiRouter, m: PrimaryRoutesMod
       now: nowSeconds(ctx.query),
       pageSize: ctx.query.pageSize(),
       cursor: ctx.cursorText(),
+      observations: m.observations,
     });
     return {nextPageToken: ctx.token(page.nextCursor), validators: page.items};
   });
@@ -309,6 +313,7 @@ export function registerPrimaryRoutes(router: DataApiRouter, m: PrimaryRoutesMod
       now: nowSeconds(ctx.query),
       pageSize: ctx.query.pageSize(),
       cursor: ctx.cursorText(),
+      observations: m.observations,
     });
     return {nextPageToken: ctx.token(page.nextCursor), validators: page.items};
   });

@@ -1,4 +1,5 @@
 /** Glacier's staking models from `stakers` rows: validators, delegators, pending and historical rewards. */
+import type {ValidatorHealth, ValidatorObservations} from "../../observations/observations.js";
 import {splitReward} from "../../views/primary/reward.js";
 import {type AssetAmount, type AssetInfo, type DbNum, assetAmount, bech32Address, big, num} from "./common.js";
 import type {BlsCredentials, OwnerJson, RewardType} from "./pchain.js";
@@ -138,9 +139,9 @@ export interface Rewards {
 }
 
 /**
- * A validator (Glacier's Active/Completed/Pending validator details). What a node cannot know (uptime, health,
- * version) is omitted; an active validator's `geolocation` is null, the model's value for an unknown place;
- * `delegationCapacity` is left out too (it needs the network's max weight).
+ * A validator (Glacier's Active/Completed/Pending validator details). An active one's uptime and health are what
+ * the validator observations give (src/dataApi/observations); its version is omitted, its `geolocation` is null,
+ * the model's value for an unknown place; `delegationCapacity` is left out too (it needs the network's max weight).
  */
 export interface ValidatorDetails {
   txHash: string;
@@ -157,6 +158,8 @@ export interface ValidatorDetails {
   amountDelegated?: string;
   potentialRewards?: Rewards;
   rewards?: Rewards;
+  uptimePerformance?: number;
+  validatorHealth?: ValidatorHealth;
   geolocation?: null;
 }
 
@@ -170,7 +173,7 @@ export interface ValidatorRow extends StakerRow {
  * Active: started and current; pending: not started; completed: rewarded or aborted (`validationRewardAmount` 0
  * when aborted). `stakePercentage` is the validator's weight over `totalStake` (current primary-network stake).
  */
-export function validatorFromRow(r: ValidatorRow, hrp: string, now: number, totalStake: bigint): ValidatorDetails {
+export function validatorFromRow(r: ValidatorRow, hrp: string, now: number, totalStake: bigint, observations: ValidatorObservations): ValidatorDetails {
   const start = num(r.start_ts);
   const status = r.status === "current" ? (start > now ? "pending" : "active") : "completed";
   const v: ValidatorDetails = {
@@ -196,6 +199,9 @@ export function validatorFromRow(r: ValidatorRow, hrp: string, now: number, tota
   if (status === "active") {
     v.stakePercentage = totalStake === 0n ? 0 : Number((big(r.weight) * 1_000_000n) / totalStake) / 10_000;
     v.potentialRewards = rewards;
+    const seen = observations.observe(r.node_id);
+    v.uptimePerformance = seen.uptimePerformance;
+    v.validatorHealth = {...seen.validatorHealth};
     v.geolocation = null;
   } else {
     if (r.reward_tx_id !== null) rewards.rewardTxHash = r.reward_tx_id;

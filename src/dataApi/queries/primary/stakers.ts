@@ -17,6 +17,7 @@ import {
 import {type DbNum, big} from "../../models/primary/common.js";
 import {type NetworkCtx, type Page, type PageArgs, Params, type SortOrder, type SqlClientLike} from "./common.js";
 import {loadAssets} from "./utxos.js";
+import {assumedUp, type ValidatorObservations} from "../../observations/observations.js";
 
 /** The primary network's subnet ID. */
 export const PRIMARY_NETWORK_ID = "11111111111111111111111111111111LpoYY";
@@ -118,6 +119,8 @@ export interface ListValidatorsArgs extends PageArgs {
   /** Default: the primary network. */
   subnetId?: string;
   now: number;
+  /** An active validator's uptime and health; default: up, as nothing is observed (observations.ts). */
+  observations?: ValidatorObservations;
 }
 
 /** Current primary-network stake: validators' own and delegated. */
@@ -172,7 +175,7 @@ export async function listValidators(
   const more = rows.length > args.pageSize;
   const page = rows.slice(0, args.pageSize);
   const stake = await currentStake(sql);
-  const items = page.map((r) => validatorFromRow(r, net.hrp, args.now, stake.validatorStake));
+  const items = page.map((r) => validatorFromRow(r, net.hrp, args.now, stake.validatorStake, args.observations ?? assumedUp));
   if (!more) return {items};
   const last = page[page.length - 1];
   return {items, nextCursor: `${String(last.end_ts)}:${last.tx_id}`};

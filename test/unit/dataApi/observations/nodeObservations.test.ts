@@ -1,0 +1,78 @@
+/**
+ * Validator observations from a node beside avaext, against a real HTTP server playing AvalancheGo's
+ * `platform.getCurrentValidators` and `info.peers` (test/helpers/fakeUpstreams.ts).
+ */
+import {afterAll, beforeAll, describe, expect, it} from "vitest";
+import {NodeObservations} from "../../../../src/dataApi/observations/nodeObservations.js";
+import {UP} from "../../../../src/dataApi/observations/observations.js";
+import pino from "pino";
+import type {Logger} from "../../../../src/logger/index.js";
+import {fakePChain, type FakePChain} from "../../../helpers/fakeUpstreams.js";
+
+describe("NodeObservations", () => {
+  let p: FakePChain;
+  beforeAll(async () => {
+    p = await fakePChain();
+  });
+  afterAll(async () => p.close());
+
+  const make = (over: Partial<ConstructorParameters<typeof NodeObservations>[0]> = {}): NodeObservations =>
+    new NodeObservations({url: p.url, refreshMs: 60_000, timeoutMs: 2_000, window: 4, maxNodes: 10, ...over}, {logger: pino({level: "silent"}) as unknown as Logger});
+
+  it("gives the node's uptime, and reachability and benching over the last polls", async () => {
+    const o = make();
+    p.observed = new Map([
+      ["NodeID-A", {uptime: "99.5", connected: true, benched: []}],
+      ["NodeID-B", {uptime: "80.25", connected: true, benched: ["X"]}],
+    ]);
+    await o.poll();
+    p.observed.set("NodeID-A", {uptime: "97", connected: false, benched: []});
+    p.observed.set("NodeID-B", {uptime: "81", connected: true, benched: ["P", "C"]});
+    await o.poll();
+    expect(o.observe("NodeID-A")).toEqual({uptimePerformance: 97, validatorHealth: {reachabilityPercent: 50, benchedPChainRequestsPercent: 0, benchedXChainRequestsPercent: 0, benchedCChainRequestsPercent: 0}});
+    expect(o.observe("NodeID-B")).toEqual({uptimePerformance: 81, validatorHealth: {reachabilityPercent: 100, benchedPChainRequestsPercent: 50, benchedXChainRequestsPercent: 50, benchedCChainRequestsPercent: 50}});
+    // A validator the node does not report: up, as AvalancheGo assumes an unobserved one.
+    expect(o.observe("NodeID-Z")).toEqual(UP);
+    // The window is bounded: after four more polls connected, A's earlier miss is gone.
+    p.observed.set("NodeID-A", {uptime: "97", connected: true, benched: []});
+    for (let i = 0; i < 4; i++) await o.poll();
+    expect(o.observe("NodeID-A").validatorHealth.reachabilityPercent).toBe(100);
+  });
+
+  it("keeps the last observations when a poll fails, and forgets a validator no longer current", async () => {
+    const o = make();
+    p.observed = new Map([["NodeID-A", {uptime: "90", connected: true, benched: []}]]);
+    await o.poll();
+    p.failing = true;
+    await o.poll();
+    p.failing = false;
+    expect(o.lastError).toMatch(/HTTP 500/);
+    expect(o.observe("NodeID-A").uptimePerformance).toBe(90);
+    p.observed = new Map();
+    await o.poll();
+    expect(o.lastError).toBeNull();
+    expect(o.observe("NodeID-A")).toEqual(UP);
+  });
+
+  it("keeps at most maxNodes validators, and ignores malformed entries", async () => {
+    const o = make({maxNodes: 3});
+    p.observed = new Map(Array.from({length: 5}, (_, i) => [`NodeID-${i}`, {uptime: "50", connected: true, benched: []}]));
+    p.observed.set("NodeID-bad", {uptime: "150", connected: "yes" as unknown as boolean, benched: []});
+    await o.poll();
+    const observed = [0, 1, 2, 3, 4].filter((i) => o.observe(`NodeID-${i}`).uptimePerformance === 50);
+    expect(observed).toHaveLength(3);
+    expect(o.observe("NodeID-bad")).toEqual(UP);
+  });
+
+  it("polls on its own once started, and stops on close", async () => {
+    const o = make({refreshMs: 20});
+    p.observed = new Map([["NodeID-A", {uptime: "42", connected: true, benched: []}]]);
+    o.start();
+    await expect.poll(() => o.polls, {timeout: 5_000}).toBeGreaterThan(2);
+    await o.close();
+    const n = o.polls;
+    await new Promise((r) => setTimeout(r, 100));
+    expect(o.polls).toBe(n);
+    expect(o.observe("NodeID-A").uptimePerformance).toBe(42);
+  });
+});
