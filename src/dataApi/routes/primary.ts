@@ -41,6 +41,7 @@ import {
   listVerticesByHeight,
 } from "../queries/primary/network.js";
 import {EMPTY_ID, cb58Decode, idFromString} from "../../util/cb58.js";
+import {getAvaxSupply} from "../queries/primary/supply.js";
 import type {ValidatorObservations} from "../observations/observations.js";
 
 export interface PrimaryRoutesModules {
@@ -365,6 +366,21 @@ export function registerPrimaryRoutes(router: DataApiRouter, m: PrimaryRoutesMod
     return {addresses: given.map((address, i) => ({address, blockchainIds: chains[i]!.map((c) => m.network.chainIds[c])}))};
   });
 
+  // The AVAX supply of the network this node serves, summed over the store (queries/primary/supply.ts): every UTXO
+  // is read, so one answer is kept for SUPPLY_TTL_MS and concurrent requests share one computation.
+  let supply: {at: number; answer: Promise<unknown>} | null = null;
+  router.get("/v1/avax/supply", async () => {
+    const now = Date.now();
+    if (supply === null || now - supply.at >= SUPPLY_TTL_MS) {
+      const entry = {at: now, answer: getAvaxSupply(m.sql, net, {now: Math.floor(now / 1000)}) as Promise<unknown>};
+      entry.answer.catch(() => {
+        if (supply === entry) supply = null;
+      });
+      supply = entry;
+    }
+    return supply.answer;
+  });
+
   router.get("/v1/networks/:network/subnets", async (ctx) => {
     resolveNetwork(ctx.params.network, m.network);
     const page = await listSubnets(m.sql, net, {sortOrder: ctx.query.sortOrder(), pageSize: ctx.query.pageSize(), cursor: ctx.cursorText()});
@@ -431,6 +447,9 @@ function parseAddresses(q: Query, chain: ChainName, hrp: string): Uint8Array[] |
   if (values.length > 64) throw badRequest("addresses", "at most 64 addresses");
   return values.map((v) => (chain === "C" && isEvmAddress(v) ? parseEvmAddress("addresses", v) : parseAddress("addresses", v, hrp)));
 }
+
+/** How long one AVAX supply answer is served before the store is summed again. */
+const SUPPLY_TTL_MS = 30_000;
 
 /** At most this many addresses in a POST body (the hosted API's V2 routes take more than a URL's 64). */
 export const MAX_BODY_ADDRESSES = 256;

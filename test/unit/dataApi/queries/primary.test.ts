@@ -39,6 +39,8 @@ import {
   listPChainUtxos,
   listXChainUtxos,
 } from "../../../../src/dataApi/queries/primary/utxos.js";
+import {getAvaxSupply} from "../../../../src/dataApi/queries/primary/supply.js";
+import {decimal} from "../../../../src/dataApi/models/primary/supply.js";
 import {
   type BackendKind, AVAX, BOB_HEX, utxo, C_ID, EWOQ, EWOQ_EVM, EWOQ_HEX, NET, P_ID, RecordingClient, TOK, TestDb, X_ID, hexBytes, seedL1ValidationTxs, seedPrimary, seedStakers, seedSubnets, seedXC, CAROL_HEX,
 } from "./fixture.js";
@@ -620,6 +622,77 @@ describe("last activity of addresses", () => {
     const plan = await db.explain(rec.statements[0]!.sql, rec.statements[0]!.params);
     expect(plan, plan).toMatch(/Index (Only )?Scan Backward using tx_addresses_pkey/);
     expect(plan, plan).not.toMatch(/Seq Scan on (utxo_spends|txs|tx_addresses|utxos|utxo_addresses)\b/);
+  });
+});
+describe("AVAX supply", () => {
+  it("writes amounts as exact decimals", () => {
+    expect([decimal(360_000_000_000_000_000n, 9), decimal(1n, 18), decimal(-250_000_000n, 9), decimal(0n, 9), decimal(1_500_000_000n, 9)]).toEqual(["360000000", "0.000000000000000001", "-0.25", "0", "1.5"]);
+  });
+
+  it("sums genesis, rewards, each chain's burn, stake, locks and L1 fees; the total is what is left unspent", async () => {
+    const own = await new TestDb(kind).init();
+    try {
+      const spend = (chain: string, tx: string, seq: number): Record<string, unknown> => ({consumed_chain: chain, consuming_tx: tx, consuming_block: `b${seq}`, consuming_height: seq, consuming_ts: 2000 + seq});
+      const made = (chain: string, tx: string, seq: number): Record<string, unknown> => ({created_chain: chain, tx_id: tx, created_seq: seq, created_height: seq, created_ts: 2000 + seq});
+      const row = async (id: string, index: number, amount: string, creation: Record<string, unknown>, over: Record<string, unknown> = {}): Promise<void> =>
+        own.insert("utxos", utxo({utxo_id: id, output_index: index, amount, addresses: [EWOQ_HEX], ...creation, ...over}));
+      const tx = async (chain: string, seq: number, id: string, type: string, over: Record<string, unknown> = {}): Promise<void> =>
+        own.insert("txs", {chain, seq, tx_id: id, tx_type: type, block_id: `b${seq}`, block_height: seq, ts: 2000 + seq, memo: new Uint8Array(), details: {}, size_bytes: 1, ...over});
+      // Genesis: 1000 on P, 500 on X.
+      await row("gP", 0, "1000", made(P_ID, "genesisP", 0), spend(P_ID, "pA", 1));
+      await row("gX", 0, "500", made(X_ID, "genesisX", 0), spend(X_ID, "xA", 1));
+      // P: pA stakes 90 and keeps 900 (10 burned); pB imports C's 18 as 17 (1 burned); pC pays 250 into an L1
+      // validator's balance from a1 (900 → 640: 10 burned), 200 of which is left; a reward of 60.
+      await tx("P", 1, "pA", "AddPermissionlessValidatorTx");
+      await row("a1", 0, "900", made(P_ID, "pA", 1), spend(P_ID, "pC", 3));
+      await row("s1", 1, "90", made(P_ID, "pA", 1), {staked: true, utxo_type: "STAKE"});
+      await tx("P", 2, "pB", "ImportTx");
+      await row("b1", 0, "17", made(P_ID, "pB", 2));
+      await tx("P", 3, "pC", "RegisterL1ValidatorTx", {details: {l1Effects: [{validationId: "v1", nodeId: "NodeID-A", subnetId: "s", weight: "1", remainingBalance: "250", balanceChange: "250"}]}});
+      await row("c1", 0, "640", made(P_ID, "pC", 3));
+      await own.insert("l1_validation_txs", {validation_id: "v1", seq: 3});
+      await own.insert("l1_validators", {validation_id: "v1", subnet_id: "s", node_id: "NodeID-A", weight: "1", balance: "250", created_tx: "pC", created_ts: 2003, end_accumulated_fee: "300", active: true});
+      await own.insert("data_api_meta", {key: "view.l1.accruedFees", value: "100"});
+      await row("r1", 2, "60", made(P_ID, "pA", 4), {reward_type: "VALIDATOR"});
+      // X: xA keeps 480 (locked), exports 15 to C (5 burned).
+      await tx("X", 1, "xA", "BaseTx");
+      await row("x1", 0, "480", made(X_ID, "xA", 1), {locktime: 99_999_999_999});
+      await row("e1", 1, "15", made(X_ID, "xA", 1), {exported_to: C_ID, ...spend(C_ID, "cI", 1)});
+      // C: cI imports 15 as 14 of EVM balance (1 burned); cE exports 20 of EVM balance as 18 to P (2 burned), which pB
+      // imports; the C-chain's EVM fees: 2.500000001 nAVAX.
+      await tx("C", 1, "cI", "ImportTx", {evm: {inputs: [], outputs: [{address: "0x01", assetId: AVAX, amount: "14"}]}});
+      await tx("C", 2, "cE", "ExportTx", {evm: {inputs: [{address: "0x01", assetId: AVAX, amount: "20", nonce: "0"}], outputs: []}});
+      await row("ce", 0, "18", made(C_ID, "cE", 2), {exported_to: P_ID, ...spend(P_ID, "pB", 2)});
+      await own.insert("evm_chains", {chain_id: "43112", blockchain_id: C_ID, head_number: 1, updated_at: 0});
+      for (const [n, fees] of [[1, "2000000000"], [2, "500000001"]] as const) {
+        await own.insert("evm_blocks", {chain_id: "43112", number: n, hash: new Uint8Array([n]), parent_hash: new Uint8Array([0]), timestamp: 2000, tx_count: 1, base_fee: "1", gas_used: "1", gas_limit: "1", fees_spent: fees, cumulative_txs: n});
+      }
+      // Stakers: the current primary-network validator counts; an L1's and a rewarded one do not.
+      const staker = {node_id: "NodeID-A", start_ts: 1, end_ts: 9, potential_reward: "1", delegation_shares: 0};
+      await own.insert("stakers", {...staker, tx_id: "pA", kind: "validator", subnet_id: P_ID, weight: "90", status: "current"});
+      await own.insert("stakers", {...staker, tx_id: "pS", kind: "subnetValidator", subnet_id: X_ID, weight: "5", status: "current"});
+      await own.insert("stakers", {...staker, tx_id: "pO", kind: "validator", subnet_id: P_ID, weight: "70", status: "rewarded"});
+
+      const s = await getAvaxSupply(own, NET, {now: 3000});
+      expect(s).toEqual({
+        genesisUnlock: "0.0000015",
+        totalRewards: "0.00000006",
+        totalPBurned: "0.000000071",
+        l1ValidatorFees: "0.00000005",
+        totalXBurned: "0.000000005",
+        totalCBurned: "0.000000005500000001",
+        totalSupply: "0.000001478499999999",
+        totalStaked: "0.00000009",
+        totalLocked: "0.00000048",
+        circulatingSupply: "0.000000998499999999",
+        lastUpdated: new Date(3_000_000).toISOString(),
+      });
+      // What exists is what is left: unspent UTXOs, stake, the reward, the L1 balance left, and the EVM side.
+      const unspent = 480n + 90n + 17n + 640n + 60n + 200n;
+      expect(BigInt(s.totalSupply.replace(".", "").replace(/^0+/, ""))).toBe((unspent + 14n - 20n) * 1_000_000_000n - 2_500_000_001n);
+    } finally {
+      await own.close();
+    }
   });
 });
 });
