@@ -22,6 +22,7 @@ import {NETWORKS} from "../../src/chains/index.js";
 import {STORE_BACKENDS} from "../helpers/sql.js";
 import {startNode, type TestNode} from "../helpers/node.js";
 import {fakePChain, type FakePChain} from "../helpers/fakeUpstreams.js";
+import {devKeys} from "../../src/dev/primaryNetwork.js";
 
 const DEV = {"network-id": "local", "index-enabled": true, feed: "dev", "dev-backfill": "4h25m", "data-api-enabled": true, "data-api-rate-limit": "0"};
 /** The network chainkit is told: one its closed enum has, translated to the dev network's on the wire. */
@@ -161,6 +162,27 @@ describe.each(STORE_BACKENDS)("chainkit 0.3.13 against the data API ($name)", (b
     const vertices = await all(await ck.data.primaryNetwork.vertices.listLatest({blockchainId: "x-chain", pageSize: 100}), (p) => p.vertices);
     await all(await ck.data.primaryNetwork.vertices.listByHeight({blockchainId: "x-chain", vertexHeight: 0}), (p) => p.vertices);
     for (const v of vertices.slice(0, 3)) await ck.data.primaryNetwork.vertices.getByHash({blockchainId: "x-chain", vertexHash: v.vertexHash});
+  });
+
+  it("answers a C-chain export's EVM inputs with the credentials that signed them", async () => {
+    const c = await all(await ck.data.primaryNetwork.transactions.listLatest({blockchainId: "c-chain", pageSize: 100}), (p) => p.transactions as Array<{txHash: string; txType: string}>, 5);
+    const exports = c.filter((tx) => tx.txType === "ExportTx");
+    expect(exports.length).toBeGreaterThan(0);
+    for (const {txHash} of exports.slice(0, 5)) {
+      const tx = await ck.data.primaryNetwork.transactions.get({blockchainId: "c-chain", txHash});
+      if (!("evmInputs" in tx)) throw new Error(`${txHash} has no evmInputs`);
+      // The key recovered from each input's signature is the dev network's key that signed it: the one whose EVM
+      // address the input spends from.
+      for (const input of tx.evmInputs) {
+        const signer = devKeys().find((k) => "0x" + Buffer.from(k.evmAddress).toString("hex") === input.fromAddress.toLowerCase());
+        expect(signer, input.fromAddress).toBeDefined();
+        expect(input.credentials.length, txHash).toBeGreaterThan(0);
+        for (const cred of input.credentials) {
+          expect(Buffer.from(cred.publicKey!, "base64").toString("hex"), txHash).toBe(Buffer.from(signer!.publicKey).toString("hex"));
+          expect(Buffer.from(cred.signature!, "base64")).toHaveLength(65);
+        }
+      }
+    }
   });
 
   it("answers the network, validators, delegators, rewards, subnets, blockchains and L1 validators", async () => {

@@ -182,7 +182,8 @@ export function xChainTxFromRow(
 
 /** `txs.evm` of a C atomic transaction. */
 export interface EvmJson {
-  inputs: Array<{address: string; assetId: string; amount: string | number; nonce: string | number}>;
+  /** An input's credentials: folded by this version on; a store an earlier version folded has none until rebuilt. */
+  inputs: Array<{address: string; assetId: string; amount: string | number; nonce: string | number; credentials?: UtxoCredential[]}>;
   outputs: Array<{address: string; assetId: string; amount: string | number}>;
 }
 
@@ -220,7 +221,7 @@ export type CChainAtomicTransaction = CChainExportTransaction | CChainImportTran
 
 
 /**
- * A C atomic transaction: an export spends EVM balances (`evmInputs`, no credentials stored per input) into
+ * A C atomic transaction: an export spends EVM balances (`evmInputs`, each with the credentials that signed it) into
  * UTXOs exported to `destinationChain`; an import consumes UTXOs of `sourceChain` into EVM balances.
  */
 export function cChainTxFromRow(
@@ -252,7 +253,7 @@ export function cChainTxFromRow(
       evmInputs: evm.inputs.map((i) => ({
         fromAddress: toChecksumAddress(i.address),
         asset: assetAmount(assets, i.assetId, big(i.amount)),
-        credentials: [],
+        credentials: i.credentials ?? [],
       })),
       emittedUtxos: emitted.map((u) => utxoFromRow(u, hrp, assets)),
     };

@@ -165,7 +165,15 @@ export function txRow(tx: PrimaryTx, place: TxPlace, l1Effects: readonly L1Effec
   const evm =
     tx.chain === "C"
       ? {
-          inputs: tx.evmInputs.map((i) => ({address: "0x" + bytesToHex(i.address), assetId: i.assetId, amount: i.amount.toString(), nonce: i.nonce.toString()})),
+          // Each EVM input with the credential that signed it and the key recovered from it (Glacier's
+          // EVMInput.credentials, as a UTXO input's are).
+          inputs: tx.evmInputs.map((i) => ({
+            address: "0x" + bytesToHex(i.address),
+            assetId: i.assetId,
+            amount: i.amount.toString(),
+            nonce: i.nonce.toString(),
+            credentials: credentialsJson(i.credentials),
+          })),
           outputs: tx.evmOutputs.map((o) => ({address: "0x" + bytesToHex(o.address), assetId: o.assetId, amount: o.amount.toString()})),
         }
       : null;
