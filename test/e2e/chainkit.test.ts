@@ -17,7 +17,6 @@
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import {Avalanche} from "@avalanche-sdk/chainkit";
 import {HTTPClient} from "@avalanche-sdk/chainkit/lib/http.js";
-import {ResponseValidationError} from "@avalanche-sdk/chainkit/models/errors/responsevalidationerror.js";
 import {NETWORKS} from "../../src/chains/index.js";
 import {STORE_BACKENDS} from "../helpers/sql.js";
 import {startNode, type TestNode} from "../helpers/node.js";
@@ -189,7 +188,7 @@ describe.each(STORE_BACKENDS)("chainkit 0.3.13 against the data API ($name)", (b
     await ck.data.primaryNetwork.getNetworkDetails({});
     const validators = await all(await ck.data.primaryNetwork.listValidators({pageSize: 100}), (p) => p.validators);
     expect(new Set(validators.map((v) => v.validationStatus))).toContain("active");
-    for (const validationStatus of ["active", "pending", "completed", "removed"] as const) {
+    for (const validationStatus of ["active", "pending", "completed"] as const) {
       await all(await ck.data.primaryNetwork.listValidators({validationStatus, pageSize: 100}), (p) => p.validators);
     }
     // The dev network's validators are up all the time (the dev feed is all of them): nothing else is observed here.
@@ -215,16 +214,44 @@ describe.each(STORE_BACKENDS)("chainkit 0.3.13 against the data API ($name)", (b
     await all(await ck.data.primaryNetwork.listL1Validators({pageSize: 100, includeInactiveL1Validators: true}), (p) => p.validators);
   });
 
-  it("answers the AVAX supply", async () => {
+  it("answers the AVAX supply: exact decimals that add up", async () => {
     const s = await ck.avaxSupply.get();
-    expect(BigInt(s.totalSupply)).toBeGreaterThan(0n);
     expect(s.lastUpdated).toBeInstanceOf(Date);
+    // In wei (10^-18 AVAX), so that the sums below are exact.
+    const wei = (v: string): bigint => {
+      expect(v).toMatch(/^-?[0-9]+(\.[0-9]{1,18})?$/);
+      const [i, f = ""] = v.split(".");
+      return BigInt(i! + f.padEnd(18, "0"));
+    };
+    const [total, genesis, rewards, p, x, c] = [s.totalSupply, s.genesisUnlock, s.totalRewards, s.totalPBurned, s.totalXBurned, s.totalCBurned].map(wei);
+    expect(genesis).toBeGreaterThan(0n);
+    for (const burned of [p!, x!, c!]) expect(burned).toBeGreaterThan(0n);
+    expect(total).toBe(genesis! + rewards! - p! - x! - c!);
+    expect(wei(s.circulatingSupply)).toBe(total! - wei(s.totalLocked));
+    expect(wei(s.totalStaked)).toBeGreaterThan(0n);
+    expect(wei(s.l1ValidatorFees)).toBeGreaterThanOrEqual(0n);
+    expect(wei(s.l1ValidatorFees)).toBeLessThanOrEqual(p!);
   });
 
-  it("answers the health and live checks", async () => {
+  it("answers the health check", async () => {
     await evmCaughtUp(t);
     expect((await ck.data.healthCheck()).status).toBe("ok");
+  });
+
+  // The calls below fail on main until the branch that fixes them lands (each named in its test's title).
+  it("lists removed validators: chainkit's validationStatus enum has removed [folderr]", async () => {
+    await all(await ck.data.primaryNetwork.listValidators({validationStatus: "removed", pageSize: 100}), (p) => p.validators);
+  });
+
+  it("answers the live check [folderr]", async () => {
     expect((await ck.data.liveCheck()).status).toBe("ok");
+  });
+
+  it("answers an ICM list of a network this node does not serve with 404 [folderr]", async () => {
+    await evmCaughtUp(t);
+    const [m] = await all(await ck.data.icm.list({pageSize: 1}), (p) => p.messages, 1);
+    const other = await ck.data.icm.listByAddress({address: m!.from, network: "mainnet"}).catch((e: unknown) => e);
+    expect((other as {statusCode?: number}).statusCode).toBe(404);
   });
 
   it("answers each followed EVM chain, its blocks, transactions, addresses, tokens and contracts", async () => {
@@ -296,12 +323,9 @@ describe.each(STORE_BACKENDS)("chainkit 0.3.13 against the data API ($name)", (b
     const address = messages[0]!.from;
     await all(await ck.data.icm.listByAddress({address, pageSize: 100}), (p) => p.messages, 5);
     await all(await ck.data.teleporter.listTeleporterMessagesByAddress({address, pageSize: 100}), (p) => p.messages, 5);
-    // A network this node does not serve is not found, not an empty list.
-    const other = await ck.data.icm.listByAddress({address, network: "mainnet"}).catch((e: unknown) => e);
-    expect((other as {statusCode?: number}).statusCode).toBe(404);
   });
 
-  it("aggregates signatures and answers a transaction's aggregated signatures", async () => {
+  it("aggregates signatures and answers a transaction's aggregated signatures, with the hosted API's 201 [folderr]", async () => {
     await evmCaughtUp(t);
     const [warp] = await t.node.dataApi!.sql.query<{unsigned: Uint8Array}>("SELECT unsigned FROM warp_messages WHERE chain_id = '43112' ORDER BY block_number LIMIT 1");
     const message = Buffer.from(warp!.unsigned).toString("hex");
@@ -312,10 +336,9 @@ describe.each(STORE_BACKENDS)("chainkit 0.3.13 against the data API ($name)", (b
     await ck.data.signatureAggregator.get({txHash: conversion.txHash});
   });
 
-  it("sent every call to avaext, naming the dev network, and its schema errors are ResponseValidationError", () => {
+  it("sent every call to avaext, naming the dev network", () => {
     expect(sent.length).toBeGreaterThan(100);
     for (const s of sent) expect(s).not.toMatch(/fuji/);
-    expect(ResponseValidationError).toBeDefined();
   });
 });
 
