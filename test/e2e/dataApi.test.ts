@@ -6,6 +6,7 @@
  * role and the writer lock behave as the contract says.
  */
 import {writeFileSync} from "node:fs";
+import http from "node:http";
 import path from "node:path";
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import {formatAddress} from "../../src/dataApi/server/names.js";
@@ -17,7 +18,23 @@ import {LOCAL_VALIDATORS} from "../../src/dev/primaryNetwork.js";
 import {createTestDatabase, STORE_BACKENDS} from "../helpers/sql.js";
 import {startNode, tempDir, type TestNode} from "../helpers/node.js";
 
+/** POSTs `body` and resolves with the answer as soon as it arrives, though the server close before reading it all. */
+function postUnread(t: TestNode, p: string, body: Buffer): Promise<{status: number; text: string}> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(new URL(p, t.url), {method: "POST", headers: {"content-type": "application/json", "content-length": body.length}}, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => resolve({status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8")}));
+      res.on("error", () => resolve({status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8")}));
+    });
+    req.on("error", (e) => setTimeout(() => reject(e), 200));
+    req.end(body);
+  });
+}
+
 const MAINNET_ADDRESS = formatAddress(new Uint8Array(20).fill(7), "avax");
+/** A local address nothing on the dev network pays or spends. */
+const NOBODY = formatAddress(new Uint8Array(20).fill(9), "local");
 const BACKFILL = "4h25m"; // 53 ticks: past the dev schedule's L1 conversion (30), balance increase (40) and disable (50)
 const DEV = {"network-id": "local", "index-enabled": true, feed: "dev", "dev-backfill": BACKFILL, "data-api-enabled": true};
 
@@ -173,6 +190,15 @@ describe.each(BACKENDS)("data API over HTTP ($name)", (backend) => {
       [`/v1/networks/local/addresses:listChainIds`, 400, /^addresses: required$/],
       [`/v1/networks/local/addresses:listChainIds?addresses=X-local1bad`, 400, /^addresses: invalid address "X-local1bad"/],
       [`/v1/networks/local/addresses:listChainIds?addresses=${MAINNET_ADDRESS}`, 400, /^addresses: invalid address .*expected the local prefix/],
+      [`${P}/utxos?addresses=${NOBODY}&minUtxoAmount=-1`, 400, /^minUtxoAmount: not an amount: "-1"$/],
+      [`${P}/utxos?addresses=${NOBODY}&minUtxoAmount=1e9`, 400, /^minUtxoAmount: /],
+      [`${P}/lastActivityTimestampByAddresses`, 400, /^addresses: required$/],
+      [`${P}/lastActivityTimestampByAddresses?addresses=local1qq`, 400, /^addresses: invalid address "local1qq"/],
+      [`${P}/lastActivityTimestampByAddresses?addresses=${MAINNET_ADDRESS}`, 400, /^addresses: invalid address .*expected the local prefix/],
+      [`${P}/lastActivityTimestampByAddresses?addresses=${Array.from({length: 65}, () => NOBODY).join(",")}`, 400, /^addresses: at most 64 addresses$/],
+      [`${P}/lastActivityTimestampByAddresses?addresses=${NOBODY}`, 404, /^activity of the addresses on the P-chain not found$/],
+      [`/v1/networks/mainnet/blockchains/p-chain/lastActivityTimestampByAddresses?addresses=${NOBODY}`, 404, /^network mainnet is not served here/],
+      [`/v1/networks/local/blockchains/z-chain/lastActivityTimestampByAddresses?addresses=${NOBODY}`, 404, /^blockchain z-chain not found/],
     ];
     for (const [p, status, message] of cases) {
       const r = await t.get(p);
@@ -183,6 +209,64 @@ describe.each(BACKENDS)("data API over HTTP ($name)", (backend) => {
       expect(body.message, p).toMatch(message);
       expect(r.headers.get("content-type")).toBe("application/json; charset=utf-8");
     }
+  });
+
+  it("answers the POST address lists (utxos, lastActivityTimestampByAddresses) as their GETs, bad bodies with 400", async () => {
+    const P = "/v1/networks/local/blockchains/p-chain";
+    const owner = ((await t.get(`${P}/transactions?pageSize=20`)).json() as {transactions: Array<{emittedUtxos: Array<{addresses: string[]}>}>}).transactions.flatMap((tx) => tx.emittedUtxos.flatMap((u) => u.addresses))[0]!;
+    const post = (p: string, body: string | Buffer): Promise<{status: number; json: () => unknown}> => t.post(p, body as string, {"content-type": "application/json"});
+    for (const route of ["utxos", "lastActivityTimestampByAddresses"]) {
+      const get = await t.get(`${P}/${route}?addresses=${owner}${route === "utxos" ? "&includeSpent=true&pageSize=7" : ""}`);
+      expect(get.status, route).toBe(200);
+      // The SDK's body (a comma list) and an array give the GET's answer.
+      for (const addresses of [`${NOBODY},${owner}`.split(",").join(","), [owner, NOBODY]]) {
+        const r = await post(`${P}/${route}${route === "utxos" ? "?includeSpent=true&pageSize=7" : ""}`, JSON.stringify({addresses}));
+        expect(r.status, route).toBe(200);
+        if (route === "utxos") expect((r.json() as {utxos: unknown[]}).utxos).toEqual((get.json() as {utxos: unknown[]}).utxos);
+        else expect(r.json()).toEqual(get.json());
+      }
+      const bad: Array<[string | Buffer, RegExp]> = [
+        ["{not json", /^body: must be a JSON object$/],
+        ["[]", /^body: must be a JSON object with addresses$/],
+        ["null", /^body: must be a JSON object with addresses$/],
+        ["{}", /^addresses: required$/],
+        [JSON.stringify({addresses: 5}), /^addresses: must be a comma-separated string or an array of strings$/],
+        [JSON.stringify({addresses: [owner, 5]}), /^addresses: must be a comma-separated string or an array of strings$/],
+        [JSON.stringify({addresses: " , "}), /^addresses: required$/],
+        [JSON.stringify({addresses: "local1qq"}), /^addresses: invalid address "local1qq"/],
+        [JSON.stringify({addresses: MAINNET_ADDRESS}), /^addresses: invalid address .*expected the local prefix/],
+        [JSON.stringify({addresses: Array.from({length: 257}, () => NOBODY).join(",")}), /^addresses: at most 256 addresses$/],
+      ];
+      for (const [body, message] of bad) {
+        const r = await post(`${P}/${route}`, body);
+        expect({route, body: body.toString().slice(0, 40), status: r.status}).toEqual({route, body: body.toString().slice(0, 40), status: 400});
+        expect((r.json() as ErrorBody).message).toMatch(message);
+      }
+      // A body past the limit: 400, answered before the client has sent it all (the server then closes).
+      const big = await postUnread(t, `${P}/${route}`, Buffer.alloc(1024 * 1024 + 10, 0x20));
+      expect(big.status).toBe(400);
+      expect((JSON.parse(big.text) as ErrorBody).message).toBe("body: larger than 1048576 bytes");
+      // As many addresses as a body takes, and the query's other parameters checked as the GET's.
+      expect((await post(`${P}/${route}`, JSON.stringify({addresses: Array.from({length: 256}, () => owner)}))).status).toBe(200);
+      if (route === "utxos") expect(((await post(`${P}/utxos?sortBy=size`, JSON.stringify({addresses: owner}))).json() as ErrorBody).message).toMatch(/^sortBy: /);
+      expect((await post(`/v1/networks/mainnet/blockchains/p-chain/${route}`, JSON.stringify({addresses: owner}))).status).toBe(404);
+    }
+    // Random bodies: never a 5xx.
+    let st = 20261201;
+    const rand = (): number => ((st = (Math.imul(st, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    const parts = ["{", "}", "[", "]", '"addresses"', ":", ",", owner, NOBODY, "null", "1e999", '"' + "a".repeat(500) + '"', "true", "\\u0000", '"x"'];
+    for (let i = 0; i < 300; i++) {
+      const body = Array.from({length: 1 + Math.floor(rand() * 8)}, () => parts[Math.floor(rand() * parts.length)]!).join("");
+      const r = await post(`${P}/${rand() < 0.5 ? "utxos" : "lastActivityTimestampByAddresses"}`, body);
+      expect(r.status, body).toBeLessThan(500);
+    }
+  });
+
+  it("answers the AVAX supply, and 405 to a POST", async () => {
+    const r = await t.get("/v1/avax/supply");
+    expect(r.status).toBe(200);
+    expect(Object.keys(r.json() as object).sort()).toEqual(["circulatingSupply", "genesisUnlock", "l1ValidatorFees", "lastUpdated", "totalCBurned", "totalLocked", "totalPBurned", "totalRewards", "totalStaked", "totalSupply", "totalXBurned"]);
+    expect((await t.post("/v1/avax/supply", "{}", {"content-type": "application/json"})).status).toBe(405);
   });
 
   it("binds page tokens to the endpoint and its filters", async () => {
@@ -253,7 +337,7 @@ describe.each(BACKENDS)("data API over HTTP ($name)", (backend) => {
     const templates = t.node.routes.paths().filter((x) => x.startsWith("/v1/") && !x.startsWith("/v1/avg_tps"));
     expect(templates.length).toBeGreaterThan(15);
     const junk = ["", "0", "-1", "1e99", "99999999999999999999999", "%00", "%F0%9F%92%A9", "'; DROP TABLE txs;--", "null", "[]", "{}", "local", "p-chain", "NodeID-", "0x", "0x" + "ab".repeat(20), "a".repeat(3000), "%ZZ", ".."];
-    const params = ["pageSize", "pageToken", "startTimestamp", "endTimestamp", "sortOrder", "txTypes", "addresses", "nodeIds", "vertexHeight", "assetId", "includeSpent", "sortBy", "l1ValidationId", "subnetId", "validationStatus", "rewardAddresses", "startBlock", "endBlock", "blockNumber", "contractAddress", "contractAddresses", "status", "network"];
+    const params = ["pageSize", "pageToken", "startTimestamp", "endTimestamp", "sortOrder", "txTypes", "addresses", "nodeIds", "vertexHeight", "assetId", "includeSpent", "minUtxoAmount", "sortBy", "l1ValidationId", "subnetId", "validationStatus", "rewardAddresses", "startBlock", "endBlock", "blockNumber", "contractAddress", "contractAddresses", "status", "network"];
     // The dev EVM's deployer and its first contracts (the dev traffic's CREATE addresses), so EVM paths reach data.
     const EVM_ADDRESSES = ["0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266", "0x5FbDB2315678afecb367f032d93F642f64180aa3", "0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512", "0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0"];
     const LEAK = /\n\s+at |\/work\/|\/src\/|node_modules|\.ts:\d|\.js:\d/;

@@ -222,8 +222,13 @@ export class DataApiRouter {
 
   private async readJson(req: IncomingMessage): Promise<unknown> {
     const limit = this.opts.bodyLimit ?? 1024 * 1024;
+    // A declared length past the limit is answered before any of the body is read, and the connection closed
+    // after the answer (the rest is never read); reading it to the limit destroyed the request, so the client got
+    // no answer at all.
+    const tooLarge = (): DataApiError => new DataApiError(400, `body: larger than ${limit} bytes`, {connection: "close"});
+    if (Number(req.headers["content-length"]) > limit) throw tooLarge();
     const text = await readBodyLimited(req, limit);
-    if (text === null) throw badRequest("body", `larger than ${limit} bytes`);
+    if (text === null) throw tooLarge();
     try {
       return JSON.parse(text);
     } catch {
