@@ -177,7 +177,13 @@ export class DataApiService {
         {network: modules.network, tokenSecret: secret, rateLimitPerMinute: opts.rateLimitPerMinute, keys: opts.keys},
         {chains: modules.chains, logger: modules.logger, register: modules.register},
       );
-      registerPrimaryRoutes(router, {sql, network: modules.network, chains: modules.chains, avaxAssetId: modules.avaxAssetId, observations: this.validatorObservations()});
+      registerPrimaryRoutes(router, {
+        sql,
+        network: modules.network,
+        chains: modules.chains,
+        avaxAssetId: modules.avaxAssetId,
+        observations: this.validatorObservations(),
+      });
       registerEvmRoutes(router, {sql, chains: this.evm, curated: opts.contractMetadata});
       registerIcmRoutes(router, {sql, chains: this.evm});
       registerSignatureRoutes(router, {sql, network: modules.network, ...this.signatureModules()});

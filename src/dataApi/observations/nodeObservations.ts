@@ -20,7 +20,12 @@ export interface NodeObservationsOptions {
   maxNodes: number;
 }
 
-export const defaultNodeObservationsOptions = {refreshMs: 60_000, timeoutMs: 10_000, window: 60, maxNodes: 20_000} as const;
+export const defaultNodeObservationsOptions = {
+  refreshMs: 60_000,
+  timeoutMs: 10_000,
+  window: 60,
+  maxNodes: 20_000,
+} as const;
 
 export interface NodeObservationsModules {
   logger: Logger;
@@ -100,7 +105,8 @@ export class NodeObservations implements ValidatorObservations {
         const id = (p as {nodeID?: unknown}).nodeID;
         const chains = (p as {benched?: unknown}).benched;
         if (typeof id !== "string" || !Array.isArray(chains)) continue;
-        benched.set(id, chains.reduce((bits: number, c: unknown) => bits | (typeof c === "string" ? (BENCH_BIT[c] ?? 0) : 0), 0));
+        const bit = (c: unknown): number => (typeof c === "string" ? (BENCH_BIT[c] ?? 0) : 0);
+        benched.set(id, chains.reduce((bits: number, c: unknown) => bits | bit(c), 0));
       }
       const seen = new Set<string>();
       for (const v of arrayOf(current, "validators")) {
@@ -127,7 +133,10 @@ export class NodeObservations implements ValidatorObservations {
       this.lastError = null;
     } catch (e) {
       const message = (e as Error).message;
-      if (this.lastError !== message) this.modules.logger.warn({err: message}, "validator observations: polling the node (--platform-rpc) failed; keeping the last ones");
+      if (this.lastError !== message) {
+        const what = "validator observations: polling the node (--platform-rpc) failed; keeping the last ones";
+        this.modules.logger.warn({err: message}, what);
+      }
       this.lastError = message;
     }
   }

@@ -34,7 +34,12 @@ export interface ValidatorObservations {
  */
 export const UP: ValidatorObservation = Object.freeze({
   uptimePerformance: 100,
-  validatorHealth: Object.freeze({reachabilityPercent: 100, benchedPChainRequestsPercent: 0, benchedXChainRequestsPercent: 0, benchedCChainRequestsPercent: 0}),
+  validatorHealth: Object.freeze({
+    reachabilityPercent: 100,
+    benchedPChainRequestsPercent: 0,
+    benchedXChainRequestsPercent: 0,
+    benchedCChainRequestsPercent: 0,
+  }),
 });
 
 /** No source (and the dev network): every validator as AvalancheGo assumes an unobserved one, up. */

@@ -186,7 +186,9 @@ export function registerPrimaryRoutes(router: DataApiRouter, m: PrimaryRoutesMod
     const assetId = ctx.query.string("assetId");
     if (assetId !== undefined && !validId("X", assetId)) throw badRequest("assetId", `not an asset ID: ${JSON.stringify(assetId)}`);
     const minUtxoAmount = ctx.query.string("minUtxoAmount");
-    if (minUtxoAmount !== undefined && !/^[0-9]{1,20}$/.test(minUtxoAmount)) throw badRequest("minUtxoAmount", `not an amount: ${JSON.stringify(minUtxoAmount)}`);
+    if (minUtxoAmount !== undefined && !/^[0-9]{1,20}$/.test(minUtxoAmount)) {
+      throw badRequest("minUtxoAmount", `not an amount: ${JSON.stringify(minUtxoAmount)}`);
+    }
     const args = {
       addresses,
       assetId,
@@ -445,7 +447,9 @@ function parseAddresses(q: Query, chain: ChainName, hrp: string): Uint8Array[] |
   const values = q.list("addresses");
   if (values.length === 0) return undefined;
   if (values.length > 64) throw badRequest("addresses", "at most 64 addresses");
-  return values.map((v) => (chain === "C" && isEvmAddress(v) ? parseEvmAddress("addresses", v) : parseAddress("addresses", v, hrp)));
+  return values.map((v) =>
+    chain === "C" && isEvmAddress(v) ? parseEvmAddress("addresses", v) : parseAddress("addresses", v, hrp),
+  );
 }
 
 /** How long one AVAX supply answer is served before the store is summed again. */
@@ -459,14 +463,21 @@ export const MAX_BODY_ADDRESSES = 256;
  * sends it, or an array of strings; each parsed as the query's are.
  */
 function bodyAddresses(body: unknown, chain: ChainName, hrp: string): Uint8Array[] {
-  if (body === null || typeof body !== "object" || Array.isArray(body)) throw badRequest("body", "must be a JSON object with addresses");
+  if (body === null || typeof body !== "object" || Array.isArray(body)) {
+    throw badRequest("body", "must be a JSON object with addresses");
+  }
   const raw = (body as {addresses?: unknown}).addresses;
   let values: string[];
   if (typeof raw === "string") values = raw.split(",");
   else if (Array.isArray(raw) && raw.every((v) => typeof v === "string")) values = raw as string[];
-  else throw badRequest("addresses", raw === undefined ? "required" : "must be a comma-separated string or an array of strings");
+  else {
+    const why = raw === undefined ? "required" : "must be a comma-separated string or an array of strings";
+    throw badRequest("addresses", why);
+  }
   values = values.map((v) => v.trim()).filter((v) => v !== "");
   if (values.length === 0) throw badRequest("addresses", "required");
   if (values.length > MAX_BODY_ADDRESSES) throw badRequest("addresses", `at most ${MAX_BODY_ADDRESSES} addresses`);
-  return values.map((v) => (chain === "C" && isEvmAddress(v) ? parseEvmAddress("addresses", v) : parseAddress("addresses", v, hrp)));
+  return values.map((v) =>
+    chain === "C" && isEvmAddress(v) ? parseEvmAddress("addresses", v) : parseAddress("addresses", v, hrp),
+  );
 }

@@ -225,7 +225,8 @@ export class DataApiRouter {
     // A declared length past the limit is answered before any of the body is read, and the connection closed
     // after the answer (the rest is never read); reading it to the limit destroyed the request, so the client got
     // no answer at all.
-    const tooLarge = (): DataApiError => new DataApiError(400, `body: larger than ${limit} bytes`, {connection: "close"});
+    const tooLarge = (): DataApiError =>
+      new DataApiError(400, `body: larger than ${limit} bytes`, {connection: "close"});
     if (Number(req.headers["content-length"]) > limit) throw tooLarge();
     const text = await readBodyLimited(req, limit);
     if (text === null) throw tooLarge();

@@ -21,6 +21,18 @@ export interface ActivityRow {
   consumed: boolean;
 }
 
-export function lastActivityFromRow(r: ActivityRow, chainName: LastActivityTimestamp["chainName"], network: string): LastActivityTimestamp {
-  return {timestamp: num(r.ts), blockNumber: String(r.block_height), txHash: r.tx_id, utxoId: r.utxo_id, isConsumed: r.consumed, chainName, network};
+export function lastActivityFromRow(
+  r: ActivityRow,
+  chainName: LastActivityTimestamp["chainName"],
+  network: string,
+): LastActivityTimestamp {
+  return {
+    timestamp: num(r.ts),
+    blockNumber: String(r.block_height),
+    txHash: r.tx_id,
+    utxoId: r.utxo_id,
+    isConsumed: r.consumed,
+    chainName,
+    network,
+  };
 }

@@ -173,7 +173,13 @@ export interface ValidatorRow extends StakerRow {
  * Active: started and current; pending: not started; completed: rewarded or aborted (`validationRewardAmount` 0
  * when aborted). `stakePercentage` is the validator's weight over `totalStake` (current primary-network stake).
  */
-export function validatorFromRow(r: ValidatorRow, hrp: string, now: number, totalStake: bigint, observations: ValidatorObservations): ValidatorDetails {
+export function validatorFromRow(
+  r: ValidatorRow,
+  hrp: string,
+  now: number,
+  totalStake: bigint,
+  observations: ValidatorObservations,
+): ValidatorDetails {
   const start = num(r.start_ts);
   const status = r.status === "current" ? (start > now ? "pending" : "active") : "completed";
   const v: ValidatorDetails = {

@@ -183,7 +183,13 @@ export function xChainTxFromRow(
 /** `txs.evm` of a C atomic transaction. */
 export interface EvmJson {
   /** An input's credentials: folded by this version on; a store an earlier version folded has none until rebuilt. */
-  inputs: Array<{address: string; assetId: string; amount: string | number; nonce: string | number; credentials?: UtxoCredential[]}>;
+  inputs: Array<{
+    address: string;
+    assetId: string;
+    amount: string | number;
+    nonce: string | number;
+    credentials?: UtxoCredential[];
+  }>;
   outputs: Array<{address: string; assetId: string; amount: string | number}>;
 }
 

@@ -175,7 +175,8 @@ export async function listValidators(
   const more = rows.length > args.pageSize;
   const page = rows.slice(0, args.pageSize);
   const stake = await currentStake(sql);
-  const items = page.map((r) => validatorFromRow(r, net.hrp, args.now, stake.validatorStake, args.observations ?? assumedUp));
+  const observations = args.observations ?? assumedUp;
+  const items = page.map((r) => validatorFromRow(r, net.hrp, args.now, stake.validatorStake, observations));
   if (!more) return {items};
   const last = page[page.length - 1];
   return {items, nextCursor: `${String(last.end_ts)}:${last.tx_id}`};

@@ -15,7 +15,8 @@ export async function getAvaxSupply(sql: SqlClientLike, net: NetworkCtx, args: {
   const [r] = await sql.query<Record<string, Num>>(
     `WITH made AS (
        -- AVAX UTXOs by chain of creation: at genesis (seq 0, vm genesis), minted as rewards, or a transaction's.
-       SELECT created_chain AS chain, created_seq = 0 AS genesis, reward_type IS NOT NULL AS reward, sum(amount) AS amount
+       SELECT created_chain AS chain, created_seq = 0 AS genesis, reward_type IS NOT NULL AS reward,
+              sum(amount) AS amount
        FROM utxos WHERE asset_id = $1 AND created_ts IS NOT NULL GROUP BY 1, 2, 3
      ), spent AS (
        SELECT sp.consumed_chain AS chain, sum(u.amount) AS amount
@@ -44,7 +45,8 @@ export async function getAvaxSupply(sql: SqlClientLike, net: NetworkCtx, args: {
        (SELECT evm_in FROM evm) AS evm_in,
        (SELECT evm_out FROM evm) AS evm_out,
        -- The C-chain's EVM fees, in wei (all burned: coreth pays no fee to a block producer).
-       (SELECT coalesce(sum(b.fees_spent), 0) FROM evm_blocks b JOIN evm_chains c ON c.chain_id = b.chain_id WHERE c.blockchain_id = $4) AS evm_fees_wei,
+       (SELECT coalesce(sum(b.fees_spent), 0)
+        FROM evm_blocks b JOIN evm_chains c ON c.chain_id = b.chain_id WHERE c.blockchain_id = $4) AS evm_fees_wei,
        -- AVAX moved into L1 validators' balances, less what came back (each L1 transaction's balance changes).
        (SELECT coalesce(sum((e.value->>'balanceChange')::numeric), 0)
         FROM (SELECT DISTINCT seq FROM l1_validation_txs) l

@@ -288,6 +288,11 @@ export async function listXChainUtxos(
  * (an address a transaction names only as an owner it sets, a reward owner say, has no UTXO there); the newest of
  * those wins. A transaction that both consumes and emits the address's UTXOs answers the UTXO it emits.
  */
+/** UTXO `u` is owned by address `a.address` (an entry of utxo_addresses' key). */
+const OWNED_BY_A =
+  "EXISTS (SELECT 1 FROM utxo_addresses ua" +
+  " WHERE ua.address = a.address AND ua.created_ts = u.created_ts AND ua.utxo_id = u.utxo_id)";
+
 export async function lastActivity(
   sql: SqlClientLike,
   net: NetworkCtx,
@@ -302,12 +307,12 @@ export async function lastActivity(
        CROSS JOIN LATERAL (
          (SELECT u.utxo_id, false AS consumed FROM utxos u
           WHERE u.created_chain = $3 AND u.created_seq = t.seq AND (u.tx_id = t.tx_id OR u.reward_type IS NOT NULL)
-            AND EXISTS (SELECT 1 FROM utxo_addresses ua WHERE ua.address = a.address AND ua.created_ts = u.created_ts AND ua.utxo_id = u.utxo_id)
+            AND ${OWNED_BY_A}
           ORDER BY u.output_index LIMIT 1)
          UNION ALL
          (SELECT sp.utxo_id, true FROM utxo_spends sp JOIN utxos u ON u.utxo_id = sp.utxo_id
           WHERE sp.consumed_chain = $3 AND sp.consuming_height = t.block_height AND sp.consuming_tx = t.tx_id
-            AND EXISTS (SELECT 1 FROM utxo_addresses ua WHERE ua.address = a.address AND ua.created_ts = u.created_ts AND ua.utxo_id = u.utxo_id)
+            AND ${OWNED_BY_A}
           ORDER BY sp.utxo_id LIMIT 1)
          LIMIT 1
        ) x
@@ -318,5 +323,6 @@ export async function lastActivity(
     [args.addresses, args.chain, net.chainIds[args.chain]]
   );
   if (row === undefined) return null;
-  return lastActivityFromRow(row, args.chain === "P" ? "p-chain" : args.chain === "X" ? "x-chain" : "c-chain", net.networkName);
+  const chainName = args.chain === "P" ? "p-chain" : args.chain === "X" ? "x-chain" : "c-chain";
+  return lastActivityFromRow(row, chainName, net.networkName);
 }
