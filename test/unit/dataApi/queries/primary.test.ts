@@ -414,7 +414,17 @@ describe("stakers and rewards", () => {
       endTimestamp: 5000, blsCredentials: {publicKey: "aa", proofOfPossession: "bb"}, validationStatus: "active",
       stakePercentage: 100, delegatorCount: 1, amountDelegated: "100",
       potentialRewards: {validationRewardAmount: "12", delegationRewardAmount: "20", rewardAddresses: [EWOQ]}, geolocation: null,
+      // Nothing observed: up, as AvalancheGo assumes of a validator it has not observed.
+      uptimePerformance: 100,
+      validatorHealth: {reachabilityPercent: 100, benchedPChainRequestsPercent: 0, benchedXChainRequestsPercent: 0, benchedCChainRequestsPercent: 0},
     }]);
+    // An active validator's uptime and health are the observations' for its node.
+    const seen = {uptimePerformance: 81.5, validatorHealth: {reachabilityPercent: 50, benchedPChainRequestsPercent: 25, benchedXChainRequestsPercent: 0, benchedCChainRequestsPercent: 0}};
+    const asked: string[] = [];
+    const observed = await listValidators(db, NET, {pageSize: 10, now: 2000, observations: {observe: (nodeId) => (asked.push(nodeId), seen)}});
+    expect(observed.items.find((v) => v.validationStatus === "active")).toMatchObject(seen);
+    expect(observed.items.find((v) => v.validationStatus === "completed")).not.toHaveProperty("uptimePerformance");
+    expect(asked).toEqual(["NodeID-A"]);
     const all = await allPages((cursor) => listValidators(db, NET, {pageSize: 1, cursor, now: 2000}));
     expect(all.items.flat().map((v) => [v.txHash, v.validationStatus])).toEqual([["pold", "completed"], ["ptx2", "active"]]);
     expect(all.items[0][0].rewards).toEqual({validationRewardAmount: "7", delegationRewardAmount: "0", rewardAddresses: [CAROL], rewardTxHash: "prew"});
