@@ -97,9 +97,17 @@ export class HttpFeed implements FeedSource {
         } catch (err) {
           if (signal.aborted) return;
           status.failed();
-          if (!down) logger.warn({upstream: this.base, err: (err as Error).message}, "upstream failing; retrying with backoff");
+          if (!down) {
+            logger.warn({upstream: this.base, err: (err as Error).message}, "upstream failing; retrying with backoff");
+          }
           down = true;
           failed = true;
+          // A failing X/vtx (a proxy's 403, a bad vertex) holds back only the X blocks that must follow the DAG; the
+          // other endpoints still move this round, as they did when X/vtx was polled last.
+          if (i === X_VTX) {
+            dagAtTip = false;
+            continue;
+          }
           break;
         }
         if (items === "absent") {
@@ -109,6 +117,14 @@ export class HttpFeed implements FeedSource {
         }
         missing.delete(e.id);
         if (items.length === 0) continue;
+        // The upstream may have accepted its last vertices and its first blocks between the two requests (a node
+        // finishing its DAG, a dev network committing Cortina in one batch): vertices that appeared meanwhile go
+        // first, and this page of blocks is asked for again next round.
+        const vtxServed = !missing.has(ENDPOINTS[X_VTX]!.id);
+        if (i === X_BLOCK && vtxServed && (await this.verticesAppeared(next, sink, signal))) {
+          atTip = false;
+          continue;
+        }
         next[i] = next[i]! + BigInt(items.length);
         // Outside the try above on purpose: a failed commit is not an upstream failure. It must end run() so the
         // ingester restarts from the last committed position; carrying on with `next` advanced would skip pages.
@@ -129,6 +145,19 @@ export class HttpFeed implements FeedSource {
       status.setCaughtUp(atTip);
       if (atTip) await sleep(this.opts.pollMs, signal);
     }
+  }
+
+  /** Takes the X/vtx page after `next` if the upstream has one now; whether it had. */
+  private async verticesAppeared(
+    next: bigint[],
+    sink: (batch: FeedBatch) => Promise<void>,
+    signal: AbortSignal,
+  ): Promise<boolean> {
+    const vertices = await this.fetchItems(ENDPOINTS[X_VTX]!, next[X_VTX]!, signal);
+    if (vertices === "absent" || vertices.length === 0) return false;
+    next[X_VTX] = next[X_VTX]! + BigInt(vertices.length);
+    await sink({items: vertices, position: encodeHttpPosition(next)});
+    return true;
   }
 
   /** One page of an upstream endpoint as feed items, checked; "absent" when the upstream has no such endpoint. */

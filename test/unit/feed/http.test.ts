@@ -22,10 +22,22 @@ const containers = Array.from({length: TOTAL}, (_, i) => {
   return {id: cb58Encode(sha256(bytes)), bytes: hexWithChecksum(bytes), timestamp: "2024-05-01T12:00:00Z", encoding: "hex", index: String(i)};
 });
 
+/** `n` distinct containers of an X endpoint, told apart by `label`. */
+function xContainers(n: number, label: string): typeof containers {
+  return Array.from({length: n}, (_, i) => {
+    const bytes = sha256(Buffer.from(`${label}${i}`));
+    return {id: cb58Encode(sha256(bytes)), bytes: hexWithChecksum(bytes), timestamp: "2024-05-01T12:00:00Z", encoding: "hex", index: String(i)};
+  });
+}
+
 /** What the upstream serves; a test may swap in a page with a bad container. */
 let served = containers;
 /** Other endpoints the upstream serves (path → containers); none unless a test sets them. */
 let others: Record<string, typeof containers> = {};
+/** Called with each request's path before it is answered (a test may change what the upstream holds). */
+let onRequest: ((path: string) => void) | null = null;
+/** Paths the upstream answers with a 502, as a proxy in front of it might. */
+let failing = new Set<string>();
 let server: Server;
 let url: string;
 beforeAll(async () => {
@@ -33,6 +45,11 @@ beforeAll(async () => {
     let body = "";
     req.on("data", (d: Buffer) => (body += d.toString()));
     req.on("end", () => {
+      onRequest?.(req.url ?? "");
+      if (failing.has(req.url ?? "")) {
+        res.writeHead(502).end();
+        return;
+      }
       const list = req.url === "/ext/index/P/block" ? served : others[req.url ?? ""];
       if (list === undefined) {
         res.writeHead(404).end();
@@ -90,12 +107,7 @@ describe("http mirror source", () => {
   });
 
   it("takes every vertex of the upstream's X-chain before its first block (the DAG precedes the blocks)", async () => {
-    const x = (n: number, label: string): typeof containers =>
-      Array.from({length: n}, (_, i) => {
-        const bytes = sha256(Buffer.from(`${label}${i}`));
-        return {id: cb58Encode(sha256(bytes)), bytes: hexWithChecksum(bytes), timestamp: "2024-05-01T12:00:00Z", encoding: "hex", index: String(i)};
-      });
-    others = {"/ext/index/X/vtx": x(2100, "v"), "/ext/index/X/block": x(10, "b")};
+    others = {"/ext/index/X/vtx": xContainers(2100, "v"), "/ext/index/X/block": xContainers(10, "b")};
     try {
       const kinds: string[] = [];
       const ctrl = new AbortController();
@@ -106,6 +118,49 @@ describe("http mirror source", () => {
       expect(kinds.indexOf("block")).toBe(2100);
     } finally {
       others = {};
+    }
+  });
+
+  it("takes vertices the upstream accepted between its X/vtx and X/block answers before those blocks", async () => {
+    others = {"/ext/index/X/vtx": xContainers(5, "v"), "/ext/index/X/block": []};
+    // The upstream commits its last vertices and its first blocks at once, just as the mirror asks for blocks.
+    onRequest = (p) => {
+      if (p !== "/ext/index/X/block" || others["/ext/index/X/block"]!.length > 0) return;
+      others = {"/ext/index/X/vtx": xContainers(8, "v"), "/ext/index/X/block": xContainers(3, "b")};
+    };
+    try {
+      const kinds: string[] = [];
+      const ctrl = new AbortController();
+      await feed().run(null, async (b) => {
+        for (const it of b.items) if (it.chain === "X") kinds.push(it.kind);
+        if (kinds.length === 11) ctrl.abort();
+      }, ctrl.signal);
+      expect(kinds).toEqual([...Array<string>(8).fill("vtx"), ...Array<string>(3).fill("block")]);
+    } finally {
+      others = {};
+      onRequest = null;
+    }
+  });
+
+  it("a failing X/vtx holds back the X blocks only; the other endpoints go on, and the blocks follow once it answers", async () => {
+    others = {"/ext/index/X/vtx": [], "/ext/index/X/block": xContainers(3, "b"), "/ext/index/X/tx": xContainers(4, "t")};
+    failing = new Set(["/ext/index/X/vtx"]);
+    try {
+      const kinds: string[] = [];
+      const ctrl = new AbortController();
+      const run = feed().run(null, async (b) => {
+        for (const it of b.items) if (it.chain === "X") kinds.push(it.kind);
+        if (kinds.length === 7) ctrl.abort();
+      }, ctrl.signal);
+      await expect.poll(() => kinds.length, {timeout: 10_000}).toBe(4);
+      await new Promise((r) => setTimeout(r, 200));
+      expect(kinds).toEqual(["tx", "tx", "tx", "tx"]);
+      failing = new Set();
+      await run;
+      expect(kinds.slice(4)).toEqual(["block", "block", "block"]);
+    } finally {
+      others = {};
+      failing = new Set();
     }
   });
 
