@@ -120,10 +120,23 @@ export class HttpFeed implements FeedSource {
         // The upstream may have accepted its last vertices and its first blocks between the two requests (a node
         // finishing its DAG, a dev network committing Cortina in one batch): vertices that appeared meanwhile go
         // first, and this page of blocks is asked for again next round.
-        const vtxServed = !missing.has(ENDPOINTS[X_VTX]!.id);
-        if (i === X_BLOCK && vtxServed && (await this.verticesAppeared(next, sink, signal))) {
-          atTip = false;
-          continue;
+        if (i === X_BLOCK && !missing.has(ENDPOINTS[X_VTX]!.id)) {
+          let vertices: FeedItem[] | "absent";
+          try {
+            vertices = await this.fetchItems(ENDPOINTS[X_VTX]!, next[X_VTX]!, signal);
+          } catch (err) {
+            if (signal.aborted) return;
+            status.failed();
+            down = true;
+            failed = true;
+            continue;
+          }
+          if (vertices !== "absent" && vertices.length > 0) {
+            next[X_VTX] = next[X_VTX]! + BigInt(vertices.length);
+            await sink({items: vertices, position: encodeHttpPosition(next)});
+            atTip = false;
+            continue;
+          }
         }
         next[i] = next[i]! + BigInt(items.length);
         // Outside the try above on purpose: a failed commit is not an upstream failure. It must end run() so the
@@ -145,19 +158,6 @@ export class HttpFeed implements FeedSource {
       status.setCaughtUp(atTip);
       if (atTip) await sleep(this.opts.pollMs, signal);
     }
-  }
-
-  /** Takes the X/vtx page after `next` if the upstream has one now; whether it had. */
-  private async verticesAppeared(
-    next: bigint[],
-    sink: (batch: FeedBatch) => Promise<void>,
-    signal: AbortSignal,
-  ): Promise<boolean> {
-    const vertices = await this.fetchItems(ENDPOINTS[X_VTX]!, next[X_VTX]!, signal);
-    if (vertices === "absent" || vertices.length === 0) return false;
-    next[X_VTX] = next[X_VTX]! + BigInt(vertices.length);
-    await sink({items: vertices, position: encodeHttpPosition(next)});
-    return true;
   }
 
   /** One page of an upstream endpoint as feed items, checked; "absent" when the upstream has no such endpoint. */
