@@ -436,8 +436,9 @@ export class DevFeed implements FeedSource {
   /**
    * Cortina: the stop vertex on the frontier (accepted and indexed, as a node bootstrapping mainnet's well-known stop
    * vertex indexes it; a network with no DAG builds it locally and indexes nothing), then the linearised chain's
-   * genesis block (`vms/avm/state/state.go` initializeChainState: parent the stop vertex, height 0, Cortina's time,
-   * no txs), which the first X block names as its parent.
+   * genesis block (`vms/avm/state/state.go` initializeChainState: parent the stop vertex, height 0, no txs), which
+   * the first X block names as its parent. Its time is the Cortina tick's: AvalancheGo stamps it with the network's
+   * configured Cortina time, which for the dev network is the moment its schedule linearises the chain.
    */
   private linearize(chainId: Uint8Array, time: bigint, parents: Parents, add: AddItem): void {
     const chains = this.chains!;
