@@ -285,7 +285,16 @@ export class DataApiService {
       if (this.view) {
         const lag = this.view.lag();
         details.lag = Number(lag);
-        if (this.view.lastError) return {details, error: `primary-network view: ${this.view.lastError.message}`};
+        const stops = [...this.view.stops.values()];
+        if (stops.length > 0) {
+          details.stopped = stops;
+          const each = stops.map((x) => {
+            const where = x.height !== null ? `block ${x.height} (${x.blockId})` : `container ${x.index} of ${x.endpoint}`;
+            return `${x.chain}-chain view stopped at ${where}${x.txId ? `, transaction ${x.txId}` : ""}: ${x.error}`;
+          });
+          return {details, error: `primary-network view: ${each.join("; ")}`};
+        }
+        if (this.view.lastError) return {details, error: `primary-network view: retrying: ${this.view.lastError.message}`};
         if (lag > BigInt(this.opts.maxLag)) return {details, error: `primary-network view is ${lag} containers behind the index`};
       }
       return {details};

@@ -6,6 +6,7 @@
  */
 import {sleep} from "../util/sleep.js";
 import type {Logger} from "../logger/index.js";
+import {RetryableError} from "../util/errors.js";
 
 export interface EvmRpcOptions {
   url: string;
@@ -42,7 +43,8 @@ export type RpcGuard = <T>(methods: readonly string[], exchange: () => Promise<T
 
 export type RpcErrorKind = "transport" | "http" | "malformed" | "rpc";
 
-export class RpcError extends Error {
+/** Retryable: whatever the node answered or failed to answer, it may answer otherwise later (an RPC outage). */
+export class RpcError extends RetryableError {
   constructor(
     message: string,
     readonly kind: RpcErrorKind,

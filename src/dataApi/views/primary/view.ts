@@ -4,6 +4,11 @@
  * and the new position in ONE SQL transaction: a crash or kill -9 at any moment resumes exactly, nothing lost or
  * folded twice. A container that does not decode is logged, counted and skipped; its position still advances.
  *
+ * A batch that fails is retried with backoff when the failure is an outage of the store (src/util/errors.ts). Any
+ * other failure is the fold's own and happens again on every try: that chain's view stops where it failed (its
+ * block, its transaction, the error: `stops`, reported by the health check), and the other chains go on. Positions
+ * are kept per endpoint, so a chain stops alone; X's two endpoints (vertices, then blocks) stop together.
+ *
  * X/tx is not folded: its transactions also arrive inside X vertices (before Cortina) and X blocks (after).
  */
 import type {NetworkInfo} from "../../../chains/index.js";
@@ -11,6 +16,7 @@ import {findEndpoint, type Endpoint} from "../../../index/endpoints.js";
 import type {IndexStore, StoredContainer} from "../../../index/store.js";
 import type {Logger} from "../../../logger/index.js";
 import {idToString} from "../../../util/cb58.js";
+import {Backoff, RetryableError, isRetryable} from "../../../util/errors.js";
 import {insertSql, runTogether, type BulkColumn, type BulkInsertOptions} from "../../store/bulk.js";
 import type {SqlClient, SqlTx} from "../../store/client.js";
 import {tryDecodePrimaryContainer, type DecodeResult} from "./decode.js";
@@ -150,6 +156,8 @@ export const FOLDED_ENDPOINTS: readonly Endpoint[] = [
 /** A batch's rows, built and not yet written, with the view's state as of its end. */
 interface Built {
   containers: StoredContainer[];
+  /** The blocks (or vertices) of its containers that decoded, in order, for a failure's report. */
+  blocks: FoldPlace[];
   txIds: string[];
   rows: Batch;
   txCount: number;
@@ -199,8 +207,20 @@ export class PrimaryView {
   private readonly staking: StakingFold;
   private readonly signerKeys = new SignerKeys();
   private readonly recentOwners: UtxoOwners;
-  /** The last error of a round (the health check reports it). */
+  /** The last error of a round, retried (the health check reports it). */
   lastError: Error | null = null;
+  /** Chains whose view stopped on an error of the fold, with where and why (the health check reports them). */
+  readonly stops = new Map<PrimaryChainName, ViewStop>();
+  /**
+   * Per endpoint, the index before which batches hold one container: a batch failed where no container could be
+   * named (its statement), and is folded again container by container to find the one.
+   */
+  private readonly narrowUntil = new Map<number, bigint>();
+  /**
+   * Per endpoint, the fold's error at a container after the start of its batch: the containers before it are
+   * folded (their batch rolled back with it), then the chain stops there.
+   */
+  private readonly stopAt = new Map<number, FoldError>();
   private wake: (() => void) | null = null;
   /**
    * The store runs statements off this thread (a server, or PGlite on its own): statements overlap, and the owners
@@ -293,8 +313,11 @@ export class PrimaryView {
 
   private async loop(): Promise<void> {
     const signal = this.ctrl.signal;
+    // Bounded and growing, with jitter: a store that is down is not hammered, and is retried within 30 s once back.
+    const backoff = new Backoff({baseMs: 250, maxMs: 30_000});
     while (!signal.aborted) {
       let n = 0;
+      let retryIn: number | null = null;
       try {
         // After a failure the positions, counters and staking state in memory may be ahead of the store: nothing is
         // folded until they are read back from it (while the store is unreachable, that read fails and is retried).
@@ -304,19 +327,58 @@ export class PrimaryView {
         }
         n = await this.round();
         this.lastError = null;
+        backoff.reset();
       } catch (err) {
         // Closing: the batches read ahead stop decoding (decodeYielding), and the round with them.
         if (signal.aborted) break;
         this.stale = true;
         if (err instanceof RepeatedRowsError) this.repeated(err);
-        else {
+        else if (err instanceof FoldError && !isRetryable(err)) {
+          // The fold's own error: folded again one container at a time to name the container, else the chain stops
+          // there, once the containers before it are folded.
+          if (this.narrow(err)) continue;
+          if (err.from > (this.positions.get(err.endpoint.id) ?? 0n)) this.stopAt.set(err.endpoint.id, err);
+          else this.stop(err);
+        } else {
+          // An outage (or a failure outside any chain's batch, such as reading the state back): retried.
           this.lastError = err as Error;
-          this.modules.logger.error({err}, "primary-network view: a batch failed to fold; retrying");
+          retryIn = backoff.next();
+          this.modules.logger.warn({err, attempt: backoff.attempts, retryInMs: retryIn}, "primary-network view: a batch failed to fold (the store?); retrying");
           this.modules.metrics?.errors.inc();
         }
       }
-      if (n === 0 && !signal.aborted) await this.idle(n === 0 && this.lastError ? 1000 : this.opts.idleMs);
+      if (signal.aborted) break;
+      if (retryIn !== null) await this.idle(retryIn);
+      else if (n === 0 && !this.stale) await this.idle(this.opts.idleMs);
     }
+  }
+
+  /** A failure in a batch of several containers and none named: that batch is folded again one by one. */
+  private narrow(err: FoldError): boolean {
+    if (err.block !== null || err.to - err.from <= 1n) return false;
+    if ((this.narrowUntil.get(err.endpoint.id) ?? 0n) >= err.to) return false;
+    this.narrowUntil.set(err.endpoint.id, err.to);
+    this.modules.logger.warn({endpoint: err.endpoint.name, from: err.from.toString(), to: err.to.toString(), err: err.cause}, "primary-network view: a batch failed to fold; folding it one container at a time");
+    return true;
+  }
+
+  /** The chain of the failed batch stops folding (its reads go on serving what was folded); the others go on. */
+  private stop(err: FoldError): void {
+    const chain = err.endpoint.chain as PrimaryChainName;
+    const cause = err.cause instanceof Error ? err.cause : new Error(String(err.cause));
+    const stop: ViewStop = {
+      chain,
+      endpoint: err.endpoint.name,
+      index: err.from.toString(),
+      blockId: err.block?.blockId ?? null,
+      height: err.block?.height.toString() ?? null,
+      txId: err.txId,
+      error: cause.message,
+      since: new Date().toISOString(),
+    };
+    this.stops.set(chain, stop);
+    this.modules.logger.error({...stop, err: cause}, `primary-network view: ${err.message}; this chain's view stopped (restart avaext to try again)`);
+    this.modules.metrics?.stopped.inc({chain});
   }
 
   /** What is in memory read back from the store, after a batch failed. */
@@ -350,19 +412,22 @@ export class PrimaryView {
   private async round(): Promise<number> {
     let total = 0;
     for (const e of FOLDED_ENDPOINTS) {
+      if (this.stops.has(e.chain as PrimaryChainName)) continue;
       // The X-chain's blocks follow its DAG (Cortina linearised it: no vertex is accepted after the first block), so
       // they wait until every vertex indexed is folded: the X transactions keep their acceptance order.
       if (e === X_BLOCK && (this.positions.get(X_VTX.id) ?? 0n) < this.modules.index.index(X_VTX).next) continue;
       const index = this.modules.index.index(e);
+      const stopAt = this.stopAt.get(e.id)?.from ?? null;
       // Batches are read, decoded, and the owners of the UTXOs they spend looked up, ahead of the one being folded:
       // none waits for the others (the decoding and the build take turns, each yielding every few ms).
       const fetch = (from: bigint): Fetching | null => {
-        if (from >= index.next) return null;
+        const end = stopAt !== null && stopAt < index.next ? stopAt : index.next;
+        if (from >= end) return null;
         // As many containers as fit `batchBytes` at the size of the last batch's: a batch's rows, the statement's
         // parameters and the database's work memory grow with its transactions, not its containers.
         const fit = Math.max(1, Math.floor(this.opts.batchBytes / (this.containerBytes.get(e.id) ?? this.opts.batchBytes)));
-        const want = BigInt(Math.min(this.opts.batchSize, fit));
-        const n = Number(index.next - from < want ? index.next - from : want);
+        const want = from < (this.narrowUntil.get(e.id) ?? 0n) ? 1n : BigInt(Math.min(this.opts.batchSize, fit));
+        const n = Number(end - from < want ? end - from : want);
         const prepared = index.getRange(from, n).then(async (containers) => {
           this.containerBytes.set(e.id, containers.reduce((a, c) => a + c.bytes.length, 0) / containers.length);
           const results = await decodeYielding(e, containers, this.ctrl.signal);
@@ -386,6 +451,13 @@ export class PrimaryView {
       };
       const first = fetch(this.positions.get(e.id) ?? 0n);
       if (first) total += e.chain === "P" ? await this.foldInTransactions(e, first, fetch) : await this.foldPipelined(e, first, fetch);
+      const at = this.positions.get(e.id) ?? 0n;
+      if ((this.narrowUntil.get(e.id) ?? 0n) <= at) this.narrowUntil.delete(e.id);
+      const failed = this.stopAt.get(e.id);
+      if (failed && failed.from <= at) {
+        this.stopAt.delete(e.id);
+        this.stop(failed);
+      }
     }
     return total;
   }
@@ -473,16 +545,18 @@ export class PrimaryView {
     const seqBefore = {...this.seq};
     const stakingBefore = this.staking.snapshot();
     let built: Built;
+    let building = null as Built | null;
     try {
       built = await this.modules.sql.transaction(async (tx) => {
         const b = await this.build(e, prepared, tx, await this.completeOwners(tx, prepared, []));
+        building = b;
         await this.writeBuilt(tx, e, b);
         return b;
       });
     } catch (err) {
       Object.assign(this.seq, seqBefore);
       this.staking.restore(stakingBefore);
-      throw err;
+      throw FoldError.of(err, e, prepared.containers, building?.blocks ?? null);
     }
     this.committed(e, built);
   }
@@ -498,38 +572,50 @@ export class PrimaryView {
     const decoded = containers.map((c, i) => ({c, d: this.decoded(e, c, results[i]!)}));
     const chainId = this.modules.network.chainIds[e.chain];
     const batch = new Batch();
+    const blocks: FoldPlace[] = [];
     let txCount = 0;
-    if (e.chain === "P" && e.kind === "block" && containers[0]!.index === 0n && this.modules.genesis) {
-      const first = decoded.find((x) => x.d !== null);
-      const ts = first?.d?.timestamp ?? containers[0]!.timestampNs / 1_000_000_000n;
-      await this.foldGenesis(tx, this.modules.genesis(ts));
-    }
-    let yielded = performance.now();
-    for (const {c, d} of decoded) {
-      if (!d) continue;
-      // Let I/O run now and then: the previous batch's statement is still being written to a server's socket, and
-      // the server waits for all of it before it starts.
-      if (performance.now() - yielded > YIELD_MS) {
-        await new Promise<void>((resolve) => setImmediate(resolve));
-        yielded = performance.now();
+    // Where the fold is, for the report of an error in it.
+    let at: {c: StoredContainer; block: FoldPlace | null; txId: string | null} = {c: containers[0]!, block: null, txId: null};
+    try {
+      if (e.chain === "P" && e.kind === "block" && containers[0]!.index === 0n && this.modules.genesis) {
+        const first = decoded.find((x) => x.d !== null);
+        const ts = first?.d?.timestamp ?? containers[0]!.timestampNs / 1_000_000_000n;
+        await this.foldGenesis(tx, this.modules.genesis(ts));
       }
-      const ts = d.timestamp ?? c.timestampNs / 1_000_000_000n;
-      if (e.kind === "vtx") batch.vertices.push(vertexRow(d, ++this.seq.vtx, ts));
-      const aborted = await this.staking.beforeBlock(tx, d, ts);
-      if (aborted !== null) batch.unstake(aborted);
-      for (const t of d.txs) {
-        const seq = ++this.seq[e.chain];
-        const place: TxPlace = {chain: e.chain, chainId, seq, blockId: d.blockId, height: d.height, ts};
-        // The staking fold first: what it derives (L1 balances returned, L1 validator details) is written
-        // with the transaction's own rows.
-        const effects = await this.staking.onTx(tx, t, place);
-        this.foldTx(batch, t, place, owners, effects);
-        txCount++;
+      let yielded = performance.now();
+      for (const {c, d} of decoded) {
+        if (!d) continue;
+        const place = {index: c.index, blockId: d.blockId, height: d.height};
+        blocks.push(place);
+        at = {c, block: place, txId: null};
+        // Let I/O run now and then: the previous batch's statement is still being written to a server's socket, and
+        // the server waits for all of it before it starts.
+        if (performance.now() - yielded > YIELD_MS) {
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          yielded = performance.now();
+        }
+        const ts = d.timestamp ?? c.timestampNs / 1_000_000_000n;
+        if (e.kind === "vtx") batch.vertices.push(vertexRow(d, ++this.seq.vtx, ts));
+        const aborted = await this.staking.beforeBlock(tx, d, ts);
+        if (aborted !== null) batch.unstake(aborted);
+        for (const t of d.txs) {
+          at.txId = t.id;
+          const seq = ++this.seq[e.chain];
+          const place: TxPlace = {chain: e.chain, chainId, seq, blockId: d.blockId, height: d.height, ts};
+          // The staking fold first: what it derives (L1 balances returned, L1 validator details) is written
+          // with the transaction's own rows.
+          const effects = await this.staking.onTx(tx, t, place);
+          this.foldTx(batch, t, place, owners, effects);
+          txCount++;
+        }
+        at.txId = null;
+        const supply = e.chain === "P" ? this.staking.supply : null;
+        if (e.kind === "block") batch.blocks.push(blockRow(d, ts, supply, e.chain === "P" ? await this.staking.afterBlock(tx) : null));
       }
-      const supply = e.chain === "P" ? this.staking.supply : null;
-      if (e.kind === "block") batch.blocks.push(blockRow(d, ts, supply, e.chain === "P" ? await this.staking.afterBlock(tx) : null));
+    } catch (err) {
+      throw FoldError.at(err, e, at.c.index, at.block, at.txId);
     }
-    return {containers, txIds: prepared.txIds, rows: batch, txCount, seqBefore, state: this.stateEntries(), started};
+    return {containers, blocks, txIds: prepared.txIds, rows: batch, txCount, seqBefore, state: this.stateEntries(), started};
   }
 
   /**
@@ -552,7 +638,7 @@ export class PrimaryView {
     } catch (err) {
       // A later batch may be built already: its counters restart from this one's.
       Object.assign(this.seq, built.seqBefore);
-      throw err;
+      throw FoldError.of(err, e, built.containers, built.blocks);
     }
     // The statement ahead has committed too (this one found its position), but its answer may come later, on its own
     // connection: the position in memory moves in batch order.
@@ -593,6 +679,9 @@ export class PrimaryView {
           `FROM (SELECT count(*) FILTER (WHERE next_index = $3::int8) AS n FROM w0) AS moved`,
       );
     } catch (err) {
+      // The position moved under the batch: the batch ahead rolled back (its error is the one that matters), or
+      // another writer moved it. Read back from the store, the view folds from where it really is.
+      if (err instanceof Error && err.message.includes(POSITION_MOVED)) throw new RetryableError(err.message, {cause: err});
       if (repeats || (err as {code?: string}).code !== UNIQUE_VIOLATION) throw err;
       // Nothing of the batch was written: the view reloads and writes it again keeping the first of each repeat.
       this.repeatsUntil.set(e.id, to);
@@ -809,3 +898,61 @@ async function readOwners(tx: SqlTx, utxoIds: string[], out: Map<string, Uint8Ar
   }
 }
 
+
+export type PrimaryChainName = "P" | "X" | "C";
+
+/** Where in the index a container is, and its block (or vertex). */
+export interface FoldPlace {
+  index: bigint;
+  blockId: string;
+  height: bigint;
+}
+
+/** A chain's view stopped: where and why (the health check and the log give it as is). */
+export interface ViewStop {
+  chain: PrimaryChainName;
+  endpoint: string;
+  /** The container's position in its index. */
+  index: string;
+  /** The block (or vertex) that failed, when the failure could be placed in one. */
+  blockId: string | null;
+  height: string | null;
+  /** The transaction being folded, when the failure was in one. */
+  txId: string | null;
+  error: string;
+  /** When it stopped (ISO 8601). */
+  since: string;
+}
+
+/**
+ * A failure while folding a batch of one endpoint, placed as closely as it could be: the container range [from,
+ * to), the block and the transaction when known. Retryable or not as its cause is (src/util/errors.ts).
+ */
+export class FoldError extends Error {
+  private constructor(
+    readonly endpoint: Endpoint,
+    readonly from: bigint,
+    readonly to: bigint,
+    readonly block: FoldPlace | null,
+    readonly txId: string | null,
+    cause: unknown,
+  ) {
+    const where = block ? `block ${block.height} (${block.blockId})` : to - from === 1n ? `container ${from}` : `containers ${from}-${to - 1n}`;
+    const what = cause instanceof Error ? cause.message : String(cause);
+    super(`${endpoint.chain}-chain ${where}${txId ? `, transaction ${txId}` : ""}: ${what}`, {cause});
+  }
+
+  /** A failure at one container of the build, with its block and transaction when known. */
+  static at(err: unknown, e: Endpoint, index: bigint, block: FoldPlace | null, txId: string | null): Error {
+    if (err instanceof FoldError || err instanceof RepeatedRowsError) return err;
+    return new FoldError(e, index, index + 1n, block, txId, err);
+  }
+
+  /** A failure of a whole batch (its statement or transaction); the block is named when it holds only one. */
+  static of(err: unknown, e: Endpoint, containers: readonly StoredContainer[], blocks: readonly FoldPlace[] | null): Error {
+    if (err instanceof FoldError || err instanceof RepeatedRowsError) return err;
+    const from = containers[0]!.index;
+    const to = containers[containers.length - 1]!.index + 1n;
+    return new FoldError(e, from, to, to - from === 1n && blocks?.length === 1 ? blocks[0]! : null, null, err);
+  }
+}

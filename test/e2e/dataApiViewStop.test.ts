@@ -1,0 +1,183 @@
+/**
+ * A fold that cannot proceed is never silent, in a real avaext process (bin/avaext.js) fed from a file:
+ * - a well-formed P-chain block whose AddPermissionlessValidatorTx validates a subnet that was never transformed
+ *   (the fold has no staking rules for it, src/dataApi/views/primary/stakers.ts): the P-chain's view stops at that
+ *   block and transaction; `/ext/health` and `/v1/health-check` name the chain, the block (height and ID), the
+ *   transaction and the error; the stop is logged once at error level and counted; the X-chain's view goes on;
+ *   reads answer from what was folded; the process keeps running. On both stores.
+ * - PostgreSQL terminating the writer's connections while it folds (an outage): retried with backoff, counted,
+ *   and the fold then ends exactly (every transaction once), with no chain stopped.
+ */
+import {rmSync, writeFileSync} from "node:fs";
+import path from "node:path";
+import pg from "pg";
+import {afterAll, describe, expect, inject, it} from "vitest";
+import {NETWORKS} from "../../src/chains/index.js";
+import {tryDecodePrimaryContainer} from "../../src/dataApi/views/primary/decode.js";
+import {makeKeys, xHistory} from "../../src/dev/syntheticHistory.js";
+import {cb58Encode, idFromString} from "../../src/util/cb58.js";
+import {startChild, type Child} from "../helpers/child.js";
+import {tempDir} from "../helpers/node.js";
+import {pBaseTx, pChainBlocks, pPermissionlessValidatorTx, seeded} from "../helpers/pChain.js";
+import {prng} from "../helpers/prng.js";
+import {STORE_BACKENDS, createTestDatabase} from "../helpers/sql.js";
+
+const network = NETWORKS.local;
+const AVAX = "2fombhL7aGPwj3KH4bfrmJwW6PVnMobf9Y2fn9GwxiAAJyFDbe";
+const asset = idFromString(AVAX);
+const dir = tempDir();
+afterAll(() => rmSync(dir, {recursive: true, force: true}));
+
+const T0 = 1_700_000_000n;
+const subnetId = seeded("never-transformed-subnet");
+const pBlocks = pChainBlocks([
+  {time: T0, txs: [pBaseTx(network.id, network.chainIds.P, asset, 1)]},
+  {time: T0 + 10n, txs: [pBaseTx(network.id, network.chainIds.P, asset, 2)]},
+  {time: T0 + 20n, txs: [pBaseTx(network.id, network.chainIds.P, asset, 3), pPermissionlessValidatorTx({networkId: network.id, pChainId: network.chainIds.P, asset, subnetId, start: T0 + 20n, end: T0 + 100_000n})]},
+  {time: T0 + 30n, txs: [pBaseTx(network.id, network.chainIds.P, asset, 4)]},
+]);
+const bad = tryDecodePrimaryContainer("P", "block", pBlocks[2]!.bytes, {containerId: pBlocks[2]!.id});
+if (!bad.ok) throw new Error(`the test's P block does not decode: ${bad.error}`);
+const badBlockId = bad.container.blockId;
+const badTxId = bad.container.txs[1]!.id;
+
+const X_BLOCKS = 30;
+const xBlocks = [...xHistory({txs: X_BLOCKS * 4, txsPerBlock: 4, keys: makeKeys(8, "view-stop"), networkId: network.id, chainId: idFromString(network.chainIds.X), assetId: asset, startSeconds: Number(T0), random: prng(5)})];
+
+const line = (chain: string, kind: string, id: string, bytes: Uint8Array, ts: bigint): string =>
+  JSON.stringify({chain, kind, id, bytes: "0x" + Buffer.from(bytes).toString("hex"), timestamp: new Date(Number(ts) * 1000).toISOString()});
+const feed = path.join(dir, "stop.ndjson");
+writeFileSync(
+  feed,
+  [...pBlocks.map((b) => line("P", "block", b.id, b.bytes, b.time)), ...xBlocks.map((b) => line("X", "block", cb58Encode(b.id), b.bytes, b.timestampNs / 1_000_000_000n))].join("\n") + "\n",
+);
+
+async function get(c: Child, p: string): Promise<{status: number; body: any}> {
+  const r = await fetch(c.url + p);
+  const text = await r.text();
+  return {status: r.status, body: text.length > 0 && text.startsWith("{") ? JSON.parse(text) : text};
+}
+
+async function stop(c: Child): Promise<void> {
+  c.proc.kill("SIGTERM");
+  const code = await Promise.race([c.exited, new Promise<"timeout">((r) => setTimeout(() => r("timeout"), 20_000))]);
+  if (code === "timeout") {
+    c.proc.kill("SIGKILL");
+    await c.exited;
+  }
+}
+
+function metric(text: string, name: string): number {
+  const m = new RegExp(`^${name.replace(/[{}"]/g, (ch) => "\\" + ch)} (\\d+)$`, "m").exec(text);
+  return m ? Number(m[1]) : 0;
+}
+
+describe.each(STORE_BACKENDS)("a P-chain block the fold rejects ($name)", (backend) => {
+  it("stops the P-chain's view naming the block, transaction and error; the rest goes on", async () => {
+    const data = path.join(dir, `stop-${backend.name}`);
+    const url = await backend.db();
+    const c = await startChild([`--data-dir=${data}`, "--network-id=local", "--index-enabled", `--feed=file:${feed}`, "--data-api-enabled", `--data-api-db=${url}`, "--health-check-frequency=1s"], 60_000);
+    try {
+      // The X-chain's view folds all of its blocks although the P-chain's stopped before them in the file.
+      await expect
+        .poll(async () => (await get(c, "/v1/networks/local/blockchains/x-chain/blocks?pageSize=100")).body?.blocks?.length, {timeout: 60_000, interval: 250})
+        .toBe(X_BLOCKS);
+      await expect.poll(async () => (await get(c, "/ext/health")).body?.checks?.["data-api"]?.error, {timeout: 20_000, interval: 250}).toBeDefined();
+
+      const health = await get(c, "/ext/health");
+      expect(health.status).toBe(503);
+      const check = health.body.checks["data-api"];
+      const message = String(check.error?.message ?? check.error);
+      for (const want of ["P-chain", "block 3", badBlockId, badTxId, "which has no TransformSubnetTx"]) expect(message).toContain(want);
+      expect(check.message.stopped).toEqual([
+        expect.objectContaining({chain: "P", endpoint: "P/block", index: "2", height: "3", blockId: badBlockId, txId: badTxId, error: expect.stringContaining(cb58Encode(subnetId))}),
+      ]);
+
+      const v1 = await get(c, "/v1/health-check");
+      expect(v1.status).toBe(503);
+      expect(v1.body.status).toBe("error");
+      const v1Message = v1.body.error["data-api"].message as string;
+      for (const want of ["P-chain", "block 3", badBlockId, badTxId, "which has no TransformSubnetTx"]) expect(v1Message).toContain(want);
+
+      const metrics = (await get(c, "/ext/metrics")).body as string;
+      expect(metric(metrics, 'avaext_data_api_view_stopped_total{chain="P"}')).toBe(1);
+      expect(metric(metrics, 'avaext_data_api_view_stopped_total{chain="X"}')).toBe(0);
+      // Not retried: no error counted as an outage.
+      expect(metric(metrics, "avaext_data_api_view_errors_total")).toBe(0);
+
+      // Reads answer from what was folded: the P-chain's two blocks before the one that failed, nothing after it.
+      const pList = await get(c, "/v1/networks/local/blockchains/p-chain/blocks?pageSize=10");
+      expect(pList.status).toBe(200);
+      expect(pList.body.blocks.map((b: {blockNumber: string}) => b.blockNumber)).toEqual(["2", "1"]);
+      expect((await get(c, `/v1/networks/local/blockchains/p-chain/transactions/${badTxId}`)).status).toBe(404);
+      expect((await get(c, `/v1/networks/local/blockchains/p-chain/transactions/${pBlocks[1]!.txIds[0]}`)).status).toBe(200);
+
+      // Logged once at error level, however long it stays stopped.
+      await new Promise((r) => setTimeout(r, 1500));
+      const errors = c.output().split("\n").filter((l) => l.includes("this chain's view stopped"));
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toMatch(/"level":"error"|ERROR|"lvl":"error"/i);
+      expect(errors[0]).toContain(badTxId);
+      // Still running and serving.
+      expect(c.proc.exitCode).toBeNull();
+      expect((await get(c, "/ext/health/liveness")).status).toBe(200);
+    } finally {
+      await stop(c);
+    }
+  }, 120_000);
+});
+
+describe("PostgreSQL terminating the writer's connections while it folds", () => {
+  it("is retried with backoff, then the fold proceeds and ends exactly", async () => {
+    const BLOCKS = 600;
+    const history = [...xHistory({txs: BLOCKS * 10, txsPerBlock: 10, keys: makeKeys(30, "outage"), networkId: network.id, chainId: idFromString(network.chainIds.X), assetId: asset, startSeconds: Number(T0), random: prng(9)})];
+    const f = path.join(dir, "outage.ndjson");
+    writeFileSync(f, history.map((b) => line("X", "block", cb58Encode(b.id), b.bytes, b.timestampNs / 1_000_000_000n)).join("\n") + "\n");
+    const url = await createTestDatabase();
+    const db = new URL(url).pathname.slice(1);
+    const admin = new pg.Client({connectionString: inject("pgUrl")});
+    await admin.connect();
+    const c = await startChild([`--data-dir=${path.join(dir, "outage")}`, "--network-id=local", "--index-enabled", `--feed=file:${f}`, "--data-api-enabled", `--data-api-db=${url}`, "--health-check-frequency=1s"], 60_000);
+    try {
+      // The writer's statements are cut under it until the view has counted a failure; the connection that holds
+      // the writer lock (an advisory lock) is spared, as a server's restart would not spare it (see the report).
+      const deadline = Date.now() + 60_000;
+      let killed = 0;
+      for (;;) {
+        const r = await admin.query<{n: number}>(
+          `SELECT count(pg_terminate_backend(a.pid))::int AS n FROM pg_stat_activity a
+            WHERE a.datname = $1 AND a.pid <> pg_backend_pid() AND a.state = 'active'
+              AND NOT EXISTS (SELECT 1 FROM pg_locks l WHERE l.pid = a.pid AND l.locktype = 'advisory')`,
+          [db],
+        );
+        killed += r.rows[0]!.n;
+        const m = (await get(c, "/ext/metrics")).body as string;
+        if (metric(m, "avaext_data_api_view_errors_total") > 0) break;
+        if (Date.now() > deadline) throw new Error(`no failure counted after ${killed} terminated backends`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(killed).toBeGreaterThan(0);
+      // Then it proceeds: every transaction folded once, no chain stopped, healthy.
+      const store = new pg.Client({connectionString: url});
+      await store.connect();
+      try {
+        const folded = async (): Promise<{n: number; d: number}> => {
+          const r = await store.query<{n: string; d: string}>("SELECT count(*) AS n, count(DISTINCT tx_id) AS d FROM txs");
+          return {n: Number(r.rows[0]!.n), d: Number(r.rows[0]!.d)};
+        };
+        await expect.poll(async () => (await folded()).n, {timeout: 90_000, interval: 500}).toBe(BLOCKS * 10);
+        expect(await folded()).toEqual({n: BLOCKS * 10, d: BLOCKS * 10});
+      } finally {
+        await store.end();
+      }
+      await expect.poll(async () => (await get(c, "/v1/health-check")).status, {timeout: 30_000, interval: 500}).toBe(200);
+      const metrics = (await get(c, "/ext/metrics")).body as string;
+      expect(metrics).not.toMatch(/^avaext_data_api_view_stopped_total\{[^}]*\} [1-9]/m);
+      expect(c.output()).toContain("retrying");
+      expect(c.proc.exitCode).toBeNull();
+    } finally {
+      await stop(c);
+      await admin.end();
+    }
+  }, 180_000);
+});
