@@ -313,7 +313,7 @@ export class DataApiService {
       const evmCheck = async (): Promise<{details?: unknown; error?: string}> => {
         const s = follower.status();
         const lag = follower.lag();
-        const details = {rpc: s.rpcUrl, head: s.head?.toString() ?? null, rpcHead: s.rpcHead?.toString() ?? null, lag: lag === null ? null : Number(lag), internalTransactions: s.traces};
+        const details = {rpc: s.rpcUrl, head: s.head?.toString() ?? null, rpcHead: s.rpcHead?.toString() ?? null, lag: lag === null ? null : Number(lag), internalTransactions: s.traces, ...(s.stopped ? {stopped: s.stopped} : {})};
         if (s.lastError) return {details, error: s.lastError};
         if (lag === null) return {details, error: "the chain's RPC has not answered yet"};
         if (lag > BigInt(follower.opts.maxLagBlocks)) return {details, error: `${lag} blocks behind the RPC's head`};
@@ -349,6 +349,7 @@ function evmMetrics(register: Registry): {rpcErrors: Counter<"chain">; follower:
   const txs = new Counter({name: `${METRIC_PREFIX}data_api_evm_txs_folded_total`, help: "EVM transactions folded into the data API, by chain", labelNames: ["chain"], registers});
   const errors = new Counter({name: `${METRIC_PREFIX}data_api_evm_follower_errors_total`, help: "EVM follower batches that failed (retried), by chain", labelNames: ["chain"], registers});
   const reorgs = new Counter({name: `${METRIC_PREFIX}data_api_evm_reorgs_total`, help: "Reorgs the EVM follower rolled back, by chain", labelNames: ["chain"], registers});
+  const stopped = new Counter({name: `${METRIC_PREFIX}data_api_evm_follower_stopped_total`, help: "EVM followers stopped on an error of the fold (not retried; the health check says where), by chain", labelNames: ["chain"], registers});
   return {
     rpcErrors,
     follower: {
@@ -356,6 +357,7 @@ function evmMetrics(register: Registry): {rpcErrors: Counter<"chain">; follower:
       txs: (chain, n) => txs.inc({chain}, n),
       error: (chain) => errors.inc({chain}),
       reorg: (chain) => reorgs.inc({chain}),
+      stopped: (chain) => stopped.inc({chain}),
     },
   };
 }

@@ -6,8 +6,12 @@
  * one SQL transaction, so a crash or kill -9 resumes exactly. A block whose parent is not the stored head is a
  * reorg: the view rolls back to the common ancestor (balances and NFT owners included) and goes on. A failing RPC
  * is retried with backoff and reported (status, health, metrics); it never stops the process or another chain.
+ * So is an outage of the store (src/util/errors.ts). An error of the fold itself (deriving a block the RPC served
+ * well-formed, or writing it: a constraint violation, a bug) happens again on every try: this chain's follower
+ * stops at that block, says so (status, health, the log once, a metric), and its reads serve what was folded.
  */
 import {sleep} from "../../../util/sleep.js";
+import {Backoff, RetryableError, isRetryable} from "../../../util/errors.js";
 import {setMaxListeners} from "node:events";
 import type {Logger} from "../../../logger/index.js";
 import type {SqlClient} from "../../store/client.js";
@@ -57,6 +61,8 @@ export interface EvmFollowerMetrics {
   txs(chainId: string, n: number): void;
   error(chainId: string): void;
   reorg(chainId: string): void;
+  /** The follower stopped on an error of the fold. */
+  stopped?(chainId: string): void;
 }
 
 export interface EvmFollowerModules {
@@ -82,6 +88,35 @@ export interface EvmChainStatus {
   rpcHead: bigint | null;
   traces: boolean | null;
   lastError: string | null;
+  /** Where and why the follower stopped, when it did. */
+  stopped: EvmStop | null;
+}
+
+export interface EvmStop {
+  /** The first and last block of the batch that failed (one block once narrowed down to it). */
+  fromBlock: string;
+  toBlock: string;
+  /** The block's hash, when the failure is placed in one block. */
+  blockHash: string | null;
+  error: string;
+  /** When it stopped (ISO 8601). */
+  since: string;
+}
+
+/**
+ * A failure of the fold itself at blocks [from, to] (deriving or writing them), not of the RPC: retryable only if
+ * its cause is an outage of the store.
+ */
+class EvmFoldError extends Error {
+  constructor(
+    readonly from: bigint,
+    readonly to: bigint,
+    readonly blockHash: string | null,
+    cause: unknown,
+  ) {
+    const where = from === to ? `block ${from}${blockHash ? ` (${blockHash})` : ""}` : `blocks ${from}-${to}`;
+    super(`${where}: ${cause instanceof Error ? cause.message : String(cause)}`, {cause});
+  }
 }
 
 const METHOD_NOT_FOUND = -32601;
@@ -104,6 +139,9 @@ export class EvmFollower {
   private blockchainId: string | null;
   private readonly messengers: ReadonlySet<string>;
   private lastError: string | null = null;
+  private stopped: EvmStop | null = null;
+  /** Batches up to this block hold one block: a batch failed in the fold, and is refolded to find its block. */
+  private narrowTo = -1n;
   private readonly knownTokens = new Map<string, TokenInfo>();
   private readonly abort = new AbortController();
   private running: Promise<void> | null = null;
@@ -134,6 +172,7 @@ export class EvmFollower {
       rpcHead: this.rpcHead,
       traces: this.traces,
       lastError: this.lastError ?? (stale ? `no answer from the RPC for ${Math.round((Date.now() - this.lastContact) / 1000)} s` : null),
+      stopped: this.stopped,
     };
   }
 
@@ -165,25 +204,47 @@ export class EvmFollower {
   }
 
   private async run(signal: AbortSignal): Promise<void> {
-    let failures = 0;
+    // The RPC's own retries (src/evm/rpc.ts) come first; then the whole step, from 1 s to 30 s apart.
+    const backoff = new Backoff({baseMs: 1000, maxMs: 30_000});
     while (!signal.aborted) {
       try {
         if (this.traces === null) await this.identify(signal);
         const folded = await this.step(signal);
         this.lastError = null;
-        failures = 0;
+        backoff.reset();
         if (folded === 0) await sleep(this.opts.pollMs, signal);
       } catch (err) {
         if (signal.aborted) break;
-        failures++;
         const e = err as Error;
+        if (e instanceof EvmFoldError && !isRetryable(e.cause)) {
+          if (e.from !== e.to && this.narrowTo < e.to) {
+            // Refolded block by block, the failure names its block.
+            this.narrowTo = e.to;
+            this.dropAhead();
+            continue;
+          }
+          this.stop(e);
+          return;
+        }
         this.shrinkOnRefusal(e);
         this.lastError = e.message;
         this.modules.metrics?.error(this.chainId ?? "unknown");
-        this.modules.logger.warn({chainId: this.chainId, rpc: this.modules.rpc.opts.url, err: e.message, failures}, "EVM follower: batch failed; retrying");
-        await sleep(Math.min(30_000, 500 * 2 ** Math.min(failures, 6)), signal);
+        const retryInMs = backoff.next();
+        this.modules.logger.warn({chainId: this.chainId, rpc: this.modules.rpc.opts.url, err: e.message, failures: backoff.attempts, retryInMs}, "EVM follower: batch failed; retrying");
+        await sleep(retryInMs, signal);
       }
     }
+  }
+
+  /** Stops on an error of the fold: reported as it is, until a restart tries again. */
+  private stop(e: EvmFoldError): void {
+    const cause = e.cause instanceof Error ? e.cause : new Error(String(e.cause));
+    this.stopped = {fromBlock: e.from.toString(), toBlock: e.to.toString(), blockHash: e.blockHash, error: cause.message, since: new Date().toISOString()};
+    this.lastError = `the follower stopped at ${e.message} (restart avaext to try again)`;
+    const chainId = this.chainId ?? "unknown";
+    this.modules.metrics?.stopped?.(chainId);
+    this.modules.logger.error({chainId, rpc: this.modules.rpc.opts.url, ...this.stopped, err: cause}, `EVM follower of chain ${chainId}: ${e.message}; this chain's follower stopped (restart avaext to try again)`);
+    this.waiters.splice(0).forEach((w) => w());
   }
 
   /** Checks the chain ID, loads the stored head, and probes what the RPC serves (traces, block receipts). */
@@ -191,7 +252,7 @@ export class EvmFollower {
     const {rpc, sql} = this.modules;
     const answered = await this.askChainId(signal);
     if (this.opts.chainId !== null && answered !== this.opts.chainId) {
-      throw new Error(`${rpc.opts.url} answers chain ID ${answered}, not ${this.opts.chainId}`);
+      throw new RetryableError(`${rpc.opts.url} answers chain ID ${answered}, not ${this.opts.chainId}`);
     }
     this.chainId = answered;
     this.blockchainId ??= await this.askBlockchainId(signal);
@@ -264,7 +325,7 @@ export class EvmFollower {
       return 0;
     }
     while (this.ahead.length < 1 + this.opts.fetchAhead && next <= this.rpcHead) {
-      const to = bigMin(next + BigInt(this.batchBlocks) - 1n, this.rpcHead);
+      const to = bigMin(next + BigInt(next <= this.narrowTo ? 1 : this.batchBlocks) - 1n, this.rpcHead);
       const p = this.fetch(next, to, signal);
       p.catch(() => {}); // observed when its turn comes, or dropped
       this.ahead.push({from: next, to, p});
@@ -304,7 +365,14 @@ export class EvmFollower {
     const take = blocks.slice(0, usable);
     await this.learnTokens(take);
     const chainId = this.chainId!;
-    const cumulative = await this.modules.sql.transaction((tx) => writeBlocks(tx, {chainId, blockchainId: this.blockchainId}, take, this.cumulativeTxs, this.knownTokens));
+    let cumulative: bigint;
+    try {
+      cumulative = await this.modules.sql.transaction((tx) => writeBlocks(tx, {chainId, blockchainId: this.blockchainId}, take, this.cumulativeTxs, this.knownTokens));
+    } catch (e) {
+      const first = take[0]!.block;
+      const last = take[take.length - 1]!.block;
+      throw new EvmFoldError(first.number, last.number, take.length === 1 ? "0x" + bytesToHex(first.hash) : null, e);
+    }
     this.cumulativeTxs = cumulative;
     const last = take[take.length - 1]!.block;
     this.head = {number: last.number, hash: last.hash};
@@ -354,10 +422,12 @@ export class EvmFollower {
       try {
         out.push(deriveBlock(blockR.result, receipts, traces, this.messengers));
       } catch (e) {
-        if (e instanceof BlockShapeError) throw new Error(`block ${n} from ${rpc.opts.url} is malformed: ${e.message}`);
-        throw e;
+        // What the RPC served is not a block: its answer, retried like its outages.
+        if (e instanceof BlockShapeError) throw new RetryableError(`block ${n} from ${rpc.opts.url} is malformed: ${e.message}`);
+        const hash = (blockR.result as {hash?: unknown}).hash;
+        throw new EvmFoldError(n, n, typeof hash === "string" ? hash : null, e);
       }
-      if (out[out.length - 1]!.block.number !== n) throw new Error(`asked ${rpc.opts.url} for block ${n}, got block ${out[out.length - 1]!.block.number}`);
+      if (out[out.length - 1]!.block.number !== n) throw new RetryableError(`asked ${rpc.opts.url} for block ${n}, got block ${out[out.length - 1]!.block.number}`);
     }
     return out;
   }
@@ -417,7 +487,7 @@ export class EvmFollower {
     const chainId = this.chainId!;
     // An RPC that now serves another chain is a misconfiguration, not a reorg: refuse rather than refold.
     const answered = await this.askChainId(this.abort.signal);
-    if (answered !== chainId) throw new Error(`${this.modules.rpc.opts.url} now answers chain ID ${answered}, not ${chainId}: not following it`);
+    if (answered !== chainId) throw new RetryableError(`${this.modules.rpc.opts.url} now answers chain ID ${answered}, not ${chainId}: not following it`);
     const dropped = this.head!.number - to;
     this.cumulativeTxs = await this.modules.sql.transaction((tx) => rollbackTo(tx, chainId, to, hash));
     this.head = hash === null ? null : {number: to, hash};

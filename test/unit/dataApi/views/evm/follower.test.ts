@@ -130,4 +130,52 @@ describeBackends("EVM follower", (backend) => {
       await new Promise((r) => proxy.close(r));
     }
   });
+  it("stops at a block the store refuses by a constraint (the fold's error): named, counted once, not retried", async () => {
+    const other = await backend.open();
+    await migrate(other, MIGRATIONS, {logger});
+    // A constraint block 3 violates (SQLSTATE 23514): every try would fail the same way.
+    await other.exec(`CREATE FUNCTION refuse_block() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.number = 3 THEN RAISE EXCEPTION 'test: block 3 violates a check' USING ERRCODE = 'check_violation'; END IF;
+      RETURN NEW; END $$;
+      CREATE TRIGGER refuse_block BEFORE INSERT ON evm_blocks FOR EACH ROW EXECUTE FUNCTION refuse_block();`);
+    const counted = {error: 0, stopped: [] as string[]};
+    const metrics = {blocks: () => {}, txs: () => {}, reorg: () => {}, error: () => void counted.error++, stopped: (c: string) => void counted.stopped.push(c)};
+    const rpc = new EvmRpc({...defaultEvmRpcOptions, url: anvil.url, retries: 0}, {logger});
+    const f = new EvmFollower({...defaultEvmFollowerOptions, chainId: "43112", blockchainId: null, pollMs: 20}, {sql: other, rpc, logger, metrics, tokenInfo: async (_a, erc) => ({erc, name: null, symbol: null, decimals: null})});
+    f.start();
+    try {
+      await expect.poll(() => f.status().stopped, {timeout: 30_000}).not.toBeNull();
+      const block3 = (await anvil.rawCall("eth_getBlockByNumber", ["0x3", false])) as {hash: string};
+      // Narrowed from the batch (blocks 0-4) to the block: the ones before it are folded.
+      expect(f.status()).toMatchObject({status: "UNAVAILABLE", head: 2n, stopped: {fromBlock: "3", toBlock: "3", blockHash: block3.hash, error: "test: block 3 violates a check"}});
+      expect(f.status().lastError).toContain(`block 3 (${block3.hash}): test: block 3 violates a check`);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(counted).toEqual({error: 0, stopped: ["43112"]});
+      const [{n}] = await other.query<{n: number}>("SELECT count(*)::int4 AS n FROM evm_blocks WHERE chain_id = '43112'");
+      expect(n).toBe(3);
+    } finally {
+      await f.close();
+      await other.close();
+    }
+  });
+
+  it("retries an RPC that does not answer, and never stops for it", async () => {
+    const counted = {error: 0, stopped: 0};
+    const metrics = {blocks: () => {}, txs: () => {}, reorg: () => {}, error: () => void counted.error++, stopped: () => void counted.stopped++};
+    const dead = createServer();
+    await new Promise<void>((r) => dead.listen(0, "127.0.0.1", r));
+    const url = `http://127.0.0.1:${(dead.address() as {port: number}).port}`;
+    await new Promise((r) => dead.close(r));
+    const rpc = new EvmRpc({...defaultEvmRpcOptions, url, retries: 0}, {logger});
+    const f = new EvmFollower({...defaultEvmFollowerOptions, chainId: "43112", blockchainId: null, pollMs: 20}, {sql, rpc, logger, metrics, tokenInfo: async (_a, erc) => ({erc, name: null, symbol: null, decimals: null})});
+    f.start();
+    try {
+      await expect.poll(() => counted.error, {timeout: 10_000}).toBeGreaterThanOrEqual(2);
+      expect(f.status()).toMatchObject({status: "UNAVAILABLE", stopped: null});
+      expect(f.status().lastError).toBeTruthy();
+      expect(counted.stopped).toBe(0);
+    } finally {
+      await f.close();
+    }
+  });
 });
