@@ -1,8 +1,9 @@
 /**
  * P-chain (platformvm) blocks and the transactions they carry (avalanchego vms/platformvm/block, txs). Type IDs
  * are the codec's registration order: Apricot blocks 0-4, secp fx 5-11, Apricot txs 12-20, stakeable 21-22, Banff
- * txs 23-28, Banff blocks 29-32, Durango 33-34, Etna 35-39. Transactions of later upgrades are not read: a block holding one does not decode
- * and is left out of derived views (it is indexed all the same).
+ * txs 23-28, Banff blocks 29-32, Durango 33-34, Etna 35-39, Helicon 40-42 (RegisterHeliconTypes, not scheduled yet).
+ * Transactions of later upgrades are not read: a block holding one does not decode and is left out of derived
+ * views (it is indexed all the same).
  */
 import {baseTx, credentials, input, output, transferableInputs, transferableOutputs} from "./avax.js";
 import {txId} from "./avm.js";
@@ -29,6 +30,9 @@ const TX_NAMES: Record<number, string> = {
   37: "SetL1ValidatorWeightTx",
   38: "IncreaseL1ValidatorBalanceTx",
   39: "DisableL1ValidatorTx",
+  40: "AddAutoRenewedValidatorTx",
+  41: "SetAutoRenewedValidatorConfigTx",
+  42: "RewardAutoRenewedValidatorTx",
 };
 
 /** warp PChainOwner: threshold ‖ addresses. */
@@ -173,6 +177,25 @@ export function platformTx(r: Reader): string {
       baseTx(r, false);
       r.fixed(32);
       subnetAuth(r);
+      break;
+    case 40: // AddAutoRenewedValidatorTx (vms/platformvm/txs/add_auto_renewed_validator_tx.go)
+      baseTx(r, false);
+      r.bytesU32(); // node ID
+      signer(r);
+      transferableOutputs(r, false); // stake
+      owner(r); // validator rewards
+      owner(r); // delegator rewards
+      owner(r); // validator authority
+      r.fixed(4 + 4 + 8); // delegation shares, auto-compound reward shares, period
+      break;
+    case 41: // SetAutoRenewedValidatorConfigTx (set_auto_renewed_validator_config_tx.go)
+      baseTx(r, false);
+      r.fixed(32); // the validator's tx
+      subnetAuth(r); // auth
+      r.fixed(4 + 8); // auto-compound reward shares, period
+      break;
+    case 42: // RewardAutoRenewedValidatorTx (reward_auto_renewed_validator_tx.go)
+      r.fixed(32 + 8); // the validator's tx, the cycle's end time
       break;
     default:
       throw new DecodeError(`unsupported platformvm tx type ${t}`);

@@ -46,6 +46,53 @@ export function pPermissionlessValidatorTx(s: {networkId: number; pChainId: stri
   return w.u32(20_000).u32(0).finish();
 }
 
+/** A credential (secp256k1fx type 9) with no signatures: what an empty subnet authorisation carries. */
+function emptyAuth(w: Writer): void {
+  w.u32(10).u32(0); // secp256k1fx.Input with no signature indices
+}
+
+/** A signed AddSubnetValidatorTx (type 13): a permissioned validator of `subnetId`. */
+export function pAddSubnetValidatorTx(s: {networkId: number; pChainId: string; asset: Uint8Array; subnetId: Uint8Array; nodeId: Uint8Array; start: bigint; end: bigint}): Uint8Array {
+  const w = pBase(new Writer().u16(0).u32(13), s.networkId, s.pChainId, s.asset, 0n, new Uint8Array(20));
+  w.fixed(s.nodeId).u64(s.start).u64(s.end).u64(10n).fixed(s.subnetId);
+  emptyAuth(w);
+  return w.u32(1).u32(9).u32(0).finish();
+}
+
+/** A signed RemoveSubnetValidatorTx (type 23) of `nodeId` from `subnetId`. */
+export function pRemoveSubnetValidatorTx(s: {networkId: number; pChainId: string; asset: Uint8Array; subnetId: Uint8Array; nodeId: Uint8Array}): Uint8Array {
+  const w = pBase(new Writer().u16(0).u32(23), s.networkId, s.pChainId, s.asset, 0n, new Uint8Array(20));
+  w.fixed(s.nodeId).fixed(s.subnetId);
+  emptyAuth(w);
+  return w.u32(1).u32(9).u32(0).finish();
+}
+
+/**
+ * Helicon's auto-renewed validator txs (vms/platformvm/txs/codec.go RegisterHeliconTypes: types 40-42), field by
+ * field as add_auto_renewed_validator_tx.go, set_auto_renewed_validator_config_tx.go and
+ * reward_auto_renewed_validator_tx.go declare them.
+ */
+export function pHeliconTxs(s: {networkId: number; pChainId: string; asset: Uint8Array; cycleEnd: bigint}): {add: Uint8Array; config: Uint8Array; reward: Uint8Array} {
+  const addr = seeded("auto-renewed-owner").subarray(0, 20);
+  const add = pBase(new Writer().u16(0).u32(40), s.networkId, s.pChainId, s.asset, 5n, addr);
+  add.u32(20).fixed(seeded("auto-renewed-node").subarray(0, 20)); // types.JSONByteSlice node ID
+  add.u32(28).fixed(seeded("bls-key").subarray(0, 32)).fixed(seeded("bls-key", 1).subarray(0, 16)); // 48-byte key
+  for (let i = 0; i < 3; i++) add.fixed(seeded("pop", i)); // 96-byte proof of possession
+  add.u32(1).fixed(s.asset).u32(7).u64(2_000_000_000_000n).u64(0n).u32(1).u32(1).fixed(addr); // stake
+  owner(add, addr); // validation rewards
+  owner(add, addr); // delegation rewards
+  owner(add, addr); // validator authority
+  add.u32(20_000).u32(300_000).u64(1_209_600n).u32(0); // delegation shares, auto-compound, period; no credentials
+  const addBytes = add.finish();
+  const stakerTxId = sha256(addBytes);
+  const config = pBase(new Writer().u16(0).u32(41), s.networkId, s.pChainId, s.asset, 0n, addr);
+  config.fixed(stakerTxId);
+  emptyAuth(config);
+  config.u32(1_000_000).u64(2_419_200n).u32(1).u32(9).u32(0);
+  const reward = new Writer().u16(0).u32(42).fixed(stakerTxId).u64(s.cycleEnd).u32(0);
+  return {add: addBytes, config: config.finish(), reward: reward.finish()};
+}
+
 export interface PBlock {
   /** The proposervm container, as the P-chain index holds it. */
   bytes: Uint8Array;
@@ -56,12 +103,12 @@ export interface PBlock {
   time: bigint;
 }
 
-/** Proposervm-wrapped Banff standard blocks of `txs`, one per entry, chained from the chain's start. */
-export function pChainBlocks(blocks: Array<{time: bigint; txs: Uint8Array[]}>): PBlock[] {
-  let parent = new Uint8Array(32);
-  let innerParent = new Uint8Array(32);
+/** Proposervm-wrapped Banff blocks of `txs` (standard unless named), one per entry, chained from the chain's start. */
+export function pChainBlocks(blocks: Array<{time: bigint; txs: Uint8Array[]; kind?: "standard" | "proposal" | "commit"}>): PBlock[] {
+  let parent: Uint8Array = new Uint8Array(32);
+  let innerParent: Uint8Array = new Uint8Array(32);
   return blocks.map((b, i) => {
-    const inner = buildBanffBlock("standard", {time: b.time, parentId: innerParent, height: BigInt(i + 1), txs: b.txs});
+    const inner = buildBanffBlock(b.kind ?? "standard", {time: b.time, parentId: innerParent, height: BigInt(i + 1), txs: b.txs});
     const bytes = buildProposerBlock(parent, Number(b.time), BigInt(i + 1), inner);
     parent = decodeProposerBlock(bytes).id;
     innerParent = sha256(inner);

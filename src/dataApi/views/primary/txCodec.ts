@@ -569,6 +569,55 @@ function platformBody(r: Reader, typeId: number): Parsed {
       p.details = {l1Validator: {validationId}, extra: {disableAuthSigIndices: auth}};
       return p;
     }
+    // Helicon (vms/platformvm/txs/codec.go RegisterHeliconTypes, not scheduled yet): auto-renewed validators. Read
+    // whole, with their UTXOs (the stake as staked outputs); the staking fold does not model their cycles, so they
+    // add no staker and pay no reward here.
+    case 40: {
+      // add_auto_renewed_validator_tx.go
+      const body = baseBody(r, "P");
+      const nodeId = nodeIdFromBytes(r.bytesU32());
+      const blsCreds = signer(r);
+      const stake = transferableOutputs(r, "P");
+      typedOwner(r); // validation rewards owner
+      typedOwner(r); // delegation rewards owner
+      const authority = typedOwner(r);
+      const shares = r.u32();
+      const autoCompound = r.u32();
+      const period = r.u64();
+      const p = parsed("AddAutoRenewedValidatorTx", body);
+      p.extraOuts = stake;
+      p.extraStaked = true;
+      p.details = {
+        subnetId: cb58Encode(ZERO_ID),
+        extra: {
+          nodeId,
+          delegationShares: shares,
+          autoCompoundRewardShares: autoCompound,
+          period: period.toString(),
+          validatorAuthorityThreshold: authority.threshold,
+          ...(blsCreds ? {blsCredentials: blsCreds} : {}),
+        },
+      };
+      return p;
+    }
+    case 41: {
+      // set_auto_renewed_validator_config_tx.go
+      const body = baseBody(r, "P");
+      const stakerTxId = cb58Encode(r.fixed(32));
+      const auth = authInput(r);
+      const autoCompound = r.u32();
+      const period = r.u64();
+      const p = parsed("SetAutoRenewedValidatorConfigTx", body);
+      p.authCredentials = 1;
+      p.details = {extra: {stakerTxId, autoCompoundRewardShares: autoCompound, period: period.toString(), authSigIndices: auth}};
+      return p;
+    }
+    case 42: {
+      // reward_auto_renewed_validator_tx.go
+      const p = parsed("RewardAutoRenewedValidatorTx", null);
+      p.details = {extra: {stakerTxId: cb58Encode(r.fixed(32)), timestamp: r.u64().toString()}};
+      return p;
+    }
     default:
       return fail(`unsupported platformvm tx type ${typeId}`);
   }
