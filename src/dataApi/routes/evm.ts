@@ -11,7 +11,7 @@ import {icmInfoOfTx} from "./icm.js";
 import type {SqlClient} from "../store/client.js";
 import type {DataApiRouter, RequestCtx} from "../server/router.js";
 import {badRequest, notFound, unavailable} from "../server/errors.js";
-import {parseEvmAddress} from "../server/names.js";
+import {parseEvmAddress, servedNetworkQuery} from "../server/names.js";
 import {AVAX_TOKEN, type EvmChain, type EvmChains} from "../evm/chains.js";
 import {CursorError, chainsOfAddress, getBlock, getTransaction, listAddressTransactions, listBlocksAcrossChains, listTransactionsAcrossChains, listAddressTransfers, listBlocks, listInternalTransactions, listNativeTransactions, listTokenTransfers, listTransactions, type Cursor, type EvmListArgs} from "../queries/evm/transactions.js";
 import {contractModel, erc20Balance, getCollectionToken, getContract, getToken, listBalances, listCollectionTokens, listDeployments, nftBalance, type CuratedMetadata} from "../queries/evm/tokens.js";
@@ -75,8 +75,12 @@ export function registerEvmRoutes(router: DataApiRouter, m: EvmRoutesModules): v
     if (!found) return null;
     const out: Record<string, unknown> = {...found.details, networkTokenDetails: {networkToken: c.networkToken}, nativeTransaction: found.tx};
     const icm = await icmInfoOfTx(m.sql, c.chainId, BigInt(found.tx.blockNumber), found.tx.blockIndex);
-    // The SDK 3.0.2 name, and the hosted API's newer one (data-api §8): the same facts.
-    if (icm) Object.assign(out, {teleporterMessageInfo: icm, interchainMessageInfo: icm});
+    // The SDKs' TeleporterMessageInfo (glacier-sdk 3.0.2, chainkit 0.3.13), and the hosted API's newer
+    // interchainMessageInfo, whose ID field is named for it: the same facts.
+    if (icm) {
+      const {teleporterMessageId, ...rest} = icm;
+      Object.assign(out, {teleporterMessageInfo: icm, interchainMessageInfo: {interchainMessageId: teleporterMessageId, ...rest}});
+    }
     return out;
   };
 
@@ -99,13 +103,11 @@ export function registerEvmRoutes(router: DataApiRouter, m: EvmRoutesModules): v
     return new Map(rows.map((r) => [r.blockchain_id, r.name]));
   };
 
-  /** The followed chains with a known EVM chain ID, of the `network` asked for (none when it is not this node's). */
+  /** The followed chains with a known EVM chain ID; a `network` other than this node's is not served here (404). */
   const listedChains = async (ctx: RequestCtx<unknown>): Promise<EvmChain[]> => {
-    const network = ctx.query.string("network");
-    if (network !== undefined && !["mainnet", "fuji", "testnet", "local"].includes(network)) throw badRequest("network", `unknown network ${JSON.stringify(network)}`);
-    const served = network === undefined || (network === "testnet" ? "fuji" : network) === m.chains.network.name;
+    servedNetworkQuery(ctx.query.string("network"), m.chains.network);
     await m.chains.refresh();
-    return served ? m.chains.chains.filter((c) => m.chains.chainIdOf(c) !== null) : [];
+    return m.chains.chains.filter((c) => m.chains.chainIdOf(c) !== null);
   };
   const chainInfos = async (listed: EvmChain[]): Promise<Array<Record<string, unknown>>> => {
     const names = await blockchainNames(listed.map((c) => m.chains.blockchainIdOf(c)).filter((id): id is string => id !== null));

@@ -7,7 +7,7 @@ import {checksumAddress} from "../../evm/hex.js";
 import type {SqlClient} from "../store/client.js";
 import type {DataApiRouter, RequestCtx} from "../server/router.js";
 import {badRequest, notFound} from "../server/errors.js";
-import {parseEvmAddress} from "../server/names.js";
+import {parseEvmAddress, servedNetworkQuery} from "../server/names.js";
 import type {EvmChains} from "../evm/chains.js";
 import type {IcmRecord} from "../views/evm/icmFold.js";
 import {idFromString} from "../../util/cb58.js";
@@ -80,13 +80,8 @@ export function registerIcmRoutes(router: DataApiRouter, m: IcmRoutesModules): v
     return v;
   };
 
-  /** `network`: the served network, else an empty answer (messages of another network are not here). */
-  const servedNetwork = (ctx: RequestCtx<unknown>): boolean => {
-    const n = ctx.query.string("network");
-    if (n === undefined) return true;
-    if (!["mainnet", "fuji", "testnet", "local"].includes(n)) throw badRequest("network", `unknown network ${JSON.stringify(n)} (one of mainnet, fuji, testnet, local)`);
-    return (n === "testnet" ? "fuji" : n) === m.chains.network.name;
-  };
+  /** `network`: absent or the served network; another network is not served here (404), as in paths. */
+  const servedNetwork = (ctx: RequestCtx<unknown>): void => servedNetworkQuery(ctx.query.string("network"), m.chains.network);
 
   /**
    * One page: each `branch` is a set of conditions one index serves; several branches (either end, from or to)
@@ -127,7 +122,7 @@ export function registerIcmRoutes(router: DataApiRouter, m: IcmRoutesModules): v
   };
 
   const list = async (ctx: RequestCtx<unknown>): Promise<unknown> => {
-    if (!servedNetwork(ctx)) return {messages: []};
+    servedNetwork(ctx);
     const params: unknown[] = [];
     const add = (v: unknown): string => {
       params.push(v);
@@ -152,7 +147,7 @@ export function registerIcmRoutes(router: DataApiRouter, m: IcmRoutesModules): v
 
   const byAddress = async (ctx: RequestCtx<{address: string}>): Promise<unknown> => {
     const a = parseEvmAddress("address", ctx.params.address);
-    if (!servedNetwork(ctx)) return {messages: []};
+    servedNetwork(ctx);
     return page(ctx, [["from_addr = $1"], ["to_addr = $1"]], [a]);
   };
 

@@ -30,6 +30,11 @@ export function resolveNetwork(name: string, served: NetworkInfo): NetworkInfo {
   return served;
 }
 
+/** A `network` query parameter: absent, or the served network as `resolveNetwork` takes it (else 404 or 400). */
+export function servedNetworkQuery(name: string | undefined, served: NetworkInfo): void {
+  if (name !== undefined) resolveNetwork(name, served);
+}
+
 const CHAIN_ALIASES: Record<string, ChainName> = {"p-chain": "P", "x-chain": "X", "c-chain": "C"};
 
 /** The `{blockchainId}` path parameter: a chain ID, `p-chain`/`x-chain`/`c-chain`, or an alias; else 404. */
