@@ -375,7 +375,7 @@ describe.each(BACKENDS)("data API over HTTP ($name)", (backend) => {
     const [conv] = await t.node.dataApi!.sql.query<{tx_id: string; details: {subnetId: string; conversion: {conversionId: string}}}>("SELECT tx_id, details FROM txs WHERE chain = 'P' AND tx_type = 'ConvertSubnetToL1Tx'");
     expect(conv).toBeDefined();
     const r = await t.get(`/v1/signatureAggregator/local/aggregateSignatures/${conv!.tx_id}`);
-    expect(r.status, r.text).toBe(200);
+    expect(r.status, r.text).toBe(201);
     const m = parseSignedMessage(hexToBytes((r.json() as {signedMessage: string}).signedMessage));
     // The message AvalancheGo's P-chain signs: SubnetToL1Conversion(conversionID), from the P-chain (zero ID).
     expect(bytesToHex(m.unsignedBytes)).toBe(bytesToHex(pChainUnsignedMessage(12345, {type: "SubnetToL1Conversion", conversionId: idFromString(conv!.details.conversion.conversionId)})));

@@ -83,11 +83,11 @@ describe("fuji: validator nodes' warp RPC, then an external aggregator (P-chain 
     known.add(unsigned);
     const calls = agg.calls.length;
     const r = await post(t, {message: hex(unsigned)});
-    expect(r.status, r.text).toBe(200);
+    expect(r.status, r.text).toBe(201);
     expect(nobleVerify((r.json() as {signedMessage: string}).signedMessage, unsigned, [1, 2, 3, 4, 5]).length).toBeGreaterThanOrEqual(4);
     validators[4]!.mode = "garbage";
     const g = await post(t, {message: hex(unsigned), quorumPercentage: 80});
-    expect(g.status, g.text).toBe(200);
+    expect(g.status, g.text).toBe(201);
     expect(nobleVerify((g.json() as {signedMessage: string}).signedMessage, unsigned, [1, 2, 3, 4, 5])).toEqual([1, 2, 3, 4]);
     expect(agg.calls.length).toBe(calls); // quorum was reached here: the aggregator was not asked
   });
@@ -97,7 +97,7 @@ describe("fuji: validator nodes' warp RPC, then an external aggregator (P-chain 
     const unsigned = message("only the aggregator has it");
     agg.mode = "valid";
     const r = await post(t, {message: hex(unsigned), quorumPercentage: 70});
-    expect(r.status, r.text).toBe(200);
+    expect(r.status, r.text).toBe(201);
     expect(nobleVerify((r.json() as {signedMessage: string}).signedMessage, unsigned, [1, 2, 3, 4, 5])).toEqual([1, 2, 3, 4, 5]);
     const call = agg.calls.at(-1)!;
     expect(call.path).toBe("/v1/signatureAggregator/fuji/aggregateSignatures");
@@ -124,7 +124,7 @@ describe("fuji: validator nodes' warp RPC, then an external aggregator (P-chain 
     }
     // Still serving, and the aggregator's next good answer goes through.
     agg.mode = "valid";
-    expect((await post(t, {message: hex(unsigned)})).status).toBe(200);
+    expect((await post(t, {message: hex(unsigned)})).status).toBe(201);
     expect((await t.get("/v1/chains")).status).toBe(200);
   }, 20_000);
 
@@ -138,7 +138,7 @@ describe("fuji: validator nodes' warp RPC, then an external aggregator (P-chain 
     const warpCalls = validators[0]!.calls.filter((c) => c.method === "warp_getMessageSignature").length;
     agg.mode = "valid";
     const r = await t.get(`/v1/signatureAggregator/fuji/aggregateSignatures/${conv!.tx_id}`);
-    expect(r.status, r.text).toBe(200);
+    expect(r.status, r.text).toBe(201);
     expect(nobleVerify((r.json() as {signedMessage: string}).signedMessage, unsigned, l1Signers)).toEqual([...l1Signers].sort());
     expect(validators[0]!.calls.filter((c) => c.method === "warp_getMessageSignature").length).toBe(warpCalls);
     agg.mode = "http500";
@@ -182,7 +182,7 @@ describe("fuji: validator sets from a P-chain node (--platform-rpc), no external
     const unsigned = message("from an L1", chain);
     known.add(unsigned);
     const r = await post(t, {message: hex(unsigned), quorumPercentage: 100});
-    expect(r.status, r.text).toBe(200);
+    expect(r.status, r.text).toBe(201);
     expect(nobleVerify((r.json() as {signedMessage: string}).signedMessage, unsigned, [1, 2, 3])).toEqual([1, 2, 3]);
     expect(p.calls.some((c) => c.method === "platform.validatedBy")).toBe(true);
     expect(p.calls.find((c) => c.method === "platform.getValidatorsAt")?.params).toEqual({height: "1000", subnetID: subnet});
@@ -207,7 +207,7 @@ describe("fuji: validator sets from a P-chain node (--platform-rpc), no external
     p.failing = false;
     expect(f.status).toBe(502);
     expect(messageOf(f), messageOf(f)).toBe("the P-chain RPC (--platform-rpc): platform.getHeight: HTTP 500, the answer is not JSON: internal error");
-    expect((await post(t, {message: hex(message("from an L1", chain))})).status).toBe(200);
+    expect((await post(t, {message: hex(message("from an L1", chain))})).status).toBe(201);
   });
 });
 

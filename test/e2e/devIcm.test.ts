@@ -157,7 +157,7 @@ describe.each(BACKENDS)("the dev network's interchain traffic ($name)", (backend
       const log = receipt.logs.find((l) => l.address === WARP && l.topics[0] === SEND_WARP)!;
       const [unsigned] = decodeAbi(["bytes"], hexToBytes(log.data)) as [Uint8Array];
       const r = await t.post("/v1/signatureAggregator/local/aggregateSignatures", JSON.stringify({message: toHex(unsigned)}), {"content-type": "application/json"});
-      expect(r.status, r.text).toBe(200);
+      expect(r.status, r.text).toBe(201);
       const signed = parseSignedMessage(hexToBytes((r.json() as {signedMessage: string}).signedMessage));
       expect(toHex(signed.unsignedBytes)).toBe(toHex(unsigned));
       expect(verifiesWith(signed, [...signers])).toBe(true);

@@ -13,11 +13,11 @@ import {VerifiedSignatures, aggregate, verifySignedMessage, type AggregateResult
 import {parseUnsignedMessage, pChainUnsignedMessage} from "../../warp/message.js";
 import {cb58Encode, EMPTY_ID, idFromString} from "../../util/cb58.js";
 import type {SqlClient} from "../store/client.js";
-import type {DataApiRouter} from "../server/router.js";
+import {Answer, type DataApiRouter} from "../server/router.js";
 import {DataApiError, badRequest, notFound, unavailable} from "../server/errors.js";
 import type {IncomingMessage} from "node:http";
 import {resolveNetwork} from "../server/names.js";
-import {HeightError, type ValidatorSets} from "../signatures/validatorSets.js";
+import {HeightError, NoPChainStateError, type ValidatorSets} from "../signatures/validatorSets.js";
 import type {ExternalAggregator} from "../signatures/externalAggregator.js";
 
 export interface SignatureRoutesModules {
@@ -35,12 +35,17 @@ const DEFAULT_QUORUM = 67;
 
 export function registerSignatureRoutes(router: DataApiRouter, m: SignatureRoutesModules): void {
   const verified = new VerifiedSignatures();
-  /** Aggregates `unsigned` with `subnetId`'s set at `height`: the signed message; 503 naming what was collected; 502 when the external aggregator fails. */
-  const aggregateFor = async (req: IncomingMessage, unsigned: Uint8Array, subnetId: string, height: bigint, quorum: number, buffer: number, justification: Uint8Array | undefined): Promise<{signedMessage: string}> => {
+  /**
+   * Aggregates `unsigned` with `subnetId`'s set at `height`: the signed message, 201 as the hosted API answers both
+   * endpoints (chainkit's aggregateSignatures and getAggregatedSignatures accept only 201); 503 naming what was
+   * collected; 502 when the external aggregator fails.
+   */
+  const aggregateFor = async (req: IncomingMessage, unsigned: Uint8Array, subnetId: string, height: bigint, quorum: number, buffer: number, justification: Uint8Array | undefined): Promise<Answer> => {
     let at;
     try {
       at = await m.validatorSets.setAt(subnetId, height);
     } catch (e) {
+      if (e instanceof NoPChainStateError) throw unavailable(e.message);
       if (e instanceof HeightError) throw badRequest("pChainHeight", e.message);
       throw e;
     }
@@ -50,14 +55,14 @@ export function registerSignatureRoutes(router: DataApiRouter, m: SignatureRoute
       let result: AggregateResult | null = null;
       if (m.sources.length > 0) {
         result = await aggregate({unsigned, set: at.set, quorumNum: quorum, bufferPercent: buffer, sources: m.sources, justification, signal, verified});
-        if (result.ok) return {signedMessage: bytesToHex(result.signed)};
+        if (result.ok) return new Answer(201, {signedMessage: bytesToHex(result.signed)});
       }
       if (m.external) {
         const ext = m.external;
         const signed = await ext.signedMessage({unsigned, justification, subnetId, quorumPercentage: quorum, pChainHeight: at.height}, signal);
         const v = verifySignedMessage(signed, at.set, quorum, unsigned);
         if (!v.ok) throw ext.fail(`its signed message does not verify against subnet ${subnetId}'s validators at P-chain height ${at.height}: ${v.reason}`);
-        return {signedMessage: bytesToHex(signed)};
+        return new Answer(201, {signedMessage: bytesToHex(signed)});
       }
       const r = result as Extract<AggregateResult, {ok: false}>; // sources ran and fell short; no aggregator
       const pct = (w: bigint): string => (r.totalWeight === 0n ? "0" : ((w * 100n) / r.totalWeight).toString());

@@ -45,6 +45,14 @@ export interface RequestCtx<P> {
 
 export type Handler<P> = (ctx: RequestCtx<P>) => Promise<unknown>;
 
+/** A handler's answer with a status other than 200 (the hosted API's 201 of signature aggregation). */
+export class Answer {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+  ) {}
+}
+
 export interface DataApiRouterOptions {
   network: NetworkInfo;
   /** Authenticates page tokens (per store, shared by every process that serves it). */
@@ -190,6 +198,7 @@ export class DataApiRouter {
         },
       };
       const result = await m.c.handler(ctx);
+      if (result instanceof Answer) return {status: result.status, contentType: JSON_CT, body: stringify(result.body), headers};
       return {status: 200, contentType: JSON_CT, body: stringify(result), headers};
     } catch (err) {
       if (err instanceof DataApiError) {

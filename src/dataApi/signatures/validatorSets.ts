@@ -16,6 +16,9 @@ export interface ValidatorSetAt {
 
 export class HeightError extends Error {}
 
+/** The P-chain view has folded no block: the service's state, whatever height was asked. */
+export class NoPChainStateError extends HeightError {}
+
 interface StakerRow {
   node_id: string;
   weight: string;
@@ -58,7 +61,7 @@ export class ValidatorSetCache {
 
 async function pHead(sql: SqlClient): Promise<{height: bigint; ts: bigint}> {
   const [head] = await sql.query<{height: bigint; ts: bigint}>("SELECT height, ts FROM blocks WHERE chain = 'P' ORDER BY height DESC LIMIT 1");
-  if (!head) throw new HeightError("the P-chain view has no block yet");
+  if (!head) throw new NoPChainStateError("the P-chain view has no block yet");
   return head;
 }
 
