@@ -25,7 +25,7 @@ import {DataApiRouter} from "./server/router.js";
 import {registerPrimaryRoutes} from "./routes/primary.js";
 import {registerEvmRoutes} from "./routes/evm.js";
 import {registerIcmRoutes} from "./routes/icm.js";
-import {type NamedCheck, registerHealthRoute} from "./routes/health.js";
+import {type NamedCheck, registerHealthRoute, registerLiveRoute} from "./routes/health.js";
 import {registerSignatureRoutes} from "./routes/signatures.js";
 import {devSigningRefusal} from "./signatures/signingRules.js";
 import {devSigners} from "../warp/devSigners.js";
@@ -188,6 +188,7 @@ export class DataApiService {
       registerIcmRoutes(router, {sql, chains: this.evm});
       registerSignatureRoutes(router, {sql, network: modules.network, ...this.signatureModules()});
       registerHealthRoute(router, this.checks);
+      registerLiveRoute(router, sql);
       modules.routes.addResolver(router.resolver());
     }
   }

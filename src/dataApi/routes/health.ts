@@ -5,6 +5,7 @@
  * check's status. `/ext/health` carries the same checks with their details for operators.
  */
 import type {DataApiRouter} from "../server/router.js";
+import type {SqlClient} from "../store/client.js";
 import {UnavailableWithBody} from "../server/errors.js";
 
 export interface NamedCheck {
@@ -35,5 +36,22 @@ export function registerHealthRoute(router: DataApiRouter, checks: readonly Name
     const answer = {status: failed.length === 0 ? "ok" : "error", info: up, error: down, details};
     if (failed.length > 0) throw new UnavailableWithBody(`unhealthy: ${failed.join(", ")}`, answer);
     return answer;
+  });
+}
+
+/**
+ * `GET /v1/live-check` (chainkit's `liveCheck`, "the liveliness of the service (reads only)"), in the same
+ * HealthCheckResultDto: whether reads are answered, that is whether the store answers. A view that stopped or lags
+ * fails /v1/health-check, not this: reads are still served from what was folded.
+ */
+export function registerLiveRoute(router: DataApiRouter, sql: SqlClient): void {
+  router.get("/v1/live-check", async () => {
+    try {
+      await sql.query("SELECT 1");
+    } catch (e) {
+      const down = {store: {status: "down" as const, message: (e as Error).message}};
+      throw new UnavailableWithBody("unhealthy: store", {status: "error", info: {}, error: down, details: {store: {status: "down"}}});
+    }
+    return {status: "ok", info: {store: {status: "up"}}, error: {}, details: {store: {status: "up"}}};
   });
 }
