@@ -289,7 +289,9 @@ export function registerPrimaryRoutes(router: DataApiRouter, m: PrimaryRoutesMod
     return {nextPageToken: ctx.token(page.nextCursor), historicalRewards: page.items};
   });
 
-  const STATUSES = ["active", "pending", "completed"] as const;
+  // `removed`: permissioned subnet validators a RemoveSubnetValidatorTx removed (chainkit's RemovedValidatorDetails).
+  const STATUSES = ["active", "pending", "completed", "removed"] as const;
+  const DELEGATION_STATUSES = ["active", "pending", "completed"] as const;
   router.get("/v1/networks/:network/validators", async (ctx) => {
     resolveNetwork(ctx.params.network, m.network);
     const subnetId = ctx.query.string("subnetId");
@@ -324,7 +326,7 @@ export function registerPrimaryRoutes(router: DataApiRouter, m: PrimaryRoutesMod
   router.get("/v1/networks/:network/delegators", async (ctx) => {
     resolveNetwork(ctx.params.network, m.network);
     const page = await listDelegators(m.sql, net, {
-      delegationStatus: ctx.query.enumValue("delegationStatus", STATUSES),
+      delegationStatus: ctx.query.enumValue("delegationStatus", DELEGATION_STATUSES),
       nodeIds: parseNodeIds(ctx.query, "nodeIds"),
       rewardAddresses: ctx.query.list("rewardAddresses").length > 0 ? ctx.query.list("rewardAddresses").map((a) => parseAddress("rewardAddresses", a, hrp)) : undefined,
       now: nowSeconds(ctx.query),

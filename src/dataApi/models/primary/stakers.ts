@@ -153,6 +153,9 @@ export interface ValidatorDetails {
   endTimestamp: number;
   blsCredentials?: BlsCredentials;
   validationStatus: "active" | "completed" | "pending" | "removed";
+  /** Removed (chainkit's RemovedValidatorDetails): the RemoveSubnetValidatorTx and its time. */
+  removeTxHash?: string;
+  removeTimestamp?: number;
   stakePercentage?: number;
   delegatorCount?: number;
   amountDelegated?: string;
@@ -167,6 +170,8 @@ export interface ValidatorRow extends StakerRow {
   delegator_count: DbNum;
   amount_delegated: DbNum;
   delegator_rewards: DbNum;
+  /** The removing transaction's time, for a removed validator. */
+  remove_ts?: DbNum | null;
 }
 
 /**
@@ -181,7 +186,7 @@ export function validatorFromRow(
   observations: ValidatorObservations,
 ): ValidatorDetails {
   const start = num(r.start_ts);
-  const status = r.status === "current" ? (start > now ? "pending" : "active") : "completed";
+  const status = r.status === "current" ? (start > now ? "pending" : "active") : r.status === "removed" ? "removed" : "completed";
   const v: ValidatorDetails = {
     txHash: r.tx_id,
     nodeId: r.node_id,
@@ -194,6 +199,7 @@ export function validatorFromRow(
   if (r.kind === "validator") v.delegationFee = feePercent(r.delegation_shares);
   if (r.bls !== null) v.blsCredentials = r.bls;
   if (status === "pending") return v;
+  if (status === "removed") return {...v, removeTxHash: r.reward_tx_id ?? "", removeTimestamp: r.remove_ts == null ? 0 : num(r.remove_ts)};
   v.delegatorCount = num(r.delegator_count);
   v.amountDelegated = String(r.amount_delegated);
   const fees = big(r.delegator_rewards);

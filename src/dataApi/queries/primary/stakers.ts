@@ -113,8 +113,11 @@ export async function listHistoricalRewards(
 }
 
 export interface ListValidatorsArgs extends PageArgs {
-  /** `active`/`pending`: current stakers (started or not); `completed`: rewarded or aborted. Default: all. */
-  validationStatus?: "active" | "pending" | "completed";
+  /**
+   * `active`/`pending`: current stakers (started or not); `completed`: rewarded or aborted; `removed`: removed by a
+   * RemoveSubnetValidatorTx. Default: all.
+   */
+  validationStatus?: "active" | "pending" | "completed" | "removed";
   nodeIds?: string[];
   /** Default: the primary network. */
   subnetId?: string;
@@ -151,6 +154,7 @@ export async function listValidators(
   const p = new Params();
   const where = [`s.subnet_id = ${p.add(args.subnetId ?? PRIMARY_NETWORK_ID)}`, "s.kind IN ('validator', 'subnetValidator')"];
   if (args.validationStatus === "completed") where.push("s.status IN ('rewarded', 'aborted')");
+  else if (args.validationStatus === "removed") where.push("s.status = 'removed'");
   else if (args.validationStatus !== undefined) {
     where.push("s.status = 'current'", `s.start_ts ${args.validationStatus === "pending" ? ">" : "<="} ${p.add(args.now)}::int8`);
   }
@@ -160,7 +164,8 @@ export async function listValidators(
     where.push(`(s.end_ts, s.tx_id) > (${p.add(end)}::int8, ${p.add(tx)})`);
   }
   const rows = await sql.query<ValidatorRow>(
-    `SELECT s.*, d.delegator_count, d.amount_delegated, d.delegator_rewards
+    `SELECT s.*, d.delegator_count, d.amount_delegated, d.delegator_rewards,
+       CASE WHEN s.status = 'removed' THEN (SELECT t.ts FROM txs t WHERE t.chain = 'P' AND t.tx_id = s.reward_tx_id) END AS remove_ts
      FROM stakers s
      CROSS JOIN LATERAL (
        SELECT count(*) AS delegator_count, coalesce(sum(x.weight), 0) AS amount_delegated,

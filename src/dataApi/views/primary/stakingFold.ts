@@ -234,6 +234,15 @@ export class StakingFold {
         JSON.stringify(ownerJson(d.subnetOwner)),
       ]);
     }
+    if (t.txType === "RemoveSubnetValidatorTx" && d.subnetId && typeof d.extra?.nodeId === "string") {
+      // The permissioned validator leaves the current (or pending) set at once, with no reward
+      // (vms/platformvm/txs/executor/standard_tx_executor.go RemoveSubnetValidatorTx, which refuses a permissionless
+      // one): `removed`, its reward_tx_id the removing transaction.
+      await tx.query(
+        "UPDATE stakers SET status = 'removed', reward_tx_id = $3 WHERE subnet_id = $1 AND node_id = $2 AND kind = 'subnetValidator' AND status = 'current'",
+        [d.subnetId, d.extra.nodeId, t.id],
+      );
+    }
     if (t.txType === "TransferSubnetOwnershipTx" && d.subnetId) {
       await tx.query("UPDATE subnets SET owner = $2 WHERE subnet_id = $1", [d.subnetId, JSON.stringify(ownerJson(d.subnetOwner))]);
     }

@@ -1,0 +1,111 @@
+/**
+ * Defects found by the SDKs (glacier-sdk, chainkit), each on a real node fed P-chain blocks from a file:
+ * - endpoint 1 on a node with no P-chain state, naming no height: 503 (the service's state), not 400;
+ * - `GET /v1/live-check` (chainkit's liveCheck): 200 with the hosted API's HealthCheckResultDto;
+ * - `validationStatus=removed`: the permissioned subnet validators a RemoveSubnetValidatorTx removed
+ *   (chainkit's RemovedValidatorDetails), no longer active;
+ * - Helicon's auto-renewed validator txs are folded without stopping the view or being counted undecodable.
+ */
+import {rmSync, writeFileSync} from "node:fs";
+import path from "node:path";
+import {afterAll, describe, expect, it} from "vitest";
+import {NETWORKS} from "../../src/chains/index.js";
+import {serializeUnsignedMessage} from "../../src/warp/message.js";
+import {cb58Encode, idFromString} from "../../src/util/cb58.js";
+import {startNode, tempDir, type TestNode} from "../helpers/node.js";
+import {pAddSubnetValidatorTx, pBaseTx, pChainBlocks, pHeliconTxs, pRemoveSubnetValidatorTx, seeded} from "../helpers/pChain.js";
+
+const network = NETWORKS.local;
+const asset = idFromString("2fombhL7aGPwj3KH4bfrmJwW6PVnMobf9Y2fn9GwxiAAJyFDbe");
+const dir = tempDir();
+afterAll(() => rmSync(dir, {recursive: true, force: true}));
+
+const line = (b: {id: string; bytes: Uint8Array; time: bigint}): string =>
+  JSON.stringify({chain: "P", kind: "block", id: b.id, bytes: "0x" + Buffer.from(b.bytes).toString("hex"), timestamp: new Date(Number(b.time) * 1000).toISOString()});
+
+function node(feedLines: string[], name: string): Promise<TestNode> {
+  const f = path.join(dir, `${name}.ndjson`);
+  writeFileSync(f, feedLines.join("\n") + (feedLines.length > 0 ? "\n" : ""));
+  return startNode({"network-id": "local", "index-enabled": true, feed: `file:${f}`, "data-api-enabled": true, "data-api-rate-limit": "0"}, {dataDir: path.join(dir, name)});
+}
+
+/** An unsigned warp message of this network from the P-chain (an empty payload: the route checks the set first). */
+const message = "0x" + Buffer.from(serializeUnsignedMessage({networkId: network.id, sourceChainId: new Uint8Array(32), payload: new Uint8Array([1, 2, 3])})).toString("hex");
+
+describe("a node whose P-chain view has folded no block", () => {
+  let t: TestNode;
+  afterAll(async () => t?.close());
+
+  it("answers endpoint 1 without a height 503 (its state), and live-check 200", {timeout: 60_000}, async () => {
+    t = await node([], "empty");
+    const r = await t.post("/v1/signatureAggregator/local/aggregateSignatures", JSON.stringify({message, signingSubnetId: "11111111111111111111111111111111LpoYY"}));
+    expect(r.status, r.text).toBe(503);
+    expect(r.json()).toEqual({message: "the P-chain view has no block yet", statusCode: 503, error: "Service Unavailable"});
+    // Naming a height changes nothing: the view has none to answer from.
+    const named = await t.post("/v1/signatureAggregator/local/aggregateSignatures", JSON.stringify({message, signingSubnetId: "11111111111111111111111111111111LpoYY", pChainHeight: 5}));
+    expect(named.status, named.text).toBe(503);
+
+    const live = await t.get("/v1/live-check");
+    expect(live.status).toBe(200);
+    expect(live.json()).toEqual({status: "ok", info: {store: {status: "up"}}, error: {}, details: {store: {status: "up"}}});
+  });
+});
+
+describe("permissioned subnet validators removed, and Helicon's transactions", () => {
+  let t: TestNode;
+  afterAll(async () => t?.close());
+  const T0 = BigInt(Math.floor(Date.now() / 1000)) - 3600n;
+  const subnetId = seeded("permissioned-subnet");
+  const kept = seeded("kept-node").subarray(0, 20);
+  const gone = seeded("removed-node").subarray(0, 20);
+  const base = {networkId: network.id, pChainId: network.chainIds.P, asset};
+  const helicon = pHeliconTxs({...base, cycleEnd: T0 + 1_209_600n});
+  const blocks = pChainBlocks([
+    {time: T0, txs: [pBaseTx(network.id, network.chainIds.P, asset, 1)]},
+    {time: T0 + 10n, txs: [pAddSubnetValidatorTx({...base, subnetId, nodeId: kept, start: T0 + 10n, end: T0 + 86_400n}), pAddSubnetValidatorTx({...base, subnetId, nodeId: gone, start: T0 + 10n, end: T0 + 86_400n})]},
+    {time: T0 + 20n, txs: [pRemoveSubnetValidatorTx({...base, subnetId, nodeId: gone})]},
+    {time: T0 + 30n, txs: [helicon.add, helicon.config]},
+    {time: T0 + 40n, txs: [helicon.reward], kind: "proposal"},
+    {time: T0 + 40n, txs: [], kind: "commit"},
+    {time: T0 + 50n, txs: [pBaseTx(network.id, network.chainIds.P, asset, 2)]},
+  ]);
+
+  it("lists a removed validator under validationStatus=removed with its removing transaction, and not as active", async () => {
+    t = await node(blocks.map(line), "removed");
+    const list = async (q: string): Promise<{validators: Array<Record<string, unknown>>}> => {
+      const r = await t.get(`/v1/networks/local/validators?subnetId=${cb58Encode(subnetId)}&${q}`);
+      expect(r.status, r.text).toBe(200);
+      return r.json() as {validators: Array<Record<string, unknown>>};
+    };
+    await expect.poll(async () => (await t.get("/v1/networks/local/blockchains/p-chain/blocks?pageSize=1")).json(), {timeout: 80_000}).toMatchObject({blocks: [{blockNumber: "7"}]});
+    const removed = await list("validationStatus=removed");
+    expect(removed.validators).toEqual([
+      {
+        txHash: blocks[1]!.txIds[1],
+        nodeId: expect.stringMatching(/^NodeID-/),
+        subnetId: cb58Encode(subnetId),
+        amountStaked: "10",
+        startTimestamp: Number(T0 + 10n),
+        endTimestamp: Number(T0 + 86_400n),
+        removeTxHash: blocks[2]!.txIds[0],
+        removeTimestamp: Number(T0 + 20n),
+        validationStatus: "removed",
+      },
+    ]);
+    const active = await list("validationStatus=active");
+    expect(active.validators.map((v) => v.txHash)).toEqual([blocks[1]!.txIds[0]]);
+  }, 120_000);
+
+  it("folds Helicon's transactions: served, none undecodable, the view not stopped", async () => {
+    for (const id of [blocks[3]!.txIds[0], blocks[3]!.txIds[1], blocks[4]!.txIds[0]]) {
+      const r = await t.get(`/v1/networks/local/blockchains/p-chain/transactions/${id}`);
+      expect(r.status, r.text).toBe(200);
+    }
+    const tx = (await t.get(`/v1/networks/local/blockchains/p-chain/transactions/${blocks[3]!.txIds[0]}`)).json() as {txType: string};
+    expect(tx.txType).toBe("AddAutoRenewedValidatorTx");
+    const metrics = (await t.get("/ext/metrics")).text;
+    expect(metrics).not.toMatch(/^avaext_data_api_undecodable_total\{[^}]*\} [1-9]/m);
+    expect(metrics).not.toMatch(/^avaext_data_api_view_stopped_total\{[^}]*\} [1-9]/m);
+    expect((await t.get("/v1/health-check")).status).toBe(200);
+  });
+});
