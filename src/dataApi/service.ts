@@ -290,12 +290,14 @@ export class DataApiService {
         if (stops.length > 0) {
           details.stopped = stops;
           const each = stops.map((x) => {
-            const where = x.height !== null ? `block ${x.height} (${x.blockId})` : `container ${x.index} of ${x.endpoint}`;
+            const where =
+              x.height !== null ? `block ${x.height} (${x.blockId})` : `container ${x.index} of ${x.endpoint}`;
             return `${x.chain}-chain view stopped at ${where}${x.txId ? `, transaction ${x.txId}` : ""}: ${x.error}`;
           });
           return {details, error: `primary-network view: ${each.join("; ")}`};
         }
-        if (this.view.lastError) return {details, error: `primary-network view: retrying: ${this.view.lastError.message}`};
+        const retrying = this.view.lastError;
+        if (retrying) return {details, error: `primary-network view: retrying: ${retrying.message}`};
         if (lag > BigInt(this.opts.maxLag)) return {details, error: `primary-network view is ${lag} containers behind the index`};
       }
       return {details};
@@ -314,7 +316,14 @@ export class DataApiService {
       const evmCheck = async (): Promise<{details?: unknown; error?: string}> => {
         const s = follower.status();
         const lag = follower.lag();
-        const details = {rpc: s.rpcUrl, head: s.head?.toString() ?? null, rpcHead: s.rpcHead?.toString() ?? null, lag: lag === null ? null : Number(lag), internalTransactions: s.traces, ...(s.stopped ? {stopped: s.stopped} : {})};
+        const details = {
+          rpc: s.rpcUrl,
+          head: s.head?.toString() ?? null,
+          rpcHead: s.rpcHead?.toString() ?? null,
+          lag: lag === null ? null : Number(lag),
+          internalTransactions: s.traces,
+          ...(s.stopped ? {stopped: s.stopped} : {}),
+        };
         if (s.lastError) return {details, error: s.lastError};
         if (lag === null) return {details, error: "the chain's RPC has not answered yet"};
         if (lag > BigInt(follower.opts.maxLagBlocks)) return {details, error: `${lag} blocks behind the RPC's head`};
@@ -350,7 +359,12 @@ function evmMetrics(register: Registry): {rpcErrors: Counter<"chain">; follower:
   const txs = new Counter({name: `${METRIC_PREFIX}data_api_evm_txs_folded_total`, help: "EVM transactions folded into the data API, by chain", labelNames: ["chain"], registers});
   const errors = new Counter({name: `${METRIC_PREFIX}data_api_evm_follower_errors_total`, help: "EVM follower batches that failed (retried), by chain", labelNames: ["chain"], registers});
   const reorgs = new Counter({name: `${METRIC_PREFIX}data_api_evm_reorgs_total`, help: "Reorgs the EVM follower rolled back, by chain", labelNames: ["chain"], registers});
-  const stopped = new Counter({name: `${METRIC_PREFIX}data_api_evm_follower_stopped_total`, help: "EVM followers stopped on an error of the fold (not retried; the health check says where), by chain", labelNames: ["chain"], registers});
+  const stopped = new Counter({
+    name: `${METRIC_PREFIX}data_api_evm_follower_stopped_total`,
+    help: "EVM followers stopped on an error of the fold (not retried; the health check says where), by chain",
+    labelNames: ["chain"],
+    registers,
+  });
   return {
     rpcErrors,
     follower: {

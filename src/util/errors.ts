@@ -2,7 +2,8 @@
  * Retryable or not: the one question every fold loop asks of a failure. An outage of what a fold depends on (the
  * store, an RPC) may pass, so the step is retried with backoff; an error in the fold itself (a broken invariant, a
  * constraint the rows violate, a bug) happens again on every retry, so the fold stops and says where. Ponder draws
- * the same line (`RetryableError` and `NonRetryableUserError`, packages/core/src/internal/errors.ts of ponder-sh/ponder).
+ * the same line (`RetryableError` and `NonRetryableUserError`, packages/core/src/internal/errors.ts of
+ * ponder-sh/ponder).
  */
 
 /** An error that says itself whether trying again may succeed. */
@@ -83,7 +84,9 @@ export function isRetryable(err: unknown): boolean {
     const code = (e as {code?: unknown}).code;
     if (typeof code === "string") {
       if (NETWORK_CODES.has(code)) return true;
-      if (/^[0-9A-Z]{5}$/.test(code)) return RETRYABLE_SQLSTATES.has(code) || RETRYABLE_SQLSTATE_CLASSES.has(code.slice(0, 2));
+      if (/^[0-9A-Z]{5}$/.test(code)) {
+        return RETRYABLE_SQLSTATES.has(code) || RETRYABLE_SQLSTATE_CLASSES.has(code.slice(0, 2));
+      }
     }
     if (OUTAGE_MESSAGES.some((m) => m.test(e.message))) return true;
     // `fetch` failing at the socket: TypeError("fetch failed") with the system error as its cause, walked next.

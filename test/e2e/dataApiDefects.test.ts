@@ -13,24 +13,34 @@ import {NETWORKS} from "../../src/chains/index.js";
 import {serializeUnsignedMessage} from "../../src/warp/message.js";
 import {cb58Encode, idFromString} from "../../src/util/cb58.js";
 import {startNode, tempDir, type TestNode} from "../helpers/node.js";
-import {pAddSubnetValidatorTx, pBaseTx, pChainBlocks, pHeliconTxs, pRemoveSubnetValidatorTx, seeded} from "../helpers/pChain.js";
+import {pAddSubnetValidatorTx, pBaseTx, pChainBlocks, pHeliconTxs} from "../helpers/pChain.js";
+import {pRemoveSubnetValidatorTx, seeded} from "../helpers/pChain.js";
 
 const network = NETWORKS.local;
 const asset = idFromString("2fombhL7aGPwj3KH4bfrmJwW6PVnMobf9Y2fn9GwxiAAJyFDbe");
 const dir = tempDir();
 afterAll(() => rmSync(dir, {recursive: true, force: true}));
 
-const line = (b: {id: string; bytes: Uint8Array; time: bigint}): string =>
-  JSON.stringify({chain: "P", kind: "block", id: b.id, bytes: "0x" + Buffer.from(b.bytes).toString("hex"), timestamp: new Date(Number(b.time) * 1000).toISOString()});
+function line(b: {id: string; bytes: Uint8Array; time: bigint}): string {
+  const timestamp = new Date(Number(b.time) * 1000).toISOString();
+  const bytes = "0x" + Buffer.from(b.bytes).toString("hex");
+  return JSON.stringify({chain: "P", kind: "block", id: b.id, bytes, timestamp});
+}
 
 function node(feedLines: string[], name: string): Promise<TestNode> {
   const f = path.join(dir, `${name}.ndjson`);
   writeFileSync(f, feedLines.join("\n") + (feedLines.length > 0 ? "\n" : ""));
-  return startNode({"network-id": "local", "index-enabled": true, feed: `file:${f}`, "data-api-enabled": true, "data-api-rate-limit": "0"}, {dataDir: path.join(dir, name)});
+  const dataApi = {"data-api-enabled": true, "data-api-rate-limit": "0"};
+  const flags = {"network-id": "local", "index-enabled": true, feed: `file:${f}`, ...dataApi};
+  return startNode(flags, {dataDir: path.join(dir, name)});
 }
 
 /** An unsigned warp message of this network from the P-chain (an empty payload: the route checks the set first). */
-const message = "0x" + Buffer.from(serializeUnsignedMessage({networkId: network.id, sourceChainId: new Uint8Array(32), payload: new Uint8Array([1, 2, 3])})).toString("hex");
+const payload = new Uint8Array([1, 2, 3]);
+const unsigned = serializeUnsignedMessage({networkId: network.id, sourceChainId: new Uint8Array(32), payload});
+const message = "0x" + Buffer.from(unsigned).toString("hex");
+const PRIMARY = "11111111111111111111111111111111LpoYY";
+const AGGREGATE = "/v1/signatureAggregator/local/aggregateSignatures";
 
 describe("a node whose P-chain view has folded no block", () => {
   let t: TestNode;
@@ -38,16 +48,18 @@ describe("a node whose P-chain view has folded no block", () => {
 
   it("answers endpoint 1 without a height 503 (its state), and live-check 200", {timeout: 60_000}, async () => {
     t = await node([], "empty");
-    const r = await t.post("/v1/signatureAggregator/local/aggregateSignatures", JSON.stringify({message, signingSubnetId: "11111111111111111111111111111111LpoYY"}));
+    const r = await t.post(AGGREGATE, JSON.stringify({message, signingSubnetId: PRIMARY}));
     expect(r.status, r.text).toBe(503);
-    expect(r.json()).toEqual({message: "the P-chain view has no block yet", statusCode: 503, error: "Service Unavailable"});
+    const body = {message: "the P-chain view has no block yet", statusCode: 503, error: "Service Unavailable"};
+    expect(r.json()).toEqual(body);
     // Naming a height changes nothing: the view has none to answer from.
-    const named = await t.post("/v1/signatureAggregator/local/aggregateSignatures", JSON.stringify({message, signingSubnetId: "11111111111111111111111111111111LpoYY", pChainHeight: 5}));
+    const named = await t.post(AGGREGATE, JSON.stringify({message, signingSubnetId: PRIMARY, pChainHeight: 5}));
     expect(named.status, named.text).toBe(503);
 
     const live = await t.get("/v1/live-check");
     expect(live.status).toBe(200);
-    expect(live.json()).toEqual({status: "ok", info: {store: {status: "up"}}, error: {}, details: {store: {status: "up"}}});
+    const up = {store: {status: "up"}};
+    expect(live.json()).toEqual({status: "ok", info: up, error: {}, details: up});
   });
 });
 
@@ -59,10 +71,11 @@ describe("permissioned subnet validators removed, and Helicon's transactions", (
   const kept = seeded("kept-node").subarray(0, 20);
   const gone = seeded("removed-node").subarray(0, 20);
   const base = {networkId: network.id, pChainId: network.chainIds.P, asset};
+  const period = {start: T0 + 10n, end: T0 + 86_400n};
   const helicon = pHeliconTxs({...base, cycleEnd: T0 + 1_209_600n});
   const blocks = pChainBlocks([
     {time: T0, txs: [pBaseTx(network.id, network.chainIds.P, asset, 1)]},
-    {time: T0 + 10n, txs: [pAddSubnetValidatorTx({...base, subnetId, nodeId: kept, start: T0 + 10n, end: T0 + 86_400n}), pAddSubnetValidatorTx({...base, subnetId, nodeId: gone, start: T0 + 10n, end: T0 + 86_400n})]},
+    {time: T0 + 10n, txs: [kept, gone].map((nodeId) => pAddSubnetValidatorTx({...base, subnetId, nodeId, ...period}))},
     {time: T0 + 20n, txs: [pRemoveSubnetValidatorTx({...base, subnetId, nodeId: gone})]},
     {time: T0 + 30n, txs: [helicon.add, helicon.config]},
     {time: T0 + 40n, txs: [helicon.reward], kind: "proposal"},
@@ -70,14 +83,16 @@ describe("permissioned subnet validators removed, and Helicon's transactions", (
     {time: T0 + 50n, txs: [pBaseTx(network.id, network.chainIds.P, asset, 2)]},
   ]);
 
-  it("lists a removed validator under validationStatus=removed with its removing transaction, and not as active", async () => {
+  it("lists a removed validator under validationStatus=removed, with the removing tx, not as active", async () => {
     t = await node(blocks.map(line), "removed");
     const list = async (q: string): Promise<{validators: Array<Record<string, unknown>>}> => {
       const r = await t.get(`/v1/networks/local/validators?subnetId=${cb58Encode(subnetId)}&${q}`);
       expect(r.status, r.text).toBe(200);
       return r.json() as {validators: Array<Record<string, unknown>>};
     };
-    await expect.poll(async () => (await t.get("/v1/networks/local/blockchains/p-chain/blocks?pageSize=1")).json(), {timeout: 80_000}).toMatchObject({blocks: [{blockNumber: "7"}]});
+    const latest = async (): Promise<unknown> =>
+      (await t.get("/v1/networks/local/blockchains/p-chain/blocks?pageSize=1")).json();
+    await expect.poll(latest, {timeout: 80_000}).toMatchObject({blocks: [{blockNumber: "7"}]});
     const removed = await list("validationStatus=removed");
     expect(removed.validators).toEqual([
       {
@@ -101,7 +116,8 @@ describe("permissioned subnet validators removed, and Helicon's transactions", (
       const r = await t.get(`/v1/networks/local/blockchains/p-chain/transactions/${id}`);
       expect(r.status, r.text).toBe(200);
     }
-    const tx = (await t.get(`/v1/networks/local/blockchains/p-chain/transactions/${blocks[3]!.txIds[0]}`)).json() as {txType: string};
+    const path = `/v1/networks/local/blockchains/p-chain/transactions/${blocks[3]!.txIds[0]}`;
+    const tx = (await t.get(path)).json() as {txType: string};
     expect(tx.txType).toBe("AddAutoRenewedValidatorTx");
     const metrics = (await t.get("/ext/metrics")).text;
     expect(metrics).not.toMatch(/^avaext_data_api_undecodable_total\{[^}]*\} [1-9]/m);

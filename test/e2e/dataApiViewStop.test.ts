@@ -14,7 +14,7 @@ import pg from "pg";
 import {afterAll, describe, expect, inject, it} from "vitest";
 import {NETWORKS} from "../../src/chains/index.js";
 import {tryDecodePrimaryContainer} from "../../src/dataApi/views/primary/decode.js";
-import {makeKeys, xHistory} from "../../src/dev/syntheticHistory.js";
+import {makeKeys, xHistory, type HistoryBlock} from "../../src/dev/syntheticHistory.js";
 import {cb58Encode, idFromString} from "../../src/util/cb58.js";
 import {startChild, type Child} from "../helpers/child.js";
 import {tempDir} from "../helpers/node.js";
@@ -30,27 +30,39 @@ afterAll(() => rmSync(dir, {recursive: true, force: true}));
 
 const T0 = 1_700_000_000n;
 const subnetId = seeded("never-transformed-subnet");
+const base = {networkId: network.id, pChainId: network.chainIds.P, asset};
+const pTx = (n: number): Uint8Array => pBaseTx(network.id, network.chainIds.P, asset, n);
+const unknownSubnetValidator = pPermissionlessValidatorTx({...base, subnetId, start: T0 + 20n, end: T0 + 100_000n});
 const pBlocks = pChainBlocks([
-  {time: T0, txs: [pBaseTx(network.id, network.chainIds.P, asset, 1)]},
-  {time: T0 + 10n, txs: [pBaseTx(network.id, network.chainIds.P, asset, 2)]},
-  {time: T0 + 20n, txs: [pBaseTx(network.id, network.chainIds.P, asset, 3), pPermissionlessValidatorTx({networkId: network.id, pChainId: network.chainIds.P, asset, subnetId, start: T0 + 20n, end: T0 + 100_000n})]},
-  {time: T0 + 30n, txs: [pBaseTx(network.id, network.chainIds.P, asset, 4)]},
+  {time: T0, txs: [pTx(1)]},
+  {time: T0 + 10n, txs: [pTx(2)]},
+  {time: T0 + 20n, txs: [pTx(3), unknownSubnetValidator]},
+  {time: T0 + 30n, txs: [pTx(4)]},
 ]);
 const bad = tryDecodePrimaryContainer("P", "block", pBlocks[2]!.bytes, {containerId: pBlocks[2]!.id});
 if (!bad.ok) throw new Error(`the test's P block does not decode: ${bad.error}`);
 const badBlockId = bad.container.blockId;
 const badTxId = bad.container.txs[1]!.id;
 
+/** Signed X-chain blocks of `blocks` × `perBlock` transfers. */
+function xChain(blocks: number, perBlock: number, label: string, seed: number): HistoryBlock[] {
+  const chainId = idFromString(network.chainIds.X);
+  const keys = makeKeys(8, label);
+  const o = {txs: blocks * perBlock, txsPerBlock: perBlock, keys, networkId: network.id, chainId, assetId: asset};
+  return [...xHistory({...o, startSeconds: Number(T0), random: prng(seed)})];
+}
 const X_BLOCKS = 30;
-const xBlocks = [...xHistory({txs: X_BLOCKS * 4, txsPerBlock: 4, keys: makeKeys(8, "view-stop"), networkId: network.id, chainId: idFromString(network.chainIds.X), assetId: asset, startSeconds: Number(T0), random: prng(5)})];
+const xBlocks = xChain(X_BLOCKS, 4, "view-stop", 5);
 
-const line = (chain: string, kind: string, id: string, bytes: Uint8Array, ts: bigint): string =>
-  JSON.stringify({chain, kind, id, bytes: "0x" + Buffer.from(bytes).toString("hex"), timestamp: new Date(Number(ts) * 1000).toISOString()});
+function line(chain: string, kind: string, id: string, bytes: Uint8Array, ts: bigint): string {
+  const timestamp = new Date(Number(ts) * 1000).toISOString();
+  return JSON.stringify({chain, kind, id, bytes: "0x" + Buffer.from(bytes).toString("hex"), timestamp});
+}
+const xLine = (b: HistoryBlock): string =>
+  line("X", "block", cb58Encode(b.id), b.bytes, b.timestampNs / 1_000_000_000n);
 const feed = path.join(dir, "stop.ndjson");
-writeFileSync(
-  feed,
-  [...pBlocks.map((b) => line("P", "block", b.id, b.bytes, b.time)), ...xBlocks.map((b) => line("X", "block", cb58Encode(b.id), b.bytes, b.timestampNs / 1_000_000_000n))].join("\n") + "\n",
-);
+const pLines = pBlocks.map((b) => line("P", "block", b.id, b.bytes, b.time));
+writeFileSync(feed, [...pLines, ...xBlocks.map(xLine)].join("\n") + "\n");
 
 async function get(c: Child, p: string): Promise<{status: number; body: any}> {
   const r = await fetch(c.url + p);
@@ -72,32 +84,48 @@ function metric(text: string, name: string): number {
   return m ? Number(m[1]) : 0;
 }
 
+/** A data API node on the local network fed from `feedFile`. */
+function flags(data: string, feedFile: string, db: string): string[] {
+  const dataApi = ["--data-api-enabled", `--data-api-db=${db}`, "--health-check-frequency=1s"];
+  return [`--data-dir=${data}`, "--network-id=local", "--index-enabled", `--feed=file:${feedFile}`, ...dataApi];
+}
+
 describe.each(STORE_BACKENDS)("a P-chain block the fold rejects ($name)", (backend) => {
   it("stops the P-chain's view naming the block, transaction and error; the rest goes on", async () => {
     const data = path.join(dir, `stop-${backend.name}`);
     const url = await backend.db();
-    const c = await startChild([`--data-dir=${data}`, "--network-id=local", "--index-enabled", `--feed=file:${feed}`, "--data-api-enabled", `--data-api-db=${url}`, "--health-check-frequency=1s"], 60_000);
+    const c = await startChild(flags(data, feed, url), 60_000);
     try {
       // The X-chain's view folds all of its blocks although the P-chain's stopped before them in the file.
-      await expect
-        .poll(async () => (await get(c, "/v1/networks/local/blockchains/x-chain/blocks?pageSize=100")).body?.blocks?.length, {timeout: 60_000, interval: 250})
-        .toBe(X_BLOCKS);
-      await expect.poll(async () => (await get(c, "/ext/health")).body?.checks?.["data-api"]?.error, {timeout: 20_000, interval: 250}).toBeDefined();
+      const xBlocksServed = async (): Promise<number | undefined> =>
+        (await get(c, "/v1/networks/local/blockchains/x-chain/blocks?pageSize=100")).body?.blocks?.length;
+      await expect.poll(xBlocksServed, {timeout: 60_000, interval: 250}).toBe(X_BLOCKS);
+      const healthError = async (): Promise<unknown> => (await get(c, "/ext/health")).body?.checks?.["data-api"]?.error;
+      await expect.poll(healthError, {timeout: 20_000, interval: 250}).toBeDefined();
+      const named = ["P-chain", "block 3", badBlockId, badTxId, "which has no TransformSubnetTx"];
 
       const health = await get(c, "/ext/health");
       expect(health.status).toBe(503);
       const check = health.body.checks["data-api"];
       const message = String(check.error?.message ?? check.error);
-      for (const want of ["P-chain", "block 3", badBlockId, badTxId, "which has no TransformSubnetTx"]) expect(message).toContain(want);
+      for (const want of named) expect(message).toContain(want);
       expect(check.message.stopped).toEqual([
-        expect.objectContaining({chain: "P", endpoint: "P/block", index: "2", height: "3", blockId: badBlockId, txId: badTxId, error: expect.stringContaining(cb58Encode(subnetId))}),
+        expect.objectContaining({
+          chain: "P",
+          endpoint: "P/block",
+          index: "2",
+          height: "3",
+          blockId: badBlockId,
+          txId: badTxId,
+          error: expect.stringContaining(cb58Encode(subnetId)),
+        }),
       ]);
 
       const v1 = await get(c, "/v1/health-check");
       expect(v1.status).toBe(503);
       expect(v1.body.status).toBe("error");
       const v1Message = v1.body.error["data-api"].message as string;
-      for (const want of ["P-chain", "block 3", badBlockId, badTxId, "which has no TransformSubnetTx"]) expect(v1Message).toContain(want);
+      for (const want of named) expect(v1Message).toContain(want);
 
       const metrics = (await get(c, "/ext/metrics")).body as string;
       expect(metric(metrics, 'avaext_data_api_view_stopped_total{chain="P"}')).toBe(1);
@@ -110,7 +138,8 @@ describe.each(STORE_BACKENDS)("a P-chain block the fold rejects ($name)", (backe
       expect(pList.status).toBe(200);
       expect(pList.body.blocks.map((b: {blockNumber: string}) => b.blockNumber)).toEqual(["2", "1"]);
       expect((await get(c, `/v1/networks/local/blockchains/p-chain/transactions/${badTxId}`)).status).toBe(404);
-      expect((await get(c, `/v1/networks/local/blockchains/p-chain/transactions/${pBlocks[1]!.txIds[0]}`)).status).toBe(200);
+      const folded = pBlocks[1]!.txIds[0];
+      expect((await get(c, `/v1/networks/local/blockchains/p-chain/transactions/${folded}`)).status).toBe(200);
 
       // Logged once at error level, however long it stays stopped.
       await new Promise((r) => setTimeout(r, 1500));
@@ -130,14 +159,14 @@ describe.each(STORE_BACKENDS)("a P-chain block the fold rejects ($name)", (backe
 describe("PostgreSQL terminating the writer's connections while it folds", () => {
   it("is retried with backoff, then the fold proceeds and ends exactly", async () => {
     const BLOCKS = 600;
-    const history = [...xHistory({txs: BLOCKS * 10, txsPerBlock: 10, keys: makeKeys(30, "outage"), networkId: network.id, chainId: idFromString(network.chainIds.X), assetId: asset, startSeconds: Number(T0), random: prng(9)})];
+    const history = xChain(BLOCKS, 10, "outage", 9);
     const f = path.join(dir, "outage.ndjson");
-    writeFileSync(f, history.map((b) => line("X", "block", cb58Encode(b.id), b.bytes, b.timestampNs / 1_000_000_000n)).join("\n") + "\n");
+    writeFileSync(f, history.map(xLine).join("\n") + "\n");
     const url = await createTestDatabase();
     const db = new URL(url).pathname.slice(1);
     const admin = new pg.Client({connectionString: inject("pgUrl")});
     await admin.connect();
-    const c = await startChild([`--data-dir=${path.join(dir, "outage")}`, "--network-id=local", "--index-enabled", `--feed=file:${f}`, "--data-api-enabled", `--data-api-db=${url}`, "--health-check-frequency=1s"], 60_000);
+    const c = await startChild(flags(path.join(dir, "outage"), f, url), 60_000);
     try {
       // The writer's statements are cut under it until the view has counted a failure; the connection that holds
       // the writer lock (an advisory lock) is spared, as a server's restart would not spare it (see the report).
@@ -162,7 +191,8 @@ describe("PostgreSQL terminating the writer's connections while it folds", () =>
       await store.connect();
       try {
         const folded = async (): Promise<{n: number; d: number}> => {
-          const r = await store.query<{n: string; d: string}>("SELECT count(*) AS n, count(DISTINCT tx_id) AS d FROM txs");
+          const q = "SELECT count(*) AS n, count(DISTINCT tx_id) AS d FROM txs";
+          const r = await store.query<{n: string; d: string}>(q);
           return {n: Number(r.rows[0]!.n), d: Number(r.rows[0]!.d)};
         };
         await expect.poll(async () => (await folded()).n, {timeout: 90_000, interval: 500}).toBe(BLOCKS * 10);
@@ -170,7 +200,8 @@ describe("PostgreSQL terminating the writer's connections while it folds", () =>
       } finally {
         await store.end();
       }
-      await expect.poll(async () => (await get(c, "/v1/health-check")).status, {timeout: 30_000, interval: 500}).toBe(200);
+      const healthStatus = async (): Promise<number> => (await get(c, "/v1/health-check")).status;
+      await expect.poll(healthStatus, {timeout: 30_000, interval: 500}).toBe(200);
       const metrics = (await get(c, "/ext/metrics")).body as string;
       expect(metrics).not.toMatch(/^avaext_data_api_view_stopped_total\{[^}]*\} [1-9]/m);
       expect(c.output()).toContain("retrying");

@@ -12,7 +12,14 @@ import {cb58Encode, idFromString, sha256} from "../../src/util/cb58.js";
 export const seeded = (label: string, n = 0): Uint8Array => createHash("sha256").update(`${label}/${n}`).digest();
 
 /** The BaseTx fields of a P tx: network, chain, one output of `amount` to `address`, no inputs, no memo. */
-export function pBase(w: Writer, networkId: number, pChainId: string, asset: Uint8Array, amount: bigint, address: Uint8Array): Writer {
+export function pBase(
+  w: Writer,
+  networkId: number,
+  pChainId: string,
+  asset: Uint8Array,
+  amount: bigint,
+  address: Uint8Array,
+): Writer {
   w.u32(networkId).fixed(idFromString(pChainId));
   if (amount > 0n) w.u32(1).fixed(asset).u32(7).u64(amount).u64(0n).u32(1).u32(1).fixed(address);
   else w.u32(0);
@@ -21,8 +28,16 @@ export function pBase(w: Writer, networkId: number, pChainId: string, asset: Uin
 
 /** A signed P BaseTx (type 34) with one output and no inputs (so no credentials). */
 export function pBaseTx(networkId: number, pChainId: string, asset: Uint8Array, n: number): Uint8Array {
-  const w = pBase(new Writer().u16(0).u32(34), networkId, pChainId, asset, 1_000_000n + BigInt(n), seeded("addr", n).subarray(0, 20));
+  const to = seeded("addr", n).subarray(0, 20);
+  const w = pBase(new Writer().u16(0).u32(34), networkId, pChainId, asset, 1_000_000n + BigInt(n), to);
   return w.u32(0).finish();
+}
+
+/** What every P tx builder here is given: the network, the P-chain's ID, the AVAX asset. */
+export interface PTxBase {
+  networkId: number;
+  pChainId: string;
+  asset: Uint8Array;
 }
 
 /** OutputOwners (secp256k1fx type 11) of one address. */
@@ -35,7 +50,9 @@ function owner(w: Writer, address: Uint8Array): void {
  * A subnet the chain never transformed (no TransformSubnetTx) has no staking rules: AvalancheGo refuses such a tx,
  * and the fold cannot compute its reward (src/dataApi/views/primary/stakers.ts enterCurrent).
  */
-export function pPermissionlessValidatorTx(s: {networkId: number; pChainId: string; asset: Uint8Array; subnetId: Uint8Array; start: bigint; end: bigint}): Uint8Array {
+export function pPermissionlessValidatorTx(
+  s: PTxBase & {subnetId: Uint8Array; start: bigint; end: bigint},
+): Uint8Array {
   const addr = seeded("validator-owner").subarray(0, 20);
   const w = pBase(new Writer().u16(0).u32(25), s.networkId, s.pChainId, s.asset, 0n, addr);
   w.fixed(seeded("node").subarray(0, 20)).u64(s.start).u64(s.end).u64(2_000n);
@@ -52,7 +69,9 @@ function emptyAuth(w: Writer): void {
 }
 
 /** A signed AddSubnetValidatorTx (type 13): a permissioned validator of `subnetId`. */
-export function pAddSubnetValidatorTx(s: {networkId: number; pChainId: string; asset: Uint8Array; subnetId: Uint8Array; nodeId: Uint8Array; start: bigint; end: bigint}): Uint8Array {
+export function pAddSubnetValidatorTx(
+  s: PTxBase & {subnetId: Uint8Array; nodeId: Uint8Array; start: bigint; end: bigint},
+): Uint8Array {
   const w = pBase(new Writer().u16(0).u32(13), s.networkId, s.pChainId, s.asset, 0n, new Uint8Array(20));
   w.fixed(s.nodeId).u64(s.start).u64(s.end).u64(10n).fixed(s.subnetId);
   emptyAuth(w);
@@ -60,7 +79,7 @@ export function pAddSubnetValidatorTx(s: {networkId: number; pChainId: string; a
 }
 
 /** A signed RemoveSubnetValidatorTx (type 23) of `nodeId` from `subnetId`. */
-export function pRemoveSubnetValidatorTx(s: {networkId: number; pChainId: string; asset: Uint8Array; subnetId: Uint8Array; nodeId: Uint8Array}): Uint8Array {
+export function pRemoveSubnetValidatorTx(s: PTxBase & {subnetId: Uint8Array; nodeId: Uint8Array}): Uint8Array {
   const w = pBase(new Writer().u16(0).u32(23), s.networkId, s.pChainId, s.asset, 0n, new Uint8Array(20));
   w.fixed(s.nodeId).fixed(s.subnetId);
   emptyAuth(w);
@@ -72,7 +91,7 @@ export function pRemoveSubnetValidatorTx(s: {networkId: number; pChainId: string
  * field as add_auto_renewed_validator_tx.go, set_auto_renewed_validator_config_tx.go and
  * reward_auto_renewed_validator_tx.go declare them.
  */
-export function pHeliconTxs(s: {networkId: number; pChainId: string; asset: Uint8Array; cycleEnd: bigint}): {add: Uint8Array; config: Uint8Array; reward: Uint8Array} {
+export function pHeliconTxs(s: PTxBase & {cycleEnd: bigint}): Record<"add" | "config" | "reward", Uint8Array> {
   const addr = seeded("auto-renewed-owner").subarray(0, 20);
   const add = pBase(new Writer().u16(0).u32(40), s.networkId, s.pChainId, s.asset, 5n, addr);
   add.u32(20).fixed(seeded("auto-renewed-node").subarray(0, 20)); // types.JSONByteSlice node ID
@@ -104,11 +123,14 @@ export interface PBlock {
 }
 
 /** Proposervm-wrapped Banff blocks of `txs` (standard unless named), one per entry, chained from the chain's start. */
-export function pChainBlocks(blocks: Array<{time: bigint; txs: Uint8Array[]; kind?: "standard" | "proposal" | "commit"}>): PBlock[] {
+export function pChainBlocks(
+  blocks: Array<{time: bigint; txs: Uint8Array[]; kind?: "standard" | "proposal" | "commit"}>,
+): PBlock[] {
   let parent: Uint8Array = new Uint8Array(32);
   let innerParent: Uint8Array = new Uint8Array(32);
   return blocks.map((b, i) => {
-    const inner = buildBanffBlock(b.kind ?? "standard", {time: b.time, parentId: innerParent, height: BigInt(i + 1), txs: b.txs});
+    const spec = {time: b.time, parentId: innerParent, height: BigInt(i + 1), txs: b.txs};
+    const inner = buildBanffBlock(b.kind ?? "standard", spec);
     const bytes = buildProposerBlock(parent, Number(b.time), BigInt(i + 1), inner);
     parent = decodeProposerBlock(bytes).id;
     innerParent = sha256(inner);

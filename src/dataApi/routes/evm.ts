@@ -79,7 +79,8 @@ export function registerEvmRoutes(router: DataApiRouter, m: EvmRoutesModules): v
     // interchainMessageInfo, whose ID field is named for it: the same facts.
     if (icm) {
       const {teleporterMessageId, ...rest} = icm;
-      Object.assign(out, {teleporterMessageInfo: icm, interchainMessageInfo: {interchainMessageId: teleporterMessageId, ...rest}});
+      const interchainMessageInfo = {interchainMessageId: teleporterMessageId, ...rest};
+      Object.assign(out, {teleporterMessageInfo: icm, interchainMessageInfo});
     }
     return out;
   };

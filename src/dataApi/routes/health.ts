@@ -50,7 +50,8 @@ export function registerLiveRoute(router: DataApiRouter, sql: SqlClient): void {
       await sql.query("SELECT 1");
     } catch (e) {
       const down = {store: {status: "down" as const, message: (e as Error).message}};
-      throw new UnavailableWithBody("unhealthy: store", {status: "error", info: {}, error: down, details: {store: {status: "down"}}});
+      const answer = {status: "error", info: {}, error: down, details: {store: {status: "down"}}};
+      throw new UnavailableWithBody("unhealthy: store", answer);
     }
     return {status: "ok", info: {store: {status: "up"}}, error: {}, details: {store: {status: "up"}}};
   });

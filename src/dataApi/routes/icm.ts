@@ -81,7 +81,8 @@ export function registerIcmRoutes(router: DataApiRouter, m: IcmRoutesModules): v
   };
 
   /** `network`: absent or the served network; another network is not served here (404), as in paths. */
-  const servedNetwork = (ctx: RequestCtx<unknown>): void => servedNetworkQuery(ctx.query.string("network"), m.chains.network);
+  const servedNetwork = (ctx: RequestCtx<unknown>): void =>
+    servedNetworkQuery(ctx.query.string("network"), m.chains.network);
 
   /**
    * One page: each `branch` is a set of conditions one index serves; several branches (either end, from or to)

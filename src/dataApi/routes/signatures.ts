@@ -40,7 +40,15 @@ export function registerSignatureRoutes(router: DataApiRouter, m: SignatureRoute
    * endpoints (chainkit's aggregateSignatures and getAggregatedSignatures accept only 201); 503 naming what was
    * collected; 502 when the external aggregator fails.
    */
-  const aggregateFor = async (req: IncomingMessage, unsigned: Uint8Array, subnetId: string, height: bigint, quorum: number, buffer: number, justification: Uint8Array | undefined): Promise<Answer> => {
+  const aggregateFor = async (
+    req: IncomingMessage,
+    unsigned: Uint8Array,
+    subnetId: string,
+    height: bigint,
+    quorum: number,
+    buffer: number,
+    justification: Uint8Array | undefined,
+  ): Promise<Answer> => {
     let at;
     try {
       at = await m.validatorSets.setAt(subnetId, height);

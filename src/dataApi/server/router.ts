@@ -198,7 +198,9 @@ export class DataApiRouter {
         },
       };
       const result = await m.c.handler(ctx);
-      if (result instanceof Answer) return {status: result.status, contentType: JSON_CT, body: stringify(result.body), headers};
+      if (result instanceof Answer) {
+        return {status: result.status, contentType: JSON_CT, body: stringify(result.body), headers};
+      }
       return {status: 200, contentType: JSON_CT, body: stringify(result), headers};
     } catch (err) {
       if (err instanceof DataApiError) {

@@ -15,7 +15,8 @@ import {pChainBlocks, pHeliconTxs, seeded} from "../../helpers/pChain.js";
 const network = NETWORKS.local;
 const asset = idFromString("2fombhL7aGPwj3KH4bfrmJwW6PVnMobf9Y2fn9GwxiAAJyFDbe");
 const T0 = 1_700_000_000n;
-const {add, config, reward} = pHeliconTxs({networkId: network.id, pChainId: network.chainIds.P, asset, cycleEnd: T0 + 1_209_600n});
+const base = {networkId: network.id, pChainId: network.chainIds.P, asset};
+const {add, config, reward} = pHeliconTxs({...base, cycleEnd: T0 + 1_209_600n});
 const blocks = pChainBlocks([
   {time: T0, txs: [add, config]},
   {time: T0 + 1_209_600n, txs: [reward], kind: "proposal"},
@@ -24,7 +25,12 @@ const blocks = pChainBlocks([
 
 describe("Helicon P-chain transactions", () => {
   it("are read whole by the index's block decoder", () => {
-    for (const [bytes, name] of [[add, "AddAutoRenewedValidatorTx"], [config, "SetAutoRenewedValidatorConfigTx"], [reward, "RewardAutoRenewedValidatorTx"]] as const) {
+    const named = [
+      [add, "AddAutoRenewedValidatorTx"],
+      [config, "SetAutoRenewedValidatorConfigTx"],
+      [reward, "RewardAutoRenewedValidatorTx"],
+    ] as const;
+    for (const [bytes, name] of named) {
       const r = new Reader(bytes);
       r.u16();
       expect(platformTx(r)).toBe(name);
@@ -42,14 +48,18 @@ describe("Helicon P-chain transactions", () => {
     expect(a!.txType).toBe("AddAutoRenewedValidatorTx");
     expect(a!.outputs.map((o) => [o.amount, o.staked])).toEqual([[5n, false], [2_000_000_000_000n, true]]);
     expect(a!.details.staker).toBeUndefined();
-    expect(a!.details.extra).toMatchObject({delegationShares: 20_000, autoCompoundRewardShares: 300_000, period: "1209600", validatorAuthorityThreshold: 1});
-    const key = Buffer.concat([seeded("bls-key").subarray(0, 32), seeded("bls-key", 1).subarray(0, 16)]).toString("hex");
-    expect(a!.details.extra?.blsCredentials).toMatchObject({publicKey: key});
+    const fields = {delegationShares: 20_000, autoCompoundRewardShares: 300_000, period: "1209600"};
+    expect(a!.details.extra?.validatorAuthorityThreshold).toBe(1);
+    expect(a!.details.extra).toMatchObject(fields);
+    const key = Buffer.concat([seeded("bls-key").subarray(0, 32), seeded("bls-key", 1).subarray(0, 16)]);
+    expect(a!.details.extra?.blsCredentials).toMatchObject({publicKey: key.toString("hex")});
     expect(c!.txType).toBe("SetAutoRenewedValidatorConfigTx");
     expect(c!.details.extra).toMatchObject({stakerTxId: a!.id, autoCompoundRewardShares: 1_000_000, period: "2419200"});
     const second = tryDecodePrimaryContainer("P", "block", blocks[1]!.bytes, {containerId: blocks[1]!.id});
     if (!second.ok) throw new Error(second.error);
-    expect(second.container.txs.map((t) => [t.txType, t.details.extra])).toEqual([["RewardAutoRenewedValidatorTx", {stakerTxId: a!.id, timestamp: String(T0 + 1_209_600n)}]]);
+    const rewardExtra = {stakerTxId: a!.id, timestamp: String(T0 + 1_209_600n)};
+    const rewards = second.container.txs.map((t) => [t.txType, t.details.extra]);
+    expect(rewards).toEqual([["RewardAutoRenewedValidatorTx", rewardExtra]]);
     expect(second.container.txs[0]!.details.rewardedTxId).toBeUndefined();
   });
 });

@@ -7,8 +7,9 @@ const pgError = (code: string, message = "x"): Error => Object.assign(new Error(
 
 describe("isRetryable", () => {
   it("retries a store outage: connections refused or reset, SQLSTATE 08/53/57P0x, lock timeouts, serialization", () => {
-    for (const code of ["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "ENOTFOUND"]) expect(isRetryable(pgError(code)), code).toBe(true);
-    for (const code of ["08000", "08003", "08006", "08P01", "53100", "53200", "53300", "57P01", "57P02", "57P03", "55P03", "40001", "40P01", "57014"]) {
+    const network = ["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "ENOTFOUND"];
+    const sqlStates = ["08000", "08003", "08006", "08P01", "53100", "53200", "53300", "57P01", "57P02", "57P03"];
+    for (const code of [...network, ...sqlStates, "55P03", "40001", "40P01", "57014"]) {
       expect(isRetryable(pgError(code)), code).toBe(true);
     }
     expect(isRetryable(new Error("Connection terminated unexpectedly"))).toBe(true);
@@ -20,7 +21,9 @@ describe("isRetryable", () => {
 
   it("does not retry the fold's own errors: invariants, division by zero, constraint violations, bugs", () => {
     expect(isRetryable(new RangeError("calculateReward: division by zero (current supply is 0)"))).toBe(false);
-    for (const code of ["23505", "23503", "23502", "23514", "22P02", "42703", "P0001"]) expect(isRetryable(pgError(code)), code).toBe(false);
+    for (const code of ["23505", "23503", "23502", "23514", "22P02", "42703", "P0001"]) {
+      expect(isRetryable(pgError(code)), code).toBe(false);
+    }
     expect(isRetryable(new TypeError("Cannot read properties of undefined (reading 'x')"))).toBe(false);
     expect(isRetryable("a string thrown")).toBe(false);
   });

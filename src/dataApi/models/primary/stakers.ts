@@ -186,7 +186,8 @@ export function validatorFromRow(
   observations: ValidatorObservations,
 ): ValidatorDetails {
   const start = num(r.start_ts);
-  const status = r.status === "current" ? (start > now ? "pending" : "active") : r.status === "removed" ? "removed" : "completed";
+  const ended = r.status === "removed" ? "removed" : "completed";
+  const status = r.status === "current" ? (start > now ? "pending" : "active") : ended;
   const v: ValidatorDetails = {
     txHash: r.tx_id,
     nodeId: r.node_id,
@@ -199,7 +200,9 @@ export function validatorFromRow(
   if (r.kind === "validator") v.delegationFee = feePercent(r.delegation_shares);
   if (r.bls !== null) v.blsCredentials = r.bls;
   if (status === "pending") return v;
-  if (status === "removed") return {...v, removeTxHash: r.reward_tx_id ?? "", removeTimestamp: r.remove_ts == null ? 0 : num(r.remove_ts)};
+  if (status === "removed") {
+    return {...v, removeTxHash: r.reward_tx_id ?? "", removeTimestamp: r.remove_ts == null ? 0 : num(r.remove_ts)};
+  }
   v.delegatorCount = num(r.delegator_count);
   v.amountDelegated = String(r.amount_delegated);
   const fees = big(r.delegator_rewards);

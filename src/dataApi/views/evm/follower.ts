@@ -230,7 +230,9 @@ export class EvmFollower {
         this.lastError = e.message;
         this.modules.metrics?.error(this.chainId ?? "unknown");
         const retryInMs = backoff.next();
-        this.modules.logger.warn({chainId: this.chainId, rpc: this.modules.rpc.opts.url, err: e.message, failures: backoff.attempts, retryInMs}, "EVM follower: batch failed; retrying");
+        const rpc = this.modules.rpc.opts.url;
+        const at = {chainId: this.chainId, rpc, err: e.message, failures: backoff.attempts, retryInMs};
+        this.modules.logger.warn(at, "EVM follower: batch failed; retrying");
         await sleep(retryInMs, signal);
       }
     }
@@ -239,11 +241,20 @@ export class EvmFollower {
   /** Stops on an error of the fold: reported as it is, until a restart tries again. */
   private stop(e: EvmFoldError): void {
     const cause = e.cause instanceof Error ? e.cause : new Error(String(e.cause));
-    this.stopped = {fromBlock: e.from.toString(), toBlock: e.to.toString(), blockHash: e.blockHash, error: cause.message, since: new Date().toISOString()};
+    this.stopped = {
+      fromBlock: e.from.toString(),
+      toBlock: e.to.toString(),
+      blockHash: e.blockHash,
+      error: cause.message,
+      since: new Date().toISOString(),
+    };
     this.lastError = `the follower stopped at ${e.message} (restart avaext to try again)`;
     const chainId = this.chainId ?? "unknown";
     this.modules.metrics?.stopped?.(chainId);
-    this.modules.logger.error({chainId, rpc: this.modules.rpc.opts.url, ...this.stopped, err: cause}, `EVM follower of chain ${chainId}: ${e.message}; this chain's follower stopped (restart avaext to try again)`);
+    this.modules.logger.error(
+      {chainId, rpc: this.modules.rpc.opts.url, ...this.stopped, err: cause},
+      `EVM follower of chain ${chainId}: ${e.message}; this chain's follower stopped (restart avaext to try again)`,
+    );
     this.waiters.splice(0).forEach((w) => w());
   }
 
@@ -367,7 +378,9 @@ export class EvmFollower {
     const chainId = this.chainId!;
     let cumulative: bigint;
     try {
-      cumulative = await this.modules.sql.transaction((tx) => writeBlocks(tx, {chainId, blockchainId: this.blockchainId}, take, this.cumulativeTxs, this.knownTokens));
+      const chain = {chainId, blockchainId: this.blockchainId};
+      const before = this.cumulativeTxs;
+      cumulative = await this.modules.sql.transaction((tx) => writeBlocks(tx, chain, take, before, this.knownTokens));
     } catch (e) {
       const first = take[0]!.block;
       const last = take[take.length - 1]!.block;
@@ -423,11 +436,14 @@ export class EvmFollower {
         out.push(deriveBlock(blockR.result, receipts, traces, this.messengers));
       } catch (e) {
         // What the RPC served is not a block: its answer, retried like its outages.
-        if (e instanceof BlockShapeError) throw new RetryableError(`block ${n} from ${rpc.opts.url} is malformed: ${e.message}`);
+        if (e instanceof BlockShapeError) {
+          throw new RetryableError(`block ${n} from ${rpc.opts.url} is malformed: ${e.message}`);
+        }
         const hash = (blockR.result as {hash?: unknown}).hash;
         throw new EvmFoldError(n, n, typeof hash === "string" ? hash : null, e);
       }
-      if (out[out.length - 1]!.block.number !== n) throw new RetryableError(`asked ${rpc.opts.url} for block ${n}, got block ${out[out.length - 1]!.block.number}`);
+      const got = out[out.length - 1]!.block.number;
+      if (got !== n) throw new RetryableError(`asked ${rpc.opts.url} for block ${n}, got block ${got}`);
     }
     return out;
   }
@@ -487,7 +503,10 @@ export class EvmFollower {
     const chainId = this.chainId!;
     // An RPC that now serves another chain is a misconfiguration, not a reorg: refuse rather than refold.
     const answered = await this.askChainId(this.abort.signal);
-    if (answered !== chainId) throw new RetryableError(`${this.modules.rpc.opts.url} now answers chain ID ${answered}, not ${chainId}: not following it`);
+    if (answered !== chainId) {
+      const url = this.modules.rpc.opts.url;
+      throw new RetryableError(`${url} now answers chain ID ${answered}, not ${chainId}: not following it`);
+    }
     const dropped = this.head!.number - to;
     this.cumulativeTxs = await this.modules.sql.transaction((tx) => rollbackTo(tx, chainId, to, hash));
     this.head = hash === null ? null : {number: to, hash};

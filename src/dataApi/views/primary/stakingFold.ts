@@ -239,7 +239,8 @@ export class StakingFold {
       // (vms/platformvm/txs/executor/standard_tx_executor.go RemoveSubnetValidatorTx, which refuses a permissionless
       // one): `removed`, its reward_tx_id the removing transaction.
       await tx.query(
-        "UPDATE stakers SET status = 'removed', reward_tx_id = $3 WHERE subnet_id = $1 AND node_id = $2 AND kind = 'subnetValidator' AND status = 'current'",
+        "UPDATE stakers SET status = 'removed', reward_tx_id = $3 " +
+          "WHERE subnet_id = $1 AND node_id = $2 AND kind = 'subnetValidator' AND status = 'current'",
         [d.subnetId, d.extra.nodeId, t.id],
       );
     }

@@ -609,7 +609,8 @@ function platformBody(r: Reader, typeId: number): Parsed {
       const period = r.u64();
       const p = parsed("SetAutoRenewedValidatorConfigTx", body);
       p.authCredentials = 1;
-      p.details = {extra: {stakerTxId, autoCompoundRewardShares: autoCompound, period: period.toString(), authSigIndices: auth}};
+      p.details = {extra: {stakerTxId, autoCompoundRewardShares: autoCompound, period: period.toString()}};
+      p.details.extra!.authSigIndices = auth;
       return p;
     }
     case 42: {

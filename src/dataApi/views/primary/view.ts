@@ -343,7 +343,8 @@ export class PrimaryView {
           // An outage (or a failure outside any chain's batch, such as reading the state back): retried.
           this.lastError = err as Error;
           retryIn = backoff.next();
-          this.modules.logger.warn({err, attempt: backoff.attempts, retryInMs: retryIn}, "primary-network view: a batch failed to fold (the store?); retrying");
+          const at = {err, attempt: backoff.attempts, retryInMs: retryIn};
+          this.modules.logger.warn(at, "primary-network view: a batch failed to fold (the store?); retrying");
           this.modules.metrics?.errors.inc();
         }
       }
@@ -358,7 +359,8 @@ export class PrimaryView {
     if (err.block !== null || err.to - err.from <= 1n) return false;
     if ((this.narrowUntil.get(err.endpoint.id) ?? 0n) >= err.to) return false;
     this.narrowUntil.set(err.endpoint.id, err.to);
-    this.modules.logger.warn({endpoint: err.endpoint.name, from: err.from.toString(), to: err.to.toString(), err: err.cause}, "primary-network view: a batch failed to fold; folding it one container at a time");
+    const at = {endpoint: err.endpoint.name, from: err.from.toString(), to: err.to.toString(), err: err.cause};
+    this.modules.logger.warn(at, "primary-network view: a batch failed to fold; folding it one container at a time");
     return true;
   }
 
@@ -377,7 +379,8 @@ export class PrimaryView {
       since: new Date().toISOString(),
     };
     this.stops.set(chain, stop);
-    this.modules.logger.error({...stop, err: cause}, `primary-network view: ${err.message}; this chain's view stopped (restart avaext to try again)`);
+    const message = `primary-network view: ${err.message}; this chain's view stopped (restart avaext to try again)`;
+    this.modules.logger.error({...stop, err: cause}, message);
     this.modules.metrics?.stopped.inc({chain});
   }
 
@@ -575,7 +578,8 @@ export class PrimaryView {
     const blocks: FoldPlace[] = [];
     let txCount = 0;
     // Where the fold is, for the report of an error in it.
-    let at: {c: StoredContainer; block: FoldPlace | null; txId: string | null} = {c: containers[0]!, block: null, txId: null};
+    let at: {c: StoredContainer; block: FoldPlace | null; txId: string | null} =
+      {c: containers[0]!, block: null, txId: null};
     try {
       if (e.chain === "P" && e.kind === "block" && containers[0]!.index === 0n && this.modules.genesis) {
         const first = decoded.find((x) => x.d !== null);
@@ -610,12 +614,15 @@ export class PrimaryView {
         }
         at.txId = null;
         const supply = e.chain === "P" ? this.staking.supply : null;
-        if (e.kind === "block") batch.blocks.push(blockRow(d, ts, supply, e.chain === "P" ? await this.staking.afterBlock(tx) : null));
+        if (e.kind === "block") {
+          batch.blocks.push(blockRow(d, ts, supply, e.chain === "P" ? await this.staking.afterBlock(tx) : null));
+        }
       }
     } catch (err) {
       throw FoldError.at(err, e, at.c.index, at.block, at.txId);
     }
-    return {containers, blocks, txIds: prepared.txIds, rows: batch, txCount, seqBefore, state: this.stateEntries(), started};
+    const state = this.stateEntries();
+    return {containers, blocks, txIds: prepared.txIds, rows: batch, txCount, seqBefore, state, started};
   }
 
   /**
@@ -681,7 +688,9 @@ export class PrimaryView {
     } catch (err) {
       // The position moved under the batch: the batch ahead rolled back (its error is the one that matters), or
       // another writer moved it. Read back from the store, the view folds from where it really is.
-      if (err instanceof Error && err.message.includes(POSITION_MOVED)) throw new RetryableError(err.message, {cause: err});
+      if (err instanceof Error && err.message.includes(POSITION_MOVED)) {
+        throw new RetryableError(err.message, {cause: err});
+      }
       if (repeats || (err as {code?: string}).code !== UNIQUE_VIOLATION) throw err;
       // Nothing of the batch was written: the view reloads and writes it again keeping the first of each repeat.
       this.repeatsUntil.set(e.id, to);
@@ -937,7 +946,8 @@ export class FoldError extends Error {
     readonly txId: string | null,
     cause: unknown,
   ) {
-    const where = block ? `block ${block.height} (${block.blockId})` : to - from === 1n ? `container ${from}` : `containers ${from}-${to - 1n}`;
+    const range = to - from === 1n ? `container ${from}` : `containers ${from}-${to - 1n}`;
+    const where = block ? `block ${block.height} (${block.blockId})` : range;
     const what = cause instanceof Error ? cause.message : String(cause);
     super(`${endpoint.chain}-chain ${where}${txId ? `, transaction ${txId}` : ""}: ${what}`, {cause});
   }
@@ -949,7 +959,12 @@ export class FoldError extends Error {
   }
 
   /** A failure of a whole batch (its statement or transaction); the block is named when it holds only one. */
-  static of(err: unknown, e: Endpoint, containers: readonly StoredContainer[], blocks: readonly FoldPlace[] | null): Error {
+  static of(
+    err: unknown,
+    e: Endpoint,
+    containers: readonly StoredContainer[],
+    blocks: readonly FoldPlace[] | null,
+  ): Error {
     if (err instanceof FoldError || err instanceof RepeatedRowsError) return err;
     const from = containers[0]!.index;
     const to = containers[containers.length - 1]!.index + 1n;
