@@ -45,9 +45,9 @@ const badBlockId = bad.container.blockId;
 const badTxId = bad.container.txs[1]!.id;
 
 /** Signed X-chain blocks of `blocks` × `perBlock` transfers. */
-function xChain(blocks: number, perBlock: number, label: string, seed: number): HistoryBlock[] {
+function xChain(blocks: number, perBlock: number, label: string, seed: number, keyCount = 8): HistoryBlock[] {
   const chainId = idFromString(network.chainIds.X);
-  const keys = makeKeys(8, label);
+  const keys = makeKeys(keyCount, label);
   const o = {txs: blocks * perBlock, txsPerBlock: perBlock, keys, networkId: network.id, chainId, assetId: asset};
   return [...xHistory({...o, startSeconds: Number(T0), random: prng(seed)})];
 }
@@ -159,7 +159,7 @@ describe.each(STORE_BACKENDS)("a P-chain block the fold rejects ($name)", (backe
 describe("PostgreSQL terminating the writer's connections while it folds", () => {
   it("is retried with backoff, then the fold proceeds and ends exactly", async () => {
     const BLOCKS = 600;
-    const history = xChain(BLOCKS, 10, "outage", 9);
+    const history = xChain(BLOCKS, 10, "outage", 9, 30);
     const f = path.join(dir, "outage.ndjson");
     writeFileSync(f, history.map(xLine).join("\n") + "\n");
     const url = await createTestDatabase();
