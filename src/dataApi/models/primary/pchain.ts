@@ -191,6 +191,16 @@ export interface L1ValidatorDetailsTransaction {
   blsCredentials?: BlsCredentials;
 }
 
+/**
+ * Helicon's P-chain types (vms/platformvm/txs/codec.go RegisterHeliconTypes), which the hosted API's
+ * PChainTransactionType (a closed enum in chainkit) does not name yet: answered as its `UNKNOWN`, stored by name.
+ */
+const HELICON_TX_TYPES: ReadonlySet<string> = new Set([
+  "AddAutoRenewedValidatorTx",
+  "SetAutoRenewedValidatorConfigTx",
+  "RewardAutoRenewedValidatorTx",
+]);
+
 export interface PChainTransaction {
   txHash: string;
   txType: string;
@@ -266,7 +276,7 @@ export function pChainTxFromRow(
   }
   const t: PChainTransaction = {
     txHash: r.tx_id,
-    txType: r.tx_type,
+    txType: HELICON_TX_TYPES.has(r.tx_type) ? "UNKNOWN" : r.tx_type,
     blockTimestamp: num(r.ts),
     blockNumber: String(r.block_height),
     blockHash: r.block_id,
