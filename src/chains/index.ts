@@ -45,23 +45,34 @@ export const NETWORKS: Record<"mainnet" | "fuji" | "local", NetworkInfo> = {
     chainIds: {
       P: EMPTY_ID,
       X: "2eNy1mUFdmaxXNj1eQHUe7Np4gju9sJsEtWQ4MX3ToiNKuADed",
-      C: "2CA6j5zYzasynPsFeNoqWkmTCt3VScMvXUZHbfDJ8k3oGzAPtU",
+      C: "2owdGqyG6FFzTHy5qhenDXQcEghvr571KZE3gSfRJERSJinuwC",
     },
     cChainEvmId: 43112,
   },
 };
 
-/** Resolves `--network-id`: a name or a number. Unknown numbers run with the local network's chain IDs. */
-export function networkFromId(value: string): NetworkInfo {
+/** Reads `--network-id` (a name or a number) as its network ID; throws on anything else. */
+export function parseNetworkId(value: string): number {
   const lower = value.toLowerCase();
-  if (lower === "mainnet" || lower === "fuji" || lower === "local") return NETWORKS[lower];
-  if (lower === "testnet") return NETWORKS.fuji;
+  if (lower === "mainnet" || lower === "fuji" || lower === "local") return NETWORKS[lower].id;
+  if (lower === "testnet") return NETWORKS.fuji.id;
   if (!/^\d+$/.test(value)) throw new Error(`unknown network ${JSON.stringify(value)}`);
   const id = Number(value);
   if (!Number.isSafeInteger(id) || id > 0xffffffff) throw new Error(`network ID ${value} is out of range`);
+  return id;
+}
+
+/**
+ * Resolves `--network-id`: a name or a number. `chainIds` are the network's from its genesis (src/genesis): needed
+ * for a network other than mainnet, fuji and local, whose chain IDs only its genesis gives, and taken over the
+ * built-in ones for local when given.
+ */
+export function networkFromId(value: string, chainIds?: Record<ChainName, string>): NetworkInfo {
+  const id = parseNetworkId(value);
   const known = Object.values(NETWORKS).find((n) => n.id === id);
-  if (known) return known;
-  return {...NETWORKS.local, name: `network-${id}`, id};
+  if (known) return chainIds ? {...known, chainIds} : known;
+  if (!chainIds) throw new Error(`network ${id} is none of mainnet, fuji and local: its chain IDs come from its genesis`);
+  return {name: `network-${id}`, id, chainIds, cChainEvmId: null};
 }
 
 /** AvalancheGo's genesis aliases per chain (genesis/aliases.go). */

@@ -104,11 +104,8 @@ export interface PrimaryViewModules {
   index: IndexStore;
   sql: SqlClient;
   network: NetworkInfo;
-  /**
-   * The network's genesis state, folded with the first P-chain batch; given that batch's first block time (the
-   * dev network's genesis follows its schedule). Null when the network's genesis is not known here.
-   */
-  genesis: ((firstBlockTs: bigint) => GenesisState) | null;
+  /** The network's genesis state, folded when the store is created (before the first container). */
+  genesis: GenesisState;
   /** The network's AVAX asset ID (reward UTXOs are in AVAX). */
   avaxAssetId: string;
   logger: Logger;
@@ -295,6 +292,7 @@ export class PrimaryView {
     if (rows.length === 0) {
       await sql.transaction(async (tx) => {
         for (const e of FOLDED_ENDPOINTS) await tx.query("INSERT INTO view_positions (endpoint, next_index) VALUES ($1, 0)", [e.name]);
+        await this.foldGenesis(tx, this.modules.genesis);
         await this.saveState(tx);
       });
     }
@@ -581,11 +579,6 @@ export class PrimaryView {
     let at: {c: StoredContainer; block: FoldPlace | null; txId: string | null} =
       {c: containers[0]!, block: null, txId: null};
     try {
-      if (e.chain === "P" && e.kind === "block" && containers[0]!.index === 0n && this.modules.genesis) {
-        const first = decoded.find((x) => x.d !== null);
-        const ts = first?.d?.timestamp ?? containers[0]!.timestampNs / 1_000_000_000n;
-        await this.foldGenesis(tx, this.modules.genesis(ts));
-      }
       let yielded = performance.now();
       for (const {c, d} of decoded) {
         if (!d) continue;
@@ -827,6 +820,8 @@ export class PrimaryView {
 
   /** The network's genesis state: assets, UTXOs, stakers and supply, before the first container. */
   private async foldGenesis(tx: SqlTx, g: GenesisState): Promise<void> {
+    // Every reward is a share of the supply (reward.ts): a genesis without one would stop the first staking tx.
+    if (g.supply <= 0n) throw new Error(`the genesis of network ${g.networkId} has no supply: the primary view cannot fold it`);
     const batch = new Batch();
     for (const a of g.assets) batch.assets.push([a.assetId, a.name, a.symbol, a.denomination, "secp256k1", null, g.timestamp, null]);
     for (const u of g.utxos) {
