@@ -68,31 +68,8 @@ export interface GenesisValidatorPlan {
 
 /** JSON text with every bare number token turned into a string, so integers above 2^53 keep every digit. */
 function quoteNumbers(text: string): string {
-  let out = "";
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (inString) {
-      out += c;
-      if (c === "\\") out += text[++i] ?? "";
-      else if (c === '"') inString = false;
-      continue;
-    }
-    if (c === '"') {
-      inString = true;
-      out += c;
-      continue;
-    }
-    if (c === "-" || (c >= "0" && c <= "9")) {
-      let j = i;
-      while (j < text.length && /[-+0-9.eE]/.test(text[j]!)) j++;
-      out += `"${text.slice(i, j)}"`;
-      i = j - 1;
-      continue;
-    }
-    out += c;
-  }
-  return out;
+  // Strings are matched whole (escapes included) and kept; any other run of number characters is quoted.
+  return text.replace(/("(?:[^"\\]|\\.)*")|(-?[0-9][0-9.eE+-]*)/g, (_m, str: string | undefined, num: string) => str ?? `"${num}"`);
 }
 
 function uint(v: unknown, what: string): bigint {
