@@ -226,6 +226,9 @@ export interface GenesisState {
   stakers: Array<{txId: string; staker: Staker & {startTime: bigint}; stake: TxOutput[]}>;
   /** The P-chain's current supply at genesis (nAVAX). */
   supply: bigint;
-  /** The chains created at genesis (the P-chain genesis's CreateChainTxs, whose tx IDs are the chain IDs). */
+  /**
+   * The chains created at genesis (the P-chain genesis's CreateChainTxs, whose tx IDs are the chain IDs): the
+   * network's X and C chain IDs; not listed as blockchains (stakingFold.ts `genesis`).
+   */
   chains: Array<{chainId: string; subnetId: string; name: string; vmId: string; fxIds: string[]; genesisData: Uint8Array}>;
 }

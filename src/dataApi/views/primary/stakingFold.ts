@@ -337,7 +337,11 @@ export class StakingFold {
     return {l1: {...base, weight: removed ? 0n : base.weight, remainingBalance: 0n, balanceChange: -(r?.amount ?? 0n)}, refund};
   }
 
-  /** Genesis stakers (with their stake UTXOs), the chains created at genesis and the genesis supply. */
+  /**
+   * Genesis stakers (with their stake UTXOs) and the genesis supply. The chains created at genesis (X, C) are not
+   * listed with the blockchains the P-chain's CreateChainTxs create: Glacier's `Blockchain` requires an
+   * `evmChainId`, which the X-chain has none of.
+   */
   async genesis(
     tx: SqlTx,
     g: GenesisState,
@@ -345,12 +349,6 @@ export class StakingFold {
     chainIdP: string,
   ): Promise<void> {
     this.supply = g.supply;
-    for (const c of g.chains) {
-      await tx.query(
-        "INSERT INTO blockchains (blockchain_id, subnet_id, name, vm_id, genesis_data, created_ts, created_height) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING",
-        [c.chainId, c.subnetId, c.name, c.vmId, c.genesisData, g.timestamp, 0n],
-      );
-    }
     for (const s of g.stakers) {
       const place: TxPlace = {chain: "P", chainId: chainIdP, seq: 0n, blockId: "", height: 0n, ts: g.timestamp};
       for (const o of s.stake) createUtxo(s.txId, o, place, s.staker.endTime);
