@@ -33,7 +33,7 @@ import {MetricsService} from "./metricsService/service.js";
 import {DataApiService, type DataApiRole} from "./dataApi/service.js";
 import {loadApiKeys} from "./dataApi/server/keys.js";
 import {dataApiGenesis, devGenesisPath} from "./dataApi/genesis.js";
-import {genesisFromText, networkWithGenesis, resolveGenesis, type ResolvedGenesis} from "./genesis/resolve.js";
+import {networkWithGenesis, resolveGenesis, type ResolvedGenesis} from "./genesis/resolve.js";
 import {EvmChains, parseEvmRpcList, type EvmChainSpec} from "./dataApi/evm/chains.js";
 import {loadContractMetadata} from "./dataApi/evm/contractMetadata.js";
 
@@ -75,6 +75,8 @@ export class AvaextNode {
   /** The dev feed, when `--feed dev` (its EVM is the dev network's C-chain). */
   devFeed: DevFeed | null = null;
   private readonly closers: Closer[] = [];
+  /** `--genesis-file`, read and checked at construction (a custom network's chain IDs are its). */
+  private readonly genesisFile: ResolvedGenesis | null;
   private status: Status = "created";
 
   private constructor(
@@ -85,8 +87,8 @@ export class AvaextNode {
     if (config["genesis-file"] !== null && config.feed === "dev") {
       throw new Error(`--genesis-file is not for --feed dev: the dev network writes its own genesis (${devGenesisPath(config["data-dir"])})`);
     }
-    const genesisFile: ResolvedGenesis | null = config["genesis-file"] === null ? null : resolveGenesis(parseNetworkId(config["network-id"]), config["genesis-file"]);
-    const network = networkWithGenesis(config["network-id"], genesisFile);
+    this.genesisFile = config["genesis-file"] === null ? null : resolveGenesis(parseNetworkId(config["network-id"]), config["genesis-file"]);
+    const network = networkWithGenesis(config["network-id"], this.genesisFile);
     mkdirSync(config["data-dir"], {recursive: true});
     this.loggers = new LoggerRegistry({
       logLevel: config["log-level"],
@@ -213,10 +215,14 @@ export class AvaextNode {
         throw new Error("--data-api-enabled folds the container index: it needs --index-enabled (or --data-api-role serve, to answer from a store another process writes)");
       }
       // The dev network's genesis is the one its feed wrote; any other network's is resolved from the flags.
-      const genesis =
-        source instanceof DevFeed
-          ? genesisFromText(source.genesisText(), `the dev network's genesis ${devGenesisPath(c["data-dir"])}`).build()
-          : dataApiGenesis({network: this.chains.network, feed: c.feed, genesisFile: c["genesis-file"], dataDir: c["data-dir"]});
+      const genesis = dataApiGenesis({
+        network: this.chains.network,
+        feed: c.feed,
+        genesisFile: c["genesis-file"],
+        dataDir: c["data-dir"],
+        resolved: this.genesisFile,
+        ...(source instanceof DevFeed ? {devGenesisText: source.genesisText()} : {}),
+      });
       const dataApi = await DataApiService.open(
         {
           db: c["data-api-db"],

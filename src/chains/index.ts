@@ -2,7 +2,9 @@
  * The primary-network chains of a network and the chain alias table (admin.aliasChain, admin.getChainAliases).
  *
  * Chain IDs per network are those of AvalancheGo's genesis (genesis/genesis_mainnet.json, genesis_fuji.json,
- * genesis_local.json); genesis aliases as genesis/aliases.go. Aliases are per process and not persisted, as in
+ * genesis_local.json; test/unit/genesis/build.test.ts rebuilds them from the shipped files): local's C-chain ID is
+ * the one since AvalancheGo #3413 changed its cChainGenesis (genesis/genesis_test.go TestVMGenesis); genesis aliases
+ * as genesis/aliases.go. Aliases are per process and not persisted, as in
  * AvalancheGo.
  */
 import {EMPTY_ID, idFromString} from "../util/cb58.js";

@@ -3,6 +3,7 @@
  * network's own file (`<data-dir>/genesis.json`, which the dev feed writes), `--genesis-file`, or the built-in
  * config of mainnet, fuji and local. A network with none is refused: a view never folds without its genesis.
  */
+import {existsSync} from "node:fs";
 import path from "node:path";
 import type {NetworkInfo} from "../chains/index.js";
 import type {NetworkGenesis} from "../genesis/build.js";
@@ -19,23 +20,29 @@ export interface DataApiGenesisOptions {
   feed: string;
   genesisFile: string | null;
   dataDir: string;
+  /** The dev feed's genesis text when the feed runs in this process (else read from `<data-dir>/genesis.json`). */
+  devGenesisText?: string;
+  /** `--genesis-file` already resolved (src/genesis/resolve.ts), so it is not read and built twice. */
+  resolved?: ResolvedGenesis | null;
 }
 
 /** The genesis config the views of `network` fold; throws GenesisError naming `--genesis-file` when there is none. */
 export function dataApiGenesisConfig(o: DataApiGenesisOptions): ResolvedGenesis {
-  let g: ResolvedGenesis | null;
-  if (o.feed === "dev") {
-    const file = devGenesisPath(o.dataDir);
-    let text: string;
+  let g: ResolvedGenesis | null = null;
+  const file = devGenesisPath(o.dataDir);
+  // The dev feed writes its genesis when it starts: a data directory without the file holds no dev network (a
+  // rebuild there, whose --feed is left at its default, folds the network's own genesis).
+  if (o.feed === "dev" && (o.devGenesisText !== undefined || existsSync(file))) {
+    let text = o.devGenesisText;
     try {
-      text = readGenesisText(file);
+      text ??= readGenesisText(file);
     } catch (e) {
-      throw new GenesisError(`the dev network's genesis: ${(e as Error).message} (the dev feed writes it when it starts)`);
+      throw new GenesisError(`the dev network's genesis: ${(e as Error).message}`);
     }
     g = genesisFromText(text, `the dev network's genesis ${file}`);
     if (g.config.networkId !== o.network.id) throw new GenesisError(`${file} is the genesis of network ${g.config.networkId}, but --network-id is ${o.network.id}`);
   } else {
-    g = resolveGenesis(o.network.id, o.genesisFile);
+    g = o.resolved ?? resolveGenesis(o.network.id, o.genesisFile);
   }
   if (g === null) {
     throw new GenesisError(

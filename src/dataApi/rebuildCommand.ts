@@ -9,11 +9,11 @@ import {dataApiGenesis} from "./genesis.js";
 import {rebuildDataApi} from "./rebuild.js";
 
 export async function rebuildFromConfig(c: AvaextConfig): Promise<{containers: number; seconds: number}> {
-  const loggers = new LoggerRegistry({logLevel: c["log-level"], displayLevel: c["log-display-level"], logDir: c["log-dir"], format: c["log-format"]});
   // The same genesis as the node's (src/node.ts): the dev network's genesis.json, --genesis-file or the built-in one.
   const genesisFile = c["genesis-file"] === null ? null : resolveGenesis(parseNetworkId(c["network-id"]), c["genesis-file"]);
   const chains = new ChainRegistry(networkWithGenesis(c["network-id"], genesisFile));
-  const genesis = dataApiGenesis({network: chains.network, feed: c.feed, genesisFile: c["genesis-file"], dataDir: c["data-dir"]});
+  const genesis = dataApiGenesis({network: chains.network, feed: c.feed, genesisFile: c["genesis-file"], dataDir: c["data-dir"], resolved: genesisFile});
+  const loggers = new LoggerRegistry({logLevel: c["log-level"], displayLevel: c["log-display-level"], logDir: c["log-dir"], format: c["log-format"]});
   const db = await Database.open(c["db-dir"]);
   try {
     const index = await IndexStore.open(db);
