@@ -6,7 +6,8 @@
 import {existsSync} from "node:fs";
 import path from "node:path";
 import type {NetworkInfo} from "../chains/index.js";
-import type {NetworkGenesis} from "../genesis/build.js";
+import {buildGenesis, genesisIds} from "../genesis/build.js";
+import type {GenesisState} from "./views/primary/model.js";
 import {readGenesisText} from "../genesis/files.js";
 import {GenesisError, genesisFromText, resolveGenesis, type ResolvedGenesis} from "../genesis/resolve.js";
 
@@ -52,14 +53,25 @@ export function dataApiGenesisConfig(o: DataApiGenesisOptions): ResolvedGenesis 
   return g;
 }
 
-/** dataApiGenesisConfig built; its chain IDs must be the ones the node runs with. */
-export function dataApiGenesis(o: DataApiGenesisOptions): NetworkGenesis {
+/** What the data API takes of a network's genesis. */
+export interface DataApiGenesis {
+  avaxAssetId: string;
+  /**
+   * Builds the genesis state (src/genesis/build.ts): called by the view only on a fresh store, so a restart
+   * neither builds mainnet's genesis again nor keeps it in memory.
+   */
+  state: () => GenesisState;
+}
+
+/** dataApiGenesisConfig's IDs and its state, to build; its chain IDs must be the ones the node runs with. */
+export function dataApiGenesis(o: DataApiGenesisOptions): DataApiGenesis {
   const g = dataApiGenesisConfig(o);
-  const built = g.build();
+  const ids = genesisIds(g.config);
   for (const c of ["P", "X", "C"] as const) {
-    if (built.chainIds[c] !== o.network.chainIds[c]) {
-      throw new GenesisError(`${g.origin} gives the ${c}-chain ID ${built.chainIds[c]}, but this node runs ${o.network.chainIds[c]}`);
+    if (ids.chainIds[c] !== o.network.chainIds[c]) {
+      throw new GenesisError(`${g.origin} gives the ${c}-chain ID ${ids.chainIds[c]}, but this node runs ${o.network.chainIds[c]}`);
     }
   }
-  return built;
+  const config = g.config;
+  return {avaxAssetId: ids.avaxAssetId, state: () => buildGenesis(config).state};
 }

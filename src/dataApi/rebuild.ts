@@ -25,8 +25,8 @@ export interface RebuildOptions {
 export interface RebuildModules {
   index: IndexStore;
   network: NetworkInfo;
-  /** The network's genesis state (src/dataApi/genesis.ts). */
-  genesis: GenesisState;
+  /** Builds the network's genesis state (src/dataApi/genesis.ts), for a fresh store. */
+  genesis: () => GenesisState;
   avaxAssetId: string;
   logger: Logger;
 }

@@ -93,8 +93,8 @@ export interface DataApiModules {
   health: Health;
   logger: Logger;
   register: Registry | null;
-  /** The network's genesis state (src/dataApi/genesis.ts); null only for a store this process does not write. */
-  genesis: GenesisState | null;
+  /** Builds the network's genesis state (src/dataApi/genesis.ts); null only for a store this process does not write. */
+  genesis: (() => GenesisState) | null;
   avaxAssetId: string;
 }
 

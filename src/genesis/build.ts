@@ -163,16 +163,32 @@ function pUtxos(config: GenesisConfig): Array<{address: Uint8Array; amount: bigi
   return out;
 }
 
+/** The X-chain genesis, the AVAX asset, the genesis chains: what fixes a network's IDs. */
+function chainsOf(config: GenesisConfig): {createAsset: Uint8Array; avmGenesis: Uint8Array; avax: Uint8Array; chains: GenesisChain[]; chainTxs: Uint8Array[]} {
+  const createAsset = avaxCreateAsset(config);
+  const avmGenesis = str16(new Writer().u16(0).u32(1), "AVAX").fixed(createAsset).finish();
+  const avax = sha256(signedTx(1, createAsset));
+  const chains: GenesisChain[] = [
+    {name: "X-Chain", vmId: AVM_ID, fxIds: [SECP256K1FX_ID, NFTFX_ID, PROPERTYFX_ID], genesisData: avmGenesis},
+    {name: "C-Chain", vmId: EVM_ID, fxIds: [], genesisData: new TextEncoder().encode(config.cChainGenesis)},
+  ];
+  return {createAsset, avmGenesis, avax, chains, chainTxs: chains.map((c) => createChainTx(config.networkId, c))};
+}
+
+/** A network's chain IDs and AVAX asset ID from its config, without building the rest of its genesis. */
+export function genesisIds(config: GenesisConfig): {chainIds: NetworkGenesis["chainIds"]; avaxAssetId: string} {
+  const {avax, chainTxs} = chainsOf(config);
+  return {chainIds: {P: EMPTY_ID, X: cb58Encode(sha256(chainTxs[0]!)), C: cb58Encode(sha256(chainTxs[1]!))}, avaxAssetId: cb58Encode(avax)};
+}
+
 /**
  * Builds a network's genesis from its config (validated by the caller: config.ts `validateGenesisConfig`). Throws
  * on what AvalancheGo's `FromConfig` refuses (a validator without weight or already ended, a malformed node ID).
  */
 export function buildGenesis(config: GenesisConfig): NetworkGenesis {
   const networkId = config.networkId;
-  const createAsset = avaxCreateAsset(config);
-  const avmGenesis = str16(new Writer().u16(0).u32(1), "AVAX").fixed(createAsset).finish();
+  const {createAsset, avmGenesis, avax, chains, chainTxs} = chainsOf(config);
   const assetTxBytes = signedTx(1, createAsset);
-  const avax = sha256(assetTxBytes);
   const avaxAssetId = cb58Encode(avax);
   const supply = genesisInitialSupply(config);
 
@@ -183,11 +199,6 @@ export function buildGenesis(config: GenesisConfig): NetworkGenesis {
     if (v.endTime <= config.startTime) throw new Error(`genesis config: initial staker ${v.nodeId} would have already unstaked`);
     return validatorTx(config, v, avax);
   });
-  const chains: GenesisChain[] = [
-    {name: "X-Chain", vmId: AVM_ID, fxIds: [SECP256K1FX_ID, NFTFX_ID, PROPERTYFX_ID], genesisData: avmGenesis},
-    {name: "C-Chain", vmId: EVM_ID, fxIds: [], genesisData: new TextEncoder().encode(config.cChainGenesis)},
-  ];
-  const chainTxs = chains.map((c) => createChainTx(networkId, c));
 
   // The P-chain genesis (platformvm/genesis.Genesis): UTXOs (each with its message), validators, chains, time,
   // supply, message. Inside it the txs go without their codec version.

@@ -7,7 +7,7 @@
  * ID (its chain IDs are still computed that way, for the node's APIs, but the data API refuses to start).
  */
 import {NETWORKS, networkFromId, parseNetworkId, type NetworkInfo} from "../chains/index.js";
-import {buildGenesis, type NetworkGenesis} from "./build.js";
+import {buildGenesis, genesisIds, type NetworkGenesis} from "./build.js";
 import {parseGenesisConfig, validateGenesisConfig, type GenesisConfig} from "./config.js";
 import {builtInGenesisText, readGenesisText, recentLocalStartTime} from "./files.js";
 
@@ -77,7 +77,7 @@ export function networkWithGenesis(networkFlag: string, genesis: ResolvedGenesis
   const builtIn = Object.values(NETWORKS).some((n) => n.id === id);
   if (builtIn && !(genesis && genesis.origin.startsWith("--genesis-file"))) return networkFromId(networkFlag);
   const config = genesis?.config ?? {...genesisFromText(builtInGenesisText(NETWORKS.local.id)!, "the built-in local genesis").config, networkId: id};
-  const chainIds = genesis ? genesis.build().chainIds : buildGenesis(config).chainIds;
+  const chainIds = genesisIds(config).chainIds;
   return {...networkFromId(networkFlag, chainIds), cChainEvmId: evmChainId(config.cChainGenesis)};
 }
 

@@ -8,7 +8,7 @@ import {readFileSync, writeFileSync} from "node:fs";
 import {bech32} from "@scure/base";
 import {describe, expect, it} from "vitest";
 import {NETWORKS} from "../../../src/chains/index.js";
-import {buildGenesis, type NetworkGenesis} from "../../../src/genesis/build.js";
+import {buildGenesis, genesisIds, type NetworkGenesis} from "../../../src/genesis/build.js";
 import {genesisInitialSupply, parseGenesisConfig, type GenesisConfig} from "../../../src/genesis/config.js";
 import {builtInGenesisText, recentLocalStartTime} from "../../../src/genesis/files.js";
 import {GenesisError, networkWithGenesis, resolveGenesis} from "../../../src/genesis/resolve.js";
@@ -57,6 +57,8 @@ describe.each([1, 5, 12345] as const)("network %i's genesis", (id) => {
     expect(g.chainIds).toEqual({P: "11111111111111111111111111111111LpoYY", X: want.X, C: want.C});
     expect(g.avaxAssetId).toBe(want.avax);
     expect(cb58Encode(sha256(g.platformGenesis))).toBe(want.genesisId);
+    // The IDs alone, without the rest of the genesis (what a restart computes).
+    expect(genesisIds(built(id).config)).toEqual({chainIds: g.chainIds, avaxAssetId: g.avaxAssetId});
     // src/chains holds the same constants.
     const net = Object.values(NETWORKS).find((n) => n.id === id)!;
     expect(net.chainIds).toEqual(g.chainIds);

@@ -65,7 +65,7 @@ async function folded(open: () => Promise<SqlClient>, g: NetworkGenesis): Promis
     rmSync(dir, {recursive: true, force: true});
   });
   const network = {...NETWORKS.local, chainIds: g.chainIds};
-  const view = new PrimaryView(defaultPrimaryViewOptions, {index, sql, network, genesis: g.state, avaxAssetId: g.avaxAssetId, logger: quietLogger(), metrics: null});
+  const view = new PrimaryView(defaultPrimaryViewOptions, {index, sql, network, genesis: () => g.state, avaxAssetId: g.avaxAssetId, logger: quietLogger(), metrics: null});
   await view.load();
   expect(await view.catchUp()).toBe(0);
   await view.close();

@@ -104,8 +104,11 @@ export interface PrimaryViewModules {
   index: IndexStore;
   sql: SqlClient;
   network: NetworkInfo;
-  /** The network's genesis state, folded when the store is created (before the first container). */
-  genesis: GenesisState;
+  /**
+   * Builds the network's genesis state, folded when the store is created (before the first container); called
+   * only then, so its memory is not kept.
+   */
+  genesis: () => GenesisState;
   /** The network's AVAX asset ID (reward UTXOs are in AVAX). */
   avaxAssetId: string;
   logger: Logger;
@@ -292,7 +295,7 @@ export class PrimaryView {
     if (rows.length === 0) {
       await sql.transaction(async (tx) => {
         for (const e of FOLDED_ENDPOINTS) await tx.query("INSERT INTO view_positions (endpoint, next_index) VALUES ($1, 0)", [e.name]);
-        await this.foldGenesis(tx, this.modules.genesis);
+        await this.foldGenesis(tx, this.modules.genesis());
         await this.saveState(tx);
       });
     }

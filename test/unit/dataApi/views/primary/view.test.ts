@@ -53,7 +53,7 @@ function view(
 ): PrimaryView {
   return new PrimaryView(
     {...defaultPrimaryViewOptions, batchSize: 7, recentOwners, statementsInFlight},
-    {index: store, sql, network, genesis: GENESIS, avaxAssetId: AVAX, logger: quietLogger(), metrics: register ? createViewMetrics(register) : null},
+    {index: store, sql, network, genesis: () => GENESIS, avaxAssetId: AVAX, logger: quietLogger(), metrics: register ? createViewMetrics(register) : null},
   );
 }
 
@@ -230,7 +230,7 @@ describeBackends("primary-network view: a batch the store refuses", (backend) =>
       for (const closeAfterMs of [0, 5, 20, 60]) {
         const v = new PrimaryView(
           {...defaultPrimaryViewOptions, batchSize: 30, batchBytes: 1 << 30},
-          {index: i2.store, sql: s2, network, genesis: GENESIS, avaxAssetId: AVAX, logger: quietLogger(), metrics: null},
+          {index: i2.store, sql: s2, network, genesis: () => GENESIS, avaxAssetId: AVAX, logger: quietLogger(), metrics: null},
         );
         await v.start();
         await new Promise((r) => setTimeout(r, closeAfterMs));
