@@ -115,6 +115,9 @@ export interface PrimaryViewModules {
   metrics: ViewMetrics | null;
 }
 
+/** UTXOs a statement of the genesis fold writes at most. */
+const GENESIS_SLICE = 4000;
+
 /** The longest a batch is decoded, or its rows built, without letting I/O callbacks run, ms (see decodeYielding). */
 const YIELD_MS = 4;
 
@@ -825,14 +828,27 @@ export class PrimaryView {
   private async foldGenesis(tx: SqlTx, g: GenesisState): Promise<void> {
     // Every reward is a share of the supply (reward.ts): a genesis without one would stop the first staking tx.
     if (g.supply <= 0n) throw new Error(`the genesis of network ${g.networkId} has no supply: the primary view cannot fold it`);
-    const batch = new Batch();
+    // Written in slices within the one transaction: mainnet's genesis is some 43,000 UTXOs, and one statement of
+    // them all would hold them twice over (rows and parameters) at once.
+    let batch = new Batch();
+    const flush = async (): Promise<void> => {
+      await this.write(tx, batch);
+      batch = new Batch();
+    };
     for (const a of g.assets) batch.assets.push([a.assetId, a.name, a.symbol, a.denomination, "secp256k1", null, g.timestamp, null]);
     for (const u of g.utxos) {
       const place: TxPlace = {chain: u.chain, chainId: this.modules.network.chainIds[u.chain], seq: 0n, blockId: "", height: 0n, ts: g.timestamp};
       this.createUtxo(batch, u.txId, u.output, place);
+      if (batch.utxoCreates.length >= GENESIS_SLICE) await flush();
     }
-    await this.staking.genesis(tx, g, (txId, o, place, stakingEnd) => this.createUtxo(batch, txId, o, place, {stakingEnd}), this.modules.network.chainIds.P);
-    await this.write(tx, batch);
+    // The stakers a few at a time (each call sets the supply to the genesis's: the stakers are already in it).
+    for (let i = 0; i < g.stakers.length; i += 8) {
+      const slice = {...g, stakers: g.stakers.slice(i, i + 8)};
+      await this.staking.genesis(tx, slice, (txId, o, place, stakingEnd) => this.createUtxo(batch, txId, o, place, {stakingEnd}), this.modules.network.chainIds.P);
+      if (batch.utxoCreates.length >= GENESIS_SLICE) await flush();
+    }
+    if (g.stakers.length === 0) await this.staking.genesis(tx, g, () => {}, this.modules.network.chainIds.P);
+    await flush();
   }
 }
 
