@@ -99,9 +99,10 @@ interface DevPosition {
 
 /**
  * The schedule's version, stored at the end of the position: a schedule that changes what it puts on a chain
- * (the EVMs' accounts, contracts, traffic) cannot replay a network an earlier one wrote.
+ * (the EVMs' accounts, contracts, traffic; the genesis, from 4 on genesis_local.json's) cannot replay a network an
+ * earlier one wrote.
  */
-const SCHEDULE_VERSION = 3;
+const SCHEDULE_VERSION = 4;
 const POSITION_LEN = 24 + 6 * 32 + 4;
 /** Positions of earlier schedules (without a version; before the inner parents were kept). */
 const EARLIER_POSITION_LENS = [24 + 6 * 32, 24 + 4 * 32];
