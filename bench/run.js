@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 // `npm run bench`: every figure, as the median of BENCH_RUNS runs, with the ratio to its reference measured in
 // the same run. Prints a Markdown table (docs/performance.md holds the current figures; README the summary).
-// `node bench/run.js <section>` runs one section: primitives, transport, index, dataapi, evm, icm, warp, soak.
+// `node bench/run.js <section>` runs one section: primitives, transport, index, dataapi, genesis, evm, icm, warp,
+// soak.
 import os from "node:os";
 import {CONNECTION_SET, RUNS, SECONDS, fmt} from "./lib.mjs";
 import {benchIndex} from "./index.mjs";
 import {benchDataApi} from "./dataApi.mjs";
+import {benchGenesis} from "./genesis.mjs";
 import {benchEvm} from "./evm.mjs";
 import {benchIcm} from "./icm.mjs";
 import {benchWarp} from "./warp.mjs";
@@ -14,7 +16,7 @@ import {benchSoak} from "./soak.mjs";
 import {benchTransport} from "./transport.mjs";
 
 // The soak runs only when asked for (`node bench/run.js soak`): it takes 10 minutes.
-const sections = [benchPrimitives, benchTransport, benchIndex, benchDataApi, benchEvm, benchIcm, benchWarp, benchSoak];
+const sections = [benchPrimitives, benchTransport, benchIndex, benchDataApi, benchGenesis, benchEvm, benchIcm, benchWarp, benchSoak];
 const only = process.argv[2];
 
 const rows = [];

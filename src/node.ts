@@ -8,7 +8,7 @@ import {Registry} from "prom-client";
 import {RpcRouter, defaultRpcRouterOptions} from "./api/rpcRouter.js";
 import {Routes} from "./api/routes.js";
 import {HttpServer, defaultHttpServerOptions} from "./api/server.js";
-import {ChainRegistry, networkFromId} from "./chains/index.js";
+import {ChainRegistry, parseNetworkId} from "./chains/index.js";
 import type {AvaextConfig} from "./cli/flags.js";
 import {FeedStatus} from "./feed/status.js";
 import {defaultCheckThresholds, registerChecks} from "./health/checks.js";
@@ -32,7 +32,8 @@ import {AvgTps} from "./metricsService/avgTps.js";
 import {MetricsService} from "./metricsService/service.js";
 import {DataApiService, type DataApiRole} from "./dataApi/service.js";
 import {loadApiKeys} from "./dataApi/server/keys.js";
-import {genesisFor} from "./dataApi/genesis.js";
+import {dataApiGenesis, devGenesisPath} from "./dataApi/genesis.js";
+import {networkWithGenesis, resolveGenesis, type ResolvedGenesis} from "./genesis/resolve.js";
 import {EvmChains, parseEvmRpcList, type EvmChainSpec} from "./dataApi/evm/chains.js";
 import {loadContractMetadata} from "./dataApi/evm/contractMetadata.js";
 
@@ -74,12 +75,20 @@ export class AvaextNode {
   /** The dev feed, when `--feed dev` (its EVM is the dev network's C-chain). */
   devFeed: DevFeed | null = null;
   private readonly closers: Closer[] = [];
+  /** `--genesis-file`, read and checked at construction (a custom network's chain IDs are its). */
+  private readonly genesisFile: ResolvedGenesis | null;
   private status: Status = "created";
 
   private constructor(
     readonly config: AvaextConfig,
     private readonly overrides: NodeOverrides,
   ) {
+    // A genesis file is checked first (its network ID, its format): a custom network's chain IDs are its.
+    if (config["genesis-file"] !== null && config.feed === "dev") {
+      throw new Error(`--genesis-file is not for --feed dev: the dev network writes its own genesis (${devGenesisPath(config["data-dir"])})`);
+    }
+    this.genesisFile = config["genesis-file"] === null ? null : resolveGenesis(parseNetworkId(config["network-id"]), config["genesis-file"]);
+    const network = networkWithGenesis(config["network-id"], this.genesisFile);
     mkdirSync(config["data-dir"], {recursive: true});
     this.loggers = new LoggerRegistry({
       logLevel: config["log-level"],
@@ -92,7 +101,7 @@ export class AvaextNode {
     // Chain loggers exist from the start so admin.getLoggerLevel lists them (as AvalancheGo's per-chain loggers).
     for (const c of ["P", "X", "C"]) this.loggers.get(c);
     this.metrics = createCoreMetrics(new Registry());
-    this.chains = new ChainRegistry(networkFromId(config["network-id"]));
+    this.chains = new ChainRegistry(network);
     this.rpc = new RpcRouter(defaultRpcRouterOptions, {logger: this.logger, metrics: this.metrics.rpc});
     this.http = new HttpServer(
       {
@@ -205,7 +214,15 @@ export class AvaextNode {
       if (!c["index-enabled"] && c["data-api-role"] !== "serve") {
         throw new Error("--data-api-enabled folds the container index: it needs --index-enabled (or --data-api-role serve, to answer from a store another process writes)");
       }
-      const genesis = genesisFor(this.chains.network, c.feed);
+      // The dev network's genesis is the one its feed wrote; any other network's is resolved from the flags.
+      const genesis = dataApiGenesis({
+        network: this.chains.network,
+        feed: c.feed,
+        genesisFile: c["genesis-file"],
+        dataDir: c["data-dir"],
+        resolved: this.genesisFile,
+        ...(source instanceof DevFeed ? {devGenesisText: source.genesisText()} : {}),
+      });
       const dataApi = await DataApiService.open(
         {
           db: c["data-api-db"],
@@ -296,7 +313,10 @@ export class AvaextNode {
     const status = this.feedStatus;
     if (spec === "dev") {
       const evm = this.config["dev-evm"] ? {logger: this.logger} : null;
-      return new DevFeed({...defaultDevFeedOptions, backfillMs: this.config["dev-backfill"]}, {status, network: this.chains.network, evm});
+      return new DevFeed(
+        {...defaultDevFeedOptions, backfillMs: this.config["dev-backfill"], genesisPath: devGenesisPath(this.config["data-dir"])},
+        {status, network: this.chains.network, evm},
+      );
     }
     if (spec.startsWith("file:")) {
       return new FileFeed(

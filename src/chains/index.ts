@@ -2,7 +2,9 @@
  * The primary-network chains of a network and the chain alias table (admin.aliasChain, admin.getChainAliases).
  *
  * Chain IDs per network are those of AvalancheGo's genesis (genesis/genesis_mainnet.json, genesis_fuji.json,
- * genesis_local.json); genesis aliases as genesis/aliases.go. Aliases are per process and not persisted, as in
+ * genesis_local.json; test/unit/genesis/build.test.ts rebuilds them from the shipped files): local's C-chain ID is
+ * the one since AvalancheGo #3413 changed its cChainGenesis (genesis/genesis_test.go TestVMGenesis); genesis aliases
+ * as genesis/aliases.go. Aliases are per process and not persisted, as in
  * AvalancheGo.
  */
 import {EMPTY_ID, idFromString} from "../util/cb58.js";
@@ -45,23 +47,34 @@ export const NETWORKS: Record<"mainnet" | "fuji" | "local", NetworkInfo> = {
     chainIds: {
       P: EMPTY_ID,
       X: "2eNy1mUFdmaxXNj1eQHUe7Np4gju9sJsEtWQ4MX3ToiNKuADed",
-      C: "2CA6j5zYzasynPsFeNoqWkmTCt3VScMvXUZHbfDJ8k3oGzAPtU",
+      C: "2owdGqyG6FFzTHy5qhenDXQcEghvr571KZE3gSfRJERSJinuwC",
     },
     cChainEvmId: 43112,
   },
 };
 
-/** Resolves `--network-id`: a name or a number. Unknown numbers run with the local network's chain IDs. */
-export function networkFromId(value: string): NetworkInfo {
+/** Reads `--network-id` (a name or a number) as its network ID; throws on anything else. */
+export function parseNetworkId(value: string): number {
   const lower = value.toLowerCase();
-  if (lower === "mainnet" || lower === "fuji" || lower === "local") return NETWORKS[lower];
-  if (lower === "testnet") return NETWORKS.fuji;
+  if (lower === "mainnet" || lower === "fuji" || lower === "local") return NETWORKS[lower].id;
+  if (lower === "testnet") return NETWORKS.fuji.id;
   if (!/^\d+$/.test(value)) throw new Error(`unknown network ${JSON.stringify(value)}`);
   const id = Number(value);
   if (!Number.isSafeInteger(id) || id > 0xffffffff) throw new Error(`network ID ${value} is out of range`);
+  return id;
+}
+
+/**
+ * Resolves `--network-id`: a name or a number. `chainIds` are the network's from its genesis (src/genesis): needed
+ * for a network other than mainnet, fuji and local, whose chain IDs only its genesis gives, and taken over the
+ * built-in ones for local when given.
+ */
+export function networkFromId(value: string, chainIds?: Record<ChainName, string>): NetworkInfo {
+  const id = parseNetworkId(value);
   const known = Object.values(NETWORKS).find((n) => n.id === id);
-  if (known) return known;
-  return {...NETWORKS.local, name: `network-${id}`, id};
+  if (known) return chainIds ? {...known, chainIds} : known;
+  if (!chainIds) throw new Error(`network ${id} is none of mainnet, fuji and local: its chain IDs come from its genesis`);
+  return {name: `network-${id}`, id, chainIds, cChainEvmId: null};
 }
 
 /** AvalancheGo's genesis aliases per chain (genesis/aliases.go). */

@@ -4,7 +4,7 @@
  */
 import os from "node:os";
 import path from "node:path";
-import {networkFromId} from "../chains/index.js";
+import {parseNetworkId} from "../chains/index.js";
 import {parseLogFormat, parseLogLevel, type LogFormat, type LogLevel} from "../logger/index.js";
 import {PGLITE_SHARED_BUFFERS_MB as SHARED_BUFFERS} from "../dataApi/store/client.js";
 import {parseDuration} from "./duration.js";
@@ -21,6 +21,7 @@ export interface AvaextConfig {
   "plugin-dir": string;
   "vm-aliases-file": string | null;
   "network-id": string;
+  "genesis-file": string | null;
   "http-host": string;
   "http-port": number;
   "http-allowed-hosts": string[];
@@ -88,6 +89,7 @@ export const FLAGS: readonly FlagDef[] = [
   flag({name: "plugin-dir", kind: "path", default: (c) => path.join(c["data-dir"]!, "plugins"), defaultText: "<data-dir>/plugins", description: "VM plugins that admin.loadVMs discovers"}),
   flag({name: "vm-aliases-file", kind: "path", default: null, defaultText: "none", description: 'JSON {"<vmID>":["alias",...]} naming plugin VMs'}),
   flag({name: "network-id", kind: "network", default: "mainnet", defaultText: "mainnet", description: "mainnet (1), fuji (5), local (12345) or a number; selects chain IDs"}),
+  flag({name: "genesis-file", kind: "path", default: null, defaultText: "built in for mainnet, fuji, local", description: "the network's genesis in AvalancheGo's format (its genesis/genesis_local.json is an example): needed for a data API on any other network ID, also accepted for local; its networkID must be --network-id's"}),
   flag({name: "http-host", kind: "string", default: "127.0.0.1", defaultText: "127.0.0.1", description: 'address to listen on; "" = all interfaces'}),
   flag({name: "http-port", kind: "port", default: 9650, defaultText: "9650", description: "port to listen on; 0 = a free port, printed in the first log lines"}),
   flag({name: "http-allowed-hosts", kind: "list", default: ["localhost"], defaultText: "localhost", description: "comma list of Host names served (IPs always are); * = any"}),
@@ -184,7 +186,7 @@ export function parseFlagValue(def: FlagDef, raw: unknown): unknown {
     case "network": {
       const s = typeof raw === "number" ? String(raw) : raw;
       if (typeof s !== "string") throw new Error(`expected a network name or ID, got ${show(raw)}`);
-      networkFromId(s);
+      parseNetworkId(s);
       return s;
     }
     case "path": {

@@ -1,31 +1,77 @@
 /**
- * The genesis a network's views start from, and its AVAX asset ID. The dev network (`--feed dev`) has its own
- * genesis (src/dev/genesis.ts). Mainnet's and fuji's genesis state (allocations, initial stakers) is AvalancheGo's
- * genesis data, which this project does not ship: their views start from the first container, and balances of
- * genesis UTXOs appear once a transaction spends them.
+ * The genesis the data API's views fold, built by src/genesis/build.ts from the network's genesis config: the dev
+ * network's own file (`<data-dir>/genesis.json`, which the dev feed writes), `--genesis-file`, or the built-in
+ * config of mainnet, fuji and local. A network with none is refused: a view never folds without its genesis.
  */
+import {existsSync} from "node:fs";
+import path from "node:path";
 import type {NetworkInfo} from "../chains/index.js";
+import {buildGenesis, genesisIds} from "../genesis/build.js";
 import type {GenesisState} from "./views/primary/model.js";
-import {DEV_AVAX_ASSET_ID, DevPrimaryNetwork} from "../dev/primaryNetwork.js";
+import {readGenesisText} from "../genesis/files.js";
+import {GenesisError, genesisFromText, resolveGenesis, type ResolvedGenesis} from "../genesis/resolve.js";
 
-/** The X-chain AVAX asset IDs of the public networks (the ID of each X-chain genesis's AVAX CreateAssetTx). */
-const AVAX_ASSET_IDS: Record<number, string> = {
-  1: "FvwEAhmxKfeiG8SnEvq42hc6whRyY3EFYAvebMqDNDGCgxN5Z",
-  5: "U8iRqJoiJm8xZHAacmvYyZVwqQx6uDNtQeP3CQ6fcgQk3JqnK",
-};
+/** Where the dev feed writes its network's genesis (AvalancheGo's format). */
+export function devGenesisPath(dataDir: string): string {
+  return path.join(dataDir, "genesis.json");
+}
 
-export interface NetworkGenesis {
-  state: ((firstBlockTs: bigint) => GenesisState) | null;
+export interface DataApiGenesisOptions {
+  network: NetworkInfo;
+  feed: string;
+  genesisFile: string | null;
+  dataDir: string;
+  /** The dev feed's genesis text when the feed runs in this process (else read from `<data-dir>/genesis.json`). */
+  devGenesisText?: string;
+  /** `--genesis-file` already resolved (src/genesis/resolve.ts), so it is not read and built twice. */
+  resolved?: ResolvedGenesis | null;
+}
+
+/** The genesis config the views of `network` fold; throws GenesisError naming `--genesis-file` when there is none. */
+export function dataApiGenesisConfig(o: DataApiGenesisOptions): ResolvedGenesis {
+  let g: ResolvedGenesis | null = null;
+  const file = devGenesisPath(o.dataDir);
+  // The dev feed writes its genesis when it starts: a data directory without the file holds no dev network (a
+  // rebuild there, whose --feed is left at its default, folds the network's own genesis).
+  if (o.feed === "dev" && (o.devGenesisText !== undefined || existsSync(file))) {
+    let text = o.devGenesisText;
+    try {
+      text ??= readGenesisText(file);
+    } catch (e) {
+      throw new GenesisError(`the dev network's genesis: ${(e as Error).message}`);
+    }
+    g = genesisFromText(text, `the dev network's genesis ${file}`);
+    if (g.config.networkId !== o.network.id) throw new GenesisError(`${file} is the genesis of network ${g.config.networkId}, but --network-id is ${o.network.id}`);
+  } else {
+    g = o.resolved ?? resolveGenesis(o.network.id, o.genesisFile);
+  }
+  if (g === null) {
+    throw new GenesisError(
+      `network ${o.network.id} has no built-in genesis (only mainnet, fuji and local do): the data API folds a network from its genesis, so start with --genesis-file PATH (AvalancheGo's genesis format)`,
+    );
+  }
+  return g;
+}
+
+/** What the data API takes of a network's genesis. */
+export interface DataApiGenesis {
   avaxAssetId: string;
+  /**
+   * Builds the genesis state (src/genesis/build.ts): called by the view only on a fresh store, so a restart
+   * neither builds mainnet's genesis again nor keeps it in memory.
+   */
+  state: () => GenesisState;
 }
 
-export function genesisFor(network: NetworkInfo, feed: string): NetworkGenesis {
-  // The dev feed's network starts a minute before its first block (src/feed/dev.ts devGenesisTime).
-  if (feed === "dev") return {state: (firstBlockTs) => new DevPrimaryNetwork(network, firstBlockTs - 60n).genesis(), avaxAssetId: DEV_AVAX_ASSET_ID};
-  const known = AVAX_ASSET_IDS[network.id];
-  if (known) return {state: null, avaxAssetId: known};
-  return {state: null, avaxAssetId: LOCAL_AVAX_ASSET_ID};
+/** dataApiGenesisConfig's IDs and its state, to build; its chain IDs must be the ones the node runs with. */
+export function dataApiGenesis(o: DataApiGenesisOptions): DataApiGenesis {
+  const g = dataApiGenesisConfig(o);
+  const ids = genesisIds(g.config);
+  for (const c of ["P", "X", "C"] as const) {
+    if (ids.chainIds[c] !== o.network.chainIds[c]) {
+      throw new GenesisError(`${g.origin} gives the ${c}-chain ID ${ids.chainIds[c]}, but this node runs ${o.network.chainIds[c]}`);
+    }
+  }
+  const config = g.config;
+  return {avaxAssetId: ids.avaxAssetId, state: () => buildGenesis(config).state};
 }
-
-/** The local network's AVAX asset ID (AvalancheGo's genesis_local). */
-export const LOCAL_AVAX_ASSET_ID = "2fombhL7aGPwj3KH4bfrmJwW6PVnMobf9Y2fn9GwxiAAJyFDbe";

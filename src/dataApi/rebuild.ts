@@ -25,7 +25,8 @@ export interface RebuildOptions {
 export interface RebuildModules {
   index: IndexStore;
   network: NetworkInfo;
-  genesis: ((firstBlockTs: bigint) => GenesisState) | null;
+  /** Builds the network's genesis state (src/dataApi/genesis.ts), for a fresh store. */
+  genesis: () => GenesisState;
   avaxAssetId: string;
   logger: Logger;
 }

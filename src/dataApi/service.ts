@@ -93,8 +93,8 @@ export interface DataApiModules {
   health: Health;
   logger: Logger;
   register: Registry | null;
-  /** The network's genesis (the dev network's own); null when not known here. */
-  genesis: ((firstBlockTs: bigint) => GenesisState) | null;
+  /** Builds the network's genesis state (src/dataApi/genesis.ts); null only for a store this process does not write. */
+  genesis: (() => GenesisState) | null;
   avaxAssetId: string;
 }
 
@@ -149,6 +149,7 @@ export class DataApiService {
     await checkStoreNetwork(sql, modules.network, {record: writes});
     const secret = await this.tokenSecret();
     if (writes && modules.index) {
+      if (!modules.genesis) throw new Error("the data API's primary view folds the network's genesis: none was given (--genesis-file)");
       this.view = new PrimaryView(defaultPrimaryViewOptions, {
         index: modules.index,
         sql,

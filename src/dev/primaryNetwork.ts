@@ -10,8 +10,10 @@ import {createHash} from "node:crypto";
 import {createRequire} from "node:module";
 import type {NetworkInfo} from "../chains/index.js";
 import {Writer} from "../decode/reader.js";
-import {EMPTY_ID, cb58Decode, cb58Encode, idFromString} from "../util/cb58.js";
-import type {BlsCredentials, GenesisState, TxOutput} from "../dataApi/views/primary/model.js";
+import {EMPTY_ID, cb58Decode, idFromString} from "../util/cb58.js";
+import type {BlsCredentials, GenesisState} from "../dataApi/views/primary/model.js";
+import type {NetworkGenesis} from "../genesis/build.js";
+import {devGenesis} from "./genesis.js";
 import {bls12_381} from "@noble/curves/bls12-381.js";
 import {keccak_256} from "@noble/hashes/sha3.js";
 
@@ -74,9 +76,6 @@ export function localSigner(n: number): {secretKey: Uint8Array; credentials: Bls
   return {secretKey, credentials: {publicKey: Buffer.from(publicKey).toString("hex"), proofOfPossession: Buffer.from(pop).toString("hex")}};
 }
 
-/** The dev network's AVAX asset: its own, as its genesis is its own. */
-export const DEV_AVAX_ASSET_ID = cb58Encode(sha(new TextEncoder().encode("avaext dev network AVAX")));
-
 interface Utxo {
   txId: Uint8Array;
   index: number;
@@ -115,14 +114,17 @@ export const DEV_SCHEDULE = {
 /** The EVM chain ID in the dev L1 chain's (Subnet-EVM) genesis. */
 export const DEV_L1_EVM_CHAIN_ID = 99999;
 
-const GENESIS_X = 100_000_000n * NANO;
-const GENESIS_P = 1_000_000n * NANO;
-/** Each genesis validator's stake (its weight). */
-export const GENESIS_STAKE = 2_000n * NANO;
+/**
+ * Each genesis validator's stake (its weight): genesis_local.json stakes 10,000,000 AVAX over its five stakers
+ * (src/dev/genesis.ts; test/unit/dev/primaryNetwork.test.ts checks it against the built genesis).
+ */
+export const GENESIS_STAKE = 2_000_000n * NANO;
 
 export class DevPrimaryNetwork {
   readonly keys = devKeys();
-  private readonly avax = idFromString(DEV_AVAX_ASSET_ID);
+  /** The dev network's genesis, built from its genesis file as the views build it. */
+  private readonly built: NetworkGenesis;
+  private readonly avax: Uint8Array;
   private readonly pChain: Uint8Array;
   private readonly xChain: Uint8Array;
   private readonly x: Utxo[] = [];
@@ -153,8 +155,21 @@ export class DevPrimaryNetwork {
     this.pChain = idFromString(network.chainIds.P);
     this.xChain = idFromString(network.chainIds.X);
     this.cChain = idFromString(network.chainIds.C);
-    this.x.push({txId: genesisTxId("X"), index: 0, amount: GENESIS_X, owner: 0});
-    this.p.push({txId: genesisTxId("P"), index: 0, amount: GENESIS_P, owner: 1});
+    this.built = devGenesis(network.id, genesisTime);
+    this.avax = idFromString(this.built.avaxAssetId);
+    // The wallet starts with the genesis UTXOs its keys own (ewoq's X and P allocations), unlocked ones only.
+    const owners = new Map(this.keys.map((k, i) => [Buffer.from(k.address).toString("hex"), i]));
+    for (const u of this.built.state.utxos) {
+      const o = u.output;
+      const owner = o.owner.addresses.length === 1 ? owners.get(Buffer.from(o.owner.addresses[0]!).toString("hex")) : undefined;
+      if (owner === undefined || o.stakeableLocktime > genesisTime) continue;
+      (u.chain === "X" ? this.x : this.p).push({txId: idFromString(u.txId), index: o.outputIndex, amount: o.amount, owner});
+    }
+  }
+
+  /** The dev network's AVAX asset ID (CB58): its genesis's. */
+  get avaxAssetId(): string {
+    return this.built.avaxAssetId;
   }
 
   /** The subnet's chain (the dev L1's EVM) once created, else null. */
@@ -167,54 +182,9 @@ export class DevPrimaryNetwork {
     return [...this.l1Active];
   }
 
-  /** The genesis the views fold before the first block. */
+  /** The genesis the views fold before the first block: the one built from the dev network's genesis file. */
   genesis(): GenesisState {
-    const out = (chain: "X" | "P", txId: Uint8Array, index: number, amount: bigint, owner: number, staked = false): TxOutput => ({
-      outputIndex: index,
-      utxoId: utxoId(txId, index),
-      assetId: DEV_AVAX_ASSET_ID,
-      amount,
-      owner: {locktime: 0n, threshold: 1, addresses: [this.keys[owner]!.address]},
-      stakeableLocktime: 0n,
-      staked,
-      utxoType: staked ? "STAKE" : "TRANSFER",
-      exportedTo: null,
-      groupId: 0,
-      payload: new Uint8Array(0),
-      utxoBytes: utxoBytes(txId, index, this.avax, amount, this.keys[owner]!.address),
-      ...(chain === "X" ? {} : {}),
-    });
-    const stakers = LOCAL_VALIDATORS.map((nodeId, i) => {
-      const txId = sha(new TextEncoder().encode(`avaext dev genesis validator ${i}`));
-      return {
-        txId: cb58Encode(txId),
-        staker: {
-          kind: "validator" as const,
-          nodeId,
-          subnetId: EMPTY_ID,
-          startTime: this.genesisTime,
-          endTime: this.genesisTime + 365n * DAY,
-          weight: GENESIS_STAKE,
-          rewardOwner: {locktime: 0n, threshold: 1, addresses: [this.keys[0]!.address]},
-          delegationRewardOwner: {locktime: 0n, threshold: 1, addresses: [this.keys[0]!.address]},
-          delegationShares: 20_000,
-          bls: localSigner(i + 1).credentials,
-        },
-        stake: [out("P", txId, 0, GENESIS_STAKE, 0, true)],
-      };
-    });
-    return {
-      networkId: this.network.id,
-      timestamp: this.genesisTime,
-      avaxAssetId: DEV_AVAX_ASSET_ID,
-      assets: [{assetId: DEV_AVAX_ASSET_ID, name: "Avalanche", symbol: "AVAX", denomination: 9}],
-      utxos: [
-        {chain: "X", txId: cb58Encode(genesisTxId("X")), output: out("X", genesisTxId("X"), 0, GENESIS_X, 0)},
-        {chain: "P", txId: cb58Encode(genesisTxId("P")), output: out("P", genesisTxId("P"), 0, GENESIS_P, 1)},
-      ],
-      stakers,
-      supply: GENESIS_X + GENESIS_P + BigInt(LOCAL_VALIDATORS.length) * GENESIS_STAKE,
-    };
+    return this.built.state;
   }
 
   /** The transactions of tick `t` at `time` (seconds), in acceptance order; advances the wallets. */
@@ -522,23 +492,6 @@ export class DevPrimaryNetwork {
   private remove(set: Utxo[], u: Utxo): void {
     set.splice(set.indexOf(u), 1);
   }
-}
-
-function genesisTxId(chain: string): Uint8Array {
-  return sha(new TextEncoder().encode(`avaext dev genesis ${chain}`));
-}
-
-function utxoId(txId: Uint8Array, index: number): string {
-  const b = new Uint8Array(40);
-  new DataView(b.buffer).setBigUint64(0, BigInt(index));
-  b.set(txId, 8);
-  return cb58Encode(sha(b));
-}
-
-function utxoBytes(txId: Uint8Array, index: number, asset: Uint8Array, amount: bigint, address: Uint8Array): Uint8Array {
-  const w = new Writer().u16(0).fixed(txId).u32(index);
-  writeTransferOut(w, asset, amount, address);
-  return w.finish();
 }
 
 function idFromNodeId(nodeId: string): Uint8Array {

@@ -23,7 +23,10 @@
  * traffic between them and the relayer's deliveries (src/dev/evm/interchain.ts). The L1's blocks are not
  * containers of the primary network: they are served by its JSON-RPC only, as an L1's are.
  */
+import {existsSync, mkdirSync, readFileSync, renameSync, writeFileSync} from "node:fs";
+import path from "node:path";
 import type {NetworkInfo} from "../chains/index.js";
+import {devGenesisText} from "../dev/genesis.js";
 import type {Logger} from "../logger/index.js";
 import {DEV_EVM_CHAIN_ID, DevEvmChain, corethBlock} from "../dev/evm/devChain.js";
 import {installIcm} from "../dev/evm/icm.js";
@@ -52,6 +55,11 @@ export interface DevFeedOptions {
   liveStepMs: number;
   /** Ticks per committed batch during backfill. */
   batchTicks: number;
+  /**
+   * Where the network's genesis file (AvalancheGo's format, src/dev/genesis.ts) is written on a fresh start and
+   * checked on a restart (`<data-dir>/genesis.json`); null: kept in memory only.
+   */
+  genesisPath: string | null;
 }
 
 export const defaultDevFeedOptions: DevFeedOptions = {
@@ -59,6 +67,7 @@ export const defaultDevFeedOptions: DevFeedOptions = {
   backfillStepMs: 5 * 60_000,
   liveStepMs: 2000,
   batchTicks: 200,
+  genesisPath: null,
 };
 
 export interface DevFeedModules {
@@ -90,9 +99,10 @@ interface DevPosition {
 
 /**
  * The schedule's version, stored at the end of the position: a schedule that changes what it puts on a chain
- * (the EVMs' accounts, contracts, traffic) cannot replay a network an earlier one wrote.
+ * (the EVMs' accounts, contracts, traffic; the genesis, from 4 on genesis_local.json's) cannot replay a network an
+ * earlier one wrote.
  */
-const SCHEDULE_VERSION = 3;
+const SCHEDULE_VERSION = 4;
 const POSITION_LEN = 24 + 6 * 32 + 4;
 /** Positions of earlier schedules (without a version; before the inner parents were kept). */
 const EARLIER_POSITION_LENS = [24 + 6 * 32, 24 + 4 * 32];
@@ -183,6 +193,8 @@ export class DevFeed implements FeedSource {
   private chains: DevChains | null = null;
   /** The position the feed starts from, fixed by prepare() (the EVM's genesis time depends on it). */
   private start: DevPosition | null = null;
+  /** The genesis file's text, fixed by prepare() with the start. */
+  private genesis: string | null = null;
   private evm: DevEvmChain | null = null;
   /** The dev L1's EVM, and its blockchain ID (the subnet's chain, fixed by the schedule). */
   private l1: DevEvmChain | null = null;
@@ -209,9 +221,36 @@ export class DevFeed implements FeedSource {
       const zero = new Uint8Array(32);
       start = {startMs: now - backfillTicks * this.opts.backfillStepMs, liveMs: now, tick: 0, parents: {p: zero, x: zero, c: zero, eth: zero, pInner: zero, xInner: zero}};
     }
+    const genesis = this.genesisFile(start, position !== null);
     if (this.modules.evm) await this.startEvms(start, this.modules.evm.logger);
     // Fixed only once the EVMs run: a failed start leaves nothing behind, and a later prepare() tries again.
     this.start = start;
+    this.genesis = genesis;
+  }
+
+  /**
+   * The network's genesis file: written for a new schedule; for a stored one read back, and refused unless it is
+   * the one this schedule's network started from (another file would be another network).
+   */
+  private genesisFile(start: DevPosition, stored: boolean): string {
+    const text = devGenesisText(this.modules.network.id, devGenesisTime(start.startMs));
+    const file = this.opts.genesisPath;
+    if (file === null) return text;
+    if (stored && existsSync(file)) {
+      const onDisk = readFileSync(file, "utf8");
+      if (onDisk !== text) throw new Error(`${file} is not the genesis of the dev network this data directory holds: delete the data directory, or restore that file`);
+      return onDisk;
+    }
+    mkdirSync(path.dirname(file), {recursive: true});
+    writeFileSync(`${file}.tmp`, text);
+    renameSync(`${file}.tmp`, file);
+    return text;
+  }
+
+  /** The dev network's genesis file's text (AvalancheGo's format); prepare() fixes it. */
+  genesisText(): string {
+    if (this.genesis === null) throw new Error("the dev feed's genesis is fixed by prepare()");
+    return this.genesis;
   }
 
   /** Starts both dev EVMs at the schedule's genesis; if either fails, stops the other and throws. */

@@ -39,7 +39,7 @@ describe("metrics service", () => {
     expect(third.nextPageToken).toBeUndefined();
     const byAlias = (await t.get("/v1/avg_tps/C")).json() as Page;
     expect(byAlias.results).toEqual(first.results);
-    const byId = (await t.get("/v1/avg_tps/2CA6j5zYzasynPsFeNoqWkmTCt3VScMvXUZHbfDJ8k3oGzAPtU")).json() as Page;
+    const byId = (await t.get("/v1/avg_tps/2owdGqyG6FFzTHy5qhenDXQcEghvr571KZE3gSfRJERSJinuwC")).json() as Page;
     expect(byId.results).toEqual(first.results);
     const small = (await t.get("/v1/avg_tps/evm?pageSize=3")).json() as Page;
     expect(small.results).toHaveLength(3);

@@ -177,3 +177,38 @@ describe("--log-format through the command", () => {
     }
   });
 });
+
+describe("a network's genesis at start: exit 1 with one line naming --genesis-file", () => {
+  const run = (args: string[]): {status: number | null; stderr: string} => {
+    const dir = tempDir();
+    const feed = path.join(dir, "empty.ndjson");
+    writeFileSync(feed, "");
+    const r = spawnSync(process.execPath, [BIN, `--data-dir=${dir}`, "--http-port=0", `--feed=file:${feed}`, "--log-display-level=OFF", ...args], {encoding: "utf8", timeout: 60_000});
+    rmSync(dir, {recursive: true, force: true});
+    return {status: r.status, stderr: r.stderr};
+  };
+  const genesis = (networkId: number): string => {
+    const f = path.join(tempDir(), `genesis-${networkId}.json`);
+    const local = readFileSync(path.resolve(__dirname, "../../../config/genesis/genesis_local.json"), "utf8");
+    writeFileSync(f, local.replace(/"networkID":\s*12345/, `"networkID": ${networkId}`));
+    return f;
+  };
+
+  it("refuses a data API on a network with no genesis", () => {
+    const r = run(["--network-id=1337", "--index-enabled", "--data-api-enabled"]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/^avaext: network 1337 has no built-in genesis .*--genesis-file PATH/);
+  });
+
+  it("refuses a genesis file of another network, naming both", () => {
+    const r = run(["--network-id=1337", `--genesis-file=${genesis(4242)}`]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/is the genesis of network 4242, but --network-id is 1337/);
+  });
+
+  it("refuses a genesis file for mainnet, as AvalancheGo does", () => {
+    const r = run(["--network-id=mainnet", `--genesis-file=${genesis(1)}`]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/--genesis-file is not accepted for network 1/);
+  });
+});

@@ -9,7 +9,13 @@ import {createHash} from "node:crypto";
 import {NETWORKS} from "../../../src/chains/index.js";
 import {decodeSignedTx} from "../../../src/dataApi/views/primary/txCodec.js";
 import type {PrimaryTx} from "../../../src/dataApi/views/primary/model.js";
-import {DEV_AVAX_ASSET_ID, DevPrimaryNetwork, LOCAL_VALIDATORS, localSigner} from "../../../src/dev/primaryNetwork.js";
+import {GENESIS_STAKE, DevPrimaryNetwork, devKeys, LOCAL_VALIDATORS, localSigner} from "../../../src/dev/primaryNetwork.js";
+import {devGenesisText} from "../../../src/dev/genesis.js";
+import {builtInGenesisText} from "../../../src/genesis/files.js";
+import {genesisFromText} from "../../../src/genesis/resolve.js";
+
+/** AvalancheGo's local AVAX asset ID (genesis/genesis_test.go TestAVAXAssetID): the dev network's too. */
+const AVAX = "2fombhL7aGPwj3KH4bfrmJwW6PVnMobf9Y2fn9GwxiAAJyFDbe";
 
 const network = NETWORKS.local;
 const START = 1_700_000_000n;
@@ -41,8 +47,31 @@ describe("dev network primary-network activity", () => {
         "8bfd6d4d2086b2b8115d8f72f94095fefe5a6c07876b2accf51a811adf520f389e74a3d2152a6d90b521e2be58ffe468043dc5ea68b4c44410eb67f8dc24f13ed4f194000764c0e922cd254a3588a4962b1cb4db7de4bb9cda9d9d4d6b03f3d2",
     });
     const g = new DevPrimaryNetwork(network, START).genesis();
-    expect(g.stakers.map((s) => s.staker.nodeId)).toEqual(LOCAL_VALIDATORS);
-    expect(g.stakers.map((s) => s.staker.bls!.publicKey)).toEqual([1, 2, 3, 4, 5].map((n) => localSigner(n).credentials.publicKey));
+    expect([...g.stakers.map((s) => s.staker.nodeId)].sort()).toEqual([...LOCAL_VALIDATORS].sort());
+    const byNode = new Map(g.stakers.map((s) => [s.staker.nodeId, s.staker]));
+    expect(LOCAL_VALIDATORS.map((n) => byNode.get(n)!.bls!.publicKey)).toEqual([1, 2, 3, 4, 5].map((n) => localSigner(n).credentials.publicKey));
+    // genesis_local.json's stake: 10,000,000 AVAX over the five, from the dev network's genesis time.
+    for (const s of g.stakers) {
+      expect(s.staker.weight).toBe(GENESIS_STAKE);
+      expect(s.staker.startTime).toBe(START);
+    }
+    expect(g.timestamp).toBe(START);
+  });
+
+  it("starts from genesis_local.json with its own start time: AvalancheGo's local chain IDs and AVAX", () => {
+    const text = devGenesisText(network.id, START);
+    const local = builtInGenesisText(network.id)!;
+    // Only the start time differs from AvalancheGo's file.
+    expect(text.replace(/"startTime":\s*\d+/, "")).toBe(local.replace(/"startTime":\s*\d+/, ""));
+    const g = genesisFromText(text, "dev").build();
+    expect(g.avaxAssetId).toBe(AVAX);
+    expect(g.chainIds).toEqual(network.chainIds);
+    expect(new DevPrimaryNetwork(network, START).genesis()).toEqual(g.state);
+    // ewoq (the dev wallet's first key) holds X and P funds there.
+    const ewoq = Buffer.from(devKeys()[0]!.address).toString("hex");
+    const own = g.state.utxos.filter((u) => Buffer.from(u.output.owner.addresses[0]!).toString("hex") === ewoq);
+    expect(own.filter((u) => u.chain === "X").reduce((a, u) => a + u.output.amount, 0n)).toBe(300_000_000_000_000_000n);
+    expect(own.filter((u) => u.chain === "P").reduce((a, u) => a + u.output.amount, 0n)).toBe(30_000_000_000_000_000n);
   });
 
   it("is deterministic: a replay gives the same bytes", () => {
@@ -85,7 +114,7 @@ describe("dev network primary-network activity", () => {
       // AVAX that funds L1 validators' balances leaves the UTXO set.
       const l1 = (d.details.conversion?.validators ?? []).reduce((a, v) => a + v.balance, 0n) + (d.txType === "IncreaseL1ValidatorBalanceTx" ? (d.details.l1Validator?.balance ?? 0n) : 0n);
       for (const [asset, amount] of inSum) {
-        const fee = asset === DEV_AVAX_ASSET_ID ? 1_000_000n + l1 : 0n;
+        const fee = asset === AVAX ? 1_000_000n + l1 : 0n;
         expect(outSum.get(asset) ?? 0n, `${d.txType} ${asset}`).toBe(amount - fee);
       }
     }

@@ -1,10 +1,16 @@
 /**
  * The dev feed's stored position: a network written by an earlier schedule (other accounts, contracts or traffic
- * on its EVMs) cannot be replayed, so it is refused with a message naming what to do, before anything starts.
+ * on its EVMs, another genesis) cannot be replayed, so it is refused with a message naming what to do, before
+ * anything starts. Its genesis file: written once, read back on a restart, refused when it is another network's.
  * Its X-chain: a DAG of vertices until the Cortina tick, the stop vertex, then blocks linked to it; a restart on
  * either side of that tick continues the same chain.
  */
+import {readFileSync, writeFileSync} from "node:fs";
+import path from "node:path";
 import {describe, expect, it} from "vitest";
+import {devGenesisText} from "../../../src/dev/genesis.js";
+import {genesisFromText} from "../../../src/genesis/resolve.js";
+import {tempDir} from "../../helpers/node.js";
 import {NETWORKS} from "../../../src/chains/index.js";
 import {decodeAvmBlock, decodeVertex} from "../../../src/decode/avm.js";
 import {buildAvmBlock} from "../../../src/decode/builders.js";
@@ -21,12 +27,16 @@ describe("dev feed position", () => {
     for (const len of [24 + 6 * 32, 24 + 4 * 32]) {
       const err = await feed().prepare(new Uint8Array(len)).catch((e: Error) => e);
       expect(err).toBeInstanceOf(DevScheduleVersionError);
-      expect((err as Error).message).toMatch(/written by an earlier avaext \(schedule 1, this one runs 3\).*Delete the data directory, or start with another --data-dir/);
+      expect((err as Error).message).toMatch(/written by an earlier avaext \(schedule 1, this one runs 4\).*Delete the data directory, or start with another --data-dir/);
     }
     // Schedule 2's X-chain was blocks from its first tick: its chains cannot be continued as a DAG.
     const v2 = new Uint8Array(24 + 6 * 32 + 4);
     new DataView(v2.buffer).setUint32(v2.length - 4, 2);
-    await expect(feed().prepare(v2)).rejects.toThrow(/schedule 2, this one runs 3/);
+    await expect(feed().prepare(v2)).rejects.toThrow(/schedule 2, this one runs 4/);
+    // Schedule 3's network started from a genesis of the dev network's own (another AVAX asset, other funds).
+    const v3 = new Uint8Array(24 + 6 * 32 + 4);
+    new DataView(v3.buffer).setUint32(v3.length - 4, 3);
+    await expect(feed().prepare(v3)).rejects.toThrow(/schedule 3, this one runs 4/);
     await expect(feed().prepare(new Uint8Array(7))).rejects.toThrow(/not one this version writes/);
   });
 
@@ -143,5 +153,37 @@ describe("dev feed X-chain: a DAG until Cortina, then blocks", () => {
     expect(of(items, "X", "tx")).toEqual([]);
     const [block] = of(items, "X", "block");
     expect(decodeAvmBlock(decodeProposerBlock(block!.bytes).inner).height).toBe(1n);
+  });
+});
+
+describe("dev feed genesis file", () => {
+  const withFile = (file: string, now: () => number): DevFeed =>
+    new DevFeed({...defaultDevFeedOptions, backfillMs: 3_600_000, genesisPath: file}, {status: new FeedStatus(), network: NETWORKS.local, evm: null, now});
+
+  it("writes genesis_local.json with its genesis time, reads it back on a restart, refuses another network's", async () => {
+    const file = path.join(tempDir(), "data", "genesis.json");
+    const start = 1_800_000_000_000;
+    const f = withFile(file, () => start);
+    await f.prepare(null);
+    // The schedule starts an hour back (the backfill); its genesis a minute before that.
+    const text = readFileSync(file, "utf8");
+    expect(text).toBe(devGenesisText(NETWORKS.local.id, BigInt((start - 3_600_000) / 1000 - 60)));
+    expect(f.genesisText()).toBe(text);
+    const g = genesisFromText(text, "dev").build();
+    expect(g.chainIds).toEqual(NETWORKS.local.chainIds);
+    // A restart (a stored position) at another time reads the same file and keeps the same network.
+    const items: Uint8Array[] = [];
+    const ctl = new AbortController();
+    await f.run(null, async (batch) => {
+      items.push(batch.position);
+      ctl.abort();
+    }, ctl.signal).catch(() => undefined);
+    const again = withFile(file, () => start + 86_400_000);
+    await again.prepare(items[0]!);
+    expect(again.genesisText()).toBe(text);
+    expect(readFileSync(file, "utf8")).toBe(text);
+    // Another network's file in its place is refused.
+    writeFileSync(file, devGenesisText(NETWORKS.local.id, 1_700_000_000n));
+    await expect(withFile(file, () => start).prepare(items[0]!)).rejects.toThrow(/is not the genesis of the dev network this data directory holds/);
   });
 });

@@ -93,7 +93,8 @@ export function pChainBalance(utxos: UtxoRow[], pChainId: string, now: number, a
   for (const u of own) {
     const staking = u.staked === true && u.staking_end !== null && num(u.staking_end) > now;
     if (staking && u.staker_start !== null && num(u.staker_start) > now) b.pendingStaked.add(u);
-    else if (staking) (after(u.locktime, now) ? b.lockedStaked : b.unlockedStaked).add(u);
+    // A stake output stays locked while its stakeable.LockOut locktime is ahead (it is returned locked at the end).
+    else if (staking) (after(u.locktime, now) || after(u.stakeable_locktime, now) ? b.lockedStaked : b.unlockedStaked).add(u);
     else if (after(u.locktime, now)) b.lockedPlatform.add(u);
     else if (after(u.stakeable_locktime, now)) b.lockedStakeable.add(u);
     else b.unlockedUnstaked.add(u);

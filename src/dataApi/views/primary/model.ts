@@ -210,8 +210,8 @@ export interface PrimaryContainer {
 }
 
 /**
- * A network's genesis state, folded into the views before the first container: the dev network's own
- * (`src/dev/genesis.ts`); mainnet's and fuji's as AvalancheGo ships them.
+ * A network's genesis state, folded into the views when their store is created, before the first container: what
+ * AvalancheGo's `genesis.FromConfig` builds from the network's genesis config (src/genesis/build.ts).
  */
 export interface GenesisState {
   networkId: number;
@@ -226,4 +226,9 @@ export interface GenesisState {
   stakers: Array<{txId: string; staker: Staker & {startTime: bigint}; stake: TxOutput[]}>;
   /** The P-chain's current supply at genesis (nAVAX). */
   supply: bigint;
+  /**
+   * The chains created at genesis (the P-chain genesis's CreateChainTxs, whose tx IDs are the chain IDs): the
+   * network's X and C chain IDs; not listed as blockchains (stakingFold.ts `genesis`).
+   */
+  chains: Array<{chainId: string; subnetId: string; name: string; vmId: string; fxIds: string[]; genesisData: Uint8Array}>;
 }

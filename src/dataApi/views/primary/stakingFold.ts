@@ -337,7 +337,11 @@ export class StakingFold {
     return {l1: {...base, weight: removed ? 0n : base.weight, remainingBalance: 0n, balanceChange: -(r?.amount ?? 0n)}, refund};
   }
 
-  /** Genesis stakers (with their stake UTXOs) and the genesis supply. */
+  /**
+   * Genesis stakers (with their stake UTXOs) and the genesis supply. The chains created at genesis (X, C) are not
+   * listed with the blockchains the P-chain's CreateChainTxs create: Glacier's `Blockchain` requires an
+   * `evmChainId`, which the X-chain has none of.
+   */
   async genesis(
     tx: SqlTx,
     g: GenesisState,

@@ -105,15 +105,18 @@ export interface PrimaryViewModules {
   sql: SqlClient;
   network: NetworkInfo;
   /**
-   * The network's genesis state, folded with the first P-chain batch; given that batch's first block time (the
-   * dev network's genesis follows its schedule). Null when the network's genesis is not known here.
+   * Builds the network's genesis state, folded when the store is created (before the first container); called
+   * only then, so its memory is not kept.
    */
-  genesis: ((firstBlockTs: bigint) => GenesisState) | null;
+  genesis: () => GenesisState;
   /** The network's AVAX asset ID (reward UTXOs are in AVAX). */
   avaxAssetId: string;
   logger: Logger;
   metrics: ViewMetrics | null;
 }
+
+/** UTXOs a statement of the genesis fold writes at most. */
+const GENESIS_SLICE = 4000;
 
 /** The longest a batch is decoded, or its rows built, without letting I/O callbacks run, ms (see decodeYielding). */
 const YIELD_MS = 4;
@@ -295,6 +298,7 @@ export class PrimaryView {
     if (rows.length === 0) {
       await sql.transaction(async (tx) => {
         for (const e of FOLDED_ENDPOINTS) await tx.query("INSERT INTO view_positions (endpoint, next_index) VALUES ($1, 0)", [e.name]);
+        await this.foldGenesis(tx, this.modules.genesis());
         await this.saveState(tx);
       });
     }
@@ -581,11 +585,6 @@ export class PrimaryView {
     let at: {c: StoredContainer; block: FoldPlace | null; txId: string | null} =
       {c: containers[0]!, block: null, txId: null};
     try {
-      if (e.chain === "P" && e.kind === "block" && containers[0]!.index === 0n && this.modules.genesis) {
-        const first = decoded.find((x) => x.d !== null);
-        const ts = first?.d?.timestamp ?? containers[0]!.timestampNs / 1_000_000_000n;
-        await this.foldGenesis(tx, this.modules.genesis(ts));
-      }
       let yielded = performance.now();
       for (const {c, d} of decoded) {
         if (!d) continue;
@@ -827,14 +826,29 @@ export class PrimaryView {
 
   /** The network's genesis state: assets, UTXOs, stakers and supply, before the first container. */
   private async foldGenesis(tx: SqlTx, g: GenesisState): Promise<void> {
-    const batch = new Batch();
+    // Every reward is a share of the supply (reward.ts): a genesis without one would stop the first staking tx.
+    if (g.supply <= 0n) throw new Error(`the genesis of network ${g.networkId} has no supply: the primary view cannot fold it`);
+    // Written in slices within the one transaction: mainnet's genesis is some 43,000 UTXOs, and one statement of
+    // them all would hold them twice over (rows and parameters) at once.
+    let batch = new Batch();
+    const flush = async (): Promise<void> => {
+      await this.write(tx, batch);
+      batch = new Batch();
+    };
     for (const a of g.assets) batch.assets.push([a.assetId, a.name, a.symbol, a.denomination, "secp256k1", null, g.timestamp, null]);
     for (const u of g.utxos) {
       const place: TxPlace = {chain: u.chain, chainId: this.modules.network.chainIds[u.chain], seq: 0n, blockId: "", height: 0n, ts: g.timestamp};
       this.createUtxo(batch, u.txId, u.output, place);
+      if (batch.utxoCreates.length >= GENESIS_SLICE) await flush();
     }
-    await this.staking.genesis(tx, g, (txId, o, place, stakingEnd) => this.createUtxo(batch, txId, o, place, {stakingEnd}), this.modules.network.chainIds.P);
-    await this.write(tx, batch);
+    // The stakers a few at a time (each call sets the supply to the genesis's: the stakers are already in it).
+    for (let i = 0; i < g.stakers.length; i += 8) {
+      const slice = {...g, stakers: g.stakers.slice(i, i + 8)};
+      await this.staking.genesis(tx, slice, (txId, o, place, stakingEnd) => this.createUtxo(batch, txId, o, place, {stakingEnd}), this.modules.network.chainIds.P);
+      if (batch.utxoCreates.length >= GENESIS_SLICE) await flush();
+    }
+    if (g.stakers.length === 0) await this.staking.genesis(tx, g, () => {}, this.modules.network.chainIds.P);
+    await flush();
   }
 }
 

@@ -1,5 +1,6 @@
 import {afterEach, beforeEach, expect, it} from "vitest";
-import {NETWORKS, networkFromId} from "../../../../src/chains/index.js";
+import {NETWORKS} from "../../../../src/chains/index.js";
+import {networkWithGenesis} from "../../../../src/genesis/resolve.js";
 import type {SqlClient} from "../../../../src/dataApi/store/client.js";
 import {migrate} from "../../../../src/dataApi/store/migrations.js";
 import {checkStoreNetwork, StoreNetworkError} from "../../../../src/dataApi/store/network.js";
@@ -35,13 +36,13 @@ describeBackends("the store's network", (backend) => {
     expect(JSON.parse((await record(db)) as string)).toMatchObject({id: 12345});
   });
 
-  it("tells apart numbered networks that share the local chain IDs", async () => {
-    await checkStoreNetwork(db, networkFromId("1337"), {record: true});
-    await checkStoreNetwork(db, networkFromId("1337"), {record: false});
+  it("tells apart numbered networks built from the local config (their chain IDs are their genesis's)", async () => {
+    await checkStoreNetwork(db, networkWithGenesis("1337", null), {record: true});
+    await checkStoreNetwork(db, networkWithGenesis("1337", null), {record: false});
     await expect(checkStoreNetwork(db, NETWORKS.local, {record: false})).rejects.toThrow(
       "the data API store holds network ID 1337, and this process runs local (ID 12345): start it with --network-id=1337,",
     );
-    await expect(checkStoreNetwork(db, networkFromId("99"), {record: false})).rejects.toThrow(/runs ID 99: start it with --network-id=1337/);
+    await expect(checkStoreNetwork(db, networkWithGenesis("99", null), {record: false})).rejects.toThrow(/runs ID 99: start it with --network-id=1337/);
   });
 
   it("checks a store folded before the record by the chains of its UTXOs", async () => {

@@ -16,12 +16,16 @@ import {PrimaryView, defaultPrimaryViewOptions} from "../../../../../src/dataApi
 import {DevFeed, defaultDevFeedOptions} from "../../../../../src/feed/dev.js";
 import {FeedStatus} from "../../../../../src/feed/status.js";
 import type {FeedItem} from "../../../../../src/feed/types.js";
-import {DEV_AVAX_ASSET_ID} from "../../../../../src/dev/primaryNetwork.js";
+import {genesisFromText} from "../../../../../src/genesis/resolve.js";
+import type {NetworkGenesis} from "../../../../../src/genesis/build.js";
 import {idToString} from "../../../../../src/util/cb58.js";
 import {describeBackends, quietLogger} from "../../../../helpers/sql.js";
 import {tempDir} from "../../../../helpers/node.js";
 
 const network = NETWORKS.local;
+
+/** The dev network's genesis (its feed's genesis file), set by devX(). */
+let genesis: NetworkGenesis;
 
 /** The X containers of 40 backfilled dev ticks (Cortina at tick 20). */
 async function devX(): Promise<FeedItem[]> {
@@ -32,6 +36,7 @@ async function devX(): Promise<FeedItem[]> {
     items.push(...b.items);
     ctl.abort();
   }, ctl.signal);
+  genesis = genesisFromText(f.genesisText(), "dev").build();
   return items.filter((i) => i.chain === "X" && i.kind !== "tx");
 }
 
@@ -54,7 +59,7 @@ describeBackends("primary-network view of a DAG, then blocks", (backend) => {
     await store.accept(items.map((i) => ({endpoint: i.endpoint, id: i.id, bytes: i.bytes, timestampNs: i.timestampNs})), null);
     const view = new PrimaryView(
       {...defaultPrimaryViewOptions, batchSize: 4, batchesPerRound: 1},
-      {index: store, sql, network, genesis: null, avaxAssetId: DEV_AVAX_ASSET_ID, logger: quietLogger(), metrics: null},
+      {index: store, sql, network, genesis: () => genesis.state, avaxAssetId: genesis.avaxAssetId, logger: quietLogger(), metrics: null},
     );
     await view.load();
     expect(await view.catchUp()).toBe(items.length);

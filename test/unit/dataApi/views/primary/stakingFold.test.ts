@@ -79,7 +79,7 @@ describeBackends("staking fold", (backend) => {
     const run = (fn: (tx: SqlTx) => Promise<void>): Promise<void> => sql.transaction(fn);
     const creates: TxOutput[] = [];
     await run(async (tx) => {
-      await fold.genesis(tx, {networkId: network.id, timestamp: T0, avaxAssetId: AVAX, assets: [], utxos: [], supply: 360_000_000n * 10n ** 9n,
+      await fold.genesis(tx, {networkId: network.id, timestamp: T0, avaxAssetId: AVAX, assets: [], utxos: [], chains: [], supply: 360_000_000n * 10n ** 9n,
         stakers: [{txId: VALIDATOR_TX, staker: validator, stake: [stakeOut(VALIDATOR_TX, 0, validator.weight)]}]}, (_txId, o) => creates.push(o), network.chainIds.P);
       // The stake UTXOs the view would write with the genesis (the reward numbering counts them).
       for (const o of creates) await writeUtxo(tx, o, VALIDATOR_TX, network.chainIds.P, 0);
@@ -125,7 +125,7 @@ describeBackends("staking fold", (backend) => {
     const run = (fn: (tx: SqlTx) => Promise<void>): Promise<void> => sql.transaction(fn);
     await run(async (tx) => {
       const stake = [stakeOut(VALIDATOR_TX, 0, validator.weight)];
-      await fold.genesis(tx, {networkId: network.id, timestamp: T0, avaxAssetId: AVAX, assets: [], utxos: [], supply: 360_000_000n * 10n ** 9n,
+      await fold.genesis(tx, {networkId: network.id, timestamp: T0, avaxAssetId: AVAX, assets: [], utxos: [], chains: [], supply: 360_000_000n * 10n ** 9n,
         stakers: [{txId: VALIDATOR_TX, staker: validator, stake}]}, () => {}, network.chainIds.P);
       for (const o of stake) await writeUtxo(tx, o, VALIDATOR_TX, network.chainIds.P, 0);
     });

@@ -5,7 +5,7 @@
  */
 import {bech32} from "@scure/base";
 import {describe, expect, it} from "vitest";
-import {genesisInitialSupply, genesisValidators, parseGenesisConfig, pChainGenesisAllocations} from "../../../../../src/dataApi/views/primary/genesisConfig.js";
+import {genesisInitialSupply, genesisValidators, parseGenesisConfig, pChainGenesisAllocations} from "../../../src/genesis/config.js";
 
 const addr = (n: number): Uint8Array => new Uint8Array(20).fill(n);
 const x = (n: number): string => `X-local${bech32.encode("local", bech32.toWords(addr(n)), 90).slice("local".length)}`;
@@ -14,9 +14,9 @@ const x = (n: number): string => `X-local${bech32.encode("local", bech32.toWords
 const text = `{
   "networkID": 12345,
   "allocations": [
-    {"ethAddr": "0x00", "avaxAddr": "${x(1)}", "initialAmount": 7, "unlockSchedule": [{"amount": 30, "locktime": 100}, {"amount": 55, "locktime": 200}]},
-    {"ethAddr": "0x00", "avaxAddr": "${x(2)}", "initialAmount": 0, "unlockSchedule": [{"amount": 35, "locktime": 100}]},
-    {"ethAddr": "0x00", "avaxAddr": "${x(3)}", "initialAmount": 1152921504606846976, "unlockSchedule": [{"amount": 0, "locktime": 5}, {"amount": 9007199254740993, "locktime": 1500}]}
+    {"ethAddr": "0x0000000000000000000000000000000000000000", "avaxAddr": "${x(1)}", "initialAmount": 7, "unlockSchedule": [{"amount": 30, "locktime": 100}, {"amount": 55, "locktime": 200}]},
+    {"ethAddr": "0x0000000000000000000000000000000000000000", "avaxAddr": "${x(2)}", "initialAmount": 0, "unlockSchedule": [{"amount": 35, "locktime": 100}]},
+    {"ethAddr": "0x0000000000000000000000000000000000000000", "avaxAddr": "${x(3)}", "initialAmount": 1152921504606846976, "unlockSchedule": [{"amount": 0, "locktime": 5}, {"amount": 9007199254740993, "locktime": 1500}]}
   ],
   "startTime": 1000,
   "initialStakeDuration": 900,

@@ -1,7 +1,7 @@
 /**
- * A network's genesis as AvalancheGo builds it from a genesis config file (genesis/genesis_mainnet.json's format,
- * `UnparsedConfig` of genesis/unparsed_config.go), for an operator who provides that file: this project does not
- * ship AvalancheGo's genesis files. Pure: the caller reads the file and passes its text.
+ * A network's genesis config as AvalancheGo reads it (genesis/genesis_mainnet.json's format, `UnparsedConfig` of
+ * genesis/unparsed_config.go), and the parts of genesis/genesis.go `FromConfig` that plan the P-chain genesis.
+ * Pure: the caller reads the file and passes its text (build.ts turns the plan into AvalancheGo's bytes and IDs).
  *
  * - `genesisInitialSupply`: genesis/config.go `InitialSupply` (every allocation's initial amount and unlocks).
  * - `genesisValidators`: genesis/genesis.go `FromConfig`: the initially staked allocations split over the initial
@@ -19,7 +19,8 @@ export interface GenesisUnlock {
 }
 
 export interface GenesisAllocation {
-  ethAddr: string;
+  /** 20 bytes (`ETHAddr ids.ShortID`): the X-chain AVAX memo and the P-chain UTXOs' messages carry them. */
+  ethAddr: Uint8Array;
   /** 20-byte short ID of `avaxAddr`. */
   avaxAddr: Uint8Array;
   initialAmount: bigint;
@@ -31,6 +32,7 @@ export interface GenesisStakerConfig {
   rewardAddress: Uint8Array;
   /** Millionths. */
   delegationFee: number;
+  /** BLS key and proof of possession, hex without 0x (48 and 96 bytes). */
   signer: {publicKey: string; proofOfPossession: string} | null;
 }
 
@@ -66,31 +68,8 @@ export interface GenesisValidatorPlan {
 
 /** JSON text with every bare number token turned into a string, so integers above 2^53 keep every digit. */
 function quoteNumbers(text: string): string {
-  let out = "";
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (inString) {
-      out += c;
-      if (c === "\\") out += text[++i] ?? "";
-      else if (c === '"') inString = false;
-      continue;
-    }
-    if (c === '"') {
-      inString = true;
-      out += c;
-      continue;
-    }
-    if (c === "-" || (c >= "0" && c <= "9")) {
-      let j = i;
-      while (j < text.length && /[-+0-9.eE]/.test(text[j]!)) j++;
-      out += `"${text.slice(i, j)}"`;
-      i = j - 1;
-      continue;
-    }
-    out += c;
-  }
-  return out;
+  // Strings are matched whole (escapes included) and kept; any other run of number characters is quoted.
+  return text.replace(/("(?:[^"\\]|\\.)*")|(-?[0-9][0-9.eE+-]*)/g, (_m, str: string | undefined, num: string) => str ?? `"${num}"`);
 }
 
 function uint(v: unknown, what: string): bigint {
@@ -100,10 +79,32 @@ function uint(v: unknown, what: string): bigint {
   return n;
 }
 
+function ethAddr(v: unknown, what: string): Uint8Array {
+  // genesis/unparsed_config.go: the text after its first two characters, hex, exactly 20 bytes.
+  if (typeof v !== "string" || v.length < 2 || !/^[0-9a-fA-F]*$/.test(v.slice(2)) || v.length % 2 !== 0) {
+    throw new Error(`genesis config: ${what} is not a hex address`);
+  }
+  const bytes = Uint8Array.from(Buffer.from(v.slice(2), "hex"));
+  if (bytes.length !== 20) throw new Error(`genesis config: ${what} is ${bytes.length} bytes, expected 20`);
+  return bytes;
+}
+
+/** `0x`-prefixed hex of exactly `len` bytes, returned lower-case without the prefix. */
+function fixedHex(v: unknown, len: number, what: string): string {
+  const bare = typeof v === "string" ? v.replace(/^0x/, "") : "";
+  if (!/^[0-9a-fA-F]*$/.test(bare) || bare.length !== 2 * len) throw new Error(`genesis config: ${what} is not ${len} bytes of hex`);
+  return bare.toLowerCase();
+}
+
 function shortId(v: unknown, what: string): Uint8Array {
   if (typeof v !== "string") throw new Error(`genesis config: ${what} is not an address`);
   const bare = /^[PXC]-/.test(v) ? v.slice(2) : v;
-  const bytes = bech32.fromWords(bech32.decode(bare as `${string}1${string}`, 90).words);
+  let bytes: Uint8Array;
+  try {
+    bytes = bech32.fromWords(bech32.decode(bare as `${string}1${string}`, 90).words);
+  } catch (e) {
+    throw new Error(`genesis config: ${what} ${JSON.stringify(v)} is not a bech32 address (${(e as Error).message})`);
+  }
   if (bytes.length !== 20) throw new Error(`genesis config: ${what} is ${bytes.length} bytes, expected 20`);
   return bytes;
 }
@@ -112,12 +113,18 @@ type Json = Record<string, unknown>;
 
 /** Parses a genesis config file's text (numbers kept exact). */
 export function parseGenesisConfig(text: string): GenesisConfig {
-  const j = JSON.parse(quoteNumbers(text)) as Json;
+  let j: Json;
+  try {
+    j = JSON.parse(quoteNumbers(text)) as Json;
+  } catch (e) {
+    throw new Error(`genesis config: not JSON (${(e as Error).message})`);
+  }
+  if (j === null || typeof j !== "object" || Array.isArray(j)) throw new Error("genesis config: not a JSON object");
   const list = (v: unknown): Json[] => (Array.isArray(v) ? (v as Json[]) : []);
   return {
     networkId: Number(uint(j.networkID, "networkID")),
     allocations: list(j.allocations).map((a, i) => ({
-      ethAddr: String(a.ethAddr ?? ""),
+      ethAddr: ethAddr(a.ethAddr, `allocations[${i}].ethAddr`),
       avaxAddr: shortId(a.avaxAddr, `allocations[${i}].avaxAddr`),
       initialAmount: uint(a.initialAmount ?? "0", `allocations[${i}].initialAmount`),
       unlockSchedule: list(a.unlockSchedule).map((u, k) => ({
@@ -135,12 +142,46 @@ export function parseGenesisConfig(text: string): GenesisConfig {
         nodeId: String(s.nodeID),
         rewardAddress: shortId(s.rewardAddress, `initialStakers[${i}].rewardAddress`),
         delegationFee: Number(uint(s.delegationFee ?? "0", `initialStakers[${i}].delegationFee`)),
-        signer: signer ? {publicKey: String(signer.publicKey), proofOfPossession: String(signer.proofOfPossession)} : null,
+        signer: signer
+          ? {
+              publicKey: fixedHex(signer.publicKey, 48, `initialStakers[${i}].signer.publicKey`),
+              proofOfPossession: fixedHex(signer.proofOfPossession, 96, `initialStakers[${i}].signer.proofOfPossession`),
+            }
+          : null,
       };
     }),
     cChainGenesis: String(j.cChainGenesis ?? ""),
     message: String(j.message ?? ""),
   };
+}
+
+/**
+ * genesis/genesis.go `validateConfig`, less its two checks against the node's own settings (the staking config's
+ * maximum stake duration, and a start time in the future by the node's clock): a config AvalancheGo would refuse is
+ * refused here, with its reason.
+ */
+export function validateGenesisConfig(config: GenesisConfig): void {
+  const fail = (why: string): never => {
+    throw new Error(`genesis config: ${why}`);
+  };
+  if (genesisInitialSupply(config) === 0n) fail("initial supply must be > 0");
+  if (config.initialStakeDuration === 0n) fail("initial stake duration must be > 0");
+  if (config.initialStakers.length === 0) fail("initial stakers must be > 0");
+  if (config.initialStakeDurationOffset * BigInt(config.initialStakers.length - 1) > config.initialStakeDuration) {
+    fail(`initial stake duration is too low: must be at least ${config.initialStakeDurationOffset * BigInt(config.initialStakers.length - 1)}`);
+  }
+  if (config.initialStakedFunds.length === 0) fail("initial staked funds cannot be empty");
+  const allocated = new Set(config.allocations.map((a) => hex(a.avaxAddr)));
+  const seen = new Set<string>();
+  for (const f of config.initialStakedFunds) {
+    if (seen.has(hex(f))) fail(`duplicate initially staked address ${hex(f)}`);
+    seen.add(hex(f));
+    if (!allocated.has(hex(f))) fail(`initially staked address ${hex(f)} has no allocation`);
+  }
+  let locked = 0n;
+  for (const a of config.allocations) for (const u of a.unlockSchedule) locked += u.amount;
+  if (locked < BigInt(config.initialStakers.length)) fail("total allocations locked amount is too low");
+  if (config.cChainGenesis === "") fail("C-Chain genesis cannot be empty");
 }
 
 /** genesis/config.go `InitialSupply`: the sum of every allocation's initial amount and unlock amounts. */

@@ -1,0 +1,49 @@
+/**
+ * AvalancheGo's genesis configs that avaext ships (config/genesis/, origins in its README.md), and genesis files an
+ * operator names. A name ending in `.gz` is read through gunzip (mainnet's 3.5 MB file ships compressed).
+ */
+import {readFileSync} from "node:fs";
+import path from "node:path";
+import {gunzipSync} from "node:zlib";
+import {packageInfo} from "../util/packageInfo.js";
+
+/** The network IDs whose genesis AvalancheGo builds in (utils/constants/network_ids.go), and their files here. */
+export const BUILT_IN_GENESIS: Readonly<Record<number, string>> = {
+  1: "genesis_mainnet.json.gz",
+  5: "genesis_fuji.json",
+  12345: "genesis_local.json",
+};
+
+/** A genesis file's text (gunzipped when its name ends in `.gz`). Throws naming the file. */
+export function readGenesisText(file: string): string {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch (e) {
+    throw new Error(`unable to load genesis file ${file}: ${(e as Error).message}`);
+  }
+  if (!file.endsWith(".gz")) return bytes.toString("utf8");
+  try {
+    return gunzipSync(bytes).toString("utf8");
+  } catch (e) {
+    throw new Error(`unable to load genesis file ${file}: ${(e as Error).message}`);
+  }
+}
+
+/** The shipped genesis config of mainnet, fuji or local, or null for any other network ID. */
+export function builtInGenesisText(networkId: number): string | null {
+  const name = BUILT_IN_GENESIS[networkId];
+  return name ? readGenesisText(path.join(packageInfo().root, "config", "genesis", name)) : null;
+}
+
+/** genesis/config.go `localNetworkUpdateStartTimePeriod`: nine 30-day months. */
+const LOCAL_START_PERIOD = 9n * 30n * 24n * 3600n;
+
+/**
+ * genesis/config.go `getRecentStartTime`: the local config's start time moved forward by whole periods to the
+ * latest not after `now` (Unix seconds), as AvalancheGo does for its built-in local network at every start.
+ */
+export function recentLocalStartTime(defined: bigint, now: bigint): bigint {
+  if (now < defined + LOCAL_START_PERIOD) return defined;
+  return defined + ((now - defined) / LOCAL_START_PERIOD) * LOCAL_START_PERIOD;
+}
