@@ -24,6 +24,7 @@ import {NETWORKS} from "../../src/chains/index.js";
 import {GlacierModels} from "../helpers/glacierModels.js";
 import {STORE_BACKENDS} from "../helpers/sql.js";
 import {startNode, type TestNode} from "../helpers/node.js";
+import {devStakers} from "../../src/dev/primaryNetwork.js";
 
 /** The dev network's name: a network the hosted API does not have, so its enum is widened by this one value. */
 const NET = "local" as Network;
@@ -206,12 +207,17 @@ describe.each(STORE_BACKENDS)("glacier-sdk 3.0.2 against the data API ($name)", 
       expectModel("PrimaryNetworkService", "getBlockchainById", one);
       expect(one).toEqual(c);
     }
-    // The active stakers' staking transactions: the dev network's delegators (its genesis validators have none). The
-    // dev network goes on meanwhile: the two lists agree once no delegation started or ended between the reads.
+    // The active stakers' staking transactions: the dev network's delegators and its own nodes' validators (its
+    // genesis validators have none). The dev network goes on meanwhile: the two lists agree once no staker started
+    // or ended between the reads.
+    const own = new Set(devStakers().map((x) => x.nodeId));
     const activeStaking = async (): Promise<{staking: string[]; active: string[]}> => {
       const staking = (await walk("PrimaryNetworkTransactionsService", "listActivePrimaryNetworkStakingTransactions", (pageToken) => g.primaryNetworkTransactions.listActivePrimaryNetworkStakingTransactions({network: NET, blockchainId: PChainId.P_CHAIN, pageSize: 100, pageToken}), (page) => page.transactions)) as Array<{txHash: string}>;
       const all = (await walk("PrimaryNetworkService", "listDelegators", (pageToken) => g.primaryNetwork.listDelegators({network: NET, pageSize: 100, pageToken}), (page) => page.delegators)) as typeof delegators;
-      return {staking: staking.map((tx) => tx.txHash).sort(), active: all.filter((d) => d.delegationStatus === "active").map((d) => d.txHash).sort()};
+      const vs = (await walk("PrimaryNetworkService", "listValidators", (pageToken) => g.primaryNetwork.listValidators({network: NET, validationStatus: ValidationStatusType.ACTIVE, pageSize: 100, pageToken}), (page) => page.validators)) as Array<{txHash: string; nodeId: string}>;
+      const ownActive = vs.filter((v) => own.has(v.nodeId)).map((v) => v.txHash);
+      expect(ownActive.length).toBeGreaterThan(0);
+      return {staking: staking.map((tx) => tx.txHash).sort(), active: [...all.filter((d) => d.delegationStatus === "active").map((d) => d.txHash), ...ownActive].sort()};
     };
     await expect.poll(async () => {
       const {staking, active} = await activeStaking();

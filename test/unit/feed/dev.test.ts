@@ -21,12 +21,15 @@ describe("dev feed position", () => {
     for (const len of [24 + 6 * 32, 24 + 4 * 32]) {
       const err = await feed().prepare(new Uint8Array(len)).catch((e: Error) => e);
       expect(err).toBeInstanceOf(DevScheduleVersionError);
-      expect((err as Error).message).toMatch(/written by an earlier avaext \(schedule 1, this one runs 3\).*Delete the data directory, or start with another --data-dir/);
+      expect((err as Error).message).toMatch(/written by an earlier avaext \(schedule 1, this one runs 4\).*Delete the data directory, or start with another --data-dir/);
     }
-    // Schedule 2's X-chain was blocks from its first tick: its chains cannot be continued as a DAG.
-    const v2 = new Uint8Array(24 + 6 * 32 + 4);
-    new DataView(v2.buffer).setUint32(v2.length - 4, 2);
-    await expect(feed().prepare(v2)).rejects.toThrow(/schedule 2, this one runs 3/);
+    // Schedule 2's X-chain was blocks from its first tick: its chains cannot be continued as a DAG; schedule 3 had
+    // no validators of the dev network's own nodes and no L1 registration.
+    for (const version of [2, 3]) {
+      const earlier = new Uint8Array(24 + 6 * 32 + 4);
+      new DataView(earlier.buffer).setUint32(earlier.length - 4, version);
+      await expect(feed().prepare(earlier)).rejects.toThrow(new RegExp(`schedule ${version}, this one runs 4`));
+    }
     await expect(feed().prepare(new Uint8Array(7))).rejects.toThrow(/not one this version writes/);
   });
 
