@@ -1,10 +1,12 @@
 /**
  * The dev network's primary-network activity: a deterministic state machine with a small wallet per chain that,
  * tick after tick, issues real transactions signed with its keys (libsecp256k1): X-chain transfers, X→P exports
- * and their P-chain imports, P-chain transfers, delegations to the genesis validators whose periods end with a
- * RewardValidatorTx (a proposal block, then its commit), and a subnet with a chain. Every input spends a UTXO that
- * exists and is unspent; amounts balance less a fixed fee. The same ticks always give the same bytes, so a restart
- * rebuilds the wallet by replaying the schedule.
+ * and their P-chain imports, P-chain transfers, delegations to the genesis validators, validators of its own nodes
+ * added by AddPermissionlessValidatorTx (with BLS keys) and delegations to them, every staking period ending with a
+ * RewardValidatorTx (a proposal block, then its commit), and a subnet with a chain, converted to an L1 that then
+ * registers a validator and changes its weight through warp messages from its validator manager. Every input spends
+ * a UTXO that exists and is unspent; amounts balance less a fixed fee. The same ticks always give the same bytes, so
+ * a restart rebuilds the wallet by replaying the schedule.
  */
 import {createHash} from "node:crypto";
 import {createRequire} from "node:module";
@@ -16,6 +18,20 @@ import type {NetworkGenesis} from "../genesis/build.js";
 import {devGenesis} from "./genesis.js";
 import {bls12_381} from "@noble/curves/bls12-381.js";
 import {keccak_256} from "@noble/hashes/sha3.js";
+import {aggregateSignatures, sign as blsSign} from "../warp/bls.js";
+import {DEV_STAKER_NODES, devStakerSecretKey, localSecretKey} from "../warp/devSigners.js";
+import {
+  encodeAddressedCall,
+  encodePChainMessage,
+  serializeSignedMessage,
+  serializeUnsignedMessage,
+  validationIdOf,
+  type PChainMessage,
+  type RegisterL1Validator,
+} from "../warp/message.js";
+import {canonicalValidatorSet, hasQuorum, type ValidatorInput} from "../warp/validators.js";
+import {stakingCertificate} from "./stakingCert.js";
+import {DevStakingSchedule, type PlannedDelegation, type PlannedValidation} from "./staking.js";
 
 interface Secp {
   publicKeyCreate(sk: Uint8Array, compressed?: boolean): Uint8Array;
@@ -69,12 +85,46 @@ const POP_DST = "BLS_POP_BLS12381G2_XMD:SHA-256_SSWU_RO_POP_";
  * `AvalancheLocalNetworkValidator0n`, so anyone can check what the dev network's validators sign.
  */
 export function localSigner(n: number): {secretKey: Uint8Array; credentials: BlsCredentials} {
-  const secretKey = new TextEncoder().encode(`AvalancheLocalNetworkValidator${String(n).padStart(2, "0")}`);
+  return blsSigner(localSecretKey(n));
+}
+
+/** A BLS secret key's public key and proof of possession (AvalancheGo `signer.NewProofOfPossession`). */
+function blsSigner(secretKey: Uint8Array): {secretKey: Uint8Array; credentials: BlsCredentials} {
   const bls = bls12_381.longSignatures;
   const publicKey = bls.getPublicKey(secretKey).toBytes(true);
   const pop = bls.sign(bls.hash(publicKey, POP_DST), secretKey).toBytes(true);
   return {secretKey, credentials: {publicKey: Buffer.from(publicKey).toString("hex"), proofOfPossession: Buffer.from(pop).toString("hex")}};
 }
+
+/** One of the dev network's own nodes, which stake by transaction (beyond the genesis validators). */
+export interface DevStaker {
+  nodeId: string;
+  nodeIdBytes: Uint8Array;
+  /** Its staking certificate (DER): the NodeID is ripemd160(sha256(it)), as AvalancheGo derives it. */
+  certificate: Uint8Array;
+  /** Its BLS key (`devStakerSecretKey`), public key and proof of possession. */
+  bls: {secretKey: Uint8Array; credentials: BlsCredentials};
+}
+
+/**
+ * The dev network's own nodes 1-4: a staking certificate each whose key is sha256(`avaext dev staker n tls key`)
+ * (src/dev/stakingCert.ts), and a BLS key each (src/warp/devSigners.ts `devStakerSecretKey`).
+ */
+export function devStakers(): DevStaker[] {
+  return Array.from({length: DEV_STAKER_NODES}, (_, i) => {
+    const cert = stakingCertificate(`avaext dev staker ${i + 1} tls key`, i + 1);
+    const bls = blsSigner(devStakerSecretKey(i + 1));
+    return {nodeId: cert.nodeId, nodeIdBytes: cert.nodeIdBytes, certificate: cert.der, bls};
+  });
+}
+
+/** The dev L1's validator manager: a contract on its EVM (src/dev/evm/validatorManager.ts), named by the conversion. */
+export const DEV_L1_MANAGER = "0x0feedc0de0000000000000000000000000000000";
+
+/** What the dev L1's validator manager is asked at a tick (it sends the P-chain message as a warp message). */
+export type L1ManagerCall =
+  | {kind: "register"; message: RegisterL1Validator}
+  | {kind: "weight"; validationId: Uint8Array; nonce: bigint; weight: bigint};
 
 interface Utxo {
   txId: Uint8Array;
@@ -86,6 +136,22 @@ interface Utxo {
 interface PendingStaker {
   txId: Uint8Array;
   end: bigint;
+  /** AvalancheGo's removal order at equal end times: delegators (0) before validators (1) (`txs/priorities.go`). */
+  priority: 0 | 1;
+  /** Called when it is rewarded. */
+  onReward?: () => void;
+}
+
+
+/** A validator of the dev L1, as the P-chain has it. */
+interface L1Member {
+  /** The local signer (1-5) whose node and key it is. */
+  signer: number;
+  validationId: Uint8Array;
+  weight: bigint;
+  active: boolean;
+  /** The nonce of the manager's last weight message for it. */
+  nonce: bigint;
 }
 
 /** One tick's containers' inner contents. */
@@ -96,18 +162,23 @@ export interface DevTick {
   xTxs: Uint8Array[];
   /** A signed C atomic tx for the tick's C block's extData, or null. */
   cAtomic: Uint8Array | null;
+  /** What the dev L1's validator manager sends this tick (on the L1's EVM), for the P-chain at a later tick. */
+  l1Manager: L1ManagerCall[];
 }
 
 /**
- * The ticks at which the dev network creates its subnet, the subnet's chain, converts it to an L1 and disables an L1
- * validator; and the tick of Cortina, when its X-chain's DAG is linearised into blocks (src/feed/dev.ts: earlier when
- * the backfill is shorter than twice it).
+ * The ticks at which the dev network creates its subnet, the subnet's chain, converts it to an L1, adds to an L1
+ * validator's balance, registers an L1 validator (its manager sends the message a tick before), changes its weight
+ * (likewise) and disables an L1 validator; and the tick of Cortina, when its X-chain's DAG is linearised into blocks
+ * (src/feed/dev.ts: earlier when the backfill is shorter than twice it).
  */
 export const DEV_SCHEDULE = {
   subnet: 20,
   chain: 21,
   conversion: 30,
   l1Balance: 40,
+  l1Register: 42,
+  l1Weight: 46,
   l1Disable: 50,
   cortina: 300,
 } as const;
@@ -136,8 +207,15 @@ export class DevPrimaryNetwork {
   /** The subnet's chain (the L1's chain once converted) and its validators' validation IDs. */
   private l1Chain: Uint8Array | null = null;
   private readonly validations: Uint8Array[] = [];
-  /** The local signers (1-5) of the L1's active validators. */
-  private readonly l1Active: number[] = [];
+  /** The L1's validators (signers 1-3 from the conversion, 4 registered later). */
+  private readonly l1: L1Member[] = [];
+  /** The manager's messages sent, awaiting their P-chain transaction (unsigned payloads of the P-chain messages). */
+  private registration: RegisterL1Validator | null = null;
+  private weightChange: {validationId: Uint8Array; nonce: bigint; weight: bigint} | null = null;
+  /** The dev network's own nodes, when they stake, and their current validations with their weights. */
+  readonly stakers = devStakers();
+  private readonly staking: DevStakingSchedule;
+  private readonly validating = new Map<PlannedValidation, bigint>();
   /** The dev network's own X-chain asset (created at tick 3) and its UTXOs. */
   private asset: Uint8Array | null = null;
   private readonly assetUtxos: Utxo[] = [];
@@ -155,6 +233,7 @@ export class DevPrimaryNetwork {
     this.pChain = idFromString(network.chainIds.P);
     this.xChain = idFromString(network.chainIds.X);
     this.cChain = idFromString(network.chainIds.C);
+    this.staking = new DevStakingSchedule(genesisTime);
     this.built = devGenesis(network.id, genesisTime);
     this.avax = idFromString(this.built.avaxAssetId);
     // The wallet starts with the genesis UTXOs its keys own (ewoq's X and P allocations), unlocked ones only.
@@ -177,9 +256,31 @@ export class DevPrimaryNetwork {
     return this.l1Chain;
   }
 
-  /** The local signers (1-5) of the L1's active validators, each of weight 100 (none before the conversion). */
-  l1Signers(): readonly number[] {
-    return [...this.l1Active];
+  /** The subnet's ID once created, else null. */
+  subnetId(): Uint8Array | null {
+    return this.subnet;
+  }
+
+  /**
+   * The L1's validator set as the P-chain has it now (none before the conversion): active validators with their
+   * local signer's key; an inactive one's weight still counts, keyless, as AvalancheGo counts it
+   * (`vms/platformvm/state/state.go`, the inactive weight under the empty NodeID).
+   */
+  l1Validators(): ValidatorInput[] {
+    return this.l1.map((v) => ({
+      nodeId: LOCAL_VALIDATORS[v.signer - 1]!,
+      weight: v.weight,
+      blsPublicKey: v.active ? Buffer.from(localSigner(v.signer).credentials.publicKey, "hex") : null,
+    }));
+  }
+
+  /** The dev network's own validators staking now, each with its stake plus its current delegations' (its weight). */
+  ownValidators(): ValidatorInput[] {
+    return [...this.validating].map(([v, weight]) => ({
+      nodeId: this.stakers[v.node]!.nodeId,
+      weight,
+      blsPublicKey: Buffer.from(this.stakers[v.node]!.bls.credentials.publicKey, "hex"),
+    }));
   }
 
   /** The genesis the views fold before the first block: the one built from the dev network's genesis file. */
@@ -190,9 +291,16 @@ export class DevPrimaryNetwork {
   /** The transactions of tick `t` at `time` (seconds), in acceptance order; advances the wallets. */
   tick(t: number, time: bigint): DevTick {
     const pBlocks: DevTick["pBlocks"] = [];
-    // Stakers whose period has ended are rewarded first, each by a proposal block and its commit.
-    for (const s of this.pending.filter((x) => x.end <= time)) {
+    // Stakers whose period has ended are rewarded first, each by a proposal block and its commit, in AvalancheGo's
+    // order: the current staker set's head (end time, then priority, then tx ID; `state/staker.go` Less).
+    const ended = this.pending.filter((x) => x.end <= time);
+    ended.sort((a, b) => {
+      if (a.end !== b.end) return a.end < b.end ? -1 : 1;
+      return a.priority - b.priority || Buffer.compare(a.txId, b.txId);
+    });
+    for (const s of ended) {
       this.pending.splice(this.pending.indexOf(s), 1);
+      s.onReward?.();
       const reward = new Writer().u16(0).u32(20).fixed(s.txId).u32(0).finish();
       pBlocks.push({kind: "proposal", txs: [reward], time: s.end});
       pBlocks.push({kind: "commit", txs: [], time: s.end});
@@ -204,11 +312,26 @@ export class DevPrimaryNetwork {
     if (t > 3 && t % 6 === 4 && this.asset) xTxs.push(this.xAssetTransfer(t));
     if (t % 12 === 1 && this.exported.length > 0) pTxs.push(this.pImport());
     pTxs.push(this.pTransfer(t));
-    if (t % 48 === 5) pTxs.push(this.pDelegate(t, time));
+    if (t % 48 === 5) {
+      const genesisValidator = idFromNodeId(LOCAL_VALIDATORS[t % LOCAL_VALIDATORS.length]!);
+      pTxs.push(this.pDelegate(genesisValidator, time, time + DAY, 25n * NANO));
+    }
+    // The dev network's own validators and their delegators (src/dev/staking.ts).
+    const staking = this.staking.at(t, time);
+    if (staking.validation) pTxs.push(this.pValidate(staking.validation));
+    for (const d of staking.delegations) pTxs.push(this.pDelegateToOwn(d));
     if (t === DEV_SCHEDULE.subnet) pTxs.push(this.pCreateSubnet());
     if (t === DEV_SCHEDULE.chain && this.subnet) pTxs.push(this.pCreateChain());
     if (t === DEV_SCHEDULE.conversion && this.l1Chain) pTxs.push(this.pConvertToL1());
     if (t === DEV_SCHEDULE.l1Balance && this.validations.length > 0) pTxs.push(this.pIncreaseL1Balance());
+    // The L1's validator manager sends its message a tick before the P-chain transaction that carries it.
+    const l1Manager: L1ManagerCall[] = [];
+    if (t === DEV_SCHEDULE.l1Register - 1 && this.validations.length > 0) {
+      l1Manager.push(this.l1RequestRegistration(time));
+    }
+    if (t === DEV_SCHEDULE.l1Register && this.registration) pTxs.push(this.pRegisterL1Validator());
+    if (t === DEV_SCHEDULE.l1Weight - 1 && this.l1.length > 3) l1Manager.push(this.l1RequestWeight());
+    if (t === DEV_SCHEDULE.l1Weight && this.weightChange) pTxs.push(this.pSetL1ValidatorWeight());
     if (t === DEV_SCHEDULE.l1Disable && this.validations.length > 0) pTxs.push(this.pDisableL1Validator());
     pBlocks.push({kind: "standard", txs: pTxs, time});
     // The C-chain's atomic side: X→C every 12 ticks, imported on C at the next; C→X three ticks later, imported on X.
@@ -217,8 +340,10 @@ export class DevPrimaryNetwork {
     if (t % 12 === 7 && this.toC.length > 0) cAtomic = this.cImport();
     if (t % 12 === 9 && (this.evm.get(5)?.balance ?? 0n) > 100n * NANO) cAtomic = this.cExport();
     if (t % 12 === 10 && this.toX.length > 0) xTxs.push(this.xImport());
-    return {pBlocks, xTxs, cAtomic};
+    return {pBlocks, xTxs, cAtomic, l1Manager};
   }
+
+
 
   /** X: a transfer from one key to another, with change. */
   private xTransfer(t: number): Uint8Array {
@@ -349,14 +474,63 @@ export class DevPrimaryNetwork {
     return this.transfer("P", 34, this.pChain, from, [[(BigInt(t % 13) + 1n) * NANO, to]], [], null);
   }
 
-  /** P: a 25 AVAX delegation for one day to a genesis validator, rewarded to key 2. */
-  private pDelegate(t: number, time: bigint): Uint8Array {
+  /**
+   * P: a validation of the dev network's own node (src/dev/staking.ts): an AddPermissionlessValidatorTx with the
+   * node's BLS key and proof of possession, its rewards to key 6 and its delegation fees to key 7.
+   */
+  private pValidate(v: PlannedValidation): Uint8Array {
+    const {stake, end, start: time} = v;
+    const staker = this.stakers[v.node]!;
     const from = this.richest(this.p);
-    const stake = 25n * NANO;
+    const change = from.amount - stake - FEE;
+    if (change < 0n) {
+      throw new Error(`dev wallet: key ${from.owner} holds ${from.amount} on P, a validator needs ${stake + FEE}`);
+    }
+    const changeOut: Array<[bigint, Uint8Array]> = [[change, this.keys[from.owner]!.address]];
+    const w = baseBody(25, this.network.id, this.pChain, this.avax, changeOut, [from], new Uint8Array(0));
+    // After Durango the start is the accepting block's time; wallets still fill the field: with that time.
+    w.fixed(staker.nodeIdBytes).u64(time).u64(end).u64(stake);
+    w.fixed(idFromString(EMPTY_ID));
+    const {publicKey, proofOfPossession} = staker.bls.credentials;
+    w.u32(28).fixed(Buffer.from(publicKey, "hex")).fixed(Buffer.from(proofOfPossession, "hex"));
+    w.u32(1);
+    writeTransferOut(w, this.avax, stake, this.keys[from.owner]!.address);
+    w.u32(11);
+    writeOwners(w, 0n, 1, [this.keys[6]!.address]);
+    w.u32(11);
+    writeOwners(w, 0n, 1, [this.keys[7]!.address]);
+    w.u32(v.shares);
+    this.remove(this.p, from);
+    return this.finish(w, [from.owner], [], (txId) => {
+      this.p.push({txId, index: 0, amount: change, owner: from.owner});
+      this.validating.set(v, stake);
+      this.pending.push({txId, end, priority: 1, onReward: () => this.validating.delete(v)});
+    });
+  }
+
+  /** P: a delegation to an own validator (its weight counts it until it is rewarded). */
+  private pDelegateToOwn(d: PlannedDelegation): Uint8Array {
+    const v = d.validation;
+    const weigh = (delta: bigint): void => {
+      const w = this.validating.get(v);
+      if (w !== undefined) this.validating.set(v, w + delta);
+    };
+    const nodeId = this.stakers[v.node]!.nodeIdBytes;
+    return this.pDelegate(nodeId, d.start, d.end, d.stake, () => weigh(d.stake), () => weigh(-d.stake));
+  }
+
+  /** P: a delegation of `stake` to `nodeId` from `time` to `end`, rewarded to key 2. */
+  private pDelegate(
+    nodeId: Uint8Array,
+    time: bigint,
+    end: bigint,
+    stake: bigint,
+    added?: () => void,
+    onReward?: () => void,
+  ): Uint8Array {
+    const from = this.richest(this.p);
     const change = from.amount - stake - FEE;
     const w = baseBody(26, this.network.id, this.pChain, this.avax, [[change, this.keys[from.owner]!.address]], [from], new Uint8Array(0));
-    const nodeId = idFromNodeId(LOCAL_VALIDATORS[t % LOCAL_VALIDATORS.length]!);
-    const end = time + DAY;
     w.fixed(nodeId).u64(time).u64(end).u64(stake);
     w.fixed(idFromString(EMPTY_ID));
     w.u32(1);
@@ -366,7 +540,8 @@ export class DevPrimaryNetwork {
     this.remove(this.p, from);
     return this.finish(w, [from.owner], [], (txId) => {
       this.p.push({txId, index: 0, amount: change, owner: from.owner});
-      this.pending.push({txId, end});
+      this.pending.push({txId, end, priority: 0, onReward});
+      added?.();
     });
   }
 
@@ -404,7 +579,7 @@ export class DevPrimaryNetwork {
 
   /**
    * P: converts the subnet to an L1 whose validators are local nodes 1-3 (their signer BLS keys), weight 100 and a
-   * 10 AVAX balance each, owned by key 3; the manager is a contract address on the L1's chain.
+   * 10 AVAX balance each, owned by key 3; the manager is the validator manager contract on the L1's chain.
    */
   private pConvertToL1(): Uint8Array {
     const from = this.richest(this.p);
@@ -412,7 +587,7 @@ export class DevPrimaryNetwork {
     const change = from.amount - FEE - 3n * balance;
     const w = baseBody(35, this.network.id, this.pChain, this.avax, [[change, this.keys[from.owner]!.address]], [from], new Uint8Array(0));
     w.fixed(this.subnet!).fixed(this.l1Chain!);
-    w.bytesU32(Uint8Array.from(Buffer.from("0200000000000000000000000000000000000005", "hex")));
+    w.bytesU32(MANAGER_ADDRESS);
     w.u32(3);
     for (let i = 0; i < 3; i++) {
       const signer = localSigner(i + 1).credentials;
@@ -424,8 +599,11 @@ export class DevPrimaryNetwork {
     this.remove(this.p, from);
     return this.finish(w, [from.owner], [3], (txId) => {
       this.p.push({txId, index: 0, amount: change, owner: from.owner});
-      for (let i = 0; i < 3; i++) this.validations.push(sha(new Writer().fixed(this.subnet!).u32(i).finish()));
-      this.l1Active.push(1, 2, 3);
+      for (let i = 0; i < 3; i++) {
+        const validationId = sha(new Writer().fixed(this.subnet!).u32(i).finish());
+        this.validations.push(validationId);
+        this.l1.push({signer: i + 1, validationId, weight: 100n, active: true, nonce: 0n});
+      }
     });
   }
 
@@ -449,8 +627,96 @@ export class DevPrimaryNetwork {
     this.remove(this.p, from);
     return this.finish(w, [from.owner], [3], (txId) => {
       this.p.push({txId, index: 0, amount: change, owner: from.owner});
-      this.l1Active.splice(this.l1Active.indexOf(3), 1);
+      this.l1[2]!.active = false;
     });
+  }
+
+  /**
+   * L1: the manager asks to register local node 4 (signer 4's key), weight 100, its balance and disable owner key
+   * 3, the message valid for an hour (AvalancheGo takes it up to 24 h before its expiry).
+   */
+  private l1RequestRegistration(time: bigint): L1ManagerCall {
+    const owner = {threshold: 1, addresses: [this.keys[3]!.address]};
+    const message: RegisterL1Validator = {
+      subnetId: this.subnet!,
+      nodeId: idFromNodeId(LOCAL_VALIDATORS[3]!),
+      blsPublicKey: Buffer.from(localSigner(4).credentials.publicKey, "hex"),
+      expiry: time + 3_600n,
+      remainingBalanceOwner: owner,
+      disableOwner: owner,
+      weight: 100n,
+    };
+    this.registration = message;
+    return {kind: "register", message};
+  }
+
+  /** L1: the manager asks to double the registered validator's weight (its first weight message: nonce 1). */
+  private l1RequestWeight(): L1ManagerCall {
+    const v = this.l1[3]!;
+    const change = {validationId: v.validationId, nonce: v.nonce + 1n, weight: v.weight * 2n};
+    this.weightChange = change;
+    return {kind: "weight", ...change};
+  }
+
+  /** P: RegisterL1ValidatorTx with a 10 AVAX balance, carrying the manager's message signed by the L1's validators. */
+  private pRegisterL1Validator(): Uint8Array {
+    const m = this.registration!;
+    this.registration = null;
+    const signed = this.signedByL1({type: "RegisterL1Validator", ...m});
+    const from = this.richest(this.p);
+    const balance = 10n * NANO;
+    const change = from.amount - FEE - balance;
+    const changeOut: Array<[bigint, Uint8Array]> = [[change, this.keys[from.owner]!.address]];
+    const w = baseBody(36, this.network.id, this.pChain, this.avax, changeOut, [from], new Uint8Array(0));
+    w.u64(balance).fixed(Buffer.from(localSigner(4).credentials.proofOfPossession, "hex")).bytesU32(signed);
+    this.remove(this.p, from);
+    return this.finish(w, [from.owner], [], (txId) => {
+      this.p.push({txId, index: 0, amount: change, owner: from.owner});
+      this.l1.push({signer: 4, validationId: validationIdOf(m), weight: m.weight, active: true, nonce: 0n});
+    });
+  }
+
+  /** P: SetL1ValidatorWeightTx carrying the manager's weight message signed by the L1's validators. */
+  private pSetL1ValidatorWeight(): Uint8Array {
+    const c = this.weightChange!;
+    this.weightChange = null;
+    const signed = this.signedByL1({type: "L1ValidatorWeight", ...c});
+    const from = this.richest(this.p);
+    const change = from.amount - FEE;
+    const changeOut: Array<[bigint, Uint8Array]> = [[change, this.keys[from.owner]!.address]];
+    const w = baseBody(37, this.network.id, this.pChain, this.avax, changeOut, [from], new Uint8Array(0));
+    w.bytesU32(signed);
+    this.remove(this.p, from);
+    return this.finish(w, [from.owner], [], (txId) => {
+      this.p.push({txId, index: 0, amount: change, owner: from.owner});
+      const v = this.l1.find((x) => Buffer.compare(x.validationId, c.validationId) === 0)!;
+      v.weight = c.weight;
+      v.nonce = c.nonce;
+    });
+  }
+
+  /**
+   * The manager's message as AvalancheGo's P-chain verifies it (`vms/platformvm/warp`): source chain the L1's,
+   * an AddressedCall from the manager's address, signed by every active validator of the L1's canonical set (bit
+   * i = entry i), their BLS signatures aggregated. The set must hold the 67 % quorum the P-chain requires.
+   */
+  private signedByL1(m: PChainMessage): Uint8Array {
+    const unsigned = serializeUnsignedMessage({
+      networkId: this.network.id,
+      sourceChainId: this.l1Chain!,
+      payload: encodeAddressedCall({sourceAddress: MANAGER_ADDRESS, payload: encodePChainMessage(m)}),
+    });
+    const set = canonicalValidatorSet(this.l1Validators());
+    const signedWeight = set.validators.reduce((a, v) => a + v.weight, 0n);
+    if (!hasQuorum(signedWeight, set.totalWeight, 67)) {
+      throw new Error("dev L1: its active validators hold less than 67% of its weight");
+    }
+    const secret = (pk: Uint8Array): Uint8Array => {
+      const key = Buffer.from(pk).toString("hex");
+      return localSecretKey(this.l1.find((v) => localSigner(v.signer).credentials.publicKey === key)!.signer);
+    };
+    const signatures = set.validators.map((v) => blsSign(secret(v.publicKey), unsigned));
+    return serializeSignedMessage(unsigned, set.validators.map((_, i) => i), aggregateSignatures(signatures));
   }
 
   /** A BaseTx (or an ExportTx with `exports`) spending `from`, paying `pays`, change back to its owner. */
@@ -493,6 +759,8 @@ export class DevPrimaryNetwork {
     set.splice(set.indexOf(u), 1);
   }
 }
+
+const MANAGER_ADDRESS = Uint8Array.from(Buffer.from(DEV_L1_MANAGER.slice(2), "hex"));
 
 function idFromNodeId(nodeId: string): Uint8Array {
   return cb58Decode(nodeId.slice("NodeID-".length));

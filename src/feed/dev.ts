@@ -20,7 +20,9 @@
  *
  * With its EVMs (the default), the C-chain's inner blocks are a real EVM's (anvil), and a second anvil runs the
  * dev L1's chain from the tick after its conversion; both carry the interchain contracts, the application
- * traffic between them and the relayer's deliveries (src/dev/evm/interchain.ts). The L1's blocks are not
+ * traffic between them and the relayer's deliveries (src/dev/evm/interchain.ts), and the L1's validator manager
+ * sends the messages its RegisterL1ValidatorTx and SetL1ValidatorWeightTx carry (src/dev/evm/validatorManager.ts).
+ * The L1's blocks are not
  * containers of the primary network: they are served by its JSON-RPC only, as an L1's are.
  */
 import {existsSync, mkdirSync, readFileSync, renameSync, writeFileSync} from "node:fs";
@@ -31,14 +33,25 @@ import type {Logger} from "../logger/index.js";
 import {DEV_EVM_CHAIN_ID, DevEvmChain, corethBlock} from "../dev/evm/devChain.js";
 import {installIcm} from "../dev/evm/icm.js";
 import {DEV_ANVIL_ACCOUNTS, DevInterchain, devRelayerSigner, type DevEvmName, type MinedRef} from "../dev/evm/interchain.js";
-import {ANVIL_ACCOUNTS, DevEvmTraffic} from "../dev/evm/traffic.js";
+import {ANVIL_ACCOUNTS, DevEvmTraffic, type EthTxRequest} from "../dev/evm/traffic.js";
+import {L1_MANAGER_OWNER, installValidatorManager, managerCalldata} from "../dev/evm/validatorManager.js";
+import {toQuantity} from "../evm/hex.js";
 import {bytesToHex} from "../evm/hex.js";
 import type {RpcGuard} from "../evm/rpc.js";
 import {avmSpentTxIds} from "../decode/avm.js";
 import {buildAvmBlock, buildBanffBlock, buildCBlock, buildStopVertex, buildVertex} from "../decode/builders.js";
 import {decodeEvmBlock} from "../decode/coreth.js";
 import {buildProposerBlock} from "../decode/proposervm.js";
-import {DEV_L1_EVM_CHAIN_ID, DEV_SCHEDULE, DevPrimaryNetwork, GENESIS_STAKE, LOCAL_VALIDATORS, localSigner} from "../dev/primaryNetwork.js";
+import {
+  DEV_L1_EVM_CHAIN_ID,
+  DEV_L1_MANAGER,
+  DEV_SCHEDULE,
+  DevPrimaryNetwork,
+  GENESIS_STAKE,
+  LOCAL_VALIDATORS,
+  localSigner,
+  type L1ManagerCall,
+} from "../dev/primaryNetwork.js";
 import {decodeProposerBlock} from "../decode/proposervm.js";
 import {cb58Encode, idFromString, sha256} from "../util/cb58.js";
 import type {RawRpc} from "../dev/evm/traffic.js";
@@ -160,6 +173,8 @@ interface DevChains {
   interchain: DevInterchain | null;
   /** The blocks the EVMs mined at the previous tick (what the relayer reads). */
   mined: Record<DevEvmName, MinedRef | null>;
+  /** The L1 validator manager owner's next nonce on the L1's EVM. */
+  managerNonce: number;
 }
 
 interface Vertex {
@@ -262,10 +277,18 @@ export class DevFeed implements FeedSource {
     const tickTime = this.tickTimes(start);
     for (let t = 0; t <= DEV_SCHEDULE.chain; t++) scout.tick(t, BigInt(Math.floor(tickTime(t) / 1000)));
     const l1ChainId = scout.l1ChainId()!;
+    const subnetId = scout.subnetId()!;
     const install = (blockchainId: Uint8Array) => (rpc: RawRpc) => installIcm(rpc, {networkId: net.id, blockchainId: bytesToHex(blockchainId)});
+    const l1Setup = async (rpc: RawRpc): Promise<void> => {
+      await install(l1ChainId)(rpc);
+      await installValidatorManager(rpc, subnetId);
+    };
     const [c, l1] = await Promise.allSettled([
       DevEvmChain.start({chainId: DEV_EVM_CHAIN_ID, genesisTimestamp, accounts: DEV_ANVIL_ACCOUNTS}, {logger, setup: install(idFromString(net.chainIds.C))}),
-      DevEvmChain.start({chainId: DEV_L1_EVM_CHAIN_ID, genesisTimestamp, accounts: DEV_ANVIL_ACCOUNTS}, {logger, setup: install(l1ChainId)}),
+      DevEvmChain.start(
+        {chainId: DEV_L1_EVM_CHAIN_ID, genesisTimestamp, accounts: DEV_ANVIL_ACCOUNTS},
+        {logger, setup: l1Setup},
+      ),
     ]);
     const failed = [c, l1].find((x) => x.status === "rejected");
     if (failed) {
@@ -279,8 +302,7 @@ export class DevFeed implements FeedSource {
 
   /** When tick `t` of the schedule starting at `pos` is due (ms): the backfill's pace, then the live one. */
   private tickTimes(pos: DevPosition): (t: number) => number {
-    const backfillTicks = this.backfillTicks(pos);
-    return (t) => (t < backfillTicks ? pos.startMs + t * this.opts.backfillStepMs : pos.liveMs + (t - backfillTicks) * this.opts.liveStepMs);
+    return devTickTimes(this.opts, pos.startMs, pos.liveMs);
   }
 
   private backfillTicks(pos: DevPosition): number {
@@ -333,7 +355,8 @@ export class DevFeed implements FeedSource {
     const cortina = cortinaTick(this.backfillTicks(pos));
     const cTime = Number(devGenesisTime(pos.startMs));
     const mined = {C: null, L1: null};
-    this.chains = {net, pHeight: 0n, xHeight: 0n, cortina, frontier: [], cTime, traffic: null, interchain: null, mined};
+    const empty = {traffic: null, interchain: null, mined, managerNonce: 0};
+    this.chains = {net, pHeight: 0n, xHeight: 0n, cortina, frontier: [], cTime, ...empty};
     // The EVMs replay from genesis too; one that holds blocks (an earlier run of this process), has exited or
     // does not answer starts afresh.
     for (const [name, evm] of [["C-chain", this.evm], ["L1", this.l1]] as const) {
@@ -355,7 +378,8 @@ export class DevFeed implements FeedSource {
       const primary = LOCAL_VALIDATORS.map((nodeId, i) => ({nodeId, weight: GENESIS_STAKE, blsPublicKey: blsKeys[i]!}));
       const sign = devRelayerSigner({
         chains: {C: {id: idFromString(this.modules.network.chainIds.C), rpc: this.evm}, L1: {id: this.l1ChainId!, rpc: this.l1}},
-        validators: (source) => (source === "C" ? primary : net.l1Signers().map((n) => ({nodeId: LOCAL_VALIDATORS[n - 1]!, weight: 100n, blsPublicKey: blsKeys[n - 1]!}))),
+        // The primary network's: the genesis validators and the dev network's own; the L1's: its set on the P-chain.
+        validators: (source) => (source === "C" ? [...primary, ...net.ownValidators()] : net.l1Validators()),
       });
       this.chains.traffic = new DevEvmTraffic({accounts: [...ANVIL_ACCOUNTS]});
       this.chains.interchain = new DevInterchain({networkId: this.modules.network.id, cChainId: idFromString(this.modules.network.chainIds.C), l1ChainId: this.l1ChainId!, l1FirstTick: L1_FIRST_TICK}, {sign});
@@ -391,6 +415,13 @@ export class DevFeed implements FeedSource {
     }
   }
 
+  /** The manager owner's transaction for a manager call (its nonces count from the L1's genesis). */
+  private managerTx(chains: DevChains, call: L1ManagerCall): EthTxRequest {
+    const nonce = toQuantity(chains.managerNonce++);
+    const data = managerCalldata(call);
+    return {from: L1_MANAGER_OWNER, to: DEV_L1_MANAGER, data, nonce, gas: MANAGER_GAS, ...MANAGER_FEES};
+  }
+
   /** The containers of one tick, in acceptance order; advances `parents`. */
   private async tickItems(tickNo: number, timeMs: number, parents: Parents): Promise<FeedItem[]> {
     const ns = BigInt(timeMs) * 1_000_000n;
@@ -421,7 +452,12 @@ export class DevFeed implements FeedSource {
       const icm = await chains.interchain!.txsForTick(tickNo, chains.mined);
       const mined = await this.evm.mine(tickNo, chains.cTime, [...chains.traffic!.txsForTick(tickNo), ...icm.C]);
       chains.mined.C = {rpc: this.evm, blockHash: "0x" + bytesToHex(mined.hash)};
-      chains.mined.L1 = tickNo >= L1_FIRST_TICK ? {rpc: this.l1, blockHash: "0x" + bytesToHex((await this.l1.mine(tickNo, chains.cTime, icm.L1)).hash)} : null;
+      const l1Txs = [...icm.L1, ...tick.l1Manager.map((call) => this.managerTx(chains, call))];
+      chains.mined.L1 = null;
+      if (tickNo >= L1_FIRST_TICK) {
+        const l1Block = await this.l1.mine(tickNo, chains.cTime, l1Txs);
+        chains.mined.L1 = {rpc: this.l1, blockHash: "0x" + bytesToHex(l1Block.hash)};
+      }
       c = buildProposerBlock(parents.c, chains.cTime, base.pChainHeight, corethBlock(mined, tick.cAtomic));
     } else {
       c = buildCBlock({...base, chainId: chainId("C"), parentId: parents.c, parentHash: parents.eth, txs: 2 + (tickNo % 5), extData: tick.cAtomic ?? undefined});
@@ -491,6 +527,20 @@ export class DevFeed implements FeedSource {
     parents.x = sha256(genesis);
     parents.xInner = parents.x;
   }
+}
+
+/** Gas and fees of the manager owner's calls (explicit, so a replay gives the same blocks). */
+const MANAGER_GAS = toQuantity(400_000);
+const MANAGER_FEES = {maxFeePerGas: toQuantity(100n * 10n ** 9n), maxPriorityFeePerGas: toQuantity(10n ** 9n)};
+
+/** When tick `t` of a schedule that starts at `startMs` and goes live at `liveMs` is due (ms). */
+export function devTickTimes(
+  opts: Pick<DevFeedOptions, "backfillStepMs" | "liveStepMs">,
+  startMs: number,
+  liveMs: number,
+): (t: number) => number {
+  const backfillTicks = Math.round((liveMs - startMs) / opts.backfillStepMs);
+  return (t) => (t < backfillTicks ? startMs + t * opts.backfillStepMs : liveMs + (t - backfillTicks) * opts.liveStepMs);
 }
 
 /** The dev network's genesis time (seconds): a minute before its schedule's first tick. */

@@ -51,7 +51,28 @@ export function keySigners(name: string, secretKeys: Uint8Array[], willSign: Wil
   };
 }
 
-/** The dev network's validators: the local keys `signer1..count` (all five by default). */
-export function devSigners(willSign: WillSign, count = 5): SignatureSource {
-  return keySigners("dev network validators", Array.from({length: count}, (_, i) => localSecretKey(i + 1)), willSign);
+/**
+ * The 32-byte BLS secret key of the dev network's own staker n (1..4, the nodes that stake by transaction beyond
+ * the genesis ones, src/dev/primaryNetwork.ts): the 32 ASCII bytes `avaext dev network staker key 0n`, made as the
+ * local signers' are, so anyone can check what they sign.
+ */
+export function devStakerSecretKey(n: number): Uint8Array {
+  if (!Number.isInteger(n) || n < 1 || n > 99) throw new RangeError(`dev staker ${n}`);
+  return new TextEncoder().encode(`avaext dev network staker key ${String(n).padStart(2, "0")}`);
+}
+
+/** How many nodes the dev network stakes by transaction (src/dev/primaryNetwork.ts). */
+export const DEV_STAKER_NODES = 4;
+
+/** Every key the dev network's validators sign with: the local signers 1-`local`, then the dev stakers 1-4. */
+export function devNetworkSecretKeys(local = 5): Uint8Array[] {
+  return [
+    ...Array.from({length: local}, (_, i) => localSecretKey(i + 1)),
+    ...Array.from({length: DEV_STAKER_NODES}, (_, i) => devStakerSecretKey(i + 1)),
+  ];
+}
+
+/** The dev network's validators: the local keys `signer1..local` (all five by default) and the dev stakers' keys. */
+export function devSigners(willSign: WillSign, local = 5): SignatureSource {
+  return keySigners("dev network validators", devNetworkSecretKeys(local), willSign);
 }

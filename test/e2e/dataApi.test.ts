@@ -13,9 +13,11 @@ import {formatAddress} from "../../src/dataApi/server/names.js";
 import {bls12_381} from "@noble/curves/bls12-381.js";
 import {bytesToHex, hexToBytes} from "../../src/evm/hex.js";
 import {idFromString} from "../../src/util/cb58.js";
-import {parseSignedMessage, pChainUnsignedMessage} from "../../src/warp/message.js";
-import {LOCAL_VALIDATORS} from "../../src/dev/primaryNetwork.js";
+import {parseAddressedCall, parsePChainMessage, parseSignedMessage, pChainUnsignedMessage, type SignedMessage} from "../../src/warp/message.js";
+import {DEV_L1_MANAGER, LOCAL_VALIDATORS, devKeys, devStakers} from "../../src/dev/primaryNetwork.js";
+import {decodeAbi, eventTopic} from "../../src/evm/abi.js";
 import {createTestDatabase, STORE_BACKENDS} from "../helpers/sql.js";
+import {validatorSetAt} from "../../src/dataApi/signatures/validatorSets.js";
 import {startNode, tempDir, type TestNode} from "../helpers/node.js";
 
 /** POSTs `body` and resolves with the answer as soon as it arrives, though the server close before reading it all. */
@@ -35,8 +37,19 @@ function postUnread(t: TestNode, p: string, body: Buffer): Promise<{status: numb
 const MAINNET_ADDRESS = formatAddress(new Uint8Array(20).fill(7), "avax");
 /** A local address nothing on the dev network pays or spends. */
 const NOBODY = formatAddress(new Uint8Array(20).fill(9), "local");
-const BACKFILL = "4h25m"; // 53 ticks: past the dev schedule's L1 conversion (30), balance increase (40) and disable (50)
+// 53 ticks: past the dev schedule's L1 conversion (30), balance increase (40), registration (42), weight change (46)
+// and disable (50).
+const BACKFILL = "4h25m";
 const DEV = {"network-id": "local", "index-enabled": true, feed: "dev", "dev-backfill": BACKFILL, "data-api-enabled": true};
+
+/** Checks a signed message's aggregate with noble against the local signers `signers` (1-5) in canonical order. */
+function verifiesWithLocal(m: SignedMessage, signers: number[]): boolean {
+  const noble = bls12_381.longSignatures;
+  const keys = signers.map((n) => noble.getPublicKey(new TextEncoder().encode(`AvalancheLocalNetworkValidator0${n}`)));
+  keys.sort((x, y) => Buffer.compare(Buffer.from(x.toBytes(false)), Buffer.from(y.toBytes(false))));
+  if (m.signerIndices.some((i) => i >= keys.length)) return false;
+  return noble.verify(bls12_381.G2.Point.fromBytes(m.signature), noble.hash(m.unsignedBytes, "BLS_SIG_BLS12381G2_XMD:SHA-256_SSWU_RO_POP_"), noble.aggregatePublicKeys(m.signerIndices.map((i) => keys[i]!)));
+}
 
 interface ErrorBody {
   message: string;
@@ -401,9 +414,9 @@ describe.each(BACKENDS)("data API over HTTP ($name)", (backend) => {
     type L1V = {validationId: string; nodeId: string; remainingBalance: number};
     const active = (await t.get("/v1/networks/local/l1Validators")).json() as {validators: L1V[]};
     const all = (await t.get("/v1/networks/local/l1Validators?includeInactiveL1Validators=true")).json() as {validators: L1V[]};
-    // Three converted with 10 AVAX each; the first got 5 AVAX more; the third was disabled.
-    expect(all.validators).toHaveLength(3);
-    expect(active.validators).toHaveLength(2);
+    // Three converted with 10 AVAX each; the first got 5 AVAX more; a fourth registered with 10; the third was disabled.
+    expect(all.validators).toHaveLength(4);
+    expect(active.validators).toHaveLength(3);
     const disabled = all.validators.find((v) => !active.validators.some((a) => a.validationId === v.validationId))!;
     expect(disabled.remainingBalance).toBe(0);
     // Active ones pay 1 nAVAX a second on the local network: below what funded them, by the seconds since.
@@ -429,8 +442,108 @@ describe.each(BACKENDS)("data API over HTTP ($name)", (backend) => {
 
     // Each P block carries the chain's accrued fees and the active count after it.
     const tip = ((await t.get("/v1/networks/local/blockchains/p-chain/blocks?pageSize=1")).json() as {blocks: Array<{l1ValidatorsAccruedFees: number; activeL1Validators: number}>}).blocks[0]!;
-    expect(tip.activeL1Validators).toBe(2);
+    expect(tip.activeL1Validators).toBe(3);
     expect(tip.l1ValidatorsAccruedFees).toBeGreaterThan(0);
+  });
+
+  it("registers an L1 validator and changes its weight from the manager's warp messages, and signs both (endpoint 2)", async () => {
+    const l1SubnetOf = async (validationId: string): Promise<string> =>
+      (await t.node.dataApi!.sql.query<{subnet_id: string}>("SELECT subnet_id FROM l1_validators WHERE validation_id = $1", [validationId]))[0]!.subnet_id;
+    type L1V = {validationId: string; nodeId: string; weight: number; remainingBalance: number; blsCredentials: {publicKey: string}};
+    const node4 = LOCAL_VALIDATORS[3]!;
+    const all = ((await t.get("/v1/networks/local/l1Validators?includeInactiveL1Validators=true")).json() as {validators: L1V[]}).validators;
+    const registered = all.find((v) => v.nodeId === node4)!;
+    expect(registered, JSON.stringify(all.map((v) => v.nodeId))).toBeDefined();
+    // Registered with weight 100, then doubled; its own balance of 10 AVAX, falling with the fee.
+    expect(registered.weight).toBe(200);
+    expect(registered.remainingBalance).toBeLessThan(10e9);
+    expect(registered.remainingBalance).toBeGreaterThan(10e9 - 86_400);
+    const byId = ((await t.get(`/v1/networks/local/l1Validators?l1ValidationId=${registered.validationId}`)).json() as {validators: L1V[]}).validators;
+    expect(byId.map((v) => v.nodeId)).toEqual([node4]);
+
+    // Endpoint 5 finds both transactions by the validation ID, newest first, each with the validator's details.
+    type Tx = {txHash: string; txType: string; l1ValidatorDetails?: Array<{validationId: string; nodeId: string; weight: number}>};
+    const txs = ((await t.get(`/v1/networks/local/blockchains/p-chain/transactions?l1ValidationId=${registered.validationId}`)).json() as {transactions: Tx[]}).transactions;
+    expect(txs.map((x) => x.txType)).toEqual(["SetL1ValidatorWeightTx", "RegisterL1ValidatorTx"]);
+    const [weightTx, registerTx] = txs as [Tx, Tx];
+    expect(registerTx.l1ValidatorDetails!.map((d) => [d.validationId, d.nodeId, d.weight])).toEqual([[registered.validationId, node4, 100]]);
+    expect(weightTx.l1ValidatorDetails!.map((d) => [d.validationId, d.weight])).toEqual([[registered.validationId, 200]]);
+
+    // The messages they carried: from the L1's chain and its manager's address (the conversion's), signed by the
+    // L1's validators then (1-3 for the registration; 1-4 for the weight change).
+    const [conv] = await t.node.dataApi!.sql.query<{details: {conversion: {chainId: string; managerAddress: Record<string, number>}}}>("SELECT details FROM txs WHERE chain = 'P' AND tx_type = 'ConvertSubnetToL1Tx'");
+    const l1Chain = conv!.details.conversion.chainId;
+    for (const [tx, signers, type] of [[registerTx, [1, 2, 3], "RegisterL1Validator"], [weightTx, [1, 2, 3, 4], "L1ValidatorWeight"]] as const) {
+      const [row] = await t.node.dataApi!.sql.query<{details: {warpMessage: Record<string, number> | string}}>("SELECT details FROM txs WHERE chain = 'P' AND tx_id = $1", [tx.txHash]);
+      const raw = row!.details.warpMessage;
+      const bytes = typeof raw === "string" ? hexToBytes(raw) : Uint8Array.from(Object.values(raw));
+      const carried = parseSignedMessage(bytes);
+      expect(bytesToHex(carried.unsigned.sourceChainId)).toBe(bytesToHex(idFromString(l1Chain)));
+      const call = parseAddressedCall(carried.unsigned.payload);
+      expect("0x" + bytesToHex(call.sourceAddress)).toBe(DEV_L1_MANAGER);
+      expect(parsePChainMessage(call.payload).type).toBe(type);
+      expect(carried.signerIndices).toEqual(signers.map((_, i) => i));
+      expect(verifiesWithLocal(carried, [...signers])).toBe(true);
+    }
+
+    // The L1's EVM carried them: the manager's SendWarpMessage logs hold those unsigned messages.
+    const rpc = async (method: string, params: unknown[]): Promise<unknown> => {
+      const r = await t.post(`/ext/bc/${l1Chain}/rpc`, JSON.stringify({jsonrpc: "2.0", id: 1, method, params}), {"content-type": "application/json"});
+      return (r.json() as {result: unknown}).result;
+    };
+    const manager = "0x" + DEV_L1_MANAGER.slice(2).padStart(64, "0");
+    const logs = (await rpc("eth_getLogs", [{fromBlock: "0x0", toBlock: "latest", address: "0x0200000000000000000000000000000000000005", topics: [eventTopic("SendWarpMessage(address,bytes32,bytes)"), manager]}])) as Array<{data: string}>;
+    const sent = logs.map((l) => bytesToHex((decodeAbi(["bytes"], hexToBytes(l.data)) as [Uint8Array])[0]));
+    for (const tx of [registerTx, weightTx]) {
+      const [row] = await t.node.dataApi!.sql.query<{details: {warpMessage: Record<string, number> | string}}>("SELECT details FROM txs WHERE chain = 'P' AND tx_id = $1", [tx.txHash]);
+      const raw = row!.details.warpMessage;
+      const bytes = typeof raw === "string" ? hexToBytes(raw) : Uint8Array.from(Object.values(raw));
+      expect(sent).toContain(bytesToHex(parseSignedMessage(bytes).unsignedBytes));
+    }
+
+    // Endpoint 2 for both: the P-chain's L1ValidatorRegistration(validationID, true) and L1ValidatorWeight(validationID,
+    // 1, 200), signed by the L1's active validators now (1, 2 and 4: 3 was disabled).
+    const expected = {
+      [registerTx.txHash]: pChainUnsignedMessage(12345, {type: "L1ValidatorRegistration", validationId: idFromString(registered.validationId), registered: true}),
+      [weightTx.txHash]: pChainUnsignedMessage(12345, {type: "L1ValidatorWeight", validationId: idFromString(registered.validationId), nonce: 1n, weight: 200n}),
+    };
+    // The L1's set: 1, 2 and 4 sign (100, 100, 200); disabled 3's 100 still counts in the total, as in AvalancheGo,
+    // so 67 % of 500 takes all three.
+    const set = await validatorSetAt(t.node.dataApi!.sql, await l1SubnetOf(registered.validationId), 0n);
+    expect(set.set.totalWeight).toBe(500n);
+    expect(set.set.validators.map((v) => v.weight).sort()).toEqual([100n, 100n, 200n]);
+    for (const tx of [registerTx, weightTx]) {
+      const r = await t.get(`/v1/signatureAggregator/local/aggregateSignatures/${tx.txHash}`);
+      expect(r.status, `${tx.txType}: ${r.text}`).toBe(201);
+      const m = parseSignedMessage(hexToBytes((r.json() as {signedMessage: string}).signedMessage));
+      expect(bytesToHex(m.unsignedBytes)).toBe(bytesToHex(expected[tx.txHash]!));
+      expect(verifiesWithLocal(m, [1, 2, 4])).toBe(true);
+      expect(m.signerIndices.length).toBe(3);
+    }
+  });
+
+  it("lists the validators and delegators the dev network's transactions added, with their pending rewards", async () => {
+    const own = devStakers().map((s) => s.nodeId);
+    type V = {txHash: string; nodeId: string; amountStaked: string; delegationFee: string; validationStatus: string; blsCredentials?: {publicKey: string}; delegatorCount: number};
+    const validators = ((await t.get(`/v1/networks/local/validators?nodeIds=${own.join(",")}`)).json() as {validators: V[]}).validators;
+    // A 4h backfill: validator 0 (node 1, 2,000 AVAX, 2 %), with its first delegator; the second comes 12 h in.
+    expect(validators.map((v) => [v.nodeId, v.validationStatus, v.amountStaked, v.delegationFee])).toEqual([[own[0], "active", String(2_000e9), "2.0000"]]);
+    expect(validators[0]!.blsCredentials?.publicKey).toBe(devStakers()[0]!.bls.credentials.publicKey);
+    expect(validators[0]!.delegatorCount).toBe(1);
+    const [tx] = await t.node.dataApi!.sql.query<{tx_type: string}>("SELECT tx_type FROM txs WHERE chain = 'P' AND tx_id = $1", [validators[0]!.txHash]);
+    expect(tx!.tx_type).toBe("AddPermissionlessValidatorTx");
+
+    type R = {txHash: string; nodeId: string; rewardType: string; amountStaked: string; estimatedReward: {amount: string}; addresses: string[]};
+    const pending = ((await t.get(`/v1/networks/local/rewards:listPending?nodeIds=${own[0]}`)).json() as {pendingRewards: R[]}).pendingRewards;
+    const kinds = pending.map((r) => [r.rewardType, r.amountStaked]).sort();
+    expect(kinds).toEqual([["DELEGATOR", String(100e9)], ["VALIDATOR", String(2_000e9)]]);
+    for (const r of pending) expect(BigInt(r.estimatedReward.amount)).toBeGreaterThan(0n);
+    // By address: the validation's reward owner (key 6) and the delegation fee owner (key 7).
+    const keys = devKeys();
+    const key6 = formatAddress(keys[6]!.address, "local");
+    const key7 = formatAddress(keys[7]!.address, "local");
+    const byOwner = ((await t.get(`/v1/networks/local/rewards:listPending?addresses=${key6},${key7}`)).json() as {pendingRewards: R[]}).pendingRewards;
+    expect(byOwner.map((r) => r.rewardType).sort()).toEqual(["VALIDATOR", "VALIDATOR_FEE"]);
   });
 });
 

@@ -16,6 +16,7 @@ import {cb58Encode, EMPTY_ID} from "../../src/util/cb58.js";
 import {parseSignedMessage} from "../../src/warp/message.js";
 import {bls12_381} from "@noble/curves/bls12-381.js";
 import {quietLogger, STORE_BACKENDS} from "../helpers/sql.js";
+import {devPublicKey} from "../helpers/devKeys.js";
 import {startNode, type TestNode} from "../helpers/node.js";
 
 const WARP = "0x0200000000000000000000000000000000000005";
@@ -239,8 +240,9 @@ describe.each(BACKENDS)("interchain messages ($name)", (backend) => {
     const signed = hexToBytes((r.json() as {signedMessage: string}).signedMessage);
     const m = parseSignedMessage(signed);
     expect(toHex(m.unsignedBytes)).toBe(unsigned);
-    // The five local validators' keys (AvalancheGo's signer1..5), independently: noble's aggregate and verification.
-    const keys = [1, 2, 3, 4, 5].map((n) => bls12_381.longSignatures.getPublicKey(new TextEncoder().encode(`AvalancheLocalNetworkValidator0${n}`)));
+    // The primary network's keys, independently (noble's aggregate and verification): the five local validators
+    // (AvalancheGo's signer1..5) and the dev network's first own validator, which stakes from the first tick.
+    const keys = ([1, 2, 3, 4, 5, "s1"] as const).map((n) => devPublicKey(n));
     const sorted = [...keys].sort((x, y) => Buffer.compare(Buffer.from(x.toBytes(false)), Buffer.from(y.toBytes(false))));
     const signers = m.signerIndices.map((i) => sorted[i]!);
     expect(signers.length).toBeGreaterThanOrEqual(4);
@@ -250,7 +252,7 @@ describe.each(BACKENDS)("interchain messages ($name)", (backend) => {
     const fake = "0x0000" + (12345).toString(16).padStart(8, "0") + IDS.a + "00000005" + "0102030405";
     const refused = await post({message: fake, signingSubnetId: EMPTY_ID});
     expect(refused.status).toBe(503);
-    expect((refused.json() as {message: string}).message).toMatch(/collected 0% of subnet 11111111111111111111111111111111LpoYY at P-chain height \d+, 67% required; 5 validators refused: message not seen/);
+    expect((refused.json() as {message: string}).message).toMatch(/collected 0% of subnet 11111111111111111111111111111111LpoYY at P-chain height \d+, 67% required; 6 validators refused: message not seen/);
   });
 
   it("answers bad aggregation requests with a 400 naming the field", async () => {

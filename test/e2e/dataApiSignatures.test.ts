@@ -12,9 +12,10 @@ import {LOCAL_VALIDATORS} from "../../src/dev/primaryNetwork.js";
 import {validatorSetAt} from "../../src/dataApi/signatures/validatorSets.js";
 import {hexToBytes} from "../../src/evm/hex.js";
 import {cb58Encode, EMPTY_ID, idFromString, sha256} from "../../src/util/cb58.js";
-import {localSecretKey} from "../../src/warp/devSigners.js";
+import {devStakerSecretKey} from "../../src/warp/devSigners.js";
 import {parseSignedMessage, pChainUnsignedMessage, serializeUnsignedMessage} from "../../src/warp/message.js";
 import {startNode, type HttpResult, type TestNode} from "../helpers/node.js";
+import {devPublicKey, type DevKeyName} from "../helpers/devKeys.js";
 import {fakeAggregator, fakePChain, fakeValidator, KnownMessages, type FakeAggregator, type FakePChain, type FakeValidator} from "../helpers/fakeUpstreams.js";
 
 const FUJI = NETWORKS.fuji;
@@ -22,12 +23,15 @@ const C = idFromString(FUJI.chainIds.C);
 const message = (text: string, chain: Uint8Array = C): Uint8Array => serializeUnsignedMessage({networkId: FUJI.id, sourceChainId: chain, payload: new TextEncoder().encode(text)});
 const hex = (b: Uint8Array): string => "0x" + Buffer.from(b).toString("hex");
 
-/** Checks a signed message with noble alone: its signers are entries of the canonical set of local signers `set`. */
-function nobleVerify(signedHex: string, expectedUnsigned: Uint8Array, set: number[]): number[] {
+/**
+ * Checks a signed message with noble alone: its signers are entries of the canonical set of the dev keys `set`
+ * (local signers 1-5, dev stakers "s1".."s4"); returns their names, sorted.
+ */
+function nobleVerify(signedHex: string, expectedUnsigned: Uint8Array, set: DevKeyName[]): DevKeyName[] {
   const m = parseSignedMessage(hexToBytes(signedHex));
   expect(hex(m.unsignedBytes)).toBe(hex(expectedUnsigned));
   const noble = bls12_381.longSignatures;
-  const keys = set.map((n) => ({n, key: noble.getPublicKey(localSecretKey(n))}));
+  const keys = set.map((n) => ({n, key: devPublicKey(n)}));
   keys.sort((x, y) => Buffer.compare(Buffer.from(x.key.toBytes(false)), Buffer.from(y.key.toBytes(false))));
   const signers = m.signerIndices.map((i) => keys[i]!);
   expect(noble.verify(bls12_381.G2.Point.fromBytes(m.signature), noble.hash(m.unsignedBytes, "BLS_SIG_BLS12381G2_XMD:SHA-256_SSWU_RO_POP_"), noble.aggregatePublicKeys(signers.map((s) => s.key)))).toBe(true);
@@ -39,7 +43,8 @@ let validators: FakeValidator[] = [];
 const setMode = (mode: FakeValidator["mode"]): void => validators.forEach((v) => (v.mode = mode));
 
 beforeAll(async () => {
-  validators = await Promise.all([1, 2, 3, 4, 5].map((n) => fakeValidator(n, known)));
+  // The local signers 1-5, then the dev network's first own staker, which validates from the first tick.
+  validators = await Promise.all([...[1, 2, 3, 4, 5].map((n) => fakeValidator(n, known)), fakeValidator(devStakerSecretKey(1), known)]);
 });
 afterAll(async () => Promise.all(validators.map((v) => v.close())));
 
@@ -84,11 +89,14 @@ describe("fuji: validator nodes' warp RPC, then an external aggregator (P-chain 
     const calls = agg.calls.length;
     const r = await post(t, {message: hex(unsigned)});
     expect(r.status, r.text).toBe(201);
-    expect(nobleVerify((r.json() as {signedMessage: string}).signedMessage, unsigned, [1, 2, 3, 4, 5]).length).toBeGreaterThanOrEqual(4);
+    // The primary network: the five genesis validators (2,000 AVAX each, 25 more delegated to one) and the dev
+    // network's own first one (2,000 AVAX and 100 delegated).
+    const primary: DevKeyName[] = [1, 2, 3, 4, 5, "s1"];
+    expect(nobleVerify((r.json() as {signedMessage: string}).signedMessage, unsigned, primary).length).toBeGreaterThanOrEqual(5);
     validators[4]!.mode = "garbage";
     const g = await post(t, {message: hex(unsigned), quorumPercentage: 80});
     expect(g.status, g.text).toBe(201);
-    expect(nobleVerify((g.json() as {signedMessage: string}).signedMessage, unsigned, [1, 2, 3, 4, 5])).toEqual([1, 2, 3, 4]);
+    expect(nobleVerify((g.json() as {signedMessage: string}).signedMessage, unsigned, primary)).toEqual([1, 2, 3, 4, "s1"]);
     expect(agg.calls.length).toBe(calls); // quorum was reached here: the aggregator was not asked
   });
 
@@ -98,7 +106,7 @@ describe("fuji: validator nodes' warp RPC, then an external aggregator (P-chain 
     agg.mode = "valid";
     const r = await post(t, {message: hex(unsigned), quorumPercentage: 70});
     expect(r.status, r.text).toBe(201);
-    expect(nobleVerify((r.json() as {signedMessage: string}).signedMessage, unsigned, [1, 2, 3, 4, 5])).toEqual([1, 2, 3, 4, 5]);
+    expect(nobleVerify((r.json() as {signedMessage: string}).signedMessage, unsigned, [1, 2, 3, 4, 5, "s1"])).toEqual([1, 2, 3, 4, 5, "s1"]);
     const call = agg.calls.at(-1)!;
     expect(call.path).toBe("/v1/signatureAggregator/fuji/aggregateSignatures");
     expect(call.body).toMatchObject({message: hex(unsigned), signingSubnetId: EMPTY_ID, quorumPercentage: 70});

@@ -6,13 +6,13 @@
  * and a restart replays both EVMs to the same blocks.
  */
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
-import {bls12_381} from "@noble/curves/bls12-381.js";
 import {decodeAbi, eventTopic} from "../../src/evm/abi.js";
 import {hexToBytes, toHex} from "../../src/evm/hex.js";
 import {ICM_ACCOUNTS} from "../../src/dev/evm/interchain.js";
 import {LOCAL_VALIDATORS} from "../../src/dev/primaryNetwork.js";
-import {parseSignedMessage, type SignedMessage} from "../../src/warp/message.js";
+import {parseSignedMessage} from "../../src/warp/message.js";
 import {STORE_BACKENDS} from "../helpers/sql.js";
+import {verifiesWithSet, type DevKeyName} from "../helpers/devKeys.js";
 import {startNode, tempDir, type TestNode} from "../helpers/node.js";
 
 const WARP = "0x0200000000000000000000000000000000000005";
@@ -39,18 +39,15 @@ interface Message {
   destinationTransaction?: {txHash: string; delivererAddress: string};
 }
 
-// The local validators' keys (AvalancheGo's signer1..5), computed by noble, in canonical order per set.
-const noble = bls12_381.longSignatures;
-const localKey = (n: number) => noble.getPublicKey(new TextEncoder().encode(`AvalancheLocalNetworkValidator0${n}`));
-const canonical = (signers: number[]) => signers.map(localKey).sort((x, y) => Buffer.compare(Buffer.from(x.toBytes(false)), Buffer.from(y.toBytes(false))));
-
-/** Whether `m` carries a valid aggregate of at least `quorum` of `set` (equal weights), checked by noble alone. */
-function verifiesWith(m: SignedMessage, signers: number[]): boolean {
-  const keys = canonical(signers);
-  if (m.signerIndices.some((i) => i >= keys.length) || m.signerIndices.length * 100 < keys.length * 67) return false;
-  const aggregate = noble.aggregatePublicKeys(m.signerIndices.map((i) => keys[i]!));
-  return noble.verify(bls12_381.G2.Point.fromBytes(m.signature), noble.hash(m.unsignedBytes, "BLS_SIG_BLS12381G2_XMD:SHA-256_SSWU_RO_POP_"), aggregate);
-}
+// The validator sets the dev relayer signs with (keys and weights; noble checks, test/helpers/devKeys.ts).
+const AVAX = 1_000_000_000n;
+const C_SET: Array<[DevKeyName, bigint]> = [[1, 2_000n * AVAX], [2, 2_000n * AVAX], [3, 2_000n * AVAX], [4, 2_000n * AVAX], [5, 2_000n * AVAX], ["s1", 2_100n * AVAX]];
+const L1_SETS: Array<[Array<[DevKeyName, bigint]>, bigint]> = [
+  [[[1, 100n], [2, 100n], [3, 100n]], 0n],
+  [[[1, 100n], [2, 100n], [3, 100n], [4, 100n]], 0n],
+  [[[1, 100n], [2, 100n], [3, 100n], [4, 200n]], 0n],
+  [[[1, 100n], [2, 100n], [4, 200n]], 100n],
+];
 
 describe.each(BACKENDS)("the dev network's interchain traffic ($name)", (backend) => {
   const dataDir = tempDir();
@@ -100,11 +97,12 @@ describe.each(BACKENDS)("the dev network's interchain traffic ($name)", (backend
     expect(chains[1]!.platformChainId).toBe(l1Id);
     expect(await get(`/v1/chains/${l1Id}`)).toMatchObject({chainId: "99999", chainName: "devl1"});
     expect(await evm<string>(l1Id, "eth_chainId", [])).toBe("0x1869f");
-    // The L1's validators are the conversion's: local nodes 1-3 (the third disabled at tick 50, no longer listed).
+    // The L1's validators: the conversion's local nodes 1-3 (the third disabled at tick 50, no longer listed) and
+    // node 4, registered at tick 42.
     const {blockchains} = await get<{blockchains: Array<{blockchainId: string; subnetId: string}>}>("/v1/networks/local/blockchains");
     const subnetId = blockchains.find((b) => b.blockchainId === l1Id)!.subnetId;
     const validators = await get<{validators: Array<{nodeId: string}>}>(`/v1/networks/local/l1Validators?subnetId=${subnetId}`);
-    expect(validators.validators.map((v) => v.nodeId).sort()).toEqual(LOCAL_VALIDATORS.slice(0, 2).sort());
+    expect(validators.validators.map((v) => v.nodeId).sort()).toEqual([0, 1, 3].map((i) => LOCAL_VALIDATORS[i]!).sort());
   });
 
   it("shows every status: both ways, with and without fees, failed and retried executions, receipts, one pending", async () => {
@@ -143,16 +141,19 @@ describe.each(BACKENDS)("the dev network's interchain traffic ($name)", (backend
       expect(deliver.input.startsWith(DELIVER)).toBe(true);
       const [, signedBytes] = decodeAbi(["uint256", "bytes"], hexToBytes(deliver.input.slice(10))) as [bigint, Uint8Array];
       const signed = parseSignedMessage(signedBytes);
-      // C's messages by the primary network's five; the L1's by its validators then (1-3, or 1-2 once 3 is disabled).
-      const ok = m.sourceEvmChainId === "43112" ? verifiesWith(signed, [1, 2, 3, 4, 5]) : verifiesWith(signed, [1, 2, 3]) || verifiesWith(signed, [1, 2]);
+      // C's messages by the primary network's validators: the five genesis ones and, all through these 6 hours, the
+      // dev network's first own validator (2,000 AVAX, 100 delegated from the second tick); the L1's by its
+      // validators then: 1-3; 4 registered (tick 42); its weight doubled (46); 3 disabled, its weight still counted (50).
+      const ok = m.sourceEvmChainId === "43112" ? verifiesWithSet(signed, C_SET) : L1_SETS.some(([set, keyless]) => verifiesWithSet(signed, set, keyless));
       expect(ok, `message ${m.messageId}`).toBe(true);
     }
-  });
+  }, 120_000);
 
   it("endpoint 1 signs what the dev chains sent, with each source's validators, and refuses a message they did not send", async () => {
     const l1Message = messages.find((m) => m.sourceEvmChainId === "99999")!;
     const cMessage = messages.find((m) => m.sourceEvmChainId === "43112")!;
-    for (const [m, chain, signers] of [[l1Message, l1Id, [1, 2]], [cMessage, "C", [1, 2, 3, 4, 5]]] as const) {
+    // The sets now: the L1's 1, 2 and 4 (3 disabled), the primary network's five and the dev network's own.
+    for (const [m, chain, set, keyless] of [[l1Message, l1Id, L1_SETS[3]![0], 100n], [cMessage, "C", C_SET, 0n]] as const) {
       const receipt = await evm<{logs: Array<{address: string; topics: string[]; data: string}>}>(chain, "eth_getTransactionReceipt", [m.sourceTransaction!.txHash]);
       const log = receipt.logs.find((l) => l.address === WARP && l.topics[0] === SEND_WARP)!;
       const [unsigned] = decodeAbi(["bytes"], hexToBytes(log.data)) as [Uint8Array];
@@ -160,7 +161,7 @@ describe.each(BACKENDS)("the dev network's interchain traffic ($name)", (backend
       expect(r.status, r.text).toBe(201);
       const signed = parseSignedMessage(hexToBytes((r.json() as {signedMessage: string}).signedMessage));
       expect(toHex(signed.unsignedBytes)).toBe(toHex(unsigned));
-      expect(verifiesWith(signed, [...signers])).toBe(true);
+      expect(verifiesWithSet(signed, set, keyless)).toBe(true);
       // The same message with a payload the chain never sent: every validator refuses it.
       const forged = Uint8Array.from(unsigned);
       forged[forged.length - 1]! ^= 1;

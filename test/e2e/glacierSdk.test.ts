@@ -24,6 +24,7 @@ import {NETWORKS} from "../../src/chains/index.js";
 import {GlacierModels} from "../helpers/glacierModels.js";
 import {STORE_BACKENDS} from "../helpers/sql.js";
 import {startNode, type TestNode} from "../helpers/node.js";
+import {devStakers} from "../../src/dev/primaryNetwork.js";
 
 /** The dev network's name: a network the hosted API does not have, so its enum is widened by this one value. */
 const NET = "local" as Network;
@@ -48,6 +49,12 @@ function expectModel(service: string, method: string, answer: unknown): void {
 }
 
 /** Every page of a list, each checked against the model; the items of all pages. */
+/**
+ * Pages of 100 an EVM chain's latest transactions may take here: the backfill's, those of the ticks that go on while
+ * the test runs (more on a loaded machine), and the L1's validator manager calls.
+ */
+const EVM_TX_PAGES = 10;
+
 async function walk<P extends {nextPageToken?: string}>(service: string, method: string, call: (pageToken?: string) => Promise<P>, items: (page: P) => unknown[], maxPages = 200): Promise<unknown[]> {
   const all: unknown[] = [];
   let token: string | undefined;
@@ -206,12 +213,17 @@ describe.each(STORE_BACKENDS)("glacier-sdk 3.0.2 against the data API ($name)", 
       expectModel("PrimaryNetworkService", "getBlockchainById", one);
       expect(one).toEqual(c);
     }
-    // The active stakers' staking transactions: the dev network's delegators (its genesis validators have none). The
-    // dev network goes on meanwhile: the two lists agree once no delegation started or ended between the reads.
+    // The active stakers' staking transactions: the dev network's delegators and its own nodes' validators (its
+    // genesis validators have none). The dev network goes on meanwhile: the two lists agree once no staker started
+    // or ended between the reads.
+    const own = new Set(devStakers().map((x) => x.nodeId));
     const activeStaking = async (): Promise<{staking: string[]; active: string[]}> => {
       const staking = (await walk("PrimaryNetworkTransactionsService", "listActivePrimaryNetworkStakingTransactions", (pageToken) => g.primaryNetworkTransactions.listActivePrimaryNetworkStakingTransactions({network: NET, blockchainId: PChainId.P_CHAIN, pageSize: 100, pageToken}), (page) => page.transactions)) as Array<{txHash: string}>;
       const all = (await walk("PrimaryNetworkService", "listDelegators", (pageToken) => g.primaryNetwork.listDelegators({network: NET, pageSize: 100, pageToken}), (page) => page.delegators)) as typeof delegators;
-      return {staking: staking.map((tx) => tx.txHash).sort(), active: all.filter((d) => d.delegationStatus === "active").map((d) => d.txHash).sort()};
+      const vs = (await walk("PrimaryNetworkService", "listValidators", (pageToken) => g.primaryNetwork.listValidators({network: NET, validationStatus: ValidationStatusType.ACTIVE, pageSize: 100, pageToken}), (page) => page.validators)) as Array<{txHash: string; nodeId: string}>;
+      const ownActive = vs.filter((v) => own.has(v.nodeId)).map((v) => v.txHash);
+      expect(ownActive.length).toBeGreaterThan(0);
+      return {staking: staking.map((tx) => tx.txHash).sort(), active: [...all.filter((d) => d.delegationStatus === "active").map((d) => d.txHash), ...ownActive].sort()};
     };
     await expect.poll(async () => {
       const {staking, active} = await activeStaking();
@@ -267,7 +279,7 @@ describe.each(STORE_BACKENDS)("glacier-sdk 3.0.2 against the data API ($name)", 
         for (const blockId of [b.blockNumber, b.blockHash]) expectModel("EvmBlocksService", "getBlock", await g.evmBlocks.getBlock({chainId, blockId}));
         await walk("EvmTransactionsService", "getTransactionsForBlock", (pageToken) => g.evmTransactions.getTransactionsForBlock({chainId, blockId: b.blockNumber, pageSize: 100, pageToken}), (page) => page.transactions);
       }
-      const txs = (await walk("EvmTransactionsService", "listLatestTransactions", (pageToken) => g.evmTransactions.listLatestTransactions({chainId, pageSize: 100, pageToken}), (page) => page.transactions, 5)) as Array<{txHash: string}>;
+      const txs = (await walk("EvmTransactionsService", "listLatestTransactions", (pageToken) => g.evmTransactions.listLatestTransactions({chainId, pageSize: 100, pageToken}), (page) => page.transactions, EVM_TX_PAGES)) as Array<{txHash: string}>;
       expect(txs.length, chainId).toBeGreaterThan(5);
       for (const tx of txs.slice(0, 60)) expectModel("EvmTransactionsService", "getTransaction", await g.evmTransactions.getTransaction({chainId, txHash: tx.txHash}));
     }
@@ -278,9 +290,9 @@ describe.each(STORE_BACKENDS)("glacier-sdk 3.0.2 against the data API ($name)", 
     const blocks = (await walk("EvmBlocksService", "listLatestBlocksAllChains", (pageToken) => g.evmBlocks.listLatestBlocksAllChains({network: NET, pageSize: 100, pageToken}), (page) => page.blocks, 5)) as Array<{chainId: string}>;
     expect(new Set(blocks.map((b) => b.chainId))).toEqual(new Set(["43112", "99999"]));
     await walk("EvmChainsService", "listAllLatestBlocks", (pageToken) => g.evmChains.listAllLatestBlocks({pageSize: 100, pageToken}), (page) => page.blocks, 5);
-    const txs = (await walk("EvmTransactionsService", "listLatestTransactionsAllChains", (pageToken) => g.evmTransactions.listLatestTransactionsAllChains({network: NET, pageSize: 100, pageToken}), (page) => page.transactions, 5)) as Array<{from: {address: string}}>;
+    const txs = (await walk("EvmTransactionsService", "listLatestTransactionsAllChains", (pageToken) => g.evmTransactions.listLatestTransactionsAllChains({network: NET, pageSize: 100, pageToken}), (page) => page.transactions, EVM_TX_PAGES)) as Array<{from: {address: string}}>;
     expect(txs.length).toBeGreaterThan(0);
-    await walk("EvmChainsService", "listAllLatestTransactions", (pageToken) => g.evmChains.listAllLatestTransactions({pageSize: 100, pageToken}), (page) => page.transactions, 5);
+    await walk("EvmChainsService", "listAllLatestTransactions", (pageToken) => g.evmChains.listAllLatestTransactions({pageSize: 100, pageToken}), (page) => page.transactions, EVM_TX_PAGES);
     const address = txs[0]!.from.address;
     const chains = await g.evmChains.listAddressChains({address});
     expectModel("EvmChainsService", "listAddressChains", chains);

@@ -7,7 +7,7 @@
 import {createServer, type IncomingMessage, type Server, type ServerResponse} from "node:http";
 import type {AddressInfo} from "node:net";
 import {aggregateSignatures, publicKeyOf, sign} from "../../src/warp/bls.js";
-import {localSecretKey} from "../../src/warp/devSigners.js";
+import {devNetworkSecretKeys, localSecretKey} from "../../src/warp/devSigners.js";
 import {messageId, serializeSignedMessage} from "../../src/warp/message.js";
 import type {CanonicalSet} from "../../src/warp/validators.js";
 import {cb58Encode, idFromString} from "../../src/util/cb58.js";
@@ -203,7 +203,8 @@ export interface FakeAggregator extends FakeServer {
  * canonical set `setFor` gives for the requested subnet, or misbehaves as `mode` says.
  */
 export async function fakeAggregator(setFor: (subnetId: string) => Promise<CanonicalSet>): Promise<FakeAggregator> {
-  const keys = new Map([1, 2, 3, 4, 5].map((n) => [Buffer.from(publicKeyOf(localSecretKey(n))).toString("hex"), localSecretKey(n)]));
+  // The dev network's keys: the local signers and its own stakers (src/warp/devSigners.ts).
+  const keys = new Map(devNetworkSecretKeys().map((sk) => [Buffer.from(publicKeyOf(sk)).toString("hex"), sk]));
   const a = {mode: "valid" as AggregatorMode} as FakeAggregator;
   const s = await serve(async (path, body) => {
     const icm = path.endsWith("/aggregate-signatures");

@@ -1,8 +1,8 @@
 /**
  * Validator sets for warp signatures (contract data-api §8), from the P-chain view's store: the primary network's
- * validators at the time of a P-chain height (their stakes and BLS keys), a converted L1's validators (`l1_validators`,
- * active), and a permissioned subnet's validators (their subnet stakes, keyed by their primary-network BLS keys, as
- * AvalancheGo's validator manager does). The canonical set is built from them by src/warp/validators.ts.
+ * validators at the time of a P-chain height (their stakes and BLS keys), a converted L1's validators
+ * (`l1_validators`: the active ones sign, the inactive ones' weight counts), and a permissioned subnet's validators
+ * (their subnet stakes, keyed by their primary-network BLS keys, as AvalancheGo's validator manager does). The canonical set is built from them by src/warp/validators.ts.
  */
 import {canonicalValidatorSet, type CanonicalSet} from "../../warp/validators.js";
 import {EMPTY_ID} from "../../util/cb58.js";
@@ -78,8 +78,14 @@ export async function validatorSetAt(sql: SqlClient, subnetId: string, height: b
 
   const [subnet] = await sql.query<{is_l1: boolean}>("SELECT is_l1 FROM subnets WHERE subnet_id = $1", [subnetId]);
   if (subnetId !== EMPTY_ID && subnet?.is_l1) {
-    const rows = await sql.query<StakerRow>("SELECT node_id, weight::text AS weight, bls FROM l1_validators WHERE subnet_id = $1 AND active AND weight > 0", [subnetId]);
-    return {set: canonicalValidatorSet(rows.map((r) => ({nodeId: r.node_id, weight: BigInt(r.weight), blsPublicKey: keyOf(r.bls)}))), height: at};
+    // An inactive (unfunded or disabled) validator cannot sign, but its weight still counts in the total, as
+    // AvalancheGo's validator set holds it under the empty NodeID with no key (vms/platformvm/state/state.go).
+    const rows = await sql.query<StakerRow & {active: boolean}>(
+      "SELECT node_id, weight::text AS weight, bls, active FROM l1_validators WHERE subnet_id = $1 AND weight > 0",
+      [subnetId],
+    );
+    const inputs = rows.map((r) => ({nodeId: r.node_id, weight: BigInt(r.weight), blsPublicKey: r.active ? keyOf(r.bls) : null}));
+    return {set: canonicalValidatorSet(inputs), height: at};
   }
   // Validators staking at that time: genesis and permissionless validators carry their BLS key; a subnet validator
   // signs with its primary-network key. A validator's weight is its stake plus its delegators' then (AvalancheGo's

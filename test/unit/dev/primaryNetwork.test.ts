@@ -83,7 +83,7 @@ describe("dev network primary-network activity", () => {
   it("issues every kind of transaction the dev network promises", () => {
     const kinds = new Map<string, number>();
     for (const d of decoded) kinds.set(`${d.chain}:${d.txType}`, (kinds.get(`${d.chain}:${d.txType}`) ?? 0) + 1);
-    for (const k of ["X:BaseTx", "X:ExportTx", "X:CreateAssetTx", "P:ImportTx", "P:BaseTx", "P:AddPermissionlessDelegatorTx", "P:RewardValidatorTx", "P:CreateSubnetTx", "P:CreateChainTx", "X:ImportTx", "C:ImportTx", "C:ExportTx", "P:ConvertSubnetToL1Tx", "P:IncreaseL1ValidatorBalanceTx", "P:DisableL1ValidatorTx"]) {
+    for (const k of ["X:BaseTx", "X:ExportTx", "X:CreateAssetTx", "P:ImportTx", "P:BaseTx", "P:AddPermissionlessDelegatorTx", "P:RewardValidatorTx", "P:CreateSubnetTx", "P:CreateChainTx", "X:ImportTx", "C:ImportTx", "C:ExportTx", "P:ConvertSubnetToL1Tx", "P:IncreaseL1ValidatorBalanceTx", "P:DisableL1ValidatorTx", "P:AddPermissionlessValidatorTx", "P:RegisterL1ValidatorTx", "P:SetL1ValidatorWeightTx"]) {
       expect(kinds.get(k) ?? 0, k).toBeGreaterThan(0);
     }
   });
@@ -112,7 +112,8 @@ describe("dev network primary-network activity", () => {
       }
       if (d.inputs.length === 0) continue; // RewardValidatorTx spends nothing
       // AVAX that funds L1 validators' balances leaves the UTXO set.
-      const l1 = (d.details.conversion?.validators ?? []).reduce((a, v) => a + v.balance, 0n) + (d.txType === "IncreaseL1ValidatorBalanceTx" ? (d.details.l1Validator?.balance ?? 0n) : 0n);
+      const funded = d.txType === "IncreaseL1ValidatorBalanceTx" || d.txType === "RegisterL1ValidatorTx";
+      const l1 = (d.details.conversion?.validators ?? []).reduce((a, v) => a + v.balance, 0n) + (funded ? (d.details.l1Validator?.balance ?? 0n) : 0n);
       for (const [asset, amount] of inSum) {
         const fee = asset === AVAX ? 1_000_000n + l1 : 0n;
         expect(outSum.get(asset) ?? 0n, `${d.txType} ${asset}`).toBe(amount - fee);
