@@ -213,6 +213,9 @@ export interface PrimaryContainer {
  * A network's genesis state, folded into the views before the first container: the dev network's own
  * (`src/dev/genesis.ts`); mainnet's and fuji's as AvalancheGo ships them.
  */
+/** The `data_api_meta` key of the C-chain genesis allocation's sum, wei (view.ts foldGenesis writes it). */
+export const C_GENESIS_ALLOCATION_KEY = "genesis.cChainAllocationWei";
+
 export interface GenesisState {
   networkId: number;
   /** Genesis time, Unix seconds. */
@@ -226,4 +229,6 @@ export interface GenesisState {
   stakers: Array<{txId: string; staker: Staker & {startTime: bigint}; stake: TxOutput[]}>;
   /** The P-chain's current supply at genesis (nAVAX). */
   supply: bigint;
+  /** The C-chain genesis's `alloc` balances summed, wei (genesisConfig.ts cChainGenesisAllocationWei); 0 if absent. */
+  cChainAllocationWei?: bigint;
 }
