@@ -214,7 +214,7 @@ export function registerPrimaryRoutes(router: DataApiRouter, m: PrimaryRoutesMod
     return utxos(ctx, bodyAddresses(ctx.body, chain, hrp));
   });
 
-  // The last transaction that created or consumed a UTXO of the addresses on the chain: `addresses` in the query
+  // The addresses' last activity on the chain (queries/primary/utxos.ts lastActivity): `addresses` in the query
   // (GET) or in a JSON body (POST, chainkit's getLastActivityTimestampByAddressesV2).
   const activity = async (ctx: RequestCtx<ChainParams>, addresses: Uint8Array[]): Promise<unknown> => {
     const chain = chainOf(ctx);

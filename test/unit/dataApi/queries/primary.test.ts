@@ -35,6 +35,7 @@ import {
   getCChainAtomicBalances,
   getPChainBalances,
   getXChainBalances,
+  ACTIVITY_SCAN,
   lastActivity,
   listPChainUtxos,
   listXChainUtxos,
@@ -621,6 +622,30 @@ describe("last activity of addresses", () => {
       await own.insert("utxo_spends", {utxo_id: "u2", tx_id: "ptx2", output_index: 0, consumed_chain: P_ID, consuming_tx: "ptx5", consuming_block: "pblk5", consuming_height: 5, consuming_ts: 1050, credentials: []});
       await own.insert("utxos", utxo({utxo_id: "u5", tx_id: "ptx5", output_index: 0, created_seq: 5, created_height: 5, created_ts: 1050, amount: "97", addresses: [BOB_HEX]}));
       expect(await lastActivity(own, NET, {chain: "P", addresses: [ewoq]})).toEqual(at("ptx5", "u2", true, 1050, "5", "p-chain"));
+    } finally {
+      await own.close();
+    }
+  });
+
+  it("answers an EVM address on the C-chain with its atomic transaction (an export's UTXO)", async () => {
+    expect(await lastActivity(db, NET, {chain: "C", addresses: [hexBytes(EWOQ_EVM.slice(2).toLowerCase())]})).toEqual(at("cExport", "ce0", false, 1036, "1", "c-chain"));
+  });
+
+  it("looks at an address's newest transactions only: named without a UTXO of its in all, the newest answers", async () => {
+    const own = await new TestDb(kind).init();
+    try {
+      await seedPrimary(own);
+      const ewoq = hexBytes(EWOQ_HEX);
+      // ptx2 emits ewoq's u2; then ACTIVITY_SCAN + 8 transactions name ewoq only as an owner they set, each paying
+      // bob: the newest of them answers, with the UTXO it emits, and the history below them is not walked.
+      const last = 10 + ACTIVITY_SCAN + 8;
+      for (let seq = 10; seq < last; seq++) {
+        await own.insert("txs", {chain: "P", seq, tx_id: `ptx${seq}`, tx_type: "AddPermissionlessDelegatorTx", block_id: `pblk${seq}`, block_height: seq, ts: 1000 + seq * 10, memo: new Uint8Array(), details: {}, size_bytes: 1});
+        await own.insert("tx_addresses", {chain: "P", address: ewoq, seq});
+        await own.insert("utxos", utxo({utxo_id: `o${seq}`, tx_id: `ptx${seq}`, output_index: 0, created_seq: seq, created_height: seq, created_ts: 1000 + seq * 10, amount: "1", addresses: [BOB_HEX]}));
+      }
+      const newest = last - 1;
+      expect(await lastActivity(own, NET, {chain: "P", addresses: [ewoq]})).toEqual(at(`ptx${newest}`, `o${newest}`, false, 1000 + newest * 10, String(newest), "p-chain"));
     } finally {
       await own.close();
     }
