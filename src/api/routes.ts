@@ -29,6 +29,8 @@ export interface Route {
   /** Answer to GET and HEAD (and, where `plainAnyMethod`, to every method, as AvalancheGo's health sub-paths). */
   plain?: PlainHandler;
   plainAnyMethod?: boolean;
+  /** The methods a `plainAnyMethod` handler serves, for a CORS preflight (GET and HEAD when not given). */
+  methods?: string[];
   /** Never open this route to a wildcard CORS origin (contract §2). */
   sensitive?: boolean;
 }

@@ -374,8 +374,8 @@ let responseShapeSettled = false;
 
 function allowedMethods(route: Route): string[] {
   const m: string[] = [];
-  if (route.plain) m.push("GET", "HEAD");
-  if (route.rpc) m.push("POST");
+  if (route.plain) m.push(...(route.methods ?? ["GET", "HEAD"]));
+  if (route.rpc && !m.includes("POST")) m.push("POST");
   return m;
 }
 

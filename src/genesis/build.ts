@@ -22,7 +22,7 @@ import {Writer} from "../decode/reader.js";
 import {EMPTY_ID, cb58Decode, cb58Encode, sha256} from "../util/cb58.js";
 import {decodeSignedTx} from "../dataApi/views/primary/txCodec.js";
 import type {GenesisState, PrimaryTx, Staker, TxOutput} from "../dataApi/views/primary/model.js";
-import {genesisInitialSupply, genesisValidators, type GenesisConfig, type GenesisValidatorPlan} from "./config.js";
+import {cChainGenesisAllocationWei, genesisInitialSupply, genesisValidators, type GenesisConfig, type GenesisValidatorPlan} from "./config.js";
 
 /** `ids.ID{'a','v','m'}` and friends (utils/constants/vm_ids.go, the fx factories): ASCII, zero-padded to 32. */
 function asciiId(s: string): Uint8Array {
@@ -244,6 +244,8 @@ export function buildGenesis(config: GenesisConfig): NetworkGenesis {
       genesisData: c.genesisData,
     })),
     supply,
+    // The C-chain's genesis balances are EVM state, not UTXOs: the supply counts their sum (queries/primary/supply.ts).
+    cChainAllocationWei: cChainGenesisAllocationWei(config),
   };
   return {networkId, chainIds: {P: EMPTY_ID, X: xChain!, C: cChain!}, avaxAssetId, avmGenesis, platformGenesis, state};
 }

@@ -195,6 +195,32 @@ export function genesisInitialSupply(config: GenesisConfig): bigint {
   return supply;
 }
 
+/**
+ * The C-chain genesis allocation, wei: the sum of the `alloc` balances of `cChainGenesis` (coreth's `core.Genesis`,
+ * each balance a `math.HexOrDecimal256`: "0x..." hex or decimal). Genesis EVM balance never becomes a UTXO, so the
+ * supply adds it (queries/primary/supply.ts); local's is 50M AVAX to 0x8db97C7cEcE249c2b98bDC0226Cc4C2A57BF52FC.
+ */
+export function cChainGenesisAllocationWei(config: GenesisConfig): bigint {
+  if (config.cChainGenesis === "") return 0n;
+  let g: unknown;
+  try {
+    g = JSON.parse(config.cChainGenesis);
+  } catch {
+    throw new Error("genesis config: cChainGenesis is not JSON");
+  }
+  const alloc = (g as {alloc?: unknown} | null)?.alloc ?? {};
+  if (alloc === null || typeof alloc !== "object") throw new Error("genesis config: cChainGenesis.alloc is not an object");
+  let sum = 0n;
+  for (const [address, account] of Object.entries(alloc as Record<string, {balance?: unknown}>)) {
+    const b = account?.balance ?? "0";
+    if (typeof b !== "string" || !/^(0x[0-9a-fA-F]+|\d+)$/.test(b)) {
+      throw new Error(`genesis config: cChainGenesis.alloc[${address}].balance is not a number`);
+    }
+    sum += BigInt(b);
+  }
+  return sum;
+}
+
 function hex(b: Uint8Array): string {
   return Buffer.from(b).toString("hex");
 }

@@ -34,6 +34,35 @@ function postUnread(t: TestNode, p: string, body: Buffer): Promise<{status: numb
   });
 }
 
+/**
+ * POSTs `total` bytes chunked (no content-length), a chunk at a time while the socket takes them, and resolves with
+ * the answer as soon as it arrives; a write error after the answer (the server closed) is expected.
+ */
+function postChunked(t: TestNode, p: string, total: number): Promise<{status: number; text: string; connection?: string}> {
+  return new Promise((resolve, reject) => {
+    let answered = false;
+    const req = http.request(new URL(p, t.url), {method: "POST", headers: {"content-type": "application/json"}}, (res) => {
+      answered = true;
+      const chunks: Buffer[] = [];
+      const done = (): void => resolve({status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8"), connection: res.headers.connection});
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", done);
+      res.on("error", done);
+    });
+    req.on("error", (e) => setTimeout(() => (answered ? undefined : reject(e)), 200));
+    const chunk = Buffer.alloc(64 * 1024, 0x20);
+    let sent = 0;
+    const pump = (): void => {
+      while (sent < total && !answered && !req.destroyed) {
+        sent += chunk.length;
+        if (!req.write(chunk)) return void req.once("drain", pump);
+      }
+      if (sent >= total && !req.destroyed) req.end();
+    };
+    pump();
+  });
+}
+
 const MAINNET_ADDRESS = formatAddress(new Uint8Array(20).fill(7), "avax");
 /** A local address nothing on the dev network pays or spends. */
 const NOBODY = formatAddress(new Uint8Array(20).fill(9), "local");
@@ -255,10 +284,15 @@ describe.each(BACKENDS)("data API over HTTP ($name)", (backend) => {
         expect({route, body: body.toString().slice(0, 40), status: r.status}).toEqual({route, body: body.toString().slice(0, 40), status: 400});
         expect((r.json() as ErrorBody).message).toMatch(message);
       }
-      // A body past the limit: 400, answered before the client has sent it all (the server then closes).
+      // A body past the limit: 413 with the error body, answered before the client has sent it all (the server
+      // then closes), whether its length is declared or it comes chunked.
       const big = await postUnread(t, `${P}/${route}`, Buffer.alloc(1024 * 1024 + 10, 0x20));
-      expect(big.status).toBe(400);
-      expect((JSON.parse(big.text) as ErrorBody).message).toBe("body: larger than 1048576 bytes");
+      expect(big.status).toBe(413);
+      expect(JSON.parse(big.text) as ErrorBody).toEqual({message: "body: larger than 1048576 bytes", statusCode: 413, error: "Payload Too Large"});
+      const chunked = await postChunked(t, `${P}/${route}`, 4 * 1024 * 1024);
+      expect(chunked.status).toBe(413);
+      expect(chunked.connection).toBe("close");
+      expect(JSON.parse(chunked.text) as ErrorBody).toEqual({message: "body: larger than 1048576 bytes", statusCode: 413, error: "Payload Too Large"});
       // As many addresses as a body takes, and the query's other parameters checked as the GET's.
       expect((await post(`${P}/${route}`, JSON.stringify({addresses: Array.from({length: 256}, () => owner)}))).status).toBe(200);
       if (route === "utxos") expect(((await post(`${P}/utxos?sortBy=size`, JSON.stringify({addresses: owner}))).json() as ErrorBody).message).toMatch(/^sortBy: /);
@@ -299,6 +333,32 @@ describe.each(BACKENDS)("data API over HTTP ($name)", (backend) => {
     }
     // The page size may change between pages.
     expect((await t.get(`/v1/networks/local/blockchains/p-chain/blocks?pageSize=5&startTimestamp=0&pageToken=${token}`)).status).toBe(200);
+  });
+
+  it("binds a POST's page tokens to the addresses in its body", async () => {
+    const P = "/v1/networks/local/blockchains/p-chain";
+    const txs = ((await t.get(`${P}/transactions?pageSize=50`)).json() as {transactions: Array<{emittedUtxos: Array<{addresses: string[]}>}>}).transactions;
+    const owners = [...new Set(txs.flatMap((tx) => tx.emittedUtxos.flatMap((u) => u.addresses)))];
+    expect(owners.length).toBeGreaterThanOrEqual(2);
+    const post = (q: string, body: unknown): Promise<{status: number; json: () => unknown}> => t.post(`${P}/utxos?includeSpent=true&pageSize=1${q}`, JSON.stringify(body), {"content-type": "application/json"});
+    const first = (await post("", {addresses: owners[0]})).json() as {nextPageToken?: string};
+    expect(first.nextPageToken).toBeTruthy();
+    // The same body (an array, or keys in another order) takes the token; another address list is 400.
+    expect((await post(`&pageToken=${first.nextPageToken}`, {addresses: owners[0]})).status).toBe(200);
+    for (const body of [{addresses: owners[1]}, {addresses: `${owners[0]},${owners[1]}`}]) {
+      const r = await post(`&pageToken=${first.nextPageToken}`, body);
+      expect(r.status).toBe(400);
+      expect((r.json() as ErrorBody).message).toMatch(/^pageToken: /);
+    }
+  });
+
+  it("allows POST in the CORS preflight of the routes that take it, and only there", async () => {
+    const preflight = async (p: string): Promise<Response> => fetch(`${t.url.origin}${p}`, {method: "OPTIONS", headers: {origin: "https://explorer.example", "access-control-request-method": "POST"}});
+    const utxos = await preflight("/v1/networks/local/blockchains/p-chain/utxos");
+    expect(utxos.status).toBe(204);
+    expect(utxos.headers.get("access-control-allow-methods")).toBe("GET, HEAD, POST");
+    expect((await preflight("/v1/signatureAggregator/local/aggregateSignatures")).headers.get("access-control-allow-methods")).toBe("POST");
+    expect((await preflight("/v1/networks/local/blockchains/p-chain/blocks")).headers.get("access-control-allow-methods")).toBe("GET, HEAD");
   });
 
   it("answers HEAD without a body, other methods with 405 and Allow, and CORS to any origin", async () => {

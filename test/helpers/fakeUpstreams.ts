@@ -148,6 +148,8 @@ export interface FakePChain extends FakeServer {
   legacy: boolean;
   /** Answer every call with HTTP 500. */
   failing: boolean;
+  /** Answer no call (each hangs until the client gives up). */
+  hanging: boolean;
   /**
    * The node's view of current validators: `platform.getCurrentValidators`' uptime and connected, and `info.peers`'
    * benched chains (a peer is listed when connected).
@@ -156,9 +158,10 @@ export interface FakePChain extends FakeServer {
 }
 
 export async function fakePChain(): Promise<FakePChain> {
-  const p = {height: 100n, sets: new Map(), chains: new Map(), legacy: false, failing: false, observed: new Map()} as unknown as FakePChain;
+  const p = {height: 100n, sets: new Map(), chains: new Map(), legacy: false, failing: false, hanging: false, observed: new Map()} as unknown as FakePChain;
   const s = await serve((path, body) => {
     const b = body as {id?: unknown; method?: string; params?: Record<string, unknown>};
+    if (p.hanging) return "hang";
     if (p.failing) return {status: 500, raw: "internal error"};
     if (path === "/ext/info" && b.method === "info.peers") {
       const peers = [...p.observed].filter(([, o]) => o.connected).map(([nodeID, o]) => ({nodeID, ip: "127.0.0.1:9651", observedUptime: "100", benched: o.benched}));

@@ -3,8 +3,10 @@
  * validator's uptime (`platform.getCurrentValidators`' `uptime` and `connected`, vms/platformvm/service.go) and of
  * its peers' benching (`info.peers`' `benched`, the chains' aliases, api/info/service.go). Polled every
  * `refreshMs`; each validator keeps its last `window` polls, from which reachability and benching are percentages.
- * A failed poll keeps what the last ones gave (and is logged); a validator the node does not report is up, as
- * AvalancheGo assumes an unobserved one (observations.ts). At most `maxNodes` validators are kept.
+ * A failed poll keeps what the last ones gave (and is logged), for a while: once the last successful poll is older
+ * than STALE_POLLS intervals, nothing is served as observed (every validator is up, the no-source answer) until a
+ * poll succeeds again. A validator the node does not report is up, as AvalancheGo assumes an unobserved one
+ * (observations.ts). At most `maxNodes` validators are kept. close() aborts a poll in flight.
  */
 import type {Logger} from "../../logger/index.js";
 import {joinUrl, jsonRpc} from "../signatures/upstream.js";
@@ -29,7 +31,12 @@ export const defaultNodeObservationsOptions = {
 
 export interface NodeObservationsModules {
   logger: Logger;
+  /** Milliseconds (Date.now by default; tests pass their own clock). */
+  now?: () => number;
 }
+
+/** Observations are served for this many refresh intervals after the last successful poll. */
+export const STALE_POLLS = 5;
 
 /** A poll of one validator: connected, and benched on P, X and C (bits 0, 1, 2). */
 interface Sample {
@@ -49,6 +56,9 @@ export class NodeObservations implements ValidatorObservations {
   private timer: NodeJS.Timeout | null = null;
   private polling: Promise<void> | null = null;
   private closed = false;
+  private readonly abort = new AbortController();
+  /** When the last successful poll ended (ms), null before the first. */
+  private lastSuccessAt: number | null = null;
   /** The last poll's error, null once one succeeds (the source's state, for logs and tests). */
   lastError: string | null = null;
   /** Polls that succeeded. */
@@ -74,10 +84,18 @@ export class NodeObservations implements ValidatorObservations {
     this.closed = true;
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
+    this.abort.abort();
     await this.polling;
   }
 
+  /** Whether the last successful poll is recent enough for its observations to be served. */
+  current(): boolean {
+    const now = (this.modules.now ?? Date.now)();
+    return this.lastSuccessAt !== null && now - this.lastSuccessAt <= STALE_POLLS * this.opts.refreshMs;
+  }
+
   observe(nodeId: string): ValidatorObservation {
+    if (!this.current()) return UP;
     const k = this.validators.get(nodeId);
     if (k === undefined || k.samples.length === 0) return UP;
     const pct = (f: (s: Sample) => boolean): number => round2((100 * k.samples.filter(f).length) / k.samples.length);
@@ -94,7 +112,7 @@ export class NodeObservations implements ValidatorObservations {
 
   /** One poll: both calls, then a sample of every current validator. */
   async poll(): Promise<void> {
-    const call = {timeoutMs: this.opts.timeoutMs};
+    const call = {timeoutMs: this.opts.timeoutMs, signal: this.abort.signal};
     try {
       const [current, peers] = await Promise.all([
         jsonRpc(joinUrl(this.opts.url, "/ext/bc/P"), "platform.getCurrentValidators", {}, call),
@@ -131,7 +149,9 @@ export class NodeObservations implements ValidatorObservations {
       for (const id of this.validators.keys()) if (!seen.has(id)) this.validators.delete(id);
       this.polls++;
       this.lastError = null;
+      this.lastSuccessAt = (this.modules.now ?? Date.now)();
     } catch (e) {
+      if (this.closed) return;
       const message = (e as Error).message;
       if (this.lastError !== message) {
         const what = "validator observations: polling the node (--platform-rpc) failed; keeping the last ones";

@@ -5,7 +5,8 @@
 import type {ChainName, ChainRegistry, NetworkInfo} from "../../chains/index.js";
 import type {SqlClient} from "../store/client.js";
 import type {DataApiRouter, RequestCtx} from "../server/router.js";
-import {badRequest, notFound} from "../server/errors.js";
+import {DataApiError, badRequest, notFound} from "../server/errors.js";
+import {SharedAnswer} from "../server/sharedAnswer.js";
 import {CHAIN_INFO_NAMES, hrpOf, isEvmAddress, parseAddress, parseEvmAddress, resolveChain, resolveNetwork} from "../server/names.js";
 import type {Query} from "../server/params.js";
 import type {NetworkCtx} from "../queries/primary/common.js";
@@ -213,7 +214,7 @@ export function registerPrimaryRoutes(router: DataApiRouter, m: PrimaryRoutesMod
     return utxos(ctx, bodyAddresses(ctx.body, chain, hrp));
   });
 
-  // The last transaction that created or consumed a UTXO of the addresses on the chain: `addresses` in the query
+  // The addresses' last activity on the chain (queries/primary/utxos.ts lastActivity): `addresses` in the query
   // (GET) or in a JSON body (POST, chainkit's getLastActivityTimestampByAddressesV2).
   const activity = async (ctx: RequestCtx<ChainParams>, addresses: Uint8Array[]): Promise<unknown> => {
     const chain = chainOf(ctx);
@@ -371,19 +372,19 @@ export function registerPrimaryRoutes(router: DataApiRouter, m: PrimaryRoutesMod
   });
 
   // The AVAX supply of the network this node serves, summed over the store (queries/primary/supply.ts): every UTXO
-  // is read, so one answer is kept for SUPPLY_TTL_MS and concurrent requests share one computation.
-  let supply: {at: number; answer: Promise<unknown>} | null = null;
-  router.get("/v1/avax/supply", async () => {
-    const now = Date.now();
-    if (supply === null || now - supply.at >= SUPPLY_TTL_MS) {
-      const entry = {at: now, answer: getAvaxSupply(m.sql, net, {now: Math.floor(now / 1000)}) as Promise<unknown>};
-      entry.answer.catch(() => {
-        if (supply === entry) supply = null;
-      });
-      supply = entry;
-    }
-    return supply.answer;
+  // is read, so one answer is kept for SUPPLY_TTL_MS after it was computed, concurrent requests share the one
+  // computation in progress, and on a PostgreSQL server the statement is cut off after SUPPLY_TIMEOUT_MS (503).
+  const supply = new SharedAnswer<unknown>({ttlMs: SUPPLY_TTL_MS}, {
+    compute: async () => {
+      try {
+        return await getAvaxSupply(m.sql, net, {now: Math.floor(Date.now() / 1000), timeoutMs: SUPPLY_TIMEOUT_MS});
+      } catch (e) {
+        if ((e as {code?: unknown}).code !== "57014") throw e; // query_canceled: the statement timeout
+        throw new DataApiError(503, `the AVAX supply took longer than ${SUPPLY_TIMEOUT_MS / 1000} s to sum; retry later`);
+      }
+    },
   });
+  router.get("/v1/avax/supply", () => supply.get());
 
   router.get("/v1/networks/:network/subnets", async (ctx) => {
     resolveNetwork(ctx.params.network, m.network);
@@ -456,6 +457,8 @@ function parseAddresses(q: Query, chain: ChainName, hrp: string): Uint8Array[] |
 
 /** How long one AVAX supply answer is served before the store is summed again. */
 const SUPPLY_TTL_MS = 30_000;
+/** The longest the supply's statement may run on a PostgreSQL server (PGlite has no statement timeout). */
+const SUPPLY_TIMEOUT_MS = 20_000;
 
 /** At most this many addresses in a POST body (the hosted API's V2 routes take more than a URL's 64). */
 export const MAX_BODY_ADDRESSES = 256;

@@ -9,6 +9,7 @@ const STATUS_NAMES: Record<number, string> = {
   403: "Forbidden",
   404: "Not Found",
   405: "Method Not Allowed",
+  413: "Payload Too Large",
   429: "Too Many Requests",
   500: "Internal Server Error",
   502: "Bad Gateway",

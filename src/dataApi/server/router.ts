@@ -130,6 +130,9 @@ export class DataApiRouter {
     // One Route object per template (the HTTP metrics' label); GET and POST of a template share it.
     const twin = this.routes.find((r) => r.template === template);
     if (twin) c.route = twin.route;
+    // What a CORS preflight allows (src/api/server.ts allowedMethods): the methods the template has.
+    const methods = new Set([...(c.route.methods ?? []), ...(method === "GET" ? ["GET", "HEAD"] : ["POST"])]);
+    c.route.methods = [...methods];
     this.routes.push(c);
     // Literal segments win over parameters (`/blocks/latest`-style paths before `/blocks/:id`).
     this.routes.sort((a, b) => b.literals - a.literals);
@@ -172,7 +175,7 @@ export class DataApiRouter {
       }
       const body = m.c.method === "POST" ? await this.readJson(req) : undefined;
       const query = new Query(target.query);
-      const scope = (): string => pageScope(template, m.params, target.query);
+      const scope = (): string => pageScope(template, m.params, target.query, body);
       const ctx: RequestCtx<Record<string, string>> = {
         params: m.params,
         query,
@@ -233,11 +236,11 @@ export class DataApiRouter {
 
   private async readJson(req: IncomingMessage): Promise<unknown> {
     const limit = this.opts.bodyLimit ?? 1024 * 1024;
-    // A declared length past the limit is answered before any of the body is read, and the connection closed
-    // after the answer (the rest is never read); reading it to the limit destroyed the request, so the client got
-    // no answer at all.
+    // A declared length past the limit is answered before any of the body is read, one that grows past it (chunked)
+    // when it does: 413, as the JSON-RPC path (src/api/server.ts readBody), with the connection closed after the
+    // answer (the rest is never used).
     const tooLarge = (): DataApiError =>
-      new DataApiError(400, `body: larger than ${limit} bytes`, {connection: "close"});
+      new DataApiError(413, `body: larger than ${limit} bytes`, {connection: "close"});
     if (Number(req.headers["content-length"]) > limit) throw tooLarge();
     const text = await readBodyLimited(req, limit);
     if (text === null) throw tooLarge();
@@ -250,13 +253,33 @@ export class DataApiRouter {
 
 }
 
-/** What a page token is bound to: the endpoint, its path parameters, and every filter but the paging ones. */
-export function pageScope(template: string, params: Record<string, string>, query: URLSearchParams): string {
+/**
+ * What a page token is bound to: the endpoint, its path parameters, every filter but the paging ones, and a POST's
+ * JSON body (its addresses are the filter there), so that a token is refused on any other request.
+ */
+export function pageScope(
+  template: string,
+  params: Record<string, string>,
+  query: URLSearchParams,
+  body?: unknown,
+): string {
   const filters = [...query.entries()].filter(([k]) => k !== "pageToken" && k !== "pageSize").sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0));
   const path = Object.keys(params)
     .sort()
     .map((k) => `${k}=${params[k]}`);
-  return JSON.stringify([template, path, filters]);
+  const scope: unknown[] = [template, path, filters];
+  if (body !== undefined) scope.push(canonical(body));
+  return JSON.stringify(scope);
+}
+
+/** A JSON value with its object keys sorted, so that two bodies with the same content give the same scope. */
+function canonical(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(canonical);
+  if (v === null || typeof v !== "object") return v;
+  const o = v as Record<string, unknown>;
+  return Object.keys(o)
+    .sort()
+    .map((k) => [k, canonical(o[k])]);
 }
 
 /**

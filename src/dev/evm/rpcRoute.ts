@@ -63,7 +63,10 @@ export function devEvmRpcRoute(template: string, url: () => string | null, guard
     plain: async (req): Promise<PlainResponse> => {
       if (req.method !== "POST") return {status: 405, contentType: "text/plain; charset=utf-8", body: "POST JSON-RPC here\n", headers: {allow: "POST"}};
       const text = await readBodyLimited(req, BODY_LIMIT);
-      if (text === null) return {status: 413, contentType: JSON_CT, body: JSON.stringify(error(null, -32600, `request body larger than ${BODY_LIMIT} bytes`))};
+      if (text === null) {
+        const body = JSON.stringify(error(null, -32600, `request body larger than ${BODY_LIMIT} bytes`));
+        return {status: 413, contentType: JSON_CT, body, headers: {connection: "close"}};
+      }
       let parsed: unknown;
       try {
         parsed = JSON.parse(text);

@@ -5,7 +5,7 @@
  */
 import {bech32} from "@scure/base";
 import {describe, expect, it} from "vitest";
-import {genesisInitialSupply, genesisValidators, parseGenesisConfig, pChainGenesisAllocations} from "../../../src/genesis/config.js";
+import {cChainGenesisAllocationWei, genesisInitialSupply, genesisValidators, parseGenesisConfig, pChainGenesisAllocations} from "../../../src/genesis/config.js";
 
 const addr = (n: number): Uint8Array => new Uint8Array(20).fill(n);
 const x = (n: number): string => `X-local${bech32.encode("local", bech32.toWords(addr(n)), 90).slice("local".length)}`;
@@ -76,5 +76,19 @@ describe("genesis config", () => {
   it("refuses amounts that are not uint64", () => {
     expect(() => parseGenesisConfig(text.replace('"initialAmount": 7', '"initialAmount": 18446744073709551616'))).toThrow(/uint64/);
     expect(() => parseGenesisConfig(text.replace('"initialAmount": 7', '"initialAmount": -7'))).toThrow(/unsigned/);
+  });
+
+  it("sums the C-chain genesis allocation in wei, hex or decimal, as local's 50M AVAX to 0x8db9...", () => {
+    expect(cChainGenesisAllocationWei(c)).toBe(0n);
+    // genesis/genesis_local.json's cChainGenesis alloc (AvalancheGo 1cf1fc3d), and a decimal balance beside it.
+    const alloc = {
+      "8db97C7cEcE249c2b98bDC0226Cc4C2A57BF52FC": {balance: "0x295BE96E64066972000000"},
+      "0000000000000000000000000000000000000001": {balance: "7"},
+      "0000000000000000000000000000000000000002": {code: "0x00"},
+    };
+    const local = {...c, cChainGenesis: JSON.stringify({config: {chainId: 43112}, alloc})};
+    expect(cChainGenesisAllocationWei(local)).toBe(50_000_000n * 10n ** 18n + 7n);
+    expect(() => cChainGenesisAllocationWei({...c, cChainGenesis: '{"alloc":{"0x01":{"balance":"-1"}}}'})).toThrow(/balance is not a number/);
+    expect(() => cChainGenesisAllocationWei({...c, cChainGenesis: "{"})).toThrow(/cChainGenesis is not JSON/);
   });
 });

@@ -2,7 +2,8 @@
  * The AVAX supply (Glacier `AvaxSupplyResponse`): amounts in AVAX, as decimal strings (the hosted API's form,
  * "454257251.7149865026656081965"), exact: nAVAX over 10^9, and the C-chain's EVM fees in wei over 10^18.
  *
- * - `genesisUnlock`: the AVAX of the genesis (every UTXO and stake the genesis creates on P, X and C).
+ * - `genesisUnlock`: the AVAX of the genesis (every UTXO and stake the genesis creates on P, X and C, and the
+ *   C-chain genesis's `alloc` balances, which are EVM balance from the start).
  * - `totalRewards`: staking rewards paid (the reward UTXOs of RewardValidatorTx, fees to validators included).
  * - `totalPBurned`: on the P-chain, the AVAX its transactions consumed less what they created (rewards aside),
  *   less what is still in active L1 validators' balances: the transaction fees and the L1 validator fees.
@@ -16,6 +17,11 @@
  * - `totalLocked`: unspent AVAX UTXOs, not staked, whose locktime or stakeable locktime is after now.
  * - `circulatingSupply`: total less locked (staked AVAX is its owners', and counted as circulating).
  * - `lastUpdated`: when these sums were read from the store.
+ *
+ * The chains fold independently, so an import can be folded before the export it consumes: the UTXO it spends is
+ * then not in the store yet, and its chain's consumed-less-created is below zero for a while. A burn is never
+ * negative: each chain's is reported as 0 until its counterpart is folded (and the total, genesis + rewards − the
+ * burns reported, is then over by that import until the export is folded).
  */
 
 export interface AvaxSupply {
@@ -35,6 +41,8 @@ export interface AvaxSupply {
 /** The sums the supply is computed from, in nAVAX (EVM fees in wei). */
 export interface SupplySums {
   genesis: bigint;
+  /** The C-chain genesis allocation, wei. */
+  cGenesisWei: bigint;
   rewards: bigint;
   p: {in: bigint; out: bigint};
   x: {in: bigint; out: bigint};
@@ -49,11 +57,12 @@ export interface SupplySums {
 const WEI_PER_NAVAX = 1_000_000_000n;
 
 export function avaxSupplyFromSums(s: SupplySums, at: Date): AvaxSupply {
-  const pBurned = s.p.in - s.p.out - s.l1Outstanding;
-  const xBurned = s.x.in - s.x.out;
-  // In wei, so that sub-nAVAX EVM fees are kept exact.
-  const cBurnedWei = (s.c.in - s.c.out) * WEI_PER_NAVAX + s.evmFeesWei;
-  const totalWei = (s.genesis + s.rewards - pBurned - xBurned) * WEI_PER_NAVAX - cBurnedWei;
+  const pBurned = atLeastZero(s.p.in - s.p.out - s.l1Outstanding);
+  const xBurned = atLeastZero(s.x.in - s.x.out);
+  // In wei, so that sub-nAVAX EVM fees and allocations are kept exact.
+  const cBurnedWei = atLeastZero((s.c.in - s.c.out) * WEI_PER_NAVAX + s.evmFeesWei);
+  const genesisWei = s.genesis * WEI_PER_NAVAX + s.cGenesisWei;
+  const totalWei = genesisWei + (s.rewards - pBurned - xBurned) * WEI_PER_NAVAX - cBurnedWei;
   return {
     circulatingSupply: decimal(totalWei - s.locked * WEI_PER_NAVAX, 18),
     totalSupply: decimal(totalWei, 18),
@@ -64,9 +73,13 @@ export function avaxSupplyFromSums(s: SupplySums, at: Date): AvaxSupply {
     totalLocked: decimal(s.locked, 9),
     totalRewards: decimal(s.rewards, 9),
     lastUpdated: at.toISOString(),
-    genesisUnlock: decimal(s.genesis, 9),
-    l1ValidatorFees: decimal(s.l1Deposits - s.l1Outstanding, 9),
+    genesisUnlock: decimal(genesisWei, 18),
+    l1ValidatorFees: decimal(atLeastZero(s.l1Deposits - s.l1Outstanding), 9),
   };
+}
+
+function atLeastZero(v: bigint): bigint {
+  return v < 0n ? 0n : v;
 }
 
 /** `v / 10^decimals` written exactly, without trailing zeros ("1.5", "360000000", "-0.25"). */

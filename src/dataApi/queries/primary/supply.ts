@@ -1,19 +1,58 @@
 /**
  * The AVAX supply (Glacier `getAvaxSupply`), summed from what the views hold. Every sum is over the store whole
  * (its UTXOs, spends, atomic transactions, C-chain blocks): it reads every UTXO, so the route keeps an answer for
- * a while rather than running this per request. One statement, so every field comes from one snapshot.
+ * a while rather than running this per request. One statement, so every field comes from one snapshot; on a
+ * PostgreSQL server it runs in a transaction of its own with a statement timeout (`SET LOCAL`), so that a store too
+ * big to sum in time costs the server a bounded while (PGlite, one backend, has no timeout to set).
+ *
+ * The C-chain's genesis allocation (the `alloc` of the genesis's `cChainGenesis`) is EVM balance from the start and
+ * never a UTXO: the view keeps its sum in `data_api_meta` when it folds the genesis (view.ts foldGenesis).
  */
 import {remainingBalance} from "../../views/primary/l1.js";
 import {type AvaxSupply, type SupplySums, avaxSupplyFromSums} from "../../models/primary/supply.js";
 import type {NetworkCtx, SqlClientLike} from "./common.js";
 import {PRIMARY_NETWORK_ID} from "./stakers.js";
+import {C_GENESIS_ALLOCATION_KEY} from "../../views/primary/model.js";
+import type {SqlClient} from "../../store/client.js";
 
 type Num = string | number | bigint | null;
 
-export async function getAvaxSupply(sql: SqlClientLike, net: NetworkCtx, args: {now: number}): Promise<AvaxSupply> {
+export async function getAvaxSupply(
+  sql: SqlClientLike | SqlClient,
+  net: NetworkCtx,
+  args: {now: number; timeoutMs?: number},
+): Promise<AvaxSupply> {
   const {P, X, C} = net.chainIds;
-  const [r] = await sql.query<Record<string, Num>>(
-    `WITH made AS (
+  const params = [net.avaxAssetId, P, X, C, PRIMARY_NETWORK_ID, args.now];
+  const timeout = args.timeoutMs;
+  const [r] =
+    "kind" in sql && sql.kind === "postgres" && timeout !== undefined
+      ? await sql.transaction(async (tx) => {
+          await tx.exec(`SET LOCAL statement_timeout = ${Math.max(1, Math.floor(timeout))}`);
+          return tx.query<Record<string, Num>>(SUPPLY_SQL, params);
+        })
+      : await sql.query<Record<string, Num>>(SUPPLY_SQL, params);
+  const b = (k: string): bigint => BigInt(String(r![k] ?? 0));
+  const accrued = BigInt(String(r!.accrued_fees ?? "0"));
+  const ends = (typeof r!.l1_ends === "string" ? JSON.parse(r!.l1_ends) : r!.l1_ends) as string[];
+  const l1Outstanding = ends.reduce((s, e) => s + remainingBalance({endAccumulatedFee: BigInt(e)}, accrued), 0n);
+  const sums: SupplySums = {
+    genesis: b("genesis"),
+    cGenesisWei: b("c_genesis_wei"),
+    rewards: b("rewards"),
+    p: {in: b("p_in"), out: b("p_out")},
+    x: {in: b("x_in"), out: b("x_out")},
+    c: {in: b("c_in") + b("evm_in"), out: b("c_out") + b("evm_out")},
+    evmFeesWei: b("evm_fees_wei"),
+    l1Deposits: b("l1_deposits"),
+    l1Outstanding,
+    staked: b("staked"),
+    locked: b("locked"),
+  };
+  return avaxSupplyFromSums(sums, new Date(args.now * 1000));
+}
+
+const SUPPLY_SQL = `WITH made AS (
        -- AVAX UTXOs by chain of creation: at genesis (seq 0, vm genesis), minted as rewards, or a transaction's.
        SELECT created_chain AS chain, created_seq = 0 AS genesis, reward_type IS NOT NULL AS reward,
               sum(amount) AS amount
@@ -59,24 +98,5 @@ export async function getAvaxSupply(sql: SqlClientLike, net: NetworkCtx, args: {
           AND (coalesce(u.locktime, 0) > $6 OR coalesce(u.stakeable_locktime, 0) > $6)
           AND NOT EXISTS (SELECT 1 FROM utxo_spends sp WHERE sp.utxo_id = u.utxo_id)) AS locked,
        (SELECT value FROM data_api_meta WHERE key = 'view.l1.accruedFees') AS accrued_fees,
-       (SELECT coalesce(json_agg(end_accumulated_fee::text), '[]') FROM l1_validators WHERE active) AS l1_ends`,
-    [net.avaxAssetId, P, X, C, PRIMARY_NETWORK_ID, args.now]
-  );
-  const b = (k: string): bigint => BigInt(String(r![k] ?? 0));
-  const accrued = BigInt(String(r!.accrued_fees ?? "0"));
-  const ends = (typeof r!.l1_ends === "string" ? JSON.parse(r!.l1_ends) : r!.l1_ends) as string[];
-  const l1Outstanding = ends.reduce((s, e) => s + remainingBalance({endAccumulatedFee: BigInt(e)}, accrued), 0n);
-  const sums: SupplySums = {
-    genesis: b("genesis"),
-    rewards: b("rewards"),
-    p: {in: b("p_in"), out: b("p_out")},
-    x: {in: b("x_in"), out: b("x_out")},
-    c: {in: b("c_in") + b("evm_in"), out: b("c_out") + b("evm_out")},
-    evmFeesWei: b("evm_fees_wei"),
-    l1Deposits: b("l1_deposits"),
-    l1Outstanding,
-    staked: b("staked"),
-    locked: b("locked"),
-  };
-  return avaxSupplyFromSums(sums, new Date(args.now * 1000));
-}
+       (SELECT value FROM data_api_meta WHERE key = '${C_GENESIS_ALLOCATION_KEY}') AS c_genesis_wei,
+       (SELECT coalesce(json_agg(end_accumulated_fee::text), '[]') FROM l1_validators WHERE active) AS l1_ends`;

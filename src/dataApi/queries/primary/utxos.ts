@@ -282,45 +282,57 @@ export async function listXChainUtxos(
 }
 
 /**
- * The last transaction on `chain` that created or consumed a UTXO of one of the addresses (Glacier
- * `getLastActivityTimestampByAddresses`), or null. Each address's transactions are walked newest first in
- * tx_addresses' key (chain, address, seq) and the first one that emits or consumes a UTXO the address owns is kept
- * (an address a transaction names only as an owner it sets, a reward owner say, has no UTXO there); the newest of
- * those wins. A transaction that both consumes and emits the address's UTXOs answers the UTXO it emits.
+ * The last activity of the addresses on `chain` (Glacier `getLastActivityTimestampByAddresses`; chainkit's
+ * `LastActivityTimestamp` names a transaction and a UTXO it created or consumed), or null. Bounded: each address's
+ * ACTIVITY_SCAN newest transactions on the chain are looked at (tx_addresses' key (chain, address, seq), newest
+ * first), never its whole history, and of those:
+ * - the newest that emits or consumes a UTXO the address owns answers, with that UTXO (the one it emits when it
+ *   does both);
+ * - else (the address is named only as an owner a transaction sets, a reward or subnet owner, in all of them) the
+ *   newest of them answers, with the first UTXO it emits, else the first it consumes.
+ * On the C-chain every transaction is atomic and names an address as a UTXO's owner or as its EVM input or output
+ * (rows.ts ownedAddresses): each one is the address's activity, an EVM address's included. The newest of the
+ * addresses' answers wins.
  */
 /** UTXO `u` is owned by address `a.address` (an entry of utxo_addresses' key). */
 const OWNED_BY_A =
   "EXISTS (SELECT 1 FROM utxo_addresses ua" +
   " WHERE ua.address = a.address AND ua.created_ts = u.created_ts AND ua.utxo_id = u.utxo_id)";
 
+/** How many of an address's newest transactions last activity looks at. */
+export const ACTIVITY_SCAN = 32;
+
 export async function lastActivity(
   sql: SqlClientLike,
   net: NetworkCtx,
   args: {chain: "P" | "X" | "C"; addresses: Uint8Array[]}
 ): Promise<LastActivityTimestamp | null> {
+  const created = "u.created_chain = $3 AND u.created_seq = t.seq AND (u.tx_id = t.tx_id OR u.reward_type IS NOT NULL)";
+  const consumed = "sp.consumed_chain = $3 AND sp.consuming_height = t.block_height AND sp.consuming_tx = t.tx_id";
   const [row] = await sql.query<ActivityRow & {seq: bigint}>(
     `SELECT k.* FROM unnest($1::bytea[]) AS a(address)
      CROSS JOIN LATERAL (
        SELECT t.seq, t.tx_id, t.ts, t.block_height, x.utxo_id, x.consumed
-       FROM tx_addresses ta
-       JOIN txs t ON t.chain = ta.chain AND t.seq = ta.seq
+       FROM (SELECT ta.seq FROM tx_addresses ta WHERE ta.chain = $2 AND ta.address = a.address
+             ORDER BY ta.seq DESC LIMIT $5) ta
+       JOIN txs t ON t.chain = $2 AND t.seq = ta.seq
        CROSS JOIN LATERAL (
-         (SELECT u.utxo_id, false AS consumed FROM utxos u
-          WHERE u.created_chain = $3 AND u.created_seq = t.seq AND (u.tx_id = t.tx_id OR u.reward_type IS NOT NULL)
-            AND ${OWNED_BY_A}
+         (SELECT u.utxo_id, false AS consumed, true AS owned FROM utxos u WHERE ${created} AND ${OWNED_BY_A}
           ORDER BY u.output_index LIMIT 1)
          UNION ALL
-         (SELECT sp.utxo_id, true FROM utxo_spends sp JOIN utxos u ON u.utxo_id = sp.utxo_id
-          WHERE sp.consumed_chain = $3 AND sp.consuming_height = t.block_height AND sp.consuming_tx = t.tx_id
-            AND ${OWNED_BY_A}
+         (SELECT sp.utxo_id, true, true FROM utxo_spends sp JOIN utxos u ON u.utxo_id = sp.utxo_id
+          WHERE ${consumed} AND ${OWNED_BY_A}
           ORDER BY sp.utxo_id LIMIT 1)
+         UNION ALL
+         (SELECT u.utxo_id, false, $4::bool FROM utxos u WHERE ${created} ORDER BY u.output_index LIMIT 1)
+         UNION ALL
+         (SELECT sp.utxo_id, true, $4::bool FROM utxo_spends sp WHERE ${consumed} ORDER BY sp.utxo_id LIMIT 1)
          LIMIT 1
        ) x
-       WHERE ta.chain = $2 AND ta.address = a.address
-       ORDER BY ta.seq DESC LIMIT 1
+       ORDER BY x.owned DESC, ta.seq DESC LIMIT 1
      ) k
      ORDER BY k.seq DESC LIMIT 1`,
-    [args.addresses, args.chain, net.chainIds[args.chain]]
+    [args.addresses, args.chain, net.chainIds[args.chain], args.chain === "C", ACTIVITY_SCAN]
   );
   if (row === undefined) return null;
   const chainName = args.chain === "P" ? "p-chain" : args.chain === "X" ? "x-chain" : "c-chain";

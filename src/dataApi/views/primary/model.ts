@@ -213,6 +213,9 @@ export interface PrimaryContainer {
  * A network's genesis state, folded into the views when their store is created, before the first container: what
  * AvalancheGo's `genesis.FromConfig` builds from the network's genesis config (src/genesis/build.ts).
  */
+/** The `data_api_meta` key of the C-chain genesis allocation's sum, wei (view.ts foldGenesis writes it). */
+export const C_GENESIS_ALLOCATION_KEY = "genesis.cChainAllocationWei";
+
 export interface GenesisState {
   networkId: number;
   /** Genesis time, Unix seconds. */
@@ -231,4 +234,6 @@ export interface GenesisState {
    * network's X and C chain IDs; not listed as blockchains (stakingFold.ts `genesis`).
    */
   chains: Array<{chainId: string; subnetId: string; name: string; vmId: string; fxIds: string[]; genesisData: Uint8Array}>;
+  /** The C-chain genesis's `alloc` balances summed, wei (src/genesis/config.ts cChainGenesisAllocationWei); 0 if absent. */
+  cChainAllocationWei?: bigint;
 }

@@ -20,7 +20,7 @@ import {Backoff, RetryableError, isRetryable} from "../../../util/errors.js";
 import {insertSql, runTogether, type BulkColumn, type BulkInsertOptions} from "../../store/bulk.js";
 import type {SqlClient, SqlTx} from "../../store/client.js";
 import {tryDecodePrimaryContainer, type DecodeResult} from "./decode.js";
-import type {GenesisState, PrimaryContainer, PrimaryTx, TxOutput} from "./model.js";
+import {C_GENESIS_ALLOCATION_KEY, type GenesisState, type PrimaryContainer, type PrimaryTx, type TxOutput} from "./model.js";
 import {
   BLOCK_COLUMNS,
   TX_ADDRESS_COLUMNS,
@@ -849,6 +849,11 @@ export class PrimaryView {
     }
     if (g.stakers.length === 0) await this.staking.genesis(tx, g, () => {}, this.modules.network.chainIds.P);
     await flush();
+    // The C-chain's genesis balances are no UTXO: the supply reads their sum from here.
+    await tx.query(`INSERT INTO data_api_meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`, [
+      C_GENESIS_ALLOCATION_KEY,
+      String(g.cChainAllocationWei ?? 0n),
+    ]);
   }
 }
 

@@ -3,7 +3,7 @@
  * `platform.getCurrentValidators` and `info.peers` (test/helpers/fakeUpstreams.ts).
  */
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
-import {NodeObservations} from "../../../../src/dataApi/observations/nodeObservations.js";
+import {NodeObservations, STALE_POLLS} from "../../../../src/dataApi/observations/nodeObservations.js";
 import {UP} from "../../../../src/dataApi/observations/observations.js";
 import pino from "pino";
 import type {Logger} from "../../../../src/logger/index.js";
@@ -16,8 +16,8 @@ describe("NodeObservations", () => {
   });
   afterAll(async () => p.close());
 
-  const make = (over: Partial<ConstructorParameters<typeof NodeObservations>[0]> = {}): NodeObservations =>
-    new NodeObservations({url: p.url, refreshMs: 60_000, timeoutMs: 2_000, window: 4, maxNodes: 10, ...over}, {logger: pino({level: "silent"}) as unknown as Logger});
+  const make = (over: Partial<ConstructorParameters<typeof NodeObservations>[0]> = {}, now?: () => number): NodeObservations =>
+    new NodeObservations({url: p.url, refreshMs: 60_000, timeoutMs: 2_000, window: 4, maxNodes: 10, ...over}, {logger: pino({level: "silent"}) as unknown as Logger, now});
 
   it("gives the node's uptime, and reachability and benching over the last polls", async () => {
     const o = make();
@@ -71,8 +71,46 @@ describe("NodeObservations", () => {
     await expect.poll(() => o.polls, {timeout: 5_000}).toBeGreaterThan(2);
     await o.close();
     const n = o.polls;
+    expect(o.observe("NodeID-A").uptimePerformance).toBe(42);
     await new Promise((r) => setTimeout(r, 100));
     expect(o.polls).toBe(n);
-    expect(o.observe("NodeID-A").uptimePerformance).toBe(42);
+  });
+
+  it("serves no observation as current once the last successful poll is older than STALE_POLLS intervals", async () => {
+    let clock = 1_000_000;
+    const o = make({refreshMs: 1_000}, () => clock);
+    p.observed = new Map([["NodeID-A", {uptime: "60", connected: false, benched: ["P"]}]]);
+    await o.poll();
+    p.failing = true;
+    try {
+      clock += STALE_POLLS * 1_000;
+      await o.poll();
+      expect(o.observe("NodeID-A").uptimePerformance).toBe(60);
+      clock += 1;
+      await o.poll();
+      expect(o.current()).toBe(false);
+      expect(o.observe("NodeID-A")).toEqual(UP);
+    } finally {
+      p.failing = false;
+    }
+    // A poll that succeeds again serves what it observed.
+    await o.poll();
+    expect(o.observe("NodeID-A").uptimePerformance).toBe(60);
+  });
+
+  it("aborts a poll in flight on close, rather than waiting for its timeout", async () => {
+    const o = make({refreshMs: 60_000, timeoutMs: 10_000});
+    p.hanging = true;
+    const before = p.calls.length;
+    try {
+      o.start();
+      await expect.poll(() => p.calls.length - before, {timeout: 5_000}).toBe(2);
+      const t0 = Date.now();
+      await o.close();
+      expect(Date.now() - t0).toBeLessThan(2_000);
+      expect(o.polls).toBe(0);
+    } finally {
+      p.hanging = false;
+    }
   });
 });

@@ -35,11 +35,13 @@ import {
   getCChainAtomicBalances,
   getPChainBalances,
   getXChainBalances,
+  ACTIVITY_SCAN,
   lastActivity,
   listPChainUtxos,
   listXChainUtxos,
 } from "../../../../src/dataApi/queries/primary/utxos.js";
 import {getAvaxSupply} from "../../../../src/dataApi/queries/primary/supply.js";
+import {C_GENESIS_ALLOCATION_KEY} from "../../../../src/dataApi/views/primary/model.js";
 import {decimal} from "../../../../src/dataApi/models/primary/supply.js";
 import {
   type BackendKind, AVAX, BOB_HEX, utxo, C_ID, EWOQ, EWOQ_EVM, EWOQ_HEX, NET, P_ID, RecordingClient, TOK, TestDb, X_ID, hexBytes, seedL1ValidationTxs, seedPrimary, seedStakers, seedSubnets, seedXC, CAROL_HEX,
@@ -625,6 +627,30 @@ describe("last activity of addresses", () => {
     }
   });
 
+  it("answers an EVM address on the C-chain with its atomic transaction (an export's UTXO)", async () => {
+    expect(await lastActivity(db, NET, {chain: "C", addresses: [hexBytes(EWOQ_EVM.slice(2).toLowerCase())]})).toEqual(at("cExport", "ce0", false, 1036, "1", "c-chain"));
+  });
+
+  it("looks at an address's newest transactions only: named without a UTXO of its in all, the newest answers", async () => {
+    const own = await new TestDb(kind).init();
+    try {
+      await seedPrimary(own);
+      const ewoq = hexBytes(EWOQ_HEX);
+      // ptx2 emits ewoq's u2; then ACTIVITY_SCAN + 8 transactions name ewoq only as an owner they set, each paying
+      // bob: the newest of them answers, with the UTXO it emits, and the history below them is not walked.
+      const last = 10 + ACTIVITY_SCAN + 8;
+      for (let seq = 10; seq < last; seq++) {
+        await own.insert("txs", {chain: "P", seq, tx_id: `ptx${seq}`, tx_type: "AddPermissionlessDelegatorTx", block_id: `pblk${seq}`, block_height: seq, ts: 1000 + seq * 10, memo: new Uint8Array(), details: {}, size_bytes: 1});
+        await own.insert("tx_addresses", {chain: "P", address: ewoq, seq});
+        await own.insert("utxos", utxo({utxo_id: `o${seq}`, tx_id: `ptx${seq}`, output_index: 0, created_seq: seq, created_height: seq, created_ts: 1000 + seq * 10, amount: "1", addresses: [BOB_HEX]}));
+      }
+      const newest = last - 1;
+      expect(await lastActivity(own, NET, {chain: "P", addresses: [ewoq]})).toEqual(at(`ptx${newest}`, `o${newest}`, false, 1000 + newest * 10, String(newest), "p-chain"));
+    } finally {
+      await own.close();
+    }
+  });
+
   it("uses an index: each address's transactions walked newest first in tx_addresses' key", async () => {
     await expectIndexed((sql) => lastActivity(sql, NET, {chain: "P", addresses: [hexBytes(EWOQ_HEX), hexBytes(BOB_HEX)]}));
     const rec = new RecordingClient(db);
@@ -700,6 +726,37 @@ describe("AVAX supply", () => {
       // What exists is what is left: unspent UTXOs, stake, the reward, the L1 balance left, and the EVM side.
       const unspent = 480n + 90n + 17n + 640n + 60n + 200n;
       expect(BigInt(s.totalSupply.replace(".", "").replace(/^0+/, ""))).toBe((unspent + 14n - 20n) * 1_000_000_000n - 2_500_000_001n);
+    } finally {
+      await own.close();
+    }
+  });
+
+  it("adds the C-chain genesis allocation (EVM balance, never a UTXO) to the genesis and the total", async () => {
+    const own = await new TestDb(kind).init();
+    try {
+      await own.insert("utxos", utxo({utxo_id: "gP", output_index: 0, amount: "1000", addresses: [EWOQ_HEX], created_chain: P_ID, tx_id: "genesisP", created_seq: 0, created_height: 0, created_ts: 1}));
+      // local's: 50M AVAX, and one wei so that a fraction of a nAVAX shows.
+      await own.insert("data_api_meta", {key: C_GENESIS_ALLOCATION_KEY, value: String(50_000_000n * 10n ** 18n + 1n)});
+      const s = await getAvaxSupply(own, NET, {now: 3000});
+      expect([s.genesisUnlock, s.totalSupply, s.circulatingSupply]).toEqual(Array(3).fill("50000000.000001000000000001"));
+    } finally {
+      await own.close();
+    }
+  });
+
+  it("never answers a negative burn while an import is folded before the export it spends", async () => {
+    const own = await new TestDb(kind).init();
+    try {
+      // The P-chain folded pI, importing C's 18 as 17; the C-chain has not folded the export: its UTXO is unknown.
+      await own.insert("utxos", utxo({utxo_id: "gP", output_index: 0, amount: "1000", addresses: [EWOQ_HEX], created_chain: P_ID, tx_id: "genesisP", created_seq: 0, created_height: 0, created_ts: 1}));
+      await own.insert("txs", {chain: "P", seq: 1, tx_id: "pI", tx_type: "ImportTx", block_id: "b1", block_height: 1, ts: 2001, memo: new Uint8Array(), details: {}, size_bytes: 1});
+      await own.insert("utxos", utxo({utxo_id: "i1", output_index: 0, amount: "17", addresses: [EWOQ_HEX], created_chain: P_ID, tx_id: "pI", created_seq: 1, created_height: 1, created_ts: 2001}));
+      await own.insert("utxo_spends", {utxo_id: "ce", tx_id: "cE", output_index: 0, consumed_chain: P_ID, consuming_tx: "pI", consuming_block: "b1", consuming_height: 1, consuming_ts: 2001, credentials: []});
+      // The C-chain folded an import of X's 15 as 14 of EVM balance, X's export not yet.
+      await own.insert("txs", {chain: "C", seq: 1, tx_id: "cI", tx_type: "ImportTx", block_id: "c1", block_height: 1, ts: 2001, memo: new Uint8Array(), details: {}, size_bytes: 1, evm: {inputs: [], outputs: [{address: "0x01", assetId: AVAX, amount: "14"}]}});
+      const s = await getAvaxSupply(own, NET, {now: 3000});
+      expect([s.totalPBurned, s.totalCBurned, s.totalXBurned]).toEqual(["0", "0", "0"]);
+      expect(s.totalSupply).toBe("0.000001");
     } finally {
       await own.close();
     }
