@@ -44,6 +44,11 @@ export interface NodeOverrides {
   feed?: FeedSource;
   /** The store admin.dbGet reads instead of the node's database (tests, tools). */
   rawDb?: RawKeyValueReader;
+  /**
+   * The dev feed's clock (ms). A fixed time freezes the dev network once it has backfilled up to it: a replay or a
+   * mirror can then be compared with it answer for answer.
+   */
+  devNow?: () => number;
 }
 
 type Status = "created" | "started" | "closing" | "closed";
@@ -315,7 +320,7 @@ export class AvaextNode {
       const evm = this.config["dev-evm"] ? {logger: this.logger} : null;
       return new DevFeed(
         {...defaultDevFeedOptions, backfillMs: this.config["dev-backfill"], genesisPath: devGenesisPath(this.config["data-dir"])},
-        {status, network: this.chains.network, evm},
+        {status, network: this.chains.network, evm, now: this.overrides.devNow},
       );
     }
     if (spec.startsWith("file:")) {
