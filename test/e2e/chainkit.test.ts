@@ -19,6 +19,7 @@ import {Avalanche} from "@avalanche-sdk/chainkit";
 import {HTTPClient} from "@avalanche-sdk/chainkit/lib/http.js";
 import {NETWORKS} from "../../src/chains/index.js";
 import {STORE_BACKENDS} from "../helpers/sql.js";
+import {devEvmsFollowed, devFolded} from "../helpers/devNode.js";
 import {startNode, type TestNode} from "../helpers/node.js";
 import {fakePChain, type FakePChain} from "../helpers/fakeUpstreams.js";
 import {devKeys} from "../../src/dev/primaryNetwork.js";
@@ -71,26 +72,8 @@ async function all<P, T>(iter: AsyncIterable<{result: P}> | P, items: (page: P) 
   return out;
 }
 
-async function caughtUp(t: TestNode): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const view = t.node.dataApi?.view;
-    const indexed = await t.rpc("/ext/index/P/block", "index.getLastAccepted", {encoding: "hex"});
-    const index = (indexed.body.result as {index?: string} | undefined)?.index;
-    if (view != null && view.lag() === 0n && index !== undefined && Number(index) >= 40) return;
-    if (Date.now() > deadline) throw new Error("the data API view did not catch up");
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-async function evmCaughtUp(t: TestNode): Promise<void> {
-  const heads = (): bigint[] => (t.node.dataApi?.evm?.chains ?? []).map((c) => c.follower?.status().head ?? -1n);
-  const deadline = Date.now() + 60_000;
-  while (!(heads().length === 2 && heads().every((h) => h >= 20n))) {
-    if (Date.now() > deadline) throw new Error(`the EVM followers did not catch up (heads ${heads().join(", ")})`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const caughtUp = (t: TestNode): Promise<void> => devFolded(t);
+const evmCaughtUp = (t: TestNode): Promise<void> => devEvmsFollowed(t);
 
 describe.each(STORE_BACKENDS)("chainkit 0.3.13 against the data API ($name)", (backend) => {
   let t: TestNode;

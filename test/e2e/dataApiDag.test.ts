@@ -12,6 +12,7 @@ import {XChainNonLinearTransaction$inboundSchema, XChainVertex$inboundSchema} fr
 import {decodeVertex} from "../../src/decode/avm.js";
 import {cb58Encode} from "../../src/util/cb58.js";
 import {STORE_BACKENDS} from "../helpers/sql.js";
+import {devFolded} from "../helpers/devNode.js";
 import {startNode, type TestNode} from "../helpers/node.js";
 
 const NET = "local" as Network;
@@ -39,17 +40,7 @@ async function containers(t: TestNode, path: string): Promise<Container[]> {
 const bytesOf = (c: Container): Buffer => Buffer.from(c.bytes.slice(2, -8), "hex");
 const seconds = (rfc3339: string): number => Math.floor(Date.parse(rfc3339) / 1000);
 
-async function caughtUp(t: TestNode): Promise<void> {
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    const view = t.node.dataApi?.view;
-    const last = await t.rpc("/ext/index/X/block", "index.getLastAccepted", {encoding: "hex"});
-    const index = (last.body.result as {index?: string} | undefined)?.index;
-    if (view != null && view.lag() === 0n && index !== undefined && Number(index) >= 20) return;
-    if (Date.now() > deadline) throw new Error("the dev network's backfill was not folded in time");
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const caughtUp = (t: TestNode): Promise<void> => devFolded(t, "X/block", 20, 90_000);
 
 describe.each(STORE_BACKENDS)("the dev X-chain's DAG era ($name)", (backend) => {
   let t: TestNode;

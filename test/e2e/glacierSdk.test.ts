@@ -23,6 +23,7 @@ import {
 import {NETWORKS} from "../../src/chains/index.js";
 import {GlacierModels} from "../helpers/glacierModels.js";
 import {STORE_BACKENDS} from "../helpers/sql.js";
+import {devEvmsFollowed, devFolded} from "../helpers/devNode.js";
 import {startNode, type TestNode} from "../helpers/node.js";
 import {devStakers} from "../../src/dev/primaryNetwork.js";
 
@@ -68,23 +69,8 @@ async function walk<P extends {nextPageToken?: string}>(service: string, method:
   throw new Error(`${method}: more than ${maxPages} pages`);
 }
 
-async function caughtUp(t: TestNode): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const view = t.node.dataApi?.view;
-    const indexed = await t.rpc("/ext/index/P/block", "index.getLastAccepted", {encoding: "hex"});
-    const index = (indexed.body.result as {index?: string} | undefined)?.index;
-    if (view != null && view.lag() === 0n && index !== undefined && Number(index) >= 40) return;
-    if (Date.now() > deadline) throw new Error("the data API view did not catch up");
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-/** Both followed EVM chains (the dev C-chain and the dev L1) have folded the dev traffic's first interchain round. */
-async function evmCaughtUp(t: TestNode): Promise<void> {
-  const heads = (): bigint[] => (t.node.dataApi?.evm?.chains ?? []).map((c) => c.follower?.status().head ?? -1n);
-  await expect.poll(() => heads().length === 2 && heads().every((h) => h >= 20n), {timeout: 60_000}).toBe(true);
-}
+const caughtUp = (t: TestNode): Promise<void> => devFolded(t);
+const evmCaughtUp = (t: TestNode): Promise<void> => devEvmsFollowed(t);
 
 describe.each(STORE_BACKENDS)("glacier-sdk 3.0.2 against the data API ($name)", (backend) => {
   let t: TestNode;
