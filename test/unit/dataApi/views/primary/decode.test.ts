@@ -1020,10 +1020,10 @@ describe("malformed containers", () => {
   it("a P/C tx or vtx kind, an unknown tx type, a property-less credential type", () => {
     expectError("P", "tx", base.signed);
     expectError("C", "vtx", base.signed);
-    // Type 40 (a later upgrade's tx) in a Banff block.
+    // Type 43 (past Helicon's 40-42: a later upgrade's tx) in a Banff block.
     const bytes = new Uint8Array(banffStandard([base.signed]));
-    bytes[2 + 4 + 8 + 32 + 8 + 4 + 3] = 40;
-    expect(expectError("P", "block", bytes).reason).toMatch(/40/);
+    bytes[2 + 4 + 8 + 32 + 8 + 4 + 3] = 43;
+    expect(expectError("P", "block", bytes).reason).toMatch(/43/);
     // A 65-byte signature whose v is not a recovery ID still decodes, with no public key.
     const x = sign(new avmSerial.BaseTx(avaxBase(X_CHAIN, [transferOut(AVAX, 1n)], [transferIn(IN_TX, 0, AVAX, 2n)])), 1);
     const bad = new Uint8Array(x.signed);
