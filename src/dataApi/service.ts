@@ -189,7 +189,7 @@ export class DataApiService {
       registerIcmRoutes(router, {sql, chains: this.evm});
       registerSignatureRoutes(router, {sql, network: modules.network, ...this.signatureModules()});
       registerHealthRoute(router, this.checks);
-      registerLiveRoute(router, sql);
+      registerLiveRoute(router, sql, modules.logger);
       modules.routes.addResolver(router.resolver());
     }
   }
