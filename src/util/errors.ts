@@ -65,7 +65,7 @@ const FOLD_SQLSTATE_CLASSES = new Set(["0A", "21", "22", "23", "26", "2F", "34",
 
 /**
  * Messages of a connection gone or slow, from node-postgres (which sets no code on them: a connection ended, its
- * `query_timeout` "Query read timeout"), of an allocation the process could not make now (V8's "Array buffer
+ * `query_timeout` "Query read timeout"; this project's PGlite thread, src/dataApi/store/pgliteThread.ts), of an allocation the process could not make now (V8's "Array buffer
  * allocation failed", a RangeError), and from a client closed under a loop that is stopping.
  */
 const OUTAGE_MESSAGES = [
@@ -75,6 +75,8 @@ const OUTAGE_MESSAGES = [
   /is not queryable/,
   /Client has encountered a connection error/,
   /^Array buffer allocation failed/,
+  // Lost for good, but the process ends on it (src/node.ts, fatal): meanwhile no view stops as if its fold failed.
+  /^PGlite's thread (failed|exited)/,
   /^the SQL client is closed$/,
 ];
 

@@ -18,6 +18,7 @@ describe("isRetryable", () => {
       expect(isRetryable(pgError(code)), code).toBe(true);
     }
     expect(isRetryable(new Error("Query read timeout"))).toBe(true);
+    expect(isRetryable(new Error("PGlite's thread exited (code 1)"))).toBe(true); // and the process exits (src/node.ts)
     expect(isRetryable(new RangeError("Array buffer allocation failed"))).toBe(true);
     expect(isRetryable(Object.assign(new Error("This operation was aborted"), {name: "AbortError"}))).toBe(true);
     expect(isRetryable(new DOMException("The operation was aborted due to timeout", "TimeoutError"))).toBe(true);
