@@ -224,6 +224,44 @@ describeBackends("EVM follower", (backend) => {
     }
   });
 
+  it("folds the blocks of a batch before one that fails to derive, then stays at that block", async () => {
+    // An RPC that serves block 3 malformed (its transactions not a list), in front of the same anvil.
+    for (let i = 0; i < 5; i++) await mine(1_900_000_000 + i);
+    const proxy = createServer((req, res) => {
+      let body = "";
+      req.on("data", (c: Buffer) => (body += c.toString()));
+      req.on("end", async () => {
+        const r = await fetch(anvil.url, {method: "POST", headers: {"content-type": "application/json"}, body});
+        const answer = JSON.parse(await r.text()) as unknown;
+        const calls = (Array.isArray(JSON.parse(body)) ? JSON.parse(body) : [JSON.parse(body)]) as Array<{method: string; params: unknown[]}>;
+        const answers = (Array.isArray(answer) ? answer : [answer]) as Array<{id: unknown; result?: {number?: string; transactions?: unknown}}>;
+        for (const a of answers) {
+          const call = calls.find((c) => (c as {id?: unknown}).id === a.id);
+          if (call?.method === "eth_getBlockByNumber" && a.result?.number === "0x3") a.result.transactions = "not a list";
+        }
+        res.writeHead(200, {"content-type": "application/json"}).end(JSON.stringify(Array.isArray(answer) ? answers : answers[0]));
+      });
+    });
+    await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", r));
+    const url = `http://127.0.0.1:${(proxy.address() as {port: number}).port}`;
+    const other = await backend.open();
+    await migrate(other, MIGRATIONS, {logger});
+    const rpc = new EvmRpc({...defaultEvmRpcOptions, url, retries: 0}, {logger});
+    const opts = {...defaultEvmFollowerOptions, chainId: "43112", blockchainId: null, pollMs: 20};
+    const f = new EvmFollower(opts, {sql: other, rpc, logger, tokenInfo: async (_a, erc) => ({erc, name: null, symbol: null, decimals: null})});
+    f.start();
+    try {
+      // One batch (0 to the head); blocks 0-2 are folded although block 3 of the same batch does not derive.
+      await f.waitFor(2n, 20_000);
+      await expect.poll(() => f.status().lastError ?? "", {timeout: 10_000}).toContain("block 3");
+      expect(f.status().head).toBe(2n);
+    } finally {
+      await f.close();
+      await other.close();
+      await new Promise((r) => proxy.close(r));
+    }
+  });
+
   it("retries an RPC that does not answer, and never stops for it", async () => {
     const counted = {error: 0, stopped: 0};
     const metrics = {blocks: () => {}, txs: () => {}, reorg: () => {}, error: () => void counted.error++, stopped: () => void counted.stopped++};
