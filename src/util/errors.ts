@@ -65,8 +65,9 @@ const FOLD_SQLSTATE_CLASSES = new Set(["0A", "21", "22", "23", "26", "2F", "34",
 
 /**
  * Messages of a connection gone or slow, from node-postgres (which sets no code on them: a connection ended, its
- * `query_timeout` "Query read timeout"; this project's PGlite thread, src/dataApi/store/pgliteThread.ts), of an allocation the process could not make now (V8's "Array buffer
- * allocation failed", a RangeError), and from a client closed under a loop that is stopping.
+ * `query_timeout` "Query read timeout"; this project's PGlite thread, src/dataApi/store/pgliteThread.ts), of an
+ * allocation the process could not make now (V8's "Array buffer allocation failed", a RangeError), and from a client
+ * closed under a loop that is stopping.
  */
 const OUTAGE_MESSAGES = [
   /^Connection terminated/,

@@ -45,7 +45,12 @@ export function registerHealthRoute(router: DataApiRouter, checks: readonly Name
  * HealthCheckResultDto: whether reads are answered, that is whether the store answers. A view that stopped or lags
  * fails /v1/health-check, not this: reads are still served from what was folded.
  */
-export function registerLiveRoute(router: DataApiRouter, sql: SqlClient, logger: Logger, timeoutMs = LIVE_TIMEOUT_MS): void {
+export function registerLiveRoute(
+  router: DataApiRouter,
+  sql: SqlClient,
+  logger: Logger,
+  timeoutMs = LIVE_TIMEOUT_MS,
+): void {
   router.get("/v1/live-check", () => liveCheck(sql, logger, timeoutMs));
 }
 

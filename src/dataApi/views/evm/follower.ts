@@ -258,14 +258,20 @@ export class EvmFollower {
   private async reloadHead(): Promise<void> {
     const {sql} = this.modules;
     const chainId = this.chainId!;
-    const rows = await sql.query<{head_number: bigint | null; head_hash: Uint8Array | null}>("SELECT head_number, head_hash FROM evm_chains WHERE chain_id = $1", [chainId]);
+    const rows = await sql.query<{head_number: bigint | null; head_hash: Uint8Array | null}>(
+      "SELECT head_number, head_hash FROM evm_chains WHERE chain_id = $1",
+      [chainId],
+    );
     const r = rows[0];
     if (r?.head_number == null || r.head_hash == null) {
       this.head = null;
       this.cumulativeTxs = 0n;
     } else {
       this.head = {number: BigInt(r.head_number), hash: r.head_hash};
-      const c = await sql.query<{cumulative_txs: bigint}>("SELECT cumulative_txs FROM evm_blocks WHERE chain_id = $1 AND number = $2", [chainId, this.head.number]);
+      const c = await sql.query<{cumulative_txs: bigint}>(
+        "SELECT cumulative_txs FROM evm_blocks WHERE chain_id = $1 AND number = $2",
+        [chainId, this.head.number],
+      );
       this.cumulativeTxs = BigInt(c[0]?.cumulative_txs ?? 0n);
     }
     // Tokens marked stored by a write that then failed may not be: all read again from the store when next seen.

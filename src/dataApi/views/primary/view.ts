@@ -383,7 +383,8 @@ export class PrimaryView {
     this.retriedAt.set(err.endpoint.id, err.from);
     this.stale = true;
     const at = {endpoint: err.endpoint.name, index: err.from.toString(), err: err.cause};
-    this.modules.logger.warn(at, "primary-network view: a container failed to fold; folding it once more before stopping");
+    const message = "primary-network view: a container failed to fold; folding it once more before stopping";
+    this.modules.logger.warn(at, message);
   }
 
   /** The chain of the failed batch stops folding (its reads go on serving what was folded); the others go on. */

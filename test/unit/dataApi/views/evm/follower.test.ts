@@ -160,6 +160,7 @@ describeBackends("EVM follower", (backend) => {
   });
 
   it("reads its head back from the store after a write that committed but answered an error, and goes on", async () => {
+    for (let i = 0; i < 4; i++) await mine(1_800_000_000 + i);
     // The store committed the batch and the connection was lost before the answer (the server restarting as COMMIT
     // ran): the client sees an outage. Retrying from the head in memory would write the same blocks again (23505).
     const other = await backend.open();
@@ -196,6 +197,7 @@ describeBackends("EVM follower", (backend) => {
   it("tries a block that failed by the fold's error once more before stopping: a passing failure does not stop it", async () => {
     const other = await backend.open();
     await migrate(other, MIGRATIONS, {logger});
+    for (let i = 0; i < 4; i++) await mine(1_850_000_000 + i);
     // Block 2 is refused twice (in its batch, then alone), then accepted: a transient failure that carried a fold's
     // SQLSTATE. The refusals are counted by a sequence, which the rolled-back transactions do not undo.
     await other.exec(`CREATE SEQUENCE refusals;
