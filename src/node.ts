@@ -82,6 +82,8 @@ export class AvaextNode {
   private readonly closers: Closer[] = [];
   /** `--genesis-file`, read and checked at construction (a custom network's chain IDs are its). */
   private readonly genesisFile: ResolvedGenesis | null;
+  /** What ends the process on a fatal error (the CLI's: src/cli/index.ts); without one, it is only logged. */
+  private fatalHandler: ((err: Error) => void) | null = null;
   private status: Status = "created";
 
   private constructor(
@@ -258,6 +260,7 @@ export class AvaextNode {
           register: this.metrics.register,
           genesis: genesis.state,
           avaxAssetId: genesis.avaxAssetId,
+          fatal: (err) => this.fatal(err),
         },
       );
       this.dataApi = dataApi;
@@ -349,6 +352,20 @@ export class AvaextNode {
       ...given,
       ...(namesL1 ? [] : [{name: l1, url: dev.evmUrl("L1")!, urlOf: () => dev.evmUrl("L1")!, guard: dev.evmGuard("L1")!}]),
     ];
+  }
+
+  /** Sets what ends the process when a part of it fails for good (see fatal). */
+  onFatal(handler: (err: Error) => void): void {
+    this.fatalHandler = handler;
+  }
+
+  /**
+   * A part failed for good (the data API's store is lost): logged at fatal level and handed to the process, which
+   * shuts down and exits non-zero rather than serving errors and retrying forever.
+   */
+  private fatal(err: Error): void {
+    this.logger.fatal({err}, `fatal: ${err.message}; avaext exits`);
+    this.fatalHandler?.(err);
   }
 
   /** Registers something to close on shutdown (closed in reverse order). */

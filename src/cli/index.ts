@@ -80,6 +80,16 @@ export async function run(argv: string[]): Promise<void> {
       },
     );
   };
+  // A part that failed for good (the data API's store lost): closed as on a signal, then exit non-zero.
+  node.onFatal((err) => {
+    if (stopping) return;
+    stopping = true;
+    process.stderr.write(`avaext: ${err.message}\n`);
+    node.close().then(
+      () => process.exit(EXIT_FATAL),
+      () => process.exit(EXIT_FATAL),
+    );
+  });
   process.on("SIGINT", () => stop("SIGINT"));
   process.on("SIGTERM", () => stop("SIGTERM"));
 }

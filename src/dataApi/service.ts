@@ -96,6 +96,8 @@ export interface DataApiModules {
   /** Builds the network's genesis state (src/dataApi/genesis.ts); null only for a store this process does not write. */
   genesis: (() => GenesisState) | null;
   avaxAssetId: string;
+  /** The store is lost for good (PGlite's thread died): the process ends (src/node.ts). */
+  fatal?: (err: Error) => void;
 }
 
 export class DataApiService {
@@ -119,7 +121,8 @@ export class DataApiService {
   /** Opens the store (migrating it as the writer), takes the writer lock and registers the routes; starts nothing. */
   static async open(opts: DataApiOptions, modules: DataApiModules): Promise<DataApiService> {
     const dataDir = opts.db === "embedded" ? path.join(opts.dataDir, "data-api") : null;
-    const sql = await openSqlClient({url: opts.db, dataDir, pgliteSharedBuffersMb: opts.pgliteSharedBuffersMb}, {logger: modules.logger});
+    const sqlOpts = {url: opts.db, dataDir, pgliteSharedBuffersMb: opts.pgliteSharedBuffersMb};
+    const sql = await openSqlClient(sqlOpts, {logger: modules.logger, onLost: modules.fatal});
     const service = new DataApiService(opts, modules, sql);
     try {
       await service.init();
@@ -189,7 +192,7 @@ export class DataApiService {
       registerIcmRoutes(router, {sql, chains: this.evm});
       registerSignatureRoutes(router, {sql, network: modules.network, ...this.signatureModules()});
       registerHealthRoute(router, this.checks);
-      registerLiveRoute(router, sql);
+      registerLiveRoute(router, sql, modules.logger);
       modules.routes.addResolver(router.resolver());
     }
   }

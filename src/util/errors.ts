@@ -51,32 +51,41 @@ const NETWORK_CODES = new Set([
 ]);
 
 /**
- * PostgreSQL's SQLSTATEs of a server that is not there or not able now (Appendix A of its manual): class 08
- * (connection exception) and 53 (insufficient resources) whole; admin, crash and cannot-connect-now shutdowns
- * (57P01-57P03); a statement cancelled by a timeout (57014); a lock not obtained in time (55P03); a serialization
- * failure or deadlock (40001, 40P01), which the next try resolves.
+ * PostgreSQL's SQLSTATE classes of an error in the statement itself, which the same statement on the same rows meets
+ * again (Appendix A, "PostgreSQL Error Codes", of its manual): 0A feature not supported, 21 cardinality violation,
+ * 22 data exception, 23 integrity constraint violation, 26 invalid SQL statement name, 2F SQL routine exception,
+ * 34 invalid cursor name, 3F invalid schema name, 42 syntax error or access rule violation, 44 WITH CHECK OPTION
+ * violation, 54 program limit exceeded, P0 PL/pgSQL error, XX internal error. Every other class is the server's
+ * state or the session's, not the fold's: 08 connection, 25 transaction state (25006 read-only after a failover,
+ * 25P03 idle-in-transaction timeout), 40 rollback (serialization, deadlock), 53 resources, 55 prerequisite state
+ * (55P03 lock not available), 57 operator intervention (57014 cancelled, 57P01-57P05 shutdowns and idle-session
+ * timeout), 58 system (I/O): retried.
  */
-const RETRYABLE_SQLSTATES = new Set(["57P01", "57P02", "57P03", "57014", "55P03", "40001", "40P01"]);
-const RETRYABLE_SQLSTATE_CLASSES = new Set(["08", "53"]);
+const FOLD_SQLSTATE_CLASSES = new Set(["0A", "21", "22", "23", "26", "2F", "34", "3F", "42", "44", "54", "P0", "XX"]);
 
 /**
- * Messages of a connection gone, from node-postgres (which sets no code on them), from this project's PGlite thread
- * (src/dataApi/store/pgliteThread.ts: its worker failed or exited, every later call fails with that) and from a
- * client closed under a loop that is stopping.
+ * Messages of a connection gone or slow, from node-postgres (which sets no code on them: a connection ended, its
+ * `query_timeout` "Query read timeout"; this project's PGlite thread, src/dataApi/store/pgliteThread.ts), of an
+ * allocation the process could not make now (V8's "Array buffer allocation failed", a RangeError), and from a client
+ * closed under a loop that is stopping.
  */
 const OUTAGE_MESSAGES = [
   /^Connection terminated/,
   /timeout exceeded when trying to connect/,
+  /^Query read timeout/,
   /is not queryable/,
   /Client has encountered a connection error/,
+  /^Array buffer allocation failed/,
+  // Lost for good, but the process ends on it (src/node.ts, fatal): meanwhile no view stops as if its fold failed.
   /^PGlite's thread (failed|exited)/,
   /^the SQL client is closed$/,
 ];
 
 /**
  * Whether trying again may succeed. An AvaextError says so itself (the nearest one along `cause`); otherwise only an
- * outage of the store or the network is retryable, and anything else (a RangeError of the fold, a constraint
- * violation 23xxx, a TypeError) is not.
+ * outage of the store or the network is retryable (a network code, an SQLSTATE outside the fold's own classes, a
+ * request aborted or timed out while its loop is not closing: the loops check their own signal first), and anything
+ * else (a RangeError of the fold, a constraint violation 23xxx, a TypeError) is not.
  */
 export function isRetryable(err: unknown): boolean {
   for (let e: unknown = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
@@ -84,10 +93,9 @@ export function isRetryable(err: unknown): boolean {
     const code = (e as {code?: unknown}).code;
     if (typeof code === "string") {
       if (NETWORK_CODES.has(code)) return true;
-      if (/^[0-9A-Z]{5}$/.test(code)) {
-        return RETRYABLE_SQLSTATES.has(code) || RETRYABLE_SQLSTATE_CLASSES.has(code.slice(0, 2));
-      }
+      if (/^[0-9A-Z]{5}$/.test(code)) return !FOLD_SQLSTATE_CLASSES.has(code.slice(0, 2));
     }
+    if (e.name === "AbortError" || e.name === "TimeoutError") return true;
     if (OUTAGE_MESSAGES.some((m) => m.test(e.message))) return true;
     // `fetch` failing at the socket: TypeError("fetch failed") with the system error as its cause, walked next.
   }

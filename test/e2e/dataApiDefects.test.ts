@@ -109,6 +109,10 @@ describe("permissioned subnet validators removed, and Helicon's transactions", (
     ]);
     const active = await list("validationStatus=active");
     expect(active.validators.map((v) => v.txHash)).toEqual([blocks[1]!.txIds[0]]);
+    // The removal is no reward: the AddSubnetValidatorTx's answer names no rewardTxHash.
+    const added = await t.get(`/v1/networks/local/blockchains/p-chain/transactions/${blocks[1]!.txIds[1]}`);
+    expect(added.status, added.text).toBe(200);
+    expect(added.json()).not.toHaveProperty("rewardTxHash");
   }, 120_000);
 
   it("folds Helicon's transactions: served, none undecodable, the view not stopped", async () => {

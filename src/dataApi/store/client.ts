@@ -72,6 +72,11 @@ export const PGLITE_SHARED_BUFFERS_MB = {default: 128, min: 16, max: 1024} as co
 
 export interface SqlClientModules {
   logger: Logger;
+  /**
+   * Told once if the store is lost for good while open: PGlite's worker thread failed or exited (every later call
+   * would fail). A server's outage is not this: its connections are made again.
+   */
+  onLost?: (err: Error) => void;
 }
 
 /** Opens the client `opts.url` names: PGlite for "embedded", else a pg pool. */
@@ -83,6 +88,7 @@ export async function openSqlClient(opts: SqlClientOptions, modules: SqlClientMo
   const client = script
     ? await PgliteThreadClient.open(script, {dataDir: opts.dataDir, template: template ? new Uint8Array(await template.arrayBuffer()) : null, sharedBuffersMb})
     : await PgliteSqlClient.open(opts.dataDir, template, sharedBuffersMb);
+  if (client instanceof PgliteThreadClient) client.onLost = modules.onLost ?? null;
   modules.logger.debug({dataDir: opts.dataDir, thread: script !== null}, "PGlite opened");
   return client;
 }

@@ -78,6 +78,9 @@ export class PgliteThreadClient implements SqlClient {
   private readonly waiting = new Map<number, {resolve: (v: unknown) => void; reject: (e: Error) => void}>();
   /** Set once the worker has stopped: every later call fails with it. */
   private stopped: Error | null = null;
+  private closing = false;
+  /** Told once if the worker fails or exits while the client is open (see lose). */
+  onLost: ((err: Error) => void) | null = null;
 
   private constructor(
     private readonly worker: Worker,
@@ -92,8 +95,8 @@ export class PgliteThreadClient implements SqlClient {
       if (m.ok) p.resolve(m.value);
       else p.reject(fromWireError(m.error));
     });
-    worker.on("error", (err) => this.stop(new Error(`PGlite's thread failed: ${err.message}`)));
-    worker.on("exit", (code) => this.stop(new Error(`PGlite's thread exited (code ${code})`)));
+    worker.on("error", (err) => this.lose(new Error(`PGlite's thread failed: ${err.message}`)));
+    worker.on("exit", (code) => this.lose(new Error(`PGlite's thread exited (code ${code})`)));
   }
 
   /** The compiled worker script, or null when there is none (see workerScript): the caller runs PGlite in-thread. */
@@ -123,6 +126,16 @@ export class PgliteThreadClient implements SqlClient {
       throw err;
     }
     return client;
+  }
+
+  /**
+   * The worker ended while open: the store is gone for good (every later call fails with this), which no retry
+   * mends. Reported once to `onLost` (the process ends: src/node.ts), unless the client was being closed.
+   */
+  private lose(err: Error): void {
+    const first = this.stopped === null && !this.closing;
+    this.stop(err);
+    if (first) this.onLost?.(err);
   }
 
   private stop(err: Error): void {
@@ -184,6 +197,7 @@ export class PgliteThreadClient implements SqlClient {
 
   async close(): Promise<void> {
     if (this.stopped) return;
+    this.closing = true;
     try {
       await this.call({op: "close"});
     } finally {

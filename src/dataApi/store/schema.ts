@@ -647,4 +647,14 @@ CREATE INDEX vertices_by_seq ON vertices (seq);
 CREATE INDEX evm_blocks_by_time ON evm_blocks (timestamp, chain_id, number);
 `,
   },
+  {
+    version: 14,
+    name: "the transaction that removed a permissioned subnet validator, apart from its reward",
+    sql: `
+-- A RemoveSubnetValidatorTx ends a permissioned validator with no reward: it is kept in a column of its own, so a
+-- transaction answer's rewardTxHash names only a reward transaction. Rows folded before this version move over.
+ALTER TABLE stakers ADD COLUMN remove_tx_id text;
+UPDATE stakers SET remove_tx_id = reward_tx_id, reward_tx_id = NULL WHERE status = 'removed';
+`,
+  },
 ];

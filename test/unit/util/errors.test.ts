@@ -13,7 +13,15 @@ describe("isRetryable", () => {
       expect(isRetryable(pgError(code)), code).toBe(true);
     }
     expect(isRetryable(new Error("Connection terminated unexpectedly"))).toBe(true);
-    expect(isRetryable(new Error("PGlite's thread exited (code 1)"))).toBe(true);
+    // Outages outside the fold's SQLSTATE classes: read-only after a failover, idle timeouts, I/O; the client's own.
+    for (const code of ["25006", "25P03", "57P05", "58030", "55006", "40003"]) {
+      expect(isRetryable(pgError(code)), code).toBe(true);
+    }
+    expect(isRetryable(new Error("Query read timeout"))).toBe(true);
+    expect(isRetryable(new Error("PGlite's thread exited (code 1)"))).toBe(true); // and the process exits (src/node.ts)
+    expect(isRetryable(new RangeError("Array buffer allocation failed"))).toBe(true);
+    expect(isRetryable(Object.assign(new Error("This operation was aborted"), {name: "AbortError"}))).toBe(true);
+    expect(isRetryable(new DOMException("The operation was aborted due to timeout", "TimeoutError"))).toBe(true);
     // fetch failing at the socket: the system error is the cause.
     expect(isRetryable(new TypeError("fetch failed", {cause: pgError("ECONNREFUSED")}))).toBe(true);
     expect(isRetryable(new RpcError("eth_blockNumber: 502 Bad Gateway", "http", 502))).toBe(true);
@@ -21,7 +29,7 @@ describe("isRetryable", () => {
 
   it("does not retry the fold's own errors: invariants, division by zero, constraint violations, bugs", () => {
     expect(isRetryable(new RangeError("calculateReward: division by zero (current supply is 0)"))).toBe(false);
-    for (const code of ["23505", "23503", "23502", "23514", "22P02", "42703", "P0001"]) {
+    for (const code of ["23505", "23503", "23502", "23514", "22P02", "22012", "42703", "42P01", "P0001", "21000", "XX000", "54001"]) {
       expect(isRetryable(pgError(code)), code).toBe(false);
     }
     expect(isRetryable(new TypeError("Cannot read properties of undefined (reading 'x')"))).toBe(false);

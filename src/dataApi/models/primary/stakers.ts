@@ -19,6 +19,8 @@ export interface StakerRow {
   bls: BlsCredentials | null;
   status: string;
   reward_tx_id: string | null;
+  /** The RemoveSubnetValidatorTx that removed a permissioned subnet validator (schema 14). */
+  remove_tx_id?: string | null;
   validator_tx_id: string | null;
 }
 
@@ -201,7 +203,7 @@ export function validatorFromRow(
   if (r.bls !== null) v.blsCredentials = r.bls;
   if (status === "pending") return v;
   if (status === "removed") {
-    return {...v, removeTxHash: r.reward_tx_id ?? "", removeTimestamp: r.remove_ts == null ? 0 : num(r.remove_ts)};
+    return {...v, removeTxHash: r.remove_tx_id ?? "", removeTimestamp: r.remove_ts == null ? 0 : num(r.remove_ts)};
   }
   v.delegatorCount = num(r.delegator_count);
   v.amountDelegated = String(r.amount_delegated);

@@ -166,7 +166,7 @@ export async function listValidators(
   const rows = await sql.query<ValidatorRow>(
     `SELECT s.*, d.delegator_count, d.amount_delegated, d.delegator_rewards,
        CASE WHEN s.status = 'removed'
-         THEN (SELECT t.ts FROM txs t WHERE t.chain = 'P' AND t.tx_id = s.reward_tx_id) END AS remove_ts
+         THEN (SELECT t.ts FROM txs t WHERE t.chain = 'P' AND t.tx_id = s.remove_tx_id) END AS remove_ts
      FROM stakers s
      CROSS JOIN LATERAL (
        SELECT count(*) AS delegator_count, coalesce(sum(x.weight), 0) AS amount_delegated,

@@ -147,6 +147,10 @@ export class EvmFollower {
   private running: Promise<void> | null = null;
   private readonly waiters: Array<() => void> = [];
   /** Batches fetched ahead of the one being written, in order. */
+  /** A write failed: what is in memory of the head may be behind the store (or ahead of it). */
+  private stale = false;
+  /** The block a fold error was last tried again at (once, before the follower stops there). */
+  private retriedAt: bigint | null = null;
   private readonly ahead: Array<{from: bigint; to: bigint; p: Promise<DerivedBlock[]>}> = [];
 
   constructor(
@@ -209,6 +213,7 @@ export class EvmFollower {
     while (!signal.aborted) {
       try {
         if (this.traces === null) await this.identify(signal);
+        else if (this.stale) await this.reloadHead();
         const folded = await this.step(signal);
         this.lastError = null;
         backoff.reset();
@@ -216,11 +221,22 @@ export class EvmFollower {
       } catch (err) {
         if (signal.aborted) break;
         const e = err as Error;
+        // A write that failed may still have committed (the connection lost as COMMIT ran): the head, the count of
+        // transactions and the tokens known stored are read back from the store before anything is written again.
+        this.stale = true;
         if (e instanceof EvmFoldError && !isRetryable(e.cause)) {
+          this.dropAhead();
           if (e.from !== e.to && this.narrowTo < e.to) {
             // Refolded block by block, the failure names its block.
             this.narrowTo = e.to;
-            this.dropAhead();
+            continue;
+          }
+          // Tried once more from the store's head: an error of the fold fails again, a passing one (an outage that
+          // looked like a bug) does not.
+          if (this.retriedAt !== e.from) {
+            this.retriedAt = e.from;
+            const at = {chainId: this.chainId, block: e.from.toString(), err: e.cause};
+            this.modules.logger.warn(at, "EVM follower: a block failed to fold; trying it once more before stopping");
             continue;
           }
           this.stop(e);
@@ -236,6 +252,32 @@ export class EvmFollower {
         await sleep(retryInMs, signal);
       }
     }
+  }
+
+  /** The head and what the fold keeps of it, read back from the store (after a write that failed). */
+  private async reloadHead(): Promise<void> {
+    const {sql} = this.modules;
+    const chainId = this.chainId!;
+    const rows = await sql.query<{head_number: bigint | null; head_hash: Uint8Array | null}>(
+      "SELECT head_number, head_hash FROM evm_chains WHERE chain_id = $1",
+      [chainId],
+    );
+    const r = rows[0];
+    if (r?.head_number == null || r.head_hash == null) {
+      this.head = null;
+      this.cumulativeTxs = 0n;
+    } else {
+      this.head = {number: BigInt(r.head_number), hash: r.head_hash};
+      const c = await sql.query<{cumulative_txs: bigint}>(
+        "SELECT cumulative_txs FROM evm_blocks WHERE chain_id = $1 AND number = $2",
+        [chainId, this.head.number],
+      );
+      this.cumulativeTxs = BigInt(c[0]?.cumulative_txs ?? 0n);
+    }
+    // Tokens marked stored by a write that then failed may not be: all read again from the store when next seen.
+    this.knownTokens.clear();
+    this.dropAhead();
+    this.stale = false;
   }
 
   /** Stops on an error of the fold: reported as it is, until a restart tries again. */
@@ -435,6 +477,9 @@ export class EvmFollower {
       try {
         out.push(deriveBlock(blockR.result, receipts, traces, this.messengers));
       } catch (e) {
+        // The blocks before it are folded first: the failing block is then the first of the next batch, fetched and
+        // derived again there, and the follower stops (if it must) with everything before it folded.
+        if (out.length > 0) break;
         // What the RPC served is not a block: its answer, retried like its outages.
         if (e instanceof BlockShapeError) {
           throw new RetryableError(`block ${n} from ${rpc.opts.url} is malformed: ${e.message}`);

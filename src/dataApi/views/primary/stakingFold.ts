@@ -237,9 +237,9 @@ export class StakingFold {
     if (t.txType === "RemoveSubnetValidatorTx" && d.subnetId && typeof d.extra?.nodeId === "string") {
       // The permissioned validator leaves the current (or pending) set at once, with no reward
       // (vms/platformvm/txs/executor/standard_tx_executor.go RemoveSubnetValidatorTx, which refuses a permissionless
-      // one): `removed`, its reward_tx_id the removing transaction.
+      // one): `removed`, remove_tx_id the removing transaction (no reward: reward_tx_id stays empty).
       await tx.query(
-        "UPDATE stakers SET status = 'removed', reward_tx_id = $3 " +
+        "UPDATE stakers SET status = 'removed', remove_tx_id = $3 " +
           "WHERE subnet_id = $1 AND node_id = $2 AND kind = 'subnetValidator' AND status = 'current'",
         [d.subnetId, d.extra.nodeId, t.id],
       );

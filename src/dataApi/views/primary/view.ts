@@ -224,6 +224,8 @@ export class PrimaryView {
    * folded (their batch rolled back with it), then the chain stops there.
    */
   private readonly stopAt = new Map<number, FoldError>();
+  /** Per endpoint, the container a fold error was last tried again at (once, before its chain stops there). */
+  private readonly retriedAt = new Map<number, bigint>();
   private wake: (() => void) | null = null;
   /**
    * The store runs statements off this thread (a server, or PGlite on its own): statements overlap, and the owners
@@ -342,7 +344,7 @@ export class PrimaryView {
           // there, once the containers before it are folded.
           if (this.narrow(err)) continue;
           if (err.from > (this.positions.get(err.endpoint.id) ?? 0n)) this.stopAt.set(err.endpoint.id, err);
-          else this.stop(err);
+          else this.stopOrRetry(err);
         } else {
           // An outage (or a failure outside any chain's batch, such as reading the state back): retried.
           this.lastError = err as Error;
@@ -366,6 +368,23 @@ export class PrimaryView {
     const at = {endpoint: err.endpoint.name, from: err.from.toString(), to: err.to.toString(), err: err.cause};
     this.modules.logger.warn(at, "primary-network view: a batch failed to fold; folding it one container at a time");
     return true;
+  }
+
+  /**
+   * A container that failed by the fold's own error is folded once more, from the position read back from the store
+   * (the loop reloads it): an error of the fold fails again and the chain stops; a transient failure that looked like
+   * one (a store error outside the classes src/util/errors.ts retries) passes.
+   */
+  private stopOrRetry(err: FoldError): void {
+    if (this.retriedAt.get(err.endpoint.id) === err.from) {
+      this.stop(err);
+      return;
+    }
+    this.retriedAt.set(err.endpoint.id, err.from);
+    this.stale = true;
+    const at = {endpoint: err.endpoint.name, index: err.from.toString(), err: err.cause};
+    const message = "primary-network view: a container failed to fold; folding it once more before stopping";
+    this.modules.logger.warn(at, message);
   }
 
   /** The chain of the failed batch stops folding (its reads go on serving what was folded); the others go on. */
@@ -451,10 +470,15 @@ export class PrimaryView {
           if (this.offThread) await readOwners(this.modules.sql, this.recentOwners.take(stored, owners), owners);
           return {containers, results, consumed, txIds, owners};
         });
+        // Reading the batch or its owners failing: an outage is retried; anything else is the fold's error at these
+        // containers, tried once more and then stopping the chain, like an error of the build.
+        const placed = prepared.catch((err: unknown) => {
+          throw FoldError.range(err, e, from, from + BigInt(n));
+        });
         // Awaited when its turn comes, or never (the view closes, or a batch before it fails): a batch read ahead that
         // fails meanwhile (closing aborts its decoding) must not count as an unhandled rejection. Awaiting it still throws.
-        prepared.catch(() => {});
-        return {end: from + BigInt(n), prepared};
+        placed.catch(() => {});
+        return {end: from + BigInt(n), prepared: placed};
       };
       const first = fetch(this.positions.get(e.id) ?? 0n);
       if (first) total += e.chain === "P" ? await this.foldInTransactions(e, first, fetch) : await this.foldPipelined(e, first, fetch);
@@ -463,7 +487,7 @@ export class PrimaryView {
       const failed = this.stopAt.get(e.id);
       if (failed && failed.from <= at) {
         this.stopAt.delete(e.id);
-        this.stop(failed);
+        this.stopOrRetry(failed);
       }
     }
     return total;
@@ -510,15 +534,19 @@ export class PrimaryView {
     /** Statements sent and not yet known committed, oldest first, with the UTXOs their batches create. */
     const inflight: Array<{done: Promise<void>; created: Map<string, Uint8Array[]>}> = [];
     try {
+      const complete = (p: Prepared, created: Array<Map<string, Uint8Array[]>>): Promise<Map<string, Uint8Array[]>> =>
+        this.completeOwners(sql, p, created).catch((err: unknown) => {
+          throw FoldError.of(err, e, p.containers, null);
+        });
       let cur = await ahead.shift()!.prepared;
-      let owners = await this.completeOwners(sql, cur, []);
+      let owners = await complete(cur, []);
       for (;;) {
         fetchAhead();
         const built = await this.build(e, cur, sql, owners);
         const following = ahead.shift();
         const next = following ? await following.prepared : null;
         // The store holds every batch but the ones in flight and this one, whose creations are passed from memory.
-        const nextOwners = next ? this.completeOwners(sql, next, [...inflight.map((s) => s.created), built.rows.createdOwners]) : null;
+        const nextOwners = next ? complete(next, [...inflight.map((s) => s.created), built.rows.createdOwners]) : null;
         // Awaited below or at the next step; until then a failure must not count as unhandled.
         nextOwners?.catch(() => {});
         while (inflight.length >= depth) await inflight.shift()!.done;
@@ -975,6 +1003,12 @@ export class FoldError extends Error {
   static at(err: unknown, e: Endpoint, index: bigint, block: FoldPlace | null, txId: string | null): Error {
     if (err instanceof FoldError || err instanceof RepeatedRowsError) return err;
     return new FoldError(e, index, index + 1n, block, txId, err);
+  }
+
+  /** A failure reading containers [from, to) or what their fold needs, before any is built. */
+  static range(err: unknown, e: Endpoint, from: bigint, to: bigint): Error {
+    if (err instanceof FoldError || err instanceof RepeatedRowsError) return err;
+    return new FoldError(e, from, to, null, null, err);
   }
 
   /** A failure of a whole batch (its statement or transaction); the block is named when it holds only one. */

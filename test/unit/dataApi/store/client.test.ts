@@ -205,6 +205,20 @@ describe("PGlite on its own thread", () => {
     await db.close();
   });
 
+  it("tells its owner once that the store is lost when its thread stops, and not when it is closed", async () => {
+    const lost: string[] = [];
+    const db = await openSqlClient({url: "embedded", dataDir: null}, {logger: quietLogger(), onLost: (e) => lost.push(e.message)});
+    await (db as unknown as {worker: Worker}).worker.terminate();
+    await expect(db.query("SELECT 1")).rejects.toThrow(/PGlite's thread exited/);
+    expect(lost).toEqual(["PGlite's thread exited (code 1)"]);
+    await db.close();
+    const closed: string[] = [];
+    const other = await openSqlClient({url: "embedded", dataDir: null}, {logger: quietLogger(), onLost: (e) => closed.push(e.message)});
+    await other.close();
+    await new Promise((r) => setTimeout(r, 100));
+    expect(closed).toEqual([]);
+  });
+
   it("rejects a parameter it cannot copy to its thread, and goes on", async () => {
     const db = await openSqlClient({url: "embedded", dataDir: null}, {logger: quietLogger()});
     try {

@@ -159,6 +159,111 @@ describeBackends("EVM follower", (backend) => {
     }
   });
 
+  it("reads its head back from the store after a write that committed but answered an error, and goes on", async () => {
+    for (let i = 0; i < 4; i++) await mine(1_800_000_000 + i);
+    // The store committed the batch and the connection was lost before the answer (the server restarting as COMMIT
+    // ran): the client sees an outage. Retrying from the head in memory would write the same blocks again (23505).
+    const other = await backend.open();
+    await migrate(other, MIGRATIONS, {logger});
+    let lost = 0;
+    const flaky: SqlClient = Object.assign(Object.create(other) as SqlClient, {
+      transaction: async <T>(fn: Parameters<SqlClient["transaction"]>[0]): Promise<T> => {
+        const out = (await other.transaction(fn)) as T;
+        if (lost++ === 0) throw new Error("Connection terminated unexpectedly");
+        return out;
+      },
+    });
+    const head = BigInt((await anvil.rawCall("eth_blockNumber", [])) as string);
+    const counted = {stopped: 0};
+    const metrics = {blocks: () => {}, txs: () => {}, reorg: () => {}, error: () => {}, stopped: () => void counted.stopped++};
+    const rpc = new EvmRpc({...defaultEvmRpcOptions, url: anvil.url, retries: 0}, {logger});
+    const opts = {...defaultEvmFollowerOptions, chainId: "43112", blockchainId: null, pollMs: 20, batchBlocks: 2};
+    const f = new EvmFollower(opts, {sql: flaky, rpc, logger, metrics, tokenInfo: async (_a, erc) => ({erc, name: null, symbol: null, decimals: null})});
+    f.start();
+    try {
+      await f.waitFor(head, 30_000);
+      expect(f.status().stopped).toBeNull();
+      expect(counted.stopped).toBe(0);
+      const [{n, txs}] = await other.query<{n: number; txs: string}>("SELECT count(*)::int4 AS n, max(cumulative_txs)::text AS txs FROM evm_blocks WHERE chain_id = '43112'");
+      const [{m}] = await other.query<{m: number}>("SELECT count(*)::int4 AS m FROM evm_txs WHERE chain_id = '43112'");
+      expect(BigInt(n)).toBe(head + 1n);
+      expect(txs).toBe(String(m)); // the running count neither lost nor counted the committed batch twice
+    } finally {
+      await f.close();
+      await other.close();
+    }
+  });
+
+  it("tries a block that failed by the fold's error once more before stopping: a passing failure does not stop it", async () => {
+    const other = await backend.open();
+    await migrate(other, MIGRATIONS, {logger});
+    for (let i = 0; i < 4; i++) await mine(1_850_000_000 + i);
+    // Block 2 is refused twice (in its batch, then alone), then accepted: a transient failure that carried a fold's
+    // SQLSTATE. The refusals are counted by a sequence, which the rolled-back transactions do not undo.
+    await other.exec(`CREATE SEQUENCE refusals;
+      CREATE FUNCTION refuse_twice() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.number = 2 THEN IF nextval('refusals') <= 2 THEN
+        RAISE EXCEPTION 'test: block 2 refused' USING ERRCODE = 'check_violation'; END IF; END IF;
+      RETURN NEW; END $$;
+      CREATE TRIGGER refuse_twice BEFORE INSERT ON evm_blocks FOR EACH ROW EXECUTE FUNCTION refuse_twice();`);
+    const counted = {stopped: 0};
+    const metrics = {blocks: () => {}, txs: () => {}, reorg: () => {}, error: () => {}, stopped: () => void counted.stopped++};
+    const rpc = new EvmRpc({...defaultEvmRpcOptions, url: anvil.url, retries: 0}, {logger});
+    const head = BigInt((await anvil.rawCall("eth_blockNumber", [])) as string);
+    const opts = {...defaultEvmFollowerOptions, chainId: "43112", blockchainId: null, pollMs: 20};
+    const f = new EvmFollower(opts, {sql: other, rpc, logger, metrics, tokenInfo: async (_a, erc) => ({erc, name: null, symbol: null, decimals: null})});
+    f.start();
+    try {
+      // Refused in its batch (then narrowed to it) and once alone: the try after that passes.
+      await f.waitFor(head, 30_000);
+      expect(f.status().stopped).toBeNull();
+      expect(counted.stopped).toBe(0);
+      const [{v}] = await other.query<{v: string}>("SELECT last_value::text AS v FROM refusals");
+      expect(Number(v)).toBe(3);
+    } finally {
+      await f.close();
+      await other.close();
+    }
+  });
+
+  it("folds the blocks of a batch before one that fails to derive, then stays at that block", async () => {
+    // An RPC that serves block 3 malformed (its transactions not a list), in front of the same anvil.
+    for (let i = 0; i < 5; i++) await mine(1_900_000_000 + i);
+    const proxy = createServer((req, res) => {
+      let body = "";
+      req.on("data", (c: Buffer) => (body += c.toString()));
+      req.on("end", async () => {
+        const r = await fetch(anvil.url, {method: "POST", headers: {"content-type": "application/json"}, body});
+        const answer = JSON.parse(await r.text()) as unknown;
+        const calls = (Array.isArray(JSON.parse(body)) ? JSON.parse(body) : [JSON.parse(body)]) as Array<{method: string; params: unknown[]}>;
+        const answers = (Array.isArray(answer) ? answer : [answer]) as Array<{id: unknown; result?: {number?: string; transactions?: unknown}}>;
+        for (const a of answers) {
+          const call = calls.find((c) => (c as {id?: unknown}).id === a.id);
+          if (call?.method === "eth_getBlockByNumber" && a.result?.number === "0x3") a.result.transactions = "not a list";
+        }
+        res.writeHead(200, {"content-type": "application/json"}).end(JSON.stringify(Array.isArray(answer) ? answers : answers[0]));
+      });
+    });
+    await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", r));
+    const url = `http://127.0.0.1:${(proxy.address() as {port: number}).port}`;
+    const other = await backend.open();
+    await migrate(other, MIGRATIONS, {logger});
+    const rpc = new EvmRpc({...defaultEvmRpcOptions, url, retries: 0}, {logger});
+    const opts = {...defaultEvmFollowerOptions, chainId: "43112", blockchainId: null, pollMs: 20};
+    const f = new EvmFollower(opts, {sql: other, rpc, logger, tokenInfo: async (_a, erc) => ({erc, name: null, symbol: null, decimals: null})});
+    f.start();
+    try {
+      // One batch (0 to the head); blocks 0-2 are folded although block 3 of the same batch does not derive.
+      await f.waitFor(2n, 20_000);
+      await expect.poll(() => f.status().lastError ?? "", {timeout: 10_000}).toContain("block 3");
+      expect(f.status().head).toBe(2n);
+    } finally {
+      await f.close();
+      await other.close();
+      await new Promise((r) => proxy.close(r));
+    }
+  });
+
   it("retries an RPC that does not answer, and never stops for it", async () => {
     const counted = {error: 0, stopped: 0};
     const metrics = {blocks: () => {}, txs: () => {}, reorg: () => {}, error: () => void counted.error++, stopped: () => void counted.stopped++};

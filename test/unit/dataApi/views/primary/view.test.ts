@@ -293,4 +293,51 @@ describeBackends("primary-network view: a batch the store refuses", (backend) =>
     expect(await count(sql, "SELECT count(*)::int8 AS n FROM blocks")).toBe(blocks.length);
     expect(await count(sql, "SELECT next_index AS n FROM view_positions WHERE endpoint = 'X/block'")).toBe(blocks.length);
   });
+
+  it("folds a container once more before stopping its chain: a failure that passes does not stop it", async () => {
+    const fresh = await storeAndIndex(backend, blocks);
+    // The first transaction of block 16 is refused twice (in its batch, then alone; P0001, not an outage), then
+    // taken. The refusals are counted by a sequence, which the rolled-back transactions do not undo.
+    await fresh.sql.exec(`CREATE SEQUENCE refusals;
+      CREATE FUNCTION refuse_twice() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.seq = 129 THEN IF nextval('refusals') <= 2 THEN
+        RAISE EXCEPTION 'test: refused twice'; END IF; END IF; RETURN NEW; END $$;
+      CREATE TRIGGER refuse_twice BEFORE INSERT ON txs FOR EACH ROW EXECUTE FUNCTION refuse_twice();`);
+    const v = view(fresh.idx.store, fresh.sql, new Registry());
+    await v.start();
+    try {
+      const at = (): Promise<number> => count(fresh.sql, "SELECT next_index AS n FROM view_positions WHERE endpoint = 'X/block'");
+      await expect.poll(at, {timeout: 30_000}).toBe(blocks.length);
+      expect([...v.stops.keys()]).toEqual([]);
+      expect(await count(fresh.sql, "SELECT count(*)::int8 AS n FROM txs")).toBe(TXS);
+      expect(await count(fresh.sql, "SELECT last_value AS n FROM refusals")).toBe(3);
+    } finally {
+      await v.close();
+    }
+  });
+
+  it("stops the chain, naming the containers, when reading a batch fails by a bug (not an outage)", async () => {
+    const fresh = await storeAndIndex(backend, blocks);
+    const broken = Object.assign(Object.create(fresh.idx.store) as IndexStore, {
+      index: (e: Parameters<IndexStore["index"]>[0]) => {
+        const real = fresh.idx.store.index(e);
+        return Object.assign(Object.create(real) as typeof real, {
+          getRange: (from: bigint, n: number) => {
+            if (from + BigInt(n) > 14n) return Promise.reject(new TypeError("test: a bug reading containers"));
+            return real.getRange(from, n);
+          },
+        });
+      },
+    });
+    const v = view(broken, fresh.sql, new Registry());
+    await v.start();
+    try {
+      await expect.poll(() => v.stops.get("X")?.error ?? null, {timeout: 30_000}).toBe("test: a bug reading containers");
+      // Narrowed one container at a time: the ones before the failing read are folded.
+      expect(v.stops.get("X")).toMatchObject({chain: "X", endpoint: "X/block", index: "14"});
+      expect(await count(fresh.sql, "SELECT next_index AS n FROM view_positions WHERE endpoint = 'X/block'")).toBe(14);
+    } finally {
+      await v.close();
+    }
+  });
 });
