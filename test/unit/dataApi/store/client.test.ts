@@ -311,7 +311,8 @@ describe("PGlite on disk", () => {
       await rm(fresh, {recursive: true, force: true});
       await rm(other, {recursive: true, force: true});
     }
-  });
+    // Two clusters made (PGlite's initdb, 5-15 s each on a busy 2-core machine) and three opened.
+  }, 120_000);
 });
 
 describe("openSqlClient on a server that refuses", () => {
