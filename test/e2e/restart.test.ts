@@ -68,7 +68,8 @@ describe("restarts", () => {
     const ok = await startChild([`--data-dir=${data}`, "--index-enabled", "--index-allow-incomplete"]);
     ok.proc.kill("SIGTERM");
     expect(await ok.exited).toBe(0);
-  });
+    // Six processes, three of them starting the dev network and its two EVMs: 5-15 s each on a busy machine.
+  }, 120_000);
 
   it("a database that ran without indexing cannot start indexing without allow-incomplete", async () => {
     const data = path.join(dir, "neverindexed");
