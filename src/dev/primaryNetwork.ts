@@ -192,6 +192,14 @@ export const DEV_L1_EVM_CHAIN_ID = 99999;
 export const GENESIS_STAKE = 2_000_000n * NANO;
 
 export class DevPrimaryNetwork {
+  /** Local signers' keys and proofs of possession, derived once each: the relayer asks for them every L1 message. */
+  private readonly localSigners = new Map<number, ReturnType<typeof localSigner>>();
+  private localSigner(n: number): ReturnType<typeof localSigner> {
+    let s = this.localSigners.get(n);
+    if (!s) this.localSigners.set(n, (s = localSigner(n)));
+    return s;
+  }
+
   readonly keys = devKeys();
   /** The dev network's genesis, built from its genesis file as the views build it. */
   private readonly built: NetworkGenesis;
@@ -270,7 +278,7 @@ export class DevPrimaryNetwork {
     return this.l1.map((v) => ({
       nodeId: LOCAL_VALIDATORS[v.signer - 1]!,
       weight: v.weight,
-      blsPublicKey: v.active ? Buffer.from(localSigner(v.signer).credentials.publicKey, "hex") : null,
+      blsPublicKey: v.active ? Buffer.from(this.localSigner(v.signer).credentials.publicKey, "hex") : null,
     }));
   }
 
@@ -590,7 +598,7 @@ export class DevPrimaryNetwork {
     w.bytesU32(MANAGER_ADDRESS);
     w.u32(3);
     for (let i = 0; i < 3; i++) {
-      const signer = localSigner(i + 1).credentials;
+      const signer = this.localSigner(i + 1).credentials;
       w.bytesU32(idFromNodeId(LOCAL_VALIDATORS[i]!)).u64(100n).u64(balance);
       w.fixed(Buffer.from(signer.publicKey, "hex")).fixed(Buffer.from(signer.proofOfPossession, "hex"));
       for (let owner = 0; owner < 2; owner++) w.u32(1).u32(1).fixed(this.keys[3]!.address); // remaining balance, deactivation
@@ -640,7 +648,7 @@ export class DevPrimaryNetwork {
     const message: RegisterL1Validator = {
       subnetId: this.subnet!,
       nodeId: idFromNodeId(LOCAL_VALIDATORS[3]!),
-      blsPublicKey: Buffer.from(localSigner(4).credentials.publicKey, "hex"),
+      blsPublicKey: Buffer.from(this.localSigner(4).credentials.publicKey, "hex"),
       expiry: time + 3_600n,
       remainingBalanceOwner: owner,
       disableOwner: owner,
@@ -668,7 +676,7 @@ export class DevPrimaryNetwork {
     const change = from.amount - FEE - balance;
     const changeOut: Array<[bigint, Uint8Array]> = [[change, this.keys[from.owner]!.address]];
     const w = baseBody(36, this.network.id, this.pChain, this.avax, changeOut, [from], new Uint8Array(0));
-    w.u64(balance).fixed(Buffer.from(localSigner(4).credentials.proofOfPossession, "hex")).bytesU32(signed);
+    w.u64(balance).fixed(Buffer.from(this.localSigner(4).credentials.proofOfPossession, "hex")).bytesU32(signed);
     this.remove(this.p, from);
     return this.finish(w, [from.owner], [], (txId) => {
       this.p.push({txId, index: 0, amount: change, owner: from.owner});
@@ -713,7 +721,7 @@ export class DevPrimaryNetwork {
     }
     const secret = (pk: Uint8Array): Uint8Array => {
       const key = Buffer.from(pk).toString("hex");
-      return localSecretKey(this.l1.find((v) => localSigner(v.signer).credentials.publicKey === key)!.signer);
+      return localSecretKey(this.l1.find((v) => this.localSigner(v.signer).credentials.publicKey === key)!.signer);
     };
     const signatures = set.validators.map((v) => blsSign(secret(v.publicKey), unsigned));
     return serializeSignedMessage(unsigned, set.validators.map((_, i) => i), aggregateSignatures(signatures));
