@@ -20,6 +20,8 @@ import type {NetworkCtx} from "../../../src/dataApi/queries/primary/common.js";
 import {buildGenesis, type NetworkGenesis} from "../../../src/genesis/build.js";
 import {builtInGenesisText} from "../../../src/genesis/files.js";
 import {genesisFromText} from "../../../src/genesis/resolve.js";
+import {GENESIS_SUPPLY_AFTER_STAKERS, networkConfigFor} from "../../../src/dataApi/views/primary/networkConfig.js";
+import {genesisStakers} from "../../../src/dataApi/views/primary/stakers.js";
 import {describeBackends, quietLogger} from "../../helpers/sql.js";
 import {tempDir} from "../../helpers/node.js";
 
@@ -117,8 +119,19 @@ describeBackends("a genesis folded into the store", (backend) => {
     // The genesis chains are the network's X and C, not blockchains a CreateChainTx of a block made.
     expect(g.state.chains.map((c) => [c.name, c.chainId])).toEqual([["X-Chain", g.chainIds.X], ["C-Chain", g.chainIds.C]]);
     expect(await sql.query("SELECT blockchain_id FROM blockchains")).toEqual([]);
+    // AvalancheGo's syncGenesis: the allocations' sum, then the staker's potential reward added.
     const [supply] = await sql.query<{value: string}>("SELECT value FROM data_api_meta WHERE key LIKE '%supply%'");
-    expect(BigInt(supply!.value)).toBe(3016n * AVAX);
+    expect(BigInt(supply!.value)).toBe(3016n * AVAX + BigInt(stakers[0]!.potential_reward));
+  });
+
+  it("ends local's genesis with AvalancheGo's supply: each validator's reward added on the supply before it", async () => {
+    const local = buildGenesis(genesisFromText(builtInGenesisText(12345)!, "local").config);
+    const sql = await folded(backend.open, local);
+    const [supply] = await sql.query<{value: string}>("SELECT value FROM data_api_meta WHERE key LIKE '%supply%'");
+    expect(BigInt(supply!.value)).toBe(GENESIS_SUPPLY_AFTER_STAKERS[12345]);
+    // The same as the staker records' own sum, computed independently of the fold.
+    const {supply: independent} = genesisStakers(local.state.supply, local.state.stakers, networkConfigFor(12345));
+    expect(independent).toBe(GENESIS_SUPPLY_AFTER_STAKERS[12345]);
   });
 
   it("folds local's built-in genesis: ewoq's X and P funds, the five stakers' stake", async () => {

@@ -347,15 +347,16 @@ export class StakingFold {
     g: GenesisState,
     createUtxo: (txId: string, o: TxOutput, place: TxPlace, stakingEnd: bigint) => void,
     chainIdP: string,
+    first = true,
   ): Promise<void> {
-    this.supply = g.supply;
+    // The genesis's initial supply, then each genesis validator's potential reward added to it in the genesis's
+    // order, each computed on the supply so far (vms/platformvm/state/state.go syncGenesis). A genesis folded in
+    // slices of its stakers passes `first` only with the first slice.
+    if (first) this.supply = g.supply;
     for (const s of g.stakers) {
       const place: TxPlace = {chain: "P", chainId: chainIdP, seq: 0n, blockId: "", height: 0n, ts: g.timestamp};
       for (const o of s.stake) createUtxo(s.txId, o, place, s.staker.endTime);
-      // Genesis stakers were already counted in the genesis supply: record their reward without adding it again.
-      const before = this.supply;
       await this.addStaker(tx, s.txId, s.staker, {blockTs: s.staker.startTime, extraStart: null, outputCount: s.stake.length, genesis: true});
-      this.supply = before;
     }
   }
 

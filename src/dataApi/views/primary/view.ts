@@ -869,10 +869,11 @@ export class PrimaryView {
       this.createUtxo(batch, u.txId, u.output, place);
       if (batch.utxoCreates.length >= GENESIS_SLICE) await flush();
     }
-    // The stakers a few at a time (each call sets the supply to the genesis's: the stakers are already in it).
+    // The stakers a few at a time; the supply grows by each one's potential reward, across the slices.
     for (let i = 0; i < g.stakers.length; i += 8) {
       const slice = {...g, stakers: g.stakers.slice(i, i + 8)};
-      await this.staking.genesis(tx, slice, (txId, o, place, stakingEnd) => this.createUtxo(batch, txId, o, place, {stakingEnd}), this.modules.network.chainIds.P);
+      const create = (txId: string, o: TxOutput, place: TxPlace, stakingEnd: bigint): void => this.createUtxo(batch, txId, o, place, {stakingEnd});
+      await this.staking.genesis(tx, slice, create, this.modules.network.chainIds.P, i === 0);
       if (batch.utxoCreates.length >= GENESIS_SLICE) await flush();
     }
     if (g.stakers.length === 0) await this.staking.genesis(tx, g, () => {}, this.modules.network.chainIds.P);
