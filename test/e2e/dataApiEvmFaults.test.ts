@@ -225,8 +225,10 @@ describe.each(BACKENDS)("data API, EVM followers against a misbehaving RPC ($nam
     expect(good.status).toBe("OK");
     expect(good.indexing?.lastError).toBeUndefined();
     expect((await health()).checks[`evm:${GOOD}`]?.error).toBeUndefined();
-    // Nothing of the bad chains was folded.
-    for (const id of ["11", "12", "13", "14"]) expect(follower(id).status().head).toBeNull();
+    // Nothing of the chains whose RPC never answered well was folded; chain 14's block 0 was good, so it was
+    // folded before its malformed block 1 stopped the batch.
+    const heads = Object.fromEntries(["11", "12", "13", "14"].map((id) => [id, follower(id).status().head]));
+    expect(heads).toEqual({"11": null, "12": null, "13": null, "14": 0n});
   }, 60_000);
 
   it("switches chain 11 from garbage to HTTP 500, and the reason follows", async () => {
