@@ -203,16 +203,18 @@ export function registerPrimaryRoutes(router: DataApiRouter, m: PrimaryRoutesMod
     const page = chain === "P" ? await listPChainUtxos(m.sql, net, args) : await listXChainUtxos(m.sql, net, {...args, chain});
     return {nextPageToken: ctx.token(page.nextCursor), utxos: page.items, chainInfo: chainInfo(chain)};
   };
-  router.get("/v1/networks/:network/blockchains/:blockchainId/utxos", async (ctx) => {
-    const chain = chainOf(ctx);
-    const addresses = parseAddresses(ctx.query, chain, hrp);
-    if (addresses === undefined) throw badRequest("addresses", "required");
-    return utxos(ctx, addresses);
-  });
-  router.post("/v1/networks/:network/blockchains/:blockchainId/utxos", async (ctx) => {
-    const chain = chainOf(ctx);
-    return utxos(ctx, bodyAddresses(ctx.body, chain, hrp));
-  });
+  // A route that takes `addresses` in the query (GET) or in a JSON body (POST), as chainkit's V2 methods send them.
+  type ByAddressesPath = `/v1/networks/:network/blockchains/:blockchainId/${"utxos" | "lastActivityTimestampByAddresses"}`;
+  type ByAddresses = (ctx: RequestCtx<ChainParams>, addresses: Uint8Array[]) => Promise<unknown>;
+  const byAddresses = (path: ByAddressesPath, answer: ByAddresses): void => {
+    router.get(path, async (ctx) => {
+      const addresses = parseAddresses(ctx.query, chainOf(ctx), hrp);
+      if (addresses === undefined) throw badRequest("addresses", "required");
+      return answer(ctx, addresses);
+    });
+    router.post(path, async (ctx) => answer(ctx, bodyAddresses(ctx.body, chainOf(ctx), hrp)));
+  };
+  byAddresses("/v1/networks/:network/blockchains/:blockchainId/utxos", utxos);
 
   // The addresses' last activity on the chain (queries/primary/utxos.ts lastActivity): `addresses` in the query
   // (GET) or in a JSON body (POST, chainkit's getLastActivityTimestampByAddressesV2).
@@ -220,16 +222,7 @@ export function registerPrimaryRoutes(router: DataApiRouter, m: PrimaryRoutesMod
     const chain = chainOf(ctx);
     return found(await lastActivity(m.sql, net, {chain, addresses}), `activity of the addresses on the ${chain}-chain`);
   };
-  router.get("/v1/networks/:network/blockchains/:blockchainId/lastActivityTimestampByAddresses", async (ctx) => {
-    const chain = chainOf(ctx);
-    const addresses = parseAddresses(ctx.query, chain, hrp);
-    if (addresses === undefined) throw badRequest("addresses", "required");
-    return activity(ctx, addresses);
-  });
-  router.post("/v1/networks/:network/blockchains/:blockchainId/lastActivityTimestampByAddresses", async (ctx) => {
-    const chain = chainOf(ctx);
-    return activity(ctx, bodyAddresses(ctx.body, chain, hrp));
-  });
+  byAddresses("/v1/networks/:network/blockchains/:blockchainId/lastActivityTimestampByAddresses", activity);
 
   router.get("/v1/networks/:network/blockchains/:blockchainId/balances", async (ctx) => {
     const chain = chainOf(ctx);
