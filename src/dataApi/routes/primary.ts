@@ -204,7 +204,8 @@ export function registerPrimaryRoutes(router: DataApiRouter, m: PrimaryRoutesMod
     return {nextPageToken: ctx.token(page.nextCursor), utxos: page.items, chainInfo: chainInfo(chain)};
   };
   // A route that takes `addresses` in the query (GET) or in a JSON body (POST), as chainkit's V2 methods send them.
-  type ByAddressesPath = `/v1/networks/:network/blockchains/:blockchainId/${"utxos" | "lastActivityTimestampByAddresses"}`;
+  type ByAddressesRoute = "utxos" | "lastActivityTimestampByAddresses";
+  type ByAddressesPath = `/v1/networks/:network/blockchains/:blockchainId/${ByAddressesRoute}`;
   type ByAddresses = (ctx: RequestCtx<ChainParams>, addresses: Uint8Array[]) => Promise<unknown>;
   const byAddresses = (path: ByAddressesPath, answer: ByAddresses): void => {
     router.get(path, async (ctx) => {
