@@ -6,7 +6,10 @@
 // runs per backend, median reported; BENCH_DATA_API_STORES (default "pglite,postgres") the backends. The server
 // runs with the settings the README recommends for a store being filled (PG_SETTINGS); BENCH_PG_DEFAULTS=1 runs it
 // with PostgreSQL's defaults instead; BENCH_PGLITE_SHARED_BUFFERS (MiB) gives PGlite that page cache, in its folds and
-// its lists (`--data-api-pglite-shared-buffers`; default avaext's, 128).
+// its lists (`--data-api-pglite-shared-buffers`; default avaext's, 128). BENCH_BASELINE=<checkout> (another commit,
+// built, e.g. a `git worktree`) folds the same index with that checkout's avaext too, alternating with this one's in
+// every run (which goes first alternates as well), and reports its rate and this one's ratio to it: a regression
+// check that the machine's noise affects alike.
 import {chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from "node:fs";
 import net from "node:net";
 import os from "node:os";
@@ -20,13 +23,14 @@ import {NETWORKS} from "../dist/src/chains/index.js";
 import {idFromString} from "../dist/src/util/cb58.js";
 import {LoggerRegistry} from "../dist/src/logger/index.js";
 import {openSqlClient} from "../dist/src/dataApi/store/client.js";
-import {RUNS, median, fmt, startAvaext} from "./lib.mjs";
+import {ROOT, RUNS, median, fmt, startAvaext} from "./lib.mjs";
 import {makeKeys, xHistory} from "../dist/src/dev/syntheticHistory.js";
 import {benchLists} from "./dataApiLists.mjs";
 
 const TXS = Number(process.env.BENCH_DATA_API_TXS ?? 1_000_000);
 const STORES = (process.env.BENCH_DATA_API_STORES ?? "pglite,postgres").split(",");
 const PGLITE_SHARED_BUFFERS = process.env.BENCH_PGLITE_SHARED_BUFFERS;
+const BASELINE = process.env.BENCH_BASELINE ? path.resolve(process.env.BENCH_BASELINE) : null;
 /** The flags of every avaext the bench starts on a PGlite store. */
 const PGLITE_FLAGS = PGLITE_SHARED_BUFFERS ? [`--data-api-pglite-shared-buffers=${PGLITE_SHARED_BUFFERS}`] : [];
 /** README "Running beside a node and scaling out": a server's cache sized for the store's indexes, and checkpoints far apart while a backlog is folded. */
@@ -87,13 +91,13 @@ function rssOf(pid) {
   return m ? Number(m[1]) * 1024 : 0;
 }
 
-/** One fold of the whole index by a real avaext into the store at `url` (PGlite: under `dataDir`). */
-async function foldOnce(indexDir, url, dataDir) {
+/** One fold of the whole index by a real avaext (of checkout `root`) into the store at `url` (PGlite: under `dataDir`). */
+async function foldOnce(indexDir, url, dataDir, root = ROOT) {
   const empty = path.join(os.tmpdir(), "avaext-bench-empty-feed.ndjson");
   writeFileSync(empty, "");
   const flags = ["--network-id=local", "--index-enabled", "--index-allow-incomplete", `--db-dir=${indexDir}`, `--feed=file:${empty}`, "--data-api-enabled", "--data-api-rate-limit=0", `--data-api-db=${url}`];
   if (url === "embedded") flags.push(...PGLITE_FLAGS);
-  const node = await startAvaext(flags, {dataDir: dataDir ? path.dirname(dataDir) : undefined});
+  const node = await startAvaext(flags, {dataDir: dataDir ? path.dirname(dataDir) : undefined, root});
   try {
     let peak = 0;
     let t0 = null;
@@ -145,36 +149,56 @@ export async function benchDataApi() {
   try {
     await pgServer.initialise();
     await pgServer.start();
+    let fresh = 0;
+    /** A new empty store of `backend`: {url, dataDir}. */
+    const newStore = async (backend) => {
+      const n = fresh++;
+      if (backend === "postgres") {
+        const admin = new pg.Client({host: "127.0.0.1", port, user: "postgres", password: "bench", database: "postgres"});
+        await admin.connect();
+        await admin.query(`CREATE DATABASE bench_${n}`);
+        await admin.end();
+        return {url: `postgres://postgres:bench@127.0.0.1:${port}/bench_${n}`, dataDir: null};
+      }
+      // PGlite's store sits where avaext looks for it (<data-dir>/data-api), for the list latencies over HTTP.
+      const dataDir = path.join(root, `pglite-${n}`, "data-api");
+      mkdirSync(path.dirname(dataDir), {recursive: true});
+      return {url: "embedded", dataDir};
+    };
     for (const backend of STORES) {
       const results = [];
+      const baseline = [];
       for (let r = 0; r < RUNS; r++) {
-        let url = "embedded";
-        // PGlite's store sits where avaext looks for it (<data-dir>/data-api), for the list latencies over HTTP.
-        let dataDir = path.join(root, `pglite-${r}`, "data-api");
-        mkdirSync(path.dirname(dataDir), {recursive: true});
-        if (backend === "postgres") {
-          const admin = new pg.Client({host: "127.0.0.1", port, user: "postgres", password: "bench", database: "postgres"});
-          await admin.connect();
-          await admin.query(`CREATE DATABASE bench_${r}`);
-          await admin.end();
-          url = `postgres://postgres:bench@127.0.0.1:${port}/bench_${r}`;
-          dataDir = null;
+        const store = await newStore(backend);
+        if (BASELINE) {
+          const other = await newStore(backend);
+          const fold = () => foldOnce(indexDir, other.url, other.dataDir, BASELINE);
+          // Alternated: a machine that slows over the run (a warming page cache, a neighbour) does not favour one.
+          if (r % 2 === 1) baseline.push(await fold());
+          results.push(await foldOnce(indexDir, store.url, store.dataDir));
+          if (r % 2 === 0) baseline.push(await fold());
+          console.error(`${backend} run ${r + 1}, baseline: ${fmt(baseline.at(-1).rate)} tx/s, peak RSS ${fmt(baseline.at(-1).peakMb)} MB`);
+        } else {
+          results.push(await foldOnce(indexDir, store.url, store.dataDir));
         }
-        results.push(await foldOnce(indexDir, url, dataDir));
         // The list latencies over HTTP, once per backend, on the last store it built.
         if (r === RUNS - 1) {
-          const flags = backend === "postgres" ? [`--data-api-db=${url}`] : PGLITE_FLAGS;
+          const flags = backend === "postgres" ? [`--data-api-db=${store.url}`] : PGLITE_FLAGS;
           const label = backend === "postgres" ? "PostgreSQL" : "PGlite";
-          results.at(-1).extra = await benchLists({label, flags, dataDir: backend === "postgres" ? undefined : path.dirname(dataDir), address: historyKeys[0].address, assetId: AVAX});
+          results.at(-1).extra = await benchLists({label, flags, dataDir: backend === "postgres" ? undefined : path.dirname(store.dataDir), address: historyKeys[0].address, assetId: AVAX});
         }
         console.error(`${backend} run ${r + 1}: ${fmt(results.at(-1).rate)} tx/s, avaext's peak RSS ${fmt(results.at(-1).peakMb)} MB`);
       }
       for (const x of results.flatMap((res) => res.extra)) rows.push(x);
-      rows.push({
-        name: `data API view ingest into ${backend === "pglite" ? `PGlite (shared_buffers ${PGLITE_SHARED_BUFFERS ?? 128} MiB)` : `PostgreSQL (${postgresFlags.length ? PG_SETTINGS.join(", ") : "default settings"})`} (${TXS} txs, 2 in / 2 out)`,
-        value: `${fmt(median(results.map((x) => x.rate)))} tx/s`,
-        reference: `avaext's peak RSS ${fmt(median(results.map((x) => x.peakMb)))} MB`,
-      });
+      const name = `data API view ingest into ${backend === "pglite" ? `PGlite (shared_buffers ${PGLITE_SHARED_BUFFERS ?? 128} MiB)` : `PostgreSQL (${postgresFlags.length ? PG_SETTINGS.join(", ") : "default settings"})`} (${TXS} txs, 2 in / 2 out)`;
+      const rate = median(results.map((x) => x.rate));
+      const row = {name, value: `${fmt(rate)} tx/s`, reference: `avaext's peak RSS ${fmt(median(results.map((x) => x.peakMb)))} MB`};
+      if (BASELINE) {
+        const baseRate = median(baseline.map((x) => x.rate));
+        row.reference = `baseline ${fmt(baseRate)} tx/s (${baseline.map((x) => fmt(x.rate)).join(", ")}), this ${results.map((x) => fmt(x.rate)).join(", ")}; peak RSS ${fmt(median(results.map((x) => x.peakMb)))} MB against ${fmt(median(baseline.map((x) => x.peakMb)))} MB`;
+        row.ratio = `${fmt((rate / baseRate) * 100)} %`;
+      }
+      rows.push(row);
     }
   } finally {
     await pgServer.stop().catch(() => {});

@@ -41,12 +41,15 @@ function waitForLine(child, re, what) {
   });
 }
 
-/** Starts avaext on 127.0.0.1:0 in a child process with the given flags; returns {url, child, dataDir, stop}. */
-export async function startAvaext(flags = [], {dataDir} = {}) {
+/**
+ * Starts avaext on 127.0.0.1:0 in a child process with the given flags; returns {url, child, dataDir, stop}. `root`
+ * is the checkout whose bin/avaext.js runs (default this one; a bench comparing two commits passes the other's).
+ */
+export async function startAvaext(flags = [], {dataDir, root = ROOT} = {}) {
   const dir = dataDir ?? mkdtempSync(path.join(os.tmpdir(), "avaext-bench-"));
   const child = spawn(
     process.execPath,
-    [...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(" ") : []), path.join(ROOT, "bin/avaext.js"), "--http-port=0", "--http-host=127.0.0.1", `--data-dir=${dir}`, "--log-display-level=INFO", "--log-level=WARN", ...flags],
+    [...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(" ") : []), path.join(root, "bin/avaext.js"), "--http-port=0", "--http-host=127.0.0.1", `--data-dir=${dir}`, "--log-display-level=INFO", "--log-level=WARN", ...flags],
     {stdio: ["ignore", "pipe", "inherit"]},
   );
   const m = await waitForLine(child, /"url":"(http:\/\/[^"]+)"/, "avaext");
