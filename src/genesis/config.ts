@@ -68,14 +68,34 @@ export interface GenesisValidatorPlan {
 
 /** JSON text with every bare number token turned into a string, so integers above 2^53 keep every digit. */
 function quoteNumbers(text: string): string {
-  // Strings are matched whole (escapes included) and kept; any other run of number characters is quoted.
-  return text.replace(/("(?:[^"\\]|\\.)*")|(-?[0-9][0-9.eE+-]*)/g, (_m, str: string | undefined, num: string) => str ?? `"${num}"`);
+  // One pass: strings (escapes included) are copied whole; any other run of number characters is quoted. A scanner,
+  // not a regular expression, so that an unterminated string of escaped quotes costs one pass and not one per quote.
+  const out: string[] = [];
+  let i = 0;
+  let from = 0;
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      for (i++; i < text.length && text.charCodeAt(i) !== 0x22; i++) if (text.charCodeAt(i) === 0x5c) i++;
+      i++;
+    } else if ((c >= 0x30 && c <= 0x39) || (c === 0x2d && /[0-9]/.test(text[i + 1] ?? ""))) {
+      const start = i;
+      for (i++; i < text.length && /[0-9.eE+-]/.test(text[i]!); i++);
+      out.push(text.slice(from, start), '"', text.slice(start, i), '"');
+      from = i;
+    } else {
+      i++;
+    }
+  }
+  out.push(text.slice(from));
+  return out.join("");
 }
 
-function uint(v: unknown, what: string): bigint {
+/** A JSON integer as Go's encoding/json reads it into a uint of `bits` bits (`uint64` amounts, `uint32` IDs and fees). */
+function uint(v: unknown, what: string, bits: 32 | 64 = 64): bigint {
   if (typeof v !== "string" || !/^\d+$/.test(v)) throw new Error(`genesis config: ${what} is not an unsigned integer`);
   const n = BigInt(v);
-  if (n >= 1n << 64n) throw new Error(`genesis config: ${what} exceeds uint64`);
+  if (n >= 1n << BigInt(bits)) throw new Error(`genesis config: ${what} exceeds uint${bits}`);
   return n;
 }
 
@@ -122,7 +142,7 @@ export function parseGenesisConfig(text: string): GenesisConfig {
   if (j === null || typeof j !== "object" || Array.isArray(j)) throw new Error("genesis config: not a JSON object");
   const list = (v: unknown): Json[] => (Array.isArray(v) ? (v as Json[]) : []);
   return {
-    networkId: Number(uint(j.networkID, "networkID")),
+    networkId: Number(uint(j.networkID, "networkID", 32)),
     allocations: list(j.allocations).map((a, i) => ({
       ethAddr: ethAddr(a.ethAddr, `allocations[${i}].ethAddr`),
       avaxAddr: shortId(a.avaxAddr, `allocations[${i}].avaxAddr`),
@@ -141,7 +161,7 @@ export function parseGenesisConfig(text: string): GenesisConfig {
       return {
         nodeId: String(s.nodeID),
         rewardAddress: shortId(s.rewardAddress, `initialStakers[${i}].rewardAddress`),
-        delegationFee: Number(uint(s.delegationFee ?? "0", `initialStakers[${i}].delegationFee`)),
+        delegationFee: Number(uint(s.delegationFee ?? "0", `initialStakers[${i}].delegationFee`, 32)),
         signer: signer
           ? {
               publicKey: fixedHex(signer.publicKey, 48, `initialStakers[${i}].signer.publicKey`),

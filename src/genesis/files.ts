@@ -2,7 +2,7 @@
  * AvalancheGo's genesis configs that avaext ships (config/genesis/, origins in its README.md), and genesis files an
  * operator names. A name ending in `.gz` is read through gunzip (mainnet's 3.5 MB file ships compressed).
  */
-import {readFileSync} from "node:fs";
+import {readFileSync, statSync} from "node:fs";
 import path from "node:path";
 import {gunzipSync} from "node:zlib";
 import {packageInfo} from "../util/packageInfo.js";
@@ -14,17 +14,26 @@ export const BUILT_IN_GENESIS: Readonly<Record<number, string>> = {
   12345: "genesis_local.json",
 };
 
+/**
+ * The largest genesis text read, bytes, gunzipped or not: mainnet's, the largest AvalancheGo ships, is 3.5 MB; a
+ * file or a gzip member past this is refused before it is held in memory.
+ */
+export const GENESIS_TEXT_LIMIT = 64 * 2 ** 20;
+
 /** A genesis file's text (gunzipped when its name ends in `.gz`). Throws naming the file. */
 export function readGenesisText(file: string): string {
   let bytes: Buffer;
   try {
+    const size = statSync(file).size;
+    if (size > GENESIS_TEXT_LIMIT) throw new Error(`${size} bytes, more than the ${GENESIS_TEXT_LIMIT} a genesis may have`);
     bytes = readFileSync(file);
   } catch (e) {
     throw new Error(`unable to load genesis file ${file}: ${(e as Error).message}`);
   }
   if (!file.endsWith(".gz")) return bytes.toString("utf8");
   try {
-    return gunzipSync(bytes).toString("utf8");
+    // maxOutputLength: a small gzip member that inflates without end is refused at the limit (ERR_BUFFER_TOO_LARGE).
+    return gunzipSync(bytes, {maxOutputLength: GENESIS_TEXT_LIMIT}).toString("utf8");
   } catch (e) {
     throw new Error(`unable to load genesis file ${file}: ${(e as Error).message}`);
   }

@@ -78,6 +78,21 @@ describe("genesis config", () => {
     expect(() => parseGenesisConfig(text.replace('"initialAmount": 7', '"initialAmount": -7'))).toThrow(/unsigned/);
   });
 
+  it("refuses a network ID or a delegation fee past uint32, as Go's decoder into AvalancheGo's uint32 fields does", () => {
+    expect(() => parseGenesisConfig(text.replace('"networkID": 12345', '"networkID": 4294967296'))).toThrow(/networkID exceeds uint32/);
+    expect(() => parseGenesisConfig(text.replace('"delegationFee": 20000', '"delegationFee": 4294967296'))).toThrow(/initialStakers\[0\]\.delegationFee exceeds uint32/);
+    expect(parseGenesisConfig(text.replace('"delegationFee": 20000', '"delegationFee": 4294967295')).initialStakers[0]!.delegationFee).toBe(4_294_967_295);
+  });
+
+  it("reads hostile text in one pass: an unterminated string of 200,000 escaped quotes is refused at once", () => {
+    const hostile = `{"message": "${'\\"'.repeat(200_000)}`;
+    const started = performance.now();
+    expect(() => parseGenesisConfig(hostile)).toThrow(/not JSON/);
+    // Quadratic scanning of this text (one pass per quote) takes minutes; one pass takes milliseconds.
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(() => parseGenesisConfig('{"networkID": -}')).toThrow(/not JSON/);
+  });
+
   it("sums the C-chain genesis allocation in wei, hex or decimal, as local's 50M AVAX to 0x8db9...", () => {
     expect(cChainGenesisAllocationWei(c)).toBe(0n);
     // genesis/genesis_local.json's cChainGenesis alloc (AvalancheGo 1cf1fc3d), and a decimal balance beside it.
