@@ -28,7 +28,8 @@ export function median(xs) {
 function waitForLine(child, re, what) {
   return new Promise((resolve, reject) => {
     let buf = "";
-    const timer = setTimeout(() => reject(new Error(`${what} did not start: ${buf.slice(-500)}`)), 60_000);
+    // Generous: a PGlite store is created (initdb) before the URL is logged, which a busy machine slows.
+    const timer = setTimeout(() => reject(new Error(`${what} did not start: ${buf.slice(-500)}`)), 300_000);
     child.stdout.on("data", (d) => {
       buf += d.toString();
       const m = re.exec(buf);

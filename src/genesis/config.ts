@@ -78,9 +78,9 @@ function quoteNumbers(text: string): string {
     if (c === 0x22) {
       for (i++; i < text.length && text.charCodeAt(i) !== 0x22; i++) if (text.charCodeAt(i) === 0x5c) i++;
       i++;
-    } else if ((c >= 0x30 && c <= 0x39) || (c === 0x2d && /[0-9]/.test(text[i + 1] ?? ""))) {
+    } else if (isDigit(c) || (c === 0x2d && isDigit(text.charCodeAt(i + 1)))) {
       const start = i;
-      for (i++; i < text.length && /[0-9.eE+-]/.test(text[i]!); i++);
+      for (i++; i < text.length && isNumberChar(text.charCodeAt(i)); i++);
       out.push(text.slice(from, start), '"', text.slice(start, i), '"');
       from = i;
     } else {
@@ -90,6 +90,10 @@ function quoteNumbers(text: string): string {
   out.push(text.slice(from));
   return out.join("");
 }
+
+const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
+/** The characters of a JSON number after its first: digits, `.`, `e`, `E`, `+`, `-`. */
+const isNumberChar = (c: number): boolean => isDigit(c) || c === 0x2e || c === 0x65 || c === 0x45 || c === 0x2b || c === 0x2d;
 
 /** A JSON integer as Go's encoding/json reads it into a uint of `bits` bits (`uint64` amounts, `uint32` IDs and fees). */
 function uint(v: unknown, what: string, bits: 32 | 64 = 64): bigint {

@@ -42,7 +42,7 @@ import {
   listVerticesByHeight,
 } from "../queries/primary/network.js";
 import {EMPTY_ID, cb58Decode, idFromString} from "../../util/cb58.js";
-import {getAvaxSupply} from "../queries/primary/supply.js";
+import {SupplyPendingError, getAvaxSupply} from "../queries/primary/supply.js";
 import type {ValidatorObservations} from "../observations/observations.js";
 
 export interface PrimaryRoutesModules {
@@ -373,6 +373,7 @@ export function registerPrimaryRoutes(router: DataApiRouter, m: PrimaryRoutesMod
       try {
         return await getAvaxSupply(m.sql, net, {now: Math.floor(Date.now() / 1000), timeoutMs: SUPPLY_TIMEOUT_MS});
       } catch (e) {
+        if (e instanceof SupplyPendingError) throw new DataApiError(503, e.message);
         if ((e as {code?: unknown}).code !== "57014") throw e; // query_canceled: the statement timeout
         throw new DataApiError(503, `the AVAX supply took longer than ${SUPPLY_TIMEOUT_MS / 1000} s to sum; retry later`);
       }

@@ -657,4 +657,22 @@ ALTER TABLE stakers ADD COLUMN remove_tx_id text;
 UPDATE stakers SET remove_tx_id = reward_tx_id, reward_tx_id = NULL WHERE status = 'removed';
 `,
   },
+  {
+    version: 15,
+    name: "the AVAX supply's running sums",
+    sql: `
+-- What genesis, rewards and each chain created and consumed of AVAX, kept as the primary view folds
+-- (views/primary/supplyTotals.ts): the supply reads these rows, not every UTXO. A store folded before this version
+-- has them computed once when its view next loads (it needs the network's AVAX asset ID, which this script lacks).
+CREATE TABLE supply_totals (
+  key text PRIMARY KEY,
+  amount numeric NOT NULL
+);
+-- Each followed EVM chain's fees, wei, kept with its blocks (added as they fold, taken back with a reorg's).
+ALTER TABLE evm_chains ADD COLUMN fees_total numeric NOT NULL DEFAULT 0;
+UPDATE evm_chains c SET fees_total = (SELECT coalesce(sum(b.fees_spent), 0) FROM evm_blocks b WHERE b.chain_id = c.chain_id);
+-- The time-locked UTXOs (the supply's locked part): a few among many on a real network.
+CREATE INDEX utxos_time_locked ON utxos (utxo_id) WHERE locktime > 0 OR stakeable_locktime > 0;
+`,
+  },
 ];

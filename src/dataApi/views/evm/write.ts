@@ -126,7 +126,15 @@ export async function writeBlocks(
   const warpRows = blocks.flatMap((d) => d.warp.map((u) => [sha256(u), chainId, d.block.number, u]));
   await bulkInsert(tx, "warp_messages", [c("message_id", "bytea"), c("chain_id", "text"), c("block_number", "int8"), c("unsigned", "bytea")], warpRows, {onConflict: "DO NOTHING"});
   const last = blocks[blocks.length - 1]!.block;
-  await tx.query("UPDATE evm_chains SET head_number = $2, head_hash = $3, updated_at = $4 WHERE chain_id = $1", [chainId, last.number, last.hash, BigInt(Math.floor(Date.now() / 1000))]);
+  // fees_total: the chain's fees so far, for the AVAX supply's burned part (queries/primary/supply.ts).
+  const fees = blocks.reduce((sum, d) => sum + BigInt(d.block.feesSpent), 0n);
+  await tx.query("UPDATE evm_chains SET head_number = $2, head_hash = $3, updated_at = $4, fees_total = fees_total + $5::numeric WHERE chain_id = $1", [
+    chainId,
+    last.number,
+    last.hash,
+    BigInt(Math.floor(Date.now() / 1000)),
+    fees.toString(),
+  ]);
   // Marked stored only once committed by this transaction: a failed batch leaves them to the next try.
   for (const [, t] of newTokens) t.stored = true;
   return cumulative;
@@ -168,6 +176,10 @@ export async function rollbackTo(tx: SqlTx, chainId: string, to: bigint, hash: U
        ORDER BY t.block_number DESC, t.log_index DESC LIMIT 1)
      WHERE n.chain_id = $1 AND n.erc = 721 AND (n.token, n.token_id) IN (
        SELECT token, token_id FROM evm_transfers WHERE chain_id = $1 AND erc = 721 AND block_number > $2)`,
+    [chainId, to],
+  );
+  await tx.query(
+    "UPDATE evm_chains SET fees_total = fees_total - (SELECT coalesce(sum(fees_spent), 0) FROM evm_blocks WHERE chain_id = $1 AND number > $2) WHERE chain_id = $1",
     [chainId, to],
   );
   for (const table of ["evm_blocks", "evm_contracts"]) {

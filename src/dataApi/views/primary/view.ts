@@ -12,6 +12,7 @@
  * X/tx is not folded: its transactions also arrive inside X vertices (before Cortina) and X blocks (after).
  */
 import type {NetworkInfo} from "../../../chains/index.js";
+import {SUPPLY_TOTALS_KEY, SupplyDeltas, recomputeSupplyTotals} from "./supplyTotals.js";
 import {findEndpoint, type Endpoint} from "../../../index/endpoints.js";
 import type {IndexStore, StoredContainer} from "../../../index/store.js";
 import type {Logger} from "../../../logger/index.js";
@@ -183,6 +184,8 @@ export class Batch {
   assets: unknown[][] = [];
   /** Owners of the UTXOs created in this batch (a later transaction of the batch may consume them). */
   createdOwners = new Map<string, Uint8Array[]>();
+  /** What the batch adds to the AVAX supply's running sums (supplyTotals.ts). */
+  supply = new SupplyDeltas();
 
   /** An aborted staking proposal's stake outputs of this batch become plain UTXOs (stakingFold.ts abortStaker). */
   unstake(txId: string): void {
@@ -300,9 +303,15 @@ export class PrimaryView {
     if (rows.length === 0) {
       await sql.transaction(async (tx) => {
         for (const e of FOLDED_ENDPOINTS) await tx.query("INSERT INTO view_positions (endpoint, next_index) VALUES ($1, 0)", [e.name]);
+        await recomputeSupplyTotals(tx, this.modules.avaxAssetId);
         await this.foldGenesis(tx, this.modules.genesis());
         await this.saveState(tx);
       });
+    }
+    // A store folded before the supply's sums were kept has them computed once, from what it holds.
+    if ((await sql.query("SELECT 1 FROM data_api_meta WHERE key = $1", [SUPPLY_TOTALS_KEY])).length === 0) {
+      this.modules.logger.info("computing the AVAX supply's sums from the store (once, for a store folded before they were kept)");
+      await sql.transaction((tx) => recomputeSupplyTotals(tx, this.modules.avaxAssetId));
     }
     for (const r of await sql.query<{endpoint: string; next_index: bigint | string}>("SELECT endpoint, next_index FROM view_positions")) {
       const e = FOLDED_ENDPOINTS.find((x) => x.name === r.endpoint);
@@ -756,6 +765,9 @@ export class PrimaryView {
 
   private foldTx(batch: Batch, t: PrimaryTx, place: TxPlace, owners: Map<string, Uint8Array[]>, effects: TxEffects): void {
     batch.txs.push(txRow(t, place, effects.l1));
+    const avax = this.modules.avaxAssetId;
+    for (const i of t.evmInputs) if (i.assetId === avax) batch.supply.evm(t.id, "in", i.amount);
+    for (const o of t.evmOutputs) if (o.assetId === avax) batch.supply.evm(t.id, "out", o.amount);
     const touched: Uint8Array[] = ownedAddresses(t);
     for (const o of t.outputs) this.createUtxo(batch, t.id, o, place);
     for (const o of effects.refunds) {
@@ -769,6 +781,7 @@ export class PrimaryView {
       // (an import folded before its export).
       touched.push(...this.signerKeys.fill(i, known, t.unsignedHash));
       if (!batch.utxoConsumes.has(i.utxoId)) {
+        if (i.assetId === avax) batch.supply.consumed(i.utxoId, i.amount, place.chainId);
         batch.utxoConsumes.set(i.utxoId, [
           i.utxoId,
           i.txId,
@@ -801,6 +814,7 @@ export class PrimaryView {
 
   private createUtxo(batch: Batch, txId: string, o: TxOutput, place: TxPlace, extra: {rewardType?: string; stakingEnd?: bigint} = NO_EXTRA): void {
     batch.utxoCreates.push(utxoCreateRow(txId, o, place, extra));
+    if (o.assetId === this.modules.avaxAssetId) batch.supply.created(o.utxoId, o.amount, place.chainId, place.seq, extra.rewardType);
     batch.createdOwners.set(o.utxoId, o.owner.addresses);
     this.recentOwners.add(o.utxoId, o.owner.addresses);
     for (const a of distinctBytes(o.owner.addresses)) batch.utxoAddresses.push([a, place.ts, o.utxoId]);
@@ -833,7 +847,9 @@ export class PrimaryView {
       ["utxo_spends", UTXO_CONSUME_COLUMNS as unknown as BulkColumn[], [...b.utxoConsumes.values()], skipById],
       ["utxo_addresses", UTXO_ADDRESS_COLUMNS, b.utxoAddresses, skip],
     ];
-    return tables.filter(([, , rows]) => rows.length > 0).map(([table, columns, rows, opts]) => insertSql(table, columns, rows, opts, params));
+    const statements = tables.filter(([, , rows]) => rows.length > 0).map(([table, columns, rows, opts]) => insertSql(table, columns, rows, opts, params));
+    if (b.supply.size > 0) statements.push(b.supply.upsertSql(params, repeats));
+    return statements;
   }
 
   /** The view's counters and staking state as they stand, for `data_api_meta`. */

@@ -40,7 +40,8 @@ import {
   listPChainUtxos,
   listXChainUtxos,
 } from "../../../../src/dataApi/queries/primary/utxos.js";
-import {getAvaxSupply} from "../../../../src/dataApi/queries/primary/supply.js";
+import {SupplyPendingError, getAvaxSupply} from "../../../../src/dataApi/queries/primary/supply.js";
+import {recomputeSupplyTotals} from "../../../../src/dataApi/views/primary/supplyTotals.js";
 import {C_GENESIS_ALLOCATION_KEY} from "../../../../src/dataApi/views/primary/model.js";
 import {decimal} from "../../../../src/dataApi/models/primary/supply.js";
 import {
@@ -699,7 +700,8 @@ describe("AVAX supply", () => {
       await tx("C", 1, "cI", "ImportTx", {evm: {inputs: [], outputs: [{address: "0x01", assetId: AVAX, amount: "14"}]}});
       await tx("C", 2, "cE", "ExportTx", {evm: {inputs: [{address: "0x01", assetId: AVAX, amount: "20", nonce: "0"}], outputs: []}});
       await row("ce", 0, "18", made(C_ID, "cE", 2), {exported_to: P_ID, ...spend(P_ID, "pB", 2)});
-      await own.insert("evm_chains", {chain_id: "43112", blockchain_id: C_ID, head_number: 1, updated_at: 0});
+      // The chain's fees as its blocks' fold keeps them (views/evm/write.ts).
+      await own.insert("evm_chains", {chain_id: "43112", blockchain_id: C_ID, head_number: 1, updated_at: 0, fees_total: "2500000001"});
       for (const [n, fees] of [[1, "2000000000"], [2, "500000001"]] as const) {
         await own.insert("evm_blocks", {chain_id: "43112", number: n, hash: new Uint8Array([n]), parent_hash: new Uint8Array([0]), timestamp: 2000, tx_count: 1, base_fee: "1", gas_used: "1", gas_limit: "1", fees_spent: fees, cumulative_txs: n});
       }
@@ -709,6 +711,8 @@ describe("AVAX supply", () => {
       await own.insert("stakers", {...staker, tx_id: "pS", kind: "subnetValidator", subnet_id: X_ID, weight: "5", status: "current"});
       await own.insert("stakers", {...staker, tx_id: "pO", kind: "validator", subnet_id: P_ID, weight: "70", status: "rewarded"});
 
+      // The sums as a store folded before they were kept has them computed (views/primary/supplyTotals.ts).
+      await recomputeSupplyTotals(own, AVAX);
       const s = await getAvaxSupply(own, NET, {now: 3000});
       expect(s).toEqual({
         genesisUnlock: "0.0000015",
@@ -737,6 +741,7 @@ describe("AVAX supply", () => {
       await own.insert("utxos", utxo({utxo_id: "gP", output_index: 0, amount: "1000", addresses: [EWOQ_HEX], created_chain: P_ID, tx_id: "genesisP", created_seq: 0, created_height: 0, created_ts: 1}));
       // local's: 50M AVAX, and one wei so that a fraction of a nAVAX shows.
       await own.insert("data_api_meta", {key: C_GENESIS_ALLOCATION_KEY, value: String(50_000_000n * 10n ** 18n + 1n)});
+      await recomputeSupplyTotals(own, AVAX);
       const s = await getAvaxSupply(own, NET, {now: 3000});
       expect([s.genesisUnlock, s.totalSupply, s.circulatingSupply]).toEqual(Array(3).fill("50000000.000001000000000001"));
     } finally {
@@ -744,7 +749,16 @@ describe("AVAX supply", () => {
     }
   });
 
-  it("never answers a negative burn while an import is folded before the export it spends", async () => {
+  it("answers that the sums are pending on a store whose sums were never computed", async () => {
+    const own = await new TestDb(kind).init();
+    try {
+      await expect(getAvaxSupply(own, NET, {now: 3000})).rejects.toBeInstanceOf(SupplyPendingError);
+    } finally {
+      await own.close();
+    }
+  });
+
+  it("never sums a negative burn from a store's rows while an import is folded before the export it spends", async () => {
     const own = await new TestDb(kind).init();
     try {
       // The P-chain folded pI, importing C's 18 as 17; the C-chain has not folded the export: its UTXO is unknown.
@@ -754,6 +768,7 @@ describe("AVAX supply", () => {
       await own.insert("utxo_spends", {utxo_id: "ce", tx_id: "cE", output_index: 0, consumed_chain: P_ID, consuming_tx: "pI", consuming_block: "b1", consuming_height: 1, consuming_ts: 2001, credentials: []});
       // The C-chain folded an import of X's 15 as 14 of EVM balance, X's export not yet.
       await own.insert("txs", {chain: "C", seq: 1, tx_id: "cI", tx_type: "ImportTx", block_id: "c1", block_height: 1, ts: 2001, memo: new Uint8Array(), details: {}, size_bytes: 1, evm: {inputs: [], outputs: [{address: "0x01", assetId: AVAX, amount: "14"}]}});
+      await recomputeSupplyTotals(own, AVAX);
       const s = await getAvaxSupply(own, NET, {now: 3000});
       expect([s.totalPBurned, s.totalCBurned, s.totalXBurned]).toEqual(["0", "0", "0"]);
       expect(s.totalSupply).toBe("0.000001");

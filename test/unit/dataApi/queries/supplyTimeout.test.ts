@@ -6,6 +6,7 @@
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import {getAvaxSupply} from "../../../../src/dataApi/queries/primary/supply.js";
 import {MIGRATIONS} from "../../../../src/dataApi/store/schema.js";
+import {recomputeSupplyTotals} from "../../../../src/dataApi/views/primary/supplyTotals.js";
 import type {SqlClient} from "../../../../src/dataApi/store/client.js";
 import {BACKENDS} from "../../../helpers/sql.js";
 import {AVAX, NET, P_ID} from "./fixture.js";
@@ -15,11 +16,12 @@ describe("AVAX supply on a PostgreSQL server", () => {
   beforeAll(async () => {
     sql = await BACKENDS.find((b) => b.name === "postgres")!.open();
     for (const m of MIGRATIONS) await sql.exec(m.sql);
-    // 300,000 AVAX UTXOs: summing them takes far more than a millisecond.
+    // 300,000 time-locked AVAX UTXOs (the part of the supply summed per answer): far more than a millisecond.
     await sql.exec(
-      `INSERT INTO utxos (utxo_id, tx_id, output_index, created_chain, created_seq, created_ts, asset_id, amount, addresses)
-       SELECT 'u' || i, 'tx' || i, 0, '${P_ID}', i, 1000, '${AVAX}', 1, '[]' FROM generate_series(1, 300000) i`,
+      `INSERT INTO utxos (utxo_id, tx_id, output_index, created_chain, created_seq, created_ts, asset_id, amount, addresses, locktime)
+       SELECT 'u' || i, 'tx' || i, 0, '${P_ID}', i, 1000, '${AVAX}', 1, '[]', 99999999999 FROM generate_series(1, 300000) i`,
     );
+    await recomputeSupplyTotals(sql, AVAX);
   }, 60_000);
   afterAll(async () => sql?.close());
 
@@ -32,5 +34,6 @@ describe("AVAX supply on a PostgreSQL server", () => {
     const s = await getAvaxSupply(sql, NET, {now: 3000, timeoutMs: 60_000});
     expect(s.genesisUnlock).toBe("0");
     expect(s.totalPBurned).toBe("0");
+    expect(s.totalLocked).toBe("0.0003");
   });
 });

@@ -39,6 +39,18 @@ describeBackends("EVM follower", (backend) => {
     await anvil.rawCall("evm_mine", [{timestamp: ts}]);
   };
 
+  /** The chain's fee total (the AVAX supply's burned part) is its stored blocks' fees: each tx's gas × price, 21,000 gas each. */
+  async function expectFeesKept(txs: number): Promise<void> {
+    const [r] = await sql.query<{total: string; blocks: string; n: string}>(
+      `SELECT c.fees_total::text AS total, (SELECT sum(fees_spent)::text FROM evm_blocks WHERE chain_id = c.chain_id) AS blocks,
+              (SELECT count(*)::text FROM evm_txs WHERE chain_id = c.chain_id) AS n
+       FROM evm_chains c WHERE c.chain_id = '43112'`,
+    );
+    expect(r!.n).toBe(String(txs));
+    expect(r!.total).toBe(r!.blocks);
+    expect(BigInt(r!.total) >= BigInt(txs) * 21_000n).toBe(true);
+  }
+
   it("folds blocks, transactions and who took part, as sent", async () => {
     await send(A0, A1, 10n ** 18n);
     await send(A1, A2, 5n);
@@ -61,6 +73,7 @@ describeBackends("EVM follower", (backend) => {
     expect(txs.map((t) => t.value)).toEqual([(10n ** 18n).toString(), "5", "7"]);
     expect(txs.every((t) => t.status === 1)).toBe(true);
     expect(follower.status()).toMatchObject({status: "OK", chainId: "43112", head: 2n, traces: true});
+    await expectFeesKept(3);
   });
 
   it("rolls a reorg back to the common ancestor and follows the new chain", async () => {
@@ -85,6 +98,8 @@ describeBackends("EVM follower", (backend) => {
     expect(a2[0]!.n).toBe(0);
     const [{cumulative_txs}] = await sql.query<{cumulative_txs: bigint}>("SELECT cumulative_txs FROM evm_blocks WHERE chain_id = '43112' AND number = 4");
     expect(cumulative_txs).toBe(5n);
+    // The reorged-out block's fees are taken back from the chain's total.
+    await expectFeesKept(5);
   });
 
   it("reports a wrong chain ID and keeps trying without stopping", async () => {

@@ -13,7 +13,9 @@ import {findEndpoint} from "../../../../../src/index/endpoints.js";
 import {IndexStore} from "../../../../../src/index/store.js";
 import {migrate} from "../../../../../src/dataApi/store/migrations.js";
 import {MIGRATIONS} from "../../../../../src/dataApi/store/schema.js";
-import type {SqlClient} from "../../../../../src/dataApi/store/client.js";
+import type {SqlClient, SqlTx} from "../../../../../src/dataApi/store/client.js";
+import {SUPPLY_TOTALS_KEY, recomputeSupplyTotals} from "../../../../../src/dataApi/views/primary/supplyTotals.js";
+import {SupplyPendingError, getAvaxSupply} from "../../../../../src/dataApi/queries/primary/supply.js";
 import {createViewMetrics} from "../../../../../src/dataApi/views/metrics.js";
 import {PrimaryView, defaultPrimaryViewOptions} from "../../../../../src/dataApi/views/primary/view.js";
 import {makeKeys, xHistory, type HistoryBlock} from "../../../../../src/dev/syntheticHistory.js";
@@ -35,6 +37,8 @@ const blocks: HistoryBlock[] = [
   ...xHistory({txs: 240, txsPerBlock: 8, keys, networkId: network.id, chainId: idFromString(network.chainIds.X), assetId: idFromString(AVAX), startSeconds: 1_700_000_000, random: prng(7)}),
 ];
 const TXS = 240;
+/** The queries' view of the network. */
+const NET_CTX = {networkName: "local", hrp: "local", chainIds: network.chainIds, avaxAssetId: AVAX};
 
 async function indexWith(containers: Array<{id: Uint8Array; bytes: Uint8Array; timestampNs: bigint}>): Promise<{db: Database; store: IndexStore; dir: string}> {
   const dir = tempDir();
@@ -55,6 +59,43 @@ function view(
     {...defaultPrimaryViewOptions, batchSize: 7, recentOwners, statementsInFlight},
     {index: store, sql, network, genesis: () => GENESIS, avaxAssetId: AVAX, logger: quietLogger(), metrics: register ? createViewMetrics(register) : null},
   );
+}
+
+/** `supply_totals` as a map. */
+async function totals(sql: SqlClient | SqlTx): Promise<Map<string, bigint>> {
+  const rows = await sql.query<{key: string; amount: string}>("SELECT key, amount::text AS amount FROM supply_totals");
+  return new Map(rows.map((r) => [r.key, BigInt(r.amount)]));
+}
+
+/** What local's genesis creates of AVAX: its UTXOs and its stakers' stake (created_seq 0, both). */
+const GENESIS_AVAX = [...GENESIS.utxos.map((u) => u.output), ...GENESIS.stakers.flatMap((s) => s.stake)].filter((o) => o.assetId === AVAX).reduce((a, o) => a + o.amount, 0n);
+
+/**
+ * The supply sums the fold kept, against those summed from the store whole (then rolled back): equal, but for what
+ * the X-chain consumed of the history's seed UTXOs, which the store never holds (the kept sums count a spend by its
+ * input's amount). Each transaction burns its 1,000,000 fee: what X consumed less what it made is exactly that.
+ */
+async function expectSupplyTotalsKept(sql: SqlClient, txs: number): Promise<void> {
+  const kept = await totals(sql);
+  let recomputed = new Map<string, bigint>();
+  const undo = new Error("rollback");
+  await sql
+    .transaction(async (tx) => {
+      await recomputeSupplyTotals(tx, AVAX);
+      recomputed = await totals(tx);
+      throw undo;
+    })
+    .catch((e: unknown) => {
+      if (e !== undo) throw e;
+    });
+  const X = network.chainIds.X;
+  expect(kept.get(`made:${X}`)).toBe(recomputed.get(`made:${X}`));
+  expect((kept.get(`made:${X}`) ?? 0n) > 0n || txs === 0).toBe(true);
+  expect((kept.get(`spent:${X}`) ?? 0n) - (kept.get(`made:${X}`) ?? 0n)).toBe(BigInt(txs) * 1_000_000n);
+  expect((kept.get(`spent:${X}`) ?? 0n) >= (recomputed.get(`spent:${X}`) ?? 0n)).toBe(true);
+  const others = (m: Map<string, bigint>): Array<[string, bigint]> => [...m].filter(([k]) => k !== `spent:${X}`).sort();
+  expect(others(kept)).toEqual(others(recomputed));
+  expect(kept.get("genesis")).toBe(GENESIS_AVAX);
 }
 
 async function count(sql: SqlClient, q: string, params: unknown[] = []): Promise<number> {
@@ -109,6 +150,7 @@ describeBackends("primary-network view", (backend) => {
     expect(await count(sql, "SELECT count(*)::int8 AS n FROM blocks WHERE chain = 'X'")).toBe(blocks.length);
     const [pos] = await sql.query<{next_index: bigint}>("SELECT next_index FROM view_positions WHERE endpoint = 'X/block'");
     expect(pos!.next_index).toBe(BigInt(blocks.length));
+    await expectSupplyTotalsKept(sql, TXS);
 
     // Blocks: the inner block's ID, the wrapper in proposerDetails, parents linked.
     const rows = await sql.query<{height: bigint; block_id: string; container_id: string; parent_id: string; tx_ids: string[]; proposer: {proposerId: string}}>(
@@ -184,6 +226,35 @@ describeBackends("primary-network view", (backend) => {
   });
 });
 
+describeBackends("primary-network view: a store folded before the supply's sums were kept", (backend) => {
+  it("has them computed once from its rows when its view loads", async () => {
+    const {sql, idx} = await storeAndIndex(backend, blocks);
+    const v = view(idx.store, sql);
+    await v.load();
+    await v.catchUp();
+    await v.close();
+    // As a store of schema 14 has it: neither the sums nor the mark that they were computed.
+    await sql.query("DELETE FROM supply_totals");
+    await sql.query("DELETE FROM data_api_meta WHERE key = $1", [SUPPLY_TOTALS_KEY]);
+    await expect(getAvaxSupply(sql, NET_CTX, {now: 1_800_000_000})).rejects.toBeInstanceOf(SupplyPendingError);
+    const again = view(idx.store, sql);
+    await again.load();
+    await again.close();
+    const kept = await totals(sql);
+    expect(kept.get("genesis")).toBe(GENESIS_AVAX);
+    // From the rows: a spend counts once its UTXO is held, so only the history's own UTXOs spent are in it.
+    const X = network.chainIds.X;
+    const [spent] = await sql.query<{n: string}>(
+      "SELECT coalesce(sum(u.amount), 0)::text AS n FROM utxo_spends sp JOIN utxos u USING (utxo_id) WHERE u.asset_id = $1",
+      [AVAX],
+    );
+    expect(kept.get(`spent:${X}`)).toBe(BigInt(spent!.n));
+    expect(kept.get(`made:${X}`)! > 0n).toBe(true);
+    const s = await getAvaxSupply(sql, NET_CTX, {now: 1_800_000_000});
+    expect(Number(s.genesisUnlock)).toBeGreaterThan(0);
+  });
+});
+
 describeBackends("primary-network view: an index that repeats a block", (backend) => {
   it("keeps the first of each repeated row and folds every container, without an error", async () => {
     // Block 3 again at index 10, under another container ID (as an index written by an older dev schedule holds
@@ -208,6 +279,8 @@ describeBackends("primary-network view: an index that repeats a block", (backend
     const [kept] = await sql.query<{container_id: string}>("SELECT container_id FROM blocks WHERE chain = 'X' AND height = 4");
     expect(kept!.container_id).toBe(idToString(blocks[3]!.id));
     expect(await count(sql, "SELECT next_index AS n FROM view_positions WHERE endpoint = 'X/block'")).toBe(containers.length);
+    // The repeated block's transactions are in the supply's sums once.
+    await expectSupplyTotalsKept(sql, TXS);
   });
 });
 
@@ -279,6 +352,7 @@ describeBackends("primary-network view: a batch the store refuses", (backend) =>
     expect(await count(sql, "SELECT max(seq) AS n FROM txs")).toBe(kept * 8);
     expect(await count(sql, "SELECT count(*)::int8 AS n FROM blocks")).toBe(kept);
     expect(await count(sql, "SELECT count(*)::int8 AS n FROM utxo_spends")).toBe(kept * 8 * 2);
+    await expectSupplyTotalsKept(sql, kept * 8);
 
     await sql.exec("DROP TRIGGER refuse_tx ON txs; DROP FUNCTION refuse_tx();");
     const again = view(idx.store, sql);
@@ -292,6 +366,7 @@ describeBackends("primary-network view: a batch the store refuses", (backend) =>
     expect(await count(sql, "SELECT count(*)::int8 AS n FROM utxo_spends")).toBe(2 * TXS);
     expect(await count(sql, "SELECT count(*)::int8 AS n FROM blocks")).toBe(blocks.length);
     expect(await count(sql, "SELECT next_index AS n FROM view_positions WHERE endpoint = 'X/block'")).toBe(blocks.length);
+    await expectSupplyTotalsKept(sql, TXS);
   });
 
   it("folds a container once more before stopping its chain: a failure that passes does not stop it", async () => {
