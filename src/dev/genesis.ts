@@ -19,15 +19,16 @@ export function devGenesisText(networkId: number, startTime: bigint): string {
   return replace(replace(local, "networkID", String(networkId)), "startTime", startTime.toString());
 }
 
-const built = new Map<string, NetworkGenesis>();
-
-/** The dev network's genesis built (kept per network and start time: the feed rebuilds its wallet at each replay). */
-export function devGenesis(networkId: number, startTime: bigint): NetworkGenesis {
+/**
+ * The dev network's genesis built. `cache` (the feed's own, which rebuilds its wallet at each replay) keeps it per
+ * network and start time.
+ */
+export function devGenesis(networkId: number, startTime: bigint, cache?: Map<string, NetworkGenesis>): NetworkGenesis {
   const key = `${networkId}:${startTime}`;
-  let g = built.get(key);
+  let g = cache?.get(key);
   if (!g) {
     g = buildGenesis(genesisFromText(devGenesisText(networkId, startTime), "the dev network's genesis").config);
-    built.set(key, g);
+    cache?.set(key, g);
   }
   return g;
 }

@@ -237,12 +237,14 @@ export class DevPrimaryNetwork {
   constructor(
     private readonly network: NetworkInfo,
     readonly genesisTime: bigint,
+    /** Where the built genesis is kept across instances (the feed's); none: built here. */
+    genesisCache?: Map<string, NetworkGenesis>,
   ) {
     this.pChain = idFromString(network.chainIds.P);
     this.xChain = idFromString(network.chainIds.X);
     this.cChain = idFromString(network.chainIds.C);
     this.staking = new DevStakingSchedule(genesisTime);
-    this.built = devGenesis(network.id, genesisTime);
+    this.built = devGenesis(network.id, genesisTime, genesisCache);
     this.avax = idFromString(this.built.avaxAssetId);
     // The wallet starts with the genesis UTXOs its keys own (ewoq's X and P allocations), unlocked ones only.
     const owners = new Map(this.keys.map((k, i) => [Buffer.from(k.address).toString("hex"), i]));

@@ -29,6 +29,7 @@ import {existsSync, mkdirSync, readFileSync, renameSync, writeFileSync} from "no
 import path from "node:path";
 import type {NetworkInfo} from "../chains/index.js";
 import {devGenesisText} from "../dev/genesis.js";
+import type {NetworkGenesis} from "../genesis/build.js";
 import type {Logger} from "../logger/index.js";
 import {DEV_EVM_CHAIN_ID, DevEvmChain, corethBlock} from "../dev/evm/devChain.js";
 import {installIcm} from "../dev/evm/icm.js";
@@ -210,6 +211,8 @@ export class DevFeed implements FeedSource {
   private start: DevPosition | null = null;
   /** The genesis file's text, fixed by prepare() with the start. */
   private genesis: string | null = null;
+  /** The genesis built, kept for the wallets the feed replays (DevPrimaryNetwork). */
+  private readonly genesisCache = new Map<string, NetworkGenesis>();
   private evm: DevEvmChain | null = null;
   /** The dev L1's EVM, and its blockchain ID (the subnet's chain, fixed by the schedule). */
   private l1: DevEvmChain | null = null;
@@ -273,7 +276,7 @@ export class DevFeed implements FeedSource {
     const genesisTimestamp = Number(devGenesisTime(start.startMs));
     const net = this.modules.network;
     // The L1's chain ID is its CreateChainTx's ID: the schedule replayed up to that tick tells it.
-    const scout = new DevPrimaryNetwork(net, devGenesisTime(start.startMs));
+    const scout = new DevPrimaryNetwork(net, devGenesisTime(start.startMs), this.genesisCache);
     const tickTime = this.tickTimes(start);
     for (let t = 0; t <= DEV_SCHEDULE.chain; t++) scout.tick(t, BigInt(Math.floor(tickTime(t) / 1000)));
     const l1ChainId = scout.l1ChainId()!;
@@ -351,7 +354,7 @@ export class DevFeed implements FeedSource {
     let pos: DevPosition = storedPosition(position) ?? this.start!;
     const tickTime = this.tickTimes(pos);
     // The wallets, heights and parents after the committed ticks: the schedule replayed (it is deterministic).
-    const net = new DevPrimaryNetwork(this.modules.network, devGenesisTime(pos.startMs));
+    const net = new DevPrimaryNetwork(this.modules.network, devGenesisTime(pos.startMs), this.genesisCache);
     const cortina = cortinaTick(this.backfillTicks(pos));
     const cTime = Number(devGenesisTime(pos.startMs));
     const mined = {C: null, L1: null};
