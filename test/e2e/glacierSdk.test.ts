@@ -30,9 +30,9 @@ import {devStakers} from "../../src/dev/primaryNetwork.js";
 /** The dev network's name: a network the hosted API does not have, so its enum is widened by this one value. */
 const NET = "local" as Network;
 /**
- * What the README lists as given beside the SDK's (a followed chain's `indexing` state; the Teleporter paths'
- * messages keep the ICM name of the contract beside the Teleporter one; a transaction's message info under the
- * hosted API's newer name too). An ERC-20 balance's `tokenReputation` is null when unknown, as the SDK's
+ * What the API pages (docs/api/) list as given beside the SDK's (a followed chain's `indexing` state; the
+ * Teleporter paths' messages keep the ICM name of the contract beside the Teleporter one; a transaction's message
+ * info under the hosted API's newer name too). An ERC-20 balance's `tokenReputation` is null when unknown, as the SDK's
  * documentation of the field says (its type omits the null).
  */
 const ALLOW = {

@@ -13,9 +13,9 @@ const require = createRequire(import.meta.url);
 export interface Allowances {
   /** Values accepted beyond an enum's members (the dev network is "local", a network the hosted API lacks). */
   extraValues?: Readonly<Record<string, readonly unknown[]>>;
-  /** Required fields an answer may leave out: what the README lists as omitted. */
+  /** Required fields an answer may leave out: what docs/api/data-api.md lists as omitted. */
   omitted?: Readonly<Record<string, readonly string[]>>;
-  /** Fields an answer may add: the README's extensions. */
+  /** Fields an answer may add: the extensions the API pages (docs/api/) list. */
   extraFields?: Readonly<Record<string, readonly string[]>>;
 }
 
