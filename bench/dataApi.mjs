@@ -4,7 +4,7 @@
 // real avaext process (`--db-dir` on that index, no feed) folds it; its own peak RSS is sampled from /proc (the
 // PostgreSQL server's memory is the server's). BENCH_DATA_API_TXS (default 1,000,000) transactions; BENCH_RUNS
 // runs per backend, median reported; BENCH_DATA_API_STORES (default "pglite,postgres") the backends. The server
-// runs with the settings the README recommends for a store being filled (PG_SETTINGS); BENCH_PG_DEFAULTS=1 runs it
+// runs with the settings docs/operations/scaling.md recommends for a store being filled (PG_SETTINGS); BENCH_PG_DEFAULTS=1 runs it
 // with PostgreSQL's defaults instead; BENCH_PGLITE_SHARED_BUFFERS (MiB) gives PGlite that page cache, in its folds and
 // its lists (`--data-api-pglite-shared-buffers`; default avaext's, 128). BENCH_BASELINE=<checkout> (another commit,
 // built, e.g. a `git worktree`) folds the same index with that checkout's avaext too, alternating with this one's in
@@ -33,7 +33,7 @@ const PGLITE_SHARED_BUFFERS = process.env.BENCH_PGLITE_SHARED_BUFFERS;
 const BASELINE = process.env.BENCH_BASELINE ? path.resolve(process.env.BENCH_BASELINE) : null;
 /** The flags of every avaext the bench starts on a PGlite store. */
 const PGLITE_FLAGS = PGLITE_SHARED_BUFFERS ? [`--data-api-pglite-shared-buffers=${PGLITE_SHARED_BUFFERS}`] : [];
-/** README "Running beside a node and scaling out": a server's cache sized for the store's indexes, and checkpoints far apart while a backlog is folded. */
+/** docs/operations/scaling.md (PostgreSQL server settings): a server's cache sized for the store's indexes, and checkpoints far apart while a backlog is folded. */
 const PG_SETTINGS = ["shared_buffers=1GB", "max_wal_size=8GB"];
 let historyKeys = [];
 const network = NETWORKS.local;

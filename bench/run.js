@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm run bench`: every figure, as the median of BENCH_RUNS runs, with the ratio to its reference measured in
-// the same run. Prints a Markdown table (docs/performance.md holds the current figures; README the summary).
+// the same run. Prints a Markdown table (docs/performance.md holds the current figures).
 // `node bench/run.js <section>` runs one section: primitives, transport, index, dataapi, genesis, evm, icm, warp,
 // soak.
 import os from "node:os";

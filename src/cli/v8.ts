@@ -50,7 +50,7 @@ function pretenuring(t: V8Tuning): string | null {
  * Why: folding a data API backlog allocates fast and keeps little (a live heap under 100 MB), and V8's own factor
  * let the heap grow to 300-350 MB of mostly garbage. Node reads a heap limit only at start, but V8 reads this factor
  * at every full GC, so the command can set it as it starts. Off by default: the index's ingest and range reads,
- * which also allocate fast, slow more than the fold does (docs/data-api-design.md, "Memory").
+ * which also allocate fast, slow more than the fold does (docs/operations/memory.md).
  */
 function heapGrowing(t: V8Tuning): string | null {
   return t.heapGrowingPercent > 0 ? `--${HEAP_GROWING}=${t.heapGrowingPercent}` : null;

@@ -565,7 +565,7 @@ END $$;
 -- The UTXOs a transaction emits and those it consumes are only ever looked up by equality (a transaction page): a
 -- hash index keeps 4 bytes of hash an entry where a B-tree kept the whole 50-character CB58 ID, so it stays cached
 -- as the store grows, and each insert touches one bucket page. Folding 1,000,000 X transactions into PostgreSQL
--- with these and migration 8: 234 s, against 296 s before both (same server settings, docs/data-api-design.md).
+-- with these and migration 8: 234 s, against 296 s before both (same server settings; docs/performance.md has the current figures).
 DROP INDEX utxos_by_tx;
 CREATE INDEX utxos_by_tx ON utxos USING hash (tx_id);
 DROP INDEX utxo_spends_by_consuming_tx;

@@ -129,7 +129,7 @@ const YIELD_MS = 4;
  *
  * A worker thread cost more than it saved: the structured clone of its answers took the main thread about as long as
  * decoding them (28-46 µs a transaction against about 27), each batch's answer arrived as one message, and it kept a
- * heap of its own (docs/data-api-design.md, Decoding).
+ * heap of its own (docs/design/decisions.md, record 0001).
  */
 async function decodeYielding(e: Endpoint, containers: readonly StoredContainer[], signal: AbortSignal): Promise<DecodeResult[]> {
   const out: DecodeResult[] = [];
