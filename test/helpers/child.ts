@@ -1,6 +1,7 @@
 /** A real avaext process (bin/avaext.js, built dist/) for restart, crash and exit-code tests. */
 import {spawn, type ChildProcess} from "node:child_process";
 import path from "node:path";
+import {childPgliteDir, seedPgliteDir} from "./pglite.js";
 
 export const BIN = path.resolve(__dirname, "../../bin/avaext.js");
 
@@ -12,7 +13,10 @@ export interface Child {
 }
 
 /** Starts avaext with flags; resolves once it listens (its first log line names the URL). */
-export async function startChild(flags: string[], timeoutMs = 20_000): Promise<Child> {
+export async function startChild(flags: string[], timeoutMs = 60_000): Promise<Child> {
+  // The data API's PGlite store starts as a copy of the run's empty cluster, not an initdb of its own.
+  const pgliteDir = childPgliteDir(flags);
+  if (pgliteDir !== null) await seedPgliteDir(pgliteDir);
   const proc = spawn(process.execPath, [BIN, "--http-host=127.0.0.1", "--http-port=0", "--log-display-level=INFO", ...flags], {
     stdio: ["ignore", "pipe", "pipe"],
   });

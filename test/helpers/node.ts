@@ -33,6 +33,7 @@ export interface RpcResult {
   body: {jsonrpc: string; id: unknown; result?: unknown; error?: {code: number; message: string; data?: unknown}};
 }
 
+import {dataApiPgliteDir, seedPgliteDir} from "./pglite.js";
 import {tempDir} from "./tempDirs.js";
 
 export {tempDir};
@@ -75,6 +76,9 @@ export async function startNode(
       cb();
     },
   });
+  // The data API's PGlite store starts as a copy of the run's empty cluster, not an initdb of its own.
+  const pgliteDir = dataApiPgliteDir(config);
+  if (pgliteDir !== null) await seedPgliteDir(pgliteDir);
   const node = await AvaextNode.create(config, {...opts.overrides, displayStream});
   opts.setup?.(node);
   const url = await node.start();

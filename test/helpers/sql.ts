@@ -8,6 +8,7 @@ import pg from "pg";
 import {describe, inject} from "vitest";
 import {openSqlClient, type SqlClient} from "../../src/dataApi/store/client.js";
 import {LoggerRegistry, type Logger} from "../../src/logger/index.js";
+import {pgliteTemplate, seedPgliteDir} from "./pglite.js";
 
 export type BackendName = "pglite" | "postgres";
 
@@ -39,19 +40,10 @@ export async function createTestDatabase(): Promise<string> {
   return url.toString();
 }
 
-// A new PGlite cluster costs an initdb (~2.5 s here); a copy of a dumped empty one about a third of that.
-let pgliteTemplate: Promise<Blob> | null = null;
-
+// A new PGlite cluster costs an initdb (2-5 s idle, 20-40 s on a busy machine); the run's empty one is loaded from
+// its dump instead (test/helpers/pglite.ts).
 async function openPglite(): Promise<SqlClient> {
-  pgliteTemplate ??= (async () => {
-    const c = (await openSqlClient({url: "embedded", dataDir: null}, {logger: quietLogger()})) as SqlClient & {dumpDataDir(): Promise<Blob>};
-    try {
-      return await c.dumpDataDir();
-    } finally {
-      await c.close();
-    }
-  })();
-  return openSqlClient({url: "embedded", dataDir: null, pgliteTemplate: await pgliteTemplate}, {logger: quietLogger()});
+  return openSqlClient({url: "embedded", dataDir: null, pgliteTemplate: await pgliteTemplate()}, {logger: quietLogger()});
 }
 
 export const BACKENDS: Backend[] = [
@@ -75,6 +67,7 @@ export function describeBackends(title: string, fn: (backend: Backend) => void):
 
 /** Opens a store (a URL, or `embedded` with its data directory), runs `fn` on it, and closes it. */
 export async function withStore<T>(url: string, dataDir: string | null, fn: (sql: SqlClient) => Promise<T>): Promise<T> {
+  if (url === "embedded" && dataDir !== null) await seedPgliteDir(dataDir);
   const sql = await openSqlClient({url, dataDir}, {logger: quietLogger()});
   try {
     return await fn(sql);

@@ -8,6 +8,7 @@ import {describe, expect, inject, it} from "vitest";
 import {openSqlClient} from "../../../../src/dataApi/store/client.js";
 import {liveCheck} from "../../../../src/dataApi/routes/health.js";
 import {UnavailableWithBody} from "../../../../src/dataApi/server/errors.js";
+import {pgliteTemplate} from "../../../helpers/pglite.js";
 import {createTestDatabase, quietLogger} from "../../../helpers/sql.js";
 
 const body = (e: unknown): unknown => (e as UnavailableWithBody).body();
@@ -34,7 +35,7 @@ describe("live check", () => {
   });
 
   it("answers 503 within its timeout while the store is held by a long transaction", async () => {
-    const sql = await openSqlClient({url: "embedded", dataDir: null}, {logger: quietLogger()});
+    const sql = await openSqlClient({url: "embedded", dataDir: null, pgliteTemplate: await pgliteTemplate()}, {logger: quietLogger()});
     try {
       let release!: () => void;
       const held = new Promise<void>((r) => (release = r));

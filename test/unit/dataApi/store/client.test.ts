@@ -8,6 +8,7 @@ import type {Worker} from "node:worker_threads";
 import {afterAll, beforeAll, describe, expect, inject, it} from "vitest";
 import {applicationName, openSqlClient, type SqlClient} from "../../../../src/dataApi/store/client.js";
 import {PgliteThreadClient} from "../../../../src/dataApi/store/pgliteThread.js";
+import {pgliteTemplate, pgliteTemplateFile, seedPgliteDir} from "../../../helpers/pglite.js";
 import {BACKENDS, quietLogger} from "../../../helpers/sql.js";
 
 // The stores' backends (PGlite on its own thread, as the service runs it, and a server) and PGlite on the calling
@@ -17,7 +18,7 @@ const CLIENTS = [
   {
     name: "pglite" as const,
     label: "pglite on the calling thread",
-    open: (): Promise<SqlClient> => openSqlClient({url: "embedded", dataDir: null, pgliteThread: false}, {logger: quietLogger()}),
+    open: async (): Promise<SqlClient> => openSqlClient({url: "embedded", dataDir: null, pgliteThread: false, pgliteTemplate: await pgliteTemplate()}, {logger: quietLogger()}),
   },
 ];
 
@@ -186,7 +187,7 @@ describe.each(CLIENTS)("SqlClient ($label)", (backend) => {
 
 describe("PGlite on its own thread", () => {
   it("is what openSqlClient opens for an embedded store", async () => {
-    const db = await openSqlClient({url: "embedded", dataDir: null}, {logger: quietLogger()});
+    const db = await openSqlClient({url: "embedded", dataDir: null, pgliteTemplate: await pgliteTemplate()}, {logger: quietLogger()});
     try {
       expect(db).toBeInstanceOf(PgliteThreadClient);
       expect(db.offThread).toBe(true);
@@ -196,7 +197,7 @@ describe("PGlite on its own thread", () => {
   });
 
   it("fails the calls waiting and every later one with the reason, without hanging, when its thread stops", async () => {
-    const db = await openSqlClient({url: "embedded", dataDir: null}, {logger: quietLogger()});
+    const db = await openSqlClient({url: "embedded", dataDir: null, pgliteTemplate: await pgliteTemplate()}, {logger: quietLogger()});
     const waiting = db.query("SELECT pg_sleep(0.5)");
     await (db as unknown as {worker: Worker}).worker.terminate();
     await expect(waiting).rejects.toThrow(/PGlite's thread exited/);
@@ -207,20 +208,20 @@ describe("PGlite on its own thread", () => {
 
   it("tells its owner once that the store is lost when its thread stops, and not when it is closed", async () => {
     const lost: string[] = [];
-    const db = await openSqlClient({url: "embedded", dataDir: null}, {logger: quietLogger(), onLost: (e) => lost.push(e.message)});
+    const db = await openSqlClient({url: "embedded", dataDir: null, pgliteTemplate: await pgliteTemplate()}, {logger: quietLogger(), onLost: (e) => lost.push(e.message)});
     await (db as unknown as {worker: Worker}).worker.terminate();
     await expect(db.query("SELECT 1")).rejects.toThrow(/PGlite's thread exited/);
     expect(lost).toEqual(["PGlite's thread exited (code 1)"]);
     await db.close();
     const closed: string[] = [];
-    const other = await openSqlClient({url: "embedded", dataDir: null}, {logger: quietLogger(), onLost: (e) => closed.push(e.message)});
+    const other = await openSqlClient({url: "embedded", dataDir: null, pgliteTemplate: await pgliteTemplate()}, {logger: quietLogger(), onLost: (e) => closed.push(e.message)});
     await other.close();
     await new Promise((r) => setTimeout(r, 100));
     expect(closed).toEqual([]);
   });
 
   it("rejects a parameter it cannot copy to its thread, and goes on", async () => {
-    const db = await openSqlClient({url: "embedded", dataDir: null}, {logger: quietLogger()});
+    const db = await openSqlClient({url: "embedded", dataDir: null, pgliteTemplate: await pgliteTemplate()}, {logger: quietLogger()});
     try {
       await expect(db.query("SELECT $1::text AS t", [(): number => 1])).rejects.toThrow(/could not be cloned/);
       expect(await db.query("SELECT $1::text AS t", ["ok"])).toEqual([{t: "ok"}]);
@@ -235,10 +236,15 @@ describe("PGlite on its own thread", () => {
     const dir = await mkdtemp(path.join(tmpdir(), "avaext-pglite-exit-"));
     try {
       const script = path.join(dir, "forget-to-close.mjs");
+      // From the run's empty cluster: an initdb of its own took past the 30 s bound on a busy machine.
+      const template = pgliteTemplateFile();
       await writeFile(
         script,
         `const {openSqlClient} = await import(${JSON.stringify(pathToFileURL(client).href)});
-        const db = await openSqlClient({url: "embedded", dataDir: null}, {logger: {debug() {}}});
+        const {readFile} = await import("node:fs/promises");
+        const template = ${JSON.stringify(template ?? null)};
+        const pgliteTemplate = template === null ? undefined : new Blob([await readFile(template)]);
+        const db = await openSqlClient({url: "embedded", dataDir: null, pgliteTemplate}, {logger: {debug() {}}});
         console.log(JSON.stringify(await db.query("SELECT $1::int4 AS n", [7])));`,
       );
       const {stdout} = await promisify(execFile)(process.execPath, [script], {timeout: 30_000});
@@ -252,6 +258,7 @@ describe("PGlite on its own thread", () => {
 describe("PGlite on disk", () => {
   it("keeps its data across close and reopen", async () => {
     const dir = await mkdtemp(path.join(tmpdir(), "avaext-pglite-"));
+    await seedPgliteDir(dir);
     try {
       const a = await openSqlClient({url: "embedded", dataDir: dir}, {logger: quietLogger()});
       await a.exec("CREATE TABLE p (v int8)");
@@ -267,6 +274,7 @@ describe("PGlite on disk", () => {
 
   it("takes its page cache size at every start, on its thread and on the calling thread", async () => {
     const dir = await mkdtemp(path.join(tmpdir(), "avaext-pglite-"));
+    await seedPgliteDir(dir);
     const sharedBuffers = async (opts: {pgliteSharedBuffersMb?: number; pgliteThread?: boolean}): Promise<unknown> => {
       const db = await openSqlClient({url: "embedded", dataDir: dir, ...opts}, {logger: quietLogger()});
       try {

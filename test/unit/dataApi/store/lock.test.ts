@@ -5,6 +5,7 @@ import path from "node:path";
 import {afterAll, afterEach, beforeAll, describe, expect, it} from "vitest";
 import {applicationName, openSqlClient, type SqlClient} from "../../../../src/dataApi/store/client.js";
 import {acquireWriterLock, LOCK_FILE_NAME, WriterLockError} from "../../../../src/dataApi/store/lock.js";
+import {pgliteTemplate} from "../../../helpers/pglite.js";
 import {createTestDatabase, quietLogger} from "../../../helpers/sql.js";
 
 const modules = {logger: quietLogger()};
@@ -96,7 +97,7 @@ describe("writer lock file on PGlite", () => {
   const clients: SqlClient[] = [];
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), "avaext-lock-"));
-    clients.push(await openSqlClient({url: "embedded", dataDir: null}, modules));
+    clients.push(await openSqlClient({url: "embedded", dataDir: null, pgliteTemplate: await pgliteTemplate()}, modules));
   });
   afterEach(async () => {
     await rm(path.join(dir, LOCK_FILE_NAME), {force: true});

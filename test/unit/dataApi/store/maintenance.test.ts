@@ -8,6 +8,7 @@ import {openSqlClient, type SqlClient} from "../../../../src/dataApi/store/clien
 import {migrate} from "../../../../src/dataApi/store/migrations.js";
 import {MIGRATIONS} from "../../../../src/dataApi/store/schema.js";
 import {StoreMaintenance} from "../../../../src/dataApi/store/maintenance.js";
+import {pgliteTemplate} from "../../../helpers/pglite.js";
 import {quietLogger} from "../../../helpers/sql.js";
 
 let sql: SqlClient | null = null;
@@ -17,7 +18,7 @@ const estimate = async (db: SqlClient, table: string): Promise<number> =>
   Number((await db.query<{n: number}>("SELECT reltuples::float8 AS n FROM pg_class WHERE relname = $1", [table]))[0]!.n);
 
 it("analyses the tables that changed past the threshold, once, and the planner sees their rows", async () => {
-  const db = await openSqlClient({url: "embedded", dataDir: null}, {logger: quietLogger()});
+  const db = await openSqlClient({url: "embedded", dataDir: null, pgliteTemplate: await pgliteTemplate()}, {logger: quietLogger()});
   sql = db;
   await migrate(db, MIGRATIONS, {logger: quietLogger()});
   const analyzer = new StoreMaintenance({intervalMs: 60_000, checkpointBytes: 2 ** 40}, {sql: db, logger: quietLogger()});
@@ -38,7 +39,7 @@ it("analyses the tables that changed past the threshold, once, and the planner s
 });
 
 it("checkpoints once the WAL written since the last checkpoint passes the threshold, and not before", async () => {
-  const db = await openSqlClient({url: "embedded", dataDir: null}, {logger: quietLogger()});
+  const db = await openSqlClient({url: "embedded", dataDir: null, pgliteTemplate: await pgliteTemplate()}, {logger: quietLogger()});
   sql = db;
   await migrate(db, MIGRATIONS, {logger: quietLogger()});
   const walSince = async (): Promise<number> =>
