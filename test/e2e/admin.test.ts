@@ -459,7 +459,7 @@ function busy(ms: number): void {
   while (Date.now() < end) x += Math.sqrt(x + 1);
 }
 
-async function waitFor(cond: () => boolean, ms = 2000): Promise<void> {
+async function waitFor(cond: () => boolean, ms = 20_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!cond()) {
     if (Date.now() > deadline) throw new Error("condition not met in time");

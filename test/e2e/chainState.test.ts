@@ -13,7 +13,7 @@ const dir = tempDir();
 afterAll(() => rmSync(dir, {recursive: true, force: true}));
 
 async function waitFor(t: TestNode, chain: ChainName, height: number): Promise<{height: bigint; id: string}> {
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + 30_000;
   for (;;) {
     const last = t.node.feedStatus.lastAccepted(chain);
     if (last !== null && last.height === BigInt(height)) return last;

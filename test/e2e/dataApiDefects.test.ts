@@ -46,7 +46,7 @@ describe("a node whose P-chain view has folded no block", () => {
   let t: TestNode;
   afterAll(async () => t?.close());
 
-  it("answers endpoint 1 without a height 503 (its state), and live-check 200", {timeout: 60_000}, async () => {
+  it("answers endpoint 1 without a height 503 (its state), and live-check 200", {timeout: 120_000}, async () => {
     t = await node([], "empty");
     const r = await t.post(AGGREGATE, JSON.stringify({message, signingSubnetId: PRIMARY}));
     expect(r.status, r.text).toBe(503);

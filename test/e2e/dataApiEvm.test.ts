@@ -47,7 +47,7 @@ describe.each(BACKENDS)("data API, EVM chains ($name)", (backend) => {
   const sendTx = async (tx: Record<string, unknown>): Promise<string> => {
     const hash = (await rpc("eth_sendTransaction", [{gas: "0x7a1200", ...tx}])) as string;
     // anvil's auto-mining answers before the block is queryable: wait for the receipt.
-    for (let i = 0; i < 100; i++) {
+    for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
       if (await rpc("eth_getTransactionReceipt", [hash])) return hash;
       await new Promise((r) => setTimeout(r, 20));
     }

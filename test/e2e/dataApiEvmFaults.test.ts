@@ -201,7 +201,7 @@ describe.each(BACKENDS)("data API, EVM followers against a misbehaving RPC ($nam
     const evmRpc = [`${GOOD}=${anvil.url}`, ...["11", "12", "13", "14"].map((id) => `${id}=${bad.url}/chain/${id}`)].join(",");
     t = await startNode({"network-id": "local", "index-enabled": true, feed: "dev", "dev-evm": false, "data-api-enabled": true, "data-api-db": await backend.db(), "data-api-rate-limit": "0", "evm-rpc": evmRpc});
     await caughtUp();
-  }, 60_000);
+  }, 120_000);
 
   afterAll(async () => {
     Object.assign(defaultEvmRpcOptions, saved);
@@ -229,12 +229,12 @@ describe.each(BACKENDS)("data API, EVM followers against a misbehaving RPC ($nam
     // folded before its malformed block 1 stopped the batch.
     const heads = Object.fromEntries(["11", "12", "13", "14"].map((id) => [id, follower(id).status().head]));
     expect(heads).toEqual({"11": null, "12": null, "13": null, "14": 0n});
-  }, 60_000);
+  }, 120_000);
 
   it("switches chain 11 from garbage to HTTP 500, and the reason follows", async () => {
     bad.modes.set("11", "http500");
     await unavailable("11", /HTTP 500 internal error: upstream exploded/);
-  }, 30_000);
+  }, 120_000);
 
   it("keeps folding the good chain and answering while the others misbehave", async () => {
     const before = new Map([...bad.hits]);
@@ -255,7 +255,7 @@ describe.each(BACKENDS)("data API, EVM followers against a misbehaving RPC ($nam
     const empty = await t.get("/v1/chains/13/blocks");
     expect(empty.status).toBe(200);
     expect((empty.json() as {blocks: unknown[]}).blocks).toEqual([]);
-  }, 30_000);
+  }, 120_000);
 
   it("recovers each chain to OK once its RPC serves a valid chain", async () => {
     for (const id of ["11", "12", "13", "14"]) bad.modes.set(id, "good");
@@ -270,11 +270,11 @@ describe.each(BACKENDS)("data API, EVM followers against a misbehaving RPC ($nam
       }
       const h = await health();
       for (const id of ["11", "12", "13", "14", GOOD]) expect(h.checks[`evm:${id}`]?.error, `evm:${id}`).toBeUndefined();
-    }, 45_000);
+    }, 90_000);
     const block = await t.get("/v1/chains/14/blocks/0");
     expect(block.status, block.text).toBe(200);
     expect(block.json()).toMatchObject({blockNumber: "0", blockHash: BLOCK0.hash});
-  }, 60_000);
+  }, 120_000);
 });
 
 /** Odd but real RPC behaviours: geth-based nodes that cannot trace genesis, an RPC that switches chains, a malformed head. */
@@ -303,7 +303,7 @@ describe("data API, EVM follower against odd RPCs (pglite)", () => {
     const evmRpc = ["15", "16", "17"].map((id) => `${id}=${bad.url}/chain/${id}`).join(",");
     t = await startNode({"network-id": "local", "index-enabled": true, feed: "dev", "dev-evm": false, "data-api-enabled": true, "data-api-db": "embedded", "data-api-rate-limit": "0", "evm-rpc": evmRpc});
     await follower("16").waitFor(0n, 10_000);
-  }, 60_000);
+  }, 120_000);
 
   afterAll(async () => {
     Object.assign(defaultEvmRpcOptions, saved);
@@ -318,7 +318,7 @@ describe("data API, EVM follower against odd RPCs (pglite)", () => {
     const c = await chain("15");
     expect(c.status).toBe("OK");
     expect(c.indexing?.internalTransactions).toBe(true);
-  }, 30_000);
+  }, 120_000);
 
   // An RPC that later answers for another chain (a URL now pointing at another network, a load balancer's bad
   // backend) looks like a reorg down to genesis: the chain ID is checked again before any rollback.
@@ -331,7 +331,7 @@ describe("data API, EVM follower against odd RPCs (pglite)", () => {
     const c = await chain("16");
     expect(c.status).toBe("UNAVAILABLE");
     expect(c.indexing?.lastError).toMatch(/chain ID 1, not 16/);
-  }, 30_000);
+  }, 120_000);
 
   // eth_blockNumber and eth_chainId answers must be JSON-RPC quantities: "" is not block 0.
   it("an eth_blockNumber of \"\" is a malformed answer, not block 0", async () => {
@@ -339,5 +339,5 @@ describe("data API, EVM follower against odd RPCs (pglite)", () => {
     const c = await chain("17");
     expect(c.status).toBe("UNAVAILABLE");
     expect(c.indexing?.lastError).toMatch(/quantity/);
-  }, 30_000);
+  }, 120_000);
 });

@@ -39,7 +39,7 @@ interface Receipt {
 
 async function tx(a: Anvil, from: string, to: string | null, data: string): Promise<Receipt> {
   const hash = (await a.rawCall("eth_sendTransaction", [{from, ...(to ? {to} : {}), data, gas: "0x2dc6c0"}])) as string;
-  for (let i = 0; i < 300; i++) {
+  for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
     const r = (await a.rawCall("eth_getTransactionReceipt", [hash])) as Receipt | null;
     if (r) {
       if (r.status !== "0x1") throw new Error(`transaction to ${to} failed`);

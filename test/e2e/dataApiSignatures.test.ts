@@ -76,7 +76,7 @@ describe("fuji: validator nodes' warp RPC, then an external aggregator (P-chain 
       if (Date.now() > deadline) throw new Error("the view did not fold the L1 conversion");
       await new Promise((r) => setTimeout(r, 200));
     }
-  }, 90_000);
+  }, 120_000);
   afterAll(async () => {
     await t?.close();
     await agg?.close();
@@ -134,7 +134,7 @@ describe("fuji: validator nodes' warp RPC, then an external aggregator (P-chain 
     agg.mode = "valid";
     expect((await post(t, {message: hex(unsigned)})).status).toBe(201);
     expect((await t.get("/v1/chains")).status).toBe(200);
-  }, 20_000);
+  }, 120_000);
 
   it("signs the P-chain's L1 conversion message through the aggregator only (endpoint 2): nodes do not sign P-chain messages over RPC", async () => {
     setMode("sign");
@@ -179,7 +179,7 @@ describe("fuji: validator sets from a P-chain node (--platform-rpc), no external
       "warp-signer-urls": validators.map((v) => v.url).join(","),
       "platform-rpc": p.url + "/",
     });
-  }, 60_000);
+  }, 120_000);
   afterAll(async () => {
     await t?.close();
     await p?.close();

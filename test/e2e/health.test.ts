@@ -27,7 +27,7 @@ function feedHealthy(n: TestNode): void {
  * tests): a report served before the first round ends is 503 with "not yet run" errors, not the failure sought.
  */
 async function until(n: TestNode, path: string, status: number): Promise<Record<string, unknown>> {
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + 30_000;
   for (;;) {
     const r = await n.get(path);
     const settled = () => Object.values((r.json() as Report).checks).every((c) => c.error !== "not yet run");

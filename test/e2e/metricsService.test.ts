@@ -117,7 +117,7 @@ describe("avg_tps from decoded, indexed blocks", () => {
     expect(((await t.get("/v1/avg_tps/43114")).json() as Page).results).toEqual(expected);
     await t.close();
     t = await startNode(flags, {dataDir: path.join(dir, "data")});
-    const deadline = Date.now() + 15_000;
+    const deadline = Date.now() + 30_000;
     let page = (await t.get("/v1/avg_tps/C")).json() as Page;
     while (page.results.length < 2 && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 50));

@@ -28,7 +28,7 @@ beforeAll(async () => {
   upstream = await startNode({"index-enabled": "true", feed: `file:${feed}`});
   mirror = await startNode({"index-enabled": "true", feed: upstream.url.toString().replace(/\/$/, "")});
   for (const ep of ENDPOINTS) await waitForCount(mirror, `/ext/index/${ep}`, counts[ep]!, 30_000);
-}, 60_000);
+}, 120_000);
 afterAll(async () => {
   await mirror.close();
   await upstream.close();
@@ -64,7 +64,7 @@ describe("mirroring an upstream node's index", () => {
 
   it("follows the tip", async () => {
     appendFileSync(feed, lines(5000, 8));
-    for (const ep of ENDPOINTS) await waitForCount(mirror, `/ext/index/${ep}`, counts[ep]!, 10_000);
+    for (const ep of ENDPOINTS) await waitForCount(mirror, `/ext/index/${ep}`, counts[ep]!, 30_000);
     await same("/ext/index/C/block", "index.getLastAccepted");
   });
 

@@ -46,7 +46,7 @@ export async function startChild(flags: string[], timeoutMs = 60_000): Promise<C
  * Runs avaext to completion (for refusals); resolves with exit code and output. A command (`data-api rebuild`)
  * goes first, before the test's loopback and log flags.
  */
-export function runChild(flags: string[], timeoutMs = 20_000, command: string[] = []): Promise<{code: number | null; output: string}> {
+export function runChild(flags: string[], timeoutMs = 60_000, command: string[] = []): Promise<{code: number | null; output: string}> {
   return new Promise((resolve, reject) => {
     const proc = spawn(process.execPath, [BIN, ...command, "--http-host=127.0.0.1", "--http-port=0", "--log-display-level=INFO", ...flags], {stdio: ["ignore", "pipe", "pipe"]});
     let out = "";

@@ -34,7 +34,7 @@ export function feedLine(s: LineSpec, extra: Record<string, unknown> = {}): stri
 }
 
 /** Polls until the endpoint holds `count` containers. */
-export async function waitForCount(t: TestNode, path: string, count: number, timeoutMs = 10_000): Promise<void> {
+export async function waitForCount(t: TestNode, path: string, count: number, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const r = await t.rpc(path, "index.getLastAccepted");

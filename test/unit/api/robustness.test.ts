@@ -48,7 +48,7 @@ describe("RpcRouter: answers too large to build", () => {
       {jsonrpc: "2.0", error: {code: -32000, message: "response too large"}, id: 1},
       {jsonrpc: "2.0", result: {ok: true}, id: 2},
     ]);
-  }, 30_000);
+  }, 120_000);
 });
 
 describe("params whose cost grew faster than their length", () => {

@@ -39,7 +39,7 @@ interface Receipt {
 async function tx(a: Anvil, from: string, to: string | null, data: string): Promise<Receipt> {
   const hash = (await a.rawCall("eth_sendTransaction", [{from, ...(to ? {to} : {}), data, gas: "0x2dc6c0"}])) as string;
   let r: Receipt | null = null;
-  for (let i = 0; i < 200 && !r; i++) {
+  for (const deadline = Date.now() + 30_000; !r && Date.now() < deadline; ) {
     r = (await a.rawCall("eth_getTransactionReceipt", [hash])) as Receipt | null;
     if (!r) await new Promise((res) => setTimeout(res, 10));
   }
@@ -87,7 +87,7 @@ async function relay(to: Anvil, unsigned: string, signatureTail = "", relayer = 
   return tx(to, relayer, MESSENGER, encodeCall("receiveCrossChainMessage(uint32,address)", ["uint256", "address"], [0n, REWARD]));
 }
 
-describe("the dev interchain messenger on two anvils", {timeout: 60_000}, () => {
+describe("the dev interchain messenger on two anvils", {timeout: 120_000}, () => {
   let a: Anvil; // source: blockchain SRC
   let b: Anvil; // destination: blockchain DST
   let token: string;
@@ -107,7 +107,7 @@ describe("the dev interchain messenger on two anvils", {timeout: 60_000}, () => 
     token = await deploy(a, DevToken.bytecode, bytesToHex(encodeAbi(["string", "string", "uint256"], ["Fee", "FEE", 10n ** 24n])));
     receiverA = await deploy(a, DevIcmReceiver.bytecode);
     receiverB = await deploy(b, DevIcmReceiver.bytecode);
-  }, 60_000);
+  }, 120_000);
 
   afterAll(async () => {
     await Promise.all([a?.stop(), b?.stop()]);

@@ -43,7 +43,7 @@ describe("file source", () => {
     );
     // The last line has no newline yet: the feed reads up to it (some fifty 64-byte reads, each through libuv's
     // thread pool, so polled rather than timed), says it is caught up, and waits.
-    for (const deadline = Date.now() + 10_000; !(status.caughtUp() && got.length === 2) && Date.now() < deadline; ) {
+    for (const deadline = Date.now() + 30_000; !(status.caughtUp() && got.length === 2) && Date.now() < deadline; ) {
       await new Promise((r) => setTimeout(r, 10));
     }
     await new Promise((r) => setTimeout(r, 50));

@@ -195,7 +195,7 @@ describe("http mirror source", () => {
       };
       const lines: string[] = [];
       const running = feed(status, lines).run(null, sink, ctrl.signal);
-      for (let i = 0; i < 200 && status.connection().sendFailRate < 0.5; i++) await new Promise((r) => setTimeout(r, 10));
+      for (const deadline = Date.now() + 20_000; status.connection().sendFailRate < 0.5 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 10));
       expect(status.connection()).toMatchObject({connected: false});
       expect(status.connection().sendFailRate).toBeGreaterThanOrEqual(0.5);
       expect(got).toEqual([]);

@@ -76,7 +76,7 @@ describe("Ingester", () => {
     );
     await ingester.start();
     const idx = store.index(xtx);
-    for (let i = 0; i < 200 && idx.next < BigInt(count); i++) await sleep(25);
+    for (const deadline = Date.now() + 30_000; idx.next < BigInt(count) && Date.now() < deadline; ) await sleep(25);
     await ingester.close();
 
     expect(idx.next).toBe(BigInt(count));
@@ -146,7 +146,7 @@ describe("Ingester's TPS series", () => {
     const ingester = new Ingester(opts, {source, store, status: new FeedStatus(), avgTps, logger: loggers.get("feed"), register: null});
     await ingester.start();
     const committed = async (): Promise<boolean> => delivered && (await store.feedPosition("test"))?.[0] === items.length;
-    for (let i = 0; i < 500 && !(await committed()); i++) await sleep(10);
+    for (const deadline = Date.now() + 30_000; !(await committed()) && Date.now() < deadline; ) await sleep(10);
     expect(await committed()).toBe(true);
     await ingester.close();
     await db.close();

@@ -17,8 +17,9 @@ describe("Health.reportJson", () => {
     expect(JSON.parse(before.json).checks.fast.error).toBe("not yet run");
     fastError = "broken";
     const round = health.runRound();
-    // The round is still waiting on `slow`; `fast` has its result, and the served text shows it.
-    await new Promise((r) => setTimeout(r, 20));
+    // The round is still waiting on `slow`; `fast` has its result, and the served text shows it (once `fast` has
+    // run: waited for, as a fixed pause was not enough on a busy machine).
+    await expect.poll(() => (JSON.parse(health.reportJson("health").json) as {checks: Record<string, {error?: string}>}).checks.fast!.error).not.toBe("not yet run");
     const mid = JSON.parse(health.reportJson("health").json) as {checks: Record<string, {error?: string}>};
     expect(mid.checks.fast!.error).toBe("broken");
     expect(mid.checks.slow!.error).toBe("not yet run");
@@ -55,7 +56,7 @@ describe("the failing-checks gauge", () => {
       (await register.getSingleMetric("avaext_health_checks_failing")!.get()).values.find((v) => v.labels.tag === tag && v.labels.check === "health")?.value;
     expect(await failing("a")).toBe(1);
     const round = health.runRound();
-    await new Promise((r) => setTimeout(r, 20));
+    await expect.poll(() => (JSON.parse(health.reportJson("health").json) as {checks: Record<string, {error?: string}>}).checks.fast!.error).not.toBe("not yet run");
     // `fast` has passed while the round still waits on `slow`: report and gauge both say so.
     expect(JSON.parse(health.reportJson("health", ["a"]).json).healthy).toBe(true);
     expect(await failing("a")).toBe(0);

@@ -65,10 +65,12 @@ describe("NodeObservations", () => {
   });
 
   it("polls on its own once started, and stops on close", async () => {
-    const o = make({refreshMs: 20});
+    // A clock that stands still: the observation read after close is not stale however slow the machine (at 20 ms
+    // polls, real time made it stale after 100 ms).
+    const o = make({refreshMs: 20}, () => 1_000_000);
     p.observed = new Map([["NodeID-A", {uptime: "42", connected: true, benched: []}]]);
     o.start();
-    await expect.poll(() => o.polls, {timeout: 5_000}).toBeGreaterThan(2);
+    await expect.poll(() => o.polls, {timeout: 20_000}).toBeGreaterThan(2);
     await o.close();
     const n = o.polls;
     expect(o.observe("NodeID-A").uptimePerformance).toBe(42);
@@ -104,7 +106,7 @@ describe("NodeObservations", () => {
     const before = p.calls.length;
     try {
       o.start();
-      await expect.poll(() => p.calls.length - before, {timeout: 5_000}).toBe(2);
+      await expect.poll(() => p.calls.length - before, {timeout: 20_000}).toBe(2);
       const t0 = Date.now();
       await o.close();
       expect(Date.now() - t0).toBeLessThan(2_000);

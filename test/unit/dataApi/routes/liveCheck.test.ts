@@ -39,11 +39,15 @@ describe("live check", () => {
     try {
       let release!: () => void;
       const held = new Promise<void>((r) => (release = r));
+      let holding!: () => void;
+      const begun = new Promise<void>((r) => (holding = r));
       const txn = sql.transaction(async (tx) => {
         await tx.query("SELECT 1");
+        holding();
         await held;
       });
-      await new Promise((r) => setTimeout(r, 100));
+      // Once the transaction holds the store (a fixed pause was not enough on a busy machine).
+      await begun;
       const t0 = Date.now();
       const err = await Promise.race([
         liveCheck(sql, quietLogger(), 500).catch((e: unknown) => e),

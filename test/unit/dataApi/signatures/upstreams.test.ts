@@ -29,8 +29,9 @@ describe("WarpSigners (validator nodes' warp RPC)", () => {
   let source: WarpSigners;
   beforeAll(async () => {
     nodes = await Promise.all([1, 2, 3, 4, 5].map((n) => fakeValidator(n, known)));
-    // The fifth URL is a port nothing listens on.
-    source = new WarpSigners({urls: [...nodes.map((n) => n.url), "http://127.0.0.1:9"], timeoutMs: 500, keyRetryMs: 0}, {logger: null});
+    // The fifth URL is a port nothing listens on. The fakes sign in this process: at a 500 ms bound a busy machine
+    // timed their answers out (a hanging node is ended by the caller's abort below, not by this bound).
+    source = new WarpSigners({urls: [...nodes.map((n) => n.url), "http://127.0.0.1:9"], timeoutMs: 10_000, keyRetryMs: 0}, {logger: null});
   });
   afterAll(async () => Promise.all(nodes.map((n) => n.close())));
   const reset = (): void => nodes.forEach((n) => (n.mode = "sign"));
@@ -95,7 +96,7 @@ describe("WarpSigners (validator nodes' warp RPC)", () => {
     const node = await fakeValidator(1, known2);
     try {
       node.mode = "nokey";
-      const s = new WarpSigners({urls: [node.url], timeoutMs: 500, keyRetryMs: 0}, {logger: null});
+      const s = new WarpSigners({urls: [node.url], timeoutMs: 10_000, keyRetryMs: 0}, {logger: null});
       const unsigned = msg("retry");
       known2.add(unsigned);
       expect((await aggregate({unsigned, set: setOf([1]), quorumNum: 67, bufferPercent: 0, sources: [s]})).ok).toBe(false);
@@ -117,7 +118,7 @@ describe("ExternalAggregator", () => {
 
   it("speaks icm-services' format when the URL ends in /aggregate-signatures, with basic auth from the URL", async () => {
     const url = new URL(agg.url);
-    const ext = new ExternalAggregator({url: `http://op:s3cret@${url.host}/v1/aggregate-signatures`, network: "fuji", timeoutMs: 1000});
+    const ext = new ExternalAggregator({url: `http://op:s3cret@${url.host}/v1/aggregate-signatures`, network: "fuji", timeoutMs: 10_000});
     expect(ext.format).toBe("icm-services");
     expect(ext.label).not.toMatch(/s3cret/);
     const unsigned = msg("ext");
@@ -135,7 +136,7 @@ describe("ExternalAggregator", () => {
   });
 
   it("speaks the Data API's format otherwise", async () => {
-    const ext = new ExternalAggregator({url: agg.url + "/", network: "fuji", timeoutMs: 1000});
+    const ext = new ExternalAggregator({url: agg.url + "/", network: "fuji", timeoutMs: 10_000});
     expect(ext.format).toBe("data-api");
     agg.mode = "valid";
     const unsigned = msg("data api");
@@ -159,7 +160,7 @@ describe("PlatformRpcValidatorSets", () => {
       {nodeId: "NodeID-b", weight: 50n, signer: null},
       {nodeId: "NodeID-c", weight: 100n, signer: 1},
     ]);
-    const sets = new PlatformRpcValidatorSets({url: p.url, timeoutMs: 1000, cacheSize: 4}, {fallback: null});
+    const sets = new PlatformRpcValidatorSets({url: p.url, timeoutMs: 10_000, cacheSize: 4}, {fallback: null});
     const at = await sets.setAt("S1", 0n);
     expect(at.height).toBe(100n);
     expect(at.set.totalWeight).toBe(250n);
@@ -179,7 +180,7 @@ describe("PlatformRpcValidatorSets", () => {
 
   it("asks validatedBy for a chain the fallback does not know; a failing node is a 502 naming it", async () => {
     p.chains.set("ChainX", "S1");
-    const sets = new PlatformRpcValidatorSets({url: p.url, timeoutMs: 1000, cacheSize: 4}, {fallback: {name: "view", setAt: async () => Promise.reject(new Error("no")), subnetOf: async (c) => (c === "Known" ? "S0" : null)}});
+    const sets = new PlatformRpcValidatorSets({url: p.url, timeoutMs: 10_000, cacheSize: 4}, {fallback: {name: "view", setAt: async () => Promise.reject(new Error("no")), subnetOf: async (c) => (c === "Known" ? "S0" : null)}});
     expect(await sets.subnetOf("Known")).toBe("S0");
     expect(await sets.subnetOf("ChainX")).toBe("S1");
     expect(await sets.subnetOf("ChainY")).toBeNull();

@@ -106,7 +106,7 @@ describeBackends("EVM follower", (backend) => {
     const rpc = new EvmRpc({...defaultEvmRpcOptions, url: anvil.url, retries: 0}, {logger});
     const wrong = new EvmFollower({...defaultEvmFollowerOptions, chainId: "43114", blockchainId: null, pollMs: 20}, {sql, rpc, logger, tokenInfo: async (_a, erc) => ({erc, name: null, symbol: null, decimals: null})});
     wrong.start();
-    await expect.poll(() => wrong.status().lastError, {timeout: 5000}).toMatch(/answers chain ID 43112, not 43114/);
+    await expect.poll(() => wrong.status().lastError, {timeout: 20_000}).toMatch(/answers chain ID 43112, not 43114/);
     expect(wrong.status().status).toBe("UNAVAILABLE");
     await wrong.close();
   });
