@@ -349,7 +349,7 @@ describe("chainkit 0.3.13: active validators' uptime and health from the node be
     p.observed = new Map([[OBSERVED, {uptime: "87.5", connected: true, benched: ["X"]}]]);
     t = await startNode({...DEV, "platform-rpc": p.url});
     await caughtUp(t);
-  }, 120_000);
+  }, 180_000);
   afterAll(async () => {
     await t?.close();
     await p?.close();

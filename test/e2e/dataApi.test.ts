@@ -108,7 +108,7 @@ describe.each(BACKENDS)("data API over HTTP ($name)", (backend) => {
     dbUrl = await backend.db();
     t = await startNode({...DEV, "data-api-db": dbUrl, "data-api-rate-limit": "0"});
     await caughtUp(t);
-  }, 120_000);
+  }, 180_000);
   afterAll(async () => t?.close());
 
   it("pages through every P-chain block once, newest first, agreeing with the index", async () => {
@@ -614,7 +614,7 @@ describe("data API keys and rate limits", () => {
     const keys = path.join(dir, "keys.json");
     writeFileSync(keys, JSON.stringify({"key-123": {name: "partner", rateLimit: 2}}));
     t = await startNode({...DEV, "dev-backfill": "0", "data-api-keys-file": keys, "data-api-rate-limit": "3"}, {dataDir: dir});
-  }, 120_000);
+  }, 180_000);
   afterAll(async () => t?.close());
 
   it("refuses an unknown key with 401 and limits each client with 429, Retry-After and RateLimit headers", async () => {

@@ -52,7 +52,7 @@ describe.each(STORE_BACKENDS)("the dev X-chain's DAG era ($name)", (backend) => 
     await caughtUp(t);
     g = new Glacier({BASE: t.url.toString().replace(/\/$/, "")});
     vtx = await containers(t, "/ext/index/X/vtx");
-  }, 120_000);
+  }, 180_000);
   afterAll(async () => t?.close());
 
   it("indexes the vertices, the stop vertex last, and their transactions in X/tx", async () => {

@@ -97,7 +97,7 @@ describe.each(BACKENDS)("data API, EVM chains ($name)", (backend) => {
     writeFileSync(curated, JSON.stringify({[checksum(token)]: {description: "The test's own token", officialSite: "https://example.org", tags: ["test"]}}));
     t = await startNode({"network-id": "local", "index-enabled": true, feed: "dev", "dev-backfill": "1h", "data-api-enabled": true, "data-api-db": await backend.db(), "data-api-rate-limit": "0", "evm-rpc": `${CHAIN}=${anvil.url}`, "contract-metadata-file": curated});
     await caughtUp();
-  }, 120_000);
+  }, 180_000);
 
   afterAll(async () => {
     await t?.close();

@@ -27,7 +27,7 @@ beforeAll(async () => {
   anvil = await Anvil.start({chainId: Number(CHAIN), genesisTimestamp: 1_700_000_000, mining: "manual"}, {logger: quietLogger()});
   const traffic = new DevEvmTraffic({accounts: [...ANVIL_ACCOUNTS]});
   for (let t = 0; t < BLOCKS; t++) await runTick(anvil, traffic, t, 1_700_000_010 + t * 2);
-}, 120_000);
+}, 180_000);
 afterAll(async () => {
   await anvil?.stop();
   rmSync(dir, {recursive: true, force: true});

@@ -201,7 +201,7 @@ describe.each(BACKENDS)("data API, EVM followers against a misbehaving RPC ($nam
     const evmRpc = [`${GOOD}=${anvil.url}`, ...["11", "12", "13", "14"].map((id) => `${id}=${bad.url}/chain/${id}`)].join(",");
     t = await startNode({"network-id": "local", "index-enabled": true, feed: "dev", "dev-evm": false, "data-api-enabled": true, "data-api-db": await backend.db(), "data-api-rate-limit": "0", "evm-rpc": evmRpc});
     await caughtUp();
-  }, 120_000);
+  }, 180_000);
 
   afterAll(async () => {
     Object.assign(defaultEvmRpcOptions, saved);
@@ -303,7 +303,7 @@ describe("data API, EVM follower against odd RPCs (pglite)", () => {
     const evmRpc = ["15", "16", "17"].map((id) => `${id}=${bad.url}/chain/${id}`).join(",");
     t = await startNode({"network-id": "local", "index-enabled": true, feed: "dev", "dev-evm": false, "data-api-enabled": true, "data-api-db": "embedded", "data-api-rate-limit": "0", "evm-rpc": evmRpc});
     await follower("16").waitFor(0n, 10_000);
-  }, 120_000);
+  }, 180_000);
 
   afterAll(async () => {
     Object.assign(defaultEvmRpcOptions, saved);

@@ -124,7 +124,7 @@ describe.each(BACKENDS)("interchain messages ($name)", (backend) => {
       const head = BigInt((await anvil.rawCall("eth_blockNumber", [])) as string);
       await t.node.dataApi!.evm!.chains.find((x) => x.follower?.status().chainId === id)!.follower!.waitFor(head, 60_000);
     }
-  }, 120_000);
+  }, 180_000);
 
   afterAll(async () => {
     await t?.close();

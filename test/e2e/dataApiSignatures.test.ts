@@ -76,7 +76,7 @@ describe("fuji: validator nodes' warp RPC, then an external aggregator (P-chain 
       if (Date.now() > deadline) throw new Error("the view did not fold the L1 conversion");
       await new Promise((r) => setTimeout(r, 200));
     }
-  }, 120_000);
+  }, 180_000);
   afterAll(async () => {
     await t?.close();
     await agg?.close();
@@ -179,7 +179,7 @@ describe("fuji: validator sets from a P-chain node (--platform-rpc), no external
       "warp-signer-urls": validators.map((v) => v.url).join(","),
       "platform-rpc": p.url + "/",
     });
-  }, 120_000);
+  }, 180_000);
   afterAll(async () => {
     await t?.close();
     await p?.close();

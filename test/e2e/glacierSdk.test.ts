@@ -80,7 +80,7 @@ describe.each(STORE_BACKENDS)("glacier-sdk 3.0.2 against the data API ($name)", 
     t = await startNode({...DEV, "data-api-db": await backend.db()});
     await caughtUp(t);
     g = new Glacier({BASE: t.url.toString().replace(/\/$/, "")});
-  }, 120_000);
+  }, 180_000);
   afterAll(async () => t?.close());
 
   it("lists blocks of P, X and C and answers each by height and by ID", async () => {

@@ -28,7 +28,7 @@ beforeAll(async () => {
   upstream = await startNode({"index-enabled": "true", feed: `file:${feed}`});
   mirror = await startNode({"index-enabled": "true", feed: upstream.url.toString().replace(/\/$/, "")});
   for (const ep of ENDPOINTS) await waitForCount(mirror, `/ext/index/${ep}`, counts[ep]!, 30_000);
-}, 120_000);
+}, 180_000);
 afterAll(async () => {
   await mirror.close();
   await upstream.close();

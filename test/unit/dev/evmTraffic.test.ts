@@ -90,7 +90,7 @@ describe("dev EVM traffic on anvil", {timeout: 120_000}, () => {
     anvil = await startAnvil();
     ({ticks, addresses} = await runTicks(anvil));
     ticks.forEach((tick) => tick.txs.forEach((tx, i) => kindOf.set(key(tx.from, tx.nonce), tick.kinds[i]!)));
-  }, 120_000);
+  }, 180_000);
 
   afterAll(async () => {
     await anvil?.stop();

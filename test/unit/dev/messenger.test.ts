@@ -107,7 +107,7 @@ describe("the dev interchain messenger on two anvils", {timeout: 120_000}, () =>
     token = await deploy(a, DevToken.bytecode, bytesToHex(encodeAbi(["string", "string", "uint256"], ["Fee", "FEE", 10n ** 24n])));
     receiverA = await deploy(a, DevIcmReceiver.bytecode);
     receiverB = await deploy(b, DevIcmReceiver.bytecode);
-  }, 120_000);
+  }, 180_000);
 
   afterAll(async () => {
     await Promise.all([a?.stop(), b?.stop()]);

@@ -102,7 +102,7 @@ describe("readTokenMetadata on anvil", () => {
       expect(receipt.status, name).toBe("0x1");
       at[name] = receipt.contractAddress;
     }
-  }, 120_000);
+  }, 180_000);
 
   afterAll(async () => {
     await anvil?.stop();

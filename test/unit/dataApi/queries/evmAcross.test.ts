@@ -61,7 +61,7 @@ describe.each(["pglite", "postgres"] as BackendKind[])("EVM lists across chains 
         value: "0", nonce: 0, gas_limit: "21000", gas_used: "21000", gas_price: "1", tx_type: 2, status: t.status, input: new Uint8Array(0),
       });
     }
-  }, 120_000);
+  }, 180_000);
   afterAll(async () => db?.close());
 
   const key = (x: {chainId: string; blockNumber: string; blockIndex?: number}): string => `${x.chainId}:${x.blockNumber}:${x.blockIndex ?? ""}`;

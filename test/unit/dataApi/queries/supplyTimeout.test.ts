@@ -22,7 +22,7 @@ describe("AVAX supply on a PostgreSQL server", () => {
        SELECT 'u' || i, 'tx' || i, 0, '${P_ID}', i, 1000, '${AVAX}', 1, '[]', 99999999999 FROM generate_series(1, 300000) i`,
     );
     await recomputeSupplyTotals(sql, AVAX);
-  }, 120_000);
+  }, 180_000);
   afterAll(async () => sql?.close());
 
   it("cancels a sum past the timeout, and leaves the pool's other statements without it", async () => {

@@ -23,7 +23,7 @@ describe("an L1's validator set", () => {
     await db.insert("l1_validators", row(2, "200", true));
     await db.insert("l1_validators", row(3, "100", false)); // disabled
     await db.insert("l1_validators", row(4, "0", false)); // removed
-  }, 120_000);
+  }, 180_000);
   afterAll(async () => db.close());
 
   it("keys the active validators and counts the inactive one's weight in the total", async () => {

@@ -69,7 +69,7 @@ describeBackends("primary-network view of a DAG, then blocks", (backend) => {
       await db.close();
       rmSync(dir, {recursive: true, force: true});
     });
-  }, 120_000);
+  }, 180_000);
 
   it("folds the vertex transactions before the block transactions, in acceptance order", async () => {
     const vtxs = items.filter((i) => i.kind === "vtx");
