@@ -120,14 +120,14 @@ describeBackends("a genesis folded into the store", (backend) => {
     expect(g.state.chains.map((c) => [c.name, c.chainId])).toEqual([["X-Chain", g.chainIds.X], ["C-Chain", g.chainIds.C]]);
     expect(await sql.query("SELECT blockchain_id FROM blockchains")).toEqual([]);
     // AvalancheGo's syncGenesis: the allocations' sum, then the staker's potential reward added.
-    const [supply] = await sql.query<{value: string}>("SELECT value FROM data_api_meta WHERE key LIKE '%supply%'");
+    const [supply] = await sql.query<{value: string}>("SELECT value FROM data_api_meta WHERE key = 'view.supply'");
     expect(BigInt(supply!.value)).toBe(3016n * AVAX + BigInt(stakers[0]!.potential_reward));
   });
 
   it("ends local's genesis with AvalancheGo's supply: each validator's reward added on the supply before it", async () => {
     const local = buildGenesis(genesisFromText(builtInGenesisText(12345)!, "local").config);
     const sql = await folded(backend.open, local);
-    const [supply] = await sql.query<{value: string}>("SELECT value FROM data_api_meta WHERE key LIKE '%supply%'");
+    const [supply] = await sql.query<{value: string}>("SELECT value FROM data_api_meta WHERE key = 'view.supply'");
     expect(BigInt(supply!.value)).toBe(GENESIS_SUPPLY_AFTER_STAKERS[12345]);
     // The same as the staker records' own sum, computed independently of the fold.
     const {supply: independent} = genesisStakers(local.state.supply, local.state.stakers, networkConfigFor(12345));
