@@ -4,7 +4,6 @@
  * `/v1` routes that answer from it, and its health check. Roles: `ingest` folds and serves nothing under `/v1`;
  * `serve` answers from a store another process writes; `both` does both.
  */
-import {randomBytes} from "node:crypto";
 import path from "node:path";
 import {Gauge, type Registry} from "prom-client";
 import {METRIC_PREFIX} from "../metrics/index.js";
@@ -18,6 +17,8 @@ import {migrate, schemaVersion} from "./store/migrations.js";
 import {openSqlClient, type SqlClient} from "./store/client.js";
 import {MIGRATIONS} from "./store/schema.js";
 import {checkStoreNetwork} from "./store/network.js";
+import {storeLatencyMs, storeTokenSecret} from "./store/meta.js";
+import {storedChainStates} from "./queries/evm/chains.js";
 import {createViewMetrics} from "./views/metrics.js";
 import type {GenesisState} from "./views/primary/model.js";
 import {PrimaryView, defaultPrimaryViewOptions} from "./views/primary/view.js";
@@ -34,7 +35,7 @@ import {WarpSigners, defaultWarpSignersOptions} from "./signatures/warpSigners.j
 import {ExternalAggregator} from "./signatures/externalAggregator.js";
 import {PlatformRpcValidatorSets, defaultPlatformRpcOptions} from "./signatures/platformRpc.js";
 import {viewValidatorSets, type ValidatorSets} from "./signatures/validatorSets.js";
-import {AVAX_TOKEN, EvmChains, type EvmChain, type EvmChainSpec, type StoredChainState} from "./evm/chains.js";
+import {AVAX_TOKEN, EvmChains, type EvmChain, type EvmChainSpec} from "./evm/chains.js";
 import {EvmRpc, defaultEvmRpcOptions} from "../evm/rpc.js";
 import {toHex} from "../evm/hex.js";
 import {readTokenMetadata, rpcEthCall} from "./evm/tokenMetadata.js";
@@ -150,7 +151,7 @@ export class DataApiService {
       if (v !== want) throw new Error(`data API store is at schema version ${v}, this build serves version ${want}: start an ingest process of this build first`);
     }
     await checkStoreNetwork(sql, modules.network, {record: writes});
-    const secret = await this.tokenSecret();
+    const secret = await storeTokenSecret(sql);
     if (writes && modules.index) {
       if (!modules.genesis) throw new Error("the data API's primary view folds the network's genesis: none was given (--genesis-file)");
       this.view = new PrimaryView(defaultPrimaryViewOptions, {
@@ -253,40 +254,14 @@ export class DataApiService {
       // An L1's token name and symbol are not known over its RPC: left empty, not invented (EVM natives have 18 decimals).
       return {...id, rpc, follower, networkToken: id.isCChain ? AVAX_TOKEN : {name: "", symbol: "", decimals: 18}};
     });
-    const readStored = writes
-      ? null
-      : async (): Promise<StoredChainState[]> =>
-          (await sql.query<{chain_id: string; blockchain_id: string | null; head_number: bigint | null; traces: boolean}>("SELECT chain_id, blockchain_id, head_number, traces FROM evm_chains")).map((r) => ({
-            chainId: r.chain_id,
-            blockchainId: r.blockchain_id,
-            head: r.head_number,
-            traces: r.traces,
-          }));
+    const readStored = writes ? null : () => storedChainStates(sql);
     return new EvmChains(modules.network, chains, readStored);
-  }
-
-  /**
-   * The per-store secret that authenticates page tokens: made once, shared by every process on the store. Read
-   * before it is written, so that a serve process on a read-only replica of a store an ingest process has opened
-   * starts without writing.
-   */
-  private async tokenSecret(): Promise<Uint8Array> {
-    const read = async (): Promise<string | undefined> =>
-      (await this.sql.query<{value: string}>("SELECT value FROM data_api_meta WHERE key = 'tokenSecret'"))[0]?.value;
-    let value = await read();
-    if (value === undefined) {
-      await this.sql.query("INSERT INTO data_api_meta (key, value) VALUES ('tokenSecret', $1) ON CONFLICT DO NOTHING", [randomBytes(32).toString("hex")]);
-      value = (await read())!;
-    }
-    return Uint8Array.from(Buffer.from(value, "hex"));
   }
 
   private registerHealth(): void {
     const {health} = this.modules;
     const check = async (): Promise<{details?: unknown; error?: string}> => {
-      const started = Date.now();
-      await this.sql.query("SELECT 1");
-      const details: Record<string, unknown> = {role: this.opts.role, storeLatencyMs: Date.now() - started};
+      const details: Record<string, unknown> = {role: this.opts.role, storeLatencyMs: await storeLatencyMs(this.sql)};
       if (this.view) {
         const lag = this.view.lag();
         details.lag = Number(lag);

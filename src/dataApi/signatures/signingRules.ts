@@ -10,6 +10,7 @@ import {sha256} from "@noble/hashes/sha2.js";
 import {cb58Encode} from "../../util/cb58.js";
 import {parseAddressedCall, parsePChainMessage, parseUnsignedMessage, WarpError} from "../../warp/message.js";
 import type {SqlClient} from "../store/client.js";
+import {l1ValidatorState, subnetConversionId, warpMessageSent} from "../queries/warp/signingRules.js";
 
 export async function devSigningRefusal(sql: SqlClient, unsigned: Uint8Array, justification: Uint8Array | undefined): Promise<string | null> {
   let msg;
@@ -19,8 +20,7 @@ export async function devSigningRefusal(sql: SqlClient, unsigned: Uint8Array, ju
     return `not a warp message: ${(e as Error).message}`;
   }
   if (msg.sourceChainId.some((b) => b !== 0)) {
-    const rows = await sql.query<{chain_id: string}>("SELECT chain_id FROM warp_messages WHERE message_id = $1", [sha256(unsigned)]);
-    return rows.length > 0 ? null : "message not seen: no followed chain sent it";
+    return (await warpMessageSent(sql, sha256(unsigned))) ? null : "message not seen: no followed chain sent it";
   }
   try {
     const call = parseAddressedCall(msg.payload);
@@ -29,20 +29,20 @@ export async function devSigningRefusal(sql: SqlClient, unsigned: Uint8Array, ju
     switch (m.type) {
       case "SubnetToL1Conversion": {
         if (!justification || justification.length !== 32) return "a conversion's justification is its subnet ID (32 bytes)";
-        const [s] = await sql.query<{l1_conversion_id: string | null}>("SELECT l1_conversion_id FROM subnets WHERE subnet_id = $1", [cb58Encode(justification)]);
-        if (!s?.l1_conversion_id) return `subnet ${cb58Encode(justification)} was not converted to an L1`;
-        return s.l1_conversion_id === cb58Encode(m.conversionId) ? null : "the conversion ID is not the subnet's";
+        const conversionId = await subnetConversionId(sql, cb58Encode(justification));
+        if (!conversionId) return `subnet ${cb58Encode(justification)} was not converted to an L1`;
+        return conversionId === cb58Encode(m.conversionId) ? null : "the conversion ID is not the subnet's";
       }
       case "L1ValidatorRegistration": {
-        const [v] = await sql.query<{active: boolean; weight: string}>("SELECT active, weight::text AS weight FROM l1_validators WHERE validation_id = $1", [cb58Encode(m.validationId)]);
-        const registered = v !== undefined && BigInt(v.weight) > 0n;
+        const v = await l1ValidatorState(sql, cb58Encode(m.validationId));
+        const registered = v !== null && v.weight > 0n;
         if (m.registered) return registered ? null : "the validation ID is not registered";
         return registered ? "the validation ID is still registered" : null;
       }
       case "L1ValidatorWeight": {
-        const [v] = await sql.query<{nonce: bigint; weight: string}>("SELECT nonce, weight::text AS weight FROM l1_validators WHERE validation_id = $1", [cb58Encode(m.validationId)]);
+        const v = await l1ValidatorState(sql, cb58Encode(m.validationId));
         if (!v) return "the validation ID is not registered";
-        return v.nonce === m.nonce && BigInt(v.weight) === m.weight ? null : `not the validator's current weight and nonce (nonce ${v.nonce}, weight ${v.weight})`;
+        return v.nonce === m.nonce && v.weight === m.weight ? null : `not the validator's current weight and nonce (nonce ${v.nonce}, weight ${v.weight})`;
       }
       default:
         return `the P-chain does not sign ${m.type} messages`;

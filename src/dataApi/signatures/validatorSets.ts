@@ -7,6 +7,7 @@
 import {canonicalValidatorSet, type CanonicalSet} from "../../warp/validators.js";
 import {EMPTY_ID} from "../../util/cb58.js";
 import type {SqlClient} from "../store/client.js";
+import {l1ValidatorRows, pChainBlockTs, pChainHead, subnetIsL1, subnetOfBlockchain, subnetValidatorRowsAt} from "../queries/warp/validatorSets.js";
 
 export interface ValidatorSetAt {
   set: CanonicalSet;
@@ -18,12 +19,6 @@ export class HeightError extends Error {}
 
 /** The P-chain view has folded no block: the service's state, whatever height was asked. */
 export class NoPChainStateError extends HeightError {}
-
-interface StakerRow {
-  node_id: string;
-  weight: string;
-  bls: {publicKey: string} | null;
-}
 
 const keyOf = (bls: {publicKey: string} | null | undefined): Uint8Array | null => (bls?.publicKey ? Uint8Array.from(Buffer.from(bls.publicKey, "hex")) : null);
 
@@ -60,7 +55,7 @@ export class ValidatorSetCache {
 }
 
 async function pHead(sql: SqlClient): Promise<{height: bigint; ts: bigint}> {
-  const [head] = await sql.query<{height: bigint; ts: bigint}>("SELECT height, ts FROM blocks WHERE chain = 'P' ORDER BY height DESC LIMIT 1");
+  const head = await pChainHead(sql);
   if (!head) throw new NoPChainStateError("the P-chain view has no block yet");
   return head;
 }
@@ -73,40 +68,24 @@ export async function validatorSetAt(sql: SqlClient, subnetId: string, height: b
   const head = knownHead ?? (await pHead(sql));
   const at = height === 0n ? head.height : height;
   if (at > head.height) throw new HeightError(`P-chain height ${at} is past the view's (${head.height})`);
-  const [block] = at === head.height ? [head] : await sql.query<{ts: bigint}>("SELECT ts FROM blocks WHERE chain = 'P' AND height = $1", [at]);
-  const ts = block?.ts ?? head.ts;
+  const ts = (at === head.height ? head.ts : await pChainBlockTs(sql, at)) ?? head.ts;
 
-  const [subnet] = await sql.query<{is_l1: boolean}>("SELECT is_l1 FROM subnets WHERE subnet_id = $1", [subnetId]);
-  if (subnetId !== EMPTY_ID && subnet?.is_l1) {
+  if (subnetId !== EMPTY_ID && (await subnetIsL1(sql, subnetId))) {
     // An inactive (unfunded or disabled) validator cannot sign, but its weight still counts in the total, as
     // AvalancheGo's validator set holds it under the empty NodeID with no key (vms/platformvm/state/state.go).
-    const rows = await sql.query<StakerRow & {active: boolean}>(
-      "SELECT node_id, weight::text AS weight, bls, active FROM l1_validators WHERE subnet_id = $1 AND weight > 0",
-      [subnetId],
-    );
+    const rows = await l1ValidatorRows(sql, subnetId);
     const inputs = rows.map((r) => ({nodeId: r.node_id, weight: BigInt(r.weight), blsPublicKey: r.active ? keyOf(r.bls) : null}));
     return {set: canonicalValidatorSet(inputs), height: at};
   }
-  // Validators staking at that time: genesis and permissionless validators carry their BLS key; a subnet validator
-  // signs with its primary-network key. A validator's weight is its stake plus its delegators' then (AvalancheGo's
-  // validator set, which warp counts).
-  const rows = await sql.query<StakerRow>(
-    `SELECT s.node_id, (s.weight + COALESCE((SELECT sum(d.weight) FROM stakers d WHERE d.validator_tx_id = s.tx_id AND d.kind = 'delegator'
-                                              AND d.start_ts <= $3 AND d.end_ts > $3), 0))::text AS weight,
-            COALESCE(s.bls, p.bls) AS bls FROM stakers s
-     LEFT JOIN LATERAL (SELECT bls FROM stakers p WHERE p.node_id = s.node_id AND p.subnet_id = $2 AND p.kind = 'validator' AND p.bls IS NOT NULL
-                        AND p.start_ts <= $3 AND p.end_ts > $3 LIMIT 1) p ON true
-     WHERE s.subnet_id = $1 AND s.kind = 'validator' AND s.start_ts <= $3 AND s.end_ts > $3`,
-    [subnetId, EMPTY_ID, ts],
-  );
+  // Validators staking at that time, a subnet validator with its primary-network key (queries/warp/validatorSets.ts).
+  const rows = await subnetValidatorRowsAt(sql, subnetId, EMPTY_ID, ts);
   return {set: canonicalValidatorSet(rows.map((r) => ({nodeId: r.node_id, weight: BigInt(r.weight), blsPublicKey: keyOf(r.bls)}))), height: at};
 }
 
 /** The subnet that validates a blockchain: the primary network for P, X, C; else the chain's subnet; null if unknown. */
 export async function subnetOfChain(sql: SqlClient, blockchainId: string, primaryChains: readonly string[]): Promise<string | null> {
   if (blockchainId === EMPTY_ID || primaryChains.includes(blockchainId)) return EMPTY_ID;
-  const [row] = await sql.query<{subnet_id: string}>("SELECT subnet_id FROM blockchains WHERE blockchain_id = $1", [blockchainId]);
-  return row?.subnet_id ?? null;
+  return subnetOfBlockchain(sql, blockchainId);
 }
 
 /** Where the routes take canonical sets and chains' subnets from: the P-chain view, or a P-chain node (--platform-rpc). */
