@@ -34,7 +34,8 @@ import {DataApiService, type DataApiRole} from "./dataApi/service.js";
 import {loadApiKeys} from "./dataApi/server/keys.js";
 import {dataApiGenesis, devGenesisPath} from "./dataApi/genesis.js";
 import {networkWithGenesis, resolveGenesis, type ResolvedGenesis} from "./genesis/resolve.js";
-import {EvmChains, parseEvmRpcList, type EvmChainSpec} from "./dataApi/evm/chains.js";
+import {EvmChains, type EvmChainSpec} from "./dataApi/evm/chains.js";
+import {parseEvmRpcList} from "./cli/evmRpcList.js";
 import {loadContractMetadata} from "./dataApi/evm/contractMetadata.js";
 
 export interface NodeOverrides {

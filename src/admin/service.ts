@@ -11,7 +11,7 @@ import {method, type MethodDef, type MethodTable} from "../api/rpcRouter.js";
 import type {Routes} from "../api/routes.js";
 import {logLevel, noParams, parsedString, object, optional, required, string, type Validator} from "../api/validate.js";
 import type {ChainRegistry} from "../chains/index.js";
-import {formatDuration} from "../cli/duration.js";
+import {formatDuration} from "../util/duration.js";
 import {FLAGS, type AvaextConfig} from "../cli/flags.js";
 import type {Logger, LoggerRegistry} from "../logger/index.js";
 import {idFromString} from "../util/cb58.js";

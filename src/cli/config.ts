@@ -3,9 +3,9 @@
  * file, else the default (contract §1). Every failure names the flag and the reason.
  */
 import {readFileSync} from "node:fs";
-import {parseEvmRpcList} from "../dataApi/evm/chains.js";
-import {badUpstreamUrl} from "../dataApi/signatures/upstream.js";
-import {PGLITE_SHARED_BUFFERS_MB} from "../dataApi/store/client.js";
+import {PGLITE_SHARED_BUFFERS_MB} from "../dataApi/store/defaults.js";
+import {badUpstreamUrl} from "../util/url.js";
+import {parseEvmRpcList} from "./evmRpcList.js";
 import {FLAGS, FLAG_BY_NAME, envName, parseFlagValue, type AvaextConfig} from "./flags.js";
 
 /** A configuration error: printed as one line, exit code 2. */

@@ -6,8 +6,8 @@ import os from "node:os";
 import path from "node:path";
 import {parseNetworkId} from "../chains/index.js";
 import {parseLogFormat, parseLogLevel, type LogFormat, type LogLevel} from "../logger/index.js";
-import {PGLITE_SHARED_BUFFERS_MB as SHARED_BUFFERS} from "../dataApi/store/client.js";
-import {parseDuration} from "./duration.js";
+import {PGLITE_SHARED_BUFFERS_MB as SHARED_BUFFERS} from "../dataApi/store/defaults.js";
+import {parseDuration} from "../util/duration.js";
 
 export type FlagKind = "bool" | "string" | "path" | "port" | "int" | "duration" | "list" | "level" | "format" | "network" | "role" | "db";
 

@@ -5,7 +5,7 @@
 import {statfs} from "node:fs/promises";
 import type {InflightStats} from "../api/server.js";
 import {CHAIN_NAMES, type ChainName} from "../chains/index.js";
-import {formatDuration} from "../cli/duration.js";
+import {formatDuration} from "../util/duration.js";
 import {EMPTY_ID} from "../util/cb58.js";
 import type {Health} from "./health.js";
 import {TAG_APPLICATION, type Check} from "./worker.js";

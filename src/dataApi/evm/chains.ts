@@ -34,19 +34,6 @@ export interface EvmChain {
   networkToken: NetworkToken;
 }
 
-/** Parses `--evm-rpc`: a comma list of `<chain>=<url>`. */
-export function parseEvmRpcList(value: string): EvmChainSpec[] {
-  if (value.trim() === "") return [];
-  return value.split(",").map((part) => {
-    const eq = part.indexOf("=");
-    const name = part.slice(0, eq).trim();
-    const url = part.slice(eq + 1).trim();
-    if (eq <= 0 || !/^https?:\/\//.test(url)) throw new Error(`--evm-rpc: ${JSON.stringify(part)} is not <chain>=<http(s) url>`);
-    if (!/^(C|[0-9]{1,19}|[1-9A-HJ-NP-Za-km-z]{40,60})$/.test(name)) throw new Error(`--evm-rpc: ${JSON.stringify(name)} is not C, an EVM chain ID or a blockchain ID`);
-    return {name, url};
-  });
-}
-
 /** What the store says of a chain (evm_chains): how a `serve` process, which runs no follower, knows it. */
 export interface StoredChainState {
   chainId: string;

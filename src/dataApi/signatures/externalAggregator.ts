@@ -7,7 +7,8 @@
  * bytes here: the route checks it against its own canonical set before anyone sees it.
  */
 import {badGateway, type DataApiError} from "../server/errors.js";
-import {joinUrl, parseHex, postJson, redactUrl, snippet} from "./upstream.js";
+import {redactUrl} from "../../util/url.js";
+import {joinUrl, parseHex, postJson, snippet} from "./upstream.js";
 import {bytesToHex} from "../../util/hex.js";
 
 export interface ExternalAggregatorOptions {

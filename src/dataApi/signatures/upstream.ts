@@ -3,7 +3,6 @@
  * aggregator): a deadline per call, the caller's abort signal, a bounded answer, and errors that name the service
  * without its credentials. Credentials in a URL (`http://user:pass@host`) are sent as HTTP basic auth.
  */
-
 /** `transport`: no usable answer (unreachable, timeout, HTTP error, not JSON); `rpc`: a JSON-RPC error answer. */
 export class UpstreamError extends Error {
   constructor(
@@ -24,33 +23,6 @@ export interface CallOptions {
 }
 
 const DEFAULT_MAX_BYTES = 16 * 1024 * 1024;
-
-/** The URL as logs and error messages may show it: no user, password, query or fragment. */
-export function redactUrl(url: string | URL): string {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    return "<invalid URL>";
-  }
-  u.username = "";
-  u.password = "";
-  u.search = "";
-  u.hash = "";
-  return u.toString().replace(/\/$/, "");
-}
-
-/** Checks a configured upstream URL: it parses and is http(s). Returns the reason it is not, or null. */
-export function badUpstreamUrl(url: string): string | null {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    return `${JSON.stringify(url)} is not a URL`;
-  }
-  if (u.protocol !== "http:" && u.protocol !== "https:") return `${JSON.stringify(redactUrl(u))} is not an http(s) URL`;
-  return null;
-}
 
 /** `base` (any trailing slash dropped) + `path`. */
 export function joinUrl(base: string, path: string): string {

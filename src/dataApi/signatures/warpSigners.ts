@@ -11,7 +11,8 @@ import {messageId, parseUnsignedMessage, PUBLIC_KEY_LEN} from "../../warp/messag
 import {cb58Encode} from "../../util/cb58.js";
 import {bytesToHex} from "../../util/hex.js";
 import type {Logger} from "../../logger/index.js";
-import {jsonRpc, joinUrl, parseHex, redactUrl, UpstreamError} from "./upstream.js";
+import {redactUrl} from "../../util/url.js";
+import {jsonRpc, joinUrl, parseHex, UpstreamError} from "./upstream.js";
 
 export interface WarpSignersOptions {
   /** Validator nodes' base URLs (`http://10.0.0.5:9650`). */

@@ -19,6 +19,7 @@ import {PGlite, parse as pgliteParse, protocol, types as pgliteTypes} from "@ele
 import pg from "pg";
 import type {Logger} from "../../logger/index.js";
 import {PgliteThreadClient} from "./pgliteThread.js";
+import {PGLITE_SHARED_BUFFERS_MB} from "./defaults.js";
 
 /** A row-returning statement and a multi-statement script, run in one transaction. */
 export interface SqlTx {
@@ -61,14 +62,6 @@ export interface SqlClientOptions {
   /** PGlite only: its `shared_buffers` (its page cache), MiB; default PostgreSQL's 128 (see PGLITE_SHARED_BUFFERS_MB). */
   pgliteSharedBuffersMb?: number;
 }
-
-/**
- * PGlite's page cache, MiB. A fold inserts into indexes of random keys, and once they outgrow this cache the
- * inserts that miss it evict pages through PGlite's virtual file system: a larger cache folds a long history faster
- * for more memory (docs/design/decisions.md, record 0010). The default is PostgreSQL's; at 2 GiB PGlite cannot start
- * (32-bit WebAssembly).
- */
-export const PGLITE_SHARED_BUFFERS_MB = {default: 128, min: 16, max: 1024} as const;
 
 export interface SqlClientModules {
   logger: Logger;

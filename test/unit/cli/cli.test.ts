@@ -3,7 +3,7 @@ import {spawnSync} from "node:child_process";
 import {readFileSync, rmSync, writeFileSync} from "node:fs";
 import path from "node:path";
 import {describe, expect, it} from "vitest";
-import {formatDuration, parseDuration} from "../../../src/cli/duration.js";
+import {formatDuration, parseDuration} from "../../../src/util/duration.js";
 import {parseArgs} from "../../../src/cli/index.js";
 import {tempDir} from "../../helpers/node.js";
 import {startChild} from "../../helpers/child.js";

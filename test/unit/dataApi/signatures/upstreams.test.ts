@@ -8,7 +8,7 @@ import {WarpSigners} from "../../../../src/dataApi/signatures/warpSigners.js";
 import {ExternalAggregator} from "../../../../src/dataApi/signatures/externalAggregator.js";
 import {PlatformRpcValidatorSets} from "../../../../src/dataApi/signatures/platformRpc.js";
 import {HeightError} from "../../../../src/dataApi/signatures/validatorSets.js";
-import {badUpstreamUrl, redactUrl} from "../../../../src/dataApi/signatures/upstream.js";
+import {badUpstreamUrl, redactUrl} from "../../../../src/util/url.js";
 import {DataApiError} from "../../../../src/dataApi/server/errors.js";
 import {aggregate, verifySignedMessage} from "../../../../src/warp/aggregator.js";
 import {publicKeyOf} from "../../../../src/warp/bls.js";

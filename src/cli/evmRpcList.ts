@@ -1,0 +1,20 @@
+/** `--evm-rpc`'s value: the EVM chains the data API follows (src/dataApi/evm/chains.ts `EvmChainSpec`), by name and URL. */
+
+export interface EvmRpcEntry {
+  /** `C`, an EVM chain ID (decimal) or a blockchain ID (CB58). */
+  name: string;
+  url: string;
+}
+
+/** Parses `--evm-rpc`: a comma list of `<chain>=<url>`. */
+export function parseEvmRpcList(value: string): EvmRpcEntry[] {
+  if (value.trim() === "") return [];
+  return value.split(",").map((part) => {
+    const eq = part.indexOf("=");
+    const name = part.slice(0, eq).trim();
+    const url = part.slice(eq + 1).trim();
+    if (eq <= 0 || !/^https?:\/\//.test(url)) throw new Error(`--evm-rpc: ${JSON.stringify(part)} is not <chain>=<http(s) url>`);
+    if (!/^(C|[0-9]{1,19}|[1-9A-HJ-NP-Za-km-z]{40,60})$/.test(name)) throw new Error(`--evm-rpc: ${JSON.stringify(name)} is not C, an EVM chain ID or a blockchain ID`);
+    return {name, url};
+  });
+}
