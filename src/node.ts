@@ -12,7 +12,8 @@ import {ChainRegistry, parseNetworkId} from "./chains/index.js";
 import type {AvaextConfig} from "./cli/flags.js";
 import {FeedStatus} from "./feed/status.js";
 import {defaultCheckThresholds, registerChecks} from "./health/checks.js";
-import {Database} from "./db/controller.js";
+import type {Database} from "./db/controller.js";
+import {openIndexDatabase} from "./index/database.js";
 import {DEV_L1_EVM_CHAIN_ID} from "./dev/primaryNetwork.js";
 import {DevFeed, defaultDevFeedOptions} from "./feed/dev.js";
 import {devEvmRpcRoute} from "./dev/evm/rpcRoute.js";
@@ -145,7 +146,7 @@ export class AvaextNode {
     const c = this.config;
     // The database holds the index, the feed's position and the incomplete-index flags; it is opened whether or
     // not indexing is on, and closed last.
-    const db = await Database.open(c["db-dir"]);
+    const db = await openIndexDatabase(c["db-dir"]);
     this.db = db;
     this.onClose("database", () => db.close());
     if (db.migrated > 0) this.logger.info({records: db.migrated, dir: db.dir}, "moved container records of an older database layout to a store per endpoint");

@@ -1,7 +1,7 @@
 /** The `avaext data-api rebuild` command's wiring: the node's index and network, then rebuildDataApi. */
 import {ChainRegistry, parseNetworkId} from "../chains/index.js";
 import type {AvaextConfig} from "../cli/flags.js";
-import {Database} from "../db/controller.js";
+import {openIndexDatabase} from "../index/database.js";
 import {IndexStore} from "../index/store.js";
 import {LoggerRegistry} from "../logger/index.js";
 import {networkWithGenesis, resolveGenesis} from "../genesis/resolve.js";
@@ -14,7 +14,7 @@ export async function rebuildFromConfig(c: AvaextConfig): Promise<{containers: n
   const chains = new ChainRegistry(networkWithGenesis(c["network-id"], genesisFile));
   const genesis = dataApiGenesis({network: chains.network, feed: c.feed, genesisFile: c["genesis-file"], dataDir: c["data-dir"], resolved: genesisFile});
   const loggers = new LoggerRegistry({logLevel: c["log-level"], displayLevel: c["log-display-level"], logDir: c["log-dir"], format: c["log-format"]});
-  const db = await Database.open(c["db-dir"]);
+  const db = await openIndexDatabase(c["db-dir"]);
   try {
     const index = await IndexStore.open(db);
     return await rebuildDataApi(

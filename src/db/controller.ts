@@ -26,7 +26,6 @@ import {mkdir, rename, rm} from "node:fs/promises";
 import path from "node:path";
 import {Level} from "level";
 import {Bucket} from "./buckets.js";
-import {ENDPOINTS} from "../index/endpoints.js";
 
 export type BatchOp = {type: "put"; key: Uint8Array; value: Uint8Array} | {type: "del"; key: Uint8Array};
 
@@ -68,7 +67,17 @@ const MAIN_WRITE_BUFFER = 8 * 1024 * 1024;
 const CONTAINERS_WRITE_BUFFER = 4 * 1024 * 1024;
 const CONTAINERS_CACHE = 2 * 1024 * 1024;
 
+/** A containers store the caller names (src/index/database.ts: one per index endpoint). */
+export interface ContainersStoreSpec {
+  /** The key byte of its records (their keys are endpoint byte ‖ index); never reused. */
+  id: number;
+  /** `P/block`: its folder is `<dir>/containers/P-block`. */
+  name: string;
+}
+
 export interface DatabaseOptions {
+  /** The containers stores, one per endpoint whose records they hold (see the file comment). */
+  containersStores: readonly ContainersStoreSpec[];
   /** A synchronous read slower than this, ms, counts as one that waited on the disk (see Database.get). */
   slowReadMs?: number;
 }
@@ -96,7 +105,7 @@ export class Database {
     return {main: this.mainReads.asyncLeft, containers: this.containersReads.asyncLeft};
   }
 
-  static async open(dir: string, opts: DatabaseOptions = {}): Promise<Database> {
+  static async open(dir: string, opts: DatabaseOptions): Promise<Database> {
     // Write buffers (memtables; up to two of each store are held) sized on the 1M-container ingest bench: `main`
     // holds ~50 random bytes a container, and a 4 MiB memtable compacted them 60 % more often (CPU) than 8 MiB.
     // Container tables are never rewritten, so their memtable size only sets how many tables there are.
@@ -107,7 +116,7 @@ export class Database {
       // The second layout: one LevelDB at `containers`. Renamed (atomically) first, so an interrupted move finds
       // it again, and the new stores can take the folder's name.
       if (existsSync(path.join(dir, CONTAINERS_DIR, "CURRENT"))) await rename(path.join(dir, CONTAINERS_DIR), moving);
-      for (const e of ENDPOINTS) {
+      for (const e of opts.containersStores) {
         const folder = path.join(dir, CONTAINERS_DIR, e.name.replace("/", "-"));
         opened.push({endpoint: e.id, folder, level: await openLevel(folder, CONTAINERS_WRITE_BUFFER, CONTAINERS_CACHE)});
       }

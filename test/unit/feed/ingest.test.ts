@@ -7,7 +7,7 @@ import {rmSync} from "node:fs";
 import {Writable} from "node:stream";
 import {afterEach, describe, expect, it} from "vitest";
 import {Bucket} from "../../../src/db/buckets.js";
-import {Database} from "../../../src/db/controller.js";
+import {openIndexDatabase} from "../../../src/index/database.js";
 import {Ingester} from "../../../src/feed/ingest.js";
 import {FeedStatus} from "../../../src/feed/status.js";
 import type {FeedItem, FeedSource} from "../../../src/feed/types.js";
@@ -38,7 +38,7 @@ describe("Ingester", () => {
   ])("after a failed commit, %s; the restart delivers every container in order", async (_what, count) => {
     const dir = tempDir();
     dirs.push(dir);
-    const db = await Database.open(dir);
+    const db = await openIndexDatabase(dir);
     const store = await IndexStore.open(db);
     // The second commit of a batch (the write with its feed position) fails once.
     const writeMain = db.writeMain.bind(db);
@@ -119,7 +119,7 @@ describe("Ingester's TPS series", () => {
 
   /** Runs an Ingester on `dir` until every item is committed (a restart resumes after what the store holds). */
   async function run(dir: string, items: FeedItem[], opts: {indexEnabled: boolean; failSecondCommit?: boolean}): Promise<AvgTps> {
-    const db = await Database.open(dir);
+    const db = await openIndexDatabase(dir);
     const store = await IndexStore.open(db);
     if (opts.failSecondCommit) {
       const writeMain = db.writeMain.bind(db);
@@ -192,7 +192,7 @@ describe("Ingester's TPS series", () => {
   ])("does not trust %s: starts empty with indexing off, scans the index with it on and stores what it found", async (_what, tamper) => {
     const {dir, items} = await setup();
     const want = (await run(dir, items, {indexEnabled: true})).series("C").points;
-    const db = await Database.open(dir);
+    const db = await openIndexDatabase(dir);
     const store = await IndexStore.open(db);
     expect(await store.tpsDays("C")).toHaveLength(3);
     await tamper(store);
@@ -207,7 +207,7 @@ describe("Ingester's TPS series", () => {
   it("scans an index written without chain state (as tools write one) once, then trusts the days it stored", async () => {
     const {dir, items} = await setup();
     const want = reference();
-    let db = await Database.open(dir);
+    let db = await openIndexDatabase(dir);
     let store = await IndexStore.open(db);
     await store.accept(items, {key: "test", value: Uint8Array.of(items.length)});
     expect(await store.chainState("C")).toBeNull();
@@ -215,7 +215,7 @@ describe("Ingester's TPS series", () => {
 
     expect((await run(dir, items, {indexEnabled: true})).series("C").points).toEqual(want.series("C").points);
     // The days name the index's last block: a day added to them without changing that is trusted, not rescanned.
-    db = await Database.open(dir);
+    db = await openIndexDatabase(dir);
     store = await IndexStore.open(db);
     expect(await store.tpsCover("C")).toEqual(items.at(-1)!.id);
     const extra = {start: D0 + 9 * DAY, txs: 9, firstBlock: D0 + 9 * DAY, lastBlock: D0 + 9 * DAY + 9, prevLastBlock: D0 + 2 * DAY + 3_000};

@@ -8,7 +8,7 @@ import {rmSync} from "node:fs";
 import {bech32} from "@scure/base";
 import {afterAll, expect, it} from "vitest";
 import {NETWORKS} from "../../../src/chains/index.js";
-import {Database} from "../../../src/db/controller.js";
+import {openIndexDatabase} from "../../../src/index/database.js";
 import {IndexStore} from "../../../src/index/store.js";
 import {migrate} from "../../../src/dataApi/store/migrations.js";
 import {MIGRATIONS} from "../../../src/dataApi/store/schema.js";
@@ -59,7 +59,7 @@ async function folded(open: () => Promise<SqlClient>, g: NetworkGenesis): Promis
   const sql = await open();
   await migrate(sql, MIGRATIONS, {logger: quietLogger()});
   const dir = tempDir();
-  const db = await Database.open(dir);
+  const db = await openIndexDatabase(dir);
   const index = await IndexStore.open(db);
   opened.push(async () => {
     await sql.close();

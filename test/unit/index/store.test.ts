@@ -3,7 +3,8 @@ import {createHash} from "node:crypto";
 import {existsSync, readdirSync, renameSync, rmSync} from "node:fs";
 import path from "node:path";
 import {afterEach, describe, expect, it} from "vitest";
-import {Database} from "../../../src/db/controller.js";
+import type {Database} from "../../../src/db/controller.js";
+import {openIndexDatabase} from "../../../src/index/database.js";
 import {findEndpoint} from "../../../src/index/endpoints.js";
 import {checkIncompleteIndex, decide} from "../../../src/index/incomplete.js";
 import {Level} from "level";
@@ -52,7 +53,7 @@ const hexChecksum = (bytes: Uint8Array): string => createHash("sha256").update(b
 
 async function open(dir = tempDir()): Promise<{db: Database; store: IndexStore; dir: string}> {
   dirs.push(dir);
-  const db = await Database.open(dir);
+  const db = await openIndexDatabase(dir);
   return {db, store: await IndexStore.open(db), dir};
 }
 
@@ -99,7 +100,7 @@ describe("IndexStore", () => {
     // A database as the last version without checksums left it: layout-1 records, one with a year-2300 timestamp.
     const items = Array.from({length: 6}, (_, n) => item(xtx, n));
     items[4] = {...items[4]!, timestampNs: 10_413_792_000_000_000_000n};
-    const db0 = await Database.open(dir);
+    const db0 = await openIndexDatabase(dir);
     await db0.writeContainers(recordOps(items, encodeRecordV1));
     await db0.writeMain([...idKeys(items), {type: "put", key: key(Bucket.nextIndex, xtx.id), value: u64be(6n)}]);
     await db0.close();
@@ -128,25 +129,25 @@ describe("IndexStore", () => {
     const dir = tempDir();
     dirs.push(dir);
     const items = Array.from({length: 5}, (_, n) => item(xtx, n));
-    const db0 = await Database.open(dir);
+    const db0 = await openIndexDatabase(dir);
     await db0.writeContainers(recordOps(items));
     await db0.writeMain([...idKeys(items), {type: "put", key: key(Bucket.nextIndex, xtx.id), value: u64be(5n)}]);
     await db0.close();
     // The containers folder goes missing: the open fails and leaves no boundary behind.
     renameSync(path.join(dir, "containers"), path.join(dir, "containers.away"));
-    const db1 = await Database.open(dir);
+    const db1 = await openIndexDatabase(dir);
     await expect(IndexStore.open(db1)).rejects.toThrow(/was .*containers\/X-tx removed or replaced/);
     await db1.close();
     // Nor when a containers store from another database holds as many records, or more.
     const other = tempDir();
     dirs.push(other);
-    const dbOther = await Database.open(other);
+    const dbOther = await openIndexDatabase(other);
     const foreign = Array.from({length: 7}, (_, n) => item(pblock, n)).map((it) => ({...it, endpoint: xtx}));
     await dbOther.writeContainers(recordOps(foreign));
     await dbOther.close();
     rmSync(path.join(dir, "containers"), {recursive: true, force: true});
     renameSync(path.join(other, "containers"), path.join(dir, "containers"));
-    const db2 = await Database.open(dir);
+    const db2 = await openIndexDatabase(dir);
     await expect(IndexStore.open(db2)).rejects.toThrow(/has no matching record 4: was .*containers\/X-tx removed or replaced/);
     await db2.close();
     rmSync(path.join(dir, "containers"), {recursive: true, force: true});
@@ -165,7 +166,7 @@ describe("IndexStore", () => {
     // Layout-1 records 0-36 (one with a top-bit timestamp), records with checksums from 37, no boundary written.
     const items = Array.from({length: 50}, (_, n) => item(xtx, n));
     items[20] = {...items[20]!, timestampNs: 10_413_792_000_000_000_000n};
-    const db0 = await Database.open(dir);
+    const db0 = await openIndexDatabase(dir);
     await db0.writeContainers(recordOps(items, (it, n) => (n < 37 ? encodeRecordV1(it) : encodeRecordV2(it))));
     await db0.writeMain([...idKeys(items), {type: "put", key: key(Bucket.nextIndex, xtx.id), value: u64be(50n)}]);
     await db0.close();
@@ -281,7 +282,7 @@ describe("IndexStore", () => {
     store.resume();
     await store.accept([item(xtx, 5)], {key: "f", value: Uint8Array.of(4)});
     await db.close();
-    const db2 = await Database.open(dir);
+    const db2 = await openIndexDatabase(dir);
     const again = IndexStore.open(db2);
     const idx2 = (await again).index(xtx);
     expect(idx2.next).toBe(2n);
@@ -306,7 +307,7 @@ describe("IndexStore", () => {
     await b.write();
     await old.close();
 
-    const db = await Database.open(dir);
+    const db = await openIndexDatabase(dir);
     expect(db.migrated).toBe(items.length);
     const idx = (await IndexStore.open(db)).index(xtx);
     expect(idx.next).toBe(BigInt(items.length));
@@ -319,7 +320,7 @@ describe("IndexStore", () => {
     await main.open();
     expect(await main.keys({gte: Uint8Array.of(Bucket.container), lt: Uint8Array.of(Bucket.container + 1)}).all()).toEqual([]);
     await main.close();
-    const db2 = await Database.open(dir);
+    const db2 = await openIndexDatabase(dir);
     expect(db2.migrated).toBe(0);
     await db2.close();
   });
@@ -352,7 +353,7 @@ describe("IndexStore", () => {
     await pStore.batch(ps.slice(0, 100).map((it, n) => ({type: "put" as const, key: containerKey(pblock.id, BigInt(n)), value: encodeRecordV2(it)})));
     await pStore.close();
 
-    const db = await Database.open(dir);
+    const db = await openIndexDatabase(dir);
     expect(db.migrated).toBe(xs.length + ps.length);
     expect(existsSync(path.join(dir, "containers.moving"))).toBe(false);
     expect(readdirSync(path.join(dir, "containers")).sort()).toEqual(["C-block", "P-block", "X-block", "X-tx", "X-vtx"]);
@@ -364,7 +365,7 @@ describe("IndexStore", () => {
     const more = item(xtx, 12_000);
     await store.accept([more], null);
     await db.close();
-    const db2 = await Database.open(dir);
+    const db2 = await openIndexDatabase(dir);
     expect(db2.migrated).toBe(0);
     const store2 = await IndexStore.open(db2);
     expect((await store2.index(xtx).getByIndex(12_000n))!.id).toEqual(more.id);
@@ -376,7 +377,7 @@ describe("IndexStore", () => {
     const dir = tempDir();
     dirs.push(dir);
     // Every read counts as slow here: the third in a row of a store switches that store to asynchronous reads.
-    const db = await Database.open(dir, {slowReadMs: -1});
+    const db = await openIndexDatabase(dir, {slowReadMs: -1});
     const store = await IndexStore.open(db);
     const items = [0, 1, 2, 3, 4].map((n) => item(xtx, n));
     await store.accept(items, null);
@@ -403,7 +404,7 @@ describe("IndexStore", () => {
     await store.accept([item(xtx, 0), item(xtx, 1)], null);
     await db.close();
     rmSync(path.join(dir, "containers"), {recursive: true, force: true});
-    const db2 = await Database.open(dir);
+    const db2 = await openIndexDatabase(dir);
     await expect(IndexStore.open(db2)).rejects.toThrow(
       `the index X/tx counts 2 containers but the containers store has no matching record 1: was ${dir}/containers/X-tx removed or replaced?`,
     );
@@ -414,7 +415,7 @@ describe("IndexStore", () => {
     const {db, store, dir} = await open();
     await store.accept([item(xtx, 0), item(xtx, 1)], {key: "f", value: Uint8Array.of(7)});
     await db.close();
-    const db2 = await Database.open(dir);
+    const db2 = await openIndexDatabase(dir);
     const again = await IndexStore.open(db2);
     expect(again.index(xtx).next).toBe(2n);
     expect(await again.index(xtx).getIndex(item(xtx, 1).id)).toBe(1n);
@@ -424,7 +425,7 @@ describe("IndexStore", () => {
 
   it("refuses a second process on the same database with a clear error", async () => {
     const {db, dir} = await open();
-    await expect(Database.open(dir)).rejects.toThrow(/is locked by another process/);
+    await expect(openIndexDatabase(dir)).rejects.toThrow(/is locked by another process/);
     await db.close();
   });
 

@@ -7,7 +7,7 @@
 import {rmSync} from "node:fs";
 import {afterAll, beforeAll, expect, it} from "vitest";
 import {NETWORKS} from "../../../../../src/chains/index.js";
-import {Database} from "../../../../../src/db/controller.js";
+import {openIndexDatabase} from "../../../../../src/index/database.js";
 import {IndexStore} from "../../../../../src/index/store.js";
 import {migrate} from "../../../../../src/dataApi/store/migrations.js";
 import {MIGRATIONS} from "../../../../../src/dataApi/store/schema.js";
@@ -54,7 +54,7 @@ describeBackends("primary-network view of a DAG, then blocks", (backend) => {
     sql = await backend.open();
     await migrate(sql, MIGRATIONS, {logger: quietLogger()});
     const dir = tempDir();
-    const db = await Database.open(dir);
+    const db = await openIndexDatabase(dir);
     const store = await IndexStore.open(db);
     await store.accept(items.map((i) => ({endpoint: i.endpoint, id: i.id, bytes: i.bytes, timestampNs: i.timestampNs})), null);
     const view = new PrimaryView(

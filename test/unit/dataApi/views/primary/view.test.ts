@@ -8,7 +8,8 @@ import {rmSync} from "node:fs";
 import {afterAll, beforeAll, expect, it} from "vitest";
 import {Registry} from "prom-client";
 import {NETWORKS} from "../../../../../src/chains/index.js";
-import {Database} from "../../../../../src/db/controller.js";
+import type {Database} from "../../../../../src/db/controller.js";
+import {openIndexDatabase} from "../../../../../src/index/database.js";
 import {findEndpoint} from "../../../../../src/index/endpoints.js";
 import {IndexStore} from "../../../../../src/index/store.js";
 import {migrate} from "../../../../../src/dataApi/store/migrations.js";
@@ -42,7 +43,7 @@ const NET_CTX = {networkName: "local", hrp: "local", chainIds: network.chainIds,
 
 async function indexWith(containers: Array<{id: Uint8Array; bytes: Uint8Array; timestampNs: bigint}>): Promise<{db: Database; store: IndexStore; dir: string}> {
   const dir = tempDir();
-  const db = await Database.open(dir);
+  const db = await openIndexDatabase(dir);
   const store = await IndexStore.open(db);
   await store.accept(containers.map((c) => ({endpoint: X_BLOCK, id: c.id, bytes: c.bytes, timestampNs: c.timestampNs})), null);
   return {db, store, dir};
