@@ -9,7 +9,7 @@ import {packageInfo} from "../util/packageInfo.js";
 import {ConfigError, resolveConfig} from "./config.js";
 import {FLAGS, envName, type AvaextConfig} from "./flags.js";
 import {tuneV8, type V8Tuning} from "./v8.js";
-import {rebuildFromConfig} from "../dataApi/rebuildCommand.js";
+import {rebuildFromConfig} from "./rebuildDataApi.js";
 
 
 export const EXIT_BAD_INPUT = 2;

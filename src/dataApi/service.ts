@@ -19,7 +19,7 @@ import {MIGRATIONS} from "./store/schema.js";
 import {checkStoreNetwork} from "./store/network.js";
 import {storeLatencyMs, storeTokenSecret} from "./store/meta.js";
 import {storedChainStates} from "./queries/evm/chains.js";
-import {createViewMetrics} from "./views/metrics.js";
+import {createViewMetrics} from "./views/primary/metrics.js";
 import type {GenesisState} from "./views/primary/model.js";
 import {PrimaryView, defaultPrimaryViewOptions} from "./views/primary/view.js";
 import {DataApiRouter} from "./server/router.js";

@@ -4,7 +4,9 @@
  * by 0x address. A self-hosted node cannot know them; the hosted API curates them by hand.
  */
 import {readFileSync} from "node:fs";
-import type {CuratedMetadata} from "../queries/evm/tokens.js";
+
+/** Curated fields an operator supplies per contract (`--contract-metadata-file`). */
+export type CuratedMetadata = Record<string, unknown>;
 
 /** Fields the file may not set: they come from the chain. */
 const CHAIN_FIELDS = new Set(["address", "ercType", "deploymentDetails", "decimals"]);

@@ -5,6 +5,7 @@
  */
 import {checksumAddress} from "../../../evm/hex.js";
 import {ERC_TYPE, erc1155Token, erc721Token, type NftMetadataJson, type TokenDetailsRow} from "../../models/evm/index.js";
+import type {CuratedMetadata} from "../../evm/contractMetadata.js";
 import type {SqlClientLike} from "../primary/common.js";
 import {CursorError, type Cursor, type EvmPage} from "./transactions.js";
 
@@ -24,8 +25,7 @@ const CONTRACT_SELECT = `SELECT c.address, c.block_number, t.hash AS tx_hash, c.
   FROM evm_contracts c JOIN evm_txs t ON t.chain_id = c.chain_id AND t.block_number = c.block_number AND t.tx_index = c.tx_index
   LEFT JOIN evm_tokens tk ON tk.chain_id = c.chain_id AND tk.address = c.address`;
 
-/** Curated fields an operator supplies per contract (`--contract-metadata-file`). */
-export type CuratedMetadata = Record<string, unknown>;
+export type {CuratedMetadata};
 
 /** The hosted API's contract model (Erc20Contract, Erc721Contract, Erc1155Contract, UnknownContract). */
 export function contractModel(r: Omit<ContractRow, "block_number" | "tx_hash"> & {tx_hash: Uint8Array | null}, curated?: CuratedMetadata): Record<string, unknown> {

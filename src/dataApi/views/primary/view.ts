@@ -44,7 +44,7 @@ import {
 import {SignerKeys} from "./signerKeys.js";
 import {UtxoOwners} from "./utxoOwners.js";
 import {StakingFold, type TxEffects} from "./stakingFold.js";
-import type {ViewMetrics} from "../metrics.js";
+import type {ViewMetrics} from "./metrics.js";
 
 export interface PrimaryViewOptions {
   /** Containers folded per SQL transaction, at most. */

@@ -17,7 +17,7 @@ import {MIGRATIONS} from "../../../../../src/dataApi/store/schema.js";
 import type {SqlClient, SqlTx} from "../../../../../src/dataApi/store/client.js";
 import {SUPPLY_TOTALS_KEY, recomputeSupplyTotals} from "../../../../../src/dataApi/views/primary/supplyTotals.js";
 import {SupplyPendingError, getAvaxSupply} from "../../../../../src/dataApi/queries/primary/supply.js";
-import {createViewMetrics} from "../../../../../src/dataApi/views/metrics.js";
+import {createViewMetrics} from "../../../../../src/dataApi/views/primary/metrics.js";
 import {PrimaryView, defaultPrimaryViewOptions} from "../../../../../src/dataApi/views/primary/view.js";
 import {makeKeys, xHistory, type HistoryBlock} from "../../../../../src/dev/syntheticHistory.js";
 import {idFromString, idToString} from "../../../../../src/util/cb58.js";

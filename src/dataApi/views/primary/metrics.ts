@@ -1,6 +1,6 @@
 /** Metrics of the data API's views (contract data-api §3): what they fold, what they skip, how far behind they are. */
 import {Counter, Histogram, type Registry} from "prom-client";
-import {METRIC_PREFIX} from "../../metrics/index.js";
+import {METRIC_PREFIX} from "../../../metrics/index.js";
 
 export interface ViewMetrics {
   containers: Counter<"chain" | "kind">;

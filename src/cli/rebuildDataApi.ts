@@ -1,12 +1,12 @@
 /** The `avaext data-api rebuild` command's wiring: the node's index and network, then rebuildDataApi. */
 import {ChainRegistry, parseNetworkId} from "../chains/index.js";
-import type {AvaextConfig} from "../cli/flags.js";
+import type {AvaextConfig} from "./flags.js";
 import {openIndexDatabase} from "../index/database.js";
 import {IndexStore} from "../index/store.js";
 import {LoggerRegistry} from "../logger/index.js";
 import {networkWithGenesis, resolveGenesis} from "../genesis/resolve.js";
-import {dataApiGenesis} from "./genesis.js";
-import {rebuildDataApi} from "./rebuild.js";
+import {dataApiGenesis} from "../dataApi/genesis.js";
+import {rebuildDataApi} from "../dataApi/rebuild.js";
 
 export async function rebuildFromConfig(c: AvaextConfig): Promise<{containers: number; seconds: number}> {
   // The same genesis as the node's (src/node.ts): the dev network's genesis.json, --genesis-file or the built-in one.
