@@ -10,6 +10,7 @@ import {defineConfig} from "vitest/config";
  */
 const SLOW = [
   "test/unit/cli/cli.test.ts",
+  "test/unit/cli/flagImports.test.ts",
   "test/unit/cli/v8.test.ts",
   "test/unit/dataApi/evm/tokenMetadata.test.ts",
   "test/unit/dataApi/queries/evmAcross.test.ts",
@@ -28,6 +29,7 @@ const SLOW = [
   "test/unit/docs/links.test.ts",
   "test/unit/dev/contracts.test.ts",
   "test/unit/dev/devChainTraces.test.ts",
+  "test/unit/layers/dependencyRules.test.ts",
   "test/unit/dev/evmTraffic.test.ts",
   "test/unit/dev/messenger.test.ts",
   "test/unit/genesis/fold.test.ts",
