@@ -243,18 +243,38 @@ export class DataApiService {
       const id = EvmChains.identity(spec, modules.network);
       const rpcOpts = {...defaultEvmRpcOptions, url: spec.url};
       if (spec.urlOf) Object.defineProperty(rpcOpts, "url", {get: spec.urlOf, enumerable: true});
-      const rpc = new EvmRpc(rpcOpts, {logger, guard: spec.guard, onError: () => metrics?.rpcErrors.inc({chain: id.chainId ?? spec.name})});
+      // One client (its own connections and concurrency) for the head and one for each lane behind it: a slow
+      // contract or trace then never queues the head's requests.
+      const rpcClient = (): EvmRpc => new EvmRpc(rpcOpts, {logger, guard: spec.guard, onError: () => metrics?.rpcErrors.inc({chain: id.chainId ?? spec.name})});
+      const rpc = rpcClient();
       const follower = writes
-        ? new EvmFollower({...defaultEvmFollowerOptions, chainId: id.chainId, blockchainId: id.blockchainId, icmMessengers: opts.icmContracts}, {sql, rpc, logger, tokenInfo: tokenInfoReader(rpc), metrics: metrics?.follower})
+        ? new EvmFollower(
+            {...defaultEvmFollowerOptions, chainId: id.chainId, blockchainId: id.blockchainId, icmMessengers: opts.icmContracts},
+            {sql, rpc, logger, tokenInfo: tokenInfoReader(rpcClient()), traceRpc: rpcClient(), metrics: metrics?.follower},
+          )
         : null;
       if (follower) {
-        const indexer = new NftIndexer({...defaultNftIndexerOptions, ...opts.nftFetch}, {sql, rpc, logger, chainId: () => follower.status().chainId});
+        const indexer = new NftIndexer({...defaultNftIndexerOptions, ...opts.nftFetch}, {sql, rpc: rpcClient(), logger, chainId: () => follower.status().chainId});
         this.nftIndexers.push(indexer);
       }
       // An L1's token name and symbol are not known over its RPC: left empty, not invented (EVM natives have 18 decimals).
       return {...id, rpc, follower, networkToken: id.isCChain ? AVAX_TOKEN : {name: "", symbol: "", decimals: 18}};
     });
     const readStored = writes ? null : () => storedChainStates(sql);
+    if (modules.register && writes) {
+      new Gauge({
+        name: `${METRIC_PREFIX}data_api_evm_lane_lag_blocks`,
+        help: "Blocks folded at an EVM chain's head that a lane behind it (tokens, traces) has not covered yet, by chain and lane",
+        labelNames: ["chain", "lane"],
+        registers: [modules.register],
+        collect(): void {
+          for (const c of chains) {
+            const s = c.follower?.status();
+            for (const [lane, l] of Object.entries(s?.lanes ?? {})) if (l?.lag != null) this.set({chain: s!.chainId ?? "unknown", lane}, Number(l.lag));
+          }
+        },
+      });
+    }
     return new EvmChains(modules.network, chains, readStored);
   }
 
@@ -301,11 +321,18 @@ export class DataApiService {
           rpcHead: s.rpcHead?.toString() ?? null,
           lag: lag === null ? null : Number(lag),
           internalTransactions: s.traces,
+          // The lanes behind the head (src/dataApi/views/evm/lanes.ts): the last block each covered, and its lag.
+          lanes: Object.fromEntries(
+            Object.entries(s.lanes).flatMap(([k, l]) => (l ? [[k, {covered: l.covered?.toString() ?? null, lag: l.lag === null ? null : Number(l.lag), ...(l.lastError ? {lastError: l.lastError} : {})}]] : [])),
+          ),
           ...(s.stopped ? {stopped: s.stopped} : {}),
         };
         if (s.lastError) return {details, error: s.lastError};
         if (lag === null) return {details, error: "the chain's RPC has not answered yet"};
         if (lag > BigInt(follower.opts.maxLagBlocks)) return {details, error: `${lag} blocks behind the RPC's head`};
+        for (const [k, l] of Object.entries(s.lanes)) {
+          if (l?.lag != null && l.lag > BigInt(follower.opts.maxLagBlocks)) return {details, error: `the ${k} lane is ${l.lag} blocks behind the head${l.lastError ? `: ${l.lastError}` : ""}`};
+        }
         return {details};
       };
       register(name, evmCheck);
@@ -360,7 +387,7 @@ function evmMetrics(register: Registry): {rpcErrors: Counter<"chain">; follower:
  * Reads a token's kind and metadata through its chain's RPC. A contract's misbehaviour leaves fields empty; an RPC
  * that does not answer throws, so the follower retries instead of storing a token it could not read.
  */
-export function tokenInfoReader(rpc: EvmRpc): (address: Uint8Array, seenAs: 20 | 721 | 1155, signal?: AbortSignal) => Promise<Omit<TokenInfo, "stored">> {
+export function tokenInfoReader(rpc: EvmRpc): (address: Uint8Array, seenAs: 20 | 721 | 1155, signal?: AbortSignal) => Promise<TokenInfo> {
   return async (address, seenAs, signal) => {
     const {call, down} = rpcEthCall(rpc, signal);
     const m = await readTokenMetadata(call, toHex(address));

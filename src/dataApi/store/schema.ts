@@ -675,4 +675,19 @@ UPDATE evm_chains c SET fees_total = (SELECT coalesce(sum(b.fees_spent), 0) FROM
 CREATE INDEX utxos_time_locked ON utxos (utxo_id) WHERE locktime > 0 OR stakeable_locktime > 0;
 `,
   },
+  {
+    version: 16,
+    name: "EVM lanes behind the head: token metadata and call traces",
+    sql: `
+-- Token metadata (eth_call) and internal transactions (debug_trace*) are folded by lanes of their own behind the
+-- chain's head (src/dataApi/views/evm/lanes.ts), so a slow contract or trace never holds a block back. Each lane's
+-- position is the last block it covered (-1: none), written in the transaction of what it wrote; reorgs counts the
+-- rollbacks, so a lane whose blocks were rolled back while it worked finds its write refused. A chain folded before
+-- this version read both inline with its blocks: both lanes are at its head.
+ALTER TABLE evm_chains ADD COLUMN token_lane int8 NOT NULL DEFAULT -1;
+ALTER TABLE evm_chains ADD COLUMN trace_lane int8 NOT NULL DEFAULT -1;
+ALTER TABLE evm_chains ADD COLUMN reorgs int8 NOT NULL DEFAULT 0;
+UPDATE evm_chains SET token_lane = COALESCE(head_number, -1), trace_lane = COALESCE(head_number, -1);
+`,
+  },
 ];

@@ -199,28 +199,10 @@ export function deriveBlock(blockJson: unknown, receiptsJson: unknown, tracesJso
 
   let internals: InternalRow[] | null = null;
   if (tracesJson !== null) {
-    const traces = arr(tracesJson, "traces");
-    if (traces.length !== txs.length) throw new BlockShapeError(`block ${number}: ${txs.length} transactions, ${traces.length} traces`);
-    internals = [];
-    traces.forEach((trj, i) => {
-      const tr = obj(trj, "trace");
-      // debug_traceBlockByNumber answers [{txHash, result}] (geth, coreth, anvil); a bare frame is accepted too.
-      // A transaction the node could not trace is {txHash, error} (a tracer timeout): not a frame without calls.
-      if (tr.result === undefined && tr.type === undefined && tr.error !== undefined) {
-        throw new BlockShapeError(`block ${number}: trace ${i} failed: ${String(tr.error).slice(0, 200)}`);
-      }
-      const root = obj(tr.result ?? tr, `block ${number} trace ${i}`);
-      if (tr.txHash !== undefined && hexKey(bytes(tr.txHash, "trace.txHash", 32)) !== hexKey(txs[i]!.hash)) {
-        throw new BlockShapeError(`block ${number}: trace ${i} is not transaction ${i}'s`);
-      }
-      for (const f of internalFrames(root, i, txs[i]!.status === 0)) {
-        internals!.push(f);
-        touch(f.from, i, KIND.internal);
-        touch(f.to, i, KIND.internal);
-        const isCreate = f.callType === "CREATE" || f.callType === "CREATE2";
-        if (isCreate && !f.reverted && f.to) contracts.push({address: f.to, txIndex: i, deployer: txs[i]!.from, deployerContract: f.from});
-      }
-    });
+    const traced = deriveTraces(number, tracesJson, txs);
+    internals = traced.internals;
+    contracts.push(...traced.contracts);
+    for (const [k, bits] of traced.addressKinds) kinds.set(k, (kinds.get(k) ?? 0) | bits);
   }
 
   return {
@@ -243,6 +225,59 @@ export function deriveBlock(blockJson: unknown, receiptsJson: unknown, tracesJso
     icm,
     warp,
   };
+}
+
+/** What a block's call traces add: its internal transactions, the contracts contracts deployed, who took part. */
+export interface DerivedTraces {
+  internals: InternalRow[];
+  contracts: ContractRow[];
+  /** (address hex, txIndex) → KIND.internal, as in DerivedBlock.addressKinds. */
+  addressKinds: Map<string, number>;
+}
+
+/** The transaction facts a block's traces are read against (in block order). */
+export interface TracedTx {
+  hash: Uint8Array;
+  from: Uint8Array;
+  /** The receipt's status: a failed transaction's frames are all reverted. */
+  status: number;
+}
+
+/**
+ * Derives block `number`'s rows from its call traces (debug_traceBlock*'s answer with `callTracer`), checked against
+ * its transactions: the trace lane reads them apart from the block (src/dataApi/views/evm/traceLane.ts).
+ */
+export function deriveTraces(number: bigint, tracesJson: unknown, txs: readonly TracedTx[]): DerivedTraces {
+  const traces = arr(tracesJson, "traces");
+  if (traces.length !== txs.length) throw new BlockShapeError(`block ${number}: ${txs.length} transactions, ${traces.length} traces`);
+  const internals: InternalRow[] = [];
+  const contracts: ContractRow[] = [];
+  const kinds = new Map<string, number>();
+  const touch = (a: Uint8Array | null, txIndex: number): void => {
+    if (!a) return;
+    const k = `${hexKey(a)}:${txIndex}`;
+    kinds.set(k, (kinds.get(k) ?? 0) | KIND.internal);
+  };
+  traces.forEach((trj, i) => {
+    const tr = obj(trj, "trace");
+    // debug_traceBlockByNumber answers [{txHash, result}] (geth, coreth, anvil); a bare frame is accepted too.
+    // A transaction the node could not trace is {txHash, error} (a tracer timeout): not a frame without calls.
+    if (tr.result === undefined && tr.type === undefined && tr.error !== undefined) {
+      throw new BlockShapeError(`block ${number}: trace ${i} failed: ${String(tr.error).slice(0, 200)}`);
+    }
+    const root = obj(tr.result ?? tr, `block ${number} trace ${i}`);
+    if (tr.txHash !== undefined && hexKey(bytes(tr.txHash, "trace.txHash", 32)) !== hexKey(txs[i]!.hash)) {
+      throw new BlockShapeError(`block ${number}: trace ${i} is not transaction ${i}'s`);
+    }
+    for (const f of internalFrames(root, i, txs[i]!.status === 0)) {
+      internals.push(f);
+      touch(f.from, i);
+      touch(f.to, i);
+      const isCreate = f.callType === "CREATE" || f.callType === "CREATE2";
+      if (isCreate && !f.reverted && f.to) contracts.push({address: f.to, txIndex: i, deployer: txs[i]!.from, deployerContract: f.from});
+    }
+  });
+  return {internals, contracts, addressKinds: kinds};
 }
 
 /** Avalanche's warp precompile and its SendWarpMessage(address indexed, bytes32 indexed, bytes) topic. */

@@ -1,9 +1,10 @@
 /**
  * The EVM follower of one chain (contract data-api §3): identifies the chain (`eth_chainId` must be the one asked
- * for), then folds blocks in order, each with its receipts (`eth_getBlockReceipts`, else per transaction) and call
- * traces (`debug_traceBlockByNumber` with `callTracer`; a chain without debug APIs serves no internal
- * transactions and says so), fetched as JSON-RPC batches. A batch of blocks and the chain's new head commit in
- * one SQL transaction, so a crash or kill -9 resumes exactly. A block whose parent is not the stored head is a
+ * for), then folds blocks in order, each with its receipts (`eth_getBlockReceipts`, else per transaction), fetched
+ * as JSON-RPC batches. A batch of blocks and the chain's new head commit in one SQL transaction, so a crash or
+ * kill -9 resumes exactly. What is slow to read comes behind the head, in lanes of its own with their own RPC
+ * connections (lanes.ts): token metadata (tokenLane.ts) and call traces (traceLane.ts; a chain without debug APIs
+ * serves no internal transactions and says so), so a slow contract or trace never holds a block back. A block whose parent is not the stored head is a
  * reorg: the view rolls back to the common ancestor (balances and NFT owners included) and goes on. A failing RPC
  * is retried with backoff and reported (status, health, metrics); it never stops the process or another chain.
  * So is an outage of the store (src/util/errors.ts). An error of the fold itself (deriving a block the RPC served
@@ -20,7 +21,10 @@ import {bytesToHex, hexToBytes, quantity, toQuantity} from "../../../evm/hex.js"
 import {selector} from "../../../evm/abi.js";
 import {cb58Encode} from "../../../util/cb58.js";
 import {BlockShapeError, deriveBlock, type DerivedBlock} from "./derive.js";
-import {writeBlocks, rollbackTo, type TokenInfo} from "./write.js";
+import {writeBlocks, rollbackTo} from "./write.js";
+import {Lane, type LaneStatus} from "./lanes.js";
+import {TokenLane, defaultTokenLaneOptions, type TokenInfoReader, type TokenLaneOptions} from "./tokenLane.js";
+import {TraceLane, defaultTraceLaneOptions, type TraceLaneOptions} from "./traceLane.js";
 
 export interface EvmFollowerOptions {
   /** The EVM chain ID the RPC must answer (decimal); null: whatever it answers (the dev network's own EVM). */
@@ -41,6 +45,8 @@ export interface EvmFollowerOptions {
   icmMessengers: readonly string[];
   /** The chain is UNAVAILABLE when the RPC has not answered the follower for this long, ms (a hanging RPC). */
   staleMs: number;
+  /** The lanes behind the head. */
+  lanes: {pollMs: number; tokens: TokenLaneOptions; traces: TraceLaneOptions};
 }
 
 export const defaultEvmFollowerOptions: Omit<EvmFollowerOptions, "chainId" | "blockchainId"> = {
@@ -54,6 +60,7 @@ export const defaultEvmFollowerOptions: Omit<EvmFollowerOptions, "chainId" | "bl
   maxLagBlocks: 100,
   icmMessengers: [],
   staleMs: 30_000,
+  lanes: {pollMs: 250, tokens: defaultTokenLaneOptions, traces: defaultTraceLaneOptions},
 };
 
 export interface EvmFollowerMetrics {
@@ -70,10 +77,13 @@ export interface EvmFollowerModules {
   rpc: EvmRpc;
   logger: Logger;
   /**
-   * Reads a token contract's kind and metadata (eth_call); called once per new token contract, with the kind its
-   * first transfer log suggests (a contract without ERC-165 is known by its logs).
+   * Reads a token contract's kind and metadata (eth_call), in the token lane; called once per new token contract,
+   * with the kind its first transfer log suggests (a contract without ERC-165 is known by its logs). Give it an RPC
+   * client of its own: a slow contract then never queues the head's requests.
    */
-  tokenInfo: (address: Uint8Array, seenAs: 20 | 721 | 1155, signal: AbortSignal) => Promise<Omit<TokenInfo, "stored">>;
+  tokenInfo: TokenInfoReader;
+  /** The trace lane's RPC client (its own connections, for the same reason); default `rpc`. */
+  traceRpc?: EvmRpc;
   metrics?: EvmFollowerMetrics;
 }
 
@@ -90,6 +100,8 @@ export interface EvmChainStatus {
   lastError: string | null;
   /** Where and why the follower stopped, when it did. */
   stopped: EvmStop | null;
+  /** The lanes behind the head; `traces` is null on a chain without traces (or before that is known). */
+  lanes: {tokens: LaneStatus; traces: LaneStatus | null};
 }
 
 export interface EvmStop {
@@ -142,7 +154,8 @@ export class EvmFollower {
   private stopped: EvmStop | null = null;
   /** Batches up to this block hold one block: a batch failed in the fold, and is refolded to find its block. */
   private narrowTo = -1n;
-  private readonly knownTokens = new Map<string, TokenInfo>();
+  private readonly tokenLane: Lane;
+  private readonly traceLane: Lane;
   private readonly abort = new AbortController();
   private running: Promise<void> | null = null;
   private readonly waiters: Array<() => void> = [];
@@ -161,8 +174,14 @@ export class EvmFollower {
     this.blockchainId = opts.blockchainId;
     this.batchBlocks = opts.batchBlocks;
     this.messengers = new Set(opts.icmMessengers.map((a) => a.toLowerCase()));
-    // Every request of the fold listens on this signal: batches fetched ahead, token reads, retries.
+    // Every request of the fold listens on this signal: batches fetched ahead, retries.
     setMaxListeners(0, this.abort.signal);
+    const {sql, logger} = modules;
+    // The lanes start once the chain is identified (its row in evm_chains exists, and whether it traces is known).
+    const lane = (kind: TokenLane | TraceLane, enabled: () => boolean): Lane =>
+      new Lane({pollMs: opts.lanes.pollMs}, {sql, logger, kind, enabled, chainId: () => (this.traces === null ? null : this.chainId), head: () => this.head?.number ?? null});
+    this.tokenLane = lane(new TokenLane(opts.lanes.tokens, {sql, tokenInfo: modules.tokenInfo}), () => this.traces !== null);
+    this.traceLane = lane(new TraceLane(opts.lanes.traces, {sql, logger, rpc: modules.traceRpc ?? modules.rpc}), () => this.traces === true);
   }
 
   status(): EvmChainStatus {
@@ -177,6 +196,7 @@ export class EvmFollower {
       traces: this.traces,
       lastError: this.lastError ?? (stale ? `no answer from the RPC for ${Math.round((Date.now() - this.lastContact) / 1000)} s` : null),
       stopped: this.stopped,
+      lanes: {tokens: this.tokenLane.status(), traces: this.traces ? this.traceLane.status() : null},
     };
   }
 
@@ -188,15 +208,25 @@ export class EvmFollower {
 
   start(): void {
     this.running ??= this.run(this.abort.signal);
+    this.tokenLane.start();
+    this.traceLane.start();
   }
 
   async close(): Promise<void> {
     this.abort.abort();
-    await this.running;
+    await Promise.all([this.running, this.tokenLane.close(), this.traceLane.close()]);
   }
 
-  /** Resolves once block `n` is folded (tests, the dev feed). */
+  /** Resolves once block `n` is folded and every lane has covered it: all that will be known of it is (tests). */
   async waitFor(n: bigint, timeoutMs = 30_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    await this.waitForHead(n, timeoutMs);
+    const what = (): string => `EVM chain ${this.chainId}`;
+    await Promise.all([this.tokenLane.waitFor(n, deadline, what), this.traceLane.waitFor(n, deadline, what)]);
+  }
+
+  /** Resolves once block `n` is folded at the head (its lanes may not have covered it yet). */
+  async waitForHead(n: bigint, timeoutMs = 30_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while ((this.head?.number ?? -1n) < n) {
       if (Date.now() > deadline) throw new Error(`EVM chain ${this.chainId}: block ${n} not folded within ${timeoutMs} ms (head ${this.head?.number ?? "none"}${this.lastError ? `, ${this.lastError}` : ""})`);
@@ -274,8 +304,6 @@ export class EvmFollower {
       );
       this.cumulativeTxs = BigInt(c[0]?.cumulative_txs ?? 0n);
     }
-    // Tokens marked stored by a write that then failed may not be: all read again from the store when next seen.
-    this.knownTokens.clear();
     this.dropAhead();
     this.stale = false;
   }
@@ -416,13 +444,12 @@ export class EvmFollower {
       return 0;
     }
     const take = blocks.slice(0, usable);
-    await this.learnTokens(take);
     const chainId = this.chainId!;
     let cumulative: bigint;
     try {
       const chain = {chainId, blockchainId: this.blockchainId};
       const before = this.cumulativeTxs;
-      cumulative = await this.modules.sql.transaction((tx) => writeBlocks(tx, chain, take, before, this.knownTokens));
+      cumulative = await this.modules.sql.transaction((tx) => writeBlocks(tx, chain, take, before));
     } catch (e) {
       const first = take[0]!.block;
       const last = take[take.length - 1]!.block;
@@ -434,6 +461,8 @@ export class EvmFollower {
     this.modules.metrics?.blocks(chainId, take.length);
     this.modules.metrics?.txs(chainId, take.reduce((a, d) => a + d.txs.length, 0));
     this.waiters.splice(0).forEach((w) => w());
+    this.tokenLane.wake();
+    this.traceLane.wake();
     return take.length;
   }
 
@@ -449,14 +478,13 @@ export class EvmFollower {
     for (const n of numbers) {
       calls.push({method: "eth_getBlockByNumber", params: [toQuantity(n), true]});
       if (this.blockReceipts) calls.push({method: "eth_getBlockReceipts", params: [toQuantity(n)]});
-      if (this.traces) calls.push({method: "debug_traceBlockByNumber", params: [toQuantity(n), {tracer: "callTracer"}]});
     }
     const res = await rpc.batch(calls, signal);
-    const per = 1 + (this.blockReceipts ? 1 : 0) + (this.traces ? 1 : 0);
+    const per = 1 + (this.blockReceipts ? 1 : 0);
     const out: DerivedBlock[] = [];
     for (let i = 0; i < numbers.length; i++) {
       const n = numbers[i]!;
-      const [blockR, receiptsR, tracesR] = [res[i * per]!, this.blockReceipts ? res[i * per + 1]! : null, this.traces ? res[i * per + per - 1]! : null];
+      const [blockR, receiptsR] = [res[i * per]!, this.blockReceipts ? res[i * per + 1]! : null];
       if (!blockR.ok) throw blockR.error;
       if (blockR.result === null) break; // not there yet (a load-balanced RPC behind its own head)
       let receipts: unknown;
@@ -467,15 +495,9 @@ export class EvmFollower {
       if (receiptsR && receiptsR.ok) receipts = receiptsR.result;
       else if (receiptsR && receiptsR.error.code !== METHOD_NOT_FOUND) throw receiptsR.error;
       else receipts = await this.receiptsOneByOne(blockR.result, signal);
-      let traces: unknown = tracesR?.ok ? tracesR.result : null;
-      if (tracesR && !tracesR.ok) {
-        // A block without transactions has nothing to trace (and the genesis block cannot be traced at all).
-        const txCount = (blockR.result as {transactions?: unknown[]}).transactions?.length;
-        if (txCount !== 0) throw new RpcError(`block ${n}: ${tracesR.error.message}`, "rpc", tracesR.error.code);
-        traces = [];
-      }
       try {
-        out.push(deriveBlock(blockR.result, receipts, traces, this.messengers));
+        // Its traces are the trace lane's (traceLane.ts).
+        out.push(deriveBlock(blockR.result, receipts, null, this.messengers));
       } catch (e) {
         // The blocks before it are folded first: the failing block is then the first of the next batch, fetched and
         // derived again there, and the follower stops (if it must) with everything before it folded.
@@ -555,31 +577,10 @@ export class EvmFollower {
     const dropped = this.head!.number - to;
     this.cumulativeTxs = await this.modules.sql.transaction((tx) => rollbackTo(tx, chainId, to, hash));
     this.head = hash === null ? null : {number: to, hash};
+    this.tokenLane.wake();
+    this.traceLane.wake();
     this.modules.metrics?.reorg(chainId);
     this.modules.logger.warn({chainId, ancestor: to, dropped}, "EVM follower: reorg; rolled back to the common ancestor");
-  }
-
-  /** Reads kind and metadata of token contracts seen for the first time (before the SQL transaction). */
-  private async learnTokens(blocks: DerivedBlock[]): Promise<void> {
-    const fresh = new Map<string, {address: Uint8Array; erc: 20 | 721 | 1155}>();
-    for (const d of blocks) for (const t of d.transfers) {
-      const k = bytesToHex(t.token);
-      if (!this.knownTokens.has(k) && !fresh.has(k)) fresh.set(k, {address: t.token, erc: t.erc});
-    }
-    if (fresh.size === 0) return;
-    const rows = await this.modules.sql.query<{address: Uint8Array; erc: number; name: string | null; symbol: string | null; decimals: number | null}>(
-      "SELECT address, erc, name, symbol, decimals FROM evm_tokens WHERE chain_id = $1 AND address = ANY($2::bytea[])",
-      [this.chainId, [...fresh.values()].map((f) => f.address)],
-    );
-    for (const r of rows) {
-      this.knownTokens.set(bytesToHex(r.address), {erc: r.erc, name: r.name, symbol: r.symbol, decimals: r.decimals, stored: true});
-      fresh.delete(bytesToHex(r.address));
-    }
-    await Promise.all(
-      [...fresh].map(async ([k, f]) => {
-        this.knownTokens.set(k, {...(await this.modules.tokenInfo(f.address, f.erc, this.abort.signal)), stored: false});
-      }),
-    );
   }
 }
 

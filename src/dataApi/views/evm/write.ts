@@ -1,13 +1,14 @@
 /**
  * The EVM view's writes: a batch of derived blocks and the chain's new head in one SQL transaction (the caller's),
- * and the rollback of a reorg. Rows that one statement could hit twice (balances, NFT owners, address kinds) are
- * merged in memory first: ON CONFLICT cannot update one row twice in a statement.
+ * what the lanes behind the head add to blocks already folded (token metadata, the rows of call traces), and the
+ * rollback of a reorg, lanes included. Rows that one statement could hit twice (balances, NFT owners, address kinds)
+ * are merged in memory first: ON CONFLICT cannot update one row twice in a statement.
  */
 import type {SqlTx} from "../../store/client.js";
 import {bulkInsert, type BulkColumn} from "../../store/bulk.js";
 import {bytesToHex, hexToBytes} from "../../../evm/hex.js";
 import {sha256} from "@noble/hashes/sha2.js";
-import type {DerivedBlock} from "./derive.js";
+import type {DerivedBlock, DerivedTraces} from "./derive.js";
 import {foldIcmEvents, rollbackIcm} from "./icmFold.js";
 
 export interface TokenInfo {
@@ -16,8 +17,6 @@ export interface TokenInfo {
   name: string | null;
   symbol: string | null;
   decimals: number | null;
-  /** Already in evm_tokens. */
-  stored: boolean;
 }
 
 const ZERO = new Uint8Array(20);
@@ -36,13 +35,16 @@ const TOKEN_COLS = [c("chain_id", "text"), c("address", "bytea"), c("erc", "int4
 const BALANCE_COLS = [c("chain_id", "text"), c("owner", "bytea"), c("erc", "int4"), c("token", "bytea"), c("token_id", "numeric"), c("balance", "numeric")];
 const NFT_COLS = [c("chain_id", "text"), c("token", "bytea"), c("token_id", "numeric"), c("erc", "int4"), c("owner", "bytea"), c("first_block", "int8")];
 
-/** Writes `blocks` (consecutive, continuing the stored head) and moves the head; returns the new cumulative tx count. */
+/**
+ * Writes `blocks` (consecutive, continuing the stored head) and moves the head; returns the new cumulative tx count.
+ * Their token metadata and call traces are the lanes' (writeTokens, writeTraces): blocks come without internals. On
+ * a chain whose RPC serves no traces, the trace lane moves with the head (it has nothing to add).
+ */
 export async function writeBlocks(
   tx: SqlTx,
   chain: {chainId: string; blockchainId: string | null},
   blocks: DerivedBlock[],
   cumulativeBefore: bigint,
-  tokens: Map<string, TokenInfo>,
 ): Promise<bigint> {
   const {chainId} = chain;
   let cumulative = cumulativeBefore;
@@ -50,8 +52,6 @@ export async function writeBlocks(
   const txRows: unknown[][] = [];
   const transferRows: unknown[][] = [];
   const addrTransferRows: unknown[][] = [];
-  const internalRows: unknown[][] = [];
-  const addrInternalRows: unknown[][] = [];
   const addrTx = new Map<string, unknown[]>();
   const contractRows = new Map<string, unknown[]>();
   const balances = new Map<string, unknown[]>();
@@ -66,6 +66,7 @@ export async function writeBlocks(
 
   for (const d of blocks) {
     const b = d.block;
+    if (d.internals !== null) throw new Error(`block ${b.number} came with its traces: they are the trace lane's (writeTraces)`);
     cumulative += BigInt(b.txCount);
     blockRows.push([chainId, b.number, b.hash, b.parentHash, b.timestamp, b.txCount, b.baseFee, b.gasUsed, b.gasLimit, b.feesSpent, cumulative]);
     for (const t of d.txs) {
@@ -85,11 +86,6 @@ export async function writeBlocks(
         nfts.set(k, [chainId, tr.token, id, tr.erc, tr.erc === 721 ? tr.to : null, prev ? prev[5] : b.number]);
       }
     }
-    for (const f of d.internals ?? []) {
-      internalRows.push([chainId, b.number, f.txIndex, f.idx, f.callType, f.from, f.to, f.value, f.gasLimit, f.gasUsed, f.reverted]);
-      addrInternalRows.push([chainId, f.from, b.number, f.txIndex, f.idx]);
-      if (f.to && bytesToHex(f.to) !== bytesToHex(f.from)) addrInternalRows.push([chainId, f.to, b.number, f.txIndex, f.idx]);
-    }
     for (const ct of d.contracts) {
       const k = bytesToHex(ct.address);
       if (!contractRows.has(k)) contractRows.set(k, [chainId, ct.address, b.number, ct.txIndex, ct.deployer, ct.deployerContract]);
@@ -104,14 +100,8 @@ export async function writeBlocks(
   await bulkInsert(tx, "evm_txs", TX_COLS, txRows);
   await bulkInsert(tx, "evm_transfers", TRANSFER_COLS, transferRows);
   await bulkInsert(tx, "evm_address_transfers", ADDR_TRANSFER_COLS, addrTransferRows, {onConflict: "DO NOTHING"});
-  await bulkInsert(tx, "evm_internal_txs", INTERNAL_COLS, internalRows);
-  await bulkInsert(tx, "evm_address_internals", ADDR_INTERNAL_COLS, addrInternalRows, {onConflict: "DO NOTHING"});
   await bulkInsert(tx, "evm_address_txs", ADDR_TX_COLS, [...addrTx.values()]);
   await bulkInsert(tx, "evm_contracts", CONTRACT_COLS, [...contractRows.values()], {onConflict: "DO NOTHING"});
-  const newTokens = [...tokens.entries()].filter(([, t]) => !t.stored);
-  if (newTokens.length > 0) {
-    await bulkInsert(tx, "evm_tokens", TOKEN_COLS, newTokens.map(([k, t]) => [chainId, hexToBytes(k), t.erc, t.name, t.symbol, t.decimals]), {onConflict: "DO NOTHING"});
-  }
   await applyBalanceDeltas(tx, [...balances.values()]);
   await bulkInsert(tx, "evm_nfts", NFT_COLS, [...nfts.values()], {onConflict: "(chain_id, token, token_id) DO UPDATE SET owner = COALESCE(excluded.owner, evm_nfts.owner)"});
   await foldIcmEvents(
@@ -128,16 +118,49 @@ export async function writeBlocks(
   const last = blocks[blocks.length - 1]!.block;
   // fees_total: the chain's fees so far, for the AVAX supply's burned part (queries/primary/supply.ts).
   const fees = blocks.reduce((sum, d) => sum + BigInt(d.block.feesSpent), 0n);
-  await tx.query("UPDATE evm_chains SET head_number = $2, head_hash = $3, updated_at = $4, fees_total = fees_total + $5::numeric WHERE chain_id = $1", [
-    chainId,
-    last.number,
-    last.hash,
-    BigInt(Math.floor(Date.now() / 1000)),
-    fees.toString(),
-  ]);
-  // Marked stored only once committed by this transaction: a failed batch leaves them to the next try.
-  for (const [, t] of newTokens) t.stored = true;
+  await tx.query(
+    `UPDATE evm_chains SET head_number = $2, head_hash = $3, updated_at = $4, fees_total = fees_total + $5::numeric,
+       trace_lane = CASE WHEN traces THEN trace_lane ELSE $2 END WHERE chain_id = $1`,
+    [chainId, last.number, last.hash, BigInt(Math.floor(Date.now() / 1000)), fees.toString()],
+  );
   return cumulative;
+}
+
+/** The token lane's write: each token contract's kind and metadata, once (a contract's first sighting decides). */
+export async function writeTokens(tx: SqlTx, chainId: string, tokens: ReadonlyArray<TokenInfo & {address: Uint8Array}>): Promise<void> {
+  const rows = tokens.map((t) => [chainId, t.address, t.erc, t.name, t.symbol, t.decimals]);
+  await bulkInsert(tx, "evm_tokens", TOKEN_COLS, rows, {onConflict: "DO NOTHING"});
+}
+
+/**
+ * The trace lane's write for blocks already folded: their internal transactions, who took part in them (the
+ * internal bit ORed into the address's row of the transaction, or a row of its own), and the contracts contracts
+ * deployed. Together with the rows the head wrote, the same rows as a block folded with its traces.
+ */
+export async function writeTraces(tx: SqlTx, chainId: string, blocks: ReadonlyArray<{number: bigint; traced: DerivedTraces}>): Promise<void> {
+  const internalRows: unknown[][] = [];
+  const addrInternalRows: unknown[][] = [];
+  const addrTx: unknown[][] = [];
+  const contractRows = new Map<string, unknown[]>();
+  for (const {number, traced} of blocks) {
+    for (const f of traced.internals) {
+      internalRows.push([chainId, number, f.txIndex, f.idx, f.callType, f.from, f.to, f.value, f.gasLimit, f.gasUsed, f.reverted]);
+      addrInternalRows.push([chainId, f.from, number, f.txIndex, f.idx]);
+      if (f.to && bytesToHex(f.to) !== bytesToHex(f.from)) addrInternalRows.push([chainId, f.to, number, f.txIndex, f.idx]);
+    }
+    for (const [k, kinds] of traced.addressKinds) {
+      const [addr, txIndex] = k.split(":");
+      addrTx.push([chainId, hexToBytes(addr!), number, Number(txIndex), kinds]);
+    }
+    for (const ct of traced.contracts) {
+      const k = bytesToHex(ct.address);
+      if (!contractRows.has(k)) contractRows.set(k, [chainId, ct.address, number, ct.txIndex, ct.deployer, ct.deployerContract]);
+    }
+  }
+  await bulkInsert(tx, "evm_internal_txs", INTERNAL_COLS, internalRows);
+  await bulkInsert(tx, "evm_address_internals", ADDR_INTERNAL_COLS, addrInternalRows, {onConflict: "DO NOTHING"});
+  await bulkInsert(tx, "evm_address_txs", ADDR_TX_COLS, addrTx, {onConflict: "(chain_id, address, block_number, tx_index) DO UPDATE SET kinds = evm_address_txs.kinds | excluded.kinds"});
+  await bulkInsert(tx, "evm_contracts", CONTRACT_COLS, [...contractRows.values()], {onConflict: "DO NOTHING"});
 }
 
 /** Adds balance deltas (rows of BALANCE_COLS, one per key) and drops the balances they bring to zero. */
@@ -153,9 +176,17 @@ async function applyBalanceDeltas(tx: SqlTx, rows: unknown[][]): Promise<void> {
 
 /**
  * Takes back every block after `to` (-1: all of them): balances are un-applied from the dropped transfers, ERC-721
- * owners go back to the last remaining transfer, rows are deleted, the head moves. Returns the cumulative tx count.
+ * owners go back to the last remaining transfer, rows are deleted, the head and the lanes move back. Returns the
+ * cumulative tx count. Token metadata stays: it is the contract's, read once, not a block's.
  */
 export async function rollbackTo(tx: SqlTx, chainId: string, to: bigint, hash: Uint8Array | null): Promise<bigint> {
+  // First, so that a lane's write waits for this transaction (the chain's row is locked) and is then refused (its
+  // reorgs count is stale); a lane's write committed before this takes the lock is deleted below with the blocks.
+  await tx.query(
+    `UPDATE evm_chains SET head_number = $2, head_hash = $3, updated_at = $4, reorgs = reorgs + 1,
+       token_lane = LEAST(token_lane, $5), trace_lane = LEAST(trace_lane, $5) WHERE chain_id = $1`,
+    [chainId, to < 0n ? null : to, hash, BigInt(Math.floor(Date.now() / 1000)), to < 0n ? -1n : to],
+  );
   await tx.query(
     `INSERT INTO evm_balances (chain_id, owner, erc, token, token_id, balance)
      SELECT $1, owner, erc, token, token_id, sum(d) FROM (
@@ -189,7 +220,6 @@ export async function rollbackTo(tx: SqlTx, chainId: string, to: bigint, hash: U
   for (const table of ["evm_txs", "evm_transfers", "evm_address_transfers", "evm_internal_txs", "evm_address_internals", "evm_address_txs"]) {
     await tx.query(`DELETE FROM ${table} WHERE chain_id = $1 AND block_number > $2`, [chainId, to]);
   }
-  await tx.query("UPDATE evm_chains SET head_number = $2, head_hash = $3, updated_at = $4 WHERE chain_id = $1", [chainId, to < 0n ? null : to, hash, BigInt(Math.floor(Date.now() / 1000))]);
   const rows = await tx.query<{cumulative_txs: bigint}>("SELECT cumulative_txs FROM evm_blocks WHERE chain_id = $1 AND number = $2", [chainId, to]);
   return rows[0]?.cumulative_txs ?? 0n;
 }
