@@ -1,8 +1,10 @@
 /**
  * Crash safety of the EVM follower (contract data-api §3): a real avaext process follows a real anvil holding a
  * history of the dev network's traffic (ERC-20/721/1155 transfers, internal value calls, CREATE2 deployments,
- * reverts) and is killed with SIGKILL at random moments, several times; after a last clean run its EVM tables
- * must equal what one uninterrupted fold of the same chain gives (nothing lost, nothing twice, balances exact).
+ * reverts) and is killed with SIGKILL at random moments, several times, the head and its lanes (token metadata,
+ * traces) each mid-way; after a last clean run, once the lanes have caught up with the head, its EVM tables and
+ * the lanes' positions must equal what one uninterrupted fold of the same chain gives (nothing lost, nothing
+ * twice, balances exact).
  */
 import {rmSync} from "node:fs";
 import path from "node:path";
@@ -50,6 +52,7 @@ async function digest(sql: SqlClient): Promise<Record<string, string>> {
     balances: await q("evm_balances", "encode(owner, 'hex'), erc, encode(token, 'hex'), token_id, balance", "owner, erc, token, token_id"),
     nfts: await q("evm_nfts", "encode(token, 'hex'), token_id, erc, encode(owner, 'hex'), first_block", "token, token_id"),
     head: String((await sql.query<{head_number: bigint}>(`SELECT head_number FROM evm_chains WHERE chain_id = '${CHAIN}'`))[0]?.head_number),
+    lanes: JSON.stringify((await sql.query<{token_lane: bigint; trace_lane: bigint}>(`SELECT token_lane::text, trace_lane::text FROM evm_chains WHERE chain_id = '${CHAIN}'`))[0]),
   };
 }
 
@@ -106,10 +109,14 @@ describe.each(BACKENDS)("kill -9 while the EVM follower folds ($name)", (backend
 
     const child = await startChild(flags, 60_000);
     const deadline = Date.now() + 120_000;
+    type Lanes = Record<string, {covered: string | null}>;
     for (;;) {
       const r = (await fetch(`${child.url}/v1/chains/${CHAIN}/blocks?pageSize=1`).then((x) => x.json())) as {blocks?: Array<{blockNumber: string}>};
-      if (r.blocks?.[0]?.blockNumber === String(BLOCKS)) break;
-      if (Date.now() > deadline) throw new Error(`the EVM view did not catch up: ${JSON.stringify(r)}`);
+      // The head's blocks are served first; the token and trace lanes (their positions in the health check) follow.
+      const health = (await fetch(`${child.url}/ext/health`).then((x) => x.json())) as {checks: Record<string, {message?: {lanes?: Lanes}}>};
+      const lanes = health.checks[`evm:${CHAIN}`]?.message?.lanes;
+      if (r.blocks?.[0]?.blockNumber === String(BLOCKS) && lanes?.tokens?.covered === String(BLOCKS) && lanes.traces?.covered === String(BLOCKS)) break;
+      if (Date.now() > deadline) throw new Error(`the EVM view did not catch up: ${JSON.stringify(r)}, lanes ${JSON.stringify(lanes)}`);
       await new Promise((res) => setTimeout(res, 100));
     }
     child.proc.kill("SIGTERM");

@@ -11,6 +11,7 @@
  * write.ts counts up as it moves every lane back to the common ancestor); the lane then reads again. A failure is
  * retried with backoff and reported (status); it never stops the head or another lane.
  */
+import {setMaxListeners} from "node:events";
 import {sleep} from "../../../util/sleep.js";
 import {Backoff} from "../../../util/errors.js";
 import type {Logger} from "../../../logger/index.js";
@@ -73,7 +74,10 @@ export class Lane {
   constructor(
     private readonly opts: LaneOptions,
     private readonly modules: LaneModules,
-  ) {}
+  ) {
+    // Every request of the lane listens on this signal (a token's eight eth_calls at once, each retried).
+    setMaxListeners(0, this.abort.signal);
+  }
 
   get name(): string {
     return this.modules.kind.name;

@@ -177,7 +177,7 @@ async function applyBalanceDeltas(tx: SqlTx, rows: unknown[][]): Promise<void> {
 /**
  * Takes back every block after `to` (-1: all of them): balances are un-applied from the dropped transfers, ERC-721
  * owners go back to the last remaining transfer, rows are deleted, the head and the lanes move back. Returns the
- * cumulative tx count. Token metadata stays: it is the contract's, read once, not a block's.
+ * cumulative tx count. Token metadata stays for a token the kept blocks show too (it is the contract's, read once).
  */
 export async function rollbackTo(tx: SqlTx, chainId: string, to: bigint, hash: Uint8Array | null): Promise<bigint> {
   // First, so that a lane's write waits for this transaction (the chain's row is locked) and is then refused (its
@@ -198,6 +198,13 @@ export async function rollbackTo(tx: SqlTx, chainId: string, to: bigint, hash: U
     [chainId, to, ZERO],
   );
   await tx.query("DELETE FROM evm_balances WHERE chain_id = $1 AND balance = 0", [chainId]);
+  // A token seen only in the dropped blocks is read again if the new chain has it: its address may now hold another
+  // contract (the same deployer and nonce on the new chain).
+  await tx.query(
+    `DELETE FROM evm_tokens tk WHERE tk.chain_id = $1 AND tk.address IN (SELECT token FROM evm_transfers WHERE chain_id = $1 AND block_number > $2)
+       AND NOT EXISTS (SELECT 1 FROM evm_transfers t WHERE t.chain_id = $1 AND t.token = tk.address AND t.block_number <= $2)`,
+    [chainId, to],
+  );
   await tx.query("DELETE FROM evm_nfts WHERE chain_id = $1 AND first_block > $2", [chainId, to]);
   await rollbackIcm(tx, chainId, to);
   await tx.query("DELETE FROM warp_messages WHERE chain_id = $1 AND block_number > $2", [chainId, to]);
