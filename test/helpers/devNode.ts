@@ -36,7 +36,14 @@ export function evmHeads(t: TestNode): bigint[] {
 export async function devEvmsFollowed(t: TestNode, minHead = 20n, timeoutMs = 60_000): Promise<void> {
   await until(
     () => `the EVM followers did not catch up (heads ${evmHeads(t).join(", ")})`,
-    () => evmHeads(t).length === 2 && evmHeads(t).every((h) => h >= minHead),
+    // The lanes behind each head too (token metadata, traces: src/dataApi/views/evm/lanes.ts).
+    () =>
+      evmHeads(t).length === 2 &&
+      evmHeads(t).every((h) => h >= minHead) &&
+      (t.node.dataApi?.evm?.chains ?? []).every((c) => {
+        const lanes = c.follower?.status().lanes;
+        return lanes !== undefined && (lanes.tokens.covered ?? -1n) >= minHead && (lanes.traces === null || (lanes.traces.covered ?? -1n) >= minHead);
+      }),
     timeoutMs,
   );
 }
