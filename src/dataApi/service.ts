@@ -23,11 +23,9 @@ import {createViewMetrics} from "./views/primary/metrics.js";
 import type {GenesisState} from "./views/primary/model.js";
 import {PrimaryView, defaultPrimaryViewOptions} from "./views/primary/view.js";
 import {DataApiRouter} from "./server/router.js";
-import {registerPrimaryRoutes} from "./routes/primary.js";
-import {registerEvmRoutes} from "./routes/evm.js";
-import {registerIcmRoutes} from "./routes/icm.js";
-import {type NamedCheck, registerHealthRoute, registerLiveRoute} from "./routes/health.js";
-import {registerSignatureRoutes} from "./routes/signatures.js";
+import {v1Routes} from "./routes/index.js";
+import {EvmStateReader} from "./evm/stateReader.js";
+import type {NamedCheck} from "./routes/health.js";
 import {devSigningRefusal} from "./signatures/signingRules.js";
 import {devSigners} from "../warp/devSigners.js";
 import type {SignatureSource} from "../warp/aggregator.js";
@@ -182,18 +180,15 @@ export class DataApiService {
         {network: modules.network, tokenSecret: secret, rateLimitPerMinute: opts.rateLimitPerMinute, keys: opts.keys},
         {chains: modules.chains, logger: modules.logger, register: modules.register},
       );
-      registerPrimaryRoutes(router, {
-        sql,
-        network: modules.network,
-        chains: modules.chains,
-        avaxAssetId: modules.avaxAssetId,
-        observations: this.validatorObservations(),
-      });
-      registerEvmRoutes(router, {sql, chains: this.evm, curated: opts.contractMetadata});
-      registerIcmRoutes(router, {sql, chains: this.evm});
-      registerSignatureRoutes(router, {sql, network: modules.network, ...this.signatureModules()});
-      registerHealthRoute(router, this.checks);
-      registerLiveRoute(router, sql, modules.logger);
+      router.mount(
+        v1Routes({
+          primary: {sql, network: modules.network, chains: modules.chains, avaxAssetId: modules.avaxAssetId, observations: this.validatorObservations()},
+          evm: {sql, chains: this.evm, curated: opts.contractMetadata, state: new EvmStateReader()},
+          icm: {sql, chains: this.evm},
+          signatures: {sql, network: modules.network, ...this.signatureModules()},
+          health: {checks: this.checks, sql, logger: modules.logger},
+        }),
+      );
       modules.routes.addResolver(router.resolver());
     }
   }

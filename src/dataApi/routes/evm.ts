@@ -1,19 +1,21 @@
 /**
- * The EVM endpoints of the data API (contract data-api §6): chains, blocks, transactions, transfers, internal
- * transactions, contracts, balances and NFTs of the followed EVM chains. Parameters are checked here (400 naming
- * the parameter), answers come from the store; native balances and contract checks ask the chain's RPC (503 when
- * it does not answer).
+ * The EVM endpoints of the data API (defs/evm.ts declares them): chains, blocks, transactions, transfers, internal
+ * transactions, contracts, balances and NFTs of the followed EVM chains. Formats are checked here (400 naming the
+ * parameter), answers come from the store; native balances and contract checks ask the chain's RPC through the
+ * state reader (evm/stateReader.ts; 503 when it does not answer).
  */
-import {hexToBytes, toHex, toQuantity} from "../../evm/hex.js";
-import {RpcError} from "../../evm/rpc.js";
+import {hexToBytes, toHex} from "../../evm/hex.js";
 import {indexedHead} from "../queries/evm/transactions.js";
-import {icmInfoOfTx} from "./icm.js";
+import {blockchainNames} from "../queries/evm/chains.js";
+import {icmInfoOfTx} from "../queries/icm.js";
 import type {SqlClient} from "../store/client.js";
-import type {DataApiRouter, RequestCtx} from "../server/router.js";
+import {implement, type BoundRoute, type RouteCtx, type ValuesPage} from "../server/route.js";
+import {BlockNotServedError, RpcUnansweredError, type EvmState} from "../evm/stateReader.js";
+import {EVM_ROUTES} from "./defs/evm.js";
 import {badRequest, notFound, unavailable} from "../server/errors.js";
 import {parseEvmAddress, servedNetworkQuery} from "../server/names.js";
 import {AVAX_TOKEN, type EvmChain, type EvmChains} from "../evm/chains.js";
-import {CursorError, chainsOfAddress, getBlock, getTransaction, listAddressTransactions, listBlocksAcrossChains, listTransactionsAcrossChains, listAddressTransfers, listBlocks, listInternalTransactions, listNativeTransactions, listTokenTransfers, listTransactions, type Cursor, type EvmListArgs} from "../queries/evm/transactions.js";
+import {CursorError, chainsOfAddress, getBlock, getTransaction, listAddressTransactions, listBlocksAcrossChains, listTransactionsAcrossChains, listAddressTransfers, listBlocks, listInternalTransactions, listNativeTransactions, listTokenTransfers, listTransactions, type EvmListArgs} from "../queries/evm/transactions.js";
 import {contractModel, erc20Balance, getCollectionToken, getContract, getToken, listBalances, listCollectionTokens, listDeployments, nftBalance, type CuratedMetadata} from "../queries/evm/tokens.js";
 import type {NetworkToken} from "../models/evm/index.js";
 
@@ -22,21 +24,24 @@ export interface EvmRoutesModules {
   chains: EvmChains;
   /** Curated contract fields by lowercase 0x address (`--contract-metadata-file`). */
   curated: Map<string, CuratedMetadata>;
+  /** Native balances and code, asked of each chain's RPC. */
+  state: EvmState;
 }
-
-type ChainParams = {chainId: string};
-type AddressParams = ChainParams & {address: string};
 
 const TX_HASH_RE = /^0x[0-9a-fA-F]{64}$/;
 const INT_RE = /^(0|[1-9][0-9]{0,77})$/;
 
-export function registerEvmRoutes(router: DataApiRouter, m: EvmRoutesModules): void {
-  const chainOf = async (ctx: RequestCtx<ChainParams>): Promise<EvmChain & {chainId: string}> => {
+type Chain = EvmChain & {chainId: string};
+type R = typeof EVM_ROUTES;
+type BlockRange = {readonly startBlock: bigint | undefined; readonly endBlock: bigint | undefined};
+
+/** The EVM routes (defs/evm.ts) answered from the store, and from the chains' RPC for native balances and code. */
+export function evmRoutes(m: EvmRoutesModules): BoundRoute[] {
+  const chainOf = async (ctx: {params: {chainId: string}}): Promise<Chain> => {
     await m.chains.refresh();
     return m.chains.resolve(ctx.params.chainId);
   };
-  const address = (ctx: RequestCtx<AddressParams>): Uint8Array => parseEvmAddress("address", ctx.params.address);
-  const cursor = (ctx: RequestCtx<unknown>): Cursor | null => ctx.cursor();
+  const address = (ctx: {params: {address: string}}): Uint8Array => parseEvmAddress("address", ctx.params.address);
   /** Runs a list query; a cursor of the wrong shape (a token of another list) is a 400. */
   const list = async <T>(run: () => Promise<T>): Promise<T> => {
     try {
@@ -46,31 +51,27 @@ export function registerEvmRoutes(router: DataApiRouter, m: EvmRoutesModules): v
       throw e;
     }
   };
-  const listArgs = (ctx: RequestCtx<ChainParams>, chainId: string, o: {range?: boolean; sort?: boolean} = {}): EvmListArgs => {
-    const pageSize = ctx.query.pageSize();
-    const {start, end} = o.range ? ctx.query.blockRange() : {start: undefined, end: undefined};
-    return {chainId, pageSize, cursor: cursor(ctx), sortOrder: o.sort ? ctx.query.sortOrder() : "desc", startBlock: start, endBlock: end};
+  /** A list's paging, block range and order, read in that order (which 400 a request with several faults gets). */
+  const listArgs = (page: ValuesPage, chainId: string, o: {range?: BlockRange; sort?: () => "asc" | "desc"} = {}): EvmListArgs => {
+    const pageSize = page.size;
+    const startBlock = o.range?.startBlock;
+    const endBlock = o.range?.endBlock;
+    return {chainId, pageSize, cursor: page.cursor, sortOrder: o.sort ? o.sort() : "desc", startBlock, endBlock};
   };
-  const rpcCall = async <T>(c: EvmChain, method: string, params: unknown[]): Promise<T> => {
+  const nativeBalance = async (c: Chain, owner: Uint8Array, block: bigint | undefined) => {
+    let wei: bigint;
     try {
-      return await c.rpc.call<T>(method, params);
-    } catch (e) {
-      throw unavailable(`the RPC of chain ${c.chainId ?? c.blockchainId} did not answer ${method}: ${(e as Error).message}`);
-    }
-  };
-  const nativeBalance = async (c: EvmChain & {chainId: string}, owner: Uint8Array, block: bigint | undefined): Promise<Record<string, unknown>> => {
-    let wei: string;
-    try {
-      wei = await c.rpc.call<string>("eth_getBalance", [toHex(owner), block === undefined ? "latest" : toQuantity(block)]);
+      wei = await m.state.nativeBalance(c, owner, block);
     } catch (e) {
       // The node's own answer at a block it cannot serve (past its head, pruned state) is about the parameter.
-      if (block !== undefined && e instanceof RpcError && e.kind === "rpc") throw badRequest("blockNumber", `chain ${c.chainId} cannot answer at block ${block}: ${e.message.replace(/^eth_getBalance: /, "")}`);
-      throw unavailable(`the RPC of chain ${c.chainId} did not answer eth_getBalance: ${(e as Error).message}`);
+      if (e instanceof BlockNotServedError) throw badRequest("blockNumber", `chain ${c.chainId} cannot answer at block ${block}: ${e.reason}`);
+      if (e instanceof RpcUnansweredError) throw unavailable(e.message);
+      throw e;
     }
-    return {...tokenFields(c.networkToken), chainId: c.chainId, balance: BigInt(wei).toString()};
+    return {...tokenFields(c.networkToken), chainId: c.chainId, balance: wei.toString()};
   };
-  /** GetTransactionResponse (endpoints 15 and 6): the transaction, its transfers and internal transactions, its ICM message. */
-  const transactionAnswer = async (c: EvmChain & {chainId: string}, hash: Uint8Array): Promise<Record<string, unknown> | null> => {
+  /** GetTransactionResponse: the transaction, its transfers and internal transactions, its ICM message. */
+  const transactionAnswer = async (c: Chain, hash: Uint8Array): Promise<Record<string, unknown> | null> => {
     const found = await getTransaction(m.sql, c.chainId, hash);
     if (!found) return null;
     const out: Record<string, unknown> = {...found.details, networkTokenDetails: {networkToken: c.networkToken}, nativeTransaction: found.tx};
@@ -86,8 +87,7 @@ export function registerEvmRoutes(router: DataApiRouter, m: EvmRoutesModules): v
   };
 
   /** `blockNumber`: a block the view has folded (a later one has no balances to sum yet: 400, not a guess). */
-  const blockNumberParam = async (ctx: RequestCtx<unknown>, c: EvmChain & {chainId: string}): Promise<bigint | undefined> => {
-    const v = ctx.query.string("blockNumber");
+  const blockNumberParam = async (v: string | undefined, c: Chain): Promise<bigint | undefined> => {
     if (v === undefined) return undefined;
     if (!/^(0|[1-9][0-9]{0,18})$/.test(v)) throw badRequest("blockNumber", "must be a block number (an integer >= 0)");
     const head = await indexedHead(m.sql, c.chainId);
@@ -95,66 +95,37 @@ export function registerEvmRoutes(router: DataApiRouter, m: EvmRoutesModules): v
     return BigInt(v);
   };
 
-  // ---- chains ----
-
-  /** The names the P-chain gave these blockchains (CreateChainTx), by blockchain ID. */
-  const blockchainNames = async (ids: string[]): Promise<Map<string, string>> => {
-    if (ids.length === 0) return new Map();
-    const rows = await m.sql.query<{blockchain_id: string; name: string}>("SELECT blockchain_id, name FROM blockchains WHERE blockchain_id = ANY($1)", [ids]);
-    return new Map(rows.map((r) => [r.blockchain_id, r.name]));
-  };
-
   /** The followed chains with a known EVM chain ID; a `network` other than this node's is not served here (404). */
-  const listedChains = async (ctx: RequestCtx<unknown>): Promise<EvmChain[]> => {
-    servedNetworkQuery(ctx.query.string("network"), m.chains.network);
+  const listedChains = async (network: string | undefined): Promise<EvmChain[]> => {
+    servedNetworkQuery(network, m.chains.network);
     await m.chains.refresh();
     return m.chains.chains.filter((c) => m.chains.chainIdOf(c) !== null);
   };
-  const chainInfos = async (listed: EvmChain[]): Promise<Array<Record<string, unknown>>> => {
-    const names = await blockchainNames(listed.map((c) => m.chains.blockchainIdOf(c)).filter((id): id is string => id !== null));
+  const chainInfos = async (listed: EvmChain[]) => {
+    const names = await blockchainNames(m.sql, listed.map((c) => m.chains.blockchainIdOf(c)).filter((id): id is string => id !== null));
     return listed.map((c) => chainInfo(m.chains, c, names));
   };
-
-  router.get("/v1/chains", async (ctx) => ({chains: await chainInfos(await listedChains(ctx))}));
 
   // Across the followed chains: the latest blocks and transactions, and the chains an address took part in. The
   // SDK's deprecated names (`/v1/chains/allBlocks`, `/v1/chains/allTransactions`, `/v1/chains/address/...`) too.
   const idsOf = (chains: EvmChain[]): string[] => chains.map((c) => m.chains.chainIdOf(c)!);
-  const blocksAcross = async (ctx: RequestCtx<unknown>): Promise<unknown> => {
-    const chainIds = idsOf(await listedChains(ctx));
-    const page = await list(() => listBlocksAcrossChains(m.sql, {chainIds, pageSize: ctx.query.pageSize(), cursor: cursor(ctx)}));
-    return {nextPageToken: ctx.pageToken(page.next), blocks: page.items};
+  const blocksAcross = async (ctx: RouteCtx<R["listLatestBlocksAllChains"]>) => {
+    const chainIds = idsOf(await listedChains(ctx.query.network));
+    const page = await list(() => listBlocksAcrossChains(m.sql, {chainIds, pageSize: ctx.page.size, cursor: ctx.page.cursor}));
+    return {nextPageToken: ctx.page.next(page.next), blocks: page.items};
   };
-  const transactionsAcross = async (ctx: RequestCtx<unknown>): Promise<unknown> => {
-    const chainIds = idsOf(await listedChains(ctx));
-    const status = ctx.query.enumValue("status", ["failed", "success"] as const);
-    const page = await list(() => listTransactionsAcrossChains(m.sql, {chainIds, pageSize: ctx.query.pageSize(), cursor: cursor(ctx), status: status === undefined ? undefined : status === "success" ? 1 : 0}));
-    return {nextPageToken: ctx.pageToken(page.next), transactions: page.items};
+  const transactionsAcross = async (ctx: RouteCtx<R["listLatestTransactionsAllChains"]>) => {
+    const chainIds = idsOf(await listedChains(ctx.query.network));
+    const status = ctx.query.status;
+    const page = await list(() => listTransactionsAcrossChains(m.sql, {chainIds, pageSize: ctx.page.size, cursor: ctx.page.cursor, status: status === undefined ? undefined : status === "success" ? 1 : 0}));
+    return {nextPageToken: ctx.page.next(page.next), transactions: page.items};
   };
-  const addressChains = async (ctx: RequestCtx<{address: string}>): Promise<unknown> => {
+  const addressChains = async (ctx: RouteCtx<R["listAddressChains"]>) => {
     const owner = parseEvmAddress("address", ctx.params.address);
-    const listed = await listedChains(ctx);
+    const listed = await listedChains(ctx.query.network);
     const active = new Set(await chainsOfAddress(m.sql, idsOf(listed), owner));
     return {indexedChains: await chainInfos(listed.filter((c) => active.has(m.chains.chainIdOf(c)!)))};
   };
-  for (const path of ["/v1/blocks", "/v1/chains/allBlocks"]) router.get(path, blocksAcross);
-  for (const path of ["/v1/transactions", "/v1/chains/allTransactions"]) router.get(path, transactionsAcross);
-  router.get("/v1/address/:address/chains", addressChains);
-  router.get("/v1/chains/address/:address", addressChains);
-
-  router.get("/v1/chains/:chainId", async (ctx) => {
-    const c = await chainOf(ctx);
-    const id = m.chains.blockchainIdOf(c);
-    return chainInfo(m.chains, c, await blockchainNames(id ? [id] : []));
-  });
-
-  // ---- blocks ----
-
-  router.get("/v1/chains/:chainId/blocks", async (ctx) => {
-    const c = await chainOf(ctx);
-    const page = await list(() => listBlocks(m.sql, listArgs(ctx, c.chainId)));
-    return {nextPageToken: ctx.pageToken(page.next), blocks: page.items};
-  });
 
   const blockIdOf = (id: string): {number?: bigint; hash?: Uint8Array} => {
     if (/^(0|[1-9][0-9]{0,18})$/.test(id)) return {number: BigInt(id)};
@@ -162,170 +133,189 @@ export function registerEvmRoutes(router: DataApiRouter, m: EvmRoutesModules): v
     throw badRequest("blockId", `not a block number or hash: ${JSON.stringify(id)}`);
   };
 
-  router.get("/v1/chains/:chainId/blocks/:blockId", async (ctx) => {
-    const c = await chainOf(ctx);
-    const b = await getBlock(m.sql, c.chainId, blockIdOf(ctx.params.blockId));
-    if (!b) throw notFound(`block ${ctx.params.blockId} not found on chain ${c.chainId}`);
-    return b;
-  });
-
-  router.get("/v1/chains/:chainId/blocks/:blockId/transactions", async (ctx) => {
-    const c = await chainOf(ctx);
-    const b = await getBlock(m.sql, c.chainId, blockIdOf(ctx.params.blockId));
-    if (!b) throw notFound(`block ${ctx.params.blockId} not found on chain ${c.chainId}`);
-    const args = {...listArgs(ctx, c.chainId), sortOrder: "asc" as const, blockNumber: BigInt(b.blockNumber)};
-    const page = await list(() => listTransactions(m.sql, args));
-    return {nextPageToken: ctx.pageToken(page.next), transactions: page.items};
-  });
-
-  // ---- transactions ----
-
-  router.get("/v1/chains/:chainId/transactions", async (ctx) => {
-    const c = await chainOf(ctx);
-    const status = ctx.query.enumValue("status", ["failed", "success"] as const);
-    const page = await list(() => listTransactions(m.sql, {...listArgs(ctx, c.chainId), status: status === undefined ? undefined : status === "success" ? 1 : 0}));
-    return {nextPageToken: ctx.pageToken(page.next), transactions: page.items};
-  });
-
-  // 15: one transaction.
-  router.get("/v1/chains/:chainId/transactions/:txHash", async (ctx) => {
-    const c = await chainOf(ctx);
-    if (!TX_HASH_RE.test(ctx.params.txHash)) throw badRequest("txHash", `not a transaction hash (0x and 64 hex digits): ${JSON.stringify(ctx.params.txHash)}`);
-    const found = await transactionAnswer(c, hexToBytes(ctx.params.txHash));
-    if (!found) throw notFound(`transaction ${ctx.params.txHash} not found on chain ${c.chainId}`);
-    return found;
-  });
-
-  // 3: transactions of an address.
-  router.get("/v1/chains/:chainId/addresses/:address/transactions", async (ctx) => {
+  const transfers = (erc: 20 | 721 | 1155) => async (ctx: RouteCtx<R["listErc20Transactions"]>) => {
     const c = await chainOf(ctx);
     const a = address(ctx);
-    const page = await list(() => listAddressTransactions(m.sql, {...listArgs(ctx, c.chainId, {range: true, sort: true}), address: a}));
-    return {nextPageToken: ctx.pageToken(page.next), transactions: page.items};
-  });
+    const page = await list(() => listAddressTransfers(m.sql, {...listArgs(ctx.page, c.chainId, {range: ctx.query}), address: a, erc}));
+    return {nextPageToken: ctx.page.next(page.next), transactions: page.items};
+  };
 
-  router.get("/v1/chains/:chainId/addresses/:address/transactions:listNative", async (ctx) => {
+  type BalanceCtx = RouteCtx<R["listErc20Balances"]> | RouteCtx<R["listErc721Balances"]> | RouteCtx<R["listErc1155Balances"]> | RouteCtx<R["listCollectibleBalances"]>;
+  /** A page of an owner's token balances (at `blockNumber` where the route takes it), of `contracts` if given. */
+  const balances = async (ctx: BalanceCtx, ercs: number[], o: {blockNumber?: () => string | undefined; contracts: () => Uint8Array[] | undefined}) => {
     const c = await chainOf(ctx);
-    const a = address(ctx);
-    const page = await list(() => listNativeTransactions(m.sql, {...listArgs(ctx, c.chainId, {range: true}), address: a}));
-    return {nextPageToken: ctx.pageToken(page.next), transactions: page.items};
-  });
+    const owner = address(ctx);
+    const pageSize = ctx.page.size;
+    const blockNumber = o.blockNumber ? await blockNumberParam(o.blockNumber(), c) : undefined;
+    const contracts = o.contracts();
+    const page = await list(() => listBalances(m.sql, {chainId: c.chainId, owner, ercs, contracts, blockNumber, pageSize, cursor: ctx.page.cursor}));
+    const items = page.items.map((r) => (r.erc === 20 ? erc20Balance(c.chainId, r) : nftBalance(c.chainId, r, owner)));
+    return {c, owner, blockNumber, nextPageToken: ctx.page.next(page.next), items};
+  };
+  const oneContract = (v: string | undefined): Uint8Array[] | undefined => (v === undefined ? undefined : [parseEvmAddress("contractAddress", v)]);
 
-  for (const [suffix, erc] of [["listErc20", 20], ["listErc721", 721], ["listErc1155", 1155]] as const) {
-    router.get(`/v1/chains/:chainId/addresses/:address/transactions:${suffix}`, async (ctx: RequestCtx<AddressParams>) => {
+  return implement(EVM_ROUTES, {
+    supportedChains: async (ctx) => ({chains: await chainInfos(await listedChains(ctx.query.network))}),
+    listLatestBlocksAllChains: blocksAcross,
+    listAllLatestBlocks: blocksAcross,
+    listLatestTransactionsAllChains: transactionsAcross,
+    listAllLatestTransactions: transactionsAcross,
+    listAddressChains: addressChains,
+    getAddressChains: addressChains,
+
+    getChainInfo: async (ctx) => {
+      const c = await chainOf(ctx);
+      const id = m.chains.blockchainIdOf(c);
+      return chainInfo(m.chains, c, await blockchainNames(m.sql, id ? [id] : []));
+    },
+
+    getLatestBlocks: async (ctx) => {
+      const c = await chainOf(ctx);
+      const page = await list(() => listBlocks(m.sql, listArgs(ctx.page, c.chainId)));
+      return {nextPageToken: ctx.page.next(page.next), blocks: page.items};
+    },
+
+    getBlock: async (ctx) => {
+      const c = await chainOf(ctx);
+      const b = await getBlock(m.sql, c.chainId, blockIdOf(ctx.params.blockId));
+      if (!b) throw notFound(`block ${ctx.params.blockId} not found on chain ${c.chainId}`);
+      return b;
+    },
+
+    getTransactionsForBlock: async (ctx) => {
+      const c = await chainOf(ctx);
+      const b = await getBlock(m.sql, c.chainId, blockIdOf(ctx.params.blockId));
+      if (!b) throw notFound(`block ${ctx.params.blockId} not found on chain ${c.chainId}`);
+      const args = {...listArgs(ctx.page, c.chainId), sortOrder: "asc" as const, blockNumber: BigInt(b.blockNumber)};
+      const page = await list(() => listTransactions(m.sql, args));
+      return {nextPageToken: ctx.page.next(page.next), transactions: page.items};
+    },
+
+    listLatestTransactions: async (ctx) => {
+      const c = await chainOf(ctx);
+      const status = ctx.query.status;
+      const page = await list(() => listTransactions(m.sql, {...listArgs(ctx.page, c.chainId), status: status === undefined ? undefined : status === "success" ? 1 : 0}));
+      return {nextPageToken: ctx.page.next(page.next), transactions: page.items};
+    },
+
+    getTransaction: async (ctx) => {
+      const c = await chainOf(ctx);
+      if (!TX_HASH_RE.test(ctx.params.txHash)) throw badRequest("txHash", `not a transaction hash (0x and 64 hex digits): ${JSON.stringify(ctx.params.txHash)}`);
+      const found = await transactionAnswer(c, hexToBytes(ctx.params.txHash));
+      if (!found) throw notFound(`transaction ${ctx.params.txHash} not found on chain ${c.chainId}`);
+      return found;
+    },
+
+    listTransactions: async (ctx) => {
       const c = await chainOf(ctx);
       const a = address(ctx);
-      const page = await list(() => listAddressTransfers(m.sql, {...listArgs(ctx, c.chainId, {range: true}), address: a, erc}));
-      return {nextPageToken: ctx.pageToken(page.next), transactions: page.items};
-    });
-  }
+      const page = await list(() => listAddressTransactions(m.sql, {...listArgs(ctx.page, c.chainId, {range: ctx.query, sort: () => ctx.query.sortOrder}), address: a}));
+      return {nextPageToken: ctx.page.next(page.next), transactions: page.items};
+    },
 
-  // 8: internal transactions.
-  router.get("/v1/chains/:chainId/addresses/:address/transactions:listInternals", async (ctx) => {
-    const c = await chainOf(ctx);
-    const a = address(ctx);
-    if (m.chains.traces(c) === false) throw unavailable(`chain ${c.chainId}'s RPC serves no call traces: internal transactions are not indexed (enable debug-tracer)`);
-    const page = await list(() => listInternalTransactions(m.sql, {...listArgs(ctx, c.chainId, {range: true}), address: a}));
-    return {nextPageToken: ctx.pageToken(page.next), transactions: page.items};
-  });
+    listNativeTransactions: async (ctx) => {
+      const c = await chainOf(ctx);
+      const a = address(ctx);
+      const page = await list(() => listNativeTransactions(m.sql, {...listArgs(ctx.page, c.chainId, {range: ctx.query}), address: a}));
+      return {nextPageToken: ctx.page.next(page.next), transactions: page.items};
+    },
 
-  // 7: transfers of a token contract.
-  router.get("/v1/chains/:chainId/tokens/:address/transfers", async (ctx) => {
-    const c = await chainOf(ctx);
-    const a = address(ctx);
-    const page = await list(() => listTokenTransfers(m.sql, {...listArgs(ctx, c.chainId, {range: true}), token: a}));
-    return {nextPageToken: ctx.pageToken(page.next), transfers: page.items};
-  });
+    listErc20Transactions: transfers(20),
+    listErc721Transactions: transfers(721),
+    listErc1155Transactions: transfers(1155),
 
-  // ---- contracts ----
+    listInternalTransactions: async (ctx) => {
+      const c = await chainOf(ctx);
+      const a = address(ctx);
+      if (m.chains.traces(c) === false) throw unavailable(`chain ${c.chainId}'s RPC serves no call traces: internal transactions are not indexed (enable debug-tracer)`);
+      const page = await list(() => listInternalTransactions(m.sql, {...listArgs(ctx.page, c.chainId, {range: ctx.query}), address: a}));
+      return {nextPageToken: ctx.page.next(page.next), transactions: page.items};
+    },
 
-  // 6: the deployment transaction.
-  router.get("/v1/chains/:chainId/contracts/:address/transactions:getDeployment", async (ctx) => {
-    const c = await chainOf(ctx);
-    const a = address(ctx);
-    const contract = await getContract(m.sql, c.chainId, a);
-    if (!contract) throw notFound(`no deployment of ${ctx.params.address} is indexed on chain ${c.chainId}`);
-    const found = await transactionAnswer(c, contract.tx_hash);
-    if (!found) throw notFound(`no deployment of ${ctx.params.address} is indexed on chain ${c.chainId}`);
-    return found;
-  });
+    listTransfers: async (ctx) => {
+      const c = await chainOf(ctx);
+      const a = address(ctx);
+      const page = await list(() => listTokenTransfers(m.sql, {...listArgs(ctx.page, c.chainId, {range: ctx.query}), token: a}));
+      return {nextPageToken: ctx.page.next(page.next), transfers: page.items};
+    },
 
-  // 13: contracts deployed by the address.
-  router.get("/v1/chains/:chainId/contracts/:address/deployments", async (ctx) => {
-    const c = await chainOf(ctx);
-    const a = address(ctx);
-    const page = await list(() => listDeployments(m.sql, {chainId: c.chainId, address: a, pageSize: ctx.query.pageSize(), cursor: cursor(ctx)}));
-    return {nextPageToken: ctx.pageToken(page.next), contracts: page.items.map((r) => contractModel(r, m.curated.get(toHex(r.address))))};
-  });
+    getDeploymentTransaction: async (ctx) => {
+      const c = await chainOf(ctx);
+      const a = address(ctx);
+      const contract = await getContract(m.sql, c.chainId, a);
+      if (!contract) throw notFound(`no deployment of ${ctx.params.address} is indexed on chain ${c.chainId}`);
+      const found = await transactionAnswer(c, contract.tx_hash);
+      if (!found) throw notFound(`no deployment of ${ctx.params.address} is indexed on chain ${c.chainId}`);
+      return found;
+    },
 
-  // 18: contract metadata.
-  router.get("/v1/chains/:chainId/addresses/:address", async (ctx) => {
-    const c = await chainOf(ctx);
-    const a = address(ctx);
-    const curated = m.curated.get(toHex(a));
-    const contract = await getContract(m.sql, c.chainId, a);
-    const token = await getToken(m.sql, c.chainId, a);
-    if (!contract && !token) {
-      // Not deployed in the indexed range (a genesis contract, a precompile, or an EOA): the chain says which.
-      const code = await rpcCall<string>(c, "eth_getCode", [toHex(a), "latest"]);
-      if (code === "0x" && !curated) throw notFound(`${ctx.params.address} is not a contract on chain ${c.chainId}`);
-    }
-    return contractModel({address: a, tx_hash: contract?.tx_hash ?? null, deployer: contract?.deployer ?? a, deployer_contract: contract?.deployer_contract ?? null, erc: token?.erc ?? null, name: token?.name ?? null, symbol: token?.symbol ?? null, decimals: token?.decimals ?? null}, curated);
-  });
+    listContractDeployments: async (ctx) => {
+      const c = await chainOf(ctx);
+      const a = address(ctx);
+      const page = await list(() => listDeployments(m.sql, {chainId: c.chainId, address: a, pageSize: ctx.page.size, cursor: ctx.page.cursor}));
+      return {nextPageToken: ctx.page.next(page.next), contracts: page.items.map((r) => contractModel(r, m.curated.get(toHex(r.address))))};
+    },
 
-  // ---- balances ----
+    getContractMetadata: async (ctx) => {
+      const c = await chainOf(ctx);
+      const a = address(ctx);
+      const curated = m.curated.get(toHex(a));
+      const contract = await getContract(m.sql, c.chainId, a);
+      const token = await getToken(m.sql, c.chainId, a);
+      if (!contract && !token) {
+        // Not deployed in the indexed range (a genesis contract, a precompile, or an EOA): the chain says which.
+        let code: string;
+        try {
+          code = await m.state.code(c, a);
+        } catch (e) {
+          if (e instanceof RpcUnansweredError) throw unavailable(e.message);
+          throw e;
+        }
+        if (code === "0x" && !curated) throw notFound(`${ctx.params.address} is not a contract on chain ${c.chainId}`);
+      }
+      return contractModel({address: a, tx_hash: contract?.tx_hash ?? null, deployer: contract?.deployer ?? a, deployer_contract: contract?.deployer_contract ?? null, erc: token?.erc ?? null, name: token?.name ?? null, symbol: token?.symbol ?? null, decimals: token?.decimals ?? null}, curated);
+    },
 
-  router.get("/v1/chains/:chainId/addresses/:address/balances:getNative", async (ctx) => {
-    const c = await chainOf(ctx);
-    return {nativeTokenBalance: await nativeBalance(c, address(ctx), await blockNumberParam(ctx, c))};
-  });
-
-  const balanceList = (suffix: "listErc20" | "listErc721" | "listErc1155" | "listCollectibles", ercs: number[], field: string, o: {history: boolean; multiContract: boolean; native: boolean}): void => {
-    router.get(`/v1/chains/:chainId/addresses/:address/balances:${suffix}`, async (ctx: RequestCtx<AddressParams>) => {
+    getNativeBalance: async (ctx) => {
       const c = await chainOf(ctx);
       const owner = address(ctx);
-      const pageSize = ctx.query.pageSize(500);
-      const blockNumber = o.history ? await blockNumberParam(ctx, c) : undefined;
-      let contracts: Uint8Array[] | undefined;
-      if (o.multiContract) {
-        const list = ctx.query.list("contractAddresses");
-        contracts = list.map((v) => parseEvmAddress("contractAddresses", v));
-      } else {
-        const one = ctx.query.string("contractAddress");
-        contracts = one === undefined ? undefined : [parseEvmAddress("contractAddress", one)];
-      }
-      const page = await list(() => listBalances(m.sql, {chainId: c.chainId, owner, ercs, contracts, blockNumber, pageSize, cursor: cursor(ctx)}));
-      const items = page.items.map((r) => (r.erc === 20 ? erc20Balance(c.chainId, r) : nftBalance(c.chainId, r, owner)));
-      const out: Record<string, unknown> = {nextPageToken: ctx.pageToken(page.next)};
-      if (o.native) out.nativeTokenBalance = await nativeBalance(c, owner, blockNumber);
-      out[field] = items;
-      return out;
-    });
-  };
-  balanceList("listErc20", [20], "erc20TokenBalances", {history: true, multiContract: true, native: true});
-  balanceList("listErc721", [721], "erc721TokenBalances", {history: false, multiContract: false, native: true});
-  // 9: ERC-1155 balances, at a past block too.
-  balanceList("listErc1155", [1155], "erc1155TokenBalances", {history: true, multiContract: false, native: true});
-  // 11: ERC-721 and ERC-1155 holdings.
-  balanceList("listCollectibles", [721, 1155], "collectibleBalances", {history: false, multiContract: false, native: false});
+      return {nativeTokenBalance: await nativeBalance(c, owner, await blockNumberParam(ctx.query.blockNumber, c))};
+    },
 
-  // ---- NFTs ----
+    listErc20Balances: async (ctx) => {
+      const b = await balances(ctx, [20], {blockNumber: () => ctx.query.blockNumber, contracts: () => ctx.query.contractAddresses.map((v) => parseEvmAddress("contractAddresses", v))});
+      return {nextPageToken: b.nextPageToken, nativeTokenBalance: await nativeBalance(b.c, b.owner, b.blockNumber), erc20TokenBalances: b.items};
+    },
+    listErc721Balances: async (ctx) => {
+      const b = await balances(ctx, [721], {contracts: () => oneContract(ctx.query.contractAddress)});
+      return {nextPageToken: b.nextPageToken, nativeTokenBalance: await nativeBalance(b.c, b.owner, b.blockNumber), erc721TokenBalances: b.items};
+    },
+    // ERC-1155 balances, at a past block too.
+    listErc1155Balances: async (ctx) => {
+      const b = await balances(ctx, [1155], {blockNumber: () => ctx.query.blockNumber, contracts: () => oneContract(ctx.query.contractAddress)});
+      return {nextPageToken: b.nextPageToken, nativeTokenBalance: await nativeBalance(b.c, b.owner, b.blockNumber), erc1155TokenBalances: b.items};
+    },
+    // ERC-721 and ERC-1155 holdings.
+    listCollectibleBalances: async (ctx) => {
+      const b = await balances(ctx, [721, 1155], {contracts: () => oneContract(ctx.query.contractAddress)});
+      return {nextPageToken: b.nextPageToken, collectibleBalances: b.items};
+    },
 
-  // 14: the tokens of a collection.
-  router.get("/v1/chains/:chainId/nfts/collections/:address/tokens", async (ctx) => {
-    const c = await chainOf(ctx);
-    const a = address(ctx);
-    const page = await list(() => listCollectionTokens(m.sql, {chainId: c.chainId, token: a, pageSize: ctx.query.pageSize(), cursor: cursor(ctx)}));
-    return {nextPageToken: ctx.pageToken(page.next), tokens: page.items};
-  });
+    listTokens: async (ctx) => {
+      const c = await chainOf(ctx);
+      const a = address(ctx);
+      const page = await list(() => listCollectionTokens(m.sql, {chainId: c.chainId, token: a, pageSize: ctx.page.size, cursor: ctx.page.cursor}));
+      return {nextPageToken: ctx.page.next(page.next), tokens: page.items};
+    },
 
-  router.get("/v1/chains/:chainId/nfts/collections/:address/tokens/:tokenId", async (ctx) => {
-    const c = await chainOf(ctx);
-    const a = address(ctx);
-    if (!INT_RE.test(ctx.params.tokenId)) throw badRequest("tokenId", `not a token ID (a decimal integer): ${JSON.stringify(ctx.params.tokenId)}`);
-    const t = await getCollectionToken(m.sql, c.chainId, a, ctx.params.tokenId);
-    if (!t) throw notFound(`token ${ctx.params.tokenId} of ${ctx.params.address} not found on chain ${c.chainId}`);
-    return t;
+    getTokenDetails: async (ctx) => {
+      const c = await chainOf(ctx);
+      const a = address(ctx);
+      if (!INT_RE.test(ctx.params.tokenId)) throw badRequest("tokenId", `not a token ID (a decimal integer): ${JSON.stringify(ctx.params.tokenId)}`);
+      const t = await getCollectionToken(m.sql, c.chainId, a, ctx.params.tokenId);
+      if (!t) throw notFound(`token ${ctx.params.tokenId} of ${ctx.params.address} not found on chain ${c.chainId}`);
+      return t;
+    },
   });
 }
 

@@ -1,15 +1,16 @@
 /**
- * Interchain messages (contract data-api §8): endpoint 17 (`/v1/icm/addresses/{address}/messages`), one message,
- * and the list with its filters; the SDK's deprecated `/v1/teleporter/...` names answer the same. Newest first by
- * the source transaction's time (the destination's when the source is not known), keyset-paged.
+ * Interchain messages (defs/icm.ts declares them): one message, the list with its filters, the messages of an
+ * address; the SDK's deprecated `/v1/teleporter/...` names answer the same. The store's reads are queries/icm.ts.
  */
 import {checksumAddress} from "../../evm/hex.js";
 import type {SqlClient} from "../store/client.js";
-import type {DataApiRouter, RequestCtx} from "../server/router.js";
+import {implement, type BoundRoute, type RouteCtx, type ValuesPage} from "../server/route.js";
+import {CursorError} from "../queries/evm/transactions.js";
+import {getIcmMessage, listIcmMessages, type IcmFilter, type IcmRow} from "../queries/icm.js";
+import {ICM_ROUTES} from "./defs/icm.js";
 import {badRequest, notFound} from "../server/errors.js";
 import {parseEvmAddress, servedNetworkQuery} from "../server/names.js";
 import type {EvmChains} from "../evm/chains.js";
-import type {IcmRecord} from "../views/evm/icmFold.js";
 import {idFromString} from "../../util/cb58.js";
 
 export interface IcmRoutesModules {
@@ -20,22 +21,12 @@ export interface IcmRoutesModules {
 const MESSAGE_ID_RE = /^(0x)?[0-9a-fA-F]{64}$/;
 const ZERO_ADDRESS = "0x" + "0".repeat(40);
 
-interface Row {
-  message_id: string;
-  sort_ts: bigint;
-  record: IcmRecord;
-  name: string | null;
-  symbol: string | null;
-  decimals: number | null;
-}
+type R = typeof ICM_ROUTES;
 
-/** The SELECT of a page of messages, joined with the fee token's metadata on the source chain. */
-const DETAILS = `SELECT m.message_id, m.sort_ts, m.record, tk.name, tk.symbol, tk.decimals FROM k JOIN icm_messages m ON m.message_id = k.message_id
-  LEFT JOIN evm_tokens tk ON tk.chain_id = m.record->>'sourceChainId' AND tk.address = decode(substr(m.record->'fee'->>'token', 3), 'hex')`;
-
-export function registerIcmRoutes(router: DataApiRouter, m: IcmRoutesModules): void {
+/** The ICM routes (defs/icm.ts) answered from the store (queries/icm.ts). */
+export function icmRoutes(m: IcmRoutesModules): BoundRoute[] {
   /** The hosted API's message model, with the EVM chain IDs of the ends this node follows ("" for the others). */
-  const model = (r: Row): Record<string, unknown> => {
+  const model = (r: IcmRow): Record<string, unknown> => {
     const rec = r.record;
     const out: Record<string, unknown> = {
       messageId: rec.messageId,
@@ -63,8 +54,7 @@ export function registerIcmRoutes(router: DataApiRouter, m: IcmRoutesModules): v
   };
 
   /** A blockchain filter: a CB58 blockchain ID, or the EVM chain ID of a followed chain. */
-  const blockchainParam = (ctx: RequestCtx<unknown>, name: string): string | undefined => {
-    const v = ctx.query.string(name);
+  const blockchainParam = (v: string | undefined, name: string): string | undefined => {
     if (v === undefined) return undefined;
     if (/^[0-9]{1,19}$/.test(v)) {
       const c = m.chains.chains.find((x) => m.chains.chainIdOf(x) === v);
@@ -81,105 +71,68 @@ export function registerIcmRoutes(router: DataApiRouter, m: IcmRoutesModules): v
   };
 
   /** `network`: absent or the served network; another network is not served here (404), as in paths. */
-  const servedNetwork = (ctx: RequestCtx<unknown>): void =>
-    servedNetworkQuery(ctx.query.string("network"), m.chains.network);
+  const servedNetwork = (network: string | undefined): void => servedNetworkQuery(network, m.chains.network);
 
-  /**
-   * One page: each `branch` is a set of conditions one index serves; several branches (either end, from or to)
-   * are walked separately and merged, so the page never sorts more than pageSize rows per branch.
-   */
-  const page = async (ctx: RequestCtx<unknown>, branches: string[][], params: unknown[]): Promise<{messages: Record<string, unknown>[]; nextPageToken?: string}> => {
-    const pageSize = ctx.query.pageSize();
-    const cursor = ctx.cursor();
-    const p = [...params];
-    const common: string[] = [];
-    if (cursor) {
-      if (cursor.length !== 2 || typeof cursor[1] !== "string") throw badRequest("pageToken", "not a token of this list");
-      p.push(cursor[0], cursor[1]);
-      common.push(`(sort_ts, message_id) < ($${p.length - 1}::int8, $${p.length})`);
+  const page = async (ctx: {page: ValuesPage}, filter: IcmFilter) => {
+    const pageSize = ctx.page.size;
+    const cursor = ctx.page.cursor;
+    let found;
+    try {
+      found = await listIcmMessages(m.sql, {filter, pageSize, cursor});
+    } catch (e) {
+      if (e instanceof CursorError) throw badRequest("pageToken", "not a token of this list");
+      throw e;
     }
-    p.push(pageSize + 1);
-    const limit = `$${p.length}`;
-    const selects = branches.map((conds) => {
-      const where = [...conds, ...common];
-      return `(SELECT message_id, sort_ts FROM icm_messages ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY sort_ts DESC, message_id DESC LIMIT ${limit})`;
-    });
-    // One branch is the page itself; several are merged (a lone parenthesised SELECT cannot take a second ORDER BY).
-    const keys = selects.length === 1 ? selects[0]!.slice(1, -1) : `${selects.join(" UNION ")} ORDER BY sort_ts DESC, message_id DESC LIMIT ${limit}`;
-    const rows = await m.sql.query<Row>(`WITH k AS (${keys}) ${DETAILS} ORDER BY m.sort_ts DESC, m.message_id DESC`, p);
-    const more = rows.length > pageSize;
-    const items = rows.slice(0, pageSize);
-    const last = items[items.length - 1];
-    return {nextPageToken: more && last ? ctx.pageToken([last.sort_ts.toString(), last.message_id]) : undefined, messages: items.map(model)};
+    return {nextPageToken: ctx.page.next(found.next), messages: found.items.map(model)};
   };
 
-  const one = async (ctx: RequestCtx<{messageId: string}>): Promise<Record<string, unknown>> => {
+  const one = async (ctx: RouteCtx<R["getIcmMessage"]>) => {
     const raw = ctx.params.messageId;
     if (!MESSAGE_ID_RE.test(raw)) throw badRequest("messageId", `not a message ID (64 hex digits): ${JSON.stringify(raw)}`);
     const id = raw.replace(/^0x/, "").toLowerCase();
-    const rows = await m.sql.query<Row>(`WITH k AS (SELECT $1::text AS message_id) ${DETAILS}`, [id]);
-    if (rows.length === 0) throw notFound(`ICM message ${id} not found`);
-    return model(rows[0]!);
+    const row = await getIcmMessage(m.sql, id);
+    if (!row) throw notFound(`ICM message ${id} not found`);
+    return model(row);
   };
 
-  const list = async (ctx: RequestCtx<unknown>): Promise<unknown> => {
-    servedNetwork(ctx);
-    const params: unknown[] = [];
-    const add = (v: unknown): string => {
-      params.push(v);
-      return `$${params.length}`;
-    };
-    const conds: string[] = [];
-    const source = blockchainParam(ctx, "sourceBlockchainId");
-    const destination = blockchainParam(ctx, "destinationBlockchainId");
-    const either = blockchainParam(ctx, "blockchainId");
-    const from = ctx.query.string("from");
-    const to = ctx.query.string("to");
-    if (source) conds.push(`source_blockchain_id = ${add(source)}`);
-    if (destination) conds.push(`destination_blockchain_id = ${add(destination)}`);
-    if (from) conds.push(`from_addr = ${add(parseEvmAddress("from", from))}`);
-    if (to) conds.push(`to_addr = ${add(parseEvmAddress("to", to))}`);
-    if (either) {
-      const e = add(either);
-      return page(ctx, [[...conds, `source_blockchain_id = ${e}`], [...conds, `destination_blockchain_id = ${e}`]], params);
-    }
-    return page(ctx, [conds], params);
+  const list = async (ctx: RouteCtx<R["listIcmMessages"]>) => {
+    const qv = ctx.query;
+    servedNetwork(qv.network);
+    const sourceBlockchainId = blockchainParam(qv.sourceBlockchainId, "sourceBlockchainId");
+    const destinationBlockchainId = blockchainParam(qv.destinationBlockchainId, "destinationBlockchainId");
+    const blockchainId = blockchainParam(qv.blockchainId, "blockchainId");
+    const from = qv.from;
+    const to = qv.to;
+    return page(ctx, {
+      sourceBlockchainId,
+      destinationBlockchainId,
+      blockchainId,
+      from: from ? parseEvmAddress("from", from) : undefined,
+      to: to ? parseEvmAddress("to", to) : undefined,
+    });
   };
 
-  const byAddress = async (ctx: RequestCtx<{address: string}>): Promise<unknown> => {
+  const byAddress = async (ctx: RouteCtx<R["listIcmMessagesByAddress"]>) => {
     const a = parseEvmAddress("address", ctx.params.address);
-    servedNetwork(ctx);
-    return page(ctx, [["from_addr = $1"], ["to_addr = $1"]], [a]);
+    servedNetwork(ctx.query.network);
+    return page(ctx, {party: a});
   };
 
-  for (const base of ["/v1/icm", "/v1/teleporter"] as const) {
-    // The SDK's Teleporter models name the contract `teleporterContractAddress`: the deprecated paths add that
-    // name beside the ICM one, and answer the same otherwise.
-    const named = <P>(h: (ctx: RequestCtx<P>) => Promise<unknown>) => (base === "/v1/icm" ? h : async (ctx: RequestCtx<P>) => teleporterNamed(await h(ctx)));
-    router.get(`${base}/messages/:messageId`, named(one));
-    router.get(`${base}/messages`, named(list));
-    // 17: messages from or to an address.
-    router.get(`${base}/addresses/:address/messages`, named(byAddress));
-  }
-}
-
-/** A message, or a list's messages, with the contract also under its Teleporter name. */
-function teleporterNamed(answer: unknown): unknown {
-  const name = (msg: Record<string, unknown>): Record<string, unknown> => ({...msg, teleporterContractAddress: msg.icmContractAddress});
-  const a = answer as {messages?: Array<Record<string, unknown>>} & Record<string, unknown>;
-  return Array.isArray(a.messages) ? {...a, messages: a.messages.map(name)} : name(a);
-}
-
-/** Endpoint 15's interchain message info of a transaction: the message it sent or delivered, if any. */
-export async function icmInfoOfTx(sql: SqlClient, chainId: string, blockNumber: bigint, txIndex: number): Promise<Record<string, unknown> | null> {
-  const rows = await sql.query<{message_id: string; kind: string; record: IcmRecord}>(
-    `SELECT e.message_id, e.kind, m.record FROM icm_events e JOIN icm_messages m ON m.message_id = e.message_id
-     WHERE e.chain_id = $1 AND e.block_number = $2 AND e.tx_index = $3 AND e.kind IN ('SendCrossChainMessage', 'ReceiveCrossChainMessage') ORDER BY e.log_index LIMIT 1`,
-    [chainId, blockNumber, txIndex],
-  );
-  const r = rows[0];
-  if (!r) return null;
-  return r.kind === "SendCrossChainMessage"
-    ? {teleporterMessageId: r.message_id, direction: "SOURCE_TRANSACTION", destinationChainId: r.record.destinationBlockchainId}
-    : {teleporterMessageId: r.message_id, direction: "DESTINATION_TRANSACTION", sourceChainId: r.record.sourceBlockchainId};
+  // The SDK's Teleporter models name the contract `teleporterContractAddress`: the older paths add that name beside
+  // the ICM one, and answer the same otherwise.
+  const named = (msg: Record<string, unknown>) => ({...msg, teleporterContractAddress: msg.icmContractAddress});
+  return implement(ICM_ROUTES, {
+    getIcmMessage: one,
+    listIcmMessages: list,
+    listIcmMessagesByAddress: byAddress,
+    getTeleporterMessage: async (ctx) => named(await one(ctx)),
+    listTeleporterMessages: async (ctx) => {
+      const a = await list(ctx);
+      return {...a, messages: a.messages.map(named)};
+    },
+    listTeleporterMessagesByAddress: async (ctx) => {
+      const a = await byAddress(ctx);
+      return {...a, messages: a.messages.map(named)};
+    },
+  });
 }

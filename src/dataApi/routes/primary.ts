@@ -1,14 +1,15 @@
 /**
- * The primary-network endpoints of the data API (contract data-api §5): parameters in (parsed and checked by the
- * router's helpers), the queries of src/dataApi/queries/primary, the hosted API's response shapes out.
+ * The primary-network endpoints of the data API (defs/primary.ts declares them): parameters in (parsed by the
+ * router from the entry, their formats checked here), the queries of src/dataApi/queries/primary, the hosted API's
+ * response shapes out.
  */
 import type {ChainName, ChainRegistry, NetworkInfo} from "../../chains/index.js";
 import type {SqlClient} from "../store/client.js";
-import type {DataApiRouter, RequestCtx} from "../server/router.js";
+import {implement, type BoundRoute, type RouteCtx} from "../server/route.js";
+import {PRIMARY_ROUTES, TX_TYPES} from "./defs/primary.js";
 import {DataApiError, badRequest, notFound} from "../server/errors.js";
 import {SharedAnswer} from "../server/sharedAnswer.js";
 import {CHAIN_INFO_NAMES, hrpOf, isEvmAddress, parseAddress, parseEvmAddress, resolveChain, resolveNetwork} from "../server/names.js";
-import type {Query} from "../server/params.js";
 import type {NetworkCtx} from "../queries/primary/common.js";
 import {getBlock, listBlocks, listBlocksByProposer} from "../queries/primary/blocks.js";
 import {
@@ -45,6 +46,8 @@ import {EMPTY_ID, cb58Decode, idFromString} from "../../util/cb58.js";
 import {SupplyPendingError, getAvaxSupply} from "../queries/primary/supply.js";
 import type {ValidatorObservations} from "../observations/observations.js";
 
+export {TX_TYPES};
+
 export interface PrimaryRoutesModules {
   sql: SqlClient;
   network: NetworkInfo;
@@ -54,321 +57,55 @@ export interface PrimaryRoutesModules {
   observations: ValidatorObservations;
 }
 
-/** Glacier's PrimaryNetworkTxType values, by chain (`txTypes` filter). */
-export const TX_TYPES: Record<ChainName, readonly string[]> = {
-  P: [
-    "AddValidatorTx",
-    "AddSubnetValidatorTx",
-    "AddDelegatorTx",
-    "CreateChainTx",
-    "CreateSubnetTx",
-    "ImportTx",
-    "ExportTx",
-    "AdvanceTimeTx",
-    "RewardValidatorTx",
-    "RemoveSubnetValidatorTx",
-    "TransformSubnetTx",
-    "AddPermissionlessValidatorTx",
-    "AddPermissionlessDelegatorTx",
-    "BaseTx",
-    "TransferSubnetOwnershipTx",
-    "ConvertSubnetToL1Tx",
-    "RegisterL1ValidatorTx",
-    "SetL1ValidatorWeightTx",
-    "DisableL1ValidatorTx",
-    "IncreaseL1ValidatorBalanceTx",
-    "UNKNOWN",
-  ],
-  X: ["BaseTx", "CreateAssetTx", "OperationTx", "ImportTx", "ExportTx", "UNKNOWN"],
-  C: ["ImportTx", "ExportTx"],
-};
+type ChainParams = {network: string; blockchainId: string};
 
-type NetParams = {network: string};
-type ChainParams = NetParams & {blockchainId: string};
-
-export function registerPrimaryRoutes(router: DataApiRouter, m: PrimaryRoutesModules): void {
+/** The primary-network routes (defs/primary.ts) answered from the store. */
+export function primaryRoutes(m: PrimaryRoutesModules): BoundRoute[] {
   const hrp = hrpOf(m.network);
   const net: NetworkCtx = {networkName: m.network.name, hrp, chainIds: m.network.chainIds, avaxAssetId: m.avaxAssetId};
-  const chainOf = (ctx: RequestCtx<ChainParams>, allowed?: readonly ChainName[], endpoint?: string): ChainName => {
+  const chainOf = (ctx: {params: ChainParams}, allowed?: readonly ChainName[], endpoint?: string): ChainName => {
     resolveNetwork(ctx.params.network, m.network);
     return resolveChain(ctx.params.blockchainId, m.chains, allowed, endpoint);
   };
+  const served = (ctx: {params: {network: string}}): void => void resolveNetwork(ctx.params.network, m.network);
   const chainInfo = (chain: ChainName): {chainName: string; network: string} => ({chainName: CHAIN_INFO_NAMES[chain], network: m.network.name});
+  const txTypesOf = (given: readonly string[], chain: ChainName): string[] | undefined => {
+    for (const v of given) if (!TX_TYPES[chain].includes(v)) throw badRequest("txTypes", `unknown value ${JSON.stringify(v)}`);
+    return given.length > 0 ? [...given] : undefined;
+  };
 
-  // 16: latest blocks.
-  router.get("/v1/networks/:network/blockchains/:blockchainId/blocks", async (ctx) => {
-    const chain = chainOf(ctx);
-    const pageSize = ctx.query.pageSize();
-    const {start, end} = ctx.query.timeRange();
-    const page = await listBlocks(m.sql, {chain, pageSize, cursor: ctx.cursorText(), startTimestamp: start, endTimestamp: end});
-    return {nextPageToken: ctx.token(page.nextCursor), blocks: page.items, chainInfo: chainInfo(chain)};
-  });
-
-  // The blocks a node proposed (its proposervm signature names it).
-  router.get("/v1/networks/:network/blockchains/:blockchainId/nodes/:nodeId/blocks", async (ctx) => {
-    const chain = chainOf(ctx);
-    const nodeId = ctx.params.nodeId;
-    if (!validNodeId(nodeId)) throw badRequest("nodeId", `not a node ID: ${JSON.stringify(nodeId)}`);
-    const pageSize = ctx.query.pageSize();
-    const {start, end} = ctx.query.timeRange();
-    const page = await listBlocksByProposer(m.sql, {chain, nodeId, pageSize, cursor: ctx.cursorText(), startTimestamp: start, endTimestamp: end});
-    return {nextPageToken: ctx.token(page.nextCursor), blocks: page.items, chainInfo: chainInfo(chain)};
-  });
-
-  router.get("/v1/networks/:network/blockchains/:blockchainId/blocks/:blockId", async (ctx) => {
-    const chain = chainOf(ctx);
-    const id = ctx.params.blockId;
-    if (!/^[0-9]{1,19}$/.test(id) && !validId(chain, id)) throw badRequest("blockId", `not a block height or ID: ${JSON.stringify(id)}`);
-    return found(await getBlock(m.sql, chain, id), `block ${id} on the ${chain}-chain`);
-  });
-
-  // 5: latest transactions.
-  router.get("/v1/networks/:network/blockchains/:blockchainId/transactions", async (ctx) => {
-    const chain = chainOf(ctx);
-    const pageSize = ctx.query.pageSize();
-    const addresses = parseAddresses(ctx.query, chain, hrp);
-    const txTypes = ctx.query.enumList("txTypes", TX_TYPES[chain]);
-    const {start, end} = ctx.query.timeRange();
-    if (addresses === undefined) {
-      // Seed rule 1: without an address filter, txTypes and timestamps are not supported.
-      if (txTypes.length > 0) throw badRequest("txTypes", "needs the addresses filter");
-      if (start !== undefined) throw badRequest("startTimestamp", "needs the addresses filter");
-      if (end !== undefined) throw badRequest("endTimestamp", "needs the addresses filter");
-    }
-    const l1ValidationId = ctx.query.string("l1ValidationId");
-    if (l1ValidationId !== undefined && (chain !== "P" || !validId("P", l1ValidationId))) {
-      throw badRequest("l1ValidationId", chain !== "P" ? "applies to the P-chain only" : `not an ID: ${JSON.stringify(l1ValidationId)}`);
-    }
-    const args = {pageSize, cursor: ctx.cursorText(), addresses, txTypes: txTypes.length > 0 ? txTypes : undefined, startTimestamp: start, endTimestamp: end, sortOrder: ctx.query.sortOrder()};
-    const page =
-      chain === "P"
-        ? await listPChainTransactions(m.sql, net, {...args, l1ValidationId})
-        : chain === "X"
-          ? await listXChainTransactions(m.sql, net, args)
-          : await listCChainTransactions(m.sql, net, args);
-    return {nextPageToken: ctx.token(page.nextCursor), transactions: page.items, chainInfo: chainInfo(chain)};
-  });
-
-  // The staking transactions of the P-chain's active stakers (started, not yet rewarded); `addresses` narrows them.
-  router.get("/v1/networks/:network/blockchains/:blockchainId/transactions:listStaking", async (ctx) => {
-    const chain = chainOf(ctx, ["P"], "staking transactions");
-    const pageSize = ctx.query.pageSize();
-    const addresses = parseAddresses(ctx.query, chain, hrp);
-    const txTypes = ctx.query.enumList("txTypes", TX_TYPES.P);
-    const {start, end} = ctx.query.timeRange();
-    const args = {pageSize, cursor: ctx.cursorText(), addresses, txTypes: txTypes.length > 0 ? txTypes : undefined, startTimestamp: start, endTimestamp: end, sortOrder: ctx.query.sortOrder()};
-    const page = await listPChainTransactions(m.sql, net, {...args, activeAt: nowSeconds(ctx.query)});
-    return {nextPageToken: ctx.token(page.nextCursor), transactions: page.items, chainInfo: chainInfo(chain)};
-  });
-
-  router.get("/v1/networks/:network/blockchains/:blockchainId/transactions/:txHash", async (ctx) => {
-    const chain = chainOf(ctx);
-    const id = checkedId("txHash", ctx.params.txHash, chain === "C" ? "P" : chain, "a transaction ID");
-    const tx = chain === "P" ? await getPChainTransaction(m.sql, net, id) : chain === "X" ? await getXChainTransaction(m.sql, net, id) : await getCChainTransaction(m.sql, net, id);
-    return found(tx, `transaction ${id} on the ${chain}-chain`);
-  });
-
-  // 4: X-chain asset transactions.
-  router.get("/v1/networks/:network/blockchains/:blockchainId/assets/:assetId/transactions", async (ctx) => {
-    const chain = chainOf(ctx, ["X"], "asset transactions");
-    const assetId = checkedId("assetId", ctx.params.assetId, "X", "an asset ID");
-    const pageSize = ctx.query.pageSize();
-    const txTypes = ctx.query.enumList("txTypes", TX_TYPES.X);
-    const {start, end} = ctx.query.timeRange();
-    const page = await listAssetTransactions(m.sql, net, {assetId, pageSize, cursor: ctx.cursorText(), txTypes: txTypes.length > 0 ? txTypes : undefined, startTimestamp: start, endTimestamp: end});
-    return {nextPageToken: ctx.token(page.nextCursor), transactions: page.items, chainInfo: chainInfo(chain)};
-  });
-
+  type R = typeof PRIMARY_ROUTES;
+  type UtxoCtx = RouteCtx<R["getUtxosByAddresses"]> | RouteCtx<R["getUtxosByAddressesV2"]>;
   // The UTXOs of addresses: `addresses` in the query (GET), or in a JSON body (POST, chainkit's
   // listUtxosByAddressesV2, for more addresses than a URL carries); the other parameters in the query for both.
-  const utxos = async (ctx: RequestCtx<ChainParams>, addresses: Uint8Array[]): Promise<unknown> => {
-    const chain = chainOf(ctx);
-    const pageSize = ctx.query.pageSize();
-    const assetId = ctx.query.string("assetId");
+  const utxos = async (ctx: UtxoCtx, chain: ChainName, addresses: Uint8Array[]) => {
+    const {assetId, minUtxoAmount} = ctx.query;
     if (assetId !== undefined && !validId("X", assetId)) throw badRequest("assetId", `not an asset ID: ${JSON.stringify(assetId)}`);
-    const minUtxoAmount = ctx.query.string("minUtxoAmount");
     if (minUtxoAmount !== undefined && !/^[0-9]{1,20}$/.test(minUtxoAmount)) {
       throw badRequest("minUtxoAmount", `not an amount: ${JSON.stringify(minUtxoAmount)}`);
     }
+    const pageSize = ctx.page.size;
     const args = {
       addresses,
       assetId,
-      includeSpent: ctx.query.boolean("includeSpent"),
+      includeSpent: ctx.query.includeSpent,
       minAmount: minUtxoAmount === undefined ? undefined : BigInt(minUtxoAmount),
-      sortBy: ctx.query.enumValue("sortBy", ["timestamp", "amount"] as const, "timestamp"),
-      sortOrder: ctx.query.sortOrder(),
+      sortBy: ctx.query.sortBy,
+      sortOrder: ctx.query.sortOrder,
       pageSize,
-      cursor: ctx.cursorText(),
+      cursor: ctx.page.cursor,
     };
     const page = chain === "P" ? await listPChainUtxos(m.sql, net, args) : await listXChainUtxos(m.sql, net, {...args, chain});
-    return {nextPageToken: ctx.token(page.nextCursor), utxos: page.items, chainInfo: chainInfo(chain)};
+    return {nextPageToken: ctx.page.next(page.nextCursor), utxos: page.items, chainInfo: chainInfo(chain)};
   };
-  // A route that takes `addresses` in the query (GET) or in a JSON body (POST), as chainkit's V2 methods send them.
-  type ByAddressesRoute = "utxos" | "lastActivityTimestampByAddresses";
-  type ByAddressesPath = `/v1/networks/:network/blockchains/:blockchainId/${ByAddressesRoute}`;
-  type ByAddresses = (ctx: RequestCtx<ChainParams>, addresses: Uint8Array[]) => Promise<unknown>;
-  const byAddresses = (path: ByAddressesPath, answer: ByAddresses): void => {
-    router.get(path, async (ctx) => {
-      const addresses = parseAddresses(ctx.query, chainOf(ctx), hrp);
-      if (addresses === undefined) throw badRequest("addresses", "required");
-      return answer(ctx, addresses);
-    });
-    router.post(path, async (ctx) => answer(ctx, bodyAddresses(ctx.body, chainOf(ctx), hrp)));
-  };
-  byAddresses("/v1/networks/:network/blockchains/:blockchainId/utxos", utxos);
-
-  // The addresses' last activity on the chain (queries/primary/utxos.ts lastActivity): `addresses` in the query
-  // (GET) or in a JSON body (POST, chainkit's getLastActivityTimestampByAddressesV2).
-  const activity = async (ctx: RequestCtx<ChainParams>, addresses: Uint8Array[]): Promise<unknown> => {
-    const chain = chainOf(ctx);
-    return found(await lastActivity(m.sql, net, {chain, addresses}), `activity of the addresses on the ${chain}-chain`);
-  };
-  byAddresses("/v1/networks/:network/blockchains/:blockchainId/lastActivityTimestampByAddresses", activity);
-
-  router.get("/v1/networks/:network/blockchains/:blockchainId/balances", async (ctx) => {
-    const chain = chainOf(ctx);
-    const addresses = parseAddresses(ctx.query, chain, hrp);
-    if (addresses === undefined) throw badRequest("addresses", "required");
-    const now = nowSeconds(ctx.query);
-    const balances =
-      chain === "P" ? await getPChainBalances(m.sql, net, {addresses, now}) : chain === "X" ? await getXChainBalances(m.sql, net, {addresses, now}) : await getCChainAtomicBalances(m.sql, net, {addresses, now});
-    return {balances, chainInfo: chainInfo(chain)};
-  });
-
-  router.get("/v1/networks/:network/blockchains/:blockchainId/assets/:assetId", async (ctx) => {
-    chainOf(ctx, ["X"], "asset details");
-    const assetId = checkedId("assetId", ctx.params.assetId, "X", "an asset ID");
-    return found(await getAssetDetails(m.sql, assetId), `asset ${assetId}`);
-  });
-
-  router.get("/v1/networks/:network/blockchains/:blockchainId/vertices", async (ctx) => {
-    const chain = chainOf(ctx, ["X"], "vertices");
-    const page = await listLatestVertices(m.sql, {pageSize: ctx.query.pageSize(), cursor: ctx.cursorText()});
-    return {nextPageToken: ctx.token(page.nextCursor), vertices: page.items, chainInfo: chainInfo(chain)};
-  });
-
-  // 12: X-chain vertices by height.
-  router.get("/v1/networks/:network/blockchains/:blockchainId/vertices:listByHeight", async (ctx) => {
-    const chain = chainOf(ctx, ["X"], "vertices");
-    const vertexHeight = ctx.query.requiredInt("vertexHeight");
-    const page = await listVerticesByHeight(m.sql, {vertexHeight, sortOrder: ctx.query.sortOrder(), pageSize: ctx.query.pageSize(), cursor: ctx.cursorText()});
-    return {nextPageToken: ctx.token(page.nextCursor), vertices: page.items, chainInfo: chainInfo(chain)};
-  });
-
-  router.get("/v1/networks/:network/blockchains/:blockchainId/vertices/:vertexHash", async (ctx) => {
-    chainOf(ctx, ["X"], "vertices");
-    const id = checkedId("vertexHash", ctx.params.vertexHash, "X", "a vertex ID");
-    return found(await getVertex(m.sql, id), `vertex ${id}`);
-  });
-
-  router.get("/v1/networks/:network", async (ctx) => {
-    resolveNetwork(ctx.params.network, m.network);
-    return getNetworkDetails(m.sql);
-  });
-
-  // 10: pending rewards.
-  router.get("/v1/networks/:network/rewards:listPending", async (ctx) => {
-    resolveNetwork(ctx.params.network, m.network);
-    const addresses = parseAddresses(ctx.query, "P", hrp);
-    const nodeIds = parseNodeIds(ctx.query, "nodeIds");
-    if (addresses === undefined && nodeIds === undefined) throw badRequest("addresses", "addresses or nodeIds is required");
-    const page = await listPendingRewards(m.sql, net, {addresses, nodeIds, now: nowSeconds(ctx.query), pageSize: ctx.query.pageSize(), cursor: ctx.cursorText()});
-    return {nextPageToken: ctx.token(page.nextCursor), pendingRewards: page.items};
-  });
-
-  router.get("/v1/networks/:network/rewards", async (ctx) => {
-    resolveNetwork(ctx.params.network, m.network);
-    const addresses = parseAddresses(ctx.query, "P", hrp);
-    if (addresses === undefined) throw badRequest("addresses", "required");
-    const page = await listHistoricalRewards(m.sql, net, {addresses, sortOrder: ctx.query.sortOrder(), pageSize: ctx.query.pageSize(), cursor: ctx.cursorText()});
-    return {nextPageToken: ctx.token(page.nextCursor), historicalRewards: page.items};
-  });
-
-  // `removed`: permissioned subnet validators a RemoveSubnetValidatorTx removed (chainkit's RemovedValidatorDetails).
-  const STATUSES = ["active", "pending", "completed", "removed"] as const;
-  const DELEGATION_STATUSES = ["active", "pending", "completed"] as const;
-  router.get("/v1/networks/:network/validators", async (ctx) => {
-    resolveNetwork(ctx.params.network, m.network);
-    const subnetId = ctx.query.string("subnetId");
-    if (subnetId !== undefined && !validId("P", subnetId)) throw badRequest("subnetId", `not a subnet ID: ${JSON.stringify(subnetId)}`);
-    const page = await listValidators(m.sql, net, {
-      validationStatus: ctx.query.enumValue("validationStatus", STATUSES),
-      nodeIds: parseNodeIds(ctx.query, "nodeIds"),
-      subnetId,
-      now: nowSeconds(ctx.query),
-      pageSize: ctx.query.pageSize(),
-      cursor: ctx.cursorText(),
-      observations: m.observations,
-    });
-    return {nextPageToken: ctx.token(page.nextCursor), validators: page.items};
-  });
-
-  router.get("/v1/networks/:network/validators/:nodeId", async (ctx) => {
-    resolveNetwork(ctx.params.network, m.network);
-    const nodeId = ctx.params.nodeId;
-    if (!validNodeId(nodeId)) throw badRequest("nodeId", `not a node ID: ${JSON.stringify(nodeId)}`);
-    const page = await listValidators(m.sql, net, {
-      validationStatus: ctx.query.enumValue("validationStatus", STATUSES),
-      nodeIds: [nodeId],
-      now: nowSeconds(ctx.query),
-      pageSize: ctx.query.pageSize(),
-      cursor: ctx.cursorText(),
-      observations: m.observations,
-    });
-    return {nextPageToken: ctx.token(page.nextCursor), validators: page.items};
-  });
-
-  router.get("/v1/networks/:network/delegators", async (ctx) => {
-    resolveNetwork(ctx.params.network, m.network);
-    const page = await listDelegators(m.sql, net, {
-      delegationStatus: ctx.query.enumValue("delegationStatus", DELEGATION_STATUSES),
-      nodeIds: parseNodeIds(ctx.query, "nodeIds"),
-      rewardAddresses: ctx.query.list("rewardAddresses").length > 0 ? ctx.query.list("rewardAddresses").map((a) => parseAddress("rewardAddresses", a, hrp)) : undefined,
-      now: nowSeconds(ctx.query),
-      pageSize: ctx.query.pageSize(),
-      cursor: ctx.cursorText(),
-    });
-    return {nextPageToken: ctx.token(page.nextCursor), delegators: page.items};
-  });
-
-  router.get("/v1/networks/:network/l1Validators", async (ctx) => {
-    resolveNetwork(ctx.params.network, m.network);
-    const l1ValidationId = ctx.query.string("l1ValidationId");
-    if (l1ValidationId !== undefined && !validId("P", l1ValidationId)) throw badRequest("l1ValidationId", `not an ID: ${JSON.stringify(l1ValidationId)}`);
-    const subnetId = ctx.query.string("subnetId");
-    if (subnetId !== undefined && !validId("P", subnetId)) throw badRequest("subnetId", `not a subnet ID: ${JSON.stringify(subnetId)}`);
-    const nodeId = ctx.query.string("nodeId");
-    if (nodeId !== undefined && !validNodeId(nodeId)) throw badRequest("nodeId", `not a node ID: ${JSON.stringify(nodeId)}`);
-    const page = await listL1Validators(m.sql, net, {l1ValidationId, subnetId, nodeId, includeInactive: ctx.query.boolean("includeInactiveL1Validators", ctx.query.boolean("includeInactive")), pageSize: ctx.query.pageSize(), cursor: ctx.cursorText()});
-    return {nextPageToken: ctx.token(page.nextCursor), validators: page.items, blockHeight: page.blockHeight};
-  });
-
-  router.get("/v1/networks/:network/blockchains", async (ctx) => {
-    resolveNetwork(ctx.params.network, m.network);
-    const page = await listBlockchains(m.sql, {sortOrder: ctx.query.sortOrder(), pageSize: ctx.query.pageSize(), cursor: ctx.cursorText()});
-    return {nextPageToken: ctx.token(page.nextCursor), blockchains: page.items};
-  });
-
-  router.get("/v1/networks/:network/blockchains/:blockchainId", async (ctx) => {
-    resolveNetwork(ctx.params.network, m.network);
-    const id = checkedId("blockchainId", ctx.params.blockchainId, "P", "a blockchain ID");
-    return found(await getBlockchain(m.sql, id), `blockchain ${id}`);
-  });
-
-  // The primary-network chains on which each address has transactions (`addresses`: a comma list, or repeated).
-  router.get("/v1/networks/:network/addresses:listChainIds", async (ctx) => {
-    resolveNetwork(ctx.params.network, m.network);
-    const given = ctx.query.list("addresses");
-    const addresses = parseAddresses(ctx.query, "P", hrp);
-    if (addresses === undefined) throw badRequest("addresses", "required");
-    const chains = await chainsOfAddresses(m.sql, addresses);
-    return {addresses: given.map((address, i) => ({address, blockchainIds: chains[i]!.map((c) => m.network.chainIds[c])}))};
-  });
+  // The addresses' last activity on the chain (queries/primary/utxos.ts lastActivity).
+  const activity = async (chain: ChainName, addresses: Uint8Array[]) =>
+    found(await lastActivity(m.sql, net, {chain, addresses}), `activity of the addresses on the ${chain}-chain`);
 
   // The AVAX supply of the network this node serves, summed over the store (queries/primary/supply.ts): every UTXO
   // is read, so one answer is kept for SUPPLY_TTL_MS after it was computed, concurrent requests share the one
   // computation in progress, and on a PostgreSQL server the statement is cut off after SUPPLY_TIMEOUT_MS (503).
-  const supply = new SharedAnswer<unknown>({ttlMs: SUPPLY_TTL_MS}, {
+  const supply = new SharedAnswer<object>({ttlMs: SUPPLY_TTL_MS}, {
     compute: async () => {
       try {
         return await getAvaxSupply(m.sql, net, {now: Math.floor(Date.now() / 1000), timeoutMs: SUPPLY_TIMEOUT_MS});
@@ -379,23 +116,258 @@ export function registerPrimaryRoutes(router: DataApiRouter, m: PrimaryRoutesMod
       }
     },
   });
-  router.get("/v1/avax/supply", () => supply.get());
 
-  router.get("/v1/networks/:network/subnets", async (ctx) => {
-    resolveNetwork(ctx.params.network, m.network);
-    const page = await listSubnets(m.sql, net, {sortOrder: ctx.query.sortOrder(), pageSize: ctx.query.pageSize(), cursor: ctx.cursorText()});
-    return {nextPageToken: ctx.token(page.nextCursor), subnets: page.items};
-  });
+  return implement(PRIMARY_ROUTES, {
+    listLatestPrimaryNetworkBlocks: async (ctx) => {
+      const chain = chainOf(ctx);
+      const pageSize = ctx.page.size;
+      const {startTimestamp, endTimestamp} = ctx.query;
+      const page = await listBlocks(m.sql, {chain, pageSize, cursor: ctx.page.cursor, startTimestamp, endTimestamp});
+      return {nextPageToken: ctx.page.next(page.nextCursor), blocks: page.items, chainInfo: chainInfo(chain)};
+    },
 
-  router.get("/v1/networks/:network/subnets/:subnetId", async (ctx) => {
-    resolveNetwork(ctx.params.network, m.network);
-    const id = checkedId("subnetId", ctx.params.subnetId, "P", "a subnet ID");
-    return found(await getSubnet(m.sql, net, id), `subnet ${id}`);
+    listPrimaryNetworkBlocksByNodeId: async (ctx) => {
+      const chain = chainOf(ctx);
+      const nodeId = ctx.params.nodeId;
+      if (!validNodeId(nodeId)) throw badRequest("nodeId", `not a node ID: ${JSON.stringify(nodeId)}`);
+      const pageSize = ctx.page.size;
+      const {startTimestamp, endTimestamp} = ctx.query;
+      const page = await listBlocksByProposer(m.sql, {chain, nodeId, pageSize, cursor: ctx.page.cursor, startTimestamp, endTimestamp});
+      return {nextPageToken: ctx.page.next(page.nextCursor), blocks: page.items, chainInfo: chainInfo(chain)};
+    },
+
+    getBlockById: async (ctx) => {
+      const chain = chainOf(ctx);
+      const id = ctx.params.blockId;
+      if (!/^[0-9]{1,19}$/.test(id) && !validId(chain, id)) throw badRequest("blockId", `not a block height or ID: ${JSON.stringify(id)}`);
+      return found(await getBlock(m.sql, chain, id), `block ${id} on the ${chain}-chain`);
+    },
+
+    listLatestPrimaryNetworkTransactions: async (ctx) => {
+      const chain = chainOf(ctx);
+      const pageSize = ctx.page.size;
+      const addresses = parseAddresses(ctx.query.addresses, chain, hrp);
+      const txTypes = txTypesOf(ctx.query.txTypes, chain);
+      const {startTimestamp, endTimestamp} = ctx.query;
+      if (addresses === undefined) {
+        // The hosted API takes txTypes and timestamps with an address filter only.
+        if (txTypes !== undefined) throw badRequest("txTypes", "needs the addresses filter");
+        if (startTimestamp !== undefined) throw badRequest("startTimestamp", "needs the addresses filter");
+        if (endTimestamp !== undefined) throw badRequest("endTimestamp", "needs the addresses filter");
+      }
+      const l1ValidationId = ctx.query.l1ValidationId;
+      if (l1ValidationId !== undefined && (chain !== "P" || !validId("P", l1ValidationId))) {
+        throw badRequest("l1ValidationId", chain !== "P" ? "applies to the P-chain only" : `not an ID: ${JSON.stringify(l1ValidationId)}`);
+      }
+      const args = {pageSize, cursor: ctx.page.cursor, addresses, txTypes, startTimestamp, endTimestamp, sortOrder: ctx.query.sortOrder};
+      const page =
+        chain === "P"
+          ? await listPChainTransactions(m.sql, net, {...args, l1ValidationId})
+          : chain === "X"
+            ? await listXChainTransactions(m.sql, net, args)
+            : await listCChainTransactions(m.sql, net, args);
+      return {nextPageToken: ctx.page.next(page.nextCursor), transactions: page.items, chainInfo: chainInfo(chain)};
+    },
+
+    // The staking transactions of the P-chain's active stakers (started, not yet rewarded); `addresses` narrows them.
+    listActivePrimaryNetworkStakingTransactions: async (ctx) => {
+      const chain = chainOf(ctx, ["P"], "staking transactions");
+      const pageSize = ctx.page.size;
+      const addresses = parseAddresses(ctx.query.addresses, chain, hrp);
+      const txTypes = ctx.query.txTypes;
+      const {startTimestamp, endTimestamp} = ctx.query;
+      const args = {pageSize, cursor: ctx.page.cursor, addresses, txTypes: txTypes.length > 0 ? txTypes : undefined, startTimestamp, endTimestamp, sortOrder: ctx.query.sortOrder};
+      const page = await listPChainTransactions(m.sql, net, {...args, activeAt: nowSeconds()});
+      return {nextPageToken: ctx.page.next(page.nextCursor), transactions: page.items, chainInfo: chainInfo(chain)};
+    },
+
+    getTxByHash: async (ctx) => {
+      const chain = chainOf(ctx);
+      const id = checkedId("txHash", ctx.params.txHash, chain === "C" ? "P" : chain, "a transaction ID");
+      const tx = chain === "P" ? await getPChainTransaction(m.sql, net, id) : chain === "X" ? await getXChainTransaction(m.sql, net, id) : await getCChainTransaction(m.sql, net, id);
+      return found(tx, `transaction ${id} on the ${chain}-chain`);
+    },
+
+    listAssetTransactions: async (ctx) => {
+      const chain = chainOf(ctx, ["X"], "asset transactions");
+      const assetId = checkedId("assetId", ctx.params.assetId, "X", "an asset ID");
+      const pageSize = ctx.page.size;
+      const txTypes = ctx.query.txTypes;
+      const {startTimestamp, endTimestamp} = ctx.query;
+      const page = await listAssetTransactions(m.sql, net, {assetId, pageSize, cursor: ctx.page.cursor, txTypes: txTypes.length > 0 ? txTypes : undefined, startTimestamp, endTimestamp});
+      return {nextPageToken: ctx.page.next(page.nextCursor), transactions: page.items, chainInfo: chainInfo(chain)};
+    },
+
+    getUtxosByAddresses: async (ctx) => {
+      const chain = chainOf(ctx);
+      return utxos(ctx, chain, parseAddresses(ctx.query.addresses, chain, hrp)!);
+    },
+    getUtxosByAddressesV2: async (ctx) => {
+      const chain = chainOf(ctx);
+      return utxos(ctx, chain, bodyAddresses(ctx.body, chain, hrp));
+    },
+    getLastActivityTimestampByAddresses: async (ctx) => {
+      const chain = chainOf(ctx);
+      return activity(chain, parseAddresses(ctx.query.addresses, chain, hrp)!);
+    },
+    getLastActivityTimestampByAddressesV2: async (ctx) => {
+      const chain = chainOf(ctx);
+      return activity(chain, bodyAddresses(ctx.body, chain, hrp));
+    },
+
+    getBalancesByAddresses: async (ctx) => {
+      const chain = chainOf(ctx);
+      const addresses = parseAddresses(ctx.query.addresses, chain, hrp)!;
+      const now = nowSeconds();
+      const balances =
+        chain === "P" ? await getPChainBalances(m.sql, net, {addresses, now}) : chain === "X" ? await getXChainBalances(m.sql, net, {addresses, now}) : await getCChainAtomicBalances(m.sql, net, {addresses, now});
+      return {balances, chainInfo: chainInfo(chain)};
+    },
+
+    getAssetDetails: async (ctx) => {
+      chainOf(ctx, ["X"], "asset details");
+      const assetId = checkedId("assetId", ctx.params.assetId, "X", "an asset ID");
+      return found(await getAssetDetails(m.sql, assetId), `asset ${assetId}`);
+    },
+
+    listLatestXChainVertices: async (ctx) => {
+      const chain = chainOf(ctx, ["X"], "vertices");
+      const page = await listLatestVertices(m.sql, {pageSize: ctx.page.size, cursor: ctx.page.cursor});
+      return {nextPageToken: ctx.page.next(page.nextCursor), vertices: page.items, chainInfo: chainInfo(chain)};
+    },
+
+    getVertexByHeight: async (ctx) => {
+      const chain = chainOf(ctx, ["X"], "vertices");
+      const vertexHeight = ctx.query.vertexHeight;
+      const page = await listVerticesByHeight(m.sql, {vertexHeight, sortOrder: ctx.query.sortOrder, pageSize: ctx.page.size, cursor: ctx.page.cursor});
+      return {nextPageToken: ctx.page.next(page.nextCursor), vertices: page.items, chainInfo: chainInfo(chain)};
+    },
+
+    getVertexByHash: async (ctx) => {
+      chainOf(ctx, ["X"], "vertices");
+      const id = checkedId("vertexHash", ctx.params.vertexHash, "X", "a vertex ID");
+      return found(await getVertex(m.sql, id), `vertex ${id}`);
+    },
+
+    getNetworkDetails: async (ctx) => {
+      served(ctx);
+      return getNetworkDetails(m.sql);
+    },
+
+    listPendingPrimaryNetworkRewards: async (ctx) => {
+      served(ctx);
+      const addresses = parseAddresses(ctx.query.addresses, "P", hrp);
+      const nodeIds = parseNodeIds(ctx.query.nodeIds, "nodeIds");
+      if (addresses === undefined && nodeIds === undefined) throw badRequest("addresses", "addresses or nodeIds is required");
+      const page = await listPendingRewards(m.sql, net, {addresses, nodeIds, now: nowSeconds(), pageSize: ctx.page.size, cursor: ctx.page.cursor});
+      return {nextPageToken: ctx.page.next(page.nextCursor), pendingRewards: page.items};
+    },
+
+    listHistoricalPrimaryNetworkRewards: async (ctx) => {
+      served(ctx);
+      const addresses = parseAddresses(ctx.query.addresses, "P", hrp)!;
+      const page = await listHistoricalRewards(m.sql, net, {addresses, sortOrder: ctx.query.sortOrder, pageSize: ctx.page.size, cursor: ctx.page.cursor});
+      return {nextPageToken: ctx.page.next(page.nextCursor), historicalRewards: page.items};
+    },
+
+    listValidators: async (ctx) => {
+      served(ctx);
+      const subnetId = ctx.query.subnetId;
+      if (subnetId !== undefined && !validId("P", subnetId)) throw badRequest("subnetId", `not a subnet ID: ${JSON.stringify(subnetId)}`);
+      const page = await listValidators(m.sql, net, {
+        validationStatus: ctx.query.validationStatus,
+        nodeIds: parseNodeIds(ctx.query.nodeIds, "nodeIds"),
+        subnetId,
+        now: nowSeconds(),
+        pageSize: ctx.page.size,
+        cursor: ctx.page.cursor,
+        observations: m.observations,
+      });
+      return {nextPageToken: ctx.page.next(page.nextCursor), validators: page.items};
+    },
+
+    getSingleValidatorDetails: async (ctx) => {
+      served(ctx);
+      const nodeId = ctx.params.nodeId;
+      if (!validNodeId(nodeId)) throw badRequest("nodeId", `not a node ID: ${JSON.stringify(nodeId)}`);
+      const page = await listValidators(m.sql, net, {
+        validationStatus: ctx.query.validationStatus,
+        nodeIds: [nodeId],
+        now: nowSeconds(),
+        pageSize: ctx.page.size,
+        cursor: ctx.page.cursor,
+        observations: m.observations,
+      });
+      return {nextPageToken: ctx.page.next(page.nextCursor), validators: page.items};
+    },
+
+    listDelegators: async (ctx) => {
+      served(ctx);
+      const rewardAddresses = ctx.query.rewardAddresses;
+      const page = await listDelegators(m.sql, net, {
+        delegationStatus: ctx.query.delegationStatus,
+        nodeIds: parseNodeIds(ctx.query.nodeIds, "nodeIds"),
+        rewardAddresses: rewardAddresses.length > 0 ? rewardAddresses.map((a) => parseAddress("rewardAddresses", a, hrp)) : undefined,
+        now: nowSeconds(),
+        pageSize: ctx.page.size,
+        cursor: ctx.page.cursor,
+      });
+      return {nextPageToken: ctx.page.next(page.nextCursor), delegators: page.items};
+    },
+
+    listL1Validators: async (ctx) => {
+      served(ctx);
+      const l1ValidationId = ctx.query.l1ValidationId;
+      if (l1ValidationId !== undefined && !validId("P", l1ValidationId)) throw badRequest("l1ValidationId", `not an ID: ${JSON.stringify(l1ValidationId)}`);
+      const subnetId = ctx.query.subnetId;
+      if (subnetId !== undefined && !validId("P", subnetId)) throw badRequest("subnetId", `not a subnet ID: ${JSON.stringify(subnetId)}`);
+      const nodeId = ctx.query.nodeId;
+      if (nodeId !== undefined && !validNodeId(nodeId)) throw badRequest("nodeId", `not a node ID: ${JSON.stringify(nodeId)}`);
+      const older = ctx.query.includeInactive ?? false;
+      const includeInactive = ctx.query.includeInactiveL1Validators ?? older;
+      const page = await listL1Validators(m.sql, net, {l1ValidationId, subnetId, nodeId, includeInactive, pageSize: ctx.page.size, cursor: ctx.page.cursor});
+      return {nextPageToken: ctx.page.next(page.nextCursor), validators: page.items, blockHeight: page.blockHeight};
+    },
+
+    listBlockchains: async (ctx) => {
+      served(ctx);
+      const page = await listBlockchains(m.sql, {sortOrder: ctx.query.sortOrder, pageSize: ctx.page.size, cursor: ctx.page.cursor});
+      return {nextPageToken: ctx.page.next(page.nextCursor), blockchains: page.items};
+    },
+
+    getBlockchainById: async (ctx) => {
+      served(ctx);
+      const id = checkedId("blockchainId", ctx.params.blockchainId, "P", "a blockchain ID");
+      return found(await getBlockchain(m.sql, id), `blockchain ${id}`);
+    },
+
+    // The primary-network chains on which each address has transactions (`addresses`: a comma list, or repeated).
+    getChainIdsForAddresses: async (ctx) => {
+      served(ctx);
+      const given = ctx.query.addresses;
+      const addresses = parseAddresses(given, "P", hrp)!;
+      const chains = await chainsOfAddresses(m.sql, addresses);
+      return {addresses: given.map((address, i) => ({address, blockchainIds: chains[i]!.map((c) => m.network.chainIds[c])}))};
+    },
+
+    getAvaxSupply: () => supply.get(),
+
+    listSubnets: async (ctx) => {
+      served(ctx);
+      const page = await listSubnets(m.sql, net, {sortOrder: ctx.query.sortOrder, pageSize: ctx.page.size, cursor: ctx.page.cursor});
+      return {nextPageToken: ctx.page.next(page.nextCursor), subnets: page.items};
+    },
+
+    getSubnetById: async (ctx) => {
+      served(ctx);
+      const id = checkedId("subnetId", ctx.params.subnetId, "P", "a subnet ID");
+      return found(await getSubnet(m.sql, net, id), `subnet ${id}`);
+    },
   });
 }
 
 /** Now, in Unix seconds (what "pending", "active" and locked balances are judged at). */
-function nowSeconds(_q: Query): number {
+function nowSeconds(): number {
   return Math.floor(Date.now() / 1000);
 }
 
@@ -409,8 +381,7 @@ function validNodeId(id: string): boolean {
 }
 
 /** `nodeIds`: a comma list or repeated key of `NodeID-...`; undefined when absent. */
-function parseNodeIds(q: Query, param: string): string[] | undefined {
-  const ids = q.list(param);
+function parseNodeIds(ids: string[], param: string): string[] | undefined {
   if (ids.length === 0) return undefined;
   if (ids.length > 64) throw badRequest(param, "at most 64 node IDs");
   for (const id of ids) if (!validNodeId(id)) throw badRequest(param, `invalid node ID ${JSON.stringify(id)}`);
@@ -441,8 +412,7 @@ function validId(chain: ChainName, id: string): boolean {
 }
 
 /** `addresses`: P/X bech32 (with or without a chain prefix), or `0x` EVM addresses on the C-chain. */
-function parseAddresses(q: Query, chain: ChainName, hrp: string): Uint8Array[] | undefined {
-  const values = q.list("addresses");
+function parseAddresses(values: string[], chain: ChainName, hrp: string): Uint8Array[] | undefined {
   if (values.length === 0) return undefined;
   if (values.length > 64) throw badRequest("addresses", "at most 64 addresses");
   return values.map((v) =>

@@ -52,26 +52,12 @@ export class Query {
     return v;
   }
 
-  /** `startTimestamp` and `endTimestamp`: inclusive bounds, integers >= 0, start <= end. */
-  timeRange(): {start: number | undefined; end: number | undefined} {
-    const start = this.int("startTimestamp");
-    const end = this.int("endTimestamp");
-    if (start !== undefined && end !== undefined && start > end) throw badRequest("startTimestamp", `must be <= endTimestamp (${start} > ${end})`);
-    return {start, end};
-  }
-
-  /** `startBlock` (inclusive) and `endBlock` (exclusive). */
-  blockRange(): {start: bigint | undefined; end: bigint | undefined} {
-    const parse = (name: string): bigint | undefined => {
-      const v = this.string(name);
-      if (v === undefined) return undefined;
-      if (!INT_RE.test(v) || v.length > 20) throw badRequest(name, "must be a block number (an integer >= 0)");
-      return BigInt(v);
-    };
-    const start = parse("startBlock");
-    const end = parse("endBlock");
-    if (start !== undefined && end !== undefined && start > end) throw badRequest("startBlock", `must be <= endBlock (${start} > ${end})`);
-    return {start, end};
+  /** A block number (an integer >= 0, at most 20 digits). */
+  blockNumber(name: string): bigint | undefined {
+    const v = this.string(name);
+    if (v === undefined) return undefined;
+    if (!INT_RE.test(v) || v.length > 20) throw badRequest(name, "must be a block number (an integer >= 0)");
+    return BigInt(v);
   }
 
   boolean(name: string, dflt = false): boolean {

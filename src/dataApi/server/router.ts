@@ -1,6 +1,8 @@
 /**
- * The `/v1` data API router (contract data-api §2): a typed route table, API keys and rate limits, keyset page
- * tokens, and one error mapper that answers the seed's JSON error body. Plugged into the node's HTTP server as a
+ * The `/v1` data API router: it mounts the route table (route.ts; the entries are routes/defs/), and answers each
+ * request by its entry: API keys and rate limits, the path's match, the JSON body of a POST, the handler's context
+ * (routeCtx.ts: declared parameters, keyset page tokens), the entry's status, and one error mapper that answers the
+ * JSON error body (errors.ts). Plugged into the node's HTTP server as a
  * route resolver for `/v1/...` (the metrics service's `/v1/avg_tps` is resolved before it and keeps its own rules).
  */
 import type {IncomingMessage} from "node:http";
@@ -11,47 +13,11 @@ import type {PlainResponse, Route, RouteResolver, Target} from "../../api/routes
 import {readBodyLimited} from "../../api/body.js";
 import {DataApiError, badRequest} from "./errors.js";
 import type {ApiKey} from "./keys.js";
-import {PageTokens, type CursorValue} from "./pageTokens.js";
+import {PageTokens} from "./pageTokens.js";
 import {Query} from "./params.js";
 import {RateLimiter} from "./rateLimit.js";
-
-/** The path parameters of a template: `/a/:x/b/:y` → {x: string; y: string}. */
-export type Params<T extends string> = T extends `${string}:${infer P}/${infer Rest}`
-  ? {[K in P | keyof Params<`/${Rest}`>]: string}
-  : T extends `${string}:${infer P}`
-    ? {[K in P]: string}
-    : Record<never, string>;
-
-export interface RequestCtx<P> {
-  params: P;
-  query: Query;
-  req: IncomingMessage;
-  /** The parsed JSON body (POST routes), else undefined. */
-  body: unknown;
-  /** The cursor of the request's `pageToken` (checked against this endpoint and its filters), or null. */
-  cursor(): CursorValue[] | null;
-  /**
-   * A page of `pageSize` from `rows` (fetched as pageSize + 1): the items, and `nextPageToken` (the cursor of the
-   * last item returned) when there is more.
-   */
-  page<T>(rows: T[], pageSize: number, cursorOf: (last: T) => CursorValue[]): {items: T[]; nextPageToken?: string};
-  /** The previous page's cursor as the queries take it (a string), decoded from `pageToken`; undefined on page 1. */
-  cursorText(): string | undefined;
-  /** The `nextPageToken` of a query's `nextCursor` (undefined on the last page). */
-  token(nextCursor: string | undefined): string | undefined;
-  /** The `nextPageToken` of a multi-part cursor (undefined on the last page). */
-  pageToken(next: CursorValue[] | undefined): string | undefined;
-}
-
-export type Handler<P> = (ctx: RequestCtx<P>) => Promise<unknown>;
-
-/** A handler's answer with a status other than 200 (the hosted API's 201 of signature aggregation). */
-export class Answer {
-  constructor(
-    readonly status: number,
-    readonly body: unknown,
-  ) {}
-}
+import type {BoundRoute} from "./route.js";
+import {routeCtx} from "./routeCtx.js";
 
 export interface DataApiRouterOptions {
   network: NetworkInfo;
@@ -71,12 +37,21 @@ export interface DataApiRouterModules {
   register: Registry | null;
 }
 
+/** What a matched route is given to answer. */
+interface Inputs {
+  params: Record<string, string>;
+  query: Query;
+  req: IncomingMessage;
+  body: unknown;
+  scope: () => string;
+}
+
 interface Compiled {
   method: "GET" | "POST";
   template: string;
   segments: string[];
   literals: number;
-  handler: Handler<Record<string, string>>;
+  run: (i: Inputs) => Promise<{status: number; body: unknown}>;
   route: Route;
 }
 
@@ -97,12 +72,12 @@ export class DataApiRouter {
     this.unknown = {template: "/v1/*", plain: (req, target) => this.dispatch(req, target, null), plainAnyMethod: true};
   }
 
-  get<T extends string>(template: T, handler: Handler<Params<T>>): void {
-    this.add("GET", template, handler as Handler<Record<string, string>>);
-  }
-
-  post<T extends string>(template: T, handler: Handler<Params<T>>): void {
-    this.add("POST", template, handler as Handler<Record<string, string>>);
+  /** Routes of the table (route.ts), each answered by its handler with the entry's status. */
+  mount(routes: readonly BoundRoute[]): void {
+    for (const {def, handler} of routes) {
+      const status = def.status ?? 200;
+      this.add(def.method, def.path, async (i) => ({status, body: await handler(routeCtx(def, {...i, tokens: this.tokens}))}));
+    }
   }
 
   /** The templates served, for documentation and tests. */
@@ -117,14 +92,14 @@ export class DataApiRouter {
     };
   }
 
-  private add(method: "GET" | "POST", template: string, handler: Handler<Record<string, string>>): void {
+  private add(method: "GET" | "POST", template: string, run: Compiled["run"]): void {
     const segments = template.split("/").slice(1);
     const c: Compiled = {
       method,
       template,
       segments,
       literals: segments.filter((s) => !s.startsWith(":")).length,
-      handler,
+      run,
       route: {template, plain: (req, target) => this.dispatch(req, target, template), plainAnyMethod: true},
     };
     // One Route object per template (the HTTP metrics' label); GET and POST of a template share it.
@@ -176,35 +151,8 @@ export class DataApiRouter {
       const body = m.c.method === "POST" ? await this.readJson(req) : undefined;
       const query = new Query(target.query);
       const scope = (): string => pageScope(template, m.params, target.query, body);
-      const ctx: RequestCtx<Record<string, string>> = {
-        params: m.params,
-        query,
-        req,
-        body,
-        cursor: () => {
-          const t = query.string("pageToken");
-          return t === undefined ? null : this.tokens.decode(scope(), t);
-        },
-        cursorText: () => {
-          const t = query.string("pageToken");
-          if (t === undefined) return undefined;
-          const c = this.tokens.decode(scope(), t);
-          if (c.length !== 1 || typeof c[0] !== "string") throw badRequest("pageToken", "malformed");
-          return c[0];
-        },
-        token: (next) => (next === undefined ? undefined : this.tokens.encode(scope(), [next])),
-        pageToken: (next) => (next === undefined ? undefined : this.tokens.encode(scope(), next)),
-        page: (rows, pageSize, cursorOf) => {
-          if (rows.length <= pageSize) return {items: rows};
-          const items = rows.slice(0, pageSize);
-          return {items, nextPageToken: this.tokens.encode(scope(), cursorOf(items[items.length - 1]!))};
-        },
-      };
-      const result = await m.c.handler(ctx);
-      if (result instanceof Answer) {
-        return {status: result.status, contentType: JSON_CT, body: stringify(result.body), headers};
-      }
-      return {status: 200, contentType: JSON_CT, body: stringify(result), headers};
+      const answer = await m.c.run({params: m.params, query, req, body, scope});
+      return {status: answer.status, contentType: JSON_CT, body: stringify(answer.body), headers};
     } catch (err) {
       if (err instanceof DataApiError) {
         return {status: err.status, contentType: JSON_CT, body: JSON.stringify(err.body()), headers: {...headers, ...err.headers}};

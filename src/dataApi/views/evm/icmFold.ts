@@ -5,6 +5,7 @@
  * different chains in any order; a reorg deletes the dropped blocks' events and folds their messages again, so it
  * takes back exactly what those blocks added.
  */
+import type {IcmRecord} from "../../store/icmRecord.js";
 import {cb58Encode} from "../../../util/cb58.js";
 import {hexToBytes} from "../../../evm/hex.js";
 import type {SqlTx} from "../../store/client.js";
@@ -114,28 +115,6 @@ async function refold(tx: SqlTx, ids: string[]): Promise<void> {
 }
 
 const MESSAGE_COLS = [c("message_id", "text"), c("messenger", "bytea"), c("source_blockchain_id", "text"), c("destination_blockchain_id", "text"), c("from_addr", "bytea"), c("to_addr", "bytea"), c("status", "text"), c("sort_ts", "int8"), c("record", "jsonb")];
-
-/** icm_messages.record: everything the answer needs but the EVM chain IDs and the fee token's metadata (joined then). */
-export interface IcmRecord {
-  messageId: string;
-  icmContractAddress: string;
-  sourceBlockchainId: string;
-  destinationBlockchainId: string;
-  /** The followed chain (EVM chain ID) each end was seen on, when seen. */
-  sourceChainId: string | null;
-  destinationChainId: string | null;
-  messageNonce: string;
-  from: string;
-  to: string;
-  data: string;
-  messageExecuted: boolean;
-  receipts: Array<{receivedMessageNonce: string; relayerRewardAddress: string}>;
-  receiptDelivered: boolean;
-  fee: {token: string; amount: string};
-  sourceTransaction?: {txHash: string; timestamp: number; gasSpent: string};
-  destinationTransaction?: {txHash: string; timestamp: number; gasSpent: string; rewardRedeemer: string; delivererAddress: string};
-  status: "pending" | "delivered" | "delivered_source_not_indexed";
-}
 
 function foldMessage(id: string, events: StoredEvent[]): unknown[] {
   const send = events.find((e) => e.kind === "SendCrossChainMessage");

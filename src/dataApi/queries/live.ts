@@ -1,0 +1,6 @@
+/** Whether the store answers at all (`/v1/live-check`). */
+import type {SqlClient} from "../store/client.js";
+
+export async function ping(sql: SqlClient): Promise<void> {
+  await sql.query("SELECT 1");
+}
