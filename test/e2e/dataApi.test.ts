@@ -5,7 +5,7 @@
  * 404 naming it, never a 500; page tokens are bound to their endpoint and filters; keys, rate limits, the serve
  * role and the writer lock behave as the contract says.
  */
-import {writeFileSync} from "node:fs";
+import {readFileSync, writeFileSync} from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
@@ -314,6 +314,12 @@ describe.each(BACKENDS)("data API over HTTP ($name)", (backend) => {
     expect(r.status).toBe(200);
     expect(Object.keys(r.json() as object).sort()).toEqual(["circulatingSupply", "genesisUnlock", "l1ValidatorFees", "lastUpdated", "totalCBurned", "totalLocked", "totalPBurned", "totalRewards", "totalStaked", "totalSupply", "totalXBurned"]);
     expect((await t.post("/v1/avax/supply", "{}", {"content-type": "application/json"})).status).toBe(405);
+  });
+
+  it("answers its OpenAPI document, the one docs/api/openapi.json holds", async () => {
+    const r = await t.get("/v1/openapi.json");
+    expect(r.status).toBe(200);
+    expect(r.json()).toEqual(JSON.parse(readFileSync(path.resolve(__dirname, "../../docs/api/openapi.json"), "utf8")));
   });
 
   it("binds page tokens to the endpoint and its filters", async () => {

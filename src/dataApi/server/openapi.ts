@@ -38,7 +38,10 @@ export function openApiDocument(info: OpenApiInfo, families: readonly RouteDefs[
     return s.json;
   };
   const content = (s: Schema<unknown>) => ({[JSON_CT]: {schema: collect(s)}});
-  const errorAnswer = (description: string) => ({description, content: content(error)});
+  const errors = {
+    ClientError: {description: "A request this endpoint refuses (the message names the parameter and the reason), a resource not found, or a rate limit", content: content(error)},
+    ServerError: {description: "A failure of this node or of a service it asks (the message says which)", content: content(error)},
+  };
   for (const family of families) {
     for (const def of Object.values(family)) {
       const path = openApiPath(def.path);
@@ -50,8 +53,8 @@ export function openApiDocument(info: OpenApiInfo, families: readonly RouteDefs[
       if (item[method] !== undefined) throw new Error(`${def.method} ${path} is declared twice`);
       const responses: Record<string, unknown> = {[String(def.status ?? 200)]: {description: "Successful response", content: content(def.response)}};
       for (const [status, s] of Object.entries(def.otherAnswers ?? {})) responses[status] = {description: "The same model, with the failing checks", content: content(s)};
-      responses["4XX"] = errorAnswer("A request this endpoint refuses (the message names the parameter and the reason), a resource not found, or a rate limit");
-      responses["5XX"] = errorAnswer("A failure of this node or of a service it asks (the message says which)");
+      responses["4XX"] = {$ref: "#/components/responses/ClientError"};
+      responses["5XX"] = {$ref: "#/components/responses/ServerError"};
       item[method] = {
         operationId: def.operationId,
         summary: def.summary,
@@ -64,7 +67,7 @@ export function openApiDocument(info: OpenApiInfo, families: readonly RouteDefs[
     }
   }
   const sorted = Object.fromEntries([...schemas.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-  return {openapi: "3.1.0", info, paths, components: {schemas: sorted}};
+  return {openapi: "3.1.0", info, paths, components: {schemas: sorted, responses: errors}};
 }
 
 function parameters(def: AnyRouteDef): JsonSchema[] {

@@ -1,7 +1,7 @@
 /**
- * Query parameters of the data API, parsed into typed values or a 400 naming the parameter (contract data-api §2):
- * integers with ranges, inclusive timestamp bounds, block ranges, sort order, enums, arrays given as a repeated
- * key or a comma list. Unknown parameters are ignored.
+ * Query parameters of the data API, parsed into typed values or a 400 naming the parameter: integers with ranges,
+ * block numbers, sort order, enums, arrays given as a repeated key or a comma list. What each route takes is its
+ * entry's (querySpec.ts builds on these); unknown parameters are ignored.
  */
 import {badRequest} from "./errors.js";
 

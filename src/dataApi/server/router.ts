@@ -2,8 +2,8 @@
  * The `/v1` data API router: it mounts the route table (route.ts; the entries are routes/defs/), and answers each
  * request by its entry: API keys and rate limits, the path's match, the JSON body of a POST, the handler's context
  * (routeCtx.ts: declared parameters, keyset page tokens), the entry's status, and one error mapper that answers the
- * JSON error body (errors.ts). Plugged into the node's HTTP server as a
- * route resolver for `/v1/...` (the metrics service's `/v1/avg_tps` is resolved before it and keeps its own rules).
+ * JSON error body (errors.ts). Plugged into the node's HTTP server as a route resolver for `/v1/...` (the metrics
+ * service's `/v1/avg_tps` is resolved before it and keeps its own rules).
  */
 import type {IncomingMessage} from "node:http";
 import type {Registry} from "prom-client";
