@@ -17,6 +17,7 @@ const SLOW = [
   "test/unit/dataApi/queries/primary.test.ts",
   "test/unit/dataApi/queries/supplyTimeout.test.ts",
   "test/unit/dataApi/routes/liveCheck.test.ts",
+  "test/unit/dataApi/routes/openapiFile.test.ts",
   "test/unit/dataApi/signatures/validatorSets.test.ts",
   "test/unit/dataApi/store/**",
   "test/unit/dataApi/views/evm/follower.test.ts",
