@@ -12,15 +12,10 @@
 
 /** Known violations: rule name → the `from` modules it does not apply to yet. */
 const KNOWN = {
-  // src/dataApi/routes/evm.ts calls eth_getBalance/eth_getCode itself (issue 46: the route-table rewrite moves
-  // those calls out of the routes).
-  "routes-call-no-rpc": ["^src/dataApi/routes/evm\\.ts$"],
-  // src/dataApi/routes/icm.ts reads its rows' shape from the ICM fold (issue 46: its SQL moves to queries/).
-  "routes-read-no-view": ["^src/dataApi/routes/icm\\.ts$"],
   // src/genesis/build.ts reads its genesis transactions back with the views' reader (views/primary/txCodec.ts) to
-  // give the view its genesis state: kept while the P/X codecs are unified (issue 46, one codec per format).
+  // give the view its genesis state: kept while the P/X codecs are unified.
   "genesis-below-data-api": ["^src/genesis/build\\.ts$"],
-  // store/client.ts opens the PGlite thread (pgliteThread.ts), which takes client.ts's PGlite driver (issue 46:
+  // store/client.ts opens the PGlite thread (pgliteThread.ts), which takes client.ts's PGlite driver (
   // the store split by role gives each driver a file).
   "no-module-cycles": ["^src/dataApi/store/(client|pgliteThread)\\.ts$"],
   // src/dataApi/evm/chains.ts (the followed chains' registry: each one's RPC, follower and NetworkToken model)
