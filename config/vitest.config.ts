@@ -11,7 +11,7 @@ export default defineConfig({
     pool: "forks",
     poolOptions: {forks: {maxForks: 2, minForks: 1}},
     // Bounds for a hung test, not for a slow one: on this 2-core machine shared with other work, a PGlite initdb took
-    // 20-40 s and a test that takes 5 s idle took 30 (issue 46). A test's own waits are on conditions, with
+    // 20-40 s and a test that takes 5 s idle took 30. A test's own waits are on conditions, with
     // deadlines inside these.
     testTimeout: 120_000,
     hookTimeout: 180_000,
