@@ -21,6 +21,7 @@ const SLOW = [
   "test/unit/dataApi/signatures/validatorSets.test.ts",
   "test/unit/dataApi/store/**",
   "test/unit/dataApi/views/evm/follower.test.ts",
+  "test/unit/dataApi/views/evm/lanes.test.ts",
   "test/unit/dataApi/views/evm/icmConcurrent.test.ts",
   "test/unit/dataApi/views/evm/icmReorg.test.ts",
   "test/unit/dataApi/views/primary/dag.test.ts",

@@ -102,8 +102,8 @@ export function primaryRoutes(m: PrimaryRoutesModules): BoundRoute[] {
   const activity = async (chain: ChainName, addresses: Uint8Array[]) =>
     found(await lastActivity(m.sql, net, {chain, addresses}), `activity of the addresses on the ${chain}-chain`);
 
-  // The AVAX supply of the network this node serves, summed over the store (queries/primary/supply.ts): every UTXO
-  // is read, so one answer is kept for SUPPLY_TTL_MS after it was computed, concurrent requests share the one
+  // The AVAX supply of the network this node serves, from the fold's running sums (queries/primary/supply.ts): one
+  // answer is kept for SUPPLY_TTL_MS after it was computed, concurrent requests share the one
   // computation in progress, and on a PostgreSQL server the statement is cut off after SUPPLY_TIMEOUT_MS (503).
   const supply = new SharedAnswer<object>({ttlMs: SUPPLY_TTL_MS}, {
     compute: async () => {

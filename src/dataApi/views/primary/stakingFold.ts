@@ -23,6 +23,7 @@ import {
   type L1FeeState,
 } from "./l1.js";
 import {networkConfigFor} from "./networkConfig.js";
+import {SupplyDeltas} from "./supplyTotals.js";
 import {advanceTime, currentPriority, pendingPriority, stakerAdded, stakerRewarded, type StakerRecord} from "./stakers.js";
 import {TX_ADDRESS_COLUMNS, UTXO_ADDRESS_COLUMNS, UTXO_CREATE_COLUMNS, jsonSafe, ownerJson, unstakedType, utxoCreateRow, type L1EffectRow, type TxPlace} from "./rows.js";
 
@@ -475,11 +476,19 @@ export class StakingFold {
     const avax = this.opts.avaxAssetId;
     const creates: unknown[][] = [];
     const addrs: unknown[][] = [];
+    const supply = new SupplyDeltas();
     for (const pay of result.payouts) {
       if (pay.amount <= 0n) continue;
       const o = transferOutput(p.stakingTxId, first + pay.outputOffset, avax, pay.amount, pay.owner);
       creates.push(utxoCreateRow(p.stakingTxId, o, place, {rewardType: pay.rewardType}));
+      supply.created(o.utxoId, pay.amount, chainId, place.seq, pay.rewardType);
       for (const a of pay.owner.addresses) addrs.push([a, place.ts, o.utxoId]);
+    }
+    // The supply's running sums (supplyTotals.ts), before the rows: a reward UTXO the store holds already is not
+    // counted again.
+    if (supply.size > 0) {
+      const params: unknown[] = [];
+      await tx.query(supply.upsertSql(params, true), params);
     }
     await bulkInsert(tx, "utxos", UTXO_CREATE_COLUMNS as unknown as BulkColumn[], creates, {absentKey: "utxo_id"});
     await bulkInsert(tx, "utxo_addresses", UTXO_ADDRESS_COLUMNS, addrs, {onConflict: "DO NOTHING"});

@@ -113,6 +113,9 @@ describeBackends("staking fold", (backend) => {
       {output_index: 1, amount: validatorReward, reward_type: "VALIDATOR"},
       {output_index: 2, amount: fee.toString(), reward_type: "VALIDATOR_FEE"},
     ]);
+    // The AVAX supply's running sums count each reward paid, once.
+    const [{amount: rewardsKept}] = await sql.query<{amount: string}>("SELECT amount::text AS amount FROM supply_totals WHERE key = 'rewards'");
+    expect(BigInt(rewardsKept)).toBe(share + BigInt(validatorReward) + fee);
   });
 
   it("numbers the rewards of stakers folded before their output count was stored after their UTXOs in the store", async () => {
