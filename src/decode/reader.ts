@@ -47,6 +47,12 @@ export class Reader {
     return v;
   }
 
+  /** Steps over `n` bytes without a view of them. */
+  skip(n: number): void {
+    this.need(n);
+    this.pos += n;
+  }
+
   fixed(n: number): Uint8Array {
     this.need(n);
     const v = this.bytes.subarray(this.pos, this.pos + n);
@@ -66,11 +72,17 @@ export class Reader {
 
   /** A slice: `u32 count ‖ elements`. */
   list<T>(read: (r: Reader) => T): T[] {
-    const n = this.u32();
-    if (n > MAX_SLICE || n > this.remaining) throw new DecodeError(`slice of ${n} elements exceeds the input`);
+    const n = this.sliceLength();
     const out: T[] = [];
     for (let i = 0; i < n; i++) out.push(read(this));
     return out;
+  }
+
+  /** A slice's `u32 count`, bounded by what is left (every element takes at least a byte). */
+  sliceLength(): number {
+    const n = this.u32();
+    if (n > MAX_SLICE || n > this.remaining) throw new DecodeError(`slice of ${n} elements exceeds the input`);
+    return n;
   }
 
   /** Skips `count` elements of fixed size. */
@@ -93,6 +105,10 @@ export class Writer {
     this.chunks.push(b);
     this.size += b.length;
     return this;
+  }
+
+  u8(v: number): this {
+    return this.push(Uint8Array.of(v));
   }
 
   u16(v: number): this {
@@ -119,6 +135,12 @@ export class Writer {
 
   bytesU32(b: Uint8Array): this {
     return this.u32(b.length).push(b);
+  }
+
+  /** `u16 length ‖ utf8`. */
+  str(s: string): this {
+    const b = Buffer.from(s, "utf8");
+    return this.u16(b.length).push(b);
   }
 
   finish(): Uint8Array {
