@@ -1,19 +1,22 @@
 /**
  * The primary-network decoder: one indexed container (P/X/C block, X vertex, X standalone tx) in, the decoded
- * model (model.ts) out. The framing (proposervm wrappers, platformvm/avm blocks, vertices, coreth blocks) is
- * avaext's own (`src/decode/`); every transaction is read in full by txCodec.ts. Anything that does not decode
- * throws a PrimaryDecodeError naming what failed, and nothing else.
+ * model (model.ts) out. P and X blocks, their txs and C atomic txs are read once, with the codec the index frames
+ * them with (src/decode/codec/); txCodec.ts makes the model of each tx. Proposervm wrappers, vertices and coreth
+ * blocks are src/decode/'s. Anything that does not decode throws a PrimaryDecodeError naming what failed, and
+ * nothing else.
  */
 import {ripemd160} from "@noble/hashes/legacy.js";
 import {cb58Encode, EMPTY_ID, sha256} from "../../../util/cb58.js";
 import {bytesToHex} from "../../../util/hex.js";
-import {decodeAvmBlock, decodeVertex} from "../../../decode/avm.js";
+import {decodeVertex} from "../../../decode/avm.js";
+import {decode, spanned, versioned} from "../../../decode/codec/codec.js";
+import {atomicBatch} from "../../../decode/codec/atomic.js";
+import {xBlock, xSignedTx} from "../../../decode/codec/avm.js";
+import {pBlock, pBlockFields, pSignedTx} from "../../../decode/codec/platformvm.js";
 import {decodeEvmBlock} from "../../../decode/coreth.js";
-import {decodePlatformBlock} from "../../../decode/platformvm.js";
 import {decodeProposerBlock, type ProposerBlock} from "../../../decode/proposervm.js";
-import {Reader} from "../../../decode/reader.js";
 import type {PrimaryChain, PrimaryContainer, PrimaryTx, ProposerDetails} from "./model.js";
-import {decodeInlineTx, decodeSignedTx, nodeIdString, PrimaryDecodeError, type TxDecodeOptions} from "./txCodec.js";
+import {blockTx, decodeSignedTx, nodeIdString, PrimaryDecodeError, type TxDecodeOptions} from "./txCodec.js";
 
 export {PrimaryDecodeError} from "./txCodec.js";
 
@@ -24,18 +27,14 @@ export interface PrimaryDecodeContext extends TxDecodeOptions {
   containerId: string;
 }
 
-/** platformvm block type IDs: Apricot 0-4, Banff 29-32. */
-const P_BLOCK_TYPES: Record<number, string> = {
-  0: "Proposal",
-  1: "Abort",
-  2: "Commit",
-  3: "Standard",
-  4: "Atomic",
-  29: "Proposal",
-  30: "Abort",
-  31: "Commit",
-  32: "Standard",
-};
+/** Blocks read with their txs in full (the index frames the same definitions with `raw` txs). */
+const P_BLOCK = versioned("platformvm", pBlock(spanned(pSignedTx)));
+const X_BLOCK = versioned("avm", xBlock(spanned(xSignedTx)));
+
+/** A platformvm block's type as the model names it: ApricotProposalBlock, BanffProposalBlock → Proposal. */
+function pBlockType(name: string): string {
+  return name.replace(/^(Apricot|Banff)/, "").replace(/Block$/, "");
+}
 
 /** Everything of a container but the wrapper's facts: what the inner block (or bare container) gives. */
 type Inner = Omit<PrimaryContainer, "chain" | "kind" | "containerId" | "sizeBytes" | "proposer">;
@@ -61,31 +60,30 @@ function proposerDetails(w: ProposerBlock): ProposerDetails {
 }
 
 function platformBlock(bytes: Uint8Array, opts: TxDecodeOptions): Inner {
-  const b = decodePlatformBlock(bytes);
-  const txs = b.txRanges.map(([s, e]) => decodeInlineTx("P", bytes.subarray(s, e), opts));
+  const block = decode(P_BLOCK, bytes);
+  const b = pBlockFields(block);
   return {
     blockId: cb58Encode(sha256(bytes)),
     parentId: cb58Encode(b.parentId),
     parentIds: [cb58Encode(b.parentId)],
     height: b.height,
-    timestamp: b.timestamp === null ? null : BigInt(b.timestamp),
-    chainTime: b.timestamp === null ? null : BigInt(b.timestamp),
-    blockType: P_BLOCK_TYPES[b.typeId] ?? "",
-    txs,
+    timestamp: b.time,
+    chainTime: b.time,
+    blockType: pBlockType(block.type),
+    txs: b.txs.map((t) => blockTx({chain: "P", tx: t.value}, t.bytes, opts)),
   };
 }
 
 function avmBlock(bytes: Uint8Array, opts: TxDecodeOptions): Inner {
-  const b = decodeAvmBlock(bytes);
-  const txs = b.txRanges.map(([s, e]) => decodeInlineTx("X", bytes.subarray(s, e), opts));
+  const b = decode(X_BLOCK, bytes).value;
   return {
     blockId: cb58Encode(sha256(bytes)),
     parentId: cb58Encode(b.parentId),
     parentIds: [cb58Encode(b.parentId)],
     height: b.height,
-    timestamp: BigInt(b.timestamp),
+    timestamp: b.time,
     blockType: "",
-    txs,
+    txs: b.txs.map((t) => blockTx({chain: "X", tx: t.value}, t.bytes, opts)),
   };
 }
 
@@ -103,62 +101,10 @@ export function atomicTxsOf(extData: Uint8Array | null, opts: TxDecodeOptions = 
     single = e;
   }
   try {
-    const r = new Reader(extData);
-    if (r.u16() !== 0) throw new PrimaryDecodeError("atomic tx batch codec version");
-    const n = r.u32();
-    if (n > r.remaining) throw new PrimaryDecodeError("atomic tx batch count exceeds the input");
-    const txs: PrimaryTx[] = [];
-    for (let i = 0; i < n; i++) {
-      txs.push(decodeBatchItem(r, opts));
-    }
-    r.end();
-    return txs;
+    return decode(atomicBatch, extData).map((t) => blockTx({chain: "C", tx: t.value}, t.bytes, opts));
   } catch (e) {
     throw new PrimaryDecodeError(`extData is neither an atomic tx (${reasonOf(single)}) nor a batch (${reasonOf(e)})`);
   }
-}
-
-/** One tx of a batch at `r.pos`: its extent is found by the framing walker, then it is decoded in full. */
-function decodeBatchItem(r: Reader, opts: TxDecodeOptions): PrimaryTx {
-  const start = r.pos;
-  skipAtomicTx(r);
-  return decodeInlineTx("C", r.bytes.subarray(start, r.pos), opts);
-}
-
-/** Walks one inline C atomic tx (typeID ‖ fields ‖ credentials) without building anything. */
-function skipAtomicTx(r: Reader): void {
-  const t = r.u32();
-  r.fixed(4 + 32 + 32); // network, blockchain, source/destination chain
-  const transferable = (withInputs: boolean): void => {
-    r.list((r) => {
-      if (withInputs) r.fixed(36); // tx ID, index
-      r.fixed(32); // asset
-      const typeId = r.u32();
-      if (withInputs) {
-        if (typeId !== 5) throw new PrimaryDecodeError(`unknown C-chain input type ${typeId}`);
-        r.u64();
-        r.skipList(4);
-      } else {
-        if (typeId !== 7) throw new PrimaryDecodeError(`unknown C-chain output type ${typeId}`);
-        r.fixed(16);
-        r.u32();
-        r.skipList(20);
-      }
-    });
-  };
-  if (t === 0) {
-    transferable(true);
-    r.skipList(20 + 8 + 32); // EVM outputs
-  } else if (t === 1) {
-    r.skipList(20 + 8 + 32 + 8); // EVM inputs
-    transferable(false);
-  } else {
-    throw new PrimaryDecodeError(`unknown atomic tx type ${t}`);
-  }
-  r.list((r) => {
-    r.u32();
-    r.skipList(65);
-  });
 }
 
 function evmBlock(bytes: Uint8Array, opts: TxDecodeOptions): Inner {

@@ -1,15 +1,21 @@
 /**
- * Primary-network transactions in full: P (platformvm, Apricot to Etna), X (avm, secp256k1/nft/property fx) and C
- * atomic (coreth) signed transactions, read field by field from the linear codec into the decoded model. Type IDs
- * are each codec's registration order (the same tables as @avalabs/avalanchejs 5.2.0's codecs, which the tests use
- * to build every transaction). Read here rather than through avalanchejs's classes: those verify each BLS proof of
- * possession in their constructors (about 38 ms apiece), drop credentials in the convenience unpackers, lack the
- * property fx, and copy at every field; reading in place also gives each output's exact bytes for `utxoBytes`.
+ * Primary-network transactions in full: P (platformvm, Apricot to Helicon), X (avm, secp256k1/nft/property fx) and C
+ * atomic (coreth) signed transactions, as the decoded model. The bytes are read by the one codec of each format
+ * (src/decode/codec/), the same definitions the index frames blocks with; what is here is the model: each type's
+ * UTXOs, stakers and details, output numbering, credentials and key recovery. Read here rather than through
+ * avalanchejs's classes: those verify each BLS proof of possession in their constructors (about 38 ms apiece), drop
+ * credentials in the convenience unpackers, lack the property fx, and copy at every field; reading in place also
+ * gives each output's exact bytes for `utxoBytes`.
  */
 import {recoverPublicKey} from "./recover.js";
 import {cb58Encode, sha256} from "../../../util/cb58.js";
 import {bytesToHex} from "../../../util/hex.js";
-import {Reader, Writer} from "../../../decode/reader.js";
+import {decode, encode, type Spanned, type ValueOf} from "../../../decode/codec/codec.js";
+import {cInput, cOutput, cSignedTx, type CSignedTx, type CUnsignedTx} from "../../../decode/codec/atomic.js";
+import {operation, X_TXS, xInput, xOutput, xSignedTx, type XSignedTx, type XUnsignedTx} from "../../../decode/codec/avm.js";
+import {P_TXS, pChainOwner, pInput, pOutput, pSignedTx, signer, type PSignedTx, type PUnsignedTx} from "../../../decode/codec/platformvm.js";
+import {l1Message, subnetToL1ConversionData, warpMessage, warpPayload} from "../../../decode/codec/warp.js";
+import {DecodeError, Reader, Writer} from "../../../decode/reader.js";
 import type {BlsCredentials, Credential, EvmTransfer, L1Validator, Owner, PrimaryChain, PrimaryTx, Staker, TxDetails, TxInput, TxOutput} from "./model.js";
 
 /** Anything in a container that does not decode: `reason` names what failed. */
@@ -60,29 +66,18 @@ export function appendIndex(id: Uint8Array, index: number): Uint8Array {
   return sha256(new Writer().fixed(id).u32(index).finish());
 }
 
-/**
- * AvalancheGo message.SubnetToL1ConversionID: sha256 of the codec bytes of SubnetToL1ConversionData (codec v0 ‖
- * subnet ‖ manager chain ‖ u32 len ‖ manager address ‖ u32 count ‖ [u32 len ‖ node ID ‖ BLS key ‖ u64 weight]).
- */
+/** AvalancheGo message.SubnetToL1ConversionID: sha256 of the codec bytes of SubnetToL1ConversionData (codec/warp.ts). */
 export function subnetToL1ConversionId(
   subnetId: Uint8Array,
   managerChainId: Uint8Array,
   managerAddress: Uint8Array,
   validators: ReadonlyArray<{nodeId: Uint8Array; blsPublicKey: Uint8Array; weight: bigint}>,
 ): Uint8Array {
-  const w = new Writer().u16(0).fixed(subnetId).fixed(managerChainId).bytesU32(managerAddress).u32(validators.length);
-  for (const v of validators) w.bytesU32(v.nodeId).fixed(v.blsPublicKey).u64(v.weight);
-  return sha256(w.finish());
+  const data = {subnetId, managerChainId, managerAddress, validators: validators.map(({nodeId, blsPublicKey, weight}) => ({nodeId, blsPublicKey, weight}))};
+  return sha256(encode(subnetToL1ConversionData, data));
 }
 
-// ---- fx pieces ---------------------------------------------------------------------------------------------
-
-function outputOwners(r: Reader): Owner {
-  const locktime = r.u64();
-  const threshold = r.u32();
-  const addresses = r.list((r) => r.fixed(20));
-  return {locktime, threshold, addresses};
-}
+// ---- fx pieces: the codec's values (src/decode/codec/) as the model's ------------------------------------------
 
 /** An output as read: what becomes a UTXO's `Out`. */
 interface ParsedOutput {
@@ -96,43 +91,33 @@ interface ParsedOutput {
 
 const EMPTY = new Uint8Array(0);
 
-/** A typed output of `chain`'s codec (type ID already read). */
-function readOutput(r: Reader, chain: PrimaryChain, typeId: number): ParsedOutput {
-  const plain = (amount: bigint, owner: Owner, utxoType: string): ParsedOutput => ({amount, owner, stakeableLocktime: 0n, utxoType, groupId: 0, payload: EMPTY});
-  if (typeId === 7) {
-    const amount = r.u64();
-    return plain(amount, outputOwners(r), "TRANSFER");
-  }
-  if (chain === "P" && typeId === 22) {
-    // stakeable.LockOut: locktime ‖ TransferOutput
-    const locktime = r.u64();
-    const innerType = r.u32();
-    if (innerType !== 7) fail(`stakeable lock out wraps output type ${innerType}`);
-    const amount = r.u64();
-    return {...plain(amount, outputOwners(r), "STAKEABLE_LOCK"), stakeableLocktime: locktime};
-  }
-  if (chain === "X") {
-    switch (typeId) {
-      case 6: // secp256k1fx.MintOutput
-        return plain(0n, outputOwners(r), "MINT");
-      case 10: {
-        // nftfx.MintOutput
-        const groupId = r.u32();
-        return {...plain(0n, outputOwners(r), "NFT_MINT"), groupId};
-      }
-      case 11: {
-        // nftfx.TransferOutput
-        const groupId = r.u32();
-        const payload = r.bytesU32();
-        return {...plain(0n, outputOwners(r), "NFT_TRANSFER"), groupId, payload};
-      }
-      case 15: // propertyfx.MintOutput
-        return plain(0n, outputOwners(r), "PROPERTY_MINT");
-      case 16: // propertyfx.OwnedOutput
-        return plain(0n, outputOwners(r), "PROPERTY");
+type AnyOutput = ValueOf<typeof pOutput> | ValueOf<typeof xOutput> | ValueOf<typeof cOutput>;
+type AnyInput = ValueOf<typeof pInput> | ValueOf<typeof xInput> | ValueOf<typeof cInput>;
+
+function plain(amount: bigint, owner: Owner, utxoType: string): ParsedOutput {
+  return {amount, owner, stakeableLocktime: 0n, utxoType, groupId: 0, payload: EMPTY};
+}
+
+/** A typed output of any chain's codec (each codec admits only its own types). */
+function outputOf(o: AnyOutput): ParsedOutput {
+  switch (o.typeId) {
+    case 7:
+      return plain(o.value.amount, o.value.owners, "TRANSFER");
+    case 22: {
+      const inner = o.value.out.value;
+      return {...plain(inner.amount, inner.owners, "STAKEABLE_LOCK"), stakeableLocktime: o.value.locktime};
     }
+    case 6:
+      return plain(0n, o.value, "MINT");
+    case 10:
+      return {...plain(0n, o.value.owners, "NFT_MINT"), groupId: o.value.groupId};
+    case 11:
+      return {...plain(0n, o.value.owners, "NFT_TRANSFER"), groupId: o.value.groupId, payload: o.value.payload};
+    case 15:
+      return plain(0n, o.value, "PROPERTY_MINT");
+    case 16:
+      return plain(0n, o.value, "PROPERTY");
   }
-  return fail(`unknown ${chain}-chain output type ${typeId}`);
 }
 
 interface ParsedInput {
@@ -141,44 +126,15 @@ interface ParsedInput {
   stakeableLocktime: bigint;
 }
 
-function sigIndices(r: Reader): number[] {
-  return r.list((r) => r.u32());
+function inputOf(i: AnyInput): ParsedInput {
+  if (i.typeId === 5) return {amount: i.value.amount, sigIndices: i.value.sigIndices, stakeableLocktime: 0n};
+  const inner = i.value.in.value;
+  return {amount: inner.amount, sigIndices: inner.sigIndices, stakeableLocktime: i.value.locktime};
 }
 
-function readInput(r: Reader, chain: PrimaryChain, typeId: number): ParsedInput {
-  if (typeId === 5) {
-    const amount = r.u64();
-    return {amount, sigIndices: sigIndices(r), stakeableLocktime: 0n};
-  }
-  if (chain === "P" && typeId === 21) {
-    const locktime = r.u64();
-    const innerType = r.u32();
-    if (innerType !== 5) fail(`stakeable lock in wraps input type ${innerType}`);
-    const amount = r.u64();
-    return {amount, sigIndices: sigIndices(r), stakeableLocktime: locktime};
-  }
-  return fail(`unknown ${chain}-chain input type ${typeId}`);
-}
-
-/** secp256k1fx.Input (subnet and disable authorisations), typed. */
-function authInput(r: Reader): number[] {
-  const t = r.u32();
-  if (t !== 10) fail(`unknown authorisation type ${t}`);
-  return sigIndices(r);
-}
-
-/** A P-chain reward/subnet owner: `fx.Owner`, i.e. typed secp256k1fx.OutputOwners (11). */
-function typedOwner(r: Reader): Owner {
-  const t = r.u32();
-  if (t !== 11) fail(`unknown owner type ${t}`);
-  return outputOwners(r);
-}
-
-/** warp/message PChainOwner: threshold ‖ addresses (no locktime). */
-function pChainOwner(r: Reader): Owner {
-  const threshold = r.u32();
-  const addresses = r.list((r) => r.fixed(20));
-  return {locktime: 0n, threshold, addresses};
+/** warp/message PChainOwner as an owner (no locktime). */
+function pChainOwnerOf(o: ValueOf<typeof pChainOwner>): Owner {
+  return {locktime: 0n, threshold: o.threshold, addresses: o.addresses};
 }
 
 // ---- transaction pieces ------------------------------------------------------------------------------------
@@ -197,22 +153,12 @@ interface RawInput {
   in: ParsedInput;
 }
 
-function transferableOutputs(r: Reader, chain: PrimaryChain): RawOutput[] {
-  return r.list((r) => {
-    const assetId = r.fixed(32);
-    const start = r.pos;
-    const out = readOutput(r, chain, r.u32());
-    return {assetId, raw: r.bytes.subarray(start, r.pos), out};
-  });
+function rawOutputs(outs: ReadonlyArray<{assetId: Uint8Array; out: Spanned<AnyOutput>}>): RawOutput[] {
+  return outs.map((o) => ({assetId: o.assetId, raw: o.out.bytes, out: outputOf(o.out.value)}));
 }
 
-function transferableInputs(r: Reader, chain: PrimaryChain): RawInput[] {
-  return r.list((r) => {
-    const txId = r.fixed(32);
-    const outputIndex = r.u32();
-    const assetId = r.fixed(32);
-    return {txId, outputIndex, assetId, in: readInput(r, chain, r.u32())};
-  });
+function rawInputs(ins: ReadonlyArray<{txId: Uint8Array; outputIndex: number; assetId: Uint8Array; in: AnyInput}>): RawInput[] {
+  return ins.map((i) => ({txId: i.txId, outputIndex: i.outputIndex, assetId: i.assetId, in: inputOf(i.in)}));
 }
 
 interface Body {
@@ -223,29 +169,19 @@ interface Body {
   memo: Uint8Array;
 }
 
-function baseBody(r: Reader, chain: PrimaryChain): Body {
-  const networkId = r.u32();
-  const blockchainId = r.fixed(32);
-  const outs = transferableOutputs(r, chain);
-  const ins = transferableInputs(r, chain);
-  const memo = r.bytesU32();
-  return {networkId, blockchainId, outs, ins, memo};
-}
+type BaseValue = ValueOf<typeof P_TXS[34]["codec"]>["base"] | ValueOf<typeof X_TXS[0]["codec"]>["base"];
 
-function validatorFields(r: Reader): {nodeId: Uint8Array; start: bigint; end: bigint; weight: bigint} {
-  return {nodeId: r.fixed(20), start: r.u64(), end: r.u64(), weight: r.u64()};
+function bodyOf(b: BaseValue): Body {
+  return {networkId: b.networkId, blockchainId: b.blockchainId, outs: rawOutputs(b.outs), ins: rawInputs(b.ins), memo: b.memo};
 }
 
 function bls(publicKey: Uint8Array, pop: Uint8Array): BlsCredentials {
   return {publicKey: bytesToHex(publicKey), proofOfPossession: bytesToHex(pop)};
 }
 
-/** signer.Signer: Empty (27) or ProofOfPossession (28). Not verified (the chain did that). */
-function signer(r: Reader): BlsCredentials | null {
-  const t = r.u32();
-  if (t === 27) return null;
-  if (t !== 28) fail(`unknown signer type ${t}`);
-  return bls(r.fixed(48), r.fixed(96));
+/** signer.Signer: Empty or a ProofOfPossession. Not verified (the chain did that). */
+function signerOf(s: ValueOf<typeof signer>): BlsCredentials | null {
+  return s.typeId === 27 ? null : bls(s.value.publicKey, s.value.signature);
 }
 
 // ---- the decoded transaction -------------------------------------------------------------------------------
@@ -293,28 +229,27 @@ function isZero(id: Uint8Array): boolean {
   return id.every((b) => b === 0);
 }
 
-function platformBody(r: Reader, typeId: number): Parsed {
-  switch (typeId) {
+function platformBody(tx: PUnsignedTx): Parsed {
+  switch (tx.typeId) {
     case 12: // AddValidatorTx
     case 14: {
       // AddDelegatorTx
-      const body = baseBody(r, "P");
-      const v = validatorFields(r);
-      const stake = transferableOutputs(r, "P");
-      const rewardOwner = typedOwner(r);
-      const shares = typeId === 12 ? r.u32() : 0;
-      const p = parsed(typeId === 12 ? "AddValidatorTx" : "AddDelegatorTx", body);
-      p.extraOuts = stake;
+      const t = tx.value;
+      const v = t.validator;
+      const shares = tx.typeId === 12 ? tx.value.delegationShares : 0;
+      const rewardOwner = t.rewardsOwner.value;
+      const p = parsed(tx.type, bodyOf(t.base));
+      p.extraOuts = rawOutputs(t.stake);
       p.extraStaked = true;
       const staker: Staker = {
-        kind: typeId === 12 ? "validator" : "delegator",
+        kind: tx.typeId === 12 ? "validator" : "delegator",
         nodeId: nodeIdString(v.nodeId),
         subnetId: cb58Encode(ZERO_ID),
         startTime: v.start,
         endTime: v.end,
         weight: v.weight,
         rewardOwner,
-        delegationRewardOwner: typeId === 12 ? rewardOwner : null,
+        delegationRewardOwner: tx.typeId === 12 ? rewardOwner : null,
         delegationShares: shares,
         bls: null,
       };
@@ -322,18 +257,15 @@ function platformBody(r: Reader, typeId: number): Parsed {
       return p;
     }
     case 13: {
-      // AddSubnetValidatorTx
-      const body = baseBody(r, "P");
-      const v = validatorFields(r);
-      const subnetId = r.fixed(32);
-      const auth = authInput(r);
-      const p = parsed("AddSubnetValidatorTx", body);
+      const t = tx.value;
+      const v = t.validator;
+      const p = parsed(tx.type, bodyOf(t.base));
       p.authCredentials = 1;
       p.details = {
         staker: {
           kind: "subnetValidator",
           nodeId: nodeIdString(v.nodeId),
-          subnetId: cb58Encode(subnetId),
+          subnetId: cb58Encode(t.subnetId),
           startTime: null,
           endTime: v.end,
           weight: v.weight,
@@ -342,201 +274,163 @@ function platformBody(r: Reader, typeId: number): Parsed {
           delegationShares: 0,
           bls: null,
         },
-        subnetId: cb58Encode(subnetId),
-        extra: {startTime: v.start.toString(), subnetAuthSigIndices: auth},
+        subnetId: cb58Encode(t.subnetId),
+        extra: {startTime: v.start.toString(), subnetAuthSigIndices: t.subnetAuth.value.sigIndices},
       };
       return p;
     }
     case 15: {
-      // CreateChainTx
-      const body = baseBody(r, "P");
-      const subnetId = r.fixed(32);
-      const chainName = r.str();
-      const vmId = r.fixed(32);
-      const fxIds = r.list((r) => cb58Encode(r.fixed(32)));
-      const genesisData = r.bytesU32();
-      const auth = authInput(r);
-      const p = parsed("CreateChainTx", body);
+      const t = tx.value;
+      const p = parsed(tx.type, bodyOf(t.base));
       p.authCredentials = 1;
-      p.details = {subnetId: cb58Encode(subnetId), chain: {chainName, vmId: cb58Encode(vmId), fxIds, genesisData}, extra: {subnetAuthSigIndices: auth}};
+      const chain = {chainName: t.chainName, vmId: cb58Encode(t.vmId), fxIds: t.fxIds.map(cb58Encode), genesisData: t.genesisData};
+      p.details = {subnetId: cb58Encode(t.subnetId), chain, extra: {subnetAuthSigIndices: t.subnetAuth.value.sigIndices}};
       return p;
     }
     case 16: {
-      const body = baseBody(r, "P");
-      const p = parsed("CreateSubnetTx", body);
-      p.details = {subnetOwner: typedOwner(r)};
+      const p = parsed(tx.type, bodyOf(tx.value.base));
+      p.details = {subnetOwner: tx.value.owner.value};
       return p;
     }
     case 17: {
-      const body = baseBody(r, "P");
-      const p = parsed("ImportTx", body);
-      p.importedFrom = r.fixed(32);
-      p.importedIns = transferableInputs(r, "P");
+      const p = parsed(tx.type, bodyOf(tx.value.base));
+      p.importedFrom = tx.value.sourceChain;
+      p.importedIns = rawInputs(tx.value.importedInputs);
       return p;
     }
     case 18: {
-      const body = baseBody(r, "P");
-      const p = parsed("ExportTx", body);
-      p.exportedTo = r.fixed(32);
-      p.extraOuts = transferableOutputs(r, "P");
+      const p = parsed(tx.type, bodyOf(tx.value.base));
+      p.exportedTo = tx.value.destinationChain;
+      p.extraOuts = rawOutputs(tx.value.exportedOutputs);
       return p;
     }
     case 19: {
-      const p = parsed("AdvanceTimeTx", null);
-      p.details = {extra: {time: r.u64().toString()}};
+      const p = parsed(tx.type, null);
+      p.details = {extra: {time: tx.value.time.toString()}};
       return p;
     }
     case 20: {
-      const p = parsed("RewardValidatorTx", null);
-      p.details = {rewardedTxId: cb58Encode(r.fixed(32))};
+      const p = parsed(tx.type, null);
+      p.details = {rewardedTxId: cb58Encode(tx.value.txId)};
       return p;
     }
     case 23: {
-      const body = baseBody(r, "P");
-      const nodeId = r.fixed(20);
-      const subnetId = r.fixed(32);
-      const auth = authInput(r);
-      const p = parsed("RemoveSubnetValidatorTx", body);
+      const t = tx.value;
+      const p = parsed(tx.type, bodyOf(t.base));
       p.authCredentials = 1;
-      p.details = {subnetId: cb58Encode(subnetId), extra: {nodeId: nodeIdString(nodeId), subnetAuthSigIndices: auth}};
+      p.details = {subnetId: cb58Encode(t.subnetId), extra: {nodeId: nodeIdString(t.nodeId), subnetAuthSigIndices: t.subnetAuth.value.sigIndices}};
       return p;
     }
     case 24: {
-      const body = baseBody(r, "P");
-      const subnetId = r.fixed(32);
-      const extra: Record<string, unknown> = {assetId: cb58Encode(r.fixed(32))};
-      for (const k of ["initialSupply", "maximumSupply", "minConsumptionRate", "maxConsumptionRate", "minValidatorStake", "maxValidatorStake"]) extra[k] = r.u64().toString();
-      extra.minStakeDuration = r.u32();
-      extra.maxStakeDuration = r.u32();
-      extra.minDelegationFee = r.u32();
-      extra.minDelegatorStake = r.u64().toString();
-      extra.maxValidatorWeightFactor = r.u8();
-      extra.uptimeRequirement = r.u32();
-      extra.subnetAuthSigIndices = authInput(r);
-      const p = parsed("TransformSubnetTx", body);
+      const t = tx.value;
+      const extra: Record<string, unknown> = {assetId: cb58Encode(t.assetId)};
+      for (const k of ["initialSupply", "maximumSupply", "minConsumptionRate", "maxConsumptionRate", "minValidatorStake", "maxValidatorStake"] as const) {
+        extra[k] = t[k].toString();
+      }
+      extra.minStakeDuration = t.minStakeDuration;
+      extra.maxStakeDuration = t.maxStakeDuration;
+      extra.minDelegationFee = t.minDelegationFee;
+      extra.minDelegatorStake = t.minDelegatorStake.toString();
+      extra.maxValidatorWeightFactor = t.maxValidatorWeightFactor;
+      extra.uptimeRequirement = t.uptimeRequirement;
+      extra.subnetAuthSigIndices = t.subnetAuth.value.sigIndices;
+      const p = parsed(tx.type, bodyOf(t.base));
       p.authCredentials = 1;
-      p.details = {subnetId: cb58Encode(subnetId), extra};
+      p.details = {subnetId: cb58Encode(t.subnetId), extra};
       return p;
     }
     case 25: {
-      const body = baseBody(r, "P");
-      const v = validatorFields(r);
-      const subnetId = r.fixed(32);
-      const blsCreds = signer(r);
-      const stake = transferableOutputs(r, "P");
-      const rewardOwner = typedOwner(r);
-      const delegationRewardOwner = typedOwner(r);
-      const shares = r.u32();
-      const p = parsed("AddPermissionlessValidatorTx", body);
-      p.extraOuts = stake;
+      const t = tx.value;
+      const v = t.validator;
+      const p = parsed(tx.type, bodyOf(t.base));
+      p.extraOuts = rawOutputs(t.stake);
       p.extraStaked = true;
       p.details = {
         staker: {
-          kind: isZero(subnetId) ? "validator" : "subnetValidator",
+          kind: isZero(t.subnetId) ? "validator" : "subnetValidator",
           nodeId: nodeIdString(v.nodeId),
-          subnetId: cb58Encode(subnetId),
+          subnetId: cb58Encode(t.subnetId),
           startTime: null,
           endTime: v.end,
           weight: v.weight,
-          rewardOwner,
-          delegationRewardOwner,
-          delegationShares: shares,
-          bls: blsCreds,
+          rewardOwner: t.validatorRewardsOwner.value,
+          delegationRewardOwner: t.delegatorRewardsOwner.value,
+          delegationShares: t.delegationShares,
+          bls: signerOf(t.signer),
         },
-        subnetId: cb58Encode(subnetId),
+        subnetId: cb58Encode(t.subnetId),
         extra: {startTime: v.start.toString()},
       };
       return p;
     }
     case 26: {
-      const body = baseBody(r, "P");
-      const v = validatorFields(r);
-      const subnetId = r.fixed(32);
-      const stake = transferableOutputs(r, "P");
-      const rewardOwner = typedOwner(r);
-      const p = parsed("AddPermissionlessDelegatorTx", body);
-      p.extraOuts = stake;
+      const t = tx.value;
+      const v = t.validator;
+      const p = parsed(tx.type, bodyOf(t.base));
+      p.extraOuts = rawOutputs(t.stake);
       p.extraStaked = true;
       p.details = {
         staker: {
           kind: "delegator",
           nodeId: nodeIdString(v.nodeId),
-          subnetId: cb58Encode(subnetId),
+          subnetId: cb58Encode(t.subnetId),
           startTime: null,
           endTime: v.end,
           weight: v.weight,
-          rewardOwner,
+          rewardOwner: t.delegationRewardsOwner.value,
           delegationRewardOwner: null,
           delegationShares: 0,
           bls: null,
         },
-        subnetId: cb58Encode(subnetId),
+        subnetId: cb58Encode(t.subnetId),
         extra: {startTime: v.start.toString()},
       };
       return p;
     }
     case 33: {
-      const body = baseBody(r, "P");
-      const subnetId = r.fixed(32);
-      const auth = authInput(r);
-      const owner = typedOwner(r);
-      const p = parsed("TransferSubnetOwnershipTx", body);
+      const t = tx.value;
+      const p = parsed(tx.type, bodyOf(t.base));
       p.authCredentials = 1;
-      p.details = {subnetId: cb58Encode(subnetId), subnetOwner: owner, extra: {subnetAuthSigIndices: auth}};
+      p.details = {subnetId: cb58Encode(t.subnetId), subnetOwner: t.owner.value, extra: {subnetAuthSigIndices: t.subnetAuth.value.sigIndices}};
       return p;
     }
     case 34:
-      return parsed("BaseTx", baseBody(r, "P"));
+      return parsed(tx.type, bodyOf(tx.value.base));
     case 35: {
-      const body = baseBody(r, "P");
-      const subnetId = r.fixed(32);
-      const chainId = r.fixed(32);
-      const managerAddress = r.bytesU32();
-      const raw = r.list((r) => ({
-        nodeId: r.bytesU32(),
-        weight: r.u64(),
-        balance: r.u64(),
-        blsPublicKey: r.fixed(48),
-        pop: r.fixed(96),
-        remainingBalanceOwner: pChainOwner(r),
-        deactivationOwner: pChainOwner(r),
-      }));
-      const auth = authInput(r);
-      const validators: L1Validator[] = raw.map((v, i) => ({
-        validationId: cb58Encode(appendIndex(subnetId, i)),
+      const t = tx.value;
+      const validators: L1Validator[] = t.validators.map((v, i) => ({
+        validationId: cb58Encode(appendIndex(t.subnetId, i)),
         nodeId: nodeIdFromBytes(v.nodeId),
         weight: v.weight,
         balance: v.balance,
-        bls: bls(v.blsPublicKey, v.pop),
-        remainingBalanceOwner: v.remainingBalanceOwner,
-        deactivationOwner: v.deactivationOwner,
+        bls: bls(v.signer.publicKey, v.signer.signature),
+        remainingBalanceOwner: pChainOwnerOf(v.remainingBalanceOwner),
+        deactivationOwner: pChainOwnerOf(v.deactivationOwner),
       }));
-      const conversionId = subnetToL1ConversionId(subnetId, chainId, managerAddress, raw);
-      const p = parsed("ConvertSubnetToL1Tx", body);
+      const keys = t.validators.map((v) => ({nodeId: v.nodeId, blsPublicKey: v.signer.publicKey, weight: v.weight}));
+      const conversionId = subnetToL1ConversionId(t.subnetId, t.chainId, t.address, keys);
+      const p = parsed(tx.type, bodyOf(t.base));
       p.authCredentials = 1;
       p.details = {
-        subnetId: cb58Encode(subnetId),
-        conversion: {chainId: cb58Encode(chainId), managerAddress, validators, conversionId: cb58Encode(conversionId)},
-        extra: {subnetAuthSigIndices: auth},
+        subnetId: cb58Encode(t.subnetId),
+        conversion: {chainId: cb58Encode(t.chainId), managerAddress: t.address, validators, conversionId: cb58Encode(conversionId)},
+        extra: {subnetAuthSigIndices: t.subnetAuth.value.sigIndices},
       };
       return p;
     }
     case 36: {
-      const body = baseBody(r, "P");
-      const balance = r.u64();
-      const pop = r.fixed(96);
-      const message = r.bytesU32();
-      const p = parsed("RegisterL1ValidatorTx", body);
-      const reg = registerL1ValidatorMessage(message);
+      const t = tx.value;
+      const p = parsed(tx.type, bodyOf(t.base));
+      const reg = registerL1ValidatorMessage(t.message);
       p.details = {
-        warpMessage: message,
+        warpMessage: t.message,
         subnetId: reg.subnetId,
         l1Validator: {
           validationId: reg.validationId,
           nodeId: reg.nodeId,
           weight: reg.weight,
-          balance,
-          bls: bls(reg.blsPublicKey, pop),
+          balance: t.balance,
+          bls: bls(reg.blsPublicKey, t.proofOfPossession),
           remainingBalanceOwner: reg.remainingBalanceOwner,
           deactivationOwner: reg.deactivationOwner,
         },
@@ -545,82 +439,58 @@ function platformBody(r: Reader, typeId: number): Parsed {
       return p;
     }
     case 37: {
-      const body = baseBody(r, "P");
-      const message = r.bytesU32();
-      const w = l1ValidatorWeightMessage(message);
-      const p = parsed("SetL1ValidatorWeightTx", body);
-      p.details = {warpMessage: message, l1Validator: {validationId: w.validationId, nonce: w.nonce, weight: w.weight}};
+      const w = l1ValidatorWeightMessage(tx.value.message);
+      const p = parsed(tx.type, bodyOf(tx.value.base));
+      p.details = {warpMessage: tx.value.message, l1Validator: {validationId: w.validationId, nonce: w.nonce, weight: w.weight}};
       return p;
     }
     case 38: {
-      const body = baseBody(r, "P");
-      const validationId = cb58Encode(r.fixed(32));
-      const balance = r.u64();
-      const p = parsed("IncreaseL1ValidatorBalanceTx", body);
-      p.details = {l1Validator: {validationId, balance}};
+      const p = parsed(tx.type, bodyOf(tx.value.base));
+      p.details = {l1Validator: {validationId: cb58Encode(tx.value.validationId), balance: tx.value.balance}};
       return p;
     }
     case 39: {
-      const body = baseBody(r, "P");
-      const validationId = cb58Encode(r.fixed(32));
-      const auth = authInput(r);
-      const p = parsed("DisableL1ValidatorTx", body);
+      const p = parsed(tx.type, bodyOf(tx.value.base));
       p.authCredentials = 1;
-      p.details = {l1Validator: {validationId}, extra: {disableAuthSigIndices: auth}};
+      p.details = {l1Validator: {validationId: cb58Encode(tx.value.validationId)}, extra: {disableAuthSigIndices: tx.value.disableAuth.value.sigIndices}};
       return p;
     }
     // Helicon (vms/platformvm/txs/codec.go RegisterHeliconTypes, not scheduled yet): auto-renewed validators. Read
     // whole, with their UTXOs (the stake as staked outputs); the staking fold does not model their cycles, so they
     // add no staker and pay no reward here.
     case 40: {
-      // add_auto_renewed_validator_tx.go
-      const body = baseBody(r, "P");
-      const nodeId = nodeIdFromBytes(r.bytesU32());
-      const blsCreds = signer(r);
-      const stake = transferableOutputs(r, "P");
-      typedOwner(r); // validation rewards owner
-      typedOwner(r); // delegation rewards owner
-      const authority = typedOwner(r);
-      const shares = r.u32();
-      const autoCompound = r.u32();
-      const period = r.u64();
-      const p = parsed("AddAutoRenewedValidatorTx", body);
-      p.extraOuts = stake;
+      const t = tx.value;
+      const nodeId = nodeIdFromBytes(t.nodeId);
+      const blsCreds = signerOf(t.signer);
+      const p = parsed(tx.type, bodyOf(t.base));
+      p.extraOuts = rawOutputs(t.stake);
       p.extraStaked = true;
       p.details = {
         subnetId: cb58Encode(ZERO_ID),
         extra: {
           nodeId,
-          delegationShares: shares,
-          autoCompoundRewardShares: autoCompound,
-          period: period.toString(),
-          validatorAuthorityThreshold: authority.threshold,
+          delegationShares: t.delegationShares,
+          autoCompoundRewardShares: t.autoCompoundRewardShares,
+          period: t.period.toString(),
+          validatorAuthorityThreshold: t.validatorAuthority.value.threshold,
           ...(blsCreds ? {blsCredentials: blsCreds} : {}),
         },
       };
       return p;
     }
     case 41: {
-      // set_auto_renewed_validator_config_tx.go
-      const body = baseBody(r, "P");
-      const stakerTxId = cb58Encode(r.fixed(32));
-      const auth = authInput(r);
-      const autoCompound = r.u32();
-      const period = r.u64();
-      const p = parsed("SetAutoRenewedValidatorConfigTx", body);
+      const t = tx.value;
+      const p = parsed(tx.type, bodyOf(t.base));
       p.authCredentials = 1;
-      p.details = {extra: {stakerTxId, autoCompoundRewardShares: autoCompound, period: period.toString()}};
-      p.details.extra!.authSigIndices = auth;
+      const extra = {stakerTxId: cb58Encode(t.txId), autoCompoundRewardShares: t.autoCompoundRewardShares, period: t.period.toString()};
+      p.details = {extra: {...extra, authSigIndices: t.auth.value.sigIndices}};
       return p;
     }
     case 42: {
-      // reward_auto_renewed_validator_tx.go
-      const p = parsed("RewardAutoRenewedValidatorTx", null);
-      p.details = {extra: {stakerTxId: cb58Encode(r.fixed(32)), timestamp: r.u64().toString()}};
+      const p = parsed(tx.type, null);
+      p.details = {extra: {stakerTxId: cb58Encode(tx.value.txId), timestamp: tx.value.timestamp.toString()}};
       return p;
     }
-    default:
-      return fail(`unsupported platformvm tx type ${typeId}`);
   }
 }
 
@@ -631,34 +501,16 @@ function nodeIdFromBytes(b: Uint8Array): string {
 }
 
 /**
- * The payload of a signed warp message: Message = UnsignedMessage (codec v0 ‖ network ‖ source chain ‖ payload
- * bytes) ‖ typed signature; the payload is an AddressedCall (codec v0 ‖ type 1 ‖ source address ‖ payload bytes)
- * whose payload is a warp/message (codec v0 ‖ type ‖ fields). Returns that innermost message's bytes and type.
+ * The innermost message of a signed warp message (codec/warp.ts): Message → its payload, an AddressedCall → its
+ * payload, a warp/message. Returns that message and its bytes.
  */
-function warpInner(message: Uint8Array): {type: number; bytes: Uint8Array; r: Reader} {
-  const m = new Reader(message);
-  if (m.u16() !== 0) fail("warp message codec version");
-  m.u32(); // network ID
-  m.fixed(32); // source chain
-  const addressedCall = m.bytesU32();
-  const sigType = m.u32();
-  if (sigType !== 0) fail(`unknown warp signature type ${sigType}`);
-  m.bytesU32(); // signers bit set
-  m.fixed(96); // aggregate BLS signature
-  m.end();
-  const a = new Reader(addressedCall);
-  if (a.u16() !== 0) fail("warp payload codec version");
-  const payloadType = a.u32();
-  if (payloadType !== 1) fail(`warp payload type ${payloadType} is not an AddressedCall`);
-  a.bytesU32(); // source address
-  const bytes = a.bytesU32();
-  a.end();
-  const r = new Reader(bytes);
-  if (r.u16() !== 0) fail("warp message payload codec version");
-  return {type: r.u32(), bytes, r};
+function warpInner(message: Uint8Array): {msg: ValueOf<typeof l1Message>; bytes: Uint8Array} {
+  const payload = decode(warpPayload, decode(warpMessage, message).payload);
+  if (payload.typeId !== 1) fail(`warp payload type ${payload.typeId} is not an AddressedCall`);
+  const bytes = payload.value.payload;
+  return {msg: decode(l1Message, bytes), bytes};
 }
 
-/** warp/message types: SubnetToL1Conversion 0, RegisterL1Validator 1, L1ValidatorRegistration 2, L1ValidatorWeight 3. */
 function registerL1ValidatorMessage(message: Uint8Array): {
   validationId: string;
   subnetId: string;
@@ -669,143 +521,106 @@ function registerL1ValidatorMessage(message: Uint8Array): {
   deactivationOwner: Owner;
   weight: bigint;
 } {
-  const {type, bytes, r} = warpInner(message);
-  if (type !== 1) fail(`warp message type ${type} is not RegisterL1Validator`);
-  const subnetId = cb58Encode(r.fixed(32));
-  const nodeId = nodeIdFromBytes(r.bytesU32());
-  const blsPublicKey = r.fixed(48);
-  const expiry = r.u64();
-  const remainingBalanceOwner = pChainOwner(r);
-  const deactivationOwner = pChainOwner(r);
-  const weight = r.u64();
-  r.end();
-  // The validation ID is the hash of the RegisterL1ValidatorMessage's bytes (AvalancheGo message.RegisterL1Validator.ValidationID).
-  return {validationId: cb58Encode(sha256(bytes)), subnetId, nodeId, blsPublicKey, expiry, remainingBalanceOwner, deactivationOwner, weight};
+  const {msg, bytes} = warpInner(message);
+  if (msg.typeId !== 1) fail(`warp message type ${msg.typeId} is not RegisterL1Validator`);
+  const m = msg.value;
+  return {
+    // The validation ID is the hash of the RegisterL1ValidatorMessage's bytes (AvalancheGo message.RegisterL1Validator.ValidationID).
+    validationId: cb58Encode(sha256(bytes)),
+    subnetId: cb58Encode(m.subnetId),
+    nodeId: nodeIdFromBytes(m.nodeId),
+    blsPublicKey: m.blsPublicKey,
+    expiry: m.expiry,
+    remainingBalanceOwner: pChainOwnerOf(m.remainingBalanceOwner),
+    deactivationOwner: pChainOwnerOf(m.disableOwner),
+    weight: m.weight,
+  };
 }
 
 function l1ValidatorWeightMessage(message: Uint8Array): {validationId: string; nonce: bigint; weight: bigint} {
-  const {type, r} = warpInner(message);
-  if (type !== 3) fail(`warp message type ${type} is not L1ValidatorWeight`);
-  const validationId = cb58Encode(r.fixed(32));
-  const nonce = r.u64();
-  const weight = r.u64();
-  r.end();
-  return {validationId, nonce, weight};
+  const {msg} = warpInner(message);
+  if (msg.typeId !== 3) fail(`warp message type ${msg.typeId} is not L1ValidatorWeight`);
+  return {validationId: cb58Encode(msg.value.validationId), nonce: msg.value.nonce, weight: msg.value.weight};
 }
 
-/** An avm operation (type ID read here): consumed UTXOs, its asset, auth and the outputs it creates. */
-function avmOperation(r: Reader, p: Parsed): void {
-  const assetId = r.fixed(32);
-  const utxos = r.list((r) => ({txId: r.fixed(32), outputIndex: r.u32()}));
-  const t = r.u32();
-  const out = (typeId: number): void => {
-    // The operation's outputs are UTXOs of the operation's asset; their bytes get the type ID prepended.
-    const start = r.pos;
-    const o = readOutput(r, "X", typeId);
-    p.opOuts.push({assetId, raw: new Writer().u32(typeId).fixed(r.bytes.subarray(start, r.pos)).finish(), out: o});
-  };
-  let auth: number[];
-  switch (t) {
-    case 8: // secp256k1fx.MintOperation: input, MintOutput, TransferOutput
-      auth = sigIndices(r);
-      out(6);
-      out(7);
+type XOutput = ValueOf<typeof xOutput>;
+
+/** An avm operation: consumed UTXOs, its asset, auth and the outputs it creates (UTXOs of the operation's asset). */
+function avmOperation(o: ValueOf<typeof operation>, p: Parsed): void {
+  const assetId = o.assetId;
+  // An operation's outputs are untyped in the bytes; as UTXOs they are typed outputs, encoded by the same codec.
+  const out = (v: XOutput): void => void p.opOuts.push({assetId, raw: encode(xOutput, v), out: outputOf(v)});
+  const op = o.op;
+  switch (op.typeId) {
+    case 8: // secp256k1fx.MintOperation: MintOutput, TransferOutput
+      out({typeId: 6, type: "secp256k1fx.MintOutput", value: op.value.mintOutput});
+      out({typeId: 7, type: "secp256k1fx.TransferOutput", value: op.value.transferOutput});
       break;
     case 12: {
-      // nftfx.MintOperation: input, group, payload, [OutputOwners]: one nft TransferOutput for each owner set
-      auth = sigIndices(r);
-      const groupId = r.u32();
-      const payload = r.bytesU32();
-      const owners = r.list(outputOwners);
-      for (const owner of owners) {
-        const raw = new Writer().u32(11).u32(groupId).bytesU32(payload).u64(owner.locktime).u32(owner.threshold).u32(owner.addresses.length);
-        for (const a of owner.addresses) raw.fixed(a);
-        p.opOuts.push({assetId, raw: raw.finish(), out: {amount: 0n, owner, stakeableLocktime: 0n, utxoType: "NFT_TRANSFER", groupId, payload}});
-      }
+      // nftfx.MintOperation: one nft TransferOutput for each owner set
+      const {groupId, payload} = op.value;
+      for (const owners of op.value.outputs) out({typeId: 11, type: "nftfx.TransferOutput", value: {groupId, payload, owners}});
       break;
     }
-    case 13: // nftfx.TransferOperation: input, nft TransferOutput
-      auth = sigIndices(r);
-      out(11);
+    case 13: // nftfx.TransferOperation
+      out({typeId: 11, type: "nftfx.TransferOutput", value: op.value.output});
       break;
-    case 17: // propertyfx.MintOperation: input, MintOutput, OwnedOutput
-      auth = sigIndices(r);
-      out(15);
-      out(16);
+    case 17: // propertyfx.MintOperation: MintOutput, OwnedOutput
+      out({typeId: 15, type: "propertyfx.MintOutput", value: op.value.mintOutput});
+      out({typeId: 16, type: "propertyfx.OwnedOutput", value: op.value.ownedOutput});
       break;
     case 18: // propertyfx.BurnOperation
-      auth = sigIndices(r);
       break;
-    default:
-      fail(`unknown avm operation type ${t}`);
   }
-  p.opIns.push({utxos, assetId, sigIndices: auth});
+  p.opIns.push({utxos: o.utxoIds, assetId, sigIndices: op.value.input.sigIndices});
 }
 
-function avmBody(r: Reader, typeId: number): Parsed {
-  switch (typeId) {
+function avmBody(tx: XUnsignedTx): Parsed {
+  switch (tx.typeId) {
     case 0:
-      return parsed("BaseTx", baseBody(r, "X"));
+      return parsed(tx.type, bodyOf(tx.value.base));
     case 1: {
-      const body = baseBody(r, "X");
-      const name = r.str();
-      const symbol = r.str();
-      const denomination = r.u8();
-      const p = parsed("CreateAssetTx", body);
-      const fxIndexes: number[] = [];
+      const t = tx.value;
+      const p = parsed(tx.type, bodyOf(t.base));
       // InitialStates' outputs are UTXOs of the new asset (its ID is the tx ID), filled in once the ID is known.
-      r.list((r) => {
-        fxIndexes.push(r.u32());
-        r.list((r) => {
-          const start = r.pos;
-          const o = readOutput(r, "X", r.u32());
-          p.opOuts.push({assetId: ZERO_ID, raw: r.bytes.subarray(start, r.pos), out: o});
-        });
-      });
-      p.details = {asset: {name, symbol, denomination}, extra: {fxIndexes}};
+      for (const s of t.states) for (const o of s.outs) p.opOuts.push({assetId: ZERO_ID, raw: o.bytes, out: outputOf(o.value)});
+      p.details = {asset: {name: t.name, symbol: t.symbol, denomination: t.denomination}, extra: {fxIndexes: t.states.map((s) => s.fxIndex)}};
       return p;
     }
     case 2: {
-      const p = parsed("OperationTx", baseBody(r, "X"));
-      r.list((r) => avmOperation(r, p));
+      const p = parsed(tx.type, bodyOf(tx.value.base));
+      for (const o of tx.value.ops) avmOperation(o, p);
       return p;
     }
     case 3: {
-      const p = parsed("ImportTx", baseBody(r, "X"));
-      p.importedFrom = r.fixed(32);
-      p.importedIns = transferableInputs(r, "X");
+      const p = parsed(tx.type, bodyOf(tx.value.base));
+      p.importedFrom = tx.value.sourceChain;
+      p.importedIns = rawInputs(tx.value.importedInputs);
       return p;
     }
     case 4: {
-      const p = parsed("ExportTx", baseBody(r, "X"));
-      p.exportedTo = r.fixed(32);
-      p.extraOuts = transferableOutputs(r, "X");
+      const p = parsed(tx.type, bodyOf(tx.value.base));
+      p.exportedTo = tx.value.destinationChain;
+      p.extraOuts = rawOutputs(tx.value.exportedOutputs);
       return p;
     }
-    default:
-      return fail(`unknown avm tx type ${typeId}`);
   }
 }
 
-function evmBody(r: Reader, typeId: number): Parsed {
-  const networkId = r.u32();
-  const blockchainId = r.fixed(32);
-  const body: Body = {networkId, blockchainId, outs: [], ins: [], memo: EMPTY};
-  if (typeId === 0) {
-    const p = parsed("ImportTx", body);
-    p.importedFrom = r.fixed(32);
-    p.importedIns = transferableInputs(r, "C");
-    p.evmOutputs = r.list((r) => ({address: r.fixed(20), amount: r.u64(), assetId: r.fixed(32)}));
-    return p;
+function evmBody(tx: CUnsignedTx): Parsed {
+  const t = tx.value;
+  const body: Body = {networkId: t.networkId, blockchainId: t.blockchainId, outs: [], ins: [], memo: EMPTY};
+  const p = parsed(tx.type, body);
+  if (tx.typeId === 0) {
+    p.importedFrom = tx.value.sourceChain;
+    p.importedIns = rawInputs(tx.value.importedInputs);
+    p.evmOutputs = tx.value.outs;
+  } else {
+    p.exportedTo = tx.value.destinationChain;
+    p.evmInputs = tx.value.ins;
+    p.extraOuts = rawOutputs(tx.value.exportedOutputs);
   }
-  if (typeId === 1) {
-    const p = parsed("ExportTx", body);
-    p.exportedTo = r.fixed(32);
-    p.evmInputs = r.list((r) => ({address: r.fixed(20), amount: r.u64(), assetId: r.fixed(32), nonce: r.u64()}));
-    p.extraOuts = transferableOutputs(r, "C");
-    return p;
-  }
-  return fail(`unknown atomic tx type ${typeId}`);
+  return p;
 }
 
 /** Decoding options. */
@@ -821,16 +636,6 @@ export interface TxDecodeOptions {
    * already have given (the primary view's key cache). The tx's `unsignedHash` lets it recover the rest.
    */
   deferInputKeys?: boolean;
-}
-
-/** Reads the credentials: each a list of 65-byte signatures. */
-function readCredentials(r: Reader, chain: PrimaryChain): Uint8Array[][] {
-  return r.list((r) => {
-    const t = r.u32();
-    // secp256k1fx.Credential is 9; the X codec also registers nftfx (14) and propertyfx (19) credentials.
-    if (t !== 9 && !(chain === "X" && (t === 14 || t === 19))) fail(`unknown credential type ${t}`);
-    return r.list((r) => r.fixed(SIGNATURE_LEN));
-  });
 }
 
 /**
@@ -858,19 +663,59 @@ function utxoBytes(txId: Uint8Array, index: number, assetId: Uint8Array, raw: Ui
   return new Writer().u16(0).fixed(txId).u32(index).fixed(assetId).fixed(raw).finish();
 }
 
+type SignedValue = {chain: "P"; tx: PSignedTx} | {chain: "X"; tx: XSignedTx} | {chain: "C"; tx: CSignedTx};
+
+const SIGNED = {P: pSignedTx, X: xSignedTx, C: cSignedTx} as const;
+
+function reasonOf(e: unknown): never {
+  if (e instanceof DecodeError) fail(e.message);
+  throw e;
+}
+
 /**
  * Decodes one signed transaction of `chain` (`codec version ‖ typeID ‖ unsigned fields ‖ credentials`, nothing
  * after). Throws PrimaryDecodeError on anything else.
  */
 export function decodeSignedTx(chain: PrimaryChain, signed: Uint8Array, opts: TxDecodeOptions = {}): PrimaryTx {
   const r = new Reader(signed);
-  const version = r.u16();
-  if (version !== 0) fail(`${chain} tx codec version ${version}`);
-  const typeId = r.u32();
-  const p = chain === "P" ? platformBody(r, typeId) : chain === "X" ? avmBody(r, typeId) : evmBody(r, typeId);
-  const unsignedEnd = r.pos;
-  const signatures = readCredentials(r, chain);
-  if (r.remaining !== 0) fail(`${r.remaining} trailing bytes after the ${chain} ${p.txType}`);
+  let v: SignedValue;
+  try {
+    const version = r.u16();
+    if (version !== 0) fail(`${chain} tx codec version ${version}`);
+    v = {chain, tx: SIGNED[chain].read(r)} as SignedValue;
+  } catch (e) {
+    return reasonOf(e);
+  }
+  if (r.remaining !== 0) fail(`${r.remaining} trailing bytes after the ${chain} ${v.tx.unsigned.value.type}`);
+  return txOf(v, signed, opts);
+}
+
+/**
+ * A tx of a block as the block's codec read it, with its inline bytes (no codec version of its own): the signed
+ * bytes are `0x0000 ‖ inline`.
+ */
+export function blockTx(v: SignedValue, inline: Uint8Array, opts: TxDecodeOptions = {}): PrimaryTx {
+  const signed = new Uint8Array(2 + inline.length);
+  signed.set(inline, 2);
+  try {
+    return txOf(v, signed, opts);
+  } catch (e) {
+    return reasonOf(e);
+  }
+}
+
+function unsignedBody(v: SignedValue): Parsed {
+  if (v.chain === "P") return platformBody(v.tx.unsigned.value);
+  if (v.chain === "X") return avmBody(v.tx.unsigned.value);
+  return evmBody(v.tx.unsigned.value);
+}
+
+/** The model of a decoded signed tx whose bytes (codec version included) are `signed`. */
+function txOf(v: SignedValue, signed: Uint8Array, opts: TxDecodeOptions): PrimaryTx {
+  const chain = v.chain;
+  const p = unsignedBody(v);
+  const unsignedEnd = 2 + v.tx.unsigned.bytes.length;
+  const signatures = v.tx.credentials.map((c) => c.value.signatures);
   const txIdBytes = sha256(signed);
   // Keys are recovered only once the whole tx has read well (recovery is most of the cost).
   const unsignedHash = sha256(signed.subarray(0, unsignedEnd));
