@@ -808,10 +808,3 @@ function txOf(v: SignedValue, signed: Uint8Array, opts: TxDecodeOptions): Primar
     unsignedHash,
   };
 }
-
-/** A tx inline in a block (no codec version of its own): decoded as `0x0000 ‖ inline`. */
-export function decodeInlineTx(chain: PrimaryChain, inline: Uint8Array, opts: TxDecodeOptions = {}): PrimaryTx {
-  const signed = new Uint8Array(2 + inline.length);
-  signed.set(inline, 2);
-  return decodeSignedTx(chain, signed, opts);
-}
