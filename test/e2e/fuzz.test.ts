@@ -214,7 +214,7 @@ interface Answer {
   text: string;
 }
 
-function send(method: string, p: string, data: Buffer | null, headers: Record<string, string>): Promise<Answer> {
+function send(method: string, p: string, data: Buffer | null, headers: Record<string, string>, retried = false): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = http.request({host: "127.0.0.1", port: t.url.port, path: p, method, headers, agent}, (res) => {
       const chunks: Buffer[] = [];
@@ -227,6 +227,10 @@ function send(method: string, p: string, data: Buffer | null, headers: Record<st
       // while it is still writing the body. That is the intended outcome, not a failure.
       if (data !== null && data.length > 1024 * 1024 && (err.code === "ECONNRESET" || err.code === "EPIPE")) {
         resolve({status: 413, headers: {}, text: ""});
+      } else if (req.reusedSocket && err.code === "ECONNRESET" && !retried) {
+        // A kept-alive socket the server closed (its 5 s idle timeout) as this request went out on it: the request
+        // never reached the server, and is sent again on a new socket, as Node's docs advise.
+        resolve(send(method, p, data, headers, true));
       } else {
         reject(err);
       }
