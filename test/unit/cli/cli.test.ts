@@ -164,9 +164,12 @@ describe("--log-format through the command", () => {
   it("auto on a terminal (script(1) gives the command a pseudo-terminal): colored text on stdout, JSON in the files", () => {
     const dir = tempDir();
     try {
-      // The command stops itself: a shell sends SIGTERM once the port line is out.
-      const cmd = `${process.execPath} ${BIN} --data-dir=${dir} --dev-backfill=0 --http-host=127.0.0.1 --http-port=0 & pid=$!; sleep 3; kill -TERM $pid; wait $pid`;
-      const r = spawnSync("script", ["-qec", cmd, "/dev/null"], {encoding: "utf8", env: {...process.env, NO_COLOR: "", TERM: "xterm"}, timeout: 20_000});
+      // The command stops itself: a shell sends SIGTERM once the server's URL is in the log (waited for, not slept on:
+      // a busy machine takes longer than any fixed pause to start it).
+      const log = path.join(dir, "logs", "main.log");
+      const wait = `for i in $(seq 1 900); do grep -q '"url":"http' ${log} 2>/dev/null && break; sleep 0.1; done`;
+      const cmd = `${process.execPath} ${BIN} --data-dir=${dir} --dev-backfill=0 --http-host=127.0.0.1 --http-port=0 & pid=$!; ${wait}; kill -TERM $pid; wait $pid`;
+      const r = spawnSync("script", ["-qec", cmd, "/dev/null"], {encoding: "utf8", env: {...process.env, NO_COLOR: "", TERM: "xterm"}, timeout: 110_000});
       expect(r.status).toBe(0);
       expect(r.stdout).toMatch(/\] \x1b\[32mINFO\x1b\[0m <main> /);
       expect(r.stdout).not.toMatch(/\{"level"/);

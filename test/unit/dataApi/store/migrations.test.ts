@@ -149,7 +149,7 @@ describeBackends("migrate", (backend) => {
     const indexes = await db.query<{indexname: string}>(
       "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND tablename IN ('utxos', 'utxo_spends') ORDER BY indexname",
     );
-    expect(indexes.map((i) => i.indexname)).toEqual(["utxo_spends_by_block", "utxo_spends_by_id", "utxos_by_creation", "utxos_by_id", "utxos_rewards_by_tx"]);
+    expect(indexes.map((i) => i.indexname)).toEqual(["utxo_spends_by_block", "utxo_spends_by_id", "utxos_by_creation", "utxos_by_id", "utxos_rewards_by_tx", "utxos_time_locked"]);
     // With sequential scans off the planner must have an index to take for each lookup; it takes the new ones.
     const plan = await db.transaction(async (tx) => {
       await tx.query("SET LOCAL enable_seqscan = off");
