@@ -122,8 +122,15 @@ describe.each(STORE_BACKENDS)("data API, EVM lanes behind the head ($name)", (ba
     const lanes = follower().status().lanes;
     expect(lanes.tokens.lag! > 0n || lanes.tokens.covered! < deploy.block, "the token lane lags").toBe(true);
     // The health check and the metrics say how far behind each lane is.
-    const health = (await t.get("/ext/health")).json() as {checks: Record<string, {message?: {lanes?: Record<string, {lag: number | null}>}}>};
-    const details = health.checks[`evm:${CHAIN}`]?.message;
+    // Health checks run every 100 ms (test/helpers/node.ts), so the answer may be from before the block: wait for
+    // one that has it, well inside the 5 s the lane is held.
+    type Details = {head?: string; lanes?: Record<string, {lag: number | null}>};
+    let details: Details | undefined;
+    for (const deadline = Date.now() + 3000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 20))) {
+      const health = (await t.get("/ext/health")).json() as {checks: Record<string, {message?: Details}>};
+      details = health.checks[`evm:${CHAIN}`]?.message;
+      if (details?.head !== undefined && BigInt(details.head) >= deploy.block) break;
+    }
     expect(details?.lanes?.tokens?.lag, JSON.stringify(details)).toBeGreaterThan(0);
     expect((await t.get("/ext/metrics")).text).toMatch(new RegExp(`data_api_evm_lane_lag_blocks\\{chain="${CHAIN}",lane="tokens"\\} [1-9]`));
 
