@@ -12,6 +12,7 @@ import type {Routes} from "../api/routes.js";
 import {logLevel, noParams, parsedString, object, optional, required, string, type Validator} from "../api/validate.js";
 import type {ChainRegistry} from "../chains/index.js";
 import {formatDuration} from "../util/duration.js";
+import {redactUrls} from "../util/url.js";
 import {FLAGS, type AvaextConfig} from "../cli/flags.js";
 import type {Logger, LoggerRegistry} from "../logger/index.js";
 import {idFromString} from "../util/cb58.js";
@@ -178,12 +179,18 @@ async function osErrors<T>(action: string, fn: () => Promise<T>): Promise<T> {
   }
 }
 
-/** admin.getConfig: every flag by name, durations as Go duration strings (`30s`) so the unit is explicit. */
+/**
+ * admin.getConfig: every flag by name, durations as Go duration strings (`30s`) so the unit is explicit, and URLs
+ * without their credentials, query or key-bearing path (an admin caller is not necessarily the operator).
+ */
 export function effectiveConfig(config: AvaextConfig): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const def of FLAGS) {
     const v = config[def.name];
-    out[def.name] = def.kind === "duration" && typeof v === "number" ? formatDuration(v) : v;
+    if (def.kind === "duration" && typeof v === "number") out[def.name] = formatDuration(v);
+    else if (def.urls && typeof v === "string") out[def.name] = redactUrls(v);
+    else if (def.urls && Array.isArray(v)) out[def.name] = v.map((x) => (typeof x === "string" ? redactUrls(x) : x));
+    else out[def.name] = v;
   }
   return out;
 }

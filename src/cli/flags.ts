@@ -74,6 +74,8 @@ export interface FlagDef<K extends FlagName = FlagName> {
   /** How the default reads in --help and docs/reference/cli.md. */
   defaultText: string;
   description: string;
+  /** Its value holds URLs, which may carry credentials or API keys: admin.getConfig shows them redacted. */
+  urls?: true;
 }
 
 function flag<K extends FlagName>(d: FlagDef<K>): FlagDef<K> {
@@ -103,7 +105,7 @@ export const FLAGS: readonly FlagDef[] = [
   flag({name: "metrics-service-rate-limit", kind: "int", default: 60, defaultText: "60", description: "metrics service requests per client per minute (429 above); 0 = no limit"}),
   flag({name: "index-enabled", kind: "bool", default: false, defaultText: "false", description: "keep the container index and serve /ext/index/*"}),
   flag({name: "index-allow-incomplete", kind: "bool", default: false, defaultText: "false", description: "allow an index that misses containers (docs/api/index.md: incomplete index)"}),
-  flag({name: "feed", kind: "string", default: "dev", defaultText: "dev", description: "acceptance feed: dev, file:PATH or http://HOST:PORT"}),
+  flag({name: "feed", urls: true, kind: "string", default: "dev", defaultText: "dev", description: "acceptance feed: dev, file:PATH or http://HOST:PORT"}),
   flag({name: "dev-backfill", kind: "duration", default: 7 * 24 * 3_600_000, defaultText: "168h", description: "history the dev feed backfills on a fresh database (0 = none, at most 87600h)"}),
   flag({name: "health-check-frequency", kind: "duration", default: 30_000, defaultText: "30s", description: "how often health checks run (Go duration, > 0)"}),
   flag({name: "health-check-timeout", kind: "duration", default: 5000, defaultText: "5s", description: "a check that runs longer fails with a timeout error"}),
@@ -113,21 +115,21 @@ export const FLAGS: readonly FlagDef[] = [
   flag({name: "log-display-level", kind: "level", default: (c) => c["log-level"]!, defaultText: "= log-level", description: "level of stdout"}),
   flag({name: "log-format", kind: "format", default: "auto", defaultText: "auto", description: "auto (text on a terminal, JSON otherwise), plain (text), colors (text, colored levels on a terminal) or json; applies to stdout and the log files"}),
   flag({name: "data-api-enabled", kind: "bool", default: false, defaultText: "false", description: "serve the data API under /v1 and fold the container index into its store"}),
-  flag({name: "data-api-db", kind: "db", default: "embedded", defaultText: "embedded", description: "the data API's store: embedded (PGlite under <data-dir>/data-api) or postgres://user:pass@host:port/db"}),
+  flag({name: "data-api-db", urls: true, kind: "db", default: "embedded", defaultText: "embedded", description: "the data API's store: embedded (PGlite under <data-dir>/data-api) or postgres://user:pass@host:port/db"}),
   flag({name: "data-api-pglite-shared-buffers", kind: "int", default: SHARED_BUFFERS.default, defaultText: String(SHARED_BUFFERS.default), description: `PGlite's page cache (shared_buffers), MiB, ${SHARED_BUFFERS.min}-${SHARED_BUFFERS.max}: 512 folds a 1,000,000-transaction backlog about 1.4x as fast as 128, for about 420 MB more memory (docs/operations/memory.md); unused with a server`}),
   flag({name: "data-api-role", kind: "role", default: "both", defaultText: "both", description: "ingest (fold into the store), serve (answer /v1 from it) or both"}),
   flag({name: "data-api-keys-file", kind: "path", default: null, defaultText: "none", description: 'JSON {"<key>": {"name": "...", "rateLimit": N}}: API keys and their limits a minute'}),
   flag({name: "data-api-rate-limit", kind: "int", default: 600, defaultText: "600", description: "data API requests a minute per client IP without a key (429 above); 0 = no limit"}),
-  flag({name: "evm-rpc", kind: "string", default: "", defaultText: "none (dev network: its own EVM)", description: "EVM chains the data API follows: comma list of <chain>=<url>, chain = C, an EVM chain ID or a blockchain ID (C=http://127.0.0.1:9650/ext/bc/C/rpc)"}),
+  flag({name: "evm-rpc", urls: true, kind: "string", default: "", defaultText: "none (dev network: its own EVM)", description: "EVM chains the data API follows: comma list of <chain>=<url>, chain = C, an EVM chain ID or a blockchain ID (C=http://127.0.0.1:9650/ext/bc/C/rpc)"}),
   flag({name: "dev-evm", kind: "bool", default: true, defaultText: "true", description: "with --feed dev: run the dev network's C-chain and its L1 on real EVMs (anvil, from npm) and follow them"}),
   flag({name: "contract-metadata-file", kind: "path", default: null, defaultText: "none", description: 'JSON {"0x<address>": {"name": ..., "description": ..., "officialSite": ..., ...}}: curated contract fields the data API adds to its answers'}),
   flag({name: "nft-metadata-allow-private", kind: "bool", default: false, defaultText: "false", description: "let the NFT metadata fetcher reach loopback, private and link-local addresses (off: refused, against SSRF)"}),
   flag({name: "ipfs-gateway", kind: "string", default: "https://ipfs.io/ipfs/", defaultText: "https://ipfs.io/ipfs/", description: "gateway for ipfs:// token URIs (the CID and path are appended)"}),
   flag({name: "icm-contracts", kind: "list", default: ["0x253b2784c75e510dD0fF1da844684a1aC0aa5fcf"], defaultText: "0x253b2784c75e510dD0fF1da844684a1aC0aa5fcf", description: "TeleporterMessenger addresses whose logs are interchain messages (comma list; the default is the v1.0.0 deployment, the same on every chain)"}),
-  flag({name: "warp-signer-urls", kind: "list", default: [], defaultText: "none", description: "validator nodes (AvalancheGo base URLs, http://10.0.0.5:9650, comma list) asked for warp signatures of messages EVM chains sent (warp_getMessageSignature; each node's BLS key from info.getNodeID): signature aggregation's source on a real network; P-chain messages are not signed over RPC"}),
-  flag({name: "signature-aggregator-url", kind: "string", default: "", defaultText: "none", description: "external aggregator asked when the local signers fall short of quorum: an icm-services signature-aggregator (URL ending in /aggregate-signatures) or a Data API base URL (Glacier, another avaext); its answer is verified against this node's validator set (502 if not)"}),
+  flag({name: "warp-signer-urls", urls: true, kind: "list", default: [], defaultText: "none", description: "validator nodes (AvalancheGo base URLs, http://10.0.0.5:9650, comma list) asked for warp signatures of messages EVM chains sent (warp_getMessageSignature; each node's BLS key from info.getNodeID): signature aggregation's source on a real network; P-chain messages are not signed over RPC"}),
+  flag({name: "signature-aggregator-url", urls: true, kind: "string", default: "", defaultText: "none", description: "external aggregator asked when the local signers fall short of quorum: an icm-services signature-aggregator (URL ending in /aggregate-signatures) or a Data API base URL (Glacier, another avaext); its answer is verified against this node's validator set (502 if not)"}),
   flag({name: "signature-aggregator-timeout", kind: "duration", default: 30_000, defaultText: "30s", description: "how long the external aggregator may take (502 after)"}),
-  flag({name: "platform-rpc", kind: "string", default: "", defaultText: "none (the P-chain view)", description: "P-chain node (AvalancheGo base URL, http://127.0.0.1:9650; calls go to its /ext/bc/P) whose validator sets and chains' subnets signature aggregation uses instead of the P-chain view's: for a store that did not fold the P-chain from genesis"}),
+  flag({name: "platform-rpc", urls: true, kind: "string", default: "", defaultText: "none (the P-chain view)", description: "P-chain node (AvalancheGo base URL, http://127.0.0.1:9650; calls go to its /ext/bc/P) whose validator sets and chains' subnets signature aggregation uses instead of the P-chain view's: for a store that did not fold the P-chain from genesis"}),
   flag({name: "v8-heap-growing-percent", kind: "int", default: 0, defaultText: "0 (V8's own factor)", description: "let V8's heap grow this % past the live heap before its next full GC: less memory folding a data API backlog, slower index ingest and ranges (docs/operations/memory.md)"}),
   flag({name: "v8-pretenuring", kind: "bool", default: false, defaultText: "false", description: "keep V8's allocation-site pretenuring, which avaext turns off (docs/reference/cli.md: V8 settings)"}),
 ];

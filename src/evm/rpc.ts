@@ -7,6 +7,7 @@
 import {sleep} from "../util/sleep.js";
 import type {Logger} from "../logger/index.js";
 import {RetryableError} from "../util/errors.js";
+import {redactUrl, withoutCredentials} from "../util/url.js";
 
 export interface EvmRpcOptions {
   url: string;
@@ -75,6 +76,14 @@ interface Envelope {
 }
 
 export class EvmRpc {
+  /**
+   * The URL as errors, logs, health checks and answers show it (util/url.ts redactUrl): RPC URLs carry API keys in
+   * their credentials, query and path, and every RpcError message reaches a health check or an error body.
+   */
+  readonly label: string;
+  /** Where requests go: the URL without credentials, which go in `authorization` (Node's fetch refuses them). */
+  private readonly endpoint: URL;
+  private readonly auth: Record<string, string>;
   private limit: number;
   private inFlight = 0;
   private readonly waiting: Array<() => void> = [];
@@ -85,6 +94,8 @@ export class EvmRpc {
     private readonly modules: EvmRpcModules,
   ) {
     this.limit = Math.max(1, Math.min(2, opts.maxConcurrency));
+    this.label = redactUrl(opts.url);
+    ({url: this.endpoint, headers: this.auth} = withoutCredentials(opts.url));
   }
 
   /** The current adaptive concurrency limit (for metrics and tests). */
@@ -116,7 +127,7 @@ export class EvmRpc {
         this.modules.onError?.(err.kind);
         if (signal?.aborted || attempt >= this.opts.retries || !retryable(err)) throw err;
         const delay = Math.min(30_000, this.opts.retryBaseMs * 2 ** attempt) * (0.5 + Math.random() / 2);
-        this.modules.logger.debug({rpc: this.opts.url, attempt, delay: Math.round(delay), err: err.message}, "EVM RPC request failed; retrying");
+        this.modules.logger.debug({rpc: this.label, attempt, delay: Math.round(delay), err: err.message}, "EVM RPC request failed; retrying");
         await sleep(delay, signal);
       }
     }
@@ -125,7 +136,7 @@ export class EvmRpc {
   /** A slot under the adaptive limit; an abort while waiting for one throws (nothing was sent). */
   private async acquire(signal?: AbortSignal): Promise<void> {
     for (;;) {
-      if (signal?.aborted) throw new RpcError(`${this.opts.url}: aborted`, "transport");
+      if (signal?.aborted) throw new RpcError(`${this.label}: aborted`, "transport");
       if (this.inFlight < Math.floor(this.limit)) break;
       await new Promise<void>((r) => {
         const wake = (): void => {
@@ -157,48 +168,48 @@ export class EvmRpc {
         const timeout = AbortSignal.timeout(this.opts.timeoutMs);
         let res: Response;
         try {
-          res = await fetch(this.opts.url, {
+          res = await fetch(this.endpoint, {
             method: "POST",
-            headers: {"content-type": "application/json"},
+            headers: {"content-type": "application/json", ...this.auth},
             body,
             signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
           });
         } catch (e) {
           const why = timeout.aborted ? `timed out after ${this.opts.timeoutMs} ms` : (e as Error).cause ? String((e as Error).cause) : (e as Error).message;
-          throw new RpcError(`${this.opts.url}: ${why}`, "transport", undefined, timeout.aborted);
+          throw new RpcError(`${this.label}: ${why}`, "transport", undefined, timeout.aborted);
         }
         const text = await res.text().catch((e: Error) => {
           // The timeout covers the whole answer: a body that stalls after the headers times out too.
           const why = timeout.aborted ? `timed out after ${this.opts.timeoutMs} ms` : e.message;
-          throw new RpcError(`${this.opts.url}: reading the answer: ${why}`, "transport", undefined, timeout.aborted);
+          throw new RpcError(`${this.label}: reading the answer: ${why}`, "transport", undefined, timeout.aborted);
         });
         return {res, text};
       };
       const guard = this.modules.guard;
       const {res, text} = guard ? await guard(calls.map((c) => c.method), exchange) : await exchange();
-      if (!res.ok) throw new RpcError(`${this.opts.url}: HTTP ${res.status} ${text.slice(0, 200)}`, "http", res.status);
+      if (!res.ok) throw new RpcError(`${this.label}: HTTP ${res.status} ${text.slice(0, 200)}`, "http", res.status);
       let parsed: unknown;
       try {
         parsed = JSON.parse(text);
       } catch {
-        throw new RpcError(`${this.opts.url}: the answer is not JSON: ${text.slice(0, 100)}`, "malformed");
+        throw new RpcError(`${this.label}: the answer is not JSON: ${text.slice(0, 100)}`, "malformed");
       }
       // A node that refuses the whole batch answers one error object instead of an array.
       if (!Array.isArray(parsed)) {
         const env = parsed as Envelope;
-        if (env && typeof env === "object" && env.error) throw new RpcError(`${this.opts.url}: batch refused: ${String(env.error.message)}`, "malformed");
-        throw new RpcError(`${this.opts.url}: the answer to a batch is not an array`, "malformed");
+        if (env && typeof env === "object" && env.error) throw new RpcError(`${this.label}: batch refused: ${String(env.error.message)}`, "malformed");
+        throw new RpcError(`${this.label}: the answer to a batch is not an array`, "malformed");
       }
       const byId = new Map<number, Envelope>();
       for (const e of parsed as Envelope[]) if (e && typeof e === "object" && typeof e.id === "number") byId.set(e.id, e);
       const out = calls.map((c, i): RpcOutcome => {
         const env = byId.get(first + i);
-        if (!env) throw new RpcError(`${this.opts.url}: no answer to ${c.method} in the batch`, "malformed");
+        if (!env) throw new RpcError(`${this.label}: no answer to ${c.method} in the batch`, "malformed");
         if (env.error) {
           const code = typeof env.error.code === "number" ? env.error.code : undefined;
           return {ok: false, error: new RpcError(`${c.method}: ${String(env.error.message)}`, "rpc", code)};
         }
-        if (!("result" in env)) throw new RpcError(`${this.opts.url}: ${c.method} answered neither result nor error`, "malformed");
+        if (!("result" in env)) throw new RpcError(`${this.label}: ${c.method} answered neither result nor error`, "malformed");
         return {ok: true, result: env.result};
       });
       ok = true;

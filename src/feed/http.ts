@@ -11,6 +11,7 @@ import {idFromString, sha256} from "../util/cb58.js";
 import {hexToBytes} from "../util/hex.js";
 import {MAX_TIMESTAMP_NS, parseRfc3339Nano} from "../util/time.js";
 import type {FeedStatus} from "./status.js";
+import {redactUrl, withoutCredentials} from "../util/url.js";
 import {sleep, type FeedBatch, type FeedItem, type FeedSource} from "./types.js";
 
 const X_VTX = ENDPOINTS.findIndex((e) => e.name === "X/vtx");
@@ -65,15 +66,21 @@ export function decodeHttpPosition(b: Uint8Array | null): bigint[] {
 
 export class HttpFeed implements FeedSource {
   readonly key: string;
+  /** The upstream without credentials (they go in `authorization`), and as logs show it. */
   private readonly base: string;
+  private readonly auth: Record<string, string>;
+  private readonly label: string;
   private requestId = 0;
 
   constructor(
     private readonly opts: HttpFeedOptions,
     private readonly modules: HttpFeedModules,
   ) {
-    this.base = opts.url.replace(/\/+$/, "");
-    this.key = this.base;
+    this.key = opts.url.replace(/\/+$/, "");
+    const {url, headers} = withoutCredentials(this.key);
+    this.base = url.toString().replace(/\/+$/, "");
+    this.auth = headers;
+    this.label = redactUrl(opts.url);
   }
 
   async run(position: Uint8Array | null, sink: (batch: FeedBatch) => Promise<void>, signal: AbortSignal): Promise<void> {
@@ -98,7 +105,7 @@ export class HttpFeed implements FeedSource {
           if (signal.aborted) return;
           status.failed();
           if (!down) {
-            logger.warn({upstream: this.base, err: (err as Error).message}, "upstream failing; retrying with backoff");
+            logger.warn({upstream: this.label, err: (err as Error).message}, "upstream failing; retrying with backoff");
           }
           down = true;
           failed = true;
@@ -152,7 +159,7 @@ export class HttpFeed implements FeedSource {
         backoff = Math.min(this.opts.maxBackoffMs, backoff * 2);
         continue;
       }
-      if (down) logger.info({upstream: this.base}, "upstream reachable again");
+      if (down) logger.info({upstream: this.label}, "upstream reachable again");
       down = false;
       backoff = this.opts.minBackoffMs;
       status.setCaughtUp(atTip);
@@ -177,7 +184,7 @@ export class HttpFeed implements FeedSource {
     this.modules.status.sent();
     const res = await fetch(`${this.base}/ext/index/${e.chain}/${e.kind}`, {
       method: "POST",
-      headers: {"content-type": "application/json"},
+      headers: {"content-type": "application/json", ...this.auth},
       body,
       signal: AbortSignal.any([signal, AbortSignal.timeout(this.opts.timeoutMs)]),
     });

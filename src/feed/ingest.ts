@@ -14,6 +14,7 @@ import type {BatchOp} from "../db/controller.js";
 import {IndexStore, MAX_FETCHED_BY_RANGE, type AcceptedItem, type ChainState} from "../index/store.js";
 import {idToString} from "../util/cb58.js";
 import {nowNs} from "../util/time.js";
+import {redactUrl} from "../util/url.js";
 import {blockFacts} from "./derive.js";
 import type {FeedStatus} from "./status.js";
 import {sleep, type BadInputReporter, type FeedBatch, type FeedItem, type FeedSource} from "./types.js";
@@ -108,7 +109,7 @@ export class Ingester implements BadInputReporter {
       } catch (err) {
         logger.error({err}, "could not rebuild chain state from the index; continuing with the feed");
       }
-      logger.info({feed: source.key, resumed: position !== null}, "feed starting");
+      logger.info({feed: source.key.startsWith("http") ? redactUrl(source.key) : source.key, resumed: position !== null}, "feed starting");
       await this.runWithRestarts(position);
     })();
   }

@@ -333,9 +333,9 @@ function chainInfo(chains: EvmChains, c: EvmChain, names: ReadonlyMap<string, st
     status: s ? s.status : "OK",
     // An L1's name is the one its CreateChainTx gave it, once the P-chain view has it.
     chainName: c.isCChain ? "C-Chain" : ((blockchainId && names.get(blockchainId)) || `EVM chain ${id}`),
-    description: c.isCChain ? "The Contract Chain of the Avalanche primary network" : `An EVM chain followed through ${c.rpc.opts.url}`,
+    description: c.isCChain ? "The Contract Chain of the Avalanche primary network" : `An EVM chain followed through ${c.rpc.label}`,
     vmName: "EVM",
-    rpcUrl: publicRpcUrl(c.rpc.opts.url),
+    rpcUrl: c.rpc.label,
     isTestnet: chains.network.name !== "mainnet",
     networkToken: c.networkToken ?? AVAX_TOKEN,
     enabledFeatures: ["nftIndexing"],
@@ -355,20 +355,6 @@ function chainInfo(chains: EvmChains, c: EvmChain, names: ReadonlyMap<string, st
     out.indexing = {head: st?.head?.toString() ?? null, internalTransactions: st?.traces ?? null};
   }
   return out;
-}
-
-/**
- * The RPC URL as /v1/chains shows it: no credentials, no query, and no path beyond AvalancheGo's own
- * (`/ext/bc/<chain>/rpc`): operators put API keys in all three.
- */
-export function publicRpcUrl(raw: string): string {
-  try {
-    const u = new URL(raw);
-    const path = /^\/ext\/bc\/[A-Za-z0-9]+\/rpc\/?$/.test(u.pathname) || u.pathname === "/" ? u.pathname : "/…";
-    return `${u.protocol}//${u.host}${path === "/" ? "" : path}`;
-  } catch {
-    return "";
-  }
 }
 
 

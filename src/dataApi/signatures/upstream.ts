@@ -3,6 +3,8 @@
  * aggregator): a deadline per call, the caller's abort signal, a bounded answer, and errors that name the service
  * without its credentials. Credentials in a URL (`http://user:pass@host`) are sent as HTTP basic auth.
  */
+import {withoutCredentials} from "../../util/url.js";
+
 /** `transport`: no usable answer (unreachable, timeout, HTTP error, not JSON); `rpc`: a JSON-RPC error answer. */
 export class UpstreamError extends Error {
   constructor(
@@ -33,13 +35,8 @@ export function joinUrl(base: string, path: string): string {
 
 /** POSTs `body` as JSON; the parsed JSON answer and its status. Throws UpstreamError (transport) on anything else. */
 export async function postJson(url: string, body: unknown, opts: CallOptions): Promise<{status: number; json: unknown}> {
-  const u = new URL(url);
-  const headers: Record<string, string> = {"content-type": "application/json", accept: "application/json"};
-  if (u.username || u.password) {
-    headers.authorization = "Basic " + Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString("base64");
-    u.username = "";
-    u.password = "";
-  }
+  const {url: u, headers: auth} = withoutCredentials(url);
+  const headers: Record<string, string> = {"content-type": "application/json", accept: "application/json", ...auth};
   const timeout = AbortSignal.timeout(opts.timeoutMs);
   const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
   let text: string;

@@ -189,7 +189,7 @@ export class EvmFollower {
     return {
       chainId: this.chainId,
       blockchainId: this.blockchainId,
-      rpcUrl: this.modules.rpc.opts.url,
+      rpcUrl: this.modules.rpc.label,
       status: this.lastError === null && this.traces !== null && !stale ? "OK" : "UNAVAILABLE",
       head: this.head?.number ?? null,
       rpcHead: this.rpcHead,
@@ -276,7 +276,7 @@ export class EvmFollower {
         this.lastError = e.message;
         this.modules.metrics?.error(this.chainId ?? "unknown");
         const retryInMs = backoff.next();
-        const rpc = this.modules.rpc.opts.url;
+        const rpc = this.modules.rpc.label;
         const at = {chainId: this.chainId, rpc, err: e.message, failures: backoff.attempts, retryInMs};
         this.modules.logger.warn(at, "EVM follower: batch failed; retrying");
         await sleep(retryInMs, signal);
@@ -322,7 +322,7 @@ export class EvmFollower {
     const chainId = this.chainId ?? "unknown";
     this.modules.metrics?.stopped?.(chainId);
     this.modules.logger.error(
-      {chainId, rpc: this.modules.rpc.opts.url, ...this.stopped, err: cause},
+      {chainId, rpc: this.modules.rpc.label, ...this.stopped, err: cause},
       `EVM follower of chain ${chainId}: ${e.message}; this chain's follower stopped (restart avaext to try again)`,
     );
     this.waiters.splice(0).forEach((w) => w());
@@ -333,7 +333,7 @@ export class EvmFollower {
     const {rpc, sql} = this.modules;
     const answered = await this.askChainId(signal);
     if (this.opts.chainId !== null && answered !== this.opts.chainId) {
-      throw new RetryableError(`${rpc.opts.url} answers chain ID ${answered}, not ${this.opts.chainId}`);
+      throw new RetryableError(`${rpc.label} answers chain ID ${answered}, not ${this.opts.chainId}`);
     }
     this.chainId = answered;
     this.blockchainId ??= await this.askBlockchainId(signal);
@@ -356,7 +356,7 @@ export class EvmFollower {
     }
     await sql.query("UPDATE evm_chains SET traces = $2, blockchain_id = COALESCE($3, blockchain_id) WHERE chain_id = $1", [answered, traces, this.blockchainId]);
     this.traces = traces;
-    this.modules.logger.info({chainId: answered, rpc: rpc.opts.url, head: this.head?.number, traces}, "EVM follower identified its chain");
+    this.modules.logger.info({chainId: answered, rpc: rpc.label, head: this.head?.number, traces}, "EVM follower identified its chain");
   }
 
   /**
@@ -504,13 +504,13 @@ export class EvmFollower {
         if (out.length > 0) break;
         // What the RPC served is not a block: its answer, retried like its outages.
         if (e instanceof BlockShapeError) {
-          throw new RetryableError(`block ${n} from ${rpc.opts.url} is malformed: ${e.message}`);
+          throw new RetryableError(`block ${n} from ${rpc.label} is malformed: ${e.message}`);
         }
         const hash = (blockR.result as {hash?: unknown}).hash;
         throw new EvmFoldError(n, n, typeof hash === "string" ? hash : null, e);
       }
       const got = out[out.length - 1]!.block.number;
-      if (got !== n) throw new RetryableError(`asked ${rpc.opts.url} for block ${n}, got block ${got}`);
+      if (got !== n) throw new RetryableError(`asked ${rpc.label} for block ${n}, got block ${got}`);
     }
     return out;
   }
@@ -571,7 +571,7 @@ export class EvmFollower {
     // An RPC that now serves another chain is a misconfiguration, not a reorg: refuse rather than refold.
     const answered = await this.askChainId(this.abort.signal);
     if (answered !== chainId) {
-      const url = this.modules.rpc.opts.url;
+      const url = this.modules.rpc.label;
       throw new RetryableError(`${url} now answers chain ID ${answered}, not ${chainId}: not following it`);
     }
     const dropped = this.head!.number - to;

@@ -87,7 +87,7 @@ export class TraceLane implements LaneKind {
     const res = (await Promise.all(batches.map((bs) => rpc.batch(bs.map(call), signal)))).flat();
     if (byHash && res.some((r) => !r.ok && r.error.code === METHOD_NOT_FOUND)) {
       this.byHash = false;
-      logger.info({rpc: rpc.opts.url}, "EVM RPC has no debug_traceBlockByHash: tracing blocks by number");
+      logger.info({rpc: rpc.label}, "EVM RPC has no debug_traceBlockByHash: tracing blocks by number");
       return this.trace(blocks, signal);
     }
     return res.map((r, i) => {

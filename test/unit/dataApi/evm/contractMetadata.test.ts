@@ -3,7 +3,7 @@ import {writeFileSync} from "node:fs";
 import path from "node:path";
 import {describe, expect, it} from "vitest";
 import {loadContractMetadata} from "../../../../src/dataApi/evm/contractMetadata.js";
-import {publicRpcUrl} from "../../../../src/dataApi/routes/evm.js";
+import {redactUrl} from "../../../../src/util/url.js";
 import {tempDir} from "../../../helpers/node.js";
 
 const file = (content: string): string => {
@@ -35,7 +35,13 @@ describe("the RPC URL /v1/chains shows", () => {
     ["https://user:secret@node.example:443/ext/bc/2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5/rpc?token=abc", "https://node.example/ext/bc/2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5/rpc"],
     ["https://avax-mainnet.example.io/v3/0123456789abcdef", "https://avax-mainnet.example.io/…"],
     ["http://127.0.0.1:8545", "http://127.0.0.1:8545"],
+    ["http://127.0.0.1:8545/", "http://127.0.0.1:8545"],
+    ["https://node.example/ext/bc/C/rpc/", "https://node.example/ext/bc/C/rpc"],
+    ["https://relay.example/aggregate-signatures", "https://relay.example/aggregate-signatures"],
+    ["https://node.example/ext/bc/C/rpc#key", "https://node.example/ext/bc/C/rpc"],
+    ["https://node.example/ext/bc/C/rpc;key=1", "https://node.example/…"],
+    ["not a url", "<invalid URL>"],
   ])("%s is shown as %s", (raw, shown) => {
-    expect(publicRpcUrl(raw)).toBe(shown);
+    expect(redactUrl(raw)).toBe(shown);
   });
 });

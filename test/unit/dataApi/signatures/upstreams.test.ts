@@ -8,7 +8,7 @@ import {WarpSigners} from "../../../../src/dataApi/signatures/warpSigners.js";
 import {ExternalAggregator} from "../../../../src/dataApi/signatures/externalAggregator.js";
 import {PlatformRpcValidatorSets} from "../../../../src/dataApi/signatures/platformRpc.js";
 import {HeightError} from "../../../../src/dataApi/signatures/validatorSets.js";
-import {badUpstreamUrl, redactUrl} from "../../../../src/util/url.js";
+import {badUpstreamUrl, redactUrl, redactUrls, withoutCredentials} from "../../../../src/util/url.js";
 import {DataApiError} from "../../../../src/dataApi/server/errors.js";
 import {aggregate, verifySignedMessage} from "../../../../src/warp/aggregator.js";
 import {publicKeyOf} from "../../../../src/warp/bls.js";
@@ -197,7 +197,20 @@ describe("upstream URLs", () => {
     expect(badUpstreamUrl("http://127.0.0.1:9650")).toBeNull();
     expect(badUpstreamUrl("ftp://x")).toMatch(/not an http\(s\) URL/);
     expect(badUpstreamUrl("nope")).toMatch(/not a URL/);
-    expect(redactUrl("https://u:p@glacier.example/x?token=1")).toBe("https://glacier.example/x");
+    expect(redactUrl("https://u:p@glacier.example/x?token=1")).toBe("https://glacier.example/…");
+  });
+
+  it("are shown redacted wherever they sit in a flag's value", () => {
+    expect(redactUrls("C=https://u:p@node.example/ext/bc/C/rpc?k=1,99999=http://127.0.0.1:8545/v3/KEY")).toBe("C=https://node.example/ext/bc/C/rpc,99999=http://127.0.0.1:8545/…");
+    expect(redactUrls("postgres://avaext:hunter2@db.example:5432/avaext")).toBe("postgres://db.example:5432/…");
+    expect(redactUrls("embedded")).toBe("embedded");
+  });
+
+  it("send their credentials as basic auth, not in the URL", () => {
+    const {url, headers} = withoutCredentials("https://us%40er:p%3Ass@node.example/ext/bc/C/rpc");
+    expect(url.toString()).toBe("https://node.example/ext/bc/C/rpc");
+    expect(headers.authorization).toBe("Basic " + Buffer.from("us@er:p:ss").toString("base64"));
+    expect(withoutCredentials("http://127.0.0.1:9650").headers).toEqual({});
   });
 });
 
