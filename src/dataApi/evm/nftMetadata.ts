@@ -82,7 +82,13 @@ for (const [net, bits] of [
   FORBIDDEN.addSubnet(net, bits, "ipv4");
 for (const [net, bits] of [
   ["::", 96], // unspecified, loopback, IPv4-compatible
-  ["64:ff9b::", 96], // NAT64: would reach any IPv4 address, private ones included
+  // Prefixes that carry an IPv4 address (and so reach private ones through a translator or relay): NAT64's
+  // well-known and local-use prefixes (RFC 6052, RFC 8215), 6to4 (RFC 3056) and Teredo (RFC 4380).
+  ["64:ff9b::", 96],
+  ["64:ff9b:1::", 48],
+  ["2002::", 16],
+  ["2001::", 32],
+  ["100::", 64], // discard-only (RFC 6666)
   ["fc00::", 7], // unique local
   ["fe80::", 10], // link-local
   ["fec0::", 10], // site-local (deprecated)
@@ -97,9 +103,15 @@ export function isForbiddenAddress(address: string): boolean {
   return FORBIDDEN.check(address, family === 4 ? "ipv4" : "ipv6");
 }
 
-/** ERC-1155's `{id}`: the token ID as 64 lowercase hex digits, zero-padded. */
-export function substituteTokenId(uri: string, id: bigint): string {
-  return uri.replaceAll("{id}", id.toString(16).padStart(64, "0"));
+/**
+ * ERC-1155's `{id}`: the token ID as 64 lowercase hex digits, zero-padded. Undefined when the result would pass
+ * `maxBytes` of UTF-8: each `{id}` grows by 60 bytes, so a URI under the cap can substitute to 16 times it.
+ */
+export function substituteTokenId(uri: string, id: bigint, maxBytes = Infinity): string | undefined {
+  let count = 0;
+  for (let at = uri.indexOf("{id}"); at >= 0; at = uri.indexOf("{id}", at + 4)) count++;
+  if (Buffer.byteLength(uri, "utf8") + 60 * count > maxBytes) return undefined;
+  return count === 0 ? uri : uri.replaceAll("{id}", id.toString(16).padStart(64, "0"));
 }
 
 class Outcome extends Error {
@@ -111,10 +123,14 @@ class Outcome extends Error {
   }
 }
 
+/** A high surrogate not followed by a low one, or a low one not preceded by a high one (code units: no `u` flag). */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
 function str(v: unknown): string | undefined {
   if (typeof v === "number" && Number.isFinite(v)) return String(v);
   // NULs: PostgreSQL text refuses them, and they are never meaningful here.
-  return typeof v === "string" && v !== "" ? v.replaceAll("\0", "") : undefined;
+  // Lone UTF-16 surrogates (`"\ud800"` is valid JSON): PostgreSQL's jsonb refuses them, so they become U+FFFD.
+  return typeof v === "string" && v !== "" ? v.replaceAll("\0", "").replace(LONE_SURROGATE, "\uFFFD") : undefined;
 }
 
 /** Metadata from a document's text: INVALID_METADATA_JSON if not JSON, INVALID_METADATA if not a JSON object. */
@@ -162,7 +178,9 @@ function parseDataUri(uri: string, maxBytes: number): string {
 
 /** The gateway URL of an `ipfs://` URI (also `ipfs://ipfs/<cid>` and bare `Qm…`/`bafy…` CIDs that some contracts return). */
 function ipfsUrl(uri: string, gateway: string): string {
-  const rest = uri.replace(/^ipfs:\/\//i, "").replace(/^ipfs\//i, "");
+  // Tabs and newlines go first: the URL parser drops them, so `.\t.` would pass the dot-segment check as text and
+  // then climb as `..` (WHATWG URL, "remove all ASCII tab or newline").
+  const rest = uri.replace(/[\t\n\r]/g, "").replace(/^ipfs:\/\//i, "").replace(/^ipfs\//i, "");
   if (rest === "" || /[\s?#]/.test(rest.split("/")[0]!)) throw new Outcome("INVALID_TOKEN_URI", "ipfs: URI without a CID");
   // The gateway's origin is trusted, so a path must not climb out of its prefix (URL parsing resolves `..`, `%2e%2e`
   // and, for http, backslashes as slashes).

@@ -128,5 +128,6 @@ export async function readTokenUri(call: EthCall, address: string, ercType: "ERC
     const s = utf8.decode(b);
     return s.includes("\0") ? undefined : s;
   });
-  return uri !== undefined && ercType === "ERC-1155" ? substituteTokenId(uri, tokenId) : uri;
+  // The cap holds after substitution too: `{id}` × 524,288 is 2 MiB as returned and 32 MiB substituted.
+  return uri !== undefined && ercType === "ERC-1155" ? substituteTokenId(uri, tokenId, MAX_TOKEN_URI_BYTES) : uri;
 }

@@ -99,11 +99,24 @@ export class NftIndexer {
       metadata = r.metadata ?? null;
       if (r.detail) this.modules.logger.debug({token: toHex(p.token), tokenId: p.token_id, status, detail: r.detail}, "NFT metadata not indexed");
     }
+    try {
+      await this.store(chainId, p, uri ?? null, metadata, status);
+    } catch (e) {
+      // A data exception (SQLSTATE class 22: text or JSON the store refuses) is about this token, and would be met
+      // again on every round: the token is settled as INVALID_METADATA, without it, so it never holds the lane.
+      // Anything else (the store is down) leaves the token for the next round.
+      if (!/^22/.test(String((e as {code?: unknown}).code ?? ""))) throw e;
+      this.modules.logger.warn({token: toHex(p.token), tokenId: p.token_id, err: (e as Error).message}, "NFT metadata refused by the store; indexed as INVALID_METADATA");
+      await this.store(chainId, p, null, null, "INVALID_METADATA");
+    }
+    return true;
+  }
+
+  private async store(chainId: string, p: Pending, uri: string | null, metadata: unknown, status: string): Promise<void> {
     await this.modules.sql.query(
       `UPDATE evm_nfts SET token_uri = $4, metadata = $5::jsonb, index_status = $6, updated_at = $7
        WHERE chain_id = $1 AND token = $2 AND token_id = $3::numeric`,
-      [chainId, p.token, p.token_id, uri ?? null, metadata === null ? null : JSON.stringify(metadata), status, BigInt(Math.floor(Date.now() / 1000))],
+      [chainId, p.token, p.token_id, uri, metadata === null ? null : JSON.stringify(metadata), status, BigInt(Math.floor(Date.now() / 1000))],
     );
-    return true;
   }
 }

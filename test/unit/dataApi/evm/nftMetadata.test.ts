@@ -52,6 +52,15 @@ describe("substituteTokenId", () => {
     expect(substituteTokenId("https://x/{id}.json?v={id}", 0x1abn)).toBe(`https://x/${"0".repeat(61)}1ab.json?v=${"0".repeat(61)}1ab`);
     expect(substituteTokenId("https://x/1.json", 5n)).toBe("https://x/1.json");
   });
+
+  it("refuses a result past the cap: each {id} grows by 60 bytes", () => {
+    const max = 2 * 1024 * 1024;
+    // 2 MiB as the contract returns it, 32 MiB substituted.
+    expect(substituteTokenId("{id}".repeat(524_288), 1n, max)).toBeUndefined();
+    const fits = "a".repeat(max - 64) + "{id}";
+    expect(substituteTokenId(fits, 1n, max)).toHaveLength(max);
+    expect(substituteTokenId("b" + fits, 1n, max)).toBeUndefined();
+  });
 });
 
 describe("isForbiddenAddress", () => {
@@ -59,6 +68,8 @@ describe("isForbiddenAddress", () => {
     "127.0.0.1", "127.255.0.9", "10.1.2.3", "172.16.0.1", "172.31.255.255", "192.168.1.1", "169.254.169.254", "100.64.0.1",
     "100.127.255.255", "0.0.0.0", "224.0.0.1", "255.255.255.255", "::1", "::", "fc00::1", "fd12:3456::1", "fe80::1",
     "::ffff:127.0.0.1", "::ffff:10.0.0.1", "::ffff:a9fe:a9fe", "::ffff:100.64.0.1", "64:ff9b::a00:1", "not-an-ip",
+    // IPv4 carried in IPv6: NAT64 local-use, 6to4 (2002:7f00:1:: is 127.0.0.1), Teredo; and the discard prefix.
+    "64:ff9b:1::a00:1", "2002:7f00:1::1", "2002:a00:1::", "2001:0:4136:e378:8000:63bf:3fff:fdd2", "100::1",
   ])("refuses %s", (a) => expect(isForbiddenAddress(a)).toBe(true));
   it.each(["8.8.8.8", "1.1.1.1", "172.32.0.1", "100.128.0.1", "11.0.0.1", "2001:4860:4860::8888", "::ffff:8.8.8.8"])("allows %s", (a) =>
     expect(isForbiddenAddress(a)).toBe(false),
@@ -103,7 +114,8 @@ describe("fetchNftMetadata: data: URIs and schemes", () => {
     expect((await fetchNftMetadata("just words", opts)).indexStatus).toBe("INVALID_TOKEN_URI");
     expect((await fetchNftMetadata("http://", opts)).indexStatus).toBe("INVALID_TOKEN_URI");
     expect((await fetchNftMetadata("ipfs://", opts)).indexStatus).toBe("INVALID_TOKEN_URI");
-    for (const climb of [`ipfs://${CID}/../../admin`, `ipfs://${CID}/%2e%2E/x`, `ipfs://${CID}\\..\\x`, "ipfs://../x"])
+    // The URL parser drops tabs and newlines, so `.\t.` is `..` once parsed.
+    for (const climb of [`ipfs://${CID}/../../admin`, `ipfs://${CID}/%2e%2E/x`, `ipfs://${CID}\\..\\x`, "ipfs://../x", `ipfs://${CID}/.\t./.\n./admin`, `ipfs://${CID}/%2e\r%2e/x`])
       expect((await fetchNftMetadata(climb, opts)).indexStatus, climb).toBe("INVALID_TOKEN_URI");
   });
 
@@ -115,6 +127,8 @@ describe("fetchNftMetadata: data: URIs and schemes", () => {
     expect(parseNftMetadata('\uFEFF{"name":"a\\u0000b"}').metadata).toEqual({name: "ab"});
     expect(parseNftMetadata('{"decimals":2}').metadata).toEqual({decimals: 2});
     expect(parseNftMetadata('{"decimals":256}').metadata).toEqual({});
+    // Lone surrogates (valid JSON, refused by jsonb) become U+FFFD; a pair is one character and stays.
+    expect(parseNftMetadata('{"name":"\\ud800x","description":"\\udc00","image":"\\ud83d\\ude00"}').metadata).toEqual({name: "\uFFFDx", description: "\uFFFD", imageUri: "\u{1F600}"});
   });
 });
 
