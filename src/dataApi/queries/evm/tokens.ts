@@ -120,11 +120,44 @@ export async function listBalances(
         GROUP BY tr.erc, tr.token, COALESCE(tr.token_id, 0)) s
       WHERE balance <> 0 ${filter} ORDER BY erc, token, token_id LIMIT $4`;
   }
-  const rows = await sql.query<BalanceRow>(`WITH k AS (${keys}) SELECT k.erc, k.token, k.token_id::text AS token_id, k.balance::text AS balance, ${BALANCE_DETAILS} ORDER BY k.erc, k.token, k.token_id`, params);
-  const more = rows.length > a.pageSize;
-  const items = rows.slice(0, a.pageSize);
+  params.push(PAGE_NFT_BYTES);
+  const rows = await sql.query<BalanceRow & Budgeted>(
+    budgeted(`SELECT k.erc, k.token, k.token_id::text AS token_id, k.balance::text AS balance, ${BALANCE_DETAILS}`, `WITH k AS (${keys})`, "erc, token, token_id::numeric", params.length),
+    params,
+  );
+  const {items, more} = withinBudget(rows, a.pageSize);
   const last = items[items.length - 1];
   return more && last ? {items, next: [last.erc, Buffer.from(last.token).toString("hex"), last.token_id]} : {items};
+}
+
+/**
+ * The most bytes of token URIs and metadata one page of NFTs carries: a token URI may hold 2 MiB and its metadata
+ * 1 MiB, so 500 such rows would be 1.5 GiB in one answer. A page ends early, at least one row in, where the rows
+ * so far pass it, and its `nextPageToken` goes on from there (docs/api/evm.md).
+ */
+export const PAGE_NFT_BYTES = 8 * 1024 * 1024;
+
+interface Budgeted {
+  /** Rows the page's keys held (at most pageSize + 1), before the budget cut any. */
+  keyed: string | number;
+}
+
+/**
+ * `select` (with its `with` clause, over rows that have `token_uri` and `metadata`), ordered by `order`, cut where
+ * the running size of token URIs and metadata before a row reaches the budget (parameter number `budget`), computed
+ * in the store so a cut row is never sent.
+ */
+function budgeted(select: string, withClause: string, order: string, budget: number): string {
+  const bytes = "coalesce(octet_length(d.token_uri), 0) + coalesce(octet_length(d.metadata::text), 0)";
+  return `${withClause}, d AS (${select}),
+    s AS (SELECT d.*, sum(${bytes}) OVER (ORDER BY ${order}) - (${bytes}) AS before, count(*) OVER () AS keyed FROM d)
+    SELECT * FROM s WHERE before < $${budget} ORDER BY ${order}`;
+}
+
+/** The page's items, and whether there are more: past pageSize, or cut by the budget. */
+function withinBudget<T extends Budgeted>(rows: T[], pageSize: number): {items: T[]; more: boolean} {
+  const cut = rows.length > 0 && rows.length < Number(rows[0]!.keyed);
+  return {items: rows.slice(0, pageSize), more: cut || rows.length > pageSize};
 }
 
 /** An ERC-20 balance; `tokenReputation` (the hosted service's security analysis) is null, its value for unknown. */
@@ -146,9 +179,13 @@ export async function listCollectionTokens(sql: SqlClientLike, a: {chainId: stri
     params.push(a.cursor[0]);
     after = "AND n.token_id > $4::numeric";
   }
-  const rows = await sql.query<NftRow>(`${NFT_SELECT} WHERE n.chain_id = $1 AND n.token = $2 ${after} ORDER BY n.token_id LIMIT $3`, params);
-  const more = rows.length > a.pageSize;
-  const items = rows.slice(0, a.pageSize);
+  params.push(PAGE_NFT_BYTES);
+  const keys = `WITH k AS (SELECT n.token_id FROM evm_nfts n WHERE n.chain_id = $1 AND n.token = $2 ${after} ORDER BY n.token_id LIMIT $3)`;
+  const rows = await sql.query<NftRow & Budgeted>(
+    budgeted(`${NFT_SELECT} JOIN k ON n.chain_id = $1 AND n.token = $2 AND n.token_id = k.token_id`, keys, "token_id::numeric", params.length),
+    params,
+  );
+  const {items, more} = withinBudget(rows, a.pageSize);
   const last = items[items.length - 1];
   return more && last ? {items: items.map(nftModel), next: [last.token_id]} : {items: items.map(nftModel)};
 }
