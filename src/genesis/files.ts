@@ -2,7 +2,7 @@
  * AvalancheGo's genesis configs that avaext ships (config/genesis/, origins in its README.md), and genesis files an
  * operator names. A name ending in `.gz` is read through gunzip (mainnet's 3.5 MB file ships compressed).
  */
-import {readFileSync, statSync} from "node:fs";
+import {closeSync, fstatSync, openSync, readSync} from "node:fs";
 import path from "node:path";
 import {gunzipSync} from "node:zlib";
 import {packageInfo} from "../util/packageInfo.js";
@@ -24,9 +24,7 @@ export const GENESIS_TEXT_LIMIT = 64 * 2 ** 20;
 export function readGenesisText(file: string): string {
   let bytes: Buffer;
   try {
-    const size = statSync(file).size;
-    if (size > GENESIS_TEXT_LIMIT) throw new Error(`${size} bytes, more than the ${GENESIS_TEXT_LIMIT} a genesis may have`);
-    bytes = readFileSync(file);
+    bytes = readBounded(file, GENESIS_TEXT_LIMIT);
   } catch (e) {
     throw new Error(`unable to load genesis file ${file}: ${(e as Error).message}`);
   }
@@ -36,6 +34,30 @@ export function readGenesisText(file: string): string {
     return gunzipSync(bytes, {maxOutputLength: GENESIS_TEXT_LIMIT}).toString("utf8");
   } catch (e) {
     throw new Error(`unable to load genesis file ${file}: ${(e as Error).message}`);
+  }
+}
+
+/**
+ * The file's bytes, refused past `limit`: a regular file by its size before any is read, anything else (a FIFO,
+ * `/dev/zero`, a process substitution) by what it has given once that passes the limit.
+ */
+function readBounded(file: string, limit: number): Buffer {
+  const fd = openSync(file, "r");
+  try {
+    const size = fstatSync(fd).isFile() ? fstatSync(fd).size : 0;
+    if (size > limit) throw new Error(`${size} bytes, more than the ${limit} a genesis may have`);
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(Math.min(1 << 20, limit + 1 - total));
+      const n = readSync(fd, chunk, 0, chunk.length, null);
+      if (n === 0) return Buffer.concat(chunks, total);
+      chunks.push(chunk.subarray(0, n));
+      total += n;
+      if (total > limit) throw new Error(`more than the ${limit} bytes a genesis may have`);
+    }
+  } finally {
+    closeSync(fd);
   }
 }
 

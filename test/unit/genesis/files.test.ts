@@ -35,6 +35,11 @@ describe("genesis files", () => {
     expect(() => readGenesisText(path.join(dir, "bomb.json.gz"))).toThrow(/unable to load genesis file .*bomb\.json\.gz: .*(larger|buffer)/i);
   });
 
+  it("refuses what is not a file once it has given more than the limit", () => {
+    // A character device that never ends: its size is 0, so only the bytes read can stop it.
+    expect(() => readGenesisText("/dev/zero")).toThrow(new RegExp(`unable to load genesis file /dev/zero: more than the ${GENESIS_TEXT_LIMIT} bytes`));
+  });
+
   it("names a missing file", () => {
     expect(() => readGenesisText(path.join(dir, "none.json"))).toThrow(/unable to load genesis file .*none\.json: ENOENT/);
   });
