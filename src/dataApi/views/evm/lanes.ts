@@ -169,13 +169,13 @@ export class Lane {
     const work = await kind.prepare(chainId, from, to, signal);
     if (signal.aborted) return false;
     await sql.transaction(async (tx) => {
+      // The chain's row first, locked, as the head's writes and rollbackTo take it (write.ts lockChainRow): the
+      // rows the lane writes are locked after it, in the same order as theirs, so no two of them deadlock. A
+      // rollback that took it first makes this refused before anything is written.
+      const current = await tx.query(`SELECT 1 AS current FROM evm_chains WHERE chain_id = $1 AND ${col} = $2 AND reorgs = $3 FOR UPDATE`, [chainId, pos, row.reorgs]);
+      if (current.length === 0) throw new Superseded();
       await work.write(tx);
-      // Last, so the chain's row is locked only for the commit: a rollback that took it first makes this refused.
-      const moved = await tx.query(
-        `UPDATE evm_chains SET ${col} = $2 WHERE chain_id = $1 AND ${col} = $3 AND reorgs = $4 RETURNING 1 AS moved`,
-        [chainId, work.to, pos, row.reorgs],
-      );
-      if (moved.length === 0) throw new Superseded();
+      await tx.query(`UPDATE evm_chains SET ${col} = $2 WHERE chain_id = $1`, [chainId, work.to]);
     });
     this.covered = work.to;
     this.notify();

@@ -64,6 +64,9 @@ export async function writeBlocks(
     else balances.set(k, [chainId, owner, erc, token, tokenId, d]);
   };
 
+  // The chain's row first, as rollbackTo and a lane's commit take it (lanes.ts): transactions that write the same
+  // rows (balances, contracts, tokens) then always lock in one order, and never deadlock on a PostgreSQL server.
+  await lockChainRow(tx, chainId);
   for (const d of blocks) {
     const b = d.block;
     if (d.internals !== null) throw new Error(`block ${b.number} came with its traces: they are the trace lane's (writeTraces)`);
@@ -124,6 +127,11 @@ export async function writeBlocks(
     [chainId, last.number, last.hash, BigInt(Math.floor(Date.now() / 1000)), fees.toString()],
   );
   return cumulative;
+}
+
+/** Locks the chain's row of evm_chains for this transaction; the first lock every write of the chain takes. */
+export async function lockChainRow(tx: SqlTx, chainId: string): Promise<void> {
+  await tx.query("SELECT 1 AS locked FROM evm_chains WHERE chain_id = $1 FOR UPDATE", [chainId]);
 }
 
 /** The token lane's write: each token contract's kind and metadata, once (a contract's first sighting decides). */
