@@ -318,7 +318,7 @@ export class DataApiService {
           internalTransactions: s.traces,
           // The lanes behind the head (src/dataApi/views/evm/lanes.ts): the last block each covered, and its lag.
           lanes: Object.fromEntries(
-            Object.entries(s.lanes).flatMap(([k, l]) => (l ? [[k, {covered: l.covered?.toString() ?? null, lag: l.lag === null ? null : Number(l.lag), ...(l.lastError ? {lastError: l.lastError} : {})}]] : [])),
+            Object.entries(s.lanes).flatMap(([k, l]) => (l ? [[k, {covered: l.covered?.toString() ?? null, lag: l.lag === null ? null : Number(l.lag), ...(l.lastError ? {lastError: l.lastError} : {}), ...(l.skipped ? {skipped: l.skipped} : {})}]] : [])),
           ),
           ...(s.stopped ? {stopped: s.stopped} : {}),
         };

@@ -30,6 +30,8 @@ export interface LaneKind {
   readonly column: "token_lane" | "trace_lane";
   /** Most blocks read in one step. */
   readonly maxBlocks: number;
+  /** Blocks this process left uncovered for good (the trace lane: blocks the node does not trace), if any kind. */
+  readonly skipped?: number;
   /** Reads what blocks [from, to] (folded, ≤ the stored head) need; written only if no rollback came meanwhile. */
   prepare(chainId: string, from: bigint, to: bigint, signal: AbortSignal): Promise<LaneWork>;
 }
@@ -41,6 +43,8 @@ export interface LaneStatus {
   lag: bigint | null;
   /** Why its last step failed (it is retried), or null. */
   lastError: string | null;
+  /** Blocks it left uncovered since start (LaneKind.skipped), when more than none. */
+  skipped?: number;
 }
 
 export interface LaneOptions {
@@ -106,7 +110,8 @@ export class Lane {
     const head = this.modules.head();
     const covered = this.covered === null || this.covered < 0n ? null : this.covered;
     const lag = head === null || this.covered === null ? null : head - this.covered > 0n ? head - this.covered : 0n;
-    return {covered, lag, lastError: this.lastError};
+    const skipped = this.modules.kind.skipped;
+    return {covered, lag, lastError: this.lastError, ...(skipped ? {skipped} : {})};
   }
 
   /** Resolves once the lane has covered block `n` (or runs not at all); throws at `deadline` (ms since the epoch). */

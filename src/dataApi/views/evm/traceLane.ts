@@ -7,9 +7,9 @@
  * and an address that took part in one of its transactions only through an internal call does not list it yet.
  */
 import {bytesToHex, toQuantity} from "../../../evm/hex.js";
-import {RpcError, type EvmRpc, type RpcCall} from "../../../evm/rpc.js";
+import type {EvmRpc, RpcCall} from "../../../evm/rpc.js";
 import type {Logger} from "../../../logger/index.js";
-import type {SqlClient} from "../../store/client.js";
+import type {SqlClient, SqlTx} from "../../store/client.js";
 import {deriveTraces, type TracedTx} from "./derive.js";
 import type {LaneKind, LaneWork} from "./lanes.js";
 import {writeTraces} from "./write.js";
@@ -21,9 +21,29 @@ export interface TraceLaneOptions {
   maxTraced: number;
   /** Blocks traced in one JSON-RPC batch; the batches of a step go out at once. */
   batchBlocks: number;
+  /**
+   * Steps in a row in which the node answers a block's trace with an error, or with a trace that does not fit the
+   * block, before the block is left untraced: the node's answer, not an outage, so retrying for ever would hold the
+   * lane at that block (and every internal transaction after it) for good.
+   */
+  maxAttempts: number;
 }
 
-export const defaultTraceLaneOptions: TraceLaneOptions = {maxBlocks: 1000, maxTraced: 50, batchBlocks: 5};
+export const defaultTraceLaneOptions: TraceLaneOptions = {maxBlocks: 1000, maxTraced: 50, batchBlocks: 5, maxAttempts: 8};
+
+/** Where the blocks left untraced are recorded (data_api_meta), newest last, at most UNTRACED_KEPT. */
+export const untracedKey = (chainId: string): string => `evm.untraced.${chainId}`;
+const UNTRACED_KEPT = 100;
+
+/** A block whose trace the node refused or answered unusably: its error, counted against maxAttempts. */
+class UntraceableBlock extends Error {
+  constructor(
+    readonly number: bigint,
+    message: string,
+  ) {
+    super(`block ${number}: ${message}`);
+  }
+}
 
 const METHOD_NOT_FOUND = -32601;
 const CALL_TRACER = {tracer: "callTracer"};
@@ -38,6 +58,10 @@ export class TraceLane implements LaneKind {
   readonly column = "trace_lane";
   readonly maxBlocks: number;
   private byHash = true;
+  /** The block the last steps failed on, and how many steps in a row did. */
+  private failing: {number: bigint; attempts: number} | null = null;
+  /** Blocks this process left untraced (their record is in data_api_meta). */
+  skipped = 0;
 
   constructor(
     private readonly opts: TraceLaneOptions,
@@ -69,11 +93,38 @@ export class TraceLane implements LaneKind {
       txs.get(n)!.push({hash: t.hash, from: t.from_addr, status: t.status});
     }
     const traces = await this.trace(blocks, signal);
+    const untraced: Array<{number: string; reason: string}> = [];
     const derived = blocks.map((b, i) => {
       const n = BigInt(b.number);
-      return {number: n, traced: deriveTraces(n, traces[i], txs.get(n) ?? [])};
+      const t = traces[i]!;
+      try {
+        if (t instanceof UntraceableBlock) throw t;
+        return {number: n, traced: deriveTraces(n, t, txs.get(n) ?? [])};
+      } catch (e) {
+        const err = e instanceof UntraceableBlock ? e : new UntraceableBlock(n, (e as Error).message);
+        if (!this.giveUp(err)) throw err;
+        untraced.push({number: n.toString(), reason: err.message});
+        return {number: n, traced: {internals: [], contracts: [], addressKinds: new Map<string, number>()}};
+      }
     });
-    return {to: upTo, write: (tx) => writeTraces(tx, chainId, derived)};
+    return {
+      to: upTo,
+      write: async (tx) => {
+        await writeTraces(tx, chainId, derived);
+        if (untraced.length > 0) await recordUntraced(tx, chainId, untraced);
+      },
+    };
+  }
+
+  /** Whether to leave the block untraced (the same block failed maxAttempts steps in a row), logging it if so. */
+  private giveUp(err: UntraceableBlock): boolean {
+    const attempts = this.failing?.number === err.number ? this.failing.attempts + 1 : 1;
+    this.failing = {number: err.number, attempts};
+    if (attempts < this.opts.maxAttempts) return false;
+    this.failing = null;
+    this.skipped++;
+    this.modules.logger.warn({rpc: this.modules.rpc.label, block: err.number.toString(), attempts, err: err.message}, "EVM trace lane: the node does not trace this block; its internal transactions are left out");
+    return true;
   }
 
   /** The traces of `blocks`, in order; a node's refusal to trace a block throws (the lane retries). */
@@ -90,9 +141,15 @@ export class TraceLane implements LaneKind {
       logger.info({rpc: rpc.label}, "EVM RPC has no debug_traceBlockByHash: tracing blocks by number");
       return this.trace(blocks, signal);
     }
-    return res.map((r, i) => {
-      if (!r.ok) throw new RpcError(`tracing block ${blocks[i]!.number}: ${r.error.message}`, "rpc", r.error.code);
-      return r.result;
-    });
+    // A JSON-RPC error for one block is the node's answer about that block (pruned state, a tracer's limit);
+    // a failure of the whole exchange (transport, HTTP) threw above, and is retried without counting.
+    return res.map((r, i) => (r.ok ? r.result : new UntraceableBlock(BigInt(blocks[i]!.number), r.error.message)));
   }
+}
+
+/** Adds blocks left untraced to the chain's record, keeping the newest UNTRACED_KEPT. */
+async function recordUntraced(tx: SqlTx, chainId: string, blocks: Array<{number: string; reason: string}>): Promise<void> {
+  const [row] = await tx.query<{value: string}>("SELECT value FROM data_api_meta WHERE key = $1", [untracedKey(chainId)]);
+  const kept = [...(row ? (JSON.parse(row.value) as typeof blocks) : []), ...blocks].slice(-UNTRACED_KEPT);
+  await tx.query("INSERT INTO data_api_meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value", [untracedKey(chainId), JSON.stringify(kept)]);
 }

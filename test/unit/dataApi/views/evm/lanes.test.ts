@@ -19,6 +19,7 @@ import {migrate} from "../../../../../src/dataApi/store/migrations.js";
 import type {SqlClient} from "../../../../../src/dataApi/store/client.js";
 import {EvmFollower, defaultEvmFollowerOptions} from "../../../../../src/dataApi/views/evm/follower.js";
 import {tokenInfoReader} from "../../../../../src/dataApi/service.js";
+import {untracedKey} from "../../../../../src/dataApi/views/evm/traceLane.js";
 import {describeBackends, quietLogger} from "../../../../helpers/sql.js";
 
 const CHAIN = "43112";
@@ -33,6 +34,9 @@ class TraceGate {
   private readonly held: Array<() => void> = [];
   url = "";
   heldCount = 0;
+  /** While set, every `debug_trace*` call is answered with the error a pruned node gives. */
+  refuse = false;
+  refused = 0;
 
   constructor(private readonly target: string) {}
 
@@ -42,6 +46,12 @@ class TraceGate {
       req.on("data", (c: Buffer) => chunks.push(c));
       req.on("end", async () => {
         const body = Buffer.concat(chunks).toString("utf8");
+        if (this.refuse && body.includes('"debug_trace')) {
+          this.refused++;
+          const calls = JSON.parse(body) as Array<{id: number}>;
+          const error = {code: -32000, message: "required historical state unavailable (reexec=128)"};
+          return void res.writeHead(200, {"content-type": "application/json"}).end(JSON.stringify(calls.map((c) => ({jsonrpc: "2.0", id: c.id, error}))));
+        }
         const r = await fetch(this.target, {method: "POST", headers: {"content-type": "application/json"}, body});
         const text = await r.text();
         if (!this.open && body.includes('"debug_trace')) {
@@ -114,7 +124,8 @@ describeBackends("EVM lanes", (backend) => {
     sql = await backend.open();
     await migrate(sql, MIGRATIONS, {logger});
     const rpc = (): EvmRpc => new EvmRpc({...defaultEvmRpcOptions, url: gate.url}, {logger});
-    follower = new EvmFollower({...defaultEvmFollowerOptions, chainId: CHAIN, blockchainId: null, pollMs: 20, lanes: {...defaultEvmFollowerOptions.lanes, pollMs: 20}}, {sql, rpc: rpc(), logger, tokenInfo: tokenInfoReader(rpc()), traceRpc: rpc()});
+    const lanes = {...defaultEvmFollowerOptions.lanes, pollMs: 20, traces: {...defaultEvmFollowerOptions.lanes.traces, maxAttempts: 2}};
+    follower = new EvmFollower({...defaultEvmFollowerOptions, chainId: CHAIN, blockchainId: null, pollMs: 20, lanes}, {sql, rpc: rpc(), logger, tokenInfo: tokenInfoReader(rpc()), traceRpc: rpc()});
     follower.start();
     await follower.waitFor(1n);
   });
@@ -174,6 +185,25 @@ describeBackends("EVM lanes", (backend) => {
     expect(await kindsOf(YOU, n)).toEqual([]);
     expect(follower.status().lanes.traces).toMatchObject({covered: n + 1n, lag: 0n, lastError: null});
   });
+
+  it("leaves a block the node will not trace untraced after its attempts, records it, and goes on", async () => {
+    gate.refuse = true;
+    await fanout([YOU, THEM], 1000n);
+    const n = await mine();
+    await follower.waitForHead(n);
+    // Refused twice (maxAttempts 2, a second apart): then the block is left without internal transactions.
+    await expect.poll(() => follower.status().lanes.traces?.skipped ?? 0, {timeout: 20_000}).toBe(1);
+    expect(gate.refused).toBeGreaterThanOrEqual(2);
+    gate.refuse = false;
+    await fanout([THEM], 9n);
+    const n2 = await mine();
+    await follower.waitFor(n2);
+    expect(await internals(n)).toEqual([]);
+    expect(await internals(n2)).toEqual([`${THEM}:9`]);
+    const [meta] = await sql.query<{value: string}>("SELECT value FROM data_api_meta WHERE key = $1", [untracedKey(CHAIN)]);
+    expect(JSON.parse(meta!.value)).toEqual([{number: String(n), reason: `block ${n}: debug_traceBlockByHash: required historical state unavailable (reexec=128)`}]);
+    expect(follower.status().lanes.traces).toMatchObject({covered: n2, lag: 0n, lastError: null, skipped: 1});
+  }, 60_000);
 
   it("has no trace lane on a chain without traces: its position moves with the head", async () => {
     const other = await backend.open();
