@@ -80,10 +80,14 @@ export class EvmRpc {
    * The URL as errors, logs, health checks and answers show it (util/url.ts redactUrl): RPC URLs carry API keys in
    * their credentials, query and path, and every RpcError message reaches a health check or an error body.
    */
-  readonly label: string;
-  /** Where requests go: the URL without credentials, which go in `authorization` (Node's fetch refuses them). */
-  private readonly endpoint: URL;
-  private readonly auth: Record<string, string>;
+  get label(): string {
+    return this.target().label;
+  }
+  /**
+   * Where requests go: the URL without credentials, which go in `authorization` (Node's fetch refuses them); made
+   * again when `opts.url` changes (the dev network's EVM is given by a getter, and restarts on another port).
+   */
+  private split: {url: string; endpoint: URL; auth: Record<string, string>; label: string} | null = null;
   private limit: number;
   private inFlight = 0;
   private readonly waiting: Array<() => void> = [];
@@ -94,8 +98,15 @@ export class EvmRpc {
     private readonly modules: EvmRpcModules,
   ) {
     this.limit = Math.max(1, Math.min(2, opts.maxConcurrency));
-    this.label = redactUrl(opts.url);
-    ({url: this.endpoint, headers: this.auth} = withoutCredentials(opts.url));
+  }
+
+  private target(): {endpoint: URL; auth: Record<string, string>; label: string} {
+    const url = this.opts.url;
+    if (this.split?.url !== url) {
+      const {url: endpoint, headers: auth} = withoutCredentials(url);
+      this.split = {url, endpoint, auth, label: redactUrl(url)};
+    }
+    return this.split;
   }
 
   /** The current adaptive concurrency limit (for metrics and tests). */
@@ -168,9 +179,10 @@ export class EvmRpc {
         const timeout = AbortSignal.timeout(this.opts.timeoutMs);
         let res: Response;
         try {
-          res = await fetch(this.endpoint, {
+          const {endpoint, auth} = this.target();
+          res = await fetch(endpoint, {
             method: "POST",
-            headers: {"content-type": "application/json", ...this.auth},
+            headers: {"content-type": "application/json", ...auth},
             body,
             signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
           });
