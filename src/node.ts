@@ -239,6 +239,7 @@ export class AvaextNode {
           dataDir: c["data-dir"],
           pgliteSharedBuffersMb: c["data-api-pglite-shared-buffers"],
           rateLimitPerMinute: c["data-api-rate-limit"],
+          statementTimeoutMs: c["data-api-statement-timeout"],
           keys: c["data-api-keys-file"] ? loadApiKeys(c["data-api-keys-file"]) : null,
           maxLag: 10_000,
           evmChains: this.evmChainSpecs(),

@@ -17,6 +17,8 @@ export interface PlainResponse {
 export interface Target {
   path: string;
   query: URLSearchParams;
+  /** Aborted when the client goes away before its answer is sent: work for it can stop. */
+  signal?: AbortSignal;
 }
 
 export type PlainHandler = (req: IncomingMessage, target: Target) => PlainResponse | Promise<PlainResponse>;

@@ -216,8 +216,14 @@ export class HttpServer {
   private async servePlain(x: Exchange, route: Route, res: ServerResponse, path: string, rawQuery: string | null, head: boolean, h: Headers): Promise<void> {
     // Probes hit these paths at high rates and rarely carry a query: parse one only when there is one.
     const query = rawQuery === null ? new URLSearchParams() : new URLSearchParams(rawQuery);
+    // A client that goes away before its answer is sent: the handler's work for it (a store statement) can stop.
+    const gone = new AbortController();
+    const onClose = (): void => {
+      if (!res.writableFinished) gone.abort();
+    };
+    res.once("close", onClose);
     try {
-      const out = await route.plain!(x.req, {path, query});
+      const out = await route.plain!(x.req, {path, query, signal: gone.signal});
       h["content-type"] = out.contentType;
       if (out.headers) Object.assign(h, out.headers);
       h["content-length"] = Buffer.byteLength(out.body);

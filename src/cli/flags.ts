@@ -52,6 +52,7 @@ export interface AvaextConfig {
   "data-api-pglite-shared-buffers": number;
   "data-api-keys-file": string | null;
   "data-api-rate-limit": number;
+  "data-api-statement-timeout": number;
   "evm-rpc": string;
   "dev-evm": boolean;
   "contract-metadata-file": string | null;
@@ -119,6 +120,7 @@ export const FLAGS: readonly FlagDef[] = [
   flag({name: "data-api-pglite-shared-buffers", kind: "int", default: SHARED_BUFFERS.default, defaultText: String(SHARED_BUFFERS.default), description: `PGlite's page cache (shared_buffers), MiB, ${SHARED_BUFFERS.min}-${SHARED_BUFFERS.max}: 512 folds a 1,000,000-transaction backlog about 1.4x as fast as 128, for about 420 MB more memory (docs/operations/memory.md); unused with a server`}),
   flag({name: "data-api-role", kind: "role", default: "both", defaultText: "both", description: "ingest (fold into the store), serve (answer /v1 from it) or both"}),
   flag({name: "data-api-keys-file", kind: "path", default: null, defaultText: "none", description: 'JSON {"<key>": {"name": "...", "rateLimit": N}}: API keys and their limits a minute'}),
+  flag({name: "data-api-statement-timeout", kind: "duration", default: 10_000, defaultText: "10s", description: "on a PostgreSQL server, the longest one statement of a /v1 read runs before it is cancelled and the request answered 503 (0 = no limit); a statement whose client went away is cancelled at once"}),
   flag({name: "data-api-rate-limit", kind: "int", default: 600, defaultText: "600", description: "data API requests a minute per client IP without a key (429 above); 0 = no limit"}),
   flag({name: "evm-rpc", urls: true, kind: "string", default: "", defaultText: "none (dev network: its own EVM)", description: "EVM chains the data API follows: comma list of <chain>=<url>, chain = C, an EVM chain ID or a blockchain ID (C=http://127.0.0.1:9650/ext/bc/C/rpc)"}),
   flag({name: "dev-evm", kind: "bool", default: true, defaultText: "true", description: "with --feed dev: run the dev network's C-chain and its L1 on real EVMs (anvil, from npm) and follow them"}),

@@ -14,7 +14,8 @@ import type {Logger} from "../logger/index.js";
 import type {Routes} from "../api/routes.js";
 import {acquireWriterLock, type WriterLock} from "./store/lock.js";
 import {migrate, schemaVersion} from "./store/migrations.js";
-import {openSqlClient, type SqlClient} from "./store/client.js";
+import {AbortCheckedClient, openSqlClient, type SqlClient} from "./store/client.js";
+import {RequestSignals} from "../util/requestSignals.js";
 import {MIGRATIONS} from "./store/schema.js";
 import {checkStoreNetwork} from "./store/network.js";
 import {storeLatencyMs, storeTokenSecret} from "./store/meta.js";
@@ -56,6 +57,8 @@ export interface DataApiOptions {
   /** PGlite's page cache, MiB (`--data-api-pglite-shared-buffers`); unused with a server. */
   pgliteSharedBuffersMb?: number;
   rateLimitPerMinute: number;
+  /** A server's statement timeout for the API's reads, ms (0: none); PGlite has none (store/client.ts). */
+  statementTimeoutMs: number;
   /** API keys (`--data-api-keys-file`, parsed); null = keys are ignored. */
   keys: Map<string, {name: string; rateLimit: number}> | null;
   /** The view fails the health check when this many containers are not folded yet. */
@@ -110,6 +113,10 @@ export class DataApiService {
   observations: NodeObservations | null = null;
   /** On PGlite, which has no autovacuum and no checkpointer, the writer does their work (store/maintenance.ts); null on a server or when serving. */
   private maintenance: StoreMaintenance | null = null;
+
+  /** The API's reads: on a server, a pool of their own with the statement timeout; on PGlite, the one client. */
+  private reads: SqlClient | null = null;
+  private readonly signals = new RequestSignals();
 
   private constructor(
     readonly opts: DataApiOptions,
@@ -176,17 +183,23 @@ export class DataApiService {
       });
     }
     if (opts.role !== "ingest") {
+      const signal = (): AbortSignal | undefined => this.signals.current();
+      this.reads =
+        sql.kind === "postgres"
+          ? await openSqlClient({url: opts.db, dataDir: null, statementTimeoutMs: opts.statementTimeoutMs}, {logger: modules.logger, signal})
+          : new AbortCheckedClient(sql, signal);
+      const reads = this.reads;
       const router = new DataApiRouter(
         {network: modules.network, tokenSecret: secret, rateLimitPerMinute: opts.rateLimitPerMinute, keys: opts.keys},
-        {chains: modules.chains, logger: modules.logger, register: modules.register},
+        {chains: modules.chains, logger: modules.logger, register: modules.register, signals: this.signals},
       );
       router.mount(
         v1Routes({
-          primary: {sql, network: modules.network, chains: modules.chains, avaxAssetId: modules.avaxAssetId, observations: this.validatorObservations()},
-          evm: {sql, chains: this.evm, curated: opts.contractMetadata, state: new EvmStateReader()},
-          icm: {sql, chains: this.evm},
-          signatures: {sql, network: modules.network, ...this.signatureModules()},
-          health: {checks: this.checks, sql, logger: modules.logger},
+          primary: {sql: reads, network: modules.network, chains: modules.chains, avaxAssetId: modules.avaxAssetId, observations: this.validatorObservations()},
+          evm: {sql: reads, chains: this.evm, curated: opts.contractMetadata, state: new EvmStateReader()},
+          icm: {sql: reads, chains: this.evm},
+          signatures: {sql: reads, network: modules.network, ...this.signatureModules(reads)},
+          health: {checks: this.checks, sql: reads, logger: modules.logger},
         }),
       );
       modules.routes.addResolver(router.resolver());
@@ -206,8 +219,8 @@ export class DataApiService {
   }
 
   /** Endpoints 1 and 2's signature sources, external aggregator and validator sets, from the options. */
-  private signatureModules(): {sources: SignatureSource[]; external: ExternalAggregator | null; validatorSets: ValidatorSets} {
-    const {opts, modules, sql} = this;
+  private signatureModules(sql: SqlClient): {sources: SignatureSource[]; external: ExternalAggregator | null; validatorSets: ValidatorSets} {
+    const {opts, modules} = this;
     const sig = opts.signatures;
     const sources: SignatureSource[] = [];
     // The dev network's validators are AvalancheGo's local ones, whose keys are public: they sign here, by its rules.
@@ -349,6 +362,7 @@ export class DataApiService {
     await this.view?.close();
     await this.maintenance?.close();
     await this.lock?.release().catch(() => {});
+    await this.reads?.close();
     await this.sql.close();
   }
 }

@@ -5,6 +5,7 @@
  * JSON error body (errors.ts). Plugged into the node's HTTP server as a route resolver for `/v1/...` (the metrics
  * service's `/v1/avg_tps` is resolved before it and keeps its own rules).
  */
+import type {RequestSignals} from "../../util/requestSignals.js";
 import type {IncomingMessage} from "node:http";
 import type {Registry} from "prom-client";
 import type {ChainRegistry, NetworkInfo} from "../../chains/index.js";
@@ -35,6 +36,8 @@ export interface DataApiRouterModules {
   chains: ChainRegistry;
   logger: Logger;
   register: Registry | null;
+  /** Each handler runs inside its request's signal, so the store can cancel a statement whose client went away. */
+  signals?: RequestSignals;
 }
 
 /** What a matched route is given to answer. */
@@ -151,11 +154,20 @@ export class DataApiRouter {
       const body = m.c.method === "POST" ? await this.readJson(req) : undefined;
       const query = new Query(target.query);
       const scope = (): string => pageScope(template, m.params, target.query, body);
-      const answer = await m.c.run({params: m.params, query, req, body, scope});
+      const run = () => m.c.run({params: m.params, query, req, body, scope});
+      const signals = this.modules.signals;
+      const answer = signals && target.signal ? await signals.run(target.signal, run) : await run();
       return {status: answer.status, contentType: JSON_CT, body: stringify(answer.body), headers};
     } catch (err) {
       if (err instanceof DataApiError) {
         return {status: err.status, contentType: JSON_CT, body: JSON.stringify(err.body()), headers: {...headers, ...err.headers}};
+      }
+      // The client went away and its statement was cancelled (or never sent): no one reads this answer.
+      if (target.signal?.aborted) return {status: 499, contentType: JSON_CT, body: "{}", headers};
+      // query_canceled: the store's statement timeout (--data-api-statement-timeout) ended a read.
+      if ((err as {code?: unknown}).code === "57014") {
+        const e = new DataApiError(503, "the request's read ran past the store's statement timeout: narrow it (a shorter range, fewer addresses) or retry");
+        return {status: 503, contentType: JSON_CT, body: JSON.stringify(e.body()), headers};
       }
       this.modules.logger.error({err, path: target.path}, "data API request failed");
       const e = new DataApiError(500, "internal error");

@@ -61,6 +61,12 @@ export interface SqlClientOptions {
   pgliteThread?: boolean;
   /** PGlite only: its `shared_buffers` (its page cache), MiB; default PostgreSQL's 128 (see PGLITE_SHARED_BUFFERS_MB). */
   pgliteSharedBuffersMb?: number;
+  /**
+   * A server only: the longest a statement runs before the server cancels it (query_canceled, 57014); 0 or absent =
+   * no limit. For the API's reads (dataApi/service.ts opens them a pool of their own), never for the fold's writes.
+   * PGlite cannot interrupt a statement (its statement_timeout never fires: one thread, no timer signal).
+   */
+  statementTimeoutMs?: number;
 }
 
 export interface SqlClientModules {
@@ -70,11 +76,16 @@ export interface SqlClientModules {
    * would fail). A server's outage is not this: its connections are made again.
    */
   onLost?: (err: Error) => void;
+  /**
+   * The signal of the request a statement runs for (util/requestSignals.ts), if any: a statement of an aborted
+   * request is not sent, and on a server one running is cancelled (pg_cancel_backend) when its request aborts.
+   */
+  signal?: () => AbortSignal | undefined;
 }
 
 /** Opens the client `opts.url` names: PGlite for "embedded", else a pg pool. */
 export async function openSqlClient(opts: SqlClientOptions, modules: SqlClientModules): Promise<SqlClient> {
-  if (opts.url !== "embedded") return PgSqlClient.open(opts.url, opts.poolSize ?? 10, modules);
+  if (opts.url !== "embedded") return PgSqlClient.open(opts.url, opts.poolSize ?? 10, modules, opts.statementTimeoutMs ?? 0);
   const script = opts.pgliteThread === false ? null : PgliteThreadClient.script();
   const template = opts.pgliteTemplate;
   const sharedBuffersMb = opts.pgliteSharedBuffersMb ?? PGLITE_SHARED_BUFFERS_MB.default;
@@ -87,9 +98,10 @@ export async function openSqlClient(opts: SqlClientOptions, modules: SqlClientMo
 }
 
 /** `application_name` of this process's connections, which the writer lock's refusal shows. */
-export function applicationName(): string {
-  // PostgreSQL truncates application_name to 63 bytes.
-  return `avaext ${hostname()} pid ${process.pid}`.slice(0, 63);
+export function applicationName(reads = false): string {
+  // PostgreSQL truncates application_name to 63 bytes. The API's reads (a pool with a statement timeout) say so,
+  // for an operator reading pg_stat_activity.
+  return `avaext${reads ? " reads" : ""} ${hostname()} pid ${process.pid}`.slice(0, 63);
 }
 
 // ---- PGlite ----
@@ -394,10 +406,12 @@ export class PgSqlClient implements SqlClient {
     private readonly pool: pg.Pool,
     private readonly url: string,
     private readonly logger: Logger,
+    private readonly signal?: () => AbortSignal | undefined,
   ) {}
 
-  static async open(url: string, poolSize: number, modules: SqlClientModules): Promise<PgSqlClient> {
-    const pool = new pg.Pool({connectionString: url, max: poolSize, application_name: applicationName(), types: PG_TYPES});
+  static async open(url: string, poolSize: number, modules: SqlClientModules, statementTimeoutMs = 0): Promise<PgSqlClient> {
+    const timeout = statementTimeoutMs > 0 ? {statement_timeout: statementTimeoutMs} : {};
+    const pool = new pg.Pool({connectionString: url, max: poolSize, application_name: applicationName(modules.signal !== undefined), types: PG_TYPES, ...timeout});
     // An idle client whose connection breaks emits on the pool; without a listener that would crash the process.
     pool.on("error", (err) => modules.logger.warn({err: err.message}, "PostgreSQL idle connection error"));
     // Fail now, with the server's reason, rather than at the first query.
@@ -407,13 +421,31 @@ export class PgSqlClient implements SqlClient {
     });
     c.release();
     modules.logger.debug({poolSize}, "PostgreSQL pool opened");
-    return new PgSqlClient(pool, url, modules.logger);
+    return new PgSqlClient(pool, url, modules.logger, modules.signal);
   }
 
   async query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]> {
+    const signal = this.signal?.();
+    if (!signal) return this.run<T>(this.pool, sql, params);
+    if (signal.aborted) throw requestAborted();
+    // On a connection of its own, so that the statement's backend is known and can be cancelled if the request
+    // aborts while it runs.
+    const conn = await this.pool.connect();
+    // pg sets `processID` from the server's BackendKeyData message (its types do not declare it).
+    const cancel = (): void => void this.cancelBackend((conn as unknown as {processID?: number}).processID);
+    signal.addEventListener("abort", cancel, {once: true});
+    try {
+      return await this.run<T>(conn, sql, params);
+    } finally {
+      signal.removeEventListener("abort", cancel);
+      conn.release();
+    }
+  }
+
+  private async run<T>(on: pg.Pool | pg.PoolClient, sql: string, params?: unknown[]): Promise<T[]> {
     const name = params ? this.statementName(sql) : undefined;
     try {
-      const res = await this.pool.query(name ? {name, text: sql, values: params} : {text: sql, values: params});
+      const res = await on.query(name ? {name, text: sql, values: params} : {text: sql, values: params});
       return res.rows as T[];
     } catch (e) {
       // A statement prepared before its tables changed (a rebuild, a newer writer's migration) fails on every
@@ -422,8 +454,26 @@ export class PgSqlClient implements SqlClient {
       if (!name || !stalePreparedStatement(e)) throw e;
       const renamed = `${name}_${++this.renames}`;
       this.names.set(sql, renamed);
-      const res = await this.pool.query({name: renamed, text: sql, values: params});
+      const res = await on.query({name: renamed, text: sql, values: params});
       return res.rows as T[];
+    }
+  }
+
+  /**
+   * Cancels what a backend is running, from a connection of its own: the pool's may all be busy, and a cancel that
+   * waited for one would come too late. Failing to cancel only lets the statement finish.
+   */
+  private async cancelBackend(pid: number | undefined): Promise<void> {
+    if (pid === undefined) return;
+    const c = new pg.Client({connectionString: this.url, application_name: applicationName()});
+    c.on("error", () => undefined);
+    try {
+      await c.connect();
+      await c.query("SELECT pg_cancel_backend($1)", [pid]);
+    } catch (err) {
+      this.logger.debug({err: (err as Error).message, pid}, "PostgreSQL: could not cancel an aborted request's statement");
+    } finally {
+      await c.end().catch(() => undefined);
     }
   }
 
@@ -513,4 +563,48 @@ export class PgSqlClient implements SqlClient {
     );
     if (!this.pool.ended) await this.pool.end();
   }
+}
+
+/** The error of a statement not sent because its request was aborted (its client went away). */
+export function requestAborted(): Error {
+  return Object.assign(new Error("the request was aborted"), {name: "AbortError", code: "ABORT_ERR"});
+}
+
+/**
+ * A client whose statements are not sent once the request they run for has aborted: for PGlite, which runs one
+ * statement at a time and cannot cancel one, so an abandoned request's later statements at least do not queue.
+ */
+export class AbortCheckedClient implements SqlClient {
+  readonly kind: SqlClient["kind"];
+  readonly offThread: boolean;
+
+  constructor(
+    private readonly inner: SqlClient,
+    private readonly signal: () => AbortSignal | undefined,
+  ) {
+    this.kind = inner.kind;
+    this.offThread = inner.offThread;
+  }
+
+  private check(): void {
+    if (this.signal()?.aborted) throw requestAborted();
+  }
+
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]> {
+    this.check();
+    return this.inner.query<T>(sql, params);
+  }
+
+  exec(sql: string): Promise<void> {
+    this.check();
+    return this.inner.exec(sql);
+  }
+
+  transaction<T>(fn: (tx: SqlTx) => Promise<T>): Promise<T> {
+    this.check();
+    return this.inner.transaction(fn);
+  }
+
+  /** The inner client is the writer's: it is closed by its owner. */
+  async close(): Promise<void> {}
 }
