@@ -12,6 +12,13 @@ import type {SqlTx} from "../../store/client.js";
 /** The `data_api_meta` key that says the sums have been computed for this store (by `recomputeSupplyTotals`). */
 export const SUPPLY_TOTALS_KEY = "supply.totals";
 
+/**
+ * The `data_api_meta` key (with the view's state, `view.%`) of the spends `recomputeSupplyTotals` could not count:
+ * their UTXOs were not held yet (an import folded before its export), so their amounts were not known. Each is
+ * counted when its UTXO is created, and leaves the list: a JSON array of [utxoId, consuming chain ID].
+ */
+export const LATE_SPENDS_KEY = "view.supply.late";
+
 /** The keys of `supply_totals`. */
 export const SUPPLY_KEY = {
   genesis: "genesis",
@@ -39,6 +46,14 @@ export class SupplyDeltas {
   /** A consumed AVAX UTXO, by the chain that consumed it. */
   consumed(utxoId: string, amount: bigint, chainId: string): void {
     this.rows.push(["spend", utxoId, SUPPLY_KEY.spent(chainId), amount]);
+  }
+
+  /**
+   * A spend the recompute could not count (LATE_SPENDS_KEY), counted as its UTXO is created: as a created UTXO, so a
+   * batch written again does not count it twice.
+   */
+  lateConsumed(utxoId: string, amount: bigint, chainId: string): void {
+    this.rows.push(["utxo", utxoId, SUPPLY_KEY.spent(chainId), amount]);
   }
 
   /** AVAX a C-chain atomic transaction took from EVM balances (an export's inputs) or gave them (an import's outputs). */
@@ -84,7 +99,8 @@ export class SupplyDeltas {
 /**
  * The sums computed from the store whole, replacing what `supply_totals` holds: once per store, for one folded
  * before the sums were kept (the view's load), since a store's history is not folded again on an upgrade. A spend
- * counts here by its UTXO's amount, which the store holds once the creating transaction is folded.
+ * counts here by its UTXO's amount, which the store holds once the creating transaction is folded; a spend whose
+ * UTXO it does not hold yet is listed (LATE_SPENDS_KEY) and counted by the fold when the UTXO comes.
  */
 export async function recomputeSupplyTotals(tx: Pick<SqlTx, "query">, avaxAssetId: string): Promise<void> {
   await tx.query("DELETE FROM supply_totals");
@@ -103,6 +119,13 @@ export async function recomputeSupplyTotals(tx: Pick<SqlTx, "query">, avaxAssetI
        ) i WHERE t.chain = 'C' AND i.value->>'assetId' = $1
      ) x WHERE amount IS NOT NULL GROUP BY key`,
     [avaxAssetId],
+  );
+  await tx.query(
+    `INSERT INTO data_api_meta (key, value)
+     SELECT $1, coalesce(json_agg(json_build_array(sp.utxo_id, sp.consumed_chain))::text, '[]') FROM utxo_spends sp
+     WHERE NOT EXISTS (SELECT 1 FROM utxos u WHERE u.utxo_id = sp.utxo_id)
+     ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,
+    [LATE_SPENDS_KEY],
   );
   await tx.query("INSERT INTO data_api_meta (key, value) VALUES ($1, '1') ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value", [SUPPLY_TOTALS_KEY]);
 }

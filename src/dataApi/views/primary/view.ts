@@ -12,7 +12,7 @@
  * X/tx is not folded: its transactions also arrive inside X vertices (before Cortina) and X blocks (after).
  */
 import type {NetworkInfo} from "../../../chains/index.js";
-import {SUPPLY_TOTALS_KEY, SupplyDeltas, recomputeSupplyTotals} from "./supplyTotals.js";
+import {LATE_SPENDS_KEY, SUPPLY_TOTALS_KEY, SupplyDeltas, recomputeSupplyTotals} from "./supplyTotals.js";
 import {findEndpoint, type Endpoint} from "../../../index/endpoints.js";
 import type {IndexStore, StoredContainer} from "../../../index/store.js";
 import type {Logger} from "../../../logger/index.js";
@@ -186,6 +186,8 @@ export class Batch {
   createdOwners = new Map<string, Uint8Array[]>();
   /** What the batch adds to the AVAX supply's running sums (supplyTotals.ts). */
   supply = new SupplyDeltas();
+  /** Spends the supply's recompute could not count whose UTXOs this batch creates (LATE_SPENDS_KEY). */
+  lateSettled: string[] = [];
 
   /** An aborted staking proposal's stake outputs of this batch become plain UTXOs (stakingFold.ts abortStaker). */
   unstake(txId: string): void {
@@ -210,6 +212,8 @@ export class PrimaryView {
   /** The mean container size of each endpoint's last batch, bytes. */
   private readonly containerBytes = new Map<number, number>();
   private readonly seq = {P: 0n, X: 0n, C: 0n, vtx: 0n};
+  /** Spends the supply's recompute left uncounted, by UTXO ID: their consuming chain ID (LATE_SPENDS_KEY). */
+  private readonly lateSpends = new Map<string, string>();
   private readonly staking: StakingFold;
   private readonly signerKeys = new SignerKeys();
   private readonly recentOwners: UtxoOwners;
@@ -323,6 +327,8 @@ export class PrimaryView {
     this.seq.X = BigInt(m.get("view.seq.X") ?? "0");
     this.seq.C = BigInt(m.get("view.seq.C") ?? "0");
     this.seq.vtx = BigInt(m.get("view.seq.vtx") ?? "0");
+    this.lateSpends.clear();
+    for (const [utxoId, chainId] of JSON.parse(m.get(LATE_SPENDS_KEY) ?? "[]") as Array<[string, string]>) this.lateSpends.set(utxoId, chainId);
     this.staking.load(m);
   }
 
@@ -657,7 +663,7 @@ export class PrimaryView {
     } catch (err) {
       throw FoldError.at(err, e, at.c.index, at.block, at.txId);
     }
-    const state = this.stateEntries();
+    const state = this.stateEntries(batch.lateSettled);
     return {containers, blocks, txIds: prepared.txIds, rows: batch, txCount, seqBefore, state, started};
   }
 
@@ -734,8 +740,9 @@ export class PrimaryView {
     }
   }
 
-  private committed(e: Endpoint, {containers, txIds, txCount, started}: Built): void {
+  private committed(e: Endpoint, {containers, txIds, txCount, started, rows}: Built): void {
     for (const id of txIds) this.pendingTxs.delete(id);
+    for (const id of rows.lateSettled) this.lateSpends.delete(id);
     this.positions.set(e.id, containers[containers.length - 1]!.index + 1n);
     const m = this.modules.metrics;
     if (m) {
@@ -815,6 +822,11 @@ export class PrimaryView {
   private createUtxo(batch: Batch, txId: string, o: TxOutput, place: TxPlace, extra: {rewardType?: string; stakingEnd?: bigint} = NO_EXTRA): void {
     batch.utxoCreates.push(utxoCreateRow(txId, o, place, extra));
     if (o.assetId === this.modules.avaxAssetId) batch.supply.created(o.utxoId, o.amount, place.chainId, place.seq, extra.rewardType);
+    const late = this.lateSpends.get(o.utxoId);
+    if (late !== undefined) {
+      if (o.assetId === this.modules.avaxAssetId) batch.supply.lateConsumed(o.utxoId, o.amount, late);
+      batch.lateSettled.push(o.utxoId);
+    }
     batch.createdOwners.set(o.utxoId, o.owner.addresses);
     this.recentOwners.add(o.utxoId, o.owner.addresses);
     for (const a of distinctBytes(o.owner.addresses)) batch.utxoAddresses.push([a, place.ts, o.utxoId]);
@@ -853,12 +865,20 @@ export class PrimaryView {
   }
 
   /** The view's counters and staking state as they stand, for `data_api_meta`. */
-  private stateEntries(): Array<[string, string]> {
+  /** The view's state as of a batch, leaving out the late spends it settles (`settled`). */
+  private stateEntries(settled: readonly string[] = []): Array<[string, string]> {
+    // Written only while there are late spends, and once more when the last is settled.
+    const late: Array<[string, string]> = [];
+    if (this.lateSpends.size > 0) {
+      const left = [...this.lateSpends].filter(([id]) => !settled.includes(id));
+      late.push([LATE_SPENDS_KEY, JSON.stringify(left)]);
+    }
     return [
       ["view.seq.P", this.seq.P.toString()],
       ["view.seq.X", this.seq.X.toString()],
       ["view.seq.C", this.seq.C.toString()],
       ["view.seq.vtx", this.seq.vtx.toString()],
+      ...late,
       ...this.staking.state(),
     ];
   }

@@ -15,7 +15,7 @@ import {IndexStore} from "../../../../../src/index/store.js";
 import {migrate} from "../../../../../src/dataApi/store/migrations.js";
 import {MIGRATIONS} from "../../../../../src/dataApi/store/schema.js";
 import type {SqlClient, SqlTx} from "../../../../../src/dataApi/store/client.js";
-import {SUPPLY_TOTALS_KEY, recomputeSupplyTotals} from "../../../../../src/dataApi/views/primary/supplyTotals.js";
+import {LATE_SPENDS_KEY, SUPPLY_TOTALS_KEY, recomputeSupplyTotals} from "../../../../../src/dataApi/views/primary/supplyTotals.js";
 import {SupplyPendingError, getAvaxSupply} from "../../../../../src/dataApi/queries/primary/supply.js";
 import {createViewMetrics} from "../../../../../src/dataApi/views/primary/metrics.js";
 import {PrimaryView, defaultPrimaryViewOptions} from "../../../../../src/dataApi/views/primary/view.js";
@@ -253,6 +253,53 @@ describeBackends("primary-network view: a store folded before the supply's sums 
     expect(kept.get(`made:${X}`)! > 0n).toBe(true);
     const s = await getAvaxSupply(sql, NET_CTX, {now: 1_800_000_000});
     expect(Number(s.genesisUnlock)).toBeGreaterThan(0);
+  });
+});
+
+describeBackends("primary-network view: a store upgraded while a spend's UTXO was not held yet", (backend) => {
+  it("counts that spend when the UTXO comes, so the sums end as the store's whole", async () => {
+    const {sql, idx} = await storeAndIndex(backend, blocks);
+    const v = view(idx.store, sql);
+    await v.load();
+    await v.catchUp();
+    await v.close();
+    // A spent AVAX UTXO of the history, as if the transaction that made it were not folded yet (an import folded
+    // before its export, on another chain): the row goes, and the sums and their mark with it (a schema 14 store).
+    const [u] = await sql.query<{utxo_id: string; container_id: string}>(
+      `SELECT u.utxo_id, b.container_id FROM utxos u JOIN utxo_spends sp USING (utxo_id) JOIN txs t ON t.chain = 'X' AND t.tx_id = u.tx_id
+       JOIN blocks b ON b.chain = 'X' AND b.block_id = t.block_id WHERE u.asset_id = $1 AND u.created_seq > 0 ORDER BY u.created_seq LIMIT 1`,
+      [AVAX],
+    );
+    await sql.query("DELETE FROM utxos WHERE utxo_id = $1", [u!.utxo_id]);
+    await sql.query("DELETE FROM supply_totals");
+    await sql.query("DELETE FROM data_api_meta WHERE key = $1", [SUPPLY_TOTALS_KEY]);
+    const upgraded = view(idx.store, sql);
+    await upgraded.load();
+    await upgraded.close();
+    const [late] = await sql.query<{value: string}>("SELECT value FROM data_api_meta WHERE key = $1", [LATE_SPENDS_KEY]);
+    expect(JSON.parse(late!.value)).toContainEqual([u!.utxo_id, network.chainIds.X]);
+    // The UTXO's transaction comes (again, under another container ID: the rest of it is held already).
+    const block = blocks.find((b) => idToString(b.id) === u!.container_id)!;
+    await idx.store.accept([{endpoint: X_BLOCK, id: new Uint8Array(32).fill(0xcd), bytes: block.bytes, timestampNs: block.timestampNs}], null);
+    const after = view(idx.store, sql);
+    await after.load();
+    expect(await after.catchUp()).toBe(1);
+    await after.close();
+    const kept = await totals(sql);
+    let whole = new Map<string, bigint>();
+    const undo = new Error("rollback");
+    await sql
+      .transaction(async (tx) => {
+        await recomputeSupplyTotals(tx, AVAX);
+        whole = await totals(tx);
+        throw undo;
+      })
+      .catch((e: unknown) => {
+        if (e !== undo) throw e;
+      });
+    expect([...kept].sort()).toEqual([...whole].sort());
+    const [left] = await sql.query<{value: string}>("SELECT value FROM data_api_meta WHERE key = $1", [LATE_SPENDS_KEY]);
+    expect(JSON.parse(left!.value)).not.toContainEqual([u!.utxo_id, network.chainIds.X]);
   });
 });
 
