@@ -5,10 +5,8 @@
 import {keccak_256} from "@noble/hashes/sha3.js";
 import {bytesToHex as nobleToHex, hexToBytes as nobleFromHex} from "@noble/hashes/utils.js";
 
-/** Lowercase hex without `0x`. */
-export function bytesToHex(b: Uint8Array): string {
-  return nobleToHex(b);
-}
+/** Lowercase hex without `0x` (the one codec of util/hex.ts). */
+export {bytesToHex} from "../util/hex.js";
 
 /** Bytes of hex with or without `0x`; throws on odd length or a non-hex digit. */
 export function hexToBytes(s: string): Uint8Array {

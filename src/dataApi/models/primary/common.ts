@@ -3,6 +3,7 @@
  * addresses from stored short IDs, AssetAmount sums.
  */
 import {bech32} from "@scure/base";
+import {hexToBytes} from "../../../evm/hex.js";
 
 /** int8 / numeric as a driver returns it. */
 export type DbNum = bigint | string | number;
@@ -26,19 +27,6 @@ export function optNum(v: DbNum | null | undefined): number | undefined {
 export function bech32Address(hrp: string, shortId: string | Uint8Array): string {
   const bytes = typeof shortId === "string" ? hexToBytes(shortId) : shortId;
   return bech32.encode(hrp, bech32.toWords(bytes), 1023);
-}
-
-export function hexToBytes(hex: string): Uint8Array {
-  const h = hex.startsWith("0x") ? hex.slice(2) : hex;
-  const out = new Uint8Array(h.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = parseInt(h.slice(2 * i, 2 * i + 2), 16);
-  return out;
-}
-
-export function bytesToHex(bytes: Uint8Array): string {
-  let s = "0x";
-  for (const b of bytes) s += b.toString(16).padStart(2, "0");
-  return s;
 }
 
 export type PrimaryNetworkAssetType = "secp256k1" | "nft";

@@ -1,7 +1,8 @@
 /** Glacier's X vertices, X asset details, subnets, blockchains and L1 validators from their rows. */
+import {toHex} from "../../../evm/hex.js";
 import {cb58Decode} from "../../../util/cb58.js";
 import {remainingBalance} from "../../views/primary/l1.js";
-import {type DbNum, bech32Address, big, bytesToHex, num} from "./common.js";
+import {type DbNum, bech32Address, big, num} from "./common.js";
 import type {BlsCredentials, OwnerJson} from "./pchain.js";
 
 export interface VertexRow {
@@ -189,7 +190,7 @@ function l1RemainingBalance(r: L1ValidatorRow): bigint {
 export function l1ValidatorFromRow(r: L1ValidatorRow, hrp: string): L1ValidatorDetailsFull {
   return {
     validationId: r.validation_id,
-    validationIdHex: bytesToHex(cb58Decode(r.validation_id)),
+    validationIdHex: toHex(cb58Decode(r.validation_id)),
     nodeId: r.node_id,
     subnetId: r.subnet_id,
     weight: num(r.weight),

@@ -1,4 +1,5 @@
 /** Glacier `PChainUtxo` and `PChainTransaction` from `utxos`, `txs` and `stakers` rows. */
+import {toHex} from "../../../evm/hex.js";
 import {cb58Decode} from "../../../util/cb58.js";
 import {
   type AssetAmount,
@@ -8,7 +9,6 @@ import {
   assetAmount,
   bech32Address,
   big,
-  bytesToHex,
   num,
   optNum,
 } from "./common.js";
@@ -319,7 +319,7 @@ export function pChainTxFromRow(
     t.l1ValidatorDetails = d.l1Effects.map((e) => {
       const out: L1ValidatorDetailsTransaction = {
         validationId: e.validationId,
-        validationIdHex: bytesToHex(cb58Decode(e.validationId)),
+        validationIdHex: toHex(cb58Decode(e.validationId)),
         nodeId: e.nodeId,
         subnetId: e.subnetId,
         weight: num(e.weight),
@@ -332,6 +332,6 @@ export function pChainTxFromRow(
     });
   }
   if (d.chain) t.blockchainInfo = {chainName: d.chain.chainName, vmId: d.chain.vmId};
-  if (r.memo.length > 0) t.memo = bytesToHex(r.memo);
+  if (r.memo.length > 0) t.memo = toHex(r.memo);
   return t;
 }

@@ -1,4 +1,5 @@
 /** Glacier's X-chain `Utxo`, X transactions (linear and non-linear), asset details and C atomic transactions. */
+import {toHex} from "../../../evm/hex.js";
 import {checksumAddress as toChecksumAddress} from "../../../evm/hex.js";
 import {
   type AssetAmount,
@@ -10,7 +11,6 @@ import {
   assetAmount,
   bech32Address,
   big,
-  bytesToHex,
   num,
 } from "./common.js";
 import type {TxRow, UtxoRow} from "./pchain.js";
@@ -72,7 +72,7 @@ export function utxoFromRow(r: XUtxoRow, hrp: string, assets: AssetInfo): Utxo {
   const nft = (r.utxo_type ?? "").toUpperCase().startsWith("NFT");
   if (nft) {
     u.groupId = r.group_id ?? 0;
-    if (r.payload !== null) u.payload = bytesToHex(r.payload);
+    if (r.payload !== null) u.payload = toHex(r.payload);
   }
   return u;
 }
@@ -159,7 +159,7 @@ export function xChainTxFromRow(
     txHash: r.tx_id,
     timestamp: num(r.ts),
     txType: r.tx_type,
-    memo: r.memo.length > 0 ? bytesToHex(r.memo) : "",
+    memo: r.memo.length > 0 ? toHex(r.memo) : "",
     consumedUtxos: consumed.map((u) => utxoFromRow(u, hrp, assets)),
     emittedUtxos: emitted.map((u) => utxoFromRow(u, hrp, assets)),
     amountUnlocked: sums(consumed).toAmounts(assets),
@@ -244,7 +244,7 @@ export function cChainTxFromRow(
     blockHeight: num(r.block_height),
     blockHash: r.block_id,
     timestamp: num(r.ts),
-    memo: r.memo.length > 0 ? bytesToHex(r.memo) : "",
+    memo: r.memo.length > 0 ? toHex(r.memo) : "",
   };
   if (r.tx_type === "ExportTx") {
     const unlocked = new AssetSums();
