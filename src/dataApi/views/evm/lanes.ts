@@ -22,6 +22,8 @@ export interface LaneWork {
   /** The last block the work covers: at most the range asked for (a lane may take fewer blocks). */
   to: bigint;
   write(tx: SqlTx): Promise<void>;
+  /** Told once the write has committed (not when it was refused for a rollback). */
+  committed?(): void;
 }
 
 /** One kind of lane: where its position is kept, how many blocks a step takes, and how it reads them. */
@@ -182,6 +184,7 @@ export class Lane {
       await work.write(tx);
       await tx.query(`UPDATE evm_chains SET ${col} = $2 WHERE chain_id = $1`, [chainId, work.to]);
     });
+    work.committed?.();
     this.covered = work.to;
     this.notify();
     return true;

@@ -58,8 +58,8 @@ export class TraceLane implements LaneKind {
   readonly column = "trace_lane";
   readonly maxBlocks: number;
   private byHash = true;
-  /** The block the last steps failed on, and how many steps in a row did. */
-  private failing: {number: bigint; attempts: number} | null = null;
+  /** Blocks whose traces failed, and in how many steps: each failing block of a step counts one. */
+  private readonly attempts = new Map<bigint, number>();
   /** Blocks this process left untraced (their record is in data_api_meta). */
   skipped = 0;
 
@@ -93,7 +93,7 @@ export class TraceLane implements LaneKind {
       txs.get(n)!.push({hash: t.hash, from: t.from_addr, status: t.status});
     }
     const traces = await this.trace(blocks, signal);
-    const untraced: Array<{number: string; reason: string}> = [];
+    const failed: UntraceableBlock[] = [];
     const derived = blocks.map((b, i) => {
       const n = BigInt(b.number);
       const t = traces[i]!;
@@ -101,30 +101,32 @@ export class TraceLane implements LaneKind {
         if (t instanceof UntraceableBlock) throw t;
         return {number: n, traced: deriveTraces(n, t, txs.get(n) ?? [])};
       } catch (e) {
-        const err = e instanceof UntraceableBlock ? e : new UntraceableBlock(n, (e as Error).message);
-        if (!this.giveUp(err)) throw err;
-        untraced.push({number: n.toString(), reason: err.message});
+        failed.push(e instanceof UntraceableBlock ? e : new UntraceableBlock(n, (e as Error).message));
         return {number: n, traced: {internals: [], contracts: [], addressKinds: new Map<string, number>()}};
       }
     });
+    // Every failing block of the step counts a step (so two such blocks of one step both reach the limit), and the
+    // step is retried while any of them has steps left; once none has, all of them are left untraced together.
+    for (const f of failed) if (!transient(f.message)) this.attempts.set(f.number, (this.attempts.get(f.number) ?? 0) + 1);
+    const retry = failed.find((f) => (this.attempts.get(f.number) ?? 0) < this.opts.maxAttempts);
+    if (retry) throw retry;
+    const untraced = failed.map((f) => ({number: f.number.toString(), reason: f.message}));
     return {
       to: upTo,
       write: async (tx) => {
         await writeTraces(tx, chainId, derived);
         if (untraced.length > 0) await recordUntraced(tx, chainId, untraced);
       },
+      // Counted and logged once written: a step whose commit is refused (a reorg) is read again.
+      committed: () => {
+        for (const f of failed) {
+          this.attempts.delete(f.number);
+          this.skipped++;
+          this.modules.logger.warn({rpc: this.modules.rpc.label, block: f.number.toString(), attempts: this.opts.maxAttempts, err: f.message}, "EVM trace lane: the node does not trace this block; its internal transactions are left out");
+        }
+        for (const n of this.attempts.keys()) if (n <= upTo) this.attempts.delete(n);
+      },
     };
-  }
-
-  /** Whether to leave the block untraced (the same block failed maxAttempts steps in a row), logging it if so. */
-  private giveUp(err: UntraceableBlock): boolean {
-    const attempts = this.failing?.number === err.number ? this.failing.attempts + 1 : 1;
-    this.failing = {number: err.number, attempts};
-    if (attempts < this.opts.maxAttempts) return false;
-    this.failing = null;
-    this.skipped++;
-    this.modules.logger.warn({rpc: this.modules.rpc.label, block: err.number.toString(), attempts, err: err.message}, "EVM trace lane: the node does not trace this block; its internal transactions are left out");
-    return true;
   }
 
   /** The traces of `blocks`, in order; a node's refusal to trace a block throws (the lane retries). */
@@ -145,6 +147,14 @@ export class TraceLane implements LaneKind {
     // a failure of the whole exchange (transport, HTTP) threw above, and is retried without counting.
     return res.map((r, i) => (r.ok ? r.result : new UntraceableBlock(BigInt(blocks[i]!.number), r.error.message)));
   }
+}
+
+/**
+ * A provider's answer about itself, not the block (a rate limit, a quota: EIP-1474's -32005 "limit exceeded" is
+ * answered by message too): it never counts against the block's attempts.
+ */
+function transient(message: string): boolean {
+  return /rate.?limit|limit exceeded|quota|too many requests|capacity/i.test(message);
 }
 
 /** Adds blocks left untraced to the chain's record, keeping the newest UNTRACED_KEPT. */
