@@ -12,7 +12,8 @@ import type {Routes} from "../api/routes.js";
 import {logLevel, noParams, parsedString, object, optional, required, string, type Validator} from "../api/validate.js";
 import type {ChainRegistry} from "../chains/index.js";
 import {formatDuration} from "../util/duration.js";
-import {redactUrls} from "../util/url.js";
+import {redactUrl, redactUrls} from "../util/url.js";
+import {parseEvmRpcList} from "../cli/evmRpcList.js";
 import {FLAGS, type AvaextConfig} from "../cli/flags.js";
 import type {Logger, LoggerRegistry} from "../logger/index.js";
 import {idFromString} from "../util/cb58.js";
@@ -188,11 +189,27 @@ export function effectiveConfig(config: AvaextConfig): Record<string, unknown> {
   for (const def of FLAGS) {
     const v = config[def.name];
     if (def.kind === "duration" && typeof v === "number") out[def.name] = formatDuration(v);
-    else if (def.urls && typeof v === "string") out[def.name] = redactUrls(v);
-    else if (def.urls && Array.isArray(v)) out[def.name] = v.map((x) => (typeof x === "string" ? redactUrls(x) : x));
+    else if (def.urls && typeof v === "string") out[def.name] = def.name === "evm-rpc" ? redactEvmRpc(v) : redactOne(v);
+    else if (def.urls && Array.isArray(v)) out[def.name] = v.map((x) => (typeof x === "string" ? redactOne(x) : x));
     else out[def.name] = v;
   }
   return out;
+}
+
+/** One flag value that is a URL (or a word: `embedded`, `dev`, `file:…`), redacted whole: a password may hold a comma. */
+function redactOne(v: string): string {
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(v) ? redactUrl(v) : v;
+}
+
+/** `--evm-rpc`'s list, each entry's URL redacted (the list parsed as the flag is, so no part of a URL slips by). */
+function redactEvmRpc(v: string): string {
+  try {
+    return parseEvmRpcList(v)
+      .map((e) => `${e.name}=${redactUrl(e.url)}`)
+      .join(",");
+  } catch {
+    return redactUrls(v);
+  }
 }
 
 /** admin.dbGet: found → 0 and the value; missing → 2; no open database → 1 (AvalancheGo's rpcdb codes). */

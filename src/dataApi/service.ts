@@ -237,7 +237,9 @@ export class DataApiService {
     }
     if (sig.warpSignerUrls.length > 0) sources.push(new WarpSigners({...defaultWarpSignersOptions, urls: sig.warpSignerUrls}, {logger: modules.logger}));
     const external = sig.aggregatorUrl ? new ExternalAggregator({url: sig.aggregatorUrl, network: modules.network.name, timeoutMs: sig.aggregatorTimeoutMs}) : null;
-    const view = viewValidatorSets(sql, Object.values(modules.network.chainIds));
+    // Its sets are shared by the requests that want the same height (one computation, cached): read on the
+    // writer's client, outside any one request's signal, so a requester that goes away does not fail the others.
+    const view = viewValidatorSets(this.sql, Object.values(modules.network.chainIds));
     const validatorSets = sig.platformRpc ? new PlatformRpcValidatorSets({...defaultPlatformRpcOptions, url: sig.platformRpc}, {fallback: view}) : view;
     return {sources, external, validatorSets};
   }

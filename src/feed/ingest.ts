@@ -109,7 +109,7 @@ export class Ingester implements BadInputReporter {
       } catch (err) {
         logger.error({err}, "could not rebuild chain state from the index; continuing with the feed");
       }
-      logger.info({feed: source.key.startsWith("http") ? redactUrl(source.key) : source.key, resumed: position !== null}, "feed starting");
+      logger.info({feed: feedLabel(source.key), resumed: position !== null}, "feed starting");
       await this.runWithRestarts(position);
     })();
   }
@@ -236,7 +236,7 @@ export class Ingester implements BadInputReporter {
         // A failing source (or commit) is reported and retried from the last committed position; never fatal.
         if (failure === null && signal.aborted) return;
         const err = failure ?? e;
-        logger.error({err, feed: source.key}, "feed failed; restarting from the last committed position");
+        logger.error({err, feed: feedLabel(source.key)}, "feed failed; restarting from the last committed position");
         this.modules.status.failed();
         await sleep(1000, signal);
         pos = await store.feedPosition(source.key).catch(() => pos);
@@ -319,4 +319,9 @@ function countBy(items: readonly FeedItem[], counter: Counter<"chain" | "kind">)
   const counts = new Map<Endpoint, number>();
   for (const it of items) counts.set(it.endpoint, (counts.get(it.endpoint) ?? 0) + 1);
   for (const [e, n] of counts) counter.inc({chain: e.chain, kind: e.kind}, n);
+}
+
+/** A feed's key as logs show it: an upstream URL without its credentials, query or key-bearing path. */
+function feedLabel(key: string): string {
+  return /^https?:\/\//i.test(key) ? redactUrl(key) : key;
 }

@@ -1,11 +1,12 @@
 /** URLs a user configures (upstream services, RPCs): checked at start, shown in logs without their credentials. */
 
 /**
- * Paths that name an API, not a secret: AvalancheGo's (`/ext/bc/C/rpc`, `/ext/bc/P`, `/ext/info`) and the signature
- * aggregators' (icm-services' `/aggregate-signatures`, the Data API's). Any other path may be a provider's key
- * (`/v3/<key>`), so it is shown as `/…`.
+ * Paths that name an API, not a secret, in their exact shapes: AvalancheGo's (`/ext/bc/C/rpc`, `/ext/bc/P`,
+ * `/ext/info`) and the signature aggregators' (icm-services' `/aggregate-signatures`, the Data API's). Any other
+ * path may hold a provider's key (`/v3/<key>`, `/ext/bc/C/rpc/<key>`), so it is shown as `/…`.
  */
-const PUBLIC_PATH = /^\/(?:ext\/[A-Za-z0-9/]*|aggregate-signatures|v1\/signatureAggregator\/[a-z]+\/aggregateSignatures)?\/?$/;
+const PUBLIC_PATH =
+  /^\/(?:ext\/(?:bc\/[A-Za-z0-9]{1,60}(?:\/rpc|\/ws)?|info|health|metrics|[PXC]|index\/[A-Za-z0-9]{1,60}\/[a-z]{2,5})|aggregate-signatures|v1\/signatureAggregator\/[a-z]{1,20}\/aggregateSignatures)?\/?$/;
 
 /**
  * The URL as logs, error messages, health checks and answers may show it: no user, password, query or fragment,
@@ -24,7 +25,7 @@ export function redactUrl(url: string | URL): string {
 
 /** `text` with each URL in it (http(s), postgres) redacted: a flag's value as admin.getConfig shows it. */
 export function redactUrls(text: string): string {
-  return text.replace(/\b(?:https?|postgres(?:ql)?):\/\/[^\s,]+/g, (u) => redactUrl(u));
+  return text.replace(/\b(?:https?|postgres(?:ql)?):\/\/[^\s,]+/gi, (u) => redactUrl(u));
 }
 
 /**

@@ -53,8 +53,11 @@ export interface SqlClientOptions {
   dataDir: string | null;
   /** Connections in the pg pool (default 10). Unused with PGlite. */
   poolSize?: number;
-  /** PGlite only: start from this dump (PgliteSqlClient.dumpDataDir) instead of a new cluster; much faster. */
-  pgliteTemplate?: Blob;
+  /**
+   * PGlite only: start a new cluster from this dump (PgliteSqlClient.dumpDataDir) instead of an initdb; much faster.
+   * Absent: the build's empty cluster (pgliteTemplate.ts) for a new store on disk; null: an initdb.
+   */
+  pgliteTemplate?: Blob | null;
   /**
    * PGlite only: run it on a thread of its own (pgliteThread.ts; default true). False, or without the compiled
    * worker script, it runs on the calling thread.
@@ -89,7 +92,7 @@ export async function openSqlClient(opts: SqlClientOptions, modules: SqlClientMo
   if (opts.url !== "embedded") return PgSqlClient.open(opts.url, opts.poolSize ?? 10, modules, opts.statementTimeoutMs ?? 0);
   const script = opts.pgliteThread === false ? null : PgliteThreadClient.script();
   // A new store on disk starts from the build's empty cluster (pgliteTemplate.ts), not an initdb here.
-  const template = opts.pgliteTemplate ?? newStoreTemplate(opts.dataDir);
+  const template = opts.pgliteTemplate === undefined ? newStoreTemplate(opts.dataDir) : (opts.pgliteTemplate ?? undefined);
   const sharedBuffersMb = opts.pgliteSharedBuffersMb ?? PGLITE_SHARED_BUFFERS_MB.default;
   const client = script
     ? await PgliteThreadClient.open(script, {dataDir: opts.dataDir, template: template ? new Uint8Array(await template.arrayBuffer()) : null, sharedBuffersMb})
@@ -412,8 +415,11 @@ export class PgSqlClient implements SqlClient {
   ) {}
 
   static async open(url: string, poolSize: number, modules: SqlClientModules, statementTimeoutMs = 0): Promise<PgSqlClient> {
-    const timeout = statementTimeoutMs > 0 ? {statement_timeout: statementTimeoutMs} : {};
-    const pool = new pg.Pool({connectionString: url, max: poolSize, application_name: applicationName(modules.signal !== undefined), types: PG_TYPES, ...timeout});
+    const pool = new pg.Pool({connectionString: url, max: poolSize, application_name: applicationName(modules.signal !== undefined), types: PG_TYPES});
+    // Set on each new connection, before its first statement (a client runs its statements in order), not as a
+    // startup parameter: PgBouncer refuses unknown startup parameters. Behind PgBouncer's transaction pooling a
+    // session setting does not hold: see docs/operations/scaling.md.
+    if (statementTimeoutMs > 0) pool.on("connect", (c) => void c.query(`SET statement_timeout = ${Math.floor(statementTimeoutMs)}`).catch(() => undefined));
     // An idle client whose connection breaks emits on the pool; without a listener that would crash the process.
     pool.on("error", (err) => modules.logger.warn({err: err.message}, "PostgreSQL idle connection error"));
     // Fail now, with the server's reason, rather than at the first query.
@@ -430,17 +436,19 @@ export class PgSqlClient implements SqlClient {
     const signal = this.signal?.();
     if (!signal) return this.run<T>(this.pool, sql, params);
     if (signal.aborted) throw requestAborted();
-    // On a connection of its own, so that the statement's backend is known and can be cancelled if the request
-    // aborts while it runs.
+    // On a connection of its own, so that its statement can be cancelled if the request aborts while it runs.
     const conn = await this.pool.connect();
-    // pg sets `processID` from the server's BackendKeyData message (its types do not declare it).
-    const cancel = (): void => void this.cancelBackend((conn as unknown as {processID?: number}).processID);
+    const cancel = (): void => this.cancel(conn);
     signal.addEventListener("abort", cancel, {once: true});
     try {
+      // Aborted while waiting for the connection: not sent at all.
+      if (signal.aborted) throw requestAborted();
       return await this.run<T>(conn, sql, params);
     } finally {
       signal.removeEventListener("abort", cancel);
-      conn.release();
+      // A connection whose request aborted is closed, not handed back: a cancel still on its way would otherwise
+      // land on the next request's statement.
+      conn.release(signal.aborted);
     }
   }
 
@@ -462,22 +470,24 @@ export class PgSqlClient implements SqlClient {
   }
 
   /**
-   * Cancels what a backend is running, from a connection of its own: the pool's may all be busy, and a cancel that
-   * waited for one would come too late. Failing to cancel only lets the statement finish.
+   * Cancels the statement `conn` runs, by the protocol's CancelRequest (pg's Client.cancel: a connection that sends
+   * the backend's key and closes, with no login), which PgBouncer passes on too. Failing to cancel only lets the
+   * statement finish.
    */
-  private async cancelBackend(pid: number | undefined): Promise<void> {
-    if (pid === undefined) return;
-    const c = new pg.Client({connectionString: this.url, application_name: applicationName()});
-    c.on("error", () => undefined);
+  private cancel(conn: pg.PoolClient): void {
+    const c = conn as unknown as {activeQuery?: unknown};
+    if (!c.activeQuery) return;
     try {
-      await c.connect();
-      await c.query("SELECT pg_cancel_backend($1)", [pid]);
+      const canceller = new pg.Client({connectionString: this.url}) as unknown as {connection: {on(e: string, f: () => void): void}; cancel(client: unknown, query: unknown): void};
+      // The cancel's own connection is never connect()ed as a client: its socket's errors are heard here, or they
+      // would be an unhandled 'error' event.
+      canceller.connection.on("error", () => undefined);
+      canceller.cancel(conn, c.activeQuery);
     } catch (err) {
-      this.logger.debug({err: (err as Error).message, pid}, "PostgreSQL: could not cancel an aborted request's statement");
-    } finally {
-      await c.end().catch(() => undefined);
+      this.logger.debug({err: (err as Error).message}, "PostgreSQL: could not cancel an aborted request's statement");
     }
   }
+
 
   /**
    * A name for a parameterised statement outside transactions (the API's reads): each connection then parses it

@@ -214,6 +214,8 @@ export class PrimaryView {
   private readonly seq = {P: 0n, X: 0n, C: 0n, vtx: 0n};
   /** Spends the supply's recompute left uncounted, by UTXO ID: their consuming chain ID (LATE_SPENDS_KEY). */
   private readonly lateSpends = new Map<string, string>();
+  /** Late spends settled by batches built but not yet committed: no later batch's state may list them again. */
+  private readonly lateInFlight = new Set<string>();
   private readonly staking: StakingFold;
   private readonly signerKeys = new SignerKeys();
   private readonly recentOwners: UtxoOwners;
@@ -328,6 +330,7 @@ export class PrimaryView {
     this.seq.C = BigInt(m.get("view.seq.C") ?? "0");
     this.seq.vtx = BigInt(m.get("view.seq.vtx") ?? "0");
     this.lateSpends.clear();
+    this.lateInFlight.clear();
     for (const [utxoId, chainId] of JSON.parse(m.get(LATE_SPENDS_KEY) ?? "[]") as Array<[string, string]>) this.lateSpends.set(utxoId, chainId);
     this.staking.load(m);
   }
@@ -594,6 +597,7 @@ export class PrimaryView {
   private async foldBatch(e: Endpoint, prepared: Prepared): Promise<void> {
     const seqBefore = {...this.seq};
     const stakingBefore = this.staking.snapshot();
+    const lateBefore = new Set(this.lateInFlight);
     let built: Built;
     let building = null as Built | null;
     try {
@@ -606,6 +610,8 @@ export class PrimaryView {
     } catch (err) {
       Object.assign(this.seq, seqBefore);
       this.staking.restore(stakingBefore);
+      this.lateInFlight.clear();
+      for (const id of lateBefore) this.lateInFlight.add(id);
       throw FoldError.of(err, e, prepared.containers, building?.blocks ?? null);
     }
     this.committed(e, built);
@@ -687,6 +693,7 @@ export class PrimaryView {
     } catch (err) {
       // A later batch may be built already: its counters restart from this one's.
       Object.assign(this.seq, built.seqBefore);
+      for (const id of built.rows.lateSettled) this.lateInFlight.delete(id);
       throw FoldError.of(err, e, built.containers, built.blocks);
     }
     // The statement ahead has committed too (this one found its position), but its answer may come later, on its own
@@ -742,7 +749,10 @@ export class PrimaryView {
 
   private committed(e: Endpoint, {containers, txIds, txCount, started, rows}: Built): void {
     for (const id of txIds) this.pendingTxs.delete(id);
-    for (const id of rows.lateSettled) this.lateSpends.delete(id);
+    for (const id of rows.lateSettled) {
+      this.lateSpends.delete(id);
+      this.lateInFlight.delete(id);
+    }
     this.positions.set(e.id, containers[containers.length - 1]!.index + 1n);
     const m = this.modules.metrics;
     if (m) {
@@ -823,7 +833,8 @@ export class PrimaryView {
     batch.utxoCreates.push(utxoCreateRow(txId, o, place, extra));
     if (o.assetId === this.modules.avaxAssetId) batch.supply.created(o.utxoId, o.amount, place.chainId, place.seq, extra.rewardType);
     const late = this.lateSpends.get(o.utxoId);
-    if (late !== undefined) {
+    if (late !== undefined && !this.lateInFlight.has(o.utxoId)) {
+      this.lateInFlight.add(o.utxoId);
       if (o.assetId === this.modules.avaxAssetId) batch.supply.lateConsumed(o.utxoId, o.amount, late);
       batch.lateSettled.push(o.utxoId);
     }
@@ -865,14 +876,14 @@ export class PrimaryView {
   }
 
   /** The view's counters and staking state as they stand, for `data_api_meta`. */
-  /** The view's state as of a batch, leaving out the late spends it settles (`settled`). */
+  /**
+   * The view's state as of a batch; with the late spends left when the batch settles some (`settled`): those of
+   * every batch built and not committed yet are left out too, so a batch written after another never lists again
+   * what that one settled.
+   */
   private stateEntries(settled: readonly string[] = []): Array<[string, string]> {
-    // Written only while there are late spends, and once more when the last is settled.
     const late: Array<[string, string]> = [];
-    if (this.lateSpends.size > 0) {
-      const left = [...this.lateSpends].filter(([id]) => !settled.includes(id));
-      late.push([LATE_SPENDS_KEY, JSON.stringify(left)]);
-    }
+    if (settled.length > 0) late.push([LATE_SPENDS_KEY, JSON.stringify([...this.lateSpends].filter(([id]) => !this.lateInFlight.has(id)))]);
     return [
       ["view.seq.P", this.seq.P.toString()],
       ["view.seq.X", this.seq.X.toString()],

@@ -41,6 +41,12 @@ describe("the RPC URL /v1/chains shows", () => {
     ["https://node.example/ext/bc/C/rpc#key", "https://node.example/ext/bc/C/rpc"],
     ["https://node.example/ext/bc/C/rpc;key=1", "https://node.example/…"],
     ["not a url", "<invalid URL>"],
+    // A key after an AvalancheGo path (a provider's form), and the exact shapes kept.
+    ["https://avalanche-mainnet.core.chainstack.com/ext/bc/C/rpc/6e2ea2c0aa7a4e9e", "https://avalanche-mainnet.core.chainstack.com/…"],
+    ["https://node.example/ext/bc/P", "https://node.example/ext/bc/P"],
+    ["https://node.example/ext/info", "https://node.example/ext/info"],
+    ["https://node.example/ext/KEY123", "https://node.example/…"],
+    ["HTTPS://U:P@node.example/ext/bc/C/ws", "https://node.example/ext/bc/C/ws"],
   ])("%s is shown as %s", (raw, shown) => {
     expect(redactUrl(raw)).toBe(shown);
   });

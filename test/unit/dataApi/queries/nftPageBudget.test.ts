@@ -36,14 +36,15 @@ describeBackends("NFT pages under a byte budget", (backend) => {
   afterAll(async () => sql?.close());
 
   /** Every page of a list, by its cursors: each page's token IDs and its bytes of URIs and metadata. */
-  const walk = async (page: (cursor: Cursor | null) => Promise<{items: Array<Record<string, unknown>>; next?: Cursor}>): Promise<{ids: string[][]; bytes: number[]}> => {
+  const walk = async (page: (cursor: Cursor | null) => Promise<{items: ReadonlyArray<object>; next?: Cursor}>): Promise<{ids: string[][]; bytes: number[]}> => {
     const ids: string[][] = [];
     const bytes: number[] = [];
     let cursor: Cursor | null = null;
     for (let i = 0; i < 2 * TOKENS; i++) {
       const p = await page(cursor);
-      ids.push(p.items.map((x) => String(x.tokenId ?? x.token_id)));
-      bytes.push(p.items.reduce((n, x) => n + Buffer.byteLength(String(x.tokenUri ?? x.token_uri ?? "")) + Buffer.byteLength(JSON.stringify(x.metadata ?? null)), 0));
+      const items = p.items as Array<Record<string, unknown>>;
+      ids.push(items.map((x) => String(x.tokenId ?? x.token_id)));
+      bytes.push(items.reduce((n, x) => n + Buffer.byteLength(String(x.tokenUri ?? x.token_uri ?? "")) + Buffer.byteLength(JSON.stringify(x.metadata ?? null)), 0));
       if (!p.next) return {ids, bytes};
       cursor = p.next;
     }

@@ -204,6 +204,7 @@ describe("upstream URLs", () => {
     expect(redactUrls("C=https://u:p@node.example/ext/bc/C/rpc?k=1,99999=http://127.0.0.1:8545/v3/KEY")).toBe("C=https://node.example/ext/bc/C/rpc,99999=http://127.0.0.1:8545/…");
     expect(redactUrls("postgres://avaext:hunter2@db.example:5432/avaext")).toBe("postgres://db.example:5432/…");
     expect(redactUrls("embedded")).toBe("embedded");
+    expect(redactUrls("C=HTTPS://u:SECRET@h.example/v3/KEY")).toBe("C=https://h.example/…");
   });
 
   it("send their credentials as basic auth, not in the URL", () => {

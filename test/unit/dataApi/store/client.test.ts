@@ -295,11 +295,11 @@ describe("PGlite on disk", () => {
     }
   });
 
-  it("makes a new cluster with a thread that then exits, and opens it with another", async () => {
+  it("makes a new cluster with a thread that then exits, and opens it with another (without the build's template)", async () => {
     // What PGlite builds to run initdb stays reachable as long as its instance: the thread that made the cluster
     // exits, freeing it. Each Worker takes this process's next thread ID, so the IDs count the threads started.
     const threadId = (db: SqlClient): number => (db as unknown as {worker: Worker}).worker.threadId;
-    const open = (dir: string): Promise<SqlClient> => openSqlClient({url: "embedded", dataDir: dir}, {logger: quietLogger()});
+    const open = (dir: string): Promise<SqlClient> => openSqlClient({url: "embedded", dataDir: dir, pgliteTemplate: null}, {logger: quietLogger()});
     const fresh = await mkdtemp(path.join(tmpdir(), "avaext-pglite-"));
     const other = await mkdtemp(path.join(tmpdir(), "avaext-pglite-"));
     try {

@@ -29,6 +29,13 @@ describe("a new PGlite store", () => {
     expect(newStoreTemplate(dir)).toBeUndefined();
     const again = await openSqlClient({url: "embedded", dataDir: dir}, {logger: quietLogger()});
     expect(await again.query("SELECT v FROM kept")).toEqual([{v: 7}]);
+    // Made from the template, not by an initdb: a second new store has the same system identifier (an initdb
+    // draws a new one).
+    const id = async (db: typeof again): Promise<string> => (await db.query<{id: string}>("SELECT system_identifier::text AS id FROM pg_control_system()"))[0]!.id;
+    const first = await id(again);
     await again.close();
+    const other = await openSqlClient({url: "embedded", dataDir: path.join(root, "other")}, {logger: quietLogger()});
+    expect(await id(other)).toBe(first);
+    await other.close();
   }, 120_000);
 });
