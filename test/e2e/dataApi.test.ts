@@ -18,6 +18,7 @@ import {DEV_L1_MANAGER, LOCAL_VALIDATORS, devKeys, devStakers} from "../../src/d
 import {decodeAbi, eventTopic} from "../../src/evm/abi.js";
 import {createTestDatabase, STORE_BACKENDS} from "../helpers/sql.js";
 import {validatorSetAt} from "../../src/dataApi/signatures/validatorSets.js";
+import {V1_ROUTE_FAMILIES} from "../../src/dataApi/routes/defs/index.js";
 import {startNode, tempDir, type TestNode} from "../helpers/node.js";
 
 /** POSTs `body` and resolves with the answer as soon as it arrives, though the server close before reading it all. */
@@ -415,7 +416,7 @@ describe.each(BACKENDS)("data API over HTTP ($name)", (backend) => {
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
     const templates = t.node.routes.paths().filter((x) => x.startsWith("/v1/") && !x.startsWith("/v1/avg_tps"));
     expect(templates.length).toBeGreaterThan(15);
-    const junk = ["", "0", "-1", "1e99", "99999999999999999999999", "%00", "%F0%9F%92%A9", "'; DROP TABLE txs;--", "null", "[]", "{}", "local", "p-chain", "NodeID-", "0x", "0x" + "ab".repeat(20), "a".repeat(3000), "%ZZ", ".."];
+    const junk = ["", "0", "-1", "1e99", "99999999999999999999999", "9223372036854775807", "9223372036854775808", "18446744073709551616", "%00", "%F0%9F%92%A9", "'; DROP TABLE txs;--", "null", "[]", "{}", "local", "p-chain", "NodeID-", "0x", "0x" + "ab".repeat(20), "a".repeat(3000), "%ZZ", ".."];
     const params = ["pageSize", "pageToken", "startTimestamp", "endTimestamp", "sortOrder", "txTypes", "addresses", "nodeIds", "vertexHeight", "assetId", "includeSpent", "minUtxoAmount", "sortBy", "l1ValidationId", "subnetId", "validationStatus", "rewardAddresses", "startBlock", "endBlock", "blockNumber", "contractAddress", "contractAddresses", "status", "network"];
     // The dev EVM's deployer and its first contracts (the dev traffic's CREATE addresses), so EVM paths reach data.
     const EVM_ADDRESSES = ["0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266", "0x5FbDB2315678afecb367f032d93F642f64180aa3", "0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512", "0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0"];
@@ -439,6 +440,41 @@ describe.each(BACKENDS)("data API over HTTP ($name)", (backend) => {
     console.log(`data API fuzz (seed ${seed}): ${JSON.stringify(Object.fromEntries(outcomes))}, EVM paths answered 200: ${evmOk.n}`);
     expect(outcomes.get(400) ?? 0).toBeGreaterThan(100);
     expect(evmOk.n).toBeGreaterThan(20);
+  }, 120_000);
+
+  it("answers boundary block numbers (0, 2^63-1, 2^63, 2^64, negative) on every route that takes one: never a 500, a 400 naming the parameter past 2^63-1", async () => {
+    // Past 2^63-1 a value would reach an int8 column and fail the query (PostgreSQL 22003) as a 500 (issue 49).
+    const BOUNDARY = ["0", "9223372036854775807", "9223372036854775808", "18446744073709551616", "-1", "99999999999999999999", "9".repeat(40)];
+    const over = (v: string): boolean => /^[0-9]+$/.test(v) && BigInt(v) > 2n ** 63n - 1n;
+    const fill: Record<string, string> = {network: "local", chainId: "43112", address: "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"};
+    const BLOCK_QUERY = ["startBlock", "endBlock", "blockNumber"];
+    const cases: Array<{path: string; param: string; value: string}> = [];
+    for (const family of V1_ROUTE_FAMILIES) {
+      for (const def of Object.values(family)) {
+        if (def.method !== "GET") continue;
+        const chains = def.path.includes(":blockchainId") ? ["p-chain", "x-chain", "c-chain"] : [""];
+        for (const chain of chains) {
+          // A parameter is a whole segment (`/transactions:listNative` is a literal).
+          const base = def.path.replace(/\/:([a-zA-Z]+)/g, (_m, name: string) => `/${name === "blockchainId" ? chain : name === "blockId" ? ":blockId" : (fill[name] ?? "x")}`);
+          for (const value of BOUNDARY) {
+            if (base.includes(":blockId")) cases.push({path: base.replace(":blockId", value), param: "blockId", value});
+            for (const q of BLOCK_QUERY.filter((n) => n in def.query)) cases.push({path: `${base.replace(":blockId", "1")}?${q}=${value}`, param: q, value});
+          }
+        }
+      }
+    }
+    expect(new Set(cases.map((c) => c.param))).toEqual(new Set(["blockId", ...BLOCK_QUERY]));
+    const statuses = new Map<number, number>();
+    for (const c of cases) {
+      const r = await t.get(c.path);
+      statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+      expect(r.status, c.path).toBeLessThan(500);
+      if (over(c.value)) {
+        expect({path: c.path, status: r.status}).toEqual({path: c.path, status: 400});
+        expect((r.json() as ErrorBody).message, c.path).toMatch(new RegExp(`^${c.param}: `));
+      }
+    }
+    console.log(`data API boundary block numbers: ${cases.length} requests, statuses ${JSON.stringify(Object.fromEntries(statuses))}`);
   }, 120_000);
 
   it("reports the view in the data-api health check", async () => {

@@ -6,6 +6,7 @@
  *
  * Deterministic: case i is generated from its own PRNG seeded by (FUZZ_SEED, i), so the cases do not depend on
  * the order answers arrive in. Reproduce a failure with FUZZ_SEED=<seed printed> (and FUZZ_COUNT to go further).
+ * The `/v1` data API's own fuzz, with boundary block numbers on every route that takes one, is in dataApi.test.ts.
  */
 import {writeFileSync} from "node:fs";
 import http from "node:http";
@@ -79,7 +80,7 @@ const ODD_PATHS = [
   "/ext/health?" + "tag=x&".repeat(1000), "/ext/health/liveness?%ff%fe=%00", "*", "/ext/metrics?name[]=x", "/ext/health#frag",
 ];
 const VALUES: unknown[] = [
-  null, true, false, 0, -1, 1.5, -0, 2 ** 53, 2 ** 64, Number.MAX_VALUE, Number.MIN_VALUE, "18446744073709551616", "18446744073709551615", "-1", "+1", " 1", "1e3",
+  null, true, false, 0, -1, 1.5, -0, 2 ** 53, 2 ** 64, Number.MAX_VALUE, Number.MIN_VALUE, "18446744073709551616", "18446744073709551615", "9223372036854775807", "9223372036854775808", "-1", "+1", " 1", "1e3",
   "007", "", " ", "0x", "0xzz", "0x0", "0X00", "hex", "HEXNC", "hexc", "json", "cb58", "11111111111111111111111111111111LpoYY", "11111111111111111111111111111111LpoYZ",
   "X", "P", "C", "platform", "health", "index/X", "..", "/", "main", "VERBO", "off", "unknown", [], [1], ["a"], [null], {}, {a: 1}, {"__proto__": {x: 1}},
   "a".repeat(600), "\u0000", "\ud800", "é", "💥", [[[[]]]],
@@ -87,7 +88,7 @@ const VALUES: unknown[] = [
   "2".repeat(200_000), "9".repeat(300_000), "0x" + "ab".repeat(100_000), Array.from({length: 20_000}, (_, i) => `t${i}`),
 ];
 /** Raw JSON texts for numbers JSON.stringify cannot produce. */
-const RAW_NUMBERS = ["1e400", "-1e400", "-0", "18446744073709551616", "123456789012345678901234567890", "0.0000001", "1E2", "-0.0", "1" + "0".repeat(400), "4.9e-324"];
+const RAW_NUMBERS = ["1e400", "-1e400", "-0", "18446744073709551616", "9223372036854775807", "9223372036854775808", "123456789012345678901234567890", "0.0000001", "1E2", "-0.0", "1" + "0".repeat(400), "4.9e-324"];
 
 let methods: string[] = [];
 /** Methods the generated traffic calls: all but the SLOW ones. */

@@ -14,6 +14,7 @@ import {BlockNotServedError, RpcUnansweredError, type EvmState} from "../evm/sta
 import {EVM_ROUTES} from "./defs/evm.js";
 import {badRequest, notFound, unavailable} from "../server/errors.js";
 import {parseEvmAddress, servedNetworkQuery} from "../server/names.js";
+import {looksLikeBlockNumber, parseBlockNumber} from "../server/params.js";
 import {AVAX_TOKEN, type EvmChain, type EvmChains} from "../evm/chains.js";
 import {CursorError, chainsOfAddress, getBlock, getTransaction, listAddressTransactions, listBlocksAcrossChains, listTransactionsAcrossChains, listAddressTransfers, listBlocks, listInternalTransactions, listNativeTransactions, listTokenTransfers, listTransactions, type EvmListArgs} from "../queries/evm/transactions.js";
 import {contractModel, erc20Balance, getCollectionToken, getContract, getToken, listBalances, listCollectionTokens, listDeployments, nftBalance, type CuratedMetadata} from "../queries/evm/tokens.js";
@@ -89,10 +90,10 @@ export function evmRoutes(m: EvmRoutesModules): BoundRoute[] {
   /** `blockNumber`: a block the view has folded (a later one has no balances to sum yet: 400, not a guess). */
   const blockNumberParam = async (v: string | undefined, c: Chain): Promise<bigint | undefined> => {
     if (v === undefined) return undefined;
-    if (!/^(0|[1-9][0-9]{0,18})$/.test(v)) throw badRequest("blockNumber", "must be a block number (an integer >= 0)");
+    const n = parseBlockNumber("blockNumber", v);
     const head = await indexedHead(m.sql, c.chainId);
-    if (head === null || BigInt(v) > head) throw badRequest("blockNumber", `block ${v} is past the indexed head of chain ${c.chainId} (${head ?? "none"})`);
-    return BigInt(v);
+    if (head === null || n > head) throw badRequest("blockNumber", `block ${v} is past the indexed head of chain ${c.chainId} (${head ?? "none"})`);
+    return n;
   };
 
   /** The followed chains with a known EVM chain ID; a `network` other than this node's is not served here (404). */
@@ -128,7 +129,7 @@ export function evmRoutes(m: EvmRoutesModules): BoundRoute[] {
   };
 
   const blockIdOf = (id: string): {number?: bigint; hash?: Uint8Array} => {
-    if (/^(0|[1-9][0-9]{0,18})$/.test(id)) return {number: BigInt(id)};
+    if (looksLikeBlockNumber(id)) return {number: parseBlockNumber("blockId", id)};
     if (TX_HASH_RE.test(id)) return {hash: hexToBytes(id)};
     throw badRequest("blockId", `not a block number or hash: ${JSON.stringify(id)}`);
   };

@@ -7,6 +7,33 @@ import {badRequest} from "./errors.js";
 
 const INT_RE = /^(0|[1-9][0-9]*)$/;
 
+/**
+ * The largest block number the stores take: their columns are PostgreSQL `int8` (store/schema.ts), where a larger
+ * value fails the query (22003, numeric out of range). A larger number is the client's fault, so a 400 before SQL.
+ */
+export const MAX_BLOCK_NUMBER = 2n ** 63n - 1n;
+
+/** Whether `v` is written as a block number (decimal digits, no leading zero), whatever its size. */
+export function looksLikeBlockNumber(v: string): boolean {
+  return INT_RE.test(v);
+}
+
+/** A 400 naming `name` when `v` is all digits and past 2^63-1 (a path parameter that is a number or an ID). */
+export function checkBlockNumberBound(name: string, v: string): void {
+  if (/^[0-9]+$/.test(v) && BigInt(v.length <= 40 ? v : "1" + "0".repeat(40)) > MAX_BLOCK_NUMBER) {
+    throw badRequest(name, `must be a block number at most ${MAX_BLOCK_NUMBER} (2^63-1)`);
+  }
+}
+
+/** `v` as a block number in [0, 2^63-1], else a 400 naming `name`. */
+export function parseBlockNumber(name: string, v: string): bigint {
+  if (!INT_RE.test(v)) throw badRequest(name, "must be a block number (an integer >= 0)");
+  // 20 digits at most before BigInt, so a megabyte of digits costs nothing.
+  const n = v.length <= 20 ? BigInt(v) : MAX_BLOCK_NUMBER + 1n;
+  if (n > MAX_BLOCK_NUMBER) throw badRequest(name, `must be a block number at most ${MAX_BLOCK_NUMBER} (2^63-1)`);
+  return n;
+}
+
 export class Query {
   constructor(readonly raw: URLSearchParams) {}
 
@@ -52,12 +79,10 @@ export class Query {
     return v;
   }
 
-  /** A block number (an integer >= 0, at most 20 digits). */
+  /** A block number in [0, 2^63-1] (`parseBlockNumber`). */
   blockNumber(name: string): bigint | undefined {
     const v = this.string(name);
-    if (v === undefined) return undefined;
-    if (!INT_RE.test(v) || v.length > 20) throw badRequest(name, "must be a block number (an integer >= 0)");
-    return BigInt(v);
+    return v === undefined ? undefined : parseBlockNumber(name, v);
   }
 
   boolean(name: string, dflt = false): boolean {

@@ -16,6 +16,11 @@ export interface ParamDoc {
   explode?: false;
   /** avaext's own parameter, beyond the hosted API's. */
   extension?: boolean;
+  /**
+   * A path parameter's check, run by the router before the handler (a 400 naming it): for what every route that
+   * takes the parameter must refuse, such as a block number the store's int8 columns cannot hold.
+   */
+  check?: (name: string, value: string) => void;
 }
 
 export interface QueryParam<T> {
@@ -124,7 +129,7 @@ export function timestamp(o: {notAfter?: string; description?: string} = {}): Qu
   };
 }
 
-/** A block number (an integer >= 0, as a bigint); `notAfter` names the bound it must not pass. */
+/** A block number (an integer in [0, 2^63-1], as a bigint); `notAfter` names the bound it must not pass. */
 export function blockNumber(o: {notAfter?: string; description?: string} = {}): QueryParam<bigint | undefined> {
   return {
     parse: (q, name) => {
@@ -135,7 +140,8 @@ export function blockNumber(o: {notAfter?: string; description?: string} = {}): 
       }
       return v;
     },
-    doc: {schema: {type: "integer", minimum: 0}, ...described(o.description)},
+    // int64: the bound, which a JSON number cannot spell exactly (2^63-1 is not a double).
+    doc: {schema: {type: "integer", format: "int64", minimum: 0}, ...described(o.description)},
   };
 }
 

@@ -1,19 +1,23 @@
 /**
  * What a handler of the route table is given (route.ts `RouteCtx`): its declared query parameters, each parsed when
  * first read (querySpec.ts), and its page (`pageSize`, the cursor of `pageToken`, the next page's token), by the
- * entry's paging kind.
+ * entry's paging kind. The path parameters' own checks (querySpec.ts `ParamDoc.check`) run first.
  */
 import type {IncomingMessage} from "node:http";
 import {badRequest} from "./errors.js";
 import type {CursorValue, PageTokens} from "./pageTokens.js";
 import type {Query} from "./params.js";
-import type {QuerySpec} from "./querySpec.js";
+import type {ParamDoc, QuerySpec} from "./querySpec.js";
 import type {AnyRouteDef, Paging, RouteCtx, TextPage, ValuesPage} from "./route.js";
 
 export function routeCtx(
   def: AnyRouteDef,
   o: {params: Record<string, string>; query: Query; body: unknown; req: IncomingMessage; tokens: PageTokens; scope: () => string},
 ): RouteCtx<AnyRouteDef> {
+  for (const [name, doc] of Object.entries(def.params as Record<string, ParamDoc>)) {
+    const v = o.params[name];
+    if (doc.check && v !== undefined) doc.check(name, v);
+  }
   return {
     params: o.params,
     query: lazyQuery(def.query, o.query),

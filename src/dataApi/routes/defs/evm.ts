@@ -6,7 +6,7 @@
 import * as q from "../../server/querySpec.js";
 import {route} from "../../server/route.js";
 import {array, model, named} from "../../server/schema.js";
-import {BALANCE_PAGE, EVM_ADDRESS, EVM_CHAIN_ID, EVM_PAGE, nextPageToken} from "./common.js";
+import {BALANCE_PAGE, BLOCK_ID, EVM_ADDRESS, EVM_CHAIN_ID, EVM_PAGE, nextPageToken} from "./common.js";
 
 const TAGS = ["EVM"];
 const CHAIN = {chainId: EVM_CHAIN_ID};
@@ -140,7 +140,7 @@ export const EVM_ROUTES = {
     operationId: "getBlock",
     summary: "One block, by number or hash",
     tags: TAGS,
-    params: {...CHAIN, blockId: {schema: {type: "string"}, description: "A block number, or a 0x block hash"}},
+    params: {...CHAIN, blockId: BLOCK_ID("A block number, or a 0x block hash")},
     query: {},
     paging: undefined,
     response: named("GetEvmBlockResponse", "An EVM block", ["baseFee", "blockHash", "blockNumber", "blockTimestamp", "chainId", "cumulativeTransactions", "feesSpent", "gasCost", "gasLimit", "gasUsed", "parentHash", "txCount"]),
@@ -151,7 +151,7 @@ export const EVM_ROUTES = {
     operationId: "getTransactionsForBlock",
     summary: "The transactions of a block",
     tags: TAGS,
-    params: {...CHAIN, blockId: {schema: {type: "string"}, description: "A block number, or a 0x block hash"}},
+    params: {...CHAIN, blockId: BLOCK_ID("A block number, or a 0x block hash")},
     query: {},
     paging: EVM_PAGE,
     response: nativeTxs,

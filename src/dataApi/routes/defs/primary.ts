@@ -7,7 +7,7 @@ import type {ChainName} from "../../../chains/index.js";
 import * as q from "../../server/querySpec.js";
 import {route} from "../../server/route.js";
 import {anyOf, array, model, named, object, string} from "../../server/schema.js";
-import {BLOCKCHAIN_ID, CB58_ID, CHAIN_INFO, NETWORK, NODE_ID, PRIMARY_PAGE, nextPageToken} from "./common.js";
+import {BLOCK_ID, BLOCKCHAIN_ID, CB58_ID, CHAIN_INFO, NETWORK, NODE_ID, PRIMARY_PAGE, nextPageToken} from "./common.js";
 
 /** Glacier's PrimaryNetworkTxType values, by chain (`txTypes` filter). */
 export const TX_TYPES: Record<ChainName, readonly string[]> = {
@@ -110,7 +110,7 @@ export const PRIMARY_ROUTES = {
     operationId: "getBlockById",
     summary: "One block, by height or ID",
     tags: TAGS,
-    params: {...CHAIN, blockId: {schema: {type: "string"}, description: "A block height, or a block ID (CB58; 0x hex on the C-chain)"}},
+    params: {...CHAIN, blockId: BLOCK_ID("A block height, or a block ID (CB58; 0x hex on the C-chain)")},
     query: {},
     paging: undefined,
     response: named("GetPrimaryNetworkBlockResponse", "A block", ["blockHash", "blockNumber", "blockSizeBytes", "blockTimestamp", "blockType", "parentHash", "transactions", "txCount"]),
