@@ -109,6 +109,8 @@ export class DataApiService {
   /** The health checks registered with /ext/health, also answered at /v1/health-check. */
   private readonly checks: NamedCheck[] = [];
   private lock: WriterLock | null = null;
+  /** Set when the writer lock's session ended under this process (lock.ts): writes are fenced, health fails. */
+  private lockLost: Error | null = null;
   /** Active validators' uptime and health polled from the node beside avaext (--platform-rpc); null without one. */
   observations: NodeObservations | null = null;
   /** On PGlite, which has no autovacuum and no checkpointer, the writer does their work (store/maintenance.ts); null on a server or when serving. */
@@ -143,7 +145,7 @@ export class DataApiService {
     const {opts, modules, sql} = this;
     const writes = opts.role !== "serve";
     if (writes) {
-      this.lock = await acquireWriterLock(sql, {dataDir: opts.db === "embedded" ? path.join(opts.dataDir, "data-api") : null});
+      this.lock = await acquireWriterLock(sql, {dataDir: opts.db === "embedded" ? path.join(opts.dataDir, "data-api") : null, onLost: (err) => this.writerLockLost(err)});
       // Another network's store is refused before this build migrates it.
       await checkStoreNetwork(sql, modules.network, {record: false});
       const {from, to} = await migrate(sql, MIGRATIONS, {logger: modules.logger});
@@ -288,9 +290,29 @@ export class DataApiService {
     return new EvmChains(modules.network, chains, readStored);
   }
 
+  /**
+   * The writer lock's session ended (a PostgreSQL restart, a killed backend): another ingest process may take the
+   * lock and write, so this one stops writing (the client's writes are fenced already), says so in health, and ends
+   * non-zero through `fatal` for its supervisor to start it again, when it takes the lock afresh or is refused
+   * naming the new holder (docs/operations/scaling.md). Taking the lock back in place would race that other writer.
+   */
+  private writerLockLost(err: Error): void {
+    if (this.lockLost) return;
+    this.lockLost = err;
+    this.modules.logger.error({err: err.message}, "data API writer lock lost: writes stopped");
+    void (async () => {
+      await Promise.all(this.nftIndexers.map((n) => n.close()));
+      await Promise.all((this.evm?.chains ?? []).map((c) => c.follower?.close()));
+      await this.view?.close();
+      await this.maintenance?.close();
+    })().catch((e: unknown) => this.modules.logger.warn({err: (e as Error).message}, "data API writers did not stop cleanly"));
+    this.modules.fatal?.(new Error(`the data API store's writer lock was lost (${err.message}); writes stopped`));
+  }
+
   private registerHealth(): void {
     const {health} = this.modules;
     const check = async (): Promise<{details?: unknown; error?: string}> => {
+      if (this.lockLost) return {details: {role: this.opts.role, writerLock: "lost"}, error: `writer lock lost (${this.lockLost.message}): this process writes no more`};
       const details: Record<string, unknown> = {role: this.opts.role, storeLatencyMs: await storeLatencyMs(this.sql)};
       if (this.view) {
         const lag = this.view.lag();

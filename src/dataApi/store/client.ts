@@ -395,6 +395,18 @@ function stalePreparedStatement(e: unknown): boolean {
   return code === "0A000" || code === "26000";
 }
 
+/** A write refused because this process lost the store's writer lock (store/lock.ts): another may write now. */
+export class WritesFencedError extends Error {
+  constructor(cause: Error) {
+    super(`the data API store's writer lock was lost (${cause.message}): this process writes no more`, {cause});
+    this.name = "WritesFencedError";
+  }
+}
+
+/** A statement that writes: it is refused once writes are fenced (a `WITH` that writes counts, a read does not). */
+const WRITE_RE = /^\s*(INSERT|UPDATE|DELETE|MERGE|TRUNCATE|CREATE|ALTER|DROP|COPY|VACUUM|ANALYZE|REINDEX|CLUSTER)\b/i;
+const WITH_WRITE_RE = /^\s*WITH\b[\s\S]*\b(INSERT|UPDATE|DELETE|MERGE)\b/i;
+
 /** Distinct statement texts given a name (see PgSqlClient.statementName and PgliteSqlClient.prepared). */
 const PREPARED_TEXTS = 1000;
 
@@ -406,6 +418,7 @@ export class PgSqlClient implements SqlClient {
   private readonly names = new Map<string, string>();
   private renames = 0;
   private closing = false;
+  private fenced: WritesFencedError | null = null;
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -432,7 +445,25 @@ export class PgSqlClient implements SqlClient {
     return new PgSqlClient(pool, url, modules.logger, modules.signal);
   }
 
+  /**
+   * Refuses every later write (transactions, scripts, writing statements) with WritesFencedError: the writer lock is
+   * lost (store/lock.ts), and another process may hold it and write now. Reads go on.
+   */
+  fenceWrites(cause: Error): void {
+    this.fenced ??= new WritesFencedError(cause);
+  }
+
+  /** Why writes are refused, or null. */
+  get writesFenced(): WritesFencedError | null {
+    return this.fenced;
+  }
+
+  private checkFence(sql?: string): void {
+    if (this.fenced && (sql === undefined || WRITE_RE.test(sql) || WITH_WRITE_RE.test(sql))) throw this.fenced;
+  }
+
   async query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]> {
+    this.checkFence(sql);
     const signal = this.signal?.();
     if (!signal) return this.run<T>(this.pool, sql, params);
     if (signal.aborted) throw requestAborted();
@@ -505,11 +536,13 @@ export class PgSqlClient implements SqlClient {
   }
 
   async exec(sql: string): Promise<void> {
+    this.checkFence();
     // Without parameters pg uses the simple protocol, which runs a multi-statement script.
     await this.pool.query(sql);
   }
 
   async transaction<T>(fn: (tx: SqlTx) => Promise<T>): Promise<T> {
+    this.checkFence();
     const conn = await this.pool.connect();
     // Statements of the transaction run one after another on this connection, never interleaved: a caller that
     // fires two without awaiting gets them queued in order by pg's client.
@@ -523,6 +556,8 @@ export class PgSqlClient implements SqlClient {
     try {
       await conn.query("BEGIN");
       const result = await fn(tx);
+      // A loss noticed while the transaction ran: roll it back rather than commit beside another writer.
+      this.checkFence();
       await conn.query("COMMIT");
       return result;
     } catch (err) {

@@ -4,7 +4,10 @@
  * - PostgreSQL server: a session-level `pg_try_advisory_lock` on a fixed 64-bit key, taken on a dedicated
  *   connection that stays open until release (the lock dies with the connection, so a crashed writer frees it).
  *   Advisory locks are per database: one writer per database. A refusal names the holder from `pg_locks` and
- *   `pg_stat_activity` (application_name `avaext <hostname> pid <pid>`, backend pid, client address).
+ *   `pg_stat_activity` (application_name `avaext <hostname> pid <pid>`, backend pid, client address). When that
+ *   connection ends before release (a server restart, `pg_terminate_backend`, the network), the lock is gone and
+ *   another process may take it: the client's writes are fenced at once (PgSqlClient.fenceWrites: every later
+ *   transaction, and one about to commit, is refused) and `onLost` is told.
  * - PGlite: the database is in this process and two processes must never open one data directory, so a lock file
  *   `<dataDir>/avaext-writer.lock` holds the owner's PID; it is refused while that PID is alive and taken over when
  *   it is dead. A PGlite in memory needs no lock.
@@ -69,6 +72,7 @@ async function acquireAdvisory(client: PgSqlClient, onLost?: (err: Error) => voi
     // Closing the client ends the connection on purpose: no loss to report.
     if (released || lost || client.closed) return;
     lost = true;
+    client.fenceWrites(err);
     onLost?.(err);
   };
   conn.on("error", lose);
