@@ -243,6 +243,7 @@ export class AvaextNode {
           keys: c["data-api-keys-file"] ? loadApiKeys(c["data-api-keys-file"]) : null,
           maxLag: 10_000,
           evmChains: this.evmChainSpecs(),
+          evmMaxReorgDepth: c["evm-max-reorg-depth"],
           contractMetadata: c["contract-metadata-file"] ? loadContractMetadata(c["contract-metadata-file"]) : new Map(),
           nftFetch: {ipfsGateway: c["ipfs-gateway"], allowPrivate: c["nft-metadata-allow-private"]},
           icmContracts: c["icm-contracts"],

@@ -54,6 +54,7 @@ export interface AvaextConfig {
   "data-api-rate-limit": number;
   "data-api-statement-timeout": number;
   "evm-rpc": string;
+  "evm-max-reorg-depth": number;
   "dev-evm": boolean;
   "contract-metadata-file": string | null;
   "nft-metadata-allow-private": boolean;
@@ -123,6 +124,7 @@ export const FLAGS: readonly FlagDef[] = [
   flag({name: "data-api-statement-timeout", kind: "duration", default: 10_000, defaultText: "10s", description: "on a PostgreSQL server, the longest one statement of a /v1 read runs before it is cancelled and the request answered 503 (0 = no limit); a statement whose client went away is cancelled at once"}),
   flag({name: "data-api-rate-limit", kind: "int", default: 600, defaultText: "600", description: "data API requests a minute per client IP without a key (429 above); 0 = no limit"}),
   flag({name: "evm-rpc", urls: true, kind: "string", default: "", defaultText: "none (dev network: its own EVM)", description: "EVM chains the data API follows: comma list of <chain>=<url>, chain = C, an EVM chain ID or a blockchain ID (C=http://127.0.0.1:9650/ext/bc/C/rpc)"}),
+  flag({name: "evm-max-reorg-depth", kind: "int", default: 64, defaultText: "64", description: "blocks an EVM chain's view may roll back on a reorg; a deeper one stops that chain's view with an error naming the block (health, log) instead of refolding it from genesis; 0 = no limit"}),
   flag({name: "dev-evm", kind: "bool", default: true, defaultText: "true", description: "with --feed dev: run the dev network's C-chain and its L1 on real EVMs (anvil, from npm) and follow them"}),
   flag({name: "contract-metadata-file", kind: "path", default: null, defaultText: "none", description: 'JSON {"0x<address>": {"name": ..., "description": ..., "officialSite": ..., ...}}: curated contract fields the data API adds to its answers'}),
   flag({name: "nft-metadata-allow-private", kind: "bool", default: false, defaultText: "false", description: "let the NFT metadata fetcher reach loopback, private and link-local addresses (off: refused, against SSRF)"}),

@@ -65,6 +65,8 @@ export interface DataApiOptions {
   maxLag: number;
   /** The EVM chains to follow (`--evm-rpc`, or the dev network's EVM). */
   evmChains: EvmChainSpec[];
+  /** Blocks an EVM chain's view may roll back on a reorg (`--evm-max-reorg-depth`; 0 = no limit); default 64. */
+  evmMaxReorgDepth?: number;
   /** Curated contract fields by lowercase 0x address (`--contract-metadata-file`). */
   contractMetadata: Map<string, CuratedMetadata>;
   /** How NFT metadata is fetched (`--ipfs-gateway`, `--nft-metadata-allow-private`). */
@@ -261,7 +263,7 @@ export class DataApiService {
       const rpc = rpcClient();
       const follower = writes
         ? new EvmFollower(
-            {...defaultEvmFollowerOptions, chainId: id.chainId, blockchainId: id.blockchainId, icmMessengers: opts.icmContracts},
+            {...defaultEvmFollowerOptions, chainId: id.chainId, blockchainId: id.blockchainId, icmMessengers: opts.icmContracts, maxReorgDepth: opts.evmMaxReorgDepth ?? defaultEvmFollowerOptions.maxReorgDepth},
             {sql, rpc, logger, tokenInfo: tokenInfoReader(rpcClient()), traceRpc: rpcClient(), metrics: metrics?.follower},
           )
         : null;

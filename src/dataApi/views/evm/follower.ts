@@ -5,7 +5,9 @@
  * kill -9 resumes exactly. What is slow to read comes behind the head, in lanes of its own with their own RPC
  * connections (lanes.ts): token metadata (tokenLane.ts) and call traces (traceLane.ts; a chain without debug APIs
  * serves no internal transactions and says so), so a slow contract or trace never holds a block back. A block whose parent is not the stored head is a
- * reorg: the view rolls back to the common ancestor (balances and NFT owners included) and goes on. A failing RPC
+ * reorg: the view rolls back to the common ancestor (balances and NFT owners included) and goes on, at most
+ * `maxReorgDepth` blocks deep: past that (another chain behind the same URL, a dev EVM reset) it stops, naming the
+ * block, rather than refold the store from genesis. Blocks an Avalanche node serves are accepted, hence final. A failing RPC
  * is retried with backoff and reported (status, health, metrics); it never stops the process or another chain.
  * So is an outage of the store (src/util/errors.ts). An error of the fold itself (deriving a block the RPC served
  * well-formed, or writing it: a constraint violation, a bug) happens again on every try: this chain's follower
@@ -47,6 +49,8 @@ export interface EvmFollowerOptions {
   staleMs: number;
   /** The lanes behind the head. */
   lanes: {pollMs: number; tokens: TokenLaneOptions; traces: TraceLaneOptions};
+  /** Blocks a reorg may roll back (`--evm-max-reorg-depth`); a deeper one stops the follower. 0 = no limit. */
+  maxReorgDepth: number;
 }
 
 export const defaultEvmFollowerOptions: Omit<EvmFollowerOptions, "chainId" | "blockchainId"> = {
@@ -61,6 +65,7 @@ export const defaultEvmFollowerOptions: Omit<EvmFollowerOptions, "chainId" | "bl
   icmMessengers: [],
   staleMs: 30_000,
   lanes: {pollMs: 250, tokens: defaultTokenLaneOptions, traces: defaultTraceLaneOptions},
+  maxReorgDepth: 64,
 };
 
 export interface EvmFollowerMetrics {
@@ -128,6 +133,13 @@ class EvmFoldError extends Error {
   ) {
     const where = from === to ? `block ${from}${blockHash ? ` (${blockHash})` : ""}` : `blocks ${from}-${to}`;
     super(`${where}: ${cause instanceof Error ? cause.message : String(cause)}`, {cause});
+  }
+}
+
+/** A reorg deeper than `maxReorgDepth`: the follower stops at `fold`'s block rather than roll back further. */
+class ReorgTooDeepError extends Error {
+  constructor(readonly fold: EvmFoldError) {
+    super(fold.message);
   }
 }
 
@@ -251,6 +263,10 @@ export class EvmFollower {
       } catch (err) {
         if (signal.aborted) break;
         const e = err as Error;
+        if (e instanceof ReorgTooDeepError) {
+          this.stop(e.fold);
+          return;
+        }
         // A write that failed may still have committed (the connection lost as COMMIT ran): the head, the count of
         // transactions and the tokens known stored are read back from the store before anything is written again.
         this.stale = true;
@@ -531,18 +547,32 @@ export class EvmFollower {
   /**
    * Finds the newest stored block the RPC still has, and rolls the view back to it. An RPC whose head is below
    * the view's, on the same chain, is behind (a restarting node, a load balancer's lagging backend), not reorged:
-   * the view waits for it.
+   * the view waits for it. The ancestor is looked for `maxReorgDepth` blocks below the head at most: none there
+   * stops the follower at the stored block the RPC disagrees on (ReorgTooDeepError), with the store as it was.
    */
   private async checkReorg(signal: AbortSignal): Promise<void> {
     const {sql, rpc, logger} = this.modules;
     const chainId = this.chainId!;
     const probe = this.rpcHead !== null && this.rpcHead < this.head!.number ? this.rpcHead : this.head!.number;
-    const [stored] = await sql.query<{hash: Uint8Array}>("SELECT hash FROM evm_blocks WHERE chain_id = $1 AND number = $2", [chainId, probe]);
+    const [atProbe] = await sql.query<{hash: Uint8Array}>("SELECT hash FROM evm_blocks WHERE chain_id = $1 AND number = $2", [chainId, probe]);
     const top = await rpc.call<{hash?: string} | null>("eth_getBlockByNumber", [toQuantity(probe), false], signal);
-    if (stored && top && typeof top.hash === "string" && top.hash.toLowerCase() === "0x" + bytesToHex(stored.hash)) return;
+    if (atProbe && top && typeof top.hash === "string" && top.hash.toLowerCase() === "0x" + bytesToHex(atProbe.hash)) return;
+    // The lowest block the ancestor may be (-1: genesis, everything refolded).
+    const depth = BigInt(this.opts.maxReorgDepth);
+    const floor = depth > 0n ? this.head!.number - depth : -1n;
+    const tooDeep = (): ReorgTooDeepError => {
+      const theirs = top && typeof top.hash === "string" ? top.hash.toLowerCase() : "none";
+      const ours = atProbe ? "0x" + bytesToHex(atProbe.hash) : null;
+      const cause = new Error(
+        `the RPC's block ${probe} is ${theirs}, the store's ${ours ?? "(none)"}, and no stored block down to ${floor} is on the RPC's chain: ` +
+          `a reorg deeper than --evm-max-reorg-depth ${this.opts.maxReorgDepth} (another chain behind the same URL?); not rolled back`,
+      );
+      return new ReorgTooDeepError(new EvmFoldError(probe, probe, ours, cause));
+    };
     let n = probe;
     for (;;) {
-      const low = n - 31n < 0n ? 0n : n - 31n;
+      if (n < floor) throw tooDeep();
+      const low = n - 31n < 0n ? 0n : n - 31n < floor ? floor : n - 31n;
       const stored = await sql.query<{number: bigint; hash: Uint8Array}>(
         "SELECT number, hash FROM evm_blocks WHERE chain_id = $1 AND number BETWEEN $2 AND $3 ORDER BY number DESC",
         [chainId, low, n],
@@ -562,6 +592,7 @@ export class EvmFollower {
       if (low === 0n) break;
       n = low - 1n;
     }
+    if (floor >= 0n) throw tooDeep();
     logger.warn({chainId}, "EVM follower: no stored block is on the RPC's chain; refolding from genesis");
     await this.rollback(-1n, null);
   }
