@@ -7,6 +7,7 @@ import {mkdirSync} from "node:fs";
 import {Registry} from "prom-client";
 import {RpcRouter, defaultRpcRouterOptions} from "./api/rpcRouter.js";
 import {Routes} from "./api/routes.js";
+import {ClientAddresses} from "./api/clientAddress.js";
 import {HttpServer, defaultHttpServerOptions} from "./api/server.js";
 import {ChainRegistry, parseNetworkId} from "./chains/index.js";
 import type {AvaextConfig} from "./cli/flags.js";
@@ -75,6 +76,8 @@ export class AvaextNode {
   ingester: Ingester | null = null;
   /** Daily average TPS per chain, fed by accepted blocks; served by the metrics service. */
   readonly avgTps = new AvgTps();
+  /** Who a request is from, for the data API's and metrics service's limits (`--http-trusted-proxies`). */
+  private readonly clientAddresses: ClientAddresses;
   /** The admin API, when `--api-admin-enabled`. */
   admin: AdminService | null = null;
   /** The data API (`/v1`), when `--data-api-enabled`. */
@@ -110,6 +113,7 @@ export class AvaextNode {
     // Chain loggers exist from the start so admin.getLoggerLevel lists them (as AvalancheGo's per-chain loggers).
     for (const c of ["P", "X", "C"]) this.loggers.get(c);
     this.metrics = createCoreMetrics(new Registry());
+    this.clientAddresses = new ClientAddresses(config["http-trusted-proxies"]);
     this.chains = new ChainRegistry(network);
     this.rpc = new RpcRouter(defaultRpcRouterOptions, {logger: this.logger, metrics: this.metrics.rpc});
     this.http = new HttpServer(
@@ -197,7 +201,7 @@ export class AvaextNode {
       registerHealthRoutes(this.routes, this.health);
     }
     if (c["metrics-service-enabled"]) {
-      const service = new MetricsService({rateLimitPerMinute: c["metrics-service-rate-limit"]}, {chains: this.chains, avgTps: this.avgTps});
+      const service = new MetricsService({rateLimitPerMinute: c["metrics-service-rate-limit"], clients: this.clientAddresses}, {chains: this.chains, avgTps: this.avgTps});
       this.routes.addResolver(service.resolver());
     }
     // --- admin API (issue #6) ---
@@ -240,6 +244,7 @@ export class AvaextNode {
           pgliteSharedBuffersMb: c["data-api-pglite-shared-buffers"],
           rateLimitPerMinute: c["data-api-rate-limit"],
           statementTimeoutMs: c["data-api-statement-timeout"],
+          clients: this.clientAddresses,
           keys: c["data-api-keys-file"] ? loadApiKeys(c["data-api-keys-file"]) : null,
           maxLag: 10_000,
           evmChains: this.evmChainSpecs(),

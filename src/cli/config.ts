@@ -2,6 +2,7 @@
  * Resolves the effective configuration: for each flag, the command line, else the environment, else the config
  * file, else the default (contract §1). Every failure names the flag and the reason.
  */
+import {ipRangeList} from "../util/ipRanges.js";
 import {readFileSync} from "node:fs";
 import {PGLITE_SHARED_BUFFERS_MB} from "../dataApi/store/defaults.js";
 import {badUpstreamUrl} from "../util/url.js";
@@ -102,6 +103,11 @@ function validate(c: AvaextConfig): void {
     throw new ConfigError("data-api-pglite-shared-buffers", `must be ${sb.min}-${sb.max} (MiB), got ${c["data-api-pglite-shared-buffers"]}`);
   }
   if (c["http-body-limit"] < 1024) throw new ConfigError("http-body-limit", "must be at least 1024 bytes");
+  try {
+    ipRangeList(c["http-trusted-proxies"]);
+  } catch (e) {
+    throw new ConfigError("http-trusted-proxies", (e as Error).message);
+  }
   // The backfill starts this long ago; ten years keeps every timestamp well inside the index's range.
   if (c["dev-backfill"] > MAX_DEV_BACKFILL_MS) throw new ConfigError("dev-backfill", "must be at most 87600h (ten years)");
   try {

@@ -27,6 +27,7 @@ export interface AvaextConfig {
   "http-allowed-hosts": string[];
   "http-allowed-origins": string[];
   "http-body-limit": number;
+  "http-trusted-proxies": string[];
   "http-shutdown-timeout": number;
   "api-admin-enabled": boolean;
   "api-health-enabled": boolean;
@@ -99,6 +100,7 @@ export const FLAGS: readonly FlagDef[] = [
   flag({name: "http-allowed-hosts", kind: "list", default: ["localhost"], defaultText: "localhost", description: "comma list of Host names served (IPs always are); * = any"}),
   flag({name: "http-allowed-origins", kind: "list", default: ["*"], defaultText: "*", description: "comma list of CORS origins; * = any (never for /ext/admin)"}),
   flag({name: "http-body-limit", kind: "int", default: 1024 * 1024, defaultText: "1048576", description: "largest request body in bytes (413 above)"}),
+  flag({name: "http-trusted-proxies", kind: "list", default: [], defaultText: "none", description: "comma list of reverse proxies (addresses or CIDR ranges, 10.0.0.0/8, ::1) whose X-Forwarded-For names the client the data API and metrics service rate-limit; from any other peer the header is ignored"}),
   flag({name: "http-shutdown-timeout", kind: "duration", default: 5000, defaultText: "5s", description: "on shutdown, how long in-flight requests may take to finish"}),
   flag({name: "api-admin-enabled", kind: "bool", default: false, defaultText: "false", description: "serve /ext/admin"}),
   flag({name: "api-health-enabled", kind: "bool", default: true, defaultText: "true", description: "serve /ext/health*"}),

@@ -12,6 +12,7 @@ import type {Health} from "../health/health.js";
 import type {IndexStore} from "../index/store.js";
 import type {Logger} from "../logger/index.js";
 import type {Routes} from "../api/routes.js";
+import type {ClientAddresses} from "../api/clientAddress.js";
 import {acquireWriterLock, type WriterLock} from "./store/lock.js";
 import {migrate, schemaVersion} from "./store/migrations.js";
 import {AbortCheckedClient, openSqlClient, type SqlClient} from "./store/client.js";
@@ -59,6 +60,8 @@ export interface DataApiOptions {
   rateLimitPerMinute: number;
   /** A server's statement timeout for the API's reads, ms (0: none); PGlite has none (store/client.ts). */
   statementTimeoutMs: number;
+  /** Who a request is from (`--http-trusted-proxies`); default: the socket's peer. */
+  clients?: ClientAddresses;
   /** API keys (`--data-api-keys-file`, parsed); null = keys are ignored. */
   keys: Map<string, {name: string; rateLimit: number}> | null;
   /** The view fails the health check when this many containers are not folded yet. */
@@ -194,7 +197,7 @@ export class DataApiService {
           : new AbortCheckedClient(sql, signal);
       const reads = this.reads;
       const router = new DataApiRouter(
-        {network: modules.network, tokenSecret: secret, rateLimitPerMinute: opts.rateLimitPerMinute, keys: opts.keys},
+        {network: modules.network, tokenSecret: secret, rateLimitPerMinute: opts.rateLimitPerMinute, keys: opts.keys, clients: opts.clients},
         {chains: modules.chains, logger: modules.logger, register: modules.register, signals: this.signals},
       );
       router.mount(

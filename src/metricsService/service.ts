@@ -7,7 +7,8 @@ import type {PlainResponse, Route, RouteResolver, Target} from "../api/routes.js
 import type {ChainName, ChainRegistry} from "../chains/index.js";
 import type {AvgTps} from "./avgTps.js";
 import {PageTokens} from "./pageTokens.js";
-import {RateLimiter} from "./rateLimit.js";
+import {ClientAddresses} from "../api/clientAddress.js";
+import {RateLimiter} from "../api/rateLimit.js";
 
 export const AVG_TPS_PREFIX = "/v1/avg_tps/";
 export const DEFAULT_PAGE_SIZE = 10;
@@ -16,6 +17,8 @@ export const MAX_PAGE_SIZE = 100;
 export interface MetricsServiceOptions {
   /** Requests per client per minute; 0 = unlimited. */
   rateLimitPerMinute: number;
+  /** Who a request is from (`--http-trusted-proxies`); default: the socket's peer. */
+  clients?: ClientAddresses;
 }
 
 export interface MetricsServiceModules {
@@ -30,14 +33,15 @@ export function errorBody(status: number, messages: string[]): PlainResponse {
 }
 
 export class MetricsService {
-  private readonly limiter: RateLimiter;
+  private readonly limiter = new RateLimiter();
+  private readonly clients: ClientAddresses;
   private readonly tokens: PageTokens;
 
   constructor(
-    opts: MetricsServiceOptions,
+    private readonly opts: MetricsServiceOptions,
     private readonly modules: MetricsServiceModules,
   ) {
-    this.limiter = new RateLimiter(opts.rateLimitPerMinute);
+    this.clients = opts.clients ?? new ClientAddresses();
     this.tokens = modules.tokens ?? new PageTokens();
   }
 
@@ -45,7 +49,7 @@ export class MetricsService {
   resolver(): RouteResolver {
     const route: Route = {
       template: `${AVG_TPS_PREFIX}:chainId`,
-      plain: (req, target) => this.avgTps(req.socket.remoteAddress ?? "", target),
+      plain: (req, target) => this.avgTps(this.clients.keyOf(req), target),
     };
     return {
       resolve: (path) => (path.startsWith(AVG_TPS_PREFIX) && path.length > AVG_TPS_PREFIX.length && !path.includes("/", AVG_TPS_PREFIX.length) ? route : null),
@@ -61,8 +65,9 @@ export class MetricsService {
   }
 
   private avgTps(client: string, url: Target): PlainResponse {
-    const wait = this.limiter.take(client);
-    if (wait > 0) {
+    const d = this.limiter.take(client, this.opts.rateLimitPerMinute);
+    if (!d.ok) {
+      const wait = d.retryAfterS;
       const r = errorBody(429, [`too many requests; retry in ${wait}s`]);
       return {...r, headers: {"Retry-After": String(wait)}};
     }

@@ -16,7 +16,9 @@ import {DataApiError, badRequest} from "./errors.js";
 import type {ApiKey} from "./keys.js";
 import {PageTokens} from "./pageTokens.js";
 import {Query} from "./params.js";
-import {RateLimiter} from "./rateLimit.js";
+import {ClientAddresses} from "../../api/clientAddress.js";
+import {RateLimiter} from "../../api/rateLimit.js";
+import {rateLimitHeaders} from "./rateLimit.js";
 import type {BoundRoute} from "./route.js";
 import {routeCtx} from "./routeCtx.js";
 
@@ -30,6 +32,8 @@ export interface DataApiRouterOptions {
   keys: Map<string, ApiKey> | null;
   /** Largest POST body, bytes. */
   bodyLimit?: number;
+  /** Who a request is from (`--http-trusted-proxies`); default: the socket's peer, X-Forwarded-For ignored. */
+  clients?: ClientAddresses;
 }
 
 export interface DataApiRouterModules {
@@ -65,6 +69,7 @@ export class DataApiRouter {
   private readonly routes: Compiled[] = [];
   private readonly tokens: PageTokens;
   private readonly limiter = new RateLimiter();
+  private readonly clients: ClientAddresses;
   private readonly unknown: Route;
 
   constructor(
@@ -72,6 +77,7 @@ export class DataApiRouter {
     private readonly modules: DataApiRouterModules,
   ) {
     this.tokens = new PageTokens(opts.tokenSecret);
+    this.clients = opts.clients ?? new ClientAddresses();
     this.unknown = {template: "/v1/*", plain: (req, target) => this.dispatch(req, target, null), plainAnyMethod: true};
   }
 
@@ -175,23 +181,23 @@ export class DataApiRouter {
     }
   }
 
-  /** API key and rate limit: 401 for a key the keys file does not list, 429 past the client's limit. */
+  /**
+   * API key and rate limit: 429 past the client's limit, 401 for a key the keys file does not list. A request with
+   * an unknown key counts against its address's anonymous limit, so guessing keys costs what any request does.
+   */
   private admit(req: IncomingMessage, headers: Record<string, string>): void {
     const raw = req.headers["x-glacier-api-key"] ?? req.headers["x-service-api-key"];
     const key = Array.isArray(raw) ? raw[0] : raw;
-    let client = `ip:${req.socket.remoteAddress ?? ""}`;
-    let limit = this.opts.rateLimitPerMinute;
-    let policy = "anonymous";
-    if (key !== undefined && this.opts.keys !== null) {
-      const k = this.opts.keys.get(key);
-      if (!k) throw new DataApiError(401, "unknown API key");
-      client = `key:${key}`;
-      limit = k.rateLimit;
-      policy = k.name;
-    }
-    const d = this.limiter.take(client, limit, policy);
-    Object.assign(headers, d.headers);
-    if (!d.ok) throw new DataApiError(429, `rate limit of ${limit} requests a minute exceeded; retry in ${d.headers["retry-after"]} s`, d.headers);
+    const k = key !== undefined && this.opts.keys !== null ? this.opts.keys.get(key) : undefined;
+    const anonymous = k === undefined;
+    const client = anonymous ? this.clients.keyOf(req) : `key:${key}`;
+    const limit = anonymous ? this.opts.rateLimitPerMinute : k.rateLimit;
+    const policy = anonymous ? "anonymous" : k.name;
+    const d = this.limiter.take(client, limit);
+    const h = rateLimitHeaders(d, limit, policy);
+    Object.assign(headers, h);
+    if (!d.ok) throw new DataApiError(429, `rate limit of ${limit} requests a minute exceeded; retry in ${d.retryAfterS} s`, h);
+    if (key !== undefined && this.opts.keys !== null && anonymous) throw new DataApiError(401, "unknown API key");
   }
 
   private async readJson(req: IncomingMessage): Promise<unknown> {

@@ -2,7 +2,7 @@
 import {describe, expect, it} from "vitest";
 import {AvgTps} from "../../../src/metricsService/avgTps.js";
 import {PageTokens} from "../../../src/metricsService/pageTokens.js";
-import {RateLimiter} from "../../../src/metricsService/rateLimit.js";
+import {RateLimiter} from "../../../src/api/rateLimit.js";
 
 const DAY = 86_400;
 const D0 = 19_000 * DAY; // 2022-01-08T00:00:00Z
@@ -61,12 +61,27 @@ describe("PageTokens", () => {
 describe("RateLimiter", () => {
   it("allows the per-minute budget, then answers with the wait, and refills", () => {
     let now = 0;
-    const r = new RateLimiter(3, () => now);
-    expect([r.take("a"), r.take("a"), r.take("a")]).toEqual([0, 0, 0]);
-    expect(r.take("a")).toBe(20);
-    expect(r.take("b")).toBe(0);
+    const r = new RateLimiter({}, () => now);
+    const take = (c: string, limit = 3): number => {
+      const d = r.take(c, limit);
+      return d.ok ? 0 : d.retryAfterS;
+    };
+    expect([take("a"), take("a"), take("a")]).toEqual([0, 0, 0]);
+    expect(take("a")).toBe(20);
+    expect(take("b")).toBe(0);
     now += 20_000;
-    expect(r.take("a")).toBe(0);
-    expect(new RateLimiter(0).take("x")).toBe(0);
+    expect(take("a")).toBe(0);
+    expect(take("x", 0)).toBe(0);
+  });
+
+  it("holds at most maxClients buckets, evicting the oldest client first", () => {
+    const r = new RateLimiter({maxClients: 3}, () => 0);
+    for (const c of ["a", "b", "c"]) r.take(c, 1);
+    expect(r.take("a", 1).ok).toBe(false);
+    r.take("d", 1);
+    expect(r.size).toBe(3);
+    // a, the oldest, was evicted: it starts again with a full bucket; d and c kept theirs.
+    expect(r.take("a", 1).ok).toBe(true);
+    expect(r.take("c", 1).ok).toBe(false);
   });
 });
