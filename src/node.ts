@@ -125,6 +125,7 @@ export class AvaextNode {
         allowedOrigins: config["http-allowed-origins"],
         bodyLimit: config["http-body-limit"],
         shutdownDrainMs: config["http-shutdown-timeout"],
+        writeTimeoutMs: config["http-write-timeout"],
       },
       {routes: this.routes, rpc: this.rpc, logger: this.logger, metrics: this.metrics.http},
     );

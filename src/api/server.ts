@@ -28,6 +28,11 @@ export interface HttpServerOptions {
   keepAliveTimeoutMs: number;
   /** On close, in-flight requests get this long to finish before their sockets are cut, ms. */
   shutdownDrainMs: number;
+  /**
+   * An answer still queued after this long without the client taking any of it is dropped with its connection, ms
+   * (0 = never): a client that never reads would otherwise hold the whole answer in this process's memory.
+   */
+  writeTimeoutMs: number;
 }
 
 export const defaultHttpServerOptions: HttpServerOptions = {
@@ -40,6 +45,7 @@ export const defaultHttpServerOptions: HttpServerOptions = {
   requestTimeoutMs: 30_000,
   keepAliveTimeoutMs: 5_000,
   shutdownDrainMs: 5_000,
+  writeTimeoutMs: 30_000,
 };
 
 export interface HttpServerModules {
@@ -163,6 +169,7 @@ export class HttpServer {
     } else {
       res.end(body);
     }
+    this.watchWrite(res);
     this.inflight.remove(x);
     const m = this.modules.metrics;
     if (m) {
@@ -170,6 +177,34 @@ export class HttpServer {
       m.requests.labels(x.template, method, String(status)).inc();
       m.duration.labels(x.template).observe((performance.now() - x.start) / 1e3);
     }
+  }
+
+  /**
+   * An answer the kernel did not take whole at once (larger than the socket's buffers, or a client not reading):
+   * checked every writeTimeoutMs, and its connection destroyed, freeing what is queued, when none of it left since
+   * the last check. Small answers leave at once and start no timer.
+   */
+  private watchWrite(res: ServerResponse): void {
+    const s = res.socket;
+    const ms = this.opts.writeTimeoutMs;
+    if (!s || ms <= 0 || s.writableLength === 0) return;
+    // Progress is what libuv has left of the write: the stream's writableLength counts a chunk until all of it is
+    // written, so an answer of one chunk would show none until it is done.
+    const left = (): number => (s as unknown as {_handle?: {writeQueueSize?: number}})._handle?.writeQueueSize ?? s.writableLength;
+    let queued = left();
+    const timer = setInterval(() => {
+      if (res.writableFinished || s.destroyed) return void clearInterval(timer);
+      const now = left();
+      if (now < queued) {
+        queued = now;
+        return;
+      }
+      clearInterval(timer);
+      this.modules.logger.debug({queuedBytes: queued, writeTimeoutMs: ms}, "HTTP client took none of its answer: connection dropped");
+      s.destroy();
+    }, ms);
+    timer.unref();
+    res.once("finish", () => clearInterval(timer));
   }
 
   private sendText(x: Exchange, res: ServerResponse, status: number, body: string, h: Headers): void {

@@ -29,6 +29,7 @@ export interface AvaextConfig {
   "http-body-limit": number;
   "http-trusted-proxies": string[];
   "http-shutdown-timeout": number;
+  "http-write-timeout": number;
   "api-admin-enabled": boolean;
   "api-health-enabled": boolean;
   "api-metrics-enabled": boolean;
@@ -102,6 +103,7 @@ export const FLAGS: readonly FlagDef[] = [
   flag({name: "http-body-limit", kind: "int", default: 1024 * 1024, defaultText: "1048576", description: "largest request body in bytes (413 above)"}),
   flag({name: "http-trusted-proxies", kind: "list", default: [], defaultText: "none", description: "comma list of reverse proxies (addresses or CIDR ranges, 10.0.0.0/8, ::1) whose X-Forwarded-For names the client the data API and metrics service rate-limit; from any other peer the header is ignored"}),
   flag({name: "http-shutdown-timeout", kind: "duration", default: 5000, defaultText: "5s", description: "on shutdown, how long in-flight requests may take to finish"}),
+  flag({name: "http-write-timeout", kind: "duration", default: 30_000, defaultText: "30s", description: "an answer a client takes none of for this long is dropped with its connection (a client that never reads would hold it in memory); 0 = never"}),
   flag({name: "api-admin-enabled", kind: "bool", default: false, defaultText: "false", description: "serve /ext/admin"}),
   flag({name: "api-health-enabled", kind: "bool", default: true, defaultText: "true", description: "serve /ext/health*"}),
   flag({name: "api-metrics-enabled", kind: "bool", default: true, defaultText: "true", description: "serve /ext/metrics (Prometheus text format)"}),
