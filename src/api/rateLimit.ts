@@ -44,8 +44,11 @@ export class RateLimiter {
     return this.buckets.size;
   }
 
-  /** Takes one request from `client`'s bucket of `limit` a minute; `limit` 0 is no limit (always ok). */
-  take(client: string, limit: number): RateDecision {
+  /**
+   * Takes `cost` requests (1 by default; at most `limit`, so one request always fits a full bucket) from `client`'s
+   * bucket of `limit` a minute; `limit` 0 is no limit (always ok).
+   */
+  take(client: string, limit: number, cost = 1): RateDecision {
     if (limit <= 0) return {ok: true, remaining: 0, retryAfterS: 0, fullInS: 0};
     const now = this.now();
     let b = this.buckets.get(client);
@@ -56,12 +59,13 @@ export class RateLimiter {
       b.tokens = Math.min(limit, b.tokens + ((now - b.at) * limit) / WINDOW_MS);
       b.at = now;
     }
-    const ok = b.tokens >= 1;
-    if (ok) b.tokens -= 1;
+    const take = Math.min(Math.max(1, cost), limit);
+    const ok = b.tokens >= take;
+    if (ok) b.tokens -= take;
     return {
       ok,
       remaining: Math.floor(b.tokens),
-      retryAfterS: Math.max(1, Math.ceil(((1 - b.tokens) * WINDOW_MS) / limit / 1000)),
+      retryAfterS: Math.max(1, Math.ceil(((take - b.tokens) * WINDOW_MS) / limit / 1000)),
       fullInS: Math.ceil(((limit - b.tokens) * WINDOW_MS) / limit / 1000),
     };
   }

@@ -30,6 +30,7 @@ import {EvmStateReader} from "./evm/stateReader.js";
 import type {NamedCheck} from "./routes/health.js";
 import {devSigningRefusal} from "./signatures/signingRules.js";
 import {devSigners} from "../warp/devSigners.js";
+import {BlsKeyCache} from "../warp/validators.js";
 import type {SignatureSource} from "../warp/aggregator.js";
 import {WarpSigners, defaultWarpSignersOptions} from "./signatures/warpSigners.js";
 import {ExternalAggregator} from "./signatures/externalAggregator.js";
@@ -244,10 +245,12 @@ export class DataApiService {
     }
     if (sig.warpSignerUrls.length > 0) sources.push(new WarpSigners({...defaultWarpSignersOptions, urls: sig.warpSignerUrls}, {logger: modules.logger}));
     const external = sig.aggregatorUrl ? new ExternalAggregator({url: sig.aggregatorUrl, network: modules.network.name, timeoutMs: sig.aggregatorTimeoutMs}) : null;
-    // Its sets are shared by the requests that want the same height (one computation, cached): read on the
-    // writer's client, outside any one request's signal, so a requester that goes away does not fail the others.
-    const view = viewValidatorSets(this.sql, Object.values(modules.network.chainIds));
-    const validatorSets = sig.platformRpc ? new PlatformRpcValidatorSets({...defaultPlatformRpcOptions, url: sig.platformRpc}, {fallback: view}) : view;
+    // Each validator's BLS key is decoded once, whichever source gives its set. The sets are shared by the requests
+    // that want the same height (one computation, cached): read on the writer's client, outside any one request's
+    // signal, so a requester that goes away does not fail the others.
+    const keys = new BlsKeyCache();
+    const view = viewValidatorSets(this.sql, Object.values(modules.network.chainIds), keys);
+    const validatorSets = sig.platformRpc ? new PlatformRpcValidatorSets({...defaultPlatformRpcOptions, url: sig.platformRpc}, {fallback: view, keys}) : view;
     return {sources, external, validatorSets};
   }
 

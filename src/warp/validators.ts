@@ -5,6 +5,7 @@
  * every validator, keyless ones included. Bit i of a signed message's signer set is entry i of this list.
  */
 import type {PublicKey} from "@chainsafe/blst";
+import {FifoMap} from "../util/fifoMap.js";
 import {publicKeyFromBytes} from "./bls.js";
 import {WarpError} from "./message.js";
 
@@ -34,13 +35,47 @@ export interface CanonicalSet {
 
 const U64_MAX = 0xffffffffffffffffn;
 
+interface DecodedKey {
+  key: PublicKey;
+  uncompressed: Uint8Array;
+  compressed: Uint8Array;
+}
+
+/**
+ * BLS public keys decoded once: decompressing and checking a key (on the curve, in G1) is most of a set's build
+ * (79 ms per 500 keys measured, issue 49), and the same validators' keys come back at every P-chain height. The
+ * last `max` keys seen are kept (util/fifoMap.ts); a key that does not decode is not kept.
+ */
+export class BlsKeyCache {
+  private readonly keys: FifoMap<string, DecodedKey>;
+  /** Keys decoded (cache misses), for tests and metrics. */
+  decoded = 0;
+
+  constructor(max = 100_000) {
+    this.keys = new FifoMap(max);
+  }
+
+  get(bytes: Uint8Array): DecodedKey {
+    const id = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex");
+    let k = this.keys.get(id);
+    if (k === undefined) {
+      const key = publicKeyFromBytes(bytes);
+      this.decoded++;
+      k = {key, uncompressed: key.toBytes(false), compressed: key.toBytes(true)};
+      this.keys.set(id, k);
+    }
+    return k;
+  }
+}
+
 function compareBytes(a: Uint8Array, b: Uint8Array): number {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
   return a.length - b.length;
 }
 
-export function canonicalValidatorSet(validators: ValidatorInput[]): CanonicalSet {
+/** `keys`: where decoded keys are kept across sets (a fresh one decodes each key of this set once). */
+export function canonicalValidatorSet(validators: ValidatorInput[], keys: BlsKeyCache = new BlsKeyCache(0)): CanonicalSet {
   let totalWeight = 0n;
   const byKey = new Map<string, CanonicalValidator>();
   for (const v of validators) {
@@ -48,17 +83,17 @@ export function canonicalValidatorSet(validators: ValidatorInput[]): CanonicalSe
     totalWeight += v.weight;
     if (totalWeight > U64_MAX) throw new WarpError("weight", "total weight overflows a u64");
     if (v.blsPublicKey === null) continue;
-    let key: PublicKey;
+    let decoded: DecodedKey;
     try {
-      key = publicKeyFromBytes(v.blsPublicKey);
+      decoded = keys.get(v.blsPublicKey);
     } catch (e) {
       throw new WarpError("blsPublicKey", `validator ${v.nodeId}: ${(e as Error).message}`);
     }
-    const publicKeyUncompressed = key.toBytes(false);
+    const publicKeyUncompressed = decoded.uncompressed;
     const id = Buffer.from(publicKeyUncompressed).toString("hex");
     let entry = byKey.get(id);
     if (!entry) {
-      entry = {publicKey: key.toBytes(true), publicKeyUncompressed, weight: 0n, nodeIds: [], key};
+      entry = {publicKey: decoded.compressed, publicKeyUncompressed, weight: 0n, nodeIds: [], key: decoded.key};
       byKey.set(id, entry);
     }
     entry.weight += v.weight;

@@ -17,7 +17,10 @@ import {parseAddressedCall, parsePChainMessage, parseSignedMessage, pChainUnsign
 import {DEV_L1_MANAGER, LOCAL_VALIDATORS, devKeys, devStakers} from "../../src/dev/primaryNetwork.js";
 import {decodeAbi, eventTopic} from "../../src/evm/abi.js";
 import {createTestDatabase, STORE_BACKENDS} from "../helpers/sql.js";
-import {validatorSetAt} from "../../src/dataApi/signatures/validatorSets.js";
+import {ValidatorSetCache, validatorSetAt} from "../../src/dataApi/signatures/validatorSets.js";
+import {BlsKeyCache} from "../../src/warp/validators.js";
+import {DataApiError} from "../../src/dataApi/server/errors.js";
+import {EMPTY_ID} from "../../src/util/cb58.js";
 import {V1_ROUTE_FAMILIES} from "../../src/dataApi/routes/defs/index.js";
 import {startNode, tempDir, type TestNode} from "../helpers/node.js";
 
@@ -476,6 +479,35 @@ describe.each(BACKENDS)("data API over HTTP ($name)", (backend) => {
     }
     console.log(`data API boundary block numbers: ${cases.length} requests, statuses ${JSON.stringify(Object.fromEntries(statuses))}`);
   }, 120_000);
+
+  it("builds a validator set once per height, decodes each BLS key once across heights, and answers 503 past its build slots", async () => {
+    const sql = t.node.dataApi!.sql;
+    const keys = new BlsKeyCache();
+    const cache = new ValidatorSetCache({maxEntries: 64, maxBuilds: 1, maxWaiting: 2}, keys);
+    const latest = await cache.get(sql, EMPTY_ID, 0n);
+    const hexes = (s: typeof latest): string[] => s.set.validators.map((v) => bytesToHex(v.publicKey));
+    expect(latest.set.validators.length).toBeGreaterThanOrEqual(5);
+    expect([cache.built, keys.decoded]).toEqual([1, latest.set.validators.length]);
+    // The same height again, named: no build.
+    expect(hexes(await cache.get(sql, EMPTY_ID, latest.height))).toEqual(hexes(latest));
+    expect(cache.built).toBe(1);
+    // Another height: built, with only keys not seen before decoded.
+    const earlier = await cache.get(sql, EMPTY_ID, latest.height - 1n);
+    expect(cache.built).toBe(2);
+    expect(keys.decoded).toBe(new Set([...hexes(latest), ...hexes(earlier)]).size);
+    // Fresh heights all at once: one builds at a time, two may wait, the others are refused at once with a 503
+    // (how many depends on how the head queries interleave; test/unit/util/slots.test.ts has the exact count).
+    const heights = Array.from({length: 12}, (_, i) => latest.height - 2n - BigInt(i));
+    const tries = await Promise.allSettled(heights.map((h) => cache.get(sql, EMPTY_ID, h)));
+    for (const x of tries) {
+      if (x.status === "fulfilled") continue;
+      const e = x.reason as DataApiError;
+      expect([e instanceof DataApiError, e.status, e.message]).toEqual([true, 503, "validator sets: 1 being built and 2 waiting; retry shortly"]);
+    }
+    // Refusals are not kept: each height builds when asked again.
+    for (const h of heights) await cache.get(sql, EMPTY_ID, h);
+    expect(keys.decoded).toBeLessThanOrEqual(new Set([...hexes(latest), ...hexes(earlier)]).size + 5);
+  });
 
   it("reports the view in the data-api health check", async () => {
     const r = (await t.get("/ext/health")).json() as {checks: Record<string, {message?: {lag?: number; role?: string}; error?: unknown}>};

@@ -82,6 +82,25 @@ describe("data API rate limits by client, behind a trusted proxy", () => {
     expect((await get(from, P, {"x-glacier-api-key": "key-123"})).status).toBe(200);
   });
 
+  it("counts a signature aggregation as many requests (its cost, at most the whole limit)", async () => {
+    const post = (from: string): Promise<number> =>
+      new Promise((resolve, reject) => {
+        const body = JSON.stringify({message: "0x00"});
+        const r = http.request({host: "127.0.0.1", port: Number(t.url.port), path: "/v1/signatureAggregator/local/aggregateSignatures", method: "POST", localAddress: from, headers: {"content-type": "application/json", "content-length": Buffer.byteLength(body)}, agent: false}, (res) => {
+          res.resume();
+          res.on("end", () => resolve(res.statusCode!));
+        });
+        r.on("error", reject);
+        r.end(body);
+      });
+    const from = "127.0.0.5";
+    // The aggregation's cost (20) is past the limit (3): it takes the whole bucket, and the next request waits.
+    expect(await post(from)).toBe(400);
+    expect((await get(from, P)).status).toBe(429);
+    expect(await post("127.0.0.6")).toBe(400);
+    expect(await post("127.0.0.6")).toBe(429);
+  });
+
   it("applies the same client keys to the metrics service's /v1/avg_tps", async () => {
     const p = "/v1/avg_tps/P";
     expect(await statuses(LIMIT + 1, PROXY, p, {"x-forwarded-for": "2001:db8:bb:1::1"})).toEqual([200, 200, 200, 429]);

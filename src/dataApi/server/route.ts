@@ -43,6 +43,11 @@ export interface RouteDef<P extends string = string, Q extends QuerySpec = Query
   /** The JSON body a POST takes (its fields are checked by the handler, whose messages name them). */
   body?: Schema<unknown>;
   response: Schema<R>;
+  /**
+   * Requests of the client's rate limit one request takes (default 1; at most the whole limit): a route whose work
+   * is many times a page's costs that many.
+   */
+  cost?: number;
   /** The success status: 200, or 201 as the hosted API answers signature aggregation. */
   status?: 200 | 201;
   /** Answers besides the error body (`/v1/health-check`'s 503 is its own model). */

@@ -60,6 +60,8 @@ interface Compiled {
   literals: number;
   run: (i: Inputs) => Promise<{status: number; body: unknown}>;
   route: Route;
+  /** Requests of the client's limit one takes (RouteDef.cost). */
+  cost: number;
 }
 
 const PREFIX = "/v1/";
@@ -85,7 +87,7 @@ export class DataApiRouter {
   mount(routes: readonly BoundRoute[]): void {
     for (const {def, handler} of routes) {
       const status = def.status ?? 200;
-      this.add(def.method, def.path, async (i) => ({status, body: await handler(routeCtx(def, {...i, tokens: this.tokens}))}));
+      this.add(def.method, def.path, async (i) => ({status, body: await handler(routeCtx(def, {...i, tokens: this.tokens}))}), def.cost ?? 1);
     }
   }
 
@@ -101,7 +103,7 @@ export class DataApiRouter {
     };
   }
 
-  private add(method: "GET" | "POST", template: string, run: Compiled["run"]): void {
+  private add(method: "GET" | "POST", template: string, run: Compiled["run"], cost = 1): void {
     const segments = template.split("/").slice(1);
     const c: Compiled = {
       method,
@@ -109,6 +111,7 @@ export class DataApiRouter {
       segments,
       literals: segments.filter((s) => !s.startsWith(":")).length,
       run,
+      cost,
       route: {template, plain: (req, target) => this.dispatch(req, target, template), plainAnyMethod: true},
     };
     // One Route object per template (the HTTP metrics' label); GET and POST of a template share it.
@@ -149,10 +152,10 @@ export class DataApiRouter {
   private async dispatch(req: IncomingMessage, target: Target, template: string | null): Promise<PlainResponse> {
     const headers: Record<string, string> = {};
     try {
-      this.admit(req, headers);
       const method = req.method === "HEAD" ? "GET" : (req.method ?? "GET");
+      const m = template === null ? null : this.match(target.path, method);
+      this.admit(req, headers, m?.c.cost ?? 1);
       if (template === null) throw new DataApiError(404, `no such path: ${target.path}`);
-      const m = this.match(target.path, method);
       if (!m) {
         const allow = [...new Set(this.routes.filter((r) => r.template === template).flatMap((r) => (r.method === "GET" ? ["GET", "HEAD"] : ["POST"])))];
         throw new DataApiError(405, `method ${req.method} not allowed on ${template} (allowed: ${allow.join(", ")})`, {allow: allow.join(", ")});
@@ -182,10 +185,11 @@ export class DataApiRouter {
   }
 
   /**
-   * API key and rate limit: 429 past the client's limit, 401 for a key the keys file does not list. A request with
-   * an unknown key counts against its address's anonymous limit, so guessing keys costs what any request does.
+   * API key and rate limit: 429 past the client's limit, 401 for a key the keys file does not list. A request takes
+   * its route's cost (RouteDef.cost) from the limit; one with an unknown key counts against its address's anonymous
+   * limit, so guessing keys costs what any request does.
    */
-  private admit(req: IncomingMessage, headers: Record<string, string>): void {
+  private admit(req: IncomingMessage, headers: Record<string, string>, cost: number): void {
     const raw = req.headers["x-glacier-api-key"] ?? req.headers["x-service-api-key"];
     const key = Array.isArray(raw) ? raw[0] : raw;
     const k = key !== undefined && this.opts.keys !== null ? this.opts.keys.get(key) : undefined;
@@ -193,7 +197,7 @@ export class DataApiRouter {
     const client = anonymous ? this.clients.keyOf(req) : `key:${key}`;
     const limit = anonymous ? this.opts.rateLimitPerMinute : k.rateLimit;
     const policy = anonymous ? "anonymous" : k.name;
-    const d = this.limiter.take(client, limit);
+    const d = this.limiter.take(client, limit, cost);
     const h = rateLimitHeaders(d, limit, policy);
     Object.assign(headers, h);
     if (!d.ok) throw new DataApiError(429, `rate limit of ${limit} requests a minute exceeded; retry in ${d.retryAfterS} s`, h);

@@ -4,10 +4,11 @@
  * ID to `{publicKey, weight}`, or to a weight string on older nodes) and `platform.validatedBy` for a chain the view
  * does not know. A set at a given height never changes, nor a chain's subnet: the last few are kept. A failing node is a 502 naming it.
  */
-import {canonicalValidatorSet, type ValidatorInput} from "../../warp/validators.js";
+import {BlsKeyCache, canonicalValidatorSet, type ValidatorInput} from "../../warp/validators.js";
+import {Slots} from "../../util/slots.js";
 import {PUBLIC_KEY_LEN} from "../../warp/message.js";
 import {EMPTY_ID} from "../../util/cb58.js";
-import {DataApiError, badGateway} from "../server/errors.js";
+import {DataApiError, badGateway, unavailable} from "../server/errors.js";
 import {HeightError, type ValidatorSetAt, type ValidatorSets} from "./validatorSets.js";
 import {jsonRpc, joinUrl, parseHex} from "./upstream.js";
 
@@ -21,9 +22,14 @@ export interface PlatformRpcOptions {
 
 export const defaultPlatformRpcOptions = {timeoutMs: 10_000, cacheSize: 32} as const;
 
+/** Sets fetched from the node at once, and requests that may wait for one (past them: 503). */
+const FETCHES = {max: 2, maxWaiting: 32};
+
 export interface PlatformRpcModules {
   /** Asked first which subnet validates a chain (the view, when it knows); the node only when it does not. */
   fallback: ValidatorSets | null;
+  /** Decoded BLS keys, shared with the view's sets (each key decoded once). */
+  keys?: BlsKeyCache;
 }
 
 export class PlatformRpcValidatorSets implements ValidatorSets {
@@ -33,6 +39,9 @@ export class PlatformRpcValidatorSets implements ValidatorSets {
   private readonly sets = new Map<string, Promise<ValidatorSetAt>>();
   /** A chain's subnet never changes: the node's answers, kept. */
   private readonly subnets = new Map<string, string>();
+  private readonly keys: BlsKeyCache;
+  /** The node does the work of a set for an anonymous caller: a few at a time. */
+  private readonly fetches = new Slots(FETCHES, (busy, waiting) => unavailable(`${this.name}: ${busy} validator sets being fetched and ${waiting} waiting; retry shortly`));
 
   constructor(
     private readonly opts: PlatformRpcOptions,
@@ -41,6 +50,7 @@ export class PlatformRpcValidatorSets implements ValidatorSets {
     // Named by its flag, not its URL (API clients see it; a provider's key can sit in the path).
     this.name = "the P-chain RPC (--platform-rpc)";
     this.endpoint = joinUrl(opts.url, "/ext/bc/P");
+    this.keys = modules.keys ?? new BlsKeyCache();
   }
 
   private async call(method: string, params: unknown): Promise<unknown> {
@@ -64,7 +74,7 @@ export class PlatformRpcValidatorSets implements ValidatorSets {
     const cacheKey = `${subnetId}@${at}`;
     let set = this.sets.get(cacheKey);
     if (!set) {
-      const p = this.fetchSet(subnetId, at);
+      const p = this.fetches.run(() => this.fetchSet(subnetId, at));
       set = p;
       p.catch(() => {
         if (this.sets.get(cacheKey) === p) this.sets.delete(cacheKey);
@@ -94,7 +104,7 @@ export class PlatformRpcValidatorSets implements ValidatorSets {
     }
     let set;
     try {
-      set = canonicalValidatorSet(inputs);
+      set = canonicalValidatorSet(inputs, this.keys);
     } catch (e) {
       throw this.fail("platform.getValidatorsAt", (e as Error).message);
     }

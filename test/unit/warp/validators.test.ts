@@ -1,6 +1,6 @@
 import {bls12_381} from "@noble/curves/bls12-381.js";
 import {describe, expect, it} from "vitest";
-import {canonicalValidatorSet, hasQuorum, localSecretKey, publicKeyOf, requiredWeight, WarpError} from "../../../src/warp/index.js";
+import {BlsKeyCache, canonicalValidatorSet, hasQuorum, localSecretKey, publicKeyOf, requiredWeight, WarpError} from "../../../src/warp/index.js";
 import {hex, LOCAL_NODE_IDS, localSet} from "./vectors.js";
 
 /** The uncompressed key computed by @noble/curves, independently of blst. */
@@ -43,6 +43,26 @@ describe("canonical validator set", () => {
         {nodeId: "y", weight: 2n ** 63n, blsPublicKey: null},
       ]),
     ).toThrow(/overflows/);
+  });
+
+  it("decodes each BLS key once across sets with a key cache, and gives the same set as without one", () => {
+    const keys = new BlsKeyCache(3);
+    const inputs = (ns: number[]) => ns.map((n) => ({nodeId: `n${n}`, weight: BigInt(n), blsPublicKey: publicKeyOf(localSecretKey(n))}));
+    const plain = canonicalValidatorSet(inputs([1, 2, 3]));
+    const first = canonicalValidatorSet(inputs([1, 2, 3]), keys);
+    expect(keys.decoded).toBe(3);
+    // Another height, the same validators and one more: only the new key is decoded.
+    const again = canonicalValidatorSet(inputs([3, 2, 1]), keys);
+    expect(keys.decoded).toBe(3);
+    expect([first, again].map((s) => s.validators.map((v) => [hex(v.publicKey), v.weight]))).toEqual([0, 0].map(() => plain.validators.map((v) => [hex(v.publicKey), v.weight])));
+    // Bounded: past 3 keys the oldest goes, and is decoded again when it comes back.
+    canonicalValidatorSet(inputs([4]), keys);
+    expect(keys.decoded).toBe(4);
+    canonicalValidatorSet(inputs([1]), keys);
+    expect(keys.decoded).toBe(5);
+    // A key that does not decode is refused, not kept.
+    expect(() => canonicalValidatorSet([{nodeId: "x", weight: 1n, blsPublicKey: new Uint8Array(48).fill(1)}], keys)).toThrow(WarpError);
+    expect(keys.decoded).toBe(5);
   });
 
   it("quorum as AvalancheGo VerifyWeight", () => {

@@ -8,6 +8,11 @@ import {integer, model, optional, string} from "../../server/schema.js";
 import {NETWORK} from "./common.js";
 
 const TAGS = ["Signature Aggregator"];
+/**
+ * Requests a signature aggregation counts for in its client's rate limit: it may build a validator set (decoding
+ * its BLS keys) and verify a signature per validator, some hundred times the work of a list page.
+ */
+export const AGGREGATION_COST = 20;
 const SIGNED = model("SignatureAggregationResponse", {signedMessage: string("The signed warp message, hex")});
 
 export const SIGNATURE_ROUTES = {
@@ -20,6 +25,7 @@ export const SIGNATURE_ROUTES = {
     params: {network: NETWORK, txHash: {schema: {type: "string"}, description: "A ConvertSubnetToL1Tx, RegisterL1ValidatorTx or SetL1ValidatorWeightTx ID (CB58)"}},
     query: {},
     paging: undefined,
+    cost: AGGREGATION_COST,
     status: 201,
     response: SIGNED,
   }),
@@ -32,6 +38,7 @@ export const SIGNATURE_ROUTES = {
     params: {network: NETWORK},
     query: {},
     paging: undefined,
+    cost: AGGREGATION_COST,
     body: model("SignatureAggregatorRequest", {
       message: string("The unsigned warp message, hex (0x optional)"),
       justification: optional(string("Hex (0x optional)")),
