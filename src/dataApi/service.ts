@@ -13,7 +13,7 @@ import type {IndexStore} from "../index/store.js";
 import type {Logger} from "../logger/index.js";
 import type {Routes} from "../api/routes.js";
 import type {ClientAddresses} from "../api/clientAddress.js";
-import {acquireWriterLock, type WriterLock} from "./store/lock.js";
+import {acquireWriterLock, takeWriterEpoch, type WriterLock} from "./store/lock.js";
 import {migrate, schemaVersion} from "./store/migrations.js";
 import {AbortCheckedClient, openSqlClient, type SqlClient} from "./store/client.js";
 import {RequestSignals} from "../util/requestSignals.js";
@@ -154,8 +154,12 @@ export class DataApiService {
       this.lock = await acquireWriterLock(sql, {dataDir: opts.db === "embedded" ? path.join(opts.dataDir, "data-api") : null, onLost: (err) => this.writerLockLost(err)});
       // Another network's store is refused before this build migrates it.
       await checkStoreNetwork(sql, modules.network, {record: false});
+      await takeWriterEpoch(sql, (err) => this.writerLockLost(err));
       const {from, to} = await migrate(sql, MIGRATIONS, {logger: modules.logger});
       if (from !== to) modules.logger.info({from, to}, "data API store migrated");
+      // Fenced by the writer epoch too (taken again: a fresh store had none before its first migration), so a loss of
+      // the lock's session this process is never told of stops it at its next write.
+      await takeWriterEpoch(sql, (err) => this.writerLockLost(err));
       // PGlite has no autovacuum and no checkpointer: the writer does their work (store/maintenance.ts).
       if (sql.kind === "pglite") this.maintenance = new StoreMaintenance(defaultStoreMaintenanceOptions, {sql, logger: modules.logger});
     } else {

@@ -8,11 +8,13 @@ import {rmSync} from "node:fs";
 import path from "node:path";
 import pg from "pg";
 import {afterAll, describe, expect, it} from "vitest";
-import {WritesFencedError} from "../../src/dataApi/store/client.js";
-import {WRITER_LOCK_KEY} from "../../src/dataApi/store/lock.js";
+import {openSqlClient, WritesFencedError} from "../../src/dataApi/store/client.js";
+import {acquireWriterLock, takeWriterEpoch, WRITER_LOCK_KEY} from "../../src/dataApi/store/lock.js";
+import {migrate} from "../../src/dataApi/store/migrations.js";
+import {MIGRATIONS} from "../../src/dataApi/store/schema.js";
 import {startChild, type Child} from "../helpers/child.js";
 import {startNode, tempDir, type TestNode} from "../helpers/node.js";
-import {createTestDatabase} from "../helpers/sql.js";
+import {createTestDatabase, quietLogger} from "../helpers/sql.js";
 
 const dir = tempDir();
 const children: Child[] = [];
@@ -121,4 +123,46 @@ describe("the data API writer lock, lost on a real PostgreSQL server", () => {
       await admin.end();
     }
   }, 180_000);
+
+  it("refuses the old writer's next transaction once another took the store, even when the loss was never reported to it", async () => {
+    const db = await createTestDatabase();
+    const logger = quietLogger();
+    const a = await openSqlClient({url: db, dataDir: null, poolSize: 4}, {logger});
+    const b = await openSqlClient({url: db, dataDir: null, poolSize: 4}, {logger});
+    try {
+      await migrate(a, MIGRATIONS, {logger});
+      const staleA: Error[] = [];
+      const lockA = await acquireWriterLock(a, {dataDir: null});
+      await takeWriterEpoch(a, (e) => staleA.push(e));
+      // A transaction of the first writer in flight, holding its epoch check.
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      const inFlight = a.transaction(async (tx) => {
+        await tx.query("INSERT INTO data_api_meta (key, value) VALUES ('written-by', 'a')");
+        await gate;
+      });
+      await new Promise((r) => setTimeout(r, 200));
+      // Its lock goes without a word to it (as an idle connection dropped by a proxy would: here, released), and a
+      // second writer takes the lock and the store: its epoch waits for the transaction in flight.
+      await lockA.release();
+      const lockB = await acquireWriterLock(b, {dataDir: null});
+      let bumped = false;
+      const epochB = takeWriterEpoch(b, () => undefined).then(() => void (bumped = true));
+      await new Promise((r) => setTimeout(r, 300));
+      expect(bumped).toBe(false);
+      release();
+      await inFlight;
+      await epochB;
+      // The first writer's next transaction, and any write after it, is refused; the second writes.
+      await expect(a.transaction(async (tx) => tx.query("UPDATE data_api_meta SET value = 'a2' WHERE key = 'written-by'"))).rejects.toThrow(WritesFencedError);
+      expect(staleA.map((e) => e.message)).toEqual(["another writer took the store (writer epoch 2, this process's 1)"]);
+      await expect(a.query("DELETE FROM data_api_meta WHERE key = 'written-by'")).rejects.toThrow(WritesFencedError);
+      await b.transaction(async (tx) => tx.query("UPDATE data_api_meta SET value = 'b' WHERE key = 'written-by'"));
+      expect(await b.query("SELECT value FROM data_api_meta WHERE key = 'written-by'")).toEqual([{value: "b"}]);
+      await lockB.release();
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  }, 60_000);
 });

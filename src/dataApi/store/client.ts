@@ -419,6 +419,8 @@ export class PgSqlClient implements SqlClient {
   private renames = 0;
   private closing = false;
   private fenced: WritesFencedError | null = null;
+  /** The writer epoch this process took (lock.ts takeWriterEpoch), checked by every transaction; null: none. */
+  private epoch: {value: string; onStale: (err: Error) => void} | null = null;
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -451,6 +453,14 @@ export class PgSqlClient implements SqlClient {
    */
   fenceWrites(cause: Error): void {
     this.fenced ??= new WritesFencedError(cause);
+  }
+
+  /**
+   * Checks `epoch` at the start of every later transaction (lock.ts takeWriterEpoch): a store whose epoch moved on
+   * has another writer, and the transaction is refused (writes fenced, `onStale` told) before it writes anything.
+   */
+  guardWrites(epoch: string, onStale: (err: Error) => void): void {
+    this.epoch = {value: epoch, onStale};
   }
 
   /** Why writes are refused, or null. */
@@ -555,6 +565,7 @@ export class PgSqlClient implements SqlClient {
     let broken: Error | undefined;
     try {
       await conn.query("BEGIN");
+      if (this.epoch) await this.checkEpoch(conn, this.epoch);
       const result = await fn(tx);
       // A loss noticed while the transaction ran: roll it back rather than commit beside another writer.
       this.checkFence();
@@ -571,6 +582,22 @@ export class PgSqlClient implements SqlClient {
     } finally {
       conn.release(broken);
     }
+  }
+
+  /**
+   * The store's writer epoch, read FOR SHARE: a new writer's bump (an UPDATE of that row) waits for this
+   * transaction to end, and every transaction after it sees the new epoch. So no write of this process commits after
+   * another writer has taken the store, even when the loss of the lock's session was never reported here (an idle
+   * connection dropped silently by the network or a proxy).
+   */
+  private async checkEpoch(conn: pg.PoolClient, epoch: {value: string; onStale: (err: Error) => void}): Promise<void> {
+    const r = await conn.query<{value: string}>("SELECT value FROM data_api_meta WHERE key = 'writerEpoch' FOR SHARE");
+    const now = r.rows[0]?.value;
+    if (now === epoch.value) return;
+    const err = new Error(`another writer took the store (writer epoch ${now ?? "none"}, this process's ${epoch.value})`);
+    this.fenceWrites(err);
+    epoch.onStale(err);
+    throw this.fenced!;
   }
 
   /**

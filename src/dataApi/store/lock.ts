@@ -52,6 +52,25 @@ export async function acquireWriterLock(client: SqlClient, opts: WriterLockOptio
   return acquireLockFile(path.join(opts.dataDir, LOCK_FILE_NAME));
 }
 
+/**
+ * A server writer's fence beside the lock: after taking the lock (and migrating), the writer bumps the store's
+ * writer epoch (`data_api_meta` key `writerEpoch`) and checks it at the start of each of its transactions
+ * (PgSqlClient.guardWrites). A successor's bump waits for the old writer's transactions in flight, and the old
+ * writer's next one sees the new epoch and is refused: told through `onStale`. PGlite (one process) needs none.
+ * Taken before migrating too (a store that has its meta table), so an old writer's last transactions end before a
+ * migration runs; a fresh store has no writer to fence.
+ */
+export async function takeWriterEpoch(client: SqlClient, onStale: (err: Error) => void): Promise<void> {
+  if (!(client instanceof PgSqlClient)) return;
+  const [meta] = await client.query<{t: string | null}>("SELECT to_regclass('data_api_meta')::text AS t");
+  if (!meta?.t) return;
+  const [row] = await client.query<{value: string}>(
+    `INSERT INTO data_api_meta (key, value) VALUES ('writerEpoch', '1')
+     ON CONFLICT (key) DO UPDATE SET value = (data_api_meta.value::int8 + 1)::text RETURNING value`,
+  );
+  client.guardWrites(row!.value, onStale);
+}
+
 // ---- PostgreSQL ----
 
 const KEY_HIGH = Number(WRITER_LOCK_KEY >> 32n);
