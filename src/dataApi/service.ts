@@ -79,6 +79,13 @@ export interface DataApiOptions {
   icmContracts: string[];
   /** Where endpoints 1 and 2 get signatures and validator sets on a real network. */
   signatures: SignatureOptions;
+  /** Webhooks (`--webhooks-*`): their URLs' SSRF guard, the addresses a webhook may watch, delivery. */
+  webhooks: WebhooksOptions;
+}
+
+export interface WebhooksOptions {
+  allowPrivateUrls: boolean;
+  maxAddresses: number;
 }
 
 export interface SignatureOptions {
@@ -211,6 +218,7 @@ export class DataApiService {
           evm: {sql: reads, chains: this.evm, curated: opts.contractMetadata, state: new EvmStateReader()},
           icm: {sql: reads, chains: this.evm},
           signatures: {sql: reads, network: modules.network, ...this.signatureModules(reads)},
+          webhooks: {options: opts.webhooks, modules: {sql, chains: this.evm, network: modules.network, now: Date.now}},
           health: {checks: this.checks, sql: reads, logger: modules.logger},
         }),
       );

@@ -1,15 +1,12 @@
 /**
  * An NFT's metadata JSON from its token URI (contract data-api §6): `data:` URIs, `ipfs://` through the operator's
  * gateway, and `http(s)` with a size cap and a deadline. Token URIs are chosen by whoever deployed the contract, so
- * fetching one is a request on an attacker's behalf: every address a host resolves to is checked (no loopback,
- * private, link-local, CGNAT, unspecified or reserved addresses unless the operator allows private ones), the
- * connection goes to the checked address (a custom `lookup`, so a second DNS answer cannot rebind it), and each
- * redirect is checked again. Outcomes use the hosted API's `NftTokenMetadataStatus` values; this never throws.
+ * fetching one is a request on an attacker's behalf: the SSRF guard of util/publicTarget.ts checks every address a
+ * host resolves to and pins the connection to them, and each redirect is checked again. Outcomes use the hosted API's `NftTokenMetadataStatus` values; this never throws.
  */
-import {lookup as dnsLookup} from "node:dns/promises";
 import http from "node:http";
 import https from "node:https";
-import {BlockList, isIP, type LookupFunction} from "node:net";
+import {TargetRefused, checkedAddresses as checkTarget, isForbiddenAddress, pinnedLookup, type ResolvedAddress} from "../../util/publicTarget.js";
 
 /** The Glacier SDK's NftTokenMetadataStatus. */
 export type NftTokenMetadataStatus =
@@ -64,44 +61,7 @@ export interface NftFetchOptions {
 
 const MiB = 1024 * 1024;
 
-// Where a token URI must not make us connect: RFC 6890 special-purpose ranges that are not the public internet.
-const FORBIDDEN = new BlockList();
-for (const [net, bits] of [
-  ["0.0.0.0", 8], // "this network", unspecified
-  ["10.0.0.0", 8],
-  ["100.64.0.0", 10], // CGNAT
-  ["127.0.0.0", 8],
-  ["169.254.0.0", 16], // link-local, cloud metadata services
-  ["172.16.0.0", 12],
-  ["192.0.0.0", 24],
-  ["192.168.0.0", 16],
-  ["198.18.0.0", 15],
-  ["224.0.0.0", 4], // multicast
-  ["240.0.0.0", 4], // reserved, broadcast
-] as const)
-  FORBIDDEN.addSubnet(net, bits, "ipv4");
-for (const [net, bits] of [
-  ["::", 96], // unspecified, loopback, IPv4-compatible
-  // Prefixes that carry an IPv4 address (and so reach private ones through a translator or relay): NAT64's
-  // well-known and local-use prefixes (RFC 6052, RFC 8215), 6to4 (RFC 3056) and Teredo (RFC 4380).
-  ["64:ff9b::", 96],
-  ["64:ff9b:1::", 48],
-  ["2002::", 16],
-  ["2001::", 32],
-  ["100::", 64], // discard-only (RFC 6666)
-  ["fc00::", 7], // unique local
-  ["fe80::", 10], // link-local
-  ["fec0::", 10], // site-local (deprecated)
-  ["ff00::", 8], // multicast
-] as const)
-  FORBIDDEN.addSubnet(net, bits, "ipv6");
-
-/** Whether an address is one a token URI may not reach (IPv4-mapped IPv6 is checked as its IPv4 address). */
-export function isForbiddenAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 0) return true;
-  return FORBIDDEN.check(address, family === 4 ? "ipv4" : "ipv6");
-}
+export {isForbiddenAddress};
 
 /**
  * ERC-1155's `{id}`: the token ID as 64 lowercase hex digits, zero-padded. Undefined when the result would pass
@@ -188,18 +148,14 @@ function ipfsUrl(uri: string, gateway: string): string {
   return (gateway.endsWith("/") ? gateway : gateway + "/") + rest;
 }
 
-/** The addresses to connect to for `host`: all it resolves to, each checked. */
-async function checkedAddresses(host: string, allowPrivate: boolean): Promise<{address: string; family: number}[]> {
-  const literal = host.replace(/^\[(.*)\]$/, "$1");
-  const family = isIP(literal);
-  const all = family !== 0 ? [{address: literal, family}] : await dnsLookup(host, {all: true}).catch((e: Error) => {
-    throw new Outcome("UNREACHABLE_TOKEN_URI", `${host}: ${e.message}`);
-  });
-  if (all.length === 0) throw new Outcome("UNREACHABLE_TOKEN_URI", `${host}: no addresses`);
-  // Any forbidden answer refuses the host: a DNS server that mixes them in is the rebinding attack.
-  const bad = all.find((a) => isForbiddenAddress(a.address));
-  if (bad && !allowPrivate) throw new Outcome("UNREACHABLE_TOKEN_URI", `${host} resolves to ${bad.address}, a non-public address`);
-  return all;
+/** The addresses to connect to for `host` (util/publicTarget.ts), as this fetch's outcome when refused. */
+async function checkedAddresses(host: string, allowPrivate: boolean): Promise<ResolvedAddress[]> {
+  try {
+    return await checkTarget(host, allowPrivate);
+  } catch (e) {
+    if (e instanceof TargetRefused) throw new Outcome("UNREACHABLE_TOKEN_URI", e.message);
+    throw e;
+  }
 }
 
 /** A DNS lookup cannot be cancelled, so the deadline races it. */
@@ -218,11 +174,9 @@ interface Response {
   body?: Buffer;
 }
 
-function get(url: URL, to: {address: string; family: number}[], maxBytes: number, signal: AbortSignal): Promise<Response> {
-  // Only the checked addresses, never a fresh DNS answer. Node asks with {all: true} when it races them
-  // (autoSelectFamily, so `localhost` works whether ::1 or 127.0.0.1 listens), else for one: answer both shapes.
-  const lookup = ((_host: string, options: {all?: boolean}, cb: (...a: unknown[]) => void) =>
-    options.all ? cb(null, to) : cb(null, to[0]!.address, to[0]!.family)) as unknown as LookupFunction;
+function get(url: URL, to: ResolvedAddress[], maxBytes: number, signal: AbortSignal): Promise<Response> {
+  // Only the checked addresses, never a fresh DNS answer.
+  const lookup = pinnedLookup(to);
   const mod = url.protocol === "https:" ? https : http;
   return new Promise<Response>((resolve, reject) => {
     const req = mod.request(

@@ -10,6 +10,7 @@ import {icmRoutes, type IcmRoutesModules} from "./icm.js";
 import {metaRoutes} from "./meta.js";
 import {primaryRoutes, type PrimaryRoutesModules} from "./primary.js";
 import {signatureRoutes, type SignatureRoutesModules} from "./signatures.js";
+import {webhookRoutes, type WebhookRoutesModules, type WebhookRoutesOptions} from "./webhooks.js";
 import type {SqlClient} from "../store/client.js";
 import type {Logger} from "../../logger/index.js";
 
@@ -18,6 +19,7 @@ export interface V1RoutesModules {
   evm: EvmRoutesModules;
   icm: IcmRoutesModules;
   signatures: SignatureRoutesModules;
+  webhooks: {options: WebhookRoutesOptions; modules: WebhookRoutesModules};
   health: {checks: readonly NamedCheck[]; sql: SqlClient; logger: Logger};
 }
 
@@ -27,6 +29,7 @@ export function v1Routes(m: V1RoutesModules): BoundRoute[] {
     ...evmRoutes(m.evm),
     ...icmRoutes(m.icm),
     ...signatureRoutes(m.signatures),
+    ...webhookRoutes(m.webhooks.options, m.webhooks.modules),
     ...healthRoutes(m.health.checks, m.health.sql, m.health.logger),
     ...metaRoutes(),
   ];

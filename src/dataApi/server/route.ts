@@ -16,7 +16,8 @@ export type Params<T extends string> = {[K in ParamName<Segments<T>>]: string};
 type Segments<T extends string> = T extends `${infer A}/${infer B}` ? A | Segments<B> : T;
 type ParamName<S> = S extends `:${infer P}` ? P : never;
 
-export type Method = "GET" | "POST";
+/** PATCH and DELETE: the webhooks' management (routes/defs/webhooks.ts), as the hosted API has them. */
+export type Method = "GET" | "POST" | "PATCH" | "DELETE";
 
 /**
  * How a list pages: `text`, a query's one-string cursor (queries/primary); `values`, a cursor of several values
@@ -84,9 +85,11 @@ export interface RouteCtx<D extends AnyRouteDef> {
   params: Params<D["path"]>;
   query: QueryValues<D["query"]>;
   page: PageOf<D["paging"]>;
-  /** The parsed JSON body (POST routes), else undefined. */
+  /** The parsed JSON body (POST, PATCH and DELETE routes; undefined when one without a declared body sent none). */
   body: unknown;
   req: IncomingMessage;
+  /** The request's API key when the keys file lists it (the router refused an unlisted one), else undefined. */
+  apiKey: string | undefined;
 }
 
 export type Handler<D extends AnyRouteDef> = (ctx: RouteCtx<D>) => Promise<Infer<D["response"]>>;

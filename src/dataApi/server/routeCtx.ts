@@ -12,7 +12,7 @@ import type {AnyRouteDef, Paging, RouteCtx, TextPage, ValuesPage} from "./route.
 
 export function routeCtx(
   def: AnyRouteDef,
-  o: {params: Record<string, string>; query: Query; body: unknown; req: IncomingMessage; tokens: PageTokens; scope: () => string},
+  o: {params: Record<string, string>; query: Query; body: unknown; req: IncomingMessage; apiKey: string | undefined; tokens: PageTokens; scope: () => string},
 ): RouteCtx<AnyRouteDef> {
   for (const [name, doc] of Object.entries(def.params as Record<string, ParamDoc>)) {
     const v = o.params[name];
@@ -24,6 +24,7 @@ export function routeCtx(
     page: (def.paging === undefined ? undefined : page(def.paging, o.query, o.tokens, o.scope)) as never,
     body: o.body,
     req: o.req,
+    apiKey: o.apiKey,
   };
 }
 

@@ -19,7 +19,7 @@ import {Query} from "./params.js";
 import {ClientAddresses} from "../../api/clientAddress.js";
 import {RateLimiter} from "../../api/rateLimit.js";
 import {rateLimitHeaders} from "./rateLimit.js";
-import type {BoundRoute} from "./route.js";
+import type {BoundRoute, Method} from "./route.js";
 import {routeCtx} from "./routeCtx.js";
 
 export interface DataApiRouterOptions {
@@ -50,11 +50,14 @@ interface Inputs {
   query: Query;
   req: IncomingMessage;
   body: unknown;
+  apiKey: string | undefined;
   scope: () => string;
 }
 
 interface Compiled {
-  method: "GET" | "POST";
+  method: Method;
+  /** No body declared: an empty one is none (DELETE /v1/webhooks/{id}, POST /v1/webhooks:generateOrRotateSharedSecret). */
+  bodyOptional: boolean;
   template: string;
   segments: string[];
   literals: number;
@@ -87,7 +90,7 @@ export class DataApiRouter {
   mount(routes: readonly BoundRoute[]): void {
     for (const {def, handler} of routes) {
       const status = def.status ?? 200;
-      this.add(def.method, def.path, async (i) => ({status, body: await handler(routeCtx(def, {...i, tokens: this.tokens}))}), def.cost ?? 1);
+      this.add(def.method, def.path, def.body === undefined, async (i) => ({status, body: await handler(routeCtx(def, {...i, tokens: this.tokens}))}), def.cost ?? 1);
     }
   }
 
@@ -103,10 +106,11 @@ export class DataApiRouter {
     };
   }
 
-  private add(method: "GET" | "POST", template: string, run: Compiled["run"], cost = 1): void {
+  private add(method: Method, template: string, bodyOptional: boolean, run: Compiled["run"], cost = 1): void {
     const segments = template.split("/").slice(1);
     const c: Compiled = {
       method,
+      bodyOptional,
       template,
       segments,
       literals: segments.filter((s) => !s.startsWith(":")).length,
@@ -114,11 +118,11 @@ export class DataApiRouter {
       cost,
       route: {template, plain: (req, target) => this.dispatch(req, target, template), plainAnyMethod: true},
     };
-    // One Route object per template (the HTTP metrics' label); GET and POST of a template share it.
+    // One Route object per template (the HTTP metrics' label); the methods of a template share it.
     const twin = this.routes.find((r) => r.template === template);
     if (twin) c.route = twin.route;
     // What a CORS preflight allows (src/api/server.ts allowedMethods): the methods the template has.
-    const methods = new Set([...(c.route.methods ?? []), ...(method === "GET" ? ["GET", "HEAD"] : ["POST"])]);
+    const methods = new Set([...(c.route.methods ?? []), ...methodNames(method)]);
     c.route.methods = [...methods];
     this.routes.push(c);
     // Literal segments win over parameters (`/blocks/latest`-style paths before `/blocks/:id`).
@@ -154,16 +158,16 @@ export class DataApiRouter {
     try {
       const method = req.method === "HEAD" ? "GET" : (req.method ?? "GET");
       const m = template === null ? null : this.match(target.path, method);
-      this.admit(req, headers, m?.c.cost ?? 1);
+      const apiKey = this.admit(req, headers, m?.c.cost ?? 1);
       if (template === null) throw new DataApiError(404, `no such path: ${target.path}`);
       if (!m) {
-        const allow = [...new Set(this.routes.filter((r) => r.template === template).flatMap((r) => (r.method === "GET" ? ["GET", "HEAD"] : ["POST"])))];
+        const allow = [...new Set(this.routes.filter((r) => r.template === template).flatMap((r) => methodNames(r.method)))];
         throw new DataApiError(405, `method ${req.method} not allowed on ${template} (allowed: ${allow.join(", ")})`, {allow: allow.join(", ")});
       }
-      const body = m.c.method === "POST" ? await this.readJson(req) : undefined;
+      const body = m.c.method === "GET" ? undefined : await this.readJson(req, m.c.bodyOptional);
       const query = new Query(target.query);
       const scope = (): string => pageScope(template, m.params, target.query, body);
-      const run = () => m.c.run({params: m.params, query, req, body, scope});
+      const run = () => m.c.run({params: m.params, query, req, body, apiKey, scope});
       const signals = this.modules.signals;
       const answer = signals && target.signal ? await signals.run(target.signal, run) : await run();
       return {status: answer.status, contentType: JSON_CT, body: stringify(answer.body), headers};
@@ -187,9 +191,9 @@ export class DataApiRouter {
   /**
    * API key and rate limit: 429 past the client's limit, 401 for a key the keys file does not list. A request takes
    * its route's cost (RouteDef.cost) from the limit; one with an unknown key counts against its address's anonymous
-   * limit, so guessing keys costs what any request does.
+   * limit, so guessing keys costs what any request does. Returns the key when the keys file lists it.
    */
-  private admit(req: IncomingMessage, headers: Record<string, string>, cost: number): void {
+  private admit(req: IncomingMessage, headers: Record<string, string>, cost: number): string | undefined {
     const raw = req.headers["x-glacier-api-key"] ?? req.headers["x-service-api-key"];
     const key = Array.isArray(raw) ? raw[0] : raw;
     const k = key !== undefined && this.opts.keys !== null ? this.opts.keys.get(key) : undefined;
@@ -202,9 +206,10 @@ export class DataApiRouter {
     Object.assign(headers, h);
     if (!d.ok) throw new DataApiError(429, `rate limit of ${limit} requests a minute exceeded; retry in ${d.retryAfterS} s`, h);
     if (key !== undefined && this.opts.keys !== null && anonymous) throw new DataApiError(401, "unknown API key");
+    return anonymous ? undefined : key;
   }
 
-  private async readJson(req: IncomingMessage): Promise<unknown> {
+  private async readJson(req: IncomingMessage, optional: boolean): Promise<unknown> {
     const limit = this.opts.bodyLimit ?? 1024 * 1024;
     // A declared length past the limit is answered before any of the body is read, one that grows past it (chunked)
     // when it does: 413, as the JSON-RPC path (src/api/server.ts readBody), with the connection closed after the
@@ -214,6 +219,7 @@ export class DataApiRouter {
     if (Number(req.headers["content-length"]) > limit) throw tooLarge();
     const text = await readBodyLimited(req, limit);
     if (text === null) throw tooLarge();
+    if (optional && text.trim() === "") return undefined;
     try {
       return JSON.parse(text);
     } catch {
@@ -221,6 +227,11 @@ export class DataApiRouter {
     }
   }
 
+}
+
+/** The methods an entry answers (GET answers HEAD too). */
+function methodNames(m: Method): string[] {
+  return m === "GET" ? ["GET", "HEAD"] : [m];
 }
 
 /**

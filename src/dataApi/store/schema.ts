@@ -690,4 +690,76 @@ ALTER TABLE evm_chains ADD COLUMN reorgs int8 NOT NULL DEFAULT 0;
 UPDATE evm_chains SET token_lane = COALESCE(head_number, -1), trace_lane = COALESCE(head_number, -1);
 `,
   },
+  {
+    version: 17,
+    name: "webhooks: their addresses, shared secrets, the outbox and its delivery log",
+    sql: `
+-- A webhook (the hosted API's WebhooksService), owned by the API key that made it: owner is the key's SHA-256 (hex),
+-- so the store holds no key. metadata is as the API shows it, but for address_activity's addresses (rows of
+-- webhook_addresses, matched by the fold). secret: the webhook's own (avaext's extension), else the owner's shared
+-- one. deactivated_reason says why delivery stopped (a deactivation, or failures past the retry schedule).
+CREATE TABLE webhooks (
+  id text PRIMARY KEY,
+  owner text NOT NULL,
+  event_type text NOT NULL,
+  url text NOT NULL,
+  name text NOT NULL,
+  description text NOT NULL,
+  chain_id text NOT NULL,
+  network text,
+  status text NOT NULL,
+  metadata jsonb NOT NULL,
+  include_internal_txs bool NOT NULL DEFAULT false,
+  include_logs bool NOT NULL DEFAULT false,
+  secret text,
+  created_at int8 NOT NULL,
+  deactivated_reason text
+);
+CREATE INDEX webhooks_by_owner ON webhooks (owner, created_at DESC, id DESC);
+CREATE TABLE webhook_addresses (
+  webhook_id text NOT NULL REFERENCES webhooks (id) ON DELETE CASCADE,
+  address bytea NOT NULL,
+  PRIMARY KEY (webhook_id, address)
+);
+-- The fold's match: a batch's addresses against every active webhook's.
+CREATE INDEX webhook_addresses_by_address ON webhook_addresses (address);
+CREATE TABLE webhook_secrets (
+  owner text PRIMARY KEY,
+  secret text NOT NULL
+);
+-- The outbox: one message a webhook and transaction, written by the fold in the transaction of its block (so a
+-- crash neither loses nor invents one). message_id is derived from the webhook, chain, block hash and transaction,
+-- so a block folded again gives the same IDs. body is frozen at the first attempt: every retry sends the same bytes.
+-- state: pending, delivered, failed (past the schedule), dropped (its block was rolled back after an attempt; a
+-- reversal message, reverses = its ID, follows). created_at and the times are Unix ms.
+CREATE TABLE webhook_outbox (
+  message_id text PRIMARY KEY,
+  webhook_id text NOT NULL,
+  chain_id text NOT NULL,
+  block_number int8 NOT NULL,
+  tx_index int4 NOT NULL,
+  tx_hash bytea,
+  reverses text,
+  created_at int8 NOT NULL,
+  state text NOT NULL DEFAULT 'pending',
+  attempts int4 NOT NULL DEFAULT 0,
+  next_attempt_at int8 NOT NULL DEFAULT 0,
+  body text,
+  delivered_at int8
+);
+CREATE INDEX webhook_outbox_due ON webhook_outbox (next_attempt_at, created_at) WHERE state = 'pending';
+CREATE INDEX webhook_outbox_by_webhook ON webhook_outbox (webhook_id, created_at DESC, message_id DESC);
+CREATE INDEX webhook_outbox_by_block ON webhook_outbox (chain_id, block_number);
+-- The delivery log: each attempt's answer (status 0: none, error says why) and latency.
+CREATE TABLE webhook_attempts (
+  message_id text NOT NULL,
+  attempt int4 NOT NULL,
+  at int8 NOT NULL,
+  status_code int4 NOT NULL,
+  latency_ms int4 NOT NULL,
+  error text,
+  PRIMARY KEY (message_id, attempt)
+);
+`,
+  },
 ];

@@ -12,12 +12,6 @@ import {chainkitOperations, glacierSdkOperations, type SdkOperation} from "../..
 /** SDK operations avaext does not serve, by the SDK's name (chainkit's operation ID, glacier-sdk's `Service.method`). */
 const NOT_SERVED: Record<string, string> = {};
 const notServed = (reason: string, names: string[]): void => names.forEach((n) => (NOT_SERVED[n] = reason));
-notServed("webhooks: the management API is future work, a route family of its own", [
-  ...["createWebhook", "listWebhooks", "getWebhook", "updateWebhook", "deactivateWebhook", "generateOrRotateSharedSecret", "getSharedSecret"],
-  ...["addAddressesToWebhook", "removeAddressesFromWebhook", "getAddressesFromWebhook"],
-  ...["createWebhook", "listWebhooks", "getWebhook", "updateWebhook", "deactivateWebhook", "generateOrRotateSharedSecret", "getSharedSecret"].map((m) => `WebhooksService.${m}`),
-  ...["addAddressesToWebhook", "removeAddressesFromWebhook", "getAddressesFromWebhook"].map((m) => `WebhooksService.${m}`),
-]);
 notServed("metrics v2 (/v2): future work", [
   ...["listChains", "getChain", "getEvmChainMetrics", "getEvmChainRollingWindowMetrics", "getStakingMetrics", "getMetricsBySubnetId"],
   ...["getValidatorsByDateRange", "getMetricsByValidationId", "getMetricsByNodeId", "getTotalL1ValidatorMetrics", "getICMSummary"],

@@ -1,0 +1,141 @@
+/**
+ * The webhooks' management reads and writes (schema 17): a webhook of an owner (the SHA-256 of the API key that
+ * made it), its watched addresses, the owner's shared secret. Every statement names the owner, so another key's
+ * webhook is not found. The outbox and the delivery log are webhooks/outbox.ts's.
+ */
+import type {SqlTx} from "../store/client.js";
+
+export interface WebhookRow {
+  id: string;
+  owner: string;
+  event_type: string;
+  url: string;
+  name: string;
+  description: string;
+  chain_id: string;
+  network: string | null;
+  status: string;
+  metadata: Record<string, unknown>;
+  include_internal_txs: boolean;
+  include_logs: boolean;
+  secret: string | null;
+  created_at: bigint;
+  deactivated_reason: string | null;
+}
+
+export interface NewWebhook {
+  id: string;
+  owner: string;
+  eventType: string;
+  url: string;
+  name: string;
+  description: string;
+  chainId: string;
+  network: string | null;
+  metadata: Record<string, unknown>;
+  includeInternalTxs: boolean;
+  includeLogs: boolean;
+  secret: string | null;
+  createdAt: number;
+  /** address_activity's watched addresses, 20 bytes each. */
+  addresses: Uint8Array[];
+}
+
+export async function insertWebhook(sql: SqlTx, w: NewWebhook): Promise<void> {
+  await sql.query(
+    `INSERT INTO webhooks (id, owner, event_type, url, name, description, chain_id, network, status, metadata, include_internal_txs, include_logs, secret, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'active', $9::jsonb, $10, $11, $12, $13)`,
+    [w.id, w.owner, w.eventType, w.url, w.name, w.description, w.chainId, w.network, JSON.stringify(w.metadata), w.includeInternalTxs, w.includeLogs, w.secret, w.createdAt],
+  );
+  await addAddresses(sql, w.id, w.addresses);
+}
+
+export async function getWebhook(sql: SqlTx, owner: string, id: string): Promise<WebhookRow | null> {
+  const rows = await sql.query<WebhookRow>("SELECT * FROM webhooks WHERE id = $1 AND owner = $2", [id, owner]);
+  return rows[0] ?? null;
+}
+
+/** An owner's webhooks, newest first, keyset-paged on (created_at, id). */
+export async function listWebhooks(
+  sql: SqlTx,
+  o: {owner: string; status: string | undefined; pageSize: number; cursor: [bigint, string] | null},
+): Promise<{items: WebhookRow[]; next: [bigint, string] | undefined}> {
+  const params: unknown[] = [o.owner, o.pageSize + 1];
+  let where = "owner = $1";
+  if (o.status !== undefined) {
+    params.push(o.status);
+    where += ` AND status = $${params.length}`;
+  }
+  if (o.cursor) {
+    params.push(o.cursor[0], o.cursor[1]);
+    where += ` AND (created_at, id) < ($${params.length - 1}, $${params.length})`;
+  }
+  const rows = await sql.query<WebhookRow>(`SELECT * FROM webhooks WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $2`, params);
+  const items = rows.slice(0, o.pageSize);
+  const last = items[items.length - 1];
+  return {items, next: rows.length > o.pageSize && last ? [last.created_at, last.id] : undefined};
+}
+
+export interface WebhookChanges {
+  name?: string;
+  description?: string;
+  url?: string;
+  status?: string;
+  includeInternalTxs?: boolean;
+  includeLogs?: boolean;
+  /** Set with a status change: why it is inactive (null when active again). */
+  deactivatedReason?: string | null;
+}
+
+/** Applies the changes given; returns the row after them, or null when the owner has no such webhook. */
+export async function updateWebhook(sql: SqlTx, owner: string, id: string, c: WebhookChanges): Promise<WebhookRow | null> {
+  const sets: string[] = [];
+  const params: unknown[] = [id, owner];
+  const set = (col: string, v: unknown): void => {
+    params.push(v);
+    sets.push(`${col} = $${params.length}`);
+  };
+  if (c.name !== undefined) set("name", c.name);
+  if (c.description !== undefined) set("description", c.description);
+  if (c.url !== undefined) set("url", c.url);
+  if (c.status !== undefined) set("status", c.status);
+  if (c.includeInternalTxs !== undefined) set("include_internal_txs", c.includeInternalTxs);
+  if (c.includeLogs !== undefined) set("include_logs", c.includeLogs);
+  if (c.deactivatedReason !== undefined) set("deactivated_reason", c.deactivatedReason);
+  if (sets.length === 0) return getWebhook(sql, owner, id);
+  const rows = await sql.query<WebhookRow>(`UPDATE webhooks SET ${sets.join(", ")} WHERE id = $1 AND owner = $2 RETURNING *`, params);
+  return rows[0] ?? null;
+}
+
+export async function addAddresses(sql: SqlTx, id: string, addresses: Uint8Array[]): Promise<void> {
+  if (addresses.length === 0) return;
+  await sql.query("INSERT INTO webhook_addresses (webhook_id, address) SELECT $1, a FROM unnest($2::bytea[]) AS a ON CONFLICT DO NOTHING", [id, addresses]);
+}
+
+export async function removeAddresses(sql: SqlTx, id: string, addresses: Uint8Array[]): Promise<void> {
+  if (addresses.length === 0) return;
+  await sql.query("DELETE FROM webhook_addresses WHERE webhook_id = $1 AND address = ANY($2::bytea[])", [id, addresses]);
+}
+
+export async function countAddresses(sql: SqlTx, id: string): Promise<number> {
+  const rows = await sql.query<{n: bigint}>("SELECT count(*)::int8 AS n FROM webhook_addresses WHERE webhook_id = $1", [id]);
+  return Number(rows[0]?.n ?? 0n);
+}
+
+/** A webhook's addresses in byte order, from after `after` (null: the first), at most `limit`. */
+export async function listAddresses(sql: SqlTx, id: string, after: Uint8Array | null, limit: number): Promise<Uint8Array[]> {
+  const rows = after
+    ? await sql.query<{address: Uint8Array}>("SELECT address FROM webhook_addresses WHERE webhook_id = $1 AND address > $2 ORDER BY address LIMIT $3", [id, after, limit])
+    : await sql.query<{address: Uint8Array}>("SELECT address FROM webhook_addresses WHERE webhook_id = $1 ORDER BY address LIMIT $2", [id, limit]);
+  return rows.map((r) => r.address);
+}
+
+export async function getSharedSecret(sql: SqlTx, owner: string): Promise<string | null> {
+  const rows = await sql.query<{secret: string}>("SELECT secret FROM webhook_secrets WHERE owner = $1", [owner]);
+  return rows[0]?.secret ?? null;
+}
+
+/** Sets the owner's shared secret (a first one, or a rotation). */
+export async function setSharedSecret(sql: SqlTx, owner: string, secret: string): Promise<void> {
+  await sql.query("INSERT INTO webhook_secrets (owner, secret) VALUES ($1, $2) ON CONFLICT (owner) DO UPDATE SET secret = excluded.secret", [owner, secret]);
+}
