@@ -52,6 +52,8 @@ export interface NodeOverrides {
    * mirror can then be compared with it answer for answer.
    */
   devNow?: () => number;
+  /** The webhooks' clock, Unix ms (tests let their retry schedule's hours pass at once). */
+  webhookClock?: () => number;
 }
 
 type Status = "created" | "started" | "closing" | "closed";
@@ -253,7 +255,7 @@ export class AvaextNode {
           contractMetadata: c["contract-metadata-file"] ? loadContractMetadata(c["contract-metadata-file"]) : new Map(),
           nftFetch: {ipfsGateway: c["ipfs-gateway"], allowPrivate: c["nft-metadata-allow-private"]},
           icmContracts: c["icm-contracts"],
-          webhooks: {allowPrivateUrls: c["webhooks-allow-private-urls"], maxAddresses: c["webhooks-max-addresses"]},
+          webhooks: {allowPrivateUrls: c["webhooks-allow-private-urls"], maxAddresses: c["webhooks-max-addresses"], timeoutMs: c["webhooks-timeout"]},
           signatures: {
             warpSignerUrls: c["warp-signer-urls"],
             aggregatorUrl: c["signature-aggregator-url"] || null,
@@ -272,6 +274,7 @@ export class AvaextNode {
           genesis: genesis.state,
           avaxAssetId: genesis.avaxAssetId,
           fatal: (err) => this.fatal(err),
+          webhookClock: this.overrides.webhookClock,
         },
       );
       this.dataApi = dataApi;

@@ -48,6 +48,7 @@ import {Counter} from "prom-client";
 import {StoreMaintenance, defaultStoreMaintenanceOptions} from "./store/maintenance.js";
 import {assumedUp, type ValidatorObservations} from "./observations/observations.js";
 import {NodeObservations, defaultNodeObservationsOptions} from "./observations/nodeObservations.js";
+import {WebhookDelivery, defaultWebhookDeliveryOptions} from "./webhooks/delivery.js";
 
 export type DataApiRole = "ingest" | "serve" | "both";
 
@@ -86,6 +87,8 @@ export interface DataApiOptions {
 export interface WebhooksOptions {
   allowPrivateUrls: boolean;
   maxAddresses: number;
+  /** A receiver's deadline for a 2xx, ms (`--webhooks-timeout`). */
+  timeoutMs: number;
 }
 
 export interface SignatureOptions {
@@ -113,6 +116,8 @@ export interface DataApiModules {
   avaxAssetId: string;
   /** The store is lost for good (PGlite's thread died): the process ends (src/node.ts). */
   fatal?: (err: Error) => void;
+  /** The webhooks' clock, Unix ms (their retry schedule; tests move it); default Date.now. */
+  webhookClock?: () => number;
 }
 
 export class DataApiService {
@@ -128,6 +133,8 @@ export class DataApiService {
   observations: NodeObservations | null = null;
   /** On PGlite, which has no autovacuum and no checkpointer, the writer does their work (store/maintenance.ts); null on a server or when serving. */
   private maintenance: StoreMaintenance | null = null;
+  /** Webhook delivery, in the process that folds (the fold writes the outbox); null when serving only. */
+  webhooks: WebhookDelivery | null = null;
 
   /** The API's reads: on a server, a pool of their own with the statement timeout; on PGlite, the one client. */
   private reads: SqlClient | null = null;
@@ -189,6 +196,18 @@ export class DataApiService {
       });
     }
     this.evm = this.evmChains(writes);
+    if (writes) {
+      const evm = this.evm;
+      this.webhooks = new WebhookDelivery(
+        {...defaultWebhookDeliveryOptions, allowPrivateUrls: opts.webhooks.allowPrivateUrls, timeoutMs: opts.webhooks.timeoutMs},
+        {
+          sql,
+          logger: modules.logger,
+          now: modules.webhookClock ?? Date.now,
+          networkToken: (chainId) => evm.chains.find((c) => evm.chainIdOf(c) === chainId)?.networkToken ?? {name: "", symbol: "", decimals: 18},
+        },
+      );
+    }
     this.registerHealth();
     if (modules.register && this.view) {
       const view = this.view;
@@ -218,7 +237,7 @@ export class DataApiService {
           evm: {sql: reads, chains: this.evm, curated: opts.contractMetadata, state: new EvmStateReader()},
           icm: {sql: reads, chains: this.evm},
           signatures: {sql: reads, network: modules.network, ...this.signatureModules(reads)},
-          webhooks: {options: opts.webhooks, modules: {sql, chains: this.evm, network: modules.network, now: Date.now}},
+          webhooks: {options: opts.webhooks, modules: {sql, chains: this.evm, network: modules.network, now: modules.webhookClock ?? Date.now}},
           health: {checks: this.checks, sql: reads, logger: modules.logger},
         }),
       );
@@ -397,9 +416,11 @@ export class DataApiService {
     await this.view?.start();
     for (const c of this.evm?.chains ?? []) c.follower?.start();
     for (const n of this.nftIndexers) n.start();
+    this.webhooks?.start();
   }
 
   async close(): Promise<void> {
+    await this.webhooks?.close();
     await this.observations?.close();
     await Promise.all(this.nftIndexers.map((n) => n.close()));
     await Promise.all((this.evm?.chains ?? []).map((c) => c.follower?.close()));

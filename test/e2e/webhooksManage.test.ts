@@ -4,15 +4,14 @@
  * answer with its zod schemas, so a call that resolves is an answer it accepts). Also: 401 without a key, 404 for
  * another key's webhook, 400 naming the field for bad bodies, the SSRF guard on URLs, paging.
  */
-import {writeFileSync} from "node:fs";
-import path from "node:path";
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import {Glacier} from "@avalabs/glacier-sdk";
 import {Avalanche} from "@avalanche-sdk/chainkit";
 import {HTTPClient} from "@avalanche-sdk/chainkit/lib/http.js";
 import {Anvil} from "../../src/dev/evm/anvil.js";
 import {quietLogger, STORE_BACKENDS} from "../helpers/sql.js";
-import {startNode, tempDir, type TestNode} from "../helpers/node.js";
+import {startNode, type TestNode} from "../helpers/node.js";
+import {keysFile, webhookNodeFlags} from "../helpers/webhooks.js";
 
 const CHAIN = "99998";
 const KEY_A = "key-a-0123456789";
@@ -34,29 +33,6 @@ function chainkit(base: URL, apiKey: string): Avalanche {
     },
   });
   return new Avalanche({serverURL: base.toString(), apiKey, enableTelemetry: false, httpClient, retryConfig: {strategy: "none"}});
-}
-
-export function webhookNodeFlags(anvilUrl: string, keysFile: string, db: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    "network-id": "local",
-    "index-enabled": true,
-    feed: "dev",
-    "dev-backfill": "10m",
-    "dev-evm": false,
-    "data-api-enabled": true,
-    "data-api-db": db,
-    "data-api-rate-limit": "0",
-    "data-api-keys-file": keysFile,
-    "evm-rpc": `${CHAIN}=${anvilUrl}`,
-    "webhooks-max-addresses": 5_000,
-    ...extra,
-  };
-}
-
-export function keysFile(): string {
-  const f = path.join(tempDir(), "keys.json");
-  writeFileSync(f, JSON.stringify({[KEY_A]: {name: "a", rateLimit: 0}, [KEY_B]: {name: "b", rateLimit: 0}}));
-  return f;
 }
 
 describe.each(STORE_BACKENDS)("webhooks' management ($name)", (backend) => {

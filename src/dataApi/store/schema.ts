@@ -729,7 +729,8 @@ CREATE TABLE webhook_secrets (
 );
 -- The outbox: one message a webhook and transaction, written by the fold in the transaction of its block (so a
 -- crash neither loses nor invents one). message_id is derived from the webhook, chain, block hash and transaction,
--- so a block folded again gives the same IDs. body is frozen at the first attempt: every retry sends the same bytes.
+-- so a block folded again gives the same IDs. logs: the transaction's receipt logs (no table holds them). body is
+-- frozen at the first attempt: every retry sends the same bytes.
 -- state: pending, delivered, failed (past the schedule), dropped (its block was rolled back after an attempt; a
 -- reversal message, reverses = its ID, follows). created_at and the times are Unix ms.
 CREATE TABLE webhook_outbox (
@@ -739,6 +740,7 @@ CREATE TABLE webhook_outbox (
   block_number int8 NOT NULL,
   tx_index int4 NOT NULL,
   tx_hash bytea,
+  logs jsonb,
   reverses text,
   created_at int8 NOT NULL,
   state text NOT NULL DEFAULT 'pending',

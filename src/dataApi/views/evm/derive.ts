@@ -81,6 +81,15 @@ export interface ContractRow {
   deployerContract: Uint8Array | null;
 }
 
+/** A receipt's log, kept for webhooks (views/evm/webhookOutbox.ts): their deliveries carry a transaction's logs. */
+export interface LogRow {
+  txIndex: number;
+  logIndex: number;
+  address: Uint8Array;
+  topics: Uint8Array[];
+  data: Uint8Array;
+}
+
 export interface DerivedBlock {
   block: BlockRow;
   txs: TxRow[];
@@ -94,6 +103,8 @@ export interface DerivedBlock {
   icm: IcmEventRow[];
   /** Unsigned warp messages the block's transactions sent (the warp precompile's SendWarpMessage logs). */
   warp: Uint8Array[];
+  /** The receipts' logs (not stored as rows: the webhook outbox copies those of the transactions it delivers). */
+  logs?: LogRow[];
 }
 
 type Json = Record<string, unknown>;
@@ -146,6 +157,7 @@ export function deriveBlock(blockJson: unknown, receiptsJson: unknown, tracesJso
   const warp: Uint8Array[] = [];
   const transfers: TransferRow[] = [];
   const contracts: ContractRow[] = [];
+  const logs: LogRow[] = [];
   let feesSpent = 0n;
   txsJson.forEach((tj, i) => {
     const t = obj(tj, `block ${number} transaction ${i}`);
@@ -182,6 +194,13 @@ export function deriveBlock(blockJson: unknown, receiptsJson: unknown, tracesJso
     if (created) contracts.push({address: created, txIndex: i, deployer: from, deployerContract: null});
     for (const lj of arr(r.logs ?? [], "receipt.logs")) {
       const log = obj(lj, "log");
+      logs.push({
+        txIndex: i,
+        logIndex: log.logIndex === undefined ? logs.length : Number(qty(log.logIndex, "log.logIndex")),
+        address: address(log.address, "log.address"),
+        topics: arr(log.topics ?? [], "log.topics").map((x) => bytes(x, "log.topic", 32)),
+        data: bytes(log.data ?? "0x", "log.data"),
+      });
       const sent = warpMessageOfLog(log);
       if (sent) warp.push(sent);
       if (messengers.size > 0) {
@@ -224,6 +243,7 @@ export function deriveBlock(blockJson: unknown, receiptsJson: unknown, tracesJso
     addressKinds: kinds,
     icm,
     warp,
+    logs,
   };
 }
 

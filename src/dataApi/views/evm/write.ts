@@ -10,6 +10,8 @@ import {bytesToHex, hexToBytes} from "../../../evm/hex.js";
 import {sha256} from "@noble/hashes/sha2.js";
 import type {DerivedBlock, DerivedTraces} from "./derive.js";
 import {foldIcmEvents, rollbackIcm} from "./icmFold.js";
+import {enqueueAddressActivity, enqueueInternalActivity, rollbackOutbox, type Touch} from "./webhookOutbox.js";
+import type {LogRow} from "./derive.js";
 
 export interface TokenInfo {
   /** 20, 721, 1155, or 0 (unknown). */
@@ -56,6 +58,8 @@ export async function writeBlocks(
   const contractRows = new Map<string, unknown[]>();
   const balances = new Map<string, unknown[]>();
   const nfts = new Map<string, unknown[]>();
+  const touches: Touch[] = [];
+  const logs = new Map<string, LogRow[]>();
   const delta = (owner: Uint8Array, erc: number, token: Uint8Array, tokenId: bigint, d: bigint): void => {
     if (isZero(owner) || d === 0n) return;
     const k = `${bytesToHex(owner)}:${erc}:${bytesToHex(token)}:${tokenId}`;
@@ -93,9 +97,19 @@ export async function writeBlocks(
       const k = bytesToHex(ct.address);
       if (!contractRows.has(k)) contractRows.set(k, [chainId, ct.address, b.number, ct.txIndex, ct.deployer, ct.deployerContract]);
     }
+    const hashes = new Map(d.txs.map((t) => [t.txIndex, t.hash]));
     for (const [k, kinds] of d.addressKinds) {
       const [addr, txIndex] = k.split(":");
-      addrTx.set(`${addr}:${b.number}:${txIndex}`, [chainId, hexToBytes(addr!), b.number, Number(txIndex), kinds]);
+      const address = hexToBytes(addr!);
+      addrTx.set(`${addr}:${b.number}:${txIndex}`, [chainId, address, b.number, Number(txIndex), kinds]);
+      const txHash = hashes.get(Number(txIndex));
+      if (txHash) touches.push({address, block: b.number, txIndex: Number(txIndex), txHash, blockHash: b.hash});
+    }
+    for (const l of d.logs ?? []) {
+      const k = `${b.number}:${l.txIndex}`;
+      const list = logs.get(k);
+      if (list) list.push(l);
+      else logs.set(k, [l]);
     }
   }
 
@@ -116,6 +130,7 @@ export async function writeBlocks(
         events: d.icm,
       })),
   );
+  await enqueueAddressActivity(tx, chainId, touches, logs);
   const warpRows = blocks.flatMap((d) => d.warp.map((u) => [sha256(u), chainId, d.block.number, u]));
   await bulkInsert(tx, "warp_messages", [c("message_id", "bytea"), c("chain_id", "text"), c("block_number", "int8"), c("unsigned", "bytea")], warpRows, {onConflict: "DO NOTHING"});
   const last = blocks[blocks.length - 1]!.block;
@@ -150,6 +165,7 @@ export async function writeTraces(tx: SqlTx, chainId: string, blocks: ReadonlyAr
   const addrInternalRows: unknown[][] = [];
   const addrTx: unknown[][] = [];
   const contractRows = new Map<string, unknown[]>();
+  const touches: Array<{address: Uint8Array; block: bigint; txIndex: number}> = [];
   for (const {number, traced} of blocks) {
     for (const f of traced.internals) {
       internalRows.push([chainId, number, f.txIndex, f.idx, f.callType, f.from, f.to, f.value, f.gasLimit, f.gasUsed, f.reverted]);
@@ -158,7 +174,9 @@ export async function writeTraces(tx: SqlTx, chainId: string, blocks: ReadonlyAr
     }
     for (const [k, kinds] of traced.addressKinds) {
       const [addr, txIndex] = k.split(":");
-      addrTx.push([chainId, hexToBytes(addr!), number, Number(txIndex), kinds]);
+      const address = hexToBytes(addr!);
+      addrTx.push([chainId, address, number, Number(txIndex), kinds]);
+      touches.push({address, block: number, txIndex: Number(txIndex)});
     }
     for (const ct of traced.contracts) {
       const k = bytesToHex(ct.address);
@@ -169,6 +187,7 @@ export async function writeTraces(tx: SqlTx, chainId: string, blocks: ReadonlyAr
   await bulkInsert(tx, "evm_address_internals", ADDR_INTERNAL_COLS, addrInternalRows, {onConflict: "DO NOTHING"});
   await bulkInsert(tx, "evm_address_txs", ADDR_TX_COLS, addrTx, {onConflict: "(chain_id, address, block_number, tx_index) DO UPDATE SET kinds = evm_address_txs.kinds | excluded.kinds"});
   await bulkInsert(tx, "evm_contracts", CONTRACT_COLS, [...contractRows.values()], {onConflict: "DO NOTHING"});
+  await enqueueInternalActivity(tx, chainId, touches);
 }
 
 /** Adds balance deltas (rows of BALANCE_COLS, one per key) and drops the balances they bring to zero. */
@@ -215,6 +234,7 @@ export async function rollbackTo(tx: SqlTx, chainId: string, to: bigint, hash: U
   );
   await tx.query("DELETE FROM evm_nfts WHERE chain_id = $1 AND first_block > $2", [chainId, to]);
   await rollbackIcm(tx, chainId, to);
+  await rollbackOutbox(tx, chainId, to);
   await tx.query("DELETE FROM warp_messages WHERE chain_id = $1 AND block_number > $2", [chainId, to]);
   await tx.query(
     `UPDATE evm_nfts n SET owner = (

@@ -1,0 +1,171 @@
+/**
+ * The webhooks' outbox as delivery reads and moves it (schema 17; the EVM fold writes it,
+ * views/evm/webhookOutbox.ts): the messages due, a claim before each attempt (the body frozen, the next attempt's
+ * time set first, so a crash mid-POST retries it), each attempt's record, the transaction a message is about, and
+ * the delivery log and replay that the hosted API lacks.
+ */
+import type {SqlClient, SqlTx} from "../store/client.js";
+
+export interface DueMessage {
+  message_id: string;
+  webhook_id: string;
+  chain_id: string;
+  block_number: bigint;
+  tx_index: number;
+  attempts: number;
+  body: string | null;
+  reverses: string | null;
+  created_at: bigint;
+  logs: unknown[] | null;
+  url: string;
+  secret: string | null;
+  owner: string;
+  include_logs: boolean;
+  include_internal_txs: boolean;
+  metadata: Record<string, unknown>;
+}
+
+/**
+ * Messages whose attempt is due at `now` (Unix ms), of active webhooks, oldest first. A message of a webhook with
+ * internal transactions waits for the chain's trace lane to cover its block (on a chain that serves traces).
+ */
+export async function dueMessages(sql: SqlTx, now: number, limit: number, skip: readonly string[]): Promise<DueMessage[]> {
+  return sql.query<DueMessage>(
+    `SELECT o.message_id, o.webhook_id, o.chain_id, o.block_number, o.tx_index, o.attempts, o.body, o.reverses, o.created_at, o.logs,
+            h.url, h.secret, h.owner, h.include_logs, h.include_internal_txs, h.metadata
+     FROM webhook_outbox o
+     JOIN webhooks h ON h.id = o.webhook_id AND h.status = 'active'
+     LEFT JOIN evm_chains c ON c.chain_id = o.chain_id
+     WHERE o.state = 'pending' AND o.next_attempt_at <= $1 AND NOT (o.message_id = ANY($3::text[]))
+       AND (o.body IS NOT NULL OR NOT h.include_internal_txs OR c.traces IS NOT TRUE OR c.trace_lane >= o.block_number)
+     ORDER BY o.next_attempt_at, o.created_at
+     LIMIT $2`,
+    [now, limit, skip],
+  );
+}
+
+/**
+ * Claims attempt `attempts + 1`: freezes the body (the first one's stays), and sets when the next attempt is due
+ * should this one fail or the process die during it. False if the message moved meanwhile.
+ */
+export async function claim(sql: SqlTx, id: string, attempts: number, body: string, nextAt: number): Promise<boolean> {
+  const rows = await sql.query(
+    "UPDATE webhook_outbox SET attempts = attempts + 1, body = COALESCE(body, $3), next_attempt_at = $4 WHERE message_id = $1 AND state = 'pending' AND attempts = $2 RETURNING 1",
+    [id, attempts, body, nextAt],
+  );
+  return rows.length > 0;
+}
+
+export interface AttemptRecord {
+  at: number;
+  statusCode: number;
+  latencyMs: number;
+  error: string | null;
+}
+
+/** Records an attempt, and the message's new state: delivered, failed (the schedule's end), or still pending. */
+export async function recordAttempt(sql: SqlClient, id: string, attempt: number, r: AttemptRecord, state: "delivered" | "failed" | "pending"): Promise<void> {
+  await sql.transaction(async (tx) => {
+    await tx.query(
+      "INSERT INTO webhook_attempts (message_id, attempt, at, status_code, latency_ms, error) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (message_id, attempt) DO NOTHING",
+      [id, attempt, r.at, r.statusCode, r.latencyMs, r.error],
+    );
+    if (state !== "pending") {
+      await tx.query("UPDATE webhook_outbox SET state = $2, delivered_at = $3 WHERE message_id = $1 AND state = 'pending'", [id, state, state === "delivered" ? r.at : null]);
+    }
+  });
+}
+
+/** A message not to deliver (its transaction is gone, or its event signatures did not match). */
+export async function setState(sql: SqlTx, id: string, state: string): Promise<void> {
+  await sql.query("UPDATE webhook_outbox SET state = $2 WHERE message_id = $1 AND state = 'pending'", [id, state]);
+}
+
+/** Deactivates a webhook that kept failing, with the reason its GET shows. */
+export async function deactivateFailing(sql: SqlTx, webhookId: string, reason: string): Promise<void> {
+  await sql.query("UPDATE webhooks SET status = 'inactive', deactivated_reason = $2 WHERE id = $1 AND status = 'active'", [webhookId, reason]);
+}
+
+export async function messageBody(sql: SqlTx, id: string): Promise<string | null> {
+  const rows = await sql.query<{body: string | null}>("SELECT body FROM webhook_outbox WHERE message_id = $1", [id]);
+  return rows[0]?.body ?? null;
+}
+
+/** The secret a delivery is signed with: the webhook's own, else its owner's shared one (made on first use). */
+export async function signingSecret(sql: SqlTx, owner: string, own: string | null, fresh: () => string): Promise<string> {
+  if (own !== null) return own;
+  await sql.query("INSERT INTO webhook_secrets (owner, secret) VALUES ($1, $2) ON CONFLICT (owner) DO NOTHING", [owner, fresh()]);
+  const rows = await sql.query<{secret: string}>("SELECT secret FROM webhook_secrets WHERE owner = $1", [owner]);
+  return rows[0]!.secret;
+}
+
+export interface TxOfMessage {
+  block_hash: Uint8Array;
+  timestamp: bigint;
+  hash: Uint8Array;
+  from_addr: Uint8Array;
+  to_addr: Uint8Array | null;
+  created: Uint8Array | null;
+  value: string;
+  nonce: bigint;
+  gas_limit: string;
+  gas_used: string;
+  gas_price: string;
+  max_fee: string | null;
+  max_priority_fee: string | null;
+  tx_type: number;
+  status: number;
+  input: Uint8Array;
+  cumulative_gas: string;
+}
+
+/** The transaction a message is about, with its block's hash and time and the receipt's cumulative gas. */
+export async function txOfMessage(sql: SqlTx, chainId: string, block: bigint, txIndex: number): Promise<TxOfMessage | null> {
+  const rows = await sql.query<TxOfMessage>(
+    `SELECT b.hash AS block_hash, b.timestamp, t.hash, t.from_addr, t.to_addr, t.created, t.value::text, t.nonce, t.gas_limit::text, t.gas_used::text,
+            t.gas_price::text, t.max_fee::text, t.max_priority_fee::text, t.tx_type, t.status, t.input,
+            (SELECT sum(x.gas_used) FROM evm_txs x WHERE x.chain_id = t.chain_id AND x.block_number = t.block_number AND x.tx_index <= t.tx_index)::text AS cumulative_gas
+     FROM evm_txs t JOIN evm_blocks b ON b.chain_id = t.chain_id AND b.number = t.block_number
+     WHERE t.chain_id = $1 AND t.block_number = $2 AND t.tx_index = $3`,
+    [chainId, block, txIndex],
+  );
+  return rows[0] ?? null;
+}
+
+export interface TransferOfMessage {
+  log_index: number;
+  erc: number;
+  token: Uint8Array;
+  from_addr: Uint8Array;
+  to_addr: Uint8Array;
+  token_id: string | null;
+  value: string;
+  name: string | null;
+  symbol: string | null;
+  decimals: number | null;
+}
+
+export async function transfersOfMessage(sql: SqlTx, chainId: string, block: bigint, txIndex: number): Promise<TransferOfMessage[]> {
+  return sql.query<TransferOfMessage>(
+    `SELECT t.log_index, t.erc, t.token, t.from_addr, t.to_addr, t.token_id::text, t.value::text, k.name, k.symbol, k.decimals
+     FROM evm_transfers t LEFT JOIN evm_tokens k ON k.chain_id = t.chain_id AND k.address = t.token
+     WHERE t.chain_id = $1 AND t.block_number = $2 AND t.tx_index = $3 ORDER BY t.log_index, t.item`,
+    [chainId, block, txIndex],
+  );
+}
+
+export interface InternalOfMessage {
+  call_type: string;
+  from_addr: Uint8Array;
+  to_addr: Uint8Array | null;
+  value: string;
+  gas_limit: string;
+  gas_used: string;
+}
+
+export async function internalsOfMessage(sql: SqlTx, chainId: string, block: bigint, txIndex: number): Promise<InternalOfMessage[]> {
+  return sql.query<InternalOfMessage>(
+    "SELECT call_type, from_addr, to_addr, value::text, gas_limit::text, gas_used::text FROM evm_internal_txs WHERE chain_id = $1 AND block_number = $2 AND tx_index = $3 ORDER BY idx",
+    [chainId, block, txIndex],
+  );
+}

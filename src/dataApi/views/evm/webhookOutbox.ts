@@ -1,0 +1,93 @@
+/**
+ * The webhooks' outbox, written by the EVM fold in the transaction of its blocks (schema 17): one message for each
+ * active address_activity webhook of the chain and each transaction that touches one of its addresses (sender,
+ * recipient, created contract, a token transfer's ends; with internal transactions, the trace lane adds the calls'
+ * ends). Written where the blocks are, a crash neither loses a message nor makes one for a block not folded.
+ * A message's ID is derived from the webhook, chain, block hash and transaction index, so the same block folded
+ * again makes the same message. A rollback deletes the messages of its blocks not attempted yet and answers each
+ * one attempted with a reversal message (docs/api/webhooks.md, Reorgs). Delivery: src/dataApi/webhooks/.
+ */
+import type {SqlTx} from "../../store/client.js";
+import type {LogRow} from "./derive.js";
+
+/** A transaction's participant in a batch: who, where, and the block's hash (the message ID's part). */
+export interface Touch {
+  address: Uint8Array;
+  block: bigint;
+  txIndex: number;
+  txHash: Uint8Array;
+  blockHash: Uint8Array;
+}
+
+const NOW_MS = "(extract(epoch from clock_timestamp()) * 1000)::int8";
+const hex = (b: Uint8Array): string => "0x" + Buffer.from(b).toString("hex");
+
+/**
+ * Enqueues the messages of a batch's touches. One statement when no watched address is among them (the join with
+ * webhook_addresses finds nothing); a second one copies the logs of the transactions matched.
+ */
+export async function enqueueAddressActivity(tx: SqlTx, chainId: string, touches: readonly Touch[], logs: ReadonlyMap<string, LogRow[]>): Promise<void> {
+  if (touches.length === 0) return;
+  const made = await tx.query<{message_id: string; block_number: bigint; tx_index: number}>(
+    `INSERT INTO webhook_outbox (message_id, webhook_id, chain_id, block_number, tx_index, tx_hash, created_at)
+     SELECT DISTINCT ON (h.id, u.b, u.i) md5(h.id || ':' || $1 || ':' || encode(u.bh, 'hex') || ':' || u.i)::uuid::text, h.id, $1, u.b, u.i, u.th, ${NOW_MS}
+     FROM unnest($2::bytea[], $3::int8[], $4::int4[], $5::bytea[], $6::bytea[]) AS u(a, b, i, th, bh)
+     JOIN webhook_addresses wa ON wa.address = u.a
+     JOIN webhooks h ON h.id = wa.webhook_id AND h.status = 'active' AND h.event_type = 'address_activity' AND h.chain_id = $1
+     ON CONFLICT (message_id) DO NOTHING
+     RETURNING message_id, block_number, tx_index`,
+    [chainId, touches.map((t) => t.address), touches.map((t) => t.block), touches.map((t) => t.txIndex), touches.map((t) => t.txHash), touches.map((t) => t.blockHash)],
+  );
+  const withLogs = made.filter((m) => (logs.get(`${m.block_number}:${m.tx_index}`)?.length ?? 0) > 0);
+  if (withLogs.length === 0) return;
+  await tx.query(
+    "UPDATE webhook_outbox o SET logs = u.l::jsonb FROM unnest($1::text[], $2::text[]) AS u(id, l) WHERE o.message_id = u.id",
+    [withLogs.map((m) => m.message_id), withLogs.map((m) => JSON.stringify(logs.get(`${m.block_number}:${m.tx_index}`)!.map(logJson)))],
+  );
+}
+
+/**
+ * The trace lane's part: the transactions of folded blocks whose internal calls touch a watched address, for the
+ * webhooks that include internal transactions (a message the head made already is kept as it is).
+ */
+export async function enqueueInternalActivity(tx: SqlTx, chainId: string, touches: ReadonlyArray<{address: Uint8Array; block: bigint; txIndex: number}>): Promise<void> {
+  if (touches.length === 0) return;
+  await tx.query(
+    `INSERT INTO webhook_outbox (message_id, webhook_id, chain_id, block_number, tx_index, tx_hash, created_at)
+     SELECT DISTINCT ON (h.id, u.b, u.i) md5(h.id || ':' || $1 || ':' || encode(b.hash, 'hex') || ':' || u.i)::uuid::text, h.id, $1, u.b, u.i, t.hash, ${NOW_MS}
+     FROM unnest($2::bytea[], $3::int8[], $4::int4[]) AS u(a, b, i)
+     JOIN webhook_addresses wa ON wa.address = u.a
+     JOIN webhooks h ON h.id = wa.webhook_id AND h.status = 'active' AND h.event_type = 'address_activity' AND h.chain_id = $1 AND h.include_internal_txs
+     JOIN evm_blocks b ON b.chain_id = $1 AND b.number = u.b
+     JOIN evm_txs t ON t.chain_id = $1 AND t.block_number = u.b AND t.tx_index = u.i
+     ON CONFLICT (message_id) DO NOTHING`,
+    [chainId, touches.map((t) => t.address), touches.map((t) => t.block), touches.map((t) => t.txIndex)],
+  );
+}
+
+/**
+ * A rollback of the blocks after `to`: their messages not attempted yet are deleted (never delivered); each one
+ * attempted (its receiver may have it) is dropped and answered by a reversal message, delivered as any other.
+ */
+export async function rollbackOutbox(tx: SqlTx, chainId: string, to: bigint): Promise<void> {
+  await tx.query("DELETE FROM webhook_outbox WHERE chain_id = $1 AND block_number > $2 AND attempts = 0 AND reverses IS NULL", [chainId, to]);
+  await tx.query(
+    `INSERT INTO webhook_outbox (message_id, webhook_id, chain_id, block_number, tx_index, tx_hash, reverses, created_at)
+     SELECT md5(message_id || ':reversal')::uuid::text, webhook_id, chain_id, block_number, tx_index, tx_hash, message_id, ${NOW_MS}
+     FROM webhook_outbox WHERE chain_id = $1 AND block_number > $2 AND attempts > 0 AND reverses IS NULL AND state <> 'dropped'
+     ON CONFLICT (message_id) DO NOTHING`,
+    [chainId, to],
+  );
+  await tx.query("UPDATE webhook_outbox SET state = 'dropped' WHERE chain_id = $1 AND block_number > $2 AND attempts > 0 AND reverses IS NULL AND state <> 'dropped'", [chainId, to]);
+}
+
+/** The hosted API's Log model, `removed` false (a reversal sets it). */
+function logJson(l: LogRow): Record<string, unknown> {
+  const out: Record<string, unknown> = {address: hex(l.address), topic0: l.topics[0] ? hex(l.topics[0]) : ""};
+  for (let k = 1; k < Math.min(4, l.topics.length); k++) out[`topic${k}`] = hex(l.topics[k]!);
+  out.data = hex(l.data);
+  out.transactionIndex = l.txIndex;
+  out.logIndex = l.logIndex;
+  out.removed = false;
+  return out;
+}

@@ -1,0 +1,81 @@
+/**
+ * One delivery attempt: a POST of the exact body bytes, signed in `x-signature` (base64 HMAC-SHA256 of the body, the
+ * key being the secret's UTF-8 bytes, as chainkit's validateWebhook checks it), to an address the SSRF guard
+ * (util/publicTarget.ts) checked, with the connection pinned to it. Redirects are not followed (a 3xx is a failure),
+ * and an answer later than the deadline is one too. Never throws: the outcome says what happened.
+ */
+import {createHmac} from "node:crypto";
+import http from "node:http";
+import https from "node:https";
+import {TargetRefused, checkedAddresses, pinnedLookup} from "../../util/publicTarget.js";
+
+export interface PostOutcome {
+  /** The HTTP status, 0 when none came. */
+  status: number;
+  latencyMs: number;
+  /** Why it failed, null on a 2xx. */
+  error: string | null;
+}
+
+export function signature(body: string, secret: string): string {
+  return createHmac("sha256", Buffer.from(secret, "utf8")).update(body, "utf8").digest("base64");
+}
+
+export async function postSigned(
+  url: string,
+  body: string,
+  secret: string,
+  o: {timeoutMs: number; allowPrivate: boolean; headers?: Record<string, string>},
+  elapsed: () => number,
+): Promise<PostOutcome> {
+  const started = elapsed();
+  const done = (status: number, error: string | null): PostOutcome => ({status, latencyMs: Math.round(elapsed() - started), error});
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return done(0, "not a URL");
+  }
+  const signal = AbortSignal.timeout(o.timeoutMs);
+  let to;
+  try {
+    to = await checkedAddresses(u.hostname, o.allowPrivate);
+  } catch (e) {
+    return done(0, e instanceof TargetRefused ? e.message : (e as Error).message);
+  }
+  const bytes = Buffer.from(body, "utf8");
+  const mod = u.protocol === "https:" ? https : http;
+  return new Promise<PostOutcome>((resolve) => {
+    let settled = false;
+    const finish = (status: number, error: string | null): void => {
+      if (settled) return;
+      settled = true;
+      resolve(done(status, error));
+    };
+    const req = mod.request(
+      u,
+      {
+        method: "POST",
+        lookup: pinnedLookup(to),
+        signal,
+        agent: false,
+        headers: {
+          "content-type": "application/json",
+          "content-length": String(bytes.length),
+          "user-agent": "avaext-webhooks",
+          "x-signature": signature(body, secret),
+          ...o.headers,
+        },
+      },
+      (res) => {
+        const status = res.statusCode ?? 0;
+        res.resume();
+        res.on("end", () => finish(status, status >= 200 && status < 300 ? null : status >= 300 && status < 400 ? `HTTP ${status}: redirects are not followed` : `HTTP ${status}`));
+        res.on("error", (e) => finish(status, e.message));
+        res.on("close", () => finish(status, status >= 200 && status < 300 && res.complete ? null : `HTTP ${status}`));
+      },
+    );
+    req.on("error", (e) => finish(0, signal.aborted ? `no answer within ${o.timeoutMs} ms` : e.message));
+    req.end(bytes);
+  });
+}
