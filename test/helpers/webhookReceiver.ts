@@ -22,6 +22,9 @@ export interface Receiver {
   /** Deliveries answered 200, parsed. */
   accepted(): Array<{messageId: string; webhookId: string; event: any; reverses?: string}>;
   waitFor(n: number, timeoutMs?: number): Promise<void>;
+  /** Stops listening (connections are refused) until `up`, on the same port. */
+  down(): Promise<void>;
+  up(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -38,11 +41,15 @@ export async function startReceiver(mode: ReceiverMode = "ok", slowMs = 12_000):
         await new Promise((res) => setTimeout(res, 25));
       }
     },
-    close: async () => {
+    down: async () => {
       for (const res of held) res.destroy();
       server.closeAllConnections();
-      await new Promise<void>((res) => server.close(() => res()));
+      if (server.listening) await new Promise<void>((res) => server.close(() => res()));
     },
+    up: async () => {
+      if (!server.listening) await new Promise<void>((res) => server.listen(port, "127.0.0.1", () => res()));
+    },
+    close: async () => r.down(),
   };
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -67,6 +74,7 @@ export async function startReceiver(mode: ReceiverMode = "ok", slowMs = 12_000):
     });
   });
   await new Promise<void>((res) => server.listen(0, "127.0.0.1", () => res()));
-  r.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  const port = (server.address() as AddressInfo).port;
+  r.url = `http://127.0.0.1:${port}/hook`;
   return r;
 }
