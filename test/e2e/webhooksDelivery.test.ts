@@ -13,12 +13,11 @@ import {DevFactory, DevToken} from "../../src/dev/evm/artifacts.js";
 import {contractAddress} from "../../src/dev/evm/traffic.js";
 import {encodeAbi, encodeCall} from "../../src/evm/abi.js";
 import {bytesToHex} from "../../src/evm/hex.js";
-import {canonicalJson} from "../../src/util/canonicalJson.js";
 import {RETRY_DELAYS_MS} from "../../src/dataApi/webhooks/delivery.js";
 import {quietLogger, STORE_BACKENDS} from "../helpers/sql.js";
 import {startNode, type TestNode} from "../helpers/node.js";
 import {startReceiver, type Receiver} from "../helpers/webhookReceiver.js";
-import {keysFile, webhookNodeFlags} from "../helpers/webhooks.js";
+import {keysFile, validated, webhookNodeFlags} from "../helpers/webhooks.js";
 
 const CHAIN = "99998";
 const KEY = "key-a-0123456789";
@@ -26,16 +25,6 @@ const ME = "0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65";
 const YOU = "0x9965507D1a55bcC2695C58ba16FB37d819B0A4dc";
 const THEM = "0x976EA74026E726554dB657fA54763abd0C3a0aa9";
 const ck = new Avalanche({enableTelemetry: false});
-
-/** Every delivery verified by chainkit's validateWebhook with `secret`; returns the parsed payloads. */
-export async function validated(r: Receiver, secret: string): Promise<Array<Awaited<ReturnType<Avalanche["validateWebhook"]>>>> {
-  const out = [];
-  for (const d of r.deliveries) {
-    out.push(await ck.validateWebhook({request: {body: d.body, headers: d.headers, url: r.url, method: "POST"}, secret}));
-    expect(d.body).toBe(canonicalJson(JSON.parse(d.body)));
-  }
-  return out;
-}
 
 describe.each(STORE_BACKENDS)("webhook delivery ($name)", (backend) => {
   let anvil: Anvil;

@@ -1,7 +1,13 @@
 /** A node that follows one test anvil with the data API and webhooks on, and the API keys its tests use. */
 import {writeFileSync} from "node:fs";
 import path from "node:path";
+import {expect} from "vitest";
+import {Avalanche} from "@avalanche-sdk/chainkit";
+import {canonicalJson} from "../../src/util/canonicalJson.js";
 import {tempDir} from "./tempDirs.js";
+import type {Receiver} from "./webhookReceiver.js";
+
+const ck = new Avalanche({enableTelemetry: false});
 
 export const WEBHOOK_CHAIN = "99998";
 export const KEY_A = "key-a-0123456789";
@@ -28,5 +34,16 @@ export function keysFile(): string {
   const f = path.join(tempDir(), "keys.json");
   writeFileSync(f, JSON.stringify({[KEY_A]: {name: "a", rateLimit: 0}, [KEY_B]: {name: "b", rateLimit: 0}}));
   return f;
+}
+
+
+/** Every delivery verified by chainkit's validateWebhook with `secret`; returns the parsed payloads. */
+export async function validated(r: Receiver, secret: string): Promise<Array<Awaited<ReturnType<Avalanche["validateWebhook"]>>>> {
+  const out = [];
+  for (const d of r.deliveries) {
+    out.push(await ck.validateWebhook({request: {body: d.body, headers: d.headers, url: r.url, method: "POST"}, secret}));
+    expect(d.body).toBe(canonicalJson(JSON.parse(d.body)));
+  }
+  return out;
 }
 
