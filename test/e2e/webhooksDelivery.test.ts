@@ -115,6 +115,37 @@ describe.each(STORE_BACKENDS)("webhook delivery ($name)", (backend) => {
     await expect(ck.validateWebhook({request: {body: r.deliveries[0]!.body, headers: r.deliveries[0]!.headers, url: r.url, method: "POST"}, secret})).rejects.toThrow(/Invalid signature/);
   });
 
+  it("keeps a delivery log per webhook, and replays from a block height or a message", async () => {
+    const r = await receiver("ok");
+    const watched = "0x" + "9a".repeat(20);
+    const id = await hook(r.url, [watched]);
+    const first = await sendTx({from: ME, to: watched, value: "0x1"});
+    const second = await sendTx({from: ME, to: watched, value: "0x2"});
+    await r.waitFor(2);
+    const log = await call("GET", `/v1/webhooks/${id}/messages`);
+    expect(log.messages).toHaveLength(2);
+    expect(log.messages.map((x: {txHash: string}) => x.txHash).sort()).toEqual([first, second].sort());
+    expect(log.messages.every((x: {state: string; attempts: number}) => x.state === "delivered" && x.attempts === 1)).toBe(true);
+    const later = log.messages.find((x: {txHash: string}) => x.txHash === second);
+    const earlier = log.messages.find((x: {txHash: string}) => x.txHash === first);
+    const one = await call("GET", `/v1/webhooks/${id}/messages/${later.messageId}`);
+    expect(one.attemptLog).toEqual([expect.objectContaining({attempt: 1, statusCode: 200, latencyMs: expect.any(Number)})]);
+    expect(one.body).toBe(r.deliveries.find((d) => JSON.parse(d.body).messageId === later.messageId)!.body);
+    expect((await call("GET", `/v1/webhooks/${id}/messages?state=pending`)).messages).toEqual([]);
+
+    expect(await call("POST", `/v1/webhooks/${id}/replay`, {fromBlock: Number(later.blockNumber)})).toEqual({replayed: 1});
+    await r.waitFor(3);
+    expect(r.deliveries[2]!.body).toBe(one.body);
+    expect(await call("POST", `/v1/webhooks/${id}/replay`, {fromMessageId: earlier.messageId})).toEqual({replayed: 2});
+    await r.waitFor(5);
+    expect(new Set(r.deliveries.map((d) => JSON.parse(d.body).messageId))).toEqual(new Set([earlier.messageId, later.messageId]));
+    expect((await call("GET", `/v1/webhooks/${id}/messages/${later.messageId}`)).attemptLog.map((x: {attempt: number}) => x.attempt)).toEqual([1, 2, 3]);
+    for (const [b, field] of [[{}, "fromBlock"], [{fromBlock: "x"}, "fromBlock"], [{fromBlock: 1, fromMessageId: "a"}, "fromBlock"], [{fromMessageId: "nope"}, "fromMessageId"], [{since: 1}, "since"]] as const) {
+      expect((await call("POST", `/v1/webhooks/${id}/replay`, b)).message).toMatch(new RegExp(`^${field}: `));
+    }
+    expect((await call("GET", `/v1/webhooks/${id}/messages/nope`)).statusCode).toBe(404);
+  });
+
   it("retries a receiver that is down for a simulated day on the hosted schedule, with the same message and bytes", async () => {
     const r = await receiver("fail");
     const watched = "0x" + "12".repeat(20);

@@ -13,6 +13,7 @@ export interface DueMessage {
   block_number: bigint;
   tx_index: number;
   attempts: number;
+  attempt_base: number;
   body: string | null;
   reverses: string | null;
   created_at: bigint;
@@ -31,7 +32,7 @@ export interface DueMessage {
  */
 export async function dueMessages(sql: SqlTx, now: number, limit: number, skip: readonly string[]): Promise<DueMessage[]> {
   return sql.query<DueMessage>(
-    `SELECT o.message_id, o.webhook_id, o.chain_id, o.block_number, o.tx_index, o.attempts, o.body, o.reverses, o.created_at, o.logs,
+    `SELECT o.message_id, o.webhook_id, o.chain_id, o.block_number, o.tx_index, o.attempts, o.attempt_base, o.body, o.reverses, o.created_at, o.logs,
             h.url, h.secret, h.owner, h.include_logs, h.include_internal_txs, h.metadata
      FROM webhook_outbox o
      JOIN webhooks h ON h.id = o.webhook_id AND h.status = 'active'
@@ -168,4 +169,68 @@ export async function internalsOfMessage(sql: SqlTx, chainId: string, block: big
     "SELECT call_type, from_addr, to_addr, value::text, gas_limit::text, gas_used::text FROM evm_internal_txs WHERE chain_id = $1 AND block_number = $2 AND tx_index = $3 ORDER BY idx",
     [chainId, block, txIndex],
   );
+}
+
+export interface MessageRow {
+  message_id: string;
+  block_number: bigint;
+  tx_hash: Uint8Array | null;
+  reverses: string | null;
+  state: string;
+  attempts: number;
+  created_at: bigint;
+  delivered_at: bigint | null;
+  next_attempt_at: bigint;
+}
+
+const MESSAGE_COLS = "message_id, block_number, tx_hash, reverses, state, attempts, created_at, delivered_at, next_attempt_at";
+
+/** A webhook's delivery log, newest first, keyset-paged on (created_at, message_id). */
+export async function listMessages(sql: SqlTx, webhookId: string, state: string | undefined, pageSize: number, cursor: [bigint, string] | null): Promise<{items: MessageRow[]; next: [bigint, string] | undefined}> {
+  const params: unknown[] = [webhookId, pageSize + 1];
+  let where = "webhook_id = $1";
+  if (state !== undefined) {
+    params.push(state);
+    where += ` AND state = $${params.length}`;
+  }
+  if (cursor) {
+    params.push(cursor[0], cursor[1]);
+    where += ` AND (created_at, message_id) < ($${params.length - 1}, $${params.length})`;
+  }
+  const rows = await sql.query<MessageRow>(`SELECT ${MESSAGE_COLS} FROM webhook_outbox WHERE ${where} ORDER BY created_at DESC, message_id DESC LIMIT $2`, params);
+  const items = rows.slice(0, pageSize);
+  const last = items[items.length - 1];
+  return {items, next: rows.length > pageSize && last ? [last.created_at, last.message_id] : undefined};
+}
+
+export async function getMessage(sql: SqlTx, webhookId: string, messageId: string): Promise<(MessageRow & {body: string | null}) | null> {
+  const rows = await sql.query<MessageRow & {body: string | null}>(`SELECT ${MESSAGE_COLS}, body FROM webhook_outbox WHERE webhook_id = $1 AND message_id = $2`, [webhookId, messageId]);
+  return rows[0] ?? null;
+}
+
+export interface AttemptRow {
+  attempt: number;
+  at: bigint;
+  status_code: number;
+  latency_ms: number;
+  error: string | null;
+}
+
+export async function attemptsOf(sql: SqlTx, messageId: string): Promise<AttemptRow[]> {
+  return sql.query<AttemptRow>("SELECT attempt, at, status_code, latency_ms, error FROM webhook_attempts WHERE message_id = $1 ORDER BY attempt", [messageId]);
+}
+
+/**
+ * Replay: a webhook's messages from a block height (or from a message on, by the time it was made) are due again
+ * at once, with their frozen bodies and a fresh retry schedule; a message dropped by a rollback stays dropped.
+ * Returns how many.
+ */
+export async function replay(sql: SqlTx, webhookId: string, from: {block: bigint} | {createdAt: bigint}): Promise<number> {
+  const [cond, value] = "block" in from ? ["block_number >= $2", from.block] : ["created_at >= $2", from.createdAt];
+  const rows = await sql.query(
+    `UPDATE webhook_outbox SET state = 'pending', next_attempt_at = 0, attempt_base = attempts, delivered_at = NULL
+     WHERE webhook_id = $1 AND ${cond} AND state IN ('delivered', 'failed', 'pending') RETURNING 1`,
+    [webhookId, value],
+  );
+  return rows.length;
 }

@@ -11,6 +11,7 @@ import {TargetRefused, checkedAddresses} from "../../util/publicTarget.js";
 import type {SqlClient} from "../store/client.js";
 import type {EvmChains} from "../evm/chains.js";
 import * as w from "../queries/webhooks.js";
+import * as outbox from "../queries/webhookOutbox.js";
 import {DataApiError, badRequest, notFound} from "../server/errors.js";
 import {parseEvmAddress} from "../server/names.js";
 import {implement, type BoundRoute, type RouteCtx} from "../server/route.js";
@@ -270,7 +271,54 @@ export function webhookRoutes(o: WebhookRoutesOptions, m: WebhookRoutesModules):
     return {secret: (await w.getSharedSecret(m.sql, who))!};
   };
 
+  const message = (r: outbox.MessageRow) => ({
+    messageId: r.message_id,
+    blockNumber: r.block_number.toString(),
+    ...(r.tx_hash ? {txHash: "0x" + Buffer.from(r.tx_hash).toString("hex")} : {}),
+    ...(r.reverses ? {reverses: r.reverses} : {}),
+    state: r.state as "pending" | "delivered" | "failed" | "dropped" | "skipped",
+    attempts: r.attempts,
+    createdAt: Number(r.created_at),
+    ...(r.delivered_at !== null ? {deliveredAt: Number(r.delivered_at)} : {}),
+    ...(r.state === "pending" ? {nextAttemptAt: Number(r.next_attempt_at)} : {}),
+  });
+
+  const replay = async (ctx: RouteCtx<R["replayWebhook"]>) => {
+    const b = body(ctx.body);
+    known(b, ["fromBlock", "fromMessageId"], "");
+    const row = await found(ctx);
+    if ((b.fromBlock === undefined) === (b.fromMessageId === undefined)) throw badRequest("fromBlock", "give fromBlock or fromMessageId, one of them");
+    if (b.fromBlock !== undefined) {
+      const v = typeof b.fromBlock === "number" ? String(b.fromBlock) : b.fromBlock;
+      if (typeof v !== "string" || !/^[0-9]{1,19}$/.test(v)) throw badRequest("fromBlock", "a block height (an integer >= 0)");
+      return {replayed: await outbox.replay(m.sql, row.id, {block: BigInt(v)})};
+    }
+    const id = text("fromMessageId", b.fromMessageId, 64);
+    const from = await outbox.getMessage(m.sql, row.id, id);
+    if (!from) throw badRequest("fromMessageId", `webhook ${row.id} has no message ${id}`);
+    return {replayed: await outbox.replay(m.sql, row.id, {createdAt: from.created_at})};
+  };
+
   return implement(WEBHOOK_ROUTES, {
+    listWebhookMessages: async (ctx) => {
+      const row = await found(ctx);
+      const c = ctx.page.cursor;
+      if (c !== null && (c.length !== 2 || typeof c[0] !== "string" || typeof c[1] !== "string" || !/^[0-9]+$/.test(c[0]))) throw badRequest("pageToken", "not a token of this list");
+      const page = await outbox.listMessages(m.sql, row.id, ctx.query.state, ctx.page.size, c ? [BigInt(c[0] as string), c[1] as string] : null);
+      return {nextPageToken: ctx.page.next(page.next ? [page.next[0].toString(), page.next[1]] : undefined), messages: page.items.map(message)};
+    },
+    getWebhookMessage: async (ctx) => {
+      const row = await found(ctx);
+      const msg = await outbox.getMessage(m.sql, row.id, ctx.params.messageId);
+      if (!msg) throw notFound(`webhook ${row.id} has no message ${ctx.params.messageId}`);
+      const attempts = await outbox.attemptsOf(m.sql, msg.message_id);
+      return {
+        ...message(msg),
+        attemptLog: attempts.map((a) => ({attempt: a.attempt, at: Number(a.at), statusCode: a.status_code, latencyMs: a.latency_ms, ...(a.error ? {error: a.error} : {})})),
+        ...(msg.body !== null ? {body: msg.body} : {}),
+      };
+    },
+    replayWebhook: replay,
     createWebhook: create,
     listWebhooks: async (ctx) => {
       const who = owner(ctx);

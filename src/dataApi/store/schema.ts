@@ -732,7 +732,8 @@ CREATE TABLE webhook_secrets (
 -- so a block folded again gives the same IDs. logs: the transaction's receipt logs (no table holds them). body is
 -- frozen at the first attempt: every retry sends the same bytes.
 -- state: pending, delivered, failed (past the schedule), dropped (its block was rolled back after an attempt; a
--- reversal message, reverses = its ID, follows). created_at and the times are Unix ms.
+-- reversal message, reverses = its ID, follows). attempt_base: the attempts made before the last replay (the retry
+-- schedule starts again from it). created_at and the times are Unix ms.
 CREATE TABLE webhook_outbox (
   message_id text PRIMARY KEY,
   webhook_id text NOT NULL,
@@ -745,6 +746,7 @@ CREATE TABLE webhook_outbox (
   created_at int8 NOT NULL,
   state text NOT NULL DEFAULT 'pending',
   attempts int4 NOT NULL DEFAULT 0,
+  attempt_base int4 NOT NULL DEFAULT 0,
   next_attempt_at int8 NOT NULL DEFAULT 0,
   body text,
   delivered_at int8

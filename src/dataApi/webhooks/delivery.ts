@@ -124,10 +124,12 @@ export class WebhookDelivery {
       return;
     }
     const attempt = m.attempts + 1;
+    // The schedule's place: attempts since the last replay (queries/webhookOutbox.ts replay).
+    const nth = attempt - m.attempt_base;
     const delays = this.opts.retryDelaysMs;
-    const last = attempt > delays.length;
+    const last = nth > delays.length;
     // Past the last attempt, the lease is the deadline: a crash then gives it one more try.
-    const nextAt = now() + (last ? this.opts.timeoutMs : delays[attempt - 1]!);
+    const nextAt = now() + (last ? this.opts.timeoutMs : delays[nth - 1]!);
     if (!(await q.claim(sql, m.message_id, m.attempts, body, nextAt))) return;
     const secret = await q.signingSecret(sql, m.owner, m.secret, () => randomBytes(32).toString("hex"));
     const at = now();
@@ -136,7 +138,7 @@ export class WebhookDelivery {
     await q.recordAttempt(sql, m.message_id, attempt, {at, statusCode: out.status, latencyMs: out.latencyMs, error: out.error}, ok ? "delivered" : last ? "failed" : "pending");
     this.modules.onAttempt?.({messageId: m.message_id, webhookId: m.webhook_id, status: out.status, latencyMs: out.latencyMs, createdAt: Number(m.created_at), ok});
     if (!ok && last) {
-      const reason = `message ${m.message_id} failed ${attempt} attempts over the retry schedule; last: ${out.error}`;
+      const reason = `message ${m.message_id} failed ${nth} attempts over the retry schedule; last: ${out.error}`;
       await q.deactivateFailing(sql, m.webhook_id, reason);
       this.modules.logger.warn({webhookId: m.webhook_id, messageId: m.message_id, error: out.error}, "webhook deactivated: its deliveries keep failing");
     }

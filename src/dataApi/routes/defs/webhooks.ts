@@ -30,11 +30,37 @@ const LIST = model("ListWebhooksResponse", {nextPageToken, webhooks: array(WEBHO
 const ADDRESSES = model("ListWebhookAddressesResponse", {nextPageToken, addresses: array(string()), totalAddresses: integer()});
 const SECRET = model("SharedSecretsResponse", {secret: string("The key's shared secret: HMAC-SHA256 key of x-signature, as its UTF-8 bytes")});
 
+const ATTEMPT = model("WebhookAttempt", {
+  attempt: integer("1 for the first"),
+  at: integer("When it was made, Unix ms"),
+  statusCode: integer("The receiver's HTTP status; 0 when none came"),
+  latencyMs: integer(),
+  error: optional(string("Why it failed")),
+});
+const MESSAGE_FIELDS = {
+  messageId: string(),
+  blockNumber: string(),
+  txHash: optional(string()),
+  reverses: optional(string("The message this reversal takes back (its block was rolled back)")),
+  state: literals(["pending", "delivered", "failed", "dropped", "skipped"] as const),
+  attempts: integer(),
+  createdAt: integer("When the fold wrote it, Unix ms"),
+  deliveredAt: optional(integer("Unix ms")),
+  nextAttemptAt: optional(integer("Unix ms, while pending")),
+};
+const MESSAGE = model("WebhookMessage", MESSAGE_FIELDS, "A message of a webhook's delivery log (avaext's extension)");
+const MESSAGE_DETAIL = model("WebhookMessageDetail", {...MESSAGE_FIELDS, attemptLog: array(ATTEMPT), body: optional(string("The exact bytes sent (frozen at the first attempt)"))});
+const MESSAGES = model("ListWebhookMessagesResponse", {nextPageToken, messages: array(MESSAGE)});
+const REPLAY = named("ReplayWebhookRequest", "fromBlock (a block height) or fromMessageId: the webhook's messages from there on are delivered again");
+const REPLAYED = model("ReplayWebhookResponse", {replayed: integer("Messages due again")});
+const MESSAGE_ID = {schema: {type: "string"}, description: "A message ID"};
+
 const CREATE = named("CreateWebhookRequest", "An EVMAddressActivityRequest, PrimaryNetworkAddressActivityRequest or ValidatorActivityRequest", ["eventType", "url"]);
 const UPDATE = named("UpdateWebhookRequest", "The fields to change: name, description, url, status, includeInternalTxs, includeLogs");
 const CHANGE = named("AddressesChangeRequest", "The addresses to add or remove", ["addresses"]);
 
 const TAGS = ["Webhooks"];
+const EXT = ["Webhooks (avaext)"];
 
 export const WEBHOOK_ROUTES = {
   createWebhook: route({
@@ -152,5 +178,39 @@ export const WEBHOOK_ROUTES = {
     query: {},
     paging: EVM_PAGE,
     response: ADDRESSES,
+  }),
+  listWebhookMessages: route({
+    method: "GET",
+    path: "/v1/webhooks/:id/messages",
+    operationId: "listWebhookMessages",
+    summary: "A webhook's delivery log, newest first (avaext)",
+    tags: EXT,
+    params: {id: ID},
+    query: {state: q.extension(q.choice(["pending", "delivered", "failed", "dropped", "skipped"] as const, {description: "Only messages in this state"}))},
+    paging: EVM_PAGE,
+    response: MESSAGES,
+  }),
+  getWebhookMessage: route({
+    method: "GET",
+    path: "/v1/webhooks/:id/messages/:messageId",
+    operationId: "getWebhookMessage",
+    summary: "One message of a webhook, its attempts and its body (avaext)",
+    tags: EXT,
+    params: {id: ID, messageId: MESSAGE_ID},
+    query: {},
+    paging: undefined,
+    response: MESSAGE_DETAIL,
+  }),
+  replayWebhook: route({
+    method: "POST",
+    path: "/v1/webhooks/:id/replay",
+    operationId: "replayWebhook",
+    summary: "Deliver a webhook's messages again from a block height or a message on (avaext)",
+    tags: EXT,
+    params: {id: ID},
+    query: {},
+    paging: undefined,
+    body: REPLAY,
+    response: REPLAYED,
   }),
 };
