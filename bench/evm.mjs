@@ -80,7 +80,7 @@ export async function startPostgres(dir) {
  * and writes older ones to disk as JSON, a few MB a block here, and drops all but the last 3,600, after which
  * the old blocks can no longer be traced. Started on 127.0.0.1, stopped by its process ID.
  */
-async function startAnvil(states) {
+export async function startAnvil(states) {
   const child = spawn(anvilBinary(), ["--host", "127.0.0.1", "--port", "0", "--chain-id", String(CHAIN_ID), "--timestamp", String(GENESIS), "--hardfork", "cancun", "--no-mining", "--prune-history", String(states)], {stdio: ["ignore", "pipe", "pipe"]});
   const url = await new Promise((resolve, reject) => {
     let out = "";

@@ -2,7 +2,7 @@
 // `npm run bench`: every figure, as the median of BENCH_RUNS runs, with the ratio to its reference measured in
 // the same run. Prints a Markdown table (docs/performance.md holds the current figures).
 // `node bench/run.js <section>` runs one section: primitives, ratelimit, decode, transport, index, dataapi, genesis,
-// evm, icm, warp, slowreaders, soak.
+// evm, icm, warp, webhooks, slowreaders, soak.
 import os from "node:os";
 import {CONNECTION_SET, RUNS, SECONDS, fmt} from "./lib.mjs";
 import {benchIndex} from "./index.mjs";
@@ -17,9 +17,10 @@ import {benchSoak} from "./soak.mjs";
 import {benchTransport} from "./transport.mjs";
 import {benchSlowReaders} from "./slowReaders.mjs";
 import {benchRateLimit} from "./rateLimit.mjs";
+import {benchWebhooks} from "./webhooks.mjs";
 
 // The soak runs only when asked for (`node bench/run.js soak`): it takes 10 minutes.
-const sections = [benchPrimitives, benchRateLimit, benchDecode, benchTransport, benchIndex, benchDataApi, benchGenesis, benchEvm, benchIcm, benchWarp, benchSlowReaders, benchSoak];
+const sections = [benchPrimitives, benchRateLimit, benchDecode, benchTransport, benchIndex, benchDataApi, benchGenesis, benchEvm, benchIcm, benchWarp, benchWebhooks, benchSlowReaders, benchSoak];
 const only = process.argv[2];
 
 const rows = [];

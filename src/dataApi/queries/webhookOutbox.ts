@@ -33,9 +33,10 @@ export interface DueMessage {
 export async function dueMessages(sql: SqlTx, now: number, limit: number, skip: readonly string[]): Promise<DueMessage[]> {
   return sql.query<DueMessage>(
     `SELECT o.message_id, o.webhook_id, o.chain_id, o.block_number, o.tx_index, o.attempts, o.attempt_base, o.body, o.reverses, o.created_at, o.logs,
-            h.url, h.secret, h.owner, h.include_logs, h.include_internal_txs, h.metadata
+            h.url, COALESCE(h.secret, s.secret) AS secret, h.owner, h.include_logs, h.include_internal_txs, h.metadata
      FROM webhook_outbox o
      JOIN webhooks h ON h.id = o.webhook_id AND h.status = 'active'
+     LEFT JOIN webhook_secrets s ON s.owner = h.owner
      LEFT JOIN evm_chains c ON c.chain_id = o.chain_id
      WHERE o.state = 'pending' AND o.next_attempt_at <= $1 AND NOT (o.message_id = ANY($3::text[]))
        AND (o.body IS NOT NULL OR NOT h.include_internal_txs OR c.traces IS NOT TRUE OR c.trace_lane >= o.block_number)
@@ -45,16 +46,28 @@ export async function dueMessages(sql: SqlTx, now: number, limit: number, skip: 
   );
 }
 
+export interface Claim {
+  id: string;
+  attempts: number;
+  body: string;
+  nextAt: number;
+}
+
 /**
- * Claims attempt `attempts + 1`: freezes the body (the first one's stays), and sets when the next attempt is due
- * should this one fail or the process die during it. False if the message moved meanwhile.
+ * Claims the next attempt of each message, in one statement: freezes its body (a first one's stays), and sets when
+ * its next attempt is due should this one fail or the process die during it. Returns the IDs claimed (a message
+ * that moved meanwhile is not).
  */
-export async function claim(sql: SqlTx, id: string, attempts: number, body: string, nextAt: number): Promise<boolean> {
-  const rows = await sql.query(
-    "UPDATE webhook_outbox SET attempts = attempts + 1, body = COALESCE(body, $3), next_attempt_at = $4 WHERE message_id = $1 AND state = 'pending' AND attempts = $2 RETURNING 1",
-    [id, attempts, body, nextAt],
+export async function claimAll(sql: SqlTx, claims: readonly Claim[]): Promise<Set<string>> {
+  if (claims.length === 0) return new Set();
+  const rows = await sql.query<{message_id: string}>(
+    `UPDATE webhook_outbox o SET attempts = o.attempts + 1, body = COALESCE(o.body, u.body), next_attempt_at = u.next_at
+     FROM unnest($1::text[], $2::int4[], $3::text[], $4::int8[]) AS u(id, attempts, body, next_at)
+     WHERE o.message_id = u.id AND o.state = 'pending' AND o.attempts = u.attempts
+     RETURNING o.message_id`,
+    [claims.map((c) => c.id), claims.map((c) => c.attempts), claims.map((c) => c.body), claims.map((c) => c.nextAt)],
   );
-  return rows.length > 0;
+  return new Set(rows.map((r) => r.message_id));
 }
 
 export interface AttemptRecord {
@@ -64,15 +77,28 @@ export interface AttemptRecord {
   error: string | null;
 }
 
-/** Records an attempt, and the message's new state: delivered, failed (the schedule's end), or still pending. */
-export async function recordAttempt(sql: SqlClient, id: string, attempt: number, r: AttemptRecord, state: "delivered" | "failed" | "pending"): Promise<void> {
+export interface Outcome extends AttemptRecord {
+  id: string;
+  attempt: number;
+  state: "delivered" | "failed" | "pending";
+}
+
+/** Records attempts, and each message's new state: delivered, failed (the schedule's end), or still pending. */
+export async function recordAttempts(sql: SqlClient, outcomes: readonly Outcome[]): Promise<void> {
+  if (outcomes.length === 0) return;
+  const done = outcomes.filter((o) => o.state !== "pending");
   await sql.transaction(async (tx) => {
     await tx.query(
-      "INSERT INTO webhook_attempts (message_id, attempt, at, status_code, latency_ms, error) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (message_id, attempt) DO NOTHING",
-      [id, attempt, r.at, r.statusCode, r.latencyMs, r.error],
+      `INSERT INTO webhook_attempts (message_id, attempt, at, status_code, latency_ms, error)
+       SELECT * FROM unnest($1::text[], $2::int4[], $3::int8[], $4::int4[], $5::int4[], $6::text[]) ON CONFLICT (message_id, attempt) DO NOTHING`,
+      [outcomes.map((o) => o.id), outcomes.map((o) => o.attempt), outcomes.map((o) => o.at), outcomes.map((o) => o.statusCode), outcomes.map((o) => o.latencyMs), outcomes.map((o) => o.error)],
     );
-    if (state !== "pending") {
-      await tx.query("UPDATE webhook_outbox SET state = $2, delivered_at = $3 WHERE message_id = $1 AND state = 'pending'", [id, state, state === "delivered" ? r.at : null]);
+    if (done.length > 0) {
+      await tx.query(
+        `UPDATE webhook_outbox o SET state = u.state, delivered_at = CASE WHEN u.state = 'delivered' THEN u.at END
+         FROM unnest($1::text[], $2::text[], $3::int8[]) AS u(id, state, at) WHERE o.message_id = u.id AND o.state = 'pending'`,
+        [done.map((o) => o.id), done.map((o) => o.state), done.map((o) => o.at)],
+      );
     }
   });
 }
@@ -120,17 +146,28 @@ export interface TxOfMessage {
   cumulative_gas: string;
 }
 
-/** The transaction a message is about, with its block's hash and time and the receipt's cumulative gas. */
-export async function txOfMessage(sql: SqlTx, chainId: string, block: bigint, txIndex: number): Promise<TxOfMessage | null> {
-  const rows = await sql.query<TxOfMessage>(
-    `SELECT b.hash AS block_hash, b.timestamp, t.hash, t.from_addr, t.to_addr, t.created, t.value::text, t.nonce, t.gas_limit::text, t.gas_used::text,
-            t.gas_price::text, t.max_fee::text, t.max_priority_fee::text, t.tx_type, t.status, t.input,
+export interface TxKey {
+  chainId: string;
+  block: bigint;
+  txIndex: number;
+}
+
+const keyArrays = (keys: readonly TxKey[]): unknown[] => [keys.map((k) => k.chainId), keys.map((k) => k.block), keys.map((k) => k.txIndex)];
+export const txKey = (chainId: string, block: bigint, txIndex: number): string => `${chainId}:${block}:${txIndex}`;
+
+/** The transactions messages are about, with their blocks' hash and time and the receipts' cumulative gas. */
+export async function txsOfMessages(sql: SqlTx, keys: readonly TxKey[]): Promise<Map<string, TxOfMessage>> {
+  if (keys.length === 0) return new Map();
+  const rows = await sql.query<TxOfMessage & {chain_id: string; block_number: bigint; tx_index: number}>(
+    `SELECT t.chain_id, t.block_number, t.tx_index, b.hash AS block_hash, b.timestamp, t.hash, t.from_addr, t.to_addr, t.created, t.value::text, t.nonce,
+            t.gas_limit::text, t.gas_used::text, t.gas_price::text, t.max_fee::text, t.max_priority_fee::text, t.tx_type, t.status, t.input,
             (SELECT sum(x.gas_used) FROM evm_txs x WHERE x.chain_id = t.chain_id AND x.block_number = t.block_number AND x.tx_index <= t.tx_index)::text AS cumulative_gas
-     FROM evm_txs t JOIN evm_blocks b ON b.chain_id = t.chain_id AND b.number = t.block_number
-     WHERE t.chain_id = $1 AND t.block_number = $2 AND t.tx_index = $3`,
-    [chainId, block, txIndex],
+     FROM (SELECT DISTINCT * FROM unnest($1::text[], $2::int8[], $3::int4[])) AS u(c, n, i)
+     JOIN evm_txs t ON t.chain_id = u.c AND t.block_number = u.n AND t.tx_index = u.i
+     JOIN evm_blocks b ON b.chain_id = t.chain_id AND b.number = t.block_number`,
+    keyArrays(keys),
   );
-  return rows[0] ?? null;
+  return new Map(rows.map((r) => [txKey(r.chain_id, r.block_number, r.tx_index), r]));
 }
 
 export interface TransferOfMessage {
@@ -146,13 +183,17 @@ export interface TransferOfMessage {
   decimals: number | null;
 }
 
-export async function transfersOfMessage(sql: SqlTx, chainId: string, block: bigint, txIndex: number): Promise<TransferOfMessage[]> {
-  return sql.query<TransferOfMessage>(
-    `SELECT t.log_index, t.erc, t.token, t.from_addr, t.to_addr, t.token_id::text, t.value::text, k.name, k.symbol, k.decimals
-     FROM evm_transfers t LEFT JOIN evm_tokens k ON k.chain_id = t.chain_id AND k.address = t.token
-     WHERE t.chain_id = $1 AND t.block_number = $2 AND t.tx_index = $3 ORDER BY t.log_index, t.item`,
-    [chainId, block, txIndex],
+export async function transfersOfMessages(sql: SqlTx, keys: readonly TxKey[]): Promise<Map<string, TransferOfMessage[]>> {
+  if (keys.length === 0) return new Map();
+  const rows = await sql.query<TransferOfMessage & {chain_id: string; block_number: bigint; tx_index: number}>(
+    `SELECT t.chain_id, t.block_number, t.tx_index, t.log_index, t.erc, t.token, t.from_addr, t.to_addr, t.token_id::text, t.value::text, k.name, k.symbol, k.decimals
+     FROM (SELECT DISTINCT * FROM unnest($1::text[], $2::int8[], $3::int4[])) AS u(c, n, i)
+     JOIN evm_transfers t ON t.chain_id = u.c AND t.block_number = u.n AND t.tx_index = u.i
+     LEFT JOIN evm_tokens k ON k.chain_id = t.chain_id AND k.address = t.token
+     ORDER BY t.chain_id, t.block_number, t.tx_index, t.log_index, t.item`,
+    keyArrays(keys),
   );
+  return group(rows);
 }
 
 export interface InternalOfMessage {
@@ -164,11 +205,27 @@ export interface InternalOfMessage {
   gas_used: string;
 }
 
-export async function internalsOfMessage(sql: SqlTx, chainId: string, block: bigint, txIndex: number): Promise<InternalOfMessage[]> {
-  return sql.query<InternalOfMessage>(
-    "SELECT call_type, from_addr, to_addr, value::text, gas_limit::text, gas_used::text FROM evm_internal_txs WHERE chain_id = $1 AND block_number = $2 AND tx_index = $3 ORDER BY idx",
-    [chainId, block, txIndex],
+export async function internalsOfMessages(sql: SqlTx, keys: readonly TxKey[]): Promise<Map<string, InternalOfMessage[]>> {
+  if (keys.length === 0) return new Map();
+  const rows = await sql.query<InternalOfMessage & {chain_id: string; block_number: bigint; tx_index: number}>(
+    `SELECT t.chain_id, t.block_number, t.tx_index, t.call_type, t.from_addr, t.to_addr, t.value::text, t.gas_limit::text, t.gas_used::text
+     FROM (SELECT DISTINCT * FROM unnest($1::text[], $2::int8[], $3::int4[])) AS u(c, n, i)
+     JOIN evm_internal_txs t ON t.chain_id = u.c AND t.block_number = u.n AND t.tx_index = u.i
+     ORDER BY t.chain_id, t.block_number, t.tx_index, t.idx`,
+    keyArrays(keys),
   );
+  return group(rows);
+}
+
+function group<T extends {chain_id: string; block_number: bigint; tx_index: number}>(rows: T[]): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const r of rows) {
+    const k = txKey(r.chain_id, r.block_number, r.tx_index);
+    const list = out.get(k);
+    if (list) list.push(r);
+    else out.set(k, [r]);
+  }
+  return out;
 }
 
 export interface MessageRow {

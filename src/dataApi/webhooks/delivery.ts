@@ -10,8 +10,8 @@
 import type {Logger} from "../../logger/index.js";
 import type {SqlClient} from "../store/client.js";
 import * as q from "../queries/webhookOutbox.js";
-import {buildBody, type NetworkToken} from "./payload.js";
-import {postSigned} from "./post.js";
+import {buildBodies, type NetworkToken} from "./payload.js";
+import {Agents, postSigned} from "./post.js";
 import {randomBytes} from "node:crypto";
 
 /** The hosted API's retry schedule: the wait after attempt n (1-based) fails, ms; 10 attempts in all, about 44.8 h. */
@@ -54,6 +54,7 @@ export class WebhookDelivery {
   private running: Promise<void> | null = null;
   private closed = false;
   private wake: (() => void) | null = null;
+  private readonly agents = new Agents();
 
   constructor(
     readonly opts: WebhookDeliveryOptions,
@@ -86,12 +87,21 @@ export class WebhookDelivery {
         if (room > 0) {
           const due = await q.dueMessages(this.modules.sql, this.modules.now(), room, [...this.inFlight]);
           found = due.length;
-          for (const m of due) {
-            this.inFlight.add(m.message_id);
-            const p: Promise<void> = this.attempt(m)
-              .catch((err: unknown) => this.modules.logger.warn({err, messageId: m.message_id}, "webhook delivery attempt failed"))
+          for (const m of due) this.inFlight.add(m.message_id);
+          let posts: Array<() => Promise<void>> = [];
+          try {
+            posts = await this.prepare(due);
+          } finally {
+            // Those not claimed (moved meanwhile, nothing to deliver, or the read failed) are free again.
+            const claimed = new Set(posts.map((p) => (p as {id?: string}).id));
+            for (const m of due) if (!claimed.has(m.message_id)) this.inFlight.delete(m.message_id);
+          }
+          for (const post of posts) {
+            const id = (post as unknown as {id: string}).id;
+            const p: Promise<void> = post()
+              .catch((err: unknown) => this.modules.logger.warn({err, messageId: id}, "webhook delivery attempt failed"))
               .finally(() => {
-                this.inFlight.delete(m.message_id);
+                this.inFlight.delete(id);
                 tasks.delete(p);
                 this.poke();
               });
@@ -103,7 +113,7 @@ export class WebhookDelivery {
         this.modules.logger.warn({err}, "webhook outbox read failed; retrying");
       }
       if (this.closed) break;
-      // Full batch: read again at once; else wait for the poll or a finished attempt.
+      // A full read: read again at once (room permitting); else wait for the poll or a finished attempt.
       if (found > 0 && this.inFlight.size < this.opts.concurrency) continue;
       await new Promise<void>((resolve) => {
         this.wake = resolve;
@@ -112,35 +122,89 @@ export class WebhookDelivery {
       this.wake = null;
     }
     await Promise.allSettled([...tasks]);
+    await this.flush();
+    this.agents.close();
   }
 
-  private async attempt(m: q.DueMessage): Promise<void> {
+  /**
+   * Bodies for the messages due, then one claim for all of them (each attempt's next time set before it is made);
+   * returns a POST for each message claimed.
+   */
+  private async prepare(due: q.DueMessage[]): Promise<Array<(() => Promise<void>) & {id: string}>> {
     const {sql, now} = this.modules;
-    const body = m.body ?? (await buildBody(sql, m, this.modules.networkToken));
-    if (body === null) {
-      // Its transaction is gone (a rollback's reversal of a message never attempted), or its event signatures match
-      // none of its logs: nothing to deliver.
-      await q.setState(sql, m.message_id, m.reverses !== null ? "dropped" : "skipped");
-      return;
-    }
-    const attempt = m.attempts + 1;
-    // The schedule's place: attempts since the last replay (queries/webhookOutbox.ts replay).
-    const nth = attempt - m.attempt_base;
+    if (due.length === 0) return [];
+    const bodies = await buildBodies(sql, due, this.modules.networkToken);
+    const claims: q.Claim[] = [];
+    const plans = new Map<string, {m: q.DueMessage; nth: number; last: boolean; body: string}>();
     const delays = this.opts.retryDelaysMs;
-    const last = nth > delays.length;
-    // Past the last attempt, the lease is the deadline: a crash then gives it one more try.
-    const nextAt = now() + (last ? this.opts.timeoutMs : delays[nth - 1]!);
-    if (!(await q.claim(sql, m.message_id, m.attempts, body, nextAt))) return;
-    const secret = await q.signingSecret(sql, m.owner, m.secret, () => randomBytes(32).toString("hex"));
+    for (const m of due) {
+      const body = bodies.get(m.message_id) ?? null;
+      if (body === null) {
+        // Its transaction is gone (a reversal of a message whose original is), or its event signatures match none
+        // of its logs: nothing to deliver.
+        await q.setState(sql, m.message_id, m.reverses !== null ? "dropped" : "skipped");
+        continue;
+      }
+      // The schedule's place: attempts since the last replay (queries/webhookOutbox.ts replay).
+      const nth = m.attempts + 1 - m.attempt_base;
+      const last = nth > delays.length;
+      // Past the last attempt, the lease is the deadline: a crash then gives it one more try.
+      claims.push({id: m.message_id, attempts: m.attempts, body, nextAt: now() + (last ? this.opts.timeoutMs : delays[nth - 1]!)});
+      plans.set(m.message_id, {m, nth, last, body});
+    }
+    const claimed = await q.claimAll(sql, claims);
+    const out: Array<(() => Promise<void>) & {id: string}> = [];
+    for (const id of claimed) {
+      const plan = plans.get(id)!;
+      const post = Object.assign(() => this.post(plan), {id});
+      out.push(post);
+    }
+    return out;
+  }
+
+  private async post(plan: {m: q.DueMessage; nth: number; last: boolean; body: string}): Promise<void> {
+    const {sql, now} = this.modules;
+    const {m, nth, last, body} = plan;
+    const secret = m.secret ?? (await q.signingSecret(sql, m.owner, null, () => randomBytes(32).toString("hex")));
     const at = now();
-    const out = await postSigned(m.url, body, secret, {timeoutMs: this.opts.timeoutMs, allowPrivate: this.opts.allowPrivateUrls}, () => performance.now());
+    const out = await postSigned(m.url, body, secret, {timeoutMs: this.opts.timeoutMs, allowPrivate: this.opts.allowPrivateUrls, agents: this.agents}, () => performance.now());
     const ok = out.error === null;
-    await q.recordAttempt(sql, m.message_id, attempt, {at, statusCode: out.status, latencyMs: out.latencyMs, error: out.error}, ok ? "delivered" : last ? "failed" : "pending");
+    await this.record({id: m.message_id, attempt: m.attempts + 1, at, statusCode: out.status, latencyMs: out.latencyMs, error: out.error, state: ok ? "delivered" : last ? "failed" : "pending"});
     this.modules.onAttempt?.({messageId: m.message_id, webhookId: m.webhook_id, status: out.status, latencyMs: out.latencyMs, createdAt: Number(m.created_at), ok});
     if (!ok && last) {
       const reason = `message ${m.message_id} failed ${nth} attempts over the retry schedule; last: ${out.error}`;
       await q.deactivateFailing(sql, m.webhook_id, reason);
       this.modules.logger.warn({webhookId: m.webhook_id, messageId: m.message_id, error: out.error}, "webhook deactivated: its deliveries keep failing");
+    }
+  }
+
+  private pending: q.Outcome[] = [];
+  private flushing: Promise<void> | null = null;
+
+  /**
+   * Attempts are recorded together: those that finish while a write is under way go in the next one. Resolves once
+   * this outcome is in the store (a message stays in flight until then, so it is not read as due meanwhile).
+   */
+  private async record(o: q.Outcome): Promise<void> {
+    this.pending.push(o);
+    for (;;) {
+      // Wait out the writes under way (one may hold this outcome), then write it unless one did.
+      while (this.flushing) await this.flushing.catch(() => {});
+      if (!this.pending.includes(o)) return;
+      await this.flush();
+    }
+  }
+
+  private async flush(): Promise<void> {
+    if (this.flushing) return this.flushing;
+    const batch = this.pending;
+    this.pending = [];
+    this.flushing = q.recordAttempts(this.modules.sql, batch).finally(() => (this.flushing = null));
+    try {
+      await this.flushing;
+    } catch (e) {
+      // Not recorded: the claim's next time stands, so the message is attempted again then (at-least-once).
+      this.modules.logger.warn({err: e}, "webhook attempts not recorded; they are retried at their next time");
     }
   }
 }

@@ -31,25 +31,43 @@ export interface NetworkToken {
 }
 
 /**
- * The body of message `m` (canonical JSON), or null when its transaction is no longer in the store or when the
- * webhook's event signatures match none of its logs (then it is not delivered).
+ * The bodies of messages (canonical JSON) by ID, read from the store in a few statements for all of them; null for
+ * one whose transaction is no longer in the store or whose webhook's event signatures match none of its logs (it
+ * is not delivered). A message with a frozen body keeps it.
  */
-export async function buildBody(sql: SqlTx, m: q.DueMessage, token: (chainId: string) => NetworkToken): Promise<string | null> {
-  if (m.reverses !== null) {
-    const original = await q.messageBody(sql, m.reverses);
-    if (original === null) return null;
-    const o = JSON.parse(original) as {event: {logs?: Array<Record<string, unknown>>}};
-    const event = {...o.event, ...(o.event.logs ? {logs: o.event.logs.map((l) => ({...l, removed: true}))} : {})};
-    return canonicalJson({...o, messageId: m.message_id, reverses: m.reverses, event});
+export async function buildBodies(sql: SqlTx, messages: readonly q.DueMessage[], token: (chainId: string) => NetworkToken): Promise<Map<string, string | null>> {
+  const out = new Map<string, string | null>();
+  const fresh = messages.filter((m) => m.body === null && m.reverses === null);
+  const keys = fresh.map((m) => ({chainId: m.chain_id, block: m.block_number, txIndex: m.tx_index}));
+  const txs = await q.txsOfMessages(sql, keys);
+  const transfers = await q.transfersOfMessages(sql, keys);
+  const internals = await q.internalsOfMessages(sql, keys.filter((_, i) => fresh[i]!.include_internal_txs));
+  for (const m of messages) {
+    if (m.body !== null) out.set(m.message_id, m.body);
+    else if (m.reverses !== null) out.set(m.message_id, await reversal(sql, m));
+    else {
+      const k = q.txKey(m.chain_id, m.block_number, m.tx_index);
+      out.set(m.message_id, body(m, txs.get(k) ?? null, transfers.get(k) ?? [], internals.get(k) ?? [], token));
+    }
   }
-  const t = await q.txOfMessage(sql, m.chain_id, m.block_number, m.tx_index);
+  return out;
+}
+
+async function reversal(sql: SqlTx, m: q.DueMessage): Promise<string | null> {
+  const original = await q.messageBody(sql, m.reverses!);
+  if (original === null) return null;
+  const o = JSON.parse(original) as {event: {logs?: Array<Record<string, unknown>>}};
+  const event = {...o.event, ...(o.event.logs ? {logs: o.event.logs.map((l) => ({...l, removed: true}))} : {})};
+  return canonicalJson({...o, messageId: m.message_id, reverses: m.reverses, event});
+}
+
+function body(m: q.DueMessage, t: q.TxOfMessage | null, transfers: q.TransferOfMessage[], internals: q.InternalOfMessage[], token: (chainId: string) => NetworkToken): string | null {
   if (!t) return null;
   const logs = (m.logs ?? []) as Array<Record<string, unknown>>;
   const signatures = m.metadata.eventSignatures as string[] | undefined;
   if (signatures && signatures.length > 0 && !logs.some((l) => signatures.includes(String(l.topic0).toLowerCase()))) return null;
   const txHash = hex(t.hash);
   const timestamp = Number(t.timestamp);
-  const transfers = await q.transfersOfMessage(sql, m.chain_id, m.block_number, m.tx_index);
   const ercTransfers = (erc: number) =>
     transfers
       .filter((x) => x.erc === erc)
@@ -98,7 +116,7 @@ export async function buildBody(sql: SqlTx, m: q.DueMessage, token: (chainId: st
     networkToken: {tokenName: nt.name, tokenSymbol: nt.symbol, tokenDecimals: nt.decimals, valueWithDecimals: withDecimals(t.value, nt.decimals)},
   };
   if (m.include_internal_txs) {
-    transaction.internalTransactions = (await q.internalsOfMessage(sql, m.chain_id, m.block_number, m.tx_index)).map((i) => ({
+    transaction.internalTransactions = internals.map((i) => ({
       from: addr(i.from_addr),
       to: addr(i.to_addr),
       internalTxType: i.call_type,

@@ -2,12 +2,14 @@
  * One delivery attempt: a POST of the exact body bytes, signed in `x-signature` (base64 HMAC-SHA256 of the body, the
  * key being the secret's UTF-8 bytes, as chainkit's validateWebhook checks it), to an address the SSRF guard
  * (util/publicTarget.ts) checked, with the connection pinned to it. Redirects are not followed (a 3xx is a failure),
- * and an answer later than the deadline is one too. Never throws: the outcome says what happened.
+ * and an answer later than the deadline is one too. Never throws: the outcome says what happened. Connections are
+ * kept alive per origin and checked address set (`Agents`): a new DNS answer gets new connections, never an old
+ * socket to the address it replaced.
  */
 import {createHmac} from "node:crypto";
 import http from "node:http";
 import https from "node:https";
-import {TargetRefused, checkedAddresses, pinnedLookup} from "../../util/publicTarget.js";
+import {TargetRefused, checkedAddresses, pinnedLookup, type ResolvedAddress} from "../../util/publicTarget.js";
 
 export interface PostOutcome {
   /** The HTTP status, 0 when none came. */
@@ -21,11 +23,38 @@ export function signature(body: string, secret: string): string {
   return createHmac("sha256", Buffer.from(secret, "utf8")).update(body, "utf8").digest("base64");
 }
 
+/** Keep-alive agents by origin and the addresses it was checked to (a bounded number; the oldest is dropped). */
+export class Agents {
+  private readonly byKey = new Map<string, http.Agent>();
+  constructor(private readonly max = 1024) {}
+
+  get(u: URL, to: readonly ResolvedAddress[]): http.Agent {
+    const key = `${u.origin}|${to.map((a) => a.address).join(",")}`;
+    let a = this.byKey.get(key);
+    if (!a) {
+      const opts = {keepAlive: true, maxSockets: 16, lookup: pinnedLookup(to)};
+      a = u.protocol === "https:" ? new https.Agent(opts) : new http.Agent(opts);
+      this.byKey.set(key, a);
+      if (this.byKey.size > this.max) {
+        const [oldest, agent] = this.byKey.entries().next().value as [string, http.Agent];
+        agent.destroy();
+        this.byKey.delete(oldest);
+      }
+    }
+    return a;
+  }
+
+  close(): void {
+    for (const a of this.byKey.values()) a.destroy();
+    this.byKey.clear();
+  }
+}
+
 export async function postSigned(
   url: string,
   body: string,
   secret: string,
-  o: {timeoutMs: number; allowPrivate: boolean; headers?: Record<string, string>},
+  o: {timeoutMs: number; allowPrivate: boolean; agents: Agents; headers?: Record<string, string>},
   elapsed: () => number,
 ): Promise<PostOutcome> {
   const started = elapsed();
@@ -58,7 +87,7 @@ export async function postSigned(
         method: "POST",
         lookup: pinnedLookup(to),
         signal,
-        agent: false,
+        agent: o.agents.get(u, to),
         headers: {
           "content-type": "application/json",
           "content-length": String(bytes.length),

@@ -1,0 +1,212 @@
+// Figures for webhooks (issue 47's targets: >= 2,000 events/s delivered to a local receiver; p99 from a block's
+// fold to its delivery < 1 s at 500 active webhooks watching 10,000 addresses; the fold's rate within 10 % of its
+// rate without webhooks, measured in the same run).
+//
+// A fresh anvil gets BENCH_WEBHOOK_BLOCKS (default 300) blocks of 20 transactions (bench/evmHistory.mjs: 200
+// trading addresses). Each run, alternated and BENCH_RUNS times: the EvmFollower folds them into a fresh PGlite
+// store without webhooks (the reference), then into another with 500 active address_activity webhooks watching
+// 10,000 addresses (the 200 trading ones spread over them, the rest random) while WebhookDelivery POSTs every
+// event, signed, to a local receiver (node:http on 127.0.0.1, 200 at once). Reported: both fold rates, the fold →
+// delivery latency of every event (outbox row written → 2xx received) in the backlog and in BENCH_WEBHOOK_LIVE_BLOCKS
+// live blocks mined after it (one every BENCH_WEBHOOK_LIVE_EVERY_MS), a third fold with the webhooks but no
+// delivery (the outbox's own cost), and the delivery rate of the whole backlog made due again at once.
+import http from "node:http";
+import {mkdtempSync, rmSync} from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import {randomBytes, randomUUID} from "node:crypto";
+import {EvmRpc, defaultEvmRpcOptions} from "../dist/src/evm/rpc.js";
+import {LoggerRegistry} from "../dist/src/logger/index.js";
+import {openSqlClient} from "../dist/src/dataApi/store/client.js";
+import {migrate} from "../dist/src/dataApi/store/migrations.js";
+import {MIGRATIONS} from "../dist/src/dataApi/store/schema.js";
+import {EvmFollower, defaultEvmFollowerOptions} from "../dist/src/dataApi/views/evm/follower.js";
+import {insertWebhook} from "../dist/src/dataApi/queries/webhooks.js";
+import {WebhookDelivery, defaultWebhookDeliveryOptions} from "../dist/src/dataApi/webhooks/delivery.js";
+import {RUNS, median, fmt} from "./lib.mjs";
+import {buildHistory} from "./evmHistory.mjs";
+import {startAnvil} from "./evm.mjs";
+
+const BLOCKS = Number(process.env.BENCH_WEBHOOK_BLOCKS ?? 300);
+const WEBHOOKS = Number(process.env.BENCH_WEBHOOKS ?? 500);
+const ADDRESSES = Number(process.env.BENCH_WEBHOOK_ADDRESSES ?? 10_000);
+const CHAIN_ID = "43112";
+const LIVE_BLOCKS = Number(process.env.BENCH_WEBHOOK_LIVE_BLOCKS ?? 30);
+const LIVE_EVERY_MS = Number(process.env.BENCH_WEBHOOK_LIVE_EVERY_MS ?? 500);
+
+const p99 = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(s.length * 0.99))] ?? NaN;
+};
+
+async function receiver() {
+  let n = 0;
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      n++;
+      res.writeHead(200).end();
+    });
+  });
+  server.keepAliveTimeout = 1;
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  return {url: `http://127.0.0.1:${server.address().port}/hook`, count: () => n, close: () => new Promise((r) => (server.closeAllConnections(), server.close(r)))};
+}
+
+/** Live blocks: `n` blocks of 20 native transfers among `traders`, one every `everyMs`, each waited for. */
+async function liveBlocks(rpcUrl, follower, traders, from, n, everyMs) {
+  const hex = (b) => "0x" + Buffer.from(b).toString("hex");
+  const call = async (method, params) => {
+    const res = await fetch(rpcUrl, {method: "POST", headers: {"content-type": "application/json"}, body: JSON.stringify({jsonrpc: "2.0", id: 1, method, params})});
+    const j = await res.json();
+    if (j.error) throw new Error(`${method}: ${j.error.message}`);
+    return j.result;
+  };
+  let head = from;
+  for (let b = 0; b < n; b++) {
+    const t0 = performance.now();
+    for (let k = 0; k < 20; k++) {
+      const a = traders[(b * 20 + k) % traders.length];
+      const c = traders[(b * 20 + k + 7) % traders.length];
+      await call("eth_sendTransaction", [{from: hex(a), to: hex(c), value: "0x1", gas: "0x5208", maxFeePerGas: "0x174876e800", maxPriorityFeePerGas: "0x3b9aca00"}]);
+    }
+    await call("evm_mine", []);
+    head++;
+    await follower.waitFor(BigInt(head), 60_000);
+    const rest = everyMs - (performance.now() - t0);
+    if (rest > 0) await new Promise((r) => setTimeout(r, rest));
+  }
+  return head;
+}
+
+async function fold({rpcUrl, dataDir, head, setup, live}) {
+  const loggers = new LoggerRegistry({logLevel: "OFF", displayLevel: "WARN", logDir: null});
+  const logger = loggers.get("bench");
+  const sql = await openSqlClient({url: "embedded", dataDir}, {logger});
+  await migrate(sql, MIGRATIONS, {logger});
+  const extra = setup ? await setup(sql, logger) : null;
+  const rpc = new EvmRpc({...defaultEvmRpcOptions, url: rpcUrl}, {logger});
+  const follower = new EvmFollower({...defaultEvmFollowerOptions, chainId: CHAIN_ID, blockchainId: null}, {sql, rpc, logger, tokenInfo: async (_a, erc) => ({erc, name: "T", symbol: "T", decimals: 18})});
+  const t0 = performance.now();
+  follower.start();
+  await follower.waitFor(BigInt(head), 3_600_000);
+  const seconds = (performance.now() - t0) / 1000;
+  if (live) await live(follower);
+  await follower.close();
+  const out = {blocksPerS: (head + 1) / seconds, seconds, sql, extra};
+  out.close = async () => {
+    await extra?.close?.();
+    await sql.close();
+    await loggers.close();
+  };
+  return out;
+}
+
+export async function benchWebhooks() {
+  const root = mkdtempSync(path.join(os.tmpdir(), "avaext-bench-webhooks-"));
+  const rows = [];
+  let anvil = null;
+  try {
+    anvil = await startAnvil(BLOCKS + 100);
+    const built = await buildHistory({url: anvil.url, blocks: BLOCKS, txsPerBlock: 20, genesisTimestamp: 1_700_000_000, icmShare: 0});
+    console.error(`history: ${BLOCKS} blocks, ${built.txs} txs in ${fmt(built.seconds, 1)} s`);
+    const ref = [];
+    const outboxOnly = [];
+    const liveP99 = [];
+    const hooked = [];
+    const latencies = [];
+    const drains = [];
+    let events = 0;
+    let liveEvents = 0;
+    let traders = null;
+    const b0 = {sql: null};
+    const hooks = async (sql, url) => {
+      const per = Math.ceil(ADDRESSES / WEBHOOKS);
+      for (let w = 0; w < WEBHOOKS; w++) {
+        const addresses = Array.from({length: per}, (_, k) => {
+          const i = w * per + k;
+          return i < traders.length ? traders[i] : Uint8Array.from(randomBytes(20));
+        });
+        await insertWebhook(sql, {id: randomUUID(), owner: "bench", eventType: "address_activity", url, name: "", description: "", chainId: CHAIN_ID, network: null, metadata: {}, includeInternalTxs: false, includeLogs: true, secret: "bench-secret-0123456789", createdAt: Date.now(), addresses});
+      }
+    };
+    for (let r = 0; r < RUNS; r++) {
+      const a = await fold({rpcUrl: anvil.url, dataDir: path.join(root, `ref-${r}`), head: BLOCKS});
+      ref.push(a.blocksPerS);
+      if (!traders) traders = (await a.sql.query("SELECT DISTINCT from_addr AS a FROM evm_txs")).map((x) => x.a);
+      await a.close();
+      const recv = await receiver();
+      const lat = [];
+      // The fold's own cost of the outbox: the same webhooks, no delivery running.
+      const c = await fold({rpcUrl: anvil.url, dataDir: path.join(root, `outbox-${r}`), head: BLOCKS, setup: (sql) => hooks(sql, recv.url)});
+      outboxOnly.push(c.blocksPerS);
+      await c.close();
+      let liveFrom = 0;
+      const b = await fold({
+        rpcUrl: anvil.url,
+        dataDir: path.join(root, `hooked-${r}`),
+        head: BLOCKS,
+        live: async (follower) => {
+          // Backlog delivered first; then blocks as a live chain makes them, their events' latency apart.
+          for (const until = Date.now() + 300_000; Date.now() < until; ) {
+            const [{n}] = await b0.sql.query("SELECT count(*)::int8 AS n FROM webhook_outbox WHERE state = 'pending'");
+            if (Number(n) === 0) break;
+            await new Promise((res) => setTimeout(res, 50));
+          }
+          liveFrom = lat.length;
+          await liveBlocks(anvil.url, follower, traders, BLOCKS, LIVE_BLOCKS, LIVE_EVERY_MS);
+          for (const until = Date.now() + 60_000; Date.now() < until; ) {
+            const [{n}] = await b0.sql.query("SELECT count(*)::int8 AS n FROM webhook_outbox WHERE state = 'pending'");
+            if (Number(n) === 0) break;
+            await new Promise((res) => setTimeout(res, 50));
+          }
+        },
+        setup: async (sql, logger) => {
+          b0.sql = sql;
+          await hooks(sql, recv.url);
+          const delivery = new WebhookDelivery({...defaultWebhookDeliveryOptions, allowPrivateUrls: true, pollMs: 20}, {
+            sql,
+            logger,
+            now: Date.now,
+            networkToken: () => ({name: "Avalanche", symbol: "AVAX", decimals: 18}),
+            onAttempt: (x) => x.ok && lat.push(Date.now() - x.createdAt),
+          });
+          delivery.start();
+          return {delivery, close: () => delivery.close()};
+        },
+      });
+      hooked.push(b.blocksPerS);
+      const [{n}] = await b.sql.query("SELECT count(*)::int8 AS n FROM webhook_outbox");
+      events = Number(n);
+      for (const until = Date.now() + 300_000; lat.length < events && Date.now() < until; ) await new Promise((res) => setTimeout(res, 50));
+      latencies.push(p99(lat.slice(0, liveFrom)));
+      liveP99.push(p99(lat.slice(liveFrom)));
+      liveEvents = lat.length - liveFrom;
+      // The whole backlog due again at once: the delivery rate alone.
+      const before = recv.count();
+      const t0 = performance.now();
+      await b.sql.query("UPDATE webhook_outbox SET state = 'pending', next_attempt_at = 0, attempt_base = attempts");
+      for (const until = Date.now() + 300_000; recv.count() - before < events && Date.now() < until; ) await new Promise((res) => setTimeout(res, 20));
+      drains.push((recv.count() - before) / ((performance.now() - t0) / 1000));
+      console.error(`run ${r + 1}: fold ${fmt(a.blocksPerS)} blocks/s without webhooks, ${fmt(c.blocksPerS)} with the outbox, ${fmt(b.blocksPerS)} with delivery too; ${events} events, p99 fold→delivery ${fmt(latencies.at(-1))} ms in the backlog, ${fmt(liveP99.at(-1))} ms live (${liveEvents} events); backlog ${fmt(drains.at(-1))} events/s`);
+      await b.close();
+      await recv.close();
+    }
+    const r0 = median(ref);
+    const r1 = median(hooked);
+    const r2 = median(outboxOnly);
+    rows.push({name: `EVM fold writing the outbox of ${WEBHOOKS} webhooks / ${ADDRESSES} watched addresses vs without webhooks (PGlite, ${BLOCKS} blocks × 20 txs)`, value: `${fmt(r2)} blocks/s`, reference: `${fmt(r0)} blocks/s`, ratio: `${fmt((r2 / r0) * 100)} %`});
+    rows.push({name: `The same fold with delivery running beside it (same process, same store)`, value: `${fmt(r1)} blocks/s`, reference: `${fmt(r0)} blocks/s`, ratio: `${fmt((r1 / r0) * 100)} %`});
+    rows.push({name: `Webhook fold → delivery latency, live blocks (${LIVE_BLOCKS} blocks of 20 transfers, one every ${LIVE_EVERY_MS} ms; ${liveEvents} events)`, value: `p99 ${fmt(median(liveP99))} ms`});
+    rows.push({name: `Webhook fold → delivery latency while folding the ${BLOCKS}-block backlog (${events - liveEvents} events)`, value: `p99 ${fmt(median(latencies))} ms`});
+    rows.push({name: `Webhook delivery rate, ${events} events due at once (signed POSTs to a local receiver, 64 in flight)`, value: `${fmt(median(drains))} events/s`});
+  } finally {
+    if (anvil) await anvil.stop();
+    rmSync(root, {recursive: true, force: true});
+  }
+  return rows;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  for (const r of await benchWebhooks()) console.log(`| ${r.name} | ${r.value} | ${r.reference ?? "-"} | ${r.ratio ?? "-"} | ${r.p99 ?? "-"} |`);
+}
