@@ -77,7 +77,8 @@ describe.each(STORE_BACKENDS)("webhooks through a reorg ($name)", (backend) => {
     expect(order[1]!.event.transaction.txHash).toBe(kept);
     expect(order[1]!.event.transaction.erc20Transfers[0]!.value).toBe("2");
     expect(order[1]!.reverses).toBeUndefined();
-    const states = await t.node.dataApi!.sql.query<{state: string; reverses: string | null}>("SELECT state, reverses FROM webhook_outbox WHERE webhook_id = $1 ORDER BY created_at", [id]);
-    expect(states.map((s) => `${s.state}${s.reverses ? "(reversal)" : ""}`).sort()).toEqual(["delivered", "delivered(reversal)", "dropped"]);
+    const states = async () =>
+      (await t.node.dataApi!.sql.query<{state: string; reverses: string | null}>("SELECT state, reverses FROM webhook_outbox WHERE webhook_id = $1", [id])).map((s) => `${s.state}${s.reverses ? "(reversal)" : ""}`).sort();
+    await expect.poll(states, {timeout: 10_000}).toEqual(["delivered", "delivered(reversal)", "dropped"]);
   });
 });

@@ -5,6 +5,7 @@
  * the delivery log and replay that the hosted API lacks.
  */
 import type {SqlClient, SqlTx} from "../store/client.js";
+import {pauseMessages} from "./webhooks.js";
 
 export interface DueMessage {
   message_id: string;
@@ -111,6 +112,7 @@ export async function setState(sql: SqlTx, id: string, state: string): Promise<v
 /** Deactivates a webhook that kept failing, with the reason its GET shows. */
 export async function deactivateFailing(sql: SqlTx, webhookId: string, reason: string): Promise<void> {
   await sql.query("UPDATE webhooks SET status = 'inactive', deactivated_reason = $2 WHERE id = $1 AND status = 'active'", [webhookId, reason]);
+  await pauseMessages(sql, webhookId, true);
 }
 
 export async function messageBody(sql: SqlTx, id: string): Promise<string | null> {
@@ -279,14 +281,14 @@ export async function attemptsOf(sql: SqlTx, messageId: string): Promise<Attempt
 
 /**
  * Replay: a webhook's messages from a block height (or from a message on, by the time it was made) are due again
- * at once, with their frozen bodies and a fresh retry schedule; a message dropped by a rollback stays dropped.
- * Returns how many.
+ * at once (paused while the webhook is inactive), with their frozen bodies and a fresh retry schedule; a message
+ * dropped by a rollback stays dropped. Returns how many.
  */
 export async function replay(sql: SqlTx, webhookId: string, from: {block: bigint} | {createdAt: bigint}): Promise<number> {
-  const [cond, value] = "block" in from ? ["block_number >= $2", from.block] : ["created_at >= $2", from.createdAt];
+  const [cond, value] = "block" in from ? ["o.block_number >= $2", from.block] : ["o.created_at >= $2", from.createdAt];
   const rows = await sql.query(
-    `UPDATE webhook_outbox SET state = 'pending', next_attempt_at = 0, attempt_base = attempts, delivered_at = NULL
-     WHERE webhook_id = $1 AND ${cond} AND state IN ('delivered', 'failed', 'pending') RETURNING 1`,
+    `UPDATE webhook_outbox o SET state = CASE WHEN h.status = 'active' THEN 'pending' ELSE 'paused' END, next_attempt_at = 0, attempt_base = attempts, delivered_at = NULL
+     FROM webhooks h WHERE h.id = o.webhook_id AND o.webhook_id = $1 AND ${cond} AND o.state IN ('delivered', 'failed', 'pending', 'paused') RETURNING 1`,
     [webhookId, value],
   );
   return rows.length;

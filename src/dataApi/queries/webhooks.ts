@@ -104,7 +104,16 @@ export async function updateWebhook(sql: SqlTx, owner: string, id: string, c: We
   if (c.deactivatedReason !== undefined) set("deactivated_reason", c.deactivatedReason);
   if (sets.length === 0) return getWebhook(sql, owner, id);
   const rows = await sql.query<WebhookRow>(`UPDATE webhooks SET ${sets.join(", ")} WHERE id = $1 AND owner = $2 RETURNING *`, params);
+  if (rows[0] && c.status !== undefined) await pauseMessages(sql, id, c.status !== "active");
   return rows[0] ?? null;
+}
+
+/**
+ * An inactive webhook's pending messages wait as `paused`, out of the index delivery reads (so a long-failing
+ * webhook's backlog costs the others nothing), and are pending again when it is active again.
+ */
+export async function pauseMessages(sql: SqlTx, id: string, pause: boolean): Promise<void> {
+  await sql.query(`UPDATE webhook_outbox SET state = $2 WHERE webhook_id = $1 AND state = $3`, [id, pause ? "paused" : "pending", pause ? "pending" : "paused"]);
 }
 
 export async function addAddresses(sql: SqlTx, id: string, addresses: Uint8Array[]): Promise<void> {

@@ -276,7 +276,7 @@ export function webhookRoutes(o: WebhookRoutesOptions, m: WebhookRoutesModules):
     blockNumber: r.block_number.toString(),
     ...(r.tx_hash ? {txHash: "0x" + Buffer.from(r.tx_hash).toString("hex")} : {}),
     ...(r.reverses ? {reverses: r.reverses} : {}),
-    state: r.state as "pending" | "delivered" | "failed" | "dropped" | "skipped",
+    state: r.state as "pending" | "paused" | "delivered" | "failed" | "dropped" | "skipped",
     attempts: r.attempts,
     createdAt: Number(r.created_at),
     ...(r.delivered_at !== null ? {deliveredAt: Number(r.delivered_at)} : {}),

@@ -731,7 +731,8 @@ CREATE TABLE webhook_secrets (
 -- crash neither loses nor invents one). message_id is derived from the webhook, chain, block hash and transaction,
 -- so a block folded again gives the same IDs. logs: the transaction's receipt logs (no table holds them). body is
 -- frozen at the first attempt: every retry sends the same bytes.
--- state: pending, delivered, failed (past the schedule), dropped (its block was rolled back after an attempt; a
+-- state: pending, paused (pending while its webhook is inactive), delivered, failed (past the schedule), skipped (its
+-- event signatures matched no log), dropped (its block was rolled back after an attempt; a
 -- reversal message, reverses = its ID, follows). attempt_base: the attempts made before the last replay (the retry
 -- schedule starts again from it). created_at and the times are Unix ms.
 CREATE TABLE webhook_outbox (
