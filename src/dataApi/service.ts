@@ -49,6 +49,8 @@ import {StoreMaintenance, defaultStoreMaintenanceOptions} from "./store/maintena
 import {assumedUp, type ValidatorObservations} from "./observations/observations.js";
 import {NodeObservations, defaultNodeObservationsOptions} from "./observations/nodeObservations.js";
 import {WebhookDelivery, defaultWebhookDeliveryOptions} from "./webhooks/delivery.js";
+import {getIcmMessage} from "./queries/icm.js";
+import {icmMessageModel} from "./routes/icm.js";
 
 export type DataApiRole = "ingest" | "serve" | "both";
 
@@ -205,6 +207,10 @@ export class DataApiService {
           logger: modules.logger,
           now: modules.webhookClock ?? Date.now,
           networkToken: (chainId) => evm.chains.find((c) => evm.chainIdOf(c) === chainId)?.networkToken ?? {name: "", symbol: "", decimals: 18},
+          icmMessage: async (s, id) => {
+            const row = await getIcmMessage(s, id);
+            return row ? icmMessageModel({chains: evm}, row) : null;
+          },
         },
       );
     }

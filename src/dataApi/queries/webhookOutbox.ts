@@ -19,6 +19,10 @@ export interface DueMessage {
   reverses: string | null;
   created_at: bigint;
   logs: unknown[] | null;
+  tx_hash: Uint8Array | null;
+  icm_message_id: string | null;
+  icm_sub_event: string | null;
+  log_index?: number;
   url: string;
   secret: string | null;
   owner: string;
@@ -33,7 +37,7 @@ export interface DueMessage {
  */
 export async function dueMessages(sql: SqlTx, now: number, limit: number, skip: readonly string[]): Promise<DueMessage[]> {
   return sql.query<DueMessage>(
-    `SELECT o.message_id, o.webhook_id, o.chain_id, o.block_number, o.tx_index, o.attempts, o.attempt_base, o.body, o.reverses, o.created_at, o.logs,
+    `SELECT o.message_id, o.webhook_id, o.chain_id, o.block_number, o.tx_index, o.attempts, o.attempt_base, o.body, o.reverses, o.created_at, o.logs, o.tx_hash, o.icm_message_id, o.icm_sub_event,
             h.url, COALESCE(h.secret, s.secret) AS secret, h.owner, h.include_logs, h.include_internal_txs, h.metadata
      FROM webhook_outbox o
      JOIN webhooks h ON h.id = o.webhook_id AND h.status = 'active'

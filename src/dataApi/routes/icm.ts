@@ -23,35 +23,37 @@ const ZERO_ADDRESS = "0x" + "0".repeat(40);
 
 type R = typeof ICM_ROUTES;
 
+/** The hosted API's message model, with the EVM chain IDs of the ends this node follows ("" for the others); webhooks' ICM events carry it too. */
+export function icmMessageModel(m: {chains: EvmChains}, r: IcmRow): Record<string, unknown> {
+  const rec = r.record;
+  const out: Record<string, unknown> = {
+    messageId: rec.messageId,
+    icmContractAddress: checksumAddress(rec.icmContractAddress),
+    sourceBlockchainId: rec.sourceBlockchainId,
+    destinationBlockchainId: rec.destinationBlockchainId,
+    sourceEvmChainId: rec.sourceChainId ?? (rec.sourceBlockchainId ? (m.chains.evmChainIdOfBlockchain(rec.sourceBlockchainId) ?? "") : ""),
+    destinationEvmChainId: rec.destinationChainId ?? (rec.destinationBlockchainId ? (m.chains.evmChainIdOfBlockchain(rec.destinationBlockchainId) ?? "") : ""),
+    messageNonce: rec.messageNonce,
+    from: checksumAddress(rec.from),
+    to: checksumAddress(rec.to),
+    data: rec.data,
+    messageExecuted: rec.messageExecuted,
+    receipts: rec.receipts.map((x) => ({receivedMessageNonce: x.receivedMessageNonce, relayerRewardAddress: checksumAddress(x.relayerRewardAddress)})),
+    receiptDelivered: rec.receiptDelivered,
+    rewardDetails:
+      rec.fee.token === ZERO_ADDRESS
+        ? {address: ZERO_ADDRESS, name: "", symbol: "", decimals: 0, ercType: "ERC-20", value: "0"}
+        : {address: checksumAddress(rec.fee.token), name: r.name ?? "", symbol: r.symbol ?? "", decimals: r.decimals ?? 0, ercType: "ERC-20", value: rec.fee.amount},
+  };
+  if (rec.sourceTransaction) out.sourceTransaction = rec.sourceTransaction;
+  if (rec.destinationTransaction) out.destinationTransaction = {...rec.destinationTransaction, rewardRedeemer: checksumAddress(rec.destinationTransaction.rewardRedeemer), delivererAddress: checksumAddress(rec.destinationTransaction.delivererAddress)};
+  out.status = rec.status;
+  return out;
+}
+
 /** The ICM routes (defs/icm.ts) answered from the store (queries/icm.ts). */
 export function icmRoutes(m: IcmRoutesModules): BoundRoute[] {
-  /** The hosted API's message model, with the EVM chain IDs of the ends this node follows ("" for the others). */
-  const model = (r: IcmRow): Record<string, unknown> => {
-    const rec = r.record;
-    const out: Record<string, unknown> = {
-      messageId: rec.messageId,
-      icmContractAddress: checksumAddress(rec.icmContractAddress),
-      sourceBlockchainId: rec.sourceBlockchainId,
-      destinationBlockchainId: rec.destinationBlockchainId,
-      sourceEvmChainId: rec.sourceChainId ?? (rec.sourceBlockchainId ? (m.chains.evmChainIdOfBlockchain(rec.sourceBlockchainId) ?? "") : ""),
-      destinationEvmChainId: rec.destinationChainId ?? (rec.destinationBlockchainId ? (m.chains.evmChainIdOfBlockchain(rec.destinationBlockchainId) ?? "") : ""),
-      messageNonce: rec.messageNonce,
-      from: checksumAddress(rec.from),
-      to: checksumAddress(rec.to),
-      data: rec.data,
-      messageExecuted: rec.messageExecuted,
-      receipts: rec.receipts.map((x) => ({receivedMessageNonce: x.receivedMessageNonce, relayerRewardAddress: checksumAddress(x.relayerRewardAddress)})),
-      receiptDelivered: rec.receiptDelivered,
-      rewardDetails:
-        rec.fee.token === ZERO_ADDRESS
-          ? {address: ZERO_ADDRESS, name: "", symbol: "", decimals: 0, ercType: "ERC-20", value: "0"}
-          : {address: checksumAddress(rec.fee.token), name: r.name ?? "", symbol: r.symbol ?? "", decimals: r.decimals ?? 0, ercType: "ERC-20", value: rec.fee.amount},
-    };
-    if (rec.sourceTransaction) out.sourceTransaction = rec.sourceTransaction;
-    if (rec.destinationTransaction) out.destinationTransaction = {...rec.destinationTransaction, rewardRedeemer: checksumAddress(rec.destinationTransaction.rewardRedeemer), delivererAddress: checksumAddress(rec.destinationTransaction.delivererAddress)};
-    out.status = rec.status;
-    return out;
-  };
+  const model = (r: IcmRow): Record<string, unknown> => icmMessageModel(m, r);
 
   /** A blockchain filter: a CB58 blockchain ID, or the EVM chain ID of a followed chain. */
   const blockchainParam = (v: string | undefined, name: string): string | undefined => {

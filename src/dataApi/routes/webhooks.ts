@@ -32,7 +32,9 @@ export interface WebhookRoutesModules {
   now: () => number;
 }
 
-export const EVENT_TYPES = ["address_activity", "primary_network_address_activity", "validator_activity"] as const;
+export const EVENT_TYPES = ["address_activity", "primary_network_address_activity", "validator_activity", "icm_activity"] as const;
+/** icm_activity (avaext's): the messenger's events, by the names its webhooks take (views/evm/webhookOutbox.ts). */
+const ICM_SUB_EVENTS = ["message_sent", "message_delivered", "message_executed", "message_execution_failed", "receipt_received", "fee_added"] as const;
 const PN_SUB_EVENTS = ["balance_change", "balance_threshold", "reward_distribution"] as const;
 const VALIDATOR_SUB_EVENTS = [
   "validator_stake",
@@ -171,6 +173,18 @@ export function webhookRoutes(o: WebhookRoutesOptions, m: WebhookRoutesModules):
       if (meta.eventSignatures !== undefined) row.metadata.eventSignatures = signatures(meta.eventSignatures);
       row.includeInternalTxs = bool("includeInternalTxs", b.includeInternalTxs);
       row.includeLogs = bool("includeLogs", b.includeLogs);
+    } else if (eventType === "icm_activity") {
+      known(b, [...common, "chainId"], "");
+      known(meta, ["subEvents", "addresses"], "metadata.");
+      const chainId = text("chainId", b.chainId, 64);
+      try {
+        row.chainId = m.chains.resolve(chainId).chainId;
+      } catch (e) {
+        throw badRequest("chainId", (e as Error).message);
+      }
+      row.metadata = {subEvents: {icmActivitySubEvents: subEvents("metadata.subEvents", meta.subEvents, "icmActivitySubEvents", ICM_SUB_EVENTS)}};
+      // The message's sender or recipient (lowercase: the fold compares them as text).
+      if (meta.addresses !== undefined) row.metadata.addresses = addresses("metadata.addresses", meta.addresses).map((a) => "0x" + Buffer.from(a).toString("hex"));
     } else if (eventType === "primary_network_address_activity") {
       known(b, [...common, "network", "chainId"], "");
       known(meta, ["keyType", "keys", "subEvents", "balanceThresholdFilter", "eventSignatures"], "metadata.");

@@ -729,7 +729,8 @@ CREATE TABLE webhook_secrets (
 );
 -- The outbox: one message a webhook and transaction, written by the fold in the transaction of its block (so a
 -- crash neither loses nor invents one). message_id is derived from the webhook, chain, block hash and transaction,
--- so a block folded again gives the same IDs. logs: the transaction's receipt logs (no table holds them). body is
+-- so a block folded again gives the same IDs. logs: the transaction's receipt logs (no table holds them). An
+-- icm_activity message names its interchain message and sub-event instead (one a messenger log). body is
 -- frozen at the first attempt: every retry sends the same bytes.
 -- state: pending, paused (pending while its webhook is inactive), delivered, failed (past the schedule), skipped (its
 -- event signatures matched no log), dropped (its block was rolled back after an attempt; a
@@ -743,6 +744,8 @@ CREATE TABLE webhook_outbox (
   tx_index int4 NOT NULL,
   tx_hash bytea,
   logs jsonb,
+  icm_message_id text,
+  icm_sub_event text,
   reverses text,
   created_at int8 NOT NULL,
   state text NOT NULL DEFAULT 'pending',

@@ -44,6 +44,8 @@ export interface WebhookDeliveryModules {
   now: () => number;
   /** The native token of a followed chain, for networkToken. */
   networkToken: (chainId: string) => NetworkToken;
+  /** The interchain message an icm_activity event carries, as the ICM endpoints serve it (null: not in the store). */
+  icmMessage?: (sql: SqlClient, messageId: string) => Promise<Record<string, unknown> | null>;
   /** Told of each attempt (metrics, benches). */
   onAttempt?: (a: {messageId: string; webhookId: string; status: number; latencyMs: number; createdAt: number; ok: boolean}) => void;
 }
@@ -133,7 +135,8 @@ export class WebhookDelivery {
   private async prepare(due: q.DueMessage[]): Promise<Array<(() => Promise<void>) & {id: string}>> {
     const {sql, now} = this.modules;
     if (due.length === 0) return [];
-    const bodies = await buildBodies(sql, due, this.modules.networkToken);
+    const icm = this.modules.icmMessage;
+    const bodies = await buildBodies(sql, due, this.modules.networkToken, async (_tx, id) => (icm ? icm(sql, id) : null));
     const claims: q.Claim[] = [];
     const plans = new Map<string, {m: q.DueMessage; nth: number; last: boolean; body: string}>();
     const delays = this.opts.retryDelaysMs;

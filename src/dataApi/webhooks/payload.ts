@@ -3,7 +3,8 @@
  * whose event is a TransactionEvent (node_modules/@avalanche-sdk/chainkit's models, which `validateWebhook` parses
  * with): the transaction, its ERC-20/721/1155 transfers, its internal transactions (includeInternalTxs) and its
  * logs (includeLogs), read from the store. A reversal (a rolled-back block, docs/api/webhooks.md) repeats the
- * message it reverses with every log `removed: true` and names it in `reverses`.
+ * message it reverses with every log `removed: true` and names it in `reverses`. An icm_activity message (avaext's)
+ * carries the interchain message as the ICM endpoints serve it.
  */
 import {checksumAddress} from "../../evm/hex.js";
 import {canonicalJson} from "../../util/canonicalJson.js";
@@ -35,9 +36,14 @@ export interface NetworkToken {
  * one whose transaction is no longer in the store or whose webhook's event signatures match none of its logs (it
  * is not delivered). A message with a frozen body keeps it.
  */
-export async function buildBodies(sql: SqlTx, messages: readonly q.DueMessage[], token: (chainId: string) => NetworkToken): Promise<Map<string, string | null>> {
+export async function buildBodies(
+  sql: SqlTx,
+  messages: readonly q.DueMessage[],
+  token: (chainId: string) => NetworkToken,
+  icm: (sql: SqlTx, messageId: string) => Promise<Record<string, unknown> | null>,
+): Promise<Map<string, string | null>> {
   const out = new Map<string, string | null>();
-  const fresh = messages.filter((m) => m.body === null && m.reverses === null);
+  const fresh = messages.filter((m) => m.body === null && m.reverses === null && m.icm_message_id === null);
   const keys = fresh.map((m) => ({chainId: m.chain_id, block: m.block_number, txIndex: m.tx_index}));
   const txs = await q.txsOfMessages(sql, keys);
   const transfers = await q.transfersOfMessages(sql, keys);
@@ -45,12 +51,31 @@ export async function buildBodies(sql: SqlTx, messages: readonly q.DueMessage[],
   for (const m of messages) {
     if (m.body !== null) out.set(m.message_id, m.body);
     else if (m.reverses !== null) out.set(m.message_id, await reversal(sql, m));
+    else if (m.icm_message_id !== null) out.set(m.message_id, await icmBody(sql, m, icm));
     else {
       const k = q.txKey(m.chain_id, m.block_number, m.tx_index);
       out.set(m.message_id, body(m, txs.get(k) ?? null, transfers.get(k) ?? [], internals.get(k) ?? [], token));
     }
   }
   return out;
+}
+
+/**
+ * An icm_activity message (avaext's fourth event type): the sub-event, where it happened, and the interchain message
+ * as `GET /v1/icm/messages/{messageId}` serves it when the body is made (its first attempt).
+ */
+async function icmBody(sql: SqlTx, m: q.DueMessage, icm: (sql: SqlTx, messageId: string) => Promise<Record<string, unknown> | null>): Promise<string | null> {
+  const message = await icm(sql, m.icm_message_id!);
+  if (message === null) return null;
+  const event = {
+    subEvent: m.icm_sub_event,
+    chainId: m.chain_id,
+    blockNumber: m.block_number.toString(),
+    transactionIndex: m.tx_index,
+    ...(m.tx_hash ? {txHash: hex(m.tx_hash)} : {}),
+    icmMessage: message,
+  };
+  return canonicalJson({webhookId: m.webhook_id, eventType: "icm_activity", messageId: m.message_id, event});
 }
 
 async function reversal(sql: SqlTx, m: q.DueMessage): Promise<string | null> {

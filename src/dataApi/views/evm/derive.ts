@@ -9,6 +9,9 @@ import {decodeAbi} from "../../../evm/abi.js";
 import {hexToBytes, quantity} from "../../../evm/hex.js";
 import {decodeIcmLog} from "../../evm/icm.js";
 import type {IcmEventRow} from "./icmFold.js";
+import type {LogRow} from "./webhookOutbox.js";
+
+export type {LogRow};
 
 export class BlockShapeError extends Error {}
 
@@ -79,15 +82,6 @@ export interface ContractRow {
   txIndex: number;
   deployer: Uint8Array;
   deployerContract: Uint8Array | null;
-}
-
-/** A receipt's log, kept for webhooks (views/evm/webhookOutbox.ts): their deliveries carry a transaction's logs. */
-export interface LogRow {
-  txIndex: number;
-  logIndex: number;
-  address: Uint8Array;
-  topics: Uint8Array[];
-  data: Uint8Array;
 }
 
 export interface DerivedBlock {

@@ -8,6 +8,7 @@
 import type {IcmRecord} from "../../store/icmRecord.js";
 import {cb58Encode} from "../../../util/cb58.js";
 import {hexToBytes} from "../../../evm/hex.js";
+import {enqueueIcmActivity} from "./webhookOutbox.js";
 import type {SqlTx} from "../../store/client.js";
 import {bulkInsert, type BulkColumn} from "../../store/bulk.js";
 import type {IcmEvent, TeleporterMessage} from "../../evm/icm.js";
@@ -74,6 +75,10 @@ export async function foldIcmEvents(tx: SqlTx, blocks: Array<{facts: IcmBlockFac
   if (rows.length === 0) return;
   await bulkInsert(tx, "icm_events", EVENT_COLS, rows, {onConflict: "DO NOTHING"});
   await refold(tx, [...touched]);
+  await enqueueIcmActivity(
+    tx,
+    rows.map((r) => ({chainId: r[0] as string, block: r[1] as bigint, logIndex: r[2] as number, txIndex: r[3] as number, messageId: r[4] as string, kind: r[5] as string})),
+  );
 }
 
 /** Deletes the ICM events of a chain's blocks after `to`, and folds the messages they named again. */

@@ -4,11 +4,20 @@
  * recipient, created contract, a token transfer's ends; with internal transactions, the trace lane adds the calls'
  * ends). Written where the blocks are, a crash neither loses a message nor makes one for a block not folded.
  * A message's ID is derived from the webhook, chain, block hash and transaction index, so the same block folded
- * again makes the same message. A rollback deletes the messages of its blocks not attempted yet and answers each
+ * again makes the same message. ICM events (an icm_activity webhook) are enqueued by the ICM fold
+ * (`enqueueIcmActivity`). A rollback deletes the messages of its blocks not attempted yet and answers each
  * one attempted with a reversal message (docs/api/webhooks.md, Reorgs). Delivery: src/dataApi/webhooks/.
  */
 import type {SqlTx} from "../../store/client.js";
-import type {LogRow} from "./derive.js";
+
+/** A receipt's log, kept for webhooks: their deliveries carry a transaction's logs (derive.ts collects them). */
+export interface LogRow {
+  txIndex: number;
+  logIndex: number;
+  address: Uint8Array;
+  topics: Uint8Array[];
+  data: Uint8Array;
+}
 
 /** A transaction's participant in a batch: who, where, and the block's hash (the message ID's part). */
 export interface Touch {
@@ -90,4 +99,42 @@ function logJson(l: LogRow): Record<string, unknown> {
   out.logIndex = l.logIndex;
   out.removed = false;
   return out;
+}
+
+/** The ICM sub-events of icm_activity webhooks (avaext's fourth event type), by the messenger's event. */
+export const ICM_SUB_EVENTS: Readonly<Record<string, string>> = {
+  SendCrossChainMessage: "message_sent",
+  ReceiveCrossChainMessage: "message_delivered",
+  MessageExecuted: "message_executed",
+  MessageExecutionFailed: "message_execution_failed",
+  ReceiptReceived: "receipt_received",
+  AddFeeAmount: "fee_added",
+};
+
+/**
+ * The ICM fold's part (views/evm/icmFold.ts, after the messages are folded again): one message for each messenger
+ * event and each active icm_activity webhook of the chain that takes its sub-event and, when it names addresses,
+ * whose message is from or to one of them.
+ */
+export async function enqueueIcmActivity(
+  tx: SqlTx,
+  events: ReadonlyArray<{chainId: string; block: bigint; logIndex: number; txIndex: number; messageId: string; kind: string}>,
+): Promise<void> {
+  const known = events.filter((e) => ICM_SUB_EVENTS[e.kind] !== undefined);
+  if (known.length === 0) return;
+  await tx.query(
+    `INSERT INTO webhook_outbox (message_id, webhook_id, chain_id, block_number, tx_index, tx_hash, icm_message_id, icm_sub_event, created_at)
+     SELECT md5(h.id || ':' || e.c || ':' || encode(b.hash, 'hex') || ':icm:' || e.l)::uuid::text, h.id, e.c, e.n, e.i, t.hash, e.m, e.s, ${NOW_MS}
+     FROM unnest($1::text[], $2::int8[], $3::int4[], $4::int4[], $5::text[], $6::text[]) AS e(c, n, l, i, m, s)
+     JOIN webhooks h ON h.event_type = 'icm_activity' AND h.status = 'active' AND h.chain_id = e.c
+       AND jsonb_exists(h.metadata -> 'subEvents' -> 'icmActivitySubEvents', e.s)
+     JOIN evm_blocks b ON b.chain_id = e.c AND b.number = e.n
+     LEFT JOIN evm_txs t ON t.chain_id = e.c AND t.block_number = e.n AND t.tx_index = e.i
+     LEFT JOIN icm_messages im ON im.message_id = e.m
+     WHERE NOT jsonb_exists(h.metadata, 'addresses')
+        OR jsonb_exists(h.metadata -> 'addresses', '0x' || encode(im.from_addr, 'hex'))
+        OR jsonb_exists(h.metadata -> 'addresses', '0x' || encode(im.to_addr, 'hex'))
+     ON CONFLICT (message_id) DO NOTHING`,
+    [known.map((e) => e.chainId), known.map((e) => e.block), known.map((e) => e.logIndex), known.map((e) => e.txIndex), known.map((e) => e.messageId), known.map((e) => ICM_SUB_EVENTS[e.kind]!)],
+  );
 }

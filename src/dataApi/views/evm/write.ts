@@ -10,8 +10,7 @@ import {bytesToHex, hexToBytes} from "../../../evm/hex.js";
 import {sha256} from "@noble/hashes/sha2.js";
 import type {DerivedBlock, DerivedTraces} from "./derive.js";
 import {foldIcmEvents, rollbackIcm} from "./icmFold.js";
-import {enqueueAddressActivity, enqueueInternalActivity, rollbackOutbox, type Touch} from "./webhookOutbox.js";
-import type {LogRow} from "./derive.js";
+import {enqueueAddressActivity, enqueueInternalActivity, rollbackOutbox, type LogRow, type Touch} from "./webhookOutbox.js";
 
 export interface TokenInfo {
   /** 20, 721, 1155, or 0 (unknown). */
