@@ -73,13 +73,30 @@ export async function postSigned(
     return done(0, e instanceof TargetRefused ? e.message : (e as Error).message);
   }
   const bytes = Buffer.from(body, "utf8");
+  const first = await attempt(u, bytes, body, secret, to, o, signal);
+  // A kept-alive socket the receiver had closed fails before any answer: sent again once on a new connection, as
+  // Node's docs advise (http.ClientRequest reusedSocket), so a receiver's restart is not a failed attempt.
+  const out = first.staleSocket && !signal.aborted ? await attempt(u, bytes, body, secret, to, o, signal) : first;
+  return done(out.status, out.error);
+}
+
+function attempt(
+  u: URL,
+  bytes: Buffer,
+  body: string,
+  secret: string,
+  to: ResolvedAddress[],
+  o: {timeoutMs: number; agents: Agents; headers?: Record<string, string>},
+  signal: AbortSignal,
+): Promise<{status: number; error: string | null; staleSocket: boolean}> {
   const mod = u.protocol === "https:" ? https : http;
-  return new Promise<PostOutcome>((resolve) => {
+  return new Promise((resolve) => {
     let settled = false;
-    const finish = (status: number, error: string | null): void => {
+    let answered = false;
+    const finish = (status: number, error: string | null, staleSocket = false): void => {
       if (settled) return;
       settled = true;
-      resolve(done(status, error));
+      resolve({status, error, staleSocket});
     };
     const req = mod.request(
       u,
@@ -97,6 +114,7 @@ export async function postSigned(
         },
       },
       (res) => {
+        answered = true;
         const status = res.statusCode ?? 0;
         res.resume();
         res.on("end", () => finish(status, status >= 200 && status < 300 ? null : status >= 300 && status < 400 ? `HTTP ${status}: redirects are not followed` : `HTTP ${status}`));
@@ -104,7 +122,7 @@ export async function postSigned(
         res.on("close", () => finish(status, status >= 200 && status < 300 && res.complete ? null : `HTTP ${status}`));
       },
     );
-    req.on("error", (e) => finish(0, signal.aborted ? `no answer within ${o.timeoutMs} ms` : e.message));
+    req.on("error", (e) => finish(0, signal.aborted ? `no answer within ${o.timeoutMs} ms` : e.message, req.reusedSocket && !answered));
     req.end(bytes);
   });
 }
