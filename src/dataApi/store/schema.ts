@@ -770,4 +770,60 @@ CREATE TABLE webhook_attempts (
 );
 `,
   },
+  {
+    version: 18,
+    name: "the metrics service's rollups of the EVM chains",
+    sql: `
+-- The chain metrics of /v2/chains/{chainId}/metrics (src/metricsService/v2), kept as EVM blocks fold and in the same
+-- transaction (src/dataApi/views/evm/metricsFold.ts); a reorg takes them back. Hours are of block time (UTC).
+-- Sums and maxima per hour: a day, week or month is the sum (or maximum) of its hours. max_tps / max_gps: the most
+-- transactions / gas in one second of block time within the hour; gas_price_sum: of the transactions' effective
+-- gas prices; contracts: contracts the hour's transactions deployed.
+CREATE TABLE metrics_hours (
+  chain_id text NOT NULL,
+  hour int8 NOT NULL,
+  txs int8 NOT NULL,
+  gas_used numeric NOT NULL,
+  fees numeric NOT NULL,
+  gas_price_sum numeric NOT NULL,
+  max_gas_price numeric NOT NULL,
+  max_tps int8 NOT NULL,
+  max_gps numeric NOT NULL,
+  contracts int8 NOT NULL,
+  PRIMARY KEY (chain_id, hour)
+);
+-- Distinct counts: an address of a kind (0 active address, 1 sender, 2 deployer) seen in a bucket of a grain (0 hour,
+-- 1 day, 2 week, 3 month) has one row here, naming the first block it was seen in there. Blocks fold in order, so a
+-- reorg to block B takes back exactly the rows of blocks after B (no kept block saw that address in that bucket).
+CREATE TABLE metrics_seen (
+  chain_id text NOT NULL,
+  kind int2 NOT NULL,
+  grain int2 NOT NULL,
+  bucket int8 NOT NULL,
+  address bytea NOT NULL,
+  block_number int8 NOT NULL,
+  PRIMARY KEY (chain_id, kind, grain, bucket, address)
+);
+CREATE INDEX metrics_seen_by_block ON metrics_seen (chain_id, block_number);
+-- The first time ever an address of a kind was seen (the cumulative counts), and the hour of that block.
+CREATE TABLE metrics_first (
+  chain_id text NOT NULL,
+  kind int2 NOT NULL,
+  address bytea NOT NULL,
+  hour int8 NOT NULL,
+  block_number int8 NOT NULL,
+  PRIMARY KEY (chain_id, kind, address)
+);
+CREATE INDEX metrics_first_by_block ON metrics_first (chain_id, block_number);
+-- The counts of both: n rows of metrics_seen per (kind, grain, bucket); grain 4 counts metrics_first by hour.
+CREATE TABLE metrics_distinct (
+  chain_id text NOT NULL,
+  kind int2 NOT NULL,
+  grain int2 NOT NULL,
+  bucket int8 NOT NULL,
+  n int8 NOT NULL,
+  PRIMARY KEY (chain_id, kind, grain, bucket)
+);
+`,
+  },
 ];

@@ -11,6 +11,7 @@ import {sha256} from "@noble/hashes/sha2.js";
 import type {DerivedBlock, DerivedTraces} from "./derive.js";
 import {foldIcmEvents, rollbackIcm} from "./icmFold.js";
 import {enqueueAddressActivity, enqueueInternalActivity, rollbackOutbox, type LogRow, type Touch} from "./webhookOutbox.js";
+import {foldMetrics, rollbackMetrics} from "./metricsFold.js";
 
 export interface TokenInfo {
   /** 20, 721, 1155, or 0 (unknown). */
@@ -39,11 +40,13 @@ const NFT_COLS = [c("chain_id", "text"), c("token", "bytea"), c("token_id", "num
 /**
  * Writes `blocks` (consecutive, continuing the stored head) and moves the head; returns the new cumulative tx count.
  * Their token metadata and call traces are the lanes' (writeTokens, writeTraces): blocks come without internals. On
- * a chain whose RPC serves no traces, the trace lane moves with the head (it has nothing to add).
+ * a chain whose RPC serves no traces, the trace lane moves with the head (it has nothing to add). The metrics
+ * service's rollups (metricsFold.ts) are kept in the same transaction; `chain.rollups: false` leaves them out (the
+ * bench's baseline).
  */
 export async function writeBlocks(
   tx: SqlTx,
-  chain: {chainId: string; blockchainId: string | null},
+  chain: {chainId: string; blockchainId: string | null; rollups?: boolean},
   blocks: DerivedBlock[],
   cumulativeBefore: bigint,
 ): Promise<bigint> {
@@ -132,6 +135,7 @@ export async function writeBlocks(
   await enqueueAddressActivity(tx, chainId, touches, logs);
   const warpRows = blocks.flatMap((d) => d.warp.map((u) => [sha256(u), chainId, d.block.number, u]));
   await bulkInsert(tx, "warp_messages", [c("message_id", "bytea"), c("chain_id", "text"), c("block_number", "int8"), c("unsigned", "bytea")], warpRows, {onConflict: "DO NOTHING"});
+  if (chain.rollups !== false) await foldMetrics(tx, chainId, blocks);
   const last = blocks[blocks.length - 1]!.block;
   // fees_total: the chain's fees so far, for the AVAX supply's burned part (queries/primary/supply.ts).
   const fees = blocks.reduce((sum, d) => sum + BigInt(d.block.feesSpent), 0n);
@@ -234,6 +238,8 @@ export async function rollbackTo(tx: SqlTx, chainId: string, to: bigint, hash: U
   await tx.query("DELETE FROM evm_nfts WHERE chain_id = $1 AND first_block > $2", [chainId, to]);
   await rollbackIcm(tx, chainId, to);
   await rollbackOutbox(tx, chainId, to);
+  // Before the blocks go: it reads their timestamps, then recounts the kept blocks of their hours.
+  await rollbackMetrics(tx, chainId, to);
   await tx.query("DELETE FROM warp_messages WHERE chain_id = $1 AND block_number > $2", [chainId, to]);
   await tx.query(
     `UPDATE evm_nfts n SET owner = (
