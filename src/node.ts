@@ -32,6 +32,7 @@ import {createCoreMetrics, type CoreMetrics} from "./metrics/index.js";
 import {AdminService, type RawKeyValueReader} from "./admin/service.js";
 import {AvgTps} from "./metricsService/avgTps.js";
 import {MetricsService} from "./metricsService/service.js";
+import {MetricsV2, v2Resolver} from "./metricsService/v2/v2.js";
 import {DataApiService, type DataApiRole} from "./dataApi/service.js";
 import {loadApiKeys} from "./dataApi/server/keys.js";
 import {dataApiGenesis, devGenesisPath} from "./dataApi/genesis.js";
@@ -206,6 +207,9 @@ export class AvaextNode {
     if (c["metrics-service-enabled"]) {
       const service = new MetricsService({rateLimitPerMinute: c["metrics-service-rate-limit"], clients: this.clientAddresses}, {chains: this.chains, avgTps: this.avgTps});
       this.routes.addResolver(service.resolver());
+      // The data API opens after this: /v2 finds its store when a request comes.
+      const v2 = new MetricsV2({network: this.chains.network, store: () => this.dataApi?.sql ?? null, tokens: service.tokens});
+      this.routes.addResolver(v2Resolver(service, v2));
     }
     // --- admin API (issue #6) ---
     if (c["api-admin-enabled"]) {

@@ -6,10 +6,22 @@
 import {Bucket, ChainFlag, Slab, containerIndexKey, containerKey, key, readU64be, u64be} from "../db/buckets.js";
 import type {BatchOp, Database} from "../db/controller.js";
 import type {ChainName} from "../chains/index.js";
-import type {Day} from "../metricsService/avgTps.js";
 import {ENDPOINTS, type Endpoint} from "./endpoints.js";
 import {decodeRecord, encodeRecord, holdsChecksum, recordSize, type ReadRecord} from "./record.js";
 import {sha256} from "../util/cb58.js";
+
+/**
+ * A stored day of a chain's TPS series (Bucket.tpsDay): the metrics service's Day (src/metricsService/avgTps.ts),
+ * restated here so the index, below the metrics service (whose /v2 reads the data API, which reads the index),
+ * does not import it.
+ */
+interface Day {
+  start: number;
+  txs: number;
+  firstBlock: number;
+  lastBlock: number;
+  prevLastBlock: number | null;
+}
 
 /** Most containers one getContainerRange returns (AvalancheGo's MaxFetchedByRange). */
 export const MAX_FETCHED_BY_RANGE = 1024;

@@ -1,6 +1,7 @@
 /**
- * The metrics service: `GET /v1/avg_tps/{chainId}` (seed document 3, contract §9). Errors use the seed's body
- * `{message: string[], error, statusCode}`.
+ * The metrics service: `GET /v1/avg_tps/{chainId}` (seed document 3, contract §9) and the hosted Metrics API's /v2
+ * (v2/, composed by the root: it reads the data API's store, below which this folder must stay). Errors use the seed's body `{message: string[], error, statusCode}`; one rate limit and one set of page
+ * tokens serve both.
  */
 import {STATUS_CODES} from "node:http";
 import type {PlainResponse, Route, RouteResolver, Target} from "../api/routes.js";
@@ -34,8 +35,10 @@ export function errorBody(status: number, messages: string[]): PlainResponse {
 
 export class MetricsService {
   private readonly limiter = new RateLimiter();
-  private readonly clients: ClientAddresses;
-  private readonly tokens: PageTokens;
+  /** Who a request is from (--http-trusted-proxies), for /v1 and /v2 alike. */
+  readonly clients: ClientAddresses;
+  /** Shared with /v2 (src/metricsService/v2). */
+  readonly tokens: PageTokens;
 
   constructor(
     private readonly opts: MetricsServiceOptions,
@@ -43,6 +46,15 @@ export class MetricsService {
   ) {
     this.clients = opts.clients ?? new ClientAddresses();
     this.tokens = modules.tokens ?? new PageTokens();
+  }
+
+  /** The 429 answer when the client is over its rate, else null (one budget for /v1 and /v2). */
+  limit(client: string): PlainResponse | null {
+    const d = this.limiter.take(client, this.opts.rateLimitPerMinute);
+    if (d.ok) return null;
+    const wait = d.retryAfterS;
+    const r = errorBody(429, [`too many requests; retry in ${wait}s`]);
+    return {...r, headers: {"Retry-After": String(wait)}};
   }
 
   /** Routes `/v1/avg_tps/<chainId>`; any chain text resolves to the route, unknown chains answer 404 there. */
@@ -65,12 +77,8 @@ export class MetricsService {
   }
 
   private avgTps(client: string, url: Target): PlainResponse {
-    const d = this.limiter.take(client, this.opts.rateLimitPerMinute);
-    if (!d.ok) {
-      const wait = d.retryAfterS;
-      const r = errorBody(429, [`too many requests; retry in ${wait}s`]);
-      return {...r, headers: {"Retry-After": String(wait)}};
-    }
+    const limited = this.limit(client);
+    if (limited) return limited;
     let chainText: string;
     try {
       chainText = decodeURIComponent(url.path.slice(AVG_TPS_PREFIX.length));

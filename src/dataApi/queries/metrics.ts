@@ -147,3 +147,20 @@ export async function metricPoints(sql: SqlClientLike, chainId: string, metric: 
   for (let i = starts.length - 1; i >= 0; i--) out.push({timestamp: starts[i]!, value: values[i]!});
   return out;
 }
+
+/** A followed EVM chain as the metrics list it: evm_chains and the P-chain's name and subnet of its blockchain. */
+export interface MetricsChainRow {
+  chainId: string;
+  blockchainId: string | null;
+  name: string | null;
+  subnetId: string | null;
+}
+
+/** The followed EVM chains (every one has metrics: the fold keeps them for all), by EVM chain ID. */
+export async function metricsChains(sql: SqlClientLike): Promise<MetricsChainRow[]> {
+  const rows = await sql.query<{chain_id: string; blockchain_id: string | null; name: string | null; subnet_id: string | null}>(
+    `SELECT c.chain_id, c.blockchain_id, b.name, b.subnet_id FROM evm_chains c LEFT JOIN blockchains b ON b.blockchain_id = c.blockchain_id
+     ORDER BY length(c.chain_id), c.chain_id`,
+  );
+  return rows.map((r) => ({chainId: r.chain_id, blockchainId: r.blockchain_id, name: r.name, subnetId: r.subnet_id}));
+}
