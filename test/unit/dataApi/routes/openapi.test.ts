@@ -12,10 +12,12 @@ import {chainkitOperations, glacierSdkOperations, type SdkOperation} from "../..
 /** SDK operations avaext does not serve, by the SDK's name (chainkit's operation ID, glacier-sdk's `Service.method`). */
 const NOT_SERVED: Record<string, string> = {};
 const notServed = (reason: string, names: string[]): void => names.forEach((n) => (NOT_SERVED[n] = reason));
-notServed("metrics v2 (/v2): future work", [
-  ...["listChains", "getChain", "getEvmChainMetrics", "getEvmChainRollingWindowMetrics", "getStakingMetrics", "getMetricsBySubnetId"],
-  ...["getValidatorsByDateRange", "getMetricsByValidationId", "getMetricsByNodeId", "getTotalL1ValidatorMetrics", "getICMSummary"],
-  ...["getICMTimeseries", "getAddressesByBtcbBridged", "metrics-health-check", "metrics-live-check"],
+notServed("metrics v2 (/v2): served by the metrics service outside the /v1 route table (src/metricsService/v2; test/e2e/metricsV2.test.ts calls them through chainkit)", [
+  ...["listChains", "getChain", "getEvmChainMetrics", "getEvmChainRollingWindowMetrics", "getStakingMetrics", "getICMSummary"],
+  ...["getICMTimeseries", "metrics-health-check", "metrics-live-check"],
+]);
+notServed("metrics v2's L1 validator metrics, subnet validator lists and BTC.b bridgers: not served, the store cannot answer them exactly (docs/api/metrics-service.md)", [
+  ...["getMetricsBySubnetId", "getValidatorsByDateRange", "getMetricsByValidationId", "getMetricsByNodeId", "getTotalL1ValidatorMetrics", "getAddressesByBtcbBridged"],
 ]);
 notServed("the hosted API's account usage: avaext keeps no accounts", [
   ...["getApiLogs", "getApiUsageMetrics", "getRpcUsageMetrics", "getSubnetRpcUsageMetrics"],

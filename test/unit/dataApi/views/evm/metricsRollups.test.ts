@@ -10,107 +10,21 @@ import {migrate} from "../../../../../src/dataApi/store/migrations.js";
 import {MIGRATIONS} from "../../../../../src/dataApi/store/schema.js";
 import type {SqlClient} from "../../../../../src/dataApi/store/client.js";
 import {EvmFollower, defaultEvmFollowerOptions} from "../../../../../src/dataApi/views/evm/follower.js";
-import {CHAIN_METRICS, dayOnly, metricPoints, metricsSpan, type ChainMetric} from "../../../../../src/dataApi/queries/metrics.js";
+import {CHAIN_METRICS, dayOnly, metricPoints, metricsSpan} from "../../../../../src/dataApi/queries/metrics.js";
 import {Anvil} from "../../../../../src/dev/evm/anvil.js";
 import {DevToken} from "../../../../../src/dev/evm/artifacts.js";
 import {ANVIL_ACCOUNTS, contractAddress} from "../../../../../src/dev/evm/traffic.js";
 import {encodeAbi, encodeCall} from "../../../../../src/evm/abi.js";
 import {bytesToHex} from "../../../../../src/evm/hex.js";
 import {EvmRpc, defaultEvmRpcOptions} from "../../../../../src/evm/rpc.js";
-import {GRAINS, bucketSeconds, bucketStart, type Grain} from "../../../../../src/util/timeBuckets.js";
+import {GRAINS, bucketStart} from "../../../../../src/util/timeBuckets.js";
 import {describeBackends, quietLogger} from "../../../../helpers/sql.js";
 import {mulberry32} from "../../../../../src/util/prng.js";
+import {expected, readHistory} from "../../../../helpers/metricsHistory.js";
 
 const CHAIN = 99_972;
-const TRANSFER_TOPIC = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef";
-const ZERO = "0x" + "0".repeat(40);
 // Saturday 2026-01-31 20:00 UTC: the blocks cross a day, a week (Monday 2026-02-02) and a month.
 const GENESIS = Date.UTC(2026, 0, 31, 20) / 1000;
-
-/** What the test reads back of a block from anvil: the facts every metric is computed from. */
-interface Facts {
-  number: bigint;
-  timestamp: number;
-  gasUsed: bigint;
-  txs: Array<{from: string; to: string | null; gasPrice: bigint; fee: bigint; created: string | null}>;
-  transfers: Array<{from: string; to: string}>;
-}
-
-async function readHistory(anvil: Anvil, head: number): Promise<Facts[]> {
-  const out: Facts[] = [];
-  for (let n = 1; n <= head; n++) {
-    const q = "0x" + n.toString(16);
-    const block = (await anvil.rawCall("eth_getBlockByNumber", [q, true])) as {timestamp: string; gasUsed: string; transactions: Array<{from: string; to: string | null}>};
-    const receipts = (await anvil.rawCall("eth_getBlockReceipts", [q])) as Array<{gasUsed: string; effectiveGasPrice: string; contractAddress: string | null; status: string; logs: Array<{topics: string[]}>}>;
-    const f: Facts = {number: BigInt(n), timestamp: Number(block.timestamp), gasUsed: BigInt(block.gasUsed), txs: [], transfers: []};
-    block.transactions.forEach((t, i) => {
-      const r = receipts[i]!;
-      f.txs.push({from: t.from.toLowerCase(), to: t.to?.toLowerCase() ?? null, gasPrice: BigInt(r.effectiveGasPrice), fee: BigInt(r.gasUsed) * BigInt(r.effectiveGasPrice), created: r.status === "0x1" ? (r.contractAddress?.toLowerCase() ?? null) : null});
-      for (const l of r.logs) {
-        if (l.topics[0] === TRANSFER_TOPIC && l.topics.length === 3) f.transfers.push({from: "0x" + l.topics[1]!.slice(26), to: "0x" + l.topics[2]!.slice(26)});
-      }
-    });
-    out.push(f);
-  }
-  return out;
-}
-
-/** Every metric's points by `grain`, newest first, over the buckets from the first block's to the last block's. */
-function expected(history: Facts[], metric: ChainMetric, grain: Grain): Array<{timestamp: number; value: number}> {
-  const first = bucketStart(grain, history[0]!.timestamp);
-  const last = bucketStart(grain, history[history.length - 1]!.timestamp);
-  const starts: number[] = [];
-  for (let b = last; b >= first; b = bucketStart(grain, b - 1)) starts.push(b);
-  starts.reverse();
-  const everSeen = new Set<string>();
-  const everDeployers = new Set<string>();
-  let cumTxs = 0;
-  let cumContracts = 0;
-  const points = starts.map((start) => {
-    const end = start + bucketSeconds(grain, start);
-    const blocks = history.filter((b) => b.timestamp >= start && b.timestamp < end);
-    const txs = blocks.flatMap((b) => b.txs);
-    const addrs = new Set<string>();
-    for (const t of txs) for (const a of [t.from, t.to]) if (a && a !== ZERO) addrs.add(a);
-    for (const b of blocks) for (const tr of b.transfers) for (const a of [tr.from, tr.to]) if (a !== ZERO) addrs.add(a);
-    const deployers = new Set(txs.filter((t) => t.created).map((t) => t.from));
-    const contracts = txs.filter((t) => t.created).length;
-    const perSecond = new Map<number, {txs: number; gas: bigint}>();
-    for (const b of blocks) {
-      const s = perSecond.get(b.timestamp) ?? {txs: 0, gas: 0n};
-      s.txs += b.txs.length;
-      s.gas += b.gasUsed;
-      perSecond.set(b.timestamp, s);
-    }
-    const gas = blocks.reduce((a, b) => a + b.gasUsed, 0n);
-    for (const a of addrs) everSeen.add(a);
-    for (const a of deployers) everDeployers.add(a);
-    cumTxs += txs.length;
-    cumContracts += contracts;
-    const seconds = end - start;
-    const value: Record<ChainMetric, number> = {
-      activeAddresses: addrs.size,
-      activeSenders: new Set(txs.map((t) => t.from)).size,
-      txCount: txs.length,
-      gasUsed: Number(gas),
-      feesPaid: Number(txs.reduce((a, t) => a + t.fee, 0n)),
-      contracts,
-      deployers: deployers.size,
-      avgTps: txs.length / seconds,
-      avgGps: Number(gas) / seconds,
-      maxTps: Math.max(0, ...[...perSecond.values()].map((s) => s.txs)),
-      maxGps: Math.max(0, ...[...perSecond.values()].map((s) => Number(s.gas))),
-      avgGasPrice: txs.length === 0 ? 0 : Number(txs.reduce((a, t) => a + t.gasPrice, 0n)) / txs.length,
-      maxGasPrice: Number(txs.reduce((a, t) => (t.gasPrice > a ? t.gasPrice : a), 0n)),
-      cumulativeTxCount: cumTxs,
-      cumulativeAddresses: everSeen.size,
-      cumulativeContracts: cumContracts,
-      cumulativeDeployers: everDeployers.size,
-    };
-    return {timestamp: start, value: value[metric]};
-  });
-  return points.reverse();
-}
 
 describeBackends("metrics rollups against the history", (backend) => {
   let anvil: Anvil;
