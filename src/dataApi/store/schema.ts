@@ -24,6 +24,8 @@
  *   staked outputs (their end time: the principal unlocks then).
  */
 /** One step of the schema (the runner records the versions applied). */
+import {METRICS_BACKFILL_SQL} from "./metricsRollups.js";
+
 export interface SchemaMigration {
   version: number;
   name: string;
@@ -824,6 +826,8 @@ CREATE TABLE metrics_distinct (
   n int8 NOT NULL,
   PRIMARY KEY (chain_id, kind, grain, bucket)
 );
+-- A store folded before this version gets its rollups from the rows it holds (store/metricsRollups.ts).
+${METRICS_BACKFILL_SQL}
 `,
   },
 ];

@@ -14,6 +14,7 @@
  * transactions created contracts.
  */
 import type {SqlTx} from "../../store/client.js";
+import {recomputeHoursSql} from "../../store/metricsRollups.js";
 import {bytesToHex} from "../../../evm/hex.js";
 import {GRAINS, GRAIN_CODE, bucketStart} from "../../../util/timeBuckets.js";
 import type {DerivedBlock} from "./derive.js";
@@ -166,23 +167,4 @@ export async function rollbackMetrics(tx: SqlTx, chainId: string, to: bigint): P
   const from = bucketStart("hour", Number(first.ts));
   await tx.query("DELETE FROM metrics_hours WHERE chain_id = $1 AND hour >= $2", [chainId, from]);
   await tx.query(recomputeHoursSql("b.chain_id = $1 AND b.number <= $2 AND b.timestamp >= $3"), [chainId, to, from]);
-}
-
-/**
- * Computes metrics_hours afresh from the stored blocks that `where` selects (on evm_blocks b), whole hours only:
- * the rollback's recount of the hours it touched.
- */
-function recomputeHoursSql(where: string): string {
-  return `
-    WITH blk AS (SELECT b.chain_id, b.number, b.timestamp, b.tx_count, b.gas_used, b.fees_spent FROM evm_blocks b WHERE ${where}),
-    secs AS (SELECT chain_id, timestamp, sum(tx_count) AS txs, sum(gas_used) AS gas FROM blk GROUP BY chain_id, timestamp),
-    sec_max AS (SELECT chain_id, timestamp - timestamp % 3600 AS hour, max(txs) AS max_tps, max(gas) AS max_gps FROM secs GROUP BY 1, 2),
-    blk_sums AS (SELECT chain_id, timestamp - timestamp % 3600 AS hour, sum(tx_count) AS txs, sum(gas_used) AS gas_used, sum(fees_spent) AS fees FROM blk GROUP BY 1, 2),
-    tx_sums AS (SELECT blk.chain_id, blk.timestamp - blk.timestamp % 3600 AS hour, sum(t.gas_price) AS gps, max(t.gas_price) AS mgp
-                FROM blk JOIN evm_txs t ON t.chain_id = blk.chain_id AND t.block_number = blk.number GROUP BY 1, 2),
-    ct_sums AS (SELECT blk.chain_id, blk.timestamp - blk.timestamp % 3600 AS hour, count(*) AS n
-                FROM blk JOIN evm_contracts c ON c.chain_id = blk.chain_id AND c.block_number = blk.number JOIN evm_txs t ON t.chain_id = c.chain_id AND t.block_number = c.block_number AND t.tx_index = c.tx_index AND t.created = c.address GROUP BY 1, 2)
-    INSERT INTO metrics_hours (chain_id, hour, txs, gas_used, fees, gas_price_sum, max_gas_price, max_tps, max_gps, contracts)
-    SELECT s.chain_id, s.hour, s.txs, s.gas_used, s.fees, coalesce(x.gps, 0), coalesce(x.mgp, 0), m.max_tps, m.max_gps, coalesce(c.n, 0)
-    FROM blk_sums s JOIN sec_max m USING (chain_id, hour) LEFT JOIN tx_sums x USING (chain_id, hour) LEFT JOIN ct_sums c USING (chain_id, hour)`;
 }

@@ -1,0 +1,56 @@
+/**
+ * The metrics rollups (schema 18) computed in SQL from the EVM rows already stored: the whole of them when the
+ * schema adds the tables to a store folded before (its blocks were folded without them), and the hours a reorg
+ * touched (views/evm/metricsFold.ts rollbackMetrics). The fold keeps the same rows incrementally; test
+ * test/unit/dataApi/views/evm/metricsRollups.test.ts holds the two against each other and against the history.
+ */
+
+/** Bucket starts of a Unix-seconds expression, by grain code (src/util/timeBuckets.ts; weeks from Monday). */
+const bucketExprs = (ts: string): string =>
+  `(VALUES (0::int2, ${ts} - ${ts} % 3600), (1::int2, ${ts} - ${ts} % 86400), (2::int2, (${ts} / 86400 - (${ts} / 86400 + 3) % 7) * 86400),
+           (3::int2, extract(epoch FROM date_trunc('month', to_timestamp(${ts}) AT TIME ZONE 'UTC'))::int8))`;
+
+/** metrics_hours rows for the stored blocks `where` selects (on evm_blocks b), whole hours only. */
+export function recomputeHoursSql(where: string): string {
+  return `
+    WITH blk AS (SELECT b.chain_id, b.number, b.timestamp, b.tx_count, b.gas_used, b.fees_spent FROM evm_blocks b WHERE ${where}),
+    secs AS (SELECT chain_id, timestamp, sum(tx_count) AS txs, sum(gas_used) AS gas FROM blk GROUP BY chain_id, timestamp),
+    sec_max AS (SELECT chain_id, timestamp - timestamp % 3600 AS hour, max(txs) AS max_tps, max(gas) AS max_gps FROM secs GROUP BY 1, 2),
+    blk_sums AS (SELECT chain_id, timestamp - timestamp % 3600 AS hour, sum(tx_count) AS txs, sum(gas_used) AS gas_used, sum(fees_spent) AS fees FROM blk GROUP BY 1, 2),
+    tx_sums AS (SELECT blk.chain_id, blk.timestamp - blk.timestamp % 3600 AS hour, sum(t.gas_price) AS gps, max(t.gas_price) AS mgp
+                FROM blk JOIN evm_txs t ON t.chain_id = blk.chain_id AND t.block_number = blk.number GROUP BY 1, 2),
+    ct_sums AS (SELECT blk.chain_id, blk.timestamp - blk.timestamp % 3600 AS hour, count(*) AS n
+                FROM blk JOIN evm_txs t ON t.chain_id = blk.chain_id AND t.block_number = blk.number AND t.created IS NOT NULL
+                JOIN evm_contracts c ON c.chain_id = t.chain_id AND c.address = t.created AND c.block_number = t.block_number AND c.tx_index = t.tx_index GROUP BY 1, 2)
+    INSERT INTO metrics_hours (chain_id, hour, txs, gas_used, fees, gas_price_sum, max_gas_price, max_tps, max_gps, contracts)
+    SELECT s.chain_id, s.hour, s.txs, s.gas_used, s.fees, coalesce(x.gps, 0), coalesce(x.mgp, 0), m.max_tps, m.max_gps, coalesce(c.n, 0)
+    FROM blk_sums s JOIN sec_max m USING (chain_id, hour) LEFT JOIN tx_sums x USING (chain_id, hour) LEFT JOIN ct_sums c USING (chain_id, hour)`;
+}
+
+/**
+ * Every rollup from every stored EVM row (into empty tables). Who took part: kind 0 the from/to of transactions and
+ * transfers, kind 1 senders, kind 2 the senders of transactions that created contracts; the zero address left out.
+ */
+export const METRICS_BACKFILL_SQL = `
+${recomputeHoursSql("true")};
+CREATE TEMP TABLE metrics_parts AS
+  SELECT x.chain_id, b.timestamp AS ts, x.block_number, x.kind, x.address FROM (
+    SELECT chain_id, block_number, 0::int2 AS kind, from_addr AS address FROM evm_txs
+    UNION ALL SELECT chain_id, block_number, 0::int2, to_addr FROM evm_txs WHERE to_addr IS NOT NULL
+    UNION ALL SELECT chain_id, block_number, 1::int2, from_addr FROM evm_txs
+    UNION ALL SELECT chain_id, block_number, 0::int2, from_addr FROM evm_transfers
+    UNION ALL SELECT chain_id, block_number, 0::int2, to_addr FROM evm_transfers
+    UNION ALL SELECT t.chain_id, t.block_number, 2::int2, t.from_addr FROM evm_txs t
+      JOIN evm_contracts c ON c.chain_id = t.chain_id AND c.address = t.created AND c.block_number = t.block_number AND c.tx_index = t.tx_index
+  ) x JOIN evm_blocks b ON b.chain_id = x.chain_id AND b.number = x.block_number
+  WHERE x.address <> '\\x0000000000000000000000000000000000000000'::bytea;
+INSERT INTO metrics_seen (chain_id, kind, grain, bucket, address, block_number)
+  SELECT p.chain_id, p.kind, g.grain, g.bucket, p.address, min(p.block_number) FROM metrics_parts p CROSS JOIN LATERAL ${bucketExprs("p.ts")} AS g(grain, bucket)
+  GROUP BY 1, 2, 3, 4, 5;
+INSERT INTO metrics_first (chain_id, kind, address, hour, block_number)
+  SELECT chain_id, kind, address, min(ts) - min(ts) % 3600, min(block_number) FROM metrics_parts GROUP BY chain_id, kind, address;
+INSERT INTO metrics_distinct (chain_id, kind, grain, bucket, n)
+  SELECT chain_id, kind, grain, bucket, count(*) FROM metrics_seen GROUP BY 1, 2, 3, 4
+  UNION ALL SELECT chain_id, kind, 4::int2, hour, count(*) FROM metrics_first GROUP BY 1, 2, 4;
+DROP TABLE metrics_parts;
+`;
