@@ -33,8 +33,11 @@ const rand = prng(7);
 const hex = (b) => Buffer.from(b).toString("hex");
 const ZERO = new Uint8Array(20);
 
-/** The synthetic chain: a generator of DerivedBlocks, and the addresses the lists are asked about. */
-function syntheticChain() {
+/**
+ * The synthetic chain: a generator of DerivedBlocks, and the addresses the lists are asked about. A block every
+ * `secondsPerBlock` from `start` (bench/metrics.mjs spreads its history over 90 days).
+ */
+export function syntheticChain({secondsPerBlock = 2, start = 1_700_000_000} = {}) {
   const eoas = Array.from({length: 5000}, () => randomBytes(20));
   const erc20s = Array.from({length: 20_000}, () => randomBytes(20));
   const erc721s = Array.from({length: 200}, () => randomBytes(20));
@@ -137,7 +140,7 @@ function syntheticChain() {
       touch(to, i, KIND.native);
     }
     const hash = randomBytes(32);
-    const b = {number: BigInt(number), hash, parentHash: parent, timestamp: 1_700_000_000n + BigInt(number) * 2n, txCount: txs.length, baseFee: 25n * GWEI, gasUsed: 5_000_000n, gasLimit: 15_000_000n, feesSpent: fees};
+    const b = {number: BigInt(number), hash, parentHash: parent, timestamp: BigInt(start + Math.floor(number * secondsPerBlock)), txCount: txs.length, baseFee: 25n * GWEI, gasUsed: 5_000_000n, gasLimit: 15_000_000n, feesSpent: fees};
     parent = hash;
     return {block: b, txs, transfers, internals, contracts, addressKinds: kinds, icm: [], warp: []};
   }

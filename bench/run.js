@@ -2,13 +2,14 @@
 // `npm run bench`: every figure, as the median of BENCH_RUNS runs, with the ratio to its reference measured in
 // the same run. Prints a Markdown table (docs/performance.md holds the current figures).
 // `node bench/run.js <section>` runs one section: primitives, ratelimit, decode, transport, index, dataapi, genesis,
-// evm, icm, warp, webhooks, slowreaders, soak.
+// evm, metrics, icm, warp, webhooks, slowreaders, soak.
 import os from "node:os";
 import {CONNECTION_SET, RUNS, SECONDS, fmt} from "./lib.mjs";
 import {benchIndex} from "./index.mjs";
 import {benchDataApi} from "./dataApi.mjs";
 import {benchGenesis} from "./genesis.mjs";
 import {benchEvm} from "./evm.mjs";
+import {benchMetrics} from "./metrics.mjs";
 import {benchIcm} from "./icm.mjs";
 import {benchWarp} from "./warp.mjs";
 import {benchPrimitives} from "./primitives.mjs";
@@ -20,7 +21,7 @@ import {benchRateLimit} from "./rateLimit.mjs";
 import {benchWebhooks} from "./webhooks.mjs";
 
 // The soak runs only when asked for (`node bench/run.js soak`): it takes 10 minutes.
-const sections = [benchPrimitives, benchRateLimit, benchDecode, benchTransport, benchIndex, benchDataApi, benchGenesis, benchEvm, benchIcm, benchWarp, benchWebhooks, benchSlowReaders, benchSoak];
+const sections = [benchPrimitives, benchRateLimit, benchDecode, benchTransport, benchIndex, benchDataApi, benchGenesis, benchEvm, benchMetrics, benchIcm, benchWarp, benchWebhooks, benchSlowReaders, benchSoak];
 const only = process.argv[2];
 
 const rows = [];

@@ -6,6 +6,7 @@
  */
 import type {SqlClientLike} from "./primary/common.js";
 import {GRAIN_CODE, bucketSeconds, bucketStart, nextBucket, type Grain} from "../../util/timeBuckets.js";
+import {bucketSql} from "../store/metricsRollups.js";
 
 export const CHAIN_METRICS = [
   "activeAddresses",
@@ -43,17 +44,21 @@ export interface MetricPoint {
   value: number;
 }
 
-interface HourRow {
-  hour: bigint;
-  txs: bigint;
-  gas_used: string;
-  fees: string;
-  gas_price_sum: string;
-  max_gas_price: string;
-  max_tps: bigint;
-  max_gps: string;
-  contracts: bigint;
-}
+/** The SQL of a summed or maximised metric over an hour's row (metrics_hours h), and how a bucket combines them. */
+const HOURLY: Partial<Record<ChainMetric, string>> = {
+  txCount: "sum(h.txs)",
+  gasUsed: "sum(h.gas_used)",
+  feesPaid: "sum(h.fees)",
+  contracts: "sum(h.contracts)",
+  avgTps: "sum(h.txs)",
+  avgGps: "sum(h.gas_used)",
+  maxTps: "max(h.max_tps)",
+  maxGps: "max(h.max_gps)",
+  maxGasPrice: "max(h.max_gas_price)",
+  avgGasPrice: "CASE WHEN sum(h.txs) = 0 THEN 0 ELSE sum(h.gas_price_sum) / sum(h.txs) END",
+  cumulativeTxCount: "sum(h.txs)",
+  cumulativeContracts: "sum(h.contracts)",
+};
 
 /** The first and last hour the chain has rollups for, or null before any block. */
 export async function metricsSpan(sql: SqlClientLike, chainId: string): Promise<{first: number; last: number} | null> {
@@ -63,7 +68,8 @@ export async function metricsSpan(sql: SqlClientLike, chainId: string): Promise<
 
 /**
  * The points of `metric` by `grain` for the buckets starting in [from, to] (bucket starts), newest first, at
- * most `limit` of them starting from the newest.
+ * most `limit` of them starting from the newest. Buckets are summed in SQL (numeric, exact), each value turned
+ * into a double once.
  */
 export async function metricPoints(sql: SqlClientLike, chainId: string, metric: ChainMetric, grain: Grain, from: number, to: number, limit: number): Promise<MetricPoint[]> {
   // The page's buckets, oldest first.
@@ -79,73 +85,54 @@ export async function metricPoints(sql: SqlClientLike, chainId: string, metric: 
   const hi = nextBucket(grain, starts[starts.length - 1]!);
   const index = new Map(starts.map((s, i) => [s, i]));
   const values = new Array<number>(starts.length).fill(0);
+  const code = GRAIN_CODE[grain];
 
   const distinct = DISTINCT_KIND[metric];
   const firstKind = FIRST_KIND[metric];
+  let cumulative = false;
+  let rows: Array<{bucket: bigint; v: number}>;
   if (distinct !== undefined) {
-    const rows = await sql.query<{bucket: bigint; n: bigint}>(
-      "SELECT bucket, n FROM metrics_distinct WHERE chain_id = $1 AND kind = $2 AND grain = $3 AND bucket >= $4 AND bucket < $5",
-      [chainId, distinct, GRAIN_CODE[grain], lo, hi],
+    rows = await sql.query(
+      "SELECT bucket, n::float8 AS v FROM metrics_distinct WHERE chain_id = $1 AND kind = $2 AND grain = $3 AND bucket >= $4 AND bucket < $5",
+      [chainId, distinct, code, lo, hi],
     );
-    for (const r of rows) values[index.get(Number(r.bucket))!] = Number(r.n);
   } else if (firstKind !== undefined) {
-    const [base] = await sql.query<{n: string | null}>(
-      "SELECT sum(n)::text AS n FROM metrics_distinct WHERE chain_id = $1 AND kind = $2 AND grain = $3 AND bucket < $4",
-      [chainId, firstKind, FIRST_GRAIN, lo],
+    cumulative = true;
+    rows = await sql.query(
+      `SELECT NULL::int8 AS bucket, coalesce(sum(n), 0)::float8 AS v FROM metrics_distinct WHERE chain_id = $1 AND kind = $2 AND grain = ${FIRST_GRAIN} AND bucket < $3
+       UNION ALL
+       SELECT ${bucketSql(code, "bucket")}, sum(n)::float8 FROM metrics_distinct WHERE chain_id = $1 AND kind = $2 AND grain = ${FIRST_GRAIN} AND bucket >= $3 AND bucket < $4 GROUP BY 1`,
+      [chainId, firstKind, lo, hi],
     );
-    const rows = await sql.query<{bucket: bigint; n: bigint}>(
-      "SELECT bucket, n FROM metrics_distinct WHERE chain_id = $1 AND kind = $2 AND grain = $3 AND bucket >= $4 AND bucket < $5",
-      [chainId, firstKind, FIRST_GRAIN, lo, hi],
-    );
-    for (const r of rows) values[index.get(bucketStart(grain, Number(r.bucket)))!]! += Number(r.n);
-    let total = Number(base?.n ?? 0);
-    for (let i = 0; i < values.length; i++) values[i] = total += values[i]!;
   } else {
-    const rows = await sql.query<HourRow>(
-      "SELECT hour, txs, gas_used::text, fees::text, gas_price_sum::text, max_gas_price::text, max_tps, max_gps::text, contracts FROM metrics_hours WHERE chain_id = $1 AND hour >= $2 AND hour < $3",
+    const expr = HOURLY[metric];
+    if (expr === undefined) throw new Error(`metric ${metric} has no reading`);
+    cumulative = metric.startsWith("cumulative");
+    rows = await sql.query(
+      `${cumulative ? `SELECT NULL::int8 AS bucket, coalesce(${expr}, 0)::float8 AS v FROM metrics_hours h WHERE h.chain_id = $1 AND h.hour < $2 UNION ALL ` : ""}
+       SELECT ${bucketSql(code, "h.hour")} AS bucket, (${expr})::float8 AS v FROM metrics_hours h WHERE h.chain_id = $1 AND h.hour >= $2 AND h.hour < $3 GROUP BY 1`,
       [chainId, lo, hi],
     );
-    const acc = starts.map(() => ({txs: 0n, gas: 0n, fees: 0n, gps: 0n, mgp: 0n, mtps: 0n, mgps: 0n, contracts: 0n}));
-    for (const r of rows) {
-      const a = acc[index.get(bucketStart(grain, Number(r.hour)))!]!;
-      a.txs += BigInt(r.txs);
-      a.gas += BigInt(r.gas_used);
-      a.fees += BigInt(r.fees);
-      a.gps += BigInt(r.gas_price_sum);
-      a.contracts += BigInt(r.contracts);
-      if (BigInt(r.max_gas_price) > a.mgp) a.mgp = BigInt(r.max_gas_price);
-      if (BigInt(r.max_tps) > a.mtps) a.mtps = BigInt(r.max_tps);
-      if (BigInt(r.max_gps) > a.mgps) a.mgps = BigInt(r.max_gps);
-    }
-    let before = 0n;
-    if (metric === "cumulativeTxCount" || metric === "cumulativeContracts") {
-      const col = metric === "cumulativeTxCount" ? "txs" : "contracts";
-      const [b] = await sql.query<{n: string | null}>(`SELECT sum(${col})::text AS n FROM metrics_hours WHERE chain_id = $1 AND hour < $2`, [chainId, lo]);
-      before = BigInt(b?.n ?? 0);
-    }
-    for (let i = 0; i < acc.length; i++) {
-      const a = acc[i]!;
-      const seconds = bucketSeconds(grain, starts[i]!);
-      switch (metric) {
-        case "txCount": values[i] = Number(a.txs); break;
-        case "gasUsed": values[i] = Number(a.gas); break;
-        case "feesPaid": values[i] = Number(a.fees); break;
-        case "contracts": values[i] = Number(a.contracts); break;
-        case "avgTps": values[i] = Number(a.txs) / seconds; break;
-        case "avgGps": values[i] = Number(a.gas) / seconds; break;
-        case "maxTps": values[i] = Number(a.mtps); break;
-        case "maxGps": values[i] = Number(a.mgps); break;
-        case "avgGasPrice": values[i] = a.txs === 0n ? 0 : Number(a.gps) / Number(a.txs); break;
-        case "maxGasPrice": values[i] = Number(a.mgp); break;
-        case "cumulativeTxCount": values[i] = Number((before += a.txs)); break;
-        case "cumulativeContracts": values[i] = Number((before += a.contracts)); break;
-        default: throw new Error(`metric ${metric} has no reading`);
-      }
-    }
+  }
+  let before = 0;
+  for (const r of rows) {
+    if (r.bucket === null) before = r.v;
+    else values[index.get(Number(r.bucket))!] = r.v;
+  }
+  if (cumulative) {
+    // Exact while the counts stay below 2^53 (they are counts of transactions, addresses, contracts).
+    for (let i = 0; i < values.length; i++) values[i] = before += values[i]!;
+  } else if (metric === "avgTps" || metric === "avgGps") {
+    for (let i = 0; i < values.length; i++) values[i] = values[i]! / bucketSeconds(grain, starts[i]!);
   }
   const out: MetricPoint[] = [];
   for (let i = starts.length - 1; i >= 0; i--) out.push({timestamp: starts[i]!, value: values[i]!});
   return out;
+}
+
+/** Whether the store folds this EVM chain (evm_chains has its row). */
+export async function hasMetricsChain(sql: SqlClientLike, chainId: string): Promise<boolean> {
+  return (await sql.query("SELECT 1 FROM evm_chains WHERE chain_id = $1", [chainId])).length > 0;
 }
 
 /** A followed EVM chain as the metrics list it: evm_chains and the P-chain's name and subnet of its blockchain. */

@@ -5,10 +5,23 @@
  * test/unit/dataApi/views/evm/metricsRollups.test.ts holds the two against each other and against the history.
  */
 
-/** Bucket starts of a Unix-seconds expression, by grain code (src/util/timeBuckets.ts; weeks from Monday). */
-const bucketExprs = (ts: string): string =>
-  `(VALUES (0::int2, ${ts} - ${ts} % 3600), (1::int2, ${ts} - ${ts} % 86400), (2::int2, (${ts} / 86400 - (${ts} / 86400 + 3) % 7) * 86400),
-           (3::int2, extract(epoch FROM date_trunc('month', to_timestamp(${ts}) AT TIME ZONE 'UTC'))::int8))`;
+/** The start of the bucket of grain code `grain` (0 hour ... 3 month) holding Unix second `ts` (an int8 expression). */
+export function bucketSql(grain: number, ts: string): string {
+  switch (grain) {
+    case 0:
+      return `(${ts} - ${ts} % 3600)`;
+    case 1:
+      return `(${ts} - ${ts} % 86400)`;
+    case 2:
+      // Day 0 is a Thursday: Mondays are the days d with (d + 3) % 7 = 0 (src/util/timeBuckets.ts).
+      return `((${ts} / 86400 - (${ts} / 86400 + 3) % 7) * 86400)`;
+    default:
+      return `extract(epoch FROM date_trunc('month', to_timestamp(${ts}) AT TIME ZONE 'UTC'))::int8`;
+  }
+}
+
+/** Bucket starts of a Unix-seconds expression, a row a grain (grain, bucket). */
+const bucketExprs = (ts: string): string => `(VALUES ${[0, 1, 2, 3].map((g) => `(${g}::int2, ${bucketSql(g, ts)})`).join(", ")})`;
 
 /** metrics_hours rows for the stored blocks `where` selects (on evm_blocks b), whole hours only. */
 export function recomputeHoursSql(where: string): string {

@@ -796,7 +796,9 @@ CREATE TABLE metrics_hours (
 );
 -- Distinct counts: an address of a kind (0 active address, 1 sender, 2 deployer) seen in a bucket of a grain (0 hour,
 -- 1 day, 2 week, 3 month) has one row here, naming the first block it was seen in there. Blocks fold in order, so a
--- reorg to block B takes back exactly the rows of blocks after B (no kept block saw that address in that bucket).
+-- reorg to block B takes back exactly the rows of blocks after B (no kept block saw that address in that bucket);
+-- they are in the buckets from B's successor's on, so the key finds them (no index by block: the fold pays for
+-- every index, a reorg is rare).
 CREATE TABLE metrics_seen (
   chain_id text NOT NULL,
   kind int2 NOT NULL,
@@ -806,7 +808,6 @@ CREATE TABLE metrics_seen (
   block_number int8 NOT NULL,
   PRIMARY KEY (chain_id, kind, grain, bucket, address)
 );
-CREATE INDEX metrics_seen_by_block ON metrics_seen (chain_id, block_number);
 -- The first time ever an address of a kind was seen (the cumulative counts), and the hour of that block.
 CREATE TABLE metrics_first (
   chain_id text NOT NULL,
@@ -816,7 +817,6 @@ CREATE TABLE metrics_first (
   block_number int8 NOT NULL,
   PRIMARY KEY (chain_id, kind, address)
 );
-CREATE INDEX metrics_first_by_block ON metrics_first (chain_id, block_number);
 -- The counts of both: n rows of metrics_seen per (kind, grain, bucket); grain 4 counts metrics_first by hour.
 CREATE TABLE metrics_distinct (
   chain_id text NOT NULL,

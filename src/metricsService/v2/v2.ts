@@ -11,7 +11,7 @@
 import type {PlainResponse, Route, RouteResolver, Target} from "../../api/routes.js";
 import type {NetworkInfo} from "../../chains/index.js";
 import type {SqlClientLike} from "../../dataApi/queries/primary/common.js";
-import {CHAIN_METRICS, dayOnly, metricPoints, metricsChains, metricsSpan, type ChainMetric, type MetricsChainRow} from "../../dataApi/queries/metrics.js";
+import {CHAIN_METRICS, dayOnly, hasMetricsChain, metricPoints, metricsChains, metricsSpan, type ChainMetric, type MetricsChainRow} from "../../dataApi/queries/metrics.js";
 import {ROLLING_METRICS, rollingWindows, type RollingMetric} from "../../dataApi/queries/metricsWindows.js";
 import {icmSummary, icmTimeseries, type IcmGroupBy} from "../../dataApi/queries/icmMetrics.js";
 import {NETWORK_METRICS, StakingSubnetError, stakingPoints, type NetworkMetric} from "../../dataApi/queries/stakingMetrics.js";
@@ -132,21 +132,25 @@ export class MetricsV2 {
 
   private async series(sql: SqlClientLike, chainText: string, metricText: string, query: URLSearchParams): Promise<PlainResponse> {
     checkKnown(query, ["startTimestamp", "endTimestamp", "timeInterval", "pageToken", "pageSize"]);
-    const chain = await this.chain(sql, chainText);
-    if (!chain) return this.unknownChain(chainText);
+    if (!/^\d{1,20}$/.test(chainText) || !(await hasMetricsChain(sql, chainText))) return this.unknownChain(chainText);
     if (!(CHAIN_METRICS as readonly string[]).includes(metricText)) throw new ParamError(`metric must be one of ${CHAIN_METRICS.join(", ")}`);
     const metric = metricText as ChainMetric;
     const grain = grainParam(query, "day");
     if (dayOnly(metric) && grain !== "day") throw new ParamError(`${metric} is served by day only (metrics named cumulative*, max* and avg* are)`);
     const {start, end} = rangeParams(query);
-    const key = `${chain.chainId}|${metric}|${grain}|${start ?? ""}|${end ?? ""}`;
+    const key = `${chainText}|${metric}|${grain}|${start ?? ""}|${end ?? ""}`;
     const page = this.page(query, key, pageSizeParam(query));
-    const span = await metricsSpan(sql, chain.chainId);
-    if (span === null) return json({results: []});
-    const from = bucketStart(grain, start ?? span.first);
-    const to = Math.min(page.cursor ?? end ?? Math.max(span.last, this.now()), end ?? Infinity);
+    // Without a range, from the chain's first hour to now (the rollups' span is read only then).
+    let first = start;
+    if (first === undefined) {
+      const span = await metricsSpan(sql, chainText);
+      if (span === null) return json({results: []});
+      first = span.first;
+    }
+    const from = bucketStart(grain, first);
+    const to = Math.min(page.cursor ?? end ?? this.now(), end ?? Infinity);
     if (to < from) return json({results: []});
-    const results = await metricPoints(sql, chain.chainId, metric, grain, from, to, page.size);
+    const results = await metricPoints(sql, chainText, metric, grain, from, to, page.size);
     return json(this.withNext(results, grain, from, key, page.size));
   }
 
@@ -178,10 +182,9 @@ export class MetricsV2 {
 
   private async rolling(sql: SqlClientLike, chainText: string, metricText: string, query: URLSearchParams): Promise<PlainResponse> {
     checkKnown(query, []);
-    const chain = await this.chain(sql, chainText);
-    if (!chain) return this.unknownChain(chainText);
+    if (!/^\d{1,20}$/.test(chainText) || !(await hasMetricsChain(sql, chainText))) return this.unknownChain(chainText);
     if (!(ROLLING_METRICS as readonly string[]).includes(metricText)) throw new ParamError(`metric must be one of ${ROLLING_METRICS.join(", ")}`);
-    return json({result: await rollingWindows(sql, chain.chainId, metricText as RollingMetric, this.now())});
+    return json({result: await rollingWindows(sql, chainText, metricText as RollingMetric, this.now())});
   }
 
   private async icm(sql: SqlClientLike, template: "/v2/icm/summary" | "/v2/icm/timeseries", query: URLSearchParams): Promise<PlainResponse> {

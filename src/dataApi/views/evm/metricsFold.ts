@@ -154,17 +154,24 @@ export async function foldMetrics(tx: SqlTx, chainId: string, blocks: readonly D
 export async function rollbackMetrics(tx: SqlTx, chainId: string, to: bigint): Promise<void> {
   const [first] = await tx.query<{ts: bigint | null}>("SELECT min(timestamp) AS ts FROM evm_blocks WHERE chain_id = $1 AND number > $2", [chainId, to]);
   if (first?.ts === null || first?.ts === undefined) return;
-  for (const [table, grain, bucket] of [["metrics_seen", "grain", "bucket"], ["metrics_first", `${FIRST_GRAIN}::int2`, "hour"]] as const) {
-    await tx.query(
-      `WITH del AS (DELETE FROM ${table} WHERE chain_id = $1 AND block_number > $2 RETURNING kind, ${grain} AS grain, ${bucket} AS bucket),
-       counts AS (SELECT kind, grain, bucket, count(*) AS n FROM del GROUP BY kind, grain, bucket)
-       UPDATE metrics_distinct m SET n = m.n - c.n FROM counts c
-       WHERE m.chain_id = $1 AND m.kind = c.kind AND m.grain = c.grain AND m.bucket = c.bucket`,
-      [chainId, to],
-    );
-  }
+  // The dropped blocks' rows are in buckets from the first dropped block's on (timestamps do not decrease): by key.
+  const ts = Number(first.ts);
+  const seen = GRAINS.map((g) => `(grain = ${GRAIN_CODE[g]} AND bucket >= ${bucketStart(g, ts)})`).join(" OR ");
+  await tx.query(
+    `WITH del AS (DELETE FROM metrics_seen WHERE chain_id = $1 AND kind IN (0, 1, 2) AND (${seen}) AND block_number > $2 RETURNING kind, grain, bucket),
+     counts AS (SELECT kind, grain, bucket, count(*) AS n FROM del GROUP BY kind, grain, bucket)
+     UPDATE metrics_distinct m SET n = m.n - c.n FROM counts c WHERE m.chain_id = $1 AND m.kind = c.kind AND m.grain = c.grain AND m.bucket = c.bucket`,
+    [chainId, to],
+  );
+  // metrics_first has no key by time: a scan of the chain's rows, once a reorg.
+  await tx.query(
+    `WITH del AS (DELETE FROM metrics_first WHERE chain_id = $1 AND block_number > $2 RETURNING kind, hour),
+     counts AS (SELECT kind, hour, count(*) AS n FROM del GROUP BY kind, hour)
+     UPDATE metrics_distinct m SET n = m.n - c.n FROM counts c WHERE m.chain_id = $1 AND m.kind = c.kind AND m.grain = ${FIRST_GRAIN} AND m.bucket = c.hour`,
+    [chainId, to],
+  );
   await tx.query("DELETE FROM metrics_distinct WHERE chain_id = $1 AND n = 0", [chainId]);
-  const from = bucketStart("hour", Number(first.ts));
+  const from = bucketStart("hour", ts);
   await tx.query("DELETE FROM metrics_hours WHERE chain_id = $1 AND hour >= $2", [chainId, from]);
   await tx.query(recomputeHoursSql("b.chain_id = $1 AND b.number <= $2 AND b.timestamp >= $3"), [chainId, to, from]);
 }
