@@ -40,7 +40,7 @@ const TXS_PER_BLOCK = 20;
 const ICM_BLOCKS = Number(process.env.BENCH_EVM_ICM_BLOCKS ?? 3000);
 const ICM_SHARE = Number(process.env.BENCH_EVM_ICM_SHARE ?? 0.1);
 const CHAIN_ID = 43112;
-const GENESIS = 1_700_000_000;
+export const GENESIS = 1_700_000_000;
 const REF_BATCH = 25;
 const REF_IN_FLIGHT = 4;
 
@@ -191,13 +191,13 @@ function timeMethod(obj, name, acc, key) {
 }
 
 /** One follower run from block 0 to `head`; with `profile`, the wall time of each stage. */
-async function followOnce({rpcUrl, dbUrl, dataDir, head, profile = false}) {
+export async function followOnce({rpcUrl, dbUrl, dataDir, head, profile = false, rollups = true}) {
   const loggers = new LoggerRegistry({logLevel: "OFF", displayLevel: "WARN", logDir: null});
   const logger = loggers.get("bench");
   const sql = await openSqlClient({url: dbUrl, dataDir}, {logger});
   await migrate(sql, MIGRATIONS, {logger});
   const rpc = new EvmRpc({...defaultEvmRpcOptions, url: rpcUrl}, {logger});
-  const follower = new EvmFollower({...defaultEvmFollowerOptions, ...(process.env.BENCH_EVM_FOLLOWER_BATCH ? {batchBlocks: Number(process.env.BENCH_EVM_FOLLOWER_BATCH)} : {}), chainId: String(CHAIN_ID), blockchainId: null, icmMessengers: [DEFAULT_ICM_MESSENGER]}, {sql, rpc, logger, tokenInfo: tokenInfoReader(rpc)});
+  const follower = new EvmFollower({...defaultEvmFollowerOptions, ...(process.env.BENCH_EVM_FOLLOWER_BATCH ? {batchBlocks: Number(process.env.BENCH_EVM_FOLLOWER_BATCH)} : {}), chainId: String(CHAIN_ID), blockchainId: null, icmMessengers: [DEFAULT_ICM_MESSENGER], rollups}, {sql, rpc, logger, tokenInfo: tokenInfoReader(rpc)});
   const stages = {};
   if (profile) {
     // The block fetches only (a batch that starts with eth_getBlockByNumber and asks for more than that one block).

@@ -1,5 +1,8 @@
 // The metrics service's /v2 (issue 48) on a large store, and what its rollups cost the EVM fold:
-// 1. Fold cost: the first BENCH_METRICS_FOLD_TXS (default 200,000) synthetic transactions (bench/evmLists.mjs's
+// 0. Fold cost, the follower's: the EVM follower folds one anvil history (bench/evmHistory.mjs, BENCH_METRICS_FOLLOW_BLOCKS
+//    blocks (default 1,000) of 20 transactions) from its RPC into fresh stores, with the rollups and without
+//    (`rollups: false`), alternating, BENCH_RUNS times each on PGlite and on PostgreSQL: medians of the rates.
+// 1. Fold cost, the write's: the first BENCH_METRICS_FOLD_TXS (default 200,000) synthetic transactions (bench/evmLists.mjs's
 //    chain, blocks of 20) written through writeBlocks, 100 blocks a SQL transaction, into two fresh PostgreSQL
 //    stores of one server: one without the rollups (`rollups: false`), one with them, the same blocks to both, the
 //    two alternating batch by batch (which goes first alternating too) so the machine's load falls on both alike.
@@ -21,7 +24,45 @@ import {CHAIN_METRICS, dayOnly} from "../dist/src/dataApi/queries/metrics.js";
 import {GRAINS} from "../dist/src/util/timeBuckets.js";
 import {RUNS, fmt, latency, median, startAvaext} from "./lib.mjs";
 import {syntheticChain} from "./evmLists.mjs";
-import {startPostgres} from "./evm.mjs";
+import {GENESIS, followOnce, startAnvil, startPostgres} from "./evm.mjs";
+import {buildHistory} from "./evmHistory.mjs";
+
+const FOLLOW_BLOCKS = Number(process.env.BENCH_METRICS_FOLLOW_BLOCKS ?? 1000);
+
+/** Part 0: the follower with and without the rollups, on one history, alternating. */
+async function followerCost({root, pgServer}) {
+  const rows = [];
+  if (FOLLOW_BLOCKS <= 0) return rows;
+  const anvil = await startAnvil(FOLLOW_BLOCKS + 100);
+  try {
+    const built = await buildHistory({url: anvil.url, blocks: FOLLOW_BLOCKS, txsPerBlock: TXS_PER_BLOCK, genesisTimestamp: GENESIS, icmShare: 0});
+    console.error(`history: ${FOLLOW_BLOCKS} blocks, ${built.txs} txs in ${fmt(built.seconds, 1)} s`);
+    for (const backend of ["pglite", "postgres"]) {
+      const rates = {with: [], without: []};
+      for (let r = 0; r < RUNS; r++) {
+        for (const rollups of r % 2 === 0 ? [false, true] : [true, false]) {
+          const dbUrl = backend === "postgres" ? await pgServer.database() : "embedded";
+          const dataDir = backend === "postgres" ? null : path.join(root, `pglite-${r}-${rollups}`);
+          const x = await followOnce({rpcUrl: anvil.url, dbUrl, dataDir, head: FOLLOW_BLOCKS, rollups});
+          rates[rollups ? "with" : "without"].push(x.txsPerS);
+          console.error(`follower ${backend} ${rollups ? "with" : "without"} rollups, run ${r + 1}: ${fmt(x.txsPerS)} tx/s`);
+        }
+      }
+      const w = median(rates.with);
+      const wo = median(rates.without);
+      const cost = 1 - w / wo;
+      rows.push({
+        name: `EVM follower into ${backend === "pglite" ? "PGlite" : "PostgreSQL"} with the metrics rollups (${FOLLOW_BLOCKS} blocks × ${TXS_PER_BLOCK} txs from anvil), alternating with it without`,
+        value: `${fmt(w)} tx/s`,
+        reference: `${fmt(wo)} tx/s without rollups`,
+        ratio: `${fmt(cost * 100, 1)} % slower (${cost < 0.1 ? "< 10 %" : "MISSES 10 %"})`,
+      });
+    }
+  } finally {
+    await anvil.stop();
+  }
+  return rows;
+}
 
 const TXS = Number(process.env.BENCH_METRICS_TXS ?? 1_000_000);
 const FOLD_TXS = Math.min(TXS, Number(process.env.BENCH_METRICS_FOLD_TXS ?? 200_000));
@@ -54,7 +95,9 @@ export async function benchMetrics() {
   let pgServer = null;
   try {
     pgServer = await startPostgres(path.join(root, "pg"));
-    return await metricsFigures({pgServer});
+    const rows = await followerCost({root, pgServer});
+    if (process.env.BENCH_METRICS_ONLY_FOLLOWER) return rows;
+    return [...rows, ...(await metricsFigures({pgServer}))];
   } finally {
     if (pgServer) await pgServer.stop();
     rmSync(root, {recursive: true, force: true});

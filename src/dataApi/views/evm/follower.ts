@@ -51,6 +51,8 @@ export interface EvmFollowerOptions {
   lanes: {pollMs: number; tokens: TokenLaneOptions; traces: TraceLaneOptions};
   /** Blocks a reorg may roll back (`--evm-max-reorg-depth`); a deeper one stops the follower. 0 = no limit. */
   maxReorgDepth: number;
+  /** Keep the metrics service's rollups with the blocks (metricsFold.ts); false only for the bench's baseline. */
+  rollups?: boolean;
 }
 
 export const defaultEvmFollowerOptions: Omit<EvmFollowerOptions, "chainId" | "blockchainId"> = {
@@ -463,7 +465,7 @@ export class EvmFollower {
     const chainId = this.chainId!;
     let cumulative: bigint;
     try {
-      const chain = {chainId, blockchainId: this.blockchainId};
+      const chain = {chainId, blockchainId: this.blockchainId, rollups: this.opts.rollups !== false};
       const before = this.cumulativeTxs;
       cumulative = await this.modules.sql.transaction((tx) => writeBlocks(tx, chain, take, before));
     } catch (e) {
