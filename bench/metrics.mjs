@@ -145,7 +145,7 @@ async function metricsFigures({pgServer}) {
   }
   await without.close();
   await withRollups.query("ANALYZE");
-  const [{size}] = await withRollups.query("SELECT pg_total_relation_size('metrics_seen') + pg_total_relation_size('metrics_first') + pg_total_relation_size('metrics_hours') + pg_total_relation_size('metrics_distinct') AS size");
+  const [{size}] = await withRollups.query("SELECT pg_total_relation_size('metrics_addr') + pg_total_relation_size('metrics_hours') + pg_total_relation_size('metrics_distinct') AS size");
   await withRollups.close();
   rows.push({name: `Metrics rollups of ${fmt(TXS)} synthetic txs over ${DAYS} days`, value: `${fmt(Number(size) / 2 ** 20)} MiB`, reference: "tables metrics_*"});
 

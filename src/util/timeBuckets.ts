@@ -6,7 +6,7 @@
 
 export const GRAINS = ["hour", "day", "week", "month"] as const;
 export type Grain = (typeof GRAINS)[number];
-/** The grain's number in the store (metrics_seen.grain, metrics_distinct.grain). */
+/** The grain's number in the store (metrics_distinct.grain). */
 export const GRAIN_CODE: Record<Grain, number> = {hour: 0, day: 1, week: 2, month: 3};
 
 const HOUR = 3_600;

@@ -54,7 +54,7 @@ export function expected(history: Facts[], metric: ChainMetric, grain: Grain): A
     const blocks = history.filter((b) => b.timestamp >= start && b.timestamp < end);
     const txs = blocks.flatMap((b) => b.txs);
     const addrs = new Set<string>();
-    for (const t of txs) for (const a of [t.from, t.to]) if (a && a !== ZERO) addrs.add(a);
+    for (const t of txs) for (const a of [t.from, t.to ?? t.created]) if (a && a !== ZERO) addrs.add(a);
     for (const b of blocks) for (const tr of b.transfers) for (const a of [tr.from, tr.to]) if (a !== ZERO) addrs.add(a);
     const deployers = new Set(txs.filter((t) => t.created).map((t) => t.from));
     const contracts = txs.filter((t) => t.created).length;

@@ -34,7 +34,7 @@ export function dayOnly(metric: ChainMetric): boolean {
   return /^(cumulative|max|avg)/.test(metric);
 }
 
-/** metrics_seen / metrics_first kinds (metricsFold.ts KIND). */
+/** metrics_distinct kinds (metricsFold.ts KIND). */
 const DISTINCT_KIND: Partial<Record<ChainMetric, number>> = {activeAddresses: 0, activeSenders: 1, deployers: 2};
 const FIRST_KIND: Partial<Record<ChainMetric, number>> = {cumulativeAddresses: 0, cumulativeDeployers: 2};
 const FIRST_GRAIN = 4;

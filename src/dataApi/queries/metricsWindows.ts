@@ -2,7 +2,7 @@
  * The rolling windows of /v2/chains/{chainId}/rollingWindowMetrics/{metric}, read from the hourly rollups (schema
  * 18). A window is hour-aligned: "last day" is the current hour of block time and the 23 before it, "last hour" the
  * current hour; all time is every hour. Rates (avgTps, avgGps) divide by the seconds from the window's first hour
- * to now. Distinct counts are of the window's hourly first-seen rows (all time: metrics_first).
+ * to now. Distinct counts are of the addresses whose last active hour is in the window (metrics_addr).
  */
 import type {SqlClientLike} from "./primary/common.js";
 import {bucketStart} from "../../util/timeBuckets.js";
@@ -22,15 +22,15 @@ export async function rollingWindows(sql: SqlClientLike, chainId: string, metric
   const out: RollingWindows = {};
   const kind = DISTINCT[metric];
   if (kind !== undefined) {
-    for (const [name, start] of starts) {
-      const [r] = await sql.query<{n: bigint}>(
-        "SELECT count(DISTINCT address) AS n FROM metrics_seen WHERE chain_id = $1 AND kind = $2 AND grain = 0 AND bucket >= $3",
-        [chainId, kind, start],
-      );
-      out[name as keyof typeof WINDOWS] = Number(r?.n ?? 0);
-    }
-    const [all] = await sql.query<{n: bigint}>("SELECT count(*) AS n FROM metrics_first WHERE chain_id = $1 AND kind = $2", [chainId, kind]);
-    out.allTime = Number(all?.n ?? 0);
+    // An address was active in a window when its last active hour is in it (metrics_addr): one scan of the chain's
+    // addresses, with no index the fold would have to keep.
+    const col = ["a_hour", "s_hour", "d_hour"][kind]!;
+    const [r] = await sql.query<Record<string, bigint>>(
+      `SELECT ${starts.map(([name, start]) => `count(*) FILTER (WHERE ${col} >= ${start}) AS "${name}"`).join(", ")}, count(${col}) AS "allTime"
+       FROM metrics_addr WHERE chain_id = $1`,
+      [chainId],
+    );
+    for (const [k, v] of Object.entries(r ?? {})) out[k as keyof RollingWindows] = Number(v);
     return out;
   }
   const rows = await sql.query<{hour: bigint; txs: bigint; gas_used: string; fees: string; gas_price_sum: string; max_gas_price: string; max_tps: bigint; max_gps: string; contracts: bigint}>(

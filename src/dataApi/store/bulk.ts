@@ -105,7 +105,12 @@ export async function runTogether(tx: SqlTx, statements: readonly string[], para
   await tx.query(`WITH ${ctes} ${select}`, params as unknown[]);
 }
 
-function paramArrayType(type: BulkColumnType): string {
+/** One array parameter in the binary form bulkInsert sends (`$n::<element>[]`, as paramArrayType names it). */
+export function arrayParam(type: BulkColumnType, values: readonly unknown[]): Buffer {
+  return binaryArray("parameter", {name: "p", type}, values.map((v) => [v]), 0);
+}
+
+export function paramArrayType(type: BulkColumnType): string {
   return `${ELEMENT[type]}[]`;
 }
 

@@ -41,15 +41,16 @@ export function recomputeHoursSql(where: string): string {
 }
 
 /**
- * Every rollup from every stored EVM row (into empty tables). Who took part: kind 0 the from/to of transactions and
- * transfers, kind 1 senders, kind 2 the senders of transactions that created contracts; the zero address left out.
+ * Every rollup from every stored EVM row (into empty tables). Who took part: kind 0 the from and to (or created
+ * contract) of transactions and the parties of transfers, kind 1 senders, kind 2 the senders of transactions that
+ * created contracts; the zero address left out.
  */
 export const METRICS_BACKFILL_SQL = `
 ${recomputeHoursSql("true")};
 CREATE TEMP TABLE metrics_parts AS
-  SELECT x.chain_id, b.timestamp AS ts, x.block_number, x.kind, x.address FROM (
+  SELECT x.chain_id, b.timestamp AS ts, x.kind, x.address FROM (
     SELECT chain_id, block_number, 0::int2 AS kind, from_addr AS address FROM evm_txs
-    UNION ALL SELECT chain_id, block_number, 0::int2, to_addr FROM evm_txs WHERE to_addr IS NOT NULL
+    UNION ALL SELECT chain_id, block_number, 0::int2, coalesce(to_addr, created) FROM evm_txs WHERE coalesce(to_addr, created) IS NOT NULL
     UNION ALL SELECT chain_id, block_number, 1::int2, from_addr FROM evm_txs
     UNION ALL SELECT chain_id, block_number, 0::int2, from_addr FROM evm_transfers
     UNION ALL SELECT chain_id, block_number, 0::int2, to_addr FROM evm_transfers
@@ -57,13 +58,14 @@ CREATE TEMP TABLE metrics_parts AS
       JOIN evm_contracts c ON c.chain_id = t.chain_id AND c.address = t.created AND c.block_number = t.block_number AND c.tx_index = t.tx_index
   ) x JOIN evm_blocks b ON b.chain_id = x.chain_id AND b.number = x.block_number
   WHERE x.address <> '\\x0000000000000000000000000000000000000000'::bytea;
-INSERT INTO metrics_seen (chain_id, kind, grain, bucket, address, block_number)
-  SELECT p.chain_id, p.kind, g.grain, g.bucket, p.address, min(p.block_number) FROM metrics_parts p CROSS JOIN LATERAL ${bucketExprs("p.ts")} AS g(grain, bucket)
-  GROUP BY 1, 2, 3, 4, 5;
-INSERT INTO metrics_first (chain_id, kind, address, hour, block_number)
-  SELECT chain_id, kind, address, min(ts) - min(ts) % 3600, min(block_number) FROM metrics_parts GROUP BY chain_id, kind, address;
 INSERT INTO metrics_distinct (chain_id, kind, grain, bucket, n)
-  SELECT chain_id, kind, grain, bucket, count(*) FROM metrics_seen GROUP BY 1, 2, 3, 4
-  UNION ALL SELECT chain_id, kind, 4::int2, hour, count(*) FROM metrics_first GROUP BY 1, 2, 4;
+  SELECT chain_id, kind, grain, bucket, count(*) FROM (
+    SELECT DISTINCT p.chain_id, p.kind, g.grain, g.bucket, p.address FROM metrics_parts p CROSS JOIN LATERAL ${bucketExprs("p.ts")} AS g(grain, bucket)
+  ) x GROUP BY 1, 2, 3, 4
+  UNION ALL
+  SELECT chain_id, kind, 4::int2, hour, count(*) FROM (SELECT chain_id, kind, address, min(ts) - min(ts) % 3600 AS hour FROM metrics_parts GROUP BY 1, 2, 3) f GROUP BY 1, 2, 4;
+INSERT INTO metrics_addr (chain_id, address, a_hour, a_day, a_week, a_month, s_hour, s_day, s_week, s_month, d_hour, d_day, d_week, d_month)
+  SELECT chain_id, address, ${[0, 1, 2].flatMap((k) => [0, 1, 2, 3].map((g) => bucketSql(g, `max(ts) FILTER (WHERE kind = ${k})`))).join(", ")}
+  FROM metrics_parts GROUP BY chain_id, address;
 DROP TABLE metrics_parts;
 `;

@@ -794,30 +794,21 @@ CREATE TABLE metrics_hours (
   contracts int8 NOT NULL,
   PRIMARY KEY (chain_id, hour)
 );
--- Distinct counts: an address of a kind (0 active address, 1 sender, 2 deployer) seen in a bucket of a grain (0 hour,
--- 1 day, 2 week, 3 month) has one row here, naming the first block it was seen in there. Blocks fold in order, so a
--- reorg to block B takes back exactly the rows of blocks after B (no kept block saw that address in that bucket);
--- they are in the buckets from B's successor's on, so the key finds them (no index by block: the fold pays for
--- every index, a reorg is rare).
-CREATE TABLE metrics_seen (
+-- Distinct counts: one row an address (the zero address aside), with the last bucket of each grain it was active in,
+-- as any party (a_*), as a sender (s_*) and as a deployer (d_*); null: never. An address seen in a block is new in
+-- that block's bucket when the bucket is after its last one there, and metrics_distinct counts it; the first time
+-- ever (a_hour was null) counts in grain 4 by hour. A reorg recounts the addresses of the dropped blocks from the
+-- kept rows (metricsFold.ts). No index but the key: the fold rewrites these rows (HOT updates), reads are by key.
+CREATE TABLE metrics_addr (
   chain_id text NOT NULL,
-  kind int2 NOT NULL,
-  grain int2 NOT NULL,
-  bucket int8 NOT NULL,
   address bytea NOT NULL,
-  block_number int8 NOT NULL,
-  PRIMARY KEY (chain_id, kind, grain, bucket, address)
-);
--- The first time ever an address of a kind was seen (the cumulative counts), and the hour of that block.
-CREATE TABLE metrics_first (
-  chain_id text NOT NULL,
-  kind int2 NOT NULL,
-  address bytea NOT NULL,
-  hour int8 NOT NULL,
-  block_number int8 NOT NULL,
-  PRIMARY KEY (chain_id, kind, address)
-);
--- The counts of both: n rows of metrics_seen per (kind, grain, bucket); grain 4 counts metrics_first by hour.
+  a_hour int8, a_day int8, a_week int8, a_month int8,
+  s_hour int8, s_day int8, s_week int8, s_month int8,
+  d_hour int8, d_day int8, d_week int8, d_month int8,
+  PRIMARY KEY (chain_id, address)
+) WITH (fillfactor = 80);
+-- The distinct counts: addresses of a kind (0 active, 1 sender, 2 deployer) new in a bucket of a grain (0 hour ...
+-- 3 month), and (grain 4) new ever, by hour.
 CREATE TABLE metrics_distinct (
   chain_id text NOT NULL,
   kind int2 NOT NULL,

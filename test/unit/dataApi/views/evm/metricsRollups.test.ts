@@ -25,7 +25,7 @@ import {mulberry32} from "../../../../../src/util/prng.js";
 import {expected, readHistory} from "../../../../helpers/metricsHistory.js";
 
 const CHAIN = 99_972;
-const ROLLUP_TABLES = ["metrics_hours", "metrics_seen", "metrics_first", "metrics_distinct"];
+const ROLLUP_TABLES = ["metrics_hours", "metrics_addr", "metrics_distinct"];
 // Saturday 2026-01-31 20:00 UTC: the blocks cross a day, a week (Monday 2026-02-02) and a month.
 const GENESIS = Date.UTC(2026, 0, 31, 20) / 1000;
 
