@@ -20,6 +20,7 @@ import {encodeAbi, encodeCall} from "../../../../../src/evm/abi.js";
 import {bytesToHex} from "../../../../../src/evm/hex.js";
 import {EvmRpc, defaultEvmRpcOptions} from "../../../../../src/evm/rpc.js";
 import {GRAINS, bucketStart} from "../../../../../src/util/timeBuckets.js";
+import {dataApiTables} from "../../../../../src/dataApi/rebuild.js";
 import {describeBackends, quietLogger} from "../../../../helpers/sql.js";
 import {mulberry32} from "../../../../../src/util/prng.js";
 import {expected, readHistory} from "../../../../helpers/metricsHistory.js";
@@ -132,5 +133,12 @@ describeBackends("metrics rollups against the history", (backend) => {
       const [chain] = await sql.query<{reorgs: bigint}>("SELECT reorgs FROM evm_chains");
       expect(Number(chain!.reorgs)).toBe(1);
     }, 120_000);
+  });
+});
+
+describe("avaext data-api rebuild", () => {
+  it("drops the rollups with the EVM rows, so the fold that refolds the blocks rebuilds them", () => {
+    const tables = dataApiTables();
+    for (const t of [...ROLLUP_TABLES, "evm_blocks", "evm_txs"]) expect(tables).toContain(t);
   });
 });
