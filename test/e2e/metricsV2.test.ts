@@ -80,6 +80,10 @@ describe.each(STORE_BACKENDS)("metrics service /v2 ($name)", (backend) => {
     const one = await ck.metrics.chains.get({chainId: CHAIN}, at);
     expect(one.evmChainId).toBe(Number(CHAIN));
     expect(one.network).toBe("testnet");
+    // A node of another network has none of the asked network's chains.
+    const mainnet: unknown[] = [];
+    for await (const p of await ck.metrics.chains.list({network: "mainnet"}, at)) mainnet.push(...p.result.chains);
+    expect(mainnet).toEqual([]);
   });
 
   it("serves rolling windows, ICM, staking series, health and live checks in chainkit's shapes", async () => {
@@ -122,6 +126,8 @@ describe.each(STORE_BACKENDS)("metrics service /v2 ($name)", (backend) => {
       [`/v2/networks/mainnet/metrics/validatorCount`, 404, /serves local/],
       [`/v2/networks/fuji/metrics/validatorCount?subnetId=abc`, 400, /only the primary network/],
       [`/v2/icm/timeseries?groupBy=chain`, 400, /groupBy/],
+      [`/v2/chains?network=devnet`, 400, /network must be/],
+      [`/v2/chains?pageToken=x`, 400, /one page/],
       [`/v2/nothing`, 404, /./],
     ];
     for (const [path, status, message] of cases) {

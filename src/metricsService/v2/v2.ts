@@ -86,9 +86,15 @@ export class MetricsV2 {
     if (sql === null) return errorBody(503, ["the /v2 metrics are computed from the data API's store: start avaext with --data-api-enabled"]);
     try {
       switch (template) {
-        case "/v2/chains":
+        case "/v2/chains": {
           checkKnown(target.query, ["network", "pageToken"]);
+          // One page holds every chain: a token is never issued, so none is valid.
+          if (target.query.get("pageToken") !== null) throw new ParamError("pageToken is not valid: the chain list has one page");
+          const network = target.query.get("network");
+          if (network !== null && !["mainnet", "fuji", "testnet"].includes(network)) throw new ParamError("network must be one of mainnet, fuji, testnet");
+          if (network !== null && (network === "mainnet") !== (this.modules.network.name === "mainnet")) return json({chains: []});
           return json({chains: (await metricsChains(sql)).map((c) => this.chainModel(c))});
+        }
         case "/v2/chains/:chainId": {
           checkKnown(target.query, []);
           const chain = await this.chain(sql, segments[1]!);
