@@ -130,11 +130,6 @@ export async function metricPoints(sql: SqlClientLike, chainId: string, metric: 
   return out;
 }
 
-/** Whether the store folds this EVM chain (evm_chains has its row). */
-export async function hasMetricsChain(sql: SqlClientLike, chainId: string): Promise<boolean> {
-  return (await sql.query("SELECT 1 FROM evm_chains WHERE chain_id = $1", [chainId])).length > 0;
-}
-
 /** A followed EVM chain as the metrics list it: evm_chains and the P-chain's name and subnet of its blockchain. */
 export interface MetricsChainRow {
   chainId: string;

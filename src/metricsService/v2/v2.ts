@@ -11,7 +11,7 @@
 import type {PlainResponse, Route, RouteResolver, Target} from "../../api/routes.js";
 import type {NetworkInfo} from "../../chains/index.js";
 import type {SqlClientLike} from "../../dataApi/queries/primary/common.js";
-import {CHAIN_METRICS, dayOnly, hasMetricsChain, metricPoints, metricsChains, metricsSpan, type ChainMetric, type MetricsChainRow} from "../../dataApi/queries/metrics.js";
+import {CHAIN_METRICS, dayOnly, metricPoints, metricsChains, metricsSpan, type ChainMetric, type MetricsChainRow} from "../../dataApi/queries/metrics.js";
 import {ROLLING_METRICS, rollingWindows, type RollingMetric} from "../../dataApi/queries/metricsWindows.js";
 import {icmSummary, icmTimeseries, type IcmGroupBy} from "../../dataApi/queries/icmMetrics.js";
 import {NETWORK_METRICS, StakingSubnetError, stakingPoints, type NetworkMetric} from "../../dataApi/queries/stakingMetrics.js";
@@ -66,8 +66,26 @@ export function matchV2(path: string): V2Template | null {
 
 const json = (body: unknown): PlainResponse => ({status: 200, contentType: "application/json", body: JSON.stringify(body)});
 
+/** How long the followed chains' IDs are trusted before they are read again (a chain is added rarely). */
+const CHAINS_TTL_MS = 5_000;
+
 export class MetricsV2 {
+  private chainIds: {at: number; ids: Set<string>} | null = null;
+
   constructor(private readonly modules: V2Modules) {}
+
+  /** Whether the store folds this EVM chain: from a short-lived copy of the IDs, read again on a miss. */
+  private async known(sql: SqlClientLike, chainId: string): Promise<boolean> {
+    if (!/^\d{1,20}$/.test(chainId)) return false;
+    const now = Date.now();
+    const fresh = this.chainIds !== null && now - this.chainIds.at < CHAINS_TTL_MS;
+    if (fresh && this.chainIds!.ids.has(chainId)) return true;
+    if (!fresh || now - this.chainIds!.at > 1_000) {
+      this.chainIds = {at: now, ids: new Set((await metricsChains(sql)).map((c) => c.chainId))};
+      return this.chainIds.ids.has(chainId);
+    }
+    return false;
+  }
 
   private now(): number {
     return Math.floor((this.modules.now ?? Date.now)() / 1000);
@@ -138,7 +156,7 @@ export class MetricsV2 {
 
   private async series(sql: SqlClientLike, chainText: string, metricText: string, query: URLSearchParams): Promise<PlainResponse> {
     checkKnown(query, ["startTimestamp", "endTimestamp", "timeInterval", "pageToken", "pageSize"]);
-    if (!/^\d{1,20}$/.test(chainText) || !(await hasMetricsChain(sql, chainText))) return this.unknownChain(chainText);
+    if (!(await this.known(sql, chainText))) return this.unknownChain(chainText);
     if (!(CHAIN_METRICS as readonly string[]).includes(metricText)) throw new ParamError(`metric must be one of ${CHAIN_METRICS.join(", ")}`);
     const metric = metricText as ChainMetric;
     const grain = grainParam(query, "day");
@@ -188,7 +206,7 @@ export class MetricsV2 {
 
   private async rolling(sql: SqlClientLike, chainText: string, metricText: string, query: URLSearchParams): Promise<PlainResponse> {
     checkKnown(query, []);
-    if (!/^\d{1,20}$/.test(chainText) || !(await hasMetricsChain(sql, chainText))) return this.unknownChain(chainText);
+    if (!(await this.known(sql, chainText))) return this.unknownChain(chainText);
     if (!(ROLLING_METRICS as readonly string[]).includes(metricText)) throw new ParamError(`metric must be one of ${ROLLING_METRICS.join(", ")}`);
     return json({result: await rollingWindows(sql, chainText, metricText as RollingMetric, this.now())});
   }
