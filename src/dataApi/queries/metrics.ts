@@ -108,9 +108,13 @@ export async function metricPoints(sql: SqlClientLike, chainId: string, metric: 
     const expr = HOURLY[metric];
     if (expr === undefined) throw new Error(`metric ${metric} has no reading`);
     cumulative = metric.startsWith("cumulative");
+    // By hour a bucket is one row: its column as it is, without grouping.
+    const single = grain === "hour" && /^(sum|max)\(h\.\w+\)$/.test(expr) ? expr.slice(4, -1) : null;
+    const page = single
+      ? `SELECT h.hour AS bucket, ${single}::float8 AS v FROM metrics_hours h WHERE h.chain_id = $1 AND h.hour >= $2 AND h.hour < $3`
+      : `SELECT ${bucketSql(code, "h.hour")} AS bucket, (${expr})::float8 AS v FROM metrics_hours h WHERE h.chain_id = $1 AND h.hour >= $2 AND h.hour < $3 GROUP BY 1`;
     rows = await sql.query(
-      `${cumulative ? `SELECT NULL::int8 AS bucket, coalesce(${expr}, 0)::float8 AS v FROM metrics_hours h WHERE h.chain_id = $1 AND h.hour < $2 UNION ALL ` : ""}
-       SELECT ${bucketSql(code, "h.hour")} AS bucket, (${expr})::float8 AS v FROM metrics_hours h WHERE h.chain_id = $1 AND h.hour >= $2 AND h.hour < $3 GROUP BY 1`,
+      `${cumulative ? `SELECT NULL::int8 AS bucket, coalesce(${expr}, 0)::float8 AS v FROM metrics_hours h WHERE h.chain_id = $1 AND h.hour < $2 UNION ALL ` : ""}${page}`,
       [chainId, lo, hi],
     );
   }
