@@ -55,12 +55,52 @@ const TX_SELECT = `SELECT t.block_number, t.tx_index, b.hash AS block_hash, b.ti
   LEFT JOIN evm_tokens tk ON tk.chain_id = t.chain_id AND tk.address = t.to_addr`;
 
 const TRANSFER_SELECT = `SELECT tr.block_number, tr.tx_index, b.hash AS block_hash, b.timestamp, t.hash AS tx_hash, tr.log_index, tr.item, tr.erc, tr.token, tr.from_addr,
-  tr.to_addr, tr.token_id::text AS token_id, tr.value::text AS value, tk.name, tk.symbol, tk.decimals, n.token_uri, n.metadata, n.index_status,
-  n.updated_at, NULL::bytea AS owner
+  tr.to_addr, tr.token_id::text AS token_id, tr.value::text AS value, tk.name, tk.symbol, tk.decimals, n.index_status,
+  n.updated_at, NULL::bytea AS owner, coalesce(octet_length(n.token_uri), 0) + coalesce(octet_length(n.metadata::text), 0) AS nft_bytes
   FROM evm_transfers tr JOIN evm_blocks b ON b.chain_id = tr.chain_id AND b.number = tr.block_number
   JOIN evm_txs t ON t.chain_id = tr.chain_id AND t.block_number = tr.block_number AND t.tx_index = tr.tx_index
   LEFT JOIN evm_tokens tk ON tk.chain_id = tr.chain_id AND tk.address = tr.token
   LEFT JOIN evm_nfts n ON n.chain_id = tr.chain_id AND n.token = tr.token AND n.token_id = tr.token_id`;
+
+/**
+ * The most bytes of NFT token URIs and metadata one answer's transfers carry (a transaction's, a page's): a token
+ * URI may hold 2 MiB and its metadata 1 MiB, and a transaction may move the same token a thousand times. Past it,
+ * a transfer's token has an empty `tokenUri` and only its `indexStatus` as metadata; the NFT endpoints serve the
+ * token whole (docs/api/evm.md).
+ */
+export const ANSWER_NFT_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Transfer rows (TRANSFER_SELECT, which reads only the size of each NFT's URI and metadata) with those of their NFTs
+ * that fit ANSWER_NFT_BYTES in row order, read once per token: the rest carry none.
+ */
+async function withNftPayloads<R extends TransferRow & {erc: number; token: Uint8Array; nft_bytes?: number | string | bigint}>(sql: SqlClientLike, chainId: string, rows: R[]): Promise<R[]> {
+  let used = 0;
+  const wanted = new Map<string, {token: Uint8Array; tokenId: string}>();
+  const fits = new Set<R>();
+  for (const r of rows) {
+    const bytes = Number(r.nft_bytes ?? 0);
+    if (r.erc === 20 || r.token_id === null || bytes === 0 || used + bytes > ANSWER_NFT_BYTES) continue;
+    used += bytes;
+    fits.add(r);
+    wanted.set(`${Buffer.from(r.token).toString("hex")}:${r.token_id}`, {token: r.token, tokenId: r.token_id});
+  }
+  const payloads = new Map<string, {token_uri: string | null; metadata: TransferRow["metadata"]}>();
+  if (wanted.size > 0) {
+    const got = await sql.query<{token: Uint8Array; token_id: string; token_uri: string | null; metadata: TransferRow["metadata"]}>(
+      `SELECT n.token, n.token_id::text AS token_id, n.token_uri, n.metadata FROM evm_nfts n
+       JOIN unnest($2::bytea[], $3::numeric[]) AS k(token, token_id) ON n.token = k.token AND n.token_id = k.token_id WHERE n.chain_id = $1`,
+      [chainId, [...wanted.values()].map((w) => w.token), [...wanted.values()].map((w) => w.tokenId)],
+    );
+    for (const g of got) payloads.set(`${Buffer.from(g.token).toString("hex")}:${g.token_id}`, {token_uri: g.token_uri, metadata: g.metadata});
+  }
+  for (const r of rows) {
+    const p = fits.has(r) ? payloads.get(`${Buffer.from(r.token).toString("hex")}:${r.token_id}`) : undefined;
+    r.token_uri = p?.token_uri ?? null;
+    r.metadata = p?.metadata ?? null;
+  }
+  return rows;
+}
 
 const INTERNAL_SELECT = `SELECT i.block_number, i.tx_index, i.idx, b.hash AS block_hash, b.timestamp, t.hash AS tx_hash, i.call_type, i.from_addr, i.to_addr,
   i.value::text AS value, i.gas_limit::text AS gas_limit, i.gas_used::text AS gas_used, i.reverted
@@ -242,10 +282,14 @@ export async function listAddressTransactions(sql: SqlClientLike, a: EvmListArgs
   if (page.items.length === 0) return {items: []};
   const keys = [page.items.map((r) => r.block_number), page.items.map((r) => r.tx_index)];
   const mine = "(tr.from_addr = $4 OR tr.to_addr = $4)";
-  const transfers = await sql.query<TransferRow & {tx_index: number}>(
-    `${TRANSFER_SELECT} JOIN unnest($2::int8[], $3::int4[]) AS k(bn, ti) ON k.bn = tr.block_number AND k.ti = tr.tx_index
-     WHERE tr.chain_id = $1 AND ${mine} ORDER BY tr.block_number, tr.log_index, tr.item`,
-    [a.chainId, ...keys, a.address],
+  const transfers = await withNftPayloads(
+    sql,
+    a.chainId,
+    await sql.query<TransferRow & {tx_index: number; erc: number; token: Uint8Array}>(
+      `${TRANSFER_SELECT} JOIN unnest($2::int8[], $3::int4[]) AS k(bn, ti) ON k.bn = tr.block_number AND k.ti = tr.tx_index
+       WHERE tr.chain_id = $1 AND ${mine} ORDER BY tr.block_number, tr.log_index, tr.item`,
+      [a.chainId, ...keys, a.address],
+    ),
   );
   const internals = await sql.query<InternalRow & {tx_index: number}>(
     `${INTERNAL_SELECT} JOIN unnest($2::int8[], $3::int4[]) AS k(bn, ti) ON k.bn = i.block_number AND k.ti = i.tx_index
@@ -271,7 +315,11 @@ export async function getTransaction(sql: SqlClientLike, chainId: string, hash: 
   const rows = await sql.query<TxRow>(`${TX_SELECT} WHERE t.chain_id = $1 AND t.hash = $2`, [chainId, hash]);
   const r = rows[0];
   if (!r) return null;
-  const transfers = await sql.query<TransferRow>(`${TRANSFER_SELECT} WHERE tr.chain_id = $1 AND tr.block_number = $2 AND tr.tx_index = $3 ORDER BY tr.log_index, tr.item`, [chainId, r.block_number, r.tx_index]);
+  const transfers = await withNftPayloads(
+    sql,
+    chainId,
+    await sql.query<TransferRow & {erc: number; token: Uint8Array}>(`${TRANSFER_SELECT} WHERE tr.chain_id = $1 AND tr.block_number = $2 AND tr.tx_index = $3 ORDER BY tr.log_index, tr.item`, [chainId, r.block_number, r.tx_index]),
+  );
   const internals = await sql.query<InternalRow>(`${INTERNAL_SELECT} WHERE i.chain_id = $1 AND i.block_number = $2 AND i.tx_index = $3 ORDER BY i.idx`, [chainId, r.block_number, r.tx_index]);
   const details: Record<string, unknown> = {};
   for (const t of transfers) {
@@ -286,13 +334,14 @@ export async function getTransaction(sql: SqlClientLike, chainId: string, hash: 
 export async function listAddressTransfers(sql: SqlClientLike, a: EvmListArgs & {address: Uint8Array; erc: 20 | 721 | 1155}): Promise<EvmPage<Record<string, unknown>>> {
   const p = new P();
   const where = [`x.chain_id = ${p.add(a.chainId)}`, `x.address = ${p.add(a.address)}`, `x.erc = ${p.add(a.erc)}`, ...window(p, a, ["x.block_number", "x.log_index", "x.item"], "x.block_number")];
-  const rows = await sql.query<TransferRow>(
+  const rows = await sql.query<TransferRow & {erc: number; token: Uint8Array}>(
     `WITH k AS (SELECT x.block_number, x.log_index, x.item FROM evm_address_transfers x WHERE ${where.join(" AND ")}
        ORDER BY ${order(a, ["x.block_number", "x.log_index", "x.item"])} LIMIT ${p.add(a.pageSize + 1)})
      ${TRANSFER_SELECT} JOIN k ON k.block_number = tr.block_number AND k.log_index = tr.log_index AND k.item = tr.item
      WHERE tr.chain_id = $1 ORDER BY ${order(a, ["tr.block_number", "tr.log_index", "tr.item"])}`,
     p.values,
   );
+  await withNftPayloads(sql, a.chainId, rows);
   return paged(rows, a.pageSize, transferModel, (r) => [r.block_number.toString(), r.log_index, (r as TransferRow & {item: number}).item]);
 }
 
@@ -300,10 +349,11 @@ export async function listAddressTransfers(sql: SqlClientLike, a: EvmListArgs & 
 export async function listTokenTransfers(sql: SqlClientLike, a: EvmListArgs & {token: Uint8Array}): Promise<EvmPage<Record<string, unknown>>> {
   const p = new P();
   const where = [`tr.chain_id = ${p.add(a.chainId)}`, `tr.token = ${p.add(a.token)}`, ...window(p, a, ["tr.block_number", "tr.log_index", "tr.item"], "tr.block_number")];
-  const rows = await sql.query<TransferRow & {item: number}>(
+  const rows = await sql.query<TransferRow & {item: number; erc: number; token: Uint8Array}>(
     `${TRANSFER_SELECT} WHERE ${where.join(" AND ")} ORDER BY ${order(a, ["tr.block_number", "tr.log_index", "tr.item"])} LIMIT ${p.add(a.pageSize + 1)}`,
     p.values,
   );
+  await withNftPayloads(sql, a.chainId, rows);
   return paged(rows, a.pageSize, transferModel, (r) => [r.block_number.toString(), r.log_index, r.item]);
 }
 
