@@ -208,7 +208,7 @@ export class AvaextNode {
       const service = new MetricsService({rateLimitPerMinute: c["metrics-service-rate-limit"], clients: this.clientAddresses}, {chains: this.chains, avgTps: this.avgTps});
       this.routes.addResolver(service.resolver());
       // The data API opens after this: /v2 finds its store when a request comes.
-      const v2 = new MetricsV2({network: this.chains.network, store: () => this.dataApi?.sql ?? null, tokens: service.tokens});
+      const v2 = new MetricsV2({network: this.chains.network, store: () => this.dataApi?.readClient() ?? null, tokens: service.tokens});
       this.routes.addResolver(v2Resolver(service, v2));
     }
     // --- admin API (issue #6) ---

@@ -187,7 +187,11 @@ export class HttpServer {
   private watchWrite(res: ServerResponse): void {
     const s = res.socket;
     const ms = this.opts.writeTimeoutMs;
-    if (!s || ms <= 0 || s.writableLength === 0) return;
+    if (ms <= 0 || res.writableFinished) return;
+    // A pipelined answer waits, buffered, for the answers before it: it is watched once it has the socket and its
+    // buffer has gone to it (a client that pipelines a large answer behind a slow one and reads neither).
+    if (!s) return void res.once("socket", () => setImmediate(() => this.watchWrite(res)));
+    if (s.writableLength === 0) return;
     // Progress is what libuv has left of the write: the stream's writableLength counts a chunk until all of it is
     // written, so an answer of one chunk would show none until it is done.
     const left = (): number => (s as unknown as {_handle?: {writeQueueSize?: number}})._handle?.writeQueueSize ?? s.writableLength;

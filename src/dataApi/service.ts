@@ -140,6 +140,14 @@ export class DataApiService {
 
   /** The API's reads: on a server, a pool of their own with the statement timeout; on PGlite, the one client. */
   private reads: SqlClient | null = null;
+
+  /**
+   * The client for reads that answer requests (the /v1 routes, the metrics service's /v2): a server's reads pool
+   * with its statement timeout, else the store's own (an ingest-only process, whose /v1 is off).
+   */
+  readClient(): SqlClient {
+    return this.reads ?? this.sql;
+  }
   private readonly signals = new RequestSignals();
 
   private constructor(

@@ -606,7 +606,9 @@ export class PgSqlClient implements SqlClient {
    */
   async dedicatedConnection(): Promise<pg.Client> {
     if (this.closing) throw new Error("the SQL client is closed");
-    const c = new pg.Client({connectionString: this.url, application_name: applicationName(), types: PG_TYPES});
+    // TCP keepalive, and no idle-session timeout: the writer lock's session sits idle for the life of the process,
+    // and a server or proxy that ended it as idle would stop a healthy writer (the lock lost).
+    const c = new pg.Client({connectionString: this.url, application_name: applicationName(), types: PG_TYPES, keepAlive: true});
     c.on("error", (err) => this.logger.error({err: err.message}, "PostgreSQL dedicated connection error"));
     c.on("end", () => this.dedicated.delete(c));
     this.dedicated.add(c);
@@ -616,6 +618,8 @@ export class PgSqlClient implements SqlClient {
       this.dedicated.delete(c);
       throw err;
     }
+    // PostgreSQL 14 and later; an older server has no such timeout to lift.
+    await c.query("SET idle_session_timeout = 0").catch(() => undefined);
     return c;
   }
 

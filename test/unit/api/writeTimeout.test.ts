@@ -23,6 +23,10 @@ describe("HTTP write timeout", () => {
   beforeAll(async () => {
     const routes = new Routes();
     routes.add("/big", {template: "/big", plain: () => ({status: 200, contentType: "text/plain", body: BODY})});
+    routes.add("/slow", {template: "/slow", plain: async () => {
+      await new Promise((r) => setTimeout(r, 300));
+      return {status: 200, contentType: "text/plain", body: "slow"};
+    }});
     server = new HttpServer({...defaultHttpServerOptions, host: "127.0.0.1", port: 0, allowedHosts: ["*"], writeTimeoutMs: TIMEOUT_MS}, {routes, rpc: new RpcRouter(defaultRpcRouterOptions, {logger, metrics: null}), logger, metrics: null});
     port = Number((await server.listen()).port);
   });
@@ -53,6 +57,22 @@ describe("HTTP write timeout", () => {
     // What the socket buffers held when it was cut, never the whole answer.
     expect(got.bytes).toBeLessThan(SIZE);
     // Nothing of it is left queued on the server.
+    await expect.poll(() => server.inflightStats().outstanding, {timeout: 10_000}).toBe(0);
+  }, 60_000);
+
+  it("drops a large answer pipelined behind a slow one, to a client that reads neither", async () => {
+    const got = await new Promise<{bytes: number}>((resolve) => {
+      const s = net.connect(port, "127.0.0.1");
+      let bytes = 0;
+      s.pause();
+      s.on("data", (d: Buffer) => (bytes += d.length));
+      s.on("close", () => resolve({bytes}));
+      s.on("error", () => undefined);
+      // Both requests at once: the large answer waits, buffered, for the slow one's socket.
+      s.write("GET /slow HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET /big HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+      setTimeout(() => s.resume(), TIMEOUT_MS * 8);
+    });
+    expect(got.bytes).toBeLessThan(SIZE);
     await expect.poll(() => server.inflightStats().outstanding, {timeout: 10_000}).toBe(0);
   }, 60_000);
 
