@@ -4,6 +4,7 @@
  * client restarts the listing, exactly as after expiry.
  */
 import {randomUUID} from "node:crypto";
+import {FifoMap} from "../util/fifoMap.js";
 
 export const TOKEN_LIFETIME_MS = 24 * 3_600_000;
 const MAX_TOKENS = 100_000;
@@ -17,7 +18,8 @@ export interface PagePosition {
 export type TokenLookup = {ok: true; position: PagePosition} | {ok: false; reason: "unknown" | "expired"};
 
 export class PageTokens {
-  private readonly tokens = new Map<string, {position: PagePosition; expires: number}>();
+  /** The last MAX_TOKENS issued, the oldest evicted in constant time (a full map swept on each issue was O(n)). */
+  private readonly tokens = new FifoMap<string, {position: PagePosition; expires: number}>(MAX_TOKENS);
 
   constructor(
     private readonly now: () => number = Date.now,
@@ -25,9 +27,6 @@ export class PageTokens {
   ) {}
 
   issue(position: PagePosition): string {
-    if (this.tokens.size >= MAX_TOKENS) this.sweep();
-    // Still full after dropping expired ones: drop the oldest (Map keeps insertion order).
-    if (this.tokens.size >= MAX_TOKENS) this.tokens.delete(this.tokens.keys().next().value!);
     const token = randomUUID();
     this.tokens.set(token, {position, expires: this.now() + this.lifetimeMs});
     return token;
@@ -41,10 +40,5 @@ export class PageTokens {
       return {ok: false, reason: "expired"};
     }
     return {ok: true, position: t.position};
-  }
-
-  private sweep(): void {
-    const now = this.now();
-    for (const [k, v] of this.tokens) if (now >= v.expires) this.tokens.delete(k);
   }
 }
