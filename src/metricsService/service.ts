@@ -49,8 +49,8 @@ export class MetricsService {
   }
 
   /** The 429 answer when the client is over its rate, else null (one budget for /v1 and /v2). */
-  limit(client: string): PlainResponse | null {
-    const d = this.limiter.take(client, this.opts.rateLimitPerMinute);
+  limit(client: string, cost = 1): PlainResponse | null {
+    const d = this.limiter.take(client, this.opts.rateLimitPerMinute, cost);
     if (d.ok) return null;
     const wait = d.retryAfterS;
     const r = errorBody(429, [`too many requests; retry in ${wait}s`]);

@@ -269,12 +269,24 @@ export class MetricsV2 {
   }
 }
 
+/**
+ * What a request of each template takes of the client's rate limit: the ones whose work grows with the store, not
+ * with the page (rolling windows' distinct counts scan a chain's addresses; staking series walk the stakers of
+ * their range; the ICM series group the messages of theirs), take more than one.
+ */
+const V2_COST: Partial<Record<V2Template, number>> = {
+  "/v2/chains/:chainId/rollingWindowMetrics/:metric": 10,
+  "/v2/networks/:network/metrics/:metric": 10,
+  "/v2/icm/timeseries": 5,
+  "/v2/icm/summary": 5,
+};
+
 /** Routes /v2/...: a route a template (the HTTP metrics' labels), behind the service's rate limit. */
 export function v2Resolver(service: MetricsService, v2: MetricsV2): RouteResolver {
   const routes = new Map(
     V2_TEMPLATES.map((template): [string, Route] => [
       template,
-      {template, plain: (req, target) => service.limit(service.clients.keyOf(req)) ?? v2.handle(template, target)},
+      {template, plain: (req, target) => service.limit(service.clients.keyOf(req), V2_COST[template] ?? 1) ?? v2.handle(template, target)},
     ]),
   );
   return {
