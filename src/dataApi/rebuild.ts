@@ -1,13 +1,17 @@
 /**
- * `avaext data-api rebuild`: everything the data API stores is derived, so it can be dropped and folded again from
- * the container index without touching the feed (after a schema change, or to recover from a bad store). Takes
- * the writer lock first: a running ingest process makes it refuse.
+ * `avaext data-api rebuild`: everything the data API stores but the webhooks is derived, so it can be dropped and
+ * folded again from the container index without touching the feed (after a schema change, or to recover from a bad
+ * store). The webhooks (their addresses, secrets, outbox and delivery log) are users' data: they are copied aside,
+ * the store made again, and copied back (the columns both versions have), so a rebuild keeps them; the refold then
+ * enqueues a block's events only for webhooks made by its time, and the kept messages' IDs are the ones it derives
+ * (views/evm/webhookOutbox.ts), so none is sent twice. Takes the writer lock first: a running ingest process makes
+ * it refuse.
  */
 import path from "node:path";
 import type {NetworkInfo} from "../chains/index.js";
 import type {IndexStore} from "../index/store.js";
 import type {Logger} from "../logger/index.js";
-import {openSqlClient} from "./store/client.js";
+import {openSqlClient, type SqlClient, type SqlTx} from "./store/client.js";
 import {acquireWriterLock} from "./store/lock.js";
 import {MIGRATIONS_TABLE, migrate} from "./store/migrations.js";
 import {MIGRATIONS} from "./store/schema.js";
@@ -31,10 +35,58 @@ export interface RebuildModules {
   logger: Logger;
 }
 
-/** The tables the migrations create, to drop before folding again. */
+/** Kept across a rebuild: not derived from the chain (docs/operations/backups.md). Parents first. */
+export const KEPT_TABLES: readonly string[] = ["webhooks", "webhook_addresses", "webhook_secrets", "webhook_outbox", "webhook_attempts"];
+const keptCopy = (t: string): string => `rebuild_kept_${t}`;
+
+/** The tables the migrations create, to drop before folding again (the kept ones too: they are copied back). */
 export function dataApiTables(): string[] {
   const names = MIGRATIONS.flatMap((m) => [...m.sql.matchAll(/CREATE TABLE (\w+)/g)].map((x) => x[1]!));
   return [...names, MIGRATIONS_TABLE];
+}
+
+/** Copies the kept tables aside (plain copies: no index or constraint whose name the migrations would reuse). */
+async function setAside(tx: SqlTx): Promise<string[]> {
+  const out: string[] = [];
+  const exists = async (name: string): Promise<boolean> => {
+    const [r] = await tx.query<{t: string | null}>("SELECT to_regclass($1)::text AS t", [name]);
+    return Boolean(r?.t);
+  };
+  for (const t of KEPT_TABLES) {
+    // A copy left by a rebuild that died before copying back is the data: kept as it is, copied back this time.
+    if (await exists(keptCopy(t))) out.push(t);
+    else if (await exists(t)) {
+      await tx.query(`CREATE TABLE ${keptCopy(t)} AS SELECT * FROM ${t}`);
+      out.push(t);
+    }
+  }
+  return out;
+}
+
+/** Copies the kept tables back into the store made again, by the columns both have, and drops the copies. */
+async function restore(tx: SqlTx, tables: readonly string[]): Promise<void> {
+  for (const t of tables) {
+    const cols = await tx.query<{c: string}>(
+      `SELECT a.column_name AS c FROM information_schema.columns a
+       JOIN information_schema.columns b ON b.column_name = a.column_name AND b.table_name = $2 AND b.table_schema = a.table_schema
+       WHERE a.table_name = $1 AND a.table_schema = current_schema() ORDER BY a.ordinal_position`,
+      [t, keptCopy(t)],
+    );
+    const list = cols.map((r) => `"${r.c}"`).join(", ");
+    if (list) await tx.query(`INSERT INTO ${t} (${list}) SELECT ${list} FROM ${keptCopy(t)} ON CONFLICT DO NOTHING`);
+    await tx.query(`DROP TABLE ${keptCopy(t)}`);
+  }
+}
+
+/** Drops the store's tables and makes them again by the migrations, the kept tables' rows copied across. */
+export async function remakeTables(sql: SqlClient, logger: Logger): Promise<void> {
+  const kept = await sql.transaction(async (tx) => {
+    const kept = await setAside(tx);
+    for (const t of dataApiTables()) await tx.query(`DROP TABLE IF EXISTS ${t} CASCADE`);
+    return kept;
+  });
+  await migrate(sql, MIGRATIONS, {logger});
+  await sql.transaction((tx) => restore(tx, kept));
 }
 
 export async function rebuildDataApi(opts: RebuildOptions, modules: RebuildModules): Promise<{containers: number; seconds: number}> {
@@ -46,10 +98,7 @@ export async function rebuildDataApi(opts: RebuildOptions, modules: RebuildModul
     try {
       // A store of another network is refused, not dropped.
       await checkStoreNetwork(sql, modules.network, {record: false});
-      await sql.transaction(async (tx) => {
-        for (const t of dataApiTables()) await tx.query(`DROP TABLE IF EXISTS ${t} CASCADE`);
-      });
-      await migrate(sql, MIGRATIONS, {logger: modules.logger});
+      await remakeTables(sql, modules.logger);
       await checkStoreNetwork(sql, modules.network, {record: true});
       const view = new PrimaryView(defaultPrimaryViewOptions, {...modules, sql, metrics: null});
       await view.load();

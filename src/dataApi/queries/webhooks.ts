@@ -21,6 +21,8 @@ export interface WebhookRow {
   secret: string | null;
   created_at: bigint;
   deactivated_reason: string | null;
+  /** The first block it gets: its chain's head + 1 when it was made. */
+  from_block: bigint;
 }
 
 export interface NewWebhook {
@@ -43,8 +45,8 @@ export interface NewWebhook {
 
 export async function insertWebhook(sql: SqlTx, w: NewWebhook): Promise<void> {
   await sql.query(
-    `INSERT INTO webhooks (id, owner, event_type, url, name, description, chain_id, network, status, metadata, include_internal_txs, include_logs, secret, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'active', $9::jsonb, $10, $11, $12, $13)`,
+    `INSERT INTO webhooks (id, owner, event_type, url, name, description, chain_id, network, status, metadata, include_internal_txs, include_logs, secret, created_at, from_block)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'active', $9::jsonb, $10, $11, $12, $13, COALESCE((SELECT head_number + 1 FROM evm_chains WHERE chain_id = $7), 0))`,
     [w.id, w.owner, w.eventType, w.url, w.name, w.description, w.chainId, w.network, JSON.stringify(w.metadata), w.includeInternalTxs, w.includeLogs, w.secret, w.createdAt],
   );
   await addAddresses(sql, w.id, w.addresses);

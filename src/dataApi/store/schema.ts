@@ -821,4 +821,15 @@ CREATE TABLE metrics_distinct (
 ${METRICS_BACKFILL_SQL}
 `,
   },
+  {
+    version: 19,
+    name: "webhooks: the first block each one gets",
+    sql: `
+-- A webhook gets the blocks from from_block on (its chain's head + 1 when it was made): a refold from genesis after
+-- \`data-api rebuild\`, which keeps the webhooks, does not send them the history before them (views/evm/
+-- webhookOutbox.ts). A block number, not a time: a dev chain's block times need not be the wall clock's.
+ALTER TABLE webhooks ADD COLUMN from_block int8 NOT NULL DEFAULT 0;
+UPDATE webhooks SET from_block = COALESCE((SELECT c.head_number + 1 FROM evm_chains c WHERE c.chain_id = webhooks.chain_id), 0);
+`,
+  },
 ];

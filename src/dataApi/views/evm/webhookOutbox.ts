@@ -28,6 +28,13 @@ export interface Touch {
   blockHash: Uint8Array;
 }
 
+/**
+ * A webhook gets the blocks from its from_block on (its chain's head + 1 when it was made, schema 19): a refold from
+ * genesis, after `data-api rebuild`, does not send a kept webhook the history before it. `h` the webhook, `n` the
+ * block's number.
+ */
+const MADE_BY = (n: string): string => `h.from_block <= ${n}`;
+
 const NOW_MS = "(extract(epoch from clock_timestamp()) * 1000)::int8";
 const hex = (b: Uint8Array): string => "0x" + Buffer.from(b).toString("hex");
 
@@ -42,7 +49,7 @@ export async function enqueueAddressActivity(tx: SqlTx, chainId: string, touches
      SELECT DISTINCT ON (h.id, u.b, u.i) md5(h.id || ':' || $1 || ':' || encode(u.bh, 'hex') || ':' || u.i)::uuid::text, h.id, $1, u.b, u.i, u.th, ${NOW_MS}
      FROM unnest($2::bytea[], $3::int8[], $4::int4[], $5::bytea[], $6::bytea[]) AS u(a, b, i, th, bh)
      JOIN webhook_addresses wa ON wa.address = u.a
-     JOIN webhooks h ON h.id = wa.webhook_id AND h.status = 'active' AND h.event_type = 'address_activity' AND h.chain_id = $1
+     JOIN webhooks h ON h.id = wa.webhook_id AND h.status = 'active' AND h.event_type = 'address_activity' AND h.chain_id = $1 AND ${MADE_BY("u.b")}
      ON CONFLICT (message_id) DO NOTHING
      RETURNING message_id, block_number, tx_index`,
     [chainId, touches.map((t) => t.address), touches.map((t) => t.block), touches.map((t) => t.txIndex), touches.map((t) => t.txHash), touches.map((t) => t.blockHash)],
@@ -66,7 +73,7 @@ export async function enqueueInternalActivity(tx: SqlTx, chainId: string, touche
      SELECT DISTINCT ON (h.id, u.b, u.i) md5(h.id || ':' || $1 || ':' || encode(b.hash, 'hex') || ':' || u.i)::uuid::text, h.id, $1, u.b, u.i, t.hash, ${NOW_MS}
      FROM unnest($2::bytea[], $3::int8[], $4::int4[]) AS u(a, b, i)
      JOIN webhook_addresses wa ON wa.address = u.a
-     JOIN webhooks h ON h.id = wa.webhook_id AND h.status = 'active' AND h.event_type = 'address_activity' AND h.chain_id = $1 AND h.include_internal_txs
+     JOIN webhooks h ON h.id = wa.webhook_id AND h.status = 'active' AND h.event_type = 'address_activity' AND h.chain_id = $1 AND h.include_internal_txs AND ${MADE_BY("u.b")}
      JOIN evm_blocks b ON b.chain_id = $1 AND b.number = u.b
      JOIN evm_txs t ON t.chain_id = $1 AND t.block_number = u.b AND t.tx_index = u.i
      ON CONFLICT (message_id) DO NOTHING`,
@@ -126,7 +133,7 @@ export async function enqueueIcmActivity(
     `INSERT INTO webhook_outbox (message_id, webhook_id, chain_id, block_number, tx_index, tx_hash, icm_message_id, icm_sub_event, created_at)
      SELECT md5(h.id || ':' || e.c || ':' || encode(b.hash, 'hex') || ':icm:' || e.l)::uuid::text, h.id, e.c, e.n, e.i, t.hash, e.m, e.s, ${NOW_MS}
      FROM unnest($1::text[], $2::int8[], $3::int4[], $4::int4[], $5::text[], $6::text[]) AS e(c, n, l, i, m, s)
-     JOIN webhooks h ON h.event_type = 'icm_activity' AND h.status = 'active' AND h.chain_id = e.c
+     JOIN webhooks h ON h.event_type = 'icm_activity' AND h.status = 'active' AND h.chain_id = e.c AND ${MADE_BY("e.n")}
        AND jsonb_exists(h.metadata -> 'subEvents' -> 'icmActivitySubEvents', e.s)
      JOIN evm_blocks b ON b.chain_id = e.c AND b.number = e.n
      LEFT JOIN evm_txs t ON t.chain_id = e.c AND t.block_number = e.n AND t.tx_index = e.i

@@ -7,7 +7,9 @@ import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import {migrate} from "../../../../../src/dataApi/store/migrations.js";
 import {openSqlClient, type SqlClient} from "../../../../../src/dataApi/store/client.js";
 import {MIGRATIONS} from "../../../../../src/dataApi/store/schema.js";
-import {rollbackOutbox} from "../../../../../src/dataApi/views/evm/webhookOutbox.js";
+import {enqueueAddressActivity, rollbackOutbox} from "../../../../../src/dataApi/views/evm/webhookOutbox.js";
+import {remakeTables} from "../../../../../src/dataApi/rebuild.js";
+import {insertWebhook} from "../../../../../src/dataApi/queries/webhooks.js";
 import {quietLogger, STORE_BACKENDS} from "../../../../helpers/sql.js";
 
 describe.each(STORE_BACKENDS)("the webhooks' outbox through a rollback ($name)", (backend) => {
@@ -34,5 +36,37 @@ describe.each(STORE_BACKENDS)("the webhooks' outbox through a rollback ($name)",
     const byId = Object.fromEntries(rows.filter((r) => r.reverses === null).map((r) => [r.message_id, r.state]));
     expect(byId).toEqual({kept: "pending", tried: "dropped", done: "dropped", "other-chain": "pending"});
     expect(rows.filter((r) => r.reverses !== null).map((r) => `${r.reverses}:${r.state}`).sort()).toEqual(["done:pending", "tried:pending"]);
+  });
+
+  it("a rebuild's remade store keeps the webhooks, their addresses, secrets, outbox and log; the derived rows go", async () => {
+    await sql.query("INSERT INTO webhook_addresses (webhook_id, address) VALUES ('w', '\\x01')");
+    await sql.query("INSERT INTO webhook_secrets (owner, secret) VALUES ('o', 'shh')");
+    await sql.query("INSERT INTO webhook_attempts (message_id, attempt, at, status_code, latency_ms) VALUES ('done', 1, 5, 200, 3)");
+    await sql.query("INSERT INTO evm_blocks (chain_id, number, hash, parent_hash, timestamp, tx_count, base_fee, gas_used, gas_limit, fees_spent, cumulative_txs) VALUES ('1', 1, '\\x01', '\\x00', 0, 0, 0, 0, 0, 0, 0)");
+    const count = async (t: string) => Number((await sql.query<{n: bigint}>(`SELECT count(*)::int8 AS n FROM ${t}`))[0]!.n);
+    const before = await count("webhook_outbox");
+    await remakeTables(sql, quietLogger());
+    expect({w: await count("webhooks"), a: await count("webhook_addresses"), s: await count("webhook_secrets"), o: await count("webhook_outbox"), t: await count("webhook_attempts"), b: await count("evm_blocks")})
+      .toEqual({w: 1, a: 1, s: 1, o: before, t: 1, b: 0});
+    // No copy is left, and the remade tables have their constraints again.
+    expect(await sql.query("SELECT 1 FROM information_schema.tables WHERE table_name LIKE 'rebuild_kept_%'")).toEqual([]);
+    await expect(sql.query("INSERT INTO webhook_secrets (owner, secret) VALUES ('o', 'again')")).rejects.toThrow();
+  });
+
+  it("enqueues a block's events only for the webhooks made by then (a refold does not send them history)", async () => {
+    await sql.query("INSERT INTO webhooks (id, owner, event_type, url, name, description, chain_id, status, metadata, created_at, from_block) VALUES ('old', 'o', 'address_activity', 'http://x/', '', '', '1', 'active', '{}', 0, 50), ('new', 'o', 'address_activity', 'http://x/', '', '', '1', 'active', '{}', 0, 51)");
+    await sql.query("INSERT INTO webhook_addresses (webhook_id, address) VALUES ('old', '\\xaa'), ('new', '\\xaa')");
+    const touch = {address: Uint8Array.of(0xaa), block: 50n, txIndex: 0, txHash: Uint8Array.of(1), blockHash: Uint8Array.of(2)};
+    await sql.transaction((tx) => enqueueAddressActivity(tx, "1", [touch], new Map()));
+    const rows = await sql.query<{webhook_id: string}>("SELECT webhook_id FROM webhook_outbox WHERE block_number = 50");
+    expect(rows.map((r) => r.webhook_id)).toEqual(["old"]);
+  });
+
+  it("a webhook made records its chain's head + 1 as its first block", async () => {
+    await sql.query("INSERT INTO evm_chains (chain_id, head_number, updated_at) VALUES ('77', 41, 0)");
+    await sql.transaction((tx) =>
+      insertWebhook(tx, {id: "h77", owner: "o", eventType: "address_activity", url: "http://x/", name: "", description: "", chainId: "77", network: null, metadata: {}, includeInternalTxs: false, includeLogs: false, secret: null, createdAt: 0, addresses: []}),
+    );
+    expect((await sql.query<{from_block: bigint}>("SELECT from_block FROM webhooks WHERE id = 'h77'"))[0]!.from_block).toBe(42n);
   });
 });
