@@ -32,22 +32,36 @@ export interface DueMessage {
 }
 
 /**
- * Messages whose attempt is due at `now` (Unix ms), of active webhooks, oldest first. A message of a webhook with
- * internal transactions waits for the chain's trace lane to cover its block (on a chain that serves traces).
+ * Messages whose attempt is due at `now` (Unix ms), of active webhooks, oldest first, at most `perWebhook` of a
+ * webhook counting those it has in flight (`busy`): a webhook whose receiver never answers holds that many of
+ * delivery's slots, and every other webhook's messages still go. A message of a webhook with internal transactions
+ * waits for the chain's trace lane to cover its block (on a chain that serves traces).
  */
-export async function dueMessages(sql: SqlTx, now: number, limit: number, skip: readonly string[]): Promise<DueMessage[]> {
+export async function dueMessages(
+  sql: SqlTx,
+  now: number,
+  limit: number,
+  skip: readonly string[],
+  o: {perWebhook: number; busy: ReadonlyMap<string, number>} = {perWebhook: limit, busy: new Map()},
+): Promise<DueMessage[]> {
   return sql.query<DueMessage>(
     `SELECT o.message_id, o.webhook_id, o.chain_id, o.block_number, o.tx_index, o.attempts, o.attempt_base, o.body, o.reverses, o.created_at, o.logs, o.tx_hash, o.icm_message_id, o.icm_sub_event,
             h.url, COALESCE(h.secret, s.secret) AS secret, h.owner, h.include_logs, h.include_internal_txs, h.metadata
-     FROM webhook_outbox o
-     JOIN webhooks h ON h.id = o.webhook_id AND h.status = 'active'
+     FROM webhooks h
+     LEFT JOIN unnest($4::text[], $5::int4[]) AS busy(id, n) ON busy.id = h.id
+     CROSS JOIN LATERAL (
+       SELECT o.* FROM webhook_outbox o
+       LEFT JOIN evm_chains c ON c.chain_id = o.chain_id
+       WHERE o.webhook_id = h.id AND o.state = 'pending' AND o.next_attempt_at <= $1 AND NOT (o.message_id = ANY($3::text[]))
+         AND (o.body IS NOT NULL OR NOT h.include_internal_txs OR c.traces IS NOT TRUE OR c.trace_lane >= o.block_number)
+       ORDER BY o.next_attempt_at, o.created_at
+       LIMIT greatest($6::int4 - COALESCE(busy.n, 0), 0)
+     ) o
      LEFT JOIN webhook_secrets s ON s.owner = h.owner
-     LEFT JOIN evm_chains c ON c.chain_id = o.chain_id
-     WHERE o.state = 'pending' AND o.next_attempt_at <= $1 AND NOT (o.message_id = ANY($3::text[]))
-       AND (o.body IS NOT NULL OR NOT h.include_internal_txs OR c.traces IS NOT TRUE OR c.trace_lane >= o.block_number)
+     WHERE h.status = 'active'
      ORDER BY o.next_attempt_at, o.created_at
      LIMIT $2`,
-    [now, limit, skip],
+    [now, limit, skip, [...o.busy.keys()], [...o.busy.values()], o.perWebhook],
   );
 }
 
@@ -285,15 +299,15 @@ export async function attemptsOf(sql: SqlTx, messageId: string): Promise<Attempt
 
 /**
  * Replay: a webhook's messages from a block height (or from a message on, by the time it was made) are due again
- * at once (paused while the webhook is inactive), with their frozen bodies and a fresh retry schedule; a message
+ * at once (at `now`, so they queue behind the messages already due, not before every other webhook's) (paused while the webhook is inactive), with their frozen bodies and a fresh retry schedule; a message
  * dropped by a rollback stays dropped. Returns how many.
  */
-export async function replay(sql: SqlTx, webhookId: string, from: {block: bigint} | {createdAt: bigint}): Promise<number> {
+export async function replay(sql: SqlTx, webhookId: string, from: {block: bigint} | {createdAt: bigint}, now: number): Promise<number> {
   const [cond, value] = "block" in from ? ["o.block_number >= $2", from.block] : ["o.created_at >= $2", from.createdAt];
   const rows = await sql.query(
-    `UPDATE webhook_outbox o SET state = CASE WHEN h.status = 'active' THEN 'pending' ELSE 'paused' END, next_attempt_at = 0, attempt_base = attempts, delivered_at = NULL
+    `UPDATE webhook_outbox o SET state = CASE WHEN h.status = 'active' THEN 'pending' ELSE 'paused' END, next_attempt_at = $3, attempt_base = attempts, delivered_at = NULL
      FROM webhooks h WHERE h.id = o.webhook_id AND o.webhook_id = $1 AND ${cond} AND o.state IN ('delivered', 'failed', 'pending', 'paused') RETURNING 1`,
-    [webhookId, value],
+    [webhookId, value, now],
   );
   return rows.length;
 }

@@ -305,12 +305,12 @@ export function webhookRoutes(o: WebhookRoutesOptions, m: WebhookRoutesModules):
     if (b.fromBlock !== undefined) {
       const v = typeof b.fromBlock === "number" ? String(b.fromBlock) : b.fromBlock;
       if (typeof v !== "string" || !/^[0-9]{1,19}$/.test(v)) throw badRequest("fromBlock", "a block height (an integer >= 0)");
-      return {replayed: await outbox.replay(m.sql, row.id, {block: BigInt(v)})};
+      return {replayed: await outbox.replay(m.sql, row.id, {block: BigInt(v)}, m.now())};
     }
     const id = text("fromMessageId", b.fromMessageId, 64);
     const from = await outbox.getMessage(m.sql, row.id, id);
     if (!from) throw badRequest("fromMessageId", `webhook ${row.id} has no message ${id}`);
-    return {replayed: await outbox.replay(m.sql, row.id, {createdAt: from.created_at})};
+    return {replayed: await outbox.replay(m.sql, row.id, {createdAt: from.created_at}, m.now())};
   };
 
   return implement(WEBHOOK_ROUTES, {

@@ -832,4 +832,13 @@ ALTER TABLE webhooks ADD COLUMN from_block int8 NOT NULL DEFAULT 0;
 UPDATE webhooks SET from_block = COALESCE((SELECT c.head_number + 1 FROM evm_chains c WHERE c.chain_id = webhooks.chain_id), 0);
 `,
   },
+  {
+    version: 20,
+    name: "webhooks: each webhook's due messages, for delivery's per-webhook cap",
+    sql: `
+-- Delivery takes at most a few due messages of each active webhook (queries/webhookOutbox.ts dueMessages), so one
+-- whose receiver never answers holds a few slots, not all: it reads each webhook's oldest due ones here.
+CREATE INDEX webhook_outbox_due_by_webhook ON webhook_outbox (webhook_id, next_attempt_at, created_at) WHERE state = 'pending';
+`,
+  },
 ];

@@ -22,6 +22,8 @@ export interface WebhookDeliveryOptions {
   timeoutMs: number;
   /** POSTs in flight at once. */
   concurrency: number;
+  /** POSTs of one webhook in flight at once: a receiver that never answers holds this many slots, not all. */
+  perWebhook: number;
   /** How often the outbox is read when nothing is due, real ms. */
   pollMs: number;
   /** `--webhooks-allow-private-urls`. */
@@ -32,6 +34,7 @@ export interface WebhookDeliveryOptions {
 export const defaultWebhookDeliveryOptions: WebhookDeliveryOptions = {
   timeoutMs: 10_000,
   concurrency: 64,
+  perWebhook: 4,
   pollMs: 100,
   allowPrivateUrls: false,
   retryDelaysMs: RETRY_DELAYS_MS,
@@ -51,7 +54,8 @@ export interface WebhookDeliveryModules {
 }
 
 export class WebhookDelivery {
-  private readonly inFlight = new Set<string>();
+  /** Messages in flight, by ID: their webhook's. */
+  private readonly inFlight = new Map<string, string>();
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private closed = false;
@@ -87,9 +91,11 @@ export class WebhookDelivery {
       try {
         const room = this.opts.concurrency - this.inFlight.size;
         if (room > 0) {
-          const due = await q.dueMessages(this.modules.sql, this.modules.now(), room, [...this.inFlight]);
+          const busy = new Map<string, number>();
+          for (const w of this.inFlight.values()) busy.set(w, (busy.get(w) ?? 0) + 1);
+          const due = await q.dueMessages(this.modules.sql, this.modules.now(), room, [...this.inFlight.keys()], {perWebhook: this.opts.perWebhook, busy});
           found = due.length;
-          for (const m of due) this.inFlight.add(m.message_id);
+          for (const m of due) this.inFlight.set(m.message_id, m.webhook_id);
           let posts: Array<() => Promise<void>> = [];
           try {
             posts = await this.prepare(due);

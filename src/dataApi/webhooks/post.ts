@@ -4,7 +4,8 @@
  * (util/publicTarget.ts) checked, with the connection pinned to it. Redirects are not followed (a 3xx is a failure),
  * and an answer later than the deadline is one too. Never throws: the outcome says what happened. Connections are
  * kept alive per origin and checked address set (`Agents`): a new DNS answer gets new connections, never an old
- * socket to the address it replaced.
+ * socket to the address it replaced. The deadline runs from when the request has a socket: a POST queued behind
+ * others to the same origin (an agent's maxSockets) is not failed for the wait.
  */
 import {createHmac} from "node:crypto";
 import http from "node:http";
@@ -65,7 +66,6 @@ export async function postSigned(
   } catch {
     return done(0, "not a URL");
   }
-  const signal = AbortSignal.timeout(o.timeoutMs);
   let to;
   try {
     to = await checkedAddresses(u.hostname, o.allowPrivate);
@@ -73,11 +73,31 @@ export async function postSigned(
     return done(0, e instanceof TargetRefused ? e.message : (e as Error).message);
   }
   const bytes = Buffer.from(body, "utf8");
-  const first = await attempt(u, bytes, body, secret, to, o, signal);
+  const deadline = new Deadline(o.timeoutMs, elapsed);
+  const first = await attempt(u, bytes, body, secret, to, o, deadline);
   // A kept-alive socket the receiver had closed fails before any answer: sent again once on a new connection, as
   // Node's docs advise (http.ClientRequest reusedSocket), so a receiver's restart is not a failed attempt.
-  const out = first.staleSocket && !signal.aborted ? await attempt(u, bytes, body, secret, to, o, signal) : first;
+  const out = first.staleSocket && deadline.left() > 0 ? await attempt(u, bytes, body, secret, to, o, deadline) : first;
   return done(out.status, out.error);
+}
+
+/** The attempt's deadline: it starts when a request first has a socket, and the retry on a new one shares it. */
+class Deadline {
+  private startedAt: number | null = null;
+  constructor(
+    readonly ms: number,
+    private readonly elapsed: () => number,
+  ) {}
+
+  /** Starts it (once); the ms left. */
+  start(): number {
+    this.startedAt ??= this.elapsed();
+    return this.left();
+  }
+
+  left(): number {
+    return this.startedAt === null ? this.ms : Math.max(0, this.ms - (this.elapsed() - this.startedAt));
+  }
 }
 
 function attempt(
@@ -87,15 +107,18 @@ function attempt(
   secret: string,
   to: ResolvedAddress[],
   o: {timeoutMs: number; agents: Agents; headers?: Record<string, string>},
-  signal: AbortSignal,
+  deadline: Deadline,
 ): Promise<{status: number; error: string | null; staleSocket: boolean}> {
   const mod = u.protocol === "https:" ? https : http;
   return new Promise((resolve) => {
     let settled = false;
     let answered = false;
+    let expired = false;
+    let timer: NodeJS.Timeout | null = null;
     const finish = (status: number, error: string | null, staleSocket = false): void => {
       if (settled) return;
       settled = true;
+      if (timer) clearTimeout(timer);
       resolve({status, error, staleSocket});
     };
     const req = mod.request(
@@ -103,7 +126,6 @@ function attempt(
       {
         method: "POST",
         lookup: pinnedLookup(to),
-        signal,
         agent: o.agents.get(u, to),
         headers: {
           "content-type": "application/json",
@@ -122,7 +144,15 @@ function attempt(
         res.on("close", () => finish(status, status >= 200 && status < 300 && res.complete ? null : `HTTP ${status}`));
       },
     );
-    req.on("error", (e) => finish(0, signal.aborted ? `no answer within ${o.timeoutMs} ms` : e.message, req.reusedSocket && !answered));
+    const late = `no answer within ${o.timeoutMs} ms`;
+    req.on("socket", () => {
+      timer = setTimeout(() => {
+        expired = true;
+        req.destroy(new Error(late));
+        finish(0, late);
+      }, deadline.start());
+    });
+    req.on("error", (e) => finish(0, expired ? late : e.message, req.reusedSocket && !answered && !expired));
     req.end(bytes);
   });
 }

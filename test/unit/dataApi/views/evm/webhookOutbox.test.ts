@@ -10,6 +10,7 @@ import {MIGRATIONS} from "../../../../../src/dataApi/store/schema.js";
 import {enqueueAddressActivity, rollbackOutbox} from "../../../../../src/dataApi/views/evm/webhookOutbox.js";
 import {remakeTables} from "../../../../../src/dataApi/rebuild.js";
 import {insertWebhook} from "../../../../../src/dataApi/queries/webhooks.js";
+import {dueMessages} from "../../../../../src/dataApi/queries/webhookOutbox.js";
 import {quietLogger, STORE_BACKENDS} from "../../../../helpers/sql.js";
 
 describe.each(STORE_BACKENDS)("the webhooks' outbox through a rollback ($name)", (backend) => {
@@ -68,5 +69,15 @@ describe.each(STORE_BACKENDS)("the webhooks' outbox through a rollback ($name)",
       insertWebhook(tx, {id: "h77", owner: "o", eventType: "address_activity", url: "http://x/", name: "", description: "", chainId: "77", network: null, metadata: {}, includeInternalTxs: false, includeLogs: false, secret: null, createdAt: 0, addresses: []}),
     );
     expect((await sql.query<{from_block: bigint}>("SELECT from_block FROM webhooks WHERE id = 'h77'"))[0]!.from_block).toBe(42n);
+  });
+
+  it("takes at most a few due messages of a webhook, counting its in-flight ones: a hog does not starve the others", async () => {
+    await sql.query("INSERT INTO webhooks (id, owner, event_type, url, name, description, chain_id, status, metadata, created_at) VALUES ('hog', 'o', 'address_activity', 'http://x/', '', '', '9', 'active', '{}', 0), ('fair', 'o', 'address_activity', 'http://x/', '', '', '9', 'active', '{}', 0)");
+    for (let i = 0; i < 10; i++) await sql.query("INSERT INTO webhook_outbox (message_id, webhook_id, chain_id, block_number, tx_index, created_at) VALUES ($1, 'hog', '9', 1, $2::int4, $2::int4)", [`hog-${i}`, i]);
+    for (let i = 0; i < 2; i++) await sql.query("INSERT INTO webhook_outbox (message_id, webhook_id, chain_id, block_number, tx_index, created_at) VALUES ($1, 'fair', '9', 1, $2::int4, 100 + $2::int4)", [`fair-${i}`, i]);
+    const due = await dueMessages(sql, 1000, 64, ["hog-0"], {perWebhook: 4, busy: new Map([["hog", 1]])});
+    const of = (w: string) => due.filter((m) => m.webhook_id === w).map((m) => m.message_id);
+    expect(of("hog")).toEqual(["hog-1", "hog-2", "hog-3"]);
+    expect(of("fair")).toEqual(["fair-0", "fair-1"]);
   });
 });
