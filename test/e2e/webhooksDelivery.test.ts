@@ -143,7 +143,7 @@ describe.each(STORE_BACKENDS)("webhook delivery ($name)", (backend) => {
     expect(new Set(r.deliveries.map((d) => JSON.parse(d.body).messageId))).toEqual(new Set([earlier.messageId, later.messageId]));
     // The receiver has it before avaext records the answer.
     await expect.poll(async () => (await call("GET", `/v1/webhooks/${id}/messages/${later.messageId}`)).attemptLog.map((x: {attempt: number}) => x.attempt), {timeout: 10_000}).toEqual([1, 2, 3]);
-    for (const [b, field] of [[{}, "fromBlock"], [{fromBlock: "x"}, "fromBlock"], [{fromBlock: 1, fromMessageId: "a"}, "fromBlock"], [{fromMessageId: "nope"}, "fromMessageId"], [{since: 1}, "since"]] as const) {
+    for (const [b, field] of [[{}, "fromBlock"], [{fromBlock: "x"}, "fromBlock"], [{fromBlock: "9999999999999999999"}, "fromBlock"], [{fromBlock: 1, fromMessageId: "a"}, "fromBlock"], [{fromMessageId: "nope"}, "fromMessageId"], [{since: 1}, "since"]] as const) {
       expect((await call("POST", `/v1/webhooks/${id}/replay`, b)).message).toMatch(new RegExp(`^${field}: `));
     }
     expect((await call("GET", `/v1/webhooks/${id}/messages/nope`)).statusCode).toBe(404);

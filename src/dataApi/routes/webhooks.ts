@@ -14,6 +14,7 @@ import * as w from "../queries/webhooks.js";
 import * as outbox from "../queries/webhookOutbox.js";
 import {DataApiError, badRequest, notFound} from "../server/errors.js";
 import {parseEvmAddress} from "../server/names.js";
+import {parseBlockNumber} from "../server/params.js";
 import {implement, type BoundRoute, type RouteCtx} from "../server/route.js";
 import {WEBHOOK_ROUTES} from "./defs/webhooks.js";
 
@@ -304,8 +305,8 @@ export function webhookRoutes(o: WebhookRoutesOptions, m: WebhookRoutesModules):
     if ((b.fromBlock === undefined) === (b.fromMessageId === undefined)) throw badRequest("fromBlock", "give fromBlock or fromMessageId, one of them");
     if (b.fromBlock !== undefined) {
       const v = typeof b.fromBlock === "number" ? String(b.fromBlock) : b.fromBlock;
-      if (typeof v !== "string" || !/^[0-9]{1,19}$/.test(v)) throw badRequest("fromBlock", "a block height (an integer >= 0)");
-      return {replayed: await outbox.replay(m.sql, row.id, {block: BigInt(v)}, m.now())};
+      if (typeof v !== "string") throw badRequest("fromBlock", "must be a block number (an integer >= 0)");
+      return {replayed: await outbox.replay(m.sql, row.id, {block: parseBlockNumber("fromBlock", v)}, m.now())};
     }
     const id = text("fromMessageId", b.fromMessageId, 64);
     const from = await outbox.getMessage(m.sql, row.id, id);
