@@ -200,7 +200,15 @@ describe.each(STORE_BACKENDS)("webhook delivery ($name)", (backend) => {
     await sendTx({from: ME, to: watched, value: "0x9"});
     await r.waitFor(1);
     // Each attempt waits out the deadline (2 s here) on real time; the schedule's waits pass on the moved clock.
-    for (let n = 1; n <= 9; n++) await advance(RETRY_DELAYS_MS[n - 1]!, r, n + 1);
+    // The schedule's wait counts from the attempt's end: the clock moves once the attempt is recorded.
+    const recorded = async (n: number) =>
+      expect
+        .poll(async () => Number((await t.node.dataApi!.sql.query<{n: bigint}>("SELECT count(*)::int8 AS n FROM webhook_attempts a JOIN webhook_outbox o USING (message_id) WHERE o.webhook_id = $1", [id]))[0]!.n), {timeout: 30_000})
+        .toBe(n);
+    for (let n = 1; n <= 9; n++) {
+      await recorded(n);
+      await advance(RETRY_DELAYS_MS[n - 1]!, r, n + 1);
+    }
     let got = await call("GET", `/v1/webhooks/${id}`);
     for (const until = Date.now() + 30_000; got.status === "active" && Date.now() < until; ) {
       await new Promise((res) => setTimeout(res, 200));
@@ -224,8 +232,8 @@ describe.each(STORE_BACKENDS)("webhook delivery ($name)", (backend) => {
     await slow.waitFor(1);
     const attempt = async (id: string) => {
       for (const until = Date.now() + 30_000; Date.now() < until; ) {
-        const rows = await t.node.dataApi!.sql.query<{status_code: number; error: string; state: string}>(
-          "SELECT a.status_code, a.error, o.state FROM webhook_attempts a JOIN webhook_outbox o USING (message_id) WHERE o.webhook_id = $1",
+        const rows = await t.node.dataApi!.sql.query<{status_code: number; error: string; state: string; at: bigint; latency_ms: number; next_attempt_at: bigint}>(
+          "SELECT a.status_code, a.error, o.state, a.at, a.latency_ms, o.next_attempt_at FROM webhook_attempts a JOIN webhook_outbox o USING (message_id) WHERE o.webhook_id = $1",
           [id],
         );
         if (rows.length > 0) return rows[0]!;
@@ -233,7 +241,10 @@ describe.each(STORE_BACKENDS)("webhook delivery ($name)", (backend) => {
       }
       throw new Error(`no attempt for ${id}`);
     };
-    expect(await attempt(slowId)).toMatchObject({status_code: 0, error: "no answer within 2000 ms", state: "pending"});
+    const slowly = await attempt(slowId);
+    expect(slowly).toMatchObject({status_code: 0, error: "no answer within 2000 ms", state: "pending"});
+    // The next attempt is the schedule's wait after the failure (the 2 s deadline), not after the claim.
+    expect(Number(slowly.next_attempt_at)).toBeGreaterThanOrEqual(Number(slowly.at) + slowly.latency_ms + RETRY_DELAYS_MS[0]! - 5);
     expect(await attempt(closedId)).toMatchObject({status_code: 0, state: "pending", error: expect.stringMatching(/ECONNREFUSED/)});
   }, 60_000);
 });

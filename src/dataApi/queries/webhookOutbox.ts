@@ -100,18 +100,29 @@ export interface Outcome extends AttemptRecord {
   id: string;
   attempt: number;
   state: "delivered" | "failed" | "pending";
+  /** Still pending: when the next attempt is due (the attempt's end + the schedule's wait), Unix ms. */
+  nextAt?: number;
 }
 
 /** Records attempts, and each message's new state: delivered, failed (the schedule's end), or still pending. */
 export async function recordAttempts(sql: SqlClient, outcomes: readonly Outcome[]): Promise<void> {
   if (outcomes.length === 0) return;
   const done = outcomes.filter((o) => o.state !== "pending");
+  const retried = outcomes.filter((o) => o.state === "pending" && o.nextAt !== undefined);
   await sql.transaction(async (tx) => {
     await tx.query(
       `INSERT INTO webhook_attempts (message_id, attempt, at, status_code, latency_ms, error)
        SELECT * FROM unnest($1::text[], $2::int4[], $3::int8[], $4::int4[], $5::int4[], $6::text[]) ON CONFLICT (message_id, attempt) DO NOTHING`,
       [outcomes.map((o) => o.id), outcomes.map((o) => o.attempt), outcomes.map((o) => o.at), outcomes.map((o) => o.statusCode), outcomes.map((o) => o.latencyMs), outcomes.map((o) => o.error)],
     );
+    // The schedule counts from the failure, not the claim (the claim's time stands only if this is never recorded).
+    if (retried.length > 0) {
+      await tx.query(
+        `UPDATE webhook_outbox o SET next_attempt_at = u.next_at FROM unnest($1::text[], $2::int4[], $3::int8[]) AS u(id, attempt, next_at)
+         WHERE o.message_id = u.id AND o.state = 'pending' AND o.attempts = u.attempt`,
+        [retried.map((o) => o.id), retried.map((o) => o.attempt), retried.map((o) => o.nextAt!)],
+      );
+    }
     if (done.length > 0) {
       await tx.query(
         `UPDATE webhook_outbox o SET state = u.state, delivered_at = CASE WHEN u.state = 'delivered' THEN u.at END

@@ -3,7 +3,7 @@
  * it polls the outbox for messages due, claims each attempt in the store before its POST (so a crash mid-POST is
  * retried, never lost: at-least-once, with the message's stable ID), signs and POSTs it (post.ts), and records the
  * attempt. A 2xx within the deadline delivers it; otherwise the next attempt follows the hosted API's schedule
- * (10 s, 1 m, 5 m, 10 m, 30 m, 2 h, 6 h, 12 h, 24 h after each failure); a message that fails its last attempt
+ * (10 s, 1 m, 5 m, 10 m, 30 m, 2 h, 6 h, 12 h, 24 h after each failure, counted from the attempt's end); a message that fails its last attempt
  * fails, and its webhook is deactivated with the reason its GET shows. Time is the injected clock's (`now`), so a
  * test can let a day pass at once; polling runs on real timers.
  */
@@ -178,7 +178,8 @@ export class WebhookDelivery {
     const at = now();
     const out = await postSigned(m.url, body, secret, {timeoutMs: this.opts.timeoutMs, allowPrivate: this.opts.allowPrivateUrls, agents: this.agents}, () => performance.now());
     const ok = out.error === null;
-    await this.record({id: m.message_id, attempt: m.attempts + 1, at, statusCode: out.status, latencyMs: out.latencyMs, error: out.error, state: ok ? "delivered" : last ? "failed" : "pending"});
+    const nextAt = !ok && !last ? now() + this.opts.retryDelaysMs[nth - 1]! : undefined;
+    await this.record({id: m.message_id, attempt: m.attempts + 1, at, statusCode: out.status, latencyMs: out.latencyMs, error: out.error, state: ok ? "delivered" : last ? "failed" : "pending", nextAt});
     this.modules.onAttempt?.({messageId: m.message_id, webhookId: m.webhook_id, status: out.status, latencyMs: out.latencyMs, createdAt: Number(m.created_at), ok});
     if (!ok && last) {
       const reason = `message ${m.message_id} failed ${nth} attempts over the retry schedule; last: ${out.error}`;
