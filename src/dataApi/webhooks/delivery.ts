@@ -60,6 +60,7 @@ export class WebhookDelivery {
   private running: Promise<void> | null = null;
   private closed = false;
   private wake: (() => void) | null = null;
+  private backingOff = false;
   private readonly agents = new Agents();
 
   constructor(
@@ -74,6 +75,8 @@ export class WebhookDelivery {
 
   /** Reads the outbox now rather than at the next poll (after a fold, or when a test moved the clock). */
   poke(): void {
+    // A backoff is waited out (a fold's or an attempt's poke would end it), but for close.
+    if (this.backingOff && !this.closed) return;
     this.wake?.();
   }
 
@@ -86,6 +89,8 @@ export class WebhookDelivery {
 
   private async loop(): Promise<void> {
     const tasks = new Set<Promise<void>>();
+    // After a failed read or preparation, the wait doubles (to 5 s): a batch that always fails does not spin.
+    let backoffMs = 0;
     while (!this.closed) {
       let found = 0;
       try {
@@ -116,16 +121,20 @@ export class WebhookDelivery {
             tasks.add(p);
           }
         }
+        backoffMs = 0;
       } catch (err) {
         if (this.closed) break;
-        this.modules.logger.warn({err}, "webhook outbox read failed; retrying");
+        backoffMs = Math.min(5_000, Math.max(this.opts.pollMs, backoffMs * 2));
+        this.modules.logger.warn({err, retryInMs: backoffMs}, "webhook outbox read failed; retrying");
       }
       if (this.closed) break;
-      // A full read: read again at once (room permitting); else wait for the poll or a finished attempt.
-      if (found > 0 && this.inFlight.size < this.opts.concurrency) continue;
+      // A full read: read again at once (room permitting); else wait for the poll, a finished attempt, or the backoff.
+      if (backoffMs === 0 && found > 0 && this.inFlight.size < this.opts.concurrency) continue;
+      const waitMs = backoffMs || this.opts.pollMs;
       await new Promise<void>((resolve) => {
         this.wake = resolve;
-        this.timer = setTimeout(resolve, this.opts.pollMs);
+        this.backingOff = backoffMs > 0;
+        this.timer = setTimeout(resolve, waitMs);
       });
       this.wake = null;
     }
