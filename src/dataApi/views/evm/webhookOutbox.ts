@@ -36,6 +36,15 @@ export interface Touch {
 const MADE_BY = (n: string): string => `h.from_block <= ${n}`;
 
 const NOW_MS = "(extract(epoch from clock_timestamp()) * 1000)::int8";
+
+/**
+ * What a message ID mixes in besides its webhook, chain, block hash and place: the chain's rollback count, once it
+ * has had one (never, on a real network's accepted blocks, so those IDs are unchanged). A block dropped by a reorg
+ * and folded again later (A, then B, then A) gets new IDs, so its events come again as new messages after their
+ * reversals, not as duplicates of the dropped ones. The count is committed with the rollback: a kill -9 and a fold
+ * again give the same IDs.
+ */
+const REORGS = (chain: string): string => `coalesce((SELECT CASE WHEN c.reorgs > 0 THEN ':r' || c.reorgs ELSE '' END FROM evm_chains c WHERE c.chain_id = ${chain}), '')`;
 const hex = (b: Uint8Array): string => "0x" + Buffer.from(b).toString("hex");
 
 /**
@@ -46,7 +55,7 @@ export async function enqueueAddressActivity(tx: SqlTx, chainId: string, touches
   if (touches.length === 0) return;
   const made = await tx.query<{message_id: string; block_number: bigint; tx_index: number}>(
     `INSERT INTO webhook_outbox (message_id, webhook_id, chain_id, block_number, tx_index, tx_hash, created_at)
-     SELECT DISTINCT ON (h.id, u.b, u.i) md5(h.id || ':' || $1 || ':' || encode(u.bh, 'hex') || ':' || u.i)::uuid::text, h.id, $1, u.b, u.i, u.th, ${NOW_MS}
+     SELECT DISTINCT ON (h.id, u.b, u.i) md5(h.id || ':' || $1 || ':' || encode(u.bh, 'hex') || ':' || u.i || ${REORGS("$1")})::uuid::text, h.id, $1, u.b, u.i, u.th, ${NOW_MS}
      FROM unnest($2::bytea[], $3::int8[], $4::int4[], $5::bytea[], $6::bytea[]) AS u(a, b, i, th, bh)
      JOIN webhook_addresses wa ON wa.address = u.a
      JOIN webhooks h ON h.id = wa.webhook_id AND h.status = 'active' AND h.event_type = 'address_activity' AND h.chain_id = $1 AND ${MADE_BY("u.b")}
@@ -70,12 +79,15 @@ export async function enqueueInternalActivity(tx: SqlTx, chainId: string, touche
   if (touches.length === 0) return;
   await tx.query(
     `INSERT INTO webhook_outbox (message_id, webhook_id, chain_id, block_number, tx_index, tx_hash, created_at)
-     SELECT DISTINCT ON (h.id, u.b, u.i) md5(h.id || ':' || $1 || ':' || encode(b.hash, 'hex') || ':' || u.i)::uuid::text, h.id, $1, u.b, u.i, t.hash, ${NOW_MS}
+     SELECT DISTINCT ON (h.id, u.b, u.i) md5(h.id || ':' || $1 || ':' || encode(b.hash, 'hex') || ':' || u.i || ${REORGS("$1")})::uuid::text, h.id, $1, u.b, u.i, t.hash, ${NOW_MS}
      FROM unnest($2::bytea[], $3::int8[], $4::int4[]) AS u(a, b, i)
      JOIN webhook_addresses wa ON wa.address = u.a
      JOIN webhooks h ON h.id = wa.webhook_id AND h.status = 'active' AND h.event_type = 'address_activity' AND h.chain_id = $1 AND h.include_internal_txs AND ${MADE_BY("u.b")}
      JOIN evm_blocks b ON b.chain_id = $1 AND b.number = u.b
      JOIN evm_txs t ON t.chain_id = $1 AND t.block_number = u.b AND t.tx_index = u.i
+     -- The head's message of the transaction, made before a later rollback changed the IDs, is the one.
+     WHERE NOT EXISTS (SELECT 1 FROM webhook_outbox o WHERE o.chain_id = $1 AND o.block_number = u.b AND o.tx_index = u.i AND o.webhook_id = h.id
+       AND o.reverses IS NULL AND o.icm_message_id IS NULL AND o.state <> 'dropped')
      ON CONFLICT (message_id) DO NOTHING`,
     [chainId, touches.map((t) => t.address), touches.map((t) => t.block), touches.map((t) => t.txIndex)],
   );
@@ -131,7 +143,7 @@ export async function enqueueIcmActivity(
   if (known.length === 0) return;
   await tx.query(
     `INSERT INTO webhook_outbox (message_id, webhook_id, chain_id, block_number, tx_index, tx_hash, icm_message_id, icm_sub_event, created_at)
-     SELECT md5(h.id || ':' || e.c || ':' || encode(b.hash, 'hex') || ':icm:' || e.l)::uuid::text, h.id, e.c, e.n, e.i, t.hash, e.m, e.s, ${NOW_MS}
+     SELECT md5(h.id || ':' || e.c || ':' || encode(b.hash, 'hex') || ':icm:' || e.l || ${REORGS("e.c")})::uuid::text, h.id, e.c, e.n, e.i, t.hash, e.m, e.s, ${NOW_MS}
      FROM unnest($1::text[], $2::int8[], $3::int4[], $4::int4[], $5::text[], $6::text[]) AS e(c, n, l, i, m, s)
      JOIN webhooks h ON h.event_type = 'icm_activity' AND h.status = 'active' AND h.chain_id = e.c AND ${MADE_BY("e.n")}
        AND jsonb_exists(h.metadata -> 'subEvents' -> 'icmActivitySubEvents', e.s)

@@ -63,6 +63,32 @@ describe.each(STORE_BACKENDS)("the webhooks' outbox through a rollback ($name)",
     expect(rows.map((r) => r.webhook_id)).toEqual(["old"]);
   });
 
+  it("gives a block folded again after it was dropped (A, B, then A again) new message IDs, so its events come again", async () => {
+    await sql.query("INSERT INTO evm_chains (chain_id, head_number, head_hash, updated_at) VALUES ('3', 60, '\\x03', 0) ON CONFLICT DO NOTHING");
+    await sql.query("INSERT INTO webhooks (id, owner, event_type, url, name, description, chain_id, status, metadata, created_at, from_block) VALUES ('aba', 'o', 'address_activity', 'http://x/', '', '', '3', 'active', '{}', 0, 0)");
+    await sql.query("INSERT INTO webhook_addresses (webhook_id, address) VALUES ('aba', '\\xbb')");
+    const touchA = {address: Uint8Array.of(0xbb), block: 61n, txIndex: 0, txHash: Uint8Array.of(7), blockHash: Uint8Array.of(0xa1)};
+    const ids = async (): Promise<Array<{message_id: string; state: string; reverses: string | null}>> =>
+      sql.query("SELECT message_id, state, reverses FROM webhook_outbox WHERE webhook_id = 'aba' ORDER BY created_at, message_id");
+    await sql.transaction((tx) => enqueueAddressActivity(tx, "3", [touchA], new Map()));
+    const [first] = await ids();
+    // Delivered, then its block dropped (a rollback counts one on the chain's row, as rollbackTo does).
+    await sql.query("UPDATE webhook_outbox SET attempts = 1, state = 'delivered', body = '{}' WHERE message_id = $1", [first!.message_id]);
+    await sql.transaction(async (tx) => {
+      await tx.query("UPDATE evm_chains SET reorgs = reorgs + 1 WHERE chain_id = '3'");
+      await rollbackOutbox(tx, "3", 60n);
+    });
+    // A's block again, the same hash and place: a new message, beside the dropped one and its reversal.
+    await sql.transaction((tx) => enqueueAddressActivity(tx, "3", [touchA], new Map()));
+    const rows = await ids();
+    expect(rows.map((r) => [r.state, r.reverses])).toEqual(expect.arrayContaining([["dropped", null], ["pending", first!.message_id], ["pending", null]]));
+    const again = rows.find((r) => r.state === "pending" && r.reverses === null)!;
+    expect(again.message_id).not.toBe(first!.message_id);
+    // Folded again at the same count (a kill -9 before the commit): the same ID, no second message.
+    await sql.transaction((tx) => enqueueAddressActivity(tx, "3", [touchA], new Map()));
+    expect((await ids()).length).toBe(rows.length);
+  });
+
   it("a webhook made records its chain's head + 1 as its first block", async () => {
     await sql.query("INSERT INTO evm_chains (chain_id, head_number, updated_at) VALUES ('77', 41, 0)");
     await sql.transaction((tx) =>
