@@ -6,6 +6,7 @@
  */
 import type {SqlClient, SqlTx} from "../store/client.js";
 import {pauseMessages} from "./webhooks.js";
+import type {TxRow} from "../models/evm/index.js";
 
 export interface DueMessage {
   message_id: string;
@@ -157,25 +158,11 @@ export async function signingSecret(sql: SqlTx, owner: string, own: string | nul
   return rows[0]!.secret;
 }
 
-export interface TxOfMessage {
-  block_hash: Uint8Array;
-  timestamp: bigint;
-  hash: Uint8Array;
-  from_addr: Uint8Array;
-  to_addr: Uint8Array | null;
-  created: Uint8Array | null;
-  value: string;
-  nonce: bigint;
-  gas_limit: string;
-  gas_used: string;
-  gas_price: string;
-  max_fee: string | null;
-  max_priority_fee: string | null;
-  tx_type: number;
-  status: number;
-  input: Uint8Array;
-  cumulative_gas: string;
-}
+/** A message's transaction: the read endpoints' transaction row (models/evm TxRow) and its receipt's cumulative gas. */
+export type TxOfMessage = Pick<
+  TxRow,
+  "block_hash" | "timestamp" | "hash" | "from_addr" | "to_addr" | "created" | "value" | "nonce" | "gas_limit" | "gas_used" | "gas_price" | "max_fee" | "max_priority_fee" | "tx_type" | "status" | "input"
+> & {cumulative_gas: string};
 
 export interface TxKey {
   chainId: string;
