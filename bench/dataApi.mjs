@@ -48,7 +48,7 @@ function freePort() {
   });
 }
 
-async function buildIndex(dir) {
+export async function buildIndex(dir) {
   const db = await openIndexDatabase(dir);
   const store = await IndexStore.open(db);
   const endpoint = findEndpoint("X", "block");
@@ -65,7 +65,7 @@ async function buildIndex(dir) {
   }
   if (batch.length) await store.accept(batch, null);
   console.error(`history: ${TXS} txs in ${fmt((performance.now() - started) / 1000, 1)} s`);
-  return {db, store};
+  return {db, store, keys};
 }
 
 /**
@@ -92,7 +92,7 @@ function rssOf(pid) {
 }
 
 /** One fold of the whole index by a real avaext (of checkout `root`) into the store at `url` (PGlite: under `dataDir`). */
-async function foldOnce(indexDir, url, dataDir, root = ROOT) {
+export async function foldOnce(indexDir, url, dataDir, root = ROOT) {
   const empty = path.join(os.tmpdir(), "avaext-bench-empty-feed.ndjson");
   writeFileSync(empty, "");
   const flags = ["--network-id=local", "--index-enabled", "--index-allow-incomplete", `--db-dir=${indexDir}`, `--feed=file:${empty}`, "--data-api-enabled", "--data-api-rate-limit=0", `--data-api-db=${url}`];
@@ -123,7 +123,7 @@ async function foldOnce(indexDir, url, dataDir, root = ROOT) {
  * A store that has run for a minute has table statistics (autovacuum on a server, the writer's analyzer on PGlite);
  * one filled a moment ago may not, and its lists would be planned blind.
  */
-async function analyze(url, dataDir) {
+export async function analyze(url, dataDir) {
   const loggers = new LoggerRegistry({logLevel: "OFF", displayLevel: "WARN", logDir: null});
   const sql = await openSqlClient({url, dataDir}, {logger: loggers.get("bench")});
   try {

@@ -10,7 +10,7 @@ import {LoggerRegistry} from "../dist/src/logger/index.js";
 import {openSqlClient} from "../dist/src/dataApi/store/client.js";
 import {migrate} from "../dist/src/dataApi/store/migrations.js";
 import {MIGRATIONS} from "../dist/src/dataApi/store/schema.js";
-import {writeBlocks} from "../dist/src/dataApi/views/evm/write.js";
+import {writeBlocks, writeTraces} from "../dist/src/dataApi/views/evm/write.js";
 import {KIND} from "../dist/src/dataApi/views/evm/derive.js";
 import {listAddressTransactions, listAddressTransfers, listBlocks, listInternalTransactions, listNativeTransactions, listTokenTransfers, listTransactions} from "../dist/src/dataApi/queries/evm/transactions.js";
 import {listBalances, listCollectionTokens, listDeployments} from "../dist/src/dataApi/queries/evm/tokens.js";
@@ -21,7 +21,7 @@ const TXS = Number(process.env.BENCH_EVM_LIST_TXS ?? 1_000_000);
 const TXS_PER_BLOCK = 20;
 const BLOCKS = Math.ceil(TXS / TXS_PER_BLOCK);
 const WRITE_BATCH = 100; // blocks a SQL transaction
-const CHAIN_ID = "43112";
+export const CHAIN_ID = "43112";
 const CONNECTIONS = 8;
 const DEEP = 1000;
 const GWEI = 10n ** 9n;
@@ -147,8 +147,13 @@ export function syntheticChain({secondsPerBlock = 2, start = 1_700_000_000} = {}
   return {block, tokens, heavy: {address: eoas[0], erc20: erc20s[0], erc721: erc721s[0], factory}};
 }
 
-/** Fills `sql` with the synthetic chain; returns {seconds, heavy}. */
-async function fill(sql) {
+/** The internal-transaction bits of a block's address kinds: what its traces add (DerivedTraces.addressKinds). */
+function internalKinds(kinds) {
+  return new Map([...kinds].filter(([, k]) => (k & KIND.internal) !== 0).map(([key]) => [key, KIND.internal]));
+}
+
+/** Fills `sql` with the synthetic chain (chain CHAIN_ID); returns {seconds, heavy}. */
+export async function fill(sql) {
   await sql.query("INSERT INTO evm_chains (chain_id, blockchain_id, updated_at, traces) VALUES ($1, NULL, 0, true) ON CONFLICT DO NOTHING", [CHAIN_ID]);
   const chain = syntheticChain();
   let cumulative = 0n;
@@ -156,7 +161,13 @@ async function fill(sql) {
   for (let from = 0; from < BLOCKS; from += WRITE_BATCH) {
     const blocks = [];
     for (let n = from; n < Math.min(from + WRITE_BATCH, BLOCKS); n++) blocks.push(chain.block(n));
-    cumulative = await sql.transaction((tx) => writeBlocks(tx, {chainId: CHAIN_ID, blockchainId: null}, blocks, cumulative, chain.tokens));
+    // The head lane's part, then the trace lane's (internal transactions, the contracts they create), as the
+    // follower writes them.
+    cumulative = await sql.transaction(async (tx) => {
+      const head = await writeBlocks(tx, {chainId: CHAIN_ID, blockchainId: null}, blocks.map((b) => ({...b, internals: null, contracts: []})), cumulative);
+      await writeTraces(tx, CHAIN_ID, blocks.map((b) => ({number: b.block.number, traced: {internals: b.internals, contracts: b.contracts, addressKinds: internalKinds(b.addressKinds)}})));
+      return head;
+    });
     if ((from / WRITE_BATCH) % 50 === 0) console.error(`lists store: ${from + blocks.length} of ${BLOCKS} blocks (${fmt((performance.now() - t0) / 1000)} s)`);
   }
   const seconds = (performance.now() - t0) / 1000;

@@ -117,7 +117,7 @@ const COLUMNS = [
 ];
 
 /** Writes MESSAGES messages; returns the hot address and chain, and the seconds taken. */
-async function fill(sql) {
+export async function fill(sql) {
   const rand = prng(17);
   const addresses = Array.from({length: 5000}, () => randomBytes(20));
   const chains = Array.from({length: 4}, () => cb58Encode(randomBytes(32)));

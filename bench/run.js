@@ -2,7 +2,7 @@
 // `npm run bench`: every figure, as the median of BENCH_RUNS runs, with the ratio to its reference measured in
 // the same run. Prints a Markdown table (docs/performance.md holds the current figures).
 // `node bench/run.js <section>` runs one section: primitives, ratelimit, decode, transport, index, dataapi, genesis,
-// evm, metrics, icm, warp, webhooks, slowreaders, soak.
+// evm, metrics, icm, warp, webhooks, heavyreads, slowreaders, soak.
 import os from "node:os";
 import {CONNECTION_SET, RUNS, SECONDS, fmt} from "./lib.mjs";
 import {benchIndex} from "./index.mjs";
@@ -19,9 +19,10 @@ import {benchTransport} from "./transport.mjs";
 import {benchSlowReaders} from "./slowReaders.mjs";
 import {benchRateLimit} from "./rateLimit.mjs";
 import {benchWebhooks} from "./webhooks.mjs";
+import {benchHeavyReads} from "./heavyReads.mjs";
 
 // The soak runs only when asked for (`node bench/run.js soak`): it takes 10 minutes.
-const sections = [benchPrimitives, benchRateLimit, benchDecode, benchTransport, benchIndex, benchDataApi, benchGenesis, benchEvm, benchMetrics, benchIcm, benchWarp, benchWebhooks, benchSlowReaders, benchSoak];
+const sections = [benchPrimitives, benchRateLimit, benchDecode, benchTransport, benchIndex, benchDataApi, benchGenesis, benchEvm, benchMetrics, benchIcm, benchWarp, benchWebhooks, benchHeavyReads, benchSlowReaders, benchSoak];
 const only = process.argv[2];
 
 const rows = [];

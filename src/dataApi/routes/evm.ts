@@ -13,6 +13,7 @@ import {implement, type BoundRoute, type RouteCtx, type ValuesPage} from "../ser
 import {BlockNotServedError, RpcUnansweredError, type EvmState} from "../evm/stateReader.js";
 import {EVM_ROUTES} from "./defs/evm.js";
 import {badRequest, notFound, unavailable} from "../server/errors.js";
+import {ScanBudgetExceeded} from "../queries/sql.js";
 import {parseEvmAddress, servedNetworkQuery} from "../server/names.js";
 import {looksLikeBlockNumber, parseBlockNumber} from "../server/params.js";
 import {AVAX_TOKEN, type EvmChain, type EvmChains} from "../evm/chains.js";
@@ -49,6 +50,7 @@ export function evmRoutes(m: EvmRoutesModules): BoundRoute[] {
       return await run();
     } catch (e) {
       if (e instanceof CursorError) throw badRequest("pageToken", "not a token of this list");
+      if (e instanceof ScanBudgetExceeded) throw unavailable(e.message);
       throw e;
     }
   };

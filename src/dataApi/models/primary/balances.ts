@@ -1,6 +1,27 @@
-/** Glacier `PChainBalance`, `XChainBalances`, `CChainAtomicBalances` computed from unspent UTXOs at a time. */
-import {type AssetAmount, type AssetInfo, assetAmount, big, num} from "./common.js";
-import type {UtxoRow} from "./pchain.js";
+/**
+ * Glacier `PChainBalance`, `XChainBalances`, `CChainAtomicBalances` from the addresses' unspent UTXOs at a time,
+ * summed in the store by what decides their kind (queries/primary/utxos.ts balanceGroups): the answer's size is the
+ * number of assets, never the number of UTXOs.
+ */
+import {type AssetAmount, type AssetInfo, assetAmount, big} from "./common.js";
+
+/** Unspent UTXOs of one asset, origin and kind at the time asked: their sum and count. */
+export interface BalanceGroup {
+  asset_id: string | null;
+  created_chain: string | null;
+  /** Set on a UTXO exported to the chain asked about (in its atomic memory, not yet imported). */
+  exported_to: string | null;
+  /** A stake output whose staking period has not ended. */
+  staking: boolean;
+  /** Its staker's start is still ahead. */
+  pending: boolean;
+  /** Its platform locktime is ahead. */
+  locked: boolean;
+  /** Its stakeable locktime is ahead. */
+  stakeable_locked: boolean;
+  amount: string | bigint | null;
+  utxo_count: number | string;
+}
 
 export interface AggregatedAssetAmount extends AssetAmount {
   utxoCount: number;
@@ -36,12 +57,12 @@ export interface CChainAtomicBalances {
 /** Sums and counts per key (asset, or asset and source chain), in first-seen order. */
 class Bucket {
   private readonly m = new Map<string, {assetId: string; chain: string; amount: bigint; count: number}>();
-  add(u: UtxoRow, chain = ""): void {
-    const assetId = u.asset_id ?? "";
+  add(g: BalanceGroup, chain = ""): void {
+    const assetId = g.asset_id ?? "";
     const k = `${assetId}/${chain}`;
     const e = this.m.get(k) ?? {assetId, chain, amount: 0n, count: 0};
-    e.amount += u.amount === null ? 0n : big(u.amount);
-    e.count++;
+    e.amount += g.amount === null ? 0n : big(g.amount);
+    e.count += Number(g.utxo_count);
     this.m.set(k, e);
   }
   aggregated(assets: AssetInfo): AggregatedAssetAmount[] {
@@ -56,20 +77,18 @@ class Bucket {
   }
 }
 
-const after = (v: UtxoRow["locktime"], now: number): boolean => v !== null && num(v) > now;
-
-/** Splits `utxos` (unspent, owned by the addresses) into the chain's own and its atomic memory (exported to it). */
-function atomic(utxos: UtxoRow[], chainId: string): {own: UtxoRow[]; shared: UtxoRow[]} {
-  const own: UtxoRow[] = [];
-  const shared: UtxoRow[] = [];
-  for (const u of utxos) (u.exported_to === chainId ? shared : own).push(u);
+/** Splits the groups into the chain's own UTXOs and its atomic memory (exported to it). */
+function atomic(groups: BalanceGroup[], chainId: string): {own: BalanceGroup[]; shared: BalanceGroup[]} {
+  const own: BalanceGroup[] = [];
+  const shared: BalanceGroup[] = [];
+  for (const g of groups) (g.exported_to === chainId ? shared : own).push(g);
   return {own, shared};
 }
 
-function sharedBuckets(shared: UtxoRow[], now: number): {locked: Bucket; unlocked: Bucket} {
+function sharedBuckets(shared: BalanceGroup[]): {locked: Bucket; unlocked: Bucket} {
   const locked = new Bucket();
   const unlocked = new Bucket();
-  for (const u of shared) (after(u.locktime, now) ? locked : unlocked).add(u, u.created_chain ?? "");
+  for (const g of shared) (g.locked ? locked : unlocked).add(g, g.created_chain ?? "");
   return {locked, unlocked};
 }
 
@@ -80,7 +99,7 @@ function sharedBuckets(shared: UtxoRow[], now: number): {locked: Bucket; unlocke
  * locktime in the future makes it `lockedStakeable`. Atomic memory: UTXOs exported to P not yet imported,
  * `status` `pendingImport`.
  */
-export function pChainBalance(utxos: UtxoRow[], pChainId: string, now: number, assets: AssetInfo): PChainBalance {
+export function pChainBalance(groups: BalanceGroup[], pChainId: string, assets: AssetInfo): PChainBalance {
   const b = {
     unlockedUnstaked: new Bucket(),
     unlockedStaked: new Bucket(),
@@ -89,17 +108,16 @@ export function pChainBalance(utxos: UtxoRow[], pChainId: string, now: number, a
     lockedStaked: new Bucket(),
     pendingStaked: new Bucket(),
   };
-  const {own, shared} = atomic(utxos, pChainId);
-  for (const u of own) {
-    const staking = u.staked === true && u.staking_end !== null && num(u.staking_end) > now;
-    if (staking && u.staker_start !== null && num(u.staker_start) > now) b.pendingStaked.add(u);
+  const {own, shared} = atomic(groups, pChainId);
+  for (const g of own) {
+    if (g.staking && g.pending) b.pendingStaked.add(g);
     // A stake output stays locked while its stakeable.LockOut locktime is ahead (it is returned locked at the end).
-    else if (staking) (after(u.locktime, now) || after(u.stakeable_locktime, now) ? b.lockedStaked : b.unlockedStaked).add(u);
-    else if (after(u.locktime, now)) b.lockedPlatform.add(u);
-    else if (after(u.stakeable_locktime, now)) b.lockedStakeable.add(u);
-    else b.unlockedUnstaked.add(u);
+    else if (g.staking) (g.locked || g.stakeable_locked ? b.lockedStaked : b.unlockedStaked).add(g);
+    else if (g.locked) b.lockedPlatform.add(g);
+    else if (g.stakeable_locked) b.lockedStakeable.add(g);
+    else b.unlockedUnstaked.add(g);
   }
-  const s = sharedBuckets(shared, now);
+  const s = sharedBuckets(shared);
   const status = (x: SharedAssetBalance): PChainSharedAsset => ({...x, status: "pendingImport"});
   return {
     unlockedUnstaked: b.unlockedUnstaked.aggregated(assets),
@@ -114,12 +132,12 @@ export function pChainBalance(utxos: UtxoRow[], pChainId: string, now: number, a
 }
 
 /** X-chain balances at `now`: locked while the output's locktime is in the future. */
-export function xChainBalances(utxos: UtxoRow[], xChainId: string, now: number, assets: AssetInfo): XChainBalances {
+export function xChainBalances(groups: BalanceGroup[], xChainId: string, assets: AssetInfo): XChainBalances {
   const locked = new Bucket();
   const unlocked = new Bucket();
-  const {own, shared} = atomic(utxos, xChainId);
-  for (const u of own) (after(u.locktime, now) ? locked : unlocked).add(u);
-  const s = sharedBuckets(shared, now);
+  const {own, shared} = atomic(groups, xChainId);
+  for (const g of own) (g.locked ? locked : unlocked).add(g);
+  const s = sharedBuckets(shared);
   return {
     locked: locked.aggregated(assets),
     unlocked: unlocked.aggregated(assets),
@@ -129,7 +147,7 @@ export function xChainBalances(utxos: UtxoRow[], xChainId: string, now: number, 
 }
 
 /** The C-chain's atomic memory for the addresses: UTXOs exported to C, not yet imported. */
-export function cChainAtomicBalances(utxos: UtxoRow[], cChainId: string, now: number, assets: AssetInfo): CChainAtomicBalances {
-  const s = sharedBuckets(atomic(utxos, cChainId).shared, now);
+export function cChainAtomicBalances(groups: BalanceGroup[], cChainId: string, assets: AssetInfo): CChainAtomicBalances {
+  const s = sharedBuckets(atomic(groups, cChainId).shared);
   return {atomicMemoryUnlocked: s.unlocked.shared(assets), atomicMemoryLocked: s.locked.shared(assets)};
 }

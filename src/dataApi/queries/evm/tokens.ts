@@ -8,6 +8,7 @@ import {ERC_TYPE, erc1155Token, erc721Token, type NftMetadataJson, type TokenDet
 import type {CuratedMetadata} from "../../evm/contractMetadata.js";
 import type {SqlClientLike} from "../primary/common.js";
 import {CursorError, type Cursor, type EvmPage} from "./transactions.js";
+import {SCAN_BUDGET, ScanBudgetExceeded} from "../sql.js";
 
 export interface ContractRow {
   address: Uint8Array;
@@ -87,12 +88,35 @@ const BALANCE_DETAILS = `tk.name, tk.symbol, tk.decimals, n.token_uri, n.metadat
   LEFT JOIN evm_nfts n ON n.chain_id = $1 AND n.token = k.token AND n.token_id = k.token_id AND k.erc <> 20`;
 
 /**
+ * Which side of `block` an address's balances there are summed from: its transfers up to the block, or the current
+ * balances less the transfers after it, whichever holds at most `budget` transfers (counted, not read, by a walk
+ * of the address's transfer entries that stops at budget + 1).
+ */
+async function balanceSide(sql: SqlClientLike, chainId: string, owner: Uint8Array, ercs: number[], block: bigint, budget: number): Promise<"before" | "after"> {
+  const count = async (cond: string): Promise<number> => {
+    const rows = await sql.query<{n: number}>(
+      `SELECT count(*)::int4 AS n FROM (SELECT 1 FROM evm_address_transfers x WHERE x.chain_id = $1 AND x.address = $2 AND x.erc = ANY($3::int4[]) AND x.block_number ${cond} $4 LIMIT $5) c`,
+      [chainId, owner, ercs, block, budget + 1],
+    );
+    return rows[0]!.n;
+  };
+  if ((await count("<=")) <= budget) return "before";
+  if ((await count(">")) <= budget) return "after";
+  throw new ScanBudgetExceeded(
+    `blockNumber: the address has more than ${budget} token transfers both up to block ${block} and after it; its balances at that block are not summed on request`,
+  );
+}
+
+/**
  * Token balances of an address: `ercs` among 20, 721, 1155, ordered by (erc, token, token_id); `contracts` filters;
- * `blockNumber` (ERC-20 and ERC-1155) sums the address's transfers up to and including that block instead.
+ * `blockNumber` (ERC-20 and ERC-1155) the balances after that block instead. Those are a sum over the address's
+ * transfers, of those up to the block or, when fewer, of those after it taken from the current balances (a recent
+ * block costs the transfers since). Either sum reads at most `scanBudget` transfers (queries/sql.ts): an address
+ * with more on both sides of the block is ScanBudgetExceeded.
  */
 export async function listBalances(
   sql: SqlClientLike,
-  a: {chainId: string; owner: Uint8Array; ercs: number[]; contracts?: Uint8Array[]; blockNumber?: bigint; pageSize: number; cursor: Cursor | null},
+  a: {chainId: string; owner: Uint8Array; ercs: number[]; contracts?: Uint8Array[]; blockNumber?: bigint; pageSize: number; cursor: Cursor | null; scanBudget?: number},
 ): Promise<EvmPage<BalanceRow>> {
   const params: unknown[] = [a.chainId, a.owner, a.ercs, a.pageSize + 1];
   const where: string[] = [];
@@ -112,13 +136,22 @@ export async function listBalances(
       ORDER BY erc, token, token_id LIMIT $4`;
   } else {
     params.push(a.blockNumber);
-    keys = `SELECT erc, token, token_id, balance FROM (
-        SELECT tr.erc, tr.token, COALESCE(tr.token_id, 0) AS token_id,
-          sum(CASE WHEN tr.to_addr = $2 THEN tr.value ELSE 0 END) - sum(CASE WHEN tr.from_addr = $2 THEN tr.value ELSE 0 END) AS balance
+    const block = `$${params.length}`;
+    const side = await balanceSide(sql, a.chainId, a.owner, a.ercs, a.blockNumber, a.scanBudget ?? SCAN_BUDGET);
+    // The address's net change by token over the transfers on one side of the block.
+    const net = (cond: string): string => `SELECT tr.erc, tr.token, COALESCE(tr.token_id, 0) AS token_id,
+          sum(CASE WHEN tr.to_addr = $2 THEN tr.value ELSE 0 END) - sum(CASE WHEN tr.from_addr = $2 THEN tr.value ELSE 0 END) AS change
         FROM evm_address_transfers x JOIN evm_transfers tr ON tr.chain_id = x.chain_id AND tr.block_number = x.block_number AND tr.log_index = x.log_index AND tr.item = x.item
-        WHERE x.chain_id = $1 AND x.address = $2 AND x.erc = ANY($3::int4[]) AND x.block_number <= $${params.length}
-        GROUP BY tr.erc, tr.token, COALESCE(tr.token_id, 0)) s
-      WHERE balance <> 0 ${filter} ORDER BY erc, token, token_id LIMIT $4`;
+        WHERE x.chain_id = $1 AND x.address = $2 AND x.erc = ANY($3::int4[]) AND x.block_number ${cond} ${block}
+        GROUP BY tr.erc, tr.token, COALESCE(tr.token_id, 0)`;
+    const sums =
+      side === "before"
+        ? `SELECT erc, token, token_id, change AS balance FROM (${net("<=")}) n`
+        : `SELECT COALESCE(b.erc, n.erc) AS erc, COALESCE(b.token, n.token) AS token, COALESCE(b.token_id, n.token_id) AS token_id,
+             COALESCE(b.balance, 0) - COALESCE(n.change, 0) AS balance
+           FROM (SELECT erc, token, token_id, balance FROM evm_balances WHERE chain_id = $1 AND owner = $2 AND erc = ANY($3::int4[])) b
+           FULL JOIN (${net(">")}) n ON n.erc = b.erc AND n.token = b.token AND n.token_id = b.token_id`;
+    keys = `SELECT erc, token, token_id, balance FROM (${sums}) s WHERE balance <> 0 ${filter} ORDER BY erc, token, token_id LIMIT $4`;
   }
   params.push(PAGE_NFT_BYTES);
   const rows = await sql.query<BalanceRow & Budgeted>(

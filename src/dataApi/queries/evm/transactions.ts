@@ -4,6 +4,7 @@
  * keys of a page are chosen first and only those rows are joined with their details.
  */
 import {type SqlClientLike} from "../primary/common.js";
+import {Params, SCAN_BUDGET, scanBound} from "../sql.js";
 import {
   blockModel,
   fullTransaction,
@@ -36,17 +37,11 @@ export interface EvmListArgs {
   sortOrder?: "asc" | "desc";
   startBlock?: bigint;
   endBlock?: bigint;
+  /** Index entries a filtered page reads at most (queries/sql.ts); tests set a small one. */
+  scanBudget?: number;
 }
 
 /** `$n` placeholders while collecting parameters. */
-class P {
-  readonly values: unknown[] = [];
-  add(v: unknown): string {
-    this.values.push(v);
-    return `$${this.values.length}`;
-  }
-}
-
 const TX_SELECT = `SELECT t.block_number, t.tx_index, b.hash AS block_hash, b.timestamp, b.base_fee::text AS base_fee, t.hash, t.from_addr, t.to_addr,
   t.created, t.value::text AS value, t.nonce, t.gas_limit::text AS gas_limit, t.gas_used::text AS gas_used, t.gas_price::text AS gas_price,
   t.max_fee::text AS max_fee, t.max_priority_fee::text AS max_priority_fee, t.tx_type, t.status, t.input,
@@ -108,7 +103,7 @@ const INTERNAL_SELECT = `SELECT i.block_number, i.tx_index, i.idx, b.hash AS blo
   JOIN evm_txs t ON t.chain_id = i.chain_id AND t.block_number = i.block_number AND t.tx_index = i.tx_index`;
 
 /** The keyset condition `(cols) < (cursor)` (or `>` ascending), and the block range on `blockCol`. */
-function window(p: P, a: EvmListArgs, cols: string[], blockCol: string): string[] {
+function window(p: Params, a: EvmListArgs, cols: string[], blockCol: string): string[] {
   const where: string[] = [];
   if (a.cursor) {
     if (a.cursor.length !== cols.length) throw new CursorError();
@@ -143,7 +138,7 @@ const BLOCK_COLUMNS = `number, hash, parent_hash, timestamp, tx_count, base_fee:
   fees_spent::text AS fees_spent, cumulative_txs`;
 
 export async function listBlocks(sql: SqlClientLike, a: EvmListArgs): Promise<EvmPage<EvmBlock>> {
-  const p = new P();
+  const p = new Params();
   const where = [`chain_id = ${p.add(a.chainId)}`, ...window(p, a, ["number"], "number")];
   const rows = await sql.query<BlockRow>(
     `SELECT ${BLOCK_COLUMNS} FROM evm_blocks WHERE ${where.join(" AND ")} ORDER BY ${order(a, ["number"])} LIMIT ${p.add(a.pageSize + 1)}`,
@@ -166,7 +161,7 @@ function acrossCursor(c: Cursor | null, length: 3 | 4): Cursor | null {
 export async function listBlocksAcrossChains(sql: SqlClientLike, a: {chainIds: string[]; pageSize: number; cursor: Cursor | null}): Promise<EvmPage<EvmBlock>> {
   const c = acrossCursor(a.cursor, 3);
   if (a.chainIds.length === 0) return {items: []};
-  const p = new P();
+  const p = new Params();
   const where = [`chain_id = ANY(${p.add(a.chainIds)}::text[])`];
   if (c) where.push(`(timestamp, chain_id, number) < (${p.add(c[0])}::int8, ${p.add(c[1])}::text, ${p.add(c[2])}::int8)`);
   const rows = await sql.query<BlockRow & {chain_id: string}>(
@@ -202,7 +197,7 @@ export async function listTransactionsAcrossChains(
       const page = paged(rows, a.pageSize, (r) => nativeTransaction(r.chain_id, r), () => []);
       return {items: page.items, next: [...from!.key, 0]};
     }
-    const p = new P();
+    const p = new Params();
     const where = [`chain_id = ANY(${p.add(a.chainIds)}::text[])`, "tx_count > 0"];
     if (from) where.push(`(timestamp, chain_id, number) ${from.inclusive ? "<=" : "<"} (${p.add(from.key[0])}::int8, ${p.add(from.key[1])}::text, ${p.add(from.key[2])}::int8)`);
     const blocks = await sql.query<{chain_id: string; number: bigint; timestamp: bigint}>(
@@ -210,7 +205,7 @@ export async function listTransactionsAcrossChains(
       p.values,
     );
     if (blocks.length === 0) break;
-    const q = new P();
+    const q = new Params();
     const txWhere = [`(t.chain_id, t.block_number) IN (SELECT * FROM unnest(${q.add(blocks.map((b) => b.chain_id))}::text[], ${q.add(blocks.map((b) => b.number.toString()))}::int8[]))`];
     if (a.status !== undefined) txWhere.push(`t.status = ${q.add(a.status)}`);
     if (c && from?.inclusive) txWhere.push(`(b.timestamp, t.chain_id, t.block_number, t.tx_index) < (${q.add(c[0])}::int8, ${q.add(c[1])}::text, ${q.add(c[2])}::int8, ${q.add(c[3])}::int4)`);
@@ -250,7 +245,7 @@ export async function getBlock(sql: SqlClientLike, chainId: string, blockId: {nu
 // ---- transactions ----
 
 export async function listTransactions(sql: SqlClientLike, a: EvmListArgs & {status?: 0 | 1; blockNumber?: bigint}): Promise<EvmPage<NativeTransaction>> {
-  const p = new P();
+  const p = new Params();
   const where = [`t.chain_id = ${p.add(a.chainId)}`, ...window(p, a, ["t.block_number", "t.tx_index"], "t.block_number")];
   if (a.status !== undefined) where.push(`t.status = ${p.add(a.status)}`);
   if (a.blockNumber !== undefined) where.push(`t.block_number = ${p.add(a.blockNumber)}`);
@@ -258,26 +253,47 @@ export async function listTransactions(sql: SqlClientLike, a: EvmListArgs & {sta
   return paged(rows, a.pageSize, (r) => nativeTransaction(a.chainId, r), (r) => [r.block_number.toString(), r.tx_index]);
 }
 
-/** The transactions of an address (kinds: the evm_address_txs bits that count; 0 = any). */
-async function addressTxRows(sql: SqlClientLike, a: EvmListArgs & {address: Uint8Array; kinds: number}): Promise<TxRow[]> {
-  const p = new P();
-  const where = [`x.chain_id = ${p.add(a.chainId)}`, `x.address = ${p.add(a.address)}`, ...window(p, a, ["x.block_number", "x.tx_index"], "x.block_number")];
-  if (a.kinds !== 0) where.push(`(x.kinds & ${p.add(a.kinds)}) <> 0`);
-  return sql.query<TxRow>(
-    `WITH k AS (SELECT x.block_number, x.tx_index FROM evm_address_txs x WHERE ${where.join(" AND ")} ORDER BY ${order(a, ["x.block_number", "x.tx_index"])} LIMIT ${p.add(a.pageSize + 1)})
+/**
+ * The transactions of an address (kinds: the evm_address_txs bits that count; 0 = any). A kind is checked on the
+ * address's entries, so a kind few of them have reads at most the scan budget's entries a page (queries/sql.ts):
+ * the walk is a LIMIT the filter reads lazily, so a page that fills early reads no further, and only a short page
+ * looks for where the budget ended it (`scanEnd`).
+ */
+async function addressTxRows(sql: SqlClientLike, a: EvmListArgs & {address: Uint8Array; kinds: number}): Promise<{rows: TxRow[]; scanEnd?: Cursor}> {
+  const p = new Params();
+  const keys = ["x.block_number", "x.tx_index"];
+  const walk = [`x.chain_id = ${p.add(a.chainId)}`, `x.address = ${p.add(a.address)}`, ...window(p, a, keys, "x.block_number")];
+  const walkParams = [...p.values];
+  const budget = Math.max(1, Math.floor(a.scanBudget ?? SCAN_BUDGET));
+  const entries =
+    a.kinds === 0
+      ? `SELECT x.block_number, x.tx_index FROM evm_address_txs x WHERE ${walk.join(" AND ")}`
+      : `SELECT x.block_number, x.tx_index FROM (SELECT x.block_number, x.tx_index, x.kinds FROM evm_address_txs x WHERE ${walk.join(" AND ")} ORDER BY ${order(a, keys)} LIMIT ${budget}) x
+         WHERE (x.kinds & ${p.add(a.kinds)}) <> 0`;
+  const rows = await sql.query<TxRow>(
+    `WITH k AS (${entries} ORDER BY ${order(a, keys)} LIMIT ${p.add(a.pageSize + 1)})
      ${TX_SELECT} JOIN k ON k.block_number = t.block_number AND k.tx_index = t.tx_index WHERE t.chain_id = $1 ORDER BY ${order(a, ["t.block_number", "t.tx_index"])}`,
     p.values,
   );
+  if (a.kinds === 0 || rows.length > a.pageSize) return {rows};
+  const end = await scanBound<{block_number: string; tx_index: number}>(
+    sql,
+    `SELECT x.block_number::text AS block_number, x.tx_index FROM evm_address_txs x WHERE ${walk.join(" AND ")} ORDER BY ${order(a, keys)}`,
+    walkParams,
+    budget,
+  );
+  return end === null ? {rows} : {rows, scanEnd: [end.block_number, end.tx_index]};
 }
 
 export async function listNativeTransactions(sql: SqlClientLike, a: EvmListArgs & {address: Uint8Array}): Promise<EvmPage<NativeTransaction>> {
-  const rows = await addressTxRows(sql, {...a, kinds: 1});
-  return paged(rows, a.pageSize, (r) => nativeTransaction(a.chainId, r), (r) => [r.block_number.toString(), r.tx_index]);
+  const {rows, scanEnd} = await addressTxRows(sql, {...a, kinds: 1});
+  const page = paged(rows, a.pageSize, (r) => nativeTransaction(a.chainId, r), (r) => [r.block_number.toString(), r.tx_index]);
+  return scanEnd === undefined ? page : {items: page.items, next: scanEnd};
 }
 
 /** Endpoint 3: each transaction with only the transfers and internal transactions where the address is from or to. */
 export async function listAddressTransactions(sql: SqlClientLike, a: EvmListArgs & {address: Uint8Array}): Promise<EvmPage<Record<string, unknown>>> {
-  const rows = await addressTxRows(sql, {...a, kinds: 0});
+  const {rows} = await addressTxRows(sql, {...a, kinds: 0});
   const page = paged(rows, a.pageSize, (r) => r, (r) => [r.block_number.toString(), r.tx_index]);
   if (page.items.length === 0) return {items: []};
   const keys = [page.items.map((r) => r.block_number), page.items.map((r) => r.tx_index)];
@@ -332,7 +348,7 @@ export async function getTransaction(sql: SqlClientLike, chainId: string, hash: 
 
 /** :listErc20 / :listErc721 / :listErc1155: the address's transfers of one kind. */
 export async function listAddressTransfers(sql: SqlClientLike, a: EvmListArgs & {address: Uint8Array; erc: 20 | 721 | 1155}): Promise<EvmPage<Record<string, unknown>>> {
-  const p = new P();
+  const p = new Params();
   const where = [`x.chain_id = ${p.add(a.chainId)}`, `x.address = ${p.add(a.address)}`, `x.erc = ${p.add(a.erc)}`, ...window(p, a, ["x.block_number", "x.log_index", "x.item"], "x.block_number")];
   const rows = await sql.query<TransferRow & {erc: number; token: Uint8Array}>(
     `WITH k AS (SELECT x.block_number, x.log_index, x.item FROM evm_address_transfers x WHERE ${where.join(" AND ")}
@@ -347,7 +363,7 @@ export async function listAddressTransfers(sql: SqlClientLike, a: EvmListArgs & 
 
 /** Endpoint 7: the transfers of one token contract. */
 export async function listTokenTransfers(sql: SqlClientLike, a: EvmListArgs & {token: Uint8Array}): Promise<EvmPage<Record<string, unknown>>> {
-  const p = new P();
+  const p = new Params();
   const where = [`tr.chain_id = ${p.add(a.chainId)}`, `tr.token = ${p.add(a.token)}`, ...window(p, a, ["tr.block_number", "tr.log_index", "tr.item"], "tr.block_number")];
   const rows = await sql.query<TransferRow & {item: number; erc: number; token: Uint8Array}>(
     `${TRANSFER_SELECT} WHERE ${where.join(" AND ")} ORDER BY ${order(a, ["tr.block_number", "tr.log_index", "tr.item"])} LIMIT ${p.add(a.pageSize + 1)}`,
@@ -359,7 +375,7 @@ export async function listTokenTransfers(sql: SqlClientLike, a: EvmListArgs & {t
 
 /** Endpoint 8: internal transactions from or to the address. */
 export async function listInternalTransactions(sql: SqlClientLike, a: EvmListArgs & {address: Uint8Array}): Promise<EvmPage<Record<string, unknown>>> {
-  const p = new P();
+  const p = new Params();
   const where = [`x.chain_id = ${p.add(a.chainId)}`, `x.address = ${p.add(a.address)}`, ...window(p, a, ["x.block_number", "x.tx_index", "x.idx"], "x.block_number")];
   const rows = await sql.query<InternalRow & {tx_index: number; idx: number}>(
     `WITH k AS (SELECT x.block_number, x.tx_index, x.idx FROM evm_address_internals x WHERE ${where.join(" AND ")}

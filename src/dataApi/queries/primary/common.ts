@@ -3,10 +3,6 @@
  * network's facts, plus the keyset page shape the router turns into page tokens.
  */
 
-/** The part of the store's SQL client the queries use. int8/numeric columns may come back as bigint or string. */
-export interface SqlClientLike {
-  query<T>(sql: string, params?: unknown[]): Promise<T[]>;
-}
 
 export interface NetworkCtx {
   /** `mainnet`, `fuji`, `local`. */
@@ -32,11 +28,4 @@ export interface PageArgs {
   cursor?: string;
 }
 
-/** Builds `$n` placeholders while collecting parameters, so dynamic WHERE clauses stay parameterised. */
-export class Params {
-  readonly values: unknown[] = [];
-  add(value: unknown): string {
-    this.values.push(value);
-    return `$${this.values.length}`;
-  }
-}
+export {Params, type SqlClientLike} from "../sql.js";

@@ -10,6 +10,7 @@ import {
   evmAssetIds,
   xChainTxFromRow,
 } from "../../models/primary/xchain.js";
+import {SCAN_BUDGET, scanBound} from "../sql.js";
 import {type NetworkCtx, type Page, type PageArgs, Params, type SortOrder, type SqlClientLike} from "./common.js";
 import {type TxUtxoColumns, type TxUtxos, loadAssets, loadTxUtxos} from "./utxos.js";
 
@@ -28,6 +29,8 @@ export interface ListTxsArgs extends PageArgs {
   l1ValidationId?: string;
   /** P only: the staking transactions of the stakers active at this time (Unix seconds): current and started. */
   activeAt?: number;
+  /** Index entries a filtered page reads at most (queries/sql.ts); tests set a small one. */
+  scanBudget?: number;
 }
 
 // The staker joined is the transaction's own (a staking transaction: estimate and reward transaction).
@@ -41,8 +44,20 @@ const TX_STAKER_JOIN = "LEFT JOIN stakers s ON s.tx_id = t.tx_id";
  */
 const txOfIndexRow = (chain: string): string => `CROSS JOIN LATERAL (SELECT * FROM txs WHERE chain = ${chain} AND seq = k.seq OFFSET 0) t`;
 
-/** The rows of one page of a chain's transactions (`chain` `P`, `X` or `C`), pageSize + 1 at most. */
-export async function listTxRows(sql: SqlClientLike, chain: "P" | "X" | "C", args: ListTxsArgs): Promise<TxRow[]> {
+/** The rows of a page, and where its walk stopped when the scan budget (queries/sql.ts) ended it. */
+export interface TxRows {
+  rows: TxRow[];
+  /** The seq of the last index entry read, when the budget ended the page before pageSize + 1 rows matched. */
+  scanEnd?: string;
+}
+
+/**
+ * The rows of one page of a chain's transactions (`chain` `P`, `X` or `C`), pageSize + 1 at most. A filter checked
+ * on the walked entries' transactions (types, timestamps, a staker's state, an L1 validation) reads at most
+ * `scanBudget` entries of the walk (queries/sql.ts).
+ */
+export async function listTxRows(sql: SqlClientLike, chain: "P" | "X" | "C", args: ListTxsArgs): Promise<TxRows> {
+  const budget = args.scanBudget ?? SCAN_BUDGET;
   const p = new Params();
   const desc = (args.sortOrder ?? "desc") === "desc";
   const dir = desc ? "DESC" : "ASC";
@@ -69,22 +84,31 @@ export async function listTxRows(sql: SqlClientLike, chain: "P" | "X" | "C", arg
   let from: string;
   // The order is the walked index's: the planner does not see through the lateral subquery that t.seq is k.seq.
   let order = "k.seq";
-  if (args.addresses !== undefined && args.addresses.length === 1) {
-    // One address (the common ask): its index entries are in seq order, so the walk stops at the page's end. As
-    // `= ANY` of a one-element array it read and sorted all of the address's entries at every page.
-    // With other filters the walk stops when the page is full: the outer order is this one.
-    from = `(SELECT k.seq FROM tx_addresses k WHERE k.chain = ${c} AND k.address = ${p.add(args.addresses[0])}::bytea${cursorOn("k")}
-             ORDER BY k.seq ${dir} ${onlyAddresses ? `LIMIT ${limit}` : ""}) k ${txOfIndexRow(c)}`;
-  } else if (args.addresses !== undefined && args.addresses.length > 1) {
-    // Without other filters the page is the first seqs of the addresses: the limit goes inside.
-    from = `(SELECT DISTINCT k.seq FROM tx_addresses k WHERE k.chain = ${c}
-             AND k.address = ANY(${p.add(args.addresses)}::bytea[])${cursorOn("k")}
-             ${onlyAddresses ? `ORDER BY k.seq ${dir} LIMIT ${limit}` : ""}) k ${txOfIndexRow(c)}`;
+  let scanEnd: string | undefined;
+  if (args.addresses !== undefined && args.addresses.length > 0) {
+    // Each address's entries are walked in seq order on their own and merged: as `= ANY` of the list, every entry
+    // of every address was read and sorted at every page. Unfiltered, an address gives at most a page's worth.
+    // Filtered, the walk ends at the scan bound: past it, some address would have given more than its share of
+    // the budget (budget / addresses), so what lies before it is at most the budget.
+    const addresses = p.add(args.addresses);
+    let bound = "";
+    if (!onlyAddresses) {
+      const end = await addressesScanBound(sql, chain, args.addresses, desc, args.cursor, Math.ceil(budget / args.addresses.length));
+      if (end !== null) {
+        scanEnd = end;
+        bound = ` AND k.seq ${desc ? ">=" : "<="} ${p.add(end)}::int8`;
+      }
+    }
+    from = `(SELECT DISTINCT x.seq FROM unnest(${addresses}::bytea[]) a(address) CROSS JOIN LATERAL
+             (SELECT k.seq FROM tx_addresses k WHERE k.chain = ${c} AND k.address = a.address${cursorOn("k")}${bound}
+              ORDER BY k.seq ${dir}${onlyAddresses ? ` LIMIT ${limit}` : ""}) x
+             ${onlyAddresses ? `ORDER BY x.seq ${dir} LIMIT ${limit}` : ""}) k ${txOfIndexRow(c)}`;
   } else if (activeAt !== undefined) {
     // The current stakers (at most the network's staker set), not every P transaction, are the walk.
     from = `(SELECT k.seq FROM stakers s2 CROSS JOIN LATERAL (SELECT seq FROM txs WHERE chain = ${c} AND tx_id = s2.tx_id OFFSET 0) k
              WHERE ${active("s2", activeAt)}${cursorOn("k")}) k ${txOfIndexRow(c)}`;
   } else if (l1Walk) {
+    // An L1 validation's transactions: a handful (its registration, weight changes, balance top-ups, removal).
     from = `l1_validation_txs k ${txOfIndexRow(c)}`;
     where.push(`k.validation_id = ${p.add(args.l1ValidationId)}${cursorOn("k")}`);
   } else {
@@ -92,25 +116,53 @@ export async function listTxRows(sql: SqlClientLike, chain: "P" | "X" | "C", arg
     order = "t.seq";
     if (args.cursor !== undefined) where.push(cursorOn("t").slice(5));
   }
-  return sql.query<TxRow>(
+  const rows = await sql.query<TxRow>(
     `SELECT ${TX_COLUMNS} FROM ${from} ${TX_STAKER_JOIN} WHERE ${where.join(" AND ")} ORDER BY ${order} ${dir} LIMIT ${limit}`,
     p.values
   );
+  return rows.length > args.pageSize || scanEnd === undefined ? {rows} : {rows, scanEnd};
+}
+
+/**
+ * The seq where a filtered walk of the addresses' entries (below the cursor, in the page's order) ends: the latest
+ * (desc; earliest asc) of each address's `share`-th entry, or null when no address has that many.
+ */
+async function addressesScanBound(
+  sql: SqlClientLike,
+  chain: string,
+  addresses: Uint8Array[],
+  desc: boolean,
+  cursor: string | undefined,
+  share: number
+): Promise<string | null> {
+  const params: unknown[] = [chain, addresses];
+  if (cursor !== undefined) params.push(cursor);
+  const below = cursor === undefined ? "" : ` AND k.seq ${desc ? "<" : ">"} $3::int8`;
+  const rows = await sql.query<{seq: string | null}>(
+    `SELECT ${desc ? "max" : "min"}(b.seq)::text AS seq FROM unnest($2::bytea[]) a(address) CROSS JOIN LATERAL
+     (SELECT k.seq FROM tx_addresses k WHERE k.chain = $1 AND k.address = a.address${below}
+      ORDER BY k.seq ${desc ? "DESC" : "ASC"} OFFSET ${Math.max(0, share - 1)} LIMIT 1) b`,
+    params
+  );
+  return rows[0]?.seq ?? null;
 }
 
 /** A page of transaction rows with everything the models need, loaded with one query per kind. */
 interface TxPage<U extends XUtxoRow = UtxoRow> extends TxUtxos<U> {
   rows: TxRow[];
   more: boolean;
+  scanEnd?: string;
   assets: AssetInfo;
 }
 
 /** A page for the P model (every UTXO column) or, with `x`, for the X and C models (theirs only). */
-async function loadTxPage(sql: SqlClientLike, net: NetworkCtx, rows: TxRow[], pageSize: number): Promise<TxPage>;
-async function loadTxPage(sql: SqlClientLike, net: NetworkCtx, rows: TxRow[], pageSize: number, columns: "x"): Promise<TxPage<XUtxoRow>>;
-async function loadTxPage(sql: SqlClientLike, net: NetworkCtx, rows: TxRow[], pageSize: number, columns: TxUtxoColumns = "p"): Promise<TxPage<XUtxoRow>> {
+async function loadTxPage(sql: SqlClientLike, net: NetworkCtx, found: TxRows, pageSize: number): Promise<TxPage>;
+async function loadTxPage(sql: SqlClientLike, net: NetworkCtx, found: TxRows, pageSize: number, columns: "x"): Promise<TxPage<XUtxoRow>>;
+async function loadTxPage(sql: SqlClientLike, net: NetworkCtx, found: TxRows, pageSize: number, columns: TxUtxoColumns = "p"): Promise<TxPage<XUtxoRow>> {
+  const rows = found.rows;
   let more = rows.length > pageSize;
   let page = rows.slice(0, pageSize);
+  let scanEnd = found.scanEnd;
   const {emitted, consumed} = await loadTxUtxos(sql, page, net.chainIds, columns);
   // Stop early once the UTXOs pass the cap (always keeping one transaction, so paging advances).
   let n = 0;
@@ -119,6 +171,7 @@ async function loadTxPage(sql: SqlClientLike, net: NetworkCtx, rows: TxRow[], pa
     if (n > MAX_PAGE_UTXOS && i > 0) {
       page = page.slice(0, i);
       more = true;
+      scanEnd = undefined;
       break;
     }
   }
@@ -132,11 +185,13 @@ async function loadTxPage(sql: SqlClientLike, net: NetworkCtx, rows: TxRow[], pa
     assetIds.push(...evmAssetIds(r));
   }
   const assets = await loadAssets(sql, assetIds);
-  return {rows: page, more, emitted, consumed, assets};
+  return {rows: page, more, scanEnd, emitted, consumed, assets};
 }
 
+/** The page, its cursor the last row's seq, or where the scan budget ended its walk (a short page, maybe empty). */
 function pageOf<T>(p: TxPage<XUtxoRow>, items: T[]): Page<T> {
-  return p.more ? {items, nextCursor: String(p.rows[p.rows.length - 1].seq)} : {items};
+  if (p.more) return {items, nextCursor: String(p.rows[p.rows.length - 1].seq)};
+  return p.scanEnd === undefined ? {items} : {items, nextCursor: p.scanEnd};
 }
 
 async function getTxRow(sql: SqlClientLike, chain: "P" | "X" | "C", txHash: string): Promise<TxRow | null> {
@@ -169,7 +224,7 @@ export async function getPChainTransaction(
 ): Promise<PChainTransaction | null> {
   const row = await getTxRow(sql, "P", txHash);
   if (row === null) return null;
-  const p = await loadTxPage(sql, net, [row], 1);
+  const p = await loadTxPage(sql, net, {rows: [row]}, 1);
   return pChainTx(row, p, net);
 }
 
@@ -226,7 +281,7 @@ export async function getXChainTransaction(
 ): Promise<XChainTransaction | null> {
   const row = await getTxRow(sql, "X", txHash);
   if (row === null) return null;
-  return (await xChainTxs(sql, net, await loadTxPage(sql, net, [row], 1, "x")))[0];
+  return (await xChainTxs(sql, net, await loadTxPage(sql, net, {rows: [row]}, 1, "x")))[0];
 }
 
 export interface ListAssetTxsArgs extends PageArgs {
@@ -234,9 +289,13 @@ export interface ListAssetTxsArgs extends PageArgs {
   txTypes?: string[];
   startTimestamp?: number;
   endTimestamp?: number;
+  scanBudget?: number;
 }
 
-/** Endpoint 4: X transactions that create, consume or emit an asset, newest first; cursor = seq. */
+/**
+ * Endpoint 4: X transactions that create, consume or emit an asset, newest first; cursor = seq. Types and
+ * timestamps are checked on the asset's walk, which reads at most `scanBudget` of its entries (queries/sql.ts).
+ */
 export async function listAssetTransactions(
   sql: SqlClientLike,
   net: NetworkCtx,
@@ -245,15 +304,24 @@ export async function listAssetTransactions(
   const q = new Params();
   const where = [`k.asset_id = ${q.add(args.assetId)}`];
   if (args.cursor !== undefined) where.push(`k.seq < ${q.add(args.cursor)}::int8`);
+  const walk = [...where];
   if (args.startTimestamp !== undefined) where.push(`t.ts >= ${q.add(args.startTimestamp)}::int8`);
   if (args.endTimestamp !== undefined) where.push(`t.ts <= ${q.add(args.endTimestamp)}::int8`);
   if (args.txTypes !== undefined && args.txTypes.length > 0) where.push(`t.tx_type = ANY(${q.add(args.txTypes)}::text[])`);
+  let scanEnd: string | undefined;
+  if (where.length > walk.length) {
+    const end = await scanBound<{seq: string}>(sql, `SELECT k.seq::text AS seq FROM asset_txs k WHERE ${walk.join(" AND ")} ORDER BY k.seq DESC`, q.values.slice(0, walk.length), args.scanBudget);
+    if (end !== null) {
+      scanEnd = end.seq;
+      where.push(`k.seq >= ${q.add(end.seq)}::int8`);
+    }
+  }
   const rows = await sql.query<TxRow>(
     `SELECT ${TX_COLUMNS} FROM asset_txs k ${txOfIndexRow("'X'")} ${TX_STAKER_JOIN}
      WHERE ${where.join(" AND ")} ORDER BY k.seq DESC LIMIT ${q.add(args.pageSize + 1)}`,
     q.values
   );
-  const p = await loadTxPage(sql, net, rows, args.pageSize, "x");
+  const p = await loadTxPage(sql, net, rows.length > args.pageSize || scanEnd === undefined ? {rows} : {rows, scanEnd}, args.pageSize, "x");
   return pageOf(p, await xChainTxs(sql, net, p));
 }
 
@@ -286,5 +354,5 @@ export async function getCChainTransaction(
 ): Promise<CChainAtomicTransaction | null> {
   const row = await getTxRow(sql, "C", txHash);
   if (row === null) return null;
-  return cChainTx(row, await loadTxPage(sql, net, [row], 1, "x"), net);
+  return cChainTx(row, await loadTxPage(sql, net, {rows: [row]}, 1, "x"), net);
 }

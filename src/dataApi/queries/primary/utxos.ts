@@ -1,6 +1,7 @@
 /** UTXO loading for transaction pages, and the UTXOs-of-addresses list (P-chain model). */
 import type {AssetInfo, AssetRow, DbNum} from "../../models/primary/common.js";
 import {
+  type BalanceGroup,
   type CChainAtomicBalances,
   type PChainBalance,
   type XChainBalances,
@@ -217,26 +218,35 @@ export async function listPChainUtxos(
   return page.nextCursor === undefined ? {items} : {items, nextCursor: page.nextCursor};
 }
 
-/** Every unspent UTXO of the addresses on a chain or in its atomic memory (exported to it, not yet imported). */
-export async function unspentUtxoRows(sql: SqlClientLike, chainId: string, addresses: Uint8Array[]): Promise<UtxoRow[]> {
-  return sql.query<UtxoRow>(
-    `SELECT DISTINCT ON (u.utxo_id) ${UTXO_COLUMNS}
-     FROM ${OWNED_UTXOS}
-     WHERE ua.address = ANY($1::bytea[]) AND sp.utxo_id IS NULL AND u.created_ts IS NOT NULL
+/**
+ * The unspent UTXOs of the addresses on a chain or in its atomic memory (exported to it, not yet imported), summed
+ * by asset, origin and what decides their kind at `now` (models/primary/balances.ts), in the order of each group's
+ * first UTXO ID. A UTXO several of the addresses own counts once. The store reads every such UTXO, but the answer
+ * holds a row per group: an address with a million UTXOs of one asset answers a few rows.
+ */
+export async function balanceGroups(sql: SqlClientLike, chainId: string, addresses: Uint8Array[], now: number): Promise<BalanceGroup[]> {
+  return sql.query<BalanceGroup>(
+    `SELECT u.asset_id, u.created_chain, u.exported_to,
+       COALESCE(u.staked AND u.staking_end > $3::int8, false) AS staking, COALESCE(s.start_ts > $3::int8, false) AS pending,
+       COALESCE(u.locktime > $3::int8, false) AS locked, COALESCE(u.stakeable_locktime > $3::int8, false) AS stakeable_locked,
+       sum(u.amount)::text AS amount, count(*)::int4 AS utxo_count
+     FROM utxos u ${STAKER_JOIN}
+     WHERE u.utxo_id IN (SELECT ua.utxo_id FROM utxo_addresses ua WHERE ua.address = ANY($1::bytea[]))
+       AND NOT EXISTS (SELECT 1 FROM utxo_spends sp WHERE sp.utxo_id = u.utxo_id) AND u.created_ts IS NOT NULL
        AND ((u.created_chain = $2 AND u.exported_to IS NULL) OR u.exported_to = $2)
-     ORDER BY u.utxo_id`,
-    [addresses, chainId]
+     GROUP BY 1, 2, 3, 4, 5, 6, 7 ORDER BY min(u.utxo_id)`,
+    [addresses, chainId, now]
   );
 }
 
 async function balanceInputs(
   sql: SqlClientLike,
   chainId: string,
-  addresses: Uint8Array[]
-): Promise<{utxos: UtxoRow[]; assets: AssetInfo}> {
-  const utxos = await unspentUtxoRows(sql, chainId, addresses);
-  const assets = await loadAssets(sql, utxos.flatMap((u) => (u.asset_id === null ? [] : [u.asset_id])));
-  return {utxos, assets};
+  args: {addresses: Uint8Array[]; now: number}
+): Promise<{groups: BalanceGroup[]; assets: AssetInfo}> {
+  const groups = await balanceGroups(sql, chainId, args.addresses, args.now);
+  const assets = await loadAssets(sql, groups.flatMap((g) => (g.asset_id === null ? [] : [g.asset_id])));
+  return {groups, assets};
 }
 
 /** P-chain balances of addresses at `now` (Unix seconds). */
@@ -245,8 +255,8 @@ export async function getPChainBalances(
   net: NetworkCtx,
   args: {addresses: Uint8Array[]; now: number}
 ): Promise<PChainBalance> {
-  const {utxos, assets} = await balanceInputs(sql, net.chainIds.P, args.addresses);
-  return pChainBalance(utxos, net.chainIds.P, args.now, assets);
+  const {groups, assets} = await balanceInputs(sql, net.chainIds.P, args);
+  return pChainBalance(groups, net.chainIds.P, assets);
 }
 
 /** X-chain balances of addresses at `now`. */
@@ -255,8 +265,8 @@ export async function getXChainBalances(
   net: NetworkCtx,
   args: {addresses: Uint8Array[]; now: number}
 ): Promise<XChainBalances> {
-  const {utxos, assets} = await balanceInputs(sql, net.chainIds.X, args.addresses);
-  return xChainBalances(utxos, net.chainIds.X, args.now, assets);
+  const {groups, assets} = await balanceInputs(sql, net.chainIds.X, args);
+  return xChainBalances(groups, net.chainIds.X, assets);
 }
 
 /** C-chain atomic memory balances of addresses at `now`. */
@@ -265,8 +275,8 @@ export async function getCChainAtomicBalances(
   net: NetworkCtx,
   args: {addresses: Uint8Array[]; now: number}
 ): Promise<CChainAtomicBalances> {
-  const {utxos, assets} = await balanceInputs(sql, net.chainIds.C, args.addresses);
-  return cChainAtomicBalances(utxos, net.chainIds.C, args.now, assets);
+  const {groups, assets} = await balanceInputs(sql, net.chainIds.C, args);
+  return cChainAtomicBalances(groups, net.chainIds.C, assets);
 }
 
 /** The X-chain UTXOs of addresses (Glacier `ListUtxosResponse.utxos`); also the C-chain's imported ones. */

@@ -182,6 +182,30 @@ describe("P-chain transactions", () => {
     expect(ts.items.map((t) => t.txHash)).toEqual(["ptx4", "ptx3"]);
   });
 
+  it("ends a filtered page at the scan budget, short or empty, and the pages after it hold the rest", async () => {
+    const bob = [hexBytes(BOB_HEX)];
+    const both = [hexBytes(EWOQ_HEX), ...bob];
+    const byTx = (txs: {txHash: string}[]): string[] => txs.map((t) => t.txHash);
+    // Bob's entries are ptx4, ptx3, ptx1 (seq 4, 3, 1): a budget of one reads one a page, ptx4 matching no type.
+    const types = ["ExportTx", "BaseTx"];
+    const one = await allPages((cursor) => listPChainTransactions(db, NET, {pageSize: 10, cursor, addresses: bob, txTypes: types, scanBudget: 1}));
+    expect(one.items.map(byTx)).toEqual([[], ["ptx3"], ["ptx1"], []]);
+    expect(one.cursors).toEqual(["4", "3", "1", undefined]);
+    for (const sortOrder of ["asc", "desc"] as const) {
+      for (const addresses of [bob, both]) {
+        for (const filter of [{txTypes: types}, {startTimestamp: 1030}, {endTimestamp: 1035}]) {
+          const whole = await listPChainTransactions(db, NET, {pageSize: 10, addresses, sortOrder, ...filter});
+          for (const scanBudget of [1, 2, 3]) {
+            const paged = await allPages((cursor) => listPChainTransactions(db, NET, {pageSize: 1, cursor, addresses, sortOrder, scanBudget, ...filter}));
+            expect(byTx(paged.items.flat()), JSON.stringify({sortOrder, n: addresses.length, filter, scanBudget})).toEqual(byTx(whole.items));
+          }
+        }
+      }
+    }
+    // Unfiltered, the budget does not apply: each address gives at most a page's worth.
+    expect((await listPChainTransactions(db, NET, {pageSize: 10, addresses: both, scanBudget: 1})).items.map((t) => t.txHash)).toEqual(["ptx4", "ptx3", "ptx2", "ptx1"]);
+  });
+
   it("builds a staking transaction with its stake, estimate and burn", async () => {
     const t = await getPChainTransaction(db, NET, "ptx2");
     expect(t).toEqual({
@@ -329,6 +353,11 @@ describe("X-chain transactions", () => {
     expect((await listAssetTransactions(db, NET, {pageSize: 10, assetId: TOK})).items.map((t) => t.txHash)).toEqual([TOK]);
     expect((await listAssetTransactions(db, NET, {pageSize: 10, assetId: AVAX})).items.map((t) => t.txHash)).toEqual(["xImport"]);
     expect((await listAssetTransactions(db, NET, {pageSize: 10, assetId: AVAX, txTypes: ["BaseTx"]})).items).toEqual([]);
+    // A filter no entry passes reads the budget's worth a page: TOK's walk is its one creation.
+    const none = await allPages((cursor) => listAssetTransactions(db, NET, {pageSize: 10, cursor, assetId: TOK, txTypes: ["BaseTx"], scanBudget: 1}));
+    expect(none.items).toEqual([[], []]);
+    const some = await allPages((cursor) => listAssetTransactions(db, NET, {pageSize: 10, cursor, assetId: TOK, endTimestamp: 10 ** 9, scanBudget: 1}));
+    expect(some.items.flat().map((t) => t.txHash)).toEqual([TOK]);
   });
 
   it("uses an index", async () => {
