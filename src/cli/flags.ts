@@ -62,6 +62,7 @@ export interface AvaextConfig {
   "nft-metadata-allow-private": boolean;
   "webhooks-allow-private-urls": boolean;
   "webhooks-max-addresses": number;
+  "webhooks-max-per-key": number;
   "webhooks-timeout": number;
   "ipfs-gateway": string;
   "icm-contracts": string[];
@@ -137,6 +138,7 @@ export const FLAGS: readonly FlagDef[] = [
   flag({name: "nft-metadata-allow-private", kind: "bool", default: false, defaultText: "false", description: "let the NFT metadata fetcher reach loopback, private and link-local addresses (off: refused, against SSRF)"}),
   flag({name: "webhooks-allow-private-urls", kind: "bool", default: false, defaultText: "false", description: "let webhook URLs reach loopback, private and link-local addresses (off: refused at creation and at every delivery, against SSRF)"}),
   flag({name: "webhooks-max-addresses", kind: "int", default: 50_000, defaultText: "50000", description: "most addresses one address_activity webhook watches (the hosted API's cap is 5)"}),
+  flag({name: "webhooks-max-per-key", kind: "int", default: 100, defaultText: "100", description: "most active webhooks one API key may have (another is refused with 403 until one is deactivated)"}),
   flag({name: "webhooks-timeout", kind: "duration", default: 10_000, defaultText: "10s", description: "how long a webhook's receiver may take to answer 2xx before the attempt counts as failed (the hosted API's 10 s)"}),
   flag({name: "ipfs-gateway", kind: "string", default: "https://ipfs.io/ipfs/", defaultText: "https://ipfs.io/ipfs/", description: "gateway for ipfs:// token URIs (the CID and path are appended)"}),
   flag({name: "icm-contracts", kind: "list", default: ["0x253b2784c75e510dD0fF1da844684a1aC0aa5fcf"], defaultText: "0x253b2784c75e510dD0fF1da844684a1aC0aa5fcf", description: "TeleporterMessenger addresses whose logs are interchain messages (comma list; the default is the v1.0.0 deployment, the same on every chain)"}),

@@ -89,6 +89,8 @@ export interface DataApiOptions {
 export interface WebhooksOptions {
   allowPrivateUrls: boolean;
   maxAddresses: number;
+  /** Most active webhooks one API key has (`--webhooks-max-per-key`). */
+  maxPerKey: number;
   /** A receiver's deadline for a 2xx, ms (`--webhooks-timeout`). */
   timeoutMs: number;
 }

@@ -19,6 +19,8 @@ const KEY_B = "key-b-0123456789";
 const A1 = "0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65";
 const A2 = "0x9965507D1a55bcC2695C58ba16FB37d819B0A4dc";
 const A3 = "0x976EA74026E726554dB657fA54763abd0C3a0aa9";
+/** `--webhooks-max-per-key` of the node under test: KEY_A's own tests stay below it. */
+const MAX_PER_KEY = 20;
 
 /** A chainkit client whose every call goes to `base` (its webhook operations carry their own server list). */
 function chainkit(base: URL, apiKey: string): Avalanche {
@@ -50,7 +52,7 @@ describe.each(STORE_BACKENDS)("webhooks' management ($name)", (backend) => {
 
   beforeAll(async () => {
     anvil = await Anvil.start({chainId: Number(CHAIN), genesisTimestamp: 1_700_000_000, mining: "auto"}, {logger: quietLogger()});
-    t = await startNode(webhookNodeFlags(anvil.url, keysFile(), await backend.db(), {"webhooks-allow-private-urls": true}));
+    t = await startNode(webhookNodeFlags(anvil.url, keysFile(), await backend.db(), {"webhooks-allow-private-urls": true, "webhooks-max-per-key": MAX_PER_KEY}));
     glacier = new Glacier({BASE: t.url.toString().replace(/\/$/, ""), HEADERS: {"x-glacier-api-key": KEY_A}});
     ck = chainkit(t.url, KEY_A);
   }, 180_000);
@@ -147,6 +149,43 @@ describe.each(STORE_BACKENDS)("webhooks' management ($name)", (backend) => {
     }
     expect((await call("GET", "/v1/webhooks", undefined, KEY_B)).json.webhooks).not.toContainEqual(expect.objectContaining({id}));
     expect((await call("GET", `/v1/webhooks/${id}`)).json.status).toBe("active");
+  });
+
+  it("inlines a webhook's first 100 addresses and pages them all; refuses a key's webhook past --webhooks-max-per-key", async () => {
+    const many = Array.from({length: 150}, (_, i) => "0x" + (i + 1).toString(16).padStart(40, "0"));
+    const made = await call("POST", "/v1/webhooks", evmBody({metadata: {addresses: many}}), KEY_B);
+    expect(made.status).toBe(201);
+    const id = made.json.id as string;
+    const inline = (j: Record<string, unknown>): unknown[] => (j.metadata as {addresses: unknown[]}).addresses;
+    expect(inline(made.json)).toHaveLength(100);
+    expect(inline((await call("GET", `/v1/webhooks/${id}`, undefined, KEY_B)).json)).toHaveLength(100);
+    const listed = (await call("GET", "/v1/webhooks?pageSize=100", undefined, KEY_B)).json.webhooks as Array<Record<string, unknown>>;
+    expect(inline(listed.find((x) => x.id === id)!)).toHaveLength(100);
+    const paged: unknown[] = [];
+    let token: string | undefined;
+    do {
+      const r = (await call("GET", `/v1/webhooks/${id}/addresses?pageSize=100${token ? `&pageToken=${encodeURIComponent(token)}` : ""}`, undefined, KEY_B)).json;
+      paged.push(...(r.addresses as unknown[]));
+      token = r.nextPageToken as string | undefined;
+    } while (token);
+    expect(paged).toHaveLength(150);
+    // KEY_B now has one active webhook of the node's MAX_PER_KEY.
+    const ids = [id];
+    for (let i = 1; i < MAX_PER_KEY; i++) {
+      const r = await call("POST", "/v1/webhooks", evmBody(), KEY_B);
+      expect(r.status).toBe(201);
+      ids.push(r.json.id as string);
+    }
+    const refused = await call("POST", "/v1/webhooks", evmBody(), KEY_B);
+    expect(refused).toMatchObject({status: 403, json: {statusCode: 403, error: "Forbidden"}});
+    expect(refused.json.message).toMatch(new RegExp(`has ${MAX_PER_KEY} active webhooks.*--webhooks-max-per-key`));
+    // Another key is not held by B's count; a deactivated webhook frees its place, and taking it back is refused.
+    expect((await call("POST", "/v1/webhooks", evmBody(), KEY_A)).status).toBe(201);
+    expect((await call("DELETE", `/v1/webhooks/${ids[0]}`, undefined, KEY_B)).status).toBe(200);
+    expect((await call("POST", "/v1/webhooks", evmBody(), KEY_B)).status).toBe(201);
+    expect((await call("PATCH", `/v1/webhooks/${ids[0]}`, {status: "active"}, KEY_B)).status).toBe(403);
+    expect((await call("GET", `/v1/webhooks/${ids[0]}`, undefined, KEY_B)).json.status).toBe("inactive");
+    for (const x of ids.slice(1)) expect((await call("DELETE", `/v1/webhooks/${x}`, undefined, KEY_B)).status).toBe(200);
   });
 
   it("answers 400 naming the field for bad bodies", async () => {

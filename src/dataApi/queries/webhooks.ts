@@ -52,6 +52,20 @@ export async function insertWebhook(sql: SqlTx, w: NewWebhook): Promise<void> {
   await addAddresses(sql, w.id, w.addresses);
 }
 
+/**
+ * Serialises, until its transaction ends, what adds webhooks to one owner's set, so a count read under it still
+ * holds at the insert (two concurrent creations could otherwise both pass `--webhooks-max-per-key`).
+ */
+export async function lockOwner(tx: SqlTx, owner: string): Promise<void> {
+  await tx.query("SELECT pg_advisory_xact_lock(hashtextextended('avaext webhooks of ' || $1, 0))", [owner]);
+}
+
+/** How many of the owner's webhooks are active. */
+export async function countActiveWebhooks(sql: SqlTx, owner: string): Promise<number> {
+  const rows = await sql.query<{n: number}>("SELECT count(*)::int4 AS n FROM webhooks WHERE owner = $1 AND status = 'active'", [owner]);
+  return rows[0]!.n;
+}
+
 export async function getWebhook(sql: SqlTx, owner: string, id: string): Promise<WebhookRow | null> {
   const rows = await sql.query<WebhookRow>("SELECT * FROM webhooks WHERE id = $1 AND owner = $2", [id, owner]);
   return rows[0] ?? null;

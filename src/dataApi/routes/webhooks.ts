@@ -8,7 +8,7 @@ import {createHash, randomBytes, randomUUID} from "node:crypto";
 import type {NetworkInfo} from "../../chains/index.js";
 import {checksumAddress} from "../../evm/hex.js";
 import {TargetRefused, checkedAddresses} from "../../util/publicTarget.js";
-import type {SqlClient} from "../store/client.js";
+import type {SqlClient, SqlTx} from "../store/client.js";
 import type {EvmChains} from "../evm/chains.js";
 import * as w from "../queries/webhooks.js";
 import * as outbox from "../queries/webhookOutbox.js";
@@ -21,6 +21,8 @@ import {WEBHOOK_ROUTES} from "./defs/webhooks.js";
 export interface WebhookRoutesOptions {
   /** Most addresses one address_activity webhook watches (`--webhooks-max-addresses`). */
   maxAddresses: number;
+  /** Most active webhooks one API key has (`--webhooks-max-per-key`). */
+  maxPerKey: number;
   /** `--webhooks-allow-private-urls`: URLs may reach loopback, private and link-local addresses. */
   allowPrivateUrls: boolean;
 }
@@ -58,6 +60,9 @@ export function ownerOf(apiKey: string): string {
 }
 
 /** A new shared secret: 32 random bytes as 64 hex digits (signed with as their UTF-8 text: docs/api/webhooks.md). */
+/** Addresses a webhook's answer carries inline (the rest: GET /v1/webhooks/{id}/addresses). */
+export const INLINE_ADDRESSES = 100;
+
 export function newSecret(): string {
   return randomBytes(32).toString("hex");
 }
@@ -74,11 +79,20 @@ export function webhookRoutes(o: WebhookRoutesOptions, m: WebhookRoutesModules):
     return row;
   };
 
-  /** The hosted API's webhook model; address_activity's metadata carries its addresses. */
+  /** Refuses one more active webhook for a key that has `--webhooks-max-per-key` (in the transaction that adds it). */
+  const withinLimit = async (tx: SqlTx, who: string): Promise<void> => {
+    const n = await w.countActiveWebhooks(tx, who);
+    if (n >= o.maxPerKey) throw new DataApiError(403, `this API key has ${n} active webhooks, the most --webhooks-max-per-key allows: deactivate one (DELETE /v1/webhooks/{id}) first`);
+  };
+
+  /**
+   * The hosted API's webhook model; address_activity's metadata carries its first INLINE_ADDRESSES addresses (a
+   * webhook may watch 50,000, and a page of ten such would be 22 MB): GET /v1/webhooks/{id}/addresses pages them all.
+   */
   const answer = async (r: w.WebhookRow) => {
     const metadata: Json = {...r.metadata};
     if (r.event_type === "address_activity") {
-      metadata.addresses = (await w.listAddresses(m.sql, r.id, null, o.maxAddresses)).map((a) => checksumAddress("0x" + Buffer.from(a).toString("hex")));
+      metadata.addresses = (await w.listAddresses(m.sql, r.id, null, INLINE_ADDRESSES)).map((a) => checksumAddress("0x" + Buffer.from(a).toString("hex")));
     }
     return {
       id: r.id,
@@ -219,7 +233,11 @@ export function webhookRoutes(o: WebhookRoutesOptions, m: WebhookRoutesModules):
         row.metadata.l1ValidatorFeeBalanceThreshold = t;
       }
     }
-    await m.sql.transaction((tx) => w.insertWebhook(tx, row));
+    await m.sql.transaction(async (tx) => {
+      await w.lockOwner(tx, who);
+      await withinLimit(tx, who);
+      await w.insertWebhook(tx, row);
+    });
     const stored = await w.getWebhook(m.sql, who, row.id);
     return answer(stored!);
   };
@@ -244,7 +262,14 @@ export function webhookRoutes(o: WebhookRoutesOptions, m: WebhookRoutesModules):
       if (b.includeLogs !== undefined) c.includeLogs = bool("includeLogs", b.includeLogs);
     }
     const secret = secretField(b.secret);
-    let after = await w.updateWebhook(m.sql, who, row.id, c);
+    let after: w.WebhookRow | null;
+    if (c.status === "active" && row.status !== "active") {
+      after = await m.sql.transaction(async (tx) => {
+        await w.lockOwner(tx, who);
+        await withinLimit(tx, who);
+        return w.updateWebhook(tx, who, row.id, c);
+      });
+    } else after = await w.updateWebhook(m.sql, who, row.id, c);
     if (secret !== null) {
       await m.sql.query("UPDATE webhooks SET secret = $2 WHERE id = $1", [row.id, secret]);
       after = await w.getWebhook(m.sql, who, row.id);
