@@ -259,7 +259,7 @@ export class AvaextNode {
           contractMetadata: c["contract-metadata-file"] ? loadContractMetadata(c["contract-metadata-file"]) : new Map(),
           nftFetch: {ipfsGateway: c["ipfs-gateway"], allowPrivate: c["nft-metadata-allow-private"]},
           icmContracts: c["icm-contracts"],
-          webhooks: {allowPrivateUrls: c["webhooks-allow-private-urls"], maxAddresses: c["webhooks-max-addresses"], maxPerKey: c["webhooks-max-per-key"], timeoutMs: c["webhooks-timeout"]},
+          webhooks: {allowPrivateUrls: c["webhooks-allow-private-urls"], maxAddresses: c["webhooks-max-addresses"], maxPerKey: c["webhooks-max-per-key"], timeoutMs: c["webhooks-timeout"], retentionMs: c["webhooks-retention"]},
           signatures: {
             warpSignerUrls: c["warp-signer-urls"],
             aggregatorUrl: c["signature-aggregator-url"] || null,

@@ -64,6 +64,7 @@ export interface AvaextConfig {
   "webhooks-max-addresses": number;
   "webhooks-max-per-key": number;
   "webhooks-timeout": number;
+  "webhooks-retention": number;
   "ipfs-gateway": string;
   "icm-contracts": string[];
   "warp-signer-urls": string[];
@@ -140,6 +141,7 @@ export const FLAGS: readonly FlagDef[] = [
   flag({name: "webhooks-max-addresses", kind: "int", default: 50_000, defaultText: "50000", description: "most addresses one address_activity webhook watches (the hosted API's cap is 5)"}),
   flag({name: "webhooks-max-per-key", kind: "int", default: 100, defaultText: "100", description: "most active webhooks one API key may have (another is refused with 403 until one is deactivated)"}),
   flag({name: "webhooks-timeout", kind: "duration", default: 10_000, defaultText: "10s", description: "how long a webhook's receiver may take to answer 2xx before the attempt counts as failed (the hosted API's 10 s)"}),
+  flag({name: "webhooks-retention", kind: "duration", default: 14 * 86_400_000, defaultText: "336h", description: "how long a webhook message that is done (delivered, failed, dropped, skipped) and its delivery log are kept, and so how far back a replay reaches; 0 = for good"}),
   flag({name: "ipfs-gateway", kind: "string", default: "https://ipfs.io/ipfs/", defaultText: "https://ipfs.io/ipfs/", description: "gateway for ipfs:// token URIs (the CID and path are appended)"}),
   flag({name: "icm-contracts", kind: "list", default: ["0x253b2784c75e510dD0fF1da844684a1aC0aa5fcf"], defaultText: "0x253b2784c75e510dD0fF1da844684a1aC0aa5fcf", description: "TeleporterMessenger addresses whose logs are interchain messages (comma list; the default is the v1.0.0 deployment, the same on every chain)"}),
   flag({name: "warp-signer-urls", urls: true, kind: "list", default: [], defaultText: "none", description: "validator nodes (AvalancheGo base URLs, http://10.0.0.5:9650, comma list) asked for warp signatures of messages EVM chains sent (warp_getMessageSignature; each node's BLS key from info.getNodeID): signature aggregation's source on a real network; P-chain messages are not signed over RPC"}),

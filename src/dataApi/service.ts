@@ -93,6 +93,8 @@ export interface WebhooksOptions {
   maxPerKey: number;
   /** A receiver's deadline for a 2xx, ms (`--webhooks-timeout`). */
   timeoutMs: number;
+  /** How long finished messages are kept, ms (`--webhooks-retention`); 0 = for good. */
+  retentionMs: number;
 }
 
 export interface SignatureOptions {
@@ -211,7 +213,7 @@ export class DataApiService {
     if (writes) {
       const evm = this.evm;
       this.webhooks = new WebhookDelivery(
-        {...defaultWebhookDeliveryOptions, allowPrivateUrls: opts.webhooks.allowPrivateUrls, timeoutMs: opts.webhooks.timeoutMs},
+        {...defaultWebhookDeliveryOptions, allowPrivateUrls: opts.webhooks.allowPrivateUrls, timeoutMs: opts.webhooks.timeoutMs, retentionMs: opts.webhooks.retentionMs},
         {
           sql,
           logger: modules.logger,

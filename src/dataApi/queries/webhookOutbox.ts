@@ -135,6 +135,23 @@ export async function recordAttempts(sql: SqlClient, outcomes: readonly Outcome[
 }
 
 /** A message not to deliver (its transaction is gone, or its event signatures did not match). */
+/**
+ * Deletes up to `limit` of the messages that are done (delivered, failed, dropped, skipped) and were made before
+ * `before` (Unix ms), oldest first, with their attempts; returns how many went.
+ */
+export async function pruneFinished(sql: SqlTx, before: number, limit: number): Promise<number> {
+  const rows = await sql.query<{n: number}>(
+    `WITH gone AS (
+       DELETE FROM webhook_outbox WHERE message_id IN (
+         SELECT message_id FROM webhook_outbox WHERE state IN ('delivered', 'failed', 'dropped', 'skipped') AND created_at < $1 ORDER BY created_at LIMIT $2)
+       RETURNING message_id),
+     attempts AS (DELETE FROM webhook_attempts a USING gone WHERE a.message_id = gone.message_id)
+     SELECT count(*)::int4 AS n FROM gone`,
+    [before, limit],
+  );
+  return rows[0]!.n;
+}
+
 export async function setState(sql: SqlTx, id: string, state: string): Promise<void> {
   await sql.query("UPDATE webhook_outbox SET state = $2 WHERE message_id = $1 AND state = 'pending'", [id, state]);
 }

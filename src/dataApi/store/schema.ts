@@ -841,4 +841,15 @@ UPDATE webhooks SET from_block = COALESCE((SELECT c.head_number + 1 FROM evm_cha
 CREATE INDEX webhook_outbox_due_by_webhook ON webhook_outbox (webhook_id, next_attempt_at, created_at) WHERE state = 'pending';
 `,
   },
+  {
+    version: 21,
+    name: "webhooks: finished messages by age, for their retention; paused messages by webhook",
+    sql: `
+-- Delivery deletes the messages that are done (delivered, failed, dropped, skipped) past --webhooks-retention,
+-- oldest first (queries/webhookOutbox.ts pruneFinished); a webhook made active again finds its paused messages
+-- here instead of walking every message it ever had (queries/webhooks.ts pauseMessages).
+CREATE INDEX webhook_outbox_finished ON webhook_outbox (created_at) WHERE state IN ('delivered', 'failed', 'dropped', 'skipped');
+CREATE INDEX webhook_outbox_paused ON webhook_outbox (webhook_id) WHERE state = 'paused';
+`,
+  },
 ];

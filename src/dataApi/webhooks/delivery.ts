@@ -13,6 +13,7 @@ import * as q from "../queries/webhookOutbox.js";
 import {buildBodies, type NetworkToken} from "./payload.js";
 import {Agents, postSigned} from "./post.js";
 import {randomBytes} from "node:crypto";
+import {isRetryable} from "../../util/errors.js";
 
 /** The hosted API's retry schedule: the wait after attempt n (1-based) fails, ms; 10 attempts in all, about 44.8 h. */
 export const RETRY_DELAYS_MS: readonly number[] = [10_000, 60_000, 300_000, 600_000, 1_800_000, 7_200_000, 21_600_000, 43_200_000, 86_400_000];
@@ -29,6 +30,10 @@ export interface WebhookDeliveryOptions {
   /** `--webhooks-allow-private-urls`. */
   allowPrivateUrls: boolean;
   retryDelaysMs: readonly number[];
+  /** How long a finished message (and its delivery log) is kept, ms (`--webhooks-retention`); 0 = for good. */
+  retentionMs: number;
+  /** How often finished messages past the retention are deleted, real ms. */
+  pruneEveryMs: number;
 }
 
 export const defaultWebhookDeliveryOptions: WebhookDeliveryOptions = {
@@ -38,7 +43,12 @@ export const defaultWebhookDeliveryOptions: WebhookDeliveryOptions = {
   pollMs: 100,
   allowPrivateUrls: false,
   retryDelaysMs: RETRY_DELAYS_MS,
+  retentionMs: 14 * 86_400_000,
+  pruneEveryMs: 3_600_000,
 };
+
+/** Finished messages one prune statement deletes: a long backlog goes in steps, each a short write. */
+const PRUNE_BATCH = 10_000;
 
 export interface WebhookDeliveryModules {
   sql: SqlClient;
@@ -62,6 +72,8 @@ export class WebhookDelivery {
   private wake: (() => void) | null = null;
   private backingOff = false;
   private readonly agents = new Agents();
+  private pruneTimer: NodeJS.Timeout | null = null;
+  private pruning: Promise<unknown> = Promise.resolve();
 
   constructor(
     readonly opts: WebhookDeliveryOptions,
@@ -71,6 +83,29 @@ export class WebhookDelivery {
   start(): void {
     if (this.running) return;
     this.running = this.loop();
+    if (this.opts.retentionMs > 0) {
+      const prune = (): void => {
+        this.pruning = this.prune().catch((err: unknown) => this.modules.logger.warn({err}, "webhook messages past their retention not deleted; tried again at the next prune"));
+      };
+      prune();
+      this.pruneTimer = setInterval(prune, this.opts.pruneEveryMs);
+      this.pruneTimer.unref();
+    }
+  }
+
+  /**
+   * Deletes the finished messages made longer than the retention ago (by the schedule's clock), with their delivery
+   * logs, a batch a statement; returns how many went. Replay reaches back as far as the messages kept.
+   */
+  async prune(): Promise<number> {
+    const before = this.modules.now() - this.opts.retentionMs;
+    let total = 0;
+    for (;;) {
+      if (this.closed) return total;
+      const n = await q.pruneFinished(this.modules.sql, before, PRUNE_BATCH);
+      total += n;
+      if (n < PRUNE_BATCH) return total;
+    }
   }
 
   /** Reads the outbox now rather than at the next poll (after a fold, or when a test moved the clock). */
@@ -84,7 +119,9 @@ export class WebhookDelivery {
     this.closed = true;
     this.poke();
     if (this.timer) clearTimeout(this.timer);
+    if (this.pruneTimer) clearInterval(this.pruneTimer);
     await this.running;
+    await this.pruning;
   }
 
   private async loop(): Promise<void> {
@@ -150,12 +187,13 @@ export class WebhookDelivery {
   private async prepare(due: q.DueMessage[]): Promise<Array<(() => Promise<void>) & {id: string}>> {
     const {sql, now} = this.modules;
     if (due.length === 0) return [];
-    const icm = this.modules.icmMessage;
-    const bodies = await buildBodies(sql, due, this.modules.networkToken, async (_tx, id) => (icm ? icm(sql, id) : null));
+    const bodies = await this.bodies(due);
     const claims: q.Claim[] = [];
     const plans = new Map<string, {m: q.DueMessage; nth: number; last: boolean; body: string}>();
     const delays = this.opts.retryDelaysMs;
     for (const m of due) {
+      // A message that could not be built has failed already (bodies()).
+      if (!bodies.has(m.message_id)) continue;
       const body = bodies.get(m.message_id) ?? null;
       if (body === null) {
         // Its transaction is gone (a reversal of a message whose original is), or its event signatures match none
@@ -177,6 +215,36 @@ export class WebhookDelivery {
       const post = Object.assign(() => this.post(plan), {id});
       out.push(post);
     }
+    return out;
+  }
+
+  /**
+   * The batch's bodies, built together. A failure that is not an outage of the store is tried message by message,
+   * so one message that cannot be built (a row the payload model rejects) does not hold back every other: it fails
+   * at once, its error in its delivery log and the log, and the rest go (an outage is thrown, and the batch waits
+   * out the loop's backoff).
+   */
+  private async bodies(due: q.DueMessage[]): Promise<Map<string, string | null>> {
+    const {sql, now, logger} = this.modules;
+    const icm = this.modules.icmMessage;
+    const build = (ms: q.DueMessage[]) => buildBodies(sql, ms, this.modules.networkToken, async (_tx, id) => (icm ? icm(sql, id) : null));
+    try {
+      return await build(due);
+    } catch (err) {
+      if (isRetryable(err)) throw err;
+    }
+    const out = new Map<string, string | null>();
+    const broken: q.Outcome[] = [];
+    for (const m of due) {
+      try {
+        for (const [id, b] of await build([m])) out.set(id, b);
+      } catch (err) {
+        if (isRetryable(err)) throw err;
+        logger.error({err, messageId: m.message_id, webhookId: m.webhook_id}, "webhook message cannot be built: failed without an attempt");
+        broken.push({id: m.message_id, attempt: m.attempts + 1, at: now(), statusCode: 0, latencyMs: 0, error: `the message could not be built: ${(err as Error).message}`.slice(0, 500), state: "failed"});
+      }
+    }
+    await q.recordAttempts(sql, broken);
     return out;
   }
 
