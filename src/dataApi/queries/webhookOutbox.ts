@@ -36,7 +36,8 @@ export interface DueMessage {
  * Messages whose attempt is due at `now` (Unix ms), of active webhooks, oldest first, at most `perWebhook` of a
  * webhook counting those it has in flight (`busy`): a webhook whose receiver never answers holds that many of
  * delivery's slots, and every other webhook's messages still go. A message of a webhook with internal transactions
- * waits for the chain's trace lane to cover its block (on a chain that serves traces).
+ * waits for the chain's trace lane to cover its block (on a chain that serves traces). `skip` holds the messages in
+ * flight: neither they nor a reversal of one are due, so a reversal never reaches a receiver before its original.
  */
 export async function dueMessages(
   sql: SqlTx,
@@ -54,6 +55,7 @@ export async function dueMessages(
        SELECT o.* FROM webhook_outbox o
        LEFT JOIN evm_chains c ON c.chain_id = o.chain_id
        WHERE o.webhook_id = h.id AND o.state = 'pending' AND o.next_attempt_at <= $1 AND NOT (o.message_id = ANY($3::text[]))
+         AND (o.reverses IS NULL OR NOT (o.reverses = ANY($3::text[])))
          AND (o.body IS NOT NULL OR NOT h.include_internal_txs OR c.traces IS NOT TRUE OR c.trace_lane >= o.block_number)
        ORDER BY o.next_attempt_at, o.created_at
        LIMIT greatest($6::int4 - COALESCE(busy.n, 0), 0)
