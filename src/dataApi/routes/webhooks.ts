@@ -312,7 +312,7 @@ export function webhookRoutes(o: WebhookRoutesOptions, m: WebhookRoutesModules):
   const message = (r: outbox.MessageRow) => ({
     messageId: r.message_id,
     blockNumber: r.block_number.toString(),
-    ...(r.tx_hash ? {txHash: "0x" + Buffer.from(r.tx_hash).toString("hex")} : {}),
+    ...(r.tx_hash ? {txHash: "0x" + Buffer.from(r.tx_hash).toString("hex")} : r.primary_tx_id ? {txHash: r.primary_tx_id} : {}),
     ...(r.reverses ? {reverses: r.reverses} : {}),
     state: r.state as "pending" | "paused" | "delivered" | "failed" | "dropped" | "skipped",
     attempts: r.attempts,

@@ -11,6 +11,7 @@ import type {Logger} from "../../logger/index.js";
 import type {SqlClient} from "../store/client.js";
 import * as q from "../queries/webhookOutbox.js";
 import {buildBodies, type NetworkToken} from "./payload.js";
+import type {NetworkCtx} from "../queries/primary/common.js";
 import {Agents, postSigned} from "./post.js";
 import {randomBytes} from "node:crypto";
 
@@ -49,6 +50,8 @@ export interface WebhookDeliveryModules {
   networkToken: (chainId: string) => NetworkToken;
   /** The interchain message an icm_activity event carries, as the ICM endpoints serve it (null: not in the store). */
   icmMessage?: (sql: SqlClient, messageId: string) => Promise<Record<string, unknown> | null>;
+  /** The served network, for primary_network_address_activity and validator_activity bodies (webhooks/primaryPayload.ts). */
+  primaryNetwork?: NetworkCtx;
   /** Told of each attempt (metrics, benches). */
   onAttempt?: (a: {messageId: string; webhookId: string; status: number; latencyMs: number; createdAt: number; ok: boolean}) => void;
 }
@@ -151,7 +154,7 @@ export class WebhookDelivery {
     const {sql, now} = this.modules;
     if (due.length === 0) return [];
     const icm = this.modules.icmMessage;
-    const bodies = await buildBodies(sql, due, this.modules.networkToken, async (_tx, id) => (icm ? icm(sql, id) : null));
+    const bodies = await buildBodies(sql, due, this.modules.networkToken, async (_tx, id) => (icm ? icm(sql, id) : null), this.modules.primaryNetwork ?? null);
     const claims: q.Claim[] = [];
     const plans = new Map<string, {m: q.DueMessage; nth: number; last: boolean; body: string}>();
     const delays = this.opts.retryDelaysMs;
