@@ -48,7 +48,8 @@ const VALIDATOR_SUB_EVENTS = [
 ] as const;
 /** The balance kinds a balance_threshold filter may watch, per chain (the chain's own AVAX, not its atomic memory). */
 const BALANCE_TYPES: Record<"P" | "X", readonly string[]> = {
-  P: ["unlockedUnstaked", "unlockedStaked", "lockedPlatform", "lockedStakeable", "lockedStaked", "pendingStaked"],
+  // `unlocked` and `locked` on P: the sums of its unlocked and of its locked kinds (webhooks/primaryPayload.ts).
+  P: ["unlockedUnstaked", "unlockedStaked", "lockedPlatform", "lockedStakeable", "lockedStaked", "pendingStaked", "unlocked", "locked"],
   X: ["unlocked", "locked"],
 };
 const SIGNATURE_RE = /^0x[0-9a-fA-F]{64}$/;

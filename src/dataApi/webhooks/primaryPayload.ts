@@ -20,6 +20,12 @@ import type {DueMessage} from "../queries/webhookOutbox.js";
 
 type Json = Record<string, unknown>;
 
+/** The P-chain kinds `unlocked` and `locked` sum (models/primary/balances.ts pChainBalance). */
+const P_SUMS: Record<string, readonly string[]> = {
+  unlocked: ["unlockedUnstaked", "unlockedStaked"],
+  locked: ["lockedPlatform", "lockedStakeable", "lockedStaked", "pendingStaked"],
+};
+
 /** The body of a primary message (canonical JSON), or null when it is not to be delivered (skipped). */
 export async function primaryBody(sql: SqlTx, m: DueMessage, net: NetworkCtx): Promise<string | null> {
   const facts = {...(m.event as Json)};
@@ -64,8 +70,13 @@ async function thresholdCrossing(sql: SqlTx, net: NetworkCtx, m: DueMessage, cha
   if (!t) return null;
   const seq = BigInt(t.seq);
   const now = Number(t.ts);
-  const before = (await balanceKindsAt(sql, net, {chain, address: a, seq: seq - 1n, now}))[filter.balanceType] ?? 0n;
-  const after = (await balanceKindsAt(sql, net, {chain, address: a, seq, now}))[filter.balanceType] ?? 0n;
+  const kind = (k: Record<string, bigint>): bigint => {
+    // On P, `unlocked` and `locked` sum its kinds (X has them as its own).
+    const parts = chain === "P" ? P_SUMS[filter.balanceType] : undefined;
+    return parts ? parts.reduce((sum, p) => sum + (k[p] ?? 0n), 0n) : (k[filter.balanceType] ?? 0n);
+  };
+  const before = kind(await balanceKindsAt(sql, net, {chain, address: a, seq: seq - 1n, now}));
+  const after = kind(await balanceKindsAt(sql, net, {chain, address: a, seq, now}));
   const threshold = BigInt(filter.balanceThreshold);
   if (before < threshold === after < threshold) return null;
   return {
