@@ -51,6 +51,7 @@ import {NodeObservations, defaultNodeObservationsOptions} from "./observations/n
 import {WebhookDelivery, defaultWebhookDeliveryOptions} from "./webhooks/delivery.js";
 import {getIcmMessage} from "./queries/icm.js";
 import {icmMessageModel} from "./routes/icm.js";
+import {hrpOf} from "./server/names.js";
 
 export type DataApiRole = "ingest" | "serve" | "both";
 
@@ -223,6 +224,7 @@ export class DataApiService {
             const row = await getIcmMessage(s, id);
             return row ? icmMessageModel({chains: evm}, row) : null;
           },
+          primaryNetwork: {networkName: modules.network.name, hrp: hrpOf(modules.network), chainIds: modules.network.chainIds, avaxAssetId: modules.avaxAssetId},
         },
       );
     }

@@ -23,6 +23,10 @@ export interface DueMessage {
   tx_hash: Uint8Array | null;
   icm_message_id: string | null;
   icm_sub_event: string | null;
+  /** A primary message's transaction (P or X), and the facts the fold wrote (views/primary/webhookEvents.ts). */
+  primary_tx_id: string | null;
+  event: Record<string, unknown> | null;
+  event_type: string;
   log_index?: number;
   url: string;
   secret: string | null;
@@ -47,8 +51,8 @@ export async function dueMessages(
   o: {perWebhook: number; busy: ReadonlyMap<string, number>} = {perWebhook: limit, busy: new Map()},
 ): Promise<DueMessage[]> {
   return sql.query<DueMessage>(
-    `SELECT o.message_id, o.webhook_id, o.chain_id, o.block_number, o.tx_index, o.attempts, o.attempt_base, o.body, o.reverses, o.created_at, o.logs, o.tx_hash, o.icm_message_id, o.icm_sub_event,
-            h.url, COALESCE(h.secret, s.secret) AS secret, h.owner, h.include_logs, h.include_internal_txs, h.metadata
+    `SELECT o.message_id, o.webhook_id, o.chain_id, o.block_number, o.tx_index, o.attempts, o.attempt_base, o.body, o.reverses, o.created_at, o.logs, o.tx_hash, o.icm_message_id, o.icm_sub_event, o.primary_tx_id, o.event,
+            h.event_type, h.url, COALESCE(h.secret, s.secret) AS secret, h.owner, h.include_logs, h.include_internal_txs, h.metadata
      FROM webhooks h
      LEFT JOIN unnest($4::text[], $5::int4[]) AS busy(id, n) ON busy.id = h.id
      CROSS JOIN LATERAL (
@@ -269,6 +273,8 @@ export interface MessageRow {
   message_id: string;
   block_number: bigint;
   tx_hash: Uint8Array | null;
+  /** A primary message's P or X transaction (CB58). */
+  primary_tx_id: string | null;
   reverses: string | null;
   state: string;
   attempts: number;
@@ -277,7 +283,7 @@ export interface MessageRow {
   next_attempt_at: bigint;
 }
 
-const MESSAGE_COLS = "message_id, block_number, tx_hash, reverses, state, attempts, created_at, delivered_at, next_attempt_at";
+const MESSAGE_COLS = "message_id, block_number, tx_hash, primary_tx_id, reverses, state, attempts, created_at, delivered_at, next_attempt_at";
 
 /** A webhook's delivery log, newest first, keyset-paged on (created_at, message_id). */
 export async function listMessages(sql: SqlTx, webhookId: string, state: string | undefined, pageSize: number, cursor: [bigint, string] | null): Promise<{items: MessageRow[]; next: [bigint, string] | undefined}> {

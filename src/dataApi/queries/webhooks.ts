@@ -39,14 +39,26 @@ export interface NewWebhook {
   includeLogs: boolean;
   secret: string | null;
   createdAt: number;
-  /** address_activity's watched addresses, 20 bytes each. */
+  /** The watched addresses (address_activity's EVM ones, primary_network_address_activity's P/X ones), 20 bytes each. */
   addresses: Uint8Array[];
+  /**
+   * A primary-network or validator webhook's chain, whose position its from_block is: the P-chain's next block
+   * height, or the X-chain's next transaction in the view's order (views/primary/webhookEvents.ts). Null: an EVM one.
+   */
+  primaryChain?: "P" | "X" | null;
+}
+
+/** The first block (or, on X, transaction) a new webhook gets: its chain's position after what is folded now. */
+function fromBlockSql(chain: "P" | "X" | null | undefined): string {
+  if (chain === "P") return "COALESCE((SELECT max(height) + 1 FROM blocks WHERE chain = 'P'), 0)";
+  if (chain === "X") return "COALESCE((SELECT value::int8 + 1 FROM data_api_meta WHERE key = 'view.seq.X'), 0)";
+  return "COALESCE((SELECT head_number + 1 FROM evm_chains WHERE chain_id = $7), 0)";
 }
 
 export async function insertWebhook(sql: SqlTx, w: NewWebhook): Promise<void> {
   await sql.query(
     `INSERT INTO webhooks (id, owner, event_type, url, name, description, chain_id, network, status, metadata, include_internal_txs, include_logs, secret, created_at, from_block)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'active', $9::jsonb, $10, $11, $12, $13, COALESCE((SELECT head_number + 1 FROM evm_chains WHERE chain_id = $7), 0))`,
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'active', $9::jsonb, $10, $11, $12, $13, ${fromBlockSql(w.primaryChain)})`,
     [w.id, w.owner, w.eventType, w.url, w.name, w.description, w.chainId, w.network, JSON.stringify(w.metadata), w.includeInternalTxs, w.includeLogs, w.secret, w.createdAt],
   );
   await addAddresses(sql, w.id, w.addresses);

@@ -13,7 +13,7 @@ import type {EvmChains} from "../evm/chains.js";
 import * as w from "../queries/webhooks.js";
 import * as outbox from "../queries/webhookOutbox.js";
 import {DataApiError, badRequest, notFound} from "../server/errors.js";
-import {parseEvmAddress} from "../server/names.js";
+import {hrpOf, parseAddress, parseEvmAddress} from "../server/names.js";
 import {parseBlockNumber} from "../server/params.js";
 import {implement, type BoundRoute, type RouteCtx} from "../server/route.js";
 import {WEBHOOK_ROUTES} from "./defs/webhooks.js";
@@ -48,6 +48,12 @@ const VALIDATOR_SUB_EVENTS = [
   "l1_validator_removed",
   "l1_validator_balance_threshold",
 ] as const;
+/** The balance kinds a balance_threshold filter may watch, per chain (the chain's own AVAX, not its atomic memory). */
+const BALANCE_TYPES: Record<"P" | "X", readonly string[]> = {
+  // `unlocked` and `locked` on P: the sums of its unlocked and of its locked kinds (webhooks/primaryPayload.ts).
+  P: ["unlockedUnstaked", "unlockedStaked", "lockedPlatform", "lockedStakeable", "lockedStaked", "pendingStaked", "unlocked", "locked"],
+  X: ["unlocked", "locked"],
+};
 const SIGNATURE_RE = /^0x[0-9a-fA-F]{64}$/;
 const TEXT_MAX = 1024;
 
@@ -205,13 +211,28 @@ export function webhookRoutes(o: WebhookRoutesOptions, m: WebhookRoutesModules):
       known(meta, ["keyType", "keys", "subEvents", "balanceThresholdFilter", "eventSignatures"], "metadata.");
       row.network = network(b.network);
       row.chainId = primaryChain(text("chainId", b.chainId, 64), m.network);
+      const chain = row.chainId === m.network.chainIds.P ? "P" : "X";
+      row.primaryChain = chain;
       if (meta.keyType !== "addresses") throw badRequest("metadata.keyType", "must be addresses");
       const keys = strings("metadata.keys", meta.keys, o.maxAddresses);
+      // Matched by the fold as 20-byte addresses (webhook_addresses); shown as given.
+      const hrp = hrpOf(m.network);
+      const seen = new Map<string, Uint8Array>();
+      keys.forEach((k, i) => {
+        const a = parseAddress(`metadata.keys[${i}]`, k, hrp);
+        seen.set(Buffer.from(a).toString("hex"), a);
+      });
+      row.addresses = [...seen.values()];
       const subs = subEvents("metadata.subEvents", meta.subEvents, "addressActivitySubEvents", PN_SUB_EVENTS);
       row.metadata = {keyType: "addresses", keys, subEvents: {addressActivitySubEvents: subs}};
       if (subs.includes("balance_threshold") || meta.balanceThresholdFilter !== undefined) {
         const f = object("metadata.balanceThresholdFilter", meta.balanceThresholdFilter);
+        known(f, ["balanceType", "balanceThreshold"], "metadata.balanceThresholdFilter.");
         const balanceType = text("metadata.balanceThresholdFilter.balanceType", f.balanceType, 32);
+        // The kinds of the chain's own AVAX balance (models/primary/balances.ts); atomic memory is not ordered
+        // with the chain's transactions, so it has no crossing to report.
+        const types = BALANCE_TYPES[chain];
+        if (!types.includes(balanceType)) throw badRequest("metadata.balanceThresholdFilter.balanceType", `on the ${chain}-chain one of ${types.join(", ")}`);
         const threshold = text("metadata.balanceThresholdFilter.balanceThreshold", f.balanceThreshold, 40);
         if (!/^[0-9]+$/.test(threshold)) throw badRequest("metadata.balanceThresholdFilter.balanceThreshold", "an integer amount, nAVAX");
         row.metadata.balanceThresholdFilter = {balanceType, balanceThreshold: threshold};
@@ -221,6 +242,7 @@ export function webhookRoutes(o: WebhookRoutesOptions, m: WebhookRoutesModules):
       known(meta, ["keyType", "keys", "subEvents", "nodeIds", "subnetIds", "l1ValidatorFeeBalanceThreshold", "eventSignatures"], "metadata.");
       row.network = network(b.network);
       row.chainId = m.network.chainIds.P;
+      row.primaryChain = "P";
       if (meta.keyType !== "nodeId" && meta.keyType !== "subnetId") throw badRequest("metadata.keyType", "must be nodeId or subnetId");
       const keys = strings("metadata.keys", meta.keys, o.maxAddresses);
       const subs = subEvents("metadata.subEvents", meta.subEvents, "validatorActivitySubEvents", VALIDATOR_SUB_EVENTS);
@@ -231,6 +253,8 @@ export function webhookRoutes(o: WebhookRoutesOptions, m: WebhookRoutesModules):
         const t = text("metadata.l1ValidatorFeeBalanceThreshold", meta.l1ValidatorFeeBalanceThreshold, 40);
         if (!/^[0-9]+$/.test(t)) throw badRequest("metadata.l1ValidatorFeeBalanceThreshold", "an integer amount, nAVAX");
         row.metadata.l1ValidatorFeeBalanceThreshold = t;
+      } else if (subs.includes("l1_validator_balance_threshold")) {
+        throw badRequest("metadata.l1ValidatorFeeBalanceThreshold", "required with the l1_validator_balance_threshold sub-event (nAVAX)");
       }
     }
     await m.sql.transaction(async (tx) => {
@@ -314,7 +338,7 @@ export function webhookRoutes(o: WebhookRoutesOptions, m: WebhookRoutesModules):
   const message = (r: outbox.MessageRow) => ({
     messageId: r.message_id,
     blockNumber: r.block_number.toString(),
-    ...(r.tx_hash ? {txHash: "0x" + Buffer.from(r.tx_hash).toString("hex")} : {}),
+    ...(r.tx_hash ? {txHash: "0x" + Buffer.from(r.tx_hash).toString("hex")} : r.primary_tx_id ? {txHash: r.primary_tx_id} : {}),
     ...(r.reverses ? {reverses: r.reverses} : {}),
     state: r.state as "pending" | "paused" | "delivered" | "failed" | "dropped" | "skipped",
     attempts: r.attempts,

@@ -852,4 +852,24 @@ CREATE INDEX webhook_outbox_finished ON webhook_outbox (created_at) WHERE state 
 CREATE INDEX webhook_outbox_paused ON webhook_outbox (webhook_id) WHERE state = 'paused';
 `,
   },
+  {
+    version: 22,
+    name: "webhooks: primary-network and validator events",
+    sql: `
+-- primary_network_address_activity and validator_activity messages, written by the primary-network view in the
+-- transaction of its batch (views/primary/webhookEvents.ts): primary_tx_id names the P- or X-chain transaction the
+-- message is about (null for an event of a block, such as an L1 validator's balance falling under a threshold),
+-- event the facts the fold knew (the sub-event, the addresses matched, the validator, the rewards); the body is
+-- built from them and the store at the first attempt (webhooks/primaryPayload.ts). block_number is the block's
+-- height; tx_index the transaction's place in it.
+ALTER TABLE webhook_outbox ADD COLUMN primary_tx_id text;
+ALTER TABLE webhook_outbox ADD COLUMN event jsonb;
+-- A primary webhook's first event (from_block): the P-chain's next block height, or the X-chain's next transaction
+-- in the view's order (its vertices' heights are not monotonic). Webhooks made before this version took 0.
+UPDATE webhooks SET from_block = CASE
+    WHEN chain_id = (SELECT value::jsonb ->> 'X' FROM data_api_meta WHERE key = 'network') THEN COALESCE((SELECT value::int8 + 1 FROM data_api_meta WHERE key = 'view.seq.X'), 0)
+    ELSE COALESCE((SELECT max(height) + 1 FROM blocks WHERE chain = 'P'), 0) END
+  WHERE event_type IN ('validator_activity', 'primary_network_address_activity');
+`,
+  },
 ];

@@ -11,6 +11,7 @@ import type {Logger} from "../../logger/index.js";
 import type {SqlClient} from "../store/client.js";
 import * as q from "../queries/webhookOutbox.js";
 import {buildBodies, type NetworkToken} from "./payload.js";
+import type {NetworkCtx} from "../queries/primary/common.js";
 import {Agents, postSigned} from "./post.js";
 import {randomBytes} from "node:crypto";
 import {isRetryable} from "../../util/errors.js";
@@ -59,6 +60,8 @@ export interface WebhookDeliveryModules {
   networkToken: (chainId: string) => NetworkToken;
   /** The interchain message an icm_activity event carries, as the ICM endpoints serve it (null: not in the store). */
   icmMessage?: (sql: SqlClient, messageId: string) => Promise<Record<string, unknown> | null>;
+  /** The served network, for primary_network_address_activity and validator_activity bodies (webhooks/primaryPayload.ts). */
+  primaryNetwork?: NetworkCtx;
   /** Told of each attempt (metrics, benches). */
   onAttempt?: (a: {messageId: string; webhookId: string; status: number; latencyMs: number; createdAt: number; ok: boolean}) => void;
 }
@@ -227,7 +230,7 @@ export class WebhookDelivery {
   private async bodies(due: q.DueMessage[]): Promise<Map<string, string | null>> {
     const {sql, now, logger} = this.modules;
     const icm = this.modules.icmMessage;
-    const build = (ms: q.DueMessage[]) => buildBodies(sql, ms, this.modules.networkToken, async (_tx, id) => (icm ? icm(sql, id) : null));
+    const build = (ms: q.DueMessage[]) => buildBodies(sql, ms, this.modules.networkToken, async (_tx, id) => (icm ? icm(sql, id) : null), this.modules.primaryNetwork ?? null);
     try {
       return await build(due);
     } catch (err) {

@@ -10,6 +10,8 @@ import {checksumAddress} from "../../evm/hex.js";
 import {canonicalJson} from "../../util/canonicalJson.js";
 import type {SqlTx} from "../store/client.js";
 import * as q from "../queries/webhookOutbox.js";
+import type {NetworkCtx} from "../queries/primary/common.js";
+import {primaryBody} from "./primaryPayload.js";
 
 const hex = (b: Uint8Array): string => "0x" + Buffer.from(b).toString("hex");
 const addr = (b: Uint8Array | null): string => (b ? checksumAddress(hex(b)) : "");
@@ -41,9 +43,10 @@ export async function buildBodies(
   messages: readonly q.DueMessage[],
   token: (chainId: string) => NetworkToken,
   icm: (sql: SqlTx, messageId: string) => Promise<Record<string, unknown> | null>,
+  primary: NetworkCtx | null = null,
 ): Promise<Map<string, string | null>> {
   const out = new Map<string, string | null>();
-  const fresh = messages.filter((m) => m.body === null && m.reverses === null && m.icm_message_id === null);
+  const fresh = messages.filter((m) => m.body === null && m.reverses === null && m.icm_message_id === null && m.event === null);
   const keys = fresh.map((m) => ({chainId: m.chain_id, block: m.block_number, txIndex: m.tx_index}));
   const txs = await q.txsOfMessages(sql, keys);
   const transfers = await q.transfersOfMessages(sql, keys);
@@ -52,6 +55,8 @@ export async function buildBodies(
     if (m.body !== null) out.set(m.message_id, m.body);
     else if (m.reverses !== null) out.set(m.message_id, await reversal(sql, m));
     else if (m.icm_message_id !== null) out.set(m.message_id, await icmBody(sql, m, icm));
+    // A primary-network or validator message (views/primary/webhookEvents.ts); not delivered without the network.
+    else if (m.event !== null) out.set(m.message_id, primary ? await primaryBody(sql, m, primary) : null);
     else {
       const k = q.txKey(m.chain_id, m.block_number, m.tx_index);
       out.set(m.message_id, body(m, txs.get(k) ?? null, transfers.get(k) ?? [], internals.get(k) ?? [], token));

@@ -225,17 +225,27 @@ export async function listPChainUtxos(
  * holds a row per group: an address with a million UTXOs of one asset answers a few rows.
  */
 export async function balanceGroups(sql: SqlClientLike, chainId: string, addresses: Uint8Array[], now: number): Promise<BalanceGroup[]> {
+  return groupsOf(
+    sql,
+    `u.utxo_id IN (SELECT ua.utxo_id FROM utxo_addresses ua WHERE ua.address = ANY($1::bytea[]))
+     AND NOT EXISTS (SELECT 1 FROM utxo_spends sp WHERE sp.utxo_id = u.utxo_id) AND u.created_ts IS NOT NULL
+     AND ((u.created_chain = $2 AND u.exported_to IS NULL) OR u.exported_to = $2)`,
+    [addresses, chainId, now],
+  );
+}
+
+/** The UTXOs that pass `where` (its last parameter is `now`), summed into BalanceGroups. */
+async function groupsOf(sql: SqlClientLike, where: string, params: unknown[]): Promise<BalanceGroup[]> {
+  const now = `$${params.length}::int8`;
   return sql.query<BalanceGroup>(
     `SELECT u.asset_id, u.created_chain, u.exported_to,
-       COALESCE(u.staked AND u.staking_end > $3::int8, false) AS staking, COALESCE(s.start_ts > $3::int8, false) AS pending,
-       COALESCE(u.locktime > $3::int8, false) AS locked, COALESCE(u.stakeable_locktime > $3::int8, false) AS stakeable_locked,
+       COALESCE(u.staked AND u.staking_end > ${now}, false) AS staking, COALESCE(s.start_ts > ${now}, false) AS pending,
+       COALESCE(u.locktime > ${now}, false) AS locked, COALESCE(u.stakeable_locktime > ${now}, false) AS stakeable_locked,
        sum(u.amount)::text AS amount, count(*)::int4 AS utxo_count
      FROM utxos u ${STAKER_JOIN}
-     WHERE u.utxo_id IN (SELECT ua.utxo_id FROM utxo_addresses ua WHERE ua.address = ANY($1::bytea[]))
-       AND NOT EXISTS (SELECT 1 FROM utxo_spends sp WHERE sp.utxo_id = u.utxo_id) AND u.created_ts IS NOT NULL
-       AND ((u.created_chain = $2 AND u.exported_to IS NULL) OR u.exported_to = $2)
+     WHERE ${where}
      GROUP BY 1, 2, 3, 4, 5, 6, 7 ORDER BY min(u.utxo_id)`,
-    [addresses, chainId, now]
+    params
   );
 }
 
@@ -347,4 +357,31 @@ export async function lastActivity(
   if (row === undefined) return null;
   const chainName = args.chain === "P" ? "p-chain" : args.chain === "X" ? "x-chain" : "c-chain";
   return lastActivityFromRow(row, chainName, net.networkName);
+}
+
+/**
+ * The AVAX balance kinds of one address on the P- or X-chain right after its transaction `seq` (`seq` − 1: right
+ * before it), at time `now`: the chain's own UTXOs it had created by then and not spent by then (a spend's place is
+ * its transaction's seq). For a balance_threshold webhook's crossing (webhooks/primaryPayload.ts); atomic memory is
+ * left out (other chains' transactions are not ordered with this chain's).
+ */
+export async function balanceKindsAt(
+  sql: SqlClientLike,
+  net: NetworkCtx,
+  args: {chain: "P" | "X"; address: Uint8Array; seq: bigint; now: number},
+): Promise<Record<string, bigint>> {
+  const chainId = net.chainIds[args.chain];
+  const groups = await groupsOf(
+    sql,
+    `u.utxo_id IN (SELECT ua.utxo_id FROM utxo_addresses ua WHERE ua.address = $1)
+     AND u.created_chain = $2 AND u.exported_to IS NULL AND u.created_seq <= $3 AND u.asset_id = $5
+     AND NOT EXISTS (SELECT 1 FROM utxo_spends sp JOIN txs t ON t.chain = $4 AND t.tx_id = sp.consuming_tx
+                     WHERE sp.utxo_id = u.utxo_id AND sp.consumed_chain = $2 AND t.seq <= $3)`,
+    [args.address, chainId, args.seq, args.chain, net.avaxAssetId, args.now],
+  );
+  const assets: AssetInfo = new Map();
+  const kinds: Record<string, Array<{amount: string}>> = (args.chain === "P" ? pChainBalance(groups, chainId, assets) : xChainBalances(groups, chainId, assets)) as never;
+  const out: Record<string, bigint> = {};
+  for (const [k, list] of Object.entries(kinds)) out[k] = list.reduce((a, x) => a + BigInt(x.amount), 0n);
+  return out;
 }

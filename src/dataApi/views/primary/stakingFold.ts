@@ -25,6 +25,7 @@ import {
 import {networkConfigFor} from "./networkConfig.js";
 import {SupplyDeltas} from "./supplyTotals.js";
 import {advanceTime, currentPriority, pendingPriority, stakerAdded, stakerRewarded, type StakerRecord} from "./stakers.js";
+import {l1Facts, type EventPlace, type WebhookEvents} from "./webhookEvents.js";
 import {TX_ADDRESS_COLUMNS, UTXO_ADDRESS_COLUMNS, UTXO_CREATE_COLUMNS, jsonSafe, ownerJson, unstakedType, utxoCreateRow, type L1EffectRow, type TxPlace} from "./rows.js";
 
 interface PendingReward {
@@ -90,6 +91,10 @@ export class StakingFold {
   private l1Active = 0;
   /** Whether the block's transactions changed L1 validators (then the active ones are counted after it). */
   private l1Touched = false;
+  /** The batch's primary webhooks' events (view.ts sets it for each batch): rewards paid, L1 balances charged. */
+  events: WebhookEvents | null = null;
+  /** The L1 fee balance thresholds webhooks watch (webhookEvents.ts l1BalanceThresholds), read for each P batch. */
+  l1Thresholds: bigint[] = [];
 
   constructor(private readonly opts: {network: NetworkInfo; avaxAssetId: string}) {}
 
@@ -149,7 +154,7 @@ export class StakingFold {
     this.apricotProposal = d.blockType === "Proposal" && (d.chainTime ?? null) === null ? d.blockId : null;
     const decided = d.blockType === "Commit" || d.blockType === "Abort";
     if (this.pending && decided) {
-      await this.settle(tx, this.pending, d.blockType === "Commit");
+      await this.settle(tx, this.pending, d.blockType === "Commit", d);
       this.pending = null;
     }
     // The decision is the next block, a child of the proposal; any other block (the decision did not decode) ends
@@ -172,11 +177,12 @@ export class StakingFold {
     const cfg = networkConfigFor(this.opts.network.id);
     this.l1Touched = false;
     if (ts >= cfg.etnaTime) {
-      const rows = await tx.query<{validation_id: string; end_accumulated_fee: string | bigint}>(
-        "SELECT validation_id, end_accumulated_fee FROM l1_validators WHERE active",
+      const rows = await tx.query<{validation_id: string; end_accumulated_fee: string | bigint; node_id: string; subnet_id: string; weight: string}>(
+        "SELECT validation_id, end_accumulated_fee, node_id, subnet_id, weight FROM l1_validators WHERE active",
       );
-      const active = rows.map((r) => ({validationId: r.validation_id, endAccumulatedFee: BigInt(r.end_accumulated_fee)}));
+      const active = rows.map((r) => ({validationId: r.validation_id, endAccumulatedFee: BigInt(r.end_accumulated_fee), nodeId: r.node_id, subnetId: r.subnet_id, weight: BigInt(r.weight)}));
       const {fee, deactivated} = advanceL1Time(cfg.l1ValidatorFee, cfg.etnaTime, this.l1Fee, active, this.l1Time ?? ts, ts);
+      this.l1BalancesFell(d, active, this.l1Fee.accruedFees, fee.accruedFees);
       if (deactivated.length > 0) {
         await tx.query("UPDATE l1_validators SET active = false, end_accumulated_fee = 0, balance = 0 WHERE validation_id = ANY($1::text[])", [
           deactivated.map((r) => r.validationId),
@@ -187,6 +193,30 @@ export class StakingFold {
     }
     if (this.l1Time === null || ts > this.l1Time) this.l1Time = ts;
     return aborted;
+  }
+
+  /**
+   * The block charged the active L1 validators from `before` to `after` accrued fees: one whose remaining balance
+   * fell under a threshold a webhook watches is an l1_validator_balance_threshold event (each webhook's own
+   * threshold is checked again when the event is written).
+   */
+  private l1BalancesFell(
+    d: PrimaryContainer,
+    active: ReadonlyArray<{validationId: string; endAccumulatedFee: bigint; nodeId: string; subnetId: string; weight: bigint}>,
+    before: bigint,
+    after: bigint,
+  ): void {
+    if (this.events === null || this.l1Thresholds.length === 0 || after === before) return;
+    const place: EventPlace = {chainId: this.opts.network.chainIds.P, pos: d.height, txId: null, blockId: d.blockId, height: d.height, txIndex: -1};
+    for (const v of active) {
+      const was = remainingBalance(v, before);
+      const now = remainingBalance(v, after);
+      if (!this.l1Thresholds.some((t) => was >= t && now < t)) continue;
+      this.events.validatorEvent(place, "l1_validator_balance_threshold", {nodeId: v.nodeId, subnetId: v.subnetId, key: v.validationId, balance: [was, now]}, {
+        ...l1Facts({validationId: v.validationId, weight: v.weight, remainingBalance: now}),
+        previousBalance: was.toString(),
+      });
+    }
   }
 
   /**
@@ -449,7 +479,7 @@ export class StakingFold {
   }
 
   /** A RewardValidatorTx decided: the staker leaves the current set; a commit pays its rewards as new UTXOs. */
-  private async settle(tx: SqlTx, p: PendingReward, rewarded: boolean): Promise<void> {
+  private async settle(tx: SqlTx, p: PendingReward, rewarded: boolean, decision: PrimaryContainer): Promise<void> {
     const rows = await tx.query<StakerRow>("SELECT * FROM stakers WHERE tx_id = $1", [p.stakingTxId]);
     const row = rows[0];
     if (!row) return;
@@ -495,6 +525,27 @@ export class StakingFold {
     // The reward transaction is listed under the addresses it pays.
     const touched = result.payouts.flatMap((pay) => pay.owner.addresses.map((a) => ["P", a, place.seq]));
     await bulkInsert(tx, "tx_addresses", TX_ADDRESS_COLUMNS, touched, {onConflict: "DO NOTHING"});
+    // Webhooks: the reward transaction changed its payees' balances and distributed rewards, made at the decision
+    // block (the one folded now: its height is the webhooks' position).
+    if (this.events && creates.length > 0) {
+      const event: EventPlace = {chainId, pos: decision.height, txId: p.rewardTxId, blockId: p.place.blockId, height: BigInt(p.place.height), txIndex: 0};
+      const paid = result.payouts.filter((pay) => pay.amount > 0n);
+      const rewards = paid.map((pay) => ({
+        rewardType: pay.rewardType,
+        amount: pay.amount.toString(),
+        utxoId: transferOutput(p.stakingTxId, first + pay.outputOffset, avax, pay.amount, pay.owner).utxoId,
+        addresses: pay.owner.addresses.map((a) => Buffer.from(a).toString("hex")),
+      }));
+      const facts = {stakingTxHash: p.stakingTxId, rewards};
+      const payees = paid.flatMap((pay) => pay.owner.addresses);
+      this.events.addresses(event, payees);
+      this.events.addresses(event, payees, "reward_distribution", facts);
+      this.events.validatorEvent(event, "reward_distribution", {nodeId: row.node_id, subnetId: row.subnet_id, key: p.stakingTxId}, {
+        ...facts,
+        stakerKind: row.kind,
+        potentialReward: row.potential_reward,
+      });
+    }
   }
 
   /** The UTXOs a staking transaction created, as the store holds them. */

@@ -45,6 +45,7 @@ import {SignerKeys} from "./signerKeys.js";
 import {UtxoOwners} from "./utxoOwners.js";
 import {StakingFold, type TxEffects} from "./stakingFold.js";
 import type {ViewMetrics} from "./metrics.js";
+import {WebhookEvents, l1BalanceThresholds, validatorEvents, type EventPlace} from "./webhookEvents.js";
 
 export interface PrimaryViewOptions {
   /** Containers folded per SQL transaction, at most. */
@@ -188,6 +189,8 @@ export class Batch {
   supply = new SupplyDeltas();
   /** Spends the supply's recompute could not count whose UTXOs this batch creates (LATE_SPENDS_KEY). */
   lateSettled: string[] = [];
+  /** The primary webhooks' messages of this batch (webhookEvents.ts), written with its rows. */
+  webhooks = new WebhookEvents();
 
   /** An aborted staking proposal's stake outputs of this batch become plain UTXOs (stakingFold.ts abortStaker). */
   unstake(txId: string): void {
@@ -602,6 +605,8 @@ export class PrimaryView {
     let building = null as Built | null;
     try {
       built = await this.modules.sql.transaction(async (tx) => {
+        // The L1 balance thresholds webhooks watch, as of this batch (its statement matches the webhooks again).
+        this.staking.l1Thresholds = await l1BalanceThresholds(tx);
         const b = await this.build(e, prepared, tx, await this.completeOwners(tx, prepared, []));
         building = b;
         await this.writeBuilt(tx, e, b);
@@ -630,6 +635,8 @@ export class PrimaryView {
     const batch = new Batch();
     const blocks: FoldPlace[] = [];
     let txCount = 0;
+    // Rewards settled and L1 balances charged by a P block are its webhooks' events too.
+    this.staking.events = batch.webhooks;
     // Where the fold is, for the report of an error in it.
     let at: {c: StoredContainer; block: FoldPlace | null; txId: string | null} =
       {c: containers[0]!, block: null, txId: null};
@@ -650,14 +657,15 @@ export class PrimaryView {
         if (e.kind === "vtx") batch.vertices.push(vertexRow(d, ++this.seq.vtx, ts));
         const aborted = await this.staking.beforeBlock(tx, d, ts);
         if (aborted !== null) batch.unstake(aborted);
-        for (const t of d.txs) {
+        for (const [txIndex, t] of d.txs.entries()) {
           at.txId = t.id;
           const seq = ++this.seq[e.chain];
           const place: TxPlace = {chain: e.chain, chainId, seq, blockId: d.blockId, height: d.height, ts};
           // The staking fold first: what it derives (L1 balances returned, L1 validator details) is written
           // with the transaction's own rows.
           const effects = await this.staking.onTx(tx, t, place);
-          this.foldTx(batch, t, place, owners, effects);
+          const event: EventPlace = {chainId, pos: e.chain === "P" ? d.height : seq, txId: t.id, blockId: d.blockId, height: d.height, txIndex};
+          this.foldTx(batch, t, place, owners, effects, e.chain === "C" ? null : event);
           txCount++;
         }
         at.txId = null;
@@ -780,23 +788,31 @@ export class PrimaryView {
     return out;
   }
 
-  private foldTx(batch: Batch, t: PrimaryTx, place: TxPlace, owners: Map<string, Uint8Array[]>, effects: TxEffects): void {
+  private foldTx(batch: Batch, t: PrimaryTx, place: TxPlace, owners: Map<string, Uint8Array[]>, effects: TxEffects, event: EventPlace | null): void {
     batch.txs.push(txRow(t, place, effects.l1));
     const avax = this.modules.avaxAssetId;
     for (const i of t.evmInputs) if (i.assetId === avax) batch.supply.evm(t.id, "in", i.amount);
     for (const o of t.evmOutputs) if (o.assetId === avax) batch.supply.evm(t.id, "out", o.amount);
     const touched: Uint8Array[] = ownedAddresses(t);
-    for (const o of t.outputs) this.createUtxo(batch, t.id, o, place);
+    // The owners of the UTXOs it consumes and creates: whose balance it changes (primary webhooks' balance_change).
+    const balances: Uint8Array[] | null = event ? [] : null;
+    for (const o of t.outputs) {
+      this.createUtxo(batch, t.id, o, place);
+      balances?.push(...o.owner.addresses);
+    }
     for (const o of effects.refunds) {
       this.createUtxo(batch, t.id, o, place);
       touched.push(...o.owner.addresses);
+      balances?.push(...o.owner.addresses);
     }
     for (const i of t.inputs) {
       const known = batch.createdOwners.get(i.utxoId) ?? owners.get(i.utxoId);
       if (known) touched.push(...known);
       // The signers' addresses, from the keys recovered: the owner when the creating transaction is not folded yet
       // (an import folded before its export).
-      touched.push(...this.signerKeys.fill(i, known, t.unsignedHash));
+      const signers = this.signerKeys.fill(i, known, t.unsignedHash);
+      touched.push(...signers);
+      balances?.push(...(known ?? signers));
       if (!batch.utxoConsumes.has(i.utxoId)) {
         if (i.assetId === avax) batch.supply.consumed(i.utxoId, i.amount, place.chainId);
         batch.utxoConsumes.set(i.utxoId, [
@@ -813,6 +829,10 @@ export class PrimaryView {
       }
     }
     for (const a of distinctBytes(touched)) batch.txAddresses.push([place.chain, a, place.seq]);
+    if (event && balances) {
+      if (balances.length > 0) batch.webhooks.addresses(event, balances);
+      if (place.chain === "P") validatorEvents(batch.webhooks, event, t, effects);
+    }
     if (place.chain === "X") {
       // A transaction moves one or two assets: a list, not a set of two spread copies (garbage on every transaction).
       const assets: string[] = [];
@@ -872,6 +892,7 @@ export class PrimaryView {
     ];
     const statements = tables.filter(([, , rows]) => rows.length > 0).map(([table, columns, rows, opts]) => insertSql(table, columns, rows, opts, params));
     if (b.supply.size > 0) statements.push(b.supply.upsertSql(params, repeats));
+    if (b.webhooks.size > 0) statements.push(...b.webhooks.statements(params));
     return statements;
   }
 

@@ -1,0 +1,188 @@
+/**
+ * The primary-network view's part of the webhooks' outbox (schema 17, 22): the messages of
+ * `primary_network_address_activity` and `validator_activity` webhooks, collected while a batch is built and written
+ * by its statement (view.ts writeStatements), so they commit or roll back with the batch's rows: a kill -9 neither
+ * loses one nor makes one for a batch not folded. Accepted P and X blocks are final (no reorg), so nothing here is
+ * ever reversed.
+ *
+ * Matching is in SQL, against the webhooks the statement sees: an address event joins `webhook_addresses` (the
+ * webhook's keys as 20-byte addresses), a validator event the webhook's `metadata` (keys, nodeIds, subnetIds, its
+ * sub-events and L1 balance threshold). A webhook gets the events from its `from_block` on (queries/webhooks.ts):
+ * on P the block height, on X the transaction's place in the view's order (`seq`), so a refold after
+ * `data-api rebuild` sends it no history.
+ *
+ * A message's ID is derived from the webhook, chain, transaction (or block, for an event of a block), sub-event and,
+ * where one transaction makes several, the address or validator: a batch folded again makes the same IDs (ON
+ * CONFLICT DO NOTHING keeps the first). The body is built at the first attempt (webhooks/primaryPayload.ts);
+ * a balance_threshold message is a candidate, delivered only if the balance did cross (or skipped).
+ */
+import {arrayParam, type BulkColumnType} from "../../store/bulk.js";
+import type {PrimaryTx} from "./model.js";
+import type {L1EffectRow} from "./rows.js";
+
+/** Where an event happened: its chain, transaction (null: the block's), block, and the webhook position it is at. */
+export interface EventPlace {
+  chainId: string;
+  /** The P block height, or the X transaction's seq: compared with a webhook's from_block. */
+  pos: bigint;
+  txId: string | null;
+  /** The block (or vertex) ID: an event of a block is named by it. */
+  blockId: string;
+  height: bigint;
+  txIndex: number;
+}
+
+/** A primary_network_address_activity sub-event an address takes part in. */
+type AddressSub = "balance_change" | "reward_distribution";
+
+export type ValidatorSub =
+  | "validator_stake"
+  | "delegator_stake"
+  | "reward_distribution"
+  | "l1_validator_balance_increased"
+  | "l1_validator_disabled"
+  | "l1_validator_removed"
+  | "l1_validator_balance_threshold";
+
+const NOW_MS = "(extract(epoch from clock_timestamp()) * 1000)::int8";
+
+/** What a batch's transactions and blocks did that primary webhooks may watch; written with the batch. */
+export class WebhookEvents {
+  private readonly addr: unknown[][] = [];
+  private readonly validator: unknown[][] = [];
+
+  get size(): number {
+    return this.addr.length + this.validator.length;
+  }
+
+  /**
+   * A transaction consumed or created UTXOs of `addresses` (balance_change, and a balance_threshold candidate for
+   * each); a reward transaction's payouts add reward_distribution, with `facts` (the payouts) in the event.
+   */
+  addresses(place: EventPlace, addresses: readonly Uint8Array[], sub: AddressSub = "balance_change", facts: Record<string, unknown> = {}): void {
+    const seen = new Set<string>();
+    for (const a of addresses) {
+      const k = Buffer.from(a).toString("hex");
+      if (seen.has(k)) continue;
+      seen.add(k);
+      this.addr.push([a, place.chainId, place.pos, place.txId, place.blockId, place.height, place.txIndex, sub, JSON.stringify(facts)]);
+    }
+  }
+
+  /**
+   * A validator's event: `key` tells apart the messages one transaction makes for one webhook (the validation ID of
+   * an L1 validator, else the node). `balance` [before, after] for l1_validator_balance_threshold.
+   */
+  validatorEvent(place: EventPlace, sub: ValidatorSub, v: {nodeId: string; subnetId: string; key?: string; balance?: [bigint, bigint]}, facts: Record<string, unknown>): void {
+    this.validator.push([
+      v.nodeId,
+      v.subnetId,
+      place.chainId,
+      place.pos,
+      place.txId,
+      place.blockId,
+      place.height,
+      place.txIndex,
+      sub,
+      v.key ?? v.nodeId,
+      JSON.stringify({...facts, subEvent: sub, nodeId: v.nodeId, subnetId: v.subnetId}),
+      v.balance ? v.balance[0].toString() : null,
+      v.balance ? v.balance[1].toString() : null,
+    ]);
+  }
+
+  /** The batch's INSERTs into the outbox (data-modifying CTEs of its statement), their arrays appended to `params`. */
+  statements(params: unknown[]): string[] {
+    const out: string[] = [];
+    const arrays = (rows: unknown[][], types: BulkColumnType[]): string[] =>
+      types.map((t, c) => {
+        params.push(arrayParam(t, rows.map((r) => r[c])));
+        return `$${params.length}::${t === "text[]" || t === "jsonb" || t === "numeric" ? "text" : t}[]`;
+      });
+    if (this.addr.length > 0) {
+      const [a, c, pos, tx, blk, h, i, sub, facts] = arrays(this.addr, ["bytea", "text", "int8", "text", "text", "int8", "int4", "text", "text"]);
+      // balance_change: one message a webhook and transaction, naming the watched addresses it touched;
+      // balance_threshold: one candidate a webhook, transaction and address; reward_distribution: one a webhook and
+      // reward transaction.
+      out.push(
+        `INSERT INTO webhook_outbox (message_id, webhook_id, chain_id, block_number, tx_index, primary_tx_id, event, created_at)
+         SELECT md5(m.id || ':' || m.c || ':' || m.tx || ':' || m.sub || m.k)::uuid::text, m.id, m.c, min(m.h), min(m.i), m.tx,
+                jsonb_build_object('subEvent', m.sub, 'addresses', jsonb_agg(DISTINCT m.a ORDER BY m.a)) || min(m.f)::jsonb, ${NOW_MS}
+         FROM (
+           SELECT h.id, u.c, u.tx, s.sub, CASE WHEN s.sub = 'balance_threshold' THEN ':' || encode(u.a, 'hex') ELSE '' END AS k, encode(u.a, 'hex') AS a, u.h, u.i, u.f
+           FROM unnest(${a}, ${c}, ${pos}, ${tx}, ${blk}, ${h}, ${i}, ${sub}, ${facts}) AS u(a, c, pos, tx, blk, h, i, sub, f)
+           JOIN webhook_addresses wa ON wa.address = u.a
+           JOIN webhooks h ON h.id = wa.webhook_id AND h.status = 'active' AND h.event_type = 'primary_network_address_activity' AND h.chain_id = u.c AND h.from_block <= u.pos
+           CROSS JOIN LATERAL (SELECT x AS sub FROM jsonb_array_elements_text(h.metadata -> 'subEvents' -> 'addressActivitySubEvents') AS x
+             WHERE x = u.sub OR (x = 'balance_threshold' AND u.sub = 'balance_change')) AS s
+         ) AS m
+         GROUP BY m.id, m.c, m.tx, m.sub, m.k
+         ON CONFLICT (message_id) DO NOTHING`,
+      );
+    }
+    if (this.validator.length > 0) {
+      const [node, subnet, c, pos, tx, blk, h, i, sub, k, e, before, after] = arrays(this.validator, [
+        "text", "text", "text", "int8", "text", "text", "int8", "int4", "text", "text", "text", "numeric", "numeric",
+      ]);
+      out.push(
+        `INSERT INTO webhook_outbox (message_id, webhook_id, chain_id, block_number, tx_index, primary_tx_id, event, created_at)
+         SELECT md5(h.id || ':' || u.c || ':' || COALESCE(u.tx, 'block:' || u.blk) || ':' || u.sub || ':' || u.k)::uuid::text, h.id, u.c, u.h, u.i, u.tx,
+                CASE WHEN u.sub = 'l1_validator_balance_threshold' THEN u.e::jsonb || jsonb_build_object('l1ValidatorFeeBalanceThreshold', h.metadata ->> 'l1ValidatorFeeBalanceThreshold') ELSE u.e::jsonb END,
+                ${NOW_MS}
+         FROM unnest(${node}, ${subnet}, ${c}, ${pos}, ${tx}, ${blk}, ${h}, ${i}, ${sub}, ${k}, ${e}, ${before}, ${after}) AS u(node, subnet, c, pos, tx, blk, h, i, sub, k, e, before, after)
+         JOIN webhooks h ON h.status = 'active' AND h.event_type = 'validator_activity' AND h.chain_id = u.c AND h.from_block <= u.pos
+           AND jsonb_exists(h.metadata -> 'subEvents' -> 'validatorActivitySubEvents', u.sub)
+           AND jsonb_exists(h.metadata -> 'keys', CASE WHEN h.metadata ->> 'keyType' = 'subnetId' THEN u.subnet ELSE u.node END)
+           AND (COALESCE(jsonb_array_length(h.metadata -> 'nodeIds'), 0) = 0 OR jsonb_exists(h.metadata -> 'nodeIds', u.node))
+           AND (COALESCE(jsonb_array_length(h.metadata -> 'subnetIds'), 0) = 0 OR jsonb_exists(h.metadata -> 'subnetIds', u.subnet))
+         WHERE u.sub <> 'l1_validator_balance_threshold'
+            OR (u.before::numeric >= (h.metadata ->> 'l1ValidatorFeeBalanceThreshold')::numeric AND u.after::numeric < (h.metadata ->> 'l1ValidatorFeeBalanceThreshold')::numeric)
+         ON CONFLICT (message_id) DO NOTHING`,
+      );
+    }
+    return out;
+  }
+}
+
+/**
+ * The L1 fee balance thresholds active validator_activity webhooks watch: the fold reports a validator's balance
+ * only when it falls under one of them (every P block charges every active L1 validator). Read once a P batch.
+ */
+export async function l1BalanceThresholds(tx: {query: <T>(sql: string, params?: unknown[]) => Promise<T[]>}): Promise<bigint[]> {
+  const rows = await tx.query<{t: string}>(
+    `SELECT DISTINCT metadata ->> 'l1ValidatorFeeBalanceThreshold' AS t FROM webhooks
+     WHERE status = 'active' AND event_type = 'validator_activity' AND jsonb_exists(metadata -> 'subEvents' -> 'validatorActivitySubEvents', 'l1_validator_balance_threshold')
+       AND metadata ->> 'l1ValidatorFeeBalanceThreshold' IS NOT NULL`,
+  );
+  return rows.map((r) => BigInt(r.t));
+}
+
+/**
+ * A P transaction's validator events: a staker added (validator_stake for a validator of the primary network or a
+ * subnet, delegator_stake for a delegator), and what it did to L1 validators (their balance increased, disabled,
+ * removed by weight 0), from the staking fold's effects.
+ */
+export function validatorEvents(events: WebhookEvents, place: EventPlace, t: PrimaryTx, effects: {l1: readonly L1EffectRow[]}): void {
+  const s = t.details.staker;
+  if (s) {
+    const facts = {weight: s.weight.toString(), endTimestamp: Number(s.endTime), ...(s.startTime !== null ? {startTimestamp: Number(s.startTime)} : {})};
+    events.validatorEvent(place, s.kind === "delegator" ? "delegator_stake" : "validator_stake", {nodeId: s.nodeId, subnetId: s.subnetId}, facts);
+  }
+  const sub: ValidatorSub | null =
+    t.txType === "IncreaseL1ValidatorBalanceTx" ? "l1_validator_balance_increased" : t.txType === "DisableL1ValidatorTx" ? "l1_validator_disabled" : t.txType === "SetL1ValidatorWeightTx" ? "l1_validator_removed" : null;
+  if (sub === null) return;
+  for (const e of effects.l1) {
+    if (sub === "l1_validator_removed" && e.weight !== 0n) continue;
+    events.validatorEvent(place, sub, {nodeId: e.nodeId, subnetId: e.subnetId, key: e.validationId}, l1Facts(e));
+  }
+}
+
+/** An L1 validator's figures in an event (nAVAX as decimal strings). */
+export function l1Facts(e: {validationId: string; weight: bigint; remainingBalance: bigint; balanceChange?: bigint}): Record<string, unknown> {
+  return {
+    validationId: e.validationId,
+    weight: e.weight.toString(),
+    remainingBalance: e.remainingBalance.toString(),
+    ...(e.balanceChange !== undefined ? {balanceChange: e.balanceChange.toString()} : {}),
+  };
+}
