@@ -7,7 +7,8 @@
 import type {Logger} from "../logger/index.js";
 import {ENDPOINTS, type Endpoint} from "../index/endpoints.js";
 import {MAX_FETCHED_BY_RANGE} from "../index/store.js";
-import {idFromString, sha256} from "../util/cb58.js";
+import {idFromString} from "../util/cb58.js";
+import {sha256} from "../util/sha256.js";
 import {hexToBytes} from "../util/hex.js";
 import {MAX_TIMESTAMP_NS, parseRfc3339Nano} from "../util/time.js";
 import type {FeedStatus} from "./status.js";
