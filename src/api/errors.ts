@@ -21,14 +21,18 @@ export interface RpcErrorObject {
   data?: unknown;
 }
 
-export class RpcError extends Error {
+/**
+ * A JSON-RPC error this server replies with: a handler throws it, toRpcError makes it the answer's error object.
+ * The errors of calls this process makes to a node are evm/rpc.ts's RpcCallError.
+ */
+export class RpcErrorReply extends Error {
   constructor(
     readonly code: number,
     message: string,
     readonly data?: unknown,
   ) {
     super(message);
-    this.name = "RpcError";
+    this.name = "RpcErrorReply";
   }
 
   toObject(): RpcErrorObject {
@@ -39,25 +43,25 @@ export class RpcError extends Error {
 }
 
 /** -32000 with an AvalancheGo message text, e.g. `no container at index 5`. */
-export function appError(message: string): RpcError {
-  return new RpcError(ErrorCode.Application, message);
+export function appError(message: string): RpcErrorReply {
+  return new RpcErrorReply(ErrorCode.Application, message);
 }
 
 /** -32602 naming the field: `invalid params: <field>: <reason>`. */
-export function invalidParams(field: string | null, reason: string): RpcError {
-  return new RpcError(ErrorCode.InvalidParams, field ? `invalid params: ${field}: ${reason}` : `invalid params: ${reason}`);
+export function invalidParams(field: string | null, reason: string): RpcErrorReply {
+  return new RpcErrorReply(ErrorCode.InvalidParams, field ? `invalid params: ${field}: ${reason}` : `invalid params: ${reason}`);
 }
 
-export function methodNotFound(method: string): RpcError {
-  return new RpcError(ErrorCode.MethodNotFound, `method not found: ${method}`);
+export function methodNotFound(method: string): RpcErrorReply {
+  return new RpcErrorReply(ErrorCode.MethodNotFound, `method not found: ${method}`);
 }
 
-export function invalidRequest(reason: string): RpcError {
-  return new RpcError(ErrorCode.InvalidRequest, `invalid request: ${reason}`);
+export function invalidRequest(reason: string): RpcErrorReply {
+  return new RpcErrorReply(ErrorCode.InvalidRequest, `invalid request: ${reason}`);
 }
 
-export function parseError(reason: string): RpcError {
-  return new RpcError(ErrorCode.ParseError, `parse error: ${reason}`);
+export function parseError(reason: string): RpcErrorReply {
+  return new RpcErrorReply(ErrorCode.ParseError, `parse error: ${reason}`);
 }
 
 /**
@@ -65,6 +69,6 @@ export function parseError(reason: string): RpcError {
  * unexpected failure: the caller logs it, the client sees only `internal error`.
  */
 export function toRpcError(err: unknown): {error: RpcErrorObject; expected: boolean} {
-  if (err instanceof RpcError) return {error: err.toObject(), expected: err.code !== ErrorCode.InternalError};
+  if (err instanceof RpcErrorReply) return {error: err.toObject(), expected: err.code !== ErrorCode.InternalError};
   return {error: {code: ErrorCode.InternalError, message: "internal error"}, expected: false};
 }

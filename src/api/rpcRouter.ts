@@ -12,7 +12,7 @@ import type {CounterChild, HistogramChild} from "../metrics/fast.js";
 import type {RpcMetrics} from "../metrics/index.js";
 import {
   ErrorCode,
-  RpcError,
+  RpcErrorReply,
   invalidRequest,
   methodNotFound,
   parseError,
@@ -277,7 +277,7 @@ function succeeded(stats: MethodStats | null, start: number, request: JSONRPCReq
 }
 
 function outcomeOf(e: unknown): string {
-  if (!(e instanceof RpcError)) return "internal_error";
+  if (!(e instanceof RpcErrorReply)) return "internal_error";
   switch (e.code) {
     case ErrorCode.InvalidParams:
       return "invalid_params";

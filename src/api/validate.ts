@@ -8,7 +8,7 @@ import {parseLogLevel, type LogLevel} from "../logger/index.js";
 import {idFromString} from "../util/cb58.js";
 import {invalidParams} from "./errors.js";
 
-/** Parses a value or throws RpcError(-32602). `field` is the dotted path used in the message. */
+/** Parses a value or throws RpcErrorReply(-32602). `field` is the dotted path used in the message. */
 export type Validator<T> = (value: unknown, field: string) => T;
 
 interface Field<T> {

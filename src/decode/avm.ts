@@ -3,7 +3,7 @@
  * the data API's reader also uses. A transaction's ID is sha256 of its signed bytes (codec version included); inside
  * a block the same bytes follow the block's codec version, so a tx ID there is sha256(0x0000 ‖ tx bytes).
  */
-import {sha256} from "../util/cb58.js";
+import {sha256} from "../util/sha256.js";
 import {raw, versioned} from "./codec/codec.js";
 import {vertex, X_TXS, xBlock, xSignedTx, xUnsignedTx} from "./codec/avm.js";
 import {DecodeError, Reader} from "./reader.js";

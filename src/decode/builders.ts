@@ -10,7 +10,7 @@ import {AVM_STANDARD_BLOCK} from "./avm.js";
 import {buildEvmBlock} from "./coreth.js";
 import {buildProposerBlock} from "./proposervm.js";
 import {Writer} from "./reader.js";
-import {sha256} from "../util/cb58.js";
+import {sha256} from "../util/sha256.js";
 
 const AVAX_ASSET = createHash("sha256").update("dev-avax").digest();
 

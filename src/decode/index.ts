@@ -3,7 +3,7 @@
  * wrapped in a proposervm block or bare (pre-fork history), so the decoder tries the wrapper first and falls back.
  * A container that does not decode is still indexed: its ID is sha256(bytes) and derived views leave it out.
  */
-import {sha256} from "../util/cb58.js";
+import {sha256} from "../util/sha256.js";
 import {decodeAvmBlock, decodeAvmTx, decodeVertex} from "./avm.js";
 import {decodeEvmBlock} from "./coreth.js";
 import {decodePlatformBlock} from "./platformvm.js";

@@ -5,7 +5,7 @@
  * sha256 of everything but the trailing signature. An option block (type 1) is
  * `parent ‖ inner block`; its ID is sha256 of all its bytes.
  */
-import {sha256} from "../util/cb58.js";
+import {sha256} from "../util/sha256.js";
 import {DecodeError, Reader, Writer} from "./reader.js";
 
 export interface ProposerBlock {

@@ -13,6 +13,7 @@ import {createRequire} from "node:module";
 import type {NetworkInfo} from "../chains/index.js";
 import {Writer} from "../decode/reader.js";
 import {EMPTY_ID, cb58Decode, idFromString} from "../util/cb58.js";
+import {sha256} from "../util/sha256.js";
 import type {BlsCredentials, GenesisState} from "../dataApi/views/primary/model.js";
 import type {NetworkGenesis} from "../genesis/build.js";
 import {devGenesis} from "./genesis.js";
@@ -39,7 +40,6 @@ interface Secp {
 }
 const secp = createRequire(import.meta.url)("secp256k1") as Secp;
 
-const sha = (b: Uint8Array): Uint8Array => new Uint8Array(createHash("sha256").update(b).digest());
 const ripemd = (b: Uint8Array): Uint8Array => new Uint8Array(createHash("ripemd160").update(b).digest());
 
 const NANO = 1_000_000_000n;
@@ -60,12 +60,12 @@ const EWOQ = Uint8Array.from(Buffer.from("56289e99c94b6912bfc12adc093c9b51124f0d
 function key(sk: Uint8Array): DevKey {
   const publicKey = secp.publicKeyCreate(sk, true);
   const evmAddress = keccak_256(secp.publicKeyCreate(sk, false).subarray(1)).subarray(12);
-  return {sk, publicKey, address: ripemd(sha(publicKey)), evmAddress};
+  return {sk, publicKey, address: ripemd(sha256(publicKey)), evmAddress};
 }
 
 /** ewoq, then deterministic keys. */
 export function devKeys(): DevKey[] {
-  return [key(EWOQ), ...Array.from({length: 7}, (_, i) => key(sha(new TextEncoder().encode(`avaext dev key ${i + 1}`))))];
+  return [key(EWOQ), ...Array.from({length: 7}, (_, i) => key(sha256(new TextEncoder().encode(`avaext dev key ${i + 1}`))))];
 }
 
 /** AvalancheGo's five local-network validators (`staking/local/staker{1..5}`). */
@@ -610,7 +610,7 @@ export class DevPrimaryNetwork {
     return this.finish(w, [from.owner], [3], (txId) => {
       this.p.push({txId, index: 0, amount: change, owner: from.owner});
       for (let i = 0; i < 3; i++) {
-        const validationId = sha(new Writer().fixed(this.subnet!).u32(i).finish());
+        const validationId = sha256(new Writer().fixed(this.subnet!).u32(i).finish());
         this.validations.push(validationId);
         this.l1.push({signer: i + 1, validationId, weight: 100n, active: true, nonce: 0n});
       }
@@ -750,14 +750,14 @@ export class DevPrimaryNetwork {
   /** Signs the unsigned tx in `w` (one credential per input, then the authorisations) and records its outputs. */
   private finish(w: Writer, inputOwners: number[], authOwners: number[], record: (txId: Uint8Array) => void): Uint8Array {
     const unsigned = w.finish();
-    const digest = sha(unsigned);
+    const digest = sha256(unsigned);
     const signed = new Writer().fixed(unsigned).u32(inputOwners.length + authOwners.length);
     for (const o of [...inputOwners, ...authOwners]) {
       const {signature, recid} = secp.ecdsaSign(digest, this.keys[o]!.sk);
       signed.u32(9).u32(1).fixed(signature).fixed(Uint8Array.of(recid));
     }
     const bytes = signed.finish();
-    record(sha(bytes));
+    record(sha256(bytes));
     return bytes;
   }
 

@@ -11,8 +11,8 @@
 import {createHash} from "node:crypto";
 import {p256} from "@noble/curves/nist.js";
 import {cb58Encode} from "../util/cb58.js";
+import {sha256} from "../util/sha256.js";
 
-const sha256 = (b: Uint8Array): Uint8Array => new Uint8Array(createHash("sha256").update(b).digest());
 const ripemd160 = (b: Uint8Array): Uint8Array => new Uint8Array(createHash("ripemd160").update(b).digest());
 
 function der(tag: number, ...parts: Uint8Array[]): Uint8Array {

@@ -10,6 +10,7 @@ import {createRequire} from "node:module";
 import {AVM_STANDARD_BLOCK} from "../decode/avm.js";
 import {buildProposerBlock} from "../decode/proposervm.js";
 import {Writer} from "../decode/reader.js";
+import {sha256} from "../util/sha256.js";
 
 interface Secp {
   privateKeyVerify(sk: Uint8Array): boolean;
@@ -18,7 +19,6 @@ interface Secp {
 }
 const secp = createRequire(import.meta.url)("secp256k1") as Secp;
 
-const sha = (b: Uint8Array): Buffer => createHash("sha256").update(b).digest();
 const ripemd = (b: Uint8Array): Buffer => createHash("ripemd160").update(b).digest();
 
 export interface HistoryKey {
@@ -31,10 +31,10 @@ export interface HistoryKey {
 export function makeKeys(n: number, seed?: string): HistoryKey[] {
   const keys: HistoryKey[] = [];
   for (let i = 0; keys.length < n; i++) {
-    const sk = seed === undefined ? randomBytes(32) : sha(Buffer.from(`${seed}/${i}`));
+    const sk = seed === undefined ? randomBytes(32) : sha256(Buffer.from(`${seed}/${i}`));
     if (!secp.privateKeyVerify(sk)) continue;
     const publicKey = secp.publicKeyCreate(sk, true);
-    keys.push({sk, publicKey, address: ripemd(sha(publicKey))});
+    keys.push({sk, publicKey, address: ripemd(sha256(publicKey))});
   }
   return keys;
 }
@@ -68,7 +68,7 @@ export function* xHistory(o: HistoryOptions): Generator<HistoryBlock> {
   const perBlock = o.txsPerBlock ?? 20;
   // The unspent set: [txId, index, amount, key]; two genesis UTXOs per key.
   const utxos: Array<[Uint8Array, number, bigint, number]> = [];
-  for (let k = 0; k < o.keys.length; k++) for (let j = 0; j < 2; j++) utxos.push([sha(Buffer.from(`genesis/${k}/${j}`)), j, 1_000_000_000_000n, k]);
+  for (let k = 0; k < o.keys.length; k++) for (let j = 0; j < 2; j++) utxos.push([sha256(Buffer.from(`genesis/${k}/${j}`)), j, 1_000_000_000_000n, k]);
   let made = 0;
   let height = o.startHeight ?? 0n;
   const firstHeight = height;
@@ -77,7 +77,7 @@ export function* xHistory(o: HistoryOptions): Generator<HistoryBlock> {
   while (made < o.txs) {
     const n = Math.min(perBlock, o.txs - made);
     const ts = BigInt(o.startSeconds) + (height - firstHeight) * 2n;
-    const body = new Writer().u16(0).u32(AVM_STANDARD_BLOCK).fixed(parent).u64(height + 1n).u64(ts).fixed(sha(Buffer.from(`root/${height}`))).u32(n);
+    const body = new Writer().u16(0).u32(AVM_STANDARD_BLOCK).fixed(parent).u64(height + 1n).u64(ts).fixed(sha256(Buffer.from(`root/${height}`))).u32(n);
     const created: typeof utxos = [];
     const txIds: Uint8Array[] = [];
     for (let i = 0; i < n; i++) {
@@ -104,14 +104,14 @@ export function* xHistory(o: HistoryOptions): Generator<HistoryBlock> {
       for (const u of ins) unsigned.fixed(u[0]).u32(u[1]).fixed(o.assetId).u32(5).u64(u[2]).u32(1).u32(0);
       unsigned.u32(0); // memo
       const ub = unsigned.finish();
-      const digest = sha(ub);
+      const digest = sha256(ub);
       const signed = new Writer().fixed(ub.subarray(2)).u32(2);
       for (const u of ins) {
         const {signature, recid} = secp.ecdsaSign(digest, o.keys[u[3]]!.sk);
         signed.u32(9).u32(1).fixed(signature).fixed(Uint8Array.of(recid));
       }
       const inline = signed.finish();
-      const txId = sha(Buffer.concat([Buffer.from([0, 0]), inline]));
+      const txId = sha256(Buffer.concat([Buffer.from([0, 0]), inline]));
       txIds.push(txId);
       body.fixed(inline);
       outs.forEach(([amount, k], index) => created.push([txId, index, amount, k]));
@@ -123,8 +123,8 @@ export function* xHistory(o: HistoryOptions): Generator<HistoryBlock> {
     const inner = body.finish();
     const bytes = buildProposerBlock(wrapperParent, Number(ts), height, inner);
     // An unsigned proposervm block's ID: sha256 of all but the trailing (empty) signature's u32 length.
-    const id = sha(bytes.subarray(0, bytes.length - 4));
-    const innerId = sha(inner);
+    const id = sha256(bytes.subarray(0, bytes.length - 4));
+    const innerId = sha256(inner);
     yield {bytes, id, innerId, timestampNs: ts * 1_000_000_000n, txIds};
     parent = innerId;
     wrapperParent = id;

@@ -34,7 +34,7 @@ export const defaultEvmRpcOptions: Omit<EvmRpcOptions, "url"> = {
 export interface EvmRpcModules {
   logger: Logger;
   /** Counts every failed HTTP request by kind (`transport`, `http`, `malformed`). */
-  onError?: (kind: RpcErrorKind) => void;
+  onError?: (kind: RpcCallErrorKind) => void;
   /** Runs each HTTP exchange, knowing its methods (the dev network's EVM keeps its traces apart from its mining). */
   guard?: RpcGuard;
 }
@@ -42,13 +42,17 @@ export interface EvmRpcModules {
 /** Runs one HTTP exchange of JSON-RPC calls with these methods, when it may. */
 export type RpcGuard = <T>(methods: readonly string[], exchange: () => Promise<T>) => Promise<T>;
 
-export type RpcErrorKind = "transport" | "http" | "malformed" | "rpc";
+export type RpcCallErrorKind = "transport" | "http" | "malformed" | "rpc";
 
-/** Retryable: whatever the node answered or failed to answer, it may answer otherwise later (an RPC outage). */
-export class RpcError extends RetryableError {
+/**
+ * A call this process made to a node's JSON-RPC that failed (`kind`), or that the node answered with an error (`rpc`,
+ * with its code); the errors this process's own JSON-RPC server replies with are api/errors.ts's RpcErrorReply.
+ * Retryable: whatever the node answered or failed to answer, it may answer otherwise later (an RPC outage).
+ */
+export class RpcCallError extends RetryableError {
   constructor(
     message: string,
-    readonly kind: RpcErrorKind,
+    readonly kind: RpcCallErrorKind,
     readonly code?: number,
     /** Given up on at its timeout rather than failed: the node may still be working on the request. */
     readonly timedOut = false,
@@ -57,9 +61,9 @@ export class RpcError extends RetryableError {
   }
 }
 
-/** Whether a request was given up on at a timeout (an RpcError's, or fetch's own `TimeoutError`), not answered. */
+/** Whether a request was given up on at a timeout (an RpcCallError's, or fetch's own `TimeoutError`), not answered. */
 export function timedOut(e: unknown): boolean {
-  return e instanceof RpcError ? e.timedOut : e instanceof Error && e.name === "TimeoutError";
+  return e instanceof RpcCallError ? e.timedOut : e instanceof Error && e.name === "TimeoutError";
 }
 
 export interface RpcCall {
@@ -67,7 +71,7 @@ export interface RpcCall {
   params: unknown[];
 }
 
-export type RpcOutcome = {ok: true; result: unknown} | {ok: false; error: RpcError};
+export type RpcOutcome = {ok: true; result: unknown} | {ok: false; error: RpcCallError};
 
 interface Envelope {
   id?: unknown;
@@ -78,7 +82,7 @@ interface Envelope {
 export class EvmRpc {
   /**
    * The URL as errors, logs, health checks and answers show it (util/url.ts redactUrl): RPC URLs carry API keys in
-   * their credentials, query and path, and every RpcError message reaches a health check or an error body.
+   * their credentials, query and path, and every RpcCallError message reaches a health check or an error body.
    */
   get label(): string {
     return this.target().label;
@@ -114,7 +118,7 @@ export class EvmRpc {
     return Math.floor(this.limit);
   }
 
-  /** One call; a JSON-RPC error answer throws RpcError of kind `rpc` with the node's code and message. */
+  /** One call; a JSON-RPC error answer throws RpcCallError of kind `rpc` with the node's code and message. */
   async call<T = unknown>(method: string, params: unknown[], signal?: AbortSignal): Promise<T> {
     const [r] = await this.batch([{method, params}], signal);
     if (!r!.ok) throw r!.error;
@@ -134,7 +138,7 @@ export class EvmRpc {
       try {
         return await this.send(calls, signal);
       } catch (e) {
-        const err = e instanceof RpcError ? e : new RpcError(String(e), "transport");
+        const err = e instanceof RpcCallError ? e : new RpcCallError(String(e), "transport");
         this.modules.onError?.(err.kind);
         if (signal?.aborted || attempt >= this.opts.retries || !retryable(err)) throw err;
         const delay = Math.min(30_000, this.opts.retryBaseMs * 2 ** attempt) * (0.5 + Math.random() / 2);
@@ -147,7 +151,7 @@ export class EvmRpc {
   /** A slot under the adaptive limit; an abort while waiting for one throws (nothing was sent). */
   private async acquire(signal?: AbortSignal): Promise<void> {
     for (;;) {
-      if (signal?.aborted) throw new RpcError(`${this.label}: aborted`, "transport");
+      if (signal?.aborted) throw new RpcCallError(`${this.label}: aborted`, "transport");
       if (this.inFlight < Math.floor(this.limit)) break;
       await new Promise<void>((r) => {
         const wake = (): void => {
@@ -188,40 +192,40 @@ export class EvmRpc {
           });
         } catch (e) {
           const why = timeout.aborted ? `timed out after ${this.opts.timeoutMs} ms` : (e as Error).cause ? String((e as Error).cause) : (e as Error).message;
-          throw new RpcError(`${this.label}: ${why}`, "transport", undefined, timeout.aborted);
+          throw new RpcCallError(`${this.label}: ${why}`, "transport", undefined, timeout.aborted);
         }
         const text = await res.text().catch((e: Error) => {
           // The timeout covers the whole answer: a body that stalls after the headers times out too.
           const why = timeout.aborted ? `timed out after ${this.opts.timeoutMs} ms` : e.message;
-          throw new RpcError(`${this.label}: reading the answer: ${why}`, "transport", undefined, timeout.aborted);
+          throw new RpcCallError(`${this.label}: reading the answer: ${why}`, "transport", undefined, timeout.aborted);
         });
         return {res, text};
       };
       const guard = this.modules.guard;
       const {res, text} = guard ? await guard(calls.map((c) => c.method), exchange) : await exchange();
-      if (!res.ok) throw new RpcError(`${this.label}: HTTP ${res.status} ${text.slice(0, 200)}`, "http", res.status);
+      if (!res.ok) throw new RpcCallError(`${this.label}: HTTP ${res.status} ${text.slice(0, 200)}`, "http", res.status);
       let parsed: unknown;
       try {
         parsed = JSON.parse(text);
       } catch {
-        throw new RpcError(`${this.label}: the answer is not JSON: ${text.slice(0, 100)}`, "malformed");
+        throw new RpcCallError(`${this.label}: the answer is not JSON: ${text.slice(0, 100)}`, "malformed");
       }
       // A node that refuses the whole batch answers one error object instead of an array.
       if (!Array.isArray(parsed)) {
         const env = parsed as Envelope;
-        if (env && typeof env === "object" && env.error) throw new RpcError(`${this.label}: batch refused: ${String(env.error.message)}`, "malformed");
-        throw new RpcError(`${this.label}: the answer to a batch is not an array`, "malformed");
+        if (env && typeof env === "object" && env.error) throw new RpcCallError(`${this.label}: batch refused: ${String(env.error.message)}`, "malformed");
+        throw new RpcCallError(`${this.label}: the answer to a batch is not an array`, "malformed");
       }
       const byId = new Map<number, Envelope>();
       for (const e of parsed as Envelope[]) if (e && typeof e === "object" && typeof e.id === "number") byId.set(e.id, e);
       const out = calls.map((c, i): RpcOutcome => {
         const env = byId.get(first + i);
-        if (!env) throw new RpcError(`${this.label}: no answer to ${c.method} in the batch`, "malformed");
+        if (!env) throw new RpcCallError(`${this.label}: no answer to ${c.method} in the batch`, "malformed");
         if (env.error) {
           const code = typeof env.error.code === "number" ? env.error.code : undefined;
-          return {ok: false, error: new RpcError(`${c.method}: ${String(env.error.message)}`, "rpc", code)};
+          return {ok: false, error: new RpcCallError(`${c.method}: ${String(env.error.message)}`, "rpc", code)};
         }
-        if (!("result" in env)) throw new RpcError(`${this.label}: ${c.method} answered neither result nor error`, "malformed");
+        if (!("result" in env)) throw new RpcCallError(`${this.label}: ${c.method} answered neither result nor error`, "malformed");
         return {ok: true, result: env.result};
       });
       ok = true;
@@ -233,7 +237,7 @@ export class EvmRpc {
 }
 
 /** A 4xx other than 408 (timeout) and 429 (rate limit) will be answered again: retrying it only delays the error. */
-function retryable(err: RpcError): boolean {
+function retryable(err: RpcCallError): boolean {
   if (err.kind !== "http" || err.code === undefined) return true;
   return !(err.code >= 400 && err.code < 500 && err.code !== 408 && err.code !== 429);
 }

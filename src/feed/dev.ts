@@ -54,7 +54,8 @@ import {
   type L1ManagerCall,
 } from "../dev/primaryNetwork.js";
 import {decodeProposerBlock} from "../decode/proposervm.js";
-import {cb58Encode, idFromString, sha256} from "../util/cb58.js";
+import {cb58Encode, idFromString} from "../util/cb58.js";
+import {sha256} from "../util/sha256.js";
 import type {RawRpc} from "../dev/evm/traffic.js";
 import {findEndpoint} from "../index/endpoints.js";
 import type {FeedStatus} from "./status.js";

@@ -7,7 +7,8 @@
 import type {Logger} from "../logger/index.js";
 import {ENDPOINTS, type Endpoint} from "../index/endpoints.js";
 import {MAX_FETCHED_BY_RANGE} from "../index/store.js";
-import {idFromString, sha256} from "../util/cb58.js";
+import {idFromString} from "../util/cb58.js";
+import {sha256} from "../util/sha256.js";
 import {hexToBytes} from "../util/hex.js";
 import {MAX_TIMESTAMP_NS, parseRfc3339Nano} from "../util/time.js";
 import type {FeedStatus} from "./status.js";
@@ -47,9 +48,6 @@ interface UpstreamContainer {
   encoding: string;
   index: string;
 }
-
-/** The upstream answered with a JSON-RPC error. */
-class UpstreamError extends Error {}
 
 export function encodeHttpPosition(next: bigint[]): Uint8Array {
   const b = new Uint8Array(8 * ENDPOINTS.length);
@@ -200,24 +198,24 @@ export class HttpFeed implements FeedSource {
       const msg = json.error.message ?? "";
       // An empty index, or one we have fully mirrored: nothing new yet.
       if (msg === "no containers have been accepted" || msg.startsWith("start index (")) return [];
-      throw new UpstreamError(`upstream error on ${e.name}: ${msg}`);
+      throw new Error(`upstream error on ${e.name}: ${msg}`);
     }
     const list = json.result?.containers;
-    if (!Array.isArray(list)) throw new UpstreamError(`upstream answer on ${e.name} has no containers array`);
+    if (!Array.isArray(list)) throw new Error(`upstream answer on ${e.name} has no containers array`);
     return list;
   }
 
   private toItem(e: Endpoint, c: UpstreamContainer, expectIndex: bigint): FeedItem {
-    if (c.index !== expectIndex.toString()) throw new UpstreamError(`upstream ${e.name} returned index ${c.index}, expected ${expectIndex}`);
+    if (c.index !== expectIndex.toString()) throw new Error(`upstream ${e.name} returned index ${c.index}, expected ${expectIndex}`);
     const raw = hexToBytes(c.bytes);
     // `hex` carries a 4-byte sha256 checksum: check it and strip it.
     const bytes = raw.subarray(0, raw.length - 4);
     const sum = sha256(bytes).subarray(28);
     if (raw.length < 4 || Buffer.compare(Buffer.from(sum), Buffer.from(raw.subarray(raw.length - 4))) !== 0) {
-      throw new UpstreamError(`upstream ${e.name} container ${c.id}: bad checksum`);
+      throw new Error(`upstream ${e.name} container ${c.id}: bad checksum`);
     }
     const ts = parseRfc3339Nano(c.timestamp);
-    if (ts === null || ts < 0n || ts > MAX_TIMESTAMP_NS) throw new UpstreamError(`upstream ${e.name} container ${c.id}: bad timestamp ${c.timestamp}`);
+    if (ts === null || ts < 0n || ts > MAX_TIMESTAMP_NS) throw new Error(`upstream ${e.name} container ${c.id}: bad timestamp ${c.timestamp}`);
     return {chain: e.chain, kind: e.kind, endpoint: e, id: idFromString(c.id), bytes, timestampNs: ts, checksum: sum};
   }
 }

@@ -19,7 +19,8 @@
  * staker are exactly what a transaction of the same bytes in a block would give.
  */
 import {Writer} from "../decode/reader.js";
-import {EMPTY_ID, cb58Decode, cb58Encode, sha256} from "../util/cb58.js";
+import {EMPTY_ID, cb58Decode, cb58Encode} from "../util/cb58.js";
+import {sha256} from "../util/sha256.js";
 import {decodeSignedTx} from "../dataApi/views/primary/txCodec.js";
 import type {GenesisState, PrimaryTx, Staker, TxOutput} from "../dataApi/views/primary/model.js";
 import {cChainGenesisAllocationWei, genesisInitialSupply, genesisValidators, type GenesisConfig, type GenesisValidatorPlan} from "./config.js";

@@ -12,6 +12,7 @@
  * - `pChainGenesisAllocations`: the P-chain's genesis UTXOs (transaction ID empty, output index in order).
  */
 import {bech32} from "@scure/base";
+import {bytesToHex} from "../util/hex.js";
 
 export interface GenesisUnlock {
   amount: bigint;
@@ -195,12 +196,12 @@ export function validateGenesisConfig(config: GenesisConfig): void {
     fail(`initial stake duration is too low: must be at least ${config.initialStakeDurationOffset * BigInt(config.initialStakers.length - 1)}`);
   }
   if (config.initialStakedFunds.length === 0) fail("initial staked funds cannot be empty");
-  const allocated = new Set(config.allocations.map((a) => hex(a.avaxAddr)));
+  const allocated = new Set(config.allocations.map((a) => bytesToHex(a.avaxAddr)));
   const seen = new Set<string>();
   for (const f of config.initialStakedFunds) {
-    if (seen.has(hex(f))) fail(`duplicate initially staked address ${hex(f)}`);
-    seen.add(hex(f));
-    if (!allocated.has(hex(f))) fail(`initially staked address ${hex(f)} has no allocation`);
+    if (seen.has(bytesToHex(f))) fail(`duplicate initially staked address ${bytesToHex(f)}`);
+    seen.add(bytesToHex(f));
+    if (!allocated.has(bytesToHex(f))) fail(`initially staked address ${bytesToHex(f)} has no allocation`);
   }
   let locked = 0n;
   for (const a of config.allocations) for (const u of a.unlockSchedule) locked += u.amount;
@@ -245,10 +246,6 @@ export function cChainGenesisAllocationWei(config: GenesisConfig): bigint {
   return sum;
 }
 
-function hex(b: Uint8Array): string {
-  return Buffer.from(b).toString("hex");
-}
-
 function compareBytes(a: Uint8Array, b: Uint8Array): number {
   for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
   return a.length - b.length;
@@ -284,8 +281,8 @@ function splitAllocations(allocations: readonly GenesisAllocation[], n: number):
 
 /** The initial stakers as the P-chain genesis holds them, in its order (see the file's comment). */
 export function genesisValidators(config: GenesisConfig): GenesisValidatorPlan[] {
-  const staked = new Set(config.initialStakedFunds.map(hex));
-  const skipped = config.allocations.filter((a) => staked.has(hex(a.avaxAddr)));
+  const staked = new Set(config.initialStakedFunds.map(bytesToHex));
+  const skipped = config.allocations.filter((a) => staked.has(bytesToHex(a.avaxAddr)));
   const n = config.initialStakers.length;
   if (n === 0) return [];
   const shares = splitAllocations(skipped, n);
@@ -320,10 +317,10 @@ export function genesisValidators(config: GenesisConfig): GenesisValidatorPlan[]
 
 /** The P-chain genesis UTXOs: every unlock (amount > 0) of the allocations not initially staked, numbered in order. */
 export function pChainGenesisAllocations(config: GenesisConfig): Array<{outputIndex: number; address: Uint8Array; amount: bigint; locktime: bigint}> {
-  const staked = new Set(config.initialStakedFunds.map(hex));
+  const staked = new Set(config.initialStakedFunds.map(bytesToHex));
   const out: Array<{outputIndex: number; address: Uint8Array; amount: bigint; locktime: bigint}> = [];
   for (const a of config.allocations) {
-    if (staked.has(hex(a.avaxAddr))) continue;
+    if (staked.has(bytesToHex(a.avaxAddr))) continue;
     for (const u of a.unlockSchedule) {
       if (u.amount > 0n) out.push({outputIndex: out.length, address: a.avaxAddr, amount: u.amount, locktime: u.locktime});
     }

@@ -12,7 +12,7 @@
  * since earlier versions accepted any u64 timestamp.
  */
 import {readU64be} from "../db/buckets.js";
-import {sha256} from "../util/cb58.js";
+import {sha256} from "../util/sha256.js";
 import {MAX_TIMESTAMP_NS} from "../util/time.js";
 
 export interface ContainerRecord {

@@ -8,7 +8,7 @@ import type {BatchOp, Database} from "../db/controller.js";
 import type {ChainName} from "../chains/index.js";
 import {ENDPOINTS, type Endpoint} from "./endpoints.js";
 import {decodeRecord, encodeRecord, holdsChecksum, recordSize, type ReadRecord} from "./record.js";
-import {sha256} from "../util/cb58.js";
+import {sha256} from "../util/sha256.js";
 
 /**
  * A stored day of a chain's TPS series (Bucket.tpsDay): the metrics service's Day (src/metricsService/avgTps.ts),

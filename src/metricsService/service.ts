@@ -7,7 +7,7 @@ import {STATUS_CODES} from "node:http";
 import type {PlainResponse, Route, RouteResolver, Target} from "../api/routes.js";
 import type {ChainName, ChainRegistry} from "../chains/index.js";
 import type {AvgTps} from "./avgTps.js";
-import {PageTokens} from "./pageTokens.js";
+import {PositionTokens} from "./positionTokens.js";
 import {ClientAddresses} from "../api/clientAddress.js";
 import {RateLimiter} from "../api/rateLimit.js";
 
@@ -25,7 +25,7 @@ export interface MetricsServiceOptions {
 export interface MetricsServiceModules {
   chains: ChainRegistry;
   avgTps: AvgTps;
-  tokens?: PageTokens;
+  tokens?: PositionTokens;
 }
 
 export function errorBody(status: number, messages: string[]): PlainResponse {
@@ -38,14 +38,14 @@ export class MetricsService {
   /** Who a request is from (--http-trusted-proxies), for /v1 and /v2 alike. */
   readonly clients: ClientAddresses;
   /** Shared with /v2 (src/metricsService/v2). */
-  readonly tokens: PageTokens;
+  readonly tokens: PositionTokens;
 
   constructor(
     private readonly opts: MetricsServiceOptions,
     private readonly modules: MetricsServiceModules,
   ) {
     this.clients = opts.clients ?? new ClientAddresses();
-    this.tokens = modules.tokens ?? new PageTokens();
+    this.tokens = modules.tokens ?? new PositionTokens();
   }
 
   /** The 429 answer when the client is over its rate, else null (one budget for /v1 and /v2). */

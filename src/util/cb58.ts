@@ -8,9 +8,8 @@
  * those libraries on thousands of random inputs and every fixture (test/unit/util/cb58.test.ts). Decoding is
  * @scure/base.
  */
-import {hash} from "node:crypto";
 import {base58} from "@scure/base";
-import {SHA256_ONE_BLOCK_MAX, sha256Tail} from "./sha256.js";
+import {SHA256_ONE_BLOCK_MAX, sha256, sha256Tail} from "./sha256.js";
 
 const ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
 const DECODE_MAP = new Int8Array(128).fill(-1);
@@ -18,11 +17,6 @@ for (let i = 0; i < ALPHABET.length; i++) DECODE_MAP[ALPHABET.charCodeAt(i)] = i
 
 const CHECKSUM_LEN = 4;
 export const ID_LEN = 32;
-
-/** One-shot crypto.hash (Node ≥ 20.12) costs about half of createHash().update().digest() on small inputs. */
-export function sha256(bytes: Uint8Array): Uint8Array {
-  return hash("sha256", bytes, "buffer");
-}
 
 /** sha256(bytes)[28:32], written into `out` at `at`. IDs (32 bytes) take the one-block path in JavaScript. */
 function putChecksum(bytes: Uint8Array, out: Uint8Array, at: number): void {

@@ -8,7 +8,7 @@
  * - L1ValidatorRegistration(true) and L1ValidatorWeight: none.
  * Also the validation ID of a conversion's validator: sha256(subnetID ‖ u32 index), AvalancheGo's `ids.ID.Append`.
  */
-import {createHash} from "node:crypto";
+import {sha256} from "../util/sha256.js";
 import {ID_LEN, WarpError, parsePChainMessage, type RegisterL1Validator} from "./message.js";
 
 export type RegistrationJustification =
@@ -118,5 +118,5 @@ export function conversionValidationId(subnetId: Uint8Array, index: number): Uin
   const b = new Uint8Array(ID_LEN + 4);
   b.set(subnetId, 0);
   new DataView(b.buffer).setUint32(ID_LEN, index);
-  return new Uint8Array(createHash("sha256").update(b).digest());
+  return sha256(b);
 }

@@ -13,7 +13,7 @@
  * Every parser reads the whole input: trailing bytes are an error, as in AvalancheGo's codec. Errors are `WarpError`s
  * naming the field that is wrong.
  */
-import {createHash} from "node:crypto";
+import {sha256} from "../util/sha256.js";
 
 export const CODEC_VERSION = 0;
 export const ID_LEN = 32;
@@ -33,8 +33,6 @@ export class WarpError extends Error {
     this.name = "WarpError";
   }
 }
-
-const sha256 = (b: Uint8Array): Uint8Array => new Uint8Array(createHash("sha256").update(b).digest());
 
 // ---------------------------------------------------------------------------------------------------------------
 // A strict reader and a writer.

@@ -11,7 +11,7 @@
 import {writeFileSync} from "node:fs";
 import path from "node:path";
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
-import {sha256} from "../../src/util/cb58.js";
+import {sha256} from "../../src/util/sha256.js";
 import {parseRfc3339Nano} from "../../src/util/time.js";
 import {createTestDatabase} from "../helpers/sql.js";
 import {startNode, tempDir, type TestNode} from "../helpers/node.js";

@@ -7,7 +7,8 @@ import {createHash} from "node:crypto";
 import {buildBanffBlock} from "../../src/decode/builders.js";
 import {buildProposerBlock, decodeProposerBlock} from "../../src/decode/proposervm.js";
 import {Writer} from "../../src/decode/reader.js";
-import {cb58Encode, idFromString, sha256} from "../../src/util/cb58.js";
+import {cb58Encode, idFromString} from "../../src/util/cb58.js";
+import {sha256} from "../../src/util/sha256.js";
 
 export const seeded = (label: string, n = 0): Uint8Array => createHash("sha256").update(`${label}/${n}`).digest();
 

@@ -134,8 +134,6 @@ export function messageId(messenger: string, sourceBlockchainId: string | Uint8A
   return bytesToHex(keccak_256(enc));
 }
 
-const hex32 = (b: Uint8Array): string => bytesToHex(b);
-
 function topicAddress(t: Uint8Array): string {
   for (let i = 0; i < 12; i++) if (t[i] !== 0) throw new AbiError("indexed address has dirty high bytes");
   return toHex(t.subarray(12));
@@ -152,7 +150,7 @@ function asMessage(v: AbiStructValue): TeleporterMessage {
   return {
     messageNonce: nonce,
     originSenderAddress: origin,
-    destinationBlockchainId: hex32(dest),
+    destinationBlockchainId: bytesToHex(dest),
     destinationAddress: destAddr,
     requiredGasLimit: gas,
     allowedRelayerAddresses: allowed,
@@ -180,30 +178,30 @@ export function decodeIcmLog(log: IcmLogInput, messengers: ReadonlySet<string>):
     const name = EVENT_BY_TOPIC.get(toHex(topics[0]!));
     if (!name) return null;
     const data = bytesOf(log.data);
-    const base = {contract: address, logIndex: logIndexOf(log.logIndex), messageId: hex32(topics[1] ?? new Uint8Array())};
+    const base = {contract: address, logIndex: logIndexOf(log.logIndex), messageId: bytesToHex(topics[1] ?? new Uint8Array())};
     switch (name) {
       case "SendCrossChainMessage": {
         if (topics.length !== 3) return null;
         const [m, f] = decodeAbiSpec([TELEPORTER_MESSAGE_SPEC, TELEPORTER_FEE_SPEC], data);
-        return {kind: name, ...base, destinationBlockchainId: hex32(topics[2]!), message: asMessage(m!), feeInfo: asFee(f!)};
+        return {kind: name, ...base, destinationBlockchainId: bytesToHex(topics[2]!), message: asMessage(m!), feeInfo: asFee(f!)};
       }
       case "ReceiveCrossChainMessage": {
         if (topics.length !== 4) return null;
         const [redeemer, m] = decodeAbiSpec(["address", TELEPORTER_MESSAGE_SPEC], data);
-        return {kind: name, ...base, sourceBlockchainId: hex32(topics[2]!), deliverer: topicAddress(topics[3]!), rewardRedeemer: redeemer as string, message: asMessage(m!)};
+        return {kind: name, ...base, sourceBlockchainId: bytesToHex(topics[2]!), deliverer: topicAddress(topics[3]!), rewardRedeemer: redeemer as string, message: asMessage(m!)};
       }
       case "MessageExecuted":
         if (topics.length !== 3) return null;
-        return {kind: name, ...base, sourceBlockchainId: hex32(topics[2]!)};
+        return {kind: name, ...base, sourceBlockchainId: bytesToHex(topics[2]!)};
       case "MessageExecutionFailed": {
         if (topics.length !== 3) return null;
         const [m] = decodeAbiSpec([TELEPORTER_MESSAGE_SPEC], data);
-        return {kind: name, ...base, sourceBlockchainId: hex32(topics[2]!), message: asMessage(m!)};
+        return {kind: name, ...base, sourceBlockchainId: bytesToHex(topics[2]!), message: asMessage(m!)};
       }
       case "ReceiptReceived": {
         if (topics.length !== 4) return null;
         const [f] = decodeAbiSpec([TELEPORTER_FEE_SPEC], data);
-        return {kind: name, ...base, destinationBlockchainId: hex32(topics[2]!), relayerRewardAddress: topicAddress(topics[3]!), feeInfo: asFee(f!)};
+        return {kind: name, ...base, destinationBlockchainId: bytesToHex(topics[2]!), relayerRewardAddress: topicAddress(topics[3]!), feeInfo: asFee(f!)};
       }
       case "AddFeeAmount": {
         if (topics.length !== 2) return null;

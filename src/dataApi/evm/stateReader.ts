@@ -5,7 +5,7 @@
  * (its own JSON-RPC error: past its head, pruned state) is about the request, an RPC that does not answer is not.
  */
 import {toHex, toQuantity} from "../../evm/hex.js";
-import {RpcError} from "../../evm/rpc.js";
+import {RpcCallError} from "../../evm/rpc.js";
 import type {EvmChain} from "./chains.js";
 
 /** The chain's node answered that it cannot serve state at this block. */
@@ -37,7 +37,7 @@ export class EvmStateReader implements EvmState {
     try {
       return BigInt(await c.rpc.call<string>("eth_getBalance", [toHex(owner), block === undefined ? "latest" : toQuantity(block)]));
     } catch (e) {
-      if (block !== undefined && e instanceof RpcError && e.kind === "rpc") throw new BlockNotServedError((e as Error).message.replace(/^eth_getBalance: /, ""));
+      if (block !== undefined && e instanceof RpcCallError && e.kind === "rpc") throw new BlockNotServedError((e as Error).message.replace(/^eth_getBalance: /, ""));
       throw new RpcUnansweredError(c.chainId, "eth_getBalance", e as Error);
     }
   }

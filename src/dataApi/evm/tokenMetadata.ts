@@ -6,7 +6,7 @@
  */
 import {decodeAbi, encodeCall, selector} from "../../evm/abi.js";
 import {hexToBytes} from "../../evm/hex.js";
-import {RpcError} from "../../evm/rpc.js";
+import {RpcCallError} from "../../evm/rpc.js";
 import {substituteTokenId} from "./nftMetadata.js";
 
 export type ErcType = "ERC-20" | "ERC-721" | "ERC-1155" | "UNKNOWN";
@@ -32,7 +32,7 @@ export function rpcEthCall(rpc: {call<T>(method: string, params: unknown[], sign
     try {
       return await rpc.call<string>("eth_call", [{to, data}, block ?? "latest"], signal);
     } catch (e) {
-      if (!(e instanceof RpcError) || e.kind !== "rpc") down = e as Error;
+      if (!(e instanceof RpcCallError) || e.kind !== "rpc") down = e as Error;
       throw e;
     }
   };

@@ -3,7 +3,7 @@
  * a message, however many of the followed chains saw it), at the source transaction's time (the delivery's when the
  * source chain is not followed). A summary is of hour-aligned rolling windows, as the chain metrics' (metricsWindows.ts).
  */
-import type {SqlClientLike} from "./primary/common.js";
+import {Params, type SqlClientLike} from "./sql.js";
 import {bucketStart, type Grain} from "../../util/timeBuckets.js";
 
 export type IcmGroupBy = "srcBlockchainId" | "destBlockchainId" | "srcBlockchainId,destBlockchainId";
@@ -17,18 +17,18 @@ const WINDOWS = {lastHour: 1, lastDay: 24, lastWeek: 24 * 7, lastMonth: 24 * 30,
 /** The blockchain ID of a series that is not split by that end. */
 const ALL = "all";
 
-function where(filter: IcmFilterArgs, params: unknown[]): string {
+function where(filter: IcmFilterArgs, p: Params): string {
   const w: string[] = [];
-  if (filter.src !== undefined) w.push(`source_blockchain_id = $${params.push(filter.src)}`);
-  if (filter.dest !== undefined) w.push(`destination_blockchain_id = $${params.push(filter.dest)}`);
+  if (filter.src !== undefined) w.push(`source_blockchain_id = ${p.add(filter.src)}`);
+  if (filter.dest !== undefined) w.push(`destination_blockchain_id = ${p.add(filter.dest)}`);
   return w.length ? `WHERE ${w.join(" AND ")}` : "";
 }
 
 export async function icmSummary(sql: SqlClientLike, filter: IcmFilterArgs, now: number): Promise<Record<string, number | string>> {
   const current = bucketStart("hour", now);
-  const params: unknown[] = [];
+  const p = new Params();
   const cols = Object.entries(WINDOWS).map(([name, hours]) => `count(*) FILTER (WHERE sort_ts >= ${current - (hours - 1) * HOUR})::int8 AS "${name}"`);
-  const [r] = await sql.query<Record<string, bigint>>(`SELECT ${cols.join(", ")}, count(*)::int8 AS "allTime" FROM icm_messages ${where(filter, params)}`, params);
+  const [r] = await sql.query<Record<string, bigint>>(`SELECT ${cols.join(", ")}, count(*)::int8 AS "allTime" FROM icm_messages ${where(filter, p)}`, p.values);
   const out: Record<string, number | string> = {};
   for (const [k, v] of Object.entries(r ?? {})) out[k] = Number(v);
   out.srcBlockchainId = filter.src ?? ALL;
@@ -48,14 +48,14 @@ export interface IcmPoint {
  * blockchain IDs), for buckets starting in [bucketStart(start), end]; only buckets that have messages.
  */
 export async function icmTimeseries(sql: SqlClientLike, filter: IcmFilterArgs, groupBy: IcmGroupBy | null, grain: Grain, start: number | undefined, end: number | undefined): Promise<IcmPoint[]> {
-  const params: unknown[] = [];
-  const w = where(filter, params);
+  const p = new Params();
+  const w = where(filter, p);
   const range: string[] = [];
-  if (start !== undefined) range.push(`sort_ts >= $${params.push(bucketStart(grain, start))}`);
+  if (start !== undefined) range.push(`sort_ts >= ${p.add(bucketStart(grain, start))}`);
   const rows = await sql.query<{hour: bigint; src: string; dest: string; n: bigint}>(
     `SELECT sort_ts - sort_ts % 3600 AS hour, source_blockchain_id AS src, destination_blockchain_id AS dest, count(*)::int8 AS n FROM icm_messages
      ${w}${range.length ? (w ? " AND " : "WHERE ") + range.join(" AND ") : ""} GROUP BY 1, 2, 3`,
-    params,
+    p.values,
   );
   const bySrc = groupBy === "srcBlockchainId" || groupBy === "srcBlockchainId,destBlockchainId";
   const byDest = groupBy === "destBlockchainId" || groupBy === "srcBlockchainId,destBlockchainId";

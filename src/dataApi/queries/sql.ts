@@ -14,9 +14,13 @@ export interface SqlClientLike {
 /** Index entries one filtered page reads at most. */
 export const SCAN_BUDGET = 10_000;
 
-/** Builds `$n` placeholders while collecting parameters, so dynamic WHERE clauses stay parameterised. */
+/**
+ * Builds `$n` placeholders while collecting parameters, so dynamic WHERE clauses stay parameterised. `values` are
+ * parameters the statement numbers itself ($1, $2, ...), before those `add` numbers.
+ */
 export class Params {
-  readonly values: unknown[] = [];
+  constructor(readonly values: unknown[] = []) {}
+
   add(value: unknown): string {
     this.values.push(value);
     return `$${this.values.length}`;

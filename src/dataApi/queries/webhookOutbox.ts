@@ -6,6 +6,7 @@
  */
 import type {SqlClient, SqlTx} from "../store/client.js";
 import {pauseMessages} from "./webhooks.js";
+import {Params} from "./sql.js";
 import type {TxRow} from "../models/evm/index.js";
 
 export interface DueMessage {
@@ -287,17 +288,11 @@ const MESSAGE_COLS = "message_id, block_number, tx_hash, primary_tx_id, reverses
 
 /** A webhook's delivery log, newest first, keyset-paged on (created_at, message_id). */
 export async function listMessages(sql: SqlTx, webhookId: string, state: string | undefined, pageSize: number, cursor: [bigint, string] | null): Promise<{items: MessageRow[]; next: [bigint, string] | undefined}> {
-  const params: unknown[] = [webhookId, pageSize + 1];
+  const p = new Params([webhookId, pageSize + 1]);
   let where = "webhook_id = $1";
-  if (state !== undefined) {
-    params.push(state);
-    where += ` AND state = $${params.length}`;
-  }
-  if (cursor) {
-    params.push(cursor[0], cursor[1]);
-    where += ` AND (created_at, message_id) < ($${params.length - 1}, $${params.length})`;
-  }
-  const rows = await sql.query<MessageRow>(`SELECT ${MESSAGE_COLS} FROM webhook_outbox WHERE ${where} ORDER BY created_at DESC, message_id DESC LIMIT $2`, params);
+  if (state !== undefined) where += ` AND state = ${p.add(state)}`;
+  if (cursor) where += ` AND (created_at, message_id) < (${p.add(cursor[0])}, ${p.add(cursor[1])})`;
+  const rows = await sql.query<MessageRow>(`SELECT ${MESSAGE_COLS} FROM webhook_outbox WHERE ${where} ORDER BY created_at DESC, message_id DESC LIMIT $2`, p.values);
   const items = rows.slice(0, pageSize);
   const last = items[items.length - 1];
   return {items, next: rows.length > pageSize && last ? [last.created_at, last.message_id] : undefined};

@@ -4,6 +4,7 @@
  * webhook is not found. The outbox and the delivery log are webhooks/outbox.ts's.
  */
 import type {SqlTx} from "../store/client.js";
+import {Params} from "./sql.js";
 
 export interface WebhookRow {
   id: string;
@@ -88,17 +89,11 @@ export async function listWebhooks(
   sql: SqlTx,
   o: {owner: string; status: string | undefined; pageSize: number; cursor: [bigint, string] | null},
 ): Promise<{items: WebhookRow[]; next: [bigint, string] | undefined}> {
-  const params: unknown[] = [o.owner, o.pageSize + 1];
+  const p = new Params([o.owner, o.pageSize + 1]);
   let where = "owner = $1";
-  if (o.status !== undefined) {
-    params.push(o.status);
-    where += ` AND status = $${params.length}`;
-  }
-  if (o.cursor) {
-    params.push(o.cursor[0], o.cursor[1]);
-    where += ` AND (created_at, id) < ($${params.length - 1}, $${params.length})`;
-  }
-  const rows = await sql.query<WebhookRow>(`SELECT * FROM webhooks WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $2`, params);
+  if (o.status !== undefined) where += ` AND status = ${p.add(o.status)}`;
+  if (o.cursor) where += ` AND (created_at, id) < (${p.add(o.cursor[0])}, ${p.add(o.cursor[1])})`;
+  const rows = await sql.query<WebhookRow>(`SELECT * FROM webhooks WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $2`, p.values);
   const items = rows.slice(0, o.pageSize);
   const last = items[items.length - 1];
   return {items, next: rows.length > o.pageSize && last ? [last.created_at, last.id] : undefined};
@@ -118,10 +113,9 @@ export interface WebhookChanges {
 /** Applies the changes given; returns the row after them, or null when the owner has no such webhook. */
 export async function updateWebhook(sql: SqlTx, owner: string, id: string, c: WebhookChanges): Promise<WebhookRow | null> {
   const sets: string[] = [];
-  const params: unknown[] = [id, owner];
+  const p = new Params([id, owner]);
   const set = (col: string, v: unknown): void => {
-    params.push(v);
-    sets.push(`${col} = $${params.length}`);
+    sets.push(`${col} = ${p.add(v)}`);
   };
   if (c.name !== undefined) set("name", c.name);
   if (c.description !== undefined) set("description", c.description);
@@ -131,7 +125,7 @@ export async function updateWebhook(sql: SqlTx, owner: string, id: string, c: We
   if (c.includeLogs !== undefined) set("include_logs", c.includeLogs);
   if (c.deactivatedReason !== undefined) set("deactivated_reason", c.deactivatedReason);
   if (sets.length === 0) return getWebhook(sql, owner, id);
-  const rows = await sql.query<WebhookRow>(`UPDATE webhooks SET ${sets.join(", ")} WHERE id = $1 AND owner = $2 RETURNING *`, params);
+  const rows = await sql.query<WebhookRow>(`UPDATE webhooks SET ${sets.join(", ")} WHERE id = $1 AND owner = $2 RETURNING *`, p.values);
   if (rows[0] && c.status !== undefined) await pauseMessages(sql, id, c.status !== "active");
   return rows[0] ?? null;
 }

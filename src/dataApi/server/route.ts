@@ -7,7 +7,7 @@
  * route definitions (`getDefinitions`, with the handlers bound by `getRoutes`) follow the same split.
  */
 import type {IncomingMessage} from "node:http";
-import type {CursorValue} from "./pageTokens.js";
+import type {CursorValue} from "./cursorTokens.js";
 import type {ParamDoc, QuerySpec, QueryValues} from "./querySpec.js";
 import type {Infer, Schema} from "./schema.js";
 
@@ -21,7 +21,7 @@ export type Method = "GET" | "POST" | "PATCH" | "DELETE";
 
 /**
  * How a list pages: `text`, a query's one-string cursor (queries/primary); `values`, a cursor of several values
- * (queries/evm, the ICM list). Either way the page token is bound to the request (pageTokens.ts), and `pageSize`
+ * (queries/evm, the ICM list). Either way the page token is bound to the request (cursorTokens.ts), and `pageSize`
  * is an integer in [1, maxPageSize], 10 by default.
  */
 export interface Paging {

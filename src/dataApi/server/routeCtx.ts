@@ -5,14 +5,14 @@
  */
 import type {IncomingMessage} from "node:http";
 import {badRequest} from "./errors.js";
-import type {CursorValue, PageTokens} from "./pageTokens.js";
+import type {CursorValue, CursorTokens} from "./cursorTokens.js";
 import type {Query} from "./params.js";
 import type {ParamDoc, QuerySpec} from "./querySpec.js";
 import type {AnyRouteDef, Paging, RouteCtx, TextPage, ValuesPage} from "./route.js";
 
 export function routeCtx(
   def: AnyRouteDef,
-  o: {params: Record<string, string>; query: Query; body: unknown; req: IncomingMessage; apiKey: string | undefined; tokens: PageTokens; scope: () => string},
+  o: {params: Record<string, string>; query: Query; body: unknown; req: IncomingMessage; apiKey: string | undefined; tokens: CursorTokens; scope: () => string},
 ): RouteCtx<AnyRouteDef> {
   for (const [name, doc] of Object.entries(def.params as Record<string, ParamDoc>)) {
     const v = o.params[name];
@@ -47,7 +47,7 @@ function lazyQuery(spec: QuerySpec, q: Query): Record<string, unknown> {
   return out;
 }
 
-function page(paging: Paging, q: Query, tokens: PageTokens, scope: () => string): TextPage | ValuesPage {
+function page(paging: Paging, q: Query, tokens: CursorTokens, scope: () => string): TextPage | ValuesPage {
   let size: number | undefined;
   const pageSize = (): number => (size ??= q.pageSize(paging.maxPageSize));
   const decoded = (): CursorValue[] | null => {

@@ -14,7 +14,7 @@ import type {PlainResponse, Route, RouteResolver, Target} from "../../api/routes
 import {readBodyLimited} from "../../api/body.js";
 import {DataApiError, badRequest} from "./errors.js";
 import type {ApiKey} from "./keys.js";
-import {PageTokens} from "./pageTokens.js";
+import {CursorTokens} from "./cursorTokens.js";
 import {Query} from "./params.js";
 import {ClientAddresses} from "../../api/clientAddress.js";
 import {RateLimiter} from "../../api/rateLimit.js";
@@ -72,7 +72,7 @@ const JSON_CT = "application/json; charset=utf-8";
 
 export class DataApiRouter {
   private readonly routes: Compiled[] = [];
-  private readonly tokens: PageTokens;
+  private readonly tokens: CursorTokens;
   private readonly limiter = new RateLimiter();
   private readonly clients: ClientAddresses;
   private readonly unknown: Route;
@@ -81,7 +81,7 @@ export class DataApiRouter {
     private readonly opts: DataApiRouterOptions,
     private readonly modules: DataApiRouterModules,
   ) {
-    this.tokens = new PageTokens(opts.tokenSecret);
+    this.tokens = new CursorTokens(opts.tokenSecret);
     this.clients = opts.clients ?? new ClientAddresses();
     this.unknown = {template: "/v1/*", plain: (req, target) => this.dispatch(req, target, null), plainAnyMethod: true};
   }

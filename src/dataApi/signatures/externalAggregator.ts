@@ -9,7 +9,7 @@
 import {badGateway, type DataApiError} from "../server/errors.js";
 import {redactUrl} from "../../util/url.js";
 import {joinUrl, parseHex, postJson, snippet} from "./upstream.js";
-import {bytesToHex} from "../../util/hex.js";
+import {toHex} from "../../evm/hex.js";
 
 export interface ExternalAggregatorOptions {
   url: string;
@@ -51,9 +51,8 @@ export class ExternalAggregator {
 
   /** The upstream's signed message, as bytes (not checked yet); a 502 naming the upstream when there is none. */
   async signedMessage(req: ExternalRequest, signal?: AbortSignal): Promise<Uint8Array> {
-    const hex = (b: Uint8Array): string => "0x" + bytesToHex(b);
-    const message = hex(req.unsigned);
-    const justification = req.justification && req.justification.length > 0 ? hex(req.justification) : undefined;
+    const message = toHex(req.unsigned);
+    const justification = req.justification && req.justification.length > 0 ? toHex(req.justification) : undefined;
     const body =
       this.format === "icm-services"
         ? {message: message.slice(2), ...(justification ? {justification: justification.slice(2)} : {}), "signing-subnet-id": req.subnetId, "quorum-percentage": req.quorumPercentage}

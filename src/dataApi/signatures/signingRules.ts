@@ -6,9 +6,8 @@
  * converted with (justification: the subnet ID), a validation ID that is (or is not) registered, a weight and nonce
  * that are the validator's current ones. Anything else is refused with the reason.
  */
-import {sha256} from "@noble/hashes/sha2.js";
 import {cb58Encode} from "../../util/cb58.js";
-import {parseAddressedCall, parsePChainMessage, parseUnsignedMessage, WarpError} from "../../warp/message.js";
+import {messageId, parseAddressedCall, parsePChainMessage, parseUnsignedMessage, WarpError} from "../../warp/message.js";
 import type {SqlClient} from "../store/client.js";
 import {l1ValidatorState, subnetConversionId, warpMessageSent} from "../queries/warp/signingRules.js";
 
@@ -20,7 +19,7 @@ export async function devSigningRefusal(sql: SqlClient, unsigned: Uint8Array, ju
     return `not a warp message: ${(e as Error).message}`;
   }
   if (msg.sourceChainId.some((b) => b !== 0)) {
-    return (await warpMessageSent(sql, sha256(unsigned))) ? null : "message not seen: no followed chain sent it";
+    return (await warpMessageSent(sql, messageId(unsigned))) ? null : "message not seen: no followed chain sent it";
   }
   try {
     const call = parseAddressedCall(msg.payload);

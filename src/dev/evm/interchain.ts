@@ -18,10 +18,10 @@
 import {decodeAbi, encodeAbi, encodeCall, encodeCallSpec, eventTopic, type AbiStructValue} from "../../evm/abi.js";
 import {bytesToHex, hexToBytes, toHex, toQuantity} from "../../evm/hex.js";
 import {DEFAULT_ICM_MESSENGER, TELEPORTER_MESSAGE_INPUT_SPEC, TELEPORTER_MESSAGE_SPEC, decodeIcmLog, messageId, type TeleporterMessage} from "../../dataApi/evm/icm.js";
-import {sha256} from "@noble/hashes/sha2.js";
 import {aggregate} from "../../warp/aggregator.js";
 import {devSigners} from "../../warp/devSigners.js";
 import {parseUnsignedMessage} from "../../warp/message.js";
+import {sha256} from "../../util/sha256.js";
 import {canonicalValidatorSet, type ValidatorInput} from "../../warp/validators.js";
 import {DevIcmReceiver, DevToken} from "./artifacts.js";
 import {WARP_PRECOMPILE} from "./icm.js";

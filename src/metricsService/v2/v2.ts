@@ -17,7 +17,7 @@ import {icmSummary, icmTimeseries, type IcmGroupBy} from "../../dataApi/queries/
 import {NETWORK_METRICS, StakingSubnetError, stakingPoints, type NetworkMetric} from "../../dataApi/queries/stakingMetrics.js";
 import {bucketStart, type Grain} from "../../util/timeBuckets.js";
 import {EMPTY_ID} from "../../util/cb58.js";
-import type {PageTokens} from "../pageTokens.js";
+import type {PositionTokens} from "../positionTokens.js";
 import {errorBody, type MetricsService} from "../service.js";
 import {DEFAULT_V2_PAGE_SIZE, ParamError, checkKnown, grainParam, pageSizeParam, rangeParams} from "./params.js";
 
@@ -27,7 +27,7 @@ export interface V2Modules {
   network: NetworkInfo;
   /** The data API's store, once it is open; null without the data API (every /v2 metric is then a 503). */
   store: () => SqlClientLike | null;
-  tokens: PageTokens;
+  tokens: PositionTokens;
   now?: () => number;
 }
 

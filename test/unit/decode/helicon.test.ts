@@ -9,7 +9,8 @@ import {decodePlatformBlock, platformTx} from "../../../src/decode/platformvm.js
 import {decodeProposerBlock} from "../../../src/decode/proposervm.js";
 import {Reader} from "../../../src/decode/reader.js";
 import {tryDecodePrimaryContainer} from "../../../src/dataApi/views/primary/decode.js";
-import {cb58Encode, idFromString, sha256} from "../../../src/util/cb58.js";
+import {cb58Encode, idFromString} from "../../../src/util/cb58.js";
+import {sha256} from "../../../src/util/sha256.js";
 import {pChainBlocks, pHeliconTxs, seeded} from "../../helpers/pChain.js";
 
 const network = NETWORKS.local;

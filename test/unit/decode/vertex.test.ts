@@ -7,7 +7,8 @@ import path from "node:path";
 import {describe, expect, it} from "vitest";
 import {avmSpentTxIds, decodeVertex} from "../../../src/decode/avm.js";
 import {buildStopVertex, buildVertex, buildXTx} from "../../../src/decode/builders.js";
-import {cb58Encode, idFromString, sha256} from "../../../src/util/cb58.js";
+import {cb58Encode, idFromString} from "../../../src/util/cb58.js";
+import {sha256} from "../../../src/util/sha256.js";
 
 interface Fixture {
   name: string;

@@ -6,7 +6,7 @@
 import {createServer, type IncomingMessage, type Server, type ServerResponse} from "node:http";
 import type {AddressInfo} from "node:net";
 import {afterEach, describe, expect, it} from "vitest";
-import {EvmRpc, RpcError, defaultEvmRpcOptions, type EvmRpcOptions, type RpcErrorKind, timedOut} from "../../../src/evm/rpc.js";
+import {EvmRpc, RpcCallError, defaultEvmRpcOptions, type EvmRpcOptions, type RpcCallErrorKind, timedOut} from "../../../src/evm/rpc.js";
 import {quietLogger} from "../../helpers/sql.js";
 
 interface Req {
@@ -74,19 +74,19 @@ const json = (res: ServerResponse, body: unknown, status = 200): void => {
 const echo: Handler = (batch, res) => json(res, batch.map((r) => ({jsonrpc: "2.0", id: r.id, result: `${r.method}:${String(r.params[0])}`})));
 const delay = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-function client(url: string, opts: Partial<EvmRpcOptions> = {}, errors: RpcErrorKind[] = []): EvmRpc {
+function client(url: string, opts: Partial<EvmRpcOptions> = {}, errors: RpcCallErrorKind[] = []): EvmRpc {
   return new EvmRpc({...defaultEvmRpcOptions, retryBaseMs: 10, timeoutMs: 2000, ...opts, url}, {logger: quietLogger(), onError: (k) => errors.push(k)});
 }
 
-async function rejection(p: Promise<unknown>): Promise<RpcError> {
+async function rejection(p: Promise<unknown>): Promise<RpcCallError> {
   const e = await p.then(
     () => {
       throw new Error("resolved; expected a rejection");
     },
     (err: unknown) => err,
   );
-  expect(e).toBeInstanceOf(RpcError);
-  return e as RpcError;
+  expect(e).toBeInstanceOf(RpcCallError);
+  return e as RpcCallError;
 }
 
 describe("EvmRpc batching", () => {
@@ -129,7 +129,7 @@ describe("EvmRpc errors", () => {
         batch.map((r) => (r.method === "bad" ? {jsonrpc: "2.0", id: r.id, error: {code: -32000, message: "execution reverted"}} : {jsonrpc: "2.0", id: r.id, result: "fine"})),
       ),
     );
-    const errors: RpcErrorKind[] = [];
+    const errors: RpcCallErrorKind[] = [];
     const rpc = client(s.url, {}, errors);
     const out = await rpc.batch([
       {method: "good", params: []},
@@ -139,8 +139,8 @@ describe("EvmRpc errors", () => {
     expect(out[0]).toEqual({ok: true, result: "fine"});
     expect(out[2]).toEqual({ok: true, result: "fine"});
     expect(out[1]!.ok).toBe(false);
-    const err = (out[1] as {ok: false; error: RpcError}).error;
-    expect(err).toBeInstanceOf(RpcError);
+    const err = (out[1] as {ok: false; error: RpcCallError}).error;
+    expect(err).toBeInstanceOf(RpcCallError);
     expect(err.kind).toBe("rpc");
     expect(err.code).toBe(-32000);
     expect(err.message).toContain("execution reverted");
@@ -162,7 +162,7 @@ describe("EvmRpc errors", () => {
 
   it.each([500, 503, 429, 408])("HTTP %i is retried with backoff, then throws kind http with the status", async (status) => {
     const s = await serve((_b, res) => json(res, "overloaded", status));
-    const errors: RpcErrorKind[] = [];
+    const errors: RpcCallErrorKind[] = [];
     const rpc = client(s.url, {retries: 3, retryBaseMs: 40}, errors);
     const err = await rejection(rpc.call("m", []));
     expect(err.kind).toBe("http");
@@ -188,7 +188,7 @@ describe("EvmRpc errors", () => {
 
   it("HTTP 4xx other than 429 is not retried (it will not change)", async () => {
     const s = await serve((_b, res) => json(res, "no such path", 404));
-    const errors: RpcErrorKind[] = [];
+    const errors: RpcCallErrorKind[] = [];
     const err = await rejection(client(s.url, {retries: 3}, errors).call("m", []));
     expect(err.kind).toBe("http");
     expect(err.code).toBe(404);
@@ -200,7 +200,7 @@ describe("EvmRpc errors", () => {
     const s = await serve(echo);
     const url = s.url;
     await s.close();
-    const errors: RpcErrorKind[] = [];
+    const errors: RpcCallErrorKind[] = [];
     const started = Date.now();
     const err = await rejection(client(url, {retries: 2, retryBaseMs: 50}, errors).call("m", []));
     expect(err.kind).toBe("transport");
@@ -213,7 +213,7 @@ describe("EvmRpc errors", () => {
 
   it("a server that does not answer in time throws transport naming the timeout", async () => {
     const s = await serve(() => {}); // never answers
-    const errors: RpcErrorKind[] = [];
+    const errors: RpcCallErrorKind[] = [];
     const started = Date.now();
     const err = await rejection(client(s.url, {timeoutMs: 150, retries: 1}, errors).call("m", []));
     expect(err.kind).toBe("transport");
@@ -251,7 +251,7 @@ describe("EvmRpc errors", () => {
       const v = (body as (b: Req[]) => unknown)(b);
       json(res, typeof v === "string" ? v : JSON.stringify(v));
     });
-    const errors: RpcErrorKind[] = [];
+    const errors: RpcCallErrorKind[] = [];
     const err = await rejection(client(s.url, {retries: 1}, errors).call("m", []));
     expect(err.kind).toBe("malformed");
     expect(err.message).toMatch(message);

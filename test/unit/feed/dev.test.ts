@@ -18,7 +18,8 @@ import {decodeProposerBlock} from "../../../src/decode/proposervm.js";
 import {DevFeed, DevScheduleVersionError, cortinaTick, defaultDevFeedOptions} from "../../../src/feed/dev.js";
 import {FeedStatus} from "../../../src/feed/status.js";
 import type {FeedBatch, FeedItem} from "../../../src/feed/types.js";
-import {idFromString, sha256} from "../../../src/util/cb58.js";
+import {idFromString} from "../../../src/util/cb58.js";
+import {sha256} from "../../../src/util/sha256.js";
 
 const feed = (): DevFeed => new DevFeed({...defaultDevFeedOptions, backfillMs: 0}, {status: new FeedStatus(), network: NETWORKS.local, evm: null});
 

@@ -12,7 +12,8 @@ import {FeedStatus} from "../../../src/feed/status.js";
 import type {FeedBatch} from "../../../src/feed/types.js";
 import {ENDPOINTS} from "../../../src/index/endpoints.js";
 import {LoggerRegistry} from "../../../src/logger/index.js";
-import {cb58Encode, sha256} from "../../../src/util/cb58.js";
+import {cb58Encode} from "../../../src/util/cb58.js";
+import {sha256} from "../../../src/util/sha256.js";
 import {hexWithChecksum} from "../../helpers/feed.js";
 
 const TOTAL = 2500;

@@ -15,7 +15,7 @@ import {findEndpoint} from "../../../src/index/endpoints.js";
 import {IndexStore} from "../../../src/index/store.js";
 import {LoggerRegistry} from "../../../src/logger/index.js";
 import {AvgTps} from "../../../src/metricsService/avgTps.js";
-import {sha256} from "../../../src/util/cb58.js";
+import {sha256} from "../../../src/util/sha256.js";
 import {tempDir} from "../../helpers/node.js";
 
 const xtx = findEndpoint("X", "tx")!;

@@ -13,7 +13,8 @@ import {genesisInitialSupply, parseGenesisConfig, type GenesisConfig} from "../.
 import {builtInGenesisText, recentLocalStartTime} from "../../../src/genesis/files.js";
 import {GenesisError, networkWithGenesis, resolveGenesis} from "../../../src/genesis/resolve.js";
 import {decodeSignedTx} from "../../../src/dataApi/views/primary/txCodec.js";
-import {cb58Encode, idFromString, sha256} from "../../../src/util/cb58.js";
+import {cb58Encode, idFromString} from "../../../src/util/cb58.js";
+import {sha256} from "../../../src/util/sha256.js";
 import {tempDir} from "../../helpers/node.js";
 
 /** genesis/genesis_test.go TestGenesis (the P-chain genesis ID), TestVMGenesis, TestAVAXAssetID. */

@@ -13,7 +13,7 @@ import type {BatchOp} from "../../../src/db/controller.js";
 import {decodeRecord, encodeRecord} from "../../../src/index/record.js";
 import {containerJson} from "../../../src/index/service.js";
 import {IndexStore, type AcceptItem} from "../../../src/index/store.js";
-import {sha256} from "../../../src/util/cb58.js";
+import {sha256} from "../../../src/util/sha256.js";
 import {containerBytes} from "../../helpers/feed.js";
 import {tempDir} from "../../helpers/node.js";
 

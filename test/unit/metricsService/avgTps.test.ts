@@ -1,7 +1,7 @@
 /** The avg TPS definition (contract §10) on hand-checkable series, page tokens and the rate limiter. */
 import {describe, expect, it} from "vitest";
 import {AvgTps} from "../../../src/metricsService/avgTps.js";
-import {PageTokens} from "../../../src/metricsService/pageTokens.js";
+import {PositionTokens} from "../../../src/metricsService/positionTokens.js";
 import {RateLimiter} from "../../../src/api/rateLimit.js";
 
 const DAY = 86_400;
@@ -43,10 +43,10 @@ describe("AvgTps", () => {
   });
 });
 
-describe("PageTokens", () => {
+describe("PositionTokens", () => {
   it("issues UUIDs valid for 24 hours", () => {
     let now = 1_000_000;
-    const t = new PageTokens(() => now);
+    const t = new PositionTokens(() => now);
     const token = t.issue({chain: "C", offset: 10, pageSize: 10});
     expect(token).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(t.lookup(token)).toEqual({ok: true, position: {chain: "C", offset: 10, pageSize: 10}});

@@ -1,7 +1,7 @@
 /** Retryable or not (src/util/errors.ts): outages of the store or the network are; the fold's own errors are not. */
 import {describe, expect, it} from "vitest";
 import {Backoff, NonRetryableError, RetryableError, isRetryable, sqlState} from "../../../src/util/errors.js";
-import {RpcError} from "../../../src/evm/rpc.js";
+import {RpcCallError} from "../../../src/evm/rpc.js";
 
 const pgError = (code: string, message = "x"): Error => Object.assign(new Error(message), {code});
 
@@ -24,7 +24,7 @@ describe("isRetryable", () => {
     expect(isRetryable(new DOMException("The operation was aborted due to timeout", "TimeoutError"))).toBe(true);
     // fetch failing at the socket: the system error is the cause.
     expect(isRetryable(new TypeError("fetch failed", {cause: pgError("ECONNREFUSED")}))).toBe(true);
-    expect(isRetryable(new RpcError("eth_blockNumber: 502 Bad Gateway", "http", 502))).toBe(true);
+    expect(isRetryable(new RpcCallError("eth_blockNumber: 502 Bad Gateway", "http", 502))).toBe(true);
   });
 
   it("does not retry the fold's own errors: invariants, division by zero, constraint violations, bugs", () => {

@@ -8,7 +8,7 @@ import {ERC_TYPE, erc1155Token, erc721Token, type NftMetadataJson, type TokenDet
 import type {CuratedMetadata} from "../../evm/contractMetadata.js";
 import type {SqlClientLike} from "../primary/common.js";
 import {CursorError, type Cursor, type EvmPage} from "./transactions.js";
-import {SCAN_BUDGET, ScanBudgetExceeded} from "../sql.js";
+import {Params, SCAN_BUDGET, ScanBudgetExceeded} from "../sql.js";
 
 export interface ContractRow {
   address: Uint8Array;
@@ -55,12 +55,11 @@ export async function getToken(sql: SqlClientLike, chainId: string, address: Uin
 
 /** Endpoint 13: contracts the address deployed, itself or through a contract it is; newest first. */
 export async function listDeployments(sql: SqlClientLike, a: {chainId: string; address: Uint8Array; pageSize: number; cursor: Cursor | null}): Promise<EvmPage<ContractRow>> {
-  const params: unknown[] = [a.chainId, a.address, a.pageSize + 1];
+  const p = new Params([a.chainId, a.address, a.pageSize + 1]);
   let after = "";
   if (a.cursor) {
     if (a.cursor.length !== 2 || typeof a.cursor[1] !== "string" || !/^[0-9a-f]{40}$/.test(a.cursor[1])) throw new CursorError();
-    params.push(a.cursor[0], Buffer.from(a.cursor[1], "hex"));
-    after = "AND (c.block_number, c.address) < ($4, $5)";
+    after = `AND (c.block_number, c.address) < (${p.add(a.cursor[0])}, ${p.add(Buffer.from(a.cursor[1], "hex"))})`;
   }
   // Two index walks (deployer, deployer_contract) merged: each is already in (block_number, address) order.
   const rows = await sql.query<ContractRow>(
@@ -70,7 +69,7 @@ export async function listDeployments(sql: SqlClientLike, a: {chainId: string; a
        (SELECT c.address, c.block_number FROM evm_contracts c WHERE c.chain_id = $1 AND c.deployer_contract = $2 ${after} ORDER BY c.block_number DESC, c.address DESC LIMIT $3)
        ORDER BY block_number DESC, address DESC LIMIT $3)
      ${CONTRACT_SELECT} JOIN k ON k.address = c.address WHERE c.chain_id = $1 ORDER BY c.block_number DESC, c.address DESC`,
-    params,
+    p.values,
   );
   const more = rows.length > a.pageSize;
   const items = rows.slice(0, a.pageSize);
@@ -118,25 +117,20 @@ export async function listBalances(
   sql: SqlClientLike,
   a: {chainId: string; owner: Uint8Array; ercs: number[]; contracts?: Uint8Array[]; blockNumber?: bigint; pageSize: number; cursor: Cursor | null; scanBudget?: number},
 ): Promise<EvmPage<BalanceRow>> {
-  const params: unknown[] = [a.chainId, a.owner, a.ercs, a.pageSize + 1];
+  const p = new Params([a.chainId, a.owner, a.ercs, a.pageSize + 1]);
   const where: string[] = [];
   if (a.cursor) {
     if (a.cursor.length !== 3 || typeof a.cursor[1] !== "string" || !/^[0-9a-f]{40}$/.test(a.cursor[1]) || typeof a.cursor[2] !== "string") throw new CursorError();
-    params.push(a.cursor[0], Buffer.from(a.cursor[1], "hex"), a.cursor[2]);
-    where.push("(erc, token, token_id) > ($5::int4, $6::bytea, $7::numeric)");
+    where.push(`(erc, token, token_id) > (${p.add(a.cursor[0])}::int4, ${p.add(Buffer.from(a.cursor[1], "hex"))}::bytea, ${p.add(a.cursor[2])}::numeric)`);
   }
-  if (a.contracts && a.contracts.length > 0) {
-    params.push(a.contracts);
-    where.push(`token = ANY($${params.length}::bytea[])`);
-  }
+  if (a.contracts && a.contracts.length > 0) where.push(`token = ANY(${p.add(a.contracts)}::bytea[])`);
   const filter = where.length > 0 ? `AND ${where.join(" AND ")}` : "";
   let keys: string;
   if (a.blockNumber === undefined) {
     keys = `SELECT erc, token, token_id, balance FROM evm_balances WHERE chain_id = $1 AND owner = $2 AND erc = ANY($3::int4[]) ${filter}
       ORDER BY erc, token, token_id LIMIT $4`;
   } else {
-    params.push(a.blockNumber);
-    const block = `$${params.length}`;
+    const block = p.add(a.blockNumber);
     const side = await balanceSide(sql, a.chainId, a.owner, a.ercs, a.blockNumber, a.scanBudget ?? SCAN_BUDGET);
     // The address's net change by token over the transfers on one side of the block.
     const net = (cond: string): string => `SELECT tr.erc, tr.token, COALESCE(tr.token_id, 0) AS token_id,
@@ -153,10 +147,9 @@ export async function listBalances(
            FULL JOIN (${net(">")}) n ON n.erc = b.erc AND n.token = b.token AND n.token_id = b.token_id`;
     keys = `SELECT erc, token, token_id, balance FROM (${sums}) s WHERE balance <> 0 ${filter} ORDER BY erc, token, token_id LIMIT $4`;
   }
-  params.push(PAGE_NFT_BYTES);
   const rows = await sql.query<BalanceRow & Budgeted>(
-    budgeted(`SELECT k.erc, k.token, k.token_id::text AS token_id, k.balance::text AS balance, ${BALANCE_DETAILS}`, `WITH k AS (${keys})`, "erc, token, token_id::numeric", params.length),
-    params,
+    budgeted(`SELECT k.erc, k.token, k.token_id::text AS token_id, k.balance::text AS balance, ${BALANCE_DETAILS}`, `WITH k AS (${keys})`, "erc, token, token_id::numeric", p.add(PAGE_NFT_BYTES)),
+    p.values,
   );
   const {items, more} = withinBudget(rows, a.pageSize);
   const last = items[items.length - 1];
@@ -177,14 +170,14 @@ interface Budgeted {
 
 /**
  * `select` (with its `with` clause, over rows that have `token_uri` and `metadata`), ordered by `order`, cut where
- * the running size of token URIs and metadata before a row reaches the budget (parameter number `budget`), computed
+ * the running size of token URIs and metadata before a row reaches the budget (the parameter `budget`, `$n`), computed
  * in the store so a cut row is never sent.
  */
-function budgeted(select: string, withClause: string, order: string, budget: number): string {
+function budgeted(select: string, withClause: string, order: string, budget: string): string {
   const bytes = "coalesce(octet_length(d.token_uri), 0) + coalesce(octet_length(d.metadata::text), 0)";
   return `${withClause}, d AS (${select}),
     s AS (SELECT d.*, sum(${bytes}) OVER (ORDER BY ${order}) - (${bytes}) AS before, count(*) OVER () AS keyed FROM d)
-    SELECT * FROM s WHERE before < $${budget} ORDER BY ${order}`;
+    SELECT * FROM s WHERE before < ${budget} ORDER BY ${order}`;
 }
 
 /** The page's items, and whether there are more: past pageSize, or cut by the budget. */
@@ -205,18 +198,16 @@ export function nftBalance(chainId: string, r: BalanceRow, owner: Uint8Array): R
 
 /** Endpoint 14: the tokens of an NFT collection, by token ID. */
 export async function listCollectionTokens(sql: SqlClientLike, a: {chainId: string; token: Uint8Array; pageSize: number; cursor: Cursor | null}): Promise<EvmPage<Record<string, unknown>>> {
-  const params: unknown[] = [a.chainId, a.token, a.pageSize + 1];
+  const p = new Params([a.chainId, a.token, a.pageSize + 1]);
   let after = "";
   if (a.cursor) {
     if (a.cursor.length !== 1 || typeof a.cursor[0] !== "string") throw new CursorError();
-    params.push(a.cursor[0]);
-    after = "AND n.token_id > $4::numeric";
+    after = `AND n.token_id > ${p.add(a.cursor[0])}::numeric`;
   }
-  params.push(PAGE_NFT_BYTES);
   const keys = `WITH k AS (SELECT n.token_id FROM evm_nfts n WHERE n.chain_id = $1 AND n.token = $2 ${after} ORDER BY n.token_id LIMIT $3)`;
   const rows = await sql.query<NftRow & Budgeted>(
-    budgeted(`${NFT_SELECT} JOIN k ON n.chain_id = $1 AND n.token = $2 AND n.token_id = k.token_id`, keys, "token_id::numeric", params.length),
-    params,
+    budgeted(`${NFT_SELECT} JOIN k ON n.chain_id = $1 AND n.token = $2 AND n.token_id = k.token_id`, keys, "token_id::numeric", p.add(PAGE_NFT_BYTES)),
+    p.values,
   );
   const {items, more} = withinBudget(rows, a.pageSize);
   const last = items[items.length - 1];

@@ -18,7 +18,7 @@ import {Backoff, RetryableError, isRetryable} from "../../../util/errors.js";
 import {setMaxListeners} from "node:events";
 import type {Logger} from "../../../logger/index.js";
 import type {SqlClient} from "../../store/client.js";
-import {RpcError, type EvmRpc, type RpcCall} from "../../../evm/rpc.js";
+import {RpcCallError, type EvmRpc, type RpcCall} from "../../../evm/rpc.js";
 import {bytesToHex, hexToBytes, quantity, toQuantity} from "../../../evm/hex.js";
 import {selector} from "../../../evm/abi.js";
 import {cb58Encode} from "../../../util/cb58.js";
@@ -382,7 +382,7 @@ export class EvmFollower {
    * smaller ones from then on: busy traced blocks make large answers.
    */
   private shrinkOnRefusal(e: Error): void {
-    const refused = e instanceof RpcError && ((e.kind === "http" && e.code === 413) || (e.kind !== "transport" && /batch refused|too large|exceed|limit/i.test(e.message)));
+    const refused = e instanceof RpcCallError && ((e.kind === "http" && e.code === 413) || (e.kind !== "transport" && /batch refused|too large|exceed|limit/i.test(e.message)));
     if (!refused || this.batchBlocks === 1) return;
     this.batchBlocks = Math.max(1, Math.floor(this.batchBlocks / 2));
     this.dropAhead();

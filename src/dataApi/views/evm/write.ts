@@ -7,7 +7,7 @@
 import type {SqlTx} from "../../store/client.js";
 import {bulkInsert, type BulkColumn} from "../../store/bulk.js";
 import {bytesToHex, hexToBytes} from "../../../evm/hex.js";
-import {sha256} from "@noble/hashes/sha2.js";
+import {messageId} from "../../../warp/message.js";
 import type {DerivedBlock, DerivedTraces} from "./derive.js";
 import {foldIcmEvents, rollbackIcm} from "./icmFold.js";
 import {enqueueAddressActivity, enqueueInternalActivity, rollbackOutbox, type LogRow, type Touch} from "./webhookOutbox.js";
@@ -133,7 +133,7 @@ export async function writeBlocks(
       })),
   );
   await enqueueAddressActivity(tx, chainId, touches, logs);
-  const warpRows = blocks.flatMap((d) => d.warp.map((u) => [sha256(u), chainId, d.block.number, u]));
+  const warpRows = blocks.flatMap((d) => d.warp.map((u) => [messageId(u), chainId, d.block.number, u]));
   await bulkInsert(tx, "warp_messages", [c("message_id", "bytea"), c("chain_id", "text"), c("block_number", "int8"), c("unsigned", "bytea")], warpRows, {onConflict: "DO NOTHING"});
   if (chain.rollups !== false) await foldMetrics(tx, chainId, blocks);
   const last = blocks[blocks.length - 1]!.block;

@@ -6,7 +6,8 @@
  * nothing else.
  */
 import {ripemd160} from "@noble/hashes/legacy.js";
-import {cb58Encode, EMPTY_ID, sha256} from "../../../util/cb58.js";
+import {cb58Encode, EMPTY_ID} from "../../../util/cb58.js";
+import {sha256} from "../../../util/sha256.js";
 import {bytesToHex} from "../../../util/hex.js";
 import {decodeVertex} from "../../../decode/avm.js";
 import {decode, spanned, versioned} from "../../../decode/codec/codec.js";

@@ -7,7 +7,8 @@
  */
 import type {NetworkInfo} from "../../../chains/index.js";
 import {Writer} from "../../../decode/reader.js";
-import {idFromString, idToString, sha256} from "../../../util/cb58.js";
+import {idFromString, idToString} from "../../../util/cb58.js";
+import {sha256} from "../../../util/sha256.js";
 import {bulkInsert, type BulkColumn} from "../../store/bulk.js";
 import type {SqlTx} from "../../store/client.js";
 import type {GenesisState, L1Validator, Owner, PrimaryContainer, PrimaryTx, Staker, TxOutput} from "./model.js";

@@ -8,7 +8,8 @@
  * gives each output's exact bytes for `utxoBytes`.
  */
 import {recoverPublicKey} from "./recover.js";
-import {cb58Encode, sha256} from "../../../util/cb58.js";
+import {cb58Encode} from "../../../util/cb58.js";
+import {sha256} from "../../../util/sha256.js";
 import {bytesToHex} from "../../../util/hex.js";
 import {decode, encode, type Spanned, type ValueOf} from "../../../decode/codec/codec.js";
 import {cInput, cOutput, cSignedTx, type CSignedTx, type CUnsignedTx} from "../../../decode/codec/atomic.js";

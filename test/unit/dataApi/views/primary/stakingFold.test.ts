@@ -16,7 +16,8 @@ import type {TxPlace} from "../../../../../src/dataApi/views/primary/rows.js";
 import {networkConfigFor} from "../../../../../src/dataApi/views/primary/networkConfig.js";
 import {calculatePrimaryNetworkReward} from "../../../../../src/dataApi/views/primary/reward.js";
 import {StakingFold} from "../../../../../src/dataApi/views/primary/stakingFold.js";
-import {idFromString, idToString, sha256} from "../../../../../src/util/cb58.js";
+import {idFromString, idToString} from "../../../../../src/util/cb58.js";
+import {sha256} from "../../../../../src/util/sha256.js";
 import {describeBackends, quietLogger} from "../../../../helpers/sql.js";
 
 const network = NETWORKS.local;

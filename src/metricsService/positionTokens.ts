@@ -17,7 +17,11 @@ export interface PagePosition {
 
 export type TokenLookup = {ok: true; position: PagePosition} | {ok: false; reason: "unknown" | "expired"};
 
-export class PageTokens {
+/**
+ * Tokens that name a position this process remembers (the data API's carry a signed cursor instead:
+ * dataApi/server/cursorTokens.ts).
+ */
+export class PositionTokens {
   /** The last MAX_TOKENS issued, the oldest evicted in constant time (a full map swept on each issue was O(n)). */
   private readonly tokens = new FifoMap<string, {position: PagePosition; expires: number}>(MAX_TOKENS);
 

@@ -10,7 +10,11 @@ export type CursorValue = string | number | bigint;
 
 const MAC_LEN = 16;
 
-export class PageTokens {
+/**
+ * Tokens that carry their page's cursor, signed: nothing is kept. (The metrics service's tokens name a position it
+ * remembers instead: metricsService/positionTokens.ts.)
+ */
+export class CursorTokens {
   constructor(private readonly secret: Uint8Array) {}
 
   encode(scope: string, cursor: readonly CursorValue[]): string {
