@@ -2,10 +2,9 @@
  * `avaext data-api rebuild`: everything the data API stores but the webhooks is derived, so it can be dropped and
  * folded again from the container index without touching the feed (after a schema change, or to recover from a bad
  * store). The webhooks (their addresses, secrets, outbox and delivery log) are users' data: they are copied aside,
- * the store made again, and copied back (the columns both versions have), so a rebuild keeps them; the refold then
- * enqueues a block's events only for webhooks made by its time, and the kept messages' IDs are the ones it derives
- * (views/evm/webhookOutbox.ts), so none is sent twice. Takes the writer lock first: a running ingest process makes
- * it refuse.
+ * the store made again, and copied back (the columns both versions have), so a rebuild keeps them; each webhook's
+ * first event moves up to what was folded, so the refold sends none of the history again, and messages not yet
+ * delivered are kept and go. Takes the writer lock first: a running ingest process makes it refuse.
  */
 import path from "node:path";
 import type {NetworkInfo} from "../chains/index.js";
@@ -78,9 +77,25 @@ async function restore(tx: SqlTx, tables: readonly string[]): Promise<void> {
   }
 }
 
+/**
+ * Each webhook's first event moves up to what the store had folded (EVM: the chain's head; P: its next height; X:
+ * its next transaction in the view's order), so the refold sends it nothing it could have sent already. The kept
+ * messages' IDs stopped a repeat too, but only while they are kept: past --webhooks-retention they are deleted, and
+ * a refold would send those events again.
+ */
+async function webhooksFromHere(tx: SqlTx): Promise<void> {
+  const [r] = await tx.query<{t: string | null}>("SELECT to_regclass('webhooks')::text AS t");
+  if (!r?.t) return;
+  await tx.query(`UPDATE webhooks h SET from_block = greatest(h.from_block, CASE
+      WHEN h.event_type IN ('address_activity', 'icm_activity') THEN COALESCE((SELECT c.head_number + 1 FROM evm_chains c WHERE c.chain_id = h.chain_id), 0)
+      WHEN h.chain_id = (SELECT value::jsonb ->> 'X' FROM data_api_meta WHERE key = 'network') THEN COALESCE((SELECT value::int8 + 1 FROM data_api_meta WHERE key = 'view.seq.X'), 0)
+      ELSE COALESCE((SELECT max(height) + 1 FROM blocks WHERE chain = 'P'), 0) END)`);
+}
+
 /** Drops the store's tables and makes them again by the migrations, the kept tables' rows copied across. */
 export async function remakeTables(sql: SqlClient, logger: Logger): Promise<void> {
   const kept = await sql.transaction(async (tx) => {
+    await webhooksFromHere(tx);
     const kept = await setAside(tx);
     for (const t of dataApiTables()) await tx.query(`DROP TABLE IF EXISTS ${t} CASCADE`);
     return kept;

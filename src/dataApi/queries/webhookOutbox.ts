@@ -150,7 +150,10 @@ export async function pruneFinished(sql: SqlTx, before: number, limit: number): 
   const rows = await sql.query<{n: number}>(
     `WITH gone AS (
        DELETE FROM webhook_outbox WHERE message_id IN (
-         SELECT message_id FROM webhook_outbox WHERE state IN ('delivered', 'failed', 'dropped', 'skipped') AND created_at < $1 ORDER BY created_at LIMIT $2)
+         SELECT message_id FROM webhook_outbox WHERE state IN ('delivered', 'failed', 'dropped', 'skipped') AND created_at < $1
+           -- A reversal not yet sent is made from its original's body: the original stays until it is.
+           AND message_id NOT IN (SELECT reverses FROM webhook_outbox WHERE state IN ('pending', 'paused') AND reverses IS NOT NULL)
+         ORDER BY created_at LIMIT $2)
        RETURNING message_id),
      attempts AS (DELETE FROM webhook_attempts a USING gone WHERE a.message_id = gone.message_id)
      SELECT count(*)::int4 AS n FROM gone`,

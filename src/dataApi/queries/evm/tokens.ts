@@ -100,7 +100,8 @@ async function balanceSide(sql: SqlClientLike, chainId: string, owner: Uint8Arra
     return rows[0]!.n;
   };
   if ((await count("<=")) <= budget) return "before";
-  if ((await count(">")) <= budget) return "after";
+  // The zero address has no current balances (the fold keeps none for it: mints and burns): its sum is the one above.
+  if (!owner.every((b) => b === 0) && (await count(">")) <= budget) return "after";
   throw new ScanBudgetExceeded(
     `blockNumber: the address has more than ${budget} token transfers both up to block ${block} and after it; its balances at that block are not summed on request`,
   );
@@ -131,20 +132,24 @@ export async function listBalances(
       ORDER BY erc, token, token_id LIMIT $4`;
   } else {
     const block = p.add(a.blockNumber);
-    const side = await balanceSide(sql, a.chainId, a.owner, a.ercs, a.blockNumber, a.scanBudget ?? SCAN_BUDGET);
+    const budget = a.scanBudget ?? SCAN_BUDGET;
+    const side = await balanceSide(sql, a.chainId, a.owner, a.ercs, a.blockNumber, budget);
     // The address's net change by token over the transfers on one side of the block.
     const net = (cond: string): string => `SELECT tr.erc, tr.token, COALESCE(tr.token_id, 0) AS token_id,
           sum(CASE WHEN tr.to_addr = $2 THEN tr.value ELSE 0 END) - sum(CASE WHEN tr.from_addr = $2 THEN tr.value ELSE 0 END) AS change
         FROM evm_address_transfers x JOIN evm_transfers tr ON tr.chain_id = x.chain_id AND tr.block_number = x.block_number AND tr.log_index = x.log_index AND tr.item = x.item
         WHERE x.chain_id = $1 AND x.address = $2 AND x.erc = ANY($3::int4[]) AND x.block_number ${cond} ${block}
         GROUP BY tr.erc, tr.token, COALESCE(tr.token_id, 0)`;
+    // After the block: the current balances less the changes since. Of the current ones, the page needs the first
+    // pageSize + 1 past the cursor and as many again as the changes could bring to zero (at most the budget).
     const sums =
       side === "before"
         ? `SELECT erc, token, token_id, change AS balance FROM (${net("<=")}) n`
         : `SELECT COALESCE(b.erc, n.erc) AS erc, COALESCE(b.token, n.token) AS token, COALESCE(b.token_id, n.token_id) AS token_id,
              COALESCE(b.balance, 0) - COALESCE(n.change, 0) AS balance
-           FROM (SELECT erc, token, token_id, balance FROM evm_balances WHERE chain_id = $1 AND owner = $2 AND erc = ANY($3::int4[])) b
-           FULL JOIN (${net(">")}) n ON n.erc = b.erc AND n.token = b.token AND n.token_id = b.token_id`;
+           FROM (SELECT erc, token, token_id, balance FROM evm_balances WHERE chain_id = $1 AND owner = $2 AND erc = ANY($3::int4[]) ${filter}
+                 ORDER BY erc, token, token_id LIMIT $4::int8 + ${p.add(budget)}::int8) b
+           FULL JOIN (SELECT * FROM (${net(">")}) n0 WHERE true ${filter}) n ON n.erc = b.erc AND n.token = b.token AND n.token_id = b.token_id`;
     keys = `SELECT erc, token, token_id, balance FROM (${sums}) s WHERE balance <> 0 ${filter} ORDER BY erc, token, token_id LIMIT $4`;
   }
   const rows = await sql.query<BalanceRow & Budgeted>(

@@ -4,7 +4,7 @@
  * keys of a page are chosen first and only those rows are joined with their details.
  */
 import {type SqlClientLike} from "../primary/common.js";
-import {Params, SCAN_BUDGET, scanBound} from "../sql.js";
+import {Params, scanBound} from "../sql.js";
 import {
   blockModel,
   fullTransaction,
@@ -256,33 +256,33 @@ export async function listTransactions(sql: SqlClientLike, a: EvmListArgs & {sta
 /**
  * The transactions of an address (kinds: the evm_address_txs bits that count; 0 = any). A kind is checked on the
  * address's entries, so a kind few of them have reads at most the scan budget's entries a page (queries/sql.ts):
- * the walk is a LIMIT the filter reads lazily, so a page that fills early reads no further, and only a short page
- * looks for where the budget ended it (`scanEnd`).
+ * where that walk ends is read first, and the page is bounded by it (`scanEnd` when it ends the page short). Read
+ * after the page instead, blocks folded between the two statements moved the end and the next page repeated rows.
  */
 async function addressTxRows(sql: SqlClientLike, a: EvmListArgs & {address: Uint8Array; kinds: number}): Promise<{rows: TxRow[]; scanEnd?: Cursor}> {
   const p = new Params();
   const keys = ["x.block_number", "x.tx_index"];
-  const walk = [`x.chain_id = ${p.add(a.chainId)}`, `x.address = ${p.add(a.address)}`, ...window(p, a, keys, "x.block_number")];
-  const walkParams = [...p.values];
-  const budget = Math.max(1, Math.floor(a.scanBudget ?? SCAN_BUDGET));
-  const entries =
-    a.kinds === 0
-      ? `SELECT x.block_number, x.tx_index FROM evm_address_txs x WHERE ${walk.join(" AND ")}`
-      : `SELECT x.block_number, x.tx_index FROM (SELECT x.block_number, x.tx_index, x.kinds FROM evm_address_txs x WHERE ${walk.join(" AND ")} ORDER BY ${order(a, keys)} LIMIT ${budget}) x
-         WHERE (x.kinds & ${p.add(a.kinds)}) <> 0`;
+  const where = [`x.chain_id = ${p.add(a.chainId)}`, `x.address = ${p.add(a.address)}`, ...window(p, a, keys, "x.block_number")];
+  let scanEnd: Cursor | undefined;
+  if (a.kinds !== 0) {
+    const end = await scanBound<{block_number: string; tx_index: number}>(
+      sql,
+      `SELECT x.block_number::text AS block_number, x.tx_index FROM evm_address_txs x WHERE ${where.join(" AND ")} ORDER BY ${order(a, keys)}`,
+      [...p.values],
+      a.scanBudget,
+    );
+    if (end !== null) {
+      scanEnd = [end.block_number, end.tx_index];
+      where.push(`(x.block_number, x.tx_index) ${a.sortOrder === "asc" ? "<=" : ">="} (${p.add(end.block_number)}::int8, ${p.add(end.tx_index)}::int4)`);
+    }
+    where.push(`(x.kinds & ${p.add(a.kinds)}) <> 0`);
+  }
   const rows = await sql.query<TxRow>(
-    `WITH k AS (${entries} ORDER BY ${order(a, keys)} LIMIT ${p.add(a.pageSize + 1)})
+    `WITH k AS (SELECT x.block_number, x.tx_index FROM evm_address_txs x WHERE ${where.join(" AND ")} ORDER BY ${order(a, keys)} LIMIT ${p.add(a.pageSize + 1)})
      ${TX_SELECT} JOIN k ON k.block_number = t.block_number AND k.tx_index = t.tx_index WHERE t.chain_id = $1 ORDER BY ${order(a, ["t.block_number", "t.tx_index"])}`,
     p.values,
   );
-  if (a.kinds === 0 || rows.length > a.pageSize) return {rows};
-  const end = await scanBound<{block_number: string; tx_index: number}>(
-    sql,
-    `SELECT x.block_number::text AS block_number, x.tx_index FROM evm_address_txs x WHERE ${walk.join(" AND ")} ORDER BY ${order(a, keys)}`,
-    walkParams,
-    budget,
-  );
-  return end === null ? {rows} : {rows, scanEnd: [end.block_number, end.tx_index]};
+  return rows.length > a.pageSize || scanEnd === undefined ? {rows} : {rows, scanEnd};
 }
 
 export async function listNativeTransactions(sql: SqlClientLike, a: EvmListArgs & {address: Uint8Array}): Promise<EvmPage<NativeTransaction>> {

@@ -21,6 +21,8 @@ const A = addr(0xaa);
 const B = addr(0xbb);
 const C = addr(0xcc);
 const TOKEN = addr(0x20);
+/** A second token, moved to A every third block, so a balances page of one item pages across tokens. */
+const TOKEN2 = addr(0x21);
 
 /**
  * Block n holds one transaction to the token contract moving n tokens: from A to C every fifth block, else from B
@@ -45,7 +47,10 @@ function chain(): {blocks: DerivedBlock[]; balanceAfter: (n: number) => bigint; 
     blocks.push({
       block: {number: BigInt(n), hash: hash(0), parentHash: n === 1 ? new Uint8Array(32) : blocks[n - 2]!.block.hash, timestamp: BigInt(1000 + n), txCount: 1, baseFee: 1n, gasUsed: 21_000n, gasLimit: 8_000_000n, feesSpent: 21_000n},
       txs: [{txIndex: 0, hash: hash(1), from: sender, to: TOKEN, created: null, value: 0n, nonce: BigInt(n), gasLimit: 60_000n, gasUsed: 21_000n, gasPrice: 1n, maxFee: null, maxPriorityFee: null, txType: 0, status: 1, input: new Uint8Array(4)}],
-      transfers: [{txIndex: 0, logIndex: 0, item: 0, erc: 20, token: TOKEN, from, to, tokenId: null, value: BigInt(n)}],
+      transfers: [
+        {txIndex: 0, logIndex: 0, item: 0, erc: 20, token: TOKEN, from, to, tokenId: null, value: BigInt(n)},
+        ...(n % 3 === 0 ? [{txIndex: 0, logIndex: 1, item: 0, erc: 20 as const, token: TOKEN2, from: B, to: A, tokenId: null, value: 1n}] : []),
+      ],
       internals: null,
       contracts: [],
       addressKinds: kinds,
@@ -97,15 +102,24 @@ describe.each(["pglite", "postgres"] as BackendKind[])("scan budget (%s)", (kind
 
   it("sums an ERC-20 balance at a past block from the side of it within the budget, or refuses", async () => {
     const at = async (block: number, scanBudget?: number): Promise<string[]> =>
-      (await listBalances(db, {chainId: CHAIN, owner: A, ercs: [20], blockNumber: BigInt(block), pageSize: 10, cursor: null, scanBudget})).items.map((r) => r.balance);
+      (await listBalances(db, {chainId: CHAIN, owner: A, ercs: [20], contracts: [TOKEN], blockNumber: BigInt(block), pageSize: 10, cursor: null, scanBudget})).items.map((r) => r.balance);
+    // A's transfers of both tokens up to a block: one a block, and TOKEN2's every third.
+    const upTo = (block: number): number => Math.min(block, BLOCKS) + Math.floor(Math.min(block, BLOCKS) / 3);
+    const total = upTo(BLOCKS);
     for (const block of [1, 4, 5, 12, 25, 29, 30, 40]) {
       const want = evm.balanceAfter(Math.min(block, BLOCKS));
       const expected = want === 0n ? [] : [want.toString()];
       // Unbounded, then each side alone: up to the block (a budget of the block's transfers), after it (of the rest).
       expect(await at(block), `block ${block}`).toEqual(expected);
-      expect(await at(block, Math.min(block, BLOCKS)), `block ${block}, summed up to it`).toEqual(expected);
-      const after = Math.max(0, BLOCKS - block);
-      if (after < block) expect(await at(block, Math.max(1, after)), `block ${block}, current less after`).toEqual(expected);
+      expect(await at(block, upTo(block)), `block ${block}, summed up to it`).toEqual(expected);
+      const after = total - upTo(block);
+      if (after < upTo(block)) expect(await at(block, Math.max(1, after)), `block ${block}, current less after`).toEqual(expected);
+    }
+    // Both tokens, a page of one at a time, from either side: the cursor goes through both, in token order.
+    for (const [block, scanBudget] of [[12, 100], [25, 12]] as const) {
+      const both = await walk((cursor) => listBalances(db, {chainId: CHAIN, owner: A, ercs: [20], blockNumber: BigInt(block), pageSize: 1, cursor, scanBudget}));
+      const want = [[TOKEN, evm.balanceAfter(block)], [TOKEN2, BigInt(Math.floor(block / 3))]].filter(([, v]) => v !== 0n);
+      expect(both.items.map((r) => [hex(r.token), r.balance]), `block ${block}`).toEqual(want.map(([t, v]) => [hex(t as Uint8Array), String(v)]));
     }
     await expect(at(15, 10)).rejects.toThrow(ScanBudgetExceeded);
     await expect(at(15, 10)).rejects.toThrow(/more than 10 token transfers both up to block 15 and after it/);
