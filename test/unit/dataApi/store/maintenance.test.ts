@@ -1,7 +1,7 @@
 /**
- * PGlite runs PostgreSQL without autovacuum and without a checkpointer. The writer's maintenance analyses the tables
- * whose rows changed past autovacuum's threshold (the planner then sees their real sizes), and checkpoints once
- * enough WAL has been written (the WAL is recycled only at checkpoints).
+ * PGlite runs PostgreSQL without autovacuum and without a checkpointer. The writer's maintenance vacuums and analyses
+ * the tables whose rows changed past autovacuum's thresholds (the planner then sees their real sizes, and index-only
+ * scans read no heap), and checkpoints once enough WAL has been written (the WAL is recycled only at checkpoints).
  */
 import {afterEach, expect, it} from "vitest";
 import {openSqlClient, type SqlClient} from "../../../../src/dataApi/store/client.js";
@@ -27,13 +27,19 @@ it("analyses the tables that changed past the threshold, once, and the planner s
   await db.query("INSERT INTO blocks (chain, height, block_id, container_id, parent_id, block_type, ts, tx_count, size_bytes, tx_ids) VALUES ('X', 1, 'b', 'b', 'p', '', 0, 0, 0, '[]')");
   // Never analysed since the 20,000 rows: the planner's estimate is not their count (-1: never analysed).
   expect(await estimate(db, "asset_txs")).not.toBe(20_000);
-  // Both changed past 50 rows + 10 %? asset_txs did; one row in blocks did not.
-  expect((await analyzer.runOnce()).analysed).toEqual(["asset_txs"]);
+  // 20,000 rows inserted is past 1,000 + 20 %: vacuumed, and analysed with it; one row in blocks is past neither.
+  expect(await analyzer.runOnce()).toMatchObject({vacuumed: ["asset_txs"], analysed: []});
   expect(await estimate(db, "asset_txs")).toBe(20_000);
-  expect((await analyzer.runOnce()).analysed).toEqual([]);
-  // 10 % more rows: analysed again.
+  expect(await analyzer.runOnce()).toMatchObject({vacuumed: [], analysed: []});
+  // Its pages all-visible now: an index walk reads the index alone.
+  await db.query("SET enable_seqscan = off");
+  const plan = (await db.query<{"QUERY PLAN": string}>("EXPLAIN (ANALYZE) SELECT seq FROM asset_txs WHERE asset_id = 'a' ORDER BY seq DESC OFFSET 9999 LIMIT 1")).map((r) => r["QUERY PLAN"]).join("\n");
+  await db.query("SET enable_seqscan = on");
+  expect(plan).toMatch(/Index Only Scan/);
+  expect(plan).toMatch(/Heap Fetches: 0\b/);
+  // 10 % more rows (less than 20 %): analysed again, not vacuumed.
   await db.query("INSERT INTO asset_txs (asset_id, seq) SELECT 'b', g FROM generate_series(1, 2100) g");
-  expect((await analyzer.runOnce()).analysed).toEqual(["asset_txs"]);
+  expect(await analyzer.runOnce()).toMatchObject({vacuumed: [], analysed: ["asset_txs"]});
   expect(await estimate(db, "asset_txs")).toBe(22_100);
   await analyzer.close();
 });
