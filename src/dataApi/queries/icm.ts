@@ -68,13 +68,15 @@ export async function listIcmMessages(sql: SqlClientLike, args: {filter: IcmFilt
     if (b.length < 2) continue;
     const params: unknown[] = [b[0]![1]];
     if (cursor) params.push(cursor[0], cursor[1]);
-    const end = await scanBound<{sort_ts: string; message_id: string}>(
+    // Named apart from the columns: an ORDER BY of the output's text `sort_ts` sorted every entry of the walk.
+    const found = await scanBound<{ts: string; id: string}>(
       sql,
-      `SELECT sort_ts::text AS sort_ts, message_id FROM icm_messages WHERE ${b[0]![0]} = $1${cursor ? " AND (sort_ts, message_id) < ($2::int8, $3)" : ""}
+      `SELECT sort_ts::text AS ts, message_id AS id FROM icm_messages WHERE ${b[0]![0]} = $1${cursor ? " AND (sort_ts, message_id) < ($2::int8, $3)" : ""}
        ORDER BY sort_ts DESC, message_id DESC`,
       params,
       args.scanBudget,
     );
+    const end = found === null ? null : {sort_ts: found.ts, message_id: found.id};
     if (end !== null && (bound === null || BigInt(end.sort_ts) > BigInt(bound.sort_ts) || (end.sort_ts === bound.sort_ts && end.message_id > bound.message_id))) bound = end;
   }
   const p = new Params();
