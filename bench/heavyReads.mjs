@@ -100,8 +100,10 @@ function heavyRequests(url, facts) {
     "asset transactions of AVAX, txTypes=UNKNOWN (none)": `${x}/assets/${AVAX}/transactions?pageSize=100&txTypes=UNKNOWN`,
     "asset transactions of AVAX, endTimestamp=1 (none)": `${x}/assets/${AVAX}/transactions?pageSize=100&endTimestamp=1`,
     "X balances of 64 addresses": `${x}/balances?addresses=${a64}`,
-    "EVM balances:listErc20 of the busiest address at block 25,000": `${evm}/balances:listErc20?blockNumber=25000`,
-    "EVM balances:listErc20 of the busiest address at block 49,000": `${evm}/balances:listErc20?blockNumber=49000`,
+    // listErc1155: listErc20 also asks the chain's RPC for the native balance at the block, which the bench's
+    // anvil (not the chain the store holds) does not have; the token sums are the same query.
+    "EVM balances:listErc1155 of the busiest address at block 25,000": `${evm}/balances:listErc1155?blockNumber=25000`,
+    "EVM balances:listErc1155 of the busiest address at block 49,000": `${evm}/balances:listErc1155?blockNumber=49000`,
     "EVM transactions:listNative of the busiest address": `${evm}/transactions:listNative?pageSize=100`,
     "ICM messages of the busiest sender, source = destination (none)": `${url}/v1/icm/messages?pageSize=100&from=${icm.hot}&sourceBlockchainId=${icm.otherChain}&destinationBlockchainId=${icm.otherChain}`,
     "ICM messages of the busiest sender and a chain at either end": `${url}/v1/icm/messages?pageSize=100&from=${icm.hot}&blockchainId=${icm.otherChain}`,
@@ -143,13 +145,16 @@ async function measure(label, root, facts, anvilUrl) {
         }
       })();
       const during = [];
-      for (let r = 0; r < RUNS; r++) during.push((await latency(ordinary, {connections: CONNECTIONS})).p99);
+      for (let r = 0; r < RUNS; r++) during.push(await latency(ordinary, {connections: CONNECTIONS}));
       stop = true;
       await loop;
+      // A run in which no ordinary read was answered has no p99 (autocannon gives 0): say so.
+      const starved = during.filter((d) => d.rps === 0).length;
+      const duringP99 = starved > 0 ? `no answer in ${starved} of ${RUNS} runs of ${SECONDS} s` : `p99 ${fmt(median(during.map((d) => d.p99)), 1)} ms`;
       const row = {
         name: `${label}: ${name}`,
         value: `${first.status}, ${fmt(first.bytes / 1024, 1)} KiB${first.more ? ", nextPageToken" : ""}: median ${fmt(median(ms), 1)} ms, worst ${fmt(Math.max(...ms, worst), 1)} ms`,
-        reference: `ordinary read p99 ${fmt(median(during), 1)} ms while repeated (${repeats} times), ${fmt(aloneP99, 1)} ms alone`,
+        reference: `ordinary read ${duringP99} while repeated (${repeats} times), p99 ${fmt(aloneP99, 1)} ms alone`,
       };
       console.error(`${row.name}: ${row.value}; ${row.reference}`);
       rows.push(row);
@@ -166,8 +171,9 @@ export async function benchHeavyReads() {
   const loggers = new LoggerRegistry({logLevel: "OFF", displayLevel: "WARN", logDir: null});
   const anvil = await Anvil.start({chainId: Number(CHAIN_ID), genesisTimestamp: 1_700_000_000, mining: "auto"}, {logger: loggers.get("bench")});
   try {
-    const rows = await measure("this build", undefined, facts, anvil.url);
-    if (process.env.BENCH_BASELINE) rows.push(...(await measure("baseline", path.resolve(process.env.BENCH_BASELINE), facts, anvil.url)));
+    // The baseline first: this build may migrate the store to a schema the baseline does not know.
+    const rows = process.env.BENCH_BASELINE ? await measure("baseline", path.resolve(process.env.BENCH_BASELINE), facts, anvil.url) : [];
+    rows.push(...(await measure("this build", undefined, facts, anvil.url)));
     return rows;
   } finally {
     await anvil.stop();
