@@ -409,6 +409,26 @@ describe("balances", () => {
     expect((await listXChainUtxos(db, NET, {pageSize: 10, addresses: bob})).items.map((u) => u.utxoId)).toEqual(["xi0"]);
   });
 
+  it("finds the unspent UTXOs by owner whatever the order of creation and spend, a co-owned one once", async () => {
+    const dave = hexBytes("d".repeat(40));
+    const erin = hexBytes("e".repeat(40));
+    const balance = async (addresses: Uint8Array[]): Promise<unknown> => (await getPChainBalances(db, NET, {addresses, now: 3000})).unlockedUnstaked;
+    // Created, then spent in a later statement (the fold's usual order).
+    await db.insert("utxos", utxo({utxo_id: "ord-1", tx_id: "t-ord", output_index: 0, amount: "7", addresses: ["d".repeat(40), "e".repeat(40)], created_seq: 90, created_ts: 2000, threshold: 1}));
+    expect(await balance([dave])).toEqual([agg("7", 1)]);
+    expect(await balance([dave, erin])).toEqual([agg("7", 1)]);
+    await db.insert("utxo_spends", {utxo_id: "ord-1", tx_id: "t-ord", output_index: 0, consumed_chain: P_ID, consuming_tx: "t-spend", consuming_ts: 2100});
+    expect(await balance([dave, erin])).toEqual([]);
+    // Spent first (its spend folded before its creation), then created: never counted.
+    await db.insert("utxo_spends", {utxo_id: "ord-2", tx_id: "t-ord2", output_index: 0, consumed_chain: P_ID, consuming_tx: "t-spend2", consuming_ts: 2100});
+    await db.insert("utxos", utxo({utxo_id: "ord-2", tx_id: "t-ord2", output_index: 0, amount: "9", addresses: ["d".repeat(40)], created_seq: 91, created_ts: 2000}));
+    expect(await balance([dave])).toEqual([]);
+    // Exported to X: it counts in X's atomic memory, not on P.
+    await db.insert("utxos", utxo({utxo_id: "ord-3", tx_id: "t-ord3", output_index: 0, amount: "5", addresses: ["e".repeat(40)], created_seq: 92, created_ts: 2000, exported_to: X_ID}));
+    expect(await balance([erin])).toEqual([]);
+    expect((await getXChainBalances(db, NET, {addresses: [erin], now: 3000})).atomicMemoryUnlocked).toEqual([{...agg("5", 1), sharedWithChainId: P_ID}]);
+  });
+
   it("uses an index", async () => {
     await expectIndexed((sql) => getPChainBalances(sql, NET, {addresses: ewoq, now: 3000}));
   });
