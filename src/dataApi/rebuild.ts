@@ -35,7 +35,7 @@ export interface RebuildModules {
 }
 
 /** Kept across a rebuild: not derived from the chain (docs/operations/backups.md). Parents first. */
-export const KEPT_TABLES: readonly string[] = ["webhooks", "webhook_addresses", "webhook_secrets", "webhook_outbox", "webhook_attempts"];
+export const KEPT_TABLES: readonly string[] = ["webhooks", "webhook_addresses", "webhook_keys", "webhook_secrets", "webhook_outbox", "webhook_attempts"];
 const keptCopy = (t: string): string => `rebuild_kept_${t}`;
 
 /** The tables the migrations create, to drop before folding again (the kept ones too: they are copied back). */

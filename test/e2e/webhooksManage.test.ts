@@ -12,6 +12,7 @@ import {Anvil} from "../../src/dev/evm/anvil.js";
 import {quietLogger, STORE_BACKENDS} from "../helpers/sql.js";
 import {startNode, type TestNode} from "../helpers/node.js";
 import {keysFile, webhookNodeFlags} from "../helpers/webhooks.js";
+import {formatAddress} from "../../src/dataApi/server/names.js";
 
 const CHAIN = "99998";
 const KEY_A = "key-a-0123456789";
@@ -149,6 +150,49 @@ describe.each(STORE_BACKENDS)("webhooks' management ($name)", (backend) => {
     }
     expect((await call("GET", "/v1/webhooks", undefined, KEY_B)).json.webhooks).not.toContainEqual(expect.objectContaining({id}));
     expect((await call("GET", `/v1/webhooks/${id}`)).json.status).toBe("active");
+  });
+
+  it("keeps a primary webhook's keys as rows: answers inline the first 100, GET addresses pages them all", async () => {
+    const keys = Array.from({length: 150}, (_, i) => `P-${formatAddress(Uint8Array.from({length: 20}, (_, j) => (j === 19 ? i + 1 : j === 18 ? 7 : 0)), "local")}`);
+    const made = await call("POST", "/v1/webhooks", {
+      eventType: "primary_network_address_activity",
+      url: "http://127.0.0.1:9/p",
+      network: "local",
+      chainId: "p-chain",
+      metadata: {keyType: "addresses", keys, subEvents: {addressActivitySubEvents: ["balance_change"]}},
+    });
+    expect(made.status, JSON.stringify(made.json)).toBe(201);
+    const id = made.json.id as string;
+    const sorted = [...keys].sort();
+    const inline = (j: Record<string, unknown>): unknown[] => (j.metadata as {keys: unknown[]}).keys;
+    expect(inline(made.json)).toEqual(sorted.slice(0, 100));
+    expect(inline((await call("GET", `/v1/webhooks/${id}`)).json)).toHaveLength(100);
+    const listed = (await call("GET", "/v1/webhooks?pageSize=100")).json.webhooks as Array<Record<string, unknown>>;
+    expect(inline(listed.find((x) => x.id === id)!)).toHaveLength(100);
+    const paged: unknown[] = [];
+    let token: string | undefined;
+    do {
+      const r = (await call("GET", `/v1/webhooks/${id}/addresses?pageSize=60${token ? `&pageToken=${encodeURIComponent(token)}` : ""}`)).json;
+      expect(r.totalAddresses).toBe(150);
+      paged.push(...(r.addresses as unknown[]));
+      token = r.nextPageToken as string | undefined;
+    } while (token);
+    expect(paged).toEqual(sorted);
+    // A validator webhook's keys and nodeIds filter likewise; an empty subnetIds filter stays as given.
+    const nodes = Array.from({length: 120}, (_, i) => `NodeID-${i.toString().padStart(4, "0")}`);
+    const va = await call("POST", "/v1/webhooks", {
+      eventType: "validator_activity",
+      url: "http://127.0.0.1:9/v",
+      network: "local",
+      metadata: {keyType: "nodeId", keys: nodes, nodeIds: nodes, subnetIds: [], subEvents: {validatorActivitySubEvents: ["validator_stake"]}},
+    });
+    expect(va.status, JSON.stringify(va.json)).toBe(201);
+    expect(va.json.metadata).toMatchObject({keyType: "nodeId", keys: nodes.slice(0, 100), nodeIds: nodes.slice(0, 100), subnetIds: []});
+    expect((await call("GET", `/v1/webhooks/${va.json.id as string}/addresses?pageSize=100`)).json).toMatchObject({totalAddresses: 120, addresses: nodes.slice(0, 100)});
+    // The webhooks' rows hold no keys: the fold and delivery read metadata with every event.
+    const rows = await t.node.dataApi!.sql.query<{n: number}>("SELECT octet_length(metadata::text)::int4 AS n FROM webhooks WHERE id = ANY($1::text[])", [[id, va.json.id]]);
+    for (const r of rows) expect(r.n).toBeLessThan(200);
+    for (const x of [id, va.json.id as string]) expect((await call("DELETE", `/v1/webhooks/${x}`)).status).toBe(200);
   });
 
   it("inlines a webhook's first 100 addresses and pages them all; refuses a key's webhook past --webhooks-max-per-key", async () => {

@@ -42,6 +42,8 @@ export interface NewWebhook {
   createdAt: number;
   /** The watched addresses (address_activity's EVM ones, primary_network_address_activity's P/X ones), 20 bytes each. */
   addresses: Uint8Array[];
+  /** A primary webhook's keys as given, and a validator webhook's nodeIds and subnetIds filters (webhook_keys). */
+  keys?: WebhookKey[];
   /**
    * A primary-network or validator webhook's chain, whose position its from_block is: the P-chain's next block
    * height, or the X-chain's next transaction in the view's order (views/primary/webhookEvents.ts). Null: an EVM one.
@@ -56,6 +58,13 @@ function fromBlockSql(chain: "P" | "X" | null | undefined): string {
   return "COALESCE((SELECT head_number + 1 FROM evm_chains WHERE chain_id = $7), 0)";
 }
 
+/**
+ * Kinds of webhook_keys rows (schema 23): a primary webhook's `metadata.keys`, a validator webhook's
+ * `metadata.nodeIds` and `metadata.subnetIds`. Rows, not metadata arrays: the fold matches them by index.
+ */
+export type KeyKind = "key" | "nodeId" | "subnetId";
+export type WebhookKey = [KeyKind, string];
+
 export async function insertWebhook(sql: SqlTx, w: NewWebhook): Promise<void> {
   await sql.query(
     `INSERT INTO webhooks (id, owner, event_type, url, name, description, chain_id, network, status, metadata, include_internal_txs, include_logs, secret, created_at, from_block)
@@ -63,6 +72,26 @@ export async function insertWebhook(sql: SqlTx, w: NewWebhook): Promise<void> {
     [w.id, w.owner, w.eventType, w.url, w.name, w.description, w.chainId, w.network, JSON.stringify(w.metadata), w.includeInternalTxs, w.includeLogs, w.secret, w.createdAt],
   );
   await addAddresses(sql, w.id, w.addresses);
+  if (w.keys && w.keys.length > 0) {
+    await sql.query("INSERT INTO webhook_keys (webhook_id, kind, key) SELECT $1, k, v FROM unnest($2::text[], $3::text[]) AS u(k, v) ON CONFLICT DO NOTHING", [
+      w.id,
+      w.keys.map((k) => k[0]),
+      w.keys.map((k) => k[1]),
+    ]);
+  }
+}
+
+/** A webhook's keys of one kind in text order, from after `after` (null: the first), at most `limit`. */
+export async function listKeys(sql: SqlTx, id: string, kind: KeyKind, after: string | null, limit: number): Promise<string[]> {
+  const rows = after === null
+    ? await sql.query<{key: string}>("SELECT key FROM webhook_keys WHERE webhook_id = $1 AND kind = $2 ORDER BY key LIMIT $3", [id, kind, limit])
+    : await sql.query<{key: string}>("SELECT key FROM webhook_keys WHERE webhook_id = $1 AND kind = $2 AND key > $3 ORDER BY key LIMIT $4", [id, kind, after, limit]);
+  return rows.map((r) => r.key);
+}
+
+export async function countKeys(sql: SqlTx, id: string, kind: KeyKind): Promise<number> {
+  const rows = await sql.query<{n: bigint}>("SELECT count(*)::int8 AS n FROM webhook_keys WHERE webhook_id = $1 AND kind = $2", [id, kind]);
+  return Number(rows[0]?.n ?? 0n);
 }
 
 /**

@@ -54,6 +54,8 @@ const BALANCE_TYPES: Record<"P" | "X", readonly string[]> = {
   P: ["unlockedUnstaked", "unlockedStaked", "lockedPlatform", "lockedStakeable", "lockedStaked", "pendingStaked", "unlocked", "locked"],
   X: ["unlocked", "locked"],
 };
+/** The event types whose keys are webhook_keys rows (schema 23). */
+const PRIMARY_TYPES: readonly string[] = ["primary_network_address_activity", "validator_activity"];
 const SIGNATURE_RE = /^0x[0-9a-fA-F]{64}$/;
 const TEXT_MAX = 1024;
 
@@ -94,11 +96,17 @@ export function webhookRoutes(o: WebhookRoutesOptions, m: WebhookRoutesModules):
   /**
    * The hosted API's webhook model; address_activity's metadata carries its first INLINE_ADDRESSES addresses (a
    * webhook may watch 50,000, and a page of ten such would be 22 MB): GET /v1/webhooks/{id}/addresses pages them all.
+   * A primary webhook's keys likewise (webhook_keys, in text order; paged by the same endpoint), and a validator
+   * webhook's nodeIds and subnetIds filters, given, show their first INLINE_ADDRESSES.
    */
   const answer = async (r: w.WebhookRow) => {
     const metadata: Json = {...r.metadata};
     if (r.event_type === "address_activity") {
       metadata.addresses = (await w.listAddresses(m.sql, r.id, null, INLINE_ADDRESSES)).map((a) => checksumAddress("0x" + Buffer.from(a).toString("hex")));
+    } else if (PRIMARY_TYPES.includes(r.event_type)) {
+      metadata.keys = await w.listKeys(m.sql, r.id, "key", null, INLINE_ADDRESSES);
+      if (Array.isArray(metadata.nodeIds)) metadata.nodeIds = await w.listKeys(m.sql, r.id, "nodeId", null, INLINE_ADDRESSES);
+      if (Array.isArray(metadata.subnetIds)) metadata.subnetIds = await w.listKeys(m.sql, r.id, "subnetId", null, INLINE_ADDRESSES);
     }
     return {
       id: r.id,
@@ -223,8 +231,10 @@ export function webhookRoutes(o: WebhookRoutesOptions, m: WebhookRoutesModules):
         seen.set(Buffer.from(a).toString("hex"), a);
       });
       row.addresses = [...seen.values()];
+      row.keys = keys.map((k) => ["key", k]);
       const subs = subEvents("metadata.subEvents", meta.subEvents, "addressActivitySubEvents", PN_SUB_EVENTS);
-      row.metadata = {keyType: "addresses", keys, subEvents: {addressActivitySubEvents: subs}};
+      // The keys are rows (webhook_keys), not metadata: the fold and delivery read metadata with every event.
+      row.metadata = {keyType: "addresses", subEvents: {addressActivitySubEvents: subs}};
       if (subs.includes("balance_threshold") || meta.balanceThresholdFilter !== undefined) {
         const f = object("metadata.balanceThresholdFilter", meta.balanceThresholdFilter);
         known(f, ["balanceType", "balanceThreshold"], "metadata.balanceThresholdFilter.");
@@ -246,9 +256,17 @@ export function webhookRoutes(o: WebhookRoutesOptions, m: WebhookRoutesModules):
       if (meta.keyType !== "nodeId" && meta.keyType !== "subnetId") throw badRequest("metadata.keyType", "must be nodeId or subnetId");
       const keys = strings("metadata.keys", meta.keys, o.maxAddresses);
       const subs = subEvents("metadata.subEvents", meta.subEvents, "validatorActivitySubEvents", VALIDATOR_SUB_EVENTS);
-      row.metadata = {keyType: meta.keyType, keys, subEvents: {validatorActivitySubEvents: subs}};
-      if (meta.nodeIds !== undefined) row.metadata.nodeIds = strings("metadata.nodeIds", meta.nodeIds, o.maxAddresses, true);
-      if (meta.subnetIds !== undefined) row.metadata.subnetIds = strings("metadata.subnetIds", meta.subnetIds, o.maxAddresses, true);
+      // The keys and filters are rows (webhook_keys); metadata holds an empty list where a filter was given.
+      row.metadata = {keyType: meta.keyType, subEvents: {validatorActivitySubEvents: subs}};
+      row.keys = keys.map((k) => ["key", k]);
+      if (meta.nodeIds !== undefined) {
+        row.metadata.nodeIds = [];
+        row.keys.push(...strings("metadata.nodeIds", meta.nodeIds, o.maxAddresses, true).map((k): w.WebhookKey => ["nodeId", k]));
+      }
+      if (meta.subnetIds !== undefined) {
+        row.metadata.subnetIds = [];
+        row.keys.push(...strings("metadata.subnetIds", meta.subnetIds, o.maxAddresses, true).map((k): w.WebhookKey => ["subnetId", k]));
+      }
       if (meta.l1ValidatorFeeBalanceThreshold !== undefined) {
         const t = text("metadata.l1ValidatorFeeBalanceThreshold", meta.l1ValidatorFeeBalanceThreshold, 40);
         if (!/^[0-9]+$/.test(t)) throw badRequest("metadata.l1ValidatorFeeBalanceThreshold", "an integer amount, nAVAX");
@@ -401,6 +419,19 @@ export function webhookRoutes(o: WebhookRoutesOptions, m: WebhookRoutesModules):
     getAddressesFromWebhook: async (ctx) => {
       const row = await found(ctx);
       const c = ctx.page.cursor;
+      if (PRIMARY_TYPES.includes(row.event_type)) {
+        // A primary webhook's keys (P/X addresses, node IDs or subnet IDs as given), in text order.
+        if (c !== null && (c.length !== 1 || typeof c[0] !== "string")) throw badRequest("pageToken", "not a token of this list");
+        const size = ctx.page.size;
+        const got = await w.listKeys(m.sql, row.id, "key", c ? (c[0] as string) : null, size + 1);
+        const items = got.slice(0, size);
+        const last = items[items.length - 1];
+        return {
+          nextPageToken: ctx.page.next(got.length > size && last !== undefined ? [last] : undefined),
+          addresses: items,
+          totalAddresses: await w.countKeys(m.sql, row.id, "key"),
+        };
+      }
       if (c !== null && (c.length !== 1 || typeof c[0] !== "string" || !/^[0-9a-f]{40}$/.test(c[0]))) throw badRequest("pageToken", "not a token of this list");
       const after = c ? Uint8Array.from(Buffer.from(c[0] as string, "hex")) : null;
       const size = ctx.page.size;

@@ -873,6 +873,57 @@ UPDATE webhooks SET from_block = CASE
 `,
   },
   {
+    version: 23,
+    name: "webhooks: primary webhooks' keys as rows; running balances for balance_threshold",
+    sql: `
+-- A primary_network_address_activity or validator_activity webhook's keys (up to --webhooks-max-addresses, 50,000),
+-- and a validator webhook's nodeIds and subnetIds filters, were arrays in webhooks.metadata: every fold that matched
+-- a row and every due message read the whole jsonb (some 2.5 MB). They are rows here, matched by index
+-- (views/primary/webhookEvents.ts); kind is key, nodeId or subnetId; key is as given. metadata keeps the small
+-- fields (keyType, sub-events, filters' thresholds; an empty nodeIds or subnetIds where one was given), and the
+-- answers inline the first keys (routes/webhooks.ts). A P/X address webhook is still matched by webhook_addresses.
+CREATE TABLE webhook_keys (
+  webhook_id text NOT NULL REFERENCES webhooks (id) ON DELETE CASCADE,
+  kind text NOT NULL,
+  key text NOT NULL,
+  PRIMARY KEY (webhook_id, kind, key)
+);
+CREATE INDEX webhook_keys_by_key ON webhook_keys (key);
+INSERT INTO webhook_keys (webhook_id, kind, key)
+  SELECT h.id, f.kind, k.k FROM webhooks h
+  CROSS JOIN (VALUES ('key', 'keys'), ('nodeId', 'nodeIds'), ('subnetId', 'subnetIds')) AS f(kind, field)
+  CROSS JOIN LATERAL jsonb_array_elements_text(COALESCE(h.metadata -> f.field, '[]'::jsonb)) AS k(k)
+  WHERE h.event_type IN ('primary_network_address_activity', 'validator_activity')
+  ON CONFLICT DO NOTHING;
+UPDATE webhooks SET metadata = (metadata - 'keys' - 'nodeIds' - 'subnetIds')
+    || CASE WHEN jsonb_exists(metadata, 'nodeIds') THEN '{"nodeIds": []}'::jsonb ELSE '{}'::jsonb END
+    || CASE WHEN jsonb_exists(metadata, 'subnetIds') THEN '{"subnetIds": []}'::jsonb ELSE '{}'::jsonb END
+  WHERE event_type IN ('primary_network_address_activity', 'validator_activity');
+-- The AVAX of each P/X address a balance_threshold webhook watches (views/primary/webhookThresholds.ts), kept by the
+-- fold in its batch's transaction: the chain's own unspent UTXOs of the address (not its atomic memory), summed by
+-- what decides their kind at a time (models/primary/balances.ts; 0 for none), so a transaction's crossing is
+-- computed from its own UTXOs and these few rows, never from the address's history. An address is in
+-- webhook_balance_addresses once its sums were computed from the store (at the first batch that touches it after a
+-- webhook watches it); an address with no UTXO has no webhook_balances row. Derived: a rebuild starts them afresh.
+CREATE TABLE webhook_balance_addresses (
+  chain text NOT NULL,
+  address bytea NOT NULL,
+  PRIMARY KEY (chain, address)
+);
+CREATE TABLE webhook_balances (
+  chain text NOT NULL,
+  address bytea NOT NULL,
+  staked bool NOT NULL,
+  staking_end int8 NOT NULL,
+  start_ts int8 NOT NULL,
+  locktime int8 NOT NULL,
+  stakeable_locktime int8 NOT NULL,
+  amount numeric NOT NULL,
+  PRIMARY KEY (chain, address, staked, staking_end, start_ts, locktime, stakeable_locktime)
+);
+`,
+  },
+  {
     version: 24,
     name: "unspent UTXOs by owner and the chain they count for, kept by triggers, for the balances",
     sql: `

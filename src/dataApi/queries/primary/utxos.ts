@@ -359,30 +359,3 @@ export async function lastActivity(
   const chainName = args.chain === "P" ? "p-chain" : args.chain === "X" ? "x-chain" : "c-chain";
   return lastActivityFromRow(row, chainName, net.networkName);
 }
-
-/**
- * The AVAX balance kinds of one address on the P- or X-chain right after its transaction `seq` (`seq` − 1: right
- * before it), at time `now`: the chain's own UTXOs it had created by then and not spent by then (a spend's place is
- * its transaction's seq). For a balance_threshold webhook's crossing (webhooks/primaryPayload.ts); atomic memory is
- * left out (other chains' transactions are not ordered with this chain's).
- */
-export async function balanceKindsAt(
-  sql: SqlClientLike,
-  net: NetworkCtx,
-  args: {chain: "P" | "X"; address: Uint8Array; seq: bigint; now: number},
-): Promise<Record<string, bigint>> {
-  const chainId = net.chainIds[args.chain];
-  const groups = await groupsOf(
-    sql,
-    `u.utxo_id IN (SELECT ua.utxo_id FROM utxo_addresses ua WHERE ua.address = $1)
-     AND u.created_chain = $2 AND u.exported_to IS NULL AND u.created_seq <= $3 AND u.asset_id = $5
-     AND NOT EXISTS (SELECT 1 FROM utxo_spends sp JOIN txs t ON t.chain = $4 AND t.tx_id = sp.consuming_tx
-                     WHERE sp.utxo_id = u.utxo_id AND sp.consumed_chain = $2 AND t.seq <= $3)`,
-    [args.address, chainId, args.seq, args.chain, net.avaxAssetId, args.now],
-  );
-  const assets: AssetInfo = new Map();
-  const kinds: Record<string, Array<{amount: string}>> = (args.chain === "P" ? pChainBalance(groups, chainId, assets) : xChainBalances(groups, chainId, assets)) as never;
-  const out: Record<string, bigint> = {};
-  for (const [k, list] of Object.entries(kinds)) out[k] = list.reduce((a, x) => a + BigInt(x.amount), 0n);
-  return out;
-}

@@ -27,6 +27,7 @@ import {networkConfigFor} from "./networkConfig.js";
 import {SupplyDeltas} from "./supplyTotals.js";
 import {advanceTime, currentPriority, pendingPriority, stakerAdded, stakerRewarded, type StakerRecord} from "./stakers.js";
 import {l1Facts, type EventPlace, type WebhookEvents} from "./webhookEvents.js";
+import type {BalanceChanges} from "./webhookThresholds.js";
 import {TX_ADDRESS_COLUMNS, UTXO_ADDRESS_COLUMNS, UTXO_CREATE_COLUMNS, jsonSafe, ownerJson, unstakedType, utxoCreateRow, type L1EffectRow, type TxPlace} from "./rows.js";
 
 interface PendingReward {
@@ -94,8 +95,10 @@ export class StakingFold {
   private l1Touched = false;
   /** The batch's primary webhooks' events (view.ts sets it for each batch): rewards paid, L1 balances charged. */
   events: WebhookEvents | null = null;
-  /** The L1 fee balance thresholds webhooks watch (webhookEvents.ts l1BalanceThresholds), read for each P batch. */
+  /** The L1 fee balance thresholds webhooks watch (webhookEvents.ts webhooksOfBatch), read for each P batch. */
   l1Thresholds: bigint[] = [];
+  /** The batch's UTXO changes for balance_threshold webhooks (view.ts sets it when the chain has one). */
+  balances: BalanceChanges | null = null;
 
   constructor(private readonly opts: {network: NetworkInfo; avaxAssetId: string}) {}
 
@@ -528,8 +531,9 @@ export class StakingFold {
     await bulkInsert(tx, "tx_addresses", TX_ADDRESS_COLUMNS, touched, {onConflict: "DO NOTHING"});
     // Webhooks: the reward transaction changed its payees' balances and distributed rewards, made at the decision
     // block (the one folded now: its height is the webhooks' position).
+    const event: EventPlace = {chainId, pos: decision.height, txId: p.rewardTxId, blockId: p.place.blockId, height: BigInt(p.place.height), txIndex: 0};
+    this.balances?.add({...event, txId: p.rewardTxId, ts: place.ts}, creates.map((r) => r[0] as string), []);
     if (this.events && creates.length > 0) {
-      const event: EventPlace = {chainId, pos: decision.height, txId: p.rewardTxId, blockId: p.place.blockId, height: BigInt(p.place.height), txIndex: 0};
       const paid = result.payouts.filter((pay) => pay.amount > 0n);
       const rewards = paid.map((pay) => ({
         rewardType: pay.rewardType,

@@ -45,7 +45,8 @@ import {SignerKeys} from "./signerKeys.js";
 import {UtxoOwners} from "./utxoOwners.js";
 import {StakingFold, type TxEffects} from "./stakingFold.js";
 import type {ViewMetrics} from "./metrics.js";
-import {WebhookEvents, l1BalanceThresholds, validatorEvents, type EventPlace} from "./webhookEvents.js";
+import {NO_WEBHOOKS, WebhookEvents, validatorEvents, webhooksOfBatch, type BatchWebhooks, type EventPlace} from "./webhookEvents.js";
+import {BalanceChanges} from "./webhookThresholds.js";
 
 export interface PrimaryViewOptions {
   /** Containers folded per SQL transaction, at most. */
@@ -191,6 +192,10 @@ export class Batch {
   lateSettled: string[] = [];
   /** The primary webhooks' messages of this batch (webhookEvents.ts), written with its rows. */
   webhooks = new WebhookEvents();
+  /** What the chain's primary webhooks ask of this batch, read when it is built (none on C). */
+  hooks: BatchWebhooks = NO_WEBHOOKS;
+  /** The UTXOs its transactions created and consumed, for balance_threshold webhooks (webhookThresholds.ts). */
+  balances: BalanceChanges | null = null;
 
   /** An aborted staking proposal's stake outputs of this batch become plain UTXOs (stakingFold.ts abortStaker). */
   unstake(txId: string): void {
@@ -605,11 +610,10 @@ export class PrimaryView {
     let building = null as Built | null;
     try {
       built = await this.modules.sql.transaction(async (tx) => {
-        // The L1 balance thresholds webhooks watch, as of this batch (its statement matches the webhooks again).
-        this.staking.l1Thresholds = await l1BalanceThresholds(tx);
         const b = await this.build(e, prepared, tx, await this.completeOwners(tx, prepared, []));
         building = b;
         await this.writeBuilt(tx, e, b);
+        await this.foldThresholds(tx, e, b);
         return b;
       });
     } catch (err) {
@@ -635,8 +639,14 @@ export class PrimaryView {
     const batch = new Batch();
     const blocks: FoldPlace[] = [];
     let txCount = 0;
+    // What the chain's primary webhooks ask of the batch: nothing is collected for them when there is none. The
+    // L1 balance thresholds are as of this batch (its statement matches the webhooks again).
+    if (e.chain !== "C") batch.hooks = await webhooksOfBatch(tx, chainId);
+    if (batch.hooks.thresholds) batch.balances = new BalanceChanges();
     // Rewards settled and L1 balances charged by a P block are its webhooks' events too.
-    this.staking.events = batch.webhooks;
+    this.staking.events = batch.hooks.events ? batch.webhooks : null;
+    this.staking.balances = batch.balances;
+    this.staking.l1Thresholds = batch.hooks.l1Thresholds;
     // Where the fold is, for the report of an error in it.
     let at: {c: StoredContainer; block: FoldPlace | null; txId: string | null} =
       {c: containers[0]!, block: null, txId: null};
@@ -665,7 +675,7 @@ export class PrimaryView {
           // with the transaction's own rows.
           const effects = await this.staking.onTx(tx, t, place);
           const event: EventPlace = {chainId, pos: e.chain === "P" ? d.height : seq, txId: t.id, blockId: d.blockId, height: d.height, txIndex};
-          this.foldTx(batch, t, place, owners, effects, e.chain === "C" ? null : event);
+          this.foldTx(batch, t, place, owners, effects, batch.hooks.events || batch.balances ? event : null);
           txCount++;
         }
         at.txId = null;
@@ -688,15 +698,25 @@ export class PrimaryView {
    */
   private async commit(e: Endpoint, built: Built, ahead: Promise<void> | null): Promise<void> {
     try {
-      // One statement: atomic without a transaction block, and one round trip.
-      try {
-        await this.writeBuilt(this.modules.sql, e, built);
-      } catch (err) {
-        // Sent so soon after the statement ahead that it reached the position row first: it found the position
-        // before that statement's batch and wrote nothing. Once that statement has committed, it is sent again.
-        if (ahead === null || !(err instanceof Error) || !err.message.includes(POSITION_MOVED)) throw err;
-        await ahead;
-        await this.writeBuilt(this.modules.sql, e, built);
+      if (built.rows.balances && built.rows.balances.size > 0) {
+        // balance_threshold webhooks: their balances are read from the store with the batch's rows, so the batch
+        // ahead is committed first, and this one's rows, balances and crossings commit together.
+        await ahead?.catch(() => {});
+        await this.modules.sql.transaction(async (tx) => {
+          await this.writeBuilt(tx, e, built);
+          await this.foldThresholds(tx, e, built);
+        });
+      } else {
+        // One statement: atomic without a transaction block, and one round trip.
+        try {
+          await this.writeBuilt(this.modules.sql, e, built);
+        } catch (err) {
+          // Sent so soon after the statement ahead that it reached the position row first: it found the position
+          // before that statement's batch and wrote nothing. Once that statement has committed, it is sent again.
+          if (ahead === null || !(err instanceof Error) || !err.message.includes(POSITION_MOVED)) throw err;
+          await ahead;
+          await this.writeBuilt(this.modules.sql, e, built);
+        }
       }
     } catch (err) {
       // A later batch may be built already: its counters restart from this one's.
@@ -755,6 +775,12 @@ export class PrimaryView {
     }
   }
 
+  /** A batch's balance_threshold crossings and its watched addresses' balances (webhookThresholds.ts), after its rows. */
+  private async foldThresholds(tx: SqlTx, e: Endpoint, built: Built): Promise<void> {
+    if (!built.rows.balances || (e.chain !== "P" && e.chain !== "X")) return;
+    await built.rows.balances.fold(tx, {chain: e.chain, chainId: this.modules.network.chainIds[e.chain], avaxAssetId: this.modules.avaxAssetId});
+  }
+
   private committed(e: Endpoint, {containers, txIds, txCount, started, rows}: Built): void {
     for (const id of txIds) this.pendingTxs.delete(id);
     for (const id of rows.lateSettled) {
@@ -795,7 +821,10 @@ export class PrimaryView {
     for (const o of t.evmOutputs) if (o.assetId === avax) batch.supply.evm(t.id, "out", o.amount);
     const touched: Uint8Array[] = ownedAddresses(t);
     // The owners of the UTXOs it consumes and creates: whose balance it changes (primary webhooks' balance_change).
-    const balances: Uint8Array[] | null = event ? [] : null;
+    const balances: Uint8Array[] | null = event && batch.hooks.events ? [] : null;
+    if (event && batch.balances) {
+      batch.balances.add({...event, txId: t.id, ts: place.ts}, [...t.outputs, ...effects.refunds].map((o) => o.utxoId), t.inputs.map((i) => i.utxoId));
+    }
     for (const o of t.outputs) {
       this.createUtxo(batch, t.id, o, place);
       balances?.push(...o.owner.addresses);

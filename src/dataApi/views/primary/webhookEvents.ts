@@ -5,16 +5,17 @@
  * loses one nor makes one for a batch not folded. Accepted P and X blocks are final (no reorg), so nothing here is
  * ever reversed.
  *
- * Matching is in SQL, against the webhooks the statement sees: an address event joins `webhook_addresses` (the
- * webhook's keys as 20-byte addresses), a validator event the webhook's `metadata` (keys, nodeIds, subnetIds, its
- * sub-events and L1 balance threshold). A webhook gets the events from its `from_block` on (queries/webhooks.ts):
+ * Matching is in SQL, against the webhooks the statement sees, by index: an address event joins `webhook_addresses`
+ * (the webhook's keys as 20-byte addresses), a validator event `webhook_keys` (its keys, nodeIds and subnetIds as
+ * rows, schema 23), and reads the webhook's small `metadata` (sub-events, L1 balance threshold). A 50,000-key
+ * webhook costs a matched row what a one-key one does. A webhook gets the events from its `from_block` on (queries/webhooks.ts):
  * on P the block height, on X the transaction's place in the view's order (`seq`), so a refold after
  * `data-api rebuild` sends it no history.
  *
  * A message's ID is derived from the webhook, chain, transaction (or block, for an event of a block), sub-event and,
  * where one transaction makes several, the address or validator: a batch folded again makes the same IDs (ON
- * CONFLICT DO NOTHING keeps the first). The body is built at the first attempt (webhooks/primaryPayload.ts);
- * a balance_threshold message is a candidate, delivered only if the balance did cross (or skipped).
+ * CONFLICT DO NOTHING keeps the first). The body is built at the first attempt (webhooks/primaryPayload.ts). A
+ * balance_threshold message is written only when the balance crossed (webhookThresholds.ts, after the batch's rows).
  */
 import {arrayParam, type BulkColumnType} from "../../store/bulk.js";
 import type {PrimaryTx} from "./model.js";
@@ -102,21 +103,20 @@ export class WebhookEvents {
     if (this.addr.length > 0) {
       const [a, c, pos, tx, blk, h, i, sub, facts] = arrays(this.addr, ["bytea", "text", "int8", "text", "text", "int8", "int4", "text", "text"]);
       // balance_change: one message a webhook and transaction, naming the watched addresses it touched;
-      // balance_threshold: one candidate a webhook, transaction and address; reward_distribution: one a webhook and
-      // reward transaction.
+      // reward_distribution: one a webhook and reward transaction. (balance_threshold: webhookThresholds.ts.) The
+      // webhook's sub-events are small metadata (its keys are rows: schema 23), read once a matched row.
       out.push(
         `INSERT INTO webhook_outbox (message_id, webhook_id, chain_id, block_number, tx_index, primary_tx_id, event, created_at)
-         SELECT md5(m.id || ':' || m.c || ':' || m.tx || ':' || m.sub || m.k)::uuid::text, m.id, m.c, min(m.h), min(m.i), m.tx,
+         SELECT md5(m.id || ':' || m.c || ':' || m.tx || ':' || m.sub)::uuid::text, m.id, m.c, min(m.h), min(m.i), m.tx,
                 jsonb_build_object('subEvent', m.sub, 'addresses', jsonb_agg(DISTINCT m.a ORDER BY m.a)) || min(m.f)::jsonb, ${NOW_MS}
          FROM (
-           SELECT h.id, u.c, u.tx, s.sub, CASE WHEN s.sub = 'balance_threshold' THEN ':' || encode(u.a, 'hex') ELSE '' END AS k, encode(u.a, 'hex') AS a, u.h, u.i, u.f
+           SELECT h.id, u.c, u.tx, u.sub, encode(u.a, 'hex') AS a, u.h, u.i, u.f
            FROM unnest(${a}, ${c}, ${pos}, ${tx}, ${blk}, ${h}, ${i}, ${sub}, ${facts}) AS u(a, c, pos, tx, blk, h, i, sub, f)
            JOIN webhook_addresses wa ON wa.address = u.a
            JOIN webhooks h ON h.id = wa.webhook_id AND h.status = 'active' AND h.event_type = 'primary_network_address_activity' AND h.chain_id = u.c AND h.from_block <= u.pos
-           CROSS JOIN LATERAL (SELECT x AS sub FROM jsonb_array_elements_text(h.metadata -> 'subEvents' -> 'addressActivitySubEvents') AS x
-             WHERE x = u.sub OR (x = 'balance_threshold' AND u.sub = 'balance_change')) AS s
+             AND jsonb_exists(h.metadata -> 'subEvents' -> 'addressActivitySubEvents', u.sub)
          ) AS m
-         GROUP BY m.id, m.c, m.tx, m.sub, m.k
+         GROUP BY m.id, m.c, m.tx, m.sub
          ON CONFLICT (message_id) DO NOTHING`,
       );
     }
@@ -130,11 +130,14 @@ export class WebhookEvents {
                 CASE WHEN u.sub = 'l1_validator_balance_threshold' THEN u.e::jsonb || jsonb_build_object('l1ValidatorFeeBalanceThreshold', h.metadata ->> 'l1ValidatorFeeBalanceThreshold') ELSE u.e::jsonb END,
                 ${NOW_MS}
          FROM unnest(${node}, ${subnet}, ${c}, ${pos}, ${tx}, ${blk}, ${h}, ${i}, ${sub}, ${k}, ${e}, ${before}, ${after}) AS u(node, subnet, c, pos, tx, blk, h, i, sub, k, e, before, after)
-         JOIN webhooks h ON h.status = 'active' AND h.event_type = 'validator_activity' AND h.chain_id = u.c AND h.from_block <= u.pos
+         JOIN webhook_keys wk ON wk.kind = 'key' AND wk.key IN (u.node, u.subnet)
+         JOIN webhooks h ON h.id = wk.webhook_id AND h.status = 'active' AND h.event_type = 'validator_activity' AND h.chain_id = u.c AND h.from_block <= u.pos
+           AND wk.key = CASE WHEN h.metadata ->> 'keyType' = 'subnetId' THEN u.subnet ELSE u.node END
            AND jsonb_exists(h.metadata -> 'subEvents' -> 'validatorActivitySubEvents', u.sub)
-           AND jsonb_exists(h.metadata -> 'keys', CASE WHEN h.metadata ->> 'keyType' = 'subnetId' THEN u.subnet ELSE u.node END)
-           AND (COALESCE(jsonb_array_length(h.metadata -> 'nodeIds'), 0) = 0 OR jsonb_exists(h.metadata -> 'nodeIds', u.node))
-           AND (COALESCE(jsonb_array_length(h.metadata -> 'subnetIds'), 0) = 0 OR jsonb_exists(h.metadata -> 'subnetIds', u.subnet))
+           AND (NOT EXISTS (SELECT 1 FROM webhook_keys f WHERE f.webhook_id = h.id AND f.kind = 'nodeId')
+                OR EXISTS (SELECT 1 FROM webhook_keys f WHERE f.webhook_id = h.id AND f.kind = 'nodeId' AND f.key = u.node))
+           AND (NOT EXISTS (SELECT 1 FROM webhook_keys f WHERE f.webhook_id = h.id AND f.kind = 'subnetId')
+                OR EXISTS (SELECT 1 FROM webhook_keys f WHERE f.webhook_id = h.id AND f.kind = 'subnetId' AND f.key = u.subnet))
          WHERE u.sub <> 'l1_validator_balance_threshold'
             OR (u.before::numeric >= (h.metadata ->> 'l1ValidatorFeeBalanceThreshold')::numeric AND u.after::numeric < (h.metadata ->> 'l1ValidatorFeeBalanceThreshold')::numeric)
          ON CONFLICT (message_id) DO NOTHING`,
@@ -144,17 +147,36 @@ export class WebhookEvents {
   }
 }
 
+/** What the primary webhooks ask of a batch, read once a batch (webhooksOfBatch). */
+export interface BatchWebhooks {
+  /** Some active primary webhook of the chain: its events are collected and written (else none is). */
+  events: boolean;
+  /** Some balance_threshold webhook of the chain, of any status: its addresses' balances are kept (webhookThresholds.ts). */
+  thresholds: boolean;
+  /**
+   * The L1 fee balance thresholds active validator_activity webhooks watch: the fold reports a validator's balance
+   * only when it falls under one of them (every P block charges every active L1 validator).
+   */
+  l1Thresholds: bigint[];
+}
+
+export const NO_WEBHOOKS: BatchWebhooks = {events: false, thresholds: false, l1Thresholds: []};
+
 /**
- * The L1 fee balance thresholds active validator_activity webhooks watch: the fold reports a validator's balance
- * only when it falls under one of them (every P block charges every active L1 validator). Read once a P batch.
+ * What the primary webhooks of `chainId` ask of a batch: one small read (the keys are rows, not metadata), so a
+ * store without primary webhooks pays it and nothing else.
  */
-export async function l1BalanceThresholds(tx: {query: <T>(sql: string, params?: unknown[]) => Promise<T[]>}): Promise<bigint[]> {
-  const rows = await tx.query<{t: string}>(
-    `SELECT DISTINCT metadata ->> 'l1ValidatorFeeBalanceThreshold' AS t FROM webhooks
-     WHERE status = 'active' AND event_type = 'validator_activity' AND jsonb_exists(metadata -> 'subEvents' -> 'validatorActivitySubEvents', 'l1_validator_balance_threshold')
-       AND metadata ->> 'l1ValidatorFeeBalanceThreshold' IS NOT NULL`,
+export async function webhooksOfBatch(tx: {query: <T>(sql: string, params?: unknown[]) => Promise<T[]>}, chainId: string): Promise<BatchWebhooks> {
+  const [r] = await tx.query<{events: boolean | null; thresholds: boolean | null; l1: string[] | null}>(
+    `SELECT bool_or(status = 'active') AS events,
+            bool_or(event_type = 'primary_network_address_activity' AND jsonb_exists(metadata -> 'subEvents' -> 'addressActivitySubEvents', 'balance_threshold')) AS thresholds,
+            array_agg(DISTINCT metadata ->> 'l1ValidatorFeeBalanceThreshold') FILTER (
+              WHERE status = 'active' AND event_type = 'validator_activity' AND metadata ->> 'l1ValidatorFeeBalanceThreshold' IS NOT NULL
+                AND jsonb_exists(metadata -> 'subEvents' -> 'validatorActivitySubEvents', 'l1_validator_balance_threshold')) AS l1
+     FROM webhooks WHERE chain_id = $1 AND event_type IN ('primary_network_address_activity', 'validator_activity')`,
+    [chainId],
   );
-  return rows.map((r) => BigInt(r.t));
+  return {events: r?.events === true, thresholds: r?.thresholds === true, l1Thresholds: (r?.l1 ?? []).map((t) => BigInt(t))};
 }
 
 /**

@@ -182,4 +182,29 @@ describeBackends("migrate", (backend) => {
     ]);
     await expect(db.query("INSERT INTO utxo_addresses (address, created_ts, utxo_id) VALUES ($1, 20, 'new')", [a])).rejects.toThrow(/duplicate key/);
   });
+  it("moves primary webhooks' keys and filters out of their metadata into webhook_keys (schema 23)", async () => {
+    await migrate(db, MIGRATIONS.filter((m) => m.version < 23), modules);
+    const hook = (id: string, eventType: string, metadata: object) =>
+      db.query(
+        `INSERT INTO webhooks (id, owner, event_type, url, name, description, chain_id, status, metadata, created_at, from_block)
+         VALUES ($1, 'o', $2, 'http://x/', '', '', 'c', 'active', $3::jsonb, 0, 0)`,
+        [id, eventType, JSON.stringify(metadata)],
+      );
+    await hook("pn", "primary_network_address_activity", {keyType: "addresses", keys: ["P-b", "P-a", "P-a"], subEvents: {addressActivitySubEvents: ["balance_change"]}});
+    await hook("va", "validator_activity", {keyType: "nodeId", keys: ["NodeID-1"], nodeIds: ["NodeID-1", "NodeID-2"], subnetIds: [], subEvents: {validatorActivitySubEvents: ["validator_stake"]}, l1ValidatorFeeBalanceThreshold: "5"});
+    await hook("evm", "address_activity", {eventSignatures: []});
+    await migrate(db, MIGRATIONS, modules);
+    expect(await db.query("SELECT webhook_id, kind, key FROM webhook_keys ORDER BY 1, 2, 3")).toEqual([
+      {webhook_id: "pn", kind: "key", key: "P-a"},
+      {webhook_id: "pn", kind: "key", key: "P-b"},
+      {webhook_id: "va", kind: "key", key: "NodeID-1"},
+      {webhook_id: "va", kind: "nodeId", key: "NodeID-1"},
+      {webhook_id: "va", kind: "nodeId", key: "NodeID-2"},
+    ]);
+    expect(await db.query("SELECT id, metadata FROM webhooks ORDER BY id")).toEqual([
+      {id: "evm", metadata: {eventSignatures: []}},
+      {id: "pn", metadata: {keyType: "addresses", subEvents: {addressActivitySubEvents: ["balance_change"]}}},
+      {id: "va", metadata: {keyType: "nodeId", nodeIds: [], subnetIds: [], subEvents: {validatorActivitySubEvents: ["validator_stake"]}, l1ValidatorFeeBalanceThreshold: "5"}},
+    ]);
+  });
 });

@@ -3,9 +3,9 @@
  * X-chain transactions and both SQL backends: a primary_network_address_activity webhook gets one balance_change
  * message per transaction that consumes or creates a UTXO of its address, written with the batch: a batch the store
  * refuses leaves none of its messages, the refold writes each once (same IDs); another address's webhook gets
- * nothing; a balance_threshold candidate is delivered only when the balance crossed (checked against balances
- * summed here from the store's UTXOs); a rebuild's refold from genesis makes no message again and none for a
- * webhook made after the history.
+ * nothing; a balance_threshold message is written only when the balance crossed (checked against balances summed
+ * here from the store's UTXOs), its body made without the address's history; a rebuild's refold from genesis makes
+ * no message again and none for a webhook made after the history.
  */
 import {rmSync} from "node:fs";
 import {afterAll, beforeAll, expect, it} from "vitest";
@@ -18,7 +18,9 @@ import {migrate} from "../../../../../src/dataApi/store/migrations.js";
 import {MIGRATIONS} from "../../../../../src/dataApi/store/schema.js";
 import type {SqlClient} from "../../../../../src/dataApi/store/client.js";
 import {PrimaryView, defaultPrimaryViewOptions} from "../../../../../src/dataApi/views/primary/view.js";
-import {insertWebhook} from "../../../../../src/dataApi/queries/webhooks.js";
+import {WebhookEvents} from "../../../../../src/dataApi/views/primary/webhookEvents.js";
+import {runTogether} from "../../../../../src/dataApi/store/bulk.js";
+import {insertWebhook, type WebhookKey} from "../../../../../src/dataApi/queries/webhooks.js";
 import {dueMessages} from "../../../../../src/dataApi/queries/webhookOutbox.js";
 import {getXChainTransaction} from "../../../../../src/dataApi/queries/primary/transactions.js";
 import {buildBodies} from "../../../../../src/dataApi/webhooks/payload.js";
@@ -57,7 +59,8 @@ const hook = (sql: SqlClient, id: string, address: Uint8Array, subs: string[], f
       description: "",
       chainId: X,
       network: "local",
-      metadata: {keyType: "addresses", keys: [`X-${formatAddress(address, "local")}`], subEvents: {addressActivitySubEvents: subs}, ...(filter ? {balanceThresholdFilter: filter} : {})},
+      metadata: {keyType: "addresses", subEvents: {addressActivitySubEvents: subs}, ...(filter ? {balanceThresholdFilter: filter} : {})},
+      keys: [["key", `X-${formatAddress(address, "local")}`]],
       includeInternalTxs: false,
       includeLogs: false,
       secret: null,
@@ -129,6 +132,67 @@ describeBackends("primary webhooks' messages from the view's fold", (backend) =>
     expect(await messages(sql, "stranger")).toEqual([]);
   });
 
+  it("matches a 50,000-key webhook by index: a batch of 2,000 matched rows costs what a one-key webhook's does", async () => {
+    // The review's case: 2,000 address events of one batch, all watched, and 2,000 validator events, against a
+    // webhook of 50,000 keys and against one of 1 (each alone); the statements run and roll back.
+    const many = Array.from({length: 50_000}, (_, i) => Uint8Array.from(Buffer.from(i.toString(16).padStart(40, "0"), "hex")));
+    const nodes = many.map((a) => `NodeID-${Buffer.from(a).toString("hex")}`);
+    const make = (id: string, n: number) =>
+      sql.transaction(async (tx) => {
+        for (const [eventType, chainId] of [["primary_network_address_activity", X], ["validator_activity", network.chainIds.P]] as const) {
+          await insertWebhook(tx, {
+            id: `${id}-${eventType}`, owner: "o", eventType, url: "http://x/", name: "", description: "", chainId, network: "local",
+            metadata: eventType === "validator_activity" ? {keyType: "nodeId", subEvents: {validatorActivitySubEvents: ["validator_stake"]}} : {keyType: "addresses", subEvents: {addressActivitySubEvents: ["balance_change"]}},
+            includeInternalTxs: false, includeLogs: false, secret: null, createdAt: 0,
+            addresses: eventType === "validator_activity" ? [] : many.slice(0, n),
+            keys: (eventType === "validator_activity" ? nodes : many.map((a) => `X-${formatAddress(a, "local")}`)).slice(0, n).map((k): WebhookKey => ["key", k]),
+            primaryChain: eventType === "validator_activity" ? "P" : "X",
+          });
+        }
+        await tx.query("UPDATE webhooks SET from_block = 0 WHERE id LIKE $1", [`${id}-%`]);
+      });
+    // Every event matched: the one key's (2,000 transactions of it), or 2,000 of the 50,000.
+    const batch = (spread: boolean): {statements: string[]; params: unknown[]} => {
+      const ev = new WebhookEvents();
+      for (let i = 0; i < 2000; i++) {
+        const place = {chainId: X, pos: 10n, txId: `tx-${i}`, blockId: "b", height: 1n, txIndex: i};
+        const k = spread ? i * 25 : 0;
+        ev.addresses(place, [many[k]!]);
+        ev.validatorEvent({...place, chainId: network.chainIds.P}, "validator_stake", {nodeId: nodes[k]!, subnetId: "primary"}, {});
+      }
+      const params: unknown[] = [];
+      return {statements: ev.statements(params), params};
+    };
+    const time = async (spread: boolean): Promise<{ms: number; n: number}> => {
+      const {statements, params} = batch(spread);
+      let n = 0;
+      const t0 = performance.now();
+      await sql
+        .transaction(async (tx) => {
+          await runTogether(tx, statements, params);
+          n = Number((await tx.query<{n: string}>("SELECT count(*)::text AS n FROM webhook_outbox WHERE primary_tx_id LIKE 'tx-%'"))[0]!.n);
+          throw new Error("roll back");
+        })
+        .catch((e: Error) => {
+          if (e.message !== "roll back") throw e;
+        });
+      return {ms: performance.now() - t0, n};
+    };
+    await make("one", 1);
+    await time(false);
+    const one = await time(false);
+    await sql.query("UPDATE webhooks SET status = 'inactive' WHERE id LIKE 'one-%'");
+    await make("many", 50_000);
+    await time(true);
+    const big = await time(true);
+    await sql.query("UPDATE webhooks SET status = 'inactive' WHERE id LIKE 'many-%'");
+    // Each event made its message, and the times are alike.
+    expect(one.n).toBe(4000);
+    expect(big.n).toBe(4000);
+    console.log(`${backend.name}: 2,000 address + 2,000 validator events of one batch: ${one.ms.toFixed(0)} ms against a 1-key webhook, ${big.ms.toFixed(0)} ms against a 50,000-key one`);
+    expect(big.ms).toBeLessThan(one.ms * 3 + 1000);
+  }, 120_000);
+
   it("builds a balance_change body with the transaction as the X-chain endpoint serves it", async () => {
     const due = (await dueMessages(sql, Date.now(), 1000, [])).filter((m) => m.webhook_id === "change");
     expect(due).toHaveLength(touching.length);
@@ -143,7 +207,7 @@ describeBackends("primary webhooks' messages from the view's fold", (backend) =>
     expect((await buildBodies(sql, due.slice(0, 1), () => ({name: "", symbol: "", decimals: 18}), async () => null)).get(due[0]!.message_id)).toBeNull();
   });
 
-  it("delivers a balance_threshold candidate only when the balance crossed", async () => {
+  it("writes a balance_threshold message only when the balance crossed, from balances the fold keeps", async () => {
     // Balances of WATCHED after each transaction, summed here from the store's UTXOs (created and spent by seq).
     const utxos = await sql.query<{amount: string; created_seq: string; spent_seq: string | null}>(
       `SELECT u.amount::text, u.created_seq::text, (SELECT t.seq::text FROM utxo_spends sp JOIN txs t ON t.chain = 'X' AND t.tx_id = sp.consuming_tx WHERE sp.utxo_id = u.utxo_id) AS spent_seq
@@ -175,17 +239,24 @@ describeBackends("primary webhooks' messages from the view's fold", (backend) =>
     expect(await count()).toBe(held);
     expect(await messages(sql, "threshold")).toEqual([]);
 
-    // Made from the start instead (from_block 0), its candidates are every touching transaction; the bodies tell.
+    // Made from the start instead (from_block 0): the fold writes a message for each crossing and none for the other
+    // touching transactions (no candidate to skip), its balances kept from the address's first touch on.
     await sql.query("UPDATE webhooks SET from_block = 0 WHERE id = 'threshold'");
     await remakeTables(sql, quietLogger());
     const third = view(idx.store, sql);
     await third.load();
     await third.catchUp();
     await third.close();
-    expect(await count()).toBe(held + touching.length);
+    expect(await count()).toBe(held + crossing.length);
+    const seqOf = new Map((await messages(sql, "threshold")).map((m) => [m.message_id, m.seq]));
+    expect([...seqOf.values()].sort()).toEqual([...crossing].sort());
+    // The kept balances are the address's as the store sums them after the history.
+    const [kept] = await sql.query<{n: string}>("SELECT COALESCE(sum(amount), 0)::text AS n FROM webhook_balances WHERE chain = 'X' AND address = $1", [WATCHED]);
+    expect(kept!.n).toBe(String(balanceAt(BigInt(seqs.at(-1)!))));
+    // The bodies come from the facts the fold wrote, not from the address's history: gone, the bodies are the same.
+    await sql.query("DELETE FROM utxo_addresses WHERE address = $1", [WATCHED]);
     const due = (await dueMessages(sql, Date.now(), 1000, [])).filter((m) => m.webhook_id === "threshold");
     const bodies = await buildBodies(sql, due, () => ({name: "", symbol: "", decimals: 18}), async () => null, NET);
-    const seqOf = new Map((await messages(sql, "threshold")).map((m) => [m.message_id, m.seq]));
     const delivered = due.filter((m) => bodies.get(m.message_id) !== null).map((m) => seqOf.get(m.message_id)!);
     expect(delivered.sort()).toEqual([...crossing].sort());
     for (const m of due) {
@@ -193,7 +264,7 @@ describeBackends("primary webhooks' messages from the view's fold", (backend) =>
       if (b === null || b === undefined) continue;
       const e = JSON.parse(b).event;
       const i = seqs.findIndex((s) => String(s) === seqOf.get(m.message_id));
-      expect(e).toMatchObject({subEvent: "balance_threshold", balanceType: "unlocked", balanceThreshold: threshold.toString(), previousBalance: String(balances[i]![0]), balance: String(balances[i]![1])});
+      expect(e).toMatchObject({subEvent: "balance_threshold", address: `X-${formatAddress(WATCHED, "local")}`, balanceType: "unlocked", balanceThreshold: threshold.toString(), previousBalance: String(balances[i]![0]), balance: String(balances[i]![1])});
     }
   });
 });
