@@ -13,7 +13,7 @@ import type {Logger} from "../logger/index.js";
 import {openSqlClient, type SqlClient, type SqlTx} from "./store/client.js";
 import {acquireWriterLock} from "./store/lock.js";
 import {MIGRATIONS_TABLE, migrate} from "./store/migrations.js";
-import {MIGRATIONS} from "./store/schema.js";
+import {MIGRATIONS, MOVE_WEBHOOK_KEYS} from "./store/schema.js";
 import {checkStoreNetwork} from "./store/network.js";
 import type {GenesisState} from "./views/primary/model.js";
 import {PrimaryView, defaultPrimaryViewOptions} from "./views/primary/view.js";
@@ -101,7 +101,12 @@ export async function remakeTables(sql: SqlClient, logger: Logger): Promise<void
     return kept;
   });
   await migrate(sql, MIGRATIONS, {logger});
-  await sql.transaction((tx) => restore(tx, kept));
+  await sql.transaction(async (tx) => {
+    await restore(tx, kept);
+    // Webhooks kept from a store older than schema 23 still hold their keys in their metadata: the migration's move
+    // ran on the emptied tables.
+    for (const statement of MOVE_WEBHOOK_KEYS) await tx.query(statement);
+  });
 }
 
 export async function rebuildDataApi(opts: RebuildOptions, modules: RebuildModules): Promise<{containers: number; seconds: number}> {

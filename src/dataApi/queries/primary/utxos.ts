@@ -222,13 +222,13 @@ export async function listPChainUtxos(
  * The unspent UTXOs of the addresses on a chain or in its atomic memory (exported to it, not yet imported), summed
  * by asset, origin and what decides their kind at `now` (models/primary/balances.ts), in the order of each group's
  * first UTXO ID. A UTXO several of the addresses own counts once. The addresses' unspent UTXOs are found by
- * `unspent_owned` (schema 24), so the work is what they hold, not every UTXO they ever had; the answer holds a row
+ * `unspent_owned` (schema 25), so the work is what they hold, not every UTXO they ever had; the answer holds a row
  * per group: an address with a million UTXOs of one asset answers a few rows.
  */
 export async function balanceGroups(sql: SqlClientLike, chainId: string, addresses: Uint8Array[], now: number): Promise<BalanceGroup[]> {
   return groupsOf(
     sql,
-    `u.utxo_id IN (SELECT o.utxo_id FROM unspent_owned o WHERE o.address = ANY($1::bytea[]) AND o.chain = $2)
+    `u.utxo_id IN (SELECT o.utxo_id FROM unspent_owned o WHERE o.address = ANY($1::bytea[]))
      AND NOT EXISTS (SELECT 1 FROM utxo_spends sp WHERE sp.utxo_id = u.utxo_id) AND u.created_ts IS NOT NULL
      AND ((u.created_chain = $2 AND u.exported_to IS NULL) OR u.exported_to = $2)`,
     [addresses, chainId, now],

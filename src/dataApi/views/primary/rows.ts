@@ -133,6 +133,9 @@ export const TX_ADDRESS_COLUMNS: BulkColumn[] = [{name: "chain", type: "text"}, 
 /** An owner of a UTXO, with the UTXO's creation time (the order an address's UTXOs are listed in): a `utxo_addresses` row. */
 export const UTXO_ADDRESS_COLUMNS: BulkColumn[] = [{name: "address", type: "bytea"}, {name: "created_ts", type: "int8"}, {name: "utxo_id", type: "text"}];
 
+/** An owner of an unspent UTXO: an `unspent_owned` row (schema 25), written with the UTXO, deleted with its spend. */
+export const UNSPENT_OWNED_COLUMNS: BulkColumn[] = [{name: "address", type: "bytea"}, {name: "utxo_id", type: "text"}];
+
 export const TX_COLUMNS = [
   {name: "chain", type: "text"},
   {name: "seq", type: "int8"},

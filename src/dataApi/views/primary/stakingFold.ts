@@ -28,7 +28,7 @@ import {SupplyDeltas} from "./supplyTotals.js";
 import {advanceTime, currentPriority, pendingPriority, stakerAdded, stakerRewarded, type StakerRecord} from "./stakers.js";
 import {l1Facts, type EventPlace, type WebhookEvents} from "./webhookEvents.js";
 import type {BalanceChanges} from "./webhookThresholds.js";
-import {TX_ADDRESS_COLUMNS, UTXO_ADDRESS_COLUMNS, UTXO_CREATE_COLUMNS, jsonSafe, ownerJson, unstakedType, utxoCreateRow, type L1EffectRow, type TxPlace} from "./rows.js";
+import {TX_ADDRESS_COLUMNS, UNSPENT_OWNED_COLUMNS, UTXO_ADDRESS_COLUMNS, UTXO_CREATE_COLUMNS, jsonSafe, ownerJson, unstakedType, utxoCreateRow, type L1EffectRow, type TxPlace} from "./rows.js";
 
 interface PendingReward {
   rewardTxId: string;
@@ -526,6 +526,8 @@ export class StakingFold {
     }
     await bulkInsert(tx, "utxos", UTXO_CREATE_COLUMNS as unknown as BulkColumn[], creates, {absentKey: "utxo_id"});
     await bulkInsert(tx, "utxo_addresses", UTXO_ADDRESS_COLUMNS, addrs, {onConflict: "DO NOTHING"});
+    // Reward UTXOs are unspent when made: the balances find them by owner (schema 24).
+    await bulkInsert(tx, "unspent_owned", UNSPENT_OWNED_COLUMNS, addrs.map(([a, , id]) => [a, id]), {onConflict: "DO NOTHING"});
     // The reward transaction is listed under the addresses it pays.
     const touched = result.payouts.flatMap((pay) => pay.owner.addresses.map((a) => ["P", a, place.seq]));
     await bulkInsert(tx, "tx_addresses", TX_ADDRESS_COLUMNS, touched, {onConflict: "DO NOTHING"});

@@ -18,7 +18,7 @@ import type {IndexStore, StoredContainer} from "../../../index/store.js";
 import type {Logger} from "../../../logger/index.js";
 import {idToString} from "../../../util/cb58.js";
 import {Backoff, RetryableError, isRetryable} from "../../../util/errors.js";
-import {insertSql, runTogether, type BulkColumn, type BulkInsertOptions} from "../../store/bulk.js";
+import {arrayParam, insertSql, runTogether, type BulkColumn, type BulkInsertOptions} from "../../store/bulk.js";
 import type {SqlClient, SqlTx} from "../../store/client.js";
 import {tryDecodePrimaryContainer, type DecodeResult} from "./decode.js";
 import {C_GENESIS_ALLOCATION_KEY, type GenesisState, type PrimaryContainer, type PrimaryTx, type TxOutput} from "./model.js";
@@ -183,6 +183,8 @@ export class Batch {
   utxoCreates: unknown[][] = [];
   utxoConsumes = new Map<string, unknown[]>();
   utxoAddresses: unknown[][] = [];
+  /** `unspent_owned` rows of the UTXOs created, [address, ID, exported] (see unspentOwnedSql). */
+  unspentOwned: unknown[][] = [];
   assets: unknown[][] = [];
   /** Owners of the UTXOs created in this batch (a later transaction of the batch may consume them). */
   createdOwners = new Map<string, Uint8Array[]>();
@@ -889,7 +891,10 @@ export class PrimaryView {
     }
     batch.createdOwners.set(o.utxoId, o.owner.addresses);
     this.recentOwners.add(o.utxoId, o.owner.addresses);
-    for (const a of distinctBytes(o.owner.addresses)) batch.utxoAddresses.push([a, place.ts, o.utxoId]);
+    for (const a of distinctBytes(o.owner.addresses)) {
+      batch.utxoAddresses.push([a, place.ts, o.utxoId]);
+      batch.unspentOwned.push([a, o.utxoId, o.exportedTo !== null]);
+    }
   }
 
   private async write(tx: SqlTx, b: Batch): Promise<void> {
@@ -920,6 +925,8 @@ export class PrimaryView {
       ["utxo_addresses", UTXO_ADDRESS_COLUMNS, b.utxoAddresses, skip],
     ];
     const statements = tables.filter(([, , rows]) => rows.length > 0).map(([table, columns, rows, opts]) => insertSql(table, columns, rows, opts, params));
+    const unspent = b.unspentOwned.filter((r) => !b.utxoConsumes.has(r[1] as string));
+    if (unspent.length > 0) statements.push(unspentOwnedSql(unspent, params, repeats));
     if (b.supply.size > 0) statements.push(b.supply.upsertSql(params, repeats));
     if (b.webhooks.size > 0) statements.push(...b.webhooks.statements(params));
     return statements;
@@ -1005,6 +1012,24 @@ const ASSET_COLUMNS: BulkColumn[] = [
 /** Glacier's asset `type`: `nft` when the asset's initial state mints NFTs, else `secp256k1`. */
 function assetType(outputs: TxOutput[]): string {
   return outputs.some((o) => o.utxoType.startsWith("NFT")) ? "nft" : "secp256k1";
+}
+
+/**
+ * The `unspent_owned` rows (schema 25) of a batch's new UTXOs that it does not spend itself: [address, UTXO ID,
+ * exported]. An exported UTXO may have been imported already (an import folded ahead of its export): it is left
+ * out if so. With `repeats`, a UTXO the store holds already is left out too (its spend may have removed its rows;
+ * the statement's snapshot does not see the UTXOs it writes itself). The spends remove their UTXOs' rows by the
+ * store's trigger on utxo_spends: it runs after the statement, when a batch written ahead of it (pipelined on a
+ * server) has committed, which this statement's own snapshot would not see.
+ */
+function unspentOwnedSql(rows: readonly unknown[][], params: unknown[], repeats: boolean): string {
+  const n = params.length;
+  params.push(arrayParam("bytea", rows.map((r) => r[0])), arrayParam("text", rows.map((r) => r[1])), arrayParam("bool", rows.map((r) => r[2])));
+  return `INSERT INTO unspent_owned (address, utxo_id)
+    SELECT u.a, u.id FROM unnest($${n + 1}::bytea[], $${n + 2}::text[], $${n + 3}::bool[]) AS u(a, id, exported)
+    WHERE NOT (u.exported AND EXISTS (SELECT 1 FROM utxo_spends sp WHERE sp.utxo_id = u.id))${
+      repeats ? "\n      AND NOT EXISTS (SELECT 1 FROM utxos x WHERE x.utxo_id = u.id) ON CONFLICT DO NOTHING" : ""
+    }`;
 }
 
 /** PostgreSQL's SQLSTATE of a duplicate key in a unique index. */

@@ -164,11 +164,12 @@ export class BalanceChanges {
     );
     for (const r of kept) addTo(r.a, sumOf(r));
     if (fresh.length > 0) {
-      // Computed once from the store, which holds the batch's rows: its unspent UTXOs now, less the batch's changes.
+      // Computed once from the store, which holds the batch's rows: its unspent UTXOs now (unspent_owned, so not its
+      // whole history), less the batch's changes.
       const now = await tx.query<SumRow>(
-        `SELECT encode(ua.address, 'hex') AS a, ${SUM_COLUMNS}, sum(u.amount)::text AS amount
-         FROM utxo_addresses ua JOIN utxos u ON u.utxo_id = ua.utxo_id ${STAKER}
-         WHERE ua.address = ANY($1::bytea[]) AND u.created_chain = $2 AND u.exported_to IS NULL AND u.asset_id = $3 AND u.created_ts IS NOT NULL
+        `SELECT encode(uo.address, 'hex') AS a, ${SUM_COLUMNS}, sum(u.amount)::text AS amount
+         FROM unspent_owned uo JOIN utxos u ON u.utxo_id = uo.utxo_id ${STAKER}
+         WHERE uo.address = ANY($1::bytea[]) AND u.created_chain = $2 AND u.exported_to IS NULL AND u.asset_id = $3 AND u.created_ts IS NOT NULL
            AND NOT EXISTS (SELECT 1 FROM utxo_spends sp WHERE sp.utxo_id = u.utxo_id)
          GROUP BY 1, 2, 3, 4, 5, 6`,
         [fresh.map((a) => Buffer.from(a, "hex")), o.chainId, o.avaxAssetId],
