@@ -994,9 +994,11 @@ DROP TRIGGER IF EXISTS unspent_owned_spent ON utxo_spends;
 DROP FUNCTION IF EXISTS unspent_owned_created();
 DROP FUNCTION IF EXISTS unspent_owned_spent();
 DROP TABLE unspent_owned;
+-- utxo_id compares as bytes, as utxos' own (migration 8): in another collation than utxos.utxo_id the spend trigger's
+-- join could not use the key's second column, and would read every unspent row of the spent UTXO's owners.
 CREATE TABLE unspent_owned (
   address bytea NOT NULL,
-  utxo_id text NOT NULL,
+  utxo_id text COLLATE "C" NOT NULL,
   PRIMARY KEY (address, utxo_id)
 );
 CREATE OR REPLACE FUNCTION unspent_owned_spent() RETURNS trigger LANGUAGE plpgsql AS $$

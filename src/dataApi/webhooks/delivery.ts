@@ -156,10 +156,7 @@ export class WebhookDelivery {
               .finally(() => {
                 this.inFlight.delete(id);
                 tasks.delete(p);
-                // Refilled once half the slots are free (or at the poll), not at every attempt's end: each read
-                // of the outbox is some five statements however few messages it brings, and on PGlite they share
-                // the fold's one thread.
-                if (this.inFlight.size <= this.opts.concurrency / 2) this.poke();
+                this.poke();
               });
             tasks.add(p);
           }
@@ -171,9 +168,8 @@ export class WebhookDelivery {
         this.modules.logger.warn({err, retryInMs: backoffMs}, "webhook outbox read failed; retrying");
       }
       if (this.closed) break;
-      // A full read: read again at once (half the slots permitting); else wait for the poll, the attempts in flight
-      // to fall to half, or the backoff.
-      if (backoffMs === 0 && found > 0 && this.inFlight.size <= this.opts.concurrency / 2) continue;
+      // A full read: read again at once (room permitting); else wait for the poll, a finished attempt, or the backoff.
+      if (backoffMs === 0 && found > 0 && this.inFlight.size < this.opts.concurrency) continue;
       const waitMs = backoffMs || this.opts.pollMs;
       await new Promise<void>((resolve) => {
         this.wake = resolve;
