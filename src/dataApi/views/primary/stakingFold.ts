@@ -526,7 +526,7 @@ export class StakingFold {
     }
     await bulkInsert(tx, "utxos", UTXO_CREATE_COLUMNS as unknown as BulkColumn[], creates, {absentKey: "utxo_id"});
     await bulkInsert(tx, "utxo_addresses", UTXO_ADDRESS_COLUMNS, addrs, {onConflict: "DO NOTHING"});
-    // Reward UTXOs are unspent when made: the balances find them by owner (schema 24).
+    // Reward UTXOs are unspent when made: the balances find them by owner (unspent_owned, schema 25).
     await bulkInsert(tx, "unspent_owned", UNSPENT_OWNED_COLUMNS, addrs.map(([a, , id]) => [a, id]), {onConflict: "DO NOTHING"});
     // The reward transaction is listed under the addresses it pays.
     const touched = result.payouts.flatMap((pay) => pay.owner.addresses.map((a) => ["P", a, place.seq]));
