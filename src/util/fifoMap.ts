@@ -48,4 +48,10 @@ export class FifoMap<K, V> {
   delete(key: K): boolean {
     return this.map.delete(key);
   }
+
+  clear(): void {
+    this.map.clear();
+    this.ring.fill(undefined);
+    this.next = 0;
+  }
 }

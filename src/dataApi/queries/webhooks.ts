@@ -65,7 +65,24 @@ function fromBlockSql(chain: "P" | "X" | null | undefined): string {
 export type KeyKind = "key" | "nodeId" | "subnetId";
 export type WebhookKey = [KeyKind, string];
 
+/**
+ * A primary webhook is made or reactivated: every view position's count of such changes moves (schema 26), before
+ * the webhook's row is written. A batch statement holding a position row is waited for, so the webhook's from_block
+ * is read after it; a batch built before this and written after it is built again with the webhook
+ * (views/primary/view.ts writeBuilt), with the batches in flight and read ahead. Rare, so every endpoint's, not its
+ * chain's. The rows are locked in one order: two webhooks made at once wait for each other, never deadlock.
+ */
+export async function primaryWebhooksChanged(sql: SqlTx): Promise<void> {
+  await sql.query("UPDATE view_positions SET webhooks = webhooks + 1 WHERE endpoint IN (SELECT endpoint FROM view_positions ORDER BY endpoint FOR UPDATE)");
+}
+
 export async function insertWebhook(sql: SqlTx, w: NewWebhook): Promise<void> {
+  if (w.primaryChain === "P" || w.primaryChain === "X") await primaryWebhooksChanged(sql);
+  // An EVM chain's fold locks its chain's row before it writes a block's messages (views/evm/write.ts lockChainRow):
+  // a fold under way is waited for and its head is read after it, or it waits for this webhook and then sees it.
+  // Read the head without the lock, and a fold that wrote its messages before the webhook existed could commit after
+  // it, with the webhook's first block among its own.
+  else await sql.query("SELECT 1 AS locked FROM evm_chains WHERE chain_id = $1 FOR UPDATE", [w.chainId]);
   await sql.query(
     `INSERT INTO webhooks (id, owner, event_type, url, name, description, chain_id, network, status, metadata, include_internal_txs, include_logs, secret, created_at, from_block)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'active', $9::jsonb, $10, $11, $12, $13, ${fromBlockSql(w.primaryChain)})`,

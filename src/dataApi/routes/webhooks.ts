@@ -309,6 +309,8 @@ export function webhookRoutes(o: WebhookRoutesOptions, m: WebhookRoutesModules):
       after = await m.sql.transaction(async (tx) => {
         await w.lockOwner(tx, who);
         await withinLimit(tx, who);
+        // A primary webhook active again: a batch the view is building is built again with it.
+        if (row.event_type === "primary_network_address_activity" || row.event_type === "validator_activity") await w.primaryWebhooksChanged(tx);
         return w.updateWebhook(tx, who, row.id, c);
       });
     } else after = await w.updateWebhook(m.sql, who, row.id, c);

@@ -29,6 +29,18 @@ it("frees no slot on delete: the ring still evicts in the order keys were set", 
   expect([m.has("c"), m.has("d"), m.has("e"), m.size]).toEqual([true, true, true, 3]);
 });
 
+it("holds nothing after clear, and evicts from a fresh ring", () => {
+  const m = new FifoMap<string, number>(2);
+  m.set("a", 1);
+  m.set("b", 2);
+  m.clear();
+  expect([m.has("a"), m.has("b"), m.size]).toEqual([false, false, 0]);
+  m.set("c", 3);
+  m.set("d", 4);
+  m.set("e", 5); // evicts c, the oldest since the clear
+  expect([m.has("c"), m.get("d"), m.get("e"), m.size]).toEqual([false, 4, 5, 2]);
+});
+
 it("holds nothing at size 0 and refuses a bad size", () => {
   const m = new FifoMap<string, number>(0);
   m.set("a", 1);

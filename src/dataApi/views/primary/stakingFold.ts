@@ -99,6 +99,11 @@ export class StakingFold {
   l1Thresholds: bigint[] = [];
   /** The batch's UTXO changes for balance_threshold webhooks (view.ts sets it when the chain has one). */
   balances: BalanceChanges | null = null;
+  /**
+   * The owners of the reward UTXOs this batch made, by UTXO ID: a later transaction of the batch spending one removes
+   * its unspent_owned rows by them (view.ts spentStatements). Set by the view for each batch.
+   */
+  rewardOwners: Map<string, Uint8Array[]> | null = null;
 
   constructor(private readonly opts: {network: NetworkInfo; avaxAssetId: string}) {}
 
@@ -516,6 +521,7 @@ export class StakingFold {
       const o = transferOutput(p.stakingTxId, first + pay.outputOffset, avax, pay.amount, pay.owner);
       creates.push(utxoCreateRow(p.stakingTxId, o, place, {rewardType: pay.rewardType}));
       supply.created(o.utxoId, pay.amount, chainId, place.seq, pay.rewardType);
+      this.rewardOwners?.set(o.utxoId, pay.owner.addresses);
       for (const a of pay.owner.addresses) addrs.push([a, place.ts, o.utxoId]);
     }
     // The supply's running sums (supplyTotals.ts), before the rows: a reward UTXO the store holds already is not

@@ -44,6 +44,10 @@ export class UtxoOwners {
     return missing;
   }
 
+  clear(): void {
+    this.owners.clear();
+  }
+
   get size(): number {
     return this.owners.size;
   }

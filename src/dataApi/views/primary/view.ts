@@ -89,6 +89,11 @@ interface Prepared {
    * by the batches not committed then.
    */
   owners: Map<string, Uint8Array[]>;
+  /**
+   * Of those, the ones completeOwners found among the creations of batches not committed then: UTXO ID → that
+   * batch's createdOwners. Their unspent_owned rows may not be visible to this batch's statement (writeBuilt).
+   */
+  creators: Map<string, Map<string, Uint8Array[]>>;
 }
 
 /** A batch being read and decoded: the index it ends before is known from the start. */
@@ -188,6 +193,19 @@ export class Batch {
   assets: unknown[][] = [];
   /** Owners of the UTXOs created in this batch (a later transaction of the batch may consume them). */
   createdOwners = new Map<string, Uint8Array[]>();
+  /**
+   * The `unspent_owned` rows its spends remove: [address, UTXO ID, creator]. The creator is the creating batch's
+   * createdOwners when that batch had not committed when the owner was found, null when it had (or it is a reward
+   * of this batch, written in its transaction), and "batch" for this batch (its UTXOs have no rows, but in a batch
+   * that repeats a UTXO the store holds: spentStatements).
+   */
+  spentOwned: Array<[Uint8Array, string, Map<string, Uint8Array[]> | null | "batch"]> = [];
+  /** Owners of the reward UTXOs the staking fold made in this batch (written already, in its transaction). */
+  rewardOwners = new Map<string, Uint8Array[]>();
+  /** Of spentOwned, those whose creator had not committed when the statement was made: removed after (spentLater). */
+  spentDeferred: SpentOwned[] = [];
+  /** The view's spentLater rows its statement removed too: done once it commits. */
+  spentCarried: SpentOwned[] = [];
   /** What the batch adds to the AVAX supply's running sums (supplyTotals.ts). */
   supply = new SupplyDeltas();
   /** Spends the supply's recompute could not count whose UTXOs this batch creates (LATE_SPENDS_KEY). */
@@ -229,6 +247,14 @@ export class PrimaryView {
   private readonly staking: StakingFold;
   private readonly signerKeys = new SignerKeys();
   private readonly recentOwners: UtxoOwners;
+  /** The createdOwners of the batches committed (spentStatements). */
+  private readonly committedCreations = new WeakSet<Map<string, Uint8Array[]>>();
+  /**
+   * unspent_owned rows of committed spends whose UTXOs' batch had not committed when the spend's statement was made
+   * (its snapshot did not see them): removed by the next statement, or at the end of the round (removeSpentLater).
+   * Lost by a kill -9: the row outlives its UTXO's spend, which every read of the table checks anyway.
+   */
+  private spentLater: SpentOwned[] = [];
   /** The last error of a round, retried (the health check reports it). */
   lastError: Error | null = null;
   /** Chains whose view stopped on an error of the fold, with where and why (the health check reports them). */
@@ -288,8 +314,8 @@ export class PrimaryView {
       try {
         if ((await this.round()) === 0) return Number(folded() - start);
       } catch (err) {
-        if (!(err instanceof RepeatedRowsError)) throw err;
-        this.repeated(err);
+        if (err instanceof RepeatedRowsError) this.repeated(err);
+        else if (!(err instanceof HooksChangedError)) throw err;
         await this.reload();
       }
     }
@@ -367,6 +393,7 @@ export class PrimaryView {
         if (signal.aborted) break;
         this.stale = true;
         if (err instanceof RepeatedRowsError) this.repeated(err);
+        else if (err instanceof HooksChangedError) this.modules.logger.debug({endpoint: err.endpoint}, err.message);
         else if (err instanceof FoldError && !isRetryable(err)) {
           // The fold's own error: folded again one container at a time to name the container, else the chain stops
           // there, once the containers before it are folded.
@@ -438,6 +465,9 @@ export class PrimaryView {
   /** What is in memory read back from the store, after a batch failed. */
   private async reload(): Promise<void> {
     this.pendingTxs.clear();
+    // Owners held of the UTXOs of batches that failed: a batch whose spend found one there would take its creator for
+    // committed (a spend's owner found outside the batches in flight), and remove the UTXO's row before it is written.
+    this.recentOwners.clear();
     this.positions.clear();
     await this.load();
   }
@@ -464,6 +494,15 @@ export class PrimaryView {
    * folded. The next batch is read and decoded while the current one is built and written.
    */
   private async round(): Promise<number> {
+    try {
+      return await this.roundOfEndpoints();
+    } finally {
+      // Also when the round failed: the spends committed before the failure are the store's.
+      if (this.spentLater.length > 0) await this.removeSpentLater().catch(() => {});
+    }
+  }
+
+  private async roundOfEndpoints(): Promise<number> {
     let total = 0;
     for (const e of FOLDED_ENDPOINTS) {
       if (this.stops.has(e.chain as PrimaryChainName)) continue;
@@ -496,7 +535,7 @@ export class PrimaryView {
           const stored = spends.filter((i) => !this.pendingTxs.has(i.txId)).map((i) => i.utxoId);
           for (const id of txIds) this.pendingTxs.add(id);
           if (this.offThread) await readOwners(this.modules.sql, this.recentOwners.take(stored, owners), owners);
-          return {containers, results, consumed, txIds, owners};
+          return {containers, results, consumed, txIds, owners, creators: new Map()};
         });
         // Reading the batch or its owners failing: an outage is retried; anything else is the fold's error at these
         // containers, tried once more and then stopping the chain, like an error of the build.
@@ -643,11 +682,12 @@ export class PrimaryView {
     let txCount = 0;
     // What the chain's primary webhooks ask of the batch: nothing is collected for them when there is none. The
     // L1 balance thresholds are as of this batch (its statement matches the webhooks again).
-    if (e.chain !== "C") batch.hooks = await webhooksOfBatch(tx, chainId);
+    if (e.chain !== "C") batch.hooks = await webhooksOfBatch(tx, chainId, e.name);
     if (batch.hooks.thresholds) batch.balances = new BalanceChanges();
     // Rewards settled and L1 balances charged by a P block are its webhooks' events too.
     this.staking.events = batch.hooks.events ? batch.webhooks : null;
     this.staking.balances = batch.balances;
+    this.staking.rewardOwners = batch.rewardOwners;
     this.staking.l1Thresholds = batch.hooks.l1Thresholds;
     // Where the fold is, for the report of an error in it.
     let at: {c: StoredContainer; block: FoldPlace | null; txId: string | null} =
@@ -677,7 +717,7 @@ export class PrimaryView {
           // with the transaction's own rows.
           const effects = await this.staking.onTx(tx, t, place);
           const event: EventPlace = {chainId, pos: e.chain === "P" ? d.height : seq, txId: t.id, blockId: d.blockId, height: d.height, txIndex};
-          this.foldTx(batch, t, place, owners, effects, batch.hooks.events || batch.balances ? event : null);
+          this.foldTx(batch, t, place, owners, prepared.creators, effects, batch.hooks.events || batch.balances ? event : null);
           txCount++;
         }
         at.txId = null;
@@ -736,22 +776,25 @@ export class PrimaryView {
    * A batch's rows, its position and the view's state as of it: one statement. The position row is updated first
    * and only from the batch's first container: a statement sent while the one before it is still running waits on
    * that row's lock and then finds its expected position, or fails (POSITION_MOVED) if the one before rolled back
-   * or has not reached the row yet; nothing of it is written then.
+   * or has not reached the row yet; nothing of it is written then. It fails too (HooksChangedError) when a primary
+   * webhook was made or reactivated after the batch read the webhooks: the row's count of those moved (schema 26).
    */
   private async writeBuilt(tx: SqlTx, e: Endpoint, built: Built): Promise<void> {
     const from = built.containers[0]!.index;
     const to = built.containers[built.containers.length - 1]!.index + 1n;
-    const params: unknown[] = [e.name, from, to];
+    const params: unknown[] = [e.name, from, to, built.rows.hooks.version];
     const repeats = from < (this.repeatsUntil.get(e.id) ?? 0n);
     // The condition is checked first against this statement's snapshot, in which the position is at most the batch's
     // start while the batches ahead are in flight: the row matches, the update waits for their lock, and then checks
     // the condition and computes the position again on the committed row. A position past the start (the batch was
     // folded already) matches no row; one before it (the statement ahead rolled back or has not reached the row yet)
-    // is kept, and is not the batch's end: both raise.
+    // is kept, and is not the batch's end: both raise. So does a count of webhook changes other than the one the
+    // batch was built with ($4, null on C), checked on the committed row too: a webhook made meanwhile (schema 26).
     const statements = [
-      "UPDATE view_positions SET next_index = CASE WHEN next_index = $2::int8 THEN $3::int8 ELSE next_index END " +
-        "WHERE endpoint = $1::text AND next_index <= $2::int8 RETURNING next_index",
+      "UPDATE view_positions SET next_index = CASE WHEN next_index = $2::int8 AND ($4::int8 IS NULL OR webhooks = $4::int8) THEN $3::int8 ELSE next_index END " +
+        "WHERE endpoint = $1::text AND next_index <= $2::int8 RETURNING next_index, webhooks",
       ...this.writeStatements(built.rows, params, repeats),
+      ...this.spentStatements(built.rows, params, repeats),
       stateSql(built.state, params),
     ];
     // The main query reads the position's CTE (w0), so PostgreSQL runs it before the others. The ELSE branch names a
@@ -761,8 +804,9 @@ export class PrimaryView {
         tx,
         statements,
         params,
-        `SELECT CASE WHEN moved.n = 1 THEN 1 ELSE ('${POSITION_MOVED}: ' || moved.n)::int4 END ` +
-          `FROM (SELECT count(*) FILTER (WHERE next_index = $3::int8) AS n FROM w0) AS moved`,
+        `SELECT CASE WHEN moved.n = 1 THEN 1 WHEN moved.h > 0 THEN ('${HOOKS_CHANGED}: ' || moved.h)::int4 ELSE ('${POSITION_MOVED}: ' || moved.n)::int4 END ` +
+          `FROM (SELECT count(*) FILTER (WHERE next_index = $3::int8) AS n, ` +
+          `count(*) FILTER (WHERE next_index = $2::int8 AND webhooks IS DISTINCT FROM $4::int8 AND $4::int8 IS NOT NULL) AS h FROM w0) AS moved`,
       );
     } catch (err) {
       // The position moved under the batch: the batch ahead rolled back (its error is the one that matters), or
@@ -770,6 +814,7 @@ export class PrimaryView {
       if (err instanceof Error && err.message.includes(POSITION_MOVED)) {
         throw new RetryableError(err.message, {cause: err});
       }
+      if (err instanceof Error && err.message.includes(HOOKS_CHANGED)) throw new HooksChangedError(e.name, err);
       if (repeats || (err as {code?: string}).code !== UNIQUE_VIOLATION) throw err;
       // Nothing of the batch was written: the view reloads and writes it again keeping the first of each repeat.
       this.repeatsUntil.set(e.id, to);
@@ -785,6 +830,12 @@ export class PrimaryView {
 
   private committed(e: Endpoint, {containers, txIds, txCount, started, rows}: Built): void {
     for (const id of txIds) this.pendingTxs.delete(id);
+    this.committedCreations.add(rows.createdOwners);
+    if (rows.spentCarried.length > 0) {
+      const done = new Set(rows.spentCarried);
+      this.spentLater = this.spentLater.filter((r) => !done.has(r));
+    }
+    this.spentLater.push(...rows.spentDeferred);
     for (const id of rows.lateSettled) {
       this.lateSpends.delete(id);
       this.lateInFlight.delete(id);
@@ -808,15 +859,25 @@ export class PrimaryView {
     const rest: string[] = [];
     for (const id of p.consumed) {
       if (out.has(id)) continue;
-      const o = findOwner(uncommitted, id);
-      if (o) out.set(id, o);
-      else rest.push(id);
+      const creator = uncommitted.find((m) => m.has(id));
+      if (creator) {
+        out.set(id, creator.get(id)!);
+        p.creators.set(id, creator);
+      } else rest.push(id);
     }
     await readOwners(tx, this.recentOwners.take(rest, out), out);
     return out;
   }
 
-  private foldTx(batch: Batch, t: PrimaryTx, place: TxPlace, owners: Map<string, Uint8Array[]>, effects: TxEffects, event: EventPlace | null): void {
+  private foldTx(
+    batch: Batch,
+    t: PrimaryTx,
+    place: TxPlace,
+    owners: Map<string, Uint8Array[]>,
+    creators: Map<string, Map<string, Uint8Array[]>>,
+    effects: TxEffects,
+    event: EventPlace | null,
+  ): void {
     batch.txs.push(txRow(t, place, effects.l1));
     const avax = this.modules.avaxAssetId;
     for (const i of t.evmInputs) if (i.assetId === avax) batch.supply.evm(t.id, "in", i.amount);
@@ -837,7 +898,8 @@ export class PrimaryView {
       balances?.push(...o.owner.addresses);
     }
     for (const i of t.inputs) {
-      const known = batch.createdOwners.get(i.utxoId) ?? owners.get(i.utxoId);
+      const mine = batch.createdOwners.get(i.utxoId);
+      const known = mine ?? owners.get(i.utxoId) ?? batch.rewardOwners.get(i.utxoId);
       if (known) touched.push(...known);
       // The signers' addresses, from the keys recovered: the owner when the creating transaction is not folded yet
       // (an import folded before its export).
@@ -845,6 +907,9 @@ export class PrimaryView {
       touched.push(...signers);
       balances?.push(...(known ?? signers));
       if (!batch.utxoConsumes.has(i.utxoId)) {
+        // Without the owner (a spend of a UTXO not folded yet; or of one the batch repeats, left out of the lookup as
+        // the batch's own), the signers' addresses: those of a single-owner UTXO's row, if it has one.
+        for (const a of known ?? signers) batch.spentOwned.push([a, i.utxoId, mine ? "batch" : (creators.get(i.utxoId) ?? null)]);
         if (i.assetId === avax) batch.supply.consumed(i.utxoId, i.amount, place.chainId);
         batch.utxoConsumes.set(i.utxoId, [
           i.utxoId,
@@ -932,9 +997,42 @@ export class PrimaryView {
     return statements;
   }
 
-  /** The view's counters and staking state as they stand, for `data_api_meta`. */
   /**
-   * The view's state as of a batch; with the late spends left when the batch settles some (`settled`): those of
+   * The DELETE of the unspent_owned rows a batch's spends remove, by key: those whose UTXO's batch has committed
+   * (this statement's snapshot sees them), and the view's spentLater; the others wait in spentDeferred until the
+   * batch commits. On a server a batch's statement may start before the one ahead commits (foldPipelined), and sees
+   * none of its rows: a spend of a UTXO made just before, the common change spend. The spends of the batch's own
+   * UTXOs remove nothing (those have no rows), but when it repeats UTXOs the store holds (`repeats`): then a spend
+   * of one removes the row its first creation wrote.
+   */
+  private spentStatements(b: Batch, params: unknown[], repeats: boolean): string[] {
+    const now: SpentOwned[] = [];
+    b.spentDeferred = [];
+    for (const [a, id, creator] of b.spentOwned) {
+      if (creator === "batch") {
+        if (repeats) now.push([a, id]);
+      } else if (creator === null || this.committedCreations.has(creator)) now.push([a, id]);
+      else b.spentDeferred.push([a, id]);
+    }
+    b.spentCarried = this.spentLater.slice();
+    const rows = now.concat(b.spentCarried);
+    return rows.length > 0 ? [spentOwnedSql(rows, params)] : [];
+  }
+
+  /**
+   * The spentLater rows removed on their own: the round is over, and no batch's statement takes them. Failing (the
+   * store is down), they stay for the next statement or round.
+   */
+  private async removeSpentLater(): Promise<void> {
+    const rows = this.spentLater.slice();
+    const params: unknown[] = [];
+    await this.modules.sql.query(spentOwnedSql(rows, params), params);
+    const done = new Set(rows);
+    this.spentLater = this.spentLater.filter((r) => !done.has(r));
+  }
+
+  /**
+   * The view's counters and staking state as they stand, for `data_api_meta`: as of a batch; with the late spends left when the batch settles some (`settled`): those of
    * every batch built and not committed yet are left out too, so a batch written after another never lists again
    * what that one settled.
    */
@@ -1018,9 +1116,8 @@ function assetType(outputs: TxOutput[]): string {
  * The `unspent_owned` rows (schema 25) of a batch's new UTXOs that it does not spend itself: [address, UTXO ID,
  * exported]. An exported UTXO may have been imported already (an import folded ahead of its export): it is left
  * out if so. With `repeats`, a UTXO the store holds already is left out too (its spend may have removed its rows;
- * the statement's snapshot does not see the UTXOs it writes itself). The spends remove their UTXOs' rows by the
- * store's trigger on utxo_spends: it runs after the statement, when a batch written ahead of it (pipelined on a
- * server) has committed, which this statement's own snapshot would not see.
+ * the statement's snapshot does not see the UTXOs it writes itself). The spends remove their UTXOs' rows by key
+ * (spentStatements).
  */
 function unspentOwnedSql(rows: readonly unknown[][], params: unknown[], repeats: boolean): string {
   const n = params.length;
@@ -1032,8 +1129,36 @@ function unspentOwnedSql(rows: readonly unknown[][], params: unknown[], repeats:
     }`;
 }
 
+/** An `unspent_owned` row a spend removes: [address, UTXO ID]. */
+type SpentOwned = [Uint8Array, string];
+
+/**
+ * The DELETE of unspent_owned `rows` by key (schema 27): one index probe a row. The view knows each spent UTXO's
+ * owners (completeOwners), where a trigger on utxo_spends would read the UTXO's row and parse its owners again.
+ */
+function spentOwnedSql(rows: readonly SpentOwned[], params: unknown[]): string {
+  const n = params.length;
+  params.push(arrayParam("bytea", rows.map((r) => r[0])), arrayParam("text", rows.map((r) => r[1])));
+  return `DELETE FROM unspent_owned o USING unnest($${n + 1}::bytea[], $${n + 2}::text[]) AS g(a, id)
+    WHERE o.address = g.a AND o.utxo_id = g.id COLLATE "C"`;
+}
+
 /** PostgreSQL's SQLSTATE of a duplicate key in a unique index. */
 const UNIQUE_VIOLATION = "23505";
+
+/**
+ * A primary webhook was made or changed after the batch read the webhooks (webhooksOfBatch): nothing of it was
+ * written, and it is built again with them. A webhook made while a batch is built gets the events of the positions
+ * from its from_block on (queries/webhooks.ts), which that batch may hold. Not a failure: no backoff, no error count.
+ */
+class HooksChangedError extends Error {
+  constructor(
+    readonly endpoint: string,
+    cause: unknown,
+  ) {
+    super("primary-network view: a primary webhook changed while the batch was built; it is built again", {cause});
+  }
+}
 
 /** A batch repeats a row the store holds (writeBuilt): it is written again keeping the first. */
 class RepeatedRowsError extends Error {
@@ -1049,14 +1174,8 @@ class RepeatedRowsError extends Error {
 
 /** Marks the error of a batch statement that did not find the position its batch starts at (writeBuilt). */
 const POSITION_MOVED = "avaext: the view position is not at the start of the batch";
-
-function findOwner(maps: readonly Map<string, Uint8Array[]>[], id: string): Uint8Array[] | undefined {
-  for (const m of maps) {
-    const o = m.get(id);
-    if (o) return o;
-  }
-  return undefined;
-}
+/** Marks the error of a batch statement built before a primary webhook was made or changed (writeBuilt). */
+const HOOKS_CHANGED = "avaext: the primary webhooks changed after the batch was built";
 
 /**
  * The owners of `utxoIds` from the store. A join with the IDs rather than `utxo_id = ANY($1)`: planned while the
@@ -1124,13 +1243,13 @@ export class FoldError extends Error {
 
   /** A failure at one container of the build, with its block and transaction when known. */
   static at(err: unknown, e: Endpoint, index: bigint, block: FoldPlace | null, txId: string | null): Error {
-    if (err instanceof FoldError || err instanceof RepeatedRowsError) return err;
+    if (err instanceof FoldError || err instanceof RepeatedRowsError || err instanceof HooksChangedError) return err;
     return new FoldError(e, index, index + 1n, block, txId, err);
   }
 
   /** A failure reading containers [from, to) or what their fold needs, before any is built. */
   static range(err: unknown, e: Endpoint, from: bigint, to: bigint): Error {
-    if (err instanceof FoldError || err instanceof RepeatedRowsError) return err;
+    if (err instanceof FoldError || err instanceof RepeatedRowsError || err instanceof HooksChangedError) return err;
     return new FoldError(e, from, to, null, null, err);
   }
 
@@ -1141,7 +1260,7 @@ export class FoldError extends Error {
     containers: readonly StoredContainer[],
     blocks: readonly FoldPlace[] | null,
   ): Error {
-    if (err instanceof FoldError || err instanceof RepeatedRowsError) return err;
+    if (err instanceof FoldError || err instanceof RepeatedRowsError || err instanceof HooksChangedError) return err;
     const from = containers[0]!.index;
     const to = containers[containers.length - 1]!.index + 1n;
     return new FoldError(e, from, to, to - from === 1n && blocks?.length === 1 ? blocks[0]! : null, null, err);

@@ -158,25 +158,33 @@ export interface BatchWebhooks {
    * only when it falls under one of them (every P block charges every active L1 validator).
    */
   l1Thresholds: bigint[];
+  /**
+   * The endpoint's count of primary webhook changes (view_positions.webhooks, schema 26) as read with the rest: the
+   * batch's statement is written only if it is still that (view.ts writeBuilt). Null: the batch reads no webhooks (C).
+   */
+  version: bigint | null;
 }
 
-export const NO_WEBHOOKS: BatchWebhooks = {events: false, thresholds: false, l1Thresholds: []};
+export const NO_WEBHOOKS: BatchWebhooks = {events: false, thresholds: false, l1Thresholds: [], version: null};
 
 /**
- * What the primary webhooks of `chainId` ask of a batch: one small read (the keys are rows, not metadata), so a
- * store without primary webhooks pays it and nothing else.
+ * What the primary webhooks of `chainId` ask of a batch of `endpoint`: one small read (the keys are rows, not
+ * metadata), so a store without primary webhooks pays it and nothing else. It reads the endpoint's count of webhook
+ * changes in the same snapshot: a webhook made after this read (its first event may be in the batch) changes it,
+ * and the batch is built again (view.ts HooksChangedError).
  */
-export async function webhooksOfBatch(tx: {query: <T>(sql: string, params?: unknown[]) => Promise<T[]>}, chainId: string): Promise<BatchWebhooks> {
-  const [r] = await tx.query<{events: boolean | null; thresholds: boolean | null; l1: string[] | null}>(
-    `SELECT bool_or(status = 'active') AS events,
+export async function webhooksOfBatch(tx: {query: <T>(sql: string, params?: unknown[]) => Promise<T[]>}, chainId: string, endpoint: string): Promise<BatchWebhooks> {
+  const [r] = await tx.query<{events: boolean | null; thresholds: boolean | null; l1: string[] | null; version: string | null}>(
+    `SELECT (SELECT webhooks FROM view_positions WHERE endpoint = $2)::text AS version,
+            bool_or(status = 'active') AS events,
             bool_or(event_type = 'primary_network_address_activity' AND jsonb_exists(metadata -> 'subEvents' -> 'addressActivitySubEvents', 'balance_threshold')) AS thresholds,
             array_agg(DISTINCT metadata ->> 'l1ValidatorFeeBalanceThreshold') FILTER (
               WHERE status = 'active' AND event_type = 'validator_activity' AND metadata ->> 'l1ValidatorFeeBalanceThreshold' IS NOT NULL
                 AND jsonb_exists(metadata -> 'subEvents' -> 'validatorActivitySubEvents', 'l1_validator_balance_threshold')) AS l1
      FROM webhooks WHERE chain_id = $1 AND event_type IN ('primary_network_address_activity', 'validator_activity')`,
-    [chainId],
+    [chainId, endpoint],
   );
-  return {events: r?.events === true, thresholds: r?.thresholds === true, l1Thresholds: (r?.l1 ?? []).map((t) => BigInt(t))};
+  return {events: r?.events === true, thresholds: r?.thresholds === true, l1Thresholds: (r?.l1 ?? []).map((t) => BigInt(t)), version: BigInt(r?.version ?? "0")};
 }
 
 /**

@@ -113,8 +113,8 @@ export class TestDb implements SqlClientLike {
       `INSERT INTO ${table} (${cols.join(", ")}) VALUES (${cols.map((_, i) => `$${i + 1}`).join(", ")})`,
       vals
     );
-    // unspent_owned's rows of a new UTXO, as the view writes them (views/primary/view.ts unspentOwnedSql); a spend
-    // removes them by the store's trigger.
+    // unspent_owned's rows of a new UTXO, as the view writes them (views/primary/view.ts unspentOwnedSql). A spend
+    // written here leaves them, as one the view did not write would: the reads check utxo_spends.
     if (table === "utxos") {
       await this.b.run(
         `INSERT INTO unspent_owned (address, utxo_id)

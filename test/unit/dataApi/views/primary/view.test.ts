@@ -4,12 +4,10 @@
  * their UTXOs, credentials carry the signers' keys, a restart resumes where the last commit left off, and an
  * undecodable container is counted and skipped without stopping the view.
  */
-import {rmSync} from "node:fs";
 import {afterAll, beforeAll, expect, it} from "vitest";
 import {Registry} from "prom-client";
 import {NETWORKS} from "../../../../../src/chains/index.js";
 import type {Database} from "../../../../../src/db/controller.js";
-import {openIndexDatabase} from "../../../../../src/index/database.js";
 import {findEndpoint} from "../../../../../src/index/endpoints.js";
 import {IndexStore} from "../../../../../src/index/store.js";
 import {migrate} from "../../../../../src/dataApi/store/migrations.js";
@@ -22,7 +20,7 @@ import {PrimaryView, defaultPrimaryViewOptions} from "../../../../../src/dataApi
 import {makeKeys, xHistory, type HistoryBlock} from "../../../../../src/dev/syntheticHistory.js";
 import {idFromString, idToString} from "../../../../../src/util/cb58.js";
 import {describeBackends, quietLogger, type Backend} from "../../../../helpers/sql.js";
-import {tempDir} from "../../../../helpers/node.js";
+import {storeAndIndex as openStoreAndIndex, type XIndex} from "./stores.js";
 import {builtInGenesisText} from "../../../../../src/genesis/files.js";
 import {genesisFromText} from "../../../../../src/genesis/resolve.js";
 import {prng} from "../../../../helpers/prng.js";
@@ -40,14 +38,6 @@ const blocks: HistoryBlock[] = [
 const TXS = 240;
 /** The queries' view of the network. */
 const NET_CTX = {networkName: "local", hrp: "local", chainIds: network.chainIds, avaxAssetId: AVAX};
-
-async function indexWith(containers: Array<{id: Uint8Array; bytes: Uint8Array; timestampNs: bigint}>): Promise<{db: Database; store: IndexStore; dir: string}> {
-  const dir = tempDir();
-  const db = await openIndexDatabase(dir);
-  const store = await IndexStore.open(db);
-  await store.accept(containers.map((c) => ({endpoint: X_BLOCK, id: c.id, bytes: c.bytes, timestampNs: c.timestampNs})), null);
-  return {db, store, dir};
-}
 
 function view(
   store: IndexStore,
@@ -127,15 +117,9 @@ afterAll(async () => {
 });
 
 /** A migrated store and an index of `containers`, closed after the file's tests. */
-async function storeAndIndex(backend: Backend, containers: HistoryBlock[]): Promise<{sql: SqlClient; idx: {db: Database; store: IndexStore; dir: string}}> {
-  const sql = await backend.open();
-  await migrate(sql, MIGRATIONS, {logger: quietLogger()});
-  const idx = await indexWith(containers);
-  opened.push(async () => {
-    await sql.close();
-    await idx.db.close();
-    rmSync(idx.dir, {recursive: true, force: true});
-  });
+async function storeAndIndex(backend: Backend, containers: HistoryBlock[]): Promise<{sql: SqlClient; idx: XIndex}> {
+  const {sql, idx, close} = await openStoreAndIndex(backend, containers);
+  opened.push(close);
   return {sql, idx};
 }
 

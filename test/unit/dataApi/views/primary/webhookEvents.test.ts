@@ -7,15 +7,9 @@
  * here from the store's UTXOs), its body made without the address's history; a rebuild's refold from genesis makes
  * no message again and none for a webhook made after the history.
  */
-import {rmSync} from "node:fs";
 import {afterAll, beforeAll, expect, it} from "vitest";
 import {NETWORKS} from "../../../../../src/chains/index.js";
-import type {Database} from "../../../../../src/db/controller.js";
-import {openIndexDatabase} from "../../../../../src/index/database.js";
-import {findEndpoint} from "../../../../../src/index/endpoints.js";
-import {IndexStore} from "../../../../../src/index/store.js";
-import {migrate} from "../../../../../src/dataApi/store/migrations.js";
-import {MIGRATIONS} from "../../../../../src/dataApi/store/schema.js";
+import type {IndexStore} from "../../../../../src/index/store.js";
 import type {SqlClient} from "../../../../../src/dataApi/store/client.js";
 import {PrimaryView, defaultPrimaryViewOptions} from "../../../../../src/dataApi/views/primary/view.js";
 import {WebhookEvents} from "../../../../../src/dataApi/views/primary/webhookEvents.js";
@@ -29,7 +23,7 @@ import {formatAddress} from "../../../../../src/dataApi/server/names.js";
 import {makeKeys, xHistory} from "../../../../../src/dev/syntheticHistory.js";
 import {idFromString} from "../../../../../src/util/cb58.js";
 import {describeBackends, quietLogger} from "../../../../helpers/sql.js";
-import {tempDir} from "../../../../helpers/node.js";
+import {storeAndIndex, xAddressHook, type XIndex} from "./stores.js";
 import {builtInGenesisText} from "../../../../../src/genesis/files.js";
 import {genesisFromText} from "../../../../../src/genesis/resolve.js";
 import {prng} from "../../../../helpers/prng.js";
@@ -37,7 +31,6 @@ import {prng} from "../../../../helpers/prng.js";
 const network = NETWORKS.local;
 const AVAX = "2fombhL7aGPwj3KH4bfrmJwW6PVnMobf9Y2fn9GwxiAAJyFDbe";
 const X = network.chainIds.X;
-const X_BLOCK = findEndpoint("X", "block")!;
 const GENESIS = genesisFromText(builtInGenesisText(network.id)!, "local").build().state;
 const keys = makeKeys(12, "webhook-events-test");
 const blocks = [...xHistory({txs: 240, txsPerBlock: 8, keys, networkId: network.id, chainId: idFromString(X), assetId: idFromString(AVAX), startSeconds: 1_700_000_000, random: prng(3)})];
@@ -48,27 +41,7 @@ const STRANGER = makeKeys(1, "not in the history")[0]!.address;
 const view = (store: IndexStore, sql: SqlClient): PrimaryView =>
   new PrimaryView({...defaultPrimaryViewOptions, batchSize: 7}, {index: store, sql, network, genesis: () => GENESIS, avaxAssetId: AVAX, logger: quietLogger(), metrics: null});
 
-const hook = (sql: SqlClient, id: string, address: Uint8Array, subs: string[], filter?: {balanceType: string; balanceThreshold: string}) =>
-  sql.transaction((tx) =>
-    insertWebhook(tx, {
-      id,
-      owner: "o",
-      eventType: "primary_network_address_activity",
-      url: "http://x/",
-      name: "",
-      description: "",
-      chainId: X,
-      network: "local",
-      metadata: {keyType: "addresses", subEvents: {addressActivitySubEvents: subs}, ...(filter ? {balanceThresholdFilter: filter} : {})},
-      keys: [["key", `X-${formatAddress(address, "local")}`]],
-      includeInternalTxs: false,
-      includeLogs: false,
-      secret: null,
-      createdAt: 0,
-      addresses: [address],
-      primaryChain: "X",
-    }),
-  );
+const hook = xAddressHook;
 
 const messages = (sql: SqlClient, webhook: string) =>
   sql.query<{message_id: string; primary_tx_id: string; seq: string; event: {subEvent: string; addresses: string[]}}>(
@@ -78,26 +51,17 @@ const messages = (sql: SqlClient, webhook: string) =>
 
 describeBackends("primary webhooks' messages from the view's fold", (backend) => {
   let sql: SqlClient;
-  let idx: {db: Database; store: IndexStore; dir: string};
+  let idx: XIndex;
+  let close: (() => Promise<void>) | undefined;
   /** The seqs of the transactions that consume or create a UTXO of WATCHED (their owners and signers). */
   let touching: string[] = [];
 
   beforeAll(async () => {
-    sql = await backend.open();
-    await migrate(sql, MIGRATIONS, {logger: quietLogger()});
-    const dir = tempDir();
-    const db = await openIndexDatabase(dir);
-    const store = await IndexStore.open(db);
-    await store.accept(blocks.map((c) => ({endpoint: X_BLOCK, id: c.id, bytes: c.bytes, timestampNs: c.timestampNs})), null);
-    idx = {db, store, dir};
+    ({sql, idx, close} = await storeAndIndex(backend, blocks));
     await hook(sql, "change", WATCHED, ["balance_change"]);
     await hook(sql, "stranger", STRANGER, ["balance_change", "balance_threshold"]);
   }, 60_000);
-  afterAll(async () => {
-    await sql?.close();
-    await idx?.db.close();
-    if (idx) rmSync(idx.dir, {recursive: true, force: true});
-  });
+  afterAll(async () => close?.());
 
   it("writes a batch's messages in its statement: a refused batch leaves none, the refold each once", async () => {
     // The store refuses the first transaction of block 16 (batches of 7 blocks): that batch and those after roll back.
