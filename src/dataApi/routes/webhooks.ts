@@ -310,7 +310,7 @@ export function webhookRoutes(o: WebhookRoutesOptions, m: WebhookRoutesModules):
         await w.lockOwner(tx, who);
         await withinLimit(tx, who);
         // A primary webhook active again: a batch the view is building is built again with it.
-        if (row.event_type === "primary_network_address_activity" || row.event_type === "validator_activity") await w.primaryWebhooksChanged(tx);
+        if (PRIMARY_TYPES.includes(row.event_type)) await w.primaryWebhooksChanged(tx);
         return w.updateWebhook(tx, who, row.id, c);
       });
     } else after = await w.updateWebhook(m.sql, who, row.id, c);

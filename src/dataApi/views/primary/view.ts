@@ -189,7 +189,7 @@ export class Batch {
   utxoConsumes = new Map<string, unknown[]>();
   utxoAddresses: unknown[][] = [];
   /** `unspent_owned` rows of the UTXOs created, [address, ID, exported] (see unspentOwnedSql). */
-  unspentOwned: unknown[][] = [];
+  unspentOwned: Array<[Uint8Array, string, boolean]> = [];
   assets: unknown[][] = [];
   /** Owners of the UTXOs created in this batch (a later transaction of the batch may consume them). */
   createdOwners = new Map<string, Uint8Array[]>();
@@ -990,7 +990,7 @@ export class PrimaryView {
       ["utxo_addresses", UTXO_ADDRESS_COLUMNS, b.utxoAddresses, skip],
     ];
     const statements = tables.filter(([, , rows]) => rows.length > 0).map(([table, columns, rows, opts]) => insertSql(table, columns, rows, opts, params));
-    const unspent = b.unspentOwned.filter((r) => !b.utxoConsumes.has(r[1] as string));
+    const unspent = b.unspentOwned.filter((r) => !b.utxoConsumes.has(r[1]));
     if (unspent.length > 0) statements.push(unspentOwnedSql(unspent, params, repeats));
     if (b.supply.size > 0) statements.push(b.supply.upsertSql(params, repeats));
     if (b.webhooks.size > 0) statements.push(...b.webhooks.statements(params));
@@ -1032,9 +1032,9 @@ export class PrimaryView {
   }
 
   /**
-   * The view's counters and staking state as they stand, for `data_api_meta`: as of a batch; with the late spends left when the batch settles some (`settled`): those of
-   * every batch built and not committed yet are left out too, so a batch written after another never lists again
-   * what that one settled.
+   * The view's counters and staking state as they stand, for `data_api_meta`, as of a batch; with the late spends
+   * left when the batch settles some (`settled`): those of every batch built and not committed yet are left out too,
+   * so a batch written after another never lists again what that one settled.
    */
   private stateEntries(settled: readonly string[] = []): Array<[string, string]> {
     const late: Array<[string, string]> = [];
@@ -1119,7 +1119,7 @@ function assetType(outputs: TxOutput[]): string {
  * the statement's snapshot does not see the UTXOs it writes itself). The spends remove their UTXOs' rows by key
  * (spentStatements).
  */
-function unspentOwnedSql(rows: readonly unknown[][], params: unknown[], repeats: boolean): string {
+function unspentOwnedSql(rows: ReadonlyArray<readonly [Uint8Array, string, boolean]>, params: unknown[], repeats: boolean): string {
   const n = params.length;
   params.push(arrayParam("bytea", rows.map((r) => r[0])), arrayParam("text", rows.map((r) => r[1])), arrayParam("bool", rows.map((r) => r[2])));
   return `INSERT INTO unspent_owned (address, utxo_id)
