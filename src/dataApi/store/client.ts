@@ -20,7 +20,7 @@ import pg from "pg";
 import type {Logger} from "../../logger/index.js";
 import {PgliteThreadClient} from "./pgliteThread.js";
 import {PGLITE_SHARED_BUFFERS_MB} from "./defaults.js";
-import {newStoreTemplate} from "./pgliteTemplate.js";
+import {seedNewStore} from "./pgliteTemplate.js";
 
 /** A row-returning statement and a multi-statement script, run in one transaction. */
 export interface SqlTx {
@@ -91,8 +91,10 @@ export interface SqlClientModules {
 export async function openSqlClient(opts: SqlClientOptions, modules: SqlClientModules): Promise<SqlClient> {
   if (opts.url !== "embedded") return PgSqlClient.open(opts.url, opts.poolSize ?? 10, modules, opts.statementTimeoutMs ?? 0);
   const script = opts.pgliteThread === false ? null : PgliteThreadClient.script();
-  // A new store on disk starts from the build's empty cluster (pgliteTemplate.ts), not an initdb here.
-  const template = opts.pgliteTemplate === undefined ? newStoreTemplate(opts.dataDir) : (opts.pgliteTemplate ?? undefined);
+  // A new store on disk starts from the build's empty cluster (pgliteTemplate.ts), not an initdb here: its files are
+  // written into the directory unless the caller brings a template of its own.
+  if (opts.pgliteTemplate === undefined) await seedNewStore(opts.dataDir);
+  const template = opts.pgliteTemplate ?? undefined;
   const sharedBuffersMb = opts.pgliteSharedBuffersMb ?? PGLITE_SHARED_BUFFERS_MB.default;
   const client = script
     ? await PgliteThreadClient.open(script, {dataDir: opts.dataDir, template: template ? new Uint8Array(await template.arrayBuffer()) : null, sharedBuffersMb})

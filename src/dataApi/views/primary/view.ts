@@ -124,7 +124,7 @@ export interface PrimaryViewModules {
 }
 
 /** UTXOs a statement of the genesis fold writes at most. */
-const GENESIS_SLICE = 4000;
+const GENESIS_SLICE = 1000;
 
 /** The longest a batch is decoded, or its rows built, without letting I/O callbacks run, ms (see decodeYielding). */
 const YIELD_MS = 4;
