@@ -1043,4 +1043,14 @@ DROP TRIGGER IF EXISTS unspent_owned_spent ON utxo_spends;
 DROP FUNCTION IF EXISTS unspent_owned_spent();
 `,
   },
+  {
+    version: 28,
+    name: "webhooks: the outbox's due index dropped",
+    sql: `
+-- Delivery reads each active webhook's oldest due messages (queries/webhookOutbox.ts dueMessages), through
+-- webhook_outbox_due_by_webhook (schema 20); nothing reads all due messages by time. The index was one of the five
+-- each message the fold writes updates, and each of its attempts.
+DROP INDEX IF EXISTS webhook_outbox_due;
+`,
+  },
 ];
