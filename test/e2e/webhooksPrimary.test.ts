@@ -14,10 +14,9 @@ import {signature} from "../../src/dataApi/webhooks/post.js";
 import {DEV_SCHEDULE, LOCAL_VALIDATORS, devKeys} from "../../src/dev/primaryNetwork.js";
 import {canonicalJson} from "../../src/util/canonicalJson.js";
 import {STORE_BACKENDS} from "../helpers/sql.js";
-import {startNode, type TestNode} from "../helpers/node.js";
 import {until} from "../helpers/devNode.js";
 import {startReceiver, type Receiver} from "../helpers/webhookReceiver.js";
-import {KEY_A, keysFile} from "../helpers/webhooks.js";
+import {startHeldDevNode} from "../helpers/webhooks.js";
 
 const ck = new Avalanche({enableTelemetry: false});
 const keys = devKeys();
@@ -26,14 +25,9 @@ const addr = (chain: "P" | "X", k: number): string => `${chain}-${formatAddress(
 const LAST_TICK = 56;
 
 describe.each(STORE_BACKENDS)("primary-network and validator webhooks ($name)", (backend) => {
-  let t: TestNode;
-  let t0 = 0;
-  let offset = 0;
+  let held: Awaited<ReturnType<typeof startHeldDevNode>>;
   const receivers: Receiver[] = [];
-  const call = async (method: string, p: string, body?: unknown) => {
-    const res = await fetch(new URL(p, t.url), {method, headers: {"content-type": "application/json", "x-glacier-api-key": KEY_A}, body: body === undefined ? undefined : JSON.stringify(body)});
-    return (await res.json()) as Record<string, any>;
-  };
+  const call = (method: string, p: string, body?: unknown) => held.call(method, p, body);
   const receiver = async (): Promise<Receiver> => {
     const r = await startReceiver("ok");
     receivers.push(r);
@@ -44,8 +38,8 @@ describe.each(STORE_BACKENDS)("primary-network and validator webhooks ($name)", 
     expect(made.id, JSON.stringify(made)).toBeTypeOf("string");
     return made.id as string;
   };
-  const sql = () => t.node.dataApi!.sql;
-  const pHeight = async (): Promise<number> => Number((await sql().query<{h: string}>("SELECT COALESCE(max(height), -1)::text AS h FROM blocks WHERE chain = 'P'"))[0]!.h);
+  const sql = () => held.node.node.dataApi!.sql;
+  const pHeight = () => held.pHeight();
   /** The folded P transactions of `types` (or any) touching `k`'s address from `fromHeight` on. */
   const touching = async (chain: "P" | "X", k: number, from: {height?: number; seq?: number}): Promise<string[]> =>
     (
@@ -57,28 +51,12 @@ describe.each(STORE_BACKENDS)("primary-network and validator webhooks ($name)", 
     ).map((r) => r.tx_id);
 
   beforeAll(async () => {
-    t0 = Date.now();
-    t = await startNode(
-      {
-        "network-id": "local",
-        "index-enabled": true,
-        feed: "dev",
-        "dev-backfill": "10m",
-        "dev-evm": false,
-        "data-api-enabled": true,
-        "data-api-db": await backend.db(),
-        "data-api-rate-limit": "0",
-        "data-api-keys-file": keysFile(),
-        "webhooks-allow-private-urls": true,
-      },
-      // The dev network's clock stands still until the test lets its ticks come (2 s of chain time each).
-      {overrides: {devNow: () => t0 + offset}},
-    );
-    await until(() => "the view did not fold the backfill", async () => t.node.dataApi?.view?.lag() === 0n && (await pHeight()) >= 2, 60_000);
+    // The dev network's clock stands still until the test lets its ticks come (2 s of chain time each).
+    held = await startHeldDevNode(await backend.db(), "10m", 2, 60_000);
   }, 120_000);
   afterAll(async () => {
     await Promise.all(receivers.map((r) => r.close()));
-    await t?.close();
+    await held?.node.close();
   });
 
   it("delivers the P and X activity of watched addresses, thresholds crossed, and validator events, once each", async () => {
@@ -118,8 +96,8 @@ describe.each(STORE_BACKENDS)("primary-network and validator webhooks ($name)", 
     const {secret} = await call("GET", "/v1/webhooks:getSharedSecret");
 
     // Let the ticks come: 2 s of chain time each, from the last one folded.
-    offset = LAST_TICK * 2_000;
-    await until(() => "the view did not fold the released ticks", async () => t.node.dataApi!.view!.lag() === 0n && Number((await sql().query<{n: string}>("SELECT count(*)::text AS n FROM txs WHERE chain = 'P' AND tx_type = 'DisableL1ValidatorTx'"))[0]!.n) > 0, 90_000);
+    held.release(LAST_TICK * 2_000);
+    await until(() => "the view did not fold the released ticks", async () => held.node.node.dataApi!.view!.lag() === 0n && Number((await sql().query<{n: string}>("SELECT count(*)::text AS n FROM txs WHERE chain = 'P' AND tx_type = 'DisableL1ValidatorTx'"))[0]!.n) > 0, 90_000);
 
     const pExpected = await touching("P", 4, {height: from});
     const xExpected = await touching("X", 2, {seq: xFrom});

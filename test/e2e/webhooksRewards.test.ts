@@ -13,10 +13,9 @@ import {formatAddress} from "../../src/dataApi/server/names.js";
 import {signature} from "../../src/dataApi/webhooks/post.js";
 import {LOCAL_VALIDATORS, devKeys} from "../../src/dev/primaryNetwork.js";
 import {STORE_BACKENDS} from "../helpers/sql.js";
-import {startNode, type TestNode} from "../helpers/node.js";
 import {until} from "../helpers/devNode.js";
 import {startReceiver, type Receiver} from "../helpers/webhookReceiver.js";
-import {KEY_A, keysFile} from "../helpers/webhooks.js";
+import {startHeldDevNode} from "../helpers/webhooks.js";
 
 const keys = devKeys();
 const addr = (chain: "P" | "X", k: number): string => `${chain}-${formatAddress(keys[k]!.address, "local")}`;
@@ -24,14 +23,9 @@ const addr = (chain: "P" | "X", k: number): string => `${chain}-${formatAddress(
 const RELEASED_TICKS = 165;
 
 describe.each(STORE_BACKENDS)("reward and L1 balance webhooks ($name)", (backend) => {
-  let t: TestNode;
-  let t0 = 0;
-  let offset = 0;
+  let held: Awaited<ReturnType<typeof startHeldDevNode>>;
   const receivers: Receiver[] = [];
-  const call = async (method: string, p: string, body?: unknown) => {
-    const res = await fetch(new URL(p, t.url), {method, headers: {"content-type": "application/json", "x-glacier-api-key": KEY_A}, body: body === undefined ? undefined : JSON.stringify(body)});
-    return (await res.json()) as Record<string, any>;
-  };
+  const call = (method: string, p: string, body?: unknown) => held.call(method, p, body);
   const hook = async (body: Record<string, unknown>): Promise<{id: string; receiver: Receiver}> => {
     const receiver = await startReceiver("ok");
     receivers.push(receiver);
@@ -39,8 +33,8 @@ describe.each(STORE_BACKENDS)("reward and L1 balance webhooks ($name)", (backend
     expect(made.id, JSON.stringify(made)).toBeTypeOf("string");
     return {id: made.id as string, receiver};
   };
-  const sql = () => t.node.dataApi!.sql;
-  const pHeight = async (): Promise<number> => Number((await sql().query<{h: string}>("SELECT COALESCE(max(height), -1)::text AS h FROM blocks WHERE chain = 'P'"))[0]!.h);
+  const sql = () => held.node.node.dataApi!.sql;
+  const pHeight = () => held.pHeight();
   /** Each active L1 validator's remaining balance, as the fold holds it (l1.ts remainingBalance). */
   const remaining = async (): Promise<Map<string, {nodeId: string; balance: bigint}>> => {
     const rows = await sql().query<{validation_id: string; node_id: string; r: string}>(
@@ -52,28 +46,12 @@ describe.each(STORE_BACKENDS)("reward and L1 balance webhooks ($name)", (backend
   };
 
   beforeAll(async () => {
-    t0 = Date.now();
-    t = await startNode(
-      {
-        "network-id": "local",
-        "index-enabled": true,
-        feed: "dev",
-        // 292 ticks of 5 minutes: the delegation of tick 5 (at 25 minutes) ends at 24h25m, 5 minutes after.
-        "dev-backfill": "24h20m",
-        "dev-evm": false,
-        "data-api-enabled": true,
-        "data-api-db": await backend.db(),
-        "data-api-rate-limit": "0",
-        "data-api-keys-file": keysFile(),
-        "webhooks-allow-private-urls": true,
-      },
-      {overrides: {devNow: () => t0 + offset}},
-    );
-    await until(() => "the view did not fold the backfill", async () => t.node.dataApi?.view?.lag() === 0n && (await pHeight()) >= 292, 120_000);
+    // 292 ticks of 5 minutes: the delegation of tick 5 (at 25 minutes) ends at 24h25m, 5 minutes after.
+    held = await startHeldDevNode(await backend.db(), "24h20m", 292, 120_000);
   }, 180_000);
   afterAll(async () => {
     await Promise.all(receivers.map((r) => r.close()));
-    await t?.close();
+    await held?.node.close();
   });
 
   it("sends nothing for a reward that pays nothing now, and an L1 balance fallen under a threshold once", async () => {
@@ -95,10 +73,10 @@ describe.each(STORE_BACKENDS)("reward and L1 balance webhooks ($name)", (backend
     const from = await pHeight();
     const {secret} = await call("GET", "/v1/webhooks:getSharedSecret");
 
-    offset = RELEASED_TICKS * 2_000;
+    held.release(RELEASED_TICKS * 2_000);
     const rewardTxs = async () =>
       (await sql().query<{tx_id: string}>("SELECT tx_id FROM txs WHERE chain = 'P' AND tx_type = 'RewardValidatorTx' AND block_height > $1 ORDER BY seq", [from])).map((r) => r.tx_id);
-    await until(() => "the view did not fold the reward", async () => t.node.dataApi!.view!.lag() === 0n && (await pHeight()) >= from + RELEASED_TICKS && (await rewardTxs()).length > 0, 120_000);
+    await until(() => "the view did not fold the reward", async () => held.node.node.dataApi!.view!.lag() === 0n && (await pHeight()) >= from + RELEASED_TICKS && (await rewardTxs()).length > 0, 120_000);
     const [rewardTx, ...more] = await rewardTxs();
     expect(more).toEqual([]);
     // The whole reward is the validator's fee, accrued on it: no payout, so no reward_distribution message.
