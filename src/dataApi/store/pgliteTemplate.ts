@@ -12,6 +12,7 @@
 import {closeSync, createReadStream, existsSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync, writeSync} from "node:fs";
 import {createRequire} from "node:module";
 import path from "node:path";
+import {pipeline} from "node:stream/promises";
 import {createGunzip} from "node:zlib";
 import {packageInfo} from "../../util/packageInfo.js";
 
@@ -37,14 +38,15 @@ function pgliteVersion(): string {
 
 /**
  * Makes `dataDir` the build's empty cluster if it holds none and the dump exists; true if it holds a cluster now.
- * False in memory (tests bring their own template) or without a dump (then PGlite runs initdb).
+ * False in memory (tests bring their own template) or without a dump (then PGlite runs initdb). `file`: the dump.
  */
-export async function seedNewStore(dataDir: string | null): Promise<boolean> {
+export async function seedNewStore(dataDir: string | null, file = pgliteTemplateFile()): Promise<boolean> {
   if (dataDir === null) return false;
   if (existsSync(path.join(dataDir, "PG_VERSION"))) return true;
-  const file = pgliteTemplateFile();
   if (!existsSync(file)) return false;
-  await untarInto(createReadStream(file).pipe(createGunzip()), dataDir);
+  // pipeline, not pipe: an error of the read reaches the extraction (which would otherwise wait for more), and an
+  // error of the extraction closes the file.
+  await pipeline(createReadStream(file), createGunzip(), (archive: AsyncIterable<Buffer>) => untarInto(archive, dataDir));
   return true;
 }
 
@@ -130,7 +132,6 @@ export async function untarInto(archive: AsyncIterable<Buffer>, root: string): P
   }
   if (!ended || left > 0) throw new Error("the PGlite template ends part way through an entry");
   if (version === null) throw new Error("the PGlite template has no PG_VERSION");
-  mkdirSync(root, {recursive: true});
   writeFileSync(path.join(root, "PG_VERSION.new"), Buffer.concat(version));
   renameSync(path.join(root, "PG_VERSION.new"), path.join(root, "PG_VERSION"));
 }

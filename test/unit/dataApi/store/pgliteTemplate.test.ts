@@ -67,5 +67,9 @@ describe("a new PGlite store", () => {
     await expect(untarInto(Readable.from([archive.subarray(0, 2048), archive.subarray(2048, 300_000)]), cut)).rejects.toThrow(/ends part way/);
     expect(existsSync(path.join(cut, "PG_VERSION"))).toBe(false);
     expect(existsSync(path.join(root, "escaped"))).toBe(false);
+
+    // A dump that cannot be read (here a directory: EISDIR) is an error of the open, not a wait for more bytes.
+    await expect(seedNewStore(path.join(root, "unreadable"), root)).rejects.toThrow(/EISDIR/);
+    expect(existsSync(path.join(root, "unreadable", "PG_VERSION"))).toBe(false);
   }, 120_000);
 });
