@@ -153,15 +153,25 @@ function createChainTx(networkId: number, c: GenesisChain): Uint8Array {
   return signedTx(15, w.finish());
 }
 
+interface PUtxoPlan {
+  address: Uint8Array;
+  amount: bigint;
+  locktime: bigint;
+  message: Uint8Array;
+}
+
 /** The P-chain genesis UTXOs: every unlock (amount > 0) of the allocations not initially staked, in order. */
-function pUtxos(config: GenesisConfig): Array<{address: Uint8Array; amount: bigint; locktime: bigint; message: Uint8Array}> {
+function* pUtxos(config: GenesisConfig): Generator<PUtxoPlan> {
   const staked = new Set(config.initialStakedFunds.map((a) => Buffer.from(a).toString("hex")));
-  const out: Array<{address: Uint8Array; amount: bigint; locktime: bigint; message: Uint8Array}> = [];
   for (const a of config.allocations) {
     if (staked.has(Buffer.from(a.avaxAddr).toString("hex"))) continue;
-    for (const u of a.unlockSchedule) if (u.amount > 0n) out.push({address: a.avaxAddr, amount: u.amount, locktime: u.locktime, message: a.ethAddr});
+    for (const u of a.unlockSchedule) if (u.amount > 0n) yield {address: a.avaxAddr, amount: u.amount, locktime: u.locktime, message: a.ethAddr};
   }
-  return out;
+}
+
+/** An iterable that runs `items` again on each pass: what it yields is built as it is read, and none of it kept. */
+function replayable<T>(items: () => Iterator<T>): Iterable<T> {
+  return {[Symbol.iterator]: items};
 }
 
 /** The X-chain genesis, the AVAX asset, the genesis chains: what fixes a network's IDs. */
@@ -193,7 +203,6 @@ export function buildGenesis(config: GenesisConfig): NetworkGenesis {
   const avaxAssetId = cb58Encode(avax);
   const supply = genesisInitialSupply(config);
 
-  const utxos = pUtxos(config);
   const plans = genesisValidators(config);
   const validatorTxs = plans.map((v) => {
     if (v.weight === 0n) throw new Error(`genesis config: initial staker ${v.nodeId} has no weight`);
@@ -203,11 +212,14 @@ export function buildGenesis(config: GenesisConfig): NetworkGenesis {
 
   // The P-chain genesis (platformvm/genesis.Genesis): UTXOs (each with its message), validators, chains, time,
   // supply, message. Inside it the txs go without their codec version.
-  const g = new Writer().u16(0).u32(utxos.length);
-  utxos.forEach((u, i) => {
-    pOut(g.fixed(ZERO_ID).u32(i).fixed(avax), u.amount, u.address, u.locktime, config.startTime);
+  let utxoCount = 0;
+  for (const _ of pUtxos(config)) utxoCount++;
+  const g = new Writer().u16(0).u32(utxoCount);
+  let i = 0;
+  for (const u of pUtxos(config)) {
+    pOut(g.fixed(ZERO_ID).u32(i++).fixed(avax), u.amount, u.address, u.locktime, config.startTime);
     g.bytesU32(u.message);
-  });
+  }
   g.u32(validatorTxs.length);
   for (const t of validatorTxs) g.fixed(t.subarray(2));
   g.u32(chainTxs.length);
@@ -218,7 +230,6 @@ export function buildGenesis(config: GenesisConfig): NetworkGenesis {
   const platformGenesis = g.finish();
 
   const decode = (chain: "P" | "X", bytes: Uint8Array): PrimaryTx => decodeSignedTx(chain, bytes, {recoverPublicKeys: false});
-  const assetTx = decode("X", assetTxBytes);
   // (The chain txs carry a subnet authorisation and no credential: no block holds one, so no decoder reads them.)
   const [xChain, cChain] = chainTxs.map((t) => cb58Encode(sha256(t)));
   const state: GenesisState = {
@@ -226,15 +237,20 @@ export function buildGenesis(config: GenesisConfig): NetworkGenesis {
     timestamp: config.startTime,
     avaxAssetId,
     assets: [{assetId: avaxAssetId, name: "Avalanche", symbol: "AVAX", denomination: 9}],
-    utxos: [
-      ...assetTx.outputs.map((output) => ({chain: "X" as const, txId: avaxAssetId, output})),
-      ...utxos.map((u, i) => ({chain: "P" as const, txId: EMPTY_ID, output: pUtxoOutput(i, u, avax, avaxAssetId, config.startTime)})),
-    ],
-    stakers: validatorTxs.map((bytes) => {
-      const t = decode("P", bytes);
-      const staker = t.details.staker as Staker;
-      // AvalancheGo's syncGenesis adds them as current stakers from the genesis time.
-      return {txId: t.id, staker: {...staker, startTime: config.startTime}, stake: t.outputs.filter((o) => o.staked)};
+    // The UTXOs and stakers are built as the fold reads them (mainnet's are some 43,000 outputs): held at once,
+    // with the fold's own batches beside them, they were most of the genesis fold's heap.
+    utxos: replayable(function* () {
+      for (const output of decode("X", assetTxBytes).outputs) yield {chain: "X" as const, txId: avaxAssetId, output};
+      let index = 0;
+      for (const u of pUtxos(config)) yield {chain: "P" as const, txId: EMPTY_ID, output: pUtxoOutput(index++, u, avax, avaxAssetId, config.startTime)};
+    }),
+    stakers: replayable(function* () {
+      for (const bytes of validatorTxs) {
+        const t = decode("P", bytes);
+        const staker = t.details.staker as Staker;
+        // AvalancheGo's syncGenesis adds them as current stakers from the genesis time.
+        yield {txId: t.id, staker: {...staker, startTime: config.startTime}, stake: t.outputs.filter((o) => o.staked)};
+      }
     }),
     chains: chains.map((c, i) => ({
       chainId: [xChain!, cChain!][i]!,
@@ -252,7 +268,7 @@ export function buildGenesis(config: GenesisConfig): NetworkGenesis {
 }
 
 /** A P-chain genesis UTXO as the views hold UTXOs (its `utxoBytes`: avax.UTXO, without the genesis message). */
-function pUtxoOutput(index: number, u: {address: Uint8Array; amount: bigint; locktime: bigint}, avax: Uint8Array, avaxAssetId: string, startTime: bigint): TxOutput {
+function pUtxoOutput(index: number, u: PUtxoPlan, avax: Uint8Array, avaxAssetId: string, startTime: bigint): TxOutput {
   const txId = ZERO_ID;
   const locked = u.locktime > startTime;
   return {

@@ -47,8 +47,8 @@ describe("dev network primary-network activity", () => {
         "8bfd6d4d2086b2b8115d8f72f94095fefe5a6c07876b2accf51a811adf520f389e74a3d2152a6d90b521e2be58ffe468043dc5ea68b4c44410eb67f8dc24f13ed4f194000764c0e922cd254a3588a4962b1cb4db7de4bb9cda9d9d4d6b03f3d2",
     });
     const g = new DevPrimaryNetwork(network, START).genesis();
-    expect([...g.stakers.map((s) => s.staker.nodeId)].sort()).toEqual([...LOCAL_VALIDATORS].sort());
-    const byNode = new Map(g.stakers.map((s) => [s.staker.nodeId, s.staker]));
+    expect([...g.stakers].map((s) => s.staker.nodeId).sort()).toEqual([...LOCAL_VALIDATORS].sort());
+    const byNode = new Map([...g.stakers].map((s) => [s.staker.nodeId, s.staker]));
     expect(LOCAL_VALIDATORS.map((n) => byNode.get(n)!.bls!.publicKey)).toEqual([1, 2, 3, 4, 5].map((n) => localSigner(n).credentials.publicKey));
     // genesis_local.json's stake: 10,000,000 AVAX over the five, from the dev network's genesis time.
     for (const s of g.stakers) {
@@ -69,7 +69,7 @@ describe("dev network primary-network activity", () => {
     expect(new DevPrimaryNetwork(network, START).genesis()).toEqual(g.state);
     // ewoq (the dev wallet's first key) holds X and P funds there.
     const ewoq = Buffer.from(devKeys()[0]!.address).toString("hex");
-    const own = g.state.utxos.filter((u) => Buffer.from(u.output.owner.addresses[0]!).toString("hex") === ewoq);
+    const own = [...g.state.utxos].filter((u) => Buffer.from(u.output.owner.addresses[0]!).toString("hex") === ewoq);
     expect(own.filter((u) => u.chain === "X").reduce((a, u) => a + u.output.amount, 0n)).toBe(300_000_000_000_000_000n);
     expect(own.filter((u) => u.chain === "P").reduce((a, u) => a + u.output.amount, 0n)).toBe(30_000_000_000_000_000n);
   });

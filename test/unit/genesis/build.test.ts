@@ -71,15 +71,15 @@ describe.each([1, 5, 12345] as const)("network %i's genesis", (id) => {
     for (const a of config.allocations) sum += a.initialAmount + a.unlockSchedule.reduce((s, u) => s + u.amount, 0n);
     expect(g.state.supply).toBe(sum);
     expect(genesisInitialSupply(config)).toBe(sum);
-    const utxos = g.state.utxos.reduce((s, u) => s + u.output.amount, 0n);
-    const staked = g.state.stakers.reduce((s, v) => s + v.stake.reduce((t, o) => t + o.amount, 0n), 0n);
+    const utxos = [...g.state.utxos].reduce((s, u) => s + u.output.amount, 0n);
+    const staked = [...g.state.stakers].reduce((s, v) => s + v.stake.reduce((t, o) => t + o.amount, 0n), 0n);
     expect(utxos + staked).toBe(sum);
     for (const v of g.state.stakers) expect(v.staker.weight).toBe(v.stake.reduce((t, o) => t + o.amount, 0n));
   });
 
   it("has the file's stakers, from its start time, with their reward address and fee", () => {
     const {config, g} = built(id);
-    expect(g.state.stakers.map((s) => s.staker.nodeId).sort()).toEqual(config.initialStakers.map((s) => s.nodeId).sort());
+    expect([...g.state.stakers].map((s) => s.staker.nodeId).sort()).toEqual(config.initialStakers.map((s) => s.nodeId).sort());
     const byNode = new Map(config.initialStakers.map((s) => [s.nodeId, s]));
     const ids = new Set<string>();
     for (const s of g.state.stakers) {
@@ -101,7 +101,7 @@ describe.each([1, 5, 12345] as const)("network %i's genesis", (id) => {
 describe("mainnet's genesis in detail", () => {
   it("locks what unlocks after the start: stakeable.LockOut P UTXOs and stake outputs", () => {
     const {config, g} = built(1);
-    const p = g.state.utxos.filter((u) => u.chain === "P");
+    const p = [...g.state.utxos].filter((u) => u.chain === "P");
     const locked = p.filter((u) => u.output.stakeableLocktime > config.startTime);
     expect(locked.length).toBeGreaterThan(0);
     for (const u of locked) {
@@ -113,17 +113,17 @@ describe("mainnet's genesis in detail", () => {
     // P UTXOs are numbered in the allocations' order from 0, under the empty tx ID.
     expect(p.map((u) => u.output.outputIndex)).toEqual(p.map((_, i) => i));
     expect(new Set(p.map((u) => u.txId))).toEqual(new Set(["11111111111111111111111111111111LpoYY"]));
-    const stake = g.state.stakers.flatMap((s) => s.stake);
+    const stake = [...g.state.stakers].flatMap((s) => s.stake);
     expect(stake.some((o) => o.stakeableLocktime > config.startTime)).toBe(true);
     expect(stake.every((o) => o.staked && o.utxoType === "STAKE")).toBe(true);
     // Mainnet's stakers have no BLS signer: AddValidatorTx (type 12), the 75 of its file.
-    expect(g.state.stakers).toHaveLength(75);
-    expect(g.state.stakers.every((s) => s.staker.bls === null)).toBe(true);
+    expect([...g.state.stakers]).toHaveLength(75);
+    expect([...g.state.stakers].every((s) => s.staker.bls === null)).toBe(true);
   });
 
   it("gives the X-chain's AVAX holders their UTXOs under the AVAX asset ID, sorted by amount and address", () => {
     const {config, g} = built(1);
-    const x = g.state.utxos.filter((u) => u.chain === "X");
+    const x = [...g.state.utxos].filter((u) => u.chain === "X");
     expect(x.length).toBe(config.allocations.filter((a) => a.initialAmount > 0n).length);
     for (const [i, u] of x.entries()) {
       expect(u.txId).toBe(g.avaxAssetId);
@@ -151,7 +151,7 @@ describe("mainnet's genesis in detail", () => {
 describe("local's genesis", () => {
   it("has BLS signers: AddPermissionlessValidatorTx stakers of 2,000,000 AVAX each, rewarded to ewoq", () => {
     const {g} = built(12345);
-    expect(g.state.stakers).toHaveLength(5);
+    expect([...g.state.stakers]).toHaveLength(5);
     for (const s of g.state.stakers) {
       expect(s.staker.weight).toBe(2_000_000_000_000_000n);
       expect(s.staker.bls).not.toBeNull();

@@ -216,6 +216,18 @@ export interface PrimaryContainer {
 /** The `data_api_meta` key of the C-chain genesis allocation's sum, wei (view.ts foldGenesis writes it). */
 export const C_GENESIS_ALLOCATION_KEY = "genesis.cChainAllocationWei";
 
+export interface GenesisUtxo {
+  chain: PrimaryChain;
+  txId: string;
+  output: TxOutput;
+}
+
+export interface GenesisStaker {
+  txId: string;
+  staker: Staker & {startTime: bigint};
+  stake: TxOutput[];
+}
+
 export interface GenesisState {
   networkId: number;
   /** Genesis time, Unix seconds. */
@@ -223,10 +235,13 @@ export interface GenesisState {
   /** The AVAX asset ID (CB58) and the other assets created at genesis (X-chain). */
   avaxAssetId: string;
   assets: Array<{assetId: string; name: string; symbol: string; denomination: number}>;
-  /** UTXOs that exist at genesis, per chain, with the (genesis) transaction that created them. */
-  utxos: Array<{chain: PrimaryChain; txId: string; output: TxOutput}>;
-  /** Stakers at genesis (P-chain), each with the ID of the genesis transaction that added it. */
-  stakers: Array<{txId: string; staker: Staker & {startTime: bigint}; stake: TxOutput[]}>;
+  /**
+   * UTXOs that exist at genesis, per chain, with the (genesis) transaction that created them. Built as they are
+   * read, on each pass (src/genesis/build.ts): spread it (`[...g.utxos]`) to hold them.
+   */
+  utxos: Iterable<GenesisUtxo>;
+  /** Stakers at genesis (P-chain), each with the ID of the genesis transaction that added it; built as `utxos` is. */
+  stakers: Iterable<GenesisStaker>;
   /** The P-chain's current supply at genesis (nAVAX). */
   supply: bigint;
   /**

@@ -21,7 +21,7 @@ import {Backoff, RetryableError, isRetryable} from "../../../util/errors.js";
 import {arrayParam, insertSql, runTogether, type BulkColumn, type BulkInsertOptions} from "../../store/bulk.js";
 import type {SqlClient, SqlTx} from "../../store/client.js";
 import {tryDecodePrimaryContainer, type DecodeResult} from "./decode.js";
-import {C_GENESIS_ALLOCATION_KEY, type GenesisState, type PrimaryContainer, type PrimaryTx, type TxOutput} from "./model.js";
+import {C_GENESIS_ALLOCATION_KEY, type GenesisStaker, type GenesisState, type PrimaryContainer, type PrimaryTx, type TxOutput} from "./model.js";
 import {
   BLOCK_COLUMNS,
   TX_ADDRESS_COLUMNS,
@@ -1072,13 +1072,21 @@ export class PrimaryView {
       if (batch.utxoCreates.length >= GENESIS_SLICE) await flush();
     }
     // The stakers a few at a time; the supply grows by each one's potential reward, across the slices.
-    for (let i = 0; i < g.stakers.length; i += 8) {
-      const slice = {...g, stakers: g.stakers.slice(i, i + 8)};
-      const create = (txId: string, o: TxOutput, place: TxPlace, stakingEnd: bigint): void => this.createUtxo(batch, txId, o, place, {stakingEnd});
-      await this.staking.genesis(tx, slice, create, this.modules.network.chainIds.P, i === 0);
+    const create = (txId: string, o: TxOutput, place: TxPlace, stakingEnd: bigint): void => this.createUtxo(batch, txId, o, place, {stakingEnd});
+    let stakers: GenesisStaker[] = [];
+    let first = true;
+    const foldStakers = async (): Promise<void> => {
+      await this.staking.genesis(tx, {...g, stakers}, create, this.modules.network.chainIds.P, first);
+      first = false;
+      stakers = [];
       if (batch.utxoCreates.length >= GENESIS_SLICE) await flush();
+    };
+    for (const s of g.stakers) {
+      stakers.push(s);
+      if (stakers.length === 8) await foldStakers();
     }
-    if (g.stakers.length === 0) await this.staking.genesis(tx, g, () => {}, this.modules.network.chainIds.P);
+    // The last slice, or none at all: the genesis supply is set either way.
+    if (stakers.length > 0 || first) await foldStakers();
     await flush();
     // The C-chain's genesis balances are no UTXO: the supply reads their sum from here.
     await tx.query(`INSERT INTO data_api_meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`, [

@@ -59,7 +59,7 @@ async function totals(sql: SqlClient | SqlTx): Promise<Map<string, bigint>> {
 }
 
 /** What local's genesis creates of AVAX: its UTXOs and its stakers' stake (created_seq 0, both). */
-const GENESIS_AVAX = [...GENESIS.utxos.map((u) => u.output), ...GENESIS.stakers.flatMap((s) => s.stake)].filter((o) => o.assetId === AVAX).reduce((a, o) => a + o.amount, 0n);
+const GENESIS_AVAX = [...[...GENESIS.utxos].map((u) => u.output), ...[...GENESIS.stakers].flatMap((s) => s.stake)].filter((o) => o.assetId === AVAX).reduce((a, o) => a + o.amount, 0n);
 
 /**
  * The supply sums the fold kept, against those summed from the store whole (then rolled back): equal, but for what
