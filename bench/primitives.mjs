@@ -9,7 +9,7 @@ import {base58} from "@scure/base";
 import {sha256 as nobleSha256} from "@noble/hashes/sha2.js";
 import {base58Decode, base58Encode, cb58Encode} from "../dist/src/util/cb58.js";
 import {sha256Tail} from "../dist/src/util/sha256.js";
-import {containerJson} from "../dist/src/index/service.js";
+import {containerJson} from "../dist/src/containerIndex/service.js";
 import {median} from "./lib.mjs";
 
 const RUNS = Number(process.env.BENCH_PRIMITIVE_RUNS ?? 7);

@@ -81,7 +81,7 @@ module.exports = {
       comment: "A network's genesis (src/genesis, AvalancheGo's genesis.FromConfig) is built below the data API that folds it.",
       severity: "error",
       from: from("genesis-below-data-api", {path: "^src/genesis/"}),
-      to: {path: "^src/(dataApi|dev|feed|index|api|admin|health|cli|metricsService|node\\.ts|index\\.ts)"},
+      to: {path: "^src/(dataApi|dev|feed|containerIndex|api|admin|health|cli|metricsService|node\\.ts|index\\.ts)"},
     },
     {
       name: "data-api-not-dev",
@@ -160,7 +160,7 @@ module.exports = {
       severity: "error",
       from: {path: "^src/cli/(flags|config)\\.ts$"},
       to: {
-        path: "^src/(dataApi|evm|warp|dev|feed|db|index|genesis|api|admin|health)/",
+        path: "^src/(dataApi|evm|warp|dev|feed|db|containerIndex|genesis|api|admin|health)/",
         pathNot: "^src/dataApi/store/defaults\\.ts$",
       },
     },

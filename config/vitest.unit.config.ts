@@ -43,7 +43,7 @@ const SLOW = [
   "test/unit/genesis/build.test.ts",
   "test/unit/dev/staking.test.ts",
   "test/unit/dev/primaryNetwork.test.ts",
-  "test/unit/index/store.test.ts",
+  "test/unit/containerIndex/store.test.ts",
   "test/unit/dataApi/views/primary/recover.test.ts",
   "test/unit/evm/rpc.test.ts",
 ];

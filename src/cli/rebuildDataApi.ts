@@ -1,8 +1,8 @@
 /** The `avaext data-api rebuild` command's wiring: the node's index and network, then rebuildDataApi. */
 import {ChainRegistry, parseNetworkId} from "../chains/index.js";
 import type {AvaextConfig} from "./flags.js";
-import {openIndexDatabase} from "../index/database.js";
-import {IndexStore} from "../index/store.js";
+import {openIndexDatabase} from "../containerIndex/database.js";
+import {IndexStore} from "../containerIndex/store.js";
 import {LoggerRegistry} from "../logger/index.js";
 import {networkWithGenesis, resolveGenesis} from "../genesis/resolve.js";
 import {dataApiGenesis} from "../dataApi/genesis.js";

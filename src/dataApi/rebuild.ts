@@ -8,7 +8,7 @@
  */
 import path from "node:path";
 import type {NetworkInfo} from "../chains/index.js";
-import type {IndexStore} from "../index/store.js";
+import type {IndexStore} from "../containerIndex/store.js";
 import type {Logger} from "../logger/index.js";
 import {openSqlClient, type SqlClient, type SqlTx} from "./store/client.js";
 import {acquireWriterLock} from "./store/lock.js";

@@ -9,7 +9,7 @@ import {Gauge, type Registry} from "prom-client";
 import {METRIC_PREFIX} from "../metrics/index.js";
 import type {ChainRegistry, NetworkInfo} from "../chains/index.js";
 import type {Health} from "../health/health.js";
-import type {IndexStore} from "../index/store.js";
+import type {IndexStore} from "../containerIndex/store.js";
 import type {Logger} from "../logger/index.js";
 import type {Routes} from "../api/routes.js";
 import type {ClientAddresses} from "../api/clientAddress.js";

@@ -67,7 +67,7 @@ const MAIN_WRITE_BUFFER = 8 * 1024 * 1024;
 const CONTAINERS_WRITE_BUFFER = 4 * 1024 * 1024;
 const CONTAINERS_CACHE = 2 * 1024 * 1024;
 
-/** A containers store the caller names (src/index/database.ts: one per index endpoint). */
+/** A containers store the caller names (src/containerIndex/database.ts: one per index endpoint). */
 export interface ContainersStoreSpec {
   /** The key byte of its records (their keys are endpoint byte ‖ index); never reused. */
   id: number;

@@ -5,7 +5,7 @@
  */
 import type {ChainName} from "../chains/index.js";
 import {containerIdOf, decodeContainer} from "../decode/index.js";
-import type {ContainerKind} from "../index/endpoints.js";
+import type {ContainerKind} from "../containerIndex/endpoints.js";
 
 export interface BlockFacts {
   height: bigint;

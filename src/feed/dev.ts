@@ -57,7 +57,7 @@ import {decodeProposerBlock} from "../decode/proposervm.js";
 import {cb58Encode, idFromString} from "../util/cb58.js";
 import {sha256} from "../util/sha256.js";
 import type {RawRpc} from "../dev/evm/traffic.js";
-import {findEndpoint} from "../index/endpoints.js";
+import {findEndpoint} from "../containerIndex/endpoints.js";
 import type {FeedStatus} from "./status.js";
 import {sleep, type FeedBatch, type FeedItem, type FeedSource} from "./types.js";
 

@@ -5,8 +5,8 @@
  * feed status (the `network` health check), never fatal.
  */
 import type {Logger} from "../logger/index.js";
-import {ENDPOINTS, type Endpoint} from "../index/endpoints.js";
-import {MAX_FETCHED_BY_RANGE} from "../index/store.js";
+import {ENDPOINTS, type Endpoint} from "../containerIndex/endpoints.js";
+import {MAX_FETCHED_BY_RANGE} from "../containerIndex/store.js";
 import {idFromString} from "../util/cb58.js";
 import {sha256} from "../util/sha256.js";
 import {hexToBytes} from "../util/hex.js";

@@ -3,7 +3,7 @@
  * A bad line yields a reason naming the field; the caller logs it with its line number and skips it.
  */
 import type {ChainRegistry} from "../chains/index.js";
-import {findEndpoint, type ContainerKind} from "../index/endpoints.js";
+import {findEndpoint, type ContainerKind} from "../containerIndex/endpoints.js";
 import {idFromString} from "../util/cb58.js";
 import {hexToBytes} from "../util/hex.js";
 import {MAX_TIMESTAMP_NS, nowNs, parseRfc3339Nano} from "../util/time.js";

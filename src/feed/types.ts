@@ -1,6 +1,6 @@
 /** The acceptance feed's shapes: what a source hands the ingester. */
 import type {ChainName} from "../chains/index.js";
-import type {ContainerKind, Endpoint} from "../index/endpoints.js";
+import type {ContainerKind, Endpoint} from "../containerIndex/endpoints.js";
 
 export interface FeedItem {
   chain: ChainName;

@@ -6,9 +6,9 @@ import {describe, expect, it, vi} from "vitest";
 import {RawJson, RpcRouter, defaultRpcRouterOptions, method} from "../../../src/api/rpcRouter.js";
 import {object, optional, required, string, uint64} from "../../../src/api/validate.js";
 import {LoggerRegistry} from "../../../src/logger/index.js";
-import {ENDPOINTS} from "../../../src/index/endpoints.js";
-import {createIndexMethods, ContainerJsonCache} from "../../../src/index/service.js";
-import type {EndpointIndex, StoredContainer} from "../../../src/index/store.js";
+import {ENDPOINTS} from "../../../src/containerIndex/endpoints.js";
+import {createIndexMethods, ContainerJsonCache} from "../../../src/containerIndex/service.js";
+import type {EndpointIndex, StoredContainer} from "../../../src/containerIndex/store.js";
 import {Writable} from "node:stream";
 
 const logger = new LoggerRegistry({logLevel: "OFF", displayLevel: "OFF", logDir: null, displayStream: new Writable({write: (_c, _e, cb) => cb()})}).get("main");

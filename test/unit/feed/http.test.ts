@@ -10,7 +10,7 @@ import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import {decodeHttpPosition, HttpFeed, defaultHttpFeedOptions} from "../../../src/feed/http.js";
 import {FeedStatus} from "../../../src/feed/status.js";
 import type {FeedBatch} from "../../../src/feed/types.js";
-import {ENDPOINTS} from "../../../src/index/endpoints.js";
+import {ENDPOINTS} from "../../../src/containerIndex/endpoints.js";
 import {LoggerRegistry} from "../../../src/logger/index.js";
 import {cb58Encode} from "../../../src/util/cb58.js";
 import {sha256} from "../../../src/util/sha256.js";

@@ -28,8 +28,8 @@ const TREE: Record<string, string> = {
   "src/util/reachesUp.ts": `import {SIZE} from "../dataApi/store/defaults.js";\nexport const u = SIZE;\n`,
   "src/cli/flags.ts": `import {SIZE} from "../dataApi/store/defaults.js";\nimport {open} from "../dataApi/store/client.js";\nexport const f = [SIZE, open];\n`,
   "src/genesis/readsTheView.ts": `import {v} from "../dataApi/views/v.js";\nexport const g = v;\n`,
-  "src/db/knowsTheIndex.ts": `import {e} from "../index/endpoints.js";\nexport const d = e;\n`,
-  "src/index/endpoints.ts": `import {d} from "../db/knowsTheIndex.js";\nexport const e = 1;\nexport const back = d;\n`,
+  "src/db/knowsTheIndex.ts": `import {e} from "../containerIndex/endpoints.js";\nexport const d = e;\n`,
+  "src/containerIndex/endpoints.ts": `import {d} from "../db/knowsTheIndex.js";\nexport const e = 1;\nexport const back = d;\n`,
   "tsconfig.json": JSON.stringify({compilerOptions: {module: "NodeNext", moduleResolution: "NodeNext", strict: true}, include: ["src/**/*.ts"]}),
 };
 
@@ -65,7 +65,8 @@ describe("the layer rules (config/dependency-cruiser.cjs)", () => {
     expect(found("flag-parsing-loads-no-driver", "src/cli/flags.ts")).toBe(true);
     expect(found("genesis-below-data-api", "src/genesis/readsTheView.ts")).toBe(true);
     expect(found("low-layers-in-order", "src/db/knowsTheIndex.ts")).toBe(true);
-    expect(found("no-module-cycles", "src/db/knowsTheIndex.ts")).toBe(true);
+    // A cycle is reported once, from the module of it that depcruise reaches first.
+    expect(found("no-module-cycles", "src/db/knowsTheIndex.ts") || found("no-module-cycles", "src/containerIndex/endpoints.ts")).toBe(true);
     expect(found("no-folder-cycles", "src/db")).toBe(true);
     // Allowed: a route names the store's client as a type; flag parsing takes the store's plain defaults.
     expect(violations.filter((v) => v.from === "src/dataApi/routes/typeOnly.ts")).toEqual([]);

@@ -13,8 +13,8 @@
  */
 import type {NetworkInfo} from "../../../chains/index.js";
 import {LATE_SPENDS_KEY, SUPPLY_TOTALS_KEY, SupplyDeltas, recomputeSupplyTotals} from "./supplyTotals.js";
-import {findEndpoint, type Endpoint} from "../../../index/endpoints.js";
-import type {IndexStore, StoredContainer} from "../../../index/store.js";
+import {findEndpoint, type Endpoint} from "../../../containerIndex/endpoints.js";
+import type {IndexStore, StoredContainer} from "../../../containerIndex/store.js";
 import type {Logger} from "../../../logger/index.js";
 import {idToString} from "../../../util/cb58.js";
 import {Backoff, RetryableError, isRetryable} from "../../../util/errors.js";

@@ -7,8 +7,8 @@
 import {rmSync} from "node:fs";
 import {afterAll, beforeAll, expect, it} from "vitest";
 import {NETWORKS} from "../../../../../src/chains/index.js";
-import {openIndexDatabase} from "../../../../../src/index/database.js";
-import {IndexStore} from "../../../../../src/index/store.js";
+import {openIndexDatabase} from "../../../../../src/containerIndex/database.js";
+import {IndexStore} from "../../../../../src/containerIndex/store.js";
 import {migrate} from "../../../../../src/dataApi/store/migrations.js";
 import {MIGRATIONS} from "../../../../../src/dataApi/store/schema.js";
 import type {SqlClient} from "../../../../../src/dataApi/store/client.js";

@@ -4,9 +4,9 @@
  */
 import {rmSync} from "node:fs";
 import type {Database} from "../../../../../src/db/controller.js";
-import {openIndexDatabase} from "../../../../../src/index/database.js";
-import {findEndpoint} from "../../../../../src/index/endpoints.js";
-import {IndexStore} from "../../../../../src/index/store.js";
+import {openIndexDatabase} from "../../../../../src/containerIndex/database.js";
+import {findEndpoint} from "../../../../../src/containerIndex/endpoints.js";
+import {IndexStore} from "../../../../../src/containerIndex/store.js";
 import {migrate} from "../../../../../src/dataApi/store/migrations.js";
 import {MIGRATIONS} from "../../../../../src/dataApi/store/schema.js";
 import type {SqlClient} from "../../../../../src/dataApi/store/client.js";

@@ -1,8 +1,8 @@
 /** The container JSON cache: bounded by bytes, oldest out first, a container read since the last eviction spared. */
 import {describe, expect, it} from "vitest";
-import {ENDPOINTS} from "../../../src/index/endpoints.js";
-import {ContainerJsonCache, containerJson} from "../../../src/index/service.js";
-import type {EndpointIndex, StoredContainer} from "../../../src/index/store.js";
+import {ENDPOINTS} from "../../../src/containerIndex/endpoints.js";
+import {ContainerJsonCache, containerJson} from "../../../src/containerIndex/service.js";
+import type {EndpointIndex, StoredContainer} from "../../../src/containerIndex/store.js";
 
 const idx = {endpoint: ENDPOINTS[3]!} as EndpointIndex;
 const container = (i: number): StoredContainer => ({id: new Uint8Array(32).fill(i), bytes: new Uint8Array(100).fill(i), timestampNs: 1_700_000_000_000_000_000n, index: BigInt(i), checksum: null});
