@@ -15,9 +15,6 @@ const KNOWN = {
   // src/genesis/build.ts reads its genesis transactions back with the views' reader (views/primary/txCodec.ts) to
   // give the view its genesis state: kept while the P/X codecs are unified.
   "genesis-below-data-api": ["^src/genesis/build\\.ts$"],
-  // store/client.ts opens the PGlite thread (pgliteThread.ts), which takes client.ts's PGlite driver: one file
-  // per driver (the store split by role) ends it.
-  "no-module-cycles": ["^src/dataApi/store/(client|pgliteThread)\\.ts$"],
   // src/dataApi/evm/chains.ts (the followed chains' registry: each one's RPC, follower and NetworkToken model)
   // sits among the EVM helpers that views/evm and models/evm import, and it imports their types back. It should
   // leave dataApi/evm for a module of its own above the views.

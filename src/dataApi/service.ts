@@ -15,7 +15,8 @@ import type {Routes} from "../api/routes.js";
 import type {ClientAddresses} from "../api/clientAddress.js";
 import {acquireWriterLock, takeWriterEpoch, type WriterLock} from "./store/lock.js";
 import {migrate, schemaVersion} from "./store/migrations.js";
-import {AbortCheckedClient, openSqlClient, type SqlClient} from "./store/client.js";
+import {AbortCheckedClient, type SqlClient} from "./store/sql.js";
+import {openSqlClient} from "./store/client.js";
 import {RequestSignals} from "../util/requestSignals.js";
 import {MIGRATIONS} from "./store/schema.js";
 import {checkStoreNetwork} from "./store/network.js";
@@ -63,7 +64,7 @@ export interface DataApiOptions {
   /** PGlite's page cache, MiB (`--data-api-pglite-shared-buffers`); unused with a server. */
   pgliteSharedBuffersMb?: number;
   rateLimitPerMinute: number;
-  /** A server's statement timeout for the API's reads, ms (0: none); PGlite has none (store/client.ts). */
+  /** A server's statement timeout for the API's reads, ms (0: none); PGlite has none (store/client.ts SqlClientOptions). */
   statementTimeoutMs: number;
   /** Who a request is from (`--http-trusted-proxies`); default: the socket's peer. */
   clients?: ClientAddresses;

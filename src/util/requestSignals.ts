@@ -1,7 +1,7 @@
 /**
  * The abort signal of the request a piece of work runs for, without passing it down every call: the /v1 router
  * runs each handler inside `run`, and the store's client reads `current()` to cancel a statement whose client went
- * away (store/client.ts). One instance, made by the data API's composition (dataApi/service.ts), shared by both.
+ * away (store/pg.ts). One instance, made by the data API's composition (dataApi/service.ts), shared by both.
  */
 import {AsyncLocalStorage} from "node:async_hooks";
 

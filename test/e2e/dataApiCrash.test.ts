@@ -9,7 +9,7 @@ import {rmSync, writeFileSync} from "node:fs";
 import path from "node:path";
 import {afterAll, describe, expect, it} from "vitest";
 import {NETWORKS} from "../../src/chains/index.js";
-import type {SqlClient} from "../../src/dataApi/store/client.js";
+import type {SqlClient} from "../../src/dataApi/store/sql.js";
 import {makeKeys, xHistory} from "../../src/dev/syntheticHistory.js";
 import {cb58Encode, idFromString} from "../../src/util/cb58.js";
 import {runChild, startChild} from "../helpers/child.js";

@@ -9,7 +9,7 @@
 import {rmSync} from "node:fs";
 import path from "node:path";
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
-import type {SqlClient} from "../../src/dataApi/store/client.js";
+import type {SqlClient} from "../../src/dataApi/store/sql.js";
 import {migrate} from "../../src/dataApi/store/migrations.js";
 import {MIGRATIONS} from "../../src/dataApi/store/schema.js";
 import {EvmFollower, defaultEvmFollowerOptions} from "../../src/dataApi/views/evm/follower.js";

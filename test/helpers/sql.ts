@@ -6,7 +6,8 @@ import {randomBytes} from "node:crypto";
 import {Writable} from "node:stream";
 import pg from "pg";
 import {describe, inject} from "vitest";
-import {openSqlClient, type SqlClient} from "../../src/dataApi/store/client.js";
+import {openSqlClient} from "../../src/dataApi/store/client.js";
+import type {SqlClient} from "../../src/dataApi/store/sql.js";
 import {LoggerRegistry, type Logger} from "../../src/logger/index.js";
 import {pgliteTemplate, seedPgliteDir} from "./pglite.js";
 

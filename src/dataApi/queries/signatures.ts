@@ -2,7 +2,7 @@
  * What signature aggregation reads of the P-chain's view (routes/signatures.ts): a P-chain transaction that carries
  * a warp message's facts, and an L1 validator's current state.
  */
-import type {SqlClient} from "../store/client.js";
+import type {SqlClient} from "../store/sql.js";
 
 /** The facts of a P-chain transaction its warp message is built from (txs.details, models/primary/pchain.ts). */
 export interface WarpTxDetails {

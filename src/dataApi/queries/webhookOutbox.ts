@@ -4,7 +4,7 @@
  * time set first, so a crash mid-POST retries it), each attempt's record, the transaction a message is about, and
  * the delivery log and replay that the hosted API lacks.
  */
-import type {SqlClient, SqlTx} from "../store/client.js";
+import type {SqlClient, SqlTx} from "../store/sql.js";
 import {pauseMessages} from "./webhooks.js";
 import {Params} from "./sql.js";
 import type {TxRow} from "../models/evm/index.js";

@@ -3,7 +3,7 @@
  * made it), its watched addresses, the owner's shared secret. Every statement names the owner, so another key's
  * webhook is not found. The outbox and the delivery log are webhooks/outbox.ts's.
  */
-import type {SqlTx} from "../store/client.js";
+import type {SqlTx} from "../store/sql.js";
 import {Params} from "./sql.js";
 
 export interface WebhookRow {

@@ -8,7 +8,7 @@ import {hexToBytes, toHex} from "../../evm/hex.js";
 import {indexedHead} from "../queries/evm/transactions.js";
 import {blockchainNames} from "../queries/evm/chains.js";
 import {icmInfoOfTx} from "../queries/icm.js";
-import type {SqlClient} from "../store/client.js";
+import type {SqlClient} from "../store/sql.js";
 import {implement, type BoundRoute, type RouteCtx, type ValuesPage} from "../server/route.js";
 import {BlockNotServedError, RpcUnansweredError, type EvmState} from "../evm/stateReader.js";
 import {EVM_ROUTES} from "./defs/evm.js";

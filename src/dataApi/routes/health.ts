@@ -7,7 +7,7 @@
 import {implement, type BoundRoute} from "../server/route.js";
 import {ping} from "../queries/live.js";
 import {HEALTH_ROUTES} from "./defs/health.js";
-import type {SqlClient} from "../store/client.js";
+import type {SqlClient} from "../store/sql.js";
 import {UnavailableWithBody} from "../server/errors.js";
 import type {Logger} from "../../logger/index.js";
 

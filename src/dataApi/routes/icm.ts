@@ -3,7 +3,7 @@
  * address; the SDK's deprecated `/v1/teleporter/...` names answer the same. The store's reads are queries/icm.ts.
  */
 import {checksumAddress} from "../../evm/hex.js";
-import type {SqlClient} from "../store/client.js";
+import type {SqlClient} from "../store/sql.js";
 import {implement, type BoundRoute, type RouteCtx, type ValuesPage} from "../server/route.js";
 import {CursorError} from "../queries/evm/transactions.js";
 import {getIcmMessage, listIcmMessages, type IcmFilter, type IcmRow} from "../queries/icm.js";

@@ -11,7 +11,7 @@ import {metaRoutes} from "./meta.js";
 import {primaryRoutes, type PrimaryRoutesModules} from "./primary.js";
 import {signatureRoutes, type SignatureRoutesModules} from "./signatures.js";
 import {webhookRoutes, type WebhookRoutesModules, type WebhookRoutesOptions} from "./webhooks.js";
-import type {SqlClient} from "../store/client.js";
+import type {SqlClient} from "../store/sql.js";
 import type {Logger} from "../../logger/index.js";
 
 export interface V1RoutesModules {

@@ -4,7 +4,7 @@
  * response shapes out.
  */
 import type {ChainName, ChainRegistry, NetworkInfo} from "../../chains/index.js";
-import type {SqlClient} from "../store/client.js";
+import type {SqlClient} from "../store/sql.js";
 import {implement, type BoundRoute, type RouteCtx} from "../server/route.js";
 import {PRIMARY_ROUTES, TX_TYPES} from "./defs/primary.js";
 import {DataApiError, badRequest, notFound} from "../server/errors.js";

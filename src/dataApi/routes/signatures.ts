@@ -12,7 +12,7 @@ import type {NetworkInfo} from "../../chains/index.js";
 import {VerifiedSignatures, aggregate, verifySignedMessage, type AggregateResult, type SignatureSource} from "../../warp/aggregator.js";
 import {parseUnsignedMessage, pChainUnsignedMessage} from "../../warp/message.js";
 import {cb58Encode, EMPTY_ID, idFromString} from "../../util/cb58.js";
-import type {SqlClient} from "../store/client.js";
+import type {SqlClient} from "../store/sql.js";
 import {implement, type BoundRoute} from "../server/route.js";
 import {l1ValidatorState, pChainTransaction} from "../queries/signatures.js";
 import {SIGNATURE_ROUTES} from "./defs/signatures.js";

@@ -8,7 +8,7 @@ import {createHash, randomBytes, randomUUID} from "node:crypto";
 import type {NetworkInfo} from "../../chains/index.js";
 import {checksumAddress} from "../../evm/hex.js";
 import {TargetRefused, checkedAddresses} from "../../util/publicTarget.js";
-import type {SqlClient, SqlTx} from "../store/client.js";
+import type {SqlClient, SqlTx} from "../store/sql.js";
 import type {EvmChains} from "../evm/chains.js";
 import * as w from "../queries/webhooks.js";
 import * as outbox from "../queries/webhookOutbox.js";

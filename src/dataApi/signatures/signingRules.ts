@@ -8,7 +8,7 @@
  */
 import {cb58Encode} from "../../util/cb58.js";
 import {messageId, parseAddressedCall, parsePChainMessage, parseUnsignedMessage, WarpError} from "../../warp/message.js";
-import type {SqlClient} from "../store/client.js";
+import type {SqlClient} from "../store/sql.js";
 import {l1ValidatorState, subnetConversionId, warpMessageSent} from "../queries/warp/signingRules.js";
 
 export async function devSigningRefusal(sql: SqlClient, unsigned: Uint8Array, justification: Uint8Array | undefined): Promise<string | null> {

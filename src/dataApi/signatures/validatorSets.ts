@@ -9,7 +9,7 @@ import {EMPTY_ID} from "../../util/cb58.js";
 import {FifoMap} from "../../util/fifoMap.js";
 import {Slots} from "../../util/slots.js";
 import {unavailable} from "../server/errors.js";
-import type {SqlClient} from "../store/client.js";
+import type {SqlClient} from "../store/sql.js";
 import {l1ValidatorRows, pChainBlockTs, pChainHead, subnetIsL1, subnetOfBlockchain, subnetValidatorRowsAt} from "../queries/warp/validatorSets.js";
 
 export interface ValidatorSetAt {

@@ -12,7 +12,7 @@
  * - jsonb: each cell is JSON text cast `::jsonb` (a JS `null` cell is SQL NULL, not JSON null);
  * - numeric: each cell is the number's decimal text cast `::numeric` (numeric's binary form is base-10000 digits).
  */
-import type {SqlTx} from "./client.js";
+import type {SqlTx} from "./sql.js";
 
 export type BulkColumnType = "text" | "int8" | "int4" | "bool" | "bytea" | "text[]" | "jsonb" | "numeric";
 

@@ -15,7 +15,8 @@
 import {link, open, readFile, unlink} from "node:fs/promises";
 import path from "node:path";
 import type pg from "pg";
-import {PgSqlClient, type SqlClient} from "./client.js";
+import {PgSqlClient} from "./pg.js";
+import type {SqlClient} from "./sql.js";
 
 /** "avaext" + 0x0001, the advisory lock key of the data API's writer. */
 export const WRITER_LOCK_KEY = 0x6176_6165_7874_0001n;

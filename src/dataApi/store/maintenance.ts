@@ -14,7 +14,7 @@
  *   past `max_wal_size`.
  */
 import type {Logger} from "../../logger/index.js";
-import type {SqlClient} from "./client.js";
+import type {SqlClient} from "./sql.js";
 
 export interface StoreMaintenanceOptions {
   intervalMs: number;

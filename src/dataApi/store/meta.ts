@@ -2,7 +2,7 @@
  * The store's own entries and liveness: what src/dataApi/service.ts needs of the store besides the views' rows.
  */
 import {randomBytes} from "node:crypto";
-import type {SqlClient} from "./client.js";
+import type {SqlClient} from "./sql.js";
 
 /**
  * The per-store secret that authenticates page tokens: made once, shared by every process on the store. Read

@@ -3,7 +3,7 @@
  * `data_api_migrations`, so a crash leaves the database at the last whole version.
  */
 import type {Logger} from "../../logger/index.js";
-import type {SqlClient} from "./client.js";
+import type {SqlClient} from "./sql.js";
 
 export interface Migration {
   /** 1, 2, 3, ...: strictly ascending in the list. */

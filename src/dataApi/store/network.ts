@@ -9,7 +9,7 @@
  * same on every network and sorts first, so the greatest is never P's unless the store holds P UTXOs only.
  */
 import {NETWORKS, type NetworkInfo} from "../../chains/index.js";
-import type {SqlClient} from "./client.js";
+import type {SqlClient} from "./sql.js";
 
 /** The record: what decides how the store's rows read. */
 interface StoredNetwork {

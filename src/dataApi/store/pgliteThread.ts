@@ -10,13 +10,13 @@
  * sent; parameterised statements outside one run in the order sent, as do statements without parameters among
  * themselves, not the two kinds with each other), and an error comes back with its fields
  * (`code`, `detail`, ...). Parameters and rows are copied between the threads (structured clone); a Node Buffer
- * parameter (a value in binary format, see client.ts) stays one.
+ * parameter (a value in binary format, see sql.ts) stays one.
  */
 import {existsSync} from "node:fs";
 import path from "node:path";
 import {Worker} from "node:worker_threads";
 import {workerScript} from "../../util/workerScript.js";
-import type {SqlClient, SqlTx} from "./client.js";
+import type {SqlClient, SqlTx} from "./sql.js";
 
 /** The calls the worker answers; `txn` names the transaction a statement belongs to. */
 export type ThreadRequest =

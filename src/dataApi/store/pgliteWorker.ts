@@ -5,7 +5,8 @@
  * pgliteThread.ts).
  */
 import {parentPort, workerData} from "node:worker_threads";
-import {PgliteSqlClient, type SqlTx} from "./client.js";
+import {PgliteSqlClient} from "./pglite.js";
+import type {SqlTx} from "./sql.js";
 import {toWireError, type ThreadInit, type ThreadRequest, type ThreadResponse} from "./pgliteThread.js";
 
 /** A transaction that has begun and not ended. */

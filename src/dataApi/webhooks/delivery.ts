@@ -8,7 +8,7 @@
  * test can let a day pass at once; polling runs on real timers.
  */
 import type {Logger} from "../../logger/index.js";
-import type {SqlClient} from "../store/client.js";
+import type {SqlClient} from "../store/sql.js";
 import * as q from "../queries/webhookOutbox.js";
 import {buildBodies, type NetworkToken} from "./payload.js";
 import type {NetworkCtx} from "../queries/primary/common.js";

@@ -8,7 +8,7 @@
  */
 import {checksumAddress} from "../../evm/hex.js";
 import {canonicalJson} from "../../util/canonicalJson.js";
-import type {SqlTx} from "../store/client.js";
+import type {SqlTx} from "../store/sql.js";
 import * as q from "../queries/webhookOutbox.js";
 import type {NetworkCtx} from "../queries/primary/common.js";
 import {primaryBody} from "./primaryPayload.js";

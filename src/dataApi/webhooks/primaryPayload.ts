@@ -12,7 +12,7 @@
  */
 import {canonicalJson} from "../../util/canonicalJson.js";
 import {formatAddress} from "../server/names.js";
-import type {SqlTx} from "../store/client.js";
+import type {SqlTx} from "../store/sql.js";
 import type {NetworkCtx} from "../queries/primary/common.js";
 import {getPChainTransaction, getXChainTransaction} from "../queries/primary/transactions.js";
 import type {DueMessage} from "../queries/webhookOutbox.js";

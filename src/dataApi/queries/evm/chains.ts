@@ -1,6 +1,6 @@
 /** The followed EVM chains as the store holds them (evm_chains, written by src/dataApi/views/evm/follower.ts), and the names the P-chain gave them. */
 import type {SqlClientLike} from "../primary/common.js";
-import type {SqlClient} from "../../store/client.js";
+import type {SqlClient} from "../../store/sql.js";
 
 /** A chain's row: src/dataApi/evm/chains.ts `StoredChainState`. */
 export interface StoredChainRow {

@@ -15,7 +15,7 @@ import type {NetworkCtx, SqlClientLike} from "./common.js";
 import {PRIMARY_NETWORK_ID} from "./stakers.js";
 import {C_GENESIS_ALLOCATION_KEY} from "../../views/primary/model.js";
 import {SUPPLY_KEY, SUPPLY_TOTALS_KEY} from "../../views/primary/supplyTotals.js";
-import type {SqlClient} from "../../store/client.js";
+import type {SqlClient} from "../../store/sql.js";
 
 type Num = string | number | bigint | null;
 

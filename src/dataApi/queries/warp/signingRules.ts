@@ -2,7 +2,7 @@
  * What the dev network's signing rules (src/dataApi/signatures/signingRules.ts) check against the store: a message
  * an EVM chain sent, a subnet's L1 conversion, an L1 validator's registration, weight and nonce.
  */
-import type {SqlClient} from "../../store/client.js";
+import type {SqlClient} from "../../store/sql.js";
 
 /** Whether a followed chain sent the message whose ID (sha256 of its unsigned bytes) is `messageId`. */
 export async function warpMessageSent(sql: SqlClient, messageId: Uint8Array): Promise<boolean> {

@@ -3,7 +3,7 @@
  * subnet's L1 state, an L1's validators, the validators staking on a subnet at a time, a blockchain's subnet. The
  * canonical sets are built from them by src/dataApi/signatures/validatorSets.ts.
  */
-import type {SqlClient} from "../../store/client.js";
+import type {SqlClient} from "../../store/sql.js";
 
 /** A validator's row: its node, its weight (decimal text), its BLS key when it has one. */
 export interface ValidatorRow {

@@ -17,7 +17,7 @@ import {sleep} from "../../../util/sleep.js";
 import {Backoff, RetryableError, isRetryable} from "../../../util/errors.js";
 import {setMaxListeners} from "node:events";
 import type {Logger} from "../../../logger/index.js";
-import type {SqlClient} from "../../store/client.js";
+import type {SqlClient} from "../../store/sql.js";
 import {RpcCallError, type EvmRpc, type RpcCall} from "../../../evm/rpc.js";
 import {bytesToHex, hexToBytes, quantity, toQuantity} from "../../../evm/hex.js";
 import {selector} from "../../../evm/abi.js";

@@ -9,7 +9,7 @@ import type {IcmRecord} from "../../store/icmRecord.js";
 import {cb58Encode} from "../../../util/cb58.js";
 import {hexToBytes} from "../../../evm/hex.js";
 import {enqueueIcmActivity} from "./webhookOutbox.js";
-import type {SqlTx} from "../../store/client.js";
+import type {SqlTx} from "../../store/sql.js";
 import {bulkInsert, type BulkColumn} from "../../store/bulk.js";
 import type {IcmEvent, TeleporterMessage} from "../../evm/icm.js";
 

@@ -15,7 +15,7 @@ import {setMaxListeners} from "node:events";
 import {sleep} from "../../../util/sleep.js";
 import {Backoff} from "../../../util/errors.js";
 import type {Logger} from "../../../logger/index.js";
-import type {SqlClient, SqlTx} from "../../store/client.js";
+import type {SqlClient, SqlTx} from "../../store/sql.js";
 
 /** What a lane found for blocks [from, to]: written with the lane's new position `to`. */
 export interface LaneWork {

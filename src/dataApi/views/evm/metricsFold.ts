@@ -12,7 +12,7 @@
  * evm_address_txs records but internal calls'; senders are transactions' `from`; deployers the accounts whose
  * transactions created contracts.
  */
-import type {SqlTx} from "../../store/client.js";
+import type {SqlTx} from "../../store/sql.js";
 import {recomputeHoursSql} from "../../store/metricsRollups.js";
 import {arrayParam, insertSql, paramArrayType, runTogether, type BulkColumn} from "../../store/bulk.js";
 import {bytesToHex} from "../../../evm/hex.js";

@@ -7,7 +7,7 @@
  */
 import {sleep} from "../../../util/sleep.js";
 import type {Logger} from "../../../logger/index.js";
-import type {SqlClient} from "../../store/client.js";
+import type {SqlClient} from "../../store/sql.js";
 import type {EvmRpc} from "../../../evm/rpc.js";
 import {toHex} from "../../../evm/hex.js";
 import {readTokenUri, rpcEthCall} from "../../evm/tokenMetadata.js";

@@ -5,7 +5,7 @@
  * decimals (the LEFT JOINs of src/dataApi/queries/evm/), then with them.
  */
 import {bytesToHex} from "../../../evm/hex.js";
-import type {SqlClient} from "../../store/client.js";
+import type {SqlClient} from "../../store/sql.js";
 import type {LaneKind, LaneWork} from "./lanes.js";
 import {writeTokens, type TokenInfo} from "./write.js";
 

@@ -9,7 +9,7 @@
 import {bytesToHex, toQuantity} from "../../../evm/hex.js";
 import type {EvmRpc, RpcCall} from "../../../evm/rpc.js";
 import type {Logger} from "../../../logger/index.js";
-import type {SqlClient, SqlTx} from "../../store/client.js";
+import type {SqlClient, SqlTx} from "../../store/sql.js";
 import {deriveTraces, type TracedTx} from "./derive.js";
 import type {LaneKind, LaneWork} from "./lanes.js";
 import {writeTraces} from "./write.js";

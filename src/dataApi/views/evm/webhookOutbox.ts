@@ -8,7 +8,7 @@
  * (`enqueueIcmActivity`). A rollback deletes the messages of its blocks not attempted yet and answers each
  * one attempted with a reversal message (docs/api/webhooks.md, Reorgs). Delivery: src/dataApi/webhooks/.
  */
-import type {SqlTx} from "../../store/client.js";
+import type {SqlTx} from "../../store/sql.js";
 
 /** A receipt's log, kept for webhooks: their deliveries carry a transaction's logs (derive.ts collects them). */
 export interface LogRow {

@@ -4,7 +4,7 @@
  * rollback of a reorg, lanes included. Rows that one statement could hit twice (balances, NFT owners, address kinds)
  * are merged in memory first: ON CONFLICT cannot update one row twice in a statement.
  */
-import type {SqlTx} from "../../store/client.js";
+import type {SqlTx} from "../../store/sql.js";
 import {bulkInsert, type BulkColumn} from "../../store/bulk.js";
 import {bytesToHex, hexToBytes} from "../../../evm/hex.js";
 import {messageId} from "../../../warp/message.js";

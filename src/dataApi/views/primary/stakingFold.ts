@@ -10,7 +10,7 @@ import {Writer} from "../../../decode/reader.js";
 import {idFromString, idToString} from "../../../util/cb58.js";
 import {sha256} from "../../../util/sha256.js";
 import {bulkInsert, type BulkColumn} from "../../store/bulk.js";
-import type {SqlTx} from "../../store/client.js";
+import type {SqlTx} from "../../store/sql.js";
 import type {GenesisState, L1Validator, Owner, PrimaryContainer, PrimaryTx, Staker, TxOutput} from "./model.js";
 import {
   INITIAL_L1_FEE_STATE,

@@ -7,7 +7,7 @@
  * A consumed amount is the input's own (AvalancheGo's `avax.TransferableInput` carries it), so an import folded
  * before the export that created its UTXO is counted at once, and no fold waits for another chain's.
  */
-import type {SqlTx} from "../../store/client.js";
+import type {SqlTx} from "../../store/sql.js";
 
 /** The `data_api_meta` key that says the sums have been computed for this store (by `recomputeSupplyTotals`). */
 export const SUPPLY_TOTALS_KEY = "supply.totals";

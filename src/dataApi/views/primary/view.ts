@@ -19,7 +19,7 @@ import type {Logger} from "../../../logger/index.js";
 import {idToString} from "../../../util/cb58.js";
 import {Backoff, RetryableError, isRetryable} from "../../../util/errors.js";
 import {arrayParam, insertSql, runTogether, type BulkColumn, type BulkInsertOptions} from "../../store/bulk.js";
-import type {SqlClient, SqlTx} from "../../store/client.js";
+import type {SqlClient, SqlTx} from "../../store/sql.js";
 import {tryDecodePrimaryContainer, type DecodeResult} from "./decode.js";
 import {C_GENESIS_ALLOCATION_KEY, type GenesisStaker, type GenesisState, type PrimaryContainer, type PrimaryTx, type TxOutput} from "./model.js";
 import {

@@ -17,7 +17,7 @@
  * make no message, as before: a message is a transaction's. Not followed: a stake output made plain by a proposal
  * aborted in a later batch (before Banff) keeps its staked sum until it is spent.
  */
-import type {SqlTx} from "../../store/client.js";
+import type {SqlTx} from "../../store/sql.js";
 
 /** Where a change of balances happened: the transaction, its place in the view's order and its time. */
 export interface BalancePlace {

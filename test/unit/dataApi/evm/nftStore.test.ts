@@ -4,7 +4,7 @@
  */
 import {afterAll, beforeAll, expect, it} from "vitest";
 import {parseNftMetadata} from "../../../../src/dataApi/evm/nftMetadata.js";
-import type {SqlClient} from "../../../../src/dataApi/store/client.js";
+import type {SqlClient} from "../../../../src/dataApi/store/sql.js";
 import {describeBackends} from "../../../helpers/sql.js";
 
 describeBackends("NFT metadata in the store", (backend) => {

@@ -10,7 +10,7 @@ import {listBalances, listCollectionTokens, PAGE_NFT_BYTES} from "../../../../sr
 import {ANSWER_NFT_BYTES, getTransaction, listTokenTransfers} from "../../../../src/dataApi/queries/evm/transactions.js";
 import type {Cursor} from "../../../../src/dataApi/queries/evm/transactions.js";
 import {MIGRATIONS} from "../../../../src/dataApi/store/schema.js";
-import type {SqlClient} from "../../../../src/dataApi/store/client.js";
+import type {SqlClient} from "../../../../src/dataApi/store/sql.js";
 import {describeBackends} from "../../../helpers/sql.js";
 
 const CHAIN = "43114";

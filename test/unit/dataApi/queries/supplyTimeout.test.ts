@@ -7,7 +7,7 @@ import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import {getAvaxSupply} from "../../../../src/dataApi/queries/primary/supply.js";
 import {MIGRATIONS} from "../../../../src/dataApi/store/schema.js";
 import {recomputeSupplyTotals} from "../../../../src/dataApi/views/primary/supplyTotals.js";
-import type {SqlClient} from "../../../../src/dataApi/store/client.js";
+import type {SqlClient} from "../../../../src/dataApi/store/sql.js";
 import {BACKENDS} from "../../../helpers/sql.js";
 import {AVAX, NET, P_ID} from "./fixture.js";
 

@@ -5,7 +5,7 @@
  */
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import {validatorSetAt} from "../../../../src/dataApi/signatures/validatorSets.js";
-import type {SqlClient} from "../../../../src/dataApi/store/client.js";
+import type {SqlClient} from "../../../../src/dataApi/store/sql.js";
 import {localSigner} from "../../../../src/dev/primaryNetwork.js";
 import {TestDb} from "../queries/fixture.js";
 

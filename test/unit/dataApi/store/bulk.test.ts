@@ -1,6 +1,6 @@
 import {afterAll, beforeAll, expect, it} from "vitest";
 import {bulkInsert, insertSql, runTogether, textArrayLiteral, type BulkColumn} from "../../../../src/dataApi/store/bulk.js";
-import type {SqlClient} from "../../../../src/dataApi/store/client.js";
+import type {SqlClient} from "../../../../src/dataApi/store/sql.js";
 import {describeBackends} from "../../../helpers/sql.js";
 
 const COLUMNS: BulkColumn[] = [

@@ -4,7 +4,8 @@
  * scans read no heap), and checkpoints once enough WAL has been written (the WAL is recycled only at checkpoints).
  */
 import {afterEach, expect, it} from "vitest";
-import {openSqlClient, type SqlClient} from "../../../../src/dataApi/store/client.js";
+import {openSqlClient} from "../../../../src/dataApi/store/client.js";
+import type {SqlClient} from "../../../../src/dataApi/store/sql.js";
 import {migrate} from "../../../../src/dataApi/store/migrations.js";
 import {MIGRATIONS} from "../../../../src/dataApi/store/schema.js";
 import {StoreMaintenance} from "../../../../src/dataApi/store/maintenance.js";

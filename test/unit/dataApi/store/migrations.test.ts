@@ -1,5 +1,5 @@
 import {afterEach, beforeEach, expect, it} from "vitest";
-import type {SqlClient} from "../../../../src/dataApi/store/client.js";
+import type {SqlClient} from "../../../../src/dataApi/store/sql.js";
 import {migrate, schemaVersion, SchemaTooNewError, type Migration} from "../../../../src/dataApi/store/migrations.js";
 import {MIGRATIONS} from "../../../../src/dataApi/store/schema.js";
 import {loadTxUtxos} from "../../../../src/dataApi/queries/primary/utxos.js";

@@ -1,7 +1,7 @@
 import {afterEach, beforeEach, expect, it} from "vitest";
 import {NETWORKS} from "../../../../src/chains/index.js";
 import {networkWithGenesis} from "../../../../src/genesis/resolve.js";
-import type {SqlClient} from "../../../../src/dataApi/store/client.js";
+import type {SqlClient} from "../../../../src/dataApi/store/sql.js";
 import {migrate} from "../../../../src/dataApi/store/migrations.js";
 import {checkStoreNetwork, StoreNetworkError} from "../../../../src/dataApi/store/network.js";
 import {MIGRATIONS} from "../../../../src/dataApi/store/schema.js";

@@ -7,7 +7,7 @@
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import {migrate} from "../../../../src/dataApi/store/migrations.js";
 import {MIGRATIONS} from "../../../../src/dataApi/store/schema.js";
-import type {SqlClient} from "../../../../src/dataApi/store/client.js";
+import type {SqlClient} from "../../../../src/dataApi/store/sql.js";
 import {writeBlocks} from "../../../../src/dataApi/views/evm/write.js";
 import {insertWebhook} from "../../../../src/dataApi/queries/webhooks.js";
 import {WebhookDelivery, defaultWebhookDeliveryOptions} from "../../../../src/dataApi/webhooks/delivery.js";

@@ -9,7 +9,7 @@ import {Anvil} from "../../../../../src/dev/evm/anvil.js";
 import {EvmRpc, defaultEvmRpcOptions} from "../../../../../src/evm/rpc.js";
 import {MIGRATIONS} from "../../../../../src/dataApi/store/schema.js";
 import {migrate} from "../../../../../src/dataApi/store/migrations.js";
-import type {SqlClient} from "../../../../../src/dataApi/store/client.js";
+import type {SqlClient} from "../../../../../src/dataApi/store/sql.js";
 import {EvmFollower, defaultEvmFollowerOptions} from "../../../../../src/dataApi/views/evm/follower.js";
 import {describeBackends, quietLogger} from "../../../../helpers/sql.js";
 

@@ -7,7 +7,7 @@
 import {afterAll, beforeAll, expect, it} from "vitest";
 import {migrate} from "../../../../../src/dataApi/store/migrations.js";
 import {MIGRATIONS} from "../../../../../src/dataApi/store/schema.js";
-import type {SqlClient} from "../../../../../src/dataApi/store/client.js";
+import type {SqlClient} from "../../../../../src/dataApi/store/sql.js";
 import {foldIcmEvents} from "../../../../../src/dataApi/views/evm/icmFold.js";
 import type {IcmEvent, TeleporterMessage} from "../../../../../src/dataApi/evm/icm.js";
 import {describeBackends, quietLogger} from "../../../../helpers/sql.js";

@@ -7,7 +7,7 @@ import {afterAll, beforeAll, expect, it} from "vitest";
 import {TELEPORTER_MESSAGE_INPUT_SPEC} from "../../../../../src/dataApi/evm/icm.js";
 import {migrate} from "../../../../../src/dataApi/store/migrations.js";
 import {MIGRATIONS} from "../../../../../src/dataApi/store/schema.js";
-import type {SqlClient} from "../../../../../src/dataApi/store/client.js";
+import type {SqlClient} from "../../../../../src/dataApi/store/sql.js";
 import {EvmFollower, defaultEvmFollowerOptions} from "../../../../../src/dataApi/views/evm/follower.js";
 import {Anvil} from "../../../../../src/dev/evm/anvil.js";
 import {installIcm} from "../../../../../src/dev/evm/icm.js";

@@ -8,7 +8,7 @@ import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import {Lane, type LaneKind} from "../../../../../src/dataApi/views/evm/lanes.js";
 import {rollbackTo} from "../../../../../src/dataApi/views/evm/write.js";
 import {MIGRATIONS} from "../../../../../src/dataApi/store/schema.js";
-import type {SqlClient} from "../../../../../src/dataApi/store/client.js";
+import type {SqlClient} from "../../../../../src/dataApi/store/sql.js";
 import {BACKENDS, quietLogger} from "../../../../helpers/sql.js";
 
 const CHAIN = "4242";

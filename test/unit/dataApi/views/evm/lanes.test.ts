@@ -16,7 +16,7 @@ import {bytesToHex} from "../../../../../src/evm/hex.js";
 import {EvmRpc, defaultEvmRpcOptions} from "../../../../../src/evm/rpc.js";
 import {MIGRATIONS} from "../../../../../src/dataApi/store/schema.js";
 import {migrate} from "../../../../../src/dataApi/store/migrations.js";
-import type {SqlClient} from "../../../../../src/dataApi/store/client.js";
+import type {SqlClient} from "../../../../../src/dataApi/store/sql.js";
 import {EvmFollower, defaultEvmFollowerOptions} from "../../../../../src/dataApi/views/evm/follower.js";
 import {tokenInfoReader} from "../../../../../src/dataApi/service.js";
 import {untracedKey} from "../../../../../src/dataApi/views/evm/traceLane.js";

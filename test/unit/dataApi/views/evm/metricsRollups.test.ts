@@ -10,7 +10,7 @@ import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import {migrate} from "../../../../../src/dataApi/store/migrations.js";
 import {MIGRATIONS} from "../../../../../src/dataApi/store/schema.js";
 import {METRICS_BACKFILL_SQL} from "../../../../../src/dataApi/store/metricsRollups.js";
-import type {SqlClient} from "../../../../../src/dataApi/store/client.js";
+import type {SqlClient} from "../../../../../src/dataApi/store/sql.js";
 import {EvmFollower, defaultEvmFollowerOptions} from "../../../../../src/dataApi/views/evm/follower.js";
 import {CHAIN_METRICS, dayOnly, metricPoints, metricsSpan} from "../../../../../src/dataApi/queries/metrics.js";
 import {Anvil} from "../../../../../src/dev/evm/anvil.js";

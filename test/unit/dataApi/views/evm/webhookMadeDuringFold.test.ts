@@ -7,7 +7,8 @@
  */
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import {migrate} from "../../../../../src/dataApi/store/migrations.js";
-import {openSqlClient, type SqlClient} from "../../../../../src/dataApi/store/client.js";
+import {openSqlClient} from "../../../../../src/dataApi/store/client.js";
+import type {SqlClient} from "../../../../../src/dataApi/store/sql.js";
 import {MIGRATIONS} from "../../../../../src/dataApi/store/schema.js";
 import {enqueueAddressActivity} from "../../../../../src/dataApi/views/evm/webhookOutbox.js";
 import {lockChainRow} from "../../../../../src/dataApi/views/evm/write.js";

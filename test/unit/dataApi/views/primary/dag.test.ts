@@ -11,7 +11,7 @@ import {openIndexDatabase} from "../../../../../src/containerIndex/database.js";
 import {IndexStore} from "../../../../../src/containerIndex/store.js";
 import {migrate} from "../../../../../src/dataApi/store/migrations.js";
 import {MIGRATIONS} from "../../../../../src/dataApi/store/schema.js";
-import type {SqlClient} from "../../../../../src/dataApi/store/client.js";
+import type {SqlClient} from "../../../../../src/dataApi/store/sql.js";
 import {PrimaryView, defaultPrimaryViewOptions} from "../../../../../src/dataApi/views/primary/view.js";
 import {DevFeed, defaultDevFeedOptions} from "../../../../../src/feed/dev.js";
 import {FeedStatus} from "../../../../../src/feed/status.js";

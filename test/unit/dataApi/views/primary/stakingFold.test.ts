@@ -8,7 +8,7 @@
  */
 import {afterEach, beforeEach, expect, it} from "vitest";
 import {NETWORKS} from "../../../../../src/chains/index.js";
-import type {SqlClient, SqlTx} from "../../../../../src/dataApi/store/client.js";
+import type {SqlClient, SqlTx} from "../../../../../src/dataApi/store/sql.js";
 import {migrate} from "../../../../../src/dataApi/store/migrations.js";
 import {MIGRATIONS} from "../../../../../src/dataApi/store/schema.js";
 import type {Owner, PrimaryContainer, PrimaryTx, Staker, TxOutput} from "../../../../../src/dataApi/views/primary/model.js";

@@ -9,7 +9,7 @@ import {findEndpoint} from "../../../../../src/containerIndex/endpoints.js";
 import {IndexStore} from "../../../../../src/containerIndex/store.js";
 import {migrate} from "../../../../../src/dataApi/store/migrations.js";
 import {MIGRATIONS} from "../../../../../src/dataApi/store/schema.js";
-import type {SqlClient} from "../../../../../src/dataApi/store/client.js";
+import type {SqlClient} from "../../../../../src/dataApi/store/sql.js";
 import {insertWebhook} from "../../../../../src/dataApi/queries/webhooks.js";
 import {formatAddress} from "../../../../../src/dataApi/server/names.js";
 import {NETWORKS} from "../../../../../src/chains/index.js";

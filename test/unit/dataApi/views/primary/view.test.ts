@@ -12,7 +12,7 @@ import {findEndpoint} from "../../../../../src/containerIndex/endpoints.js";
 import {IndexStore} from "../../../../../src/containerIndex/store.js";
 import {migrate} from "../../../../../src/dataApi/store/migrations.js";
 import {MIGRATIONS} from "../../../../../src/dataApi/store/schema.js";
-import type {SqlClient, SqlTx} from "../../../../../src/dataApi/store/client.js";
+import type {SqlClient, SqlTx} from "../../../../../src/dataApi/store/sql.js";
 import {LATE_SPENDS_KEY, SUPPLY_TOTALS_KEY, recomputeSupplyTotals} from "../../../../../src/dataApi/views/primary/supplyTotals.js";
 import {SupplyPendingError, getAvaxSupply} from "../../../../../src/dataApi/queries/primary/supply.js";
 import {createViewMetrics} from "../../../../../src/dataApi/views/primary/metrics.js";

@@ -10,7 +10,7 @@
 import {afterAll, beforeAll, expect, it} from "vitest";
 import {NETWORKS} from "../../../../../src/chains/index.js";
 import type {IndexStore} from "../../../../../src/containerIndex/store.js";
-import type {SqlClient} from "../../../../../src/dataApi/store/client.js";
+import type {SqlClient} from "../../../../../src/dataApi/store/sql.js";
 import {PrimaryView, defaultPrimaryViewOptions} from "../../../../../src/dataApi/views/primary/view.js";
 import {WebhookEvents} from "../../../../../src/dataApi/views/primary/webhookEvents.js";
 import {runTogether} from "../../../../../src/dataApi/store/bulk.js";

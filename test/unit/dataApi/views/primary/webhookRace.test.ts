@@ -8,7 +8,7 @@
  */
 import {afterAll, beforeAll, expect, it} from "vitest";
 import {NETWORKS} from "../../../../../src/chains/index.js";
-import type {SqlClient} from "../../../../../src/dataApi/store/client.js";
+import type {SqlClient} from "../../../../../src/dataApi/store/sql.js";
 import {PrimaryView, defaultPrimaryViewOptions} from "../../../../../src/dataApi/views/primary/view.js";
 import {makeKeys, xHistory} from "../../../../../src/dev/syntheticHistory.js";
 import {idFromString} from "../../../../../src/util/cb58.js";
