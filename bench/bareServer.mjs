@@ -4,7 +4,9 @@ import {readFileSync} from "node:fs";
 import http from "node:http";
 
 // Large bodies come in a file (an environment variable cannot hold megabytes).
-const body = process.env.BARE_BODY_FILE ? readFileSync(process.env.BARE_BODY_FILE) : Buffer.from(process.env.BARE_BODY ?? "{}");
+const body = process.env.BARE_BODY_FILE
+  ? readFileSync(process.env.BARE_BODY_FILE)
+  : Buffer.from(process.env.BARE_BODY ?? "{}");
 const ct = process.env.BARE_CT ?? "application/json; charset=utf-8";
 const status = Number(process.env.BARE_STATUS ?? 200);
 const server = http.createServer((req, res) => {

@@ -56,7 +56,14 @@ export async function buildIndex(dir) {
   historyKeys = keys;
   let batch = [];
   const started = performance.now();
-  for (const c of xHistory({txs: TXS, keys, networkId: network.id, chainId: idFromString(network.chainIds.X), assetId: idFromString(AVAX), startSeconds: 1_700_000_000})) {
+  for (const c of xHistory({
+    txs: TXS,
+    keys,
+    networkId: network.id,
+    chainId: idFromString(network.chainIds.X),
+    assetId: idFromString(AVAX),
+    startSeconds: 1_700_000_000,
+  })) {
     batch.push({endpoint, id: c.id, bytes: c.bytes, timestampNs: c.timestampNs});
     if (batch.length === 200) {
       await store.accept(batch, null);
@@ -95,7 +102,16 @@ function rssOf(pid) {
 export async function foldOnce(indexDir, url, dataDir, root = ROOT) {
   const empty = path.join(os.tmpdir(), "avaext-bench-empty-feed.ndjson");
   writeFileSync(empty, "");
-  const flags = ["--network-id=local", "--index-enabled", "--index-allow-incomplete", `--db-dir=${indexDir}`, `--feed=file:${empty}`, "--data-api-enabled", "--data-api-rate-limit=0", `--data-api-db=${url}`];
+  const flags = [
+    "--network-id=local",
+    "--index-enabled",
+    "--index-allow-incomplete",
+    `--db-dir=${indexDir}`,
+    `--feed=file:${empty}`,
+    "--data-api-enabled",
+    "--data-api-rate-limit=0",
+    `--data-api-db=${url}`,
+  ];
   if (url === "embedded") flags.push(...PGLITE_FLAGS);
   const node = await startAvaext(flags, {dataDir: dataDir ? path.dirname(dataDir) : undefined, root});
   try {
@@ -145,7 +161,17 @@ export async function benchDataApi() {
   await built.db.close();
   const port = await freePort();
   const postgresFlags = process.env.BENCH_PG_DEFAULTS === "1" ? [] : PG_SETTINGS.flatMap((s) => ["-c", s]);
-  const pgServer = new EmbeddedPostgres({databaseDir: path.join(root, "pg"), port, user: "postgres", password: "bench", persistent: false, createPostgresUser: true, postgresFlags, onLog: () => {}, onError: () => {}});
+  const pgServer = new EmbeddedPostgres({
+    databaseDir: path.join(root, "pg"),
+    port,
+    user: "postgres",
+    password: "bench",
+    persistent: false,
+    createPostgresUser: true,
+    postgresFlags,
+    onLog: () => {},
+    onError: () => {},
+  });
   try {
     await pgServer.initialise();
     await pgServer.start();
@@ -154,7 +180,13 @@ export async function benchDataApi() {
     const newStore = async (backend) => {
       const n = fresh++;
       if (backend === "postgres") {
-        const admin = new pg.Client({host: "127.0.0.1", port, user: "postgres", password: "bench", database: "postgres"});
+        const admin = new pg.Client({
+          host: "127.0.0.1",
+          port,
+          user: "postgres",
+          password: "bench",
+          database: "postgres",
+        });
         await admin.connect();
         await admin.query(`CREATE DATABASE bench_${n}`);
         await admin.end();
@@ -177,7 +209,9 @@ export async function benchDataApi() {
           if (r % 2 === 1) baseline.push(await fold());
           results.push(await foldOnce(indexDir, store.url, store.dataDir));
           if (r % 2 === 0) baseline.push(await fold());
-          console.error(`${backend} run ${r + 1}, baseline: ${fmt(baseline.at(-1).rate)} tx/s, peak RSS ${fmt(baseline.at(-1).peakMb)} MB`);
+          console.error(
+            `${backend} run ${r + 1}, baseline: ${fmt(baseline.at(-1).rate)} tx/s, peak RSS ${fmt(baseline.at(-1).peakMb)} MB`,
+          );
         } else {
           results.push(await foldOnce(indexDir, store.url, store.dataDir));
         }
@@ -185,14 +219,26 @@ export async function benchDataApi() {
         if (r === RUNS - 1) {
           const flags = backend === "postgres" ? [`--data-api-db=${store.url}`] : PGLITE_FLAGS;
           const label = backend === "postgres" ? "PostgreSQL" : "PGlite";
-          results.at(-1).extra = await benchLists({label, flags, dataDir: backend === "postgres" ? undefined : path.dirname(store.dataDir), address: historyKeys[0].address, assetId: AVAX});
+          results.at(-1).extra = await benchLists({
+            label,
+            flags,
+            dataDir: backend === "postgres" ? undefined : path.dirname(store.dataDir),
+            address: historyKeys[0].address,
+            assetId: AVAX,
+          });
         }
-        console.error(`${backend} run ${r + 1}: ${fmt(results.at(-1).rate)} tx/s, avaext's peak RSS ${fmt(results.at(-1).peakMb)} MB`);
+        console.error(
+          `${backend} run ${r + 1}: ${fmt(results.at(-1).rate)} tx/s, avaext's peak RSS ${fmt(results.at(-1).peakMb)} MB`,
+        );
       }
       for (const x of results.flatMap((res) => res.extra)) rows.push(x);
       const name = `data API view ingest into ${backend === "pglite" ? `PGlite (shared_buffers ${PGLITE_SHARED_BUFFERS ?? 128} MiB)` : `PostgreSQL (${postgresFlags.length ? PG_SETTINGS.join(", ") : "default settings"})`} (${TXS} txs, 2 in / 2 out)`;
       const rate = median(results.map((x) => x.rate));
-      const row = {name, value: `${fmt(rate)} tx/s`, reference: `avaext's peak RSS ${fmt(median(results.map((x) => x.peakMb)))} MB`};
+      const row = {
+        name,
+        value: `${fmt(rate)} tx/s`,
+        reference: `avaext's peak RSS ${fmt(median(results.map((x) => x.peakMb)))} MB`,
+      };
       if (BASELINE) {
         const baseRate = median(baseline.map((x) => x.rate));
         row.reference = `baseline ${fmt(baseRate)} tx/s (${baseline.map((x) => fmt(x.rate)).join(", ")}), this ${results.map((x) => fmt(x.rate)).join(", ")}; peak RSS ${fmt(median(results.map((x) => x.peakMb)))} MB against ${fmt(median(baseline.map((x) => x.peakMb)))} MB`;

@@ -19,7 +19,17 @@ export async function benchLists({label, flags, dataDir, address, assetId}) {
   // No feed: the server only answers from the store.
   const empty = path.join(os.tmpdir(), "avaext-bench-empty-feed.ndjson");
   writeFileSync(empty, "");
-  const node = await startAvaext(["--data-api-enabled", "--data-api-role=serve", "--data-api-rate-limit=0", "--network-id=local", `--feed=file:${empty}`, ...flags], {dataDir});
+  const node = await startAvaext(
+    [
+      "--data-api-enabled",
+      "--data-api-role=serve",
+      "--data-api-rate-limit=0",
+      "--network-id=local",
+      `--feed=file:${empty}`,
+      ...flags,
+    ],
+    {dataDir},
+  );
   const rows = [];
   try {
     const x = `${node.url}/v1/networks/local/blockchains/x-chain`;
@@ -34,7 +44,10 @@ export async function benchLists({label, flags, dataDir, address, assetId}) {
     for (const [name, first] of Object.entries(lists)) {
       const deep = await deepPage(first, DEEP);
       await latency(first, {connections: CONNECTIONS}); // warm-up
-      for (const [url, page] of [[first, 1], [deep.url, deep.page]]) {
+      for (const [url, page] of [
+        [first, 1],
+        [deep.url, deep.page],
+      ]) {
         const xs = [];
         for (let r = 0; r < RUNS; r++) xs.push(await latency(url, {connections: CONNECTIONS}));
         const p99 = median(xs.map((v) => v.p99));

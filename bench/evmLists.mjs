@@ -12,7 +12,15 @@ import {migrate} from "../dist/src/dataApi/store/migrations.js";
 import {MIGRATIONS} from "../dist/src/dataApi/store/schema.js";
 import {writeBlocks, writeTraces} from "../dist/src/dataApi/views/evm/write.js";
 import {KIND} from "../dist/src/dataApi/views/evm/derive.js";
-import {listAddressTransactions, listAddressTransfers, listBlocks, listInternalTransactions, listNativeTransactions, listTokenTransfers, listTransactions} from "../dist/src/dataApi/queries/evm/transactions.js";
+import {
+  listAddressTransactions,
+  listAddressTransfers,
+  listBlocks,
+  listInternalTransactions,
+  listNativeTransactions,
+  listTokenTransfers,
+  listTransactions,
+} from "../dist/src/dataApi/queries/evm/transactions.js";
 import {listBalances, listCollectionTokens, listDeployments} from "../dist/src/dataApi/queries/evm/tokens.js";
 import {RUNS, deepPage, fmt, latency, median, randomBytes, startAvaext, zipf} from "./lib.mjs";
 import {mulberry32 as prng} from "../dist/src/util/prng.js";
@@ -27,8 +35,6 @@ const DEEP = 1000;
 const GWEI = 10n ** 9n;
 
 const rand = prng(7);
-
-
 
 const hex = (b) => Buffer.from(b).toString("hex");
 const ZERO = new Uint8Array(20);
@@ -51,8 +57,20 @@ export function syntheticChain({secondsPerBlock = 2, start = 1_700_000_000} = {}
   const minted = new Map(); // collection hex → ids minted so far
   const nonces = new Map();
   const tokens = new Map();
-  for (const [list, erc] of [[erc20s, 20], [erc721s, 721], [erc1155s, 1155]]) {
-    list.forEach((a, i) => tokens.set(hex(a), {erc, name: `Token ${erc}-${i}`, symbol: `T${i}`, decimals: erc === 20 ? 18 : 0, stored: false}));
+  for (const [list, erc] of [
+    [erc20s, 20],
+    [erc721s, 721],
+    [erc1155s, 1155],
+  ]) {
+    list.forEach((a, i) =>
+      tokens.set(hex(a), {
+        erc,
+        name: `Token ${erc}-${i}`,
+        symbol: `T${i}`,
+        decimals: erc === 20 ? 18 : 0,
+        stored: false,
+      }),
+    );
   }
   let parent = randomBytes(32);
 
@@ -106,7 +124,17 @@ export function syntheticChain({secondsPerBlock = 2, start = 1_700_000_000} = {}
             tokenId = BigInt(1 + Math.floor(rand() * 50));
             v = BigInt(1 + Math.floor(rand() * 10));
           }
-          transfers.push({txIndex: i, logIndex: logIndex++, item: 0, erc, token, from: tFrom, to: tTo, tokenId, value: v});
+          transfers.push({
+            txIndex: i,
+            logIndex: logIndex++,
+            item: 0,
+            erc,
+            token,
+            from: tFrom,
+            to: tTo,
+            tokenId,
+            value: v,
+          });
           const kind = erc === 20 ? KIND.erc20 : erc === 721 ? KIND.erc721 : KIND.erc1155;
           touch(tFrom, i, kind);
           touch(tTo, i, kind);
@@ -118,7 +146,17 @@ export function syntheticChain({secondsPerBlock = 2, start = 1_700_000_000} = {}
         const n = 1 + Math.floor(rand() * 4);
         value = BigInt(n) * 10n ** 15n;
         for (let k = 0; k < n; k++) {
-          const f = {txIndex: i, idx: k, callType: "CALL", from: router, to: addr(), value: 10n ** 15n, gasLimit: 30_000n, gasUsed: 9_000n, reverted: status === 0};
+          const f = {
+            txIndex: i,
+            idx: k,
+            callType: "CALL",
+            from: router,
+            to: addr(),
+            value: 10n ** 15n,
+            gasLimit: 30_000n,
+            gasUsed: 9_000n,
+            reverted: status === 0,
+          };
           internals.push(f);
           touch(f.from, i, KIND.internal);
           touch(f.to, i, KIND.internal);
@@ -128,19 +166,55 @@ export function syntheticChain({secondsPerBlock = 2, start = 1_700_000_000} = {}
         to = factory;
         input = randomBytes(36);
         const child = randomBytes(20);
-        internals.push({txIndex: i, idx: 0, callType: "CREATE2", from: factory, to: child, value: 0n, gasLimit: 900_000n, gasUsed: 400_000n, reverted: status === 0});
+        internals.push({
+          txIndex: i,
+          idx: 0,
+          callType: "CREATE2",
+          from: factory,
+          to: child,
+          value: 0n,
+          gasLimit: 900_000n,
+          gasUsed: 400_000n,
+          reverted: status === 0,
+        });
         touch(factory, i, KIND.internal);
         touch(child, i, KIND.internal);
         if (status === 1) contracts.push({address: child, txIndex: i, deployer: from, deployerContract: factory});
       }
       const gasPrice = 25n * GWEI + BigInt(Math.floor(rand() * 1e9));
       fees += gasUsed * gasPrice;
-      txs.push({txIndex: i, hash: randomBytes(32), from, to, created: null, value, nonce, gasLimit: gasUsed + 50_000n, gasUsed, gasPrice, maxFee: 50n * GWEI, maxPriorityFee: GWEI, txType: 2, status, input});
+      txs.push({
+        txIndex: i,
+        hash: randomBytes(32),
+        from,
+        to,
+        created: null,
+        value,
+        nonce,
+        gasLimit: gasUsed + 50_000n,
+        gasUsed,
+        gasPrice,
+        maxFee: 50n * GWEI,
+        maxPriorityFee: GWEI,
+        txType: 2,
+        status,
+        input,
+      });
       touch(from, i, KIND.native);
       touch(to, i, KIND.native);
     }
     const hash = randomBytes(32);
-    const b = {number: BigInt(number), hash, parentHash: parent, timestamp: BigInt(start + Math.floor(number * secondsPerBlock)), txCount: txs.length, baseFee: 25n * GWEI, gasUsed: 5_000_000n, gasLimit: 15_000_000n, feesSpent: fees};
+    const b = {
+      number: BigInt(number),
+      hash,
+      parentHash: parent,
+      timestamp: BigInt(start + Math.floor(number * secondsPerBlock)),
+      txCount: txs.length,
+      baseFee: 25n * GWEI,
+      gasUsed: 5_000_000n,
+      gasLimit: 15_000_000n,
+      feesSpent: fees,
+    };
     parent = hash;
     return {block: b, txs, transfers, internals, contracts, addressKinds: kinds, icm: [], warp: []};
   }
@@ -154,7 +228,10 @@ function internalKinds(kinds) {
 
 /** Fills `sql` with the synthetic chain (chain CHAIN_ID); returns {seconds, heavy}. */
 export async function fill(sql) {
-  await sql.query("INSERT INTO evm_chains (chain_id, blockchain_id, updated_at, traces) VALUES ($1, NULL, 0, true) ON CONFLICT DO NOTHING", [CHAIN_ID]);
+  await sql.query(
+    "INSERT INTO evm_chains (chain_id, blockchain_id, updated_at, traces) VALUES ($1, NULL, 0, true) ON CONFLICT DO NOTHING",
+    [CHAIN_ID],
+  );
   const chain = syntheticChain();
   let cumulative = 0n;
   const t0 = performance.now();
@@ -164,11 +241,26 @@ export async function fill(sql) {
     // The head lane's part, then the trace lane's (internal transactions, the contracts they create), as the
     // follower writes them.
     cumulative = await sql.transaction(async (tx) => {
-      const head = await writeBlocks(tx, {chainId: CHAIN_ID, blockchainId: null}, blocks.map((b) => ({...b, internals: null, contracts: []})), cumulative);
-      await writeTraces(tx, CHAIN_ID, blocks.map((b) => ({number: b.block.number, traced: {internals: b.internals, contracts: b.contracts, addressKinds: internalKinds(b.addressKinds)}})));
+      const head = await writeBlocks(
+        tx,
+        {chainId: CHAIN_ID, blockchainId: null},
+        blocks.map((b) => ({...b, internals: null, contracts: []})),
+        cumulative,
+      );
+      await writeTraces(
+        tx,
+        CHAIN_ID,
+        blocks.map((b) => ({
+          number: b.block.number,
+          traced: {internals: b.internals, contracts: b.contracts, addressKinds: internalKinds(b.addressKinds)},
+        })),
+      );
       return head;
     });
-    if ((from / WRITE_BATCH) % 50 === 0) console.error(`lists store: ${from + blocks.length} of ${BLOCKS} blocks (${fmt((performance.now() - t0) / 1000)} s)`);
+    if ((from / WRITE_BATCH) % 50 === 0)
+      console.error(
+        `lists store: ${from + blocks.length} of ${BLOCKS} blocks (${fmt((performance.now() - t0) / 1000)} s)`,
+      );
   }
   const seconds = (performance.now() - t0) / 1000;
   await sql.query("ANALYZE");
@@ -179,19 +271,44 @@ export async function fill(sql) {
 function queryLists(heavy) {
   const a = {chainId: CHAIN_ID, pageSize: 10, sortOrder: "desc"};
   return {
-    "blocks": (sql, cursor) => listBlocks(sql, {...a, cursor}),
-    "transactions": (sql, cursor) => listTransactions(sql, {...a, cursor}),
+    blocks: (sql, cursor) => listBlocks(sql, {...a, cursor}),
+    transactions: (sql, cursor) => listTransactions(sql, {...a, cursor}),
     "address transactions": (sql, cursor) => listAddressTransactions(sql, {...a, cursor, address: heavy.address}),
-    "address transactions:listNative": (sql, cursor) => listNativeTransactions(sql, {...a, cursor, address: heavy.address}),
-    "address transactions:listErc20": (sql, cursor) => listAddressTransfers(sql, {...a, cursor, address: heavy.address, erc: 20}),
-    "address transactions:listErc721": (sql, cursor) => listAddressTransfers(sql, {...a, cursor, address: heavy.address, erc: 721}),
-    "address transactions:listErc1155": (sql, cursor) => listAddressTransfers(sql, {...a, cursor, address: heavy.address, erc: 1155}),
-    "address transactions:listInternals": (sql, cursor) => listInternalTransactions(sql, {...a, cursor, address: heavy.address}),
+    "address transactions:listNative": (sql, cursor) =>
+      listNativeTransactions(sql, {...a, cursor, address: heavy.address}),
+    "address transactions:listErc20": (sql, cursor) =>
+      listAddressTransfers(sql, {...a, cursor, address: heavy.address, erc: 20}),
+    "address transactions:listErc721": (sql, cursor) =>
+      listAddressTransfers(sql, {...a, cursor, address: heavy.address, erc: 721}),
+    "address transactions:listErc1155": (sql, cursor) =>
+      listAddressTransfers(sql, {...a, cursor, address: heavy.address, erc: 1155}),
+    "address transactions:listInternals": (sql, cursor) =>
+      listInternalTransactions(sql, {...a, cursor, address: heavy.address}),
     "token transfers (top ERC-20)": (sql, cursor) => listTokenTransfers(sql, {...a, cursor, token: heavy.erc20}),
-    "contract deployments (the factory)": (sql, cursor) => listDeployments(sql, {chainId: CHAIN_ID, address: heavy.factory, pageSize: 10, cursor}),
-    "address balances:listErc20": (sql, cursor) => listBalances(sql, {chainId: CHAIN_ID, owner: heavy.address, ercs: [20], contracts: undefined, blockNumber: undefined, pageSize: 10, cursor}),
-    "address balances:listCollectibles": (sql, cursor) => listBalances(sql, {chainId: CHAIN_ID, owner: heavy.address, ercs: [721, 1155], contracts: undefined, blockNumber: undefined, pageSize: 10, cursor}),
-    "collection tokens (top ERC-721)": (sql, cursor) => listCollectionTokens(sql, {chainId: CHAIN_ID, token: heavy.erc721, pageSize: 10, cursor}),
+    "contract deployments (the factory)": (sql, cursor) =>
+      listDeployments(sql, {chainId: CHAIN_ID, address: heavy.factory, pageSize: 10, cursor}),
+    "address balances:listErc20": (sql, cursor) =>
+      listBalances(sql, {
+        chainId: CHAIN_ID,
+        owner: heavy.address,
+        ercs: [20],
+        contracts: undefined,
+        blockNumber: undefined,
+        pageSize: 10,
+        cursor,
+      }),
+    "address balances:listCollectibles": (sql, cursor) =>
+      listBalances(sql, {
+        chainId: CHAIN_ID,
+        owner: heavy.address,
+        ercs: [721, 1155],
+        contracts: undefined,
+        blockNumber: undefined,
+        pageSize: 10,
+        cursor,
+      }),
+    "collection tokens (top ERC-721)": (sql, cursor) =>
+      listCollectionTokens(sql, {chainId: CHAIN_ID, token: heavy.erc721, pageSize: 10, cursor}),
   };
 }
 
@@ -210,7 +327,10 @@ async function sqlShare(sql, heavy) {
       cursor = r.next;
     }
     out[name] = {};
-    for (const [which, c] of [["first", null], ["deep", cursor]]) {
+    for (const [which, c] of [
+      ["first", null],
+      ["deep", cursor],
+    ]) {
       const times = [];
       for (let i = 0; i < 21; i++) {
         const t0 = performance.now();
@@ -222,7 +342,9 @@ async function sqlShare(sql, heavy) {
       let execMs = 0;
       const plans = [];
       for (const st of statements) {
-        const plan = (await sql.query(`EXPLAIN (ANALYZE, BUFFERS) ${st.text}`, st.params)).map((r) => r["QUERY PLAN"]).join("\n");
+        const plan = (await sql.query(`EXPLAIN (ANALYZE, BUFFERS) ${st.text}`, st.params))
+          .map((r) => r["QUERY PLAN"])
+          .join("\n");
         execMs += Number(/Execution Time: ([0-9.]+) ms/.exec(plan)?.[1] ?? 0);
         plans.push(plan);
       }
@@ -231,9 +353,6 @@ async function sqlShare(sql, heavy) {
   }
   return out;
 }
-
-
-
 
 export async function benchEvmLists({pgServer}) {
   const rows = [];
@@ -248,17 +367,30 @@ export async function benchEvmLists({pgServer}) {
   const share = await sqlShare(sql, heavy);
   await sql.close();
   console.error(`lists store: ${TXS} txs in ${fmt(seconds, 1)} s, ${fmt(Number(size) / 2 ** 30, 2)} GiB`);
-  rows.push({name: `EVM lists store: ${TXS} synthetic txs through writeBlocks into PostgreSQL`, value: `${fmt(seconds, 1)} s (${fmt(TXS / seconds)} tx/s)`, reference: `${fmt(Number(size) / 2 ** 30, 2)} GiB`});
+  rows.push({
+    name: `EVM lists store: ${TXS} synthetic txs through writeBlocks into PostgreSQL`,
+    value: `${fmt(seconds, 1)} s (${fmt(TXS / seconds)} tx/s)`,
+    reference: `${fmt(Number(size) / 2 ** 30, 2)} GiB`,
+  });
 
-  const anvil = await Anvil.start({chainId: Number(CHAIN_ID), genesisTimestamp: 1_700_000_000, mining: "auto"}, {logger});
+  const anvil = await Anvil.start(
+    {chainId: Number(CHAIN_ID), genesisTimestamp: 1_700_000_000, mining: "auto"},
+    {logger},
+  );
   let node = null;
   try {
-    node = await startAvaext(["--data-api-enabled", "--data-api-role=serve", `--data-api-db=${dbUrl}`, `--evm-rpc=${CHAIN_ID}=${anvil.url}`, "--data-api-rate-limit=0"]);
+    node = await startAvaext([
+      "--data-api-enabled",
+      "--data-api-role=serve",
+      `--data-api-db=${dbUrl}`,
+      `--evm-rpc=${CHAIN_ID}=${anvil.url}`,
+      "--data-api-rate-limit=0",
+    ]);
     const base = `${node.url}/v1/chains/${CHAIN_ID}`;
     const a = "0x" + hex(heavy.address);
     const lists = {
-      "blocks": `${base}/blocks`,
-      "transactions": `${base}/transactions`,
+      blocks: `${base}/blocks`,
+      transactions: `${base}/transactions`,
       "address transactions": `${base}/addresses/${a}/transactions`,
       "address transactions:listNative": `${base}/addresses/${a}/transactions:listNative`,
       "address transactions:listErc20": `${base}/addresses/${a}/transactions:listErc20`,
@@ -280,7 +412,10 @@ export async function benchEvmLists({pgServer}) {
         res.first.push(await latency(first, {connections: CONNECTIONS}));
         res.deep.push(await latency(deep.url, {connections: CONNECTIONS}));
       }
-      for (const [which, xs, label] of [["first", res.first, "page 1"], ["deep", res.deep, `page ${fmt(deep.page)}`]]) {
+      for (const [which, xs, label] of [
+        ["first", res.first, "page 1"],
+        ["deep", res.deep, `page ${fmt(deep.page)}`],
+      ]) {
         const p50 = median(xs.map((x) => x.p50));
         const p99 = median(xs.map((x) => x.p99));
         const q = share[name][which];
@@ -292,7 +427,8 @@ export async function benchEvmLists({pgServer}) {
           p99: `p99 ${fmt(p99, 1)} ms`,
         };
         console.error(`${row.name}: ${row.value}, ${row.p99}; ${row.reference}`);
-        if (p99 >= 50 || q.ms >= 10) console.error(`EXPLAIN (ANALYZE, BUFFERS) of ${name}, ${label}:\n${q.plans.join("\n---\n")}`);
+        if (p99 >= 50 || q.ms >= 10)
+          console.error(`EXPLAIN (ANALYZE, BUFFERS) of ${name}, ${label}:\n${q.plans.join("\n---\n")}`);
         rows.push(row);
       }
     }

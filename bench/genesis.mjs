@@ -40,7 +40,9 @@ function rssOf(pid) {
 function probeAddress() {
   const c = parseGenesisConfig(builtInGenesisText(1));
   const staked = new Set(c.initialStakedFunds.map((a) => Buffer.from(a).toString("hex")));
-  const a = c.allocations.find((x) => !staked.has(Buffer.from(x.avaxAddr).toString("hex")) && x.unlockSchedule.some((u) => u.amount > 0n));
+  const a = c.allocations.find(
+    (x) => !staked.has(Buffer.from(x.avaxAddr).toString("hex")) && x.unlockSchedule.some((u) => u.amount > 0n),
+  );
   return `P-${bech32.encode("avax", bech32.toWords(a.avaxAddr))}`;
 }
 
@@ -48,14 +50,27 @@ async function foldOnce(url, dataDir, address, network = "mainnet") {
   const empty = path.join(os.tmpdir(), "avaext-bench-empty-feed.ndjson");
   writeFileSync(empty, "");
   const started = performance.now();
-  const node = await startAvaext([`--network-id=${network}`, "--index-enabled", "--index-allow-incomplete", `--feed=file:${empty}`, "--data-api-enabled", "--data-api-rate-limit=0", `--data-api-db=${url}`], {dataDir});
+  const node = await startAvaext(
+    [
+      `--network-id=${network}`,
+      "--index-enabled",
+      "--index-allow-incomplete",
+      `--feed=file:${empty}`,
+      "--data-api-enabled",
+      "--data-api-rate-limit=0",
+      `--data-api-db=${url}`,
+    ],
+    {dataDir},
+  );
   let peak = 0;
   const sampler = setInterval(() => (peak = Math.max(peak, rssOf(node.child.pid))), 100);
   try {
     const deadline = Date.now() + 10 * 60_000;
     for (;;) {
       if (Date.now() > deadline) throw new Error("the genesis was not folded in 10 minutes");
-      const res = await fetch(`${node.url}/v1/networks/${network}/blockchains/p-chain/balances?addresses=${address}`).catch(() => null);
+      const res = await fetch(
+        `${node.url}/v1/networks/${network}/blockchains/p-chain/balances?addresses=${address}`,
+      ).catch(() => null);
       if (res?.status === 200) {
         const body = await res.json();
         const b = body.balances;
@@ -78,7 +93,16 @@ export async function benchGenesis() {
   const rows = [];
   const port = await freePort();
   const pgServer = STORES.includes("postgres")
-    ? new EmbeddedPostgres({databaseDir: path.join(root, "pg"), port, user: "postgres", password: "bench", persistent: false, createPostgresUser: true, onLog: () => {}, onError: () => {}})
+    ? new EmbeddedPostgres({
+        databaseDir: path.join(root, "pg"),
+        port,
+        user: "postgres",
+        password: "bench",
+        persistent: false,
+        createPostgresUser: true,
+        onLog: () => {},
+        onError: () => {},
+      })
     : null;
   try {
     if (pgServer) {
@@ -93,27 +117,43 @@ export async function benchGenesis() {
         mkdirSync(dataDir, {recursive: true});
         let url = "embedded";
         if (backend === "postgres") {
-          const admin = new pg.Client({host: "127.0.0.1", port, user: "postgres", password: "bench", database: "postgres"});
+          const admin = new pg.Client({
+            host: "127.0.0.1",
+            port,
+            user: "postgres",
+            password: "bench",
+            database: "postgres",
+          });
           await admin.connect();
           await admin.query(`CREATE DATABASE genesis_${r}`);
           await admin.end();
           url = `postgres://postgres:bench@127.0.0.1:${port}/genesis_${r}`;
         }
         results.push(await foldOnce(url, dataDir, address));
-        console.error(`${backend} run ${r + 1}: ${fmt(results.at(-1).seconds, 1)} s, avaext's peak RSS ${fmt(results.at(-1).peakMb)} MB`);
+        console.error(
+          `${backend} run ${r + 1}: ${fmt(results.at(-1).seconds, 1)} s, avaext's peak RSS ${fmt(results.at(-1).peakMb)} MB`,
+        );
         // The same start on local (a genesis of 5 UTXOs and 5 stakers): what the process costs without mainnet's.
         const localDir = path.join(root, `${backend}-local-${r}`);
         mkdirSync(localDir, {recursive: true});
         let localUrl = "embedded";
         if (backend === "postgres") {
-          const admin = new pg.Client({host: "127.0.0.1", port, user: "postgres", password: "bench", database: "postgres"});
+          const admin = new pg.Client({
+            host: "127.0.0.1",
+            port,
+            user: "postgres",
+            password: "bench",
+            database: "postgres",
+          });
           await admin.connect();
           await admin.query(`CREATE DATABASE local_${r}`);
           await admin.end();
           localUrl = `postgres://postgres:bench@127.0.0.1:${port}/local_${r}`;
         }
         baseline.push(await foldOnce(localUrl, localDir, "P-local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u", "local"));
-        console.error(`${backend} local run ${r + 1}: ${fmt(baseline.at(-1).seconds, 1)} s, avaext's peak RSS ${fmt(baseline.at(-1).peakMb)} MB`);
+        console.error(
+          `${backend} local run ${r + 1}: ${fmt(baseline.at(-1).seconds, 1)} s, avaext's peak RSS ${fmt(baseline.at(-1).peakMb)} MB`,
+        );
       }
       rows.push({
         name: `mainnet genesis built and folded into ${backend === "pglite" ? "PGlite" : "PostgreSQL"} (process start to balances served)`,

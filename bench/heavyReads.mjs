@@ -63,7 +63,9 @@ async function store() {
     });
     // The X history's 64 busiest owners (random spends make them about as busy as any other).
     const x = await once("x", async () => {
-      const rows = await sql.query("SELECT address FROM tx_addresses WHERE chain = 'X' GROUP BY address ORDER BY count(*) DESC, address LIMIT 64");
+      const rows = await sql.query(
+        "SELECT address FROM tx_addresses WHERE chain = 'X' GROUP BY address ORDER BY count(*) DESC, address LIMIT 64",
+      );
       return {addresses: rows.map((r) => hex(r.address))};
     });
     return {xAddresses: x.addresses, evm, icm};
@@ -117,7 +119,17 @@ function heavyRequests(url, facts) {
 async function measure(label, root, facts, anvilUrl) {
   const empty = path.join(os.tmpdir(), "avaext-bench-empty-feed.ndjson");
   writeFileSync(empty, "");
-  const node = await startAvaext(["--data-api-enabled", "--data-api-role=serve", "--data-api-rate-limit=0", "--network-id=local", `--feed=file:${empty}`, `--evm-rpc=${CHAIN_ID}=${anvilUrl}`], {dataDir: path.join(DIR, "pglite"), root});
+  const node = await startAvaext(
+    [
+      "--data-api-enabled",
+      "--data-api-role=serve",
+      "--data-api-rate-limit=0",
+      "--network-id=local",
+      `--feed=file:${empty}`,
+      `--evm-rpc=${CHAIN_ID}=${anvilUrl}`,
+    ],
+    {dataDir: path.join(DIR, "pglite"), root},
+  );
   const rows = [];
   try {
     const a1 = formatAddress(Buffer.from(facts.xAddresses[1], "hex"), "local");
@@ -127,7 +139,11 @@ async function measure(label, root, facts, anvilUrl) {
     for (let r = 0; r < RUNS; r++) alone.push((await latency(ordinary, {connections: CONNECTIONS})).p99);
     const aloneP99 = median(alone);
     console.error(`${label}: ordinary read alone p99 ${fmt(aloneP99, 1)} ms`);
-    rows.push({name: `${label}: an address's X transactions (page 1, pageSize 10), ${CONNECTIONS} connections, alone`, value: `p99 ${fmt(aloneP99, 1)} ms`, reference: "-"});
+    rows.push({
+      name: `${label}: an address's X transactions (page 1, pageSize 10), ${CONNECTIONS} connections, alone`,
+      value: `p99 ${fmt(aloneP99, 1)} ms`,
+      reference: "-",
+    });
     for (const [name, url] of Object.entries(heavyRequests(node.url, facts))) {
       const once = [];
       for (let i = 0; i < 5; i++) once.push(await timed(url));
@@ -150,7 +166,10 @@ async function measure(label, root, facts, anvilUrl) {
       await loop;
       // A run in which no ordinary read was answered has no p99 (autocannon gives 0): say so.
       const starved = during.filter((d) => d.rps === 0).length;
-      const duringP99 = starved > 0 ? `no answer in ${starved} of ${RUNS} runs of ${SECONDS} s` : `p99 ${fmt(median(during.map((d) => d.p99)), 1)} ms`;
+      const duringP99 =
+        starved > 0
+          ? `no answer in ${starved} of ${RUNS} runs of ${SECONDS} s`
+          : `p99 ${fmt(median(during.map((d) => d.p99)), 1)} ms`;
       const row = {
         name: `${label}: ${name}`,
         value: `${first.status}, ${fmt(first.bytes / 1024, 1)} KiB${first.more ? ", nextPageToken" : ""}: median ${fmt(median(ms), 1)} ms, worst ${fmt(Math.max(...ms, worst), 1)} ms`,
@@ -169,10 +188,15 @@ async function measure(label, root, facts, anvilUrl) {
 export async function benchHeavyReads() {
   const facts = await store();
   const loggers = new LoggerRegistry({logLevel: "OFF", displayLevel: "WARN", logDir: null});
-  const anvil = await Anvil.start({chainId: Number(CHAIN_ID), genesisTimestamp: 1_700_000_000, mining: "auto"}, {logger: loggers.get("bench")});
+  const anvil = await Anvil.start(
+    {chainId: Number(CHAIN_ID), genesisTimestamp: 1_700_000_000, mining: "auto"},
+    {logger: loggers.get("bench")},
+  );
   try {
     // The baseline first: this build may migrate the store to a schema the baseline does not know.
-    const rows = process.env.BENCH_BASELINE ? await measure("baseline", path.resolve(process.env.BENCH_BASELINE), facts, anvil.url) : [];
+    const rows = process.env.BENCH_BASELINE
+      ? await measure("baseline", path.resolve(process.env.BENCH_BASELINE), facts, anvil.url)
+      : [];
     rows.push(...(await measure("this build", undefined, facts, anvil.url)));
     return rows;
   } finally {

@@ -35,10 +35,12 @@ const MESSENGER = "253b2784c75e510dd0ff1da844684a1ac0aa5fcf";
 
 const hex = (b) => Buffer.from(b).toString("hex");
 
-
-
 async function rpc(url, method, params) {
-  const body = await getJson(url, {method: "POST", headers: {"content-type": "application/json"}, body: JSON.stringify({jsonrpc: "2.0", id: 1, method, params})});
+  const body = await getJson(url, {
+    method: "POST",
+    headers: {"content-type": "application/json"},
+    body: JSON.stringify({jsonrpc: "2.0", id: 1, method, params}),
+  });
   if (body.error) throw new Error(`${method}: ${body.error.message}`);
   return body.result;
 }
@@ -46,7 +48,14 @@ async function rpc(url, method, params) {
 /** Part 1: endpoint 1 on the dev network, 4 connections. */
 async function benchEndpoint1() {
   const rows = [];
-  const node = await startAvaext(["--network-id=local", "--feed=dev", "--index-enabled", "--data-api-enabled", "--dev-backfill=6h", "--data-api-rate-limit=0"]);
+  const node = await startAvaext([
+    "--network-id=local",
+    "--feed=dev",
+    "--index-enabled",
+    "--data-api-enabled",
+    "--dev-backfill=6h",
+    "--data-api-rate-limit=0",
+  ]);
   try {
     const deadline = Date.now() + 300_000;
     for (;;) {
@@ -60,7 +69,10 @@ async function benchEndpoint1() {
     const {platformChainId: l1} = await getJson(`${node.url}/v1/chains/99999`);
     const url = `${node.url}/v1/signatureAggregator/local/aggregateSignatures`;
     const headers = {"content-type": "application/json"};
-    for (const [label, evmChainId, rpcPath] of [["an L1 message (2 validators)", "99999", `/ext/bc/${l1}/rpc`], ["a C-chain message (5 validators)", "43112", "/ext/bc/C/rpc"]]) {
+    for (const [label, evmChainId, rpcPath] of [
+      ["an L1 message (2 validators)", "99999", `/ext/bc/${l1}/rpc`],
+      ["a C-chain message (5 validators)", "43112", "/ext/bc/C/rpc"],
+    ]) {
       // The unsigned warp messages the chain sent (its SendWarpMessage logs).
       const unsigned = [];
       for (const m of messages.filter((x) => x.sourceEvmChainId === evmChainId && x.sourceTransaction)) {
@@ -109,11 +121,16 @@ async function benchEndpoint1() {
   return rows;
 }
 
-
 const COLUMNS = [
-  {name: "message_id", type: "text"}, {name: "messenger", type: "bytea"}, {name: "source_blockchain_id", type: "text"},
-  {name: "destination_blockchain_id", type: "text"}, {name: "from_addr", type: "bytea"}, {name: "to_addr", type: "bytea"},
-  {name: "status", type: "text"}, {name: "sort_ts", type: "int8"}, {name: "record", type: "jsonb"},
+  {name: "message_id", type: "text"},
+  {name: "messenger", type: "bytea"},
+  {name: "source_blockchain_id", type: "text"},
+  {name: "destination_blockchain_id", type: "text"},
+  {name: "from_addr", type: "bytea"},
+  {name: "to_addr", type: "bytea"},
+  {name: "status", type: "text"},
+  {name: "sort_ts", type: "int8"},
+  {name: "record", type: "jsonb"},
 ];
 
 /** Writes MESSAGES messages; returns the hot address and chain, and the seconds taken. */
@@ -121,8 +138,14 @@ export async function fill(sql) {
   const rand = prng(17);
   const addresses = Array.from({length: 5000}, () => randomBytes(20));
   const chains = Array.from({length: 4}, () => cb58Encode(randomBytes(32)));
-  const pickAddress = zipf(addresses.map((_, i) => i), rand);
-  const pickChain = zipf(chains.map((_, i) => i), rand);
+  const pickAddress = zipf(
+    addresses.map((_, i) => i),
+    rand,
+  );
+  const pickChain = zipf(
+    chains.map((_, i) => i),
+    rand,
+  );
   const t0 = performance.now();
   const start = 1_700_000_000;
   for (let i = 0; i < MESSAGES; i += BATCH) {
@@ -135,26 +158,54 @@ export async function fill(sql) {
       const to = addresses[pickAddress()];
       const status = rand() < 0.9 ? "delivered" : rand() < 0.5 ? "pending" : "delivered_source_not_indexed";
       const ts = start + j * 2;
-      const tx = (t) => ({txHash: "0x" + hex(randomBytes(32)), timestamp: t, gasSpent: String(90_000 + Math.floor(rand() * 150_000))});
+      const tx = (t) => ({
+        txHash: "0x" + hex(randomBytes(32)),
+        timestamp: t,
+        gasSpent: String(90_000 + Math.floor(rand() * 150_000)),
+      });
       const record = {
-        messageId: id, icmContractAddress: "0x" + MESSENGER, sourceBlockchainId: chains[s], destinationBlockchainId: chains[d],
-        sourceChainId: null, destinationChainId: null, messageNonce: String(j + 1), from: "0x" + hex(from), to: "0x" + hex(to),
-        data: "0x" + hex(randomBytes(32 + Math.floor(rand() * 224))), messageExecuted: status !== "pending" && rand() < 0.95,
-        receipts: Array.from({length: Math.floor(rand() * 3)}, (_, k) => ({receivedMessageNonce: String(j - k), relayerRewardAddress: "0x" + hex(addresses[k])})),
-        receiptDelivered: status === "delivered" && rand() < 0.8, fee: {token: "0x" + hex(addresses[7]), amount: String(Math.floor(rand() * 1e6)) + "000000000000"},
+        messageId: id,
+        icmContractAddress: "0x" + MESSENGER,
+        sourceBlockchainId: chains[s],
+        destinationBlockchainId: chains[d],
+        sourceChainId: null,
+        destinationChainId: null,
+        messageNonce: String(j + 1),
+        from: "0x" + hex(from),
+        to: "0x" + hex(to),
+        data: "0x" + hex(randomBytes(32 + Math.floor(rand() * 224))),
+        messageExecuted: status !== "pending" && rand() < 0.95,
+        receipts: Array.from({length: Math.floor(rand() * 3)}, (_, k) => ({
+          receivedMessageNonce: String(j - k),
+          relayerRewardAddress: "0x" + hex(addresses[k]),
+        })),
+        receiptDelivered: status === "delivered" && rand() < 0.8,
+        fee: {token: "0x" + hex(addresses[7]), amount: String(Math.floor(rand() * 1e6)) + "000000000000"},
         status,
       };
       if (status !== "delivered_source_not_indexed") record.sourceTransaction = tx(ts);
-      if (status !== "pending") record.destinationTransaction = {...tx(ts + 2), rewardRedeemer: "0x" + hex(addresses[3]), delivererAddress: "0x" + hex(addresses[4])};
+      if (status !== "pending")
+        record.destinationTransaction = {
+          ...tx(ts + 2),
+          rewardRedeemer: "0x" + hex(addresses[3]),
+          delivererAddress: "0x" + hex(addresses[4]),
+        };
       rows.push([id, Buffer.from(MESSENGER, "hex"), chains[s], chains[d], from, to, status, ts, record]);
     }
     await sql.transaction((tx) => bulkInsert(tx, "icm_messages", COLUMNS, rows));
-    if ((i / BATCH) % 40 === 0) console.error(`icm store: ${i + rows.length} messages, ${fmt((i + rows.length) / ((performance.now() - t0) / 1000))} a second`);
+    if ((i / BATCH) % 40 === 0)
+      console.error(
+        `icm store: ${i + rows.length} messages, ${fmt((i + rows.length) / ((performance.now() - t0) / 1000))} a second`,
+      );
   }
   await sql.query("ANALYZE icm_messages");
-  return {seconds: (performance.now() - t0) / 1000, hot: "0x" + hex(addresses[0]), chain: chains[0], otherChain: chains[1]};
+  return {
+    seconds: (performance.now() - t0) / 1000,
+    hot: "0x" + hex(addresses[0]),
+    chain: chains[0],
+    otherChain: chains[1],
+  };
 }
-
 
 /** Part 2: endpoint 17 and the message lists on MESSAGES messages in PostgreSQL, 8 connections. */
 async function benchLists() {
@@ -172,13 +223,24 @@ async function benchLists() {
     await migrate(sql, MIGRATIONS, {logger});
     const {seconds, hot, chain, otherChain} = await fill(sql);
     const [{size}] = await sql.query("SELECT pg_total_relation_size('icm_messages')::int8 AS size");
-    const [{id}] = await sql.query("SELECT message_id AS id FROM icm_messages ORDER BY sort_ts LIMIT 1 OFFSET $1", [Math.floor(MESSAGES / 3)]);
+    const [{id}] = await sql.query("SELECT message_id AS id FROM icm_messages ORDER BY sort_ts LIMIT 1 OFFSET $1", [
+      Math.floor(MESSAGES / 3),
+    ]);
     await sql.close();
-    rows.push({name: `ICM store: ${fmt(MESSAGES)} messages bulk-inserted into PostgreSQL`, value: `${fmt(seconds, 1)} s`, reference: `${fmt(Number(size) / 2 ** 30, 2)} GiB with indexes`});
-    node = await startAvaext(["--data-api-enabled", "--data-api-role=serve", `--data-api-db=${dbUrl}`, "--data-api-rate-limit=0"]);
+    rows.push({
+      name: `ICM store: ${fmt(MESSAGES)} messages bulk-inserted into PostgreSQL`,
+      value: `${fmt(seconds, 1)} s`,
+      reference: `${fmt(Number(size) / 2 ** 30, 2)} GiB with indexes`,
+    });
+    node = await startAvaext([
+      "--data-api-enabled",
+      "--data-api-role=serve",
+      `--data-api-db=${dbUrl}`,
+      "--data-api-rate-limit=0",
+    ]);
     const base = `${node.url}/v1/icm`;
     const lists = {
-      "messages": `${base}/messages?pageSize=10`,
+      messages: `${base}/messages?pageSize=10`,
       "messages by sourceBlockchainId": `${base}/messages?pageSize=10&sourceBlockchainId=${chain}`,
       "messages by blockchainId (either end)": `${base}/messages?pageSize=10&blockchainId=${otherChain}`,
       "messages by from (the busiest sender)": `${base}/messages?pageSize=10&from=${hot}`,
@@ -188,7 +250,13 @@ async function benchLists() {
     await latency(single, {connections: 8});
     const one = [];
     for (let r = 0; r < RUNS; r++) one.push(await latency(single, {connections: 8}));
-    const row1 = {name: "ICM message by ID, 8 connections", value: `p50 ${fmt(median(one.map((x) => x.p50)), 1)} ms, ${fmt(median(one.map((x) => x.rps)))} req/s`, reference: "-", ratio: median(one.map((x) => x.p99)) < 50 ? "< 50 ms" : "MISSES 50 ms", p99: `p99 ${fmt(median(one.map((x) => x.p99)), 1)} ms`};
+    const row1 = {
+      name: "ICM message by ID, 8 connections",
+      value: `p50 ${fmt(median(one.map((x) => x.p50)), 1)} ms, ${fmt(median(one.map((x) => x.rps)))} req/s`,
+      reference: "-",
+      ratio: median(one.map((x) => x.p99)) < 50 ? "< 50 ms" : "MISSES 50 ms",
+      p99: `p99 ${fmt(median(one.map((x) => x.p99)), 1)} ms`,
+    };
     console.error(`${row1.name}: ${row1.value}, ${row1.p99}`);
     rows.push(row1);
     for (const [name, first] of Object.entries(lists)) {
@@ -199,7 +267,10 @@ async function benchLists() {
         res.first.push(await latency(first, {connections: 8}));
         res.deep.push(await latency(deep.url, {connections: 8}));
       }
-      for (const [xs, label] of [[res.first, "page 1"], [res.deep, `page ${fmt(deep.page)}`]]) {
+      for (const [xs, label] of [
+        [res.first, "page 1"],
+        [res.deep, `page ${fmt(deep.page)}`],
+      ]) {
         const p99 = median(xs.map((x) => x.p99));
         const row = {
           name: `ICM list ${name}, ${label}, 8 connections`,
@@ -223,13 +294,19 @@ async function benchLists() {
 
 export async function benchIcm() {
   const parts = (process.env.BENCH_ICM_PARTS ?? "endpoint1,lists").split(",");
-  return [...(parts.includes("endpoint1") ? await benchEndpoint1() : []), ...(parts.includes("lists") ? await benchLists() : [])];
+  return [
+    ...(parts.includes("endpoint1") ? await benchEndpoint1() : []),
+    ...(parts.includes("lists") ? await benchLists() : []),
+  ];
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const rows = await benchIcm();
-  console.log(`\nMachine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, Node ${process.version}; median of ${RUNS} runs of ${SECONDS} s\n`);
+  console.log(
+    `\nMachine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, Node ${process.version}; median of ${RUNS} runs of ${SECONDS} s\n`,
+  );
   console.log("| figure | value | reference | target | latency |");
   console.log("| --- | --- | --- | --- | --- |");
-  for (const r of rows) console.log(`| ${r.name} | ${r.value} | ${r.reference ?? "-"} | ${r.ratio ?? "-"} | ${r.p99 ?? "-"} |`);
+  for (const r of rows)
+    console.log(`| ${r.name} | ${r.value} | ${r.reference ?? "-"} | ${r.ratio ?? "-"} | ${r.p99 ?? "-"} |`);
 }

@@ -47,7 +47,11 @@ async function indexed(url) {
   const body = JSON.stringify({jsonrpc: "2.0", id: 1, method: "index.getLastAccepted", params: {encoding: "hex"}});
   const counts = await Promise.all(
     ENDPOINTS.map(async ([chain, kind]) => {
-      const res = await fetch(`${url}/ext/index/${chain}/${kind}`, {method: "POST", headers: {"content-type": "application/json"}, body});
+      const res = await fetch(`${url}/ext/index/${chain}/${kind}`, {
+        method: "POST",
+        headers: {"content-type": "application/json"},
+        body,
+      });
       const index = (await res.json()).result?.index;
       return index === undefined ? 0 : Number(index) + 1;
     }),
@@ -104,13 +108,25 @@ export async function benchIndex() {
       const r = await ingestOnce(feed);
       rates.push(r.rate);
       rss.push(r.rss);
-      console.error(`ingest run ${i + 1}: ${Math.round(r.rate)} containers/s, RSS ${r.rss.toFixed(0)} MB after ${r.count}`);
+      console.error(
+        `ingest run ${i + 1}: ${Math.round(r.rate)} containers/s, RSS ${r.rss.toFixed(0)} MB after ${r.count}`,
+      );
       // The last run's node serves the read benchmarks on its full index.
       if (i === RUNS - 1) keep = r.node;
       else await r.node.stop();
     }
-    rows.push({name: `file-feed ingest, ${SIZE} B random containers over 5 endpoints`, value: `${Math.round(median(rates)).toLocaleString("en-US")} containers/s`, reference: "target ≥ 50,000", ratio: "-"});
-    rows.push({name: `RSS after indexing ${N.toLocaleString("en-US")} containers`, value: `${median(rss).toFixed(0)} MB`, reference: "target < 250 MB", ratio: "-"});
+    rows.push({
+      name: `file-feed ingest, ${SIZE} B random containers over 5 endpoints`,
+      value: `${Math.round(median(rates)).toLocaleString("en-US")} containers/s`,
+      reference: "target ≥ 50,000",
+      ratio: "-",
+    });
+    rows.push({
+      name: `RSS after indexing ${N.toLocaleString("en-US")} containers`,
+      value: `${median(rss).toFixed(0)} MB`,
+      reference: "target < 250 MB",
+      ratio: "-",
+    });
 
     try {
       // The same container every time (cache hit): X/tx, an index it holds.
@@ -124,7 +140,10 @@ export async function benchIndex() {
           // The headline: a random endpoint and index per request, so nearly every read misses the cache. The
           // reference answers the same body and is driven by the same generator (building a body per request
           // costs autocannon CPU on the shared cores).
-          const random = randomRequests("index.getContainerByIndex", (n) => ({index: Math.floor(Math.random() * n), encoding: "hex"}));
+          const random = randomRequests("index.getContainerByIndex", (n) => ({
+            index: Math.floor(Math.random() * n),
+            encoding: "hex",
+          }));
           rows.push(
             await compare(
               `index.getContainerByIndex, 1 KiB, random endpoint and index, ${connections} connections`,
@@ -152,11 +171,20 @@ export async function benchIndex() {
           p99s.push(r.p99);
           rps.push(r.rps);
         }
-        rows.push({name, value: `p99 ${median(p99s).toFixed(1)} ms (${Math.round(median(rps))} req/s)`, reference: "target p99 < 100 ms", ratio: "-"});
+        rows.push({
+          name,
+          value: `p99 ${median(p99s).toFixed(1)} ms (${Math.round(median(rps))} req/s)`,
+          reference: "target p99 < 100 ms",
+          ratio: "-",
+        });
       };
       await rangeRow("getContainerRange 1024 × 1 KiB, 4 connections, random endpoint and range", {
         url: keep.url,
-        requests: randomRequests("index.getContainerRange", (n) => ({startIndex: Math.floor(Math.random() * Math.max(1, n - 1024)), numToFetch: 1024, encoding: "hex"})),
+        requests: randomRequests("index.getContainerRange", (n) => ({
+          startIndex: Math.floor(Math.random() * Math.max(1, n - 1024)),
+          numToFetch: 1024,
+          encoding: "hex",
+        })),
       });
       const start = Math.max(0, Math.min(5000, perEndpoint(3) - 1024));
       await rangeRow("getContainerRange 1024 × 1 KiB, 4 connections, same range (cache hit)", {

@@ -50,7 +50,16 @@ export async function startAvaext(flags = [], {dataDir, root = ROOT} = {}) {
   const dir = dataDir ?? mkdtempSync(path.join(os.tmpdir(), "avaext-bench-"));
   const child = spawn(
     process.execPath,
-    [...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(" ") : []), path.join(root, "bin/avaext.js"), "--http-port=0", "--http-host=127.0.0.1", `--data-dir=${dir}`, "--log-display-level=INFO", "--log-level=WARN", ...flags],
+    [
+      ...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(" ") : []),
+      path.join(root, "bin/avaext.js"),
+      "--http-port=0",
+      "--http-host=127.0.0.1",
+      `--data-dir=${dir}`,
+      "--log-display-level=INFO",
+      "--log-level=WARN",
+      ...flags,
+    ],
     {stdio: ["ignore", "pipe", "inherit"]},
   );
   const m = await waitForLine(child, /"url":"(http:\/\/[^"]+)"/, "avaext");
@@ -86,7 +95,8 @@ export async function startBare(body, contentType = "application/json; charset=u
 /** One autocannon run; returns {rps, p99} (p99 latency in ms). */
 export async function load({allowNon2xx = false, ...opts}) {
   const r = await autocannon({connections: CONNECTIONS, duration: SECONDS, ...opts});
-  if (r.errors > 0 || (r.non2xx > 0 && !allowNon2xx)) throw new Error(`load run had ${r.errors} errors and ${r.non2xx} non-2xx answers`);
+  if (r.errors > 0 || (r.non2xx > 0 && !allowNon2xx))
+    throw new Error(`load run had ${r.errors} errors and ${r.non2xx} non-2xx answers`);
   return {rps: r.requests.average, p99: r.latency.p99};
 }
 

@@ -35,7 +35,13 @@ async function followerCost({root, pgServer}) {
   if (FOLLOW_BLOCKS <= 0) return rows;
   const anvil = await startAnvil(FOLLOW_BLOCKS + 100);
   try {
-    const built = await buildHistory({url: anvil.url, blocks: FOLLOW_BLOCKS, txsPerBlock: TXS_PER_BLOCK, genesisTimestamp: GENESIS, icmShare: 0});
+    const built = await buildHistory({
+      url: anvil.url,
+      blocks: FOLLOW_BLOCKS,
+      txsPerBlock: TXS_PER_BLOCK,
+      genesisTimestamp: GENESIS,
+      icmShare: 0,
+    });
     console.error(`history: ${FOLLOW_BLOCKS} blocks, ${built.txs} txs in ${fmt(built.seconds, 1)} s`);
     for (const backend of ["pglite", "postgres"]) {
       const rates = {with: [], without: []};
@@ -45,7 +51,9 @@ async function followerCost({root, pgServer}) {
           const dataDir = backend === "postgres" ? null : path.join(root, `pglite-${r}-${rollups}`);
           const x = await followOnce({rpcUrl: anvil.url, dbUrl, dataDir, head: FOLLOW_BLOCKS, rollups});
           rates[rollups ? "with" : "without"].push(x.txsPerS);
-          console.error(`follower ${backend} ${rollups ? "with" : "without"} rollups, run ${r + 1}: ${fmt(x.txsPerS)} tx/s`);
+          console.error(
+            `follower ${backend} ${rollups ? "with" : "without"} rollups, run ${r + 1}: ${fmt(x.txsPerS)} tx/s`,
+          );
         }
       }
       const w = median(rates.with);
@@ -84,7 +92,9 @@ async function openStore(pgServer, logger) {
   const url = await pgServer.database();
   const sql = await openSqlClient({url, dataDir: null}, {logger});
   await migrate(sql, MIGRATIONS, {logger});
-  await sql.query("INSERT INTO evm_chains (chain_id, blockchain_id, updated_at, traces) VALUES ($1, NULL, 0, true)", [CHAIN_ID]);
+  await sql.query("INSERT INTO evm_chains (chain_id, blockchain_id, updated_at, traces) VALUES ($1, NULL, 0, true)", [
+    CHAIN_ID,
+  ]);
   return {sql, url};
 }
 
@@ -116,7 +126,9 @@ async function metricsFigures({pgServer}) {
   const cumulative = {without: 0n, with: 0n};
   const write = async (which, sql, blocks) => {
     const t0 = performance.now();
-    cumulative[which] = await sql.transaction((tx) => writeBlocks(tx, {chainId: CHAIN_ID, blockchainId: null, rollups: which === "with"}, blocks, cumulative[which]));
+    cumulative[which] = await sql.transaction((tx) =>
+      writeBlocks(tx, {chainId: CHAIN_ID, blockchainId: null, rollups: which === "with"}, blocks, cumulative[which]),
+    );
     spent[which] += performance.now() - t0;
   };
   const foldBlocks = Math.ceil(FOLD_TXS / TXS_PER_BLOCK);
@@ -125,16 +137,22 @@ async function metricsFigures({pgServer}) {
     const blocks = [];
     for (let n = from; n < Math.min(from + WRITE_BATCH, BLOCKS); n++) blocks.push(headBlock(chain, n));
     if (from < foldBlocks) {
-      for (const which of i % 2 === 0 ? ["without", "with"] : ["with", "without"]) await write(which, which === "with" ? withRollups : without, blocks);
+      for (const which of i % 2 === 0 ? ["without", "with"] : ["with", "without"])
+        await write(which, which === "with" ? withRollups : without, blocks);
     } else {
       await write("with", withRollups, blocks);
     }
-    if (i % 50 === 0) console.error(`metrics store: ${from + blocks.length} of ${BLOCKS} blocks (${fmt((performance.now() - t0) / 1000)} s)`);
+    if (i % 50 === 0)
+      console.error(
+        `metrics store: ${from + blocks.length} of ${BLOCKS} blocks (${fmt((performance.now() - t0) / 1000)} s)`,
+      );
     if (from + WRITE_BATCH >= foldBlocks && from < foldBlocks) {
       const rateWithout = FOLD_TXS / (spent.without / 1000);
       const rateWith = FOLD_TXS / (spent.with / 1000);
       const cost = 1 - rateWith / rateWithout;
-      console.error(`fold: ${fmt(rateWith)} tx/s with rollups, ${fmt(rateWithout)} tx/s without: ${fmt(cost * 100, 1)} % slower`);
+      console.error(
+        `fold: ${fmt(rateWith)} tx/s with rollups, ${fmt(rateWithout)} tx/s without: ${fmt(cost * 100, 1)} % slower`,
+      );
       rows.push({
         name: `EVM fold (writeBlocks, PostgreSQL) with the metrics rollups, ${fmt(FOLD_TXS)} txs, alternating with the fold without`,
         value: `${fmt(rateWith)} tx/s`,
@@ -145,16 +163,28 @@ async function metricsFigures({pgServer}) {
   }
   await without.close();
   await withRollups.query("ANALYZE");
-  const [{size}] = await withRollups.query("SELECT pg_total_relation_size('metrics_addr') + pg_total_relation_size('metrics_hours') + pg_total_relation_size('metrics_distinct') AS size");
+  const [{size}] = await withRollups.query(
+    "SELECT pg_total_relation_size('metrics_addr') + pg_total_relation_size('metrics_hours') + pg_total_relation_size('metrics_distinct') AS size",
+  );
   await withRollups.close();
-  rows.push({name: `Metrics rollups of ${fmt(TXS)} synthetic txs over ${DAYS} days`, value: `${fmt(Number(size) / 2 ** 20)} MiB`, reference: "tables metrics_*"});
+  rows.push({
+    name: `Metrics rollups of ${fmt(TXS)} synthetic txs over ${DAYS} days`,
+    value: `${fmt(Number(size) / 2 ** 20)} MiB`,
+    reference: "tables metrics_*",
+  });
 
   let node = null;
   try {
-    node = await startAvaext(["--data-api-enabled", "--data-api-role=serve", `--data-api-db=${url}`, "--metrics-service-rate-limit=0"]);
+    node = await startAvaext([
+      "--data-api-enabled",
+      "--data-api-role=serve",
+      `--data-api-db=${url}`,
+      "--metrics-service-rate-limit=0",
+    ]);
     const base = `${node.url}/v2/chains/${CHAIN_ID}/metrics`;
     const end = START + DAYS * 86_400;
-    const path = (metric, grain) => `${base}/${metric}?timeInterval=${grain}&pageSize=2160&startTimestamp=${START}&endTimestamp=${end}`;
+    const path = (metric, grain) =>
+      `${base}/${metric}?timeInterval=${grain}&pageSize=2160&startTimestamp=${START}&endTimestamp=${end}`;
     // Every series, one request at a time.
     const serial = [];
     for (const metric of CHAIN_METRICS) {
@@ -165,7 +195,8 @@ async function metricsFigures({pgServer}) {
           const t = performance.now();
           const res = await fetch(path(metric, grain));
           const body = await res.json();
-          if (res.status !== 200 || !Array.isArray(body.results) || body.results.length === 0) throw new Error(`${metric} ${grain}: ${res.status} ${JSON.stringify(body).slice(0, 200)}`);
+          if (res.status !== 200 || !Array.isArray(body.results) || body.results.length === 0)
+            throw new Error(`${metric} ${grain}: ${res.status} ${JSON.stringify(body).slice(0, 200)}`);
           times.push(performance.now() - t);
         }
         serial.push({metric, grain, ms: median(times)});
@@ -173,9 +204,23 @@ async function metricsFigures({pgServer}) {
     }
     serial.sort((a, b) => b.ms - a.ms);
     const worst = serial[0];
-    rows.push({name: `Metrics /v2 series, all ${serial.length} metric × interval pairs, pageSize 2160, one request at a time`, value: `median ${fmt(median(serial.map((s) => s.ms)), 1)} ms`, reference: `slowest ${worst.metric} by ${worst.grain}: ${fmt(worst.ms, 1)} ms`});
+    rows.push({
+      name: `Metrics /v2 series, all ${serial.length} metric × interval pairs, pageSize 2160, one request at a time`,
+      value: `median ${fmt(median(serial.map((s) => s.ms)), 1)} ms`,
+      reference: `slowest ${worst.metric} by ${worst.grain}: ${fmt(worst.ms, 1)} ms`,
+    });
     console.error(`serial: ${serial.map((s) => `${s.metric}/${s.grain} ${fmt(s.ms, 1)}`).join(", ")}`);
-    const loaded = [["txCount", "hour"], ["activeAddresses", "hour"], ["activeSenders", "hour"], ["activeAddresses", "day"], ["cumulativeAddresses", "day"], ["maxTps", "day"], ["activeAddresses", "week"], ["activeAddresses", "month"], [worst.metric, worst.grain]];
+    const loaded = [
+      ["txCount", "hour"],
+      ["activeAddresses", "hour"],
+      ["activeSenders", "hour"],
+      ["activeAddresses", "day"],
+      ["cumulativeAddresses", "day"],
+      ["maxTps", "day"],
+      ["activeAddresses", "week"],
+      ["activeAddresses", "month"],
+      [worst.metric, worst.grain],
+    ];
     for (const [metric, grain] of loaded) {
       const url = path(metric, grain);
       await latency(url, {connections: CONNECTIONS}); // warm-up

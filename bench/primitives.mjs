@@ -57,12 +57,23 @@ const withSum = IDS.map((id) => {
   b.set(hash("sha256", id, "buffer").subarray(28), 32);
   return b;
 });
-const containers = IDS.slice(0, 256).map((id, i) => ({id, bytes: randomBytes(1024), checksum: null, timestampNs: 1_763_000_000_000_000_000n + BigInt(i), index: BigInt(i)}));
+const containers = IDS.slice(0, 256).map((id, i) => ({
+  id,
+  bytes: randomBytes(1024),
+  checksum: null,
+  timestampNs: 1_763_000_000_000_000_000n + BigInt(i),
+  index: BigInt(i),
+}));
 
 // The libraries must agree before anything is timed.
 for (let i = 0; i < 256; i++) {
-  if (cb58With(tailCrypto, base58.encode, IDS[i]) !== TEXTS[i] || cb58With(tailNoble, base58.encode, IDS[i]) !== TEXTS[i]) throw new Error("CB58 differs");
-  if (Buffer.compare(Buffer.from(base58.decode(TEXTS[i])), Buffer.from(base58Decode(TEXTS[i]))) !== 0) throw new Error("base58 decode differs");
+  if (
+    cb58With(tailCrypto, base58.encode, IDS[i]) !== TEXTS[i] ||
+    cb58With(tailNoble, base58.encode, IDS[i]) !== TEXTS[i]
+  )
+    throw new Error("CB58 differs");
+  if (Buffer.compare(Buffer.from(base58.decode(TEXTS[i])), Buffer.from(base58Decode(TEXTS[i]))) !== 0)
+    throw new Error("base58 decode differs");
 }
 
 export async function benchPrimitives() {
@@ -82,12 +93,32 @@ export async function benchPrimitives() {
   const us = (ns) => `${(ns / 1000).toFixed(2)} µs`;
   const share = (lib, hand) => `${(((lib - hand) / m.answer) * 100).toFixed(0)} % of a 1 KiB container's answer`;
   return [
-    {name: "sha256(32-byte ID)[28:32]: hand-written one block", value: us(m.sumHand), reference: `node:crypto ${us(m.sumCrypto)}, @noble/hashes ${us(m.sumNoble)}`, ratio: `${(m.sumCrypto / m.sumHand).toFixed(1)}× / ${(m.sumNoble / m.sumHand).toFixed(1)}×`},
-    {name: "base58 of 36 bytes (an ID and its checksum): hand-written", value: us(m.b58Hand), reference: `@scure/base ${us(m.b58Scure)}`, ratio: `${(m.b58Scure / m.b58Hand).toFixed(1)}×`},
-    {name: "CB58 of a 32-byte ID: hand-written", value: us(m.cb58Hand), reference: `@scure/base + node:crypto ${us(m.cb58Lib)}`, ratio: `${(m.cb58Lib / m.cb58Hand).toFixed(1)}×; ${share(m.cb58Lib, m.cb58Hand)}`},
+    {
+      name: "sha256(32-byte ID)[28:32]: hand-written one block",
+      value: us(m.sumHand),
+      reference: `node:crypto ${us(m.sumCrypto)}, @noble/hashes ${us(m.sumNoble)}`,
+      ratio: `${(m.sumCrypto / m.sumHand).toFixed(1)}× / ${(m.sumNoble / m.sumHand).toFixed(1)}×`,
+    },
+    {
+      name: "base58 of 36 bytes (an ID and its checksum): hand-written",
+      value: us(m.b58Hand),
+      reference: `@scure/base ${us(m.b58Scure)}`,
+      ratio: `${(m.b58Scure / m.b58Hand).toFixed(1)}×`,
+    },
+    {
+      name: "CB58 of a 32-byte ID: hand-written",
+      value: us(m.cb58Hand),
+      reference: `@scure/base + node:crypto ${us(m.cb58Lib)}`,
+      ratio: `${(m.cb58Lib / m.cb58Hand).toFixed(1)}×; ${share(m.cb58Lib, m.cb58Hand)}`,
+    },
     // base58Decode is @scure/base now (the hand-written loop took 2.2 µs against its 0.9 µs): this is the cost of
     // the digit checks that keep AvalancheGo's error texts.
-    {name: "base58 decode of an ID's CB58 (50 characters): base58Decode (digit checks + @scure/base)", value: us(m.decHand), reference: `@scure/base alone ${us(m.decScure)}`, ratio: `${(m.decScure / m.decHand).toFixed(1)}×`},
+    {
+      name: "base58 decode of an ID's CB58 (50 characters): base58Decode (digit checks + @scure/base)",
+      value: us(m.decHand),
+      reference: `@scure/base alone ${us(m.decScure)}`,
+      ratio: `${(m.decScure / m.decHand).toFixed(1)}×`,
+    },
     {name: "a 1 KiB container's answer JSON (containerJson, hex)", value: us(m.answer), reference: "-", ratio: "-"},
   ];
 }

@@ -35,7 +35,9 @@ export async function benchRateLimit() {
   const rs = xs.slice(1); // the first warms the JIT
   const newNs = median(rs.map((x) => x.newNs));
   const heldNs = median(rs.map((x) => x.heldNs));
-  const heap = gc ? `${fmt(median(rs.map((x) => x.heap)) / 2 ** 20, 1)} MB held (${rs[0].size} clients kept)` : "(run with --expose-gc for the heap)";
+  const heap = gc
+    ? `${fmt(median(rs.map((x) => x.heap)) / 2 ** 20, 1)} MB held (${rs[0].size} clients kept)`
+    : "(run with --expose-gc for the heap)";
   return [
     {name: `rate limiter, 1,000,000 new clients: a check`, value: `${fmt(newNs)} ns`, reference: heap},
     {name: `rate limiter, 1,000,000 checks of held clients`, value: `${fmt(heldNs)} ns`},

@@ -22,7 +22,23 @@ import {benchWebhooks} from "./webhooks.mjs";
 import {benchHeavyReads} from "./heavyReads.mjs";
 
 // The soak runs only when asked for (`node bench/run.js soak`): it takes 10 minutes.
-const sections = [benchPrimitives, benchRateLimit, benchDecode, benchTransport, benchIndex, benchDataApi, benchGenesis, benchEvm, benchMetrics, benchIcm, benchWarp, benchWebhooks, benchHeavyReads, benchSlowReaders, benchSoak];
+const sections = [
+  benchPrimitives,
+  benchRateLimit,
+  benchDecode,
+  benchTransport,
+  benchIndex,
+  benchDataApi,
+  benchGenesis,
+  benchEvm,
+  benchMetrics,
+  benchIcm,
+  benchWarp,
+  benchWebhooks,
+  benchHeavyReads,
+  benchSlowReaders,
+  benchSoak,
+];
 const only = process.argv[2];
 
 const rows = [];
@@ -34,13 +50,17 @@ for (const s of sections) {
   }
 }
 
-console.log(`\nMachine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${fmt(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`);
+console.log(
+  `\nMachine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${fmt(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
+);
 console.log(`Median of ${RUNS} runs of ${SECONDS}s; request figures at ${CONNECTION_SET.join(" and ")} connections.\n`);
 console.log("| figure | avaext | reference | ratio | p99 avaext | p99 reference |");
 console.log("| --- | --- | --- | --- | --- | --- |");
 for (const r of rows) {
   if (r.refRps !== undefined) {
-    console.log(`| ${r.name} | ${fmt(r.rps)} req/s | ${fmt(r.refRps)} req/s | ${fmt(r.ratio * 100)} % | ${fmt(r.p99, 1)} ms | ${fmt(r.refP99, 1)} ms |`);
+    console.log(
+      `| ${r.name} | ${fmt(r.rps)} req/s | ${fmt(r.refRps)} req/s | ${fmt(r.ratio * 100)} % | ${fmt(r.p99, 1)} ms | ${fmt(r.refP99, 1)} ms |`,
+    );
   } else {
     console.log(`| ${r.name} | ${r.value} | ${r.reference ?? "-"} | ${r.ratio ?? "-"} | ${r.p99 ?? "-"} | - |`);
   }

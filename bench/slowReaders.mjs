@@ -47,7 +47,14 @@ function readRest(s, ms) {
 }
 
 export async function benchSlowReaders() {
-  const node = await startAvaext(["--network-id=local", "--index-enabled", "--feed=dev", "--dev-evm=false", "--data-api-enabled", "--data-api-rate-limit=0"]);
+  const node = await startAvaext([
+    "--network-id=local",
+    "--index-enabled",
+    "--feed=dev",
+    "--dev-evm=false",
+    "--data-api-enabled",
+    "--data-api-rate-limit=0",
+  ]);
   try {
     // Wait for a page of 100 P-chain transactions (the dev network's history folds first).
     let bytes = 0;
@@ -66,7 +73,8 @@ export async function benchSlowReaders() {
     let peak = atRest;
     const sampler = setInterval(() => (peak = Math.max(peak, rssMb(node.child.pid))), 100);
     const sockets = [];
-    for (let i = 0; i < READERS; i += 50) sockets.push(...(await Promise.all(Array.from({length: Math.min(50, READERS - i)}, () => stalledReader(port)))));
+    for (let i = 0; i < READERS; i += 50)
+      sockets.push(...(await Promise.all(Array.from({length: Math.min(50, READERS - i)}, () => stalledReader(port)))));
     // Meanwhile a client that reads: its health check and a small page, timed.
     const times = [];
     const until = Date.now() + HOLD_S * 1000;

@@ -40,7 +40,13 @@ const f1 = (n) => (Number.isFinite(n) ? n.toFixed(1) : "-");
 
 export async function benchSoak() {
   // The dev feed backfills 7 days of history at start, then accepts blocks at a steady pace.
-  const node = await startAvaext(["--index-enabled", "--feed=dev", "--health-check-frequency=2s", "--metrics-service-rate-limit=0", "--api-admin-enabled"]);
+  const node = await startAvaext([
+    "--index-enabled",
+    "--feed=dev",
+    "--health-check-frequency=2s",
+    "--metrics-service-rate-limit=0",
+    "--api-admin-enabled",
+  ]);
   const samples = [];
   const t0 = Date.now();
   const stopAt = t0 + SECONDS * 1000;
@@ -60,16 +66,33 @@ export async function benchSoak() {
       {method: "GET", path: "/ext/health/liveness"},
       {method: "POST", path: "/ext/health", headers: json, body: rpc("health.liveness")},
       {method: "POST", path: "/ext/health", headers: json, body: rpc("health.health")},
-      {method: "POST", path: "/ext/health", headers: json, body: JSON.stringify([1, 2, 3].map((id) => ({jsonrpc: "2.0", id, method: "health.readiness"})))},
+      {
+        method: "POST",
+        path: "/ext/health",
+        headers: json,
+        body: JSON.stringify([1, 2, 3].map((id) => ({jsonrpc: "2.0", id, method: "health.readiness"}))),
+      },
       {method: "POST", path: "/ext/index/C/block", headers: json, body: rpc("index.getLastAccepted")},
       {
         method: "POST",
         path: "/ext/index/X/tx",
         headers: json,
         // A spread of indexes (deterministic), so reads are not all cache hits.
-        setupRequest: (req) => ({...req, body: rpc("index.getContainerByIndex", {index: lastXTx === 0 ? 0 : (seq++ * 7919) % (lastXTx + 1)})}),
+        setupRequest: (req) => ({
+          ...req,
+          body: rpc("index.getContainerByIndex", {index: lastXTx === 0 ? 0 : (seq++ * 7919) % (lastXTx + 1)}),
+        }),
       },
-      {method: "POST", path: "/ext/index/P/block", headers: json, body: JSON.stringify([rpc("index.getLastAccepted"), rpc("index.getContainerRange", {startIndex: 0, numToFetch: 10})].map((s, i) => ({...JSON.parse(s), id: i})))},
+      {
+        method: "POST",
+        path: "/ext/index/P/block",
+        headers: json,
+        body: JSON.stringify(
+          [rpc("index.getLastAccepted"), rpc("index.getContainerRange", {startIndex: 0, numToFetch: 10})].map(
+            (s, i) => ({...JSON.parse(s), id: i}),
+          ),
+        ),
+      },
       {method: "GET", path: "/v1/avg_tps/C"},
       {method: "GET", path: "/v1/avg_tps/X"},
       {method: "POST", path: "/ext/admin", headers: json, body: rpc("admin.getLoggerLevel")},
@@ -82,7 +105,10 @@ export async function benchSoak() {
     while (Date.now() < stopAt) {
       await new Promise((r) => setTimeout(r, Math.min(SAMPLE_MS, Math.max(0, stopAt - Date.now()))));
       const text = await (await fetch(`${node.url}/ext/metrics`, {signal: AbortSignal.timeout(10_000)})).text();
-      const requests = [...text.matchAll(/^avaext_http_requests_total\{[^}]*\} (\d+)$/gm)].reduce((a, m) => a + Number(m[1]), 0);
+      const requests = [...text.matchAll(/^avaext_http_requests_total\{[^}]*\} (\d+)$/gm)].reduce(
+        (a, m) => a + Number(m[1]),
+        0,
+      );
       const s = {
         t: (Date.now() - t0) / 1000,
         rssMb: metric(text, "avaext_process_resident_memory_bytes") / 2 ** 20,
@@ -110,8 +136,10 @@ export async function benchSoak() {
     const rssGrowth = avg(last, "rssMb") - avg(first, "rssMb");
     const problems = [];
     if (rssGrowth > RSS_GROWTH_MB) problems.push(`RSS grew ${f1(rssGrowth)} MB from the first to the last window`);
-    if (steady.length >= 6 && rssSlope > RSS_SLOPE_MB_PER_MIN) problems.push(`RSS slope ${f1(rssSlope)} MB/min after warm-up`);
-    if (avg(last, "lagP99Ms") > LAG_P99_LIMIT_MS) problems.push(`event-loop lag p99 ${f1(avg(last, "lagP99Ms"))} ms in the last window`);
+    if (steady.length >= 6 && rssSlope > RSS_SLOPE_MB_PER_MIN)
+      problems.push(`RSS slope ${f1(rssSlope)} MB/min after warm-up`);
+    if (avg(last, "lagP99Ms") > LAG_P99_LIMIT_MS)
+      problems.push(`event-loop lag p99 ${f1(avg(last, "lagP99Ms"))} ms in the last window`);
     if (result.errors > 0) problems.push(`${result.errors} request errors`);
     const verdict = problems.length === 0 ? "PASS: flat, no growth" : `CHECK: ${problems.join("; ")}`;
     console.error(`\nsoak verdict: ${verdict}`);
@@ -121,9 +149,21 @@ export async function benchSoak() {
         name: `soak ${SECONDS}s mixed traffic + dev feed, ${CONNECTIONS} connections`,
         value: `${Math.round(result.requests.average)} req/s, ${result.requests.total} requests, ${result.non2xx} non-2xx (503 probes until bootstrapped), ${result.errors} errors`,
       },
-      {name: `soak RSS, first ${w} → last ${w} (max)`, value: `${f1(avg(first, "rssMb"))} MB → ${f1(avg(last, "rssMb"))} MB (max ${f1(max(samples, "rssMb"))} MB)`, reference: `< +${RSS_GROWTH_MB} MB`},
-      {name: "soak RSS slope after warm-up", value: `${f1(rssSlope)} MB/min over ${steady.length} samples`, reference: `< ${RSS_SLOPE_MB_PER_MIN} MB/min`},
-      {name: `soak event-loop lag p99, first ${w} → last ${w}`, value: `${f1(avg(first, "lagP99Ms"))} ms → ${f1(avg(last, "lagP99Ms"))} ms (slope ${f1(lagSlope)} ms/min)`, reference: `< ${LAG_P99_LIMIT_MS} ms`},
+      {
+        name: `soak RSS, first ${w} → last ${w} (max)`,
+        value: `${f1(avg(first, "rssMb"))} MB → ${f1(avg(last, "rssMb"))} MB (max ${f1(max(samples, "rssMb"))} MB)`,
+        reference: `< +${RSS_GROWTH_MB} MB`,
+      },
+      {
+        name: "soak RSS slope after warm-up",
+        value: `${f1(rssSlope)} MB/min over ${steady.length} samples`,
+        reference: `< ${RSS_SLOPE_MB_PER_MIN} MB/min`,
+      },
+      {
+        name: `soak event-loop lag p99, first ${w} → last ${w}`,
+        value: `${f1(avg(first, "lagP99Ms"))} ms → ${f1(avg(last, "lagP99Ms"))} ms (slope ${f1(lagSlope)} ms/min)`,
+        reference: `< ${LAG_P99_LIMIT_MS} ms`,
+      },
       {name: "soak verdict", value: verdict},
     ];
   } finally {

@@ -18,7 +18,13 @@ export async function benchTransport() {
         results.push(
           await compare(
             `JSON-RPC health.liveness round trip, ${connections} connections`,
-            {url: `${node.url}/ext/health`, method: "POST", headers: {"content-type": "application/json"}, body: rpcBody, connections},
+            {
+              url: `${node.url}/ext/health`,
+              method: "POST",
+              headers: {"content-type": "application/json"},
+              body: rpcBody,
+              connections,
+            },
             {url: bare.url, method: "POST", headers: {"content-type": "application/json"}, body: rpcBody, connections},
           ),
         );
@@ -36,7 +42,13 @@ export async function benchTransport() {
         const allowNon2xx = res.status !== 200;
         for (const connections of CONNECTION_SET) {
           const label = `GET ${p} (cached${allowNon2xx ? `, ${res.status}` : ""}), ${connections} connections`;
-          results.push(await compare(label, {url: node.url + p, allowNon2xx, connections}, {url: bareGet.url, allowNon2xx, connections}));
+          results.push(
+            await compare(
+              label,
+              {url: node.url + p, allowNon2xx, connections},
+              {url: bareGet.url, allowNon2xx, connections},
+            ),
+          );
         }
       } finally {
         await bareGet.stop();

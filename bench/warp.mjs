@@ -7,7 +7,16 @@
 import {createHash} from "node:crypto";
 import os from "node:os";
 import {fileURLToPath} from "node:url";
-import {BlsKeyCache, aggregate, batchVerify, canonicalValidatorSet, publicKeyOf, sign, verify, verifySignedMessage} from "../dist/src/warp/index.js";
+import {
+  BlsKeyCache,
+  aggregate,
+  batchVerify,
+  canonicalValidatorSet,
+  publicKeyOf,
+  sign,
+  verify,
+  verifySignedMessage,
+} from "../dist/src/warp/index.js";
 
 const N = Number(process.env.BENCH_WARP_VALIDATORS ?? 1000);
 const RUNS = Number(process.env.BENCH_WARP_RUNS ?? 5);
@@ -48,11 +57,20 @@ export async function benchWarp() {
     "hex",
   );
   const sks = Array.from({length: N}, (_, i) => secretKey(i));
-  const [tKeys, inputs] = await time(() => sks.map((sk, i) => ({nodeId: `NodeID-bench${i}`, weight: BigInt(1000 + (i % 7) * 100), blsPublicKey: publicKeyOf(sk)})));
+  const [tKeys, inputs] = await time(() =>
+    sks.map((sk, i) => ({
+      nodeId: `NodeID-bench${i}`,
+      weight: BigInt(1000 + (i % 7) * 100),
+      blsPublicKey: publicKeyOf(sk),
+    })),
+  );
   const [tSet, set] = await time(() => canonicalValidatorSet(inputs));
   const byKey = new Map(sks.map((sk, i) => [Buffer.from(inputs[i].blsPublicKey).toString("hex"), sk]));
   const [tSign, answers] = await time(() =>
-    set.validators.map((v) => ({publicKey: v.publicKey, signature: sign(byKey.get(Buffer.from(v.publicKey).toString("hex")), unsigned)})),
+    set.validators.map((v) => ({
+      publicKey: v.publicKey,
+      signature: sign(byKey.get(Buffer.from(v.publicKey).toString("hex")), unsigned),
+    })),
   );
   // One bad answer (another message's signature) among them, to show the cost of finding it.
   const withBad = answers.map((a, i) => (i === 17 ? {publicKey: a.publicKey, signature: answers[18].signature} : a));
@@ -75,21 +93,39 @@ export async function benchWarp() {
       last = res;
     }
     signed ??= last.signed;
-    rows.push({name: `warp ${N} validators: ${name}`, value: median(runs), unit: "ms", target: TARGET_MS, note: `${last.signerIndices.length} signers, ${last.invalid} invalid`});
+    rows.push({
+      name: `warp ${N} validators: ${name}`,
+      value: median(runs),
+      unit: "ms",
+      target: TARGET_MS,
+      note: `${last.signerIndices.length} signers, ${last.invalid} invalid`,
+    });
   }
   // References: the same verification one signature at a time, and one batch check alone.
   const oneByOne = [];
   const batch = [];
   const items = set.validators.map((v, i) => ({publicKey: v.key, signature: answers[i].signature}));
   for (let r = 0; r < RUNS; r++) {
-    oneByOne.push((await time(() => set.validators.forEach((v, i) => verify(v.key, unsigned, answers[i].signature))))[0]);
+    oneByOne.push(
+      (await time(() => set.validators.forEach((v, i) => verify(v.key, unsigned, answers[i].signature))))[0],
+    );
     batch.push((await time(() => batchVerify(unsigned, items)))[0]);
   }
   rows.push({name: `warp ${N} validators: batch verification alone`, value: median(batch), unit: "ms", note: ""});
-  rows.push({name: `warp ${N} validators: one-by-one verification (reference)`, value: median(oneByOne), unit: "ms", note: ""});
+  rows.push({
+    name: `warp ${N} validators: one-by-one verification (reference)`,
+    value: median(oneByOne),
+    unit: "ms",
+    note: "",
+  });
   const verifyRuns = [];
   for (let r = 0; r < RUNS; r++) verifyRuns.push((await time(() => verifySignedMessage(signed, set, 67)))[0]);
-  rows.push({name: `warp ${N} validators: verifySignedMessage (external aggregator's answer)`, value: median(verifyRuns), unit: "ms", note: ""});
+  rows.push({
+    name: `warp ${N} validators: verifySignedMessage (external aggregator's answer)`,
+    value: median(verifyRuns),
+    unit: "ms",
+    note: "",
+  });
   // A set rebuilt at another P-chain height (the same validators): every key decoded again without the key cache,
   // none with it (src/warp/validators.ts BlsKeyCache, as the data API keeps it across heights).
   const keys = new BlsKeyCache();
@@ -100,18 +136,41 @@ export async function benchWarp() {
     cold.push((await time(() => canonicalValidatorSet(inputs)))[0]);
     warm.push((await time(() => canonicalValidatorSet(inputs, keys)))[0]);
   }
-  rows.push({name: `warp ${N} validators: canonical set rebuilt, keys decoded again`, value: median(cold), unit: "ms", note: ""});
-  rows.push({name: `warp ${N} validators: canonical set rebuilt, keys from the key cache`, value: median(warm), unit: "ms", note: `${keys.decoded} keys decoded in all`});
+  rows.push({
+    name: `warp ${N} validators: canonical set rebuilt, keys decoded again`,
+    value: median(cold),
+    unit: "ms",
+    note: "",
+  });
+  rows.push({
+    name: `warp ${N} validators: canonical set rebuilt, keys from the key cache`,
+    value: median(warm),
+    unit: "ms",
+    note: `${keys.decoded} keys decoded in all`,
+  });
   rows.push({name: `setup: ${N} keys (not timed above)`, value: tKeys, unit: "ms", note: "once"});
   rows.push({name: `setup: canonical set of ${N} (not timed above)`, value: tSet, unit: "ms", note: "once"});
-  rows.push({name: `setup: ${N} signatures by the validators (not timed above)`, value: tSign, unit: "ms", note: "once"});
+  rows.push({
+    name: `setup: ${N} signatures by the validators (not timed above)`,
+    value: tSign,
+    unit: "ms",
+    note: "once",
+  });
   return rows;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const rows = await benchWarp();
-  console.log(`\nMedian of ${RUNS} runs; ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, load average ${os.loadavg().map((x) => x.toFixed(1)).join(" ")}; Node ${process.version}\n`);
+  console.log(
+    `\nMedian of ${RUNS} runs; ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, load average ${os
+      .loadavg()
+      .map((x) => x.toFixed(1))
+      .join(" ")}; Node ${process.version}\n`,
+  );
   console.log("| figure | ms | target | note |");
   console.log("| --- | --- | --- | --- |");
-  for (const r of rows) console.log(`| ${r.name} | ${r.value.toFixed(1)} | ${r.target ? `< ${r.target} ${r.value < r.target ? "ok" : "MISSED"}` : ""} | ${r.note} |`);
+  for (const r of rows)
+    console.log(
+      `| ${r.name} | ${r.value.toFixed(1)} | ${r.target ? `< ${r.target} ${r.value < r.target ? "ok" : "MISSED"}` : ""} | ${r.note} |`,
+    );
 }

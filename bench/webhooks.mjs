@@ -50,14 +50,22 @@ async function receiver() {
   });
   server.keepAliveTimeout = 1;
   await new Promise((r) => server.listen(0, "127.0.0.1", r));
-  return {url: `http://127.0.0.1:${server.address().port}/hook`, count: () => n, close: () => new Promise((r) => (server.closeAllConnections(), server.close(r)))};
+  return {
+    url: `http://127.0.0.1:${server.address().port}/hook`,
+    count: () => n,
+    close: () => new Promise((r) => (server.closeAllConnections(), server.close(r))),
+  };
 }
 
 /** Live blocks: `n` blocks of 20 native transfers among `traders`, one every `everyMs`, each waited for. */
 async function liveBlocks(rpcUrl, follower, traders, from, n, everyMs) {
   const hex = (b) => "0x" + Buffer.from(b).toString("hex");
   const call = async (method, params) => {
-    const res = await fetch(rpcUrl, {method: "POST", headers: {"content-type": "application/json"}, body: JSON.stringify({jsonrpc: "2.0", id: 1, method, params})});
+    const res = await fetch(rpcUrl, {
+      method: "POST",
+      headers: {"content-type": "application/json"},
+      body: JSON.stringify({jsonrpc: "2.0", id: 1, method, params}),
+    });
     const j = await res.json();
     if (j.error) throw new Error(`${method}: ${j.error.message}`);
     return j.result;
@@ -68,7 +76,16 @@ async function liveBlocks(rpcUrl, follower, traders, from, n, everyMs) {
     for (let k = 0; k < 20; k++) {
       const a = traders[(b * 20 + k) % traders.length];
       const c = traders[(b * 20 + k + 7) % traders.length];
-      await call("eth_sendTransaction", [{from: hex(a), to: hex(c), value: "0x1", gas: "0x5208", maxFeePerGas: "0x174876e800", maxPriorityFeePerGas: "0x3b9aca00"}]);
+      await call("eth_sendTransaction", [
+        {
+          from: hex(a),
+          to: hex(c),
+          value: "0x1",
+          gas: "0x5208",
+          maxFeePerGas: "0x174876e800",
+          maxPriorityFeePerGas: "0x3b9aca00",
+        },
+      ]);
     }
     await call("evm_mine", []);
     head++;
@@ -86,7 +103,10 @@ async function fold({rpcUrl, dataDir, head, setup, live}) {
   await migrate(sql, MIGRATIONS, {logger});
   const extra = setup ? await setup(sql, logger) : null;
   const rpc = new EvmRpc({...defaultEvmRpcOptions, url: rpcUrl}, {logger});
-  const follower = new EvmFollower({...defaultEvmFollowerOptions, chainId: CHAIN_ID, blockchainId: null}, {sql, rpc, logger, tokenInfo: async (_a, erc) => ({erc, name: "T", symbol: "T", decimals: 18})});
+  const follower = new EvmFollower(
+    {...defaultEvmFollowerOptions, chainId: CHAIN_ID, blockchainId: null},
+    {sql, rpc, logger, tokenInfo: async (_a, erc) => ({erc, name: "T", symbol: "T", decimals: 18})},
+  );
   const t0 = performance.now();
   follower.start();
   await follower.waitFor(BigInt(head), 3_600_000);
@@ -108,7 +128,13 @@ export async function benchWebhooks() {
   let anvil = null;
   try {
     anvil = await startAnvil(BLOCKS + 100);
-    const built = await buildHistory({url: anvil.url, blocks: BLOCKS, txsPerBlock: 20, genesisTimestamp: 1_700_000_000, icmShare: 0});
+    const built = await buildHistory({
+      url: anvil.url,
+      blocks: BLOCKS,
+      txsPerBlock: 20,
+      genesisTimestamp: 1_700_000_000,
+      icmShare: 0,
+    });
     console.error(`history: ${BLOCKS} blocks, ${built.txs} txs in ${fmt(built.seconds, 1)} s`);
     const ref = [];
     const outboxOnly = [];
@@ -127,7 +153,22 @@ export async function benchWebhooks() {
           const i = w * per + k;
           return i < traders.length ? traders[i] : Uint8Array.from(randomBytes(20));
         });
-        await insertWebhook(sql, {id: randomUUID(), owner: "bench", eventType: "address_activity", url, name: "", description: "", chainId: CHAIN_ID, network: null, metadata: {}, includeInternalTxs: false, includeLogs: true, secret: "bench-secret-0123456789", createdAt: Date.now(), addresses});
+        await insertWebhook(sql, {
+          id: randomUUID(),
+          owner: "bench",
+          eventType: "address_activity",
+          url,
+          name: "",
+          description: "",
+          chainId: CHAIN_ID,
+          network: null,
+          metadata: {},
+          includeInternalTxs: false,
+          includeLogs: true,
+          secret: "bench-secret-0123456789",
+          createdAt: Date.now(),
+          addresses,
+        });
       }
     };
     for (let r = 0; r < RUNS; r++) {
@@ -138,7 +179,12 @@ export async function benchWebhooks() {
       const recv = await receiver();
       const lat = [];
       // The fold's own cost of the outbox: the same webhooks, no delivery running.
-      const c = await fold({rpcUrl: anvil.url, dataDir: path.join(root, `outbox-${r}`), head: BLOCKS, setup: (sql) => hooks(sql, recv.url)});
+      const c = await fold({
+        rpcUrl: anvil.url,
+        dataDir: path.join(root, `outbox-${r}`),
+        head: BLOCKS,
+        setup: (sql) => hooks(sql, recv.url),
+      });
       outboxOnly.push(c.blocksPerS);
       await c.close();
       let liveFrom = 0;
@@ -164,13 +210,16 @@ export async function benchWebhooks() {
         setup: async (sql, logger) => {
           b0.sql = sql;
           await hooks(sql, recv.url);
-          const delivery = new WebhookDelivery({...defaultWebhookDeliveryOptions, allowPrivateUrls: true, pollMs: 20}, {
-            sql,
-            logger,
-            now: Date.now,
-            networkToken: () => ({name: "Avalanche", symbol: "AVAX", decimals: 18}),
-            onAttempt: (x) => x.ok && lat.push(Date.now() - x.createdAt),
-          });
+          const delivery = new WebhookDelivery(
+            {...defaultWebhookDeliveryOptions, allowPrivateUrls: true, pollMs: 20},
+            {
+              sql,
+              logger,
+              now: Date.now,
+              networkToken: () => ({name: "Avalanche", symbol: "AVAX", decimals: 18}),
+              onAttempt: (x) => x.ok && lat.push(Date.now() - x.createdAt),
+            },
+          );
           delivery.start();
           return {delivery, close: () => delivery.close()};
         },
@@ -178,7 +227,8 @@ export async function benchWebhooks() {
       hooked.push(b.blocksPerS);
       const [{n}] = await b.sql.query("SELECT count(*)::int8 AS n FROM webhook_outbox");
       events = Number(n);
-      for (const until = Date.now() + 300_000; lat.length < events && Date.now() < until; ) await new Promise((res) => setTimeout(res, 50));
+      for (const until = Date.now() + 300_000; lat.length < events && Date.now() < until; )
+        await new Promise((res) => setTimeout(res, 50));
       latencies.push(p99(lat.slice(0, liveFrom)));
       liveP99.push(p99(lat.slice(liveFrom)));
       liveEvents = lat.length - liveFrom;
@@ -186,20 +236,42 @@ export async function benchWebhooks() {
       const before = recv.count();
       const t0 = performance.now();
       await b.sql.query("UPDATE webhook_outbox SET state = 'pending', next_attempt_at = 0, attempt_base = attempts");
-      for (const until = Date.now() + 300_000; recv.count() - before < events && Date.now() < until; ) await new Promise((res) => setTimeout(res, 20));
+      for (const until = Date.now() + 300_000; recv.count() - before < events && Date.now() < until; )
+        await new Promise((res) => setTimeout(res, 20));
       drains.push((recv.count() - before) / ((performance.now() - t0) / 1000));
-      console.error(`run ${r + 1}: fold ${fmt(a.blocksPerS)} blocks/s without webhooks, ${fmt(c.blocksPerS)} with the outbox, ${fmt(b.blocksPerS)} with delivery too; ${events} events, p99 fold→delivery ${fmt(latencies.at(-1))} ms in the backlog, ${fmt(liveP99.at(-1))} ms live (${liveEvents} events); backlog ${fmt(drains.at(-1))} events/s`);
+      console.error(
+        `run ${r + 1}: fold ${fmt(a.blocksPerS)} blocks/s without webhooks, ${fmt(c.blocksPerS)} with the outbox, ${fmt(b.blocksPerS)} with delivery too; ${events} events, p99 fold→delivery ${fmt(latencies.at(-1))} ms in the backlog, ${fmt(liveP99.at(-1))} ms live (${liveEvents} events); backlog ${fmt(drains.at(-1))} events/s`,
+      );
       await b.close();
       await recv.close();
     }
     const r0 = median(ref);
     const r1 = median(hooked);
     const r2 = median(outboxOnly);
-    rows.push({name: `EVM fold writing the outbox of ${WEBHOOKS} webhooks / ${ADDRESSES} watched addresses vs without webhooks (PGlite, ${BLOCKS} blocks × 20 txs)`, value: `${fmt(r2)} blocks/s`, reference: `${fmt(r0)} blocks/s`, ratio: `${fmt((r2 / r0) * 100)} %`});
-    rows.push({name: `The same fold with delivery running beside it (same process, same store)`, value: `${fmt(r1)} blocks/s`, reference: `${fmt(r0)} blocks/s`, ratio: `${fmt((r1 / r0) * 100)} %`});
-    rows.push({name: `Webhook fold → delivery latency, live blocks (${LIVE_BLOCKS} blocks of 20 transfers, one every ${LIVE_EVERY_MS} ms; ${liveEvents} events)`, value: `p99 ${fmt(median(liveP99))} ms`});
-    rows.push({name: `Webhook fold → delivery latency while folding the ${BLOCKS}-block backlog (${events - liveEvents} events)`, value: `p99 ${fmt(median(latencies))} ms`});
-    rows.push({name: `Webhook delivery rate, ${events} events due at once (signed POSTs to a local receiver, 64 in flight)`, value: `${fmt(median(drains))} events/s`});
+    rows.push({
+      name: `EVM fold writing the outbox of ${WEBHOOKS} webhooks / ${ADDRESSES} watched addresses vs without webhooks (PGlite, ${BLOCKS} blocks × 20 txs)`,
+      value: `${fmt(r2)} blocks/s`,
+      reference: `${fmt(r0)} blocks/s`,
+      ratio: `${fmt((r2 / r0) * 100)} %`,
+    });
+    rows.push({
+      name: `The same fold with delivery running beside it (same process, same store)`,
+      value: `${fmt(r1)} blocks/s`,
+      reference: `${fmt(r0)} blocks/s`,
+      ratio: `${fmt((r1 / r0) * 100)} %`,
+    });
+    rows.push({
+      name: `Webhook fold → delivery latency, live blocks (${LIVE_BLOCKS} blocks of 20 transfers, one every ${LIVE_EVERY_MS} ms; ${liveEvents} events)`,
+      value: `p99 ${fmt(median(liveP99))} ms`,
+    });
+    rows.push({
+      name: `Webhook fold → delivery latency while folding the ${BLOCKS}-block backlog (${events - liveEvents} events)`,
+      value: `p99 ${fmt(median(latencies))} ms`,
+    });
+    rows.push({
+      name: `Webhook delivery rate, ${events} events due at once (signed POSTs to a local receiver, 64 in flight)`,
+      value: `${fmt(median(drains))} events/s`,
+    });
   } finally {
     if (anvil) await anvil.stop();
     rmSync(root, {recursive: true, force: true});
@@ -208,5 +280,6 @@ export async function benchWebhooks() {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  for (const r of await benchWebhooks()) console.log(`| ${r.name} | ${r.value} | ${r.reference ?? "-"} | ${r.ratio ?? "-"} | ${r.p99 ?? "-"} |`);
+  for (const r of await benchWebhooks())
+    console.log(`| ${r.name} | ${r.value} | ${r.reference ?? "-"} | ${r.ratio ?? "-"} | ${r.p99 ?? "-"} |`);
 }

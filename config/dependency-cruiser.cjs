@@ -75,28 +75,32 @@ module.exports = {
     },
     {
       name: "genesis-below-data-api",
-      comment: "A network's genesis (src/genesis, AvalancheGo's genesis.FromConfig) is built below the data API that folds it.",
+      comment:
+        "A network's genesis (src/genesis, AvalancheGo's genesis.FromConfig) is built below the data API that folds it.",
       severity: "error",
       from: from("genesis-below-data-api", {path: "^src/genesis/"}),
       to: {path: "^src/(dataApi|dev|feed|containerIndex|api|admin|health|cli|metricsService|node\\.ts|index\\.ts)"},
     },
     {
       name: "data-api-not-dev",
-      comment: "The dev network plugs into the data API's interfaces (a feed, an EVM, a signature source); the data API does not reach into it.",
+      comment:
+        "The dev network plugs into the data API's interfaces (a feed, an EVM, a signature source); the data API does not reach into it.",
       severity: "error",
       from: {path: "^src/dataApi/"},
       to: {path: "^src/dev/"},
     },
     {
       name: "store-below-data-api",
-      comment: "store/ is the SQL client, migrations, schema and bulk inserts: it knows no view, query, model or route.",
+      comment:
+        "store/ is the SQL client, migrations, schema and bulk inserts: it knows no view, query, model or route.",
       severity: "error",
       from: {path: "^src/dataApi/store/"},
       to: {path: "^src/dataApi/", pathNot: "^src/dataApi/store/"},
     },
     {
       name: "views-write-not-read",
-      comment: "A view folds sources into the store; it never reads for an answer or formats one (queries, models, routes, server).",
+      comment:
+        "A view folds sources into the store; it never reads for an answer or formats one (queries, models, routes, server).",
       severity: "error",
       from: {path: "^src/dataApi/views/"},
       to: {path: "^src/dataApi/(queries|models|routes|server|signatures|observations)/"},
@@ -131,14 +135,16 @@ module.exports = {
     },
     {
       name: "routes-read-no-view",
-      comment: "A route reads through queries/, never a view's modules (their row types are the writer's, not the answer's).",
+      comment:
+        "A route reads through queries/, never a view's modules (their row types are the writer's, not the answer's).",
       severity: "error",
       from: from("routes-read-no-view", {path: "^src/dataApi/routes/"}),
       to: {path: "^src/dataApi/views/"},
     },
     {
       name: "server-knows-no-routes",
-      comment: "server/ is the /v1 router and its parameters, errors, tokens, keys: the routes register on it, not the reverse.",
+      comment:
+        "server/ is the /v1 router and its parameters, errors, tokens, keys: the routes register on it, not the reverse.",
       severity: "error",
       from: {path: "^src/dataApi/server/"},
       to: {path: "^src/dataApi/(routes|queries|views|store|models|signatures|observations)/"},
@@ -163,7 +169,8 @@ module.exports = {
     },
     {
       name: "flag-parsing-loads-no-driver",
-      comment: "Nothing flag parsing imports, however indirectly, loads pg, PGlite or LevelDB (test/unit/cli/flagImports.test.ts checks it at run time).",
+      comment:
+        "Nothing flag parsing imports, however indirectly, loads pg, PGlite or LevelDB (test/unit/cli/flagImports.test.ts checks it at run time).",
       severity: "error",
       from: {path: "^src/cli/(flags|config)\\.ts$"},
       to: {reachable: true, path: DRIVERS},
@@ -177,7 +184,8 @@ module.exports = {
     },
     {
       name: "not-to-dev-dep",
-      comment: "src/ runs from an install without devDependencies (npm install --omit=dev): it may use their types only.",
+      comment:
+        "src/ runs from an install without devDependencies (npm install --omit=dev): it may use their types only.",
       severity: "error",
       from: {path: "^src/"},
       to: {dependencyTypes: ["npm-dev"], dependencyTypesNot: ["type-only"]},

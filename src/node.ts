@@ -100,9 +100,14 @@ export class AvaextNode {
   ) {
     // A genesis file is checked first (its network ID, its format): a custom network's chain IDs are its.
     if (config["genesis-file"] !== null && config.feed === "dev") {
-      throw new Error(`--genesis-file is not for --feed dev: the dev network writes its own genesis (${devGenesisPath(config["data-dir"])})`);
+      throw new Error(
+        `--genesis-file is not for --feed dev: the dev network writes its own genesis (${devGenesisPath(config["data-dir"])})`,
+      );
     }
-    this.genesisFile = config["genesis-file"] === null ? null : resolveGenesis(parseNetworkId(config["network-id"]), config["genesis-file"]);
+    this.genesisFile =
+      config["genesis-file"] === null
+        ? null
+        : resolveGenesis(parseNetworkId(config["network-id"]), config["genesis-file"]);
     const network = networkWithGenesis(config["network-id"], this.genesisFile);
     mkdirSync(config["data-dir"], {recursive: true});
     this.loggers = new LoggerRegistry({
@@ -157,7 +162,11 @@ export class AvaextNode {
     const db = await openIndexDatabase(c["db-dir"]);
     this.db = db;
     this.onClose("database", () => db.close());
-    if (db.migrated > 0) this.logger.info({records: db.migrated, dir: db.dir}, "moved container records of an older database layout to a store per endpoint");
+    if (db.migrated > 0)
+      this.logger.info(
+        {records: db.migrated, dir: db.dir},
+        "moved container records of an older database layout to a store per endpoint",
+      );
     const store = await IndexStore.open(db);
     this.store = store;
     await checkIncompleteIndex(store, c["index-enabled"], c["index-allow-incomplete"]);
@@ -173,13 +182,26 @@ export class AvaextNode {
         const url = (): string | null => source.evmUrl();
         const guard = source.evmGuard()!;
         this.routes.add("/ext/bc/C/rpc", devEvmRpcRoute("/ext/bc/C/rpc", url, guard));
-        this.routes.add(`/ext/bc/${this.chains.network.chainIds.C}/rpc`, devEvmRpcRoute("/ext/bc/:chain/rpc", url, guard));
-        this.routes.add(`/ext/bc/${source.l1BlockchainId()}/rpc`, devEvmRpcRoute("/ext/bc/:chain/rpc", () => source.evmUrl("L1"), source.evmGuard("L1")!));
+        this.routes.add(
+          `/ext/bc/${this.chains.network.chainIds.C}/rpc`,
+          devEvmRpcRoute("/ext/bc/:chain/rpc", url, guard),
+        );
+        this.routes.add(
+          `/ext/bc/${source.l1BlockchainId()}/rpc`,
+          devEvmRpcRoute("/ext/bc/:chain/rpc", () => source.evmUrl("L1"), source.evmGuard("L1")!),
+        );
       }
     }
     this.ingester = new Ingester(
       {indexEnabled: c["index-enabled"]},
-      {source, store, status: this.feedStatus, avgTps: this.avgTps, logger: this.loggers.get("feed"), register: this.metrics.register},
+      {
+        source,
+        store,
+        status: this.feedStatus,
+        avgTps: this.avgTps,
+        logger: this.loggers.get("feed"),
+        register: this.metrics.register,
+      },
     );
     const ingester = this.ingester;
     this.onClose("feed", () => ingester.close());
@@ -189,26 +211,37 @@ export class AvaextNode {
     }
 
     // Checks run whether or not the health API is served: their state also feeds the failing-checks gauge.
-    registerChecks(this.health, {
-      db,
-      dataDir: c["data-dir"],
-      feed: this.feedStatus,
-      inflight: () => this.http.inflightStats(),
-    }, {
-      ...defaultCheckThresholds,
-      diskRequiredPercent: c["system-tracker-disk-required-available-space-percentage"],
-      diskWarningPercent: c["system-tracker-disk-warning-available-space-percentage"],
-    });
+    registerChecks(
+      this.health,
+      {
+        db,
+        dataDir: c["data-dir"],
+        feed: this.feedStatus,
+        inflight: () => this.http.inflightStats(),
+      },
+      {
+        ...defaultCheckThresholds,
+        diskRequiredPercent: c["system-tracker-disk-required-available-space-percentage"],
+        diskWarningPercent: c["system-tracker-disk-warning-available-space-percentage"],
+      },
+    );
     this.onClose("health", () => this.health.stop());
     if (c["api-health-enabled"]) {
       this.rpc.register("health", createHealthMethods(this.health));
       registerHealthRoutes(this.routes, this.health);
     }
     if (c["metrics-service-enabled"]) {
-      const service = new MetricsService({rateLimitPerMinute: c["metrics-service-rate-limit"], clients: this.clientAddresses}, {chains: this.chains, avgTps: this.avgTps});
+      const service = new MetricsService(
+        {rateLimitPerMinute: c["metrics-service-rate-limit"], clients: this.clientAddresses},
+        {chains: this.chains, avgTps: this.avgTps},
+      );
       this.routes.addResolver(service.resolver());
       // The data API opens after this: /v2 finds its store when a request comes.
-      const v2 = new MetricsV2({network: this.chains.network, store: () => this.dataApi?.readClient() ?? null, tokens: service.tokens});
+      const v2 = new MetricsV2({
+        network: this.chains.network,
+        store: () => this.dataApi?.readClient() ?? null,
+        tokens: service.tokens,
+      });
       this.routes.addResolver(v2Resolver(service, v2));
     }
     // --- admin API (issue #6) ---
@@ -232,7 +265,9 @@ export class AvaextNode {
     // --- end admin API ---
     if (c["data-api-enabled"]) {
       if (!c["index-enabled"] && c["data-api-role"] !== "serve") {
-        throw new Error("--data-api-enabled folds the container index: it needs --index-enabled (or --data-api-role serve, to answer from a store another process writes)");
+        throw new Error(
+          "--data-api-enabled folds the container index: it needs --index-enabled (or --data-api-role serve, to answer from a store another process writes)",
+        );
       }
       // The dev network's genesis is the one its feed wrote; any other network's is resolved from the flags.
       const genesis = dataApiGenesis({
@@ -259,7 +294,13 @@ export class AvaextNode {
           contractMetadata: c["contract-metadata-file"] ? loadContractMetadata(c["contract-metadata-file"]) : new Map(),
           nftFetch: {ipfsGateway: c["ipfs-gateway"], allowPrivate: c["nft-metadata-allow-private"]},
           icmContracts: c["icm-contracts"],
-          webhooks: {allowPrivateUrls: c["webhooks-allow-private-urls"], maxAddresses: c["webhooks-max-addresses"], maxPerKey: c["webhooks-max-per-key"], timeoutMs: c["webhooks-timeout"], retentionMs: c["webhooks-retention"]},
+          webhooks: {
+            allowPrivateUrls: c["webhooks-allow-private-urls"],
+            maxAddresses: c["webhooks-max-addresses"],
+            maxPerKey: c["webhooks-max-per-key"],
+            timeoutMs: c["webhooks-timeout"],
+            retentionMs: c["webhooks-retention"],
+          },
           signatures: {
             warpSignerUrls: c["warp-signer-urls"],
             aggregatorUrl: c["signature-aggregator-url"] || null,
@@ -340,14 +381,23 @@ export class AvaextNode {
     if (spec === "dev") {
       const evm = this.config["dev-evm"] ? {logger: this.logger} : null;
       return new DevFeed(
-        {...defaultDevFeedOptions, backfillMs: this.config["dev-backfill"], genesisPath: devGenesisPath(this.config["data-dir"])},
+        {
+          ...defaultDevFeedOptions,
+          backfillMs: this.config["dev-backfill"],
+          genesisPath: devGenesisPath(this.config["data-dir"]),
+        },
         {status, network: this.chains.network, evm, now: this.overrides.devNow},
       );
     }
     if (spec.startsWith("file:")) {
       return new FileFeed(
         {...defaultFileFeedOptions, path: spec.slice("file:".length)},
-        {chains: this.chains, status, logger: this.loggers.get("feed"), bad: {badLine: (n, r) => this.ingester?.badLine(n, r)}},
+        {
+          chains: this.chains,
+          status,
+          logger: this.loggers.get("feed"),
+          bad: {badLine: (n, r) => this.ingester?.badLine(n, r)},
+        },
       );
     }
     return new HttpFeed({...defaultHttpFeedOptions, url: spec}, {status, logger: this.loggers.get("feed")});
@@ -368,7 +418,9 @@ export class AvaextNode {
     return [
       ...(namesC ? [] : [{name: "C", url: dev.evmUrl()!, urlOf: () => dev.evmUrl()!, guard: dev.evmGuard()!}]),
       ...given,
-      ...(namesL1 ? [] : [{name: l1, url: dev.evmUrl("L1")!, urlOf: () => dev.evmUrl("L1")!, guard: dev.evmGuard("L1")!}]),
+      ...(namesL1
+        ? []
+        : [{name: l1, url: dev.evmUrl("L1")!, urlOf: () => dev.evmUrl("L1")!, guard: dev.evmGuard("L1")!}]),
     ];
   }
 

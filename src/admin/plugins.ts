@@ -59,7 +59,9 @@ export class VMRegistry {
       names = (await readdir(this.opts.dir)).sort();
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === "ENOENT") return {newVMs: {}};
-      throw appError(`couldn't read the plugin directory: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      throw appError(
+        `couldn't read the plugin directory: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      );
     }
 
     const newVMs: Record<string, string[]> = {};
@@ -78,7 +80,8 @@ export class VMRegistry {
       const stem = name.slice(0, name.length - path.extname(name).length);
       const id = aliasToId.get(stem) ?? (isVmId(stem) ? stem : null);
       if (id === null) {
-        failedVMs[name] = `invalid vmID: ${JSON.stringify(stem)}: the file name is neither a CB58 VM ID nor an alias in --vm-aliases-file`;
+        failedVMs[name] =
+          `invalid vmID: ${JSON.stringify(stem)}: the file name is neither a CB58 VM ID nor an alias in --vm-aliases-file`;
         continue;
       }
       if (this.vms.has(id)) continue;
@@ -117,7 +120,8 @@ export class VMRegistry {
       const err = e as NodeJS.ErrnoException;
       throw bad(err.code !== undefined ? `couldn't read it: ${err.code}` : `not JSON: ${err.message}`);
     }
-    if (typeof json !== "object" || json === null || Array.isArray(json)) throw bad('expected {"<vmID>": ["alias", ...]}');
+    if (typeof json !== "object" || json === null || Array.isArray(json))
+      throw bad('expected {"<vmID>": ["alias", ...]}');
     const owner = new Map<string, string>();
     for (const [id, list] of Object.entries(json)) {
       if (!isVmId(id)) throw bad(`${JSON.stringify(id)} is not a CB58 VM ID`);

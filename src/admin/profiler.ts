@@ -92,7 +92,9 @@ export class Profiler {
 
   /** admin.lockProfile: writes event-loop contention statistics to `lock.profile`. */
   lock(): Promise<string> {
-    return this.mutex.run(() => writeOutput(this.opts.dir, LOCK_PROFILE, JSON.stringify(this.lockStats(), null, 2) + "\n"));
+    return this.mutex.run(() =>
+      writeOutput(this.opts.dir, LOCK_PROFILE, JSON.stringify(this.lockStats(), null, 2) + "\n"),
+    );
   }
 
   /** admin.stacktrace: writes a diagnostic report to `stacktrace.json`. */

@@ -118,10 +118,18 @@ export class AdminService {
         this.modules.logger.info("CPU profiler started");
         return {};
       }),
-      stopCPUProfiler: this.profileMethod("stopCPUProfiler", "write the CPU profile", "CPU profile written", () => this.profiler.stopCPU()),
-      memoryProfile: this.profileMethod("memoryProfile", "write the memory profile", "memory profile written", () => this.profiler.memory()),
-      lockProfile: this.profileMethod("lockProfile", "write the lock profile", "lock profile written", () => this.profiler.lock()),
-      stacktrace: this.profileMethod("stacktrace", "write the stack trace", "stack trace written", () => this.profiler.stacktrace()),
+      stopCPUProfiler: this.profileMethod("stopCPUProfiler", "write the CPU profile", "CPU profile written", () =>
+        this.profiler.stopCPU(),
+      ),
+      memoryProfile: this.profileMethod("memoryProfile", "write the memory profile", "memory profile written", () =>
+        this.profiler.memory(),
+      ),
+      lockProfile: this.profileMethod("lockProfile", "write the lock profile", "lock profile written", () =>
+        this.profiler.lock(),
+      ),
+      stacktrace: this.profileMethod("stacktrace", "write the stack trace", "stack trace written", () =>
+        this.profiler.stacktrace(),
+      ),
       loadVMs: method(noParams, async () => {
         this.called("loadVMs");
         const result = await osErrors("load VMs", () => this.vms.load());
@@ -213,7 +221,11 @@ function redactEvmRpc(v: string): string {
 }
 
 /** admin.dbGet: found → 0 and the value; missing → 2; no open database → 1 (AvalancheGo's rpcdb codes). */
-async function dbGet(db: RawKeyValueReader | null, key: Uint8Array, logger: Logger): Promise<{value: string; errorCode: number}> {
+async function dbGet(
+  db: RawKeyValueReader | null,
+  key: Uint8Array,
+  logger: Logger,
+): Promise<{value: string; errorCode: number}> {
   const closed = {value: "", errorCode: DbErrorCode.Closed};
   if (db === null || db.status !== "open") return closed;
   let value: Uint8Array | undefined;

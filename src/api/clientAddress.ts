@@ -26,7 +26,10 @@ export class ClientAddresses {
     let addr = plain(req.socket.remoteAddress ?? "");
     if (this.trusted === null || !this.isTrusted(addr)) return addr;
     const raw = req.headers["x-forwarded-for"];
-    const hops = (Array.isArray(raw) ? raw.join(",") : (raw ?? "")).split(",").map((h) => h.trim()).filter((h) => h !== "");
+    const hops = (Array.isArray(raw) ? raw.join(",") : (raw ?? ""))
+      .split(",")
+      .map((h) => h.trim())
+      .filter((h) => h !== "");
     for (let i = hops.length - 1; i >= 0; i--) {
       const hop = hopAddress(hops[i]!);
       // A malformed hop ends the chain: the last address a trusted proxy vouched for is the client.
@@ -52,7 +55,10 @@ export class ClientAddresses {
 export function clientKey(addr: string): string {
   const a = plain(addr);
   if (isIP(a) !== 6) return `ip:${a}`;
-  return `ip6:${ipv6Groups(a).slice(0, 4).map((g) => g.toString(16)).join(":")}::/64`;
+  return `ip6:${ipv6Groups(a)
+    .slice(0, 4)
+    .map((g) => g.toString(16))
+    .join(":")}::/64`;
 }
 
 /** An IPv4-mapped IPv6 address as its IPv4 address; others as they are. */

@@ -49,7 +49,10 @@ export function appError(message: string): RpcErrorReply {
 
 /** -32602 naming the field: `invalid params: <field>: <reason>`. */
 export function invalidParams(field: string | null, reason: string): RpcErrorReply {
-  return new RpcErrorReply(ErrorCode.InvalidParams, field ? `invalid params: ${field}: ${reason}` : `invalid params: ${reason}`);
+  return new RpcErrorReply(
+    ErrorCode.InvalidParams,
+    field ? `invalid params: ${field}: ${reason}` : `invalid params: ${reason}`,
+  );
 }
 
 export function methodNotFound(method: string): RpcErrorReply {

@@ -81,7 +81,8 @@ export class Routes {
     const aliasPath = EXT + alias;
     // An alias of an alias serves the real endpoint (AvalancheGo re-registers the aliased routes, same effect).
     const endpointPath = this.knownEndpoint(EXT + endpoint) ? EXT + endpoint : this.unalias(EXT + endpoint);
-    if (endpointPath === null || !this.knownEndpoint(endpointPath)) throw new Error(`unknown endpoint: ${EXT + endpoint}`);
+    if (endpointPath === null || !this.knownEndpoint(endpointPath))
+      throw new Error(`unknown endpoint: ${EXT + endpoint}`);
     if (this.aliases.has(aliasPath)) {
       throw new Error(`route is either already aliased or already maps to a handle: ${aliasPath}`);
     }
@@ -122,7 +123,10 @@ export class Routes {
   private unalias(path: string): string | null {
     let best: string | null = null;
     for (const alias of this.aliases.keys()) {
-      if ((path === alias || (path.startsWith(alias) && path[alias.length] === "/")) && (best === null || alias.length > best.length)) {
+      if (
+        (path === alias || (path.startsWith(alias) && path[alias.length] === "/")) &&
+        (best === null || alias.length > best.length)
+      ) {
         best = alias;
       }
     }

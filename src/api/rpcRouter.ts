@@ -67,7 +67,11 @@ export interface RpcRouterOptions {
   maxBatchResponseBytes: number;
 }
 
-export const defaultRpcRouterOptions: RpcRouterOptions = {maxBatch: 100, stacktraces: false, maxBatchResponseBytes: 64 * 1024 * 1024};
+export const defaultRpcRouterOptions: RpcRouterOptions = {
+  maxBatch: 100,
+  stacktraces: false,
+  maxBatchResponseBytes: 64 * 1024 * 1024,
+};
 
 export interface RpcRouterModules {
   logger: Logger;
@@ -114,23 +118,29 @@ export class RpcRouter {
       // Registered "advanced" so the response is built here: a trivial call then costs one promise, not the
       // several hops of json-rpc-2.0's plain-method wrapper (measured: a third of a trivial call's time).
       // The method's own metric children, resolved once: a call then only adds to numbers.
-      const stats: MethodStats | null = this.metrics && {ok: this.metrics.calls.labels(full, "success"), duration: this.metrics.duration.labels(full)};
+      const stats: MethodStats | null = this.metrics && {
+        ok: this.metrics.calls.labels(full, "success"),
+        duration: this.metrics.duration.labels(full),
+      };
       const handler = def.handler as (p: unknown, ctx: unknown) => unknown;
       // No closure per call: a trivial call's answer is built with what is at hand.
-      this.server.addMethodAdvanced(full, (request: JSONRPCRequest, call: CallParams): PromiseLike<JSONRPCResponse | null> => {
-        const start = stats === null ? 0 : performance.now();
-        let out: unknown;
-        try {
-          out = handler(def.params(request.params, "params"), call.ctx);
-        } catch (e) {
-          return Promise.reject(this.failed(full, stats, start, e));
-        }
-        if (!isThenable(out)) return Promise.resolve(succeeded(stats, start, request, out));
-        return out.then(
-          (r) => succeeded(stats, start, request, r),
-          (e: unknown) => Promise.reject(this.failed(full, stats, start, e)),
-        );
-      });
+      this.server.addMethodAdvanced(
+        full,
+        (request: JSONRPCRequest, call: CallParams): PromiseLike<JSONRPCResponse | null> => {
+          const start = stats === null ? 0 : performance.now();
+          let out: unknown;
+          try {
+            out = handler(def.params(request.params, "params"), call.ctx);
+          } catch (e) {
+            return Promise.reject(this.failed(full, stats, start, e));
+          }
+          if (!isThenable(out)) return Promise.resolve(succeeded(stats, start, request, out));
+          return out.then(
+            (r) => succeeded(stats, start, request, r),
+            (e: unknown) => Promise.reject(this.failed(full, stats, start, e)),
+          );
+        },
+      );
     }
   }
 
@@ -268,7 +278,12 @@ interface MethodStats {
 }
 
 /** Counts a successful call; its answer (null for a notification). */
-function succeeded(stats: MethodStats | null, start: number, request: JSONRPCRequest, result: unknown): JSONRPCResponse | null {
+function succeeded(
+  stats: MethodStats | null,
+  start: number,
+  request: JSONRPCRequest,
+  result: unknown,
+): JSONRPCResponse | null {
   if (stats !== null) {
     stats.ok.inc();
     stats.duration.observe((performance.now() - start) / 1e3);

@@ -159,7 +159,13 @@ export class HttpServer {
   }
 
   /** Writes a response and retires its exchange: out of the in-flight table, into the metrics. */
-  private send(x: Exchange, res: ServerResponse, status: number, h: Headers, body?: string | Buffer | readonly Buffer[]): void {
+  private send(
+    x: Exchange,
+    res: ServerResponse,
+    status: number,
+    h: Headers,
+    body?: string | Buffer | readonly Buffer[],
+  ): void {
     res.writeHead(status, h);
     if (Array.isArray(body)) {
       // Chunks of one answer (a range page between its envelope's pieces), written in order without joining.
@@ -194,7 +200,8 @@ export class HttpServer {
     if (s.writableLength === 0) return;
     // Progress is what libuv has left of the write: the stream's writableLength counts a chunk until all of it is
     // written, so an answer of one chunk would show none until it is done.
-    const left = (): number => (s as unknown as {_handle?: {writeQueueSize?: number}})._handle?.writeQueueSize ?? s.writableLength;
+    const left = (): number =>
+      (s as unknown as {_handle?: {writeQueueSize?: number}})._handle?.writeQueueSize ?? s.writableLength;
     let queued = left();
     const timer = setInterval(() => {
       if (res.writableFinished || s.destroyed) return void clearInterval(timer);
@@ -204,7 +211,10 @@ export class HttpServer {
         return;
       }
       clearInterval(timer);
-      this.modules.logger.debug({queuedBytes: queued, writeTimeoutMs: ms}, "HTTP client took none of its answer: connection dropped");
+      this.modules.logger.debug(
+        {queuedBytes: queued, writeTimeoutMs: ms},
+        "HTTP client took none of its answer: connection dropped",
+      );
       s.destroy();
     }, ms);
     timer.unref();
@@ -245,14 +255,24 @@ export class HttpServer {
 
     // GET/HEAD reach a plain handler; health sub-paths answer every method as AvalancheGo's do.
     const plain = method === "GET" || method === "HEAD" || (route.plainAnyMethod === true && !route.rpc);
-    if (route.plain && plain) return void this.servePlain(x, route, res, pathname, q < 0 ? null : rawUrl.slice(q + 1), method === "HEAD", h);
+    if (route.plain && plain)
+      return void this.servePlain(x, route, res, pathname, q < 0 ? null : rawUrl.slice(q + 1), method === "HEAD", h);
     if (route.rpc && method === "POST") return void this.serveRpc(x, route.rpc, res, h);
     h.allow = allowedMethods(route).join(", ");
-    if (route.rpc && !route.plain) return this.sendText(x, res, 405, `rpc: POST method required, received ${method}`, h);
+    if (route.rpc && !route.plain)
+      return this.sendText(x, res, 405, `rpc: POST method required, received ${method}`, h);
     return this.sendText(x, res, 405, `method ${method} not allowed\n`, h);
   }
 
-  private async servePlain(x: Exchange, route: Route, res: ServerResponse, path: string, rawQuery: string | null, head: boolean, h: Headers): Promise<void> {
+  private async servePlain(
+    x: Exchange,
+    route: Route,
+    res: ServerResponse,
+    path: string,
+    rawQuery: string | null,
+    head: boolean,
+    h: Headers,
+  ): Promise<void> {
     // Probes hit these paths at high rates and rarely carry a query: parse one only when there is one.
     const query = rawQuery === null ? new URLSearchParams() : new URLSearchParams(rawQuery);
     // A client that goes away before its answer is sent: the handler's work for it (a store statement) can stop.
@@ -274,13 +294,24 @@ export class HttpServer {
     }
   }
 
-  private async serveRpc(x: Exchange, rpc: {service: string; ctx: unknown}, res: ServerResponse, h: Headers): Promise<void> {
+  private async serveRpc(
+    x: Exchange,
+    rpc: {service: string; ctx: unknown},
+    res: ServerResponse,
+    h: Headers,
+  ): Promise<void> {
     const req = x.req;
     const ct = req.headers["content-type"];
     const type = ct === undefined ? "" : ct === "application/json" ? ct : ct.split(";", 1)[0]!.trim().toLowerCase();
     if (type !== "application/json") {
       req.resume();
-      return this.sendText(x, res, 415, `rpc: unrecognized Content-Type: ${type === "" ? "(none)" : type}; use application/json\n`, h);
+      return this.sendText(
+        x,
+        res,
+        415,
+        `rpc: unrecognized Content-Type: ${type === "" ? "(none)" : type}; use application/json\n`,
+        h,
+      );
     }
     // One microtask: the parser finishes the read it is in (pushing the body) before the body is looked at.
     await undefined;
@@ -426,6 +457,5 @@ function allowedMethods(route: Route): string[] {
 
 /** Response headers gathered for one writeHead call. */
 type Headers = Record<string, string | number>;
-
 
 export {JSON_CT, TEXT};

@@ -99,10 +99,12 @@ export const uint64: Validator<bigint> = (v, field) => {
   let n: bigint;
   if (typeof v === "number") {
     if (!Number.isInteger(v) || v < 0) throw invalidParams(field, `expected a non-negative integer, got ${v}`);
-    if (!Number.isSafeInteger(v)) throw invalidParams(field, `${v} loses precision as a JSON number; pass it as a decimal string`);
+    if (!Number.isSafeInteger(v))
+      throw invalidParams(field, `${v} loses precision as a JSON number; pass it as a decimal string`);
     n = BigInt(v);
   } else if (typeof v === "string") {
-    if (!DECIMAL_RE.test(v)) throw invalidParams(field, `expected a decimal unsigned integer, got ${JSON.stringify(v)}`);
+    if (!DECIMAL_RE.test(v))
+      throw invalidParams(field, `expected a decimal unsigned integer, got ${JSON.stringify(v)}`);
     // BigInt() is superlinear in the digits (a 1 MiB string took 0.2 s): anything past 20 significant digits
     // cannot fit, so it is refused without converting it.
     if (v.length > UINT64_MAX_DIGITS && v.length - countLeadingZeros(v) > UINT64_MAX_DIGITS) {
@@ -137,7 +139,8 @@ export function oneOf<T extends string>(values: readonly T[], what: string): Val
   return (v, field) => {
     const s = string(v, field);
     const hit = byLower.get(s.toLowerCase());
-    if (hit === undefined) throw invalidParams(field, `${what} ${JSON.stringify(s)}; expected one of ${values.join(", ")}`);
+    if (hit === undefined)
+      throw invalidParams(field, `${what} ${JSON.stringify(s)}; expected one of ${values.join(", ")}`);
     return hit;
   };
 }

@@ -73,7 +73,8 @@ export function networkFromId(value: string, chainIds?: Record<ChainName, string
   const id = parseNetworkId(value);
   const known = Object.values(NETWORKS).find((n) => n.id === id);
   if (known) return chainIds ? {...known, chainIds} : known;
-  if (!chainIds) throw new Error(`network ${id} is none of mainnet, fuji and local: its chain IDs come from its genesis`);
+  if (!chainIds)
+    throw new Error(`network ${id} is none of mainnet, fuji and local: its chain IDs come from its genesis`);
   return {name: `network-${id}`, id, chainIds, cChainEvmId: null};
 }
 

@@ -15,8 +15,12 @@ export function parseEvmRpcList(value: string): EvmRpcEntry[] {
     const name = part.slice(0, eq).trim();
     const url = part.slice(eq + 1).trim();
     // The entry is named by its place and its URL shown redacted: the URL may carry an API key.
-    if (eq <= 0 || badUpstreamUrl(url) !== null) throw new Error(`--evm-rpc: entry ${i + 1} (${eq > 0 ? `${name}=${redactUrl(url)}` : "no ="}) is not <chain>=<http(s) url>`);
-    if (!/^(C|[0-9]{1,19}|[1-9A-HJ-NP-Za-km-z]{40,60})$/.test(name)) throw new Error(`--evm-rpc: ${JSON.stringify(name)} is not C, an EVM chain ID or a blockchain ID`);
+    if (eq <= 0 || badUpstreamUrl(url) !== null)
+      throw new Error(
+        `--evm-rpc: entry ${i + 1} (${eq > 0 ? `${name}=${redactUrl(url)}` : "no ="}) is not <chain>=<http(s) url>`,
+      );
+    if (!/^(C|[0-9]{1,19}|[1-9A-HJ-NP-Za-km-z]{40,60})$/.test(name))
+      throw new Error(`--evm-rpc: ${JSON.stringify(name)} is not C, an EVM chain ID or a blockchain ID`);
     return {name, url};
   });
 }

@@ -11,7 +11,6 @@ import {FLAGS, envName, type AvaextConfig} from "./flags.js";
 import {tuneV8, type V8Tuning} from "./v8.js";
 import {rebuildFromConfig} from "./rebuildDataApi.js";
 
-
 export const EXIT_BAD_INPUT = 2;
 export const EXIT_FATAL = 1;
 
@@ -22,7 +21,10 @@ export function buildProgram(): Command {
     .helpOption("-h, --help", "show this help")
     .allowExcessArguments(false)
     .showSuggestionAfterError(true)
-    .addHelpText("after", `\nEvery flag can also be set as an environment variable, e.g. ${envName("api-admin-enabled")}=true.`);
+    .addHelpText(
+      "after",
+      `\nEvery flag can also be set as an environment variable, e.g. ${envName("api-admin-enabled")}=true.`,
+    );
   for (const f of FLAGS) {
     const spec = f.kind === "bool" ? `--${f.name} [bool]` : `--${f.name} <value>`;
     program.addOption(new Option(spec, `${f.description} (default: ${f.defaultText})`));

@@ -10,16 +10,34 @@ import {rebuildDataApi} from "../dataApi/rebuild.js";
 
 export async function rebuildFromConfig(c: AvaextConfig): Promise<{containers: number; seconds: number}> {
   // The same genesis as the node's (src/node.ts): the dev network's genesis.json, --genesis-file or the built-in one.
-  const genesisFile = c["genesis-file"] === null ? null : resolveGenesis(parseNetworkId(c["network-id"]), c["genesis-file"]);
+  const genesisFile =
+    c["genesis-file"] === null ? null : resolveGenesis(parseNetworkId(c["network-id"]), c["genesis-file"]);
   const chains = new ChainRegistry(networkWithGenesis(c["network-id"], genesisFile));
-  const genesis = dataApiGenesis({network: chains.network, feed: c.feed, genesisFile: c["genesis-file"], dataDir: c["data-dir"], resolved: genesisFile});
-  const loggers = new LoggerRegistry({logLevel: c["log-level"], displayLevel: c["log-display-level"], logDir: c["log-dir"], format: c["log-format"]});
+  const genesis = dataApiGenesis({
+    network: chains.network,
+    feed: c.feed,
+    genesisFile: c["genesis-file"],
+    dataDir: c["data-dir"],
+    resolved: genesisFile,
+  });
+  const loggers = new LoggerRegistry({
+    logLevel: c["log-level"],
+    displayLevel: c["log-display-level"],
+    logDir: c["log-dir"],
+    format: c["log-format"],
+  });
   const db = await openIndexDatabase(c["db-dir"]);
   try {
     const index = await IndexStore.open(db);
     return await rebuildDataApi(
       {db: c["data-api-db"], dataDir: c["data-dir"], pgliteSharedBuffersMb: c["data-api-pglite-shared-buffers"]},
-      {index, network: chains.network, genesis: genesis.state, avaxAssetId: genesis.avaxAssetId, logger: loggers.get("data-api")},
+      {
+        index,
+        network: chains.network,
+        genesis: genesis.state,
+        avaxAssetId: genesis.avaxAssetId,
+        logger: loggers.get("data-api"),
+      },
     );
   } finally {
     await db.close();

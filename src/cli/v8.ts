@@ -18,7 +18,11 @@ export interface V8Tuning {
  * Applies `t` and returns the V8 flags set. A flag Node was started with, in any spelling
  * (`node --heap-growing-percent=50 ...`, `--no-allocation-site-pretenuring`), is the operator's choice and is left alone.
  */
-export function tuneV8(t: V8Tuning, execArgv: readonly string[] = process.execArgv, setFlags = (f: string) => v8.setFlagsFromString(f)): string[] {
+export function tuneV8(
+  t: V8Tuning,
+  execArgv: readonly string[] = process.execArgv,
+  setFlags = (f: string) => v8.setFlagsFromString(f),
+): string[] {
   const wanted: Array<[name: string, flag: string | null]> = [
     [PRETENURING, pretenuring(t)],
     [HEAP_GROWING, heapGrowing(t)],
@@ -64,7 +68,10 @@ function heapGrowing(t: V8Tuning): string | null {
 export function operatorChose(name: string, args: readonly string[]): boolean {
   const wanted = name.replaceAll("_", "-");
   return args.some((a) => {
-    const n = a.split("=", 1)[0]!.replaceAll("_", "-").replace(/^-(?=-)/, "");
+    const n = a
+      .split("=", 1)[0]!
+      .replaceAll("_", "-")
+      .replace(/^-(?=-)/, "");
     return n === `-${wanted}` || n === `-no-${wanted}` || n === `-no${wanted}`;
   });
 }

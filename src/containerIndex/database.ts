@@ -2,6 +2,9 @@
 import {Database, type DatabaseOptions} from "../db/controller.js";
 import {ENDPOINTS} from "./endpoints.js";
 
-export function openIndexDatabase(dir: string, opts: Omit<DatabaseOptions, "containersStores"> = {}): Promise<Database> {
+export function openIndexDatabase(
+  dir: string,
+  opts: Omit<DatabaseOptions, "containersStores"> = {},
+): Promise<Database> {
   return Database.open(dir, {...opts, containersStores: ENDPOINTS});
 }

@@ -22,7 +22,12 @@ export class IncompleteIndexError extends Error {
   }
 }
 
-export function decide(enabled: boolean, allowIncomplete: boolean, hasRunBefore: boolean, s: ChainIndexState): IndexDecision {
+export function decide(
+  enabled: boolean,
+  allowIncomplete: boolean,
+  hasRunBefore: boolean,
+  s: ChainIndexState,
+): IndexDecision {
   if (!enabled) {
     if (s.previouslyIndexed && !allowIncomplete) {
       return {
@@ -46,7 +51,11 @@ export function decide(enabled: boolean, allowIncomplete: boolean, hasRunBefore:
 }
 
 /** Applies the rules to every chain and persists the flags; throws IncompleteIndexError on refusal. */
-export async function checkIncompleteIndex(store: IndexStore, enabled: boolean, allowIncomplete: boolean): Promise<void> {
+export async function checkIncompleteIndex(
+  store: IndexStore,
+  enabled: boolean,
+  allowIncomplete: boolean,
+): Promise<void> {
   const hasRunBefore = (await store.getMeta("hasRun")) !== null;
   // Every chain is decided before any flag is written: a refusal on a later chain must not leave an earlier one
   // marked (say, incomplete) by a run that never started.

@@ -43,7 +43,8 @@ export function recordSize(r: {bytes: Uint8Array}): number {
 
 /** Encodes into `out` (recordSize bytes, e.g. from a batch's Slab) or a new array. */
 export function encodeRecord(r: RecordToWrite, out: Uint8Array = new Uint8Array(recordSize(r))): Uint8Array {
-  if (r.timestampNs < 0n || r.timestampNs > MAX_TIMESTAMP_NS) throw new RangeError(`timestamp ${r.timestampNs} ns is outside [0, 2^63)`);
+  if (r.timestampNs < 0n || r.timestampNs > MAX_TIMESTAMP_NS)
+    throw new RangeError(`timestamp ${r.timestampNs} ns is outside [0, 2^63)`);
   if (r.checksum.length !== CHECKSUM_LEN) throw new RangeError(`checksum of ${r.checksum.length} bytes`);
   out.set(r.id, 0);
   new DataView(out.buffer, out.byteOffset, out.byteLength).setBigUint64(32, r.timestampNs | CHECKSUM_FLAG);
@@ -58,7 +59,8 @@ export function encodeRecord(r: RecordToWrite, out: Uint8Array = new Uint8Array(
 export function decodeRecord(b: Uint8Array, index: bigint, checksumsFrom: bigint): ReadRecord {
   if (b.length < HEAD) throw new Error(`corrupt container record of ${b.length} bytes`);
   const ts = readU64be(b, 32);
-  if (ts < CHECKSUM_FLAG || index < checksumsFrom) return {id: b.subarray(0, 32), timestampNs: ts, bytes: b.subarray(HEAD), index, checksum: null};
+  if (ts < CHECKSUM_FLAG || index < checksumsFrom)
+    return {id: b.subarray(0, 32), timestampNs: ts, bytes: b.subarray(HEAD), index, checksum: null};
   if (b.length < HEAD + CHECKSUM_LEN) throw new Error(`corrupt container record of ${b.length} bytes`);
   return {
     id: b.subarray(0, 32),
@@ -75,5 +77,7 @@ export function decodeRecord(b: Uint8Array, index: bigint, checksumsFrom: bigint
  */
 export function holdsChecksum(b: Uint8Array): boolean {
   if (b.length < HEAD + CHECKSUM_LEN || readU64be(b, 32) < CHECKSUM_FLAG) return false;
-  return Buffer.from(sha256(b.subarray(HEAD + CHECKSUM_LEN)).subarray(28)).equals(b.subarray(HEAD, HEAD + CHECKSUM_LEN));
+  return Buffer.from(sha256(b.subarray(HEAD + CHECKSUM_LEN)).subarray(28)).equals(
+    b.subarray(HEAD, HEAD + CHECKSUM_LEN),
+  );
 }

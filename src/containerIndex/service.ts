@@ -43,7 +43,13 @@ export function containerText(c: StoredContainer, enc: Encoding): ContainerText 
   const head = `{"id":"${idToString(c.id)}","bytes":"0x`;
   const checksum = enc === "hexnc" ? null : (c.checksum ?? sha256(c.bytes).subarray(28));
   const tail = `","timestamp":"${formatRfc3339Nano(c.timestampNs)}","encoding":"${enc}","index":"${c.index}"}`;
-  return {head, bytes: c.bytes, checksum, tail, length: head.length + 2 * c.bytes.length + (checksum ? 8 : 0) + tail.length};
+  return {
+    head,
+    bytes: c.bytes,
+    checksum,
+    tail,
+    length: head.length + 2 * c.bytes.length + (checksum ? 8 : 0) + tail.length,
+  };
 }
 
 /** Writes the JSON at `off` (t.length bytes must fit); returns the offset past it. */
@@ -164,7 +170,6 @@ export class ContainerJsonCache {
       }
     }
   }
-
 }
 
 /**
@@ -250,7 +255,9 @@ export function createIndexMethods(
       if (i === null) throw appError("not found");
       return {index: i.toString()};
     }),
-    isAccepted: method(object({id: required(cb58Id)}), async (p, idx) => ({isAccepted: (await idx.getIndex(p.id)) !== null})),
+    isAccepted: method(object({id: required(cb58Id)}), async (p, idx) => ({
+      isAccepted: (await idx.getIndex(p.id)) !== null,
+    })),
     getContainerByID: method(object({id: required(cb58Id), encoding: enc}), async (p, idx) => {
       const i = await idx.getIndex(p.id);
       const c = i === null ? null : await one(idx, i, p.encoding);

@@ -3,7 +3,7 @@
  * index → container record, id → index. Accepting is one atomic batch that also carries the feed's position,
  * so a crash at any moment leaves either all of a batch or none of it, and replay skips what is already there.
  */
-import {Bucket, ChainFlag, Slab, containerIndexKey, containerKey, key, readU64be, u64be} from "../db/buckets.js";
+import {Bucket, type ChainFlag, Slab, containerIndexKey, containerKey, key, readU64be, u64be} from "../db/buckets.js";
 import type {BatchOp, Database} from "../db/controller.js";
 import type {ChainName} from "../chains/index.js";
 import {ENDPOINTS, type Endpoint} from "./endpoints.js";
@@ -92,13 +92,10 @@ export class EndpointIndex {
   async getRange(start: bigint, n: number): Promise<StoredContainer[]> {
     const end = start + BigInt(n) < this.next ? start + BigInt(n) : this.next;
     if (start >= end) return [];
-    const values = await this.db.values(
-      containerKey(this.endpoint.id, start),
-      containerKey(this.endpoint.id, end),
-      n,
-    );
+    const values = await this.db.values(containerKey(this.endpoint.id, start), containerKey(this.endpoint.id, end), n);
     // Keys are contiguous below next; fewer values means records are missing, and numbering them would shift them.
-    if (values.length !== Number(end - start)) throw new Error(`containers store holds ${values.length} of the ${end - start} records ${start}..${end - 1n}`);
+    if (values.length !== Number(end - start))
+      throw new Error(`containers store holds ${values.length} of the ${end - start} records ${start}..${end - 1n}`);
     return values.map((v, i) => decodeRecord(v, start + BigInt(i), this.checksumsFrom));
   }
 }
@@ -127,7 +124,9 @@ export class IndexStore {
 
   static async open(db: Database): Promise<IndexStore> {
     const store = new IndexStore(db);
-    const nexts = (await db.getMany(ENDPOINTS.map((e) => key(Bucket.nextIndex, e.id)))).map((v) => (v ? readU64be(v) : 0n));
+    const nexts = (await db.getMany(ENDPOINTS.map((e) => key(Bucket.nextIndex, e.id)))).map((v) =>
+      v ? readU64be(v) : 0n,
+    );
     // The two stores belong together: the main store's count must find its last record (a containers folder
     // deleted or taken from another database would otherwise shift or lose what is read). Checked before
     // anything is written: a boundary found in the wrong containers store would misread the right one for good.
@@ -137,7 +136,8 @@ export class IndexStore {
       // The last counted record must be there, and be the container the main store's ID key puts there (a
       // containers store from another database could hold as many records, or more).
       const last = await db.get(containerKey(e.id, next - 1n));
-      const back = last === null || last.length < 32 ? null : await db.get(containerIndexKey(e.id, last.subarray(0, 32)));
+      const back =
+        last === null || last.length < 32 ? null : await db.get(containerIndexKey(e.id, last.subarray(0, 32)));
       if (back === null || readU64be(back) !== next - 1n) {
         throw new Error(
           `the index ${e.name} counts ${next} containers but the containers store has no matching record ${next - 1n}: ` +
@@ -187,7 +187,11 @@ export class IndexStore {
   ): Promise<{accepted: T[]; duplicates: number}> {
     if (this.halted !== null) {
       const why = this.halted.message;
-      return Promise.reject(new Error(`not written: an earlier batch of the feed failed to commit (${why}); resume from the committed position first`));
+      return Promise.reject(
+        new Error(
+          `not written: an earlier batch of the feed failed to commit (${why}); resume from the committed position first`,
+        ),
+      );
     }
     const gen = this.generation;
     let lookup: Lookup | null = null;
@@ -265,7 +269,10 @@ export class IndexStore {
         const e = it.endpoint.id;
         const n = nexts.get(e) ?? this.assigned.get(e) ?? this.index(it.endpoint).next;
         const checksum = it.checksum ?? sha256(it.bytes).subarray(28);
-        const record = encodeRecord({id: it.id, timestampNs: it.timestampNs, bytes: it.bytes, checksum}, slab.take(recordSize(it)));
+        const record = encodeRecord(
+          {id: it.id, timestampNs: it.timestampNs, bytes: it.bytes, checksum},
+          slab.take(recordSize(it)),
+        );
         containerOps.push({type: "put", key: slab.containerKey(e, n), value: record});
         mainOps.push({type: "put", key: idKeys[i]!, value: slab.u64(n)});
         nexts.set(e, n + 1n);
@@ -326,9 +333,16 @@ export class IndexStore {
 
   /** Replaces the chain's stored days with `days`, which include its blocks up to `cover` (null: it has none). */
   async replaceTpsDays(chain: ChainName, days: readonly Day[], cover: Uint8Array | null): Promise<void> {
-    const ops: BatchOp[] = (await this.tpsDays(chain)).map((d) => ({type: "del", key: IndexStore.tpsDayOp(chain, d).key}));
+    const ops: BatchOp[] = (await this.tpsDays(chain)).map((d) => ({
+      type: "del",
+      key: IndexStore.tpsDayOp(chain, d).key,
+    }));
     for (const d of days) ops.push(IndexStore.tpsDayOp(chain, d));
-    ops.push(cover === null ? {type: "del", key: key(Bucket.meta, TPS_COVER_META + chain)} : IndexStore.tpsCoverOp(chain, cover));
+    ops.push(
+      cover === null
+        ? {type: "del", key: key(Bucket.meta, TPS_COVER_META + chain)}
+        : IndexStore.tpsCoverOp(chain, cover),
+    );
     await this.db.writeMain(ops);
   }
 
@@ -372,7 +386,10 @@ async function firstWithChecksum(db: Database, endpoint: Endpoint, next: bigint)
     const v = await db.get(containerKey(endpoint.id, mid));
     // Every index below next has its record; a missing one means the stores do not match, and guessing would
     // write a wrong boundary.
-    if (v === null) throw new Error(`the index ${endpoint.name} has no record ${mid} in ${db.containersFolder(endpoint.id)} (below its count ${next})`);
+    if (v === null)
+      throw new Error(
+        `the index ${endpoint.name} has no record ${mid} in ${db.containersFolder(endpoint.id)} (below its count ${next})`,
+      );
     if (holdsChecksum(v)) hi = mid;
     else lo = mid + 1n;
   }
@@ -422,7 +439,7 @@ class BatchKeys {
   /** Whether the batch holds this key. */
   has(key: Uint8Array): boolean {
     const list = this.byPrefix.get(prefix(key));
-    return list !== undefined && list.some((j) => Buffer.compare(this.keys[j]!, key) === 0);
+    return list?.some((j) => Buffer.compare(this.keys[j]!, key) === 0) ?? false;
   }
 
   /** Whether the key at `i` appears earlier in the batch (then it is a duplicate within the batch). */

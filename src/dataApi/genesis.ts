@@ -41,7 +41,10 @@ export function dataApiGenesisConfig(o: DataApiGenesisOptions): ResolvedGenesis 
       throw new GenesisError(`the dev network's genesis: ${(e as Error).message}`);
     }
     g = genesisFromText(text, `the dev network's genesis ${file}`);
-    if (g.config.networkId !== o.network.id) throw new GenesisError(`${file} is the genesis of network ${g.config.networkId}, but --network-id is ${o.network.id}`);
+    if (g.config.networkId !== o.network.id)
+      throw new GenesisError(
+        `${file} is the genesis of network ${g.config.networkId}, but --network-id is ${o.network.id}`,
+      );
   } else {
     g = o.resolved ?? resolveGenesis(o.network.id, o.genesisFile);
   }
@@ -73,7 +76,9 @@ export function dataApiGenesis(o: DataApiGenesisOptions): DataApiGenesis {
   const devStandIn = o.feed === "dev" && (o.network.id === NETWORKS.mainnet.id || o.network.id === NETWORKS.fuji.id);
   for (const c of ["P", "X", "C"] as const) {
     if (!devStandIn && ids.chainIds[c] !== o.network.chainIds[c]) {
-      throw new GenesisError(`${g.origin} gives the ${c}-chain ID ${ids.chainIds[c]}, but this node runs ${o.network.chainIds[c]}`);
+      throw new GenesisError(
+        `${g.origin} gives the ${c}-chain ID ${ids.chainIds[c]}, but this node runs ${o.network.chainIds[c]}`,
+      );
     }
   }
   const config = g.config;

@@ -36,7 +36,14 @@ export interface RebuildModules {
 }
 
 /** Kept across a rebuild: not derived from the chain (docs/operations/backups.md). Parents first. */
-export const KEPT_TABLES: readonly string[] = ["webhooks", "webhook_addresses", "webhook_keys", "webhook_secrets", "webhook_outbox", "webhook_attempts"];
+export const KEPT_TABLES: readonly string[] = [
+  "webhooks",
+  "webhook_addresses",
+  "webhook_keys",
+  "webhook_secrets",
+  "webhook_outbox",
+  "webhook_attempts",
+];
 const keptCopy = (t: string): string => `rebuild_kept_${t}`;
 
 /** The tables the migrations create, to drop before folding again (the kept ones too: they are copied back). */
@@ -110,10 +117,16 @@ export async function remakeTables(sql: SqlClient, logger: Logger): Promise<void
   });
 }
 
-export async function rebuildDataApi(opts: RebuildOptions, modules: RebuildModules): Promise<{containers: number; seconds: number}> {
+export async function rebuildDataApi(
+  opts: RebuildOptions,
+  modules: RebuildModules,
+): Promise<{containers: number; seconds: number}> {
   const started = Date.now();
   const dataDir = opts.db === "embedded" ? path.join(opts.dataDir, "data-api") : null;
-  const sql = await openSqlClient({url: opts.db, dataDir, pgliteSharedBuffersMb: opts.pgliteSharedBuffersMb}, {logger: modules.logger});
+  const sql = await openSqlClient(
+    {url: opts.db, dataDir, pgliteSharedBuffersMb: opts.pgliteSharedBuffersMb},
+    {logger: modules.logger},
+  );
   try {
     const lock = await acquireWriterLock(sql, {dataDir});
     try {

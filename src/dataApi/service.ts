@@ -181,7 +181,10 @@ export class DataApiService {
     const {opts, modules, sql} = this;
     const writes = opts.role !== "serve";
     if (writes) {
-      this.lock = await acquireWriterLock(sql, {dataDir: opts.db === "embedded" ? path.join(opts.dataDir, "data-api") : null, onLost: (err) => this.writerLockLost(err)});
+      this.lock = await acquireWriterLock(sql, {
+        dataDir: opts.db === "embedded" ? path.join(opts.dataDir, "data-api") : null,
+        onLost: (err) => this.writerLockLost(err),
+      });
       // Another network's store is refused before this build migrates it.
       await checkStoreNetwork(sql, modules.network, {record: false});
       await takeWriterEpoch(sql, (err) => this.writerLockLost(err));
@@ -191,16 +194,21 @@ export class DataApiService {
       // the lock's session this process is never told of stops it at its next write.
       await takeWriterEpoch(sql, (err) => this.writerLockLost(err));
       // PGlite has no autovacuum and no checkpointer: the writer does their work (store/maintenance.ts).
-      if (sql.kind === "pglite") this.maintenance = new StoreMaintenance(defaultStoreMaintenanceOptions, {sql, logger: modules.logger});
+      if (sql.kind === "pglite")
+        this.maintenance = new StoreMaintenance(defaultStoreMaintenanceOptions, {sql, logger: modules.logger});
     } else {
       const v = await schemaVersion(sql);
       const want = MIGRATIONS[MIGRATIONS.length - 1]!.version;
-      if (v !== want) throw new Error(`data API store is at schema version ${v}, this build serves version ${want}: start an ingest process of this build first`);
+      if (v !== want)
+        throw new Error(
+          `data API store is at schema version ${v}, this build serves version ${want}: start an ingest process of this build first`,
+        );
     }
     await checkStoreNetwork(sql, modules.network, {record: writes});
     const secret = await storeTokenSecret(sql);
     if (writes && modules.index) {
-      if (!modules.genesis) throw new Error("the data API's primary view folds the network's genesis: none was given (--genesis-file)");
+      if (!modules.genesis)
+        throw new Error("the data API's primary view folds the network's genesis: none was given (--genesis-file)");
       this.view = new PrimaryView(defaultPrimaryViewOptions, {
         index: modules.index,
         sql,
@@ -215,17 +223,28 @@ export class DataApiService {
     if (writes) {
       const evm = this.evm;
       this.webhooks = new WebhookDelivery(
-        {...defaultWebhookDeliveryOptions, allowPrivateUrls: opts.webhooks.allowPrivateUrls, timeoutMs: opts.webhooks.timeoutMs, retentionMs: opts.webhooks.retentionMs},
+        {
+          ...defaultWebhookDeliveryOptions,
+          allowPrivateUrls: opts.webhooks.allowPrivateUrls,
+          timeoutMs: opts.webhooks.timeoutMs,
+          retentionMs: opts.webhooks.retentionMs,
+        },
         {
           sql,
           logger: modules.logger,
           now: modules.webhookClock ?? Date.now,
-          networkToken: (chainId) => evm.chains.find((c) => evm.chainIdOf(c) === chainId)?.networkToken ?? {name: "", symbol: "", decimals: 18},
+          networkToken: (chainId) =>
+            evm.chains.find((c) => evm.chainIdOf(c) === chainId)?.networkToken ?? {name: "", symbol: "", decimals: 18},
           icmMessage: async (s, id) => {
             const row = await getIcmMessage(s, id);
             return row ? icmMessageModel({chains: evm}, row) : null;
           },
-          primaryNetwork: {networkName: modules.network.name, hrp: hrpOf(modules.network), chainIds: modules.network.chainIds, avaxAssetId: modules.avaxAssetId},
+          primaryNetwork: {
+            networkName: modules.network.name,
+            hrp: hrpOf(modules.network),
+            chainIds: modules.network.chainIds,
+            avaxAssetId: modules.avaxAssetId,
+          },
         },
       );
     }
@@ -245,20 +264,38 @@ export class DataApiService {
       const signal = (): AbortSignal | undefined => this.signals.current();
       this.reads =
         sql.kind === "postgres"
-          ? await openSqlClient({url: opts.db, dataDir: null, statementTimeoutMs: opts.statementTimeoutMs}, {logger: modules.logger, signal})
+          ? await openSqlClient(
+              {url: opts.db, dataDir: null, statementTimeoutMs: opts.statementTimeoutMs},
+              {logger: modules.logger, signal},
+            )
           : new AbortCheckedClient(sql, signal);
       const reads = this.reads;
       const router = new DataApiRouter(
-        {network: modules.network, tokenSecret: secret, rateLimitPerMinute: opts.rateLimitPerMinute, keys: opts.keys, clients: opts.clients},
+        {
+          network: modules.network,
+          tokenSecret: secret,
+          rateLimitPerMinute: opts.rateLimitPerMinute,
+          keys: opts.keys,
+          clients: opts.clients,
+        },
         {chains: modules.chains, logger: modules.logger, register: modules.register, signals: this.signals},
       );
       router.mount(
         v1Routes({
-          primary: {sql: reads, network: modules.network, chains: modules.chains, avaxAssetId: modules.avaxAssetId, observations: this.validatorObservations()},
+          primary: {
+            sql: reads,
+            network: modules.network,
+            chains: modules.chains,
+            avaxAssetId: modules.avaxAssetId,
+            observations: this.validatorObservations(),
+          },
           evm: {sql: reads, chains: this.evm, curated: opts.contractMetadata, state: new EvmStateReader()},
           icm: {sql: reads, chains: this.evm},
           signatures: {sql: reads, network: modules.network, ...this.signatureModules(reads)},
-          webhooks: {options: opts.webhooks, modules: {sql, chains: this.evm, network: modules.network, now: modules.webhookClock ?? Date.now}},
+          webhooks: {
+            options: opts.webhooks,
+            modules: {sql, chains: this.evm, network: modules.network, now: modules.webhookClock ?? Date.now},
+          },
           health: {checks: this.checks, sql: reads, logger: modules.logger},
         }),
       );
@@ -279,7 +316,11 @@ export class DataApiService {
   }
 
   /** Endpoints 1 and 2's signature sources, external aggregator and validator sets, from the options. */
-  private signatureModules(sql: SqlClient): {sources: SignatureSource[]; external: ExternalAggregator | null; validatorSets: ValidatorSets} {
+  private signatureModules(sql: SqlClient): {
+    sources: SignatureSource[];
+    external: ExternalAggregator | null;
+    validatorSets: ValidatorSets;
+  } {
     const {opts, modules} = this;
     const sig = opts.signatures;
     const sources: SignatureSource[] = [];
@@ -295,14 +336,23 @@ export class DataApiService {
         }),
       );
     }
-    if (sig.warpSignerUrls.length > 0) sources.push(new WarpSigners({...defaultWarpSignersOptions, urls: sig.warpSignerUrls}, {logger: modules.logger}));
-    const external = sig.aggregatorUrl ? new ExternalAggregator({url: sig.aggregatorUrl, network: modules.network.name, timeoutMs: sig.aggregatorTimeoutMs}) : null;
+    if (sig.warpSignerUrls.length > 0)
+      sources.push(new WarpSigners({...defaultWarpSignersOptions, urls: sig.warpSignerUrls}, {logger: modules.logger}));
+    const external = sig.aggregatorUrl
+      ? new ExternalAggregator({
+          url: sig.aggregatorUrl,
+          network: modules.network.name,
+          timeoutMs: sig.aggregatorTimeoutMs,
+        })
+      : null;
     // Each validator's BLS key is decoded once, whichever source gives its set. The sets are shared by the requests
     // that want the same height (one computation, cached): read on the writer's client, outside any one request's
     // signal, so a requester that goes away does not fail the others.
     const keys = new BlsKeyCache();
     const view = viewValidatorSets(this.sql, Object.values(modules.network.chainIds), keys);
-    const validatorSets = sig.platformRpc ? new PlatformRpcValidatorSets({...defaultPlatformRpcOptions, url: sig.platformRpc}, {fallback: view, keys}) : view;
+    const validatorSets = sig.platformRpc
+      ? new PlatformRpcValidatorSets({...defaultPlatformRpcOptions, url: sig.platformRpc}, {fallback: view, keys})
+      : view;
     return {sources, external, validatorSets};
   }
 
@@ -317,16 +367,37 @@ export class DataApiService {
       if (spec.urlOf) Object.defineProperty(rpcOpts, "url", {get: spec.urlOf, enumerable: true});
       // One client (its own connections and concurrency) for the head and one for each lane behind it: a slow
       // contract or trace then never queues the head's requests.
-      const rpcClient = (): EvmRpc => new EvmRpc(rpcOpts, {logger, guard: spec.guard, onError: () => metrics?.rpcErrors.inc({chain: id.chainId ?? spec.name})});
+      const rpcClient = (): EvmRpc =>
+        new EvmRpc(rpcOpts, {
+          logger,
+          guard: spec.guard,
+          onError: () => metrics?.rpcErrors.inc({chain: id.chainId ?? spec.name}),
+        });
       const rpc = rpcClient();
       const follower = writes
         ? new EvmFollower(
-            {...defaultEvmFollowerOptions, chainId: id.chainId, blockchainId: id.blockchainId, icmMessengers: opts.icmContracts, maxReorgDepth: opts.evmMaxReorgDepth ?? defaultEvmFollowerOptions.maxReorgDepth},
-            {sql, rpc, logger, tokenInfo: tokenInfoReader(rpcClient()), traceRpc: rpcClient(), metrics: metrics?.follower},
+            {
+              ...defaultEvmFollowerOptions,
+              chainId: id.chainId,
+              blockchainId: id.blockchainId,
+              icmMessengers: opts.icmContracts,
+              maxReorgDepth: opts.evmMaxReorgDepth ?? defaultEvmFollowerOptions.maxReorgDepth,
+            },
+            {
+              sql,
+              rpc,
+              logger,
+              tokenInfo: tokenInfoReader(rpcClient()),
+              traceRpc: rpcClient(),
+              metrics: metrics?.follower,
+            },
           )
         : null;
       if (follower) {
-        const indexer = new NftIndexer({...defaultNftIndexerOptions, ...opts.nftFetch}, {sql, rpc: rpcClient(), logger, chainId: () => follower.status().chainId});
+        const indexer = new NftIndexer(
+          {...defaultNftIndexerOptions, ...opts.nftFetch},
+          {sql, rpc: rpcClient(), logger, chainId: () => follower.status().chainId},
+        );
         this.nftIndexers.push(indexer);
       }
       // An L1's token name and symbol are not known over its RPC: left empty, not invented (EVM natives have 18 decimals).
@@ -342,7 +413,8 @@ export class DataApiService {
         collect(): void {
           for (const c of chains) {
             const s = c.follower?.status();
-            for (const [lane, l] of Object.entries(s?.lanes ?? {})) if (l?.lag != null) this.set({chain: s!.chainId ?? "unknown", lane}, Number(l.lag));
+            for (const [lane, l] of Object.entries(s?.lanes ?? {}))
+              if (l?.lag != null) this.set({chain: s!.chainId ?? "unknown", lane}, Number(l.lag));
           }
         },
       });
@@ -365,14 +437,20 @@ export class DataApiService {
       await Promise.all((this.evm?.chains ?? []).map((c) => c.follower?.close()));
       await this.view?.close();
       await this.maintenance?.close();
-    })().catch((e: unknown) => this.modules.logger.warn({err: (e as Error).message}, "data API writers did not stop cleanly"));
+    })().catch((e: unknown) =>
+      this.modules.logger.warn({err: (e as Error).message}, "data API writers did not stop cleanly"),
+    );
     this.modules.fatal?.(new Error(`the data API store's writer lock was lost (${err.message}); writes stopped`));
   }
 
   private registerHealth(): void {
     const {health} = this.modules;
     const check = async (): Promise<{details?: unknown; error?: string}> => {
-      if (this.lockLost) return {details: {role: this.opts.role, writerLock: "lost"}, error: `writer lock lost (${this.lockLost.message}): this process writes no more`};
+      if (this.lockLost)
+        return {
+          details: {role: this.opts.role, writerLock: "lost"},
+          error: `writer lock lost (${this.lockLost.message}): this process writes no more`,
+        };
       const details: Record<string, unknown> = {role: this.opts.role, storeLatencyMs: await storeLatencyMs(this.sql)};
       if (this.view) {
         const lag = this.view.lag();
@@ -389,7 +467,8 @@ export class DataApiService {
         }
         const retrying = this.view.lastError;
         if (retrying) return {details, error: `primary-network view: retrying: ${retrying.message}`};
-        if (lag > BigInt(this.opts.maxLag)) return {details, error: `primary-network view is ${lag} containers behind the index`};
+        if (lag > BigInt(this.opts.maxLag))
+          return {details, error: `primary-network view is ${lag} containers behind the index`};
       }
       return {details};
     };
@@ -415,7 +494,21 @@ export class DataApiService {
           internalTransactions: s.traces,
           // The lanes behind the head (src/dataApi/views/evm/lanes.ts): the last block each covered, and its lag.
           lanes: Object.fromEntries(
-            Object.entries(s.lanes).flatMap(([k, l]) => (l ? [[k, {covered: l.covered?.toString() ?? null, lag: l.lag === null ? null : Number(l.lag), ...(l.lastError ? {lastError: l.lastError} : {}), ...(l.skipped ? {skipped: l.skipped} : {})}]] : [])),
+            Object.entries(s.lanes).flatMap(([k, l]) =>
+              l
+                ? [
+                    [
+                      k,
+                      {
+                        covered: l.covered?.toString() ?? null,
+                        lag: l.lag === null ? null : Number(l.lag),
+                        ...(l.lastError ? {lastError: l.lastError} : {}),
+                        ...(l.skipped ? {skipped: l.skipped} : {}),
+                      },
+                    ],
+                  ]
+                : [],
+            ),
           ),
           ...(s.stopped ? {stopped: s.stopped} : {}),
         };
@@ -423,7 +516,11 @@ export class DataApiService {
         if (lag === null) return {details, error: "the chain's RPC has not answered yet"};
         if (lag > BigInt(follower.opts.maxLagBlocks)) return {details, error: `${lag} blocks behind the RPC's head`};
         for (const [k, l] of Object.entries(s.lanes)) {
-          if (l?.lag != null && l.lag > BigInt(follower.opts.maxLagBlocks)) return {details, error: `the ${k} lane is ${l.lag} blocks behind the head${l.lastError ? `: ${l.lastError}` : ""}`};
+          if (l?.lag != null && l.lag > BigInt(follower.opts.maxLagBlocks))
+            return {
+              details,
+              error: `the ${k} lane is ${l.lag} blocks behind the head${l.lastError ? `: ${l.lastError}` : ""}`,
+            };
         }
         return {details};
       };
@@ -455,11 +552,36 @@ export class DataApiService {
 
 function evmMetrics(register: Registry): {rpcErrors: Counter<"chain">; follower: EvmFollowerMetrics} {
   const registers = [register];
-  const rpcErrors = new Counter({name: `${METRIC_PREFIX}data_api_evm_rpc_errors_total`, help: "Failed EVM JSON-RPC requests (transport, HTTP, malformed answers), by chain", labelNames: ["chain"], registers});
-  const blocks = new Counter({name: `${METRIC_PREFIX}data_api_evm_blocks_folded_total`, help: "EVM blocks folded into the data API, by chain", labelNames: ["chain"], registers});
-  const txs = new Counter({name: `${METRIC_PREFIX}data_api_evm_txs_folded_total`, help: "EVM transactions folded into the data API, by chain", labelNames: ["chain"], registers});
-  const errors = new Counter({name: `${METRIC_PREFIX}data_api_evm_follower_errors_total`, help: "EVM follower batches that failed (retried), by chain", labelNames: ["chain"], registers});
-  const reorgs = new Counter({name: `${METRIC_PREFIX}data_api_evm_reorgs_total`, help: "Reorgs the EVM follower rolled back, by chain", labelNames: ["chain"], registers});
+  const rpcErrors = new Counter({
+    name: `${METRIC_PREFIX}data_api_evm_rpc_errors_total`,
+    help: "Failed EVM JSON-RPC requests (transport, HTTP, malformed answers), by chain",
+    labelNames: ["chain"],
+    registers,
+  });
+  const blocks = new Counter({
+    name: `${METRIC_PREFIX}data_api_evm_blocks_folded_total`,
+    help: "EVM blocks folded into the data API, by chain",
+    labelNames: ["chain"],
+    registers,
+  });
+  const txs = new Counter({
+    name: `${METRIC_PREFIX}data_api_evm_txs_folded_total`,
+    help: "EVM transactions folded into the data API, by chain",
+    labelNames: ["chain"],
+    registers,
+  });
+  const errors = new Counter({
+    name: `${METRIC_PREFIX}data_api_evm_follower_errors_total`,
+    help: "EVM follower batches that failed (retried), by chain",
+    labelNames: ["chain"],
+    registers,
+  });
+  const reorgs = new Counter({
+    name: `${METRIC_PREFIX}data_api_evm_reorgs_total`,
+    help: "Reorgs the EVM follower rolled back, by chain",
+    labelNames: ["chain"],
+    registers,
+  });
   const stopped = new Counter({
     name: `${METRIC_PREFIX}data_api_evm_follower_stopped_total`,
     help: "EVM followers stopped on an error of the fold (not retried; the health check says where), by chain",
@@ -482,7 +604,9 @@ function evmMetrics(register: Registry): {rpcErrors: Counter<"chain">; follower:
  * Reads a token's kind and metadata through its chain's RPC. A contract's misbehaviour leaves fields empty; an RPC
  * that does not answer throws, so the follower retries instead of storing a token it could not read.
  */
-export function tokenInfoReader(rpc: EvmRpc): (address: Uint8Array, seenAs: 20 | 721 | 1155, signal?: AbortSignal) => Promise<TokenInfo> {
+export function tokenInfoReader(
+  rpc: EvmRpc,
+): (address: Uint8Array, seenAs: 20 | 721 | 1155, signal?: AbortSignal) => Promise<TokenInfo> {
   return async (address, seenAs, signal) => {
     const {call, down} = rpcEthCall(rpc, signal);
     const m = await readTokenMetadata(call, toHex(address));

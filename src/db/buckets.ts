@@ -57,7 +57,9 @@ export function readU64be(b: Uint8Array, offset = 0): bigint {
 }
 
 export function key(...parts: (number | Uint8Array | string)[]): Uint8Array {
-  const chunks = parts.map((p) => (typeof p === "number" ? Uint8Array.of(p) : typeof p === "string" ? Buffer.from(p, "utf8") : p));
+  const chunks = parts.map((p) =>
+    typeof p === "number" ? Uint8Array.of(p) : typeof p === "string" ? Buffer.from(p, "utf8") : p,
+  );
   const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
   let o = 0;
   for (const c of chunks) {
@@ -76,7 +78,11 @@ export function containerKey(endpoint: number, index: bigint, out: Uint8Array = 
 }
 
 /** `[containerIndex] ‖ endpoint ‖ id(32)`. */
-export function containerIndexKey(endpoint: number, id: Uint8Array, out: Uint8Array = new Uint8Array(2 + id.length)): Uint8Array {
+export function containerIndexKey(
+  endpoint: number,
+  id: Uint8Array,
+  out: Uint8Array = new Uint8Array(2 + id.length),
+): Uint8Array {
   out[0] = Bucket.containerIndex;
   out[1] = endpoint;
   out.set(id, 2);

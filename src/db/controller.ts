@@ -118,7 +118,11 @@ export class Database {
       if (existsSync(path.join(dir, CONTAINERS_DIR, "CURRENT"))) await rename(path.join(dir, CONTAINERS_DIR), moving);
       for (const e of opts.containersStores) {
         const folder = path.join(dir, CONTAINERS_DIR, e.name.replace("/", "-"));
-        opened.push({endpoint: e.id, folder, level: await openLevel(folder, CONTAINERS_WRITE_BUFFER, CONTAINERS_CACHE)});
+        opened.push({
+          endpoint: e.id,
+          folder,
+          level: await openLevel(folder, CONTAINERS_WRITE_BUFFER, CONTAINERS_CACHE),
+        });
       }
     } catch (e) {
       for (const c of opened) await c.level.close();
@@ -257,7 +261,8 @@ export class Database {
     for (;;) {
       // From the last key moved: a fresh seek from the bucket's start would step over the deletions of every
       // chunk before (quadratic in the records moved).
-      const range: {gte?: Uint8Array; gt?: Uint8Array; lt: Uint8Array} = after === null ? {gte: Uint8Array.of(Bucket.container), lt} : {gt: after, lt};
+      const range: {gte?: Uint8Array; gt?: Uint8Array; lt: Uint8Array} =
+        after === null ? {gte: Uint8Array.of(Bucket.container), lt} : {gt: after, lt};
       const entries: [Uint8Array, Uint8Array][] = await from.iterator({...range, limit: MIGRATE_CHUNK}).all();
       if (entries.length === 0) break;
       // A record of an endpoint this version does not know would be lost: refuse rather than drop it.
@@ -270,7 +275,8 @@ export class Database {
     }
     this.migrated += moved;
     // The deletions would otherwise be stepped over by the next reads of that range until compactions drop them.
-    if (moved > 0 && compact) await (from as unknown as ClassicLevelCompaction).compactRange(Uint8Array.of(Bucket.container), lt);
+    if (moved > 0 && compact)
+      await (from as unknown as ClassicLevelCompaction).compactRange(Uint8Array.of(Bucket.container), lt);
   }
 
   /** Moves the second layout's records (see open), then removes its store. */
@@ -321,12 +327,18 @@ function isContainerKey(key: Uint8Array): boolean {
 
 async function openLevel(dir: string, writeBufferSize: number, cacheSize?: number): Promise<RawLevel> {
   await mkdir(path.dirname(dir), {recursive: true});
-  const level = new Level<Uint8Array, Uint8Array>(dir, {keyEncoding: "view", valueEncoding: "view", writeBufferSize, ...(cacheSize === undefined ? {} : {cacheSize})});
+  const level = new Level<Uint8Array, Uint8Array>(dir, {
+    keyEncoding: "view",
+    valueEncoding: "view",
+    writeBufferSize,
+    ...(cacheSize === undefined ? {} : {cacheSize}),
+  });
   try {
     await level.open();
   } catch (e) {
     const cause = (e as {cause?: {code?: string}}).cause;
-    if ((e as {code?: string}).code === "LEVEL_LOCKED" || cause?.code === "LEVEL_LOCKED") throw new DatabaseLockedError(dir);
+    if ((e as {code?: string}).code === "LEVEL_LOCKED" || cause?.code === "LEVEL_LOCKED")
+      throw new DatabaseLockedError(dir);
     throw new Error(`cannot open database ${dir}: ${(e as Error).message}`);
   }
   return level;

@@ -62,7 +62,10 @@ export function decodeAvmBlock(bytes: Uint8Array): AvmBlock {
   const r = new Reader(bytes);
   const b = framedBlock.read(r).value;
   r.end();
-  const txRanges = b.txs.map((t): [number, number] => [t.byteOffset - bytes.byteOffset, t.byteOffset - bytes.byteOffset + t.length]);
+  const txRanges = b.txs.map((t): [number, number] => [
+    t.byteOffset - bytes.byteOffset,
+    t.byteOffset - bytes.byteOffset + t.length,
+  ]);
   return {parentId: b.parentId, height: b.height, timestamp: Number(b.time), txIds: b.txs.map(txId), txRanges};
 }
 
@@ -74,7 +77,13 @@ export function txId(inline: Uint8Array): Uint8Array {
 }
 
 /** A vertex (v0 with txs, or the v1 stop vertex), each tx checked to decode. ID = sha256(bytes). */
-export function decodeVertex(bytes: Uint8Array): {chainId: Uint8Array; height: bigint; parentIds: Uint8Array[]; txIds: Uint8Array[]; txs: Uint8Array[]} {
+export function decodeVertex(bytes: Uint8Array): {
+  chainId: Uint8Array;
+  height: bigint;
+  parentIds: Uint8Array[];
+  txIds: Uint8Array[];
+  txs: Uint8Array[];
+} {
   const r = new Reader(bytes);
   const v = vertex.read(r);
   r.end();

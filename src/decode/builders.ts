@@ -23,9 +23,23 @@ function baseTxBody(w: Writer, typeId: number, networkId: number, chainId: Uint8
   const addr = seeded("addr", seed).subarray(0, 20);
   w.u32(typeId).u32(networkId).fixed(chainId);
   // outputs: [asset, TransferOutput(7): amount, locktime, threshold, [addr]]
-  w.u32(1).fixed(AVAX_ASSET).u32(7).u64(1_000_000n + BigInt(seed)).u64(0n).u32(1).u32(1).fixed(addr);
+  w.u32(1)
+    .fixed(AVAX_ASSET)
+    .u32(7)
+    .u64(1_000_000n + BigInt(seed))
+    .u64(0n)
+    .u32(1)
+    .u32(1)
+    .fixed(addr);
   // inputs: [txID, index, asset, TransferInput(5): amount, [sig index 0]]
-  w.u32(1).fixed(seeded("utxo", seed)).u32(0).fixed(AVAX_ASSET).u32(5).u64(2_000_000n + BigInt(seed)).u32(1).u32(0);
+  w.u32(1)
+    .fixed(seeded("utxo", seed))
+    .u32(0)
+    .fixed(AVAX_ASSET)
+    .u32(5)
+    .u64(2_000_000n + BigInt(seed))
+    .u32(1)
+    .u32(0);
   w.bytesU32(new Uint8Array(0)); // memo
   // credentials: [secp256k1fx.Credential(9): [65-byte signature]]
   const sig = new Uint8Array(65);
@@ -53,14 +67,25 @@ export function buildXTx(networkId: number, chainId: Uint8Array, seed: number): 
 
 /** P/block: proposervm(Banff standard block of BaseTxs). */
 export function buildPBlock(s: BlockSpec): Uint8Array {
-  const w = new Writer().u16(0).u32(32).u64(BigInt(s.timestamp)).fixed(s.innerParentId ?? s.parentId).u64(BigInt(s.height)).u32(s.txs);
+  const w = new Writer()
+    .u16(0)
+    .u32(32)
+    .u64(BigInt(s.timestamp))
+    .fixed(s.innerParentId ?? s.parentId)
+    .u64(BigInt(s.height))
+    .u32(s.txs);
   for (let i = 0; i < s.txs; i++) baseTxBody(w, 34, s.networkId, s.chainId, s.height * 100 + i);
   return buildProposerBlock(s.parentId, s.timestamp, s.pChainHeight, w.finish());
 }
 
 /** X/block: proposervm(avm standard block of BaseTxs). */
 export function buildXBlock(s: BlockSpec): Uint8Array {
-  const w = new Writer().u16(0).u32(AVM_STANDARD_BLOCK).fixed(s.innerParentId ?? s.parentId).u64(BigInt(s.height)).u64(BigInt(s.timestamp));
+  const w = new Writer()
+    .u16(0)
+    .u32(AVM_STANDARD_BLOCK)
+    .fixed(s.innerParentId ?? s.parentId)
+    .u64(BigInt(s.height))
+    .u64(BigInt(s.timestamp));
   w.fixed(seeded("root", s.height)).u32(s.txs);
   for (let i = 0; i < s.txs; i++) baseTxBody(w, 0, s.networkId, s.chainId, s.height * 100 + i);
   return buildProposerBlock(s.parentId, s.timestamp, s.pChainHeight, w.finish());
@@ -68,12 +93,22 @@ export function buildXBlock(s: BlockSpec): Uint8Array {
 
 /** C/block: proposervm(coreth block of legacy transfers); `parentHash` is the previous EVM block's hash. */
 export function buildCBlock(s: BlockSpec & {parentHash: Uint8Array; extData?: Uint8Array}): Uint8Array {
-  const inner = buildEvmBlock({parentHash: s.parentHash, height: s.height, timestamp: s.timestamp, txs: s.txs, seed: s.height, extData: s.extData});
+  const inner = buildEvmBlock({
+    parentHash: s.parentHash,
+    height: s.height,
+    timestamp: s.timestamp,
+    txs: s.txs,
+    seed: s.height,
+    extData: s.extData,
+  });
   return buildProposerBlock(s.parentId, s.timestamp, s.pChainHeight, inner);
 }
 
 /** An inner Banff P-chain block of signed txs (codec version included in each): standard, proposal or commit. */
-export function buildBanffBlock(kind: "standard" | "proposal" | "commit", s: {time: bigint; parentId: Uint8Array; height: bigint; txs: Uint8Array[]}): Uint8Array {
+export function buildBanffBlock(
+  kind: "standard" | "proposal" | "commit",
+  s: {time: bigint; parentId: Uint8Array; height: bigint; txs: Uint8Array[]},
+): Uint8Array {
   const inline = (t: Uint8Array): Uint8Array => t.subarray(2);
   switch (kind) {
     case "standard": {
@@ -83,7 +118,15 @@ export function buildBanffBlock(kind: "standard" | "proposal" | "commit", s: {ti
     }
     case "proposal":
       // Banff proposal blocks list their decision txs (none here) before the parent and height.
-      return new Writer().u16(0).u32(29).u64(s.time).u32(0).fixed(s.parentId).u64(s.height).fixed(inline(s.txs[0]!)).finish();
+      return new Writer()
+        .u16(0)
+        .u32(29)
+        .u64(s.time)
+        .u32(0)
+        .fixed(s.parentId)
+        .u64(s.height)
+        .fixed(inline(s.txs[0]!))
+        .finish();
     case "commit":
       return new Writer().u16(0).u32(31).u64(s.time).fixed(s.parentId).u64(s.height).finish();
   }

@@ -86,7 +86,17 @@ export function buildEvmBlock(s: EvmBlockSpec): Uint8Array {
     const to = new Uint8Array(20);
     new DataView(to.buffer).setUint32(16, s.seed * 1000 + i);
     // [nonce, gasPrice, gas, to, value, data, v, r, s]
-    txs.push([s.seed * 1000 + i, 25_000_000_000n, 21_000, to, 10n ** 16n, new Uint8Array(0), 86_263, BigInt(s.seed) + 1n, BigInt(i) + 1n]);
+    txs.push([
+      s.seed * 1000 + i,
+      25_000_000_000n,
+      21_000,
+      to,
+      10n ** 16n,
+      new Uint8Array(0),
+      86_263,
+      BigInt(s.seed) + 1n,
+      BigInt(i) + 1n,
+    ]);
   }
   const header: Input[] = [
     s.parentHash,

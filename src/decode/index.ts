@@ -36,15 +36,39 @@ function innerBlock(chain: DecodeChain, bytes: Uint8Array): Inner {
   switch (chain) {
     case "C": {
       const b = decodeEvmBlock(bytes);
-      return {format: "coreth", id: b.hash, height: b.height, parentId: b.parentHash, timestamp: b.timestamp, txIds: b.txHashes, txCount: b.txHashes.length};
+      return {
+        format: "coreth",
+        id: b.hash,
+        height: b.height,
+        parentId: b.parentHash,
+        timestamp: b.timestamp,
+        txIds: b.txHashes,
+        txCount: b.txHashes.length,
+      };
     }
     case "P": {
       const b = decodePlatformBlock(bytes);
-      return {format: "platformvm", id: sha256(bytes), height: b.height, parentId: b.parentId, timestamp: b.timestamp, txIds: b.txIds, txCount: b.txIds.length};
+      return {
+        format: "platformvm",
+        id: sha256(bytes),
+        height: b.height,
+        parentId: b.parentId,
+        timestamp: b.timestamp,
+        txIds: b.txIds,
+        txCount: b.txIds.length,
+      };
     }
     case "X": {
       const b = decodeAvmBlock(bytes);
-      return {format: "avm-block", id: sha256(bytes), height: b.height, parentId: b.parentId, timestamp: b.timestamp, txIds: b.txIds, txCount: b.txIds.length};
+      return {
+        format: "avm-block",
+        id: sha256(bytes),
+        height: b.height,
+        parentId: b.parentId,
+        timestamp: b.timestamp,
+        txIds: b.txIds,
+        txCount: b.txIds.length,
+      };
     }
   }
 }
@@ -93,7 +117,12 @@ function decodeBlock(chain: DecodeChain, bytes: Uint8Array): DecodedContainer | 
   if (wrapper && mayBeInner(chain, wrapper.inner)) {
     try {
       const inner = innerBlock(chain, wrapper.inner);
-      return {...inner, format: `proposervm/${inner.format}`, id: wrapper.id, timestamp: inner.timestamp ?? wrapper.timestamp};
+      return {
+        ...inner,
+        format: `proposervm/${inner.format}`,
+        id: wrapper.id,
+        timestamp: inner.timestamp ?? wrapper.timestamp,
+      };
     } catch {
       // The bytes parsed as a wrapper by chance (a platformvm Apricot block also starts 0x0000 0000000x): try bare.
     }
@@ -118,7 +147,15 @@ export function decodeContainer(chain: DecodeChain, kind: DecodeKind, bytes: Uin
       return {format: "avm-tx", id: tx.id, height: 0n, parentId: ZERO_ID, timestamp: null, txIds: [tx.id], txCount: 1};
     }
     const v = decodeVertex(bytes);
-    return {format: "vertex", id: sha256(bytes), height: v.height, parentId: v.parentIds[0] ?? ZERO_ID, timestamp: null, txIds: v.txIds, txCount: v.txIds.length};
+    return {
+      format: "vertex",
+      id: sha256(bytes),
+      height: v.height,
+      parentId: v.parentIds[0] ?? ZERO_ID,
+      timestamp: null,
+      txIds: v.txIds,
+      txCount: v.txIds.length,
+    };
   } catch {
     return null;
   }
@@ -137,7 +174,11 @@ export function containerId(chain: DecodeChain, kind: DecodeKind, bytes: Uint8Ar
  * also the checksum of the `hex` encoding, which the index stores with the record). A signed proposervm block's
  * ID hashes only its unsigned part, and a pre-fork C-chain block's is its EVM hash.
  */
-export function containerIdOf(chain: DecodeChain, kind: DecodeKind, bytes: Uint8Array): {id: Uint8Array; hashOfBytes: boolean} {
+export function containerIdOf(
+  chain: DecodeChain,
+  kind: DecodeKind,
+  bytes: Uint8Array,
+): {id: Uint8Array; hashOfBytes: boolean} {
   if (kind === "block") {
     const wrapper = tryProposer(bytes);
     if (wrapper) return {id: wrapper.id, hashOfBytes: wrapper.kind === "option"};

@@ -38,8 +38,23 @@ export function decodePlatformBlock(bytes: Uint8Array): PlatformBlock {
   const b = framedBlock.read(r);
   r.end();
   const {parentId, height, time, txs} = pBlockFields(b);
-  const txRanges = txs.map((t): [number, number] => [t.byteOffset - bytes.byteOffset, t.byteOffset - bytes.byteOffset + t.length]);
+  const txRanges = txs.map((t): [number, number] => [
+    t.byteOffset - bytes.byteOffset,
+    t.byteOffset - bytes.byteOffset + t.length,
+  ]);
   // The unsigned tx's type ID leads each tx's bytes; the codec checked it is one of its table.
-  const txTypes = txs.map((t) => pUnsignedTx.entries[new DataView(t.buffer, t.byteOffset, 4).getUint32(0) as keyof typeof pUnsignedTx.entries].name);
-  return {typeId: b.typeId, parentId, height, timestamp: time === null ? null : Number(time), txIds: txs.map(txId), txTypes, txRanges};
+  const txTypes = txs.map(
+    (t) =>
+      pUnsignedTx.entries[new DataView(t.buffer, t.byteOffset, 4).getUint32(0) as keyof typeof pUnsignedTx.entries]
+        .name,
+  );
+  return {
+    typeId: b.typeId,
+    parentId,
+    height,
+    timestamp: time === null ? null : Number(time),
+    txIds: txs.map(txId),
+    txTypes,
+    txRanges,
+  };
 }

@@ -35,19 +35,40 @@ export function decodeProposerBlock(bytes: Uint8Array): ProposerBlock {
     const unsignedEnd = r.pos;
     r.bytesU32(); // signature
     r.end();
-    return {kind: "signed", id: sha256(bytes.subarray(0, unsignedEnd)), parentId, timestamp, pChainHeight, certificate, inner};
+    return {
+      kind: "signed",
+      id: sha256(bytes.subarray(0, unsignedEnd)),
+      parentId,
+      timestamp,
+      pChainHeight,
+      certificate,
+      inner,
+    };
   }
   if (typeId === 1) {
     const parentId = r.fixed(32);
     const inner = r.bytesU32();
     r.end();
-    return {kind: "option", id: sha256(bytes), parentId, timestamp: null, pChainHeight: null, certificate: new Uint8Array(0), inner};
+    return {
+      kind: "option",
+      id: sha256(bytes),
+      parentId,
+      timestamp: null,
+      pChainHeight: null,
+      certificate: new Uint8Array(0),
+      inner,
+    };
   }
   throw new DecodeError(`unknown proposervm block type ${typeId}`);
 }
 
 /** Builds an unsigned post-fork block (empty certificate and signature, as proposervm's BuildUnsigned). */
-export function buildProposerBlock(parentId: Uint8Array, timestamp: number, pChainHeight: bigint, inner: Uint8Array): Uint8Array {
+export function buildProposerBlock(
+  parentId: Uint8Array,
+  timestamp: number,
+  pChainHeight: bigint,
+  inner: Uint8Array,
+): Uint8Array {
   return new Writer()
     .u16(0)
     .u32(0)

@@ -18,7 +18,8 @@ export class Reader {
   }
 
   private need(n: number): void {
-    if (n < 0 || this.pos + n > this.bytes.length) throw new DecodeError(`need ${n} bytes at ${this.pos}, have ${this.remaining}`);
+    if (n < 0 || this.pos + n > this.bytes.length)
+      throw new DecodeError(`need ${n} bytes at ${this.pos}, have ${this.remaining}`);
   }
 
   u8(): number {

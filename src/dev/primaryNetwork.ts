@@ -65,7 +65,10 @@ function key(sk: Uint8Array): DevKey {
 
 /** ewoq, then deterministic keys. */
 export function devKeys(): DevKey[] {
-  return [key(EWOQ), ...Array.from({length: 7}, (_, i) => key(sha256(new TextEncoder().encode(`avaext dev key ${i + 1}`))))];
+  return [
+    key(EWOQ),
+    ...Array.from({length: 7}, (_, i) => key(sha256(new TextEncoder().encode(`avaext dev key ${i + 1}`)))),
+  ];
 }
 
 /** AvalancheGo's five local-network validators (`staking/local/staker{1..5}`). */
@@ -93,7 +96,13 @@ function blsSigner(secretKey: Uint8Array): {secretKey: Uint8Array; credentials: 
   const bls = bls12_381.longSignatures;
   const publicKey = bls.getPublicKey(secretKey).toBytes(true);
   const pop = bls.sign(bls.hash(publicKey, POP_DST), secretKey).toBytes(true);
-  return {secretKey, credentials: {publicKey: Buffer.from(publicKey).toString("hex"), proofOfPossession: Buffer.from(pop).toString("hex")}};
+  return {
+    secretKey,
+    credentials: {
+      publicKey: Buffer.from(publicKey).toString("hex"),
+      proofOfPossession: Buffer.from(pop).toString("hex"),
+    },
+  };
 }
 
 /** One of the dev network's own nodes, which stake by transaction (beyond the genesis validators). */
@@ -141,7 +150,6 @@ interface PendingStaker {
   /** Called when it is rewarded. */
   onReward?: () => void;
 }
-
 
 /** A validator of the dev L1, as the P-chain has it. */
 interface L1Member {
@@ -250,9 +258,15 @@ export class DevPrimaryNetwork {
     const owners = new Map(this.keys.map((k, i) => [Buffer.from(k.address).toString("hex"), i]));
     for (const u of this.built.state.utxos) {
       const o = u.output;
-      const owner = o.owner.addresses.length === 1 ? owners.get(Buffer.from(o.owner.addresses[0]!).toString("hex")) : undefined;
+      const owner =
+        o.owner.addresses.length === 1 ? owners.get(Buffer.from(o.owner.addresses[0]!).toString("hex")) : undefined;
       if (owner === undefined || o.stakeableLocktime > genesisTime) continue;
-      (u.chain === "X" ? this.x : this.p).push({txId: idFromString(u.txId), index: o.outputIndex, amount: o.amount, owner});
+      (u.chain === "X" ? this.x : this.p).push({
+        txId: idFromString(u.txId),
+        index: o.outputIndex,
+        amount: o.amount,
+        owner,
+      });
     }
   }
 
@@ -353,8 +367,6 @@ export class DevPrimaryNetwork {
     return {pBlocks, xTxs, cAtomic, l1Manager};
   }
 
-
-
   /** X: a transfer from one key to another, with change. */
   private xTransfer(t: number): Uint8Array {
     const from = this.richest(this.x);
@@ -373,7 +385,15 @@ export class DevPrimaryNetwork {
   private xCreateAsset(): Uint8Array {
     const from = this.richest(this.x);
     const change = from.amount - FEE;
-    const w = baseBody(1, this.network.id, this.xChain, this.avax, [[change, this.keys[from.owner]!.address]], [from], new Uint8Array(0));
+    const w = baseBody(
+      1,
+      this.network.id,
+      this.xChain,
+      this.avax,
+      [[change, this.keys[from.owner]!.address]],
+      [from],
+      new Uint8Array(0),
+    );
     const name = new TextEncoder().encode("Dev Coin");
     const symbol = new TextEncoder().encode("DEVC");
     w.u16(name.length).fixed(name).u16(symbol.length).fixed(symbol).fixed(Uint8Array.of(6));
@@ -391,7 +411,10 @@ export class DevPrimaryNetwork {
   /** X: sends some of the dev asset on, its fee paid in AVAX: two assets, two inputs, three outputs. */
   private xAssetTransfer(t: number): Uint8Array {
     const a = this.assetUtxos.reduce((x, y) => (y.amount > x.amount ? y : x));
-    const fee = this.x.filter((u) => u.owner === a.owner).reduce<Utxo | null>((x, y) => (x === null || y.amount > x.amount ? y : x), null) ?? this.richest(this.x);
+    const fee =
+      this.x
+        .filter((u) => u.owner === a.owner)
+        .reduce<Utxo | null>((x, y) => (x === null || y.amount > x.amount ? y : x), null) ?? this.richest(this.x);
     const to = (a.owner + 1 + (t % 5)) % this.keys.length;
     const amount = BigInt(1 + (t % 50)) * 1_000_000n;
     const asset = this.asset!;
@@ -402,17 +425,28 @@ export class DevPrimaryNetwork {
     ];
     const w = new Writer().u16(0).u32(0).u32(this.network.id).fixed(this.xChain).u32(outs.length);
     for (const [id, amt, o] of outs) writeTransferOut(w, id, amt, this.keys[o]!.address);
-    const ins: Array<[Uint8Array, Utxo]> = [[asset, a], [this.avax, fee]];
+    const ins: Array<[Uint8Array, Utxo]> = [
+      [asset, a],
+      [this.avax, fee],
+    ];
     ins.sort(([, x], [, y]) => Buffer.compare(x.txId, y.txId) || x.index - y.index);
     w.u32(ins.length);
     for (const [id, u] of ins) w.fixed(u.txId).u32(u.index).fixed(id).u32(5).u64(u.amount).u32(1).u32(0);
     w.bytesU32(new Uint8Array(0));
     this.remove(this.assetUtxos, a);
     this.remove(this.x, fee);
-    return this.finish(w, ins.map(([, u]) => u.owner), [], (txId) => {
-      this.assetUtxos.push({txId, index: 0, amount, owner: to}, {txId, index: 1, amount: a.amount - amount, owner: a.owner});
-      this.x.push({txId, index: 2, amount: fee.amount - FEE, owner: fee.owner});
-    });
+    return this.finish(
+      w,
+      ins.map(([, u]) => u.owner),
+      [],
+      (txId) => {
+        this.assetUtxos.push(
+          {txId, index: 0, amount, owner: to},
+          {txId, index: 1, amount: a.amount - amount, owner: a.owner},
+        );
+        this.x.push({txId, index: 2, amount: fee.amount - FEE, owner: fee.owner});
+      },
+    );
   }
 
   /** X: 500 AVAX exported to the C-chain, for key 5. */
@@ -431,12 +465,20 @@ export class DevPrimaryNetwork {
     const owner = ins[0]!.owner;
     const w = new Writer().u16(0).u32(0).u32(this.network.id).fixed(this.cChain).fixed(this.xChain);
     writeInputs(w, this.avax, ins);
-    w.u32(1).fixed(this.keys[owner]!.evmAddress).u64(total - FEE).fixed(this.avax);
-    return this.finish(w, ins.map((u) => u.owner), [], () => {
-      const e = this.evm.get(owner) ?? {balance: 0n, nonce: 0n};
-      e.balance += total - FEE;
-      this.evm.set(owner, e);
-    });
+    w.u32(1)
+      .fixed(this.keys[owner]!.evmAddress)
+      .u64(total - FEE)
+      .fixed(this.avax);
+    return this.finish(
+      w,
+      ins.map((u) => u.owner),
+      [],
+      () => {
+        const e = this.evm.get(owner) ?? {balance: 0n, nonce: 0n};
+        e.balance += total - FEE;
+        this.evm.set(owner, e);
+      },
+    );
   }
 
   /** C: key 5 exports 100 AVAX of its EVM balance to the X-chain, for key 6. */
@@ -444,7 +486,11 @@ export class DevPrimaryNetwork {
     const e = this.evm.get(5)!;
     const amount = 100n * NANO;
     const w = new Writer().u16(0).u32(1).u32(this.network.id).fixed(this.cChain).fixed(this.xChain);
-    w.u32(1).fixed(this.keys[5]!.evmAddress).u64(amount + FEE).fixed(this.avax).u64(e.nonce);
+    w.u32(1)
+      .fixed(this.keys[5]!.evmAddress)
+      .u64(amount + FEE)
+      .fixed(this.avax)
+      .u64(e.nonce);
     w.u32(1);
     writeTransferOut(w, this.avax, amount, this.keys[6]!.address);
     return this.finish(w, [5], [], (txId) => {
@@ -460,10 +506,23 @@ export class DevPrimaryNetwork {
     const total = ins.reduce((a, u) => a + u.amount, 0n);
     const owner = ins[0]!.owner;
     const outs: Array<[bigint, number]> = [[total - FEE, owner]];
-    const w = baseBody(3, this.network.id, this.xChain, this.avax, outs.map(([a, o]) => [a, this.keys[o]!.address]), [], new Uint8Array(0));
+    const w = baseBody(
+      3,
+      this.network.id,
+      this.xChain,
+      this.avax,
+      outs.map(([a, o]) => [a, this.keys[o]!.address]),
+      [],
+      new Uint8Array(0),
+    );
     w.fixed(this.cChain);
     writeInputs(w, this.avax, ins);
-    return this.finish(w, ins.map((u) => u.owner), [], (txId) => outs.forEach(([amount, o], index) => this.x.push({txId, index, amount, owner: o})));
+    return this.finish(
+      w,
+      ins.map((u) => u.owner),
+      [],
+      (txId) => outs.forEach(([amount, o], index) => this.x.push({txId, index, amount, owner: o})),
+    );
   }
 
   /** P: imports what X exported. */
@@ -472,10 +531,23 @@ export class DevPrimaryNetwork {
     const total = ins.reduce((a, u) => a + u.amount, 0n);
     const owner = ins[0]!.owner;
     const outs: Array<[bigint, number]> = [[total - FEE, owner]];
-    const w = baseBody(17, this.network.id, this.pChain, this.avax, outs.map(([a, o]) => [a, this.keys[o]!.address]), [], new Uint8Array(0));
+    const w = baseBody(
+      17,
+      this.network.id,
+      this.pChain,
+      this.avax,
+      outs.map(([a, o]) => [a, this.keys[o]!.address]),
+      [],
+      new Uint8Array(0),
+    );
     w.fixed(this.xChain);
     writeInputs(w, this.avax, ins);
-    return this.finish(w, ins.map((u) => u.owner), [], (txId) => outs.forEach(([amount, o], index) => this.p.push({txId, index, amount, owner: o})));
+    return this.finish(
+      w,
+      ins.map((u) => u.owner),
+      [],
+      (txId) => outs.forEach(([amount, o], index) => this.p.push({txId, index, amount, owner: o})),
+    );
   }
 
   private pTransfer(t: number): Uint8Array {
@@ -526,7 +598,14 @@ export class DevPrimaryNetwork {
       if (w !== undefined) this.validating.set(v, w + delta);
     };
     const nodeId = this.stakers[v.node]!.nodeIdBytes;
-    return this.pDelegate(nodeId, d.start, d.end, d.stake, () => weigh(d.stake), () => weigh(-d.stake));
+    return this.pDelegate(
+      nodeId,
+      d.start,
+      d.end,
+      d.stake,
+      () => weigh(d.stake),
+      () => weigh(-d.stake),
+    );
   }
 
   /** P: a delegation of `stake` to `nodeId` from `time` to `end`, rewarded to key 2. */
@@ -540,7 +619,15 @@ export class DevPrimaryNetwork {
   ): Uint8Array {
     const from = this.richest(this.p);
     const change = from.amount - stake - FEE;
-    const w = baseBody(26, this.network.id, this.pChain, this.avax, [[change, this.keys[from.owner]!.address]], [from], new Uint8Array(0));
+    const w = baseBody(
+      26,
+      this.network.id,
+      this.pChain,
+      this.avax,
+      [[change, this.keys[from.owner]!.address]],
+      [from],
+      new Uint8Array(0),
+    );
     w.fixed(nodeId).u64(time).u64(end).u64(stake);
     w.fixed(idFromString(EMPTY_ID));
     w.u32(1);
@@ -558,7 +645,15 @@ export class DevPrimaryNetwork {
   private pCreateSubnet(): Uint8Array {
     const from = this.richest(this.p);
     const change = from.amount - FEE;
-    const w = baseBody(16, this.network.id, this.pChain, this.avax, [[change, this.keys[from.owner]!.address]], [from], new Uint8Array(0));
+    const w = baseBody(
+      16,
+      this.network.id,
+      this.pChain,
+      this.avax,
+      [[change, this.keys[from.owner]!.address]],
+      [from],
+      new Uint8Array(0),
+    );
     w.u32(11);
     writeOwners(w, 0n, 1, [this.keys[3]!.address]);
     this.remove(this.p, from);
@@ -571,13 +666,28 @@ export class DevPrimaryNetwork {
   private pCreateChain(): Uint8Array {
     const from = this.richest(this.p);
     const change = from.amount - FEE;
-    const w = baseBody(15, this.network.id, this.pChain, this.avax, [[change, this.keys[from.owner]!.address]], [from], new Uint8Array(0));
+    const w = baseBody(
+      15,
+      this.network.id,
+      this.pChain,
+      this.avax,
+      [[change, this.keys[from.owner]!.address]],
+      [from],
+      new Uint8Array(0),
+    );
     const name = new TextEncoder().encode("devl1");
     w.fixed(this.subnet!).u16(name.length).fixed(name);
     // Subnet-EVM's VM ID, and a Subnet-EVM-style genesis.
     w.fixed(idFromString("srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy"));
     w.u32(0);
-    const genesis = new TextEncoder().encode(JSON.stringify({config: {chainId: DEV_L1_EVM_CHAIN_ID, feeConfig: {gasLimit: 8_000_000, targetBlockRate: 2}}, alloc: {}, gasLimit: "0x7a1200", timestamp: "0x0"}));
+    const genesis = new TextEncoder().encode(
+      JSON.stringify({
+        config: {chainId: DEV_L1_EVM_CHAIN_ID, feeConfig: {gasLimit: 8_000_000, targetBlockRate: 2}},
+        alloc: {},
+        gasLimit: "0x7a1200",
+        timestamp: "0x0",
+      }),
+    );
     w.bytesU32(genesis);
     w.u32(10).u32(1).u32(0); // subnet authorisation: signature 0 of the subnet's owner
     this.remove(this.p, from);
@@ -595,7 +705,15 @@ export class DevPrimaryNetwork {
     const from = this.richest(this.p);
     const balance = 10n * NANO;
     const change = from.amount - FEE - 3n * balance;
-    const w = baseBody(35, this.network.id, this.pChain, this.avax, [[change, this.keys[from.owner]!.address]], [from], new Uint8Array(0));
+    const w = baseBody(
+      35,
+      this.network.id,
+      this.pChain,
+      this.avax,
+      [[change, this.keys[from.owner]!.address]],
+      [from],
+      new Uint8Array(0),
+    );
     w.fixed(this.subnet!).fixed(this.l1Chain!);
     w.bytesU32(MANAGER_ADDRESS);
     w.u32(3);
@@ -622,7 +740,15 @@ export class DevPrimaryNetwork {
     const from = this.richest(this.p);
     const amount = 5n * NANO;
     const change = from.amount - FEE - amount;
-    const w = baseBody(38, this.network.id, this.pChain, this.avax, [[change, this.keys[from.owner]!.address]], [from], new Uint8Array(0));
+    const w = baseBody(
+      38,
+      this.network.id,
+      this.pChain,
+      this.avax,
+      [[change, this.keys[from.owner]!.address]],
+      [from],
+      new Uint8Array(0),
+    );
     w.fixed(this.validations[0]!).u64(amount);
     this.remove(this.p, from);
     return this.finish(w, [from.owner], [], (txId) => this.p.push({txId, index: 0, amount: change, owner: from.owner}));
@@ -632,7 +758,15 @@ export class DevPrimaryNetwork {
   private pDisableL1Validator(): Uint8Array {
     const from = this.richest(this.p);
     const change = from.amount - FEE;
-    const w = baseBody(39, this.network.id, this.pChain, this.avax, [[change, this.keys[from.owner]!.address]], [from], new Uint8Array(0));
+    const w = baseBody(
+      39,
+      this.network.id,
+      this.pChain,
+      this.avax,
+      [[change, this.keys[from.owner]!.address]],
+      [from],
+      new Uint8Array(0),
+    );
     w.fixed(this.validations[2]!).u32(10).u32(1).u32(0);
     this.remove(this.p, from);
     return this.finish(w, [from.owner], [3], (txId) => {
@@ -678,7 +812,9 @@ export class DevPrimaryNetwork {
     const change = from.amount - FEE - balance;
     const changeOut: Array<[bigint, Uint8Array]> = [[change, this.keys[from.owner]!.address]];
     const w = baseBody(36, this.network.id, this.pChain, this.avax, changeOut, [from], new Uint8Array(0));
-    w.u64(balance).fixed(Buffer.from(this.localSigner(4).credentials.proofOfPossession, "hex")).bytesU32(signed);
+    w.u64(balance)
+      .fixed(Buffer.from(this.localSigner(4).credentials.proofOfPossession, "hex"))
+      .bytesU32(signed);
     this.remove(this.p, from);
     return this.finish(w, [from.owner], [], (txId) => {
       this.p.push({txId, index: 0, amount: change, owner: from.owner});
@@ -726,15 +862,36 @@ export class DevPrimaryNetwork {
       return localSecretKey(this.l1.find((v) => this.localSigner(v.signer).credentials.publicKey === key)!.signer);
     };
     const signatures = set.validators.map((v) => blsSign(secret(v.publicKey), unsigned));
-    return serializeSignedMessage(unsigned, set.validators.map((_, i) => i), aggregateSignatures(signatures));
+    return serializeSignedMessage(
+      unsigned,
+      set.validators.map((_, i) => i),
+      aggregateSignatures(signatures),
+    );
   }
 
   /** A BaseTx (or an ExportTx with `exports`) spending `from`, paying `pays`, change back to its owner. */
-  private transfer(chain: "X" | "P", typeId: number, chainId: Uint8Array, from: Utxo, pays: Array<[bigint, number]>, exports: Array<[bigint, number]>, destination: Uint8Array | null): Uint8Array {
+  private transfer(
+    chain: "X" | "P",
+    typeId: number,
+    chainId: Uint8Array,
+    from: Utxo,
+    pays: Array<[bigint, number]>,
+    exports: Array<[bigint, number]>,
+    destination: Uint8Array | null,
+  ): Uint8Array {
     const spent = [...pays, ...exports].reduce((a, [x]) => a + x, 0n) + FEE;
-    if (from.amount < spent) throw new Error(`dev wallet: key ${from.owner} holds ${from.amount} on ${chain}, needs ${spent}`);
+    if (from.amount < spent)
+      throw new Error(`dev wallet: key ${from.owner} holds ${from.amount} on ${chain}, needs ${spent}`);
     const outs: Array<[bigint, number]> = [...pays, [from.amount - spent, from.owner]];
-    const w = baseBody(typeId, this.network.id, chainId, this.avax, outs.map(([a, o]) => [a, this.keys[o]!.address]), [from], new Uint8Array(0));
+    const w = baseBody(
+      typeId,
+      this.network.id,
+      chainId,
+      this.avax,
+      outs.map(([a, o]) => [a, this.keys[o]!.address]),
+      [from],
+      new Uint8Array(0),
+    );
     if (destination) {
       w.fixed(destination).u32(exports.length);
       for (const [a, o] of exports) writeTransferOut(w, this.avax, a, this.keys[o]!.address);
@@ -748,7 +905,12 @@ export class DevPrimaryNetwork {
   }
 
   /** Signs the unsigned tx in `w` (one credential per input, then the authorisations) and records its outputs. */
-  private finish(w: Writer, inputOwners: number[], authOwners: number[], record: (txId: Uint8Array) => void): Uint8Array {
+  private finish(
+    w: Writer,
+    inputOwners: number[],
+    authOwners: number[],
+    record: (txId: Uint8Array) => void,
+  ): Uint8Array {
     const unsigned = w.finish();
     const digest = sha256(unsigned);
     const signed = new Writer().fixed(unsigned).u32(inputOwners.length + authOwners.length);
@@ -793,7 +955,15 @@ function writeInputs(w: Writer, asset: Uint8Array, ins: Utxo[]): void {
 }
 
 /** codec version ‖ type ‖ network ‖ chain ‖ outputs ‖ inputs ‖ memo: the common head of every tx body. */
-function baseBody(typeId: number, networkId: number, chainId: Uint8Array, asset: Uint8Array, outs: Array<[bigint, Uint8Array]>, ins: Utxo[], memo: Uint8Array): Writer {
+function baseBody(
+  typeId: number,
+  networkId: number,
+  chainId: Uint8Array,
+  asset: Uint8Array,
+  outs: Array<[bigint, Uint8Array]>,
+  ins: Utxo[],
+  memo: Uint8Array,
+): Writer {
   const w = new Writer().u16(0).u32(typeId).u32(networkId).fixed(chainId).u32(outs.length);
   for (const [amount, address] of outs) writeTransferOut(w, asset, amount, address);
   writeInputs(w, asset, ins);

@@ -68,7 +68,8 @@ export function* xHistory(o: HistoryOptions): Generator<HistoryBlock> {
   const perBlock = o.txsPerBlock ?? 20;
   // The unspent set: [txId, index, amount, key]; two genesis UTXOs per key.
   const utxos: Array<[Uint8Array, number, bigint, number]> = [];
-  for (let k = 0; k < o.keys.length; k++) for (let j = 0; j < 2; j++) utxos.push([sha256(Buffer.from(`genesis/${k}/${j}`)), j, 1_000_000_000_000n, k]);
+  for (let k = 0; k < o.keys.length; k++)
+    for (let j = 0; j < 2; j++) utxos.push([sha256(Buffer.from(`genesis/${k}/${j}`)), j, 1_000_000_000_000n, k]);
   let made = 0;
   let height = o.startHeight ?? 0n;
   const firstHeight = height;
@@ -77,7 +78,14 @@ export function* xHistory(o: HistoryOptions): Generator<HistoryBlock> {
   while (made < o.txs) {
     const n = Math.min(perBlock, o.txs - made);
     const ts = BigInt(o.startSeconds) + (height - firstHeight) * 2n;
-    const body = new Writer().u16(0).u32(AVM_STANDARD_BLOCK).fixed(parent).u64(height + 1n).u64(ts).fixed(sha256(Buffer.from(`root/${height}`))).u32(n);
+    const body = new Writer()
+      .u16(0)
+      .u32(AVM_STANDARD_BLOCK)
+      .fixed(parent)
+      .u64(height + 1n)
+      .u64(ts)
+      .fixed(sha256(Buffer.from(`root/${height}`)))
+      .u32(n);
     const created: typeof utxos = [];
     const txIds: Uint8Array[] = [];
     for (let i = 0; i < n; i++) {
@@ -99,7 +107,8 @@ export function* xHistory(o: HistoryOptions): Generator<HistoryBlock> {
         [total - fee - first, Math.floor(random() * o.keys.length)],
       ];
       const unsigned = new Writer().u16(0).u32(0).u32(o.networkId).fixed(o.chainId).u32(2);
-      for (const [amount, k] of outs) unsigned.fixed(o.assetId).u32(7).u64(amount).u64(0n).u32(1).u32(1).fixed(o.keys[k]!.address);
+      for (const [amount, k] of outs)
+        unsigned.fixed(o.assetId).u32(7).u64(amount).u64(0n).u32(1).u32(1).fixed(o.keys[k]!.address);
       unsigned.u32(2);
       for (const u of ins) unsigned.fixed(u[0]).u32(u[1]).fixed(o.assetId).u32(5).u64(u[2]).u32(1).u32(0);
       unsigned.u32(0); // memo

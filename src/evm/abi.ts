@@ -8,7 +8,16 @@ import {bytesToHex, hexToBytes} from "./hex.js";
 
 export class AbiError extends Error {}
 
-export type AbiType = "uint256" | "uint8" | "address" | "bool" | "bytes32" | "bytes" | "string" | "uint256[]" | "address[]";
+export type AbiType =
+  | "uint256"
+  | "uint8"
+  | "address"
+  | "bool"
+  | "bytes32"
+  | "bytes"
+  | "string"
+  | "uint256[]"
+  | "address[]";
 export type AbiValue = bigint | number | string | boolean | Uint8Array | readonly (bigint | string)[];
 
 /** The 4-byte selector of a function signature (`transfer(address,uint256)`), 0x-hex. */
@@ -38,7 +47,8 @@ function bytesOf(v: AbiValue, what: string): Uint8Array {
 }
 
 function integer(v: AbiValue): bigint {
-  if (typeof v !== "bigint" && !(typeof v === "number" && Number.isSafeInteger(v))) throw new AbiError(`not an integer: ${String(v)}`);
+  if (typeof v !== "bigint" && !(typeof v === "number" && Number.isSafeInteger(v)))
+    throw new AbiError(`not an integer: ${String(v)}`);
   return BigInt(v);
 }
 
@@ -197,7 +207,8 @@ function norm(s: AbiSpec): Norm {
   return {k: "array", of: norm(s.array)};
 }
 
-const dyn = (n: Norm): boolean => n.k === "bytes" || n.k === "string" || n.k === "array" || (n.k === "tuple" && n.of.some(dyn));
+const dyn = (n: Norm): boolean =>
+  n.k === "bytes" || n.k === "string" || n.k === "array" || (n.k === "tuple" && n.of.some(dyn));
 
 /** Bytes a value of `n` takes in its enclosing tuple's head: 32 for words and dynamic types, the sum for static tuples. */
 function headSize(n: Norm): number {
@@ -206,7 +217,8 @@ function headSize(n: Norm): number {
 }
 
 function encodeTupleN(comps: readonly Norm[], values: readonly AbiStructValue[]): Uint8Array {
-  if (comps.length !== values.length) throw new AbiError(`tuple of ${comps.length} components given ${values.length} values`);
+  if (comps.length !== values.length)
+    throw new AbiError(`tuple of ${comps.length} components given ${values.length} values`);
   const heads: Uint8Array[] = [];
   const tails: Uint8Array[] = [];
   let offset = comps.reduce((a, c) => a + headSize(c), 0);
@@ -230,7 +242,13 @@ function encodeN(n: Norm, v: AbiStructValue): Uint8Array {
       return tail(n.k, v as AbiValue);
     case "array":
       if (!Array.isArray(v)) throw new AbiError("array: not an array");
-      return concat([word(BigInt(v.length)), encodeTupleN(v.map(() => n.of), v as readonly AbiStructValue[])]);
+      return concat([
+        word(BigInt(v.length)),
+        encodeTupleN(
+          v.map(() => n.of),
+          v as readonly AbiStructValue[],
+        ),
+      ]);
     case "tuple":
       if (!Array.isArray(v)) throw new AbiError("tuple: not an array of components");
       return encodeTupleN(n.of, v as readonly AbiStructValue[]);
@@ -243,7 +261,11 @@ export function encodeAbiSpec(specs: readonly AbiSpec[], values: readonly AbiStr
 }
 
 /** Calldata with structured arguments: selector ‖ encodeAbiSpec(specs, values), 0x-hex. */
-export function encodeCallSpec(signature: string, specs: readonly AbiSpec[], values: readonly AbiStructValue[]): string {
+export function encodeCallSpec(
+  signature: string,
+  specs: readonly AbiSpec[],
+  values: readonly AbiStructValue[],
+): string {
   return selector(signature) + bytesToHex(encodeAbiSpec(specs, values));
 }
 
@@ -264,7 +286,8 @@ function decodeTupleN(st: DecodeState, comps: readonly Norm[], base: number): Ab
   for (const c of comps) {
     if (dyn(c)) {
       const off = readWord(st.data, p);
-      if (off > BigInt(st.data.length - base)) throw new AbiError(`offset ${off} is past the data's ${st.data.length} bytes`);
+      if (off > BigInt(st.data.length - base))
+        throw new AbiError(`offset ${off} is past the data's ${st.data.length} bytes`);
       out.push(decodeN(st, c, base + Number(off)));
     } else out.push(decodeN(st, c, p));
     p += headSize(c);
@@ -289,10 +312,15 @@ function decodeN(st: DecodeState, n: Norm, at: number): AbiStructValue {
     case "array": {
       const len = readWord(data, at);
       const size = headSize(n.of);
-      if (len * BigInt(size) > BigInt(data.length - at - 32)) throw new AbiError(`array length ${len} is past the data`);
+      if (len * BigInt(size) > BigInt(data.length - at - 32))
+        throw new AbiError(`array length ${len} is past the data`);
       const count = Number(len);
       spend(st, count);
-      return decodeTupleN(st, Array.from({length: count}, () => n.of), at + 32);
+      return decodeTupleN(
+        st,
+        Array.from({length: count}, () => n.of),
+        at + 32,
+      );
     }
     case "tuple":
       return decodeTupleN(st, n.of, at);

@@ -20,7 +20,8 @@ export function toHex(b: Uint8Array): string {
 
 /** A JSON-RPC quantity (`0x1a`) as a bigint; throws on anything else. */
 export function quantity(s: unknown): bigint {
-  if (typeof s !== "string" || !/^0x[0-9a-fA-F]{1,64}$/.test(s)) throw new Error(`not a JSON-RPC quantity: ${JSON.stringify(s)}`);
+  if (typeof s !== "string" || !/^0x[0-9a-fA-F]{1,64}$/.test(s))
+    throw new Error(`not a JSON-RPC quantity: ${JSON.stringify(s)}`);
   return BigInt(s);
 }
 

@@ -142,7 +142,10 @@ export class EvmRpc {
         this.modules.onError?.(err.kind);
         if (signal?.aborted || attempt >= this.opts.retries || !retryable(err)) throw err;
         const delay = Math.min(30_000, this.opts.retryBaseMs * 2 ** attempt) * (0.5 + Math.random() / 2);
-        this.modules.logger.debug({rpc: this.label, attempt, delay: Math.round(delay), err: err.message}, "EVM RPC request failed; retrying");
+        this.modules.logger.debug(
+          {rpc: this.label, attempt, delay: Math.round(delay), err: err.message},
+          "EVM RPC request failed; retrying",
+        );
         await sleep(delay, signal);
       }
     }
@@ -177,7 +180,9 @@ export class EvmRpc {
     try {
       const first = this.nextId;
       this.nextId += calls.length;
-      const body = JSON.stringify(calls.map((c, i) => ({jsonrpc: "2.0", id: first + i, method: c.method, params: c.params})));
+      const body = JSON.stringify(
+        calls.map((c, i) => ({jsonrpc: "2.0", id: first + i, method: c.method, params: c.params})),
+      );
       const exchange = async (): Promise<{res: Response; text: string}> => {
         // The timeout starts once the guard lets the exchange go: waiting for it is not the node being slow.
         const timeout = AbortSignal.timeout(this.opts.timeoutMs);
@@ -191,7 +196,11 @@ export class EvmRpc {
             signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
           });
         } catch (e) {
-          const why = timeout.aborted ? `timed out after ${this.opts.timeoutMs} ms` : (e as Error).cause ? String((e as Error).cause) : (e as Error).message;
+          const why = timeout.aborted
+            ? `timed out after ${this.opts.timeoutMs} ms`
+            : (e as Error).cause
+              ? String((e as Error).cause)
+              : (e as Error).message;
           throw new RpcCallError(`${this.label}: ${why}`, "transport", undefined, timeout.aborted);
         }
         const text = await res.text().catch((e: Error) => {
@@ -202,8 +211,14 @@ export class EvmRpc {
         return {res, text};
       };
       const guard = this.modules.guard;
-      const {res, text} = guard ? await guard(calls.map((c) => c.method), exchange) : await exchange();
-      if (!res.ok) throw new RpcCallError(`${this.label}: HTTP ${res.status} ${text.slice(0, 200)}`, "http", res.status);
+      const {res, text} = guard
+        ? await guard(
+            calls.map((c) => c.method),
+            exchange,
+          )
+        : await exchange();
+      if (!res.ok)
+        throw new RpcCallError(`${this.label}: HTTP ${res.status} ${text.slice(0, 200)}`, "http", res.status);
       let parsed: unknown;
       try {
         parsed = JSON.parse(text);
@@ -213,11 +228,13 @@ export class EvmRpc {
       // A node that refuses the whole batch answers one error object instead of an array.
       if (!Array.isArray(parsed)) {
         const env = parsed as Envelope;
-        if (env && typeof env === "object" && env.error) throw new RpcCallError(`${this.label}: batch refused: ${String(env.error.message)}`, "malformed");
+        if (env && typeof env === "object" && env.error)
+          throw new RpcCallError(`${this.label}: batch refused: ${String(env.error.message)}`, "malformed");
         throw new RpcCallError(`${this.label}: the answer to a batch is not an array`, "malformed");
       }
       const byId = new Map<number, Envelope>();
-      for (const e of parsed as Envelope[]) if (e && typeof e === "object" && typeof e.id === "number") byId.set(e.id, e);
+      for (const e of parsed as Envelope[])
+        if (e && typeof e === "object" && typeof e.id === "number") byId.set(e.id, e);
       const out = calls.map((c, i): RpcOutcome => {
         const env = byId.get(first + i);
         if (!env) throw new RpcCallError(`${this.label}: no answer to ${c.method} in the batch`, "malformed");
@@ -225,7 +242,8 @@ export class EvmRpc {
           const code = typeof env.error.code === "number" ? env.error.code : undefined;
           return {ok: false, error: new RpcCallError(`${c.method}: ${String(env.error.message)}`, "rpc", code)};
         }
-        if (!("result" in env)) throw new RpcCallError(`${this.label}: ${c.method} answered neither result nor error`, "malformed");
+        if (!("result" in env))
+          throw new RpcCallError(`${this.label}: ${c.method} answered neither result nor error`, "malformed");
         return {ok: true, result: env.result};
       });
       ok = true;

@@ -18,7 +18,11 @@ export interface BlockFacts {
  * The ID by the chain's rule, and the `hex` checksum of the bytes (sha256(bytes)[28:32]) when deriving the ID
  * computed it anyway (null otherwise: the index computes it when it stores the container).
  */
-export function deriveId(chain: ChainName, kind: ContainerKind, bytes: Uint8Array): {id: Uint8Array; checksum: Uint8Array | null} {
+export function deriveId(
+  chain: ChainName,
+  kind: ContainerKind,
+  bytes: Uint8Array,
+): {id: Uint8Array; checksum: Uint8Array | null} {
   const {id, hashOfBytes} = containerIdOf(chain, kind, bytes);
   return {id, checksum: hashOfBytes ? id.subarray(28) : null};
 }

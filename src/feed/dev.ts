@@ -33,7 +33,13 @@ import type {NetworkGenesis} from "../genesis/build.js";
 import type {Logger} from "../logger/index.js";
 import {DEV_EVM_CHAIN_ID, DevEvmChain, corethBlock} from "../dev/evm/devChain.js";
 import {installIcm} from "../dev/evm/icm.js";
-import {DEV_ANVIL_ACCOUNTS, DevInterchain, devRelayerSigner, type DevEvmName, type MinedRef} from "../dev/evm/interchain.js";
+import {
+  DEV_ANVIL_ACCOUNTS,
+  DevInterchain,
+  devRelayerSigner,
+  type DevEvmName,
+  type MinedRef,
+} from "../dev/evm/interchain.js";
 import {ANVIL_ACCOUNTS, DevEvmTraffic, type EthTxRequest} from "../dev/evm/traffic.js";
 import {L1_MANAGER_OWNER, installValidatorManager, managerCalldata} from "../dev/evm/validatorManager.js";
 import {toQuantity} from "../evm/hex.js";
@@ -129,7 +135,9 @@ function encode(p: DevPosition): Uint8Array {
   v.setBigUint64(0, BigInt(p.startMs));
   v.setBigUint64(8, BigInt(p.liveMs));
   v.setBigUint64(16, BigInt(p.tick));
-  [p.parents.p, p.parents.x, p.parents.c, p.parents.eth, p.parents.pInner, p.parents.xInner].forEach((id, i) => b.set(id, 24 + 32 * i));
+  [p.parents.p, p.parents.x, p.parents.c, p.parents.eth, p.parents.pInner, p.parents.xInner].forEach((id, i) =>
+    b.set(id, 24 + 32 * i),
+  );
   v.setUint32(POSITION_LEN - 4, SCHEDULE_VERSION);
   return b;
 }
@@ -139,9 +147,17 @@ export class DevScheduleVersionError extends Error {}
 /** The stored position, or null for none; an earlier schedule's is refused (its chains cannot be replayed). */
 function storedPosition(b: Uint8Array | null): DevPosition | null {
   if (!b) return null;
-  const version = b.length === POSITION_LEN ? new DataView(b.buffer, b.byteOffset, b.byteLength).getUint32(POSITION_LEN - 4) : EARLIER_POSITION_LENS.includes(b.length) ? 1 : null;
+  const version =
+    b.length === POSITION_LEN
+      ? new DataView(b.buffer, b.byteOffset, b.byteLength).getUint32(POSITION_LEN - 4)
+      : EARLIER_POSITION_LENS.includes(b.length)
+        ? 1
+        : null;
   if (version === SCHEDULE_VERSION) return decode(b);
-  if (version === null) throw new DevScheduleVersionError(`the stored dev-feed position (${b.length} bytes) is not one this version writes`);
+  if (version === null)
+    throw new DevScheduleVersionError(
+      `the stored dev-feed position (${b.length} bytes) is not one this version writes`,
+    );
   throw new DevScheduleVersionError(
     `this data directory holds a dev network written by an earlier avaext (schedule ${version}, this one runs ${SCHEDULE_VERSION}): its chains cannot be replayed. Delete the data directory, or start with another --data-dir`,
   );
@@ -238,7 +254,12 @@ export class DevFeed implements FeedSource {
       const now = this.now();
       const backfillTicks = Math.floor(this.opts.backfillMs / this.opts.backfillStepMs);
       const zero = new Uint8Array(32);
-      start = {startMs: now - backfillTicks * this.opts.backfillStepMs, liveMs: now, tick: 0, parents: {p: zero, x: zero, c: zero, eth: zero, pInner: zero, xInner: zero}};
+      start = {
+        startMs: now - backfillTicks * this.opts.backfillStepMs,
+        liveMs: now,
+        tick: 0,
+        parents: {p: zero, x: zero, c: zero, eth: zero, pInner: zero, xInner: zero},
+      };
     }
     const genesis = this.genesisFile(start, position !== null);
     if (this.modules.evm) await this.startEvms(start, this.modules.evm.logger);
@@ -257,7 +278,10 @@ export class DevFeed implements FeedSource {
     if (file === null) return text;
     if (stored && existsSync(file)) {
       const onDisk = readFileSync(file, "utf8");
-      if (onDisk !== text) throw new Error(`${file} is not the genesis of the dev network this data directory holds: delete the data directory, or restore that file`);
+      if (onDisk !== text)
+        throw new Error(
+          `${file} is not the genesis of the dev network this data directory holds: delete the data directory, or restore that file`,
+        );
       return onDisk;
     }
     mkdirSync(path.dirname(file), {recursive: true});
@@ -282,13 +306,17 @@ export class DevFeed implements FeedSource {
     for (let t = 0; t <= DEV_SCHEDULE.chain; t++) scout.tick(t, BigInt(Math.floor(tickTime(t) / 1000)));
     const l1ChainId = scout.l1ChainId()!;
     const subnetId = scout.subnetId()!;
-    const install = (blockchainId: Uint8Array) => (rpc: RawRpc) => installIcm(rpc, {networkId: net.id, blockchainId: bytesToHex(blockchainId)});
+    const install = (blockchainId: Uint8Array) => (rpc: RawRpc) =>
+      installIcm(rpc, {networkId: net.id, blockchainId: bytesToHex(blockchainId)});
     const l1Setup = async (rpc: RawRpc): Promise<void> => {
       await install(l1ChainId)(rpc);
       await installValidatorManager(rpc, subnetId);
     };
     const [c, l1] = await Promise.allSettled([
-      DevEvmChain.start({chainId: DEV_EVM_CHAIN_ID, genesisTimestamp, accounts: DEV_ANVIL_ACCOUNTS}, {logger, setup: install(idFromString(net.chainIds.C))}),
+      DevEvmChain.start(
+        {chainId: DEV_EVM_CHAIN_ID, genesisTimestamp, accounts: DEV_ANVIL_ACCOUNTS},
+        {logger, setup: install(idFromString(net.chainIds.C))},
+      ),
       DevEvmChain.start(
         {chainId: DEV_L1_EVM_CHAIN_ID, genesisTimestamp, accounts: DEV_ANVIL_ACCOUNTS},
         {logger, setup: l1Setup},
@@ -348,7 +376,11 @@ export class DevFeed implements FeedSource {
     await Promise.all([this.evm?.stop(), this.l1?.stop()]);
   }
 
-  async run(position: Uint8Array | null, sink: (batch: FeedBatch) => Promise<void>, signal: AbortSignal): Promise<void> {
+  async run(
+    position: Uint8Array | null,
+    sink: (batch: FeedBatch) => Promise<void>,
+    signal: AbortSignal,
+  ): Promise<void> {
     const {status} = this.modules;
     await this.prepare(position);
     // A restart after a failed batch resumes from the committed position, not from where prepare() started.
@@ -363,7 +395,10 @@ export class DevFeed implements FeedSource {
     this.chains = {net, pHeight: 0n, xHeight: 0n, cortina, frontier: [], cTime, ...empty};
     // The EVMs replay from genesis too; one that holds blocks (an earlier run of this process), has exited or
     // does not answer starts afresh.
-    for (const [name, evm] of [["C-chain", this.evm], ["L1", this.l1]] as const) {
+    for (const [name, evm] of [
+      ["C-chain", this.evm],
+      ["L1", this.l1],
+    ] as const) {
       if (!evm) continue;
       let down = evm.failure();
       let height: bigint | null = null;
@@ -374,19 +409,34 @@ export class DevFeed implements FeedSource {
           down = `does not answer: ${(e as Error).message}`;
         }
       }
-      if (down !== null) this.modules.evm!.logger.error({chain: name, reason: down}, "the dev EVM is down: starting a fresh one and replaying the schedule into it");
+      if (down !== null)
+        this.modules.evm!.logger.error(
+          {chain: name, reason: down},
+          "the dev EVM is down: starting a fresh one and replaying the schedule into it",
+        );
       if (height !== 0n || !evm.fresh) await evm.reset();
     }
     if (this.evm && this.l1) {
       const blsKeys = LOCAL_VALIDATORS.map((_, i) => Buffer.from(localSigner(i + 1).credentials.publicKey, "hex"));
       const primary = LOCAL_VALIDATORS.map((nodeId, i) => ({nodeId, weight: GENESIS_STAKE, blsPublicKey: blsKeys[i]!}));
       const sign = devRelayerSigner({
-        chains: {C: {id: idFromString(this.modules.network.chainIds.C), rpc: this.evm}, L1: {id: this.l1ChainId!, rpc: this.l1}},
+        chains: {
+          C: {id: idFromString(this.modules.network.chainIds.C), rpc: this.evm},
+          L1: {id: this.l1ChainId!, rpc: this.l1},
+        },
         // The primary network's: the genesis validators and the dev network's own; the L1's: its set on the P-chain.
         validators: (source) => (source === "C" ? [...primary, ...net.ownValidators()] : net.l1Validators()),
       });
       this.chains.traffic = new DevEvmTraffic({accounts: [...ANVIL_ACCOUNTS]});
-      this.chains.interchain = new DevInterchain({networkId: this.modules.network.id, cChainId: idFromString(this.modules.network.chainIds.C), l1ChainId: this.l1ChainId!, l1FirstTick: L1_FIRST_TICK}, {sign});
+      this.chains.interchain = new DevInterchain(
+        {
+          networkId: this.modules.network.id,
+          cChainId: idFromString(this.modules.network.chainIds.C),
+          l1ChainId: this.l1ChainId!,
+          l1FirstTick: L1_FIRST_TICK,
+        },
+        {sign},
+      );
     }
     const zero = new Uint8Array(32);
     const replayed: Parents = {p: zero, x: zero, c: zero, eth: zero, pInner: zero, xInner: zero};
@@ -436,7 +486,15 @@ export class DevFeed implements FeedSource {
     const base = {networkId: net.id, height, timestamp: ts, pChainHeight: BigInt(height)};
     const out: FeedItem[] = [];
     const add: AddItem = (chain, kind, bytes, id, checksum = null) => {
-      out.push({chain, kind, endpoint: findEndpoint(chain, kind)!, bytes, id, timestampNs: ns + BigInt(out.length), checksum});
+      out.push({
+        chain,
+        kind,
+        endpoint: findEndpoint(chain, kind)!,
+        bytes,
+        id,
+        timestampNs: ns + BigInt(out.length),
+        checksum,
+      });
     };
 
     const chains = this.chains!;
@@ -464,7 +522,14 @@ export class DevFeed implements FeedSource {
       }
       c = buildProposerBlock(parents.c, chains.cTime, base.pChainHeight, corethBlock(mined, tick.cAtomic));
     } else {
-      c = buildCBlock({...base, chainId: chainId("C"), parentId: parents.c, parentHash: parents.eth, txs: 2 + (tickNo % 5), extData: tick.cAtomic ?? undefined});
+      c = buildCBlock({
+        ...base,
+        chainId: chainId("C"),
+        parentId: parents.c,
+        parentHash: parents.eth,
+        txs: 2 + (tickNo % 5),
+        extData: tick.cAtomic ?? undefined,
+      });
     }
     const wrapped = decodeProposerBlock(c);
     parents.c = wrapped.id;
@@ -544,7 +609,8 @@ export function devTickTimes(
   liveMs: number,
 ): (t: number) => number {
   const backfillTicks = Math.round((liveMs - startMs) / opts.backfillStepMs);
-  return (t) => (t < backfillTicks ? startMs + t * opts.backfillStepMs : liveMs + (t - backfillTicks) * opts.liveStepMs);
+  return (t) =>
+    t < backfillTicks ? startMs + t * opts.backfillStepMs : liveMs + (t - backfillTicks) * opts.liveStepMs;
 }
 
 /** The dev network's genesis time (seconds): a minute before its schedule's first tick. */

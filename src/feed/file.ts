@@ -26,7 +26,12 @@ export interface FileFeedOptions {
   maxLineBytes: number;
 }
 
-export const defaultFileFeedOptions: Omit<FileFeedOptions, "path"> = {batchSize: 1000, chunkSize: 1 << 20, pollMs: 100, maxLineBytes: 64 * 1024 * 1024};
+export const defaultFileFeedOptions: Omit<FileFeedOptions, "path"> = {
+  batchSize: 1000,
+  chunkSize: 1 << 20,
+  pollMs: 100,
+  maxLineBytes: 64 * 1024 * 1024,
+};
 
 export interface FileFeedModules {
   chains: ChainRegistry;
@@ -51,7 +56,11 @@ export function encodeFilePosition(offset: number, lineNo: number, ino: bigint):
 /** Reads a position; one written before the inode was stored (16 bytes) has `ino` null. */
 export function decodeFilePosition(b: Uint8Array): {offset: number; lineNo: number; ino: bigint | null} {
   const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
-  return {offset: Number(v.getBigUint64(0)), lineNo: Number(v.getBigUint64(8)), ino: b.length >= 24 ? v.getBigUint64(16) : null};
+  return {
+    offset: Number(v.getBigUint64(0)),
+    lineNo: Number(v.getBigUint64(8)),
+    ino: b.length >= 24 ? v.getBigUint64(16) : null,
+  };
 }
 
 export class FileFeed implements FeedSource {
@@ -66,7 +75,11 @@ export class FileFeed implements FeedSource {
     this.key = `file:${this.file}`;
   }
 
-  async run(position: Uint8Array | null, sink: (batch: FeedBatch) => Promise<void>, signal: AbortSignal): Promise<void> {
+  async run(
+    position: Uint8Array | null,
+    sink: (batch: FeedBatch) => Promise<void>,
+    signal: AbortSignal,
+  ): Promise<void> {
     const start = position ? decodeFilePosition(position) : {offset: 0, lineNo: 0, ino: null};
     let {offset, lineNo} = start;
     let expectIno = start.ino;
@@ -80,8 +93,12 @@ export class FileFeed implements FeedSource {
     // Duplicates are skipped by ID, so reading a replaced or truncated file from its start loses nothing and
     // indexes nothing twice (as `tail -f` does on truncation, rather than waiting for the old offset forever).
     const restartFile = (why: string, fields: Record<string, unknown>): void => {
-      logger.warn({file: this.file, ...fields}, `${why}; reading it from the start (containers already indexed are skipped)`);
-      if (pending.length > 0) this.modules.bad.badLine(lineNo + 1, "incomplete last line of a replaced or truncated file");
+      logger.warn(
+        {file: this.file, ...fields},
+        `${why}; reading it from the start (containers already indexed are skipped)`,
+      );
+      if (pending.length > 0)
+        this.modules.bad.badLine(lineNo + 1, "incomplete last line of a replaced or truncated file");
       offset = 0;
       lineNo = 0;
       pending = Buffer.alloc(0);
@@ -98,13 +115,15 @@ export class FileFeed implements FeedSource {
             await fh?.close();
             fh = null;
             status.failed();
-            if (!reported) logger.warn({file: this.file, err: (e as Error).message}, "feed file not readable; waiting for it");
+            if (!reported)
+              logger.warn({file: this.file, err: (e as Error).message}, "feed file not readable; waiting for it");
             reported = true;
             await sleep(Math.max(this.opts.pollMs, 500), signal);
             continue;
           }
           reported = false;
-          if (expectIno !== null && expectIno !== ino && offset > 0) restartFile("feed file was replaced", {position: offset});
+          if (expectIno !== null && expectIno !== ino && offset > 0)
+            restartFile("feed file was replaced", {position: offset});
           expectIno = null;
         }
         const size = (await fh.stat()).size;
@@ -128,7 +147,8 @@ export class FileFeed implements FeedSource {
         const buf = Buffer.allocUnsafe(want);
         const {bytesRead} = await fh.read(buf, 0, want, offset + pending.length);
         if (bytesRead === 0) continue;
-        let data = pending.length === 0 ? buf.subarray(0, bytesRead) : Buffer.concat([pending, buf.subarray(0, bytesRead)]);
+        let data =
+          pending.length === 0 ? buf.subarray(0, bytesRead) : Buffer.concat([pending, buf.subarray(0, bytesRead)]);
         if (skipping) {
           // The rest of an over-long line, already reported: dropped up to and including its newline.
           const nl = data.indexOf(0x0a);

@@ -34,7 +34,12 @@ export interface HttpFeedOptions {
   maxBackoffMs: number;
 }
 
-export const defaultHttpFeedOptions: Omit<HttpFeedOptions, "url"> = {pollMs: 1000, timeoutMs: 10_000, minBackoffMs: 500, maxBackoffMs: 30_000};
+export const defaultHttpFeedOptions: Omit<HttpFeedOptions, "url"> = {
+  pollMs: 1000,
+  timeoutMs: 10_000,
+  minBackoffMs: 500,
+  maxBackoffMs: 30_000,
+};
 
 export interface HttpFeedModules {
   status: FeedStatus;
@@ -81,7 +86,11 @@ export class HttpFeed implements FeedSource {
     this.label = redactUrl(opts.url);
   }
 
-  async run(position: Uint8Array | null, sink: (batch: FeedBatch) => Promise<void>, signal: AbortSignal): Promise<void> {
+  async run(
+    position: Uint8Array | null,
+    sink: (batch: FeedBatch) => Promise<void>,
+    signal: AbortSignal,
+  ): Promise<void> {
     const next = decodeHttpPosition(position);
     const {status, logger} = this.modules;
     const missing = new Set<number>();
@@ -116,7 +125,8 @@ export class HttpFeed implements FeedSource {
           break;
         }
         if (items === "absent") {
-          if (!missing.has(e.id)) logger.info({endpoint: e.name}, "upstream does not serve this index endpoint; skipping it");
+          if (!missing.has(e.id))
+            logger.info({endpoint: e.name}, "upstream does not serve this index endpoint; skipping it");
           missing.add(e.id);
           continue;
         }
@@ -129,7 +139,7 @@ export class HttpFeed implements FeedSource {
           let vertices: FeedItem[] | "absent";
           try {
             vertices = await this.fetchItems(ENDPOINTS[X_VTX]!, next[X_VTX]!, signal);
-          } catch (err) {
+          } catch {
             if (signal.aborted) return;
             status.failed();
             down = true;
@@ -206,7 +216,8 @@ export class HttpFeed implements FeedSource {
   }
 
   private toItem(e: Endpoint, c: UpstreamContainer, expectIndex: bigint): FeedItem {
-    if (c.index !== expectIndex.toString()) throw new Error(`upstream ${e.name} returned index ${c.index}, expected ${expectIndex}`);
+    if (c.index !== expectIndex.toString())
+      throw new Error(`upstream ${e.name} returned index ${c.index}, expected ${expectIndex}`);
     const raw = hexToBytes(c.bytes);
     // `hex` carries a 4-byte sha256 checksum: check it and strip it.
     const bytes = raw.subarray(0, raw.length - 4);
@@ -215,7 +226,8 @@ export class HttpFeed implements FeedSource {
       throw new Error(`upstream ${e.name} container ${c.id}: bad checksum`);
     }
     const ts = parseRfc3339Nano(c.timestamp);
-    if (ts === null || ts < 0n || ts > MAX_TIMESTAMP_NS) throw new Error(`upstream ${e.name} container ${c.id}: bad timestamp ${c.timestamp}`);
+    if (ts === null || ts < 0n || ts > MAX_TIMESTAMP_NS)
+      throw new Error(`upstream ${e.name} container ${c.id}: bad timestamp ${c.timestamp}`);
     return {chain: e.chain, kind: e.kind, endpoint: e, id: idFromString(c.id), bytes, timestampNs: ts, checksum: sum};
   }
 }

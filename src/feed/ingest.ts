@@ -46,11 +46,34 @@ interface IngestMetrics {
 function createIngestMetrics(register: Registry): IngestMetrics {
   const registers = [register];
   const m: IngestMetrics = {
-    accepted: new Counter({name: `${METRIC_PREFIX}index_containers_accepted_total`, help: "Containers accepted into the index by endpoint", labelNames: ["chain", "kind"], registers}),
-    duplicates: new Counter({name: `${METRIC_PREFIX}index_containers_duplicate_total`, help: "Containers skipped because the endpoint already holds their ID", labelNames: ["chain", "kind"], registers}),
-    badLines: new Counter({name: `${METRIC_PREFIX}feed_bad_lines_total`, help: "Feed lines skipped as malformed", registers}),
-    lag: new Gauge({name: `${METRIC_PREFIX}feed_lag_seconds`, help: "Seconds between the acceptance time of the newest container and its commit here", registers}),
-    lastIndex: new Gauge({name: `${METRIC_PREFIX}index_containers`, help: "Containers held per index endpoint", labelNames: ["chain", "kind"], registers}),
+    accepted: new Counter({
+      name: `${METRIC_PREFIX}index_containers_accepted_total`,
+      help: "Containers accepted into the index by endpoint",
+      labelNames: ["chain", "kind"],
+      registers,
+    }),
+    duplicates: new Counter({
+      name: `${METRIC_PREFIX}index_containers_duplicate_total`,
+      help: "Containers skipped because the endpoint already holds their ID",
+      labelNames: ["chain", "kind"],
+      registers,
+    }),
+    badLines: new Counter({
+      name: `${METRIC_PREFIX}feed_bad_lines_total`,
+      help: "Feed lines skipped as malformed",
+      registers,
+    }),
+    lag: new Gauge({
+      name: `${METRIC_PREFIX}feed_lag_seconds`,
+      help: "Seconds between the acceptance time of the newest container and its commit here",
+      registers,
+    }),
+    lastIndex: new Gauge({
+      name: `${METRIC_PREFIX}index_containers`,
+      help: "Containers held per index endpoint",
+      labelNames: ["chain", "kind"],
+      registers,
+    }),
   };
   for (const e of ENDPOINTS) {
     m.accepted.inc({chain: e.chain, kind: e.kind}, 0);
@@ -163,11 +186,15 @@ export class Ingester implements BadInputReporter {
       countBy(accepted, this.metrics.accepted);
       if (duplicates > 0) {
         const taken = new Set(accepted);
-        countBy(items.filter((it) => !taken.has(it)), this.metrics.duplicates);
+        countBy(
+          items.filter((it) => !taken.has(it)),
+          this.metrics.duplicates,
+        );
       }
       const newest = batch.items[batch.items.length - 1];
       if (newest) this.metrics.lag.set(Math.max(0, Number(nowNs() - newest.timestampNs) / 1e9));
-      for (const e of ENDPOINTS) this.metrics.lastIndex.set({chain: e.chain, kind: e.kind}, Number(store.index(e).next));
+      for (const e of ENDPOINTS)
+        this.metrics.lastIndex.set({chain: e.chain, kind: e.kind}, Number(store.index(e).next));
     }
   }
 
@@ -288,7 +315,8 @@ export class Ingester implements BadInputReporter {
     const {store, avgTps} = this.modules;
     const idx = store.index(findEndpoint(chain, "block")!);
     // The chain's last accepted block: as stored, else (a database written before the chain state) the index's last.
-    const last = this.chainState.get(chain)?.id ?? (idx.next > 0n ? ((await idx.getByIndex(idx.next - 1n))?.id ?? null) : null);
+    const last =
+      this.chainState.get(chain)?.id ?? (idx.next > 0n ? ((await idx.getByIndex(idx.next - 1n))?.id ?? null) : null);
     const cover = await store.tpsCover(chain);
     const covered = cover === null ? last === null : last !== null && Buffer.compare(cover, last) === 0;
     let days: readonly Day[];
@@ -300,7 +328,8 @@ export class Ingester implements BadInputReporter {
         if (this.ctrl.signal.aborted) return;
         for (const c of await idx.getRange(i, MAX_FETCHED_BY_RANGE)) {
           const facts = blockFacts(chain, "block", c.bytes);
-          if (facts?.timestamp !== null && facts) scanned.add(chain, {timestamp: facts.timestamp, txCount: facts.txCount});
+          if (facts?.timestamp !== null && facts)
+            scanned.add(chain, {timestamp: facts.timestamp, txCount: facts.txCount});
         }
       }
       days = scanned.days(chain);

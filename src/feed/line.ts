@@ -40,8 +40,13 @@ export function parseFeedLine(text: string, chains: ChainRegistry, now: () => bi
     timestampNs = now();
   } else {
     const ts = typeof o.timestamp === "string" ? parseRfc3339Nano(o.timestamp) : null;
-    if (ts === null || ts < 0n) return {ok: false, reason: `timestamp: expected RFC 3339, got ${JSON.stringify(o.timestamp)}`};
-    if (ts > MAX_TIMESTAMP_NS) return {ok: false, reason: `timestamp: ${o.timestamp} is past 2262-04-11T23:47:16.854775807Z, the last time in ns a uint63 holds`};
+    if (ts === null || ts < 0n)
+      return {ok: false, reason: `timestamp: expected RFC 3339, got ${JSON.stringify(o.timestamp)}`};
+    if (ts > MAX_TIMESTAMP_NS)
+      return {
+        ok: false,
+        reason: `timestamp: ${o.timestamp} is past 2262-04-11T23:47:16.854775807Z, the last time in ns a uint63 holds`,
+      };
     timestampNs = ts;
   }
   const kind = endpoint.kind as ContainerKind;

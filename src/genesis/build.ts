@@ -23,7 +23,13 @@ import {EMPTY_ID, cb58Decode, cb58Encode} from "../util/cb58.js";
 import {sha256} from "../util/sha256.js";
 import {decodeSignedTx} from "../dataApi/views/primary/txCodec.js";
 import type {GenesisState, PrimaryTx, Staker, TxOutput} from "../dataApi/views/primary/model.js";
-import {cChainGenesisAllocationWei, genesisInitialSupply, genesisValidators, type GenesisConfig, type GenesisValidatorPlan} from "./config.js";
+import {
+  cChainGenesisAllocationWei,
+  genesisInitialSupply,
+  genesisValidators,
+  type GenesisConfig,
+  type GenesisValidatorPlan,
+} from "./config.js";
 
 /** `ids.ID{'a','v','m'}` and friends (utils/constants/vm_ids.go, the fx factories): ASCII, zero-padded to 32. */
 function asciiId(s: string): Uint8Array {
@@ -86,7 +92,13 @@ function avaxCreateAsset(config: GenesisConfig): Uint8Array {
   // differently (none of AvalancheGo's three files has such a pair).
   const x = config.allocations
     .filter((a) => a.initialAmount > 0n)
-    .sort((a, b) => (a.initialAmount !== b.initialAmount ? (a.initialAmount < b.initialAmount ? -1 : 1) : compareBytes(a.avaxAddr, b.avaxAddr)));
+    .sort((a, b) =>
+      a.initialAmount !== b.initialAmount
+        ? a.initialAmount < b.initialAmount
+          ? -1
+          : 1
+        : compareBytes(a.avaxAddr, b.avaxAddr),
+    );
   const memo = new Uint8Array(20 * x.length);
   x.forEach((a, i) => memo.set(a.ethAddr, 20 * i));
   const w = emptyBase(new Writer(), config.networkId, memo);
@@ -107,7 +119,8 @@ function signedTx(typeId: number, unsigned: Uint8Array): Uint8Array {
 }
 
 function nodeIdBytes(nodeId: string): Uint8Array {
-  if (!nodeId.startsWith("NodeID-")) throw new Error(`genesis config: initial staker ${JSON.stringify(nodeId)} is not a NodeID-...`);
+  if (!nodeId.startsWith("NodeID-"))
+    throw new Error(`genesis config: initial staker ${JSON.stringify(nodeId)} is not a NodeID-...`);
   let b: Uint8Array;
   try {
     b = cb58Decode(nodeId.slice("NodeID-".length));
@@ -165,7 +178,8 @@ function* pUtxos(config: GenesisConfig): Generator<PUtxoPlan> {
   const staked = new Set(config.initialStakedFunds.map((a) => Buffer.from(a).toString("hex")));
   for (const a of config.allocations) {
     if (staked.has(Buffer.from(a.avaxAddr).toString("hex"))) continue;
-    for (const u of a.unlockSchedule) if (u.amount > 0n) yield {address: a.avaxAddr, amount: u.amount, locktime: u.locktime, message: a.ethAddr};
+    for (const u of a.unlockSchedule)
+      if (u.amount > 0n) yield {address: a.avaxAddr, amount: u.amount, locktime: u.locktime, message: a.ethAddr};
   }
 }
 
@@ -175,7 +189,13 @@ function replayable<T>(items: () => Iterator<T>): Iterable<T> {
 }
 
 /** The X-chain genesis, the AVAX asset, the genesis chains: what fixes a network's IDs. */
-function chainsOf(config: GenesisConfig): {createAsset: Uint8Array; avmGenesis: Uint8Array; avax: Uint8Array; chains: GenesisChain[]; chainTxs: Uint8Array[]} {
+function chainsOf(config: GenesisConfig): {
+  createAsset: Uint8Array;
+  avmGenesis: Uint8Array;
+  avax: Uint8Array;
+  chains: GenesisChain[];
+  chainTxs: Uint8Array[];
+} {
   const createAsset = avaxCreateAsset(config);
   const avmGenesis = str16(new Writer().u16(0).u32(1), "AVAX").fixed(createAsset).finish();
   const avax = sha256(signedTx(1, createAsset));
@@ -189,7 +209,10 @@ function chainsOf(config: GenesisConfig): {createAsset: Uint8Array; avmGenesis: 
 /** A network's chain IDs and AVAX asset ID from its config, without building the rest of its genesis. */
 export function genesisIds(config: GenesisConfig): {chainIds: NetworkGenesis["chainIds"]; avaxAssetId: string} {
   const {avax, chainTxs} = chainsOf(config);
-  return {chainIds: {P: EMPTY_ID, X: cb58Encode(sha256(chainTxs[0]!)), C: cb58Encode(sha256(chainTxs[1]!))}, avaxAssetId: cb58Encode(avax)};
+  return {
+    chainIds: {P: EMPTY_ID, X: cb58Encode(sha256(chainTxs[0]!)), C: cb58Encode(sha256(chainTxs[1]!))},
+    avaxAssetId: cb58Encode(avax),
+  };
 }
 
 /**
@@ -206,7 +229,8 @@ export function buildGenesis(config: GenesisConfig): NetworkGenesis {
   const plans = genesisValidators(config);
   const validatorTxs = plans.map((v) => {
     if (v.weight === 0n) throw new Error(`genesis config: initial staker ${v.nodeId} has no weight`);
-    if (v.endTime <= config.startTime) throw new Error(`genesis config: initial staker ${v.nodeId} would have already unstaked`);
+    if (v.endTime <= config.startTime)
+      throw new Error(`genesis config: initial staker ${v.nodeId} would have already unstaked`);
     return validatorTx(config, v, avax);
   });
 
@@ -229,7 +253,8 @@ export function buildGenesis(config: GenesisConfig): NetworkGenesis {
   str16(g, message);
   const platformGenesis = g.finish();
 
-  const decode = (chain: "P" | "X", bytes: Uint8Array): PrimaryTx => decodeSignedTx(chain, bytes, {recoverPublicKeys: false});
+  const decode = (chain: "P" | "X", bytes: Uint8Array): PrimaryTx =>
+    decodeSignedTx(chain, bytes, {recoverPublicKeys: false});
   // (The chain txs carry a subnet authorisation and no credential: no block holds one, so no decoder reads them.)
   const [xChain, cChain] = chainTxs.map((t) => cb58Encode(sha256(t)));
   const state: GenesisState = {
@@ -242,7 +267,12 @@ export function buildGenesis(config: GenesisConfig): NetworkGenesis {
     utxos: replayable(function* () {
       for (const output of decode("X", assetTxBytes).outputs) yield {chain: "X" as const, txId: avaxAssetId, output};
       let index = 0;
-      for (const u of pUtxos(config)) yield {chain: "P" as const, txId: EMPTY_ID, output: pUtxoOutput(index++, u, avax, avaxAssetId, config.startTime)};
+      for (const u of pUtxos(config))
+        yield {
+          chain: "P" as const,
+          txId: EMPTY_ID,
+          output: pUtxoOutput(index++, u, avax, avaxAssetId, config.startTime),
+        };
     }),
     stakers: replayable(function* () {
       for (const bytes of validatorTxs) {
@@ -283,6 +313,12 @@ function pUtxoOutput(index: number, u: PUtxoPlan, avax: Uint8Array, avaxAssetId:
     exportedTo: null,
     groupId: 0,
     payload: new Uint8Array(0),
-    utxoBytes: pOut(new Writer().u16(0).fixed(txId).u32(index).fixed(avax), u.amount, u.address, u.locktime, startTime).finish(),
+    utxoBytes: pOut(
+      new Writer().u16(0).fixed(txId).u32(index).fixed(avax),
+      u.amount,
+      u.address,
+      u.locktime,
+      startTime,
+    ).finish(),
   };
 }

@@ -94,7 +94,8 @@ function quoteNumbers(text: string): string {
 
 const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
 /** The characters of a JSON number after its first: digits, `.`, `e`, `E`, `+`, `-`. */
-const isNumberChar = (c: number): boolean => isDigit(c) || c === 0x2e || c === 0x65 || c === 0x45 || c === 0x2b || c === 0x2d;
+const isNumberChar = (c: number): boolean =>
+  isDigit(c) || c === 0x2e || c === 0x65 || c === 0x45 || c === 0x2b || c === 0x2d;
 
 /** A JSON integer as Go's encoding/json reads it into a uint of `bits` bits (`uint64` amounts, `uint32` IDs and fees). */
 function uint(v: unknown, what: string, bits: 32 | 64 = 64): bigint {
@@ -117,7 +118,8 @@ function ethAddr(v: unknown, what: string): Uint8Array {
 /** `0x`-prefixed hex of exactly `len` bytes, returned lower-case without the prefix. */
 function fixedHex(v: unknown, len: number, what: string): string {
   const bare = typeof v === "string" ? v.replace(/^0x/, "") : "";
-  if (!/^[0-9a-fA-F]*$/.test(bare) || bare.length !== 2 * len) throw new Error(`genesis config: ${what} is not ${len} bytes of hex`);
+  if (!/^[0-9a-fA-F]*$/.test(bare) || bare.length !== 2 * len)
+    throw new Error(`genesis config: ${what} is not ${len} bytes of hex`);
   return bare.toLowerCase();
 }
 
@@ -160,7 +162,9 @@ export function parseGenesisConfig(text: string): GenesisConfig {
     startTime: uint(j.startTime, "startTime"),
     initialStakeDuration: uint(j.initialStakeDuration, "initialStakeDuration"),
     initialStakeDurationOffset: uint(j.initialStakeDurationOffset ?? "0", "initialStakeDurationOffset"),
-    initialStakedFunds: (Array.isArray(j.initialStakedFunds) ? (j.initialStakedFunds as unknown[]) : []).map((a, i) => shortId(a, `initialStakedFunds[${i}]`)),
+    initialStakedFunds: (Array.isArray(j.initialStakedFunds) ? (j.initialStakedFunds as unknown[]) : []).map((a, i) =>
+      shortId(a, `initialStakedFunds[${i}]`),
+    ),
     initialStakers: list(j.initialStakers).map((s, i) => {
       const signer = s.signer as Json | undefined;
       return {
@@ -170,7 +174,11 @@ export function parseGenesisConfig(text: string): GenesisConfig {
         signer: signer
           ? {
               publicKey: fixedHex(signer.publicKey, 48, `initialStakers[${i}].signer.publicKey`),
-              proofOfPossession: fixedHex(signer.proofOfPossession, 96, `initialStakers[${i}].signer.proofOfPossession`),
+              proofOfPossession: fixedHex(
+                signer.proofOfPossession,
+                96,
+                `initialStakers[${i}].signer.proofOfPossession`,
+              ),
             }
           : null,
       };
@@ -193,7 +201,9 @@ export function validateGenesisConfig(config: GenesisConfig): void {
   if (config.initialStakeDuration === 0n) fail("initial stake duration must be > 0");
   if (config.initialStakers.length === 0) fail("initial stakers must be > 0");
   if (config.initialStakeDurationOffset * BigInt(config.initialStakers.length - 1) > config.initialStakeDuration) {
-    fail(`initial stake duration is too low: must be at least ${config.initialStakeDurationOffset * BigInt(config.initialStakers.length - 1)}`);
+    fail(
+      `initial stake duration is too low: must be at least ${config.initialStakeDurationOffset * BigInt(config.initialStakers.length - 1)}`,
+    );
   }
   if (config.initialStakedFunds.length === 0) fail("initial staked funds cannot be empty");
   const allocated = new Set(config.allocations.map((a) => bytesToHex(a.avaxAddr)));
@@ -234,7 +244,8 @@ export function cChainGenesisAllocationWei(config: GenesisConfig): bigint {
     throw new Error("genesis config: cChainGenesis is not JSON");
   }
   const alloc = (g as {alloc?: unknown} | null)?.alloc ?? {};
-  if (alloc === null || typeof alloc !== "object") throw new Error("genesis config: cChainGenesis.alloc is not an object");
+  if (alloc === null || typeof alloc !== "object")
+    throw new Error("genesis config: cChainGenesis.alloc is not an object");
   let sum = 0n;
   for (const [address, account] of Object.entries(alloc as Record<string, {balance?: unknown}>)) {
     const b = account?.balance ?? "0";
@@ -289,8 +300,16 @@ export function genesisValidators(config: GenesisConfig): GenesisValidatorPlan[]
   const end = config.startTime + config.initialStakeDuration;
   const heap: GenesisValidatorPlan[] = [];
   config.initialStakers.forEach((s, i) => {
-    const stake = [...(shares[i] ?? [])].sort(
-      (a, b) => (a.locktime !== b.locktime ? (a.locktime < b.locktime ? -1 : 1) : a.amount !== b.amount ? (a.amount < b.amount ? -1 : 1) : compareBytes(a.address, b.address)),
+    const stake = [...(shares[i] ?? [])].sort((a, b) =>
+      a.locktime !== b.locktime
+        ? a.locktime < b.locktime
+          ? -1
+          : 1
+        : a.amount !== b.amount
+          ? a.amount < b.amount
+            ? -1
+            : 1
+          : compareBytes(a.address, b.address),
     );
     const weight = stake.reduce((w, x) => w + x.amount, 0n);
     heap.push({
@@ -316,13 +335,16 @@ export function genesisValidators(config: GenesisConfig): GenesisValidatorPlan[]
 }
 
 /** The P-chain genesis UTXOs: every unlock (amount > 0) of the allocations not initially staked, numbered in order. */
-export function pChainGenesisAllocations(config: GenesisConfig): Array<{outputIndex: number; address: Uint8Array; amount: bigint; locktime: bigint}> {
+export function pChainGenesisAllocations(
+  config: GenesisConfig,
+): Array<{outputIndex: number; address: Uint8Array; amount: bigint; locktime: bigint}> {
   const staked = new Set(config.initialStakedFunds.map(bytesToHex));
   const out: Array<{outputIndex: number; address: Uint8Array; amount: bigint; locktime: bigint}> = [];
   for (const a of config.allocations) {
     if (staked.has(bytesToHex(a.avaxAddr))) continue;
     for (const u of a.unlockSchedule) {
-      if (u.amount > 0n) out.push({outputIndex: out.length, address: a.avaxAddr, amount: u.amount, locktime: u.locktime});
+      if (u.amount > 0n)
+        out.push({outputIndex: out.length, address: a.avaxAddr, amount: u.amount, locktime: u.locktime});
     }
   }
   return out;

@@ -41,14 +41,22 @@ export function genesisFromText(text: string, origin: string): ResolvedGenesis {
  * The genesis of network `networkId`: `genesisFile` (path) when given, else the built-in one, else null. Throws
  * GenesisError for a file given for mainnet or fuji, or whose networkID is not `networkId`.
  */
-export function resolveGenesis(networkId: number, genesisFile: string | null, nowSeconds = BigInt(Math.floor(Date.now() / 1000))): ResolvedGenesis | null {
+export function resolveGenesis(
+  networkId: number,
+  genesisFile: string | null,
+  nowSeconds = BigInt(Math.floor(Date.now() / 1000)),
+): ResolvedGenesis | null {
   if (genesisFile !== null) {
     if (networkId === NETWORKS.mainnet.id || networkId === NETWORKS.fuji.id) {
-      throw new GenesisError(`--genesis-file is not accepted for network ${networkId}: its genesis is AvalancheGo's own, built in`);
+      throw new GenesisError(
+        `--genesis-file is not accepted for network ${networkId}: its genesis is AvalancheGo's own, built in`,
+      );
     }
     const g = genesisFromText(readGenesis(genesisFile), `--genesis-file ${genesisFile}`);
     if (g.config.networkId !== networkId) {
-      throw new GenesisError(`--genesis-file ${genesisFile} is the genesis of network ${g.config.networkId}, but --network-id is ${networkId}`);
+      throw new GenesisError(
+        `--genesis-file ${genesisFile} is the genesis of network ${g.config.networkId}, but --network-id is ${networkId}`,
+      );
     }
     return g;
   }
@@ -75,8 +83,11 @@ function readGenesis(file: string): string {
 export function networkWithGenesis(networkFlag: string, genesis: ResolvedGenesis | null): NetworkInfo {
   const id = parseNetworkId(networkFlag);
   const builtIn = Object.values(NETWORKS).some((n) => n.id === id);
-  if (builtIn && !(genesis && genesis.origin.startsWith("--genesis-file"))) return networkFromId(networkFlag);
-  const config = genesis?.config ?? {...genesisFromText(builtInGenesisText(NETWORKS.local.id)!, "the built-in local genesis").config, networkId: id};
+  if (builtIn && !genesis?.origin.startsWith("--genesis-file")) return networkFromId(networkFlag);
+  const config = genesis?.config ?? {
+    ...genesisFromText(builtInGenesisText(NETWORKS.local.id)!, "the built-in local genesis").config,
+    networkId: id,
+  };
   const chainIds = genesisIds(config).chainIds;
   return {...networkFromId(networkFlag, chainIds), cChainEvmId: evmChainId(config.cChainGenesis)};
 }

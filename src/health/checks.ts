@@ -109,10 +109,15 @@ export function networkCheck(feed: FeedHealthSource, t: CheckThresholds): Check 
     if (!c.connected) reasons.push("not connected to a minimum of 1 peer(s) only 0");
     if (c.lastReceivedAt === null) reasons.push("no messages received from network");
     else if (now - c.lastReceivedAt > t.maxTimeSinceMsgReceivedMs) {
-      reasons.push(`no messages from network received in ${formatDuration(now - c.lastReceivedAt)} > ${formatDuration(t.maxTimeSinceMsgReceivedMs)}`);
+      reasons.push(
+        `no messages from network received in ${formatDuration(now - c.lastReceivedAt)} > ${formatDuration(t.maxTimeSinceMsgReceivedMs)}`,
+      );
     }
-    if (c.sendFailRate > t.maxSendFailRate) reasons.push(`messages failure send rate ${c.sendFailRate} > ${t.maxSendFailRate}`);
-    return reasons.length === 0 ? {details} : {details, error: `network layer is unhealthy reason: ${reasons.join(", ")}`};
+    if (c.sendFailRate > t.maxSendFailRate)
+      reasons.push(`messages failure send rate ${c.sendFailRate} > ${t.maxSendFailRate}`);
+    return reasons.length === 0
+      ? {details}
+      : {details, error: `network layer is unhealthy reason: ${reasons.join(", ")}`};
   };
 }
 
@@ -122,9 +127,13 @@ export function routerCheck(inflight: () => InflightStats, t: CheckThresholds): 
     const longestMs = Number(s.longestNs) / 1e6;
     const details = {longestRunningRequest: formatDuration(longestMs), outstandingRequests: s.outstanding};
     const reasons: string[] = [];
-    if (s.outstanding > t.maxOutstandingRequests) reasons.push(`number of outstanding requests ${s.outstanding} > ${t.maxOutstandingRequests}`);
-    if (longestMs > t.maxRequestAgeMs) reasons.push(`time for outstanding requests ${formatDuration(longestMs)} > ${formatDuration(t.maxRequestAgeMs)}`);
-    return reasons.length === 0 ? {details} : {details, error: `the router is not healthy reason: ${reasons.join(", ")}`};
+    if (s.outstanding > t.maxOutstandingRequests)
+      reasons.push(`number of outstanding requests ${s.outstanding} > ${t.maxOutstandingRequests}`);
+    if (longestMs > t.maxRequestAgeMs)
+      reasons.push(`time for outstanding requests ${formatDuration(longestMs)} > ${formatDuration(t.maxRequestAgeMs)}`);
+    return reasons.length === 0
+      ? {details}
+      : {details, error: `the router is not healthy reason: ${reasons.join(", ")}`};
   };
 }
 
@@ -149,7 +158,10 @@ export function chainCheck(feed: FeedHealthSource, chain: ChainName): Check {
       networking: {percentConnected: connected ? 1 : 0},
     };
     if (!connected) {
-      return {details, error: "networking: not connected to enough stake: connected to 0.000000%; required at least 80.000000%"};
+      return {
+        details,
+        error: "networking: not connected to enough stake: connected to 0.000000%; required at least 80.000000%",
+      };
     }
     return {details};
   };

@@ -134,7 +134,9 @@ export class Health {
   async markShuttingDown(): Promise<void> {
     const w = this.workers.health;
     if (!w.has("shuttingDown")) {
-      w.register("shuttingDown", () => ({details: {isShuttingDown: true}, error: "server shutting down"}), [TAG_APPLICATION]);
+      w.register("shuttingDown", () => ({details: {isShuttingDown: true}, error: "server shutting down"}), [
+        TAG_APPLICATION,
+      ]);
     }
     await w.runNow("shuttingDown");
   }

@@ -11,7 +11,8 @@ const tagsParams = object({tags: optional(arrayOf(string), [] as string[])});
 
 export function createHealthMethods(health: Health): MethodTable<null> {
   // The cached serialisation the GET paths serve too: a probe's call costs no JSON.stringify of the report.
-  const result = (worker: WorkerName, tags?: readonly string[]): RawJson => new RawJson(health.reportJson(worker, tags).json);
+  const result = (worker: WorkerName, tags?: readonly string[]): RawJson =>
+    new RawJson(health.reportJson(worker, tags).json);
   return {
     health: method(tagsParams, (p) => result("health", p.tags)),
     readiness: method(tagsParams, (p) => result("readiness", p.tags)),

@@ -50,7 +50,10 @@ const NOT_YET_RUN: CheckResult = {error: "not yet run", timestamp: ZERO_TIME, du
 
 export class HealthWorker {
   private readonly entries = new Map<string, Entry>();
-  private readonly tagIndex = new Map<string, Set<string>>([[TAG_ALL, new Set()], [TAG_APPLICATION, new Set()]]);
+  private readonly tagIndex = new Map<string, Set<string>>([
+    [TAG_ALL, new Set()],
+    [TAG_APPLICATION, new Set()],
+  ]);
   /** Bumped whenever a report could change (a check registered, a result set): serialisations keyed by it. */
   version = 0;
 

@@ -87,7 +87,9 @@ class SplitStream {
     }
     if (toDisplay) {
       const f = this.formats.display;
-      this.display!.write(f === "json" ? line : f === "plain" ? (text ?? formatLine(line, false)) : formatLine(line, true));
+      this.display!.write(
+        f === "json" ? line : f === "plain" ? (text ?? formatLine(line, false)) : formatLine(line, true),
+      );
     }
   }
 }
@@ -123,7 +125,10 @@ export class LoggerRegistry {
     }
     const format = opts.format ?? "auto";
     const noColor = (process.env.NO_COLOR ?? "") !== "";
-    this.formats = {file: resolveLineFormat(format, false, noColor), display: resolveLineFormat(format, terminal, noColor)};
+    this.formats = {
+      file: resolveLineFormat(format, false, noColor),
+      display: resolveLineFormat(format, terminal, noColor),
+    };
   }
 
   /** What the files and the display are written in, `--log-format` resolved. */
@@ -145,7 +150,13 @@ export class LoggerRegistry {
         if (!entry?.fileFailed) process.stderr.write(`log file ${name}.log failed: ${err.code ?? err.message}\n`);
         if (entry) entry.fileFailed = true;
       });
-      const stream = new SplitStream(file, this.display, LEVEL_VALUES[levels.logLevel], LEVEL_VALUES[levels.displayLevel], this.formats);
+      const stream = new SplitStream(
+        file,
+        this.display,
+        LEVEL_VALUES[levels.logLevel],
+        LEVEL_VALUES[levels.displayLevel],
+        this.formats,
+      );
       const logger = pino(
         {
           name,
@@ -203,10 +214,12 @@ export class LoggerRegistry {
       e.logger.level = "silent";
       if (e.file) {
         const file = e.file;
-        closing.push(new Promise<void>((resolve) => {
-          file.once("close", () => resolve());
-          file.once("error", () => resolve());
-        }));
+        closing.push(
+          new Promise<void>((resolve) => {
+            file.once("close", () => resolve());
+            file.once("error", () => resolve());
+          }),
+        );
         try {
           file.flushSync();
         } catch {

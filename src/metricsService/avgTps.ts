@@ -51,7 +51,13 @@ class ChainSeries {
       // of the interval's end so the interval never shrinks.
       if (b.timestamp > last.lastBlock) last.lastBlock = b.timestamp;
     } else if (!last || start > last.start) {
-      day = {start, txs: b.txCount, firstBlock: b.timestamp, lastBlock: b.timestamp, prevLastBlock: last ? last.lastBlock : null};
+      day = {
+        start,
+        txs: b.txCount,
+        firstBlock: b.timestamp,
+        lastBlock: b.timestamp,
+        prevLastBlock: last ? last.lastBlock : null,
+      };
       this.days.push(day);
     } else {
       // A block dated before the newest day (clock skew across days): count it in its own day if that day exists.

@@ -64,7 +64,12 @@ export class MetricsService {
       plain: (req, target) => this.avgTps(this.clients.keyOf(req), target),
     };
     return {
-      resolve: (path) => (path.startsWith(AVG_TPS_PREFIX) && path.length > AVG_TPS_PREFIX.length && !path.includes("/", AVG_TPS_PREFIX.length) ? route : null),
+      resolve: (path) =>
+        path.startsWith(AVG_TPS_PREFIX) &&
+        path.length > AVG_TPS_PREFIX.length &&
+        !path.includes("/", AVG_TPS_PREFIX.length)
+          ? route
+          : null,
       list: () => ["43114", "P", "X", "C"].map((c) => AVG_TPS_PREFIX + c),
     };
   }
@@ -72,7 +77,8 @@ export class MetricsService {
   /** The chain a path segment names: an EVM chain ID of this network's C-chain, or any chain ID or alias. */
   resolveChain(text: string): ChainName | null {
     const {chains} = this.modules;
-    if (/^\d+$/.test(text)) return chains.network.cChainEvmId !== null && Number(text) === chains.network.cChainEvmId ? "C" : null;
+    if (/^\d+$/.test(text))
+      return chains.network.cChainEvmId !== null && Number(text) === chains.network.cChainEvmId ? "C" : null;
     return chains.resolveChain(text);
   }
 
@@ -115,7 +121,8 @@ export class MetricsService {
     const {points, lastRun} = this.modules.avgTps.series(chain);
     const results = points.slice(offset, offset + pageSize);
     const body: Record<string, unknown> = {results, status: 200, lastRun};
-    if (offset + pageSize < points.length) body.nextPageToken = this.tokens.issue({chain, offset: offset + pageSize, pageSize});
+    if (offset + pageSize < points.length)
+      body.nextPageToken = this.tokens.issue({chain, offset: offset + pageSize, pageSize});
     return {status: 200, contentType: "application/json", body: JSON.stringify(body)};
   }
 }

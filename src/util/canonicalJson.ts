@@ -16,7 +16,9 @@ export function canonicalJson(v: unknown): string {
   if (typeof v === "object") {
     const o = v as Record<string, unknown>;
     // Array.prototype.sort compares strings by UTF-16 code units, RFC 8785's order.
-    const keys = Object.keys(o).filter((k) => o[k] !== undefined).sort();
+    const keys = Object.keys(o)
+      .filter((k) => o[k] !== undefined)
+      .sort();
     return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(",")}}`;
   }
   throw new Error(`canonical JSON cannot hold a ${typeof v}`);

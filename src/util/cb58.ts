@@ -105,7 +105,10 @@ const ENCODE_BUF = new Uint8Array(64);
 
 /** Encodes bytes as CB58. */
 export function cb58Encode(bytes: Uint8Array): string {
-  const buf = bytes.length + CHECKSUM_LEN <= ENCODE_BUF.length ? ENCODE_BUF.subarray(0, bytes.length + CHECKSUM_LEN) : new Uint8Array(bytes.length + CHECKSUM_LEN);
+  const buf =
+    bytes.length + CHECKSUM_LEN <= ENCODE_BUF.length
+      ? ENCODE_BUF.subarray(0, bytes.length + CHECKSUM_LEN)
+      : new Uint8Array(bytes.length + CHECKSUM_LEN);
   buf.set(bytes);
   putChecksum(bytes, buf, bytes.length);
   return base58Encode(buf);
@@ -146,7 +149,9 @@ export function idFromString(s: string): Uint8Array {
     } catch (e) {
       throw new Error(`base58 decoding error: ${(e as Error).message}`);
     }
-    throw new Error(`invalid hash length: ${s.length} characters is longer than any ID (at most ${MAX_ID_STRING_LENGTH} are decoded)`);
+    throw new Error(
+      `invalid hash length: ${s.length} characters is longer than any ID (at most ${MAX_ID_STRING_LENGTH} are decoded)`,
+    );
   }
   const bytes = cb58Decode(s);
   if (bytes.length !== ID_LEN) throw new Error(`invalid hash length: expected ${ID_LEN} bytes but got ${bytes.length}`);

@@ -1,6 +1,15 @@
 /** Go-style durations (`500ms`, `2s`, `1m30s`, `1.5h`), as AvalancheGo's flags take them (time.ParseDuration). */
 
-const UNIT_MS: Record<string, number> = {ns: 1e-6, us: 1e-3, "µs": 1e-3, "μs": 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000};
+const UNIT_MS: Record<string, number> = {
+  ns: 1e-6,
+  us: 1e-3,
+  µs: 1e-3,
+  μs: 1e-3,
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+};
 const PART_RE = /([0-9]*\.?[0-9]*)(ns|us|µs|μs|ms|s|m|h)/y;
 
 /** Parses a Go duration to milliseconds; throws a short reason on bad input. */
@@ -19,7 +28,8 @@ export function parseDuration(s: string): number {
   while (i < text.length) {
     PART_RE.lastIndex = i;
     const m = PART_RE.exec(text);
-    if (!m || m[1] === "" || m[1] === ".") throw new Error(`invalid duration ${JSON.stringify(s)} (examples: 500ms, 2s, 1m30s)`);
+    if (!m || m[1] === "" || m[1] === ".")
+      throw new Error(`invalid duration ${JSON.stringify(s)} (examples: 500ms, 2s, 1m30s)`);
     total += Number(m[1]) * UNIT_MS[m[2]!]!;
     i = PART_RE.lastIndex;
     parts++;

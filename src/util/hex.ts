@@ -33,7 +33,8 @@ export function hexToBytes(s: string): Uint8Array {
 
 /** Each byte's two hex digits as a little-endian uint16 (low byte = first digit). */
 const HEX_PAIRS = new Uint16Array(256);
-for (let i = 0; i < 256; i++) HEX_PAIRS[i] = "0123456789abcdef".charCodeAt(i >> 4) | ("0123456789abcdef".charCodeAt(i & 15) << 8);
+for (let i = 0; i < 256; i++)
+  HEX_PAIRS[i] = "0123456789abcdef".charCodeAt(i >> 4) | ("0123456789abcdef".charCodeAt(i & 15) << 8);
 
 /**
  * Writes the lowercase hex of `bytes` into `out` at `off`; returns the offset past it. Used where a 1 KiB

@@ -9,9 +9,9 @@ export function ipRangeList(entries: readonly string[]): BlockList {
     const family = isIP(ip ?? "");
     const max = family === 4 ? 32 : 128;
     const prefix = bits === undefined ? max : /^\d{1,3}$/.test(bits) ? Number(bits) : NaN;
-    if (family === 0 || extra !== undefined || !(prefix >= 0 && prefix <= max)) throw new Error(`not an IP address or CIDR range: ${JSON.stringify(e)}`);
+    if (family === 0 || extra !== undefined || !(prefix >= 0 && prefix <= max))
+      throw new Error(`not an IP address or CIDR range: ${JSON.stringify(e)}`);
     list.addSubnet(ip!, prefix, family === 4 ? "ipv4" : "ipv6");
   }
   return list;
 }
-

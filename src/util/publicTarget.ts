@@ -66,13 +66,17 @@ export class TargetRefused extends Error {
 export async function checkedAddresses(host: string, allowPrivate: boolean): Promise<ResolvedAddress[]> {
   const literal = host.replace(/^\[(.*)\]$/, "$1");
   const family = isIP(literal);
-  const all = family !== 0 ? [{address: literal, family}] : await dnsLookup(host, {all: true}).catch((e: Error) => {
-    throw new TargetRefused("unresolved", `${host}: ${e.message}`);
-  });
+  const all =
+    family !== 0
+      ? [{address: literal, family}]
+      : await dnsLookup(host, {all: true}).catch((e: Error) => {
+          throw new TargetRefused("unresolved", `${host}: ${e.message}`);
+        });
   if (all.length === 0) throw new TargetRefused("unresolved", `${host}: no addresses`);
   // Any forbidden answer refuses the host: a DNS server that mixes them in is the rebinding attack.
   const bad = all.find((a) => isForbiddenAddress(a.address));
-  if (bad && !allowPrivate) throw new TargetRefused("forbidden", `${host} resolves to ${bad.address}, a non-public address`);
+  if (bad && !allowPrivate)
+    throw new TargetRefused("forbidden", `${host} resolves to ${bad.address}, a non-public address`);
   return all;
 }
 

@@ -25,7 +25,9 @@ const K = Int32Array.from([
   0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
   0xc67178f2,
 ]);
-const IV = Int32Array.from([0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]);
+const IV = Int32Array.from([
+  0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
+]);
 const W = new Int32Array(64);
 
 /** The largest input sha256Tail handles. */
@@ -34,7 +36,8 @@ export const SHA256_ONE_BLOCK_MAX = 55;
 /** sha256(bytes)[28:32] as a big-endian uint32, for bytes.length <= 55. */
 export function sha256Tail(bytes: Uint8Array): number {
   const n = bytes.length;
-  if (n > SHA256_ONE_BLOCK_MAX) throw new RangeError(`sha256Tail takes at most ${SHA256_ONE_BLOCK_MAX} bytes, got ${n}`);
+  if (n > SHA256_ONE_BLOCK_MAX)
+    throw new RangeError(`sha256Tail takes at most ${SHA256_ONE_BLOCK_MAX} bytes, got ${n}`);
   W.fill(0, 0, 16);
   for (let i = 0; i < n; i++) W[i >> 2]! |= bytes[i]! << (24 - 8 * (i & 3));
   W[n >> 2]! |= 0x80 << (24 - 8 * (n & 3));
@@ -46,7 +49,14 @@ export function sha256Tail(bytes: Uint8Array): number {
     const s1 = ((y >>> 17) | (y << 15)) ^ ((y >>> 19) | (y << 13)) ^ (y >>> 10);
     W[i] = (W[i - 16]! + s0 + W[i - 7]! + s1) | 0;
   }
-  let a = IV[0]!, b = IV[1]!, c = IV[2]!, d = IV[3]!, e = IV[4]!, f = IV[5]!, g = IV[6]!, h = IV[7]!;
+  let a = IV[0]!,
+    b = IV[1]!,
+    c = IV[2]!,
+    d = IV[3]!,
+    e = IV[4]!,
+    f = IV[5]!,
+    g = IV[6]!,
+    h = IV[7]!;
   for (let i = 0; i < 64; i++) {
     const S1 = ((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7));
     const t1 = (h + S1 + ((e & f) ^ (~e & g)) + K[i]! + W[i]!) | 0;

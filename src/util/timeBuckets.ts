@@ -22,7 +22,7 @@ export function bucketStart(grain: Grain, t: number): number {
     case "week": {
       // Day 0 (1970-01-01) is a Thursday: a Monday is a day d with (d + 3) % 7 === 0.
       const d = Math.floor(t / DAY);
-      return (d - (((d + 3) % 7) + 7) % 7) * DAY;
+      return (d - ((((d + 3) % 7) + 7) % 7)) * DAY;
     }
     case "month": {
       const date = new Date(t * 1000);

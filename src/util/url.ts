@@ -35,7 +35,10 @@ export function redactUrls(text: string): string {
 export function withoutCredentials(url: string | URL): {url: URL; headers: Record<string, string>} {
   const u = new URL(url);
   if (!u.username && !u.password) return {url: u, headers: {}};
-  const headers = {authorization: "Basic " + Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString("base64")};
+  const headers = {
+    authorization:
+      "Basic " + Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString("base64"),
+  };
   u.username = "";
   u.password = "";
   return {url: u, headers};

@@ -5,11 +5,25 @@
  * and build the signed message (bit set over the canonical set, the aggregate of the verified signatures).
  * Quorum as AvalancheGo `VerifyWeight`: signedWeight · 100 >= totalWeight · quorum.
  */
-import {aggregateVerified, batchVerifyPoints, batchVerifyPointsAsync, verifyAggregate, type BatchItem, type BatchResult} from "./bls.js";
+import {
+  aggregateVerified,
+  batchVerifyPoints,
+  batchVerifyPointsAsync,
+  verifyAggregate,
+  type BatchItem,
+  type BatchResult,
+} from "./bls.js";
 
 /** Batches this large are checked off the event loop. */
 const ASYNC_BATCH = 64;
-import {WarpError, messageId, parseSignedMessage, parseUnsignedMessage, serializeSignedMessage, type SignedMessage} from "./message.js";
+import {
+  WarpError,
+  messageId,
+  parseSignedMessage,
+  parseUnsignedMessage,
+  serializeSignedMessage,
+  type SignedMessage,
+} from "./message.js";
 import {hasQuorum, requiredWeight, type CanonicalSet, type CanonicalValidator} from "./validators.js";
 import {bytesToHex as hex} from "../util/hex.js";
 
@@ -100,21 +114,24 @@ function indexOf(set: CanonicalSet): Map<string, number> {
 }
 
 function checkPercent(name: string, v: number, min: number): void {
-  if (!Number.isInteger(v) || v < min || v > 100) throw new WarpError(name, `must be an integer in ${min}..100, got ${v}`);
+  if (!Number.isInteger(v) || v < min || v > 100)
+    throw new WarpError(name, `must be an integer in ${min}..100, got ${v}`);
 }
 
 export async function aggregate(args: AggregateArgs): Promise<AggregateResult> {
   const {unsigned, set, quorumNum, bufferPercent, sources} = args;
   checkPercent("quorumPercentage", quorumNum, 1);
   checkPercent("quorumPercentageBuffer", bufferPercent, 0);
-  if (quorumNum + bufferPercent > 100) throw new WarpError("quorumPercentageBuffer", `quorum ${quorumNum} + buffer ${bufferPercent} exceeds 100`);
+  if (quorumNum + bufferPercent > 100)
+    throw new WarpError("quorumPercentageBuffer", `quorum ${quorumNum} + buffer ${bufferPercent} exceeds 100`);
   parseUnsignedMessage(unsigned);
 
   const n = set.validators.length;
   const index = indexOf(set);
   const verified = args.verified;
   const msgKey = verified ? hex(messageId(unsigned)) : "";
-  const cacheKey = (i: number, signature: Uint8Array): string => `${hex(set.validators[i]!.publicKey)}/${msgKey}/${hex(signature)}`;
+  const cacheKey = (i: number, signature: Uint8Array): string =>
+    `${hex(set.validators[i]!.publicKey)}/${msgKey}/${hex(signature)}`;
   const target = Math.min(100, quorumNum + bufferPercent);
   const signatures: Array<Uint8Array | undefined> = new Array(n); // verified, uncompressed
   const pending = new Map<number, Uint8Array[]>(); // answered, not yet verified: every candidate signature
@@ -158,7 +175,11 @@ export async function aggregate(args: AggregateArgs): Promise<AggregateResult> {
   const verifyPending = async (): Promise<void> => {
     const {who, items} = takePending();
     if (items.length === 0) return;
-    apply(who, items, items.length < ASYNC_BATCH ? batchVerifyPoints(unsigned, items) : await batchVerifyPointsAsync(unsigned, items));
+    apply(
+      who,
+      items,
+      items.length < ASYNC_BATCH ? batchVerifyPoints(unsigned, items) : await batchVerifyPointsAsync(unsigned, items),
+    );
   };
   const afterCheck = (): void => {
     if (reached(target)) stop.abort(new Error("quorum reached"));
@@ -226,7 +247,12 @@ export async function aggregate(args: AggregateArgs): Promise<AggregateResult> {
     maybeVerify();
   };
 
-  const request: SignatureRequest = {unsigned, justification: args.justification, validators: set.validators, signal: stop.signal};
+  const request: SignatureRequest = {
+    unsigned,
+    justification: args.justification,
+    validators: set.validators,
+    signal: stop.signal,
+  };
   const runs = sources.map(async (s) => {
     try {
       for await (const a of s.signatures(request)) {
@@ -247,15 +273,28 @@ export async function aggregate(args: AggregateArgs): Promise<AggregateResult> {
   const refusals: Refusal[] = [];
   for (let i = 0; i < n; i++) {
     if (signatures[i]) continue;
-    const reason = badOnly.has(i) ? "invalid signature" : refused.get(i) ?? (reached(target) ? undefined : "no answer");
+    const reason = badOnly.has(i)
+      ? "invalid signature"
+      : (refused.get(i) ?? (reached(target) ? undefined : "no answer"));
     if (reason) refusals.push({nodeIds: set.validators[i]!.nodeIds, reason});
   }
   const common: Common = {totalWeight: set.totalWeight, invalid, refusals, sourceErrors};
   if (!reached(quorumNum)) {
-    return {ok: false, collectedWeight: verifiedWeight, requiredWeight: requiredWeight(set.totalWeight, quorumNum), ...common};
+    return {
+      ok: false,
+      collectedWeight: verifiedWeight,
+      requiredWeight: requiredWeight(set.totalWeight, quorumNum),
+      ...common,
+    };
   }
   const aggregateSig = aggregateVerified(signerIndices.map((i) => signatures[i]!));
-  return {ok: true, signed: serializeSignedMessage(unsigned, signerIndices, aggregateSig), signedWeight: verifiedWeight, signerIndices, ...common};
+  return {
+    ok: true,
+    signed: serializeSignedMessage(unsigned, signerIndices, aggregateSig),
+    signedWeight: verifiedWeight,
+    signerIndices,
+    ...common,
+  };
 }
 
 export type VerifyResult = {ok: true; message: SignedMessage; signedWeight: bigint} | {ok: false; reason: string};
@@ -265,7 +304,12 @@ export type VerifyResult = {ok: true; message: SignedMessage; signedWeight: bigi
  * it parses, the bit set is minimal and names only entries of the set, the signers' weight reaches quorum, and
  * the aggregate verifies against the sum of their keys. With `expectedUnsigned`, the unsigned part must be it.
  */
-export function verifySignedMessage(signed: Uint8Array, set: CanonicalSet, quorumNum: number, expectedUnsigned?: Uint8Array): VerifyResult {
+export function verifySignedMessage(
+  signed: Uint8Array,
+  set: CanonicalSet,
+  quorumNum: number,
+  expectedUnsigned?: Uint8Array,
+): VerifyResult {
   let message: SignedMessage;
   try {
     message = parseSignedMessage(signed);
@@ -284,9 +328,14 @@ export function verifySignedMessage(signed: Uint8Array, set: CanonicalSet, quoru
   if (!hasQuorum(signedWeight, set.totalWeight, quorumNum)) {
     return {ok: false, reason: `insufficient weight: ${signedWeight} of ${set.totalWeight}, ${quorumNum}% required`};
   }
-  if (!verifyAggregate(idx.map((i) => set.validators[i]!.key), message.unsignedBytes, message.signature)) {
+  if (
+    !verifyAggregate(
+      idx.map((i) => set.validators[i]!.key),
+      message.unsignedBytes,
+      message.signature,
+    )
+  ) {
     return {ok: false, reason: "the aggregate signature does not verify"};
   }
   return {ok: true, message, signedWeight};
 }
-

@@ -20,7 +20,8 @@ export const POP_DST = "BLS_POP_BLS12381G2_XMD:SHA-256_SSWU_RO_POP_";
 
 /** A public key from its 48 compressed (or 96 uncompressed) bytes, validated (on the curve, in G1, not infinity). */
 export function publicKeyFromBytes(b: Uint8Array): PublicKey {
-  if (b.length !== PUBLIC_KEY_LEN && b.length !== 2 * PUBLIC_KEY_LEN) throw new WarpError("publicKey", `must be 48 or 96 bytes, got ${b.length}`);
+  if (b.length !== PUBLIC_KEY_LEN && b.length !== 2 * PUBLIC_KEY_LEN)
+    throw new WarpError("publicKey", `must be 48 or 96 bytes, got ${b.length}`);
   try {
     return blst.PublicKey.fromBytes(b, true);
   } catch (e) {
@@ -89,7 +90,11 @@ export function aggregatePublicKeys(publicKeys: Array<Uint8Array | PublicKey>): 
 }
 
 /** An aggregate signature of one message by all of `publicKeys` (AvalancheGo: aggregate the keys, then verify). */
-export function verifyAggregate(publicKeys: Array<Uint8Array | PublicKey>, msg: Uint8Array, signature: Uint8Array): boolean {
+export function verifyAggregate(
+  publicKeys: Array<Uint8Array | PublicKey>,
+  msg: Uint8Array,
+  signature: Uint8Array,
+): boolean {
   if (publicKeys.length === 0) return false;
   const sig = signatureFromBytes(signature);
   if (!sig) return false;
@@ -142,7 +147,11 @@ const PARALLELISM = Math.max(1, Math.min(4, availableParallelism()));
  * combination), so a 1,000-signature check does not hold the event loop. Decompression stays on the caller's thread.
  * After a failure, groups of the batch are checked at once on the pool and only the failing groups are halved.
  */
-export async function batchVerifyPointsAsync(msg: Uint8Array, items: BatchItem[], stats?: BatchStats): Promise<BatchResult> {
+export async function batchVerifyPointsAsync(
+  msg: Uint8Array,
+  items: BatchItem[],
+  stats?: BatchStats,
+): Promise<BatchResult> {
   const b = new Batch(msg, items, stats);
   const idx = b.candidates;
   if (idx.length < ASYNC_MIN) {
@@ -215,7 +224,11 @@ class Batch {
       const chunk = Math.ceil(idx.length / parts);
       const slices: number[][] = [];
       for (let k = 0; k < idx.length; k += chunk) slices.push(idx.slice(k, k + chunk));
-      const sums = await Promise.all(slices.map((p) => blst.asyncAggregateWithRandomness(p.map((i) => ({pk: this.items[i]!.publicKey, sig: this.points[i]!})))));
+      const sums = await Promise.all(
+        slices.map((p) =>
+          blst.asyncAggregateWithRandomness(p.map((i) => ({pk: this.items[i]!.publicKey, sig: this.points[i]!}))),
+        ),
+      );
       const pk = sums.length === 1 ? sums[0]!.pk : blst.aggregatePublicKeys(sums.map((x) => x.pk));
       const sig = sums.length === 1 ? sums[0]!.sig : blst.aggregateSignatures(sums.map((x) => x.sig));
       return blst.verify(this.msg, pk, sig);

@@ -9,7 +9,11 @@ import type {SignatureAnswer, SignatureRequest, SignatureSource} from "./aggrega
 import type {CanonicalValidator} from "./validators.js";
 
 /** null: the validator signs; a string: it refuses, for that reason. */
-export type WillSign = (unsigned: Uint8Array, justification: Uint8Array | undefined, validator: CanonicalValidator) => string | null | Promise<string | null>;
+export type WillSign = (
+  unsigned: Uint8Array,
+  justification: Uint8Array | undefined,
+  validator: CanonicalValidator,
+) => string | null | Promise<string | null>;
 
 /** The 32-byte BLS secret key of AvalancheGo's local validator `signer{n}` (n = 1..5). */
 export function localSecretKey(n: number): Uint8Array {

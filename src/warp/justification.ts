@@ -33,8 +33,12 @@ function lenField(tag: number, b: Uint8Array): number[] {
 /** The protobuf bytes, as Go's proto.Marshal writes them (default values omitted). */
 export function encodeRegistrationJustification(j: RegistrationJustification): Uint8Array {
   if (j.type === "registerL1ValidatorMessage") return Uint8Array.from(lenField(0x12, j.message));
-  if (!Number.isInteger(j.index) || j.index < 0 || j.index > 0xffffffff) throw new WarpError("index", `${j.index} is not a u32`);
-  const inner = [...(j.subnetId.length ? lenField(0x0a, j.subnetId) : []), ...(j.index ? [0x10, ...varint(j.index)] : [])];
+  if (!Number.isInteger(j.index) || j.index < 0 || j.index > 0xffffffff)
+    throw new WarpError("index", `${j.index} is not a u32`);
+  const inner = [
+    ...(j.subnetId.length ? lenField(0x0a, j.subnetId) : []),
+    ...(j.index ? [0x10, ...varint(j.index)] : []),
+  ];
   return Uint8Array.from(lenField(0x0a, Uint8Array.from(inner)));
 }
 
@@ -99,15 +103,18 @@ export function parseRegistrationJustification(b: Uint8Array): RegistrationJusti
       r.skip(wire);
     }
   }
-  if (!out) throw new WarpError("justification", "no preimage (convert_subnet_to_l1_tx_data or register_l1_validator_message)");
+  if (!out)
+    throw new WarpError("justification", "no preimage (convert_subnet_to_l1_tx_data or register_l1_validator_message)");
   return out;
 }
 
 /** The RegisterL1Validator message a justification carries (parsed; its validation ID is sha256 of these bytes). */
 export function justificationRegisterMessage(j: RegistrationJustification): RegisterL1Validator {
-  if (j.type !== "registerL1ValidatorMessage") throw new WarpError("justification", "not a RegisterL1Validator message");
+  if (j.type !== "registerL1ValidatorMessage")
+    throw new WarpError("justification", "not a RegisterL1Validator message");
   const m = parsePChainMessage(j.message);
-  if (m.type !== "RegisterL1Validator") throw new WarpError("justification", `carries a ${m.type}, not a RegisterL1Validator`);
+  if (m.type !== "RegisterL1Validator")
+    throw new WarpError("justification", `carries a ${m.type}, not a RegisterL1Validator`);
   const {type: _type, ...rest} = m;
   return rest;
 }

@@ -48,7 +48,10 @@ class In {
   }
   private need(n: number, field: string): void {
     if (this.b.length - this.off < n) {
-      throw new WarpError(field, `${this.what} ends after ${this.b.length} bytes, ${n} more needed at offset ${this.off}`);
+      throw new WarpError(
+        field,
+        `${this.what} ends after ${this.b.length} bytes, ${n} more needed at offset ${this.off}`,
+      );
     }
   }
   u16(field: string): number {
@@ -220,7 +223,8 @@ export function encodeBitSet(indices: Iterable<number>): Uint8Array {
 
 /** The indices of a bit set's bytes, ascending; a leading zero byte (a non-minimal encoding) is an error, as in AvalancheGo. */
 export function decodeBitSet(b: Uint8Array): number[] {
-  if (b.length > 0 && b[0] === 0) throw new WarpError("signers", "bit set has a leading zero byte (non-minimal encoding)");
+  if (b.length > 0 && b[0] === 0)
+    throw new WarpError("signers", "bit set has a leading zero byte (non-minimal encoding)");
   const out: number[] = [];
   for (let k = b.length - 1, base = 0; k >= 0; k--, base += 8) {
     const byte = b[k]!;
@@ -229,12 +233,20 @@ export function decodeBitSet(b: Uint8Array): number[] {
   return out;
 }
 
-export function serializeSignedMessage(unsigned: Uint8Array | UnsignedMessage, signers: Uint8Array | Iterable<number>, signature: Uint8Array): Uint8Array {
+export function serializeSignedMessage(
+  unsigned: Uint8Array | UnsignedMessage,
+  signers: Uint8Array | Iterable<number>,
+  signature: Uint8Array,
+): Uint8Array {
   const u = unsigned instanceof Uint8Array ? unsigned : serializeUnsignedMessage(unsigned);
   if (unsigned instanceof Uint8Array) parseUnsignedMessage(u); // refuse to wrap garbage
   const bits = signers instanceof Uint8Array ? signers : encodeBitSet(signers);
   if (signers instanceof Uint8Array) decodeBitSet(bits);
-  const tail = new Out().u32(BIT_SET_SIGNATURE_TYPE, "signatureType").bytes(bits, "signers").fixed(signature, SIGNATURE_LEN, "signature").done();
+  const tail = new Out()
+    .u32(BIT_SET_SIGNATURE_TYPE, "signatureType")
+    .bytes(bits, "signers")
+    .fixed(signature, SIGNATURE_LEN, "signature")
+    .done();
   const out = new Uint8Array(u.length + tail.length);
   out.set(u, 0);
   out.set(tail, u.length);
@@ -246,7 +258,11 @@ export function parseSignedMessage(b: Uint8Array): SignedMessage {
   const unsigned = readUnsigned(r);
   const unsignedBytes = b.slice(0, r.offset);
   const type = r.u32("signatureType");
-  if (type !== BIT_SET_SIGNATURE_TYPE) throw new WarpError("signatureType", `unknown signature type ${type} (only ${BIT_SET_SIGNATURE_TYPE}, BitSetSignature)`);
+  if (type !== BIT_SET_SIGNATURE_TYPE)
+    throw new WarpError(
+      "signatureType",
+      `unknown signature type ${type} (only ${BIT_SET_SIGNATURE_TYPE}, BitSetSignature)`,
+    );
   const signers = r.bytes("signers");
   const signature = r.fixed(SIGNATURE_LEN, "signature");
   r.end();
@@ -268,8 +284,14 @@ export interface AddressedCall {
 export type WarpPayload = ({type: "AddressedCall"} & AddressedCall) | {type: "Hash"; hash: Uint8Array};
 
 export function encodeAddressedCall(a: AddressedCall): Uint8Array {
-  const out = new Out().u16(CODEC_VERSION).u32(PAYLOAD_ADDRESSED_CALL_TYPE, "payloadType").bytes(a.sourceAddress, "sourceAddress").bytes(a.payload, "payload").done();
-  if (out.length > MAX_PAYLOAD_MESSAGE_SIZE) throw new WarpError("payload", `AddressedCall of ${out.length} bytes exceeds ${MAX_PAYLOAD_MESSAGE_SIZE}`);
+  const out = new Out()
+    .u16(CODEC_VERSION)
+    .u32(PAYLOAD_ADDRESSED_CALL_TYPE, "payloadType")
+    .bytes(a.sourceAddress, "sourceAddress")
+    .bytes(a.payload, "payload")
+    .done();
+  if (out.length > MAX_PAYLOAD_MESSAGE_SIZE)
+    throw new WarpError("payload", `AddressedCall of ${out.length} bytes exceeds ${MAX_PAYLOAD_MESSAGE_SIZE}`);
   return out;
 }
 
@@ -279,7 +301,8 @@ export function encodeHashPayload(hash: Uint8Array): Uint8Array {
 
 /** A warp message's payload (Hash or AddressedCall). */
 export function parsePayload(b: Uint8Array): WarpPayload {
-  if (b.length > MAX_PAYLOAD_MESSAGE_SIZE) throw new WarpError("payload", `${b.length} bytes exceeds ${MAX_PAYLOAD_MESSAGE_SIZE}`);
+  if (b.length > MAX_PAYLOAD_MESSAGE_SIZE)
+    throw new WarpError("payload", `${b.length} bytes exceeds ${MAX_PAYLOAD_MESSAGE_SIZE}`);
   const r = new In(b, "payload");
   r.codec("payload.codecVersion");
   const type = r.u32("payloadType");
@@ -330,7 +353,12 @@ export type PChainMessage =
   | {type: "L1ValidatorRegistration"; validationId: Uint8Array; registered: boolean}
   | {type: "L1ValidatorWeight"; validationId: Uint8Array; nonce: bigint; weight: bigint};
 
-export const PCHAIN_MESSAGE_TYPES = ["SubnetToL1Conversion", "RegisterL1Validator", "L1ValidatorRegistration", "L1ValidatorWeight"] as const;
+export const PCHAIN_MESSAGE_TYPES = [
+  "SubnetToL1Conversion",
+  "RegisterL1Validator",
+  "L1ValidatorRegistration",
+  "L1ValidatorWeight",
+] as const;
 
 function writeOwner(w: Out, o: PChainOwner, field: string): void {
   w.u32(o.threshold, `${field}.threshold`).u32(o.addresses.length, `${field}.addresses`);
@@ -352,7 +380,10 @@ export function encodePChainMessage(m: PChainMessage): Uint8Array {
       w.fixed(m.conversionId, ID_LEN, "conversionID");
       break;
     case "RegisterL1Validator":
-      w.fixed(m.subnetId, ID_LEN, "subnetID").bytes(m.nodeId, "nodeID").fixed(m.blsPublicKey, PUBLIC_KEY_LEN, "blsPublicKey").u64(m.expiry, "expiry");
+      w.fixed(m.subnetId, ID_LEN, "subnetID")
+        .bytes(m.nodeId, "nodeID")
+        .fixed(m.blsPublicKey, PUBLIC_KEY_LEN, "blsPublicKey")
+        .u64(m.expiry, "expiry");
       writeOwner(w, m.remainingBalanceOwner, "remainingBalanceOwner");
       writeOwner(w, m.disableOwner, "disableOwner");
       w.u64(m.weight, "weight");
@@ -384,14 +415,32 @@ export function parsePChainMessage(b: Uint8Array): PChainMessage {
       const remainingBalanceOwner = readOwner(r, "remainingBalanceOwner");
       const disableOwner = readOwner(r, "disableOwner");
       const weight = r.u64("weight");
-      m = {type: "RegisterL1Validator", subnetId, nodeId, blsPublicKey, expiry, remainingBalanceOwner, disableOwner, weight};
+      m = {
+        type: "RegisterL1Validator",
+        subnetId,
+        nodeId,
+        blsPublicKey,
+        expiry,
+        remainingBalanceOwner,
+        disableOwner,
+        weight,
+      };
       break;
     }
     case "L1ValidatorRegistration":
-      m = {type: "L1ValidatorRegistration", validationId: r.fixed(ID_LEN, "validationID"), registered: r.bool("registered")};
+      m = {
+        type: "L1ValidatorRegistration",
+        validationId: r.fixed(ID_LEN, "validationID"),
+        registered: r.bool("registered"),
+      };
       break;
     case "L1ValidatorWeight":
-      m = {type: "L1ValidatorWeight", validationId: r.fixed(ID_LEN, "validationID"), nonce: r.u64("nonce"), weight: r.u64("weight")};
+      m = {
+        type: "L1ValidatorWeight",
+        validationId: r.fixed(ID_LEN, "validationID"),
+        nonce: r.u64("nonce"),
+        weight: r.u64("weight"),
+      };
       break;
     default:
       throw new WarpError("messageType", `unknown P-chain message type ${t} (0..${PCHAIN_MESSAGE_TYPES.length - 1})`);
@@ -414,9 +463,18 @@ export interface SubnetToL1ConversionData {
 
 /** `SubnetToL1ConversionID`: sha256 of the conversion data in codec 0 (a struct, so no type ID). */
 export function subnetToL1ConversionId(d: SubnetToL1ConversionData): Uint8Array {
-  const w = new Out().u16(CODEC_VERSION).fixed(d.subnetId, ID_LEN, "subnetID").fixed(d.managerChainId, ID_LEN, "managerChainID").bytes(d.managerAddress, "managerAddress");
+  const w = new Out()
+    .u16(CODEC_VERSION)
+    .fixed(d.subnetId, ID_LEN, "subnetID")
+    .fixed(d.managerChainId, ID_LEN, "managerChainID")
+    .bytes(d.managerAddress, "managerAddress");
   w.u32(d.validators.length, "validators");
-  d.validators.forEach((v, i) => w.bytes(v.nodeId, `validators[${i}].nodeID`).fixed(v.blsPublicKey, PUBLIC_KEY_LEN, `validators[${i}].blsPublicKey`).u64(v.weight, `validators[${i}].weight`));
+  d.validators.forEach((v, i) =>
+    w
+      .bytes(v.nodeId, `validators[${i}].nodeID`)
+      .fixed(v.blsPublicKey, PUBLIC_KEY_LEN, `validators[${i}].blsPublicKey`)
+      .u64(v.weight, `validators[${i}].weight`),
+  );
   return sha256(w.done());
 }
 

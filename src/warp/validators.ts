@@ -75,11 +75,15 @@ function compareBytes(a: Uint8Array, b: Uint8Array): number {
 }
 
 /** `keys`: where decoded keys are kept across sets (a fresh one decodes each key of this set once). */
-export function canonicalValidatorSet(validators: ValidatorInput[], keys: BlsKeyCache = new BlsKeyCache(0)): CanonicalSet {
+export function canonicalValidatorSet(
+  validators: ValidatorInput[],
+  keys: BlsKeyCache = new BlsKeyCache(0),
+): CanonicalSet {
   let totalWeight = 0n;
   const byKey = new Map<string, CanonicalValidator>();
   for (const v of validators) {
-    if (typeof v.weight !== "bigint" || v.weight < 0n) throw new WarpError("weight", `validator ${v.nodeId} has weight ${String(v.weight)}`);
+    if (typeof v.weight !== "bigint" || v.weight < 0n)
+      throw new WarpError("weight", `validator ${v.nodeId} has weight ${String(v.weight)}`);
     totalWeight += v.weight;
     if (totalWeight > U64_MAX) throw new WarpError("weight", "total weight overflows a u64");
     if (v.blsPublicKey === null) continue;
@@ -115,12 +119,21 @@ export function weightOf(set: CanonicalSet, indices: number[]): bigint {
 }
 
 /** AvalancheGo `VerifyWeight`: signedWeight · den >= totalWeight · num (integers, no rounding). */
-export function hasQuorum(signedWeight: bigint, totalWeight: bigint, quorumNum: number | bigint, quorumDen: number | bigint = 100): boolean {
+export function hasQuorum(
+  signedWeight: bigint,
+  totalWeight: bigint,
+  quorumNum: number | bigint,
+  quorumDen: number | bigint = 100,
+): boolean {
   return signedWeight * BigInt(quorumDen) >= totalWeight * BigInt(quorumNum);
 }
 
 /** The least weight that reaches num/den of the total. */
-export function requiredWeight(totalWeight: bigint, quorumNum: number | bigint, quorumDen: number | bigint = 100): bigint {
+export function requiredWeight(
+  totalWeight: bigint,
+  quorumNum: number | bigint,
+  quorumDen: number | bigint = 100,
+): bigint {
   const num = totalWeight * BigInt(quorumNum);
   const den = BigInt(quorumDen);
   return (num + den - 1n) / den;

@@ -59,7 +59,11 @@ beforeAll(async () => {
       dataDir,
       overrides: {rawDb: db},
       // a route that a sub-path of an alias can collide with
-      setup: (n) => n.routes.add("/ext/probe/readiness", {template: "/ext/probe/readiness", plain: () => ({status: 200, contentType: "text/plain", body: "probe\n"})}),
+      setup: (n) =>
+        n.routes.add("/ext/probe/readiness", {
+          template: "/ext/probe/readiness",
+          plain: () => ({status: 200, contentType: "text/plain", body: "probe\n"}),
+        }),
     },
   );
 });
@@ -148,10 +152,25 @@ describe("admin.alias", () => {
     expect(await ok("alias", {endpoint: "metrics", alias: "é".repeat(256)})).toEqual({});
     await fails("alias", {endpoint: "metrics", alias: "é".repeat(257)}, -32000, "alias length is too long");
     expect(await ok("alias", {endpoint: "metrics", alias: "m"})).toEqual({});
-    await fails("alias", {endpoint: "health", alias: "m"}, -32000, "route is either already aliased or already maps to a handle: /ext/m");
-    await fails("alias", {endpoint: "metrics", alias: "health"}, -32000, "failed to create endpoint as /ext/health already exists");
+    await fails(
+      "alias",
+      {endpoint: "health", alias: "m"},
+      -32000,
+      "route is either already aliased or already maps to a handle: /ext/m",
+    );
+    await fails(
+      "alias",
+      {endpoint: "metrics", alias: "health"},
+      -32000,
+      "failed to create endpoint as /ext/health already exists",
+    );
     // a sub-path of the alias would collide with a real route
-    await fails("alias", {endpoint: "health", alias: "probe"}, -32000, "failed to create endpoint as /ext/probe/readiness already exists");
+    await fails(
+      "alias",
+      {endpoint: "health", alias: "probe"},
+      -32000,
+      "failed to create endpoint as /ext/probe/readiness already exists",
+    );
     expect(await ok("alias", {endpoint: "metrics", alias: "probe"})).toEqual({}); // no collision: /ext/metrics has no sub-paths
     await fails("alias", {endpoint: "nope", alias: "n"}, -32000, "unknown endpoint: /ext/nope");
     await fails("alias", {endpoint: "health"}, -32602, "invalid params: alias: missing required field");
@@ -197,7 +216,8 @@ describe("admin.aliasChain / admin.getChainAliases", () => {
       ["0abc", "base58 decoding error: Invalid base58 digit ('0')"],
       ["é", "base58 decoding error: High-bit set on invalid digit"],
     ];
-    for (const [chain, reason] of bad) await fails("getChainAliases", {chain}, -32602, `invalid params: chain: ${reason}`);
+    for (const [chain, reason] of bad)
+      await fails("getChainAliases", {chain}, -32602, `invalid params: chain: ${reason}`);
     await fails("getChainAliases", {}, -32602, "invalid params: chain: missing required field");
   });
 
@@ -217,15 +237,21 @@ describe("admin.getLoggerLevel / admin.setLoggerLevel", () => {
     const all = (await ok("getLoggerLevel")) as {loggerLevels: Record<string, unknown>};
     expect(Object.keys(all.loggerLevels)).toEqual(expect.arrayContaining(["main", "P", "X", "C"]));
     expect(all.loggerLevels.main).toEqual({logLevel: "INFO", displayLevel: "OFF"});
-    expect(await ok("getLoggerLevel", {loggerName: "P"})).toEqual({loggerLevels: {P: {logLevel: "INFO", displayLevel: "OFF"}}});
+    expect(await ok("getLoggerLevel", {loggerName: "P"})).toEqual({
+      loggerLevels: {P: {logLevel: "INFO", displayLevel: "OFF"}},
+    });
     expect(await ok("getLoggerLevel", {loggerName: ""})).toEqual(all);
     expect(await ok("setLoggerLevel", {loggerName: "X", logLevel: "debug", displayLevel: null})).toEqual({
       loggerLevels: {X: {logLevel: "DEBUG", displayLevel: "OFF"}},
     });
-    const every = (await ok("setLoggerLevel", {displayLevel: "Verbo"})) as {loggerLevels: Record<string, {displayLevel: string}>};
+    const every = (await ok("setLoggerLevel", {displayLevel: "Verbo"})) as {
+      loggerLevels: Record<string, {displayLevel: string}>;
+    };
     expect(Object.keys(every.loggerLevels)).toEqual(Object.keys(all.loggerLevels));
     for (const l of Object.values(every.loggerLevels)) expect(l.displayLevel).toBe("VERBO");
-    expect(await ok("getLoggerLevel", {loggerName: "X"})).toEqual({loggerLevels: {X: {logLevel: "DEBUG", displayLevel: "VERBO"}}});
+    expect(await ok("getLoggerLevel", {loggerName: "X"})).toEqual({
+      loggerLevels: {X: {logLevel: "DEBUG", displayLevel: "VERBO"}},
+    });
     await ok("setLoggerLevel", {logLevel: "INFO", displayLevel: "OFF"});
   });
 
@@ -233,7 +259,12 @@ describe("admin.getLoggerLevel / admin.setLoggerLevel", () => {
     await fails("getLoggerLevel", {loggerName: "nope"}, -32000, 'logger with name "nope" not found');
     await fails("setLoggerLevel", {loggerName: "nope", logLevel: "INFO"}, -32000, 'logger with name "nope" not found');
     await fails("setLoggerLevel", {}, -32000, "need to specify either displayLevel or logLevel");
-    await fails("setLoggerLevel", {loggerName: "P", logLevel: null}, -32000, "need to specify either displayLevel or logLevel");
+    await fails(
+      "setLoggerLevel",
+      {loggerName: "P", logLevel: null},
+      -32000,
+      "need to specify either displayLevel or logLevel",
+    );
     await fails("setLoggerLevel", {logLevel: "loud"}, -32602, 'invalid params: logLevel: unknown log level: "loud"');
     await fails("setLoggerLevel", {displayLevel: 3}, -32602, /^invalid params: displayLevel: expected a string/);
   });
@@ -247,7 +278,11 @@ describe("admin.getLoggerLevel / admin.setLoggerLevel", () => {
       await n.rpc(ADMIN, "admin.setLoggerLevel", {loggerName: "main", displayLevel: "DEBUG"});
       await n.rpc(ADMIN, "admin.getConfig");
       await waitFor(() => apiCalls().some((l) => l.method === "getConfig"));
-      expect(apiCalls().find((l) => l.method === "getConfig")).toMatchObject({level: "debug", name: "main", service: "admin"});
+      expect(apiCalls().find((l) => l.method === "getConfig")).toMatchObject({
+        level: "debug",
+        name: "main",
+        service: "admin",
+      });
 
       await n.rpc(ADMIN, "admin.setLoggerLevel", {loggerName: "main", displayLevel: "WARN", logLevel: "DEBUG"});
       await new Promise((r) => setTimeout(r, 50));
@@ -277,7 +312,13 @@ describe("admin profiles", () => {
     busy(50);
     expect(await ok("stopCPUProfiler")).toEqual({});
     await fails("stopCPUProfiler", undefined, -32000, "cpu profiler doesn't exist");
-    const profile = readJson("cpu.profile") as {nodes: unknown[]; samples: number[]; timeDeltas: number[]; startTime: number; endTime: number};
+    const profile = readJson("cpu.profile") as {
+      nodes: unknown[];
+      samples: number[];
+      timeDeltas: number[];
+      startTime: number;
+      endTime: number;
+    };
     expect(profile.nodes.length).toBeGreaterThan(0);
     expect(profile.nodes[0]).toHaveProperty("callFrame");
     expect(profile.samples.length).toBeGreaterThan(0);
@@ -288,14 +329,23 @@ describe("admin profiles", () => {
 
   it("writes a heap snapshot, a lock profile and a diagnostic report into --profile-dir (created if missing)", async () => {
     expect(await ok("memoryProfile")).toEqual({});
-    const heap = readJson("mem.profile") as {snapshot: {meta: {node_fields: string[]}; node_count: number}; nodes: number[]; edges: number[]; strings: string[]};
+    const heap = readJson("mem.profile") as {
+      snapshot: {meta: {node_fields: string[]}; node_count: number};
+      nodes: number[];
+      edges: number[];
+      strings: string[];
+    };
     expect(heap.snapshot.meta.node_fields).toContain("type");
     expect(heap.nodes.length).toBe(heap.snapshot.node_count * heap.snapshot.meta.node_fields.length);
     expect(heap.edges.length).toBeGreaterThan(0);
     expect(heap.strings.length).toBeGreaterThan(0);
 
     expect(await ok("lockProfile")).toEqual({});
-    const lock = readJson("lock.profile") as {type: string; eventLoopDelay: {percentiles: Record<string, number>; count: number}; eventLoopUtilization: {utilization: number}};
+    const lock = readJson("lock.profile") as {
+      type: string;
+      eventLoopDelay: {percentiles: Record<string, number>; count: number};
+      eventLoopUtilization: {utilization: number};
+    };
     expect(lock.type).toBe("event-loop-contention");
     expect(lock.eventLoopDelay.percentiles).toHaveProperty("p99");
     expect(lock.eventLoopUtilization.utilization).toBeGreaterThanOrEqual(0);
@@ -336,10 +386,15 @@ describe("admin profiles", () => {
     const n = await startNode({"api-admin-enabled": "true", "profile-dir": path.join(notADir, "profiles")}, {dataDir});
     try {
       const r = await n.rpc(ADMIN, "admin.lockProfile");
-      expect(r.body.error).toEqual({code: -32000, message: expect.stringMatching(/^couldn't write the lock profile: E[A-Z]+$/)});
+      expect(r.body.error).toEqual({
+        code: -32000,
+        message: expect.stringMatching(/^couldn't write the lock profile: E[A-Z]+$/),
+      });
       const s = await n.rpc(ADMIN, "admin.startCPUProfiler");
       expect(s.body.error?.message).toMatch(/^couldn't start the CPU profiler: E[A-Z]+$/);
-      await n.rpc(ADMIN, "admin.stopCPUProfiler").then((x) => expect(x.body.error?.message).toBe("cpu profiler doesn't exist"));
+      await n
+        .rpc(ADMIN, "admin.stopCPUProfiler")
+        .then((x) => expect(x.body.error?.message).toBe("cpu profiler doesn't exist"));
     } finally {
       await n.close();
     }
@@ -423,7 +478,9 @@ describe("admin.dbGet", () => {
     const n = await startNode({"api-admin-enabled": "true"});
     try {
       // Bucket 0x01 "hasRun" is written on every start (src/db/buckets.ts).
-      expect((await n.rpc(ADMIN, "admin.dbGet", {key: "0x01" + Buffer.from("hasRun").toString("hex")})).body.result).toEqual({value: "0x", errorCode: 0});
+      expect(
+        (await n.rpc(ADMIN, "admin.dbGet", {key: "0x01" + Buffer.from("hasRun").toString("hex")})).body.result,
+      ).toEqual({value: "0x", errorCode: 0});
       expect((await n.rpc(ADMIN, "admin.dbGet", {key: "0xff"})).body.result).toEqual({value: "", errorCode: 2});
     } finally {
       await n.close();

@@ -17,7 +17,10 @@ async function waitFor(t: TestNode, chain: ChainName, height: number): Promise<{
   for (;;) {
     const last = t.node.feedStatus.lastAccepted(chain);
     if (last !== null && last.height === BigInt(height)) return last;
-    if (Date.now() > deadline) throw new Error(`${chain} did not reach height ${height}: ${JSON.stringify(last, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v))}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `${chain} did not reach height ${height}: ${JSON.stringify(last, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v))}`,
+      );
     await new Promise((r) => setTimeout(r, 20));
   }
 }
@@ -40,7 +43,8 @@ describe("chain state with indexing off", () => {
     try {
       // Before any new line: the stored state, not nothing (and not height 0).
       const deadline = Date.now() + 15_000;
-      while (b.node.feedStatus.lastAccepted("P") === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      while (b.node.feedStatus.lastAccepted("P") === null && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 10));
       expect(b.node.feedStatus.lastAccepted("P")).toEqual({height: 2n, id: pId(2)});
       appendFileSync(feed, pBlock(3) + pBlock(4));
       expect((await waitFor(b, "P", 4)).id).toBe(pId(4));

@@ -24,7 +24,14 @@ import {startNode, type TestNode} from "../helpers/node.js";
 import {fakePChain, type FakePChain} from "../helpers/fakeUpstreams.js";
 import {devKeys} from "../../src/dev/primaryNetwork.js";
 
-const DEV = {"network-id": "local", "index-enabled": true, feed: "dev", "dev-backfill": "4h25m", "data-api-enabled": true, "data-api-rate-limit": "0"};
+const DEV = {
+  "network-id": "local",
+  "index-enabled": true,
+  feed: "dev",
+  "dev-backfill": "4h25m",
+  "data-api-enabled": true,
+  "data-api-rate-limit": "0",
+};
 /** The network chainkit is told: one its closed enum has, translated to the dev network's on the wire. */
 const AS = "fuji" as const;
 
@@ -34,7 +41,10 @@ const AS = "fuji" as const;
  * `fuji` again, and `served`'s P/X/C chain IDs as fuji's, where chainkit's closed enums expect them. Everything
  * else in an answer reaches chainkit's schemas as avaext sent it.
  */
-export function devNetworkClient(base: URL, served: {name: string; chainIds: Record<"P" | "X" | "C", string>}): {ck: Avalanche; sent: string[]} {
+function devNetworkClient(
+  base: URL,
+  served: {name: string; chainIds: Record<"P" | "X" | "C", string>},
+): {ck: Avalanche; sent: string[]} {
   const sent: string[] = [];
   const fuji = NETWORKS.fuji.chainIds;
   const toFuji = new Map<string, string>((["P", "X", "C"] as const).map((c) => [served.chainIds[c], fuji[c]]));
@@ -43,7 +53,10 @@ export function devNetworkClient(base: URL, served: {name: string; chainIds: Rec
       const req = input instanceof Request ? input : new Request(input, init);
       const url = new URL(req.url);
       const to = new URL(base);
-      to.pathname = url.pathname.replace(/^\/v1\/(networks|signatureAggregator)\/fuji(?=\/|$)/, `/v1/$1/${served.name}`);
+      to.pathname = url.pathname.replace(
+        /^\/v1\/(networks|signatureAggregator)\/fuji(?=\/|$)/,
+        `/v1/$1/${served.name}`,
+      );
       to.search = url.search.replace(/([?&]network=)fuji(?=&|$)/, `$1${served.name}`);
       sent.push(`${req.method} ${to.pathname}${to.search}`);
       const res = await fetch(new Request(to, req));
@@ -56,7 +69,13 @@ export function devNetworkClient(base: URL, served: {name: string; chainIds: Rec
       return new Response(JSON.stringify(answer), {status: res.status, headers: res.headers});
     },
   });
-  const ck = new Avalanche({serverURL: base.toString(), enableTelemetry: false, network: AS, httpClient, retryConfig: {strategy: "none"}});
+  const ck = new Avalanche({
+    serverURL: base.toString(),
+    enableTelemetry: false,
+    network: AS,
+    httpClient,
+    retryConfig: {strategy: "none"},
+  });
   return {ck, sent};
 }
 
@@ -96,7 +115,9 @@ describe.each(STORE_BACKENDS)("chainkit 0.3.13 against the data API ($name)", (b
     const plain = new Avalanche({
       serverURL: t.url.toString(),
       enableTelemetry: false,
-      httpClient: new HTTPClient({fetcher: async (input) => (seen.push((input as Request).url), new Response("{}", {status: 599}))}),
+      httpClient: new HTTPClient({
+        fetcher: async (input) => (seen.push((input as Request).url), new Response("{}", {status: 599})),
+      }),
       retryConfig: {strategy: "none"},
     });
     await plain.data.healthCheck().catch(() => {});
@@ -104,64 +125,137 @@ describe.each(STORE_BACKENDS)("chainkit 0.3.13 against the data API ($name)", (b
     // Per call, `serverURL` is honoured; the network stays chainkit's.
     await plain.data.healthCheck({serverURL: t.url.toString()}).catch(() => {});
     expect(seen[1]).toBe(new URL("/v1/health-check", t.url).toString());
-    await expect(plain.data.primaryNetwork.getNetworkDetails({network: "local" as "fuji"})).rejects.toThrow(/Input validation failed/);
+    await expect(plain.data.primaryNetwork.getNetworkDetails({network: "local" as "fuji"})).rejects.toThrow(
+      /Input validation failed/,
+    );
   });
 
   it("lists and gets blocks, transactions, UTXOs, balances and vertices of P, X and C", async () => {
     const addresses: Record<string, string> = {};
     for (const blockchainId of ["p-chain", "x-chain", "c-chain"] as const) {
-      const blocks = await all(await ck.data.primaryNetwork.blocks.listLatest({blockchainId, pageSize: 100}), (p) => p.blocks, 5);
+      const blocks = await all(
+        await ck.data.primaryNetwork.blocks.listLatest({blockchainId, pageSize: 100}),
+        (p) => p.blocks,
+        5,
+      );
       expect(blocks.length, blockchainId).toBeGreaterThan(10);
       for (const b of [blocks[0]!, blocks[blocks.length - 1]!]) {
-        for (const blockId of [b.blockNumber, b.blockHash]) expect((await ck.data.primaryNetwork.blocks.get({blockchainId, blockId})).blockHash).toBe(b.blockHash);
+        for (const blockId of [b.blockNumber, b.blockHash])
+          expect((await ck.data.primaryNetwork.blocks.get({blockchainId, blockId})).blockHash).toBe(b.blockHash);
       }
-      await all(await ck.data.primaryNetwork.blocks.listByNodeId({blockchainId, nodeId: "NodeID-111111111111111111116DBWJs"}), (p) => p.blocks);
-      const txs = await all(await ck.data.primaryNetwork.transactions.listLatest({blockchainId, pageSize: 100}), (p) => p.transactions as Array<{txHash: string; txType: string; emittedUtxos?: Array<{addresses: string[]}>}>, 20);
+      await all(
+        await ck.data.primaryNetwork.blocks.listByNodeId({blockchainId, nodeId: "NodeID-111111111111111111116DBWJs"}),
+        (p) => p.blocks,
+      );
+      const txs = await all(
+        await ck.data.primaryNetwork.transactions.listLatest({blockchainId, pageSize: 100}),
+        (p) => p.transactions as Array<{txHash: string; txType: string; emittedUtxos?: Array<{addresses: string[]}>}>,
+        20,
+      );
       const byType = new Map(txs.map((tx) => [tx.txType, tx]));
       expect(byType.size, blockchainId).toBeGreaterThanOrEqual(2);
-      for (const tx of byType.values()) expect((await ck.data.primaryNetwork.transactions.get({blockchainId, txHash: tx.txHash})).txHash).toBe(tx.txHash);
+      for (const tx of byType.values())
+        expect((await ck.data.primaryNetwork.transactions.get({blockchainId, txHash: tx.txHash})).txHash).toBe(
+          tx.txHash,
+        );
       const address = txs.flatMap((tx) => tx.emittedUtxos?.flatMap((u) => u.addresses) ?? [])[0];
       if (address !== undefined) addresses[blockchainId] = address;
     }
-    for (const [blockchainId, address] of [["p-chain", addresses["p-chain"]!], ["x-chain", addresses["x-chain"]!], ["c-chain", addresses["x-chain"]!]] as const) {
-      const utxos = await all(await ck.data.primaryNetwork.utxos.listByAddresses({blockchainId, addresses: address, includeSpent: true, pageSize: 100}), (p) => p.utxos as Array<{utxoId: string}>);
-      const posted = await all(
-        await ck.data.primaryNetwork.utxos.listByAddressesV2({blockchainId, includeSpent: true, pageSize: 100, primaryNetworkAddressesBodyDto: {addresses: address}}),
+    for (const [blockchainId, address] of [
+      ["p-chain", addresses["p-chain"]!],
+      ["x-chain", addresses["x-chain"]!],
+      ["c-chain", addresses["x-chain"]!],
+    ] as const) {
+      const utxos = await all(
+        await ck.data.primaryNetwork.utxos.listByAddresses({
+          blockchainId,
+          addresses: address,
+          includeSpent: true,
+          pageSize: 100,
+        }),
         (p) => p.utxos as Array<{utxoId: string}>,
       );
-      expect(posted.map((u) => u.utxoId), blockchainId).toEqual(utxos.map((u) => u.utxoId));
+      const posted = await all(
+        await ck.data.primaryNetwork.utxos.listByAddressesV2({
+          blockchainId,
+          includeSpent: true,
+          pageSize: 100,
+          primaryNetworkAddressesBodyDto: {addresses: address},
+        }),
+        (p) => p.utxos as Array<{utxoId: string}>,
+      );
+      expect(
+        posted.map((u) => u.utxoId),
+        blockchainId,
+      ).toEqual(utxos.map((u) => u.utxoId));
       if (blockchainId !== "c-chain") expect(utxos.length, blockchainId).toBeGreaterThan(0);
       await ck.data.primaryNetwork.balances.listByAddresses({blockchainId, addresses: address});
       if (blockchainId === "c-chain") continue;
-      const last = await ck.data.primaryNetwork.utxos.getLastActivityTimestampByAddresses({blockchainId, addresses: address});
-      const lastPosted = await ck.data.primaryNetwork.utxos.getLastActivityTimestampByAddressesV2({blockchainId, primaryNetworkAddressesBodyDto: {addresses: address}});
+      const last = await ck.data.primaryNetwork.utxos.getLastActivityTimestampByAddresses({
+        blockchainId,
+        addresses: address,
+      });
+      const lastPosted = await ck.data.primaryNetwork.utxos.getLastActivityTimestampByAddressesV2({
+        blockchainId,
+        primaryNetworkAddressesBodyDto: {addresses: address},
+      });
       expect(lastPosted).toEqual(last);
       // What avaext answered, without the recipe's rewriting: the dev network, the chain asked, and a transaction of
       // that chain that emitted or consumed the UTXO named.
-      const raw = await t.get(`/v1/networks/local/blockchains/${blockchainId}/lastActivityTimestampByAddresses?addresses=${address}`);
+      const raw = await t.get(
+        `/v1/networks/local/blockchains/${blockchainId}/lastActivityTimestampByAddresses?addresses=${address}`,
+      );
       expect(raw.json()).toEqual({...last, network: "local"});
       expect(last.chainName).toBe(blockchainId);
-      const tx = await ck.data.primaryNetwork.transactions.get({blockchainId, txHash: last.txHash}) as {emittedUtxos?: Array<{utxoId: string}>; consumedUtxos?: Array<{utxoId: string}>};
+      const tx = (await ck.data.primaryNetwork.transactions.get({blockchainId, txHash: last.txHash})) as {
+        emittedUtxos?: Array<{utxoId: string}>;
+        consumedUtxos?: Array<{utxoId: string}>;
+      };
       const utxoIds = (last.isConsumed ? tx.consumedUtxos : tx.emittedUtxos)?.map((u) => u.utxoId);
       expect(utxoIds).toContain(last.utxoId);
     }
-    const chainsOf = await ck.data.primaryNetwork.getChainIdsForAddresses({addresses: `P-${addresses["p-chain"]},${addresses["x-chain"]}`});
+    const chainsOf = await ck.data.primaryNetwork.getChainIdsForAddresses({
+      addresses: `P-${addresses["p-chain"]},${addresses["x-chain"]}`,
+    });
     expect(chainsOf.addresses[0]!.blockchainIds).toContain(NETWORKS.fuji.chainIds.P);
     // X-chain assets and vertices.
-    const x = await all(await ck.data.primaryNetwork.transactions.listLatest({blockchainId: "x-chain", pageSize: 100}), (p) => p.transactions as Array<{emittedUtxos: Array<{asset: {assetId: string}}>}>, 3);
+    const x = await all(
+      await ck.data.primaryNetwork.transactions.listLatest({blockchainId: "x-chain", pageSize: 100}),
+      (p) => p.transactions as Array<{emittedUtxos: Array<{asset: {assetId: string}}>}>,
+      3,
+    );
     const assetIds = new Set(x.flatMap((tx) => tx.emittedUtxos.map((u) => u.asset.assetId)));
     expect(assetIds.size).toBeGreaterThan(1);
     for (const assetId of assetIds) {
       await ck.data.primaryNetwork.getAssetDetails({blockchainId: "x-chain", assetId});
-      await all(await ck.data.primaryNetwork.transactions.listAssetTransactions({blockchainId: "x-chain", assetId, pageSize: 100}), (p) => p.transactions, 3);
+      await all(
+        await ck.data.primaryNetwork.transactions.listAssetTransactions({
+          blockchainId: "x-chain",
+          assetId,
+          pageSize: 100,
+        }),
+        (p) => p.transactions,
+        3,
+      );
     }
-    const vertices = await all(await ck.data.primaryNetwork.vertices.listLatest({blockchainId: "x-chain", pageSize: 100}), (p) => p.vertices);
-    await all(await ck.data.primaryNetwork.vertices.listByHeight({blockchainId: "x-chain", vertexHeight: 0}), (p) => p.vertices);
-    for (const v of vertices.slice(0, 3)) await ck.data.primaryNetwork.vertices.getByHash({blockchainId: "x-chain", vertexHash: v.vertexHash});
+    const vertices = await all(
+      await ck.data.primaryNetwork.vertices.listLatest({blockchainId: "x-chain", pageSize: 100}),
+      (p) => p.vertices,
+    );
+    await all(
+      await ck.data.primaryNetwork.vertices.listByHeight({blockchainId: "x-chain", vertexHeight: 0}),
+      (p) => p.vertices,
+    );
+    for (const v of vertices.slice(0, 3))
+      await ck.data.primaryNetwork.vertices.getByHash({blockchainId: "x-chain", vertexHash: v.vertexHash});
   });
 
   it("answers a C-chain export's EVM inputs with the credentials that signed them", async () => {
-    const c = await all(await ck.data.primaryNetwork.transactions.listLatest({blockchainId: "c-chain", pageSize: 100}), (p) => p.transactions as Array<{txHash: string; txType: string}>, 5);
+    const c = await all(
+      await ck.data.primaryNetwork.transactions.listLatest({blockchainId: "c-chain", pageSize: 100}),
+      (p) => p.transactions as Array<{txHash: string; txType: string}>,
+      5,
+    );
     const exports = c.filter((tx) => tx.txType === "ExportTx");
     expect(exports.length).toBeGreaterThan(0);
     for (const {txHash} of exports.slice(0, 5)) {
@@ -170,11 +264,15 @@ describe.each(STORE_BACKENDS)("chainkit 0.3.13 against the data API ($name)", (b
       // The key recovered from each input's signature is the dev network's key that signed it: the one whose EVM
       // address the input spends from.
       for (const input of tx.evmInputs) {
-        const signer = devKeys().find((k) => "0x" + Buffer.from(k.evmAddress).toString("hex") === input.fromAddress.toLowerCase());
+        const signer = devKeys().find(
+          (k) => "0x" + Buffer.from(k.evmAddress).toString("hex") === input.fromAddress.toLowerCase(),
+        );
         expect(signer, input.fromAddress).toBeDefined();
         expect(input.credentials.length, txHash).toBeGreaterThan(0);
         for (const cred of input.credentials) {
-          expect(Buffer.from(cred.publicKey!, "base64").toString("hex"), txHash).toBe(Buffer.from(signer!.publicKey).toString("hex"));
+          expect(Buffer.from(cred.publicKey!, "base64").toString("hex"), txHash).toBe(
+            Buffer.from(signer!.publicKey).toString("hex"),
+          );
           expect(Buffer.from(cred.signature!, "base64")).toHaveLength(65);
         }
       }
@@ -191,24 +289,53 @@ describe.each(STORE_BACKENDS)("chainkit 0.3.13 against the data API ($name)", (b
     // The dev network's validators are up all the time (the dev feed is all of them): nothing else is observed here.
     const actives = validators.filter((v) => v.validationStatus === "active");
     for (const v of actives) {
-      expect(v.validationStatus === "active" && [v.uptimePerformance, v.validatorHealth], v.nodeId).toEqual([100, {reachabilityPercent: 100, benchedPChainRequestsPercent: 0, benchedXChainRequestsPercent: 0, benchedCChainRequestsPercent: 0}]);
+      expect(v.validationStatus === "active" && [v.uptimePerformance, v.validatorHealth], v.nodeId).toEqual([
+        100,
+        {
+          reachabilityPercent: 100,
+          benchedPChainRequestsPercent: 0,
+          benchedXChainRequestsPercent: 0,
+          benchedCChainRequestsPercent: 0,
+        },
+      ]);
     }
     const active = actives[0]!;
-    const one = await all(await ck.data.primaryNetwork.getValidatorDetails({nodeId: active.nodeId}), (p) => p.validators);
+    const one = await all(
+      await ck.data.primaryNetwork.getValidatorDetails({nodeId: active.nodeId}),
+      (p) => p.validators,
+    );
     expect(one.map((v) => v.nodeId)).toContain(active.nodeId);
     const delegators = await all(await ck.data.primaryNetwork.listDelegators({pageSize: 100}), (p) => p.delegators);
     expect(delegators.length).toBeGreaterThan(0);
     const nodeIds = [...new Set(validators.map((v) => v.nodeId))].join(",");
-    await all(await ck.data.primaryNetwork.rewards.listPendingRewards({nodeIds, pageSize: 100}), (p) => p.pendingRewards);
-    const rewarded = delegators.flatMap((d) => d.rewardAddresses).slice(0, 4).join(",");
-    await all(await ck.data.primaryNetwork.rewards.listHistoricalRewards({addresses: rewarded, pageSize: 100}), (p) => p.historicalRewards);
-    await all(await ck.data.primaryNetwork.transactions.listActiveStakingTransactions({blockchainId: "p-chain", pageSize: 100}), (p) => p.transactions);
+    await all(
+      await ck.data.primaryNetwork.rewards.listPendingRewards({nodeIds, pageSize: 100}),
+      (p) => p.pendingRewards,
+    );
+    const rewarded = delegators
+      .flatMap((d) => d.rewardAddresses)
+      .slice(0, 4)
+      .join(",");
+    await all(
+      await ck.data.primaryNetwork.rewards.listHistoricalRewards({addresses: rewarded, pageSize: 100}),
+      (p) => p.historicalRewards,
+    );
+    await all(
+      await ck.data.primaryNetwork.transactions.listActiveStakingTransactions({blockchainId: "p-chain", pageSize: 100}),
+      (p) => p.transactions,
+    );
     const subnets = await all(await ck.data.primaryNetwork.listSubnets({pageSize: 100}), (p) => p.subnets);
     expect(subnets.length).toBeGreaterThan(0);
     for (const s of subnets) await ck.data.primaryNetwork.getSubnetById({subnetId: s.subnetId});
     const chains = await all(await ck.data.primaryNetwork.listBlockchains({pageSize: 100}), (p) => p.blockchains);
-    for (const c of chains) expect((await ck.data.primaryNetwork.getBlockchainById({blockchainId: c.blockchainId})).blockchainId).toBe(c.blockchainId);
-    await all(await ck.data.primaryNetwork.listL1Validators({pageSize: 100, includeInactiveL1Validators: true}), (p) => p.validators);
+    for (const c of chains)
+      expect((await ck.data.primaryNetwork.getBlockchainById({blockchainId: c.blockchainId})).blockchainId).toBe(
+        c.blockchainId,
+      );
+    await all(
+      await ck.data.primaryNetwork.listL1Validators({pageSize: 100, includeInactiveL1Validators: true}),
+      (p) => p.validators,
+    );
   });
 
   it("answers the AVAX supply: exact decimals that add up", async () => {
@@ -220,7 +347,14 @@ describe.each(STORE_BACKENDS)("chainkit 0.3.13 against the data API ($name)", (b
       const [i, f = ""] = v.split(".");
       return BigInt(i! + f.padEnd(18, "0"));
     };
-    const [total, genesis, rewards, p, x, c] = [s.totalSupply, s.genesisUnlock, s.totalRewards, s.totalPBurned, s.totalXBurned, s.totalCBurned].map(wei);
+    const [total, genesis, rewards, p, x, c] = [
+      s.totalSupply,
+      s.genesisUnlock,
+      s.totalRewards,
+      s.totalPBurned,
+      s.totalXBurned,
+      s.totalCBurned,
+    ].map(wei);
     expect(genesis).toBeGreaterThan(0n);
     for (const burned of [p!, x!, c!]) expect(burned).toBeGreaterThan(0n);
     expect(total).toBe(genesis! + rewards! - p! - x! - c!);
@@ -237,7 +371,10 @@ describe.each(STORE_BACKENDS)("chainkit 0.3.13 against the data API ($name)", (b
 
   // The calls below fail on main until the branch that fixes them lands (each named in its test's title).
   it("lists removed validators: chainkit's validationStatus enum has removed [folderr]", async () => {
-    await all(await ck.data.primaryNetwork.listValidators({validationStatus: "removed", pageSize: 100}), (p) => p.validators);
+    await all(
+      await ck.data.primaryNetwork.listValidators({validationStatus: "removed", pageSize: 100}),
+      (p) => p.validators,
+    );
   });
 
   it("answers the live check [folderr]", async () => {
@@ -264,14 +401,25 @@ describe.each(STORE_BACKENDS)("chainkit 0.3.13 against the data API ($name)", (b
       const blocks = await all(await ck.data.evm.blocks.listLatest({chainId, pageSize: 100}), (p) => p.blocks, 3);
       for (const b of blocks.filter((x) => x.txCount > 0).slice(0, 3)) {
         await ck.data.evm.blocks.get({chainId, blockId: b.blockHash});
-        await all(await ck.data.evm.blocks.listTransactions({chainId, blockId: b.blockNumber, pageSize: 100}), (p) => p.transactions);
+        await all(
+          await ck.data.evm.blocks.listTransactions({chainId, blockId: b.blockNumber, pageSize: 100}),
+          (p) => p.transactions,
+        );
       }
-      const txs = await all(await ck.data.evm.transactions.listLatest({chainId, pageSize: 100}), (p) => p.transactions, 3);
+      const txs = await all(
+        await ck.data.evm.transactions.listLatest({chainId, pageSize: 100}),
+        (p) => p.transactions,
+        3,
+      );
       expect(txs.length, chainId).toBeGreaterThan(5);
       for (const tx of txs.slice(0, 40)) await ck.data.evm.transactions.get({chainId, txHash: tx.txHash});
     }
     const chainId = "43112";
-    const txs = await all(await ck.data.evm.transactions.listLatest({chainId, pageSize: 100}), (p) => p.transactions, 1);
+    const txs = await all(
+      await ck.data.evm.transactions.listLatest({chainId, pageSize: 100}),
+      (p) => p.transactions,
+      1,
+    );
     const full = await Promise.all(txs.map((tx) => ck.data.evm.transactions.get({chainId, txHash: tx.txHash})));
     const tokens = new Map<string, string>();
     for (const f of full) {
@@ -285,17 +433,61 @@ describe.each(STORE_BACKENDS)("chainkit 0.3.13 against the data API ($name)", (b
       await ck.data.evm.chains.getAddressChains({address});
       await ck.data.evm.address.chains.list({address});
       await ck.data.evm.address.balances.getNative({chainId, address});
-      await all(await ck.data.evm.address.balances.listErc20({chainId, address, pageSize: 100}), (p) => p.erc20TokenBalances, 3);
-      await all(await ck.data.evm.address.balances.listErc721({chainId, address, pageSize: 100}), (p) => p.erc721TokenBalances, 3);
-      await all(await ck.data.evm.address.balances.listErc1155({chainId, address, pageSize: 100}), (p) => p.erc1155TokenBalances, 3);
-      await all(await ck.data.evm.address.balances.listCollectibles({chainId, address, pageSize: 100}), (p) => p.collectibleBalances, 3);
-      await all(await ck.data.evm.address.contracts.listDeployments({chainId, address, pageSize: 100}), (p) => p.contracts, 3);
-      await all(await ck.data.evm.address.transactions.list({chainId, address, pageSize: 100}), (p) => p.transactions, 3);
-      await all(await ck.data.evm.address.transactions.listNative({chainId, address, pageSize: 100}), (p) => p.transactions, 3);
-      await all(await ck.data.evm.address.transactions.listErc20({chainId, address, pageSize: 100}), (p) => p.transactions, 3);
-      await all(await ck.data.evm.address.transactions.listErc721({chainId, address, pageSize: 100}), (p) => p.transactions, 3);
-      await all(await ck.data.evm.address.transactions.listErc1155({chainId, address, pageSize: 100}), (p) => p.transactions, 3);
-      await all(await ck.data.evm.address.transactions.listInternal({chainId, address, pageSize: 100}), (p) => p.transactions, 3);
+      await all(
+        await ck.data.evm.address.balances.listErc20({chainId, address, pageSize: 100}),
+        (p) => p.erc20TokenBalances,
+        3,
+      );
+      await all(
+        await ck.data.evm.address.balances.listErc721({chainId, address, pageSize: 100}),
+        (p) => p.erc721TokenBalances,
+        3,
+      );
+      await all(
+        await ck.data.evm.address.balances.listErc1155({chainId, address, pageSize: 100}),
+        (p) => p.erc1155TokenBalances,
+        3,
+      );
+      await all(
+        await ck.data.evm.address.balances.listCollectibles({chainId, address, pageSize: 100}),
+        (p) => p.collectibleBalances,
+        3,
+      );
+      await all(
+        await ck.data.evm.address.contracts.listDeployments({chainId, address, pageSize: 100}),
+        (p) => p.contracts,
+        3,
+      );
+      await all(
+        await ck.data.evm.address.transactions.list({chainId, address, pageSize: 100}),
+        (p) => p.transactions,
+        3,
+      );
+      await all(
+        await ck.data.evm.address.transactions.listNative({chainId, address, pageSize: 100}),
+        (p) => p.transactions,
+        3,
+      );
+      await all(
+        await ck.data.evm.address.transactions.listErc20({chainId, address, pageSize: 100}),
+        (p) => p.transactions,
+        3,
+      );
+      await all(
+        await ck.data.evm.address.transactions.listErc721({chainId, address, pageSize: 100}),
+        (p) => p.transactions,
+        3,
+      );
+      await all(
+        await ck.data.evm.address.transactions.listErc1155({chainId, address, pageSize: 100}),
+        (p) => p.transactions,
+        3,
+      );
+      await all(
+        await ck.data.evm.address.transactions.listInternal({chainId, address, pageSize: 100}),
+        (p) => p.transactions,
+        3,
+      );
     }
     for (const [address, ercType] of tokens) {
       await ck.data.evm.contracts.getMetadata({chainId, address});
@@ -324,11 +516,17 @@ describe.each(STORE_BACKENDS)("chainkit 0.3.13 against the data API ($name)", (b
 
   it("aggregates signatures and answers a transaction's aggregated signatures, with the hosted API's 201 [folderr]", async () => {
     await evmCaughtUp(t);
-    const [warp] = await t.node.dataApi!.sql.query<{unsigned: Uint8Array}>("SELECT unsigned FROM warp_messages WHERE chain_id = '43112' ORDER BY block_number LIMIT 1");
+    const [warp] = await t.node.dataApi!.sql.query<{unsigned: Uint8Array}>(
+      "SELECT unsigned FROM warp_messages WHERE chain_id = '43112' ORDER BY block_number LIMIT 1",
+    );
     const message = Buffer.from(warp!.unsigned).toString("hex");
     const signed = await ck.data.signatureAggregator.aggregate({signatureAggregatorRequest: {message}});
     expect(signed.signedMessage).toContain(message);
-    const p = await all(await ck.data.primaryNetwork.transactions.listLatest({blockchainId: "p-chain", pageSize: 100}), (page) => page.transactions as Array<{txHash: string; txType: string}>, 20);
+    const p = await all(
+      await ck.data.primaryNetwork.transactions.listLatest({blockchainId: "p-chain", pageSize: 100}),
+      (page) => page.transactions as Array<{txHash: string; txType: string}>,
+      20,
+    );
     const conversion = p.find((tx) => tx.txType === "ConvertSubnetToL1Tx")!;
     await ck.data.signatureAggregator.get({txHash: conversion.txHash});
   });
@@ -359,12 +557,26 @@ describe("chainkit 0.3.13: active validators' uptime and health from the node be
     const {ck} = devNetworkClient(t.url, {name: "local", chainIds: NETWORKS.local.chainIds});
     // A poll processed by the observations (not merely a call received by the fake node).
     await expect.poll(() => t.node.dataApi?.observations?.polls ?? 0, {timeout: 10_000}).toBeGreaterThan(0);
-    const validators = await all(await ck.data.primaryNetwork.listValidators({validationStatus: "active", pageSize: 100}), (page) => page.validators);
+    const validators = await all(
+      await ck.data.primaryNetwork.listValidators({validationStatus: "active", pageSize: 100}),
+      (page) => page.validators,
+    );
     const seen = validators.find((v) => v.nodeId === OBSERVED);
     const other = validators.find((v) => v.nodeId !== OBSERVED);
-    expect(seen?.validationStatus === "active" && [seen.uptimePerformance, seen.validatorHealth]).toEqual([87.5, {reachabilityPercent: 100, benchedPChainRequestsPercent: 0, benchedXChainRequestsPercent: 100, benchedCChainRequestsPercent: 0}]);
+    expect(seen?.validationStatus === "active" && [seen.uptimePerformance, seen.validatorHealth]).toEqual([
+      87.5,
+      {
+        reachabilityPercent: 100,
+        benchedPChainRequestsPercent: 0,
+        benchedXChainRequestsPercent: 100,
+        benchedCChainRequestsPercent: 0,
+      },
+    ]);
     expect(other?.validationStatus === "active" && other.uptimePerformance).toBe(100);
-    const one = await all(await ck.data.primaryNetwork.getValidatorDetails({nodeId: OBSERVED}), (page) => page.validators);
+    const one = await all(
+      await ck.data.primaryNetwork.getValidatorDetails({nodeId: OBSERVED}),
+      (page) => page.validators,
+    );
     expect(one.find((v) => v.validationStatus === "active")).toMatchObject({uptimePerformance: 87.5});
   });
 });

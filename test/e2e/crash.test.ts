@@ -40,7 +40,13 @@ describe("kill -9 during ingest", () => {
     const ROUNDS = 4;
     writeFileSync(feed, chunk(0, PER_ROUND));
     let total = PER_ROUND;
-    const flags = [`--data-dir=${data}`, "--index-enabled", `--feed=file:${feed}`, "--health-check-frequency=1s", "--log-level=WARN"];
+    const flags = [
+      `--data-dir=${data}`,
+      "--index-enabled",
+      `--feed=file:${feed}`,
+      "--health-check-frequency=1s",
+      "--log-level=WARN",
+    ];
     let kills = 0;
     let midIngest = 0;
     // Up to EXTRA more rounds, each appending, when no random kill happened to land mid-ingest.
@@ -88,7 +94,11 @@ describe("kill -9 during ingest", () => {
         }
         const got: string[] = [];
         for (let start = 0; start < ids.length; start += 1024) {
-          const r = await rpc(child.url, p, "index.getContainerRange", {startIndex: start, numToFetch: 1024, encoding: "hexnc"});
+          const r = await rpc(child.url, p, "index.getContainerRange", {
+            startIndex: start,
+            numToFetch: 1024,
+            encoding: "hexnc",
+          });
           const cs = (r.result as {containers: {id: string; index: string}[]}).containers;
           cs.forEach((c, i) => expect(c.index).toBe(String(start + i)));
           got.push(...cs.map((c) => c.id));
@@ -96,7 +106,10 @@ describe("kill -9 during ingest", () => {
         // Exactly the feed's containers, in feed order: none lost, none twice.
         expect(got.length).toBe(ids.length);
         const firstBad = got.findIndex((g, i) => g !== ids[i]);
-        if (firstBad >= 0) console.log(`${p} first mismatch at ${firstBad}: got ${got.slice(firstBad, firstBad + 3)} want ${ids.slice(firstBad, firstBad + 3)}; got[i] is want[${ids.indexOf(got[firstBad]!)}]`);
+        if (firstBad >= 0)
+          console.log(
+            `${p} first mismatch at ${firstBad}: got ${got.slice(firstBad, firstBad + 3)} want ${ids.slice(firstBad, firstBad + 3)}; got[i] is want[${ids.indexOf(got[firstBad]!)}]`,
+          );
         expect(got).toEqual(ids);
         for (const k of [0, Math.floor(ids.length / 2), ids.length - 1]) {
           expect((await rpc(child.url, p, "index.getIndex", {id: ids[k]})).result).toEqual({index: String(k)});
@@ -126,7 +139,16 @@ describe("kill -9 while blocks change the avg_tps series", () => {
     for (let i = 0; i < N; i++) {
       t += 1 + Math.floor(rand() * 260);
       const txs = Math.floor(rand() * 41);
-      const bytes = buildCBlock({networkId: 1, chainId: new Uint8Array(32), parentId: parent, parentHash: new Uint8Array(32), height: i + 1, timestamp: t, txs, pChainHeight: 0n});
+      const bytes = buildCBlock({
+        networkId: 1,
+        chainId: new Uint8Array(32),
+        parentId: parent,
+        parentHash: new Uint8Array(32),
+        height: i + 1,
+        timestamp: t,
+        txs,
+        pChainHeight: 0n,
+      });
       parent = decodeProposerBlock(bytes).id;
       expected.add("C", {timestamp: t, txCount: txs});
       lines += JSON.stringify({chain: "C", kind: "block", bytes: "0x" + Buffer.from(bytes).toString("hex")}) + "\n";
@@ -164,7 +186,9 @@ describe("kill -9 while blocks change the avg_tps series", () => {
       // The feed commits a batch before the series takes its blocks: wait for the last day's last block.
       let got: unknown[] = [];
       for (const until = Date.now() + 10_000; Date.now() < until; await new Promise((r) => setTimeout(r, 50))) {
-        got = ((await (await fetch(`${child.url}/v1/avg_tps/C?pageSize=100`)).json()) as {results?: unknown[]}).results ?? [];
+        got =
+          ((await (await fetch(`${child.url}/v1/avg_tps/C?pageSize=100`)).json()) as {results?: unknown[]}).results ??
+          [];
         if (JSON.stringify(got) === JSON.stringify(want)) break;
       }
       expect(got).toEqual(want);
@@ -173,11 +197,18 @@ describe("kill -9 while blocks change the avg_tps series", () => {
       expect(await child.exited).toBe(0);
     }
     // With indexing off nothing can be scanned: the series is the stored days', and they include every block.
-    const again = await startChild([`--data-dir=${data}`, "--index-allow-incomplete", `--feed=file:${feed}`, "--log-level=WARN"]);
+    const again = await startChild([
+      `--data-dir=${data}`,
+      "--index-allow-incomplete",
+      `--feed=file:${feed}`,
+      "--log-level=WARN",
+    ]);
     try {
       let got: unknown[] = [];
       for (const until = Date.now() + 10_000; Date.now() < until; await new Promise((r) => setTimeout(r, 50))) {
-        got = ((await (await fetch(`${again.url}/v1/avg_tps/C?pageSize=100`)).json()) as {results?: unknown[]}).results ?? [];
+        got =
+          ((await (await fetch(`${again.url}/v1/avg_tps/C?pageSize=100`)).json()) as {results?: unknown[]}).results ??
+          [];
         if (got.length > 0) break;
       }
       expect(got).toEqual(want);

@@ -26,27 +26,55 @@ afterAll(() => rmSync(dir, {recursive: true, force: true}));
 
 const seed = Number(process.env.CRASH_SEED ?? Date.now() % 100000);
 const history = [
-  ...xHistory({txs: BLOCKS * PER_BLOCK, txsPerBlock: PER_BLOCK, keys: makeKeys(40, "crash"), networkId: network.id, chainId: idFromString(network.chainIds.X), assetId: idFromString(AVAX), startSeconds: 1_700_000_000, random: prng(seed)}),
+  ...xHistory({
+    txs: BLOCKS * PER_BLOCK,
+    txsPerBlock: PER_BLOCK,
+    keys: makeKeys(40, "crash"),
+    networkId: network.id,
+    chainId: idFromString(network.chainIds.X),
+    assetId: idFromString(AVAX),
+    startSeconds: 1_700_000_000,
+    random: prng(seed),
+  }),
 ];
 const feed = path.join(dir, "feed.ndjson");
 writeFileSync(
   feed,
-  history.map((b) => JSON.stringify({chain: "X", kind: "block", id: cb58Encode(b.id), bytes: "0x" + Buffer.from(b.bytes).toString("hex"), timestamp: new Date(Number(b.timestampNs / 1_000_000n)).toISOString()})).join("\n") + "\n",
+  history
+    .map((b) =>
+      JSON.stringify({
+        chain: "X",
+        kind: "block",
+        id: cb58Encode(b.id),
+        bytes: "0x" + Buffer.from(b.bytes).toString("hex"),
+        timestamp: new Date(Number(b.timestampNs / 1_000_000n)).toISOString(),
+      }),
+    )
+    .join("\n") + "\n",
 );
 
 /** What the store holds, as digests per table (order-independent content). */
 async function digest(sql: SqlClient): Promise<Record<string, string>> {
-  const q = async (text: string): Promise<string> => String(((await sql.query<{d: string | null}>(text))[0] ?? {d: null}).d);
+  const q = async (text: string): Promise<string> =>
+    String(((await sql.query<{d: string | null}>(text))[0] ?? {d: null}).d);
   return {
-    txs: await q("SELECT count(*) || ':' || md5(string_agg(tx_id || '/' || seq || '/' || block_height || '/' || ts, ',' ORDER BY seq)) AS d FROM txs"),
-    blocks: await q("SELECT count(*) || ':' || md5(string_agg(block_id || '/' || height || '/' || container_id || '/' || parent_id, ',' ORDER BY height)) AS d FROM blocks"),
+    txs: await q(
+      "SELECT count(*) || ':' || md5(string_agg(tx_id || '/' || seq || '/' || block_height || '/' || ts, ',' ORDER BY seq)) AS d FROM txs",
+    ),
+    blocks: await q(
+      "SELECT count(*) || ':' || md5(string_agg(block_id || '/' || height || '/' || container_id || '/' || parent_id, ',' ORDER BY height)) AS d FROM blocks",
+    ),
     utxos: await q(
       "SELECT count(*) || ':' || md5(string_agg(utxo_id || '/' || coalesce(created_seq::text, '-') || '/' || coalesce(consuming_tx, '-') || '/' || coalesce(amount::text, '-') || '/' || coalesce(credentials::text, '-'), ',' ORDER BY utxo_id)) AS d FROM utxos FULL JOIN utxo_spends USING (utxo_id)",
     ),
-    txAddresses: await q("SELECT count(*) || ':' || md5(string_agg(encode(address, 'hex') || '/' || seq, ',' ORDER BY address, seq)) AS d FROM tx_addresses"),
+    txAddresses: await q(
+      "SELECT count(*) || ':' || md5(string_agg(encode(address, 'hex') || '/' || seq, ',' ORDER BY address, seq)) AS d FROM tx_addresses",
+    ),
     utxoAddresses: await q("SELECT count(*) AS d FROM utxo_addresses"),
     assetTxs: await q("SELECT count(*) AS d FROM asset_txs"),
-    position: await q("SELECT string_agg(endpoint || '=' || next_index, ',' ORDER BY endpoint) AS d FROM view_positions"),
+    position: await q(
+      "SELECT string_agg(endpoint || '=' || next_index, ',' ORDER BY endpoint) AS d FROM view_positions",
+    ),
   };
 }
 
@@ -59,7 +87,16 @@ describe.each(BACKENDS)("kill -9 while the data API folds ($name)", (backend) =>
     const data = path.join(dir, backend.name);
     const url = await backend.db();
     const storeDir = url === "embedded" ? path.join(data, "data-api") : null;
-    const flags = [`--data-dir=${data}`, "--network-id=local", "--index-enabled", `--feed=file:${feed}`, "--data-api-enabled", `--data-api-db=${url}`, "--health-check-frequency=1s", "--log-level=WARN"];
+    const flags = [
+      `--data-dir=${data}`,
+      "--network-id=local",
+      "--index-enabled",
+      `--feed=file:${feed}`,
+      "--data-api-enabled",
+      `--data-api-db=${url}`,
+      "--health-check-frequency=1s",
+      "--log-level=WARN",
+    ];
     let kills = 0;
     let midFold = 0;
     for (let round = 0; round < 8 && (round < 4 || midFold === 0); round++) {
@@ -67,7 +104,9 @@ describe.each(BACKENDS)("kill -9 while the data API folds ($name)", (backend) =>
       // Once the first blocks are served (the fold is under way, however slow the start was), a random moment.
       const started = Date.now();
       while (Date.now() - started < 30_000) {
-        const r = await fetch(`${child.url}/v1/networks/local/blockchains/x-chain/blocks?pageSize=1`).then((x) => x.json() as Promise<{blocks?: unknown[]}>).catch(() => ({blocks: []}));
+        const r = await fetch(`${child.url}/v1/networks/local/blockchains/x-chain/blocks?pageSize=1`)
+          .then((x) => x.json() as Promise<{blocks?: unknown[]}>)
+          .catch(() => ({blocks: []}));
         if ((r.blocks?.length ?? 0) > 0) break;
         await new Promise((res) => setTimeout(res, 20));
       }
@@ -78,7 +117,9 @@ describe.each(BACKENDS)("kill -9 while the data API folds ($name)", (backend) =>
       await child.exited;
       kills++;
       const pos = await withStore(url, storeDir, async (sql) => {
-        const rows = await sql.query<{next_index: bigint}>("SELECT next_index FROM view_positions WHERE endpoint = 'X/block'").catch(() => []);
+        const rows = await sql
+          .query<{next_index: bigint}>("SELECT next_index FROM view_positions WHERE endpoint = 'X/block'")
+          .catch(() => []);
         return rows[0]?.next_index ?? 0n;
       });
       if (process.env.CRASH_DEBUG) console.log(`round ${round}: position ${pos}`);
@@ -91,7 +132,9 @@ describe.each(BACKENDS)("kill -9 while the data API folds ($name)", (backend) =>
     const child = await startChild(flags, 60_000);
     const deadline = Date.now() + 120_000;
     for (;;) {
-      const r = await fetch(`${child.url}/v1/networks/local/blockchains/x-chain/blocks?pageSize=1`).then((x) => x.json() as Promise<{blocks?: Array<{blockNumber: string}>}>);
+      const r = await fetch(`${child.url}/v1/networks/local/blockchains/x-chain/blocks?pageSize=1`).then(
+        (x) => x.json() as Promise<{blocks?: Array<{blockNumber: string}>}>,
+      );
       if (r.blocks?.[0]?.blockNumber === String(BLOCKS)) break;
       if (Date.now() > deadline) throw new Error(`the view did not catch up: ${JSON.stringify(r)}`);
       await new Promise((res) => setTimeout(res, 200));
@@ -102,15 +145,25 @@ describe.each(BACKENDS)("kill -9 while the data API folds ($name)", (backend) =>
     const got = await withStore(url, storeDir, digest);
     // The reference: the same index folded from scratch, into a fresh PostgreSQL database.
     const ref = await createTestDatabase();
-    const rebuilt = await runChild([`--data-dir=${data}`, "--network-id=local", `--data-api-db=${ref}`, "--log-level=WARN"], 120_000, ["data-api", "rebuild"]);
+    const rebuilt = await runChild(
+      [`--data-dir=${data}`, "--network-id=local", `--data-api-db=${ref}`, "--log-level=WARN"],
+      120_000,
+      ["data-api", "rebuild"],
+    );
     expect(rebuilt.output).toMatch(/data API rebuilt: \d+ containers folded/);
     expect(rebuilt.code).toBe(0);
     const want = await withStore(ref, null, digest);
     expect(got).toEqual(want);
     // A rebuild for another network refuses the store rather than drop it.
-    const refused = await runChild([`--data-dir=${data}`, "--network-id=fuji", `--data-api-db=${ref}`, "--log-level=WARN"], 60_000, ["data-api", "rebuild"]);
+    const refused = await runChild(
+      [`--data-dir=${data}`, "--network-id=fuji", `--data-api-db=${ref}`, "--log-level=WARN"],
+      60_000,
+      ["data-api", "rebuild"],
+    );
     expect(refused.code).not.toBe(0);
-    expect(refused.output).toContain("the data API store holds network local (ID 12345), and this process runs fuji (ID 5): start it with --network-id=local");
+    expect(refused.output).toContain(
+      "the data API store holds network local (ID 12345), and this process runs fuji (ID 5): start it with --network-id=local",
+    );
     expect(await withStore(ref, null, digest)).toEqual(want);
     expect(got.txs.startsWith(`${BLOCKS * PER_BLOCK}:`)).toBe(true);
     expect(got.blocks.startsWith(`${BLOCKS}:`)).toBe(true);

@@ -7,8 +7,17 @@
  * also passes @avalanche-sdk/chainkit's zod schema of its model.
  */
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
-import {Glacier, XChainId, type ListXChainTransactionsResponse, type Network, type XChainNonLinearTransaction} from "@avalabs/glacier-sdk";
-import {XChainNonLinearTransaction$inboundSchema, XChainVertex$inboundSchema} from "@avalanche-sdk/chainkit/models/components";
+import {
+  Glacier,
+  XChainId,
+  type ListXChainTransactionsResponse,
+  type Network,
+  type XChainNonLinearTransaction,
+} from "@avalabs/glacier-sdk";
+import {
+  XChainNonLinearTransaction$inboundSchema,
+  XChainVertex$inboundSchema,
+} from "@avalanche-sdk/chainkit/models/components";
 import {decodeVertex} from "../../src/decode/avm.js";
 import {cb58Encode} from "../../src/util/cb58.js";
 import {STORE_BACKENDS} from "../helpers/sql.js";
@@ -17,7 +26,15 @@ import {startNode, type TestNode} from "../helpers/node.js";
 
 const NET = "local" as Network;
 /** 53 backfilled ticks: Cortina at tick 26, so both eras hold data. */
-const DEV = {"network-id": "local", "index-enabled": true, feed: "dev", "dev-backfill": "4h25m", "dev-evm": false, "data-api-enabled": true, "data-api-rate-limit": "0"};
+const DEV = {
+  "network-id": "local",
+  "index-enabled": true,
+  feed: "dev",
+  "dev-backfill": "4h25m",
+  "dev-evm": false,
+  "data-api-enabled": true,
+  "data-api-rate-limit": "0",
+};
 
 interface Container {
   id: string;
@@ -57,7 +74,11 @@ describe.each(STORE_BACKENDS)("the dev X-chain's DAG era ($name)", (backend) => 
 
   it("indexes the vertices, the stop vertex last, and their transactions in X/tx", async () => {
     expect(vtx.length).toBeGreaterThan(26);
-    const decoded = vtx.map((c) => ({c, v: decodeVertex(bytesOf(c)), version: Number.parseInt(c.bytes.slice(2, 6), 16)}));
+    const decoded = vtx.map((c) => ({
+      c,
+      v: decodeVertex(bytesOf(c)),
+      version: Number.parseInt(c.bytes.slice(2, 6), 16),
+    }));
     expect(decoded.slice(0, -1).every((d) => d.version === 0)).toBe(true);
     expect(decoded.at(-1)!.version).toBe(1);
     const txs = await containers(t, "/ext/index/X/tx");
@@ -69,27 +90,65 @@ describe.each(STORE_BACKENDS)("the dev X-chain's DAG era ($name)", (backend) => 
     for (const c of vtx) {
       const v = decodeVertex(bytesOf(c));
       const h = Number(v.height);
-      byHeight.set(h, [...(byHeight.get(h) ?? []), {id: c.id, txs: v.txIds.map(cb58Encode), parents: v.parentIds.map(cb58Encode), ts: seconds(c.timestamp)}]);
+      byHeight.set(h, [
+        ...(byHeight.get(h) ?? []),
+        {id: c.id, txs: v.txIds.map(cb58Encode), parents: v.parentIds.map(cb58Encode), ts: seconds(c.timestamp)},
+      ]);
     }
     const heights = [...byHeight.keys()];
     expect(Math.min(...heights)).toBe(0);
     for (const h of heights) {
-      const page = await g.primaryNetworkVertices.getVertexByHeight({network: NET, blockchainId: XChainId.X_CHAIN, vertexHeight: h, sortOrder: "asc" as never, pageSize: 100});
+      const page = await g.primaryNetworkVertices.getVertexByHeight({
+        network: NET,
+        blockchainId: XChainId.X_CHAIN,
+        vertexHeight: h,
+        sortOrder: "asc" as never,
+        pageSize: 100,
+      });
       expect(page.vertices.length, `height ${h}`).toBeGreaterThan(0);
-      expect(page.vertices.map((v) => ({id: v.vertexHash, txs: v.transactions, parents: v.parentHashes, ts: v.vertexTimestamp}))).toEqual(byHeight.get(h));
+      expect(
+        page.vertices.map((v) => ({
+          id: v.vertexHash,
+          txs: v.transactions,
+          parents: v.parentHashes,
+          ts: v.vertexTimestamp,
+        })),
+      ).toEqual(byHeight.get(h));
       expect(page.vertices.every((v) => v.vertexHeight === h && v.txCount === v.transactions.length)).toBe(true);
       for (const v of page.vertices) expect(XChainVertex$inboundSchema.safeParse(v).error).toBeUndefined();
     }
     // Above the stop vertex there is none.
-    const above = await g.primaryNetworkVertices.getVertexByHeight({network: NET, blockchainId: XChainId.X_CHAIN, vertexHeight: Math.max(...heights) + 1});
+    const above = await g.primaryNetworkVertices.getVertexByHeight({
+      network: NET,
+      blockchainId: XChainId.X_CHAIN,
+      vertexHeight: Math.max(...heights) + 1,
+    });
     expect(above.vertices).toEqual([]);
   });
 
   it("answers the latest vertices and each by hash, the stop vertex without transactions", async () => {
-    const latest = await g.primaryNetworkVertices.listLatestXChainVertices({network: NET, blockchainId: XChainId.X_CHAIN, pageSize: 100});
-    expect(latest.vertices.map((v) => v.vertexHash)).toEqual(vtx.map((c) => c.id).reverse().slice(0, 100));
-    const stop = await g.primaryNetworkVertices.getVertexByHash({network: NET, blockchainId: XChainId.X_CHAIN, vertexHash: vtx.at(-1)!.id});
-    expect(stop).toMatchObject({vertexHash: vtx.at(-1)!.id, txCount: 0, transactions: [], vertexTimestamp: seconds(vtx.at(-1)!.timestamp)});
+    const latest = await g.primaryNetworkVertices.listLatestXChainVertices({
+      network: NET,
+      blockchainId: XChainId.X_CHAIN,
+      pageSize: 100,
+    });
+    expect(latest.vertices.map((v) => v.vertexHash)).toEqual(
+      vtx
+        .map((c) => c.id)
+        .reverse()
+        .slice(0, 100),
+    );
+    const stop = await g.primaryNetworkVertices.getVertexByHash({
+      network: NET,
+      blockchainId: XChainId.X_CHAIN,
+      vertexHash: vtx.at(-1)!.id,
+    });
+    expect(stop).toMatchObject({
+      vertexHash: vtx.at(-1)!.id,
+      txCount: 0,
+      transactions: [],
+      vertexTimestamp: seconds(vtx.at(-1)!.timestamp),
+    });
     expect(stop.vertexSizeBytes).toBe(bytesOf(vtx.at(-1)!).length);
   });
 
@@ -97,7 +156,12 @@ describe.each(STORE_BACKENDS)("the dev X-chain's DAG era ($name)", (backend) => 
     const all: Array<ListXChainTransactionsResponse["transactions"][number]> = [];
     let pageToken: string | undefined;
     do {
-      const page = (await g.primaryNetworkTransactions.listLatestPrimaryNetworkTransactions({network: NET, blockchainId: XChainId.X_CHAIN as never, pageSize: 100, pageToken})) as ListXChainTransactionsResponse;
+      const page = (await g.primaryNetworkTransactions.listLatestPrimaryNetworkTransactions({
+        network: NET,
+        blockchainId: XChainId.X_CHAIN as never,
+        pageSize: 100,
+        pageToken,
+      })) as ListXChainTransactionsResponse;
       all.push(...page.transactions);
       pageToken = page.nextPageToken || undefined;
     } while (pageToken);
@@ -118,7 +182,9 @@ describe.each(STORE_BACKENDS)("the dev X-chain's DAG era ($name)", (backend) => 
     }
     // A vertex transaction's output spent by a later one: the spend names it, at the spender's time.
     const byHash = new Map(nonLinear.map((tx) => [tx.txHash, tx]));
-    const spends = nonLinear.flatMap((tx) => tx.consumedUtxos.filter((u) => byHash.has(u.creationTxHash)).map((u) => ({tx, u})));
+    const spends = nonLinear.flatMap((tx) =>
+      tx.consumedUtxos.filter((u) => byHash.has(u.creationTxHash)).map((u) => ({tx, u})),
+    );
     expect(spends.length).toBeGreaterThan(0);
     for (const {tx, u} of spends) {
       const emitted = byHash.get(u.creationTxHash)!.emittedUtxos.find((e) => e.utxoId === u.utxoId)!;

@@ -66,36 +66,95 @@ describe.each(BACKENDS)("data API, EVM chains ($name)", (backend) => {
   };
 
   beforeAll(async () => {
-    anvil = await Anvil.start({chainId: Number(CHAIN), genesisTimestamp: 1_700_000_000, mining: "auto"}, {logger: quietLogger()});
+    anvil = await Anvil.start(
+      {chainId: Number(CHAIN), genesisTimestamp: 1_700_000_000, mining: "auto"},
+      {logger: quietLogger()},
+    );
     const nonce = Number(BigInt((await rpc("eth_getTransactionCount", [ME, "latest"])) as string));
     const token = contractAddress(ME, nonce);
     const nft = contractAddress(ME, nonce + 1);
     const multi = contractAddress(ME, nonce + 2);
     const factory = contractAddress(ME, nonce + 3);
-    await sendTx({from: ME, data: DevToken.bytecode + bytesToHex(encodeAbi(["string", "string", "uint256"], ["Test Token", "TT", 10n ** 24n]))});
+    await sendTx({
+      from: ME,
+      data:
+        DevToken.bytecode + bytesToHex(encodeAbi(["string", "string", "uint256"], ["Test Token", "TT", 10n ** 24n])),
+    });
     await sendTx({from: ME, data: DevNFT.bytecode});
     await sendTx({from: ME, data: DevMulti.bytecode});
     await sendTx({from: ME, data: DevFactory.bytecode});
-    const transferTx = await sendTx({from: ME, to: token, data: encodeCall("transfer(address,uint256)", ["address", "uint256"], [YOU, 1234n])});
+    const transferTx = await sendTx({
+      from: ME,
+      to: token,
+      data: encodeCall("transfer(address,uint256)", ["address", "uint256"], [YOU, 1234n]),
+    });
     await sendTx({from: ME, to: nft, data: encodeCall("mint(address)", ["address"], [ME])});
-    await sendTx({from: ME, to: nft, data: encodeCall("transferFrom(address,address,uint256)", ["address", "address", "uint256"], [ME, YOU, 1n])});
-    await sendTx({from: ME, to: multi, data: encodeCall("mint(address,uint256,uint256)", ["address", "uint256", "uint256"], [ME, 7n, 100n])});
-    await sendTx({from: ME, to: multi, data: encodeCall("mint(address,uint256,uint256)", ["address", "uint256", "uint256"], [ME, 8n, 50n])});
-    await sendTx({from: ME, to: multi, data: encodeCall("safeTransferFrom(address,address,uint256,uint256,bytes)", ["address", "address", "uint256", "uint256", "bytes"], [ME, YOU, 7n, 10n, "0x"])});
+    await sendTx({
+      from: ME,
+      to: nft,
+      data: encodeCall("transferFrom(address,address,uint256)", ["address", "address", "uint256"], [ME, YOU, 1n]),
+    });
     await sendTx({
       from: ME,
       to: multi,
-      data: encodeCall("safeBatchTransferFrom(address,address,uint256[],uint256[],bytes)", ["address", "address", "uint256[]", "uint256[]", "bytes"], [ME, YOU, [7n, 8n], [5n, 20n], "0x"]),
+      data: encodeCall("mint(address,uint256,uint256)", ["address", "uint256", "uint256"], [ME, 7n, 100n]),
+    });
+    await sendTx({
+      from: ME,
+      to: multi,
+      data: encodeCall("mint(address,uint256,uint256)", ["address", "uint256", "uint256"], [ME, 8n, 50n]),
+    });
+    await sendTx({
+      from: ME,
+      to: multi,
+      data: encodeCall(
+        "safeTransferFrom(address,address,uint256,uint256,bytes)",
+        ["address", "address", "uint256", "uint256", "bytes"],
+        [ME, YOU, 7n, 10n, "0x"],
+      ),
+    });
+    await sendTx({
+      from: ME,
+      to: multi,
+      data: encodeCall(
+        "safeBatchTransferFrom(address,address,uint256[],uint256[],bytes)",
+        ["address", "address", "uint256[]", "uint256[]", "bytes"],
+        [ME, YOU, [7n, 8n], [5n, 20n], "0x"],
+      ),
     });
     const batchBlock = await head();
-    const fanoutTx = await sendTx({from: ME, to: factory, value: "0x3e8", data: encodeCall("fanout(address[])", ["address[]"], [[YOU, THEM]])});
-    const deployTx = await sendTx({from: THEM, to: factory, data: encodeCall("deploy(bytes32)", ["bytes32"], ["0x" + "ab".repeat(32)])});
+    const fanoutTx = await sendTx({
+      from: ME,
+      to: factory,
+      value: "0x3e8",
+      data: encodeCall("fanout(address[])", ["address[]"], [[YOU, THEM]]),
+    });
+    const deployTx = await sendTx({
+      from: THEM,
+      to: factory,
+      data: encodeCall("deploy(bytes32)", ["bytes32"], ["0x" + "ab".repeat(32)]),
+    });
     const boomTx = await sendTx({from: ME, to: factory, data: encodeCall("boom()", [], []), gas: "0x30000"});
     sent = {token, nft, multi, factory, transferTx, fanoutTx, boomTx, deployTx, batchBlock};
 
     const curated = path.join(tempDir(), "contracts.json");
-    writeFileSync(curated, JSON.stringify({[checksum(token)]: {description: "The test's own token", officialSite: "https://example.org", tags: ["test"]}}));
-    t = await startNode({"network-id": "local", "index-enabled": true, feed: "dev", "dev-backfill": "1h", "data-api-enabled": true, "data-api-db": await backend.db(), "data-api-rate-limit": "0", "evm-rpc": `${CHAIN}=${anvil.url}`, "contract-metadata-file": curated});
+    writeFileSync(
+      curated,
+      JSON.stringify({
+        [checksum(token)]: {description: "The test's own token", officialSite: "https://example.org", tags: ["test"]},
+      }),
+    );
+    t = await startNode({
+      "network-id": "local",
+      "index-enabled": true,
+      feed: "dev",
+      "dev-backfill": "1h",
+      "data-api-enabled": true,
+      "data-api-db": await backend.db(),
+      "data-api-rate-limit": "0",
+      "evm-rpc": `${CHAIN}=${anvil.url}`,
+      "contract-metadata-file": curated,
+    });
     await caughtUp();
   }, 180_000);
 
@@ -119,49 +178,145 @@ describe.each(BACKENDS)("data API, EVM chains ($name)", (backend) => {
   });
 
   it("serves a transaction with its ERC-20 transfer, exactly as sent", async () => {
-    const tx = await get<{nativeTransaction: Record<string, unknown>; erc20Transfers: Array<Record<string, unknown>>}>(`/v1/chains/${CHAIN}/transactions/${sent.transferTx}`);
-    expect(tx.nativeTransaction).toMatchObject({txHash: sent.transferTx, txStatus: "1", from: {address: ME}, to: {address: checksum(sent.token), name: "Test Token", symbol: "TT", decimals: 18}, method: {callType: "CONTRACT_CALL", methodHash: "0xa9059cbb", methodName: "transfer(address,uint256)"}, value: "0"});
-    expect(tx.erc20Transfers).toEqual([{from: {address: ME}, to: {address: YOU}, logIndex: 0, value: "1234", erc20Token: {address: checksum(sent.token), name: "Test Token", symbol: "TT", decimals: 18, ercType: "ERC-20"}}]);
-    const {transactions} = await get<{transactions: Array<Record<string, unknown>>}>(`/v1/chains/${CHAIN}/addresses/${YOU}/transactions:listErc20`);
+    const tx = await get<{nativeTransaction: Record<string, unknown>; erc20Transfers: Array<Record<string, unknown>>}>(
+      `/v1/chains/${CHAIN}/transactions/${sent.transferTx}`,
+    );
+    expect(tx.nativeTransaction).toMatchObject({
+      txHash: sent.transferTx,
+      txStatus: "1",
+      from: {address: ME},
+      to: {address: checksum(sent.token), name: "Test Token", symbol: "TT", decimals: 18},
+      method: {callType: "CONTRACT_CALL", methodHash: "0xa9059cbb", methodName: "transfer(address,uint256)"},
+      value: "0",
+    });
+    expect(tx.erc20Transfers).toEqual([
+      {
+        from: {address: ME},
+        to: {address: YOU},
+        logIndex: 0,
+        value: "1234",
+        erc20Token: {address: checksum(sent.token), name: "Test Token", symbol: "TT", decimals: 18, ercType: "ERC-20"},
+      },
+    ]);
+    const {transactions} = await get<{transactions: Array<Record<string, unknown>>}>(
+      `/v1/chains/${CHAIN}/addresses/${YOU}/transactions:listErc20`,
+    );
     expect(transactions).toHaveLength(1);
-    expect(transactions[0]).toMatchObject({txHash: sent.transferTx, value: "1234", from: {address: ME}, to: {address: YOU}});
+    expect(transactions[0]).toMatchObject({
+      txHash: sent.transferTx,
+      value: "1234",
+      from: {address: ME},
+      to: {address: YOU},
+    });
   });
 
   it("folds ERC-20, ERC-721 and ERC-1155 balances from the transfers, and ERC-1155 at a past block", async () => {
-    const erc20 = await get<{erc20TokenBalances: Array<Record<string, unknown>>; nativeTokenBalance: {balance: string}}>(`/v1/chains/${CHAIN}/addresses/${YOU}/balances:listErc20`);
-    expect(erc20.erc20TokenBalances).toEqual([{address: checksum(sent.token), name: "Test Token", symbol: "TT", decimals: 18, ercType: "ERC-20", chainId: CHAIN, balance: "1234", tokenReputation: null}]);
-    expect(erc20.nativeTokenBalance.balance).toBe(BigInt((await rpc("eth_getBalance", [YOU, "latest"])) as string).toString());
-    const mine = await get<{erc20TokenBalances: Array<{balance: string}>}>(`/v1/chains/${CHAIN}/addresses/${ME}/balances:listErc20`);
+    const erc20 = await get<{
+      erc20TokenBalances: Array<Record<string, unknown>>;
+      nativeTokenBalance: {balance: string};
+    }>(`/v1/chains/${CHAIN}/addresses/${YOU}/balances:listErc20`);
+    expect(erc20.erc20TokenBalances).toEqual([
+      {
+        address: checksum(sent.token),
+        name: "Test Token",
+        symbol: "TT",
+        decimals: 18,
+        ercType: "ERC-20",
+        chainId: CHAIN,
+        balance: "1234",
+        tokenReputation: null,
+      },
+    ]);
+    expect(erc20.nativeTokenBalance.balance).toBe(
+      BigInt((await rpc("eth_getBalance", [YOU, "latest"])) as string).toString(),
+    );
+    const mine = await get<{erc20TokenBalances: Array<{balance: string}>}>(
+      `/v1/chains/${CHAIN}/addresses/${ME}/balances:listErc20`,
+    );
     expect(mine.erc20TokenBalances[0]!.balance).toBe((10n ** 24n - 1234n).toString());
-    const nfts = await get<{erc721TokenBalances: Array<Record<string, unknown>>}>(`/v1/chains/${CHAIN}/addresses/${YOU}/balances:listErc721`);
+    const nfts = await get<{erc721TokenBalances: Array<Record<string, unknown>>}>(
+      `/v1/chains/${CHAIN}/addresses/${YOU}/balances:listErc721`,
+    );
     expect(nfts.erc721TokenBalances).toHaveLength(1);
-    expect(nfts.erc721TokenBalances[0]).toMatchObject({address: checksum(sent.nft), tokenId: "1", ownerAddress: YOU, ercType: "ERC-721"});
-    expect((await get<{erc721TokenBalances: unknown[]}>(`/v1/chains/${CHAIN}/addresses/${ME}/balances:listErc721`)).erc721TokenBalances).toEqual([]);
-    const multi = await get<{erc1155TokenBalances: Array<{tokenId: string; balance: string}>}>(`/v1/chains/${CHAIN}/addresses/${YOU}/balances:listErc1155`);
-    expect(multi.erc1155TokenBalances.map((b) => [b.tokenId, b.balance])).toEqual([["7", "15"], ["8", "20"]]);
+    expect(nfts.erc721TokenBalances[0]).toMatchObject({
+      address: checksum(sent.nft),
+      tokenId: "1",
+      ownerAddress: YOU,
+      ercType: "ERC-721",
+    });
+    expect(
+      (await get<{erc721TokenBalances: unknown[]}>(`/v1/chains/${CHAIN}/addresses/${ME}/balances:listErc721`))
+        .erc721TokenBalances,
+    ).toEqual([]);
+    const multi = await get<{erc1155TokenBalances: Array<{tokenId: string; balance: string}>}>(
+      `/v1/chains/${CHAIN}/addresses/${YOU}/balances:listErc1155`,
+    );
+    expect(multi.erc1155TokenBalances.map((b) => [b.tokenId, b.balance])).toEqual([
+      ["7", "15"],
+      ["8", "20"],
+    ]);
     // The contract agrees (ERC-1155's balanceOf(account, id)).
-    const onChain = (await rpc("eth_call", [{to: sent.multi, data: encodeCall("balanceOf(address,uint256)", ["address", "uint256"], [YOU, 7n])}, "latest"])) as string;
+    const onChain = (await rpc("eth_call", [
+      {to: sent.multi, data: encodeCall("balanceOf(address,uint256)", ["address", "uint256"], [YOU, 7n])},
+      "latest",
+    ])) as string;
     expect(BigInt(onChain)).toBe(15n);
-    const before = await get<{erc1155TokenBalances: Array<{tokenId: string; balance: string}>}>(`/v1/chains/${CHAIN}/addresses/${YOU}/balances:listErc1155?blockNumber=${sent.batchBlock - 1n}`);
+    const before = await get<{erc1155TokenBalances: Array<{tokenId: string; balance: string}>}>(
+      `/v1/chains/${CHAIN}/addresses/${YOU}/balances:listErc1155?blockNumber=${sent.batchBlock - 1n}`,
+    );
     expect(before.erc1155TokenBalances.map((b) => [b.tokenId, b.balance])).toEqual([["7", "10"]]);
-    const collectibles = await get<{collectibleBalances: Array<{ercType: string; tokenId: string}>}>(`/v1/chains/${CHAIN}/addresses/${YOU}/balances:listCollectibles?pageSize=2`);
-    expect(collectibles.collectibleBalances.map((b) => [b.ercType, b.tokenId])).toEqual([["ERC-721", "1"], ["ERC-1155", "7"]]);
+    const collectibles = await get<{collectibleBalances: Array<{ercType: string; tokenId: string}>}>(
+      `/v1/chains/${CHAIN}/addresses/${YOU}/balances:listCollectibles?pageSize=2`,
+    );
+    expect(collectibles.collectibleBalances.map((b) => [b.ercType, b.tokenId])).toEqual([
+      ["ERC-721", "1"],
+      ["ERC-1155", "7"],
+    ]);
     // ERC-1155 transfers: one item per id of the batch.
-    const transfers = await get<{transactions: Array<{value: string; erc1155Token: {tokenId: string}}>}>(`/v1/chains/${CHAIN}/addresses/${YOU}/transactions:listErc1155`);
-    expect(transfers.transactions.map((x) => [x.erc1155Token.tokenId, x.value])).toEqual([["8", "20"], ["7", "5"], ["7", "10"]]);
+    const transfers = await get<{transactions: Array<{value: string; erc1155Token: {tokenId: string}}>}>(
+      `/v1/chains/${CHAIN}/addresses/${YOU}/transactions:listErc1155`,
+    );
+    expect(transfers.transactions.map((x) => [x.erc1155Token.tokenId, x.value])).toEqual([
+      ["8", "20"],
+      ["7", "5"],
+      ["7", "10"],
+    ]);
   });
 
   it("lists internal value transfers and contract deployments by contracts, from the call traces", async () => {
-    const internals = await get<{transactions: Array<Record<string, unknown>>}>(`/v1/chains/${CHAIN}/addresses/${THEM}/transactions:listInternals`);
-    expect(internals.transactions.find((x) => x.txHash === sent.fanoutTx)).toMatchObject({from: {address: checksum(sent.factory)}, to: {address: THEM}, internalTxType: "CALL", value: "500", isReverted: false});
-    const tx = await get<{internalTransactions: Array<{internalTxType: string; value: string}>}>(`/v1/chains/${CHAIN}/transactions/${sent.fanoutTx}`);
-    expect(tx.internalTransactions.map((i) => [i.internalTxType, i.value])).toEqual([["CALL", "500"], ["CALL", "500"]]);
-    const deployments = await get<{contracts: Array<{address: string; deploymentDetails: Record<string, string>}>}>(`/v1/chains/${CHAIN}/contracts/${sent.factory}/deployments`);
+    const internals = await get<{transactions: Array<Record<string, unknown>>}>(
+      `/v1/chains/${CHAIN}/addresses/${THEM}/transactions:listInternals`,
+    );
+    expect(internals.transactions.find((x) => x.txHash === sent.fanoutTx)).toMatchObject({
+      from: {address: checksum(sent.factory)},
+      to: {address: THEM},
+      internalTxType: "CALL",
+      value: "500",
+      isReverted: false,
+    });
+    const tx = await get<{internalTransactions: Array<{internalTxType: string; value: string}>}>(
+      `/v1/chains/${CHAIN}/transactions/${sent.fanoutTx}`,
+    );
+    expect(tx.internalTransactions.map((i) => [i.internalTxType, i.value])).toEqual([
+      ["CALL", "500"],
+      ["CALL", "500"],
+    ]);
+    const deployments = await get<{contracts: Array<{address: string; deploymentDetails: Record<string, string>}>}>(
+      `/v1/chains/${CHAIN}/contracts/${sent.factory}/deployments`,
+    );
     expect(deployments.contracts).toHaveLength(1);
-    expect(deployments.contracts[0]!.deploymentDetails).toEqual({txHash: sent.deployTx, deployerAddress: THEM, deployerContractAddress: checksum(sent.factory)});
-    const deployed = await get<{nativeTransaction: {txHash: string}}>(`/v1/chains/${CHAIN}/contracts/${deployments.contracts[0]!.address}/transactions:getDeployment`);
+    expect(deployments.contracts[0]!.deploymentDetails).toEqual({
+      txHash: sent.deployTx,
+      deployerAddress: THEM,
+      deployerContractAddress: checksum(sent.factory),
+    });
+    const deployed = await get<{nativeTransaction: {txHash: string}}>(
+      `/v1/chains/${CHAIN}/contracts/${deployments.contracts[0]!.address}/transactions:getDeployment`,
+    );
     expect(deployed.nativeTransaction.txHash).toBe(sent.deployTx);
-    const byMe = await get<{contracts: Array<{address: string; ercType: string}>}>(`/v1/chains/${CHAIN}/contracts/${ME}/deployments`);
+    const byMe = await get<{contracts: Array<{address: string; ercType: string}>}>(
+      `/v1/chains/${CHAIN}/contracts/${ME}/deployments`,
+    );
     expect(byMe.contracts.map((c) => [c.address, c.ercType])).toEqual([
       [checksum(sent.factory), "UNKNOWN"],
       [checksum(sent.multi), "ERC-1155"],
@@ -188,27 +343,56 @@ describe.each(BACKENDS)("data API, EVM chains ($name)", (backend) => {
       tags: ["test"],
     });
     await get(`/v1/chains/${CHAIN}/addresses/${YOU}`, 404);
-    const tokens = await get<{tokens: Array<{tokenId: string; metadata: {indexStatus: string}}>}>(`/v1/chains/${CHAIN}/nfts/collections/${sent.nft}/tokens`);
+    const tokens = await get<{tokens: Array<{tokenId: string; metadata: {indexStatus: string}}>}>(
+      `/v1/chains/${CHAIN}/nfts/collections/${sent.nft}/tokens`,
+    );
     expect(tokens.tokens.map((x) => x.tokenId)).toEqual(["1"]);
     // The metadata lane indexes the data: URI shortly after.
-    await expect.poll(async () => (await get<{metadata: {indexStatus: string; name?: string}}>(`/v1/chains/${CHAIN}/nfts/collections/${sent.nft}/tokens/1`)).metadata, {timeout: 10_000}).toMatchObject({indexStatus: "INDEXED", name: "Dev NFT #1"});
+    await expect
+      .poll(
+        async () =>
+          (
+            await get<{metadata: {indexStatus: string; name?: string}}>(
+              `/v1/chains/${CHAIN}/nfts/collections/${sent.nft}/tokens/1`,
+            )
+          ).metadata,
+        {timeout: 10_000},
+      )
+      .toMatchObject({indexStatus: "INDEXED", name: "Dev NFT #1"});
     const transfers = await get<{transfers: unknown[]}>(`/v1/chains/${CHAIN}/tokens/${sent.multi}/transfers`);
     expect(transfers.transfers).toHaveLength(5); // two mints, one single transfer, a batch of two
   });
 
   it("pages every list by keyset: no item twice, none skipped", async () => {
-    const all = await get<{transactions: Array<{txHash: string}>}>(`/v1/chains/${CHAIN}/addresses/${ME}/transactions?pageSize=100`);
+    const all = await get<{transactions: Array<{txHash: string}>}>(
+      `/v1/chains/${CHAIN}/addresses/${ME}/transactions?pageSize=100`,
+    );
     const paged: string[] = [];
     let token: string | undefined;
     do {
-      const page = await get<{transactions: Array<{nativeTransaction: {txHash: string}}>; nextPageToken?: string}>(`/v1/chains/${CHAIN}/addresses/${ME}/transactions?pageSize=3${token ? `&pageToken=${token}` : ""}`);
+      const page = await get<{transactions: Array<{nativeTransaction: {txHash: string}}>; nextPageToken?: string}>(
+        `/v1/chains/${CHAIN}/addresses/${ME}/transactions?pageSize=3${token ? `&pageToken=${token}` : ""}`,
+      );
       paged.push(...page.transactions.map((x) => x.nativeTransaction.txHash));
       token = page.nextPageToken;
     } while (token);
-    expect(paged).toEqual(all.transactions.map((x) => (x as unknown as {nativeTransaction: {txHash: string}}).nativeTransaction.txHash));
+    expect(paged).toEqual(
+      all.transactions.map((x) => (x as unknown as {nativeTransaction: {txHash: string}}).nativeTransaction.txHash),
+    );
     expect(new Set(paged).size).toBe(paged.length);
-    const asc = await get<{transactions: Array<{nativeTransaction: {blockNumber: string}}>}>(`/v1/chains/${CHAIN}/addresses/${ME}/transactions?pageSize=100&sortOrder=asc`);
-    expect(asc.transactions.map((x) => x.nativeTransaction.blockNumber)).toEqual([...paged].reverse().map((h) => all.transactions.find((x) => (x as unknown as {nativeTransaction: {txHash: string}}).nativeTransaction.txHash === h)).map((x) => (x as unknown as {nativeTransaction: {blockNumber: string}}).nativeTransaction.blockNumber));
+    const asc = await get<{transactions: Array<{nativeTransaction: {blockNumber: string}}>}>(
+      `/v1/chains/${CHAIN}/addresses/${ME}/transactions?pageSize=100&sortOrder=asc`,
+    );
+    expect(asc.transactions.map((x) => x.nativeTransaction.blockNumber)).toEqual(
+      [...paged]
+        .reverse()
+        .map((h) =>
+          all.transactions.find(
+            (x) => (x as unknown as {nativeTransaction: {txHash: string}}).nativeTransaction.txHash === h,
+          ),
+        )
+        .map((x) => (x as unknown as {nativeTransaction: {blockNumber: string}}).nativeTransaction.blockNumber),
+    );
   });
 
   it("lists the latest blocks and transactions of both chains together, in time order, by keyset", async () => {
@@ -217,7 +401,9 @@ describe.each(BACKENDS)("data API, EVM chains ($name)", (backend) => {
       const out: T[] = [];
       let token: string | undefined;
       do {
-        const page = await get<Record<string, unknown> & {nextPageToken?: string}>(`${path}${path.includes("?") ? "&" : "?"}pageSize=7${token ? `&pageToken=${token}` : ""}`);
+        const page = await get<Record<string, unknown> & {nextPageToken?: string}>(
+          `${path}${path.includes("?") ? "&" : "?"}pageSize=7${token ? `&pageToken=${token}` : ""}`,
+        );
         out.push(...(page[key] as T[]));
         token = page.nextPageToken;
       } while (token);
@@ -226,35 +412,71 @@ describe.each(BACKENDS)("data API, EVM chains ($name)", (backend) => {
     type B = {chainId: string; blockNumber: string; blockTimestamp: number};
     type Tx = B & {blockIndex: number; txHash: string; txStatus: string};
     const byTime = (a: B & {blockIndex?: number}, b: B & {blockIndex?: number}): number =>
-      b.blockTimestamp - a.blockTimestamp || (a.chainId < b.chainId ? 1 : a.chainId > b.chainId ? -1 : 0) || Number(BigInt(b.blockNumber) - BigInt(a.blockNumber)) || (b.blockIndex ?? 0) - (a.blockIndex ?? 0);
+      b.blockTimestamp - a.blockTimestamp ||
+      (a.chainId < b.chainId ? 1 : a.chainId > b.chainId ? -1 : 0) ||
+      Number(BigInt(b.blockNumber) - BigInt(a.blockNumber)) ||
+      (b.blockIndex ?? 0) - (a.blockIndex ?? 0);
     const chains = ["43112", CHAIN];
     // The dev C-chain grows every few minutes: the walks agree with the per-chain lists read in the same round.
-    await expect.poll(async () => {
-      const blocks = await walk<B>("/v1/blocks", "blocks");
-      const perChain = (await Promise.all(chains.map((c) => walk<B>(`/v1/chains/${c}/blocks`, "blocks")))).flat().sort(byTime);
-      return JSON.stringify(blocks) === JSON.stringify(perChain) && new Set(blocks.map((b) => b.chainId)).size === 2;
-    }, {timeout: 20_000}).toBe(true);
-    await expect.poll(async () => {
-      const txs = await walk<Tx>("/v1/transactions", "transactions");
-      const perChain = (await Promise.all(chains.map((c) => walk<Tx>(`/v1/chains/${c}/transactions`, "transactions")))).flat().sort(byTime);
-      const failed = await walk<Tx>("/v1/transactions?status=failed", "transactions");
-      return JSON.stringify(txs) === JSON.stringify(perChain) && JSON.stringify(failed) === JSON.stringify(perChain.filter((x) => x.txStatus === "0")) && failed.some((x) => x.txHash === sent.boomTx);
-    }, {timeout: 20_000}).toBe(true);
+    await expect
+      .poll(
+        async () => {
+          const blocks = await walk<B>("/v1/blocks", "blocks");
+          const perChain = (await Promise.all(chains.map((c) => walk<B>(`/v1/chains/${c}/blocks`, "blocks"))))
+            .flat()
+            .sort(byTime);
+          return (
+            JSON.stringify(blocks) === JSON.stringify(perChain) && new Set(blocks.map((b) => b.chainId)).size === 2
+          );
+        },
+        {timeout: 20_000},
+      )
+      .toBe(true);
+    await expect
+      .poll(
+        async () => {
+          const txs = await walk<Tx>("/v1/transactions", "transactions");
+          const perChain = (
+            await Promise.all(chains.map((c) => walk<Tx>(`/v1/chains/${c}/transactions`, "transactions")))
+          )
+            .flat()
+            .sort(byTime);
+          const failed = await walk<Tx>("/v1/transactions?status=failed", "transactions");
+          return (
+            JSON.stringify(txs) === JSON.stringify(perChain) &&
+            JSON.stringify(failed) === JSON.stringify(perChain.filter((x) => x.txStatus === "0")) &&
+            failed.some((x) => x.txHash === sent.boomTx)
+          );
+        },
+        {timeout: 20_000},
+      )
+      .toBe(true);
     // The SDK's deprecated names answer the same (their page tokens are their own: a token is bound to its path);
     // another network's lists are 404 (the table of bad parameters below).
     // The dev C-chain may add a block between the two reads: they agree once none landed between them.
-    const items = async (path: string): Promise<string> => JSON.stringify({...(await get(path)), nextPageToken: undefined});
+    const items = async (path: string): Promise<string> =>
+      JSON.stringify({...(await get(path)), nextPageToken: undefined});
     const same = async (a: string, b: string): Promise<boolean> => (await items(a)) === (await items(b));
-    await expect.poll(() => same("/v1/chains/allBlocks?pageSize=3", "/v1/blocks?pageSize=3"), {timeout: 20_000}).toBe(true);
-    await expect.poll(() => same("/v1/chains/allTransactions?pageSize=3", "/v1/transactions?pageSize=3"), {timeout: 20_000}).toBe(true);
+    await expect
+      .poll(() => same("/v1/chains/allBlocks?pageSize=3", "/v1/blocks?pageSize=3"), {timeout: 20_000})
+      .toBe(true);
+    await expect
+      .poll(() => same("/v1/chains/allTransactions?pageSize=3", "/v1/transactions?pageSize=3"), {timeout: 20_000})
+      .toBe(true);
   });
 
   it("names the followed chains an address took part in", async () => {
-    const chainsOf = async (path: string): Promise<string[]> => (await get<{indexedChains: Array<{chainId: string}>}>(path)).indexedChains.map((c) => c.chainId);
+    const chainsOf = async (path: string): Promise<string[]> =>
+      (await get<{indexedChains: Array<{chainId: string}>}>(path)).indexedChains.map((c) => c.chainId);
     // The chains where the address's own transaction list is not empty (the dev C-chain's traffic uses anvil's
     // accounts too).
     const active: string[] = [];
-    for (const c of ["43112", CHAIN]) if ((await get<{transactions: unknown[]}>(`/v1/chains/${c}/addresses/${ME}/transactions?pageSize=1`)).transactions.length > 0) active.push(c);
+    for (const c of ["43112", CHAIN])
+      if (
+        (await get<{transactions: unknown[]}>(`/v1/chains/${c}/addresses/${ME}/transactions?pageSize=1`)).transactions
+          .length > 0
+      )
+        active.push(c);
     expect(active).toContain(CHAIN);
     expect((await chainsOf(`/v1/address/${ME}/chains`)).sort()).toEqual(active);
     expect((await chainsOf(`/v1/chains/address/${ME}`)).sort()).toEqual(active);
@@ -266,11 +488,14 @@ describe.each(BACKENDS)("data API, EVM chains ($name)", (backend) => {
     // The dev feed backfills an hour (12 ticks) once the node starts: wait for the index to hold it.
     let lastIndex = -1;
     await expect
-      .poll(async () => {
-        const last = await t.rpc("/ext/index/C/block", "index.getLastAccepted", {encoding: "hex"});
-        lastIndex = last.body.result ? Number((last.body.result as {index: string}).index) : -1;
-        return lastIndex;
-      }, {timeout: 60_000})
+      .poll(
+        async () => {
+          const last = await t.rpc("/ext/index/C/block", "index.getLastAccepted", {encoding: "hex"});
+          lastIndex = last.body.result ? Number((last.body.result as {index: string}).index) : -1;
+          return lastIndex;
+        },
+        {timeout: 60_000},
+      )
       .toBeGreaterThanOrEqual(11);
     await dev.follower!.waitFor(BigInt(lastIndex + 1), 60_000);
     await expect.poll(() => t.node.dataApi!.view!.lag(), {timeout: 60_000}).toBe(0n);
@@ -278,7 +503,16 @@ describe.each(BACKENDS)("data API, EVM chains ($name)", (backend) => {
     for (let n = 1; n <= lastIndex + 1; n++) {
       const primary = await get<{blockHash: string}>(`/v1/networks/local/blockchains/c-chain/blocks/${n}`);
       const evm = await get<{blockHash: string}>(`/v1/chains/43112/blocks/${n}`);
-      const res = await fetch(evmUrl, {method: "POST", headers: {"content-type": "application/json"}, body: JSON.stringify({jsonrpc: "2.0", id: 1, method: "eth_getBlockByNumber", params: ["0x" + n.toString(16), false]})});
+      const res = await fetch(evmUrl, {
+        method: "POST",
+        headers: {"content-type": "application/json"},
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "eth_getBlockByNumber",
+          params: ["0x" + n.toString(16), false],
+        }),
+      });
       const remote = ((await res.json()) as {result: {hash: string}}).result.hash;
       expect([primary.blockHash, evm.blockHash]).toEqual([remote, remote]);
     }
@@ -292,15 +526,27 @@ describe.each(BACKENDS)("data API, EVM chains ($name)", (backend) => {
       [`/v1/chains/${CHAIN}/transactions/0x1234`, 400, /txHash/],
       [`/v1/chains/${CHAIN}/transactions/0x${"0".repeat(64)}`, 404, /not found/],
       [`/v1/chains/${CHAIN}/addresses/0x123/transactions`, 400, /address: invalid EVM address/],
-      [`/v1/chains/${CHAIN}/addresses/${ME}/transactions?startBlock=10&endBlock=5`, 400, /startBlock: must be <= endBlock/],
+      [
+        `/v1/chains/${CHAIN}/addresses/${ME}/transactions?startBlock=10&endBlock=5`,
+        400,
+        /startBlock: must be <= endBlock/,
+      ],
       [`/v1/chains/${CHAIN}/addresses/${ME}/transactions?startBlock=-1`, 400, /startBlock/],
       [`/v1/chains/${CHAIN}/addresses/${ME}/transactions?sortOrder=up`, 400, /sortOrder/],
       [`/v1/chains/${CHAIN}/addresses/${ME}/transactions?pageSize=101`, 400, /pageSize/],
       [`/v1/chains/${CHAIN}/addresses/${ME}/balances:listErc20?pageSize=501`, 400, /pageSize/],
       [`/v1/chains/${CHAIN}/addresses/${ME}/balances:listErc20?contractAddresses=0xzz`, 400, /contractAddresses/],
       [`/v1/chains/${CHAIN}/addresses/${ME}/balances:listErc1155?blockNumber=abc`, 400, /blockNumber/],
-      [`/v1/chains/${CHAIN}/addresses/${ME}/balances:listErc1155?blockNumber=99999999`, 400, /blockNumber: block 99999999 is past the indexed head/],
-      [`/v1/chains/${CHAIN}/addresses/${ME}/balances:getNative?blockNumber=99999999`, 400, /blockNumber: block 99999999 is past the indexed head/],
+      [
+        `/v1/chains/${CHAIN}/addresses/${ME}/balances:listErc1155?blockNumber=99999999`,
+        400,
+        /blockNumber: block 99999999 is past the indexed head/,
+      ],
+      [
+        `/v1/chains/${CHAIN}/addresses/${ME}/balances:getNative?blockNumber=99999999`,
+        400,
+        /blockNumber: block 99999999 is past the indexed head/,
+      ],
       [`/v1/chains/${CHAIN}/addresses/${ME}/transactions?pageToken=garbage`, 400, /pageToken/],
       [`/v1/chains/${CHAIN}/transactions?status=maybe`, 400, /status/],
       [`/v1/chains/${CHAIN}/nfts/collections/${ME}/tokens/abc`, 400, /tokenId/],
@@ -330,7 +576,10 @@ describe.each(BACKENDS)("data API, EVM chains ($name)", (backend) => {
     const r = await t.get(`/v1/chains/${CHAIN}/transactions?pageToken=${page.nextPageToken}`);
     expect(r.status).toBe(400);
     const across = await get<{nextPageToken: string}>("/v1/blocks?pageSize=1");
-    for (const p of [`/v1/transactions?pageToken=${across.nextPageToken}`, `/v1/chains/${CHAIN}/blocks?pageToken=${across.nextPageToken}`]) {
+    for (const p of [
+      `/v1/transactions?pageToken=${across.nextPageToken}`,
+      `/v1/chains/${CHAIN}/blocks?pageToken=${across.nextPageToken}`,
+    ]) {
       const refused = await t.get(p);
       expect(refused.status, p).toBe(400);
       expect((refused.json() as {message: string}).message, p).toMatch(/^pageToken: /);

@@ -28,7 +28,16 @@ const YOU = "0x9965507D1a55bcC2695C58ba16FB37d819B0A4dc";
 
 const BACKENDS = STORE_BACKENDS;
 
-type Mode = "good" | "garbage" | "http500" | "hang" | "wrongChain" | "badReceipts" | "gethGenesis" | "otherChain" | "blankHead";
+type Mode =
+  | "good"
+  | "garbage"
+  | "http500"
+  | "hang"
+  | "wrongChain"
+  | "badReceipts"
+  | "gethGenesis"
+  | "otherChain"
+  | "blankHead";
 
 const word = (b: string): string => "0x" + b.repeat(32);
 const BLOCK0 = {
@@ -52,7 +61,15 @@ const TX1 = {
   type: "0x0",
   input: "0x",
 };
-const BLOCK1 = {...BLOCK0, number: "0x1", hash: word("a1"), parentHash: BLOCK0.hash, timestamp: "0x6553f10a", gasUsed: "0x5208", transactions: [TX1]};
+const BLOCK1 = {
+  ...BLOCK0,
+  number: "0x1",
+  hash: word("a1"),
+  parentHash: BLOCK0.hash,
+  timestamp: "0x6553f10a",
+  gasUsed: "0x5208",
+  transactions: [TX1],
+};
 const EMPTY1 = {...BLOCK1, gasUsed: "0x0", transactions: []};
 /** Another chain's genesis (what an RPC URL now pointing at another network serves). */
 const OTHER0 = {...BLOCK0, hash: word("b0")};
@@ -73,16 +90,27 @@ class BadRpc {
         const chain = /^\/chain\/(\d+)$/.exec(req.url ?? "")?.[1] ?? "";
         this.hits.set(chain, (this.hits.get(chain) ?? 0) + 1);
         const mode = this.modes.get(chain) ?? "good";
-        if (mode === "garbage") return void res.writeHead(200, {"content-type": "application/json"}).end("<html>502 Bad Gateway, but with a 200</html>");
+        if (mode === "garbage")
+          return void res
+            .writeHead(200, {"content-type": "application/json"})
+            .end("<html>502 Bad Gateway, but with a 200</html>");
         if (mode === "http500") return void res.writeHead(500).end("internal error: upstream exploded");
         if (mode === "hang") {
           this.hanging.add(res);
           res.on("close", () => this.hanging.delete(res));
           return;
         }
-        const batch = JSON.parse(Buffer.concat(chunks).toString("utf8")) as Array<{id: number; method: string; params: unknown[]}>;
+        const batch = JSON.parse(Buffer.concat(chunks).toString("utf8")) as Array<{
+          id: number;
+          method: string;
+          params: unknown[];
+        }>;
         res.writeHead(200, {"content-type": "application/json"});
-        res.end(JSON.stringify(batch.map((r) => ({jsonrpc: "2.0", id: r.id, ...this.answer(chain, mode, r.method, r.params)}))));
+        res.end(
+          JSON.stringify(
+            batch.map((r) => ({jsonrpc: "2.0", id: r.id, ...this.answer(chain, mode, r.method, r.params)})),
+          ),
+        );
       });
     });
     await new Promise<void>((r) => this.server.listen(0, "127.0.0.1", r));
@@ -90,7 +118,12 @@ class BadRpc {
   }
 
   /** A tiny valid chain (block 0 only), or with `badReceipts` a block 1 whose receipt is another transaction's. */
-  private answer(chain: string, mode: Mode, method: string, params: unknown[]): {result: unknown} | {error: {code: number; message: string}} {
+  private answer(
+    chain: string,
+    mode: Mode,
+    method: string,
+    params: unknown[],
+  ): {result: unknown} | {error: {code: number; message: string}} {
     const n = typeof params[0] === "string" ? params[0] : "";
     const bad = mode === "badReceipts";
     const geth = mode === "gethGenesis";
@@ -103,10 +136,29 @@ class BadRpc {
         if (n === "0x0") return {result: mode === "otherChain" ? OTHER0 : BLOCK0};
         return {result: n === "0x1" && bad ? BLOCK1 : n === "0x1" && geth ? EMPTY1 : null};
       case "eth_getBlockReceipts":
-        if (n === "0x1" && bad) return {result: [{transactionHash: word("ee"), status: "0x1", gasUsed: "0x5208", effectiveGasPrice: "0x3b9aca00", logs: []}]};
+        if (n === "0x1" && bad)
+          return {
+            result: [
+              {
+                transactionHash: word("ee"),
+                status: "0x1",
+                gasUsed: "0x5208",
+                effectiveGasPrice: "0x3b9aca00",
+                logs: [],
+              },
+            ],
+          };
         return {result: n === "0x0" || (n === "0x1" && geth) ? [] : null};
       case "debug_traceBlockByNumber":
-        if (n === "0x1" && bad) return {result: [{txHash: TX1.hash, result: {type: "CALL", from: TX1.from, to: TX1.to, value: "0x1", gas: "0x5208", gasUsed: "0x5208"}}]};
+        if (n === "0x1" && bad)
+          return {
+            result: [
+              {
+                txHash: TX1.hash,
+                result: {type: "CALL", from: TX1.from, to: TX1.to, value: "0x1", gas: "0x5208", gasUsed: "0x5208"},
+              },
+            ],
+          };
         // geth, coreth and subnet-evm cannot trace the genesis block (eth/tracers/api.go).
         if (n === "0x0" && geth) return {error: {code: -32000, message: "genesis is not traceable"}};
         return {result: []};
@@ -180,7 +232,11 @@ describe.each(BACKENDS)("data API, EVM followers against a misbehaving RPC ($nam
       // The SDK's dataHealthCheck: 503, the chain down with its reason, the good chain up.
       const v1 = await t.get("/v1/health-check");
       expect(v1.status).toBe(503);
-      const dto = v1.json() as {status: string; error: Record<string, {status: string; message: string}>; details: Record<string, {status: string}>};
+      const dto = v1.json() as {
+        status: string;
+        error: Record<string, {status: string; message: string}>;
+        details: Record<string, {status: string}>;
+      };
       expect(dto.status).toBe("error");
       expect(dto.error[`evm:${id}`]?.message).toMatch(why);
       expect(dto.details[`evm:${GOOD}`]).toEqual({status: "up"});
@@ -188,7 +244,10 @@ describe.each(BACKENDS)("data API, EVM followers against a misbehaving RPC ($nam
   };
 
   beforeAll(async () => {
-    anvil = await Anvil.start({chainId: Number(GOOD), genesisTimestamp: 1_700_000_000, mining: "auto"}, {logger: quietLogger()});
+    anvil = await Anvil.start(
+      {chainId: Number(GOOD), genesisTimestamp: 1_700_000_000, mining: "auto"},
+      {logger: quietLogger()},
+    );
     await sendTx({from: ME, to: YOU, value: "0x1"});
     await sendTx({from: YOU, to: ME, value: "0x2"});
     await bad.start();
@@ -198,8 +257,20 @@ describe.each(BACKENDS)("data API, EVM followers against a misbehaving RPC ($nam
     bad.modes.set("14", "badReceipts");
     // See the header: a 1 s timeout and one retry, so a hanging RPC is reported in ~2 s, not ~2 min.
     Object.assign(defaultEvmRpcOptions, {timeoutMs: 1000, retries: 1, retryBaseMs: 50});
-    const evmRpc = [`${GOOD}=${anvil.url}`, ...["11", "12", "13", "14"].map((id) => `${id}=${bad.url}/chain/${id}`)].join(",");
-    t = await startNode({"network-id": "local", "index-enabled": true, feed: "dev", "dev-evm": false, "data-api-enabled": true, "data-api-db": await backend.db(), "data-api-rate-limit": "0", "evm-rpc": evmRpc});
+    const evmRpc = [
+      `${GOOD}=${anvil.url}`,
+      ...["11", "12", "13", "14"].map((id) => `${id}=${bad.url}/chain/${id}`),
+    ].join(",");
+    t = await startNode({
+      "network-id": "local",
+      "index-enabled": true,
+      feed: "dev",
+      "dev-evm": false,
+      "data-api-enabled": true,
+      "data-api-db": await backend.db(),
+      "data-api-rate-limit": "0",
+      "evm-rpc": evmRpc,
+    });
     await caughtUp();
   }, 180_000);
 
@@ -242,10 +313,17 @@ describe.each(BACKENDS)("data API, EVM followers against a misbehaving RPC ($nam
     await caughtUp();
     const tx = await t.get(`/v1/chains/${GOOD}/transactions/${hash}`);
     expect(tx.status, tx.text).toBe(200);
-    expect((tx.json() as {nativeTransaction: {txHash: string; value: string}}).nativeTransaction).toMatchObject({txHash: hash, value: "1000"});
+    expect((tx.json() as {nativeTransaction: {txHash: string; value: string}}).nativeTransaction).toMatchObject({
+      txHash: hash,
+      value: "1000",
+    });
     const list = await t.get(`/v1/chains/${GOOD}/addresses/${YOU}/transactions`);
     expect(list.status).toBe(200);
-    expect((list.json() as {transactions: Array<{nativeTransaction: {txHash: string}}>}).transactions.map((x) => x.nativeTransaction.txHash)).toContain(hash);
+    expect(
+      (list.json() as {transactions: Array<{nativeTransaction: {txHash: string}}>}).transactions.map(
+        (x) => x.nativeTransaction.txHash,
+      ),
+    ).toContain(hash);
     expect((await t.get("/ext/health/liveness")).status).toBe(200);
     // The bad chains are still being retried (not given up on) meanwhile.
     await eventually(async () => {
@@ -269,7 +347,8 @@ describe.each(BACKENDS)("data API, EVM followers against a misbehaving RPC ($nam
         expect(c.indexing?.lastError).toBeUndefined();
       }
       const h = await health();
-      for (const id of ["11", "12", "13", "14", GOOD]) expect(h.checks[`evm:${id}`]?.error, `evm:${id}`).toBeUndefined();
+      for (const id of ["11", "12", "13", "14", GOOD])
+        expect(h.checks[`evm:${id}`]?.error, `evm:${id}`).toBeUndefined();
     }, 90_000);
     const block = await t.get("/v1/chains/14/blocks/0");
     expect(block.status, block.text).toBe(200);
@@ -283,7 +362,7 @@ describe("data API, EVM follower against odd RPCs (pglite)", () => {
   let t: TestNode;
   const saved = {...defaultEvmRpcOptions};
   const follower = (id: string) => t.node.dataApi!.evm!.chains.find((c) => c.chainId === id)!.follower!;
-  const chain = async (id: string): Promise<ChainInfo> => ((await t.get(`/v1/chains/${id}`)).json() as ChainInfo);
+  const chain = async (id: string): Promise<ChainInfo> => (await t.get(`/v1/chains/${id}`)).json() as ChainInfo;
   /** Waits until the follower of `id` has asked the RPC `n` more times. */
   const polls = async (id: string, n: number): Promise<void> => {
     const start = bad.hits.get(id) ?? 0;
@@ -301,7 +380,16 @@ describe("data API, EVM follower against odd RPCs (pglite)", () => {
     bad.modes.set("17", "blankHead");
     Object.assign(defaultEvmRpcOptions, {timeoutMs: 1000, retries: 1, retryBaseMs: 50});
     const evmRpc = ["15", "16", "17"].map((id) => `${id}=${bad.url}/chain/${id}`).join(",");
-    t = await startNode({"network-id": "local", "index-enabled": true, feed: "dev", "dev-evm": false, "data-api-enabled": true, "data-api-db": "embedded", "data-api-rate-limit": "0", "evm-rpc": evmRpc});
+    t = await startNode({
+      "network-id": "local",
+      "index-enabled": true,
+      feed: "dev",
+      "dev-evm": false,
+      "data-api-enabled": true,
+      "data-api-db": "embedded",
+      "data-api-rate-limit": "0",
+      "evm-rpc": evmRpc,
+    });
     await follower("16").waitFor(0n, 10_000);
   }, 180_000);
 
@@ -334,7 +422,7 @@ describe("data API, EVM follower against odd RPCs (pglite)", () => {
   }, 120_000);
 
   // eth_blockNumber and eth_chainId answers must be JSON-RPC quantities: "" is not block 0.
-  it("an eth_blockNumber of \"\" is a malformed answer, not block 0", async () => {
+  it('an eth_blockNumber of "" is a malformed answer, not block 0', async () => {
     await polls("17", 2);
     const c = await chain("17");
     expect(c.status).toBe("UNAVAILABLE");

@@ -93,12 +93,24 @@ describe.each(STORE_BACKENDS)("data API, EVM lanes behind the head ($name)", (ba
   };
 
   beforeAll(async () => {
-    anvil = await Anvil.start({chainId: Number(CHAIN), genesisTimestamp: 1_700_000_000, mining: "auto"}, {logger: quietLogger()});
+    anvil = await Anvil.start(
+      {chainId: Number(CHAIN), genesisTimestamp: 1_700_000_000, mining: "auto"},
+      {logger: quietLogger()},
+    );
     factory = contractAddress(ME, Number(BigInt((await rpc("eth_getTransactionCount", [ME, "latest"])) as string)));
     await sendTx({from: ME, data: DevFactory.bytecode});
     proxy = new SlowProxy(anvil.url);
     await proxy.start();
-    const flags = {"network-id": "local", "index-enabled": true, feed: "dev", "dev-evm": false, "data-api-enabled": true, "data-api-db": await backend.db(), "data-api-rate-limit": "0", "evm-rpc": `${CHAIN}=${proxy.url}`};
+    const flags = {
+      "network-id": "local",
+      "index-enabled": true,
+      feed: "dev",
+      "dev-evm": false,
+      "data-api-enabled": true,
+      "data-api-db": await backend.db(),
+      "data-api-rate-limit": "0",
+      "evm-rpc": `${CHAIN}=${proxy.url}`,
+    };
     t = await startNode(flags);
     await follower().waitFor(BigInt((await rpc("eth_blockNumber", [])) as string), 60_000);
   }, 120_000);
@@ -111,14 +123,21 @@ describe.each(STORE_BACKENDS)("data API, EVM lanes behind the head ($name)", (ba
 
   it("serves a new token's block and transactions within 2 s; its metadata follows from the token lane", async () => {
     const token = contractAddress(ME, Number(BigInt((await rpc("eth_getTransactionCount", [ME, "latest"])) as string)));
-    const deploy = await sendTx({from: ME, data: DevToken.bytecode + bytesToHex(encodeAbi(["string", "string", "uint256"], ["Slow Token", "SLOW", 10n ** 24n]))});
+    const deploy = await sendTx({
+      from: ME,
+      data:
+        DevToken.bytecode + bytesToHex(encodeAbi(["string", "string", "uint256"], ["Slow Token", "SLOW", 10n ** 24n])),
+    });
     const tx = await served(`/v1/chains/${CHAIN}/transactions/${deploy.hash}`);
     const block = await served(`/v1/chains/${CHAIN}/blocks/${deploy.block}`);
     expect(tx.at - deploy.at, "the transaction served within 2 s").toBeLessThan(FRESH_MS);
     expect(block.at - deploy.at, "the block served within 2 s").toBeLessThan(FRESH_MS);
     // The mint's transfer is there at once; its token's name, symbol and decimals are not read yet.
     const mint = () => (tx.body.erc20Transfers as Array<{erc20Token: Record<string, unknown>; value: string}>)[0]!;
-    expect(mint()).toMatchObject({value: (10n ** 24n).toString(), erc20Token: {address: checksumAddress(token), name: "", symbol: "", decimals: 0, ercType: "ERC-20"}});
+    expect(mint()).toMatchObject({
+      value: (10n ** 24n).toString(),
+      erc20Token: {address: checksumAddress(token), name: "", symbol: "", decimals: 0, ercType: "ERC-20"},
+    });
     const lanes = follower().status().lanes;
     expect(lanes.tokens.lag! > 0n || lanes.tokens.covered! < deploy.block, "the token lane lags").toBe(true);
     // The health check and the metrics say how far behind each lane is.
@@ -132,35 +151,61 @@ describe.each(STORE_BACKENDS)("data API, EVM lanes behind the head ($name)", (ba
       if (details?.head !== undefined && BigInt(details.head) >= deploy.block) break;
     }
     expect(details?.lanes?.tokens?.lag, JSON.stringify(details)).toBeGreaterThan(0);
-    expect((await t.get("/ext/metrics")).text).toMatch(new RegExp(`data_api_evm_lane_lag_blocks\\{chain="${CHAIN}",lane="tokens"\\} [1-9]`));
+    expect((await t.get("/ext/metrics")).text).toMatch(
+      new RegExp(`data_api_evm_lane_lag_blocks\\{chain="${CHAIN}",lane="tokens"\\} [1-9]`),
+    );
 
     await follower().waitFor(deploy.block, 30_000);
     tx.body = (await served(`/v1/chains/${CHAIN}/transactions/${deploy.hash}`)).body;
-    expect(mint().erc20Token).toEqual({address: checksumAddress(token), name: "Slow Token", symbol: "SLOW", decimals: 18, ercType: "ERC-20"});
+    expect(mint().erc20Token).toEqual({
+      address: checksumAddress(token),
+      name: "Slow Token",
+      symbol: "SLOW",
+      decimals: 18,
+      ercType: "ERC-20",
+    });
     const contract = (await served(`/v1/chains/${CHAIN}/addresses/${token}`)).body;
     expect(contract).toMatchObject({ercType: "ERC-20", name: "Slow Token", symbol: "SLOW", decimals: 18});
     expect(follower().status().lanes.tokens).toMatchObject({lag: 0n, lastError: null});
   }, 60_000);
 
   it("serves a block with internal calls within 2 s; its internal transactions follow from the trace lane", async () => {
-    const fanout = await sendTx({from: ME, to: factory, value: "0x3e8", data: encodeCall("fanout(address[])", ["address[]"], [[YOU, THEM]])});
+    const fanout = await sendTx({
+      from: ME,
+      to: factory,
+      value: "0x3e8",
+      data: encodeCall("fanout(address[])", ["address[]"], [[YOU, THEM]]),
+    });
     const tx = await served(`/v1/chains/${CHAIN}/transactions/${fanout.hash}`);
     expect(tx.at - fanout.at, "the transaction served within 2 s").toBeLessThan(FRESH_MS);
     expect(tx.body.nativeTransaction).toMatchObject({txHash: fanout.hash, value: "1000"});
     // Not traced yet: no internal transactions, and THEM (only called internally) does not list the transaction.
     expect(tx.body.internalTransactions).toBeUndefined();
-    const listed = async (): Promise<string[]> => ((await served(`/v1/chains/${CHAIN}/addresses/${THEM}/transactions`)).body.transactions as Array<{nativeTransaction: {txHash: string}}>).map((x) => x.nativeTransaction.txHash);
+    const listed = async (): Promise<string[]> =>
+      (
+        (await served(`/v1/chains/${CHAIN}/addresses/${THEM}/transactions`)).body.transactions as Array<{
+          nativeTransaction: {txHash: string};
+        }>
+      ).map((x) => x.nativeTransaction.txHash);
     expect(await listed()).not.toContain(fanout.hash);
     expect(follower().status().lanes.traces!.lag! > 0n, "the trace lane lags").toBe(true);
 
     await follower().waitFor(fanout.block, 30_000);
-    const traced = (await served(`/v1/chains/${CHAIN}/transactions/${fanout.hash}`)).body as {internalTransactions: Array<Record<string, unknown>>};
+    const traced = (await served(`/v1/chains/${CHAIN}/transactions/${fanout.hash}`)).body as {
+      internalTransactions: Array<Record<string, unknown>>;
+    };
     expect(traced.internalTransactions.map((i) => [i.internalTxType, i.from, i.to, i.value, i.isReverted])).toEqual([
       ["CALL", {address: checksumAddress(factory)}, {address: YOU}, "500", false],
       ["CALL", {address: checksumAddress(factory)}, {address: THEM}, "500", false],
     ]);
-    const internals = (await served(`/v1/chains/${CHAIN}/addresses/${THEM}/transactions:listInternals`)).body.transactions as Array<Record<string, unknown>>;
-    expect(internals.find((x) => x.txHash === fanout.hash)).toMatchObject({to: {address: THEM}, internalTxType: "CALL", value: "500", isReverted: false});
+    const internals = (await served(`/v1/chains/${CHAIN}/addresses/${THEM}/transactions:listInternals`)).body
+      .transactions as Array<Record<string, unknown>>;
+    expect(internals.find((x) => x.txHash === fanout.hash)).toMatchObject({
+      to: {address: THEM},
+      internalTxType: "CALL",
+      value: "500",
+      isReverted: false,
+    });
     expect(await listed()).toContain(fanout.hash);
     expect(follower().status().lanes.traces).toMatchObject({lag: 0n, lastError: null});
   }, 60_000);
@@ -168,8 +213,16 @@ describe.each(STORE_BACKENDS)("data API, EVM lanes behind the head ($name)", (ba
   it("keeps every block served within 2 s while both lanes are held on each of a run of blocks", async () => {
     const lags: number[] = [];
     for (let i = 0; i < 4; i++) {
-      const token = await sendTx({from: ME, data: DevToken.bytecode + bytesToHex(encodeAbi(["string", "string", "uint256"], [`Run ${i}`, `R${i}`, 1000n]))});
-      const call = await sendTx({from: ME, to: factory, value: "0x2", data: encodeCall("fanout(address[])", ["address[]"], [[YOU, THEM]])});
+      const token = await sendTx({
+        from: ME,
+        data: DevToken.bytecode + bytesToHex(encodeAbi(["string", "string", "uint256"], [`Run ${i}`, `R${i}`, 1000n])),
+      });
+      const call = await sendTx({
+        from: ME,
+        to: factory,
+        value: "0x2",
+        data: encodeCall("fanout(address[])", ["address[]"], [[YOU, THEM]]),
+      });
       for (const s of [token, call]) lags.push((await served(`/v1/chains/${CHAIN}/transactions/${s.hash}`)).at - s.at);
     }
     expect(Math.max(...lags), `served after ${lags.join(", ")} ms`).toBeLessThan(FRESH_MS);

@@ -28,7 +28,9 @@ class Forwarder {
       req.on("data", (c: Buffer) => chunks.push(c));
       req.on("end", () => {
         fetch(this.target, {method: "POST", headers: {"content-type": "application/json"}, body: Buffer.concat(chunks)})
-          .then(async (r) => res.writeHead(r.status, {"content-type": "application/json"}).end(Buffer.from(await r.arrayBuffer())))
+          .then(async (r) =>
+            res.writeHead(r.status, {"content-type": "application/json"}).end(Buffer.from(await r.arrayBuffer())),
+          )
           .catch(() => res.writeHead(502).end("upstream down"));
       });
     });
@@ -43,7 +45,13 @@ class Forwarder {
 }
 
 interface Health {
-  checks: Record<string, {message?: {head?: string | null; stopped?: {fromBlock: string; blockHash: string | null; error: string}}; error?: unknown}>;
+  checks: Record<
+    string,
+    {
+      message?: {head?: string | null; stopped?: {fromBlock: string; blockHash: string | null; error: string}};
+      error?: unknown;
+    }
+  >;
 }
 
 describe.each(STORE_BACKENDS)("EVM reorg depth ($name)", (backend) => {
@@ -56,7 +64,8 @@ describe.each(STORE_BACKENDS)("EVM reorg depth ($name)", (backend) => {
   const mine = async (anvil: Anvil, n: number, ts: number): Promise<void> => {
     for (let i = 0; i < n; i++) await anvil.rawCall("evm_mine", [{timestamp: ts + i}]);
   };
-  const hashOf = async (n: number): Promise<string> => ((await t.get(`/v1/chains/${CHAIN}/blocks/${n}`)).json() as {blockHash: string}).blockHash;
+  const hashOf = async (n: number): Promise<string> =>
+    ((await t.get(`/v1/chains/${CHAIN}/blocks/${n}`)).json() as {blockHash: string}).blockHash;
   const until = async <T>(what: string, f: () => Promise<T | null | undefined>, ms = 30_000): Promise<T> => {
     const deadline = Date.now() + ms;
     for (;;) {
@@ -75,7 +84,19 @@ describe.each(STORE_BACKENDS)("EVM reorg depth ($name)", (backend) => {
     await mine(b, 20, 1_600_000_010);
     await fwd.start();
     fwd.target = a.url;
-    t = await startNode({"network-id": "local", "index-enabled": true, feed: "dev", "dev-backfill": "0", "dev-evm": false, "data-api-enabled": true, "data-api-db": await backend.db(), "data-api-rate-limit": "0", "evm-rpc": `${CHAIN}=${fwd.url}`, "evm-max-reorg-depth": String(DEPTH), "health-check-frequency": "200ms"});
+    t = await startNode({
+      "network-id": "local",
+      "index-enabled": true,
+      feed: "dev",
+      "dev-backfill": "0",
+      "dev-evm": false,
+      "data-api-enabled": true,
+      "data-api-db": await backend.db(),
+      "data-api-rate-limit": "0",
+      "evm-rpc": `${CHAIN}=${fwd.url}`,
+      "evm-max-reorg-depth": String(DEPTH),
+      "health-check-frequency": "200ms",
+    });
     await follower().waitForHead(10n);
   }, 180_000);
 
@@ -115,7 +136,9 @@ describe.each(STORE_BACKENDS)("EVM reorg depth ($name)", (backend) => {
     const v1 = await t.get("/v1/health-check");
     expect(v1.status).toBe(503);
     expect(JSON.stringify(v1.json())).toContain("reorg deeper than --evm-max-reorg-depth 4");
-    const chains = (await t.get("/v1/chains")).json() as {chains: Array<{chainId: string; status: string; indexing?: {lastError?: string}}>};
+    const chains = (await t.get("/v1/chains")).json() as {
+      chains: Array<{chainId: string; status: string; indexing?: {lastError?: string}}>;
+    };
     const c = chains.chains.find((x) => x.chainId === CHAIN)!;
     expect(c.status).toBe("UNAVAILABLE");
     expect(c.indexing?.lastError).toMatch(/block 13/);

@@ -76,7 +76,21 @@ const VALID_PATH: Record<string, string> = {
 };
 
 /** Bodies a POST gets. */
-const BAD_BODIES = ["", "{", "null", "[]", '"x"', "1e400", '{"addresses": 5}', '{"addresses": []}', `{"addresses": [${Array.from({length: 2000}, () => '"x"').join(",")}]}`, '{"message": {}}', '{"message": "zz"}', '{"__proto__": {"x": 1}}', JSON.stringify({message: "0x" + "00".repeat(100_000)})];
+const BAD_BODIES = [
+  "",
+  "{",
+  "null",
+  "[]",
+  '"x"',
+  "1e400",
+  '{"addresses": 5}',
+  '{"addresses": []}',
+  `{"addresses": [${Array.from({length: 2000}, () => '"x"').join(",")}]}`,
+  '{"message": {}}',
+  '{"message": "zz"}',
+  '{"__proto__": {"x": 1}}',
+  JSON.stringify({message: "0x" + "00".repeat(100_000)}),
+];
 
 const LEAK = /\n\s+at |\/work\/|\/src\/|node_modules|\.ts:\d|\.js:\d/;
 
@@ -87,9 +101,17 @@ describe("/v1 under hostile input, every endpoint", () => {
   const failures: string[] = [];
 
   beforeAll(async () => {
-    t = await startNode({"network-id": "local", "index-enabled": true, feed: "dev", "data-api-enabled": true, "data-api-rate-limit": "0"});
+    t = await startNode({
+      "network-id": "local",
+      "index-enabled": true,
+      feed: "dev",
+      "data-api-enabled": true,
+      "data-api-rate-limit": "0",
+    });
     const doc = (await t.get("/v1/openapi.json")).json() as {paths: Record<string, Record<string, Operation>>};
-    ops = Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({method: method as "get" | "post", path, op})));
+    ops = Object.entries(doc.paths).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, op]) => ({method: method as "get" | "post", path, op})),
+    );
   }, 180_000);
 
   afterAll(async () => {
@@ -111,15 +133,17 @@ describe("/v1 under hostile input, every endpoint", () => {
         failures.push(`${where}: ${r.status} is not JSON: ${r.text.slice(0, 100)}`);
         return;
       }
-      if (b.statusCode !== r.status || (typeof b.message !== "string" && !Array.isArray(b.message))) failures.push(`${where}: not the error body: ${r.text.slice(0, 200)}`);
+      if (b.statusCode !== r.status || (typeof b.message !== "string" && !Array.isArray(b.message)))
+        failures.push(`${where}: not the error body: ${r.text.slice(0, 200)}`);
     }
   };
 
   type Query = Array<[string, string]>;
   /** `template` with its path parameters filled (`bad`, already a URL fragment, in place of `badName`), and a query of URL fragments. */
   const url = (template: string, query: Query, badName?: string, bad?: string): string =>
-    template.replace(/\{(\w+)\}/g, (_, name: string) => (name === badName ? bad! : encodeURIComponent(VALID_PATH[name] ?? "x"))) +
-    (query.length > 0 ? `?${query.map(([k, v]) => `${k}=${v}`).join("&")}` : "");
+    template.replace(/\{(\w+)\}/g, (_, name: string) =>
+      name === badName ? bad! : encodeURIComponent(VALID_PATH[name] ?? "x"),
+    ) + (query.length > 0 ? `?${query.map(([k, v]) => `${k}=${v}`).join("&")}` : "");
   const fragments = [...BAD.map((b) => encodeURIComponent(b)), ...RAW];
 
   it("answers no bad value of any parameter with a 500, and always with its error body", async () => {
@@ -129,7 +153,14 @@ describe("/v1 under hostile input, every endpoint", () => {
       const required: Query = [];
       for (const p of params) {
         if (p.in !== "query" || !p.required) continue;
-        required.push([p.name, encodeURIComponent(p.schema.enum?.[0] ?? p.schema.items?.enum?.[0] ?? (p.schema.type === "integer" ? "1" : VALID_PATH.address!))]);
+        required.push([
+          p.name,
+          encodeURIComponent(
+            p.schema.enum?.[0] ??
+              p.schema.items?.enum?.[0] ??
+              (p.schema.type === "integer" ? "1" : VALID_PATH.address!),
+          ),
+        ]);
       }
       for (const p of params) {
         for (const bad of fragments) {
@@ -143,9 +174,12 @@ describe("/v1 under hostile input, every endpoint", () => {
         }
       }
       // Every operation, parameters or not: an unknown parameter, and the path with a trailing slash.
-      jobs.push(() => send(op.operationId, method, url(path, [...required, ["notAParameter", encodeURIComponent("<script>")]])));
+      jobs.push(() =>
+        send(op.operationId, method, url(path, [...required, ["notAParameter", encodeURIComponent("<script>")]])),
+      );
       jobs.push(() => send(op.operationId, method, url(path, required).replace(/(\?|$)/, "/$1")));
-      if (method === "post") for (const body of BAD_BODIES) jobs.push(() => send(op.operationId, method, url(path, required), body));
+      if (method === "post")
+        for (const body of BAD_BODIES) jobs.push(() => send(op.operationId, method, url(path, required), body));
     }
     // Eight at a time: a busy client, not a flood the rate limit would be for.
     let next = 0;
@@ -155,7 +189,9 @@ describe("/v1 under hostile input, every endpoint", () => {
       }),
     );
     const counts = [...tried.values()];
-    console.log(`/v1 fuzz: ${counts.reduce((a, b) => a + b, 0)} bad requests over ${tried.size} operations (${Math.min(...counts)}-${Math.max(...counts)} each), ${failures.length} failures`);
+    console.log(
+      `/v1 fuzz: ${counts.reduce((a, b) => a + b, 0)} bad requests over ${tried.size} operations (${Math.min(...counts)}-${Math.max(...counts)} each), ${failures.length} failures`,
+    );
     expect(failures.slice(0, 30)).toEqual([]);
     expect(tried.size).toBe(ops.length);
     expect((await t.get("/ext/health/liveness")).status).toBe(200);

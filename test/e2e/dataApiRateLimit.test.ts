@@ -22,20 +22,38 @@ describe("data API rate limits by client, behind a trusted proxy", () => {
     const keys = path.join(dir, "keys.json");
     writeFileSync(keys, JSON.stringify({"key-123": {name: "partner", rateLimit: 100}}));
     t = await startNode(
-      {"network-id": "local", "index-enabled": true, feed: "dev", "dev-backfill": "0", "dev-evm": false, "data-api-enabled": true, "data-api-keys-file": keys, "data-api-rate-limit": String(LIMIT), "metrics-service-rate-limit": String(LIMIT), "http-trusted-proxies": `${PROXY},10.0.0.0/8`},
+      {
+        "network-id": "local",
+        "index-enabled": true,
+        feed: "dev",
+        "dev-backfill": "0",
+        "dev-evm": false,
+        "data-api-enabled": true,
+        "data-api-keys-file": keys,
+        "data-api-rate-limit": String(LIMIT),
+        "metrics-service-rate-limit": String(LIMIT),
+        "http-trusted-proxies": `${PROXY},10.0.0.0/8`,
+      },
       {dataDir: dir},
     );
   }, 180_000);
   afterAll(async () => t?.close());
 
   /** A GET from `from` (a loopback address), with headers. */
-  const get = (from: string, p: string, headers: Record<string, string> = {}): Promise<{status: number; headers: http.IncomingHttpHeaders; body: string}> =>
+  const get = (
+    from: string,
+    p: string,
+    headers: Record<string, string> = {},
+  ): Promise<{status: number; headers: http.IncomingHttpHeaders; body: string}> =>
     new Promise((resolve, reject) => {
-      const r = http.request({host: "127.0.0.1", port: Number(t.url.port), path: p, localAddress: from, headers, agent: false}, (res) => {
-        let body = "";
-        res.on("data", (d: Buffer) => (body += d.toString()));
-        res.on("end", () => resolve({status: res.statusCode!, headers: res.headers, body}));
-      });
+      const r = http.request(
+        {host: "127.0.0.1", port: Number(t.url.port), path: p, localAddress: from, headers, agent: false},
+        (res) => {
+          let body = "";
+          res.on("data", (d: Buffer) => (body += d.toString()));
+          res.on("end", () => resolve({status: res.statusCode!, headers: res.headers, body}));
+        },
+      );
       r.on("error", reject);
       r.end();
     });
@@ -86,10 +104,21 @@ describe("data API rate limits by client, behind a trusted proxy", () => {
     const post = (from: string): Promise<number> =>
       new Promise((resolve, reject) => {
         const body = JSON.stringify({message: "0x00"});
-        const r = http.request({host: "127.0.0.1", port: Number(t.url.port), path: "/v1/signatureAggregator/local/aggregateSignatures", method: "POST", localAddress: from, headers: {"content-type": "application/json", "content-length": Buffer.byteLength(body)}, agent: false}, (res) => {
-          res.resume();
-          res.on("end", () => resolve(res.statusCode!));
-        });
+        const r = http.request(
+          {
+            host: "127.0.0.1",
+            port: Number(t.url.port),
+            path: "/v1/signatureAggregator/local/aggregateSignatures",
+            method: "POST",
+            localAddress: from,
+            headers: {"content-type": "application/json", "content-length": Buffer.byteLength(body)},
+            agent: false,
+          },
+          (res) => {
+            res.resume();
+            res.on("end", () => resolve(res.statusCode!));
+          },
+        );
         r.on("error", reject);
         r.end(body);
       });
@@ -111,6 +140,14 @@ describe("data API rate limits by client, behind a trusted proxy", () => {
 
 describe("--http-trusted-proxies", () => {
   it("refuses an entry that is not an address or CIDR range, naming the flag", async () => {
-    await expect(startNode({"network-id": "local", feed: "dev", "dev-backfill": "0", "dev-evm": false, "http-trusted-proxies": "10.0.0.0/99"})).rejects.toThrow(/http-trusted-proxies.*10\.0\.0\.0\/99/);
+    await expect(
+      startNode({
+        "network-id": "local",
+        feed: "dev",
+        "dev-backfill": "0",
+        "dev-evm": false,
+        "http-trusted-proxies": "10.0.0.0/99",
+      }),
+    ).rejects.toThrow(/http-trusted-proxies.*10\.0\.0\.0\/99/);
   });
 });

@@ -57,7 +57,18 @@ describe("the data API writer lock, lost on a real PostgreSQL server", () => {
     const admin = new pg.Client({connectionString: db});
     await admin.connect();
     try {
-      const flags = (d: string): string[] => [`--data-dir=${path.join(dir, d)}`, "--network-id=local", "--index-enabled", "--feed=dev", "--dev-backfill=30m", "--dev-evm=false", "--data-api-enabled", "--data-api-role=ingest", `--data-api-db=${db}`, "--health-check-frequency=1s"];
+      const flags = (d: string): string[] => [
+        `--data-dir=${path.join(dir, d)}`,
+        "--network-id=local",
+        "--index-enabled",
+        "--feed=dev",
+        "--dev-backfill=30m",
+        "--dev-evm=false",
+        "--data-api-enabled",
+        "--data-api-role=ingest",
+        `--data-api-db=${db}`,
+        "--health-check-frequency=1s",
+      ];
       const a = await startChild(flags("a"));
       children.push(a);
       const first = await until("the first writer's lock", () => holder(admin));
@@ -76,7 +87,10 @@ describe("the data API writer lock, lost on a real PostgreSQL server", () => {
       // The second holds the lock and folds; no session of the first is left.
       const second = await until("the second writer's lock", () => holder(admin));
       expect(second.app).toContain(`pid ${b.proc.pid}`);
-      const sessions = await admin.query<{n: string}>("SELECT count(*) AS n FROM pg_stat_activity WHERE application_name LIKE $1", [`% pid ${a.proc.pid}`]);
+      const sessions = await admin.query<{n: string}>(
+        "SELECT count(*) AS n FROM pg_stat_activity WHERE application_name LIKE $1",
+        [`% pid ${a.proc.pid}`],
+      );
       expect(Number(sessions.rows[0]!.n)).toBe(0);
       const health = await until("the second writer healthy", async () => {
         const h = (await (await fetch(`${b.url}/ext/health`)).json()) as HealthBody;
@@ -97,16 +111,32 @@ describe("the data API writer lock, lost on a real PostgreSQL server", () => {
     let t: TestNode | undefined;
     try {
       // In-process, with no fatal handler: the node goes on serving, its writes refused.
-      t = await startNode({"network-id": "local", "index-enabled": true, feed: "dev", "dev-backfill": "30m", "dev-evm": false, "data-api-enabled": true, "data-api-db": db, "health-check-frequency": "200ms"});
+      t = await startNode({
+        "network-id": "local",
+        "index-enabled": true,
+        feed: "dev",
+        "dev-backfill": "30m",
+        "dev-evm": false,
+        "data-api-enabled": true,
+        "data-api-db": db,
+        "health-check-frequency": "200ms",
+      });
       const h = await until("the lock", () => holder(admin));
       const sql = t.node.dataApi!.sql;
       await sql.transaction(async (tx) => tx.query("SELECT 1"));
       await admin.query("SELECT pg_terminate_backend($1)", [h.pid]);
       await until("writes fenced", async () => {
-        const err = await sql.transaction(async (tx) => tx.query("UPDATE data_api_meta SET value = value WHERE false")).then(() => null, (e: unknown) => e);
+        const err = await sql
+          .transaction(async (tx) => tx.query("UPDATE data_api_meta SET value = value WHERE false"))
+          .then(
+            () => null,
+            (e: unknown) => e,
+          );
         return err instanceof WritesFencedError ? err : null;
       });
-      await expect(sql.query("INSERT INTO data_api_meta (key, value) VALUES ('x', 'y')")).rejects.toThrow(WritesFencedError);
+      await expect(sql.query("INSERT INTO data_api_meta (key, value) VALUES ('x', 'y')")).rejects.toThrow(
+        WritesFencedError,
+      );
       // Reads go on: the node still serves.
       expect(await sql.query("SELECT 1 AS one")).toEqual([{one: 1}]);
       const check = await until("the health check to fail", async () => {
@@ -155,8 +185,12 @@ describe("the data API writer lock, lost on a real PostgreSQL server", () => {
       await inFlight;
       await epochB;
       // The first writer's next transaction, and any write after it, is refused; the second writes.
-      await expect(a.transaction(async (tx) => tx.query("UPDATE data_api_meta SET value = 'a2' WHERE key = 'written-by'"))).rejects.toThrow(WritesFencedError);
-      expect(staleA.map((e) => e.message)).toEqual(["another writer took the store (writer epoch 2, this process's 1)"]);
+      await expect(
+        a.transaction(async (tx) => tx.query("UPDATE data_api_meta SET value = 'a2' WHERE key = 'written-by'")),
+      ).rejects.toThrow(WritesFencedError);
+      expect(staleA.map((e) => e.message)).toEqual([
+        "another writer took the store (writer epoch 2, this process's 1)",
+      ]);
       await expect(a.query("DELETE FROM data_api_meta WHERE key = 'written-by'")).rejects.toThrow(WritesFencedError);
       await b.transaction(async (tx) => tx.query("UPDATE data_api_meta SET value = 'b' WHERE key = 'written-by'"));
       expect(await b.query("SELECT value FROM data_api_meta WHERE key = 'written-by'")).toEqual([{value: "b"}]);

@@ -7,7 +7,14 @@ import {existsSync, readFileSync} from "node:fs";
 import {afterAll, describe, expect, it} from "vitest";
 import {startNode, tempDir, type TestNode} from "../helpers/node.js";
 
-const FLAGS = {"network-id": "local", "index-enabled": true, feed: "dev", "dev-backfill": "1h", "data-api-enabled": true, "data-api-rate-limit": "0"};
+const FLAGS = {
+  "network-id": "local",
+  "index-enabled": true,
+  feed: "dev",
+  "dev-backfill": "1h",
+  "data-api-enabled": true,
+  "data-api-rate-limit": "0",
+};
 
 async function blockHashes(t: TestNode, upTo: number): Promise<string[]> {
   const out: string[] = [];
@@ -20,7 +27,16 @@ async function blockHashes(t: TestNode, upTo: number): Promise<string[]> {
 }
 
 async function anvilHash(t: TestNode, n: number): Promise<string> {
-  const res = await fetch(t.node.devFeed!.evmUrl()!, {method: "POST", headers: {"content-type": "application/json"}, body: JSON.stringify({jsonrpc: "2.0", id: 1, method: "eth_getBlockByNumber", params: ["0x" + n.toString(16), false]})});
+  const res = await fetch(t.node.devFeed!.evmUrl()!, {
+    method: "POST",
+    headers: {"content-type": "application/json"},
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "eth_getBlockByNumber",
+      params: ["0x" + n.toString(16), false],
+    }),
+  });
   return ((await res.json()) as {result: {hash: string} | null}).result?.hash ?? "";
 }
 
@@ -45,9 +61,13 @@ describe("the dev network's EVM", () => {
     expect(home).toMatch(/avaext-anvil-/);
     expect(existsSync(home)).toBe(true);
     process.kill(anvil, "SIGKILL");
-    await expect.poll(() => t!.node.devFeed!.evmPid() !== pid && t!.node.devFeed!.evmFailure() === null, {timeout: 30_000}).toBe(true);
+    await expect
+      .poll(() => t!.node.devFeed!.evmPid() !== pid && t!.node.devFeed!.evmFailure() === null, {timeout: 30_000})
+      .toBe(true);
     await expect.poll(() => existsSync(home), {timeout: 10_000}).toBe(false);
-    await expect.poll(() => t!.logs.some((l) => String(l.msg).includes("the dev EVM is down")), {timeout: 30_000}).toBe(true);
+    await expect
+      .poll(() => t!.logs.some((l) => String(l.msg).includes("the dev EVM is down")), {timeout: 30_000})
+      .toBe(true);
     // The replayed chain is the same chain, block for block, and it grows again.
     const head = evmHead(t);
     await expect.poll(() => evmHead(t!), {timeout: 30_000}).toBeGreaterThan(head);
@@ -75,9 +95,19 @@ describe("the dev network's EVM over /ext/bc/C/rpc", () => {
   it("answers reads as the EVM does, refuses writes, and serves the C-chain ID's path too", async () => {
     t = await startNode({...FLAGS, "dev-backfill": "1h"});
     await expect.poll(() => evmHead(t), {timeout: 60_000}).toBeGreaterThanOrEqual(5n);
-    const rpc = async (path: string, body: unknown): Promise<unknown> => (await t.post(path, JSON.stringify(body), {"content-type": "application/json"})).json();
-    expect(await rpc("/ext/bc/C/rpc", {jsonrpc: "2.0", id: 7, method: "eth_chainId", params: []})).toEqual({jsonrpc: "2.0", id: 7, result: "0xa868"});
-    const block = (await rpc("/ext/bc/C/rpc", {jsonrpc: "2.0", id: "x", method: "eth_getBlockByNumber", params: ["0x3", false]})) as {result: {hash: string}};
+    const rpc = async (path: string, body: unknown): Promise<unknown> =>
+      (await t.post(path, JSON.stringify(body), {"content-type": "application/json"})).json();
+    expect(await rpc("/ext/bc/C/rpc", {jsonrpc: "2.0", id: 7, method: "eth_chainId", params: []})).toEqual({
+      jsonrpc: "2.0",
+      id: 7,
+      result: "0xa868",
+    });
+    const block = (await rpc("/ext/bc/C/rpc", {
+      jsonrpc: "2.0",
+      id: "x",
+      method: "eth_getBlockByNumber",
+      params: ["0x3", false],
+    })) as {result: {hash: string}};
     expect(block.result.hash).toBe(await anvilHash(t, 3));
     const batch = (await rpc(`/ext/bc/${t.node.chains.network.chainIds.C}/rpc`, [
       {jsonrpc: "2.0", id: 1, method: "eth_blockNumber", params: []},

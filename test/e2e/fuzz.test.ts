@@ -68,27 +68,141 @@ const SLOW = /^admin\.(startCPUProfiler|memoryProfile)$/;
 const SERVICE_PATHS: Record<string, string[]> = {
   admin: ["/ext/admin"],
   health: ["/ext/health"],
-  index: ["/ext/index/X/tx", "/ext/index/P/block", "/ext/index/C/block", "/ext/index/X/block", "/ext/index/X/vtx", "/ext/index/avm/tx", "/ext/index/platform/block"],
+  index: [
+    "/ext/index/X/tx",
+    "/ext/index/P/block",
+    "/ext/index/C/block",
+    "/ext/index/X/block",
+    "/ext/index/X/vtx",
+    "/ext/index/avm/tx",
+    "/ext/index/platform/block",
+  ],
 };
 const RPC_PATHS = Object.values(SERVICE_PATHS).flat();
-const GET_PATHS = ["/ext/health", "/ext/health/health", "/ext/health/readiness", "/ext/health/liveness", "/ext/metrics", "/v1/avg_tps/C", "/v1/avg_tps/43114", "/v1/avg_tps/X", "/v1/avg_tps/P"];
+const GET_PATHS = [
+  "/ext/health",
+  "/ext/health/health",
+  "/ext/health/readiness",
+  "/ext/health/liveness",
+  "/ext/metrics",
+  "/v1/avg_tps/C",
+  "/v1/avg_tps/43114",
+  "/v1/avg_tps/X",
+  "/v1/avg_tps/P",
+];
 const ODD_PATHS = [
-  "/", "//ext/health", "/ext//health", "/ext/../ext/health", "/ext/./health", "/ext/%2e%2e/admin", "/ext/health%00", "/ext/%68ealth",
-  "/ext/index/X/tx/", "/ext/index//tx", "/ext/index/X/tx/..", "/ext/index/%58/tx", "/ext/index/X/TX", "/EXT/HEALTH", "/v1/avg_tps/", "/v1/avg_tps/%ff",
-  "/v1/avg_tps/%", "/v1/avg_tps/" + "9".repeat(400), "/v1/avg_tps/-1", "/v1/avg_tps/1e400", "/v1/avg_tps/C?pageToken=%zz", "/v1/avg_tps/C?pageToken=" + "a".repeat(3000),
-  "/v1/avg_tps/C?pageSize=-5&pageSize=1e400", "/ext/" + "a/".repeat(2000), "/ext/health?tag=" + "%".repeat(30), "/ext/health?tag=a&tag=b&tag=" + "x".repeat(5000),
-  "/ext/health?" + "tag=x&".repeat(1000), "/ext/health/liveness?%ff%fe=%00", "*", "/ext/metrics?name[]=x", "/ext/health#frag",
+  "/",
+  "//ext/health",
+  "/ext//health",
+  "/ext/../ext/health",
+  "/ext/./health",
+  "/ext/%2e%2e/admin",
+  "/ext/health%00",
+  "/ext/%68ealth",
+  "/ext/index/X/tx/",
+  "/ext/index//tx",
+  "/ext/index/X/tx/..",
+  "/ext/index/%58/tx",
+  "/ext/index/X/TX",
+  "/EXT/HEALTH",
+  "/v1/avg_tps/",
+  "/v1/avg_tps/%ff",
+  "/v1/avg_tps/%",
+  "/v1/avg_tps/" + "9".repeat(400),
+  "/v1/avg_tps/-1",
+  "/v1/avg_tps/1e400",
+  "/v1/avg_tps/C?pageToken=%zz",
+  "/v1/avg_tps/C?pageToken=" + "a".repeat(3000),
+  "/v1/avg_tps/C?pageSize=-5&pageSize=1e400",
+  "/ext/" + "a/".repeat(2000),
+  "/ext/health?tag=" + "%".repeat(30),
+  "/ext/health?tag=a&tag=b&tag=" + "x".repeat(5000),
+  "/ext/health?" + "tag=x&".repeat(1000),
+  "/ext/health/liveness?%ff%fe=%00",
+  "*",
+  "/ext/metrics?name[]=x",
+  "/ext/health#frag",
 ];
 const VALUES: unknown[] = [
-  null, true, false, 0, -1, 1.5, -0, 2 ** 53, 2 ** 64, Number.MAX_VALUE, Number.MIN_VALUE, "18446744073709551616", "18446744073709551615", "9223372036854775807", "9223372036854775808", "-1", "+1", " 1", "1e3",
-  "007", "", " ", "0x", "0xzz", "0x0", "0X00", "hex", "HEXNC", "hexc", "json", "cb58", "11111111111111111111111111111111LpoYY", "11111111111111111111111111111111LpoYZ",
-  "X", "P", "C", "platform", "health", "index/X", "..", "/", "main", "VERBO", "off", "unknown", [], [1], ["a"], [null], {}, {a: 1}, {"__proto__": {x: 1}},
-  "a".repeat(600), "\u0000", "\ud800", "é", "💥", [[[[]]]],
+  null,
+  true,
+  false,
+  0,
+  -1,
+  1.5,
+  -0,
+  2 ** 53,
+  2 ** 64,
+  Number.MAX_VALUE,
+  Number.MIN_VALUE,
+  "18446744073709551616",
+  "18446744073709551615",
+  "9223372036854775807",
+  "9223372036854775808",
+  "-1",
+  "+1",
+  " 1",
+  "1e3",
+  "007",
+  "",
+  " ",
+  "0x",
+  "0xzz",
+  "0x0",
+  "0X00",
+  "hex",
+  "HEXNC",
+  "hexc",
+  "json",
+  "cb58",
+  "11111111111111111111111111111111LpoYY",
+  "11111111111111111111111111111111LpoYZ",
+  "X",
+  "P",
+  "C",
+  "platform",
+  "health",
+  "index/X",
+  "..",
+  "/",
+  "main",
+  "VERBO",
+  "off",
+  "unknown",
+  [],
+  [1],
+  ["a"],
+  [null],
+  {},
+  {a: 1},
+  {__proto__: {x: 1}},
+  "a".repeat(600),
+  "\u0000",
+  "\ud800",
+  "é",
+  "💥",
+  [[[[]]]],
   // Long values: cost must stay linear in their length.
-  "2".repeat(200_000), "9".repeat(300_000), "0x" + "ab".repeat(100_000), Array.from({length: 20_000}, (_, i) => `t${i}`),
+  "2".repeat(200_000),
+  "9".repeat(300_000),
+  "0x" + "ab".repeat(100_000),
+  Array.from({length: 20_000}, (_, i) => `t${i}`),
 ];
 /** Raw JSON texts for numbers JSON.stringify cannot produce. */
-const RAW_NUMBERS = ["1e400", "-1e400", "-0", "18446744073709551616", "9223372036854775807", "9223372036854775808", "123456789012345678901234567890", "0.0000001", "1E2", "-0.0", "1" + "0".repeat(400), "4.9e-324"];
+const RAW_NUMBERS = [
+  "1e400",
+  "-1e400",
+  "-0",
+  "18446744073709551616",
+  "9223372036854775807",
+  "9223372036854775808",
+  "123456789012345678901234567890",
+  "0.0000001",
+  "1E2",
+  "-0.0",
+  "1" + "0".repeat(400),
+  "4.9e-324",
+];
 
 let methods: string[] = [];
 /** Methods the generated traffic calls: all but the SLOW ones. */
@@ -109,15 +223,49 @@ function gen(i: number): Gen {
 
 function randomParams(g: Gen, m: string): unknown {
   const own = Object.hasOwn(PARAMS, m) ? PARAMS[m]! : [];
-  const keys = [...own, ...own, "id", "index", "startIndex", "numToFetch", "encoding", "tags", "chain", "alias", "endpoint", "loggerName", "logLevel", "key", "x"];
+  const keys = [
+    ...own,
+    ...own,
+    "id",
+    "index",
+    "startIndex",
+    "numToFetch",
+    "encoding",
+    "tags",
+    "chain",
+    "alias",
+    "endpoint",
+    "loggerName",
+    "logLevel",
+    "key",
+    "x",
+  ];
   const o: Record<string, unknown> = {};
   for (let i = g.int(4); i >= 0; i--) o[g.pick(keys)] = g.pick(VALUES);
   return g.pick([o, o, [o], [o, 5], [], [null], g.pick(VALUES), undefined]);
 }
 
 function request(g: Gen): Record<string, unknown> {
-  const m = g.pick([...cheap, ...cheap, ...cheap, "foo.bar", "index", "", 5, null, "admin.Alias", "health.", ".health", "health.liveness.x", "__proto__", "health.constructor"]);
-  const r: Record<string, unknown> = {jsonrpc: g.pick(["2.0", "2.0", "2.0", "2.0", "1.0", 2, "2.00", undefined]), method: m};
+  const m = g.pick([
+    ...cheap,
+    ...cheap,
+    ...cheap,
+    "foo.bar",
+    "index",
+    "",
+    5,
+    null,
+    "admin.Alias",
+    "health.",
+    ".health",
+    "health.liveness.x",
+    "__proto__",
+    "health.constructor",
+  ]);
+  const r: Record<string, unknown> = {
+    jsonrpc: g.pick(["2.0", "2.0", "2.0", "2.0", "1.0", 2, "2.00", undefined]),
+    method: m,
+  };
   const id = g.pick([1, 2, "x", "", 0, -1, 1.5, 2 ** 53 + 2, null, undefined, undefined, {a: 1}, [1], true]);
   if (id !== undefined) r.id = id;
   const params = randomParams(g, typeof m === "string" ? m : "");
@@ -138,7 +286,9 @@ function mutateFields(g: Gen, r: Record<string, unknown>): string {
     }
     case 1: {
       const s = JSON.stringify(r);
-      return s.slice(0, -1) + (s.length > 2 ? "," : "") + `${JSON.stringify(k)}:${JSON.stringify(g.pick(VALUES)) ?? "null"}}`;
+      return (
+        s.slice(0, -1) + (s.length > 2 ? "," : "") + `${JSON.stringify(k)}:${JSON.stringify(g.pick(VALUES)) ?? "null"}}`
+      );
     }
     default:
       return JSON.stringify({...r, [k]: g.pick(VALUES)});
@@ -160,12 +310,24 @@ function body(g: Gen): Body {
     }
     case 1: {
       // Mixed batch: requests, non-objects, nested batches, notifications.
-      const items = Array.from({length: 1 + g.int(12)}, () => g.pick<() => string>([() => JSON.stringify(request(g)), () => "5", () => "null", () => "[]", () => "[{}]", () => '"x"', () => "{}"])());
+      const items = Array.from({length: 1 + g.int(12)}, () =>
+        g.pick<() => string>([
+          () => JSON.stringify(request(g)),
+          () => "5",
+          () => "null",
+          () => "[]",
+          () => "[{}]",
+          () => '"x"',
+          () => "{}",
+        ])(),
+      );
       return {data: Buffer.from(`[${items.join(",")}]`)};
     }
     case 2: {
       // Bit flips of a valid request (raw bytes: may be invalid UTF-8).
-      const b = Buffer.from(JSON.stringify({jsonrpc: "2.0", id: 1, method: g.pick(cheap), params: randomParams(g, "")}));
+      const b = Buffer.from(
+        JSON.stringify({jsonrpc: "2.0", id: 1, method: g.pick(cheap), params: randomParams(g, "")}),
+      );
       for (let i = g.int(4); i >= 0; i--) b[g.int(b.length)] ^= 1 << g.int(8);
       return {data: b};
     }
@@ -175,9 +337,22 @@ function body(g: Gen): Body {
       return {
         data: Buffer.from(
           g.pick([
-            deep(10_000), deep(100_000), deepObject(10_000), `[${deep(10_000)}]`, `{"jsonrpc":"2.0","id":1,"method":"health.health","params":${deep(10_000)}}`,
-            `{"jsonrpc":"2.0","id":1,"method":"health.health","params":{"tags":${deep(10_000)}}}`, `{"jsonrpc":"2.0","id":${deep(5000)},"method":"health.liveness"}`,
-            `{"jsonrpc":"2.0","id":1,"method":"index.getIndex","params":${deepObject(10_000)}}`, "1".repeat(5000), "\uffff\ufffe", "", " ", "\ufeff{}", "null", "true", "[null]",
+            deep(10_000),
+            deep(100_000),
+            deepObject(10_000),
+            `[${deep(10_000)}]`,
+            `{"jsonrpc":"2.0","id":1,"method":"health.health","params":${deep(10_000)}}`,
+            `{"jsonrpc":"2.0","id":1,"method":"health.health","params":{"tags":${deep(10_000)}}}`,
+            `{"jsonrpc":"2.0","id":${deep(5000)},"method":"health.liveness"}`,
+            `{"jsonrpc":"2.0","id":1,"method":"index.getIndex","params":${deepObject(10_000)}}`,
+            "1".repeat(5000),
+            "\uffff\ufffe",
+            "",
+            " ",
+            "\ufeff{}",
+            "null",
+            "true",
+            "[null]",
           ]),
         ),
       };
@@ -187,17 +362,30 @@ function body(g: Gen): Body {
     case 6: {
       // Overlong and invalid UTF-8 sequences and lone surrogates inside otherwise valid JSON.
       const bad = g.pick([[0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xff], [0xf4, 0x90, 0x80, 0x80], [0xe2, 0x82]]);
-      const s = JSON.stringify({jsonrpc: "2.0", id: 1, method: g.pick(cheap), params: {chain: "@", alias: "@", tags: ["@"], key: "@", id: "@"}});
+      const s = JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: g.pick(cheap),
+        params: {chain: "@", alias: "@", tags: ["@"], key: "@", id: "@"},
+      });
       const at = s.indexOf("@");
       return {data: Buffer.concat([Buffer.from(s.slice(0, at)), Buffer.from(bad), Buffer.from(s.slice(at + 1))])};
     }
     case 7: {
       // Huge and odd numbers as raw JSON in every numeric slot.
       const n = (): string => g.pick(RAW_NUMBERS);
-      return {data: Buffer.from(`{"jsonrpc":"2.0","id":${n()},"method":"${g.pick(cheap)}","params":{"index":${n()},"startIndex":${n()},"numToFetch":${n()},"tags":[${n()}]}}`)};
+      return {
+        data: Buffer.from(
+          `{"jsonrpc":"2.0","id":${n()},"method":"${g.pick(cheap)}","params":{"index":${n()},"startIndex":${n()},"numToFetch":${n()},"tags":[${n()}]}}`,
+        ),
+      };
     }
     case 8:
-      return {data: Buffer.from(`{"jsonrpc":"2.0","id":1,"method":"${g.pick(cheap)}","jsonrpc":"1.0","method":"health.liveness","id":{"x":1},"id":2}`)};
+      return {
+        data: Buffer.from(
+          `{"jsonrpc":"2.0","id":1,"method":"${g.pick(cheap)}","jsonrpc":"1.0","method":"health.liveness","id":{"x":1},"id":2}`,
+        ),
+      };
     case 9: {
       const r = request(g);
       return {data: Buffer.from(mutateFields(g, r))};
@@ -215,12 +403,20 @@ interface Answer {
   text: string;
 }
 
-function send(method: string, p: string, data: Buffer | null, headers: Record<string, string>, retried = false): Promise<Answer> {
+function send(
+  method: string,
+  p: string,
+  data: Buffer | null,
+  headers: Record<string, string>,
+  retried = false,
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = http.request({host: "127.0.0.1", port: t.url.port, path: p, method, headers, agent}, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => resolve({status: res.statusCode!, headers: res.headers, text: Buffer.concat(chunks).toString("utf8")}));
+      res.on("end", () =>
+        resolve({status: res.statusCode!, headers: res.headers, text: Buffer.concat(chunks).toString("utf8")}),
+      );
       res.on("error", reject);
     });
     req.on("error", (err: NodeJS.ErrnoException) => {
@@ -249,7 +445,7 @@ function checkEnvelope(x: unknown, where: string): {id: unknown; code?: number} 
   expect(Object.keys(o).sort(), where).toEqual(["error" in o ? "error" : "result", "id", "jsonrpc"].sort());
   expect(o.jsonrpc, where).toBe("2.0");
   expect(["string", "number"].includes(typeof o.id) || o.id === null, where).toBe(true);
-  expect(("result" in o) !== ("error" in o), where).toBe(true);
+  expect("result" in o !== "error" in o, where).toBe(true);
   if ("error" in o) {
     const e = o.error as {code: number; message: string};
     expect(CODES.has(e.code), `${where}: code ${e.code} ${e.message}`).toBe(true);
@@ -327,7 +523,18 @@ async function runCase(i: number): Promise<void> {
   if (kind < 72) {
     const p = g.pick(RPC_PATHS);
     const b = body(g);
-    const ct = g.pick(["application/json", "application/json", "application/json", "application/json", "application/json; charset=UTF-8", "APPLICATION/JSON", "application/json;;", "text/plain", "application/jsonx", ""]);
+    const ct = g.pick([
+      "application/json",
+      "application/json",
+      "application/json",
+      "application/json",
+      "application/json; charset=UTF-8",
+      "APPLICATION/JSON",
+      "application/json;;",
+      "text/plain",
+      "application/jsonx",
+      "",
+    ]);
     const headers: Record<string, string> = ct ? {"content-type": ct} : {};
     if (g.rand() < 0.05) headers.origin = g.pick(["https://a.example", "null"]);
     label = `case ${i}: POST ${p} [${ct}] ${b.data.toString("latin1").slice(0, 160)}`;
@@ -337,23 +544,59 @@ async function runCase(i: number): Promise<void> {
     else expect(a.status, label).toBe(415);
   } else if (kind < 94) {
     const p = g.pick([...GET_PATHS, ...GET_PATHS, ...ODD_PATHS, ...RPC_PATHS]);
-    const m = g.pick(["GET", "GET", "HEAD", "PUT", "DELETE", "PATCH", "OPTIONS", "POST", "TRACE", "PROPFIND", "SEARCH", "get"]);
-    const host = g.pick(["localhost", "127.0.0.1:9650", "evil.example", "[::1]", "LOCALHOST:1", "localhost.", "[::1", "a".repeat(300), "localhost:99999", "", "xn--80ak6aa92e.com", "127.0.0.1:"]);
+    const m = g.pick([
+      "GET",
+      "GET",
+      "HEAD",
+      "PUT",
+      "DELETE",
+      "PATCH",
+      "OPTIONS",
+      "POST",
+      "TRACE",
+      "PROPFIND",
+      "SEARCH",
+      "get",
+    ]);
+    const host = g.pick([
+      "localhost",
+      "127.0.0.1:9650",
+      "evil.example",
+      "[::1]",
+      "LOCALHOST:1",
+      "localhost.",
+      "[::1",
+      "a".repeat(300),
+      "localhost:99999",
+      "",
+      "xn--80ak6aa92e.com",
+      "127.0.0.1:",
+    ]);
     const headers: Record<string, string> = {host};
     if (g.rand() < 0.3) headers.origin = g.pick(["https://a.example", "null", "*", "http://localhost"]);
-    if (m === "OPTIONS" && g.rand() < 0.7) headers["access-control-request-method"] = g.pick(["POST", "GET", "DELETE", ""]);
+    if (m === "OPTIONS" && g.rand() < 0.7)
+      headers["access-control-request-method"] = g.pick(["POST", "GET", "DELETE", ""]);
     label = `case ${i}: ${m} ${p.slice(0, 80)} host=${host.slice(0, 40)}`;
     a = await send(m, p, m === "POST" || m === "PUT" ? Buffer.from(g.pick(["{}", "x"])) : null, headers);
     expect(a.status, label).toBeLessThan(500);
     if (a.status >= 400) expect(a.text, label).not.toMatch(LEAK);
-    if (a.status === 200 && m === "GET" && p.startsWith("/ext/health")) expect(() => JSON.parse(a.text), label).not.toThrow();
+    if (a.status === 200 && m === "GET" && p.startsWith("/ext/health"))
+      expect(() => JSON.parse(a.text), label).not.toThrow();
   } else {
     // Oversized bodies, bogus lengths, long header values.
     const p = g.pick(RPC_PATHS);
     const which = g.int(3);
     const data =
-      which === 0 ? Buffer.alloc(1024 * 1024 + 1, "x") : which === 1 ? Buffer.from(JSON.stringify({jsonrpc: "2.0", id: 1, method: "health.health", params: {tags: Array(20_000).fill("t")}})) : Buffer.from("{}");
-    const headers: Record<string, string> = {"content-type": which === 2 ? "application/json; " + "x=y;".repeat(2000) : "application/json"};
+      which === 0
+        ? Buffer.alloc(1024 * 1024 + 1, "x")
+        : which === 1
+          ? Buffer.from(
+              JSON.stringify({jsonrpc: "2.0", id: 1, method: "health.health", params: {tags: Array(20_000).fill("t")}}),
+            )
+          : Buffer.from("{}");
+    const headers: Record<string, string> = {
+      "content-type": which === 2 ? "application/json; " + "x=y;".repeat(2000) : "application/json",
+    };
     label = `case ${i}: POST big(${which}) ${p}`;
     a = await send("POST", p, data, headers);
     expect(a.status, label).toBeLessThan(500);
@@ -406,7 +649,7 @@ const RAW_CASES: (string | Buffer)[] = [
   "POST /ext/health HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
   // Pipelined: two requests in one write; then a body shorter than its Content-Length (the client goes away).
   'POST /ext/health HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 51\r\n\r\n{"jsonrpc":"2.0","id":1,"method":"health.liveness"}GET /ext/health/liveness HTTP/1.1\r\nHost: localhost\r\n\r\n',
-  "POST /ext/admin HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"jsonrpc\"",
+  'POST /ext/admin HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"jsonrpc"',
   "POST /ext/index/X/tx HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n{}",
   Buffer.from([0x16, 0x03, 0x01, 0x00, 0xa5, 0x01, 0x00, 0x00, 0xa1, 0x03, 0x03]),
   "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n",
@@ -418,7 +661,10 @@ const RAW_CASES: (string | Buffer)[] = [
 beforeAll(async () => {
   const dir = tempDir();
   const feed = path.join(dir, "feed.ndjson");
-  writeFileSync(feed, [0, 1, 2].map((n) => feedLine({chain: "X", kind: "tx", n})).join("") + feedLine({chain: "P", kind: "block", n: 0}));
+  writeFileSync(
+    feed,
+    [0, 1, 2].map((n) => feedLine({chain: "X", kind: "tx", n})).join("") + feedLine({chain: "P", kind: "block", n: 0}),
+  );
   t = await startNode({
     "index-enabled": "true",
     "api-admin-enabled": "true",
@@ -456,16 +702,23 @@ describe(`fuzz (seed ${SEED})`, () => {
         for (const params of [undefined, null, [], {}, 5, "x", [5], {x: 1}]) slowJobs.push({m, path: p, params});
         continue;
       }
-      for (const params of [undefined, null, [], [null], {}, 5, "x", true, [5], [[]], [{}, 7], {x: 1}]) jobs.push({m, path: p, params});
+      for (const params of [undefined, null, [], [null], {}, 5, "x", true, [5], [[]], [{}, 7], {x: 1}])
+        jobs.push({m, path: p, params});
       for (const key of own) {
         for (const v of VALUES) jobs.push({m, path: p, params: {[key]: v}});
-        for (const v of VALUES) jobs.push({m, path: p, params: [Object.fromEntries(own.map((k) => [k, k === key ? v : "1"]))]});
+        for (const v of VALUES)
+          jobs.push({m, path: p, params: [Object.fromEntries(own.map((k) => [k, k === key ? v : "1"]))]});
       }
     }
     const outcomes = new Map<string, number>();
     let slowest = {ms: 0, m: ""};
     const call = async (j: Job, n: number): Promise<void> => {
-      const text = JSON.stringify({jsonrpc: "2.0", id: n, method: j.m, ...(j.params === undefined ? {} : {params: j.params})});
+      const text = JSON.stringify({
+        jsonrpc: "2.0",
+        id: n,
+        method: j.m,
+        ...(j.params === undefined ? {} : {params: j.params}),
+      });
       const label = `${j.m} ${text.slice(0, 200)}`;
       const t0 = performance.now();
       const a = await send("POST", j.path, Buffer.from(text), {"content-type": "application/json"});
@@ -481,7 +734,8 @@ describe(`fuzz (seed ${SEED})`, () => {
       if (j.m === "admin.startCPUProfiler" && code === undefined) {
         // Another worker's stopCPUProfiler may have stopped it already.
         const stop = await t.rpc("/ext/admin", "admin.stopCPUProfiler");
-        if (stop.body.error) expect(stop.body.error, label).toEqual({code: -32000, message: "cpu profiler doesn't exist"});
+        if (stop.body.error)
+          expect(stop.body.error, label).toEqual({code: -32000, message: "cpu profiler doesn't exist"});
       }
     };
     let next = 0;
@@ -497,7 +751,9 @@ describe(`fuzz (seed ${SEED})`, () => {
     };
     await Promise.all([slowLane(), ...Array.from({length: CONCURRENCY - 1}, worker)]);
     await t.rpc("/ext/admin", "admin.stopCPUProfiler");
-    console.log(`fuzz systematic: ${jobs.length + slowJobs.length} calls, outcomes ${JSON.stringify(Object.fromEntries(outcomes))}, slowest ${slowest.m} ${slowest.ms} ms`);
+    console.log(
+      `fuzz systematic: ${jobs.length + slowJobs.length} calls, outcomes ${JSON.stringify(Object.fromEntries(outcomes))}, slowest ${slowest.m} ${slowest.ms} ms`,
+    );
     expect(outcomes.get("-32602")).toBeGreaterThan(100);
   }, 120_000);
 
@@ -507,7 +763,9 @@ describe(`fuzz (seed ${SEED})`, () => {
       while (next < TOTAL) await runCase(next++);
     };
     await Promise.all(Array.from({length: CONCURRENCY}, worker));
-    console.log(`fuzz generated: ${TOTAL} cases, statuses ${JSON.stringify(Object.fromEntries(stats.statuses))}, error codes ${JSON.stringify(Object.fromEntries(stats.codes))}`);
+    console.log(
+      `fuzz generated: ${TOTAL} cases, statuses ${JSON.stringify(Object.fromEntries(stats.statuses))}, error codes ${JSON.stringify(Object.fromEntries(stats.codes))}`,
+    );
     expect(stats.codes.has(-32603)).toBe(false);
   }, 240_000);
 
@@ -526,12 +784,22 @@ describe(`fuzz (seed ${SEED})`, () => {
     expect((await t.get("/ext/health/liveness")).status).toBe(200);
     const m = (await t.get("/ext/metrics")).text;
     const routes = new Set([...m.matchAll(/avaext_http_requests_total\{route="([^"]*)"/g)].map((x) => x[1]));
-    const known = new Set([...GET_PATHS.filter((p) => !p.startsWith("/v1")), "/ext/admin", "/ext/index/:chain/:kind", "/v1/avg_tps/:chainId", "unmatched"]);
+    const known = new Set([
+      ...GET_PATHS.filter((p) => !p.startsWith("/v1")),
+      "/ext/admin",
+      "/ext/index/:chain/:kind",
+      "/v1/avg_tps/:chainId",
+      "unmatched",
+    ]);
     expect([...routes].filter((r) => !known.has(r!) && !/^\/v1\/avg_tps/.test(r!))).toEqual([]);
     const rpcMethods = new Set([...m.matchAll(/avaext_rpc_calls_total\{method="([^"]*)"/g)].map((x) => x[1]));
     expect([...rpcMethods].filter((x) => x !== "unknown" && !methods.includes(x!))).toEqual([]);
     const httpMethods = new Set([...m.matchAll(/avaext_http_requests_total\{[^}]*method="([^"]*)"/g)].map((x) => x[1]));
-    expect([...httpMethods].filter((x) => !["GET", "HEAD", "POST", "OPTIONS", "PUT", "DELETE", "PATCH", "OTHER"].includes(x!))).toEqual([]);
+    expect(
+      [...httpMethods].filter(
+        (x) => !["GET", "HEAD", "POST", "OPTIONS", "PUT", "DELETE", "PATCH", "OTHER"].includes(x!),
+      ),
+    ).toEqual([]);
     // Every request has finished (this one aside): none was left hanging by an odd body or a cut connection.
     expect(t.node.http.inflightStats().outstanding).toBeLessThanOrEqual(1);
   });

@@ -3,8 +3,10 @@ import {afterEach, describe, expect, it} from "vitest";
 import {idleFeed, startNode as start, type TestNode} from "../helpers/node.js";
 
 /** Health tests drive the feed status by hand, so the node runs with a feed that does nothing. */
-const startNode = (flags: Record<string, unknown> = {}, opts: Parameters<typeof start>[1] = {}): ReturnType<typeof start> =>
-  start(flags, {...opts, overrides: {feed: idleFeed, ...opts.overrides}});
+const startNode = (
+  flags: Record<string, unknown> = {},
+  opts: Parameters<typeof start>[1] = {},
+): ReturnType<typeof start> => start(flags, {...opts, overrides: {feed: idleFeed, ...opts.overrides}});
 
 const SUBNET = "11111111111111111111111111111111LpoYY";
 let t: TestNode | null = null;
@@ -37,7 +39,10 @@ async function until(n: TestNode, path: string, status: number): Promise<Record<
   }
 }
 
-type Report = {checks: Record<string, {message?: unknown; error?: string; contiguousFailures?: number}>; healthy: boolean};
+type Report = {
+  checks: Record<string, {message?: unknown; error?: string; contiguousFailures?: number}>;
+  healthy: boolean;
+};
 
 describe("health API", () => {
   it("serves 503 while the feed is not connected and 200 once it is, with every check", async () => {
@@ -48,10 +53,24 @@ describe("health API", () => {
     expect(bad.checks.bootstrapped!.error).toBe("subnets not bootstrapped");
     feedHealthy(t);
     const good = (await until(t, "/ext/health", 200)) as Report;
-    expect(Object.keys(good.checks)).toEqual(["C", "P", "X", "bootstrapped", "database", "diskspace", "network", "router"]);
+    expect(Object.keys(good.checks)).toEqual([
+      "C",
+      "P",
+      "X",
+      "bootstrapped",
+      "database",
+      "diskspace",
+      "network",
+      "router",
+    ]);
     expect(good.checks.P!.message).toEqual({
       engine: {
-        consensus: {lastAcceptedHeight: 7, lastAcceptedID: "2oYMBNV4eNHyqk2fjjV5nVQLDbtmNJzq5s3qs3Lo6ftnC6FByM", longestProcessingBlock: "0s", processingBlocks: 0},
+        consensus: {
+          lastAcceptedHeight: 7,
+          lastAcceptedID: "2oYMBNV4eNHyqk2fjjV5nVQLDbtmNJzq5s3qs3Lo6ftnC6FByM",
+          longestProcessingBlock: "0s",
+          processingBlocks: 0,
+        },
         vm: null,
       },
       networking: {percentConnected: 1},
@@ -81,11 +100,26 @@ describe("health API", () => {
     feedHealthy(t);
     await until(t, "/ext/health", 200);
     const bySubnet = (await t.get(`/ext/health?tag=${SUBNET}`)).json() as Report;
-    expect(Object.keys(bySubnet.checks)).toEqual(["C", "P", "X", "bootstrapped", "database", "diskspace", "network", "router"]);
+    expect(Object.keys(bySubnet.checks)).toEqual([
+      "C",
+      "P",
+      "X",
+      "bootstrapped",
+      "database",
+      "diskspace",
+      "network",
+      "router",
+    ]);
     const unknown = (await t.get("/ext/health?tag=nope&tag=other")).json() as Report;
     expect(Object.keys(unknown.checks)).toEqual(["bootstrapped", "database", "diskspace", "network", "router"]);
     const rpc = await t.rpc("/ext/health", "health.health", {tags: ["nope"]});
-    expect(Object.keys((rpc.body.result as Report).checks)).toEqual(["bootstrapped", "database", "diskspace", "network", "router"]);
+    expect(Object.keys((rpc.body.result as Report).checks)).toEqual([
+      "bootstrapped",
+      "database",
+      "diskspace",
+      "network",
+      "router",
+    ]);
   });
 
   it("JSON-RPC: HTTP 200 even when unhealthy; liveness has no checks; bad tags are -32602", async () => {
@@ -132,7 +166,13 @@ describe("health API", () => {
     t = await startNode();
     const {request} = await import("node:http");
     // A request whose body never finishes stays in flight.
-    const req = request({host: "127.0.0.1", port: t.url.port, path: "/ext/health", method: "POST", headers: {"content-type": "application/json", "content-length": "100"}});
+    const req = request({
+      host: "127.0.0.1",
+      port: t.url.port,
+      path: "/ext/health",
+      method: "POST",
+      headers: {"content-type": "application/json", "content-length": "100"},
+    });
     req.on("error", () => {});
     req.write("{");
     // Polled, not slept on: on a loaded machine the server may take a while to see the headers.
@@ -156,7 +196,10 @@ describe("health API", () => {
     await t.node.health.markShuttingDown();
     const r = await t.get("/ext/health");
     expect(r.status).toBe(503);
-    expect((r.json() as Report).checks.shuttingDown).toMatchObject({message: {isShuttingDown: true}, error: "server shutting down"});
+    expect((r.json() as Report).checks.shuttingDown).toMatchObject({
+      message: {isShuttingDown: true},
+      error: "server shutting down",
+    });
     const after = (await t.get("/ext/metrics")).text;
     expect(after).toMatch(/avaext_health_checks_failing\{check="health",tag="application"\} 1/);
     // An application check counts under every tag, as every report includes it (as AvalancheGo's gauge does).

@@ -36,7 +36,10 @@ beforeAll(async () => {
     ...Array.from({length: 100}, (_, n) => feedLine({chain: "X", kind: "block", n, size: 1024})),
   ];
   writeFileSync(feed, lines.join(""));
-  t = await startNode({"index-enabled": "true", "api-admin-enabled": "true", feed: `file:${feed}`}, {captureLogs: true});
+  t = await startNode(
+    {"index-enabled": "true", "api-admin-enabled": "true", feed: `file:${feed}`},
+    {captureLogs: true},
+  );
   await waitForCount(t, X, 4);
   await waitForCount(t, P, 1);
   await waitForCount(t, XB, 100);
@@ -51,13 +54,18 @@ describe("index methods", () => {
     expect(c.id).toBe(sha256Id(bytes));
     expect(c.bytes.slice(0, 2 + bytes.length * 2)).toBe("0x" + bytes.toString("hex"));
     expect(c.bytes).toHaveLength(2 + (bytes.length + 4) * 2);
-    expect(c.bytes.slice(2 + bytes.length * 2)).toBe(createHash("sha256").update(bytes).digest().subarray(28).toString("hex"));
+    expect(c.bytes.slice(2 + bytes.length * 2)).toBe(
+      createHash("sha256").update(bytes).digest().subarray(28).toString("hex"),
+    );
     expect(c.timestamp).toBe("2024-05-01T12:00:00.123456789Z");
     expect(c.encoding).toBe("hex");
     expect(c.index).toBe("0");
     const c1 = result<Container>(await t.rpc(X, "index.getContainerByIndex", {index: "001"}));
     expect(c1.timestamp).toBe("2024-05-01T12:00:00.5Z");
-    expect((await t.rpc(X, "index.getContainerByIndex", {index: 9})).body.error).toEqual({code: -32000, message: "no container at index 9"});
+    expect((await t.rpc(X, "index.getContainerByIndex", {index: 9})).body.error).toEqual({
+      code: -32000,
+      message: "no container at index 9",
+    });
   });
 
   it("encodings: hexnc without checksum, hexc, case-insensitive; json and unknown refused", async () => {
@@ -68,7 +76,10 @@ describe("index methods", () => {
     const hc = result<Container>(await t.rpc(X, "index.getContainerByIndex", {index: 0, encoding: "HEXC"}));
     expect(hc.encoding).toBe("hexc");
     expect(hc.bytes).toHaveLength(2 + (bytes.length + 4) * 2);
-    expect((await t.rpc(X, "index.getLastAccepted", {encoding: "json"})).body.error).toEqual({code: -32000, message: "unsupported encoding in method"});
+    expect((await t.rpc(X, "index.getLastAccepted", {encoding: "json"})).body.error).toEqual({
+      code: -32000,
+      message: "unsupported encoding in method",
+    });
     expect((await t.rpc(X, "index.getLastAccepted", {encoding: "cb58"})).body.error?.code).toBe(-32602);
   });
 
@@ -82,25 +93,39 @@ describe("index methods", () => {
     expect(byId).toEqual(last);
     const unknown = "11111111111111111111111111111111LpoYY";
     expect((await t.rpc(X, "index.getIndex", {id: unknown})).body.error).toEqual({code: -32000, message: "not found"});
-    expect((await t.rpc(X, "index.getContainerByID", {id: unknown})).body.error).toEqual({code: -32000, message: "not found"});
+    expect((await t.rpc(X, "index.getContainerByID", {id: unknown})).body.error).toEqual({
+      code: -32000,
+      message: "not found",
+    });
     expect(result(await t.rpc(X, "index.isAccepted", {id: unknown}))).toEqual({isAccepted: false});
     expect((await t.rpc(X, "index.getIndex", {id: "X"})).body.error).toEqual({
       code: -32602,
       message: "invalid params: id: input string is smaller than the checksum size",
     });
-    expect((await t.rpc(X, "index.getIndex", {})).body.error).toEqual({code: -32602, message: "invalid params: id: missing required field"});
+    expect((await t.rpc(X, "index.getIndex", {})).body.error).toEqual({
+      code: -32602,
+      message: "invalid params: id: missing required field",
+    });
   });
 
   it("getContainerRange: {containers}, truncation, 0, the 1024 cap, empty index, start past the end", async () => {
-    const r = result<{containers: Container[]}>(await t.rpc(X, "index.getContainerRange", {startIndex: 1, numToFetch: 10}));
+    const r = result<{containers: Container[]}>(
+      await t.rpc(X, "index.getContainerRange", {startIndex: 1, numToFetch: 10}),
+    );
     expect(r.containers.map((c) => c.index)).toEqual(["1", "2", "3"]);
-    expect(result(await t.rpc(X, "index.getContainerRange", {startIndex: 99, numToFetch: 0}))).toEqual({containers: []});
-    expect(result(await t.rpc("/ext/index/X/vtx", "index.getContainerRange", {startIndex: 0, numToFetch: 0}))).toEqual({containers: []});
+    expect(result(await t.rpc(X, "index.getContainerRange", {startIndex: 99, numToFetch: 0}))).toEqual({
+      containers: [],
+    });
+    expect(result(await t.rpc("/ext/index/X/vtx", "index.getContainerRange", {startIndex: 0, numToFetch: 0}))).toEqual({
+      containers: [],
+    });
     expect((await t.rpc(X, "index.getContainerRange", {startIndex: 0, numToFetch: 1025})).body.error).toEqual({
       code: -32000,
       message: "numToFetch must be in [0,1024] but is 1025",
     });
-    expect((await t.rpc("/ext/index/X/vtx", "index.getContainerRange", {startIndex: 0, numToFetch: 1})).body.error).toEqual({
+    expect(
+      (await t.rpc("/ext/index/X/vtx", "index.getContainerRange", {startIndex: 0, numToFetch: 1})).body.error,
+    ).toEqual({
       code: -32000,
       message: "no containers have been accepted",
     });
@@ -109,7 +134,10 @@ describe("index methods", () => {
       message: "start index (5) > last accepted index (3)",
     });
     expect((await t.rpc(X, "index.getContainerRange", {startIndex: -1, numToFetch: 1})).body.error?.code).toBe(-32602);
-    expect((await t.rpc("/ext/index/C/block", "index.getLastAccepted")).body.error).toEqual({code: -32000, message: "no containers have been accepted"});
+    expect((await t.rpc("/ext/index/C/block", "index.getLastAccepted")).body.error).toEqual({
+      code: -32000,
+      message: "no containers have been accepted",
+    });
   });
 
   it("getContainerRange pages equal getContainerByIndex answers, whether written in place, admitted or cached", async () => {
@@ -117,19 +145,29 @@ describe("index methods", () => {
       // First read of the range: written into the page; second: admitted into the cache; third: from the cache.
       const texts = [];
       for (let k = 0; k < 3; k++) {
-        const body = JSON.stringify({jsonrpc: "2.0", id: 1, method: "index.getContainerRange", params: {startIndex: 0, numToFetch: 4, encoding}});
+        const body = JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "index.getContainerRange",
+          params: {startIndex: 0, numToFetch: 4, encoding},
+        });
         texts.push((await t.post(X, body, {"content-type": "application/json"})).text);
       }
       expect(new Set(texts).size).toBe(1);
       const single = [];
-      for (let i = 0; i < 4; i++) single.push(result<Container>(await t.rpc(X, "index.getContainerByIndex", {index: i, encoding})));
+      for (let i = 0; i < 4; i++)
+        single.push(result<Container>(await t.rpc(X, "index.getContainerByIndex", {index: i, encoding})));
       expect((JSON.parse(texts[0]!) as {result: {containers: Container[]}}).result.containers).toEqual(single);
     }
   });
 
   it("a large page (answered as byte chunks) and a batch mixing it with text answers: exact content-length", async () => {
     const post = async (body: unknown): Promise<{text: string; length: number}> => {
-      const res = await fetch(new URL(XB, t.url), {method: "POST", headers: {"content-type": "application/json"}, body: JSON.stringify(body)});
+      const res = await fetch(new URL(XB, t.url), {
+        method: "POST",
+        headers: {"content-type": "application/json"},
+        body: JSON.stringify(body),
+      });
       const buf = Buffer.from(await res.arrayBuffer());
       expect(res.status).toBe(200);
       expect(Number(res.headers.get("content-length"))).toBe(buf.length);
@@ -144,7 +182,9 @@ describe("index methods", () => {
     for (const n of [0, 57, 99]) {
       const bytes = containerBytes("X", "block", n, 1024);
       expect(containers[n]).toMatchObject({id: sha256Id(bytes), index: String(n), encoding: "hex"});
-      expect(containers[n]!.bytes).toBe("0x" + bytes.toString("hex") + createHash("sha256").update(bytes).digest().subarray(28).toString("hex"));
+      expect(containers[n]!.bytes).toBe(
+        "0x" + bytes.toString("hex") + createHash("sha256").update(bytes).digest().subarray(28).toString("hex"),
+      );
     }
     const batch = await post([
       call(1, "index.getContainerByIndex", {index: 3, encoding: "hexnc"}),
@@ -157,12 +197,21 @@ describe("index methods", () => {
     const answers = JSON.parse(batch.text) as {id: number; result?: unknown; error?: {code: number}}[];
     expect(answers.map((a) => a.id)).toEqual([1, 2, 3, 4, 5]);
     expect(answers[1]!.result).toEqual({containers});
-    expect(answers[0]!.result).toEqual(result(await t.rpc(XB, "index.getContainerByIndex", {index: 3, encoding: "hexnc"})));
-    expect(answers[3]!.result).toEqual(result(await t.rpc(XB, "index.getContainerRange", {startIndex: 1, numToFetch: 2, encoding: "hexc"})));
+    expect(answers[0]!.result).toEqual(
+      result(await t.rpc(XB, "index.getContainerByIndex", {index: 3, encoding: "hexnc"})),
+    );
+    expect(answers[3]!.result).toEqual(
+      result(await t.rpc(XB, "index.getContainerRange", {startIndex: 1, numToFetch: 2, encoding: "hexc"})),
+    );
     expect([answers[2]!.error?.code, answers[4]!.error?.code]).toEqual([-32601, -32602]);
     // A container answered as bytes, with an id outside ASCII: the id is encoded as UTF-8 and counted so.
-    const odd = "é😀\u2028\"";
-    const byIndex = await post({jsonrpc: "2.0", id: odd, method: "index.getContainerByIndex", params: {index: 5, encoding: "hex"}});
+    const odd = 'é😀\u2028"';
+    const byIndex = await post({
+      jsonrpc: "2.0",
+      id: odd,
+      method: "index.getContainerByIndex",
+      params: {index: 5, encoding: "hex"},
+    });
     const parsed = JSON.parse(byIndex.text) as {id: string; result: Container};
     expect(parsed.id).toBe(odd);
     expect(parsed.result).toEqual(containers[5]);
@@ -171,7 +220,9 @@ describe("index methods", () => {
   it("chain aliases and chain IDs work in the path; unknown chains and kinds are 404", async () => {
     const viaAlias = result<Container>(await t.rpc("/ext/index/avm/tx", "index.getLastAccepted"));
     expect(viaAlias.id).toBe(GIVEN_ID);
-    const viaId = result<Container>(await t.rpc("/ext/index/2oYMBNV4eNHyqk2fjjV5nVQLDbtmNJzq5s3qs3Lo6ftnC6FByM/tx", "index.getLastAccepted"));
+    const viaId = result<Container>(
+      await t.rpc("/ext/index/2oYMBNV4eNHyqk2fjjV5nVQLDbtmNJzq5s3qs3Lo6ftnC6FByM/tx", "index.getLastAccepted"),
+    );
     expect(viaId.id).toBe(GIVEN_ID);
     expect(result(await t.rpc("/ext/admin", "admin.aliasChain", {chain: "X", alias: "myX"}))).toEqual({});
     expect(result<Container>(await t.rpc("/ext/index/myX/tx", "index.getLastAccepted")).id).toBe(GIVEN_ID);

@@ -18,7 +18,10 @@ describe("metrics service", () => {
     // No feed: the test adds the blocks itself, once the series is restored from the store (the feed runs after).
     let restored!: () => void;
     const running = new Promise<void>((r) => (restored = r));
-    const feed: FeedSource = {key: idleFeed.key, run: (position, sink, signal) => (restored(), idleFeed.run(position, sink, signal))};
+    const feed: FeedSource = {
+      key: idleFeed.key,
+      run: (position, sink, signal) => (restored(), idleFeed.run(position, sink, signal)),
+    };
     t = await startNode({"network-id": "local"}, {overrides: {feed}});
     await running;
     for (let d = 0; d < 25; d++) {
@@ -98,7 +101,16 @@ describe("avg_tps from decoded, indexed blocks", () => {
     ];
     let parent: Uint8Array = new Uint8Array(32);
     const lines = blocks.map((b, i) => {
-      const bytes = buildCBlock({networkId: 1, chainId: new Uint8Array(32), parentId: parent, parentHash: new Uint8Array(32), height: i + 1, timestamp: b.t, txs: b.txs, pChainHeight: 0n});
+      const bytes = buildCBlock({
+        networkId: 1,
+        chainId: new Uint8Array(32),
+        parentId: parent,
+        parentHash: new Uint8Array(32),
+        height: i + 1,
+        timestamp: b.t,
+        txs: b.txs,
+        pChainHeight: 0n,
+      });
       parent = decodeProposerBlock(bytes).id;
       return JSON.stringify({chain: "C", kind: "block", bytes: "0x" + Buffer.from(bytes).toString("hex")}) + "\n";
     });

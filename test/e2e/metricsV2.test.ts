@@ -31,22 +31,45 @@ describe.each(STORE_BACKENDS)("metrics service /v2 ($name)", (backend) => {
   let last = GENESIS;
 
   beforeAll(async () => {
-    anvil = await Anvil.start({chainId: Number(CHAIN), genesisTimestamp: GENESIS, mining: "manual"}, {logger: quietLogger()});
+    anvil = await Anvil.start(
+      {chainId: Number(CHAIN), genesisTimestamp: GENESIS, mining: "manual"},
+      {logger: quietLogger()},
+    );
     const gaps = [1, 1, 40, 1_200, 3_000, 7_000, 30_000, 1, 2, 600, 50_000, 5];
     for (let i = 0; i < 24; i++) {
       for (let k = 0; k < 1 + (i % 3); k++) {
-        await anvil.rawCall("eth_sendTransaction", [{from: ANVIL_ACCOUNTS[(i + k) % 5], to: ANVIL_ACCOUNTS[(i * 3 + k) % 7 + 1], value: "0x1", gas: "0x5208"}]);
+        await anvil.rawCall("eth_sendTransaction", [
+          {from: ANVIL_ACCOUNTS[(i + k) % 5], to: ANVIL_ACCOUNTS[((i * 3 + k) % 7) + 1], value: "0x1", gas: "0x5208"},
+        ]);
       }
-      if (i % 7 === 3) await anvil.rawCall("eth_sendTransaction", [{from: ANVIL_ACCOUNTS[6], data: "0x600a600c600039600a6000f3602a60005260206000f3", gas: "0x30000"}]);
+      if (i % 7 === 3)
+        await anvil.rawCall("eth_sendTransaction", [
+          {from: ANVIL_ACCOUNTS[6], data: "0x600a600c600039600a6000f3602a60005260206000f3", gas: "0x30000"},
+        ]);
       last += gaps[i % gaps.length]!;
       await anvil.rawCall("evm_mine", [{timestamp: last}]);
       head++;
     }
-    t = await startNode({"network-id": "local", "index-enabled": true, feed: "dev", "dev-evm": false, "dev-backfill": "0", "data-api-enabled": true, "data-api-db": await backend.db(), "metrics-service-rate-limit": "0", "evm-rpc": `${CHAIN}=${anvil.url}`});
+    t = await startNode({
+      "network-id": "local",
+      "index-enabled": true,
+      feed: "dev",
+      "dev-evm": false,
+      "dev-backfill": "0",
+      "data-api-enabled": true,
+      "data-api-db": await backend.db(),
+      "metrics-service-rate-limit": "0",
+      "evm-rpc": `${CHAIN}=${anvil.url}`,
+    });
     const c = t.node.dataApi!.evm!.chains.find((x) => x.follower?.status().chainId === CHAIN)!;
     await c.follower!.waitFor(BigInt(head), 60_000);
     at = {serverURL: t.url.toString().replace(/\/$/, "")};
-    ck = new Avalanche({serverURL: at.serverURL, enableTelemetry: false, network: "fuji", retryConfig: {strategy: "none"}});
+    ck = new Avalanche({
+      serverURL: at.serverURL,
+      enableTelemetry: false,
+      network: "fuji",
+      retryConfig: {strategy: "none"},
+    });
   }, 180_000);
 
   afterAll(async () => {
@@ -60,7 +83,10 @@ describe.each(STORE_BACKENDS)("metrics service /v2 ($name)", (backend) => {
       for (const grain of GRAINS) {
         if (dayOnly(metric) && grain !== "day") continue;
         const start = bucketStart(grain, history[0]!.timestamp);
-        const pages = await ck.metrics.chains.getMetrics({chainId: CHAIN, metric, timeInterval: grain, startTimestamp: start, endTimestamp: last, pageSize: 2}, at);
+        const pages = await ck.metrics.chains.getMetrics(
+          {chainId: CHAIN, metric, timeInterval: grain, startTimestamp: start, endTimestamp: last, pageSize: 2},
+          at,
+        );
         const got: Array<{timestamp: number; value: number}> = [];
         let n = 0;
         for await (const page of pages) {
@@ -91,20 +117,33 @@ describe.each(STORE_BACKENDS)("metrics service /v2 ($name)", (backend) => {
     const txs = history.reduce((a, b) => a + b.txs.length, 0);
     for (const metric of ROLLING_METRICS) {
       const r = await ck.metrics.chains.getRollingWindowMetrics({chainId: CHAIN, metric}, at);
-      expect(Object.keys(r.result).sort(), metric).toEqual(["allTime", "last90Days", "lastDay", "lastHour", "lastMonth", "lastWeek", "lastYear"]);
+      expect(Object.keys(r.result).sort(), metric).toEqual([
+        "allTime",
+        "last90Days",
+        "lastDay",
+        "lastHour",
+        "lastMonth",
+        "lastWeek",
+        "lastYear",
+      ]);
       if (metric === "txCount") expect(r.result.allTime).toBe(txs);
     }
     const summary = await ck.metrics.chains.getICMSummary({}, at);
     expect(summary.result.allTime).toBe(0);
     const series = await ck.metrics.chains.getICMTimeseries({timeInterval: "day"}, at);
     expect(series.results).toEqual([]);
-    const firstPage = async (metric: (typeof NETWORK_METRICS)[number]): Promise<Array<{timestamp: number; value: number}>> => {
-      for await (const p of await ck.metrics.networks.getStakingMetrics({metric, network: "fuji", pageSize: 5}, at)) return p.result.results;
+    const firstPage = async (
+      metric: (typeof NETWORK_METRICS)[number],
+    ): Promise<Array<{timestamp: number; value: number}>> => {
+      for await (const p of await ck.metrics.networks.getStakingMetrics({metric, network: "fuji", pageSize: 5}, at))
+        return p.result.results;
       return [];
     };
     for (const metric of NETWORK_METRICS) await firstPage(metric);
     // The dev network's genesis validators stake today (once the P-chain view has folded its genesis).
-    await expect.poll(async () => (await firstPage("validatorCount"))[0]?.value ?? 0, {timeout: 30_000}).toBeGreaterThan(0);
+    await expect
+      .poll(async () => (await firstPage("validatorCount"))[0]?.value ?? 0, {timeout: 30_000})
+      .toBeGreaterThan(0);
     expect((await firstPage("validatorWeight"))[0]!.value).toBeGreaterThan(0);
     expect((await ck.metrics.healthCheck(at)).status).toBe("ok");
     expect((await ck.metrics.liveCheck(at)).status).toBe("ok");
@@ -140,7 +179,9 @@ describe.each(STORE_BACKENDS)("metrics service /v2 ($name)", (backend) => {
       }
     }
     // A token is for its own listing only.
-    const first = (await t.get(`/v2/chains/${CHAIN}/metrics/txCount?pageSize=1&timeInterval=hour`)).json() as {nextPageToken: string};
+    const first = (await t.get(`/v2/chains/${CHAIN}/metrics/txCount?pageSize=1&timeInterval=hour`)).json() as {
+      nextPageToken: string;
+    };
     const other = await t.get(`/v2/chains/${CHAIN}/metrics/gasUsed?pageToken=${first.nextPageToken}`);
     expect(other.status).toBe(400);
     expect((other.json() as {message: string[]}).message[0]).toMatch(/another listing/);

@@ -17,7 +17,10 @@ function lines(from: number, n: number): string {
     const ep = ENDPOINTS[i % ENDPOINTS.length]!;
     const [chain, kind] = ep.split("/") as [string, "block" | "tx"];
     counts[ep]!++;
-    out += feedLine({chain, kind, n: i, size: 100 + (i % 50)}, {timestamp: new Date(1_700_000_000_000 + i * 1000).toISOString().replace("Z", "123Z")});
+    out += feedLine(
+      {chain, kind, n: i, size: 100 + (i % 50)},
+      {timestamp: new Date(1_700_000_000_000 + i * 1000).toISOString().replace("Z", "123Z")},
+    );
   }
   return out;
 }
@@ -58,7 +61,9 @@ describe("mirroring an upstream node's index", () => {
       await same(p, "index.isAccepted", {id: "11111111111111111111111111111111LpoYY"});
     }
     // Upstream IDs and timestamps are kept: the mirror reports the upstream's acceptance times, not its own.
-    const c = (await mirror.rpc("/ext/index/X/tx", "index.getContainerByIndex", {index: 0})).body.result as {timestamp: string};
+    const c = (await mirror.rpc("/ext/index/X/tx", "index.getContainerByIndex", {index: 0})).body.result as {
+      timestamp: string;
+    };
     expect(c.timestamp).toBe("2023-11-14T22:13:20.000123Z");
   });
 
@@ -88,7 +93,9 @@ describe("an upstream that goes away", () => {
         if (logged && report?.checks.network?.error?.includes("not connected")) break;
         await new Promise((r) => setTimeout(r, 100));
       }
-      expect(report?.checks.network?.error).toMatch(/^network layer is unhealthy reason: not connected to a minimum of 1 peer\(s\) only 0/);
+      expect(report?.checks.network?.error).toMatch(
+        /^network layer is unhealthy reason: not connected to a minimum of 1 peer\(s\) only 0/,
+      );
       expect(n.logs.some((l) => l.msg === "upstream failing; retrying with backoff")).toBe(true);
       expect((await n.rpc("/ext/health", "health.liveness")).body.result).toEqual({checks: {}, healthy: true});
     } finally {

@@ -47,7 +47,11 @@ async function exportEndpoint(t: TestNode, ep: string): Promise<Container[]> {
   const last = await lastIndex(t, ep);
   const out: Container[] = [];
   while (out.length <= last) {
-    const r = await t.rpc(`/ext/index/${ep}`, "index.getContainerRange", {startIndex: out.length, numToFetch: 1024, encoding: "hex"});
+    const r = await t.rpc(`/ext/index/${ep}`, "index.getContainerRange", {
+      startIndex: out.length,
+      numToFetch: 1024,
+      encoding: "hex",
+    });
     const page = (r.body.result as {containers: Container[]}).containers;
     if (page.length === 0) throw new Error(`${ep}: empty page at ${out.length} of ${last + 1}`);
     out.push(...page);
@@ -77,7 +81,9 @@ async function exportHistory(t: TestNode): Promise<Record<string, number>> {
   // RFC 3339 times drop trailing zeros of their fraction ("…37.7Z", "…37.71Z"): compare them as numbers.
   const ns = new Map(all.map((x) => [x, parseRfc3339Nano(x.c.timestamp)!]));
   all.sort((a, b) => (ns.get(a)! < ns.get(b)! ? -1 : ns.get(a)! > ns.get(b)! ? 1 : 0));
-  const lines = all.map(({chain, kind, c}) => JSON.stringify({chain, kind, bytes: withoutChecksum(c.bytes), timestamp: c.timestamp, id: c.id}));
+  const lines = all.map(({chain, kind, c}) =>
+    JSON.stringify({chain, kind, bytes: withoutChecksum(c.bytes), timestamp: c.timestamp, id: c.id}),
+  );
   writeFileSync(feedFile, lines.join("\n") + "\n");
   return counts;
 }
@@ -107,15 +113,16 @@ async function until(what: string, state: () => Promise<string> | string, timeou
 
 async function caughtUpWith(t: TestNode, counts: Record<string, number>, heads: bigint[]): Promise<void> {
   await until(t.url.toString(), async () => {
-        for (const ep of ENDPOINTS) if ((await lastIndex(t, ep)) + 1 !== counts[ep]) return `indexing ${ep}`;
-        const stops = [...(t.node.dataApi?.view?.stops.values() ?? [])];
-        if (stops.length > 0) throw new Error(`a view stopped: ${JSON.stringify(stops)}`);
-        if (t.node.dataApi?.view?.lag() !== 0n) return "folding";
-        const h = evmHeads(t);
-        if (h.length !== heads.length || h.some((x, i) => x !== heads[i])) return `EVM heads ${h.join(",")} of ${heads.join(",")}`;
-        // Token metadata and internal transactions come behind the head: compared once they are in.
-        if (!evmLanesCaughtUp(t)) return "EVM lanes behind their heads";
-        return "caught up";
+    for (const ep of ENDPOINTS) if ((await lastIndex(t, ep)) + 1 !== counts[ep]) return `indexing ${ep}`;
+    const stops = [...(t.node.dataApi?.view?.stops.values() ?? [])];
+    if (stops.length > 0) throw new Error(`a view stopped: ${JSON.stringify(stops)}`);
+    if (t.node.dataApi?.view?.lag() !== 0n) return "folding";
+    const h = evmHeads(t);
+    if (h.length !== heads.length || h.some((x, i) => x !== heads[i]))
+      return `EVM heads ${h.join(",")} of ${heads.join(",")}`;
+    // Token metadata and internal transactions come behind the head: compared once they are in.
+    if (!evmLanesCaughtUp(t)) return "EVM lanes behind their heads";
+    return "caught up";
   });
 }
 
@@ -141,7 +148,8 @@ async function walk(t: TestNode, p: string, maxPages = 400): Promise<{status: nu
     if (r.status !== 200) return {status: r.status, items: [r.body], rest: {}};
     const page = r.body;
     all.push(...items(page));
-    if (i === 0) rest = Object.fromEntries(Object.entries(page).filter(([k, v]) => k !== "nextPageToken" && !Array.isArray(v)));
+    if (i === 0)
+      rest = Object.fromEntries(Object.entries(page).filter(([k, v]) => k !== "nextPageToken" && !Array.isArray(v)));
     token = page.nextPageToken as string | undefined;
     if (token === undefined) return {status: 200, items: all, rest};
   }
@@ -157,7 +165,11 @@ const MOVING = new Set(["indexing", "lastError", "rpcUrl", "description", "metad
 function stable(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(stable);
   if (v === null || typeof v !== "object") return v;
-  return Object.fromEntries(Object.entries(v as Json).filter(([k]) => !MOVING.has(k)).map(([k, x]) => [k, stable(x)]));
+  return Object.fromEntries(
+    Object.entries(v as Json)
+      .filter(([k]) => !MOVING.has(k))
+      .map(([k, x]) => [k, stable(x)]),
+  );
 }
 
 /** The list on `other` equals the dev node's, page after page; the dev node's items (for deriving more requests). */
@@ -179,7 +191,11 @@ const PAGE = "pageSize=100";
 async function comparePrimary(other: TestNode): Promise<Record<string, number>> {
   const seen: Record<string, number> = {};
   const count = (k: string, n: number): void => void (seen[k] = (seen[k] ?? 0) + n);
-  const addresses: Record<"p-chain" | "x-chain" | "c-chain", Set<string>> = {"p-chain": new Set(), "x-chain": new Set(), "c-chain": new Set()};
+  const addresses: Record<"p-chain" | "x-chain" | "c-chain", Set<string>> = {
+    "p-chain": new Set(),
+    "x-chain": new Set(),
+    "c-chain": new Set(),
+  };
   const collect = (chain: keyof typeof addresses, tx: unknown): void => {
     const visit = (v: unknown): void => {
       if (Array.isArray(v)) return v.forEach(visit);
@@ -200,8 +216,10 @@ async function comparePrimary(other: TestNode): Promise<Record<string, number>> 
     count(`${chain} transactions`, txs.length);
     for (const tx of txs) collect(chain, tx);
     // One in seven of the single-item reads, spread over the history.
-    for (const [i, b] of blocks.entries()) if (i % 7 === 0) await same(other, `${NET}/blockchains/${chain}/blocks/${String(b.blockHash ?? b.blockHeight)}`);
-    for (const [i, tx] of txs.entries()) if (i % 7 === 0) await same(other, `${NET}/blockchains/${chain}/transactions/${String(tx.txHash)}`);
+    for (const [i, b] of blocks.entries())
+      if (i % 7 === 0) await same(other, `${NET}/blockchains/${chain}/blocks/${String(b.blockHash ?? b.blockHeight)}`);
+    for (const [i, tx] of txs.entries())
+      if (i % 7 === 0) await same(other, `${NET}/blockchains/${chain}/transactions/${String(tx.txHash)}`);
   }
   await same(other, `${NET}/blockchains/p-chain/transactions:listStaking?${PAGE}`);
 
@@ -227,7 +245,9 @@ async function comparePrimary(other: TestNode): Promise<Record<string, number>> 
   // X-chain: assets, and the DAG era's vertices by height.
   const xTxs = (await walk(dev, `${NET}/blockchains/x-chain/transactions?${PAGE}`)).items as Json[];
   const assets = new Set<string>();
-  for (const tx of xTxs) for (const amount of [...((tx.amountCreated as Json[]) ?? []), ...((tx.amountUnlocked as Json[]) ?? [])]) assets.add(String(amount.assetId));
+  for (const tx of xTxs)
+    for (const amount of [...((tx.amountCreated as Json[]) ?? []), ...((tx.amountUnlocked as Json[]) ?? [])])
+      assets.add(String(amount.assetId));
   for (const asset of assets) {
     await same(other, `${NET}/blockchains/x-chain/assets/${asset}`);
     await same(other, `${NET}/blockchains/x-chain/assets/${asset}/transactions?${PAGE}`);
@@ -235,14 +255,17 @@ async function comparePrimary(other: TestNode): Promise<Record<string, number>> 
   const vertices = (await same(other, `${NET}/blockchains/x-chain/vertices?${PAGE}`)) as Json[];
   count("x-chain vertices", vertices.length);
   const heights = new Set(vertices.map((v) => String(v.vertexHeight)));
-  for (const h of heights) await same(other, `${NET}/blockchains/x-chain/vertices:listByHeight?vertexHeight=${h}&${PAGE}`);
-  for (const v of vertices.slice(0, 20)) await same(other, `${NET}/blockchains/x-chain/vertices/${String(v.vertexHash)}`);
+  for (const h of heights)
+    await same(other, `${NET}/blockchains/x-chain/vertices:listByHeight?vertexHeight=${h}&${PAGE}`);
+  for (const v of vertices.slice(0, 20))
+    await same(other, `${NET}/blockchains/x-chain/vertices/${String(v.vertexHash)}`);
 
   // Staking and the network.
   await same(other, NET);
   const validators = (await same(other, `${NET}/validators?${PAGE}`)) as Json[];
   count("validators", validators.length);
-  for (const status of ["active", "pending", "completed", "removed"]) await same(other, `${NET}/validators?validationStatus=${status}&${PAGE}`);
+  for (const status of ["active", "pending", "completed", "removed"])
+    await same(other, `${NET}/validators?validationStatus=${status}&${PAGE}`);
   const nodeIds = [...new Set(validators.map((v) => String(v.nodeId)))];
   for (const nodeId of nodeIds) {
     await same(other, `${NET}/validators/${nodeId}?${PAGE}`);
@@ -287,11 +310,14 @@ async function compareEvm(other: TestNode): Promise<Record<string, number>> {
     seen[`${chainId} addresses`] = addresses.size;
     for (const a of [...addresses].sort()) {
       await same(other, `${base}/addresses/${a}/transactions?${PAGE}`);
-      for (const kind of ["listNative", "listErc20", "listErc721", "listErc1155", "listInternals"]) await same(other, `${base}/addresses/${a}/transactions:${kind}?${PAGE}`);
+      for (const kind of ["listNative", "listErc20", "listErc721", "listErc1155", "listInternals"])
+        await same(other, `${base}/addresses/${a}/transactions:${kind}?${PAGE}`);
       for (const kind of ["listErc20", "listErc721", "listErc1155", "listCollectibles"]) {
-        for (const token of (await same(other, `${base}/addresses/${a}/balances:${kind}?${PAGE}`)) as Json[]) contracts.add(String(token.address));
+        for (const token of (await same(other, `${base}/addresses/${a}/balances:${kind}?${PAGE}`)) as Json[])
+          contracts.add(String(token.address));
       }
-      for (const c of (await same(other, `${base}/contracts/${a}/deployments?${PAGE}`)) as Json[]) contracts.add(String(c.address));
+      for (const c of (await same(other, `${base}/contracts/${a}/deployments?${PAGE}`)) as Json[])
+        contracts.add(String(c.address));
       await same(other, `/v1/icm/addresses/${a}/messages?${PAGE}`);
     }
     seen[`${chainId} contracts`] = contracts.size;
@@ -319,7 +345,9 @@ describe("the dev network's history, replayed and mirrored", () => {
       if (!dev.node.feedStatus.caughtUp()) return "backfilling";
       if (dev.node.dataApi?.view?.lag() !== 0n) return "folding";
       const chains = dev.node.dataApi?.evm?.chains ?? [];
-      const behind = chains.map((c) => c.follower?.status()).filter((s) => s == null || s.head === null || s.head !== s.rpcHead);
+      const behind = chains
+        .map((c) => c.follower?.status())
+        .filter((s) => s == null || s.head === null || s.head !== s.rpcHead);
       if (chains.length !== 2 || behind.length > 0) return "following its EVMs";
       return evmLanesCaughtUp(dev) ? "caught up" : "EVM lanes behind their heads";
     });
@@ -331,7 +359,12 @@ describe("the dev network's history, replayed and mirrored", () => {
       "genesis-file": path.join(dev.dataDir, "genesis.json"),
       "evm-rpc": `C=${url}/ext/bc/C/rpc,${l1}=${url}/ext/bc/${l1}/rpc`,
     };
-    replay = await startNode({...DEV, ...followed, feed: `file:${feedFile}`, "data-api-db": await createTestDatabase()});
+    replay = await startNode({
+      ...DEV,
+      ...followed,
+      feed: `file:${feedFile}`,
+      "data-api-db": await createTestDatabase(),
+    });
     mirror = await startNode({...DEV, ...followed, feed: url});
     await caughtUpWith(replay, counts, heads);
     await caughtUpWith(mirror, counts, heads);
@@ -346,10 +379,21 @@ describe("the dev network's history, replayed and mirrored", () => {
     for (const ep of ENDPOINTS) expect(counts[ep], ep).toBeGreaterThan(0);
   });
 
-  for (const [name, node] of [["replayed from a file into PostgreSQL", () => replay], ["mirrored over HTTP into PGlite", () => mirror]] as const) {
+  for (const [name, node] of [
+    ["replayed from a file into PostgreSQL", () => replay],
+    ["mirrored over HTTP into PGlite", () => mirror],
+  ] as const) {
     it(`${name}: every primary-network list, every page, answers as the dev node`, async () => {
       const seen = await comparePrimary(node());
-      for (const k of ["p-chain transactions", "x-chain transactions", "c-chain transactions", "x-chain vertices", "validators", "delegators", "l1Validators"]) {
+      for (const k of [
+        "p-chain transactions",
+        "x-chain transactions",
+        "c-chain transactions",
+        "x-chain vertices",
+        "validators",
+        "delegators",
+        "l1Validators",
+      ]) {
         expect(seen[k], k).toBeGreaterThan(0);
       }
     }, 600_000);

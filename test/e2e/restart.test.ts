@@ -33,7 +33,12 @@ describe("restarts", () => {
     const port = (blocker.address() as net.AddressInfo).port;
     try {
       const data = path.join(dir, "port-taken");
-      const r = await runChild([`--data-dir=${data}`, `--log-dir=${path.join(data, "logs")}`, `--http-port=${port}`, "--dev-backfill=0"]);
+      const r = await runChild([
+        `--data-dir=${data}`,
+        `--log-dir=${path.join(data, "logs")}`,
+        `--http-port=${port}`,
+        "--dev-backfill=0",
+      ]);
       expect(r.code).toBe(1);
       expect(r.output).toContain(`avaext: listen EADDRINUSE: address already in use 127.0.0.1:${port}`);
       expect(r.output).not.toMatch(/\n\s+at /);
@@ -53,7 +58,9 @@ describe("restarts", () => {
     expect(await first.exited).toBe(0);
     const refused = await runChild([`--data-dir=${data}`, "--index-enabled=false"]);
     expect(refused.code).toBe(1);
-    expect(refused.output).toMatch(/running would cause index to become incomplete but incomplete indices are disabled/);
+    expect(refused.output).toMatch(
+      /running would cause index to become incomplete but incomplete indices are disabled/,
+    );
     expect(refused.output).toMatch(/--index-enabled/);
     expect(refused.output).toMatch(/--index-allow-incomplete/);
     // Allowed: runs, and marks the index incomplete...

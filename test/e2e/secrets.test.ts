@@ -41,7 +41,11 @@ class KeyedProxy {
           this.refused++;
           return void res.writeHead(401).end("unauthorized");
         }
-        const r = await fetch(this.target, {method: "POST", headers: {"content-type": "application/json"}, body: Buffer.concat(chunks)});
+        const r = await fetch(this.target, {
+          method: "POST",
+          headers: {"content-type": "application/json"},
+          body: Buffer.concat(chunks),
+        });
         res.writeHead(r.status, {"content-type": "application/json"}).end(await r.text());
       });
     });
@@ -67,7 +71,13 @@ describe("secrets in configured URLs", () => {
   /** Every answer the secrets used to reach, as text. */
   const answers = async (): Promise<Array<[string, string]>> => {
     const out: Array<[string, string]> = [];
-    for (const path of ["/ext/health", "/v1/health-check", "/v1/chains", `/v1/chains/${CHAIN}`, `/v1/chains/${CHAIN}/addresses/0x976EA74026E726554dB657fA54763abd0C3a0aa9/balances:getNative`]) {
+    for (const path of [
+      "/ext/health",
+      "/v1/health-check",
+      "/v1/chains",
+      `/v1/chains/${CHAIN}`,
+      `/v1/chains/${CHAIN}/addresses/0x976EA74026E726554dB657fA54763abd0C3a0aa9/balances:getNative`,
+    ]) {
       out.push([path, (await t.get(path)).text]);
     }
     out.push(["admin.getConfig", JSON.stringify((await t.rpc("/ext/admin", "admin.getConfig")).body)]);
@@ -75,14 +85,28 @@ describe("secrets in configured URLs", () => {
   };
 
   beforeAll(async () => {
-    anvil = await Anvil.start({chainId: Number(CHAIN), genesisTimestamp: 1_700_000_000, mining: "auto"}, {logger: quietLogger()});
+    anvil = await Anvil.start(
+      {chainId: Number(CHAIN), genesisTimestamp: 1_700_000_000, mining: "auto"},
+      {logger: quietLogger()},
+    );
     await anvil.rawCall("anvil_mine", ["0x3"]);
     proxy = new KeyedProxy(anvil.url);
     await proxy.start();
     dbUrl = await createTestDatabase();
     const rpcUrl = `http://${USER}:${PASS}@127.0.0.1:${proxy.port}/v3/${PATH_KEY}?apikey=${QUERY_KEY}`;
     t = await startNode(
-      {"network-id": "local", "index-enabled": true, feed: "dev", "dev-evm": false, "data-api-enabled": true, "data-api-db": dbUrl, "data-api-rate-limit": "0", "api-admin-enabled": true, "evm-rpc": `${CHAIN}=${rpcUrl}`, "log-display-level": "DEBUG"},
+      {
+        "network-id": "local",
+        "index-enabled": true,
+        feed: "dev",
+        "dev-evm": false,
+        "data-api-enabled": true,
+        "data-api-db": dbUrl,
+        "data-api-rate-limit": "0",
+        "api-admin-enabled": true,
+        "evm-rpc": `${CHAIN}=${rpcUrl}`,
+        "log-display-level": "DEBUG",
+      },
       {captureLogs: true},
     );
   }, 120_000);
@@ -103,7 +127,9 @@ describe("secrets in configured URLs", () => {
     for (const [where, text] of await answers()) expectNoSecret(where, text);
     // The PostgreSQL store's password too, in the one answer that shows the store's URL.
     const password = new URL(dbUrl).password;
-    const config = (await t.rpc("/ext/admin", "admin.getConfig")).body.result as {config: Record<string, unknown>} | Record<string, unknown>;
+    const config = (await t.rpc("/ext/admin", "admin.getConfig")).body.result as
+      | {config: Record<string, unknown>}
+      | Record<string, unknown>;
     const text = JSON.stringify(config);
     expect(password.length).toBeGreaterThan(0);
     expect(text.includes(`:${password}@`), text).toBe(false);
@@ -120,7 +146,11 @@ describe("secrets in configured URLs", () => {
     expect(r.text).toContain("HTTP 502");
     // The follower's polls fail too: its health check names the error, once it has run since.
     let health = "";
-    for (const deadline = Date.now() + 30_000; Date.now() < deadline; await new Promise((res) => setTimeout(res, 100))) {
+    for (
+      const deadline = Date.now() + 30_000;
+      Date.now() < deadline;
+      await new Promise((res) => setTimeout(res, 100))
+    ) {
       health = (await t.get("/ext/health")).text;
       if (health.includes("HTTP 502")) break;
     }

@@ -40,8 +40,15 @@ describe("statement timeout and cancellation on a PostgreSQL server", () => {
     db = await createTestDatabase();
     const common = {"network-id": "local", "data-api-enabled": true, "data-api-db": db, "data-api-rate-limit": "0"};
     // The writer, whose reads wait as long as they must (no timeout), and a replica with a short one.
-    ingest = await startNode({...common, "index-enabled": true, feed: "dev", "dev-evm": false, "data-api-statement-timeout": "0"});
-    for (let i = 0; i < 600 && (await ingest.get(LIST)).status !== 200; i++) await new Promise((r) => setTimeout(r, 100));
+    ingest = await startNode({
+      ...common,
+      "index-enabled": true,
+      feed: "dev",
+      "dev-evm": false,
+      "data-api-statement-timeout": "0",
+    });
+    for (let i = 0; i < 600 && (await ingest.get(LIST)).status !== 200; i++)
+      await new Promise((r) => setTimeout(r, 100));
     expect((await ingest.get(LIST)).status).toBe(200);
     serve = await startNode({...common, "data-api-role": "serve", "data-api-statement-timeout": "300ms"});
     locker = new pg.Client({connectionString: db});
@@ -70,7 +77,9 @@ describe("statement timeout and cancellation on a PostgreSQL server", () => {
   it("cancels the statement of a request whose client went away", async () => {
     await whileLocked(async () => {
       const abort = new AbortController();
-      const pending = fetch(ingest.url.toString().replace(/\/$/, "") + LIST, {signal: abort.signal}).catch((e: Error) => e.name);
+      const pending = fetch(ingest.url.toString().replace(/\/$/, "") + LIST, {signal: abort.signal}).catch(
+        (e: Error) => e.name,
+      );
       await expect.poll(waiting, {timeout: 10_000}).toBeGreaterThan(0);
       abort.abort();
       expect(await pending).toBe("AbortError");

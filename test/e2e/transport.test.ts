@@ -32,7 +32,8 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-const raw = (body: string, headers?: Record<string, string>): ReturnType<TestNode["post"]> => t.post("/ext/test", body, headers);
+const raw = (body: string, headers?: Record<string, string>): ReturnType<TestNode["post"]> =>
+  t.post("/ext/test", body, headers);
 
 /**
  * Writes `parts` to a raw socket, `gapMs` apart, and returns everything the server wrote back once it has
@@ -63,12 +64,17 @@ function rawExchange(parts: string[], answers: number, gapMs = 30): Promise<stri
   });
 }
 
-const bodyOf = (text: string): string[] => text.split(/HTTP\/1\.1 /).slice(1).map((r) => r.slice(r.indexOf("\r\n\r\n") + 4));
+const bodyOf = (text: string): string[] =>
+  text
+    .split(/HTTP\/1\.1 /)
+    .slice(1)
+    .map((r) => r.slice(r.indexOf("\r\n\r\n") + 4));
 
 describe("HTTP transport", () => {
   it("reads a body however it arrives: split across writes, chunked without a length, pipelined", async () => {
     const call = JSON.stringify({jsonrpc: "2.0", id: 7, method: "test.echo", params: {value: "split"}});
-    const head = (extra: string): string => `POST /ext/test HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n${extra}\r\n`;
+    const head = (extra: string): string =>
+      `POST /ext/test HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n${extra}\r\n`;
     const answer = '{"jsonrpc":"2.0","result":{"value":"split"},"id":7}\n';
     // The headers, then the body in two pieces: the body is not all there when the handler first looks.
     const split = await rawExchange([head(`Content-Length: ${call.length}\r\n`), call.slice(0, 10), call.slice(10)], 1);
@@ -76,15 +82,24 @@ describe("HTTP transport", () => {
     expect(bodyOf(split)).toEqual([answer]);
     // Chunked, no Content-Length, in pieces.
     const chunk = (c: string): string => `${c.length.toString(16)}\r\n${c}\r\n`;
-    const chunked = await rawExchange([head("Transfer-Encoding: chunked\r\n"), chunk(call.slice(0, 20)), chunk(call.slice(20)) + "0\r\n\r\n"], 1);
+    const chunked = await rawExchange(
+      [head("Transfer-Encoding: chunked\r\n"), chunk(call.slice(0, 20)), chunk(call.slice(20)) + "0\r\n\r\n"],
+      1,
+    );
     expect(bodyOf(chunked)).toEqual([answer]);
     // Two requests in one write (pipelined): both answered, in order.
     const second = JSON.stringify({jsonrpc: "2.0", id: 8, method: "test.sum", params: {a: 1, b: 2}});
-    const both = await rawExchange([head(`Content-Length: ${call.length}\r\n`) + call + head(`Content-Length: ${second.length}\r\n`) + second], 2);
+    const both = await rawExchange(
+      [head(`Content-Length: ${call.length}\r\n`) + call + head(`Content-Length: ${second.length}\r\n`) + second],
+      2,
+    );
     expect(bodyOf(both)).toEqual([answer, '{"jsonrpc":"2.0","result":{"sum":"3"},"id":8}\n']);
     // A large body (15 KB) in the same write as its headers, then a second request on the same connection.
     const large = JSON.stringify({jsonrpc: "2.0", id: 9, method: "test.echo", params: {value: "y".repeat(15_000)}});
-    const kept = await rawExchange([head(`Content-Length: ${large.length}\r\n`) + large, head(`Content-Length: ${call.length}\r\n`) + call], 2);
+    const kept = await rawExchange(
+      [head(`Content-Length: ${large.length}\r\n`) + large, head(`Content-Length: ${call.length}\r\n`) + call],
+      2,
+    );
     expect(bodyOf(kept)).toEqual([`{"jsonrpc":"2.0","result":{"value":"${"y".repeat(15_000)}"},"id":9}\n`, answer]);
     // Expect: 100-continue: the body follows the interim answer; and a declared empty body is a parse error.
     const cont = await rawExchange([head(`Content-Length: ${call.length}\r\nExpect: 100-continue\r\n`), call], 2);
@@ -93,7 +108,10 @@ describe("HTTP transport", () => {
     const empty = await rawExchange([head("Content-Length: 0\r\n")], 1);
     expect(bodyOf(empty)[0]).toMatch(/^\{"jsonrpc":"2\.0","error":\{"code":-32700,/);
     // A chunked body past the limit (no length to refuse it up front): 413 once the limit is crossed.
-    const big = await rawExchange([head("Transfer-Encoding: chunked\r\n"), chunk("x".repeat(10_000)), chunk("x".repeat(10_000))], 1);
+    const big = await rawExchange(
+      [head("Transfer-Encoding: chunked\r\n"), chunk("x".repeat(10_000)), chunk("x".repeat(10_000))],
+      1,
+    );
     expect(big).toMatch(/^HTTP\/1\.1 413/);
     expect(bodyOf(big)).toEqual(["request body exceeds 16384 bytes\n"]);
     expect((await t.rpc("/ext/test", "test.echo", {value: "still here"})).body.result).toEqual({value: "still here"});
@@ -137,10 +155,13 @@ describe("HTTP transport", () => {
     const {request} = await import("node:http");
     const status = (host: string): Promise<number> =>
       new Promise((resolve, reject) => {
-        const req = request({host: "127.0.0.1", port: t.url.port, path: "/ext/test", method: "GET", headers: {host}}, (res) => {
-          res.resume();
-          resolve(res.statusCode!);
-        });
+        const req = request(
+          {host: "127.0.0.1", port: t.url.port, path: "/ext/test", method: "GET", headers: {host}},
+          (res) => {
+            res.resume();
+            resolve(res.statusCode!);
+          },
+        );
         req.on("error", reject);
         req.end();
       });
@@ -161,7 +182,11 @@ describe("HTTP transport", () => {
     expect(r.headers.get("vary")).toBe("Origin");
     const pre = await fetch(new URL("/ext/test", t.url), {
       method: "OPTIONS",
-      headers: {origin: "https://app.example", "access-control-request-method": "POST", "access-control-request-headers": "content-type"},
+      headers: {
+        origin: "https://app.example",
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "content-type",
+      },
     });
     expect(pre.status).toBe(204);
     expect(pre.headers.get("access-control-allow-methods")).toBe("POST");
@@ -203,8 +228,15 @@ describe("JSON-RPC envelope and errors", () => {
   });
 
   it("-32600 for non-objects, wrong jsonrpc, bad method type, bad id type, empty batch", async () => {
-    const cases = ['"str"', "5", '{"jsonrpc":"1.0","id":1,"method":"test.echo"}', '{"id":1,"method":"test.echo"}',
-      '{"jsonrpc":"2.0","id":1,"method":5}', '{"jsonrpc":"2.0","id":{"a":1},"method":"test.echo"}', "[]"];
+    const cases = [
+      '"str"',
+      "5",
+      '{"jsonrpc":"1.0","id":1,"method":"test.echo"}',
+      '{"id":1,"method":"test.echo"}',
+      '{"jsonrpc":"2.0","id":1,"method":5}',
+      '{"jsonrpc":"2.0","id":{"a":1},"method":"test.echo"}',
+      "[]",
+    ];
     for (const body of cases) {
       const j = (await raw(body)).json() as {error: {code: number; message: string}};
       expect(j.error.code, body).toBe(-32600);
@@ -214,7 +246,9 @@ describe("JSON-RPC envelope and errors", () => {
 
   it("-32601 for unknown methods, other services and upper-case names", async () => {
     for (const m of ["test.nope", "health.health", "foo.bar", "test.Echo", "test", ""]) {
-      const j = (await raw(JSON.stringify({jsonrpc: "2.0", id: 1, method: m}))).json() as {error: {code: number; message: string}};
+      const j = (await raw(JSON.stringify({jsonrpc: "2.0", id: 1, method: m}))).json() as {
+        error: {code: number; message: string};
+      };
       expect(j.error.code, m).toBe(-32601);
       expect(j.error.message).toBe(`method not found: ${m}`);
     }
@@ -242,14 +276,21 @@ describe("JSON-RPC envelope and errors", () => {
   });
 
   it("-32000 keeps the application's message; -32603 hides internals", async () => {
-    expect((await t.rpc("/ext/test", "test.fail")).body.error).toEqual({code: -32000, message: "no container at index 5"});
+    expect((await t.rpc("/ext/test", "test.fail")).body.error).toEqual({
+      code: -32000,
+      message: "no container at index 5",
+    });
     const boom = await t.rpc("/ext/test", "test.boom");
     expect(boom.body.error).toEqual({code: -32603, message: "internal error"});
     expect(JSON.stringify(boom.body)).not.toContain("passwd");
   });
 
   it("notifications (no id, or id null) run and get 204 with an empty body", async () => {
-    for (const body of ['{"jsonrpc":"2.0","method":"test.echo"}', '{"jsonrpc":"2.0","id":null,"method":"test.fail"}', '{"jsonrpc":"2.0","method":"test.nope"}']) {
+    for (const body of [
+      '{"jsonrpc":"2.0","method":"test.echo"}',
+      '{"jsonrpc":"2.0","id":null,"method":"test.fail"}',
+      '{"jsonrpc":"2.0","method":"test.nope"}',
+    ]) {
       const r = await raw(body);
       expect(r.status).toBe(204);
       expect(r.text).toBe("");
@@ -291,7 +332,7 @@ describe("/ext/metrics", () => {
     expect(r.text).toMatch(/avaext_process_cpu_user_seconds_total/);
     expect(r.text).toMatch(/avaext_http_requests_total\{route="\/ext\/test",method="POST",status="200"\} \d+/);
     expect(r.text).toMatch(/avaext_http_requests_total\{route="unmatched",method="GET",status="404"\}/);
-    expect(r.text).not.toContain("12345\"");
+    expect(r.text).not.toContain('12345"');
     expect(r.text).toMatch(/avaext_rpc_calls_total\{method="test.fail",outcome="app_error"\} \d+/);
     expect(r.text).toMatch(/avaext_rpc_calls_total\{method="unknown",outcome="not_found"\} \d+/);
     expect(r.text).toMatch(/avaext_rpc_call_duration_seconds_bucket\{le="0.001",method="test.echo"\}/);

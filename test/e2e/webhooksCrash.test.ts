@@ -29,29 +29,59 @@ afterAll(async () => {
 
 describe.each(STORE_BACKENDS)("kill -9 while webhooks deliver ($name)", (backend) => {
   it("loses no event and invents none: every delivery expected, each once by message ID", async () => {
-    const anvil = await Anvil.start({chainId: Number(CHAIN), genesisTimestamp: 1_700_000_000, mining: "manual"}, {logger: quietLogger()});
+    const anvil = await Anvil.start(
+      {chainId: Number(CHAIN), genesisTimestamp: 1_700_000_000, mining: "manual"},
+      {logger: quietLogger()},
+    );
     cleanup.push(() => anvil.stop());
     const a = await startReceiver("ok");
     const b = await startReceiver("ok");
-    cleanup.push(() => a.close(), () => b.close());
+    cleanup.push(
+      () => a.close(),
+      () => b.close(),
+    );
     const dir = tempDir();
     const keys = path.join(dir, "keys.json");
     writeFileSync(keys, JSON.stringify({[KEY]: {name: "crash", rateLimit: 0}}));
     const data = path.join(dir, "data");
     const url = await backend.db();
     const storeDir = url === "embedded" ? path.join(data, "data-api") : null;
-    const flags = [`--data-dir=${data}`, "--network-id=local", "--index-enabled", "--feed=dev", "--dev-evm=false", "--dev-backfill=0", "--data-api-enabled", `--data-api-db=${url}`, `--evm-rpc=${CHAIN}=${anvil.url}`, `--data-api-keys-file=${keys}`, "--webhooks-allow-private-urls", "--log-level=WARN"];
+    const flags = [
+      `--data-dir=${data}`,
+      "--network-id=local",
+      "--index-enabled",
+      "--feed=dev",
+      "--dev-evm=false",
+      "--dev-backfill=0",
+      "--data-api-enabled",
+      `--data-api-db=${url}`,
+      `--evm-rpc=${CHAIN}=${anvil.url}`,
+      `--data-api-keys-file=${keys}`,
+      "--webhooks-allow-private-urls",
+      "--log-level=WARN",
+    ];
     let child: Child = await startChild(flags, 60_000);
     cleanup.push(async () => child.proc.kill("SIGKILL"));
     const api = async (method: string, p: string, body?: unknown) => {
-      const res = await fetch(child.url + p, {method, headers: {"content-type": "application/json", "x-glacier-api-key": KEY}, body: body === undefined ? undefined : JSON.stringify(body)});
+      const res = await fetch(child.url + p, {
+        method,
+        headers: {"content-type": "application/json", "x-glacier-api-key": KEY},
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       return (await res.json()) as Record<string, any>;
     };
     // The chain is followed once its RPC answered: the webhooks are made before any traffic.
     let ids: string[] = [];
     for (const until = Date.now() + 30_000; ids.length < 2 && Date.now() < until; ) {
       for (const r of [a, b].slice(ids.length)) {
-        const made = await api("POST", "/v1/webhooks", {eventType: "address_activity", url: r.url, chainId: CHAIN, includeLogs: true, includeInternalTxs: true, metadata: {addresses: WATCHED}});
+        const made = await api("POST", "/v1/webhooks", {
+          eventType: "address_activity",
+          url: r.url,
+          chainId: CHAIN,
+          includeLogs: true,
+          includeInternalTxs: true,
+          metadata: {addresses: WATCHED},
+        });
         if (typeof made.id === "string") ids = [...ids, made.id];
         else await new Promise((res) => setTimeout(res, 200));
       }
@@ -83,7 +113,9 @@ describe.each(STORE_BACKENDS)("kill -9 while webhooks deliver ($name)", (backend
     // Caught up (head and trace lane), then the deliveries settle: b's failed attempts come back after 10 s.
     type Lanes = Record<string, {covered: string | null}>;
     for (const until = Date.now() + 120_000; ; ) {
-      const health = (await fetch(`${child.url}/ext/health`).then((x) => x.json())) as {checks: Record<string, {message?: {head?: string; lanes?: Lanes}}>};
+      const health = (await fetch(`${child.url}/ext/health`).then((x) => x.json())) as {
+        checks: Record<string, {message?: {head?: string; lanes?: Lanes}}>;
+      };
       const c = health.checks[`evm:${CHAIN}`]?.message;
       if (c?.head === String(head) && c.lanes?.traces?.covered === String(head)) break;
       if (Date.now() > until) throw new Error(`not caught up: ${JSON.stringify(c)}`);
@@ -91,7 +123,11 @@ describe.each(STORE_BACKENDS)("kill -9 while webhooks deliver ($name)", (backend
     }
     // Then until the delivery log shows nothing pending (a message that failed twice waits a minute for attempt 3).
     for (const until = Date.now() + 240_000; ; ) {
-      const pending = await Promise.all(ids.map(async (id) => ((await api("GET", `/v1/webhooks/${id}/messages?state=pending`)).messages as unknown[]).length));
+      const pending = await Promise.all(
+        ids.map(
+          async (id) => ((await api("GET", `/v1/webhooks/${id}/messages?state=pending`)).messages as unknown[]).length,
+        ),
+      );
       if (pending.every((n) => n === 0)) break;
       if (Date.now() > until) throw new Error(`still pending: ${pending.join(", ")}`);
       await new Promise((r) => setTimeout(r, 1_000));
@@ -104,7 +140,9 @@ describe.each(STORE_BACKENDS)("kill -9 while webhooks deliver ($name)", (backend
         "SELECT DISTINCT '0x' || encode(t.hash, 'hex') AS tx FROM evm_address_txs x JOIN evm_txs t USING (chain_id, block_number, tx_index) WHERE x.chain_id = $1 AND x.address = ANY($2::bytea[])",
         [CHAIN, WATCHED.map((w) => Buffer.from(w.slice(2), "hex"))],
       );
-      const pending = await sql.query<{n: bigint}>("SELECT count(*)::int8 AS n FROM webhook_outbox WHERE state <> 'delivered'");
+      const pending = await sql.query<{n: bigint}>(
+        "SELECT count(*)::int8 AS n FROM webhook_outbox WHERE state <> 'delivered'",
+      );
       return {expected: rows.map((r) => r.tx).sort(), undelivered: Number(pending[0]!.n)};
     });
     expect(expected.length).toBeGreaterThan(30);
@@ -112,17 +150,26 @@ describe.each(STORE_BACKENDS)("kill -9 while webhooks deliver ($name)", (backend
     for (const [i, r] of [a, b].entries()) {
       const idOf = new Map<string, string>();
       for (const d of r.deliveries) {
-        const p = (await ck.validateWebhook({request: {body: d.body, headers: d.headers, url: r.url, method: "POST"}, secret})) as {messageId: string; webhookId: string; event: {transaction: {txHash: string}}};
+        const p = (await ck.validateWebhook({
+          request: {body: d.body, headers: d.headers, url: r.url, method: "POST"},
+          secret,
+        })) as {messageId: string; webhookId: string; event: {transaction: {txHash: string}}};
         expect(p.webhookId).toBe(ids[i]);
         const tx = p.event.transaction.txHash;
         // A duplicate carries the ID already seen for its transaction.
         expect(idOf.get(tx) ?? p.messageId, tx).toBe(p.messageId);
         idOf.set(tx, p.messageId);
       }
-      const received = new Set(r.deliveries.filter((d) => d.answered === 200).map((d) => JSON.parse(d.body).event.transaction.txHash as string));
+      const received = new Set(
+        r.deliveries
+          .filter((d) => d.answered === 200)
+          .map((d) => JSON.parse(d.body).event.transaction.txHash as string),
+      );
       expect([...received].sort(), `receiver ${i}`).toEqual(expected);
       expect([...idOf.keys()].sort()).toEqual(expected);
-      console.log(`webhooks crash test (${backend.name}): receiver ${i}: ${r.deliveries.length} deliveries of ${expected.length} events`);
+      console.log(
+        `webhooks crash test (${backend.name}): receiver ${i}: ${r.deliveries.length} deliveries of ${expected.length} events`,
+      );
     }
   }, 600_000);
 });

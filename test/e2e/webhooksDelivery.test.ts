@@ -41,7 +41,11 @@ describe.each(STORE_BACKENDS)("webhook delivery ($name)", (backend) => {
     throw new Error(`no receipt for ${hash}`);
   };
   const call = async (method: string, p: string, body?: unknown) => {
-    const res = await fetch(new URL(p, t.url), {method, headers: {"content-type": "application/json", "x-glacier-api-key": KEY}, body: body === undefined ? undefined : JSON.stringify(body)});
+    const res = await fetch(new URL(p, t.url), {
+      method,
+      headers: {"content-type": "application/json", "x-glacier-api-key": KEY},
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     return (await res.json()) as Record<string, any>;
   };
   const receiver = async (mode: Parameters<typeof startReceiver>[0]): Promise<Receiver> => {
@@ -50,7 +54,13 @@ describe.each(STORE_BACKENDS)("webhook delivery ($name)", (backend) => {
     return r;
   };
   const hook = async (url: string, addresses: string[], extra: Record<string, unknown> = {}): Promise<string> => {
-    const made = await call("POST", "/v1/webhooks", {eventType: "address_activity", url, chainId: CHAIN, metadata: {addresses}, ...extra});
+    const made = await call("POST", "/v1/webhooks", {
+      eventType: "address_activity",
+      url,
+      chainId: CHAIN,
+      metadata: {addresses},
+      ...extra,
+    });
     expect(made.id, JSON.stringify(made)).toBeTypeOf("string");
     return made.id as string;
   };
@@ -62,8 +72,17 @@ describe.each(STORE_BACKENDS)("webhook delivery ($name)", (backend) => {
   };
 
   beforeAll(async () => {
-    anvil = await Anvil.start({chainId: Number(CHAIN), genesisTimestamp: 1_700_000_000, mining: "auto"}, {logger: quietLogger()});
-    t = await startNode(webhookNodeFlags(anvil.url, keysFile(), await backend.db(), {"webhooks-allow-private-urls": true, "webhooks-timeout": "2s"}), {overrides: {webhookClock: () => Date.now() + offset}});
+    anvil = await Anvil.start(
+      {chainId: Number(CHAIN), genesisTimestamp: 1_700_000_000, mining: "auto"},
+      {logger: quietLogger()},
+    );
+    t = await startNode(
+      webhookNodeFlags(anvil.url, keysFile(), await backend.db(), {
+        "webhooks-allow-private-urls": true,
+        "webhooks-timeout": "2s",
+      }),
+      {overrides: {webhookClock: () => Date.now() + offset}},
+    );
   }, 180_000);
 
   afterAll(async () => {
@@ -79,11 +98,24 @@ describe.each(STORE_BACKENDS)("webhook delivery ($name)", (backend) => {
     const nonce = Number(BigInt((await rpc("eth_getTransactionCount", [ME, "latest"])) as string));
     const token = contractAddress(ME, nonce);
     const factory = contractAddress(ME, nonce + 1);
-    await sendTx({from: ME, data: DevToken.bytecode + bytesToHex(encodeAbi(["string", "string", "uint256"], ["Hook Token", "HT", 10n ** 24n]))});
+    await sendTx({
+      from: ME,
+      data:
+        DevToken.bytecode + bytesToHex(encodeAbi(["string", "string", "uint256"], ["Hook Token", "HT", 10n ** 24n])),
+    });
     await sendTx({from: ME, data: DevFactory.bytecode});
     const plain = await sendTx({from: ME, to: YOU, value: "0x2710"});
-    const transfer = await sendTx({from: ME, to: token, data: encodeCall("transfer(address,uint256)", ["address", "uint256"], [YOU, 1234n])});
-    const fanout = await sendTx({from: ME, to: factory, value: "0x3e8", data: encodeCall("fanout(address[])", ["address[]"], [[YOU, THEM]])});
+    const transfer = await sendTx({
+      from: ME,
+      to: token,
+      data: encodeCall("transfer(address,uint256)", ["address", "uint256"], [YOU, 1234n]),
+    });
+    const fanout = await sendTx({
+      from: ME,
+      to: factory,
+      value: "0x3e8",
+      data: encodeCall("fanout(address[])", ["address[]"], [[YOU, THEM]]),
+    });
     await sendTx({from: ME, to: THEM, value: "0x1"}); // not watched
     await r.waitFor(3);
     await new Promise((res) => setTimeout(res, 1_000));
@@ -93,13 +125,43 @@ describe.each(STORE_BACKENDS)("webhook delivery ($name)", (backend) => {
     expect([...byTx.keys()].sort()).toEqual([plain, transfer, fanout].sort());
     expect(new Set(got.map((g) => g.messageId)).size).toBe(3);
     for (const g of got) expect(g).toMatchObject({webhookId: id, eventType: "address_activity"});
-    expect(byTx.get(plain)!.event.transaction).toMatchObject({from: ME, to: YOU, value: "10000", chainId: CHAIN, txStatus: "1", erc20Transfers: [], networkToken: {tokenDecimals: 18}});
+    expect(byTx.get(plain)!.event.transaction).toMatchObject({
+      from: ME,
+      to: YOU,
+      value: "10000",
+      chainId: CHAIN,
+      txStatus: "1",
+      erc20Transfers: [],
+      networkToken: {tokenDecimals: 18},
+    });
     const erc20 = byTx.get(transfer)!.event;
-    expect(erc20.transaction.erc20Transfers).toEqual([expect.objectContaining({from: ME, to: YOU, value: "1234", type: "ERC20", erc20Token: expect.objectContaining({valueWithDecimals: expect.any(String)})})]);
-    expect(erc20.logs).toEqual([expect.objectContaining({topic0: "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef", removed: false, transactionIndex: 0})]);
-    expect(byTx.get(fanout)!.event.transaction.internalTransactions).toEqual(expect.arrayContaining([expect.objectContaining({to: YOU, value: expect.any(String)})]));
+    expect(erc20.transaction.erc20Transfers).toEqual([
+      expect.objectContaining({
+        from: ME,
+        to: YOU,
+        value: "1234",
+        type: "ERC20",
+        erc20Token: expect.objectContaining({valueWithDecimals: expect.any(String)}),
+      }),
+    ]);
+    expect(erc20.logs).toEqual([
+      expect.objectContaining({
+        topic0: "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef",
+        removed: false,
+        transactionIndex: 0,
+      }),
+    ]);
+    expect(byTx.get(fanout)!.event.transaction.internalTransactions).toEqual(
+      expect.arrayContaining([expect.objectContaining({to: YOU, value: expect.any(String)})]),
+    );
     // The delivery log and the message's state, as the store has them.
-    const states = async () => (await t.node.dataApi!.sql.query<{state: string; attempts: number}>("SELECT state, attempts FROM webhook_outbox WHERE webhook_id = $1", [id])).map((x) => `${x.state}:${x.attempts}`);
+    const states = async () =>
+      (
+        await t.node.dataApi!.sql.query<{state: string; attempts: number}>(
+          "SELECT state, attempts FROM webhook_outbox WHERE webhook_id = $1",
+          [id],
+        )
+      ).map((x) => `${x.state}:${x.attempts}`);
     await expect.poll(states, {timeout: 10_000}).toEqual(["delivered:1", "delivered:1", "delivered:1"]);
   });
 
@@ -112,7 +174,12 @@ describe.each(STORE_BACKENDS)("webhook delivery ($name)", (backend) => {
     const [g] = await validated(r, own);
     expect(g!.event.transaction.to).toBe(THEM);
     const {secret} = await call("GET", "/v1/webhooks:getSharedSecret");
-    await expect(ck.validateWebhook({request: {body: r.deliveries[0]!.body, headers: r.deliveries[0]!.headers, url: r.url, method: "POST"}, secret})).rejects.toThrow(/Invalid signature/);
+    await expect(
+      ck.validateWebhook({
+        request: {body: r.deliveries[0]!.body, headers: r.deliveries[0]!.headers, url: r.url, method: "POST"},
+        secret,
+      }),
+    ).rejects.toThrow(/Invalid signature/);
   });
 
   it("keeps a delivery log per webhook, and replays from a block height or a message", async () => {
@@ -127,23 +194,46 @@ describe.each(STORE_BACKENDS)("webhook delivery ($name)", (backend) => {
     const log = await call("GET", `/v1/webhooks/${id}/messages`);
     expect(log.messages).toHaveLength(2);
     expect(log.messages.map((x: {txHash: string}) => x.txHash).sort()).toEqual([first, second].sort());
-    expect(log.messages.every((x: {state: string; attempts: number}) => x.state === "delivered" && x.attempts === 1)).toBe(true);
+    expect(
+      log.messages.every((x: {state: string; attempts: number}) => x.state === "delivered" && x.attempts === 1),
+    ).toBe(true);
     const later = log.messages.find((x: {txHash: string}) => x.txHash === second);
     const earlier = log.messages.find((x: {txHash: string}) => x.txHash === first);
     const one = await call("GET", `/v1/webhooks/${id}/messages/${later.messageId}`);
-    expect(one.attemptLog).toEqual([expect.objectContaining({attempt: 1, statusCode: 200, latencyMs: expect.any(Number)})]);
+    expect(one.attemptLog).toEqual([
+      expect.objectContaining({attempt: 1, statusCode: 200, latencyMs: expect.any(Number)}),
+    ]);
     expect(one.body).toBe(r.deliveries.find((d) => JSON.parse(d.body).messageId === later.messageId)!.body);
     expect((await call("GET", `/v1/webhooks/${id}/messages?state=pending`)).messages).toEqual([]);
 
-    expect(await call("POST", `/v1/webhooks/${id}/replay`, {fromBlock: Number(later.blockNumber)})).toEqual({replayed: 1});
+    expect(await call("POST", `/v1/webhooks/${id}/replay`, {fromBlock: Number(later.blockNumber)})).toEqual({
+      replayed: 1,
+    });
     await r.waitFor(3);
     expect(r.deliveries[2]!.body).toBe(one.body);
     expect(await call("POST", `/v1/webhooks/${id}/replay`, {fromMessageId: earlier.messageId})).toEqual({replayed: 2});
     await r.waitFor(5);
-    expect(new Set(r.deliveries.map((d) => JSON.parse(d.body).messageId))).toEqual(new Set([earlier.messageId, later.messageId]));
+    expect(new Set(r.deliveries.map((d) => JSON.parse(d.body).messageId))).toEqual(
+      new Set([earlier.messageId, later.messageId]),
+    );
     // The receiver has it before avaext records the answer.
-    await expect.poll(async () => (await call("GET", `/v1/webhooks/${id}/messages/${later.messageId}`)).attemptLog.map((x: {attempt: number}) => x.attempt), {timeout: 10_000}).toEqual([1, 2, 3]);
-    for (const [b, field] of [[{}, "fromBlock"], [{fromBlock: "x"}, "fromBlock"], [{fromBlock: "9999999999999999999"}, "fromBlock"], [{fromBlock: 1, fromMessageId: "a"}, "fromBlock"], [{fromMessageId: "nope"}, "fromMessageId"], [{since: 1}, "since"]] as const) {
+    await expect
+      .poll(
+        async () =>
+          (await call("GET", `/v1/webhooks/${id}/messages/${later.messageId}`)).attemptLog.map(
+            (x: {attempt: number}) => x.attempt,
+          ),
+        {timeout: 10_000},
+      )
+      .toEqual([1, 2, 3]);
+    for (const [b, field] of [
+      [{}, "fromBlock"],
+      [{fromBlock: "x"}, "fromBlock"],
+      [{fromBlock: "9999999999999999999"}, "fromBlock"],
+      [{fromBlock: 1, fromMessageId: "a"}, "fromBlock"],
+      [{fromMessageId: "nope"}, "fromMessageId"],
+      [{since: 1}, "since"],
+    ] as const) {
       expect((await call("POST", `/v1/webhooks/${id}/replay`, b)).message).toMatch(new RegExp(`^${field}: `));
     }
     expect((await call("GET", `/v1/webhooks/${id}/messages/nope`)).statusCode).toBe(404);
@@ -165,7 +255,12 @@ describe.each(STORE_BACKENDS)("webhook delivery ($name)", (backend) => {
     r.mode = "ok";
     expect((await call("PATCH", `/v1/webhooks/${id}`, {status: "active"})).status).toBe("active");
     await advance(RETRY_DELAYS_MS[0]!, r, 2);
-    await expect.poll(async () => (await call("GET", `/v1/webhooks/${id}/messages`)).messages.map((x: {state: string}) => x.state), {timeout: 10_000}).toEqual(["delivered"]);
+    await expect
+      .poll(
+        async () => (await call("GET", `/v1/webhooks/${id}/messages`)).messages.map((x: {state: string}) => x.state),
+        {timeout: 10_000},
+      )
+      .toEqual(["delivered"]);
   });
 
   it("retries a receiver that is down for a simulated day on the hosted schedule, with the same message and bytes", async () => {
@@ -189,7 +284,13 @@ describe.each(STORE_BACKENDS)("webhook delivery ($name)", (backend) => {
     const {secret} = await call("GET", "/v1/webhooks:getSharedSecret");
     await validated(r, secret);
     expect((await call("GET", `/v1/webhooks/${id}`)).status).toBe("active");
-    const codes = async () => (await t.node.dataApi!.sql.query<{status_code: number}>("SELECT a.status_code FROM webhook_attempts a JOIN webhook_outbox o USING (message_id) WHERE o.webhook_id = $1 ORDER BY a.attempt", [id])).map((a) => a.status_code);
+    const codes = async () =>
+      (
+        await t.node.dataApi!.sql.query<{status_code: number}>(
+          "SELECT a.status_code FROM webhook_attempts a JOIN webhook_outbox o USING (message_id) WHERE o.webhook_id = $1 ORDER BY a.attempt",
+          [id],
+        )
+      ).map((a) => a.status_code);
     await expect.poll(codes, {timeout: 10_000}).toEqual([500, 500, 500, 500, 500, 500, 500, 500, 500, 200]);
   });
 
@@ -203,7 +304,18 @@ describe.each(STORE_BACKENDS)("webhook delivery ($name)", (backend) => {
     // The schedule's wait counts from the attempt's end: the clock moves once the attempt is recorded.
     const recorded = async (n: number) =>
       expect
-        .poll(async () => Number((await t.node.dataApi!.sql.query<{n: bigint}>("SELECT count(*)::int8 AS n FROM webhook_attempts a JOIN webhook_outbox o USING (message_id) WHERE o.webhook_id = $1", [id]))[0]!.n), {timeout: 30_000})
+        .poll(
+          async () =>
+            Number(
+              (
+                await t.node.dataApi!.sql.query<{n: bigint}>(
+                  "SELECT count(*)::int8 AS n FROM webhook_attempts a JOIN webhook_outbox o USING (message_id) WHERE o.webhook_id = $1",
+                  [id],
+                )
+              )[0]!.n,
+            ),
+          {timeout: 30_000},
+        )
         .toBe(n);
     for (let n = 1; n <= 9; n++) {
       await recorded(n);
@@ -232,7 +344,14 @@ describe.each(STORE_BACKENDS)("webhook delivery ($name)", (backend) => {
     await slow.waitFor(1);
     const attempt = async (id: string) => {
       for (const until = Date.now() + 30_000; Date.now() < until; ) {
-        const rows = await t.node.dataApi!.sql.query<{status_code: number; error: string; state: string; at: bigint; latency_ms: number; next_attempt_at: bigint}>(
+        const rows = await t.node.dataApi!.sql.query<{
+          status_code: number;
+          error: string;
+          state: string;
+          at: bigint;
+          latency_ms: number;
+          next_attempt_at: bigint;
+        }>(
           "SELECT a.status_code, a.error, o.state, a.at, a.latency_ms, o.next_attempt_at FROM webhook_attempts a JOIN webhook_outbox o USING (message_id) WHERE o.webhook_id = $1",
           [id],
         );
@@ -244,7 +363,13 @@ describe.each(STORE_BACKENDS)("webhook delivery ($name)", (backend) => {
     const slowly = await attempt(slowId);
     expect(slowly).toMatchObject({status_code: 0, error: "no answer within 2000 ms", state: "pending"});
     // The next attempt is the schedule's wait after the failure (the 2 s deadline), not after the claim.
-    expect(Number(slowly.next_attempt_at)).toBeGreaterThanOrEqual(Number(slowly.at) + slowly.latency_ms + RETRY_DELAYS_MS[0]! - 5);
-    expect(await attempt(closedId)).toMatchObject({status_code: 0, state: "pending", error: expect.stringMatching(/ECONNREFUSED/)});
+    expect(Number(slowly.next_attempt_at)).toBeGreaterThanOrEqual(
+      Number(slowly.at) + slowly.latency_ms + RETRY_DELAYS_MS[0]! - 5,
+    );
+    expect(await attempt(closedId)).toMatchObject({
+      status_code: 0,
+      state: "pending",
+      error: expect.stringMatching(/ECONNREFUSED/),
+    });
   }, 60_000);
 });

@@ -25,7 +25,11 @@ describe.each(STORE_BACKENDS)("ICM webhooks ($name)", (backend) => {
   let t: TestNode;
   const receivers: Receiver[] = [];
   const call = async (method: string, p: string, body?: unknown) => {
-    const res = await fetch(new URL(p, t.url), {method, headers: {"content-type": "application/json", "x-glacier-api-key": KEY_A}, body: body === undefined ? undefined : JSON.stringify(body)});
+    const res = await fetch(new URL(p, t.url), {
+      method,
+      headers: {"content-type": "application/json", "x-glacier-api-key": KEY_A},
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     return (await res.json()) as Record<string, any>;
   };
   const follower = () => t.node.dataApi!.evm!.chains.find((c) => c.follower?.status().chainId === CHAIN)!.follower!;
@@ -35,10 +39,15 @@ describe.each(STORE_BACKENDS)("ICM webhooks ($name)", (backend) => {
   };
 
   beforeAll(async () => {
-    anvil = await Anvil.start({chainId: Number(CHAIN), genesisTimestamp: 1_700_000_000, mining: "manual"}, {logger: quietLogger()});
+    anvil = await Anvil.start(
+      {chainId: Number(CHAIN), genesisTimestamp: 1_700_000_000, mining: "manual"},
+      {logger: quietLogger()},
+    );
     await installIcm(anvil, {networkId: 12345, blockchainId: "aa".repeat(32)});
     await mine();
-    t = await startNode(webhookNodeFlags(anvil.url, keysFile(), await backend.db(), {"webhooks-allow-private-urls": true}));
+    t = await startNode(
+      webhookNodeFlags(anvil.url, keysFile(), await backend.db(), {"webhooks-allow-private-urls": true}),
+    );
   }, 180_000);
   afterAll(async () => {
     await Promise.all(receivers.map((r) => r.close()));
@@ -47,17 +56,36 @@ describe.each(STORE_BACKENDS)("ICM webhooks ($name)", (backend) => {
   });
 
   it("delivers message_sent with the message as the ICM endpoints serve it", async () => {
-    const [all, toOthers, deliveredOnly] = await Promise.all([startReceiver("ok"), startReceiver("ok"), startReceiver("ok")]);
+    const [all, toOthers, deliveredOnly] = await Promise.all([
+      startReceiver("ok"),
+      startReceiver("ok"),
+      startReceiver("ok"),
+    ]);
     receivers.push(all, toOthers, deliveredOnly);
     const hook = async (url: string, metadata: unknown) => {
       const made = await call("POST", "/v1/webhooks", {eventType: "icm_activity", url, chainId: CHAIN, metadata});
       expect(made.eventType, JSON.stringify(made)).toBe("icm_activity");
       return made.id as string;
     };
-    const id = await hook(all.url, {subEvents: {icmActivitySubEvents: ["message_sent", "receipt_received"]}, addresses: [ANVIL_ACCOUNTS[1]]});
-    await hook(toOthers.url, {subEvents: {icmActivitySubEvents: ["message_sent"]}, addresses: ["0x" + "77".repeat(20)]});
+    const id = await hook(all.url, {
+      subEvents: {icmActivitySubEvents: ["message_sent", "receipt_received"]},
+      addresses: [ANVIL_ACCOUNTS[1]],
+    });
+    await hook(toOthers.url, {
+      subEvents: {icmActivitySubEvents: ["message_sent"]},
+      addresses: ["0x" + "77".repeat(20)],
+    });
     await hook(deliveredOnly.url, {subEvents: {icmActivitySubEvents: ["message_delivered"]}});
-    expect((await call("POST", "/v1/webhooks", {eventType: "icm_activity", url: all.url, chainId: CHAIN, metadata: {subEvents: {icmActivitySubEvents: ["sent"]}}})).message).toMatch(/^metadata\.subEvents\.icmActivitySubEvents\[0\]: /);
+    expect(
+      (
+        await call("POST", "/v1/webhooks", {
+          eventType: "icm_activity",
+          url: all.url,
+          chainId: CHAIN,
+          metadata: {subEvents: {icmActivitySubEvents: ["sent"]}},
+        })
+      ).message,
+    ).toMatch(/^metadata\.subEvents\.icmActivitySubEvents\[0\]: /);
     const {secret} = await call("GET", "/v1/webhooks:getSharedSecret");
 
     await anvil.rawCall("eth_sendTransaction", [
@@ -65,9 +93,20 @@ describe.each(STORE_BACKENDS)("ICM webhooks ($name)", (backend) => {
         from: ANVIL_ACCOUNTS[0],
         to: MESSENGER,
         gas: "0x2dc6c0",
-        data: encodeCallSpec("sendCrossChainMessage((bytes32,address,(address,uint256),uint256,address[],bytes))", [TELEPORTER_MESSAGE_INPUT_SPEC], [
-          [hexToBytes("bb".repeat(32)), ANVIL_ACCOUNTS[1], ["0x" + "0".repeat(40), 0n], 100_000n, [], new TextEncoder().encode("hello")],
-        ]),
+        data: encodeCallSpec(
+          "sendCrossChainMessage((bytes32,address,(address,uint256),uint256,address[],bytes))",
+          [TELEPORTER_MESSAGE_INPUT_SPEC],
+          [
+            [
+              hexToBytes("bb".repeat(32)),
+              ANVIL_ACCOUNTS[1],
+              ["0x" + "0".repeat(40), 0n],
+              100_000n,
+              [],
+              new TextEncoder().encode("hello"),
+            ],
+          ],
+        ),
       },
     ]);
     await follower().waitFor(await mine(), 60_000);
@@ -79,8 +118,16 @@ describe.each(STORE_BACKENDS)("ICM webhooks ($name)", (backend) => {
     const d = all.deliveries[0]!;
     expect(d.headers["x-signature"]).toBe(signature(d.body, secret));
     expect(d.body).toBe(canonicalJson(JSON.parse(d.body)));
-    const p = JSON.parse(d.body) as {webhookId: string; eventType: string; event: {subEvent: string; chainId: string; txHash: string; icmMessage: {messageId: string}}};
-    expect(p).toMatchObject({webhookId: id, eventType: "icm_activity", event: {subEvent: "message_sent", chainId: CHAIN}});
+    const p = JSON.parse(d.body) as {
+      webhookId: string;
+      eventType: string;
+      event: {subEvent: string; chainId: string; txHash: string; icmMessage: {messageId: string}};
+    };
+    expect(p).toMatchObject({
+      webhookId: id,
+      eventType: "icm_activity",
+      event: {subEvent: "message_sent", chainId: CHAIN},
+    });
     const served = await (await fetch(new URL(`/v1/icm/messages/${p.event.icmMessage.messageId}`, t.url))).json();
     expect(p.event.icmMessage).toEqual(served);
     expect(p.event.txHash).toMatch(/^0x[0-9a-f]{64}$/);

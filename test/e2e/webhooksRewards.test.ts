@@ -55,9 +55,20 @@ describe.each(STORE_BACKENDS)("reward and L1 balance webhooks ($name)", (backend
   });
 
   it("sends nothing for a reward that pays nothing now, and an L1 balance fallen under a threshold once", async () => {
-    const rewards = await hook({eventType: "primary_network_address_activity", chainId: "p-chain", metadata: {keyType: "addresses", keys: [addr("P", 2)], subEvents: {addressActivitySubEvents: ["reward_distribution"]}}});
+    const rewards = await hook({
+      eventType: "primary_network_address_activity",
+      chainId: "p-chain",
+      metadata: {
+        keyType: "addresses",
+        keys: [addr("P", 2)],
+        subEvents: {addressActivitySubEvents: ["reward_distribution"]},
+      },
+    });
     const va = (nodeIds: string[], subs: string[], extra: Record<string, unknown> = {}) =>
-      hook({eventType: "validator_activity", metadata: {keyType: "nodeId", keys: nodeIds, subEvents: {validatorActivitySubEvents: subs}, ...extra}});
+      hook({
+        eventType: "validator_activity",
+        metadata: {keyType: "nodeId", keys: nodeIds, subEvents: {validatorActivitySubEvents: subs}, ...extra},
+      });
     const nodeRewards = await va([LOCAL_VALIDATORS[0]!], ["reward_distribution"]);
     const otherNode = await va([LOCAL_VALIDATORS[1]!], ["reward_distribution"]);
     // The threshold: 1 nAVAX under the smallest remaining balance among the watched L1 validators now, so the
@@ -67,16 +78,32 @@ describe.each(STORE_BACKENDS)("reward and L1 balance webhooks ($name)", (backend
     const lows = [...before.values()].filter((v) => watched.has(v.nodeId)).map((v) => v.balance);
     expect(lows.length).toBeGreaterThan(0);
     const threshold = lows.reduce((a, b) => (b < a ? b : a)) - 1n;
-    const l1 = await va([...LOCAL_VALIDATORS], ["l1_validator_balance_threshold"], {l1ValidatorFeeBalanceThreshold: threshold.toString()});
+    const l1 = await va([...LOCAL_VALIDATORS], ["l1_validator_balance_threshold"], {
+      l1ValidatorFeeBalanceThreshold: threshold.toString(),
+    });
     // A threshold under every balance: no crossing in these ticks.
-    const l1Low = await va([...LOCAL_VALIDATORS], ["l1_validator_balance_threshold"], {l1ValidatorFeeBalanceThreshold: "1"});
+    const l1Low = await va([...LOCAL_VALIDATORS], ["l1_validator_balance_threshold"], {
+      l1ValidatorFeeBalanceThreshold: "1",
+    });
     const from = await pHeight();
     const {secret} = await call("GET", "/v1/webhooks:getSharedSecret");
 
     held.release(RELEASED_TICKS * 2_000);
     const rewardTxs = async () =>
-      (await sql().query<{tx_id: string}>("SELECT tx_id FROM txs WHERE chain = 'P' AND tx_type = 'RewardValidatorTx' AND block_height > $1 ORDER BY seq", [from])).map((r) => r.tx_id);
-    await until(() => "the view did not fold the reward", async () => held.node.node.dataApi!.view!.lag() === 0n && (await pHeight()) >= from + RELEASED_TICKS && (await rewardTxs()).length > 0, 120_000);
+      (
+        await sql().query<{tx_id: string}>(
+          "SELECT tx_id FROM txs WHERE chain = 'P' AND tx_type = 'RewardValidatorTx' AND block_height > $1 ORDER BY seq",
+          [from],
+        )
+      ).map((r) => r.tx_id);
+    await until(
+      () => "the view did not fold the reward",
+      async () =>
+        held.node.node.dataApi!.view!.lag() === 0n &&
+        (await pHeight()) >= from + RELEASED_TICKS &&
+        (await rewardTxs()).length > 0,
+      120_000,
+    );
     const [rewardTx, ...more] = await rewardTxs();
     expect(more).toEqual([]);
     // The whole reward is the validator's fee, accrued on it: no payout, so no reward_distribution message.
@@ -104,14 +131,20 @@ describe.each(STORE_BACKENDS)("reward and L1 balance webhooks ($name)", (backend
     // The L1 validators: each watched one whose balance went from at or above the threshold to under it, once.
     const after = await remaining();
     const crossed = [...before.entries()]
-      .filter(([id, v]) => watched.has(v.nodeId) && v.balance >= threshold && (after.get(id)?.balance ?? 0n) < threshold)
+      .filter(
+        ([id, v]) => watched.has(v.nodeId) && v.balance >= threshold && (after.get(id)?.balance ?? 0n) < threshold,
+      )
       .map(([id]) => id)
       .sort();
     expect(crossed.length).toBeGreaterThan(0);
     const l1Got = l1.receiver.accepted();
     expect(l1Got.map((p) => p.event.validationId).sort()).toEqual(crossed);
     for (const p of l1Got) {
-      expect(p).toMatchObject({webhookId: l1.id, eventType: "validator_activity", event: {subEvent: "l1_validator_balance_threshold", l1ValidatorFeeBalanceThreshold: threshold.toString()}});
+      expect(p).toMatchObject({
+        webhookId: l1.id,
+        eventType: "validator_activity",
+        event: {subEvent: "l1_validator_balance_threshold", l1ValidatorFeeBalanceThreshold: threshold.toString()},
+      });
       expect(BigInt(p.event.previousBalance)).toBeGreaterThanOrEqual(threshold);
       expect(BigInt(p.event.remainingBalance)).toBeLessThan(threshold);
       expect(watched.has(p.event.nodeId)).toBe(true);

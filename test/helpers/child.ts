@@ -17,9 +17,13 @@ export async function startChild(flags: string[], timeoutMs = 60_000): Promise<C
   // The data API's PGlite store starts as a copy of the run's empty cluster, not an initdb of its own.
   const pgliteDir = childPgliteDir(flags);
   if (pgliteDir !== null) await seedPgliteDir(pgliteDir);
-  const proc = spawn(process.execPath, [BIN, "--http-host=127.0.0.1", "--http-port=0", "--log-display-level=INFO", ...flags], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const proc = spawn(
+    process.execPath,
+    [BIN, "--http-host=127.0.0.1", "--http-port=0", "--log-display-level=INFO", ...flags],
+    {
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let out = "";
   proc.stdout!.on("data", (d: Buffer) => (out += d.toString()));
   proc.stderr!.on("data", (d: Buffer) => (out += d.toString()));
@@ -46,9 +50,17 @@ export async function startChild(flags: string[], timeoutMs = 60_000): Promise<C
  * Runs avaext to completion (for refusals); resolves with exit code and output. A command (`data-api rebuild`)
  * goes first, before the test's loopback and log flags.
  */
-export function runChild(flags: string[], timeoutMs = 60_000, command: string[] = []): Promise<{code: number | null; output: string}> {
+export function runChild(
+  flags: string[],
+  timeoutMs = 60_000,
+  command: string[] = [],
+): Promise<{code: number | null; output: string}> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [BIN, ...command, "--http-host=127.0.0.1", "--http-port=0", "--log-display-level=INFO", ...flags], {stdio: ["ignore", "pipe", "pipe"]});
+    const proc = spawn(
+      process.execPath,
+      [BIN, ...command, "--http-host=127.0.0.1", "--http-port=0", "--log-display-level=INFO", ...flags],
+      {stdio: ["ignore", "pipe", "pipe"]},
+    );
     let out = "";
     proc.stdout.on("data", (d: Buffer) => (out += d.toString()));
     proc.stderr.on("data", (d: Buffer) => (out += d.toString()));
@@ -63,7 +75,12 @@ export function runChild(flags: string[], timeoutMs = 60_000, command: string[] 
   });
 }
 
-export async function rpc(url: string, p: string, method: string, params?: unknown): Promise<{result?: unknown; error?: {code: number; message: string}}> {
+export async function rpc(
+  url: string,
+  p: string,
+  method: string,
+  params?: unknown,
+): Promise<{result?: unknown; error?: {code: number; message: string}}> {
   const res = await fetch(url + p, {
     method: "POST",
     headers: {"content-type": "application/json"},

@@ -5,7 +5,11 @@
 import type {TestNode} from "./node.js";
 
 /** Polls `done()` every 100 ms; past `timeoutMs`, fails with `what`. */
-export async function until(what: () => string, done: () => Promise<boolean> | boolean, timeoutMs: number): Promise<void> {
+export async function until(
+  what: () => string,
+  done: () => Promise<boolean> | boolean,
+  timeoutMs: number,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await done())) {
     if (Date.now() > deadline) throw new Error(what());
@@ -42,7 +46,11 @@ export async function devEvmsFollowed(t: TestNode, minHead = 20n, timeoutMs = 60
       evmHeads(t).every((h) => h >= minHead) &&
       (t.node.dataApi?.evm?.chains ?? []).every((c) => {
         const lanes = c.follower?.status().lanes;
-        return lanes !== undefined && (lanes.tokens.covered ?? -1n) >= minHead && (lanes.traces === null || (lanes.traces.covered ?? -1n) >= minHead);
+        return (
+          lanes !== undefined &&
+          (lanes.tokens.covered ?? -1n) >= minHead &&
+          (lanes.traces === null || (lanes.traces.covered ?? -1n) >= minHead)
+        );
       }),
     timeoutMs,
   );

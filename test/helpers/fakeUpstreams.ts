@@ -28,7 +28,9 @@ export interface FakeServer {
 
 type Reply = {status?: number; json?: unknown; raw?: string} | "hang";
 
-async function serve(handler: (path: string, body: unknown, req: IncomingMessage) => Reply | Promise<Reply>): Promise<FakeServer> {
+async function serve(
+  handler: (path: string, body: unknown, req: IncomingMessage) => Reply | Promise<Reply>,
+): Promise<FakeServer> {
   const calls: Recorded[] = [];
   const hanging = new Set<ServerResponse>();
   const server: Server = createServer((req, res) => {
@@ -43,7 +45,13 @@ async function serve(handler: (path: string, body: unknown, req: IncomingMessage
           body = null;
         }
         const b = body as {method?: string; params?: unknown} | null;
-        calls.push({path: req.url ?? "", method: b?.method, params: b?.params, body, authorization: req.headers.authorization});
+        calls.push({
+          path: req.url ?? "",
+          method: b?.method,
+          params: b?.params,
+          body,
+          authorization: req.headers.authorization,
+        });
         let reply: Reply;
         try {
           reply = await handler(req.url ?? "", body, req);
@@ -74,7 +82,9 @@ async function serve(handler: (path: string, body: unknown, req: IncomingMessage
 }
 
 const rpcResult = (id: unknown, result: unknown): Reply => ({json: {jsonrpc: "2.0", id, result}});
-const rpcError = (id: unknown, code: number, message: string): Reply => ({json: {jsonrpc: "2.0", id, error: {code, message}}});
+const rpcError = (id: unknown, code: number, message: string): Reply => ({
+  json: {jsonrpc: "2.0", id, error: {code, message}},
+});
 const hex = (b: Uint8Array): string => "0x" + Buffer.from(b).toString("hex");
 
 /** Messages the fake validators have "seen" (their VM accepted them): by message ID (hex). */
@@ -113,7 +123,10 @@ export async function fakeValidator(key: number | Uint8Array, known: KnownMessag
     const b = body as {id?: unknown; method?: string; params?: unknown[]};
     if (path === "/ext/info" && b.method === "info.getNodeID") {
       if (v.mode === "nokey") return rpcError(b.id, -32000, "not a validator");
-      return rpcResult(b.id, {nodeID: nodeId, nodePOP: {publicKey: hex(publicKey), proofOfPossession: "0x" + "00".repeat(96)}});
+      return rpcResult(b.id, {
+        nodeID: nodeId,
+        nodePOP: {publicKey: hex(publicKey), proofOfPossession: "0x" + "00".repeat(96)},
+      });
     }
     const m = /^\/ext\/bc\/([^/]+)\/rpc$/.exec(path);
     if (m && b.method === "warp_getMessageSignature") {
@@ -158,19 +171,35 @@ export interface FakePChain extends FakeServer {
 }
 
 export async function fakePChain(): Promise<FakePChain> {
-  const p = {height: 100n, sets: new Map(), chains: new Map(), legacy: false, failing: false, hanging: false, observed: new Map()} as unknown as FakePChain;
+  const p = {
+    height: 100n,
+    sets: new Map(),
+    chains: new Map(),
+    legacy: false,
+    failing: false,
+    hanging: false,
+    observed: new Map(),
+  } as unknown as FakePChain;
   const s = await serve((path, body) => {
     const b = body as {id?: unknown; method?: string; params?: Record<string, unknown>};
     if (p.hanging) return "hang";
     if (p.failing) return {status: 500, raw: "internal error"};
     if (path === "/ext/info" && b.method === "info.peers") {
-      const peers = [...p.observed].filter(([, o]) => o.connected).map(([nodeID, o]) => ({nodeID, ip: "127.0.0.1:9651", observedUptime: "100", benched: o.benched}));
+      const peers = [...p.observed]
+        .filter(([, o]) => o.connected)
+        .map(([nodeID, o]) => ({nodeID, ip: "127.0.0.1:9651", observedUptime: "100", benched: o.benched}));
       return rpcResult(b.id, {numPeers: String(peers.length), peers});
     }
     if (path !== "/ext/bc/P") return {status: 404, raw: "404 page not found"};
     switch (b.method) {
       case "platform.getCurrentValidators": {
-        const validators = [...p.observed].map(([nodeID, o]) => ({txID: "x", nodeID, weight: "1", uptime: o.uptime, connected: o.connected}));
+        const validators = [...p.observed].map(([nodeID, o]) => ({
+          txID: "x",
+          nodeID,
+          weight: "1",
+          uptime: o.uptime,
+          connected: o.connected,
+        }));
         return rpcResult(b.id, {validators});
       }
       case "platform.getHeight":
@@ -180,13 +209,23 @@ export async function fakePChain(): Promise<FakePChain> {
         if (h > p.height) return rpcError(b.id, -32000, "height not available");
         const set = p.sets.get(String(b.params?.subnetID)) ?? [];
         const validators = Object.fromEntries(
-          set.map((v) => [v.nodeId, p.legacy ? v.weight.toString() : {publicKey: v.signer === null ? null : hex(publicKeyOf(localSecretKey(v.signer))), weight: v.weight.toString()}]),
+          set.map((v) => [
+            v.nodeId,
+            p.legacy
+              ? v.weight.toString()
+              : {
+                  publicKey: v.signer === null ? null : hex(publicKeyOf(localSecretKey(v.signer))),
+                  weight: v.weight.toString(),
+                },
+          ]),
         );
         return rpcResult(b.id, {validators});
       }
       case "platform.validatedBy": {
         const subnet = p.chains.get(String(b.params?.blockchainID));
-        return subnet ? rpcResult(b.id, {subnetID: subnet}) : rpcError(b.id, -32000, "couldn't get blockchain's subnet: not found");
+        return subnet
+          ? rpcResult(b.id, {subnetID: subnet})
+          : rpcError(b.id, -32000, "couldn't get blockchain's subnet: not found");
       }
       default:
         return rpcError(b.id, -32601, "the method does not exist");
@@ -211,7 +250,8 @@ export async function fakeAggregator(setFor: (subnetId: string) => Promise<Canon
   const a = {mode: "valid" as AggregatorMode} as FakeAggregator;
   const s = await serve(async (path, body) => {
     const icm = path.endsWith("/aggregate-signatures");
-    if (!icm && !/^\/v1\/signatureAggregator\/[^/]+\/aggregateSignatures$/.test(path)) return {status: 404, json: {message: "no route"}};
+    if (!icm && !/^\/v1\/signatureAggregator\/[^/]+\/aggregateSignatures$/.test(path))
+      return {status: 404, json: {message: "no route"}};
     const b = body as Record<string, unknown>;
     const message = String(icm ? b.message : b.message);
     const subnetId = String(icm ? b["signing-subnet-id"] : b.signingSubnetId);
@@ -219,7 +259,10 @@ export async function fakeAggregator(setFor: (subnetId: string) => Promise<Canon
     const unsigned = Uint8Array.from(Buffer.from(message.replace(/^0x/, ""), "hex"));
     switch (a.mode) {
       case "http500":
-        return {status: 500, json: icm ? {error: "failed to aggregate"} : {message: "aggregation failed upstream", statusCode: 500}};
+        return {
+          status: 500,
+          json: icm ? {error: "failed to aggregate"} : {message: "aggregation failed upstream", statusCode: 500},
+        };
       case "hang":
         return "hang";
       case "garbage":
@@ -231,7 +274,10 @@ export async function fakeAggregator(setFor: (subnetId: string) => Promise<Canon
     const set = await setFor(subnetId);
     const indices: number[] = [];
     const sigs: Uint8Array[] = [];
-    const signed = a.mode === "other" ? Uint8Array.from([...unsigned.slice(0, unsigned.length - 1), unsigned[unsigned.length - 1]! ^ 1]) : unsigned;
+    const signed =
+      a.mode === "other"
+        ? Uint8Array.from([...unsigned.slice(0, unsigned.length - 1), unsigned[unsigned.length - 1]! ^ 1])
+        : unsigned;
     set.validators.forEach((v, i) => {
       const sk = keys.get(Buffer.from(v.publicKey).toString("hex"));
       if (!sk) return;

@@ -29,7 +29,8 @@ export class GlacierModels {
     this.checker = program.getTypeChecker();
     const source = program.getSourceFile(dts);
     if (source === undefined) throw new Error(`cannot read ${dts}`);
-    for (const s of source.statements) if (ts.isClassDeclaration(s) && s.name !== undefined) this.classes.set(s.name.text, s);
+    for (const s of source.statements)
+      if (ts.isClassDeclaration(s) && s.name !== undefined) this.classes.set(s.name.text, s);
   }
 
   /** The problems of `value` as the answer of `Service.method` (empty when it fits the model). */
@@ -43,7 +44,9 @@ export class GlacierModels {
   private answerType(service: string, method: string): ts.Type {
     const cls = this.classes.get(service);
     if (cls === undefined) throw new Error(`glacier-sdk has no class ${service}`);
-    const decl = cls.members.find((m): m is ts.MethodDeclaration => ts.isMethodDeclaration(m) && m.name.getText() === method);
+    const decl = cls.members.find(
+      (m): m is ts.MethodDeclaration => ts.isMethodDeclaration(m) && m.name.getText() === method,
+    );
     if (decl === undefined) throw new Error(`glacier-sdk's ${service} has no method ${method}`);
     const sig = this.checker.getSignatureFromDeclaration(decl)!;
     const promise = this.checker.getReturnTypeOfSignature(sig) as ts.TypeReference;
@@ -88,7 +91,9 @@ export class GlacierModels {
     const names = type.types.map((t) => this.checker.typeToString(t));
     // An enum's or a literal union's members each fail alone: name the union once instead of its closest member.
     if (type.types.every((t) => t.isLiteral() || t.flags & ts.TypeFlags.BooleanLiteral)) {
-      errors.push(`${at}: ${JSON.stringify(value)} is not one of ${type.types.map((t) => (t.isLiteral() ? JSON.stringify(t.value) : this.checker.typeToString(t))).join(", ")}`);
+      errors.push(
+        `${at}: ${JSON.stringify(value)} is not one of ${type.types.map((t) => (t.isLiteral() ? JSON.stringify(t.value) : this.checker.typeToString(t))).join(", ")}`,
+      );
     } else {
       errors.push(`${at}: fits none of ${names.join(" | ")}; closest:`, ...best!.map((e) => `  ${e}`));
     }

@@ -23,14 +23,37 @@ export async function readHistory(anvil: Anvil, head: number): Promise<Facts[]> 
   const out: Facts[] = [];
   for (let n = 1; n <= head; n++) {
     const q = "0x" + n.toString(16);
-    const block = (await anvil.rawCall("eth_getBlockByNumber", [q, true])) as {timestamp: string; gasUsed: string; transactions: Array<{from: string; to: string | null}>};
-    const receipts = (await anvil.rawCall("eth_getBlockReceipts", [q])) as Array<{gasUsed: string; effectiveGasPrice: string; contractAddress: string | null; status: string; logs: Array<{topics: string[]}>}>;
-    const f: Facts = {number: BigInt(n), timestamp: Number(block.timestamp), gasUsed: BigInt(block.gasUsed), txs: [], transfers: []};
+    const block = (await anvil.rawCall("eth_getBlockByNumber", [q, true])) as {
+      timestamp: string;
+      gasUsed: string;
+      transactions: Array<{from: string; to: string | null}>;
+    };
+    const receipts = (await anvil.rawCall("eth_getBlockReceipts", [q])) as Array<{
+      gasUsed: string;
+      effectiveGasPrice: string;
+      contractAddress: string | null;
+      status: string;
+      logs: Array<{topics: string[]}>;
+    }>;
+    const f: Facts = {
+      number: BigInt(n),
+      timestamp: Number(block.timestamp),
+      gasUsed: BigInt(block.gasUsed),
+      txs: [],
+      transfers: [],
+    };
     block.transactions.forEach((t, i) => {
       const r = receipts[i]!;
-      f.txs.push({from: t.from.toLowerCase(), to: t.to?.toLowerCase() ?? null, gasPrice: BigInt(r.effectiveGasPrice), fee: BigInt(r.gasUsed) * BigInt(r.effectiveGasPrice), created: r.status === "0x1" ? (r.contractAddress?.toLowerCase() ?? null) : null});
+      f.txs.push({
+        from: t.from.toLowerCase(),
+        to: t.to?.toLowerCase() ?? null,
+        gasPrice: BigInt(r.effectiveGasPrice),
+        fee: BigInt(r.gasUsed) * BigInt(r.effectiveGasPrice),
+        created: r.status === "0x1" ? (r.contractAddress?.toLowerCase() ?? null) : null,
+      });
       for (const l of r.logs) {
-        if (l.topics[0] === TRANSFER_TOPIC && l.topics.length === 3) f.transfers.push({from: "0x" + l.topics[1]!.slice(26), to: "0x" + l.topics[2]!.slice(26)});
+        if (l.topics[0] === TRANSFER_TOPIC && l.topics.length === 3)
+          f.transfers.push({from: "0x" + l.topics[1]!.slice(26), to: "0x" + l.topics[2]!.slice(26)});
       }
     });
     out.push(f);
@@ -39,7 +62,11 @@ export async function readHistory(anvil: Anvil, head: number): Promise<Facts[]> 
 }
 
 /** Every metric's points by `grain`, newest first, over the buckets from the first block's to the last block's. */
-export function expected(history: Facts[], metric: ChainMetric, grain: Grain): Array<{timestamp: number; value: number}> {
+export function expected(
+  history: Facts[],
+  metric: ChainMetric,
+  grain: Grain,
+): Array<{timestamp: number; value: number}> {
   const first = bucketStart(grain, history[0]!.timestamp);
   const last = bucketStart(grain, history[history.length - 1]!.timestamp);
   const starts: number[] = [];
@@ -55,7 +82,8 @@ export function expected(history: Facts[], metric: ChainMetric, grain: Grain): A
     const txs = blocks.flatMap((b) => b.txs);
     const addrs = new Set<string>();
     for (const t of txs) for (const a of [t.from, t.to ?? t.created]) if (a && a !== ZERO) addrs.add(a);
-    for (const b of blocks) for (const tr of b.transfers) for (const a of [tr.from, tr.to]) if (a !== ZERO) addrs.add(a);
+    for (const b of blocks)
+      for (const tr of b.transfers) for (const a of [tr.from, tr.to]) if (a !== ZERO) addrs.add(a);
     const deployers = new Set(txs.filter((t) => t.created).map((t) => t.from));
     const contracts = txs.filter((t) => t.created).length;
     const perSecond = new Map<number, {txs: number; gas: bigint}>();
@@ -94,4 +122,3 @@ export function expected(history: Facts[], metric: ChainMetric, grain: Grain): A
   });
   return points.reverse();
 }
-

@@ -71,7 +71,8 @@ export async function startNode(
   const displayStream = new Writable({
     write(chunk: Buffer, _enc, cb): void {
       if (opts.captureLogs) {
-        for (const line of chunk.toString("utf8").split("\n")) if (line) logs.push(JSON.parse(line) as Record<string, unknown>);
+        for (const line of chunk.toString("utf8").split("\n"))
+          if (line) logs.push(JSON.parse(line) as Record<string, unknown>);
       }
       cb();
     },
@@ -114,5 +115,6 @@ export async function startNode(
 /** A feed source that delivers nothing and leaves the feed status to the test (health tests drive it by hand). */
 export const idleFeed: FeedSource = {
   key: "test:idle",
-  run: (_position, _sink, signal) => new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), {once: true})),
+  run: (_position, _sink, signal) =>
+    new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), {once: true})),
 };

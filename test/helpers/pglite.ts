@@ -33,8 +33,14 @@ export async function seedPgliteDir(dir: string): Promise<void> {
 }
 
 /** The data API's PGlite directory of an avaext with these flags (src/dataApi/service.ts), or null if it has none. */
-export function dataApiPgliteDir(config: {"data-dir": string; "data-api-enabled": boolean; "data-api-db": string}): string | null {
-  return config["data-api-enabled"] && config["data-api-db"] === "embedded" ? path.join(config["data-dir"], "data-api") : null;
+export function dataApiPgliteDir(config: {
+  "data-dir": string;
+  "data-api-enabled": boolean;
+  "data-api-db": string;
+}): string | null {
+  return config["data-api-enabled"] && config["data-api-db"] === "embedded"
+    ? path.join(config["data-dir"], "data-api")
+    : null;
 }
 
 /** The same for a child avaext's command-line flags (`--name=value`, a bare boolean flag is true). */
@@ -49,5 +55,9 @@ export function childPgliteDir(flags: string[]): string | null {
   };
   const dataDir = value("data-dir");
   if (dataDir === undefined) return null;
-  return dataApiPgliteDir({"data-dir": dataDir, "data-api-enabled": value("data-api-enabled") === "true", "data-api-db": value("data-api-db") ?? "embedded"});
+  return dataApiPgliteDir({
+    "data-dir": dataDir,
+    "data-api-enabled": value("data-api-enabled") === "true",
+    "data-api-db": value("data-api-db") ?? "embedded",
+  });
 }

@@ -36,7 +36,12 @@ function packageDir(name: string): string {
 }
 
 /** Every type alias of the files under `dir`, by `<scope>.<name>` (chainkit's `components.X` and `operations.X`). */
-function typeAliases(dir: string, ext: string, scope: string, out = new Map<string, ts.TypeNode>()): Map<string, ts.TypeNode> {
+function typeAliases(
+  dir: string,
+  ext: string,
+  scope: string,
+  out = new Map<string, ts.TypeNode>(),
+): Map<string, ts.TypeNode> {
   for (const f of readdirSync(dir).filter((x) => x.endsWith(ext))) {
     const src = ts.createSourceFile(f, readFileSync(path.join(dir, f), "utf8"), ts.ScriptTarget.ES2022, true);
     for (const s of src.statements) if (ts.isTypeAliasDeclaration(s)) out.set(`${scope}.${s.name.text}`, s.type);
@@ -131,15 +136,22 @@ export function glacierSdkOperations(): SdkOperation[] {
   for (const f of readdirSync(servicesDir).filter((x) => x.endsWith(".js"))) {
     const service = f.slice(0, -3);
     const js = readFileSync(path.join(servicesDir, f), "utf8");
-    const dts = ts.createSourceFile(f, readFileSync(path.join(servicesDir, `${service}.d.ts`), "utf8"), ts.ScriptTarget.ES2022, true);
+    const dts = ts.createSourceFile(
+      f,
+      readFileSync(path.join(servicesDir, `${service}.d.ts`), "utf8"),
+      ts.ScriptTarget.ES2022,
+      true,
+    );
     const answers = new Map<string, ts.TypeNode>();
     for (const s of dts.statements) {
       if (!ts.isClassDeclaration(s)) continue;
       for (const m of s.members) {
-        if (ts.isMethodDeclaration(m) && m.type && ts.isTypeReferenceNode(m.type)) answers.set(m.name.getText(dts), m.type.typeArguments![0]!);
+        if (ts.isMethodDeclaration(m) && m.type && ts.isTypeReferenceNode(m.type))
+          answers.set(m.name.getText(dts), m.type.typeArguments![0]!);
       }
     }
-    const re = /(\w+)\((?:\{[^)]*\})?\)\{return this\.httpRequest\.request\(\{method:"(\w+)",url:"([^"]+)"(?:,path:\{([^}]*)\})?(?:,query:\{([^}]*)\})?(,body:)?/g;
+    const re =
+      /(\w+)\((?:\{[^)]*\})?\)\{return this\.httpRequest\.request\(\{method:"(\w+)",url:"([^"]+)"(?:,path:\{([^}]*)\})?(?:,query:\{([^}]*)\})?(,body:)?/g;
     for (const m of js.matchAll(re)) {
       const answer = answers.get(m[1]!);
       if (answer === undefined) throw new Error(`${service}.${m[1]}: no declared answer`);

@@ -44,14 +44,18 @@ export async function createTestDatabase(): Promise<string> {
 // A new PGlite cluster costs an initdb (2-5 s idle, 20-40 s on a busy machine); the run's empty one is loaded from
 // its dump instead (test/helpers/pglite.ts).
 async function openPglite(): Promise<SqlClient> {
-  return openSqlClient({url: "embedded", dataDir: null, pgliteTemplate: await pgliteTemplate()}, {logger: quietLogger()});
+  return openSqlClient(
+    {url: "embedded", dataDir: null, pgliteTemplate: await pgliteTemplate()},
+    {logger: quietLogger()},
+  );
 }
 
 export const BACKENDS: Backend[] = [
   {name: "pglite", open: openPglite},
   {
     name: "postgres",
-    open: async () => openSqlClient({url: await createTestDatabase(), dataDir: null, poolSize: 4}, {logger: quietLogger()}),
+    open: async () =>
+      openSqlClient({url: await createTestDatabase(), dataDir: null, poolSize: 4}, {logger: quietLogger()}),
   },
 ];
 
@@ -67,7 +71,11 @@ export function describeBackends(title: string, fn: (backend: Backend) => void):
 }
 
 /** Opens a store (a URL, or `embedded` with its data directory), runs `fn` on it, and closes it. */
-export async function withStore<T>(url: string, dataDir: string | null, fn: (sql: SqlClient) => Promise<T>): Promise<T> {
+export async function withStore<T>(
+  url: string,
+  dataDir: string | null,
+  fn: (sql: SqlClient) => Promise<T>,
+): Promise<T> {
   if (url === "embedded" && dataDir !== null) await seedPgliteDir(dataDir);
   const sql = await openSqlClient({url, dataDir}, {logger: quietLogger()});
   try {

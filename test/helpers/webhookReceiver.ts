@@ -55,7 +55,9 @@ export async function startReceiver(mode: ReceiverMode = "ok", slowMs = 12_000):
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
-      const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(",") : (v ?? "")]));
+      const headers = Object.fromEntries(
+        Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(",") : (v ?? "")]),
+      );
       const d: Delivery = {body: Buffer.concat(chunks).toString("utf8"), headers, at: Date.now(), answered: 0};
       r.deliveries.push(d);
       const answer = (status: number): void => {

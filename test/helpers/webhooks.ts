@@ -15,7 +15,12 @@ export const WEBHOOK_CHAIN = "99998";
 export const KEY_A = "key-a-0123456789";
 export const KEY_B = "key-b-0123456789";
 
-export function webhookNodeFlags(anvilUrl: string, keysFile: string, db: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function webhookNodeFlags(
+  anvilUrl: string,
+  keysFile: string,
+  db: string,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     "network-id": "local",
     "index-enabled": true,
@@ -38,24 +43,32 @@ export function keysFile(): string {
   return f;
 }
 
-
 /** Every delivery verified by chainkit's validateWebhook with `secret`; returns the parsed payloads. */
-export async function validated(r: Receiver, secret: string): Promise<Array<Awaited<ReturnType<Avalanche["validateWebhook"]>>>> {
+export async function validated(
+  r: Receiver,
+  secret: string,
+): Promise<Array<Awaited<ReturnType<Avalanche["validateWebhook"]>>>> {
   const out = [];
   for (const d of r.deliveries) {
-    out.push(await ck.validateWebhook({request: {body: d.body, headers: d.headers, url: r.url, method: "POST"}, secret}));
+    out.push(
+      await ck.validateWebhook({request: {body: d.body, headers: d.headers, url: r.url, method: "POST"}, secret}),
+    );
     expect(d.body).toBe(canonicalJson(JSON.parse(d.body)));
   }
   return out;
 }
-
 
 /**
  * A dev-network node (`--feed dev`, no EVM) with the data API and webhooks on, whose clock stands still until the
  * test moves it (`release`: chain time past the start, ms; the live ticks are 2 s of chain time each), its backfill
  * folded up to P height `foldedTo` within `foldMs`. `call` is the API with KEY_A, answering the parsed body; `pHeight` the last P block folded.
  */
-export async function startHeldDevNode(db: string, backfill: string, foldedTo: number, foldMs: number): Promise<{
+export async function startHeldDevNode(
+  db: string,
+  backfill: string,
+  foldedTo: number,
+  foldMs: number,
+): Promise<{
   node: TestNode;
   release: (ms: number) => void;
   call: (method: string, p: string, body?: unknown) => Promise<Record<string, any>>;
@@ -79,10 +92,24 @@ export async function startHeldDevNode(db: string, backfill: string, foldedTo: n
     {overrides: {devNow: () => t0 + offset}},
   );
   const pHeight = async (): Promise<number> =>
-    Number((await node.node.dataApi!.sql.query<{h: string}>("SELECT COALESCE(max(height), -1)::text AS h FROM blocks WHERE chain = 'P'"))[0]!.h);
-  await until(() => "the view did not fold the backfill", async () => node.node.dataApi?.view?.lag() === 0n && (await pHeight()) >= foldedTo, foldMs);
+    Number(
+      (
+        await node.node.dataApi!.sql.query<{h: string}>(
+          "SELECT COALESCE(max(height), -1)::text AS h FROM blocks WHERE chain = 'P'",
+        )
+      )[0]!.h,
+    );
+  await until(
+    () => "the view did not fold the backfill",
+    async () => node.node.dataApi?.view?.lag() === 0n && (await pHeight()) >= foldedTo,
+    foldMs,
+  );
   const call = async (method: string, p: string, body?: unknown): Promise<Record<string, any>> => {
-    const res = await fetch(new URL(p, node.url), {method, headers: {"content-type": "application/json", "x-glacier-api-key": KEY_A}, body: body === undefined ? undefined : JSON.stringify(body)});
+    const res = await fetch(new URL(p, node.url), {
+      method,
+      headers: {"content-type": "application/json", "x-glacier-api-key": KEY_A},
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     return (await res.json()) as Record<string, any>;
   };
   return {node, release: (ms) => (offset = ms), call, pHeight};

@@ -43,7 +43,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const root = await mkdtemp(path.join(tmpdir(), "avaext-pglite-template-"));
   const dir = path.join(root, "cluster");
   const dump = path.join(root, "cluster.tar");
-  const pglite = pathToFileURL(createRequire(path.join(project.config.root, "package.json")).resolve("@electric-sql/pglite")).href;
+  const pglite = pathToFileURL(
+    createRequire(path.join(project.config.root, "package.json")).resolve("@electric-sql/pglite"),
+  ).href;
   const worker = new Worker(MAKE_CLUSTER, {eval: true, workerData: {pglite, dir, dump}});
   try {
     const answer = await new Promise<unknown>((resolve, reject) => {

@@ -68,12 +68,18 @@ export default async function setup(project: TestProject): Promise<() => Promise
     // Durability is irrelevant for a throwaway test server; these make initdb and every commit cheaper.
     initdbFlags: ["--no-sync", "--encoding=UTF8"],
     postgresFlags: [
-      "-c", "listen_addresses=127.0.0.1",
-      "-c", "unix_socket_directories=",
-      "-c", "fsync=off",
-      "-c", "synchronous_commit=off",
-      "-c", "full_page_writes=off",
-      "-c", "max_connections=200",
+      "-c",
+      "listen_addresses=127.0.0.1",
+      "-c",
+      "unix_socket_directories=",
+      "-c",
+      "fsync=off",
+      "-c",
+      "synchronous_commit=off",
+      "-c",
+      "full_page_writes=off",
+      "-c",
+      "max_connections=200",
     ],
     onLog: (m: string) => void logs.push(m),
     onError: (m: unknown) => void logs.push(String(m)),
@@ -81,7 +87,13 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const stop = async (): Promise<void> => {
     const pid = await postmasterPid(databaseDir);
     const timer = new Promise<"timeout">((resolve) => setTimeout(() => resolve("timeout"), STOP_TIMEOUT_MS).unref());
-    const how = await Promise.race([server.stop().then(() => "stopped" as const, () => "failed" as const), timer]);
+    const how = await Promise.race([
+      server.stop().then(
+        () => "stopped" as const,
+        () => "failed" as const,
+      ),
+      timer,
+    ]);
     if (how !== "stopped" && pid !== null) {
       try {
         process.kill(pid, "SIGKILL");

@@ -12,7 +12,12 @@ import {badRequest, notFound} from "../server/errors.js";
 /** The C-chain's EVM chain ID per network (coreth's params): mainnet 43114, fuji 43113, local 43112. */
 export const C_CHAIN_EVM_IDS: Record<string, string> = {mainnet: "43114", fuji: "43113", local: "43112"};
 
-export const AVAX_TOKEN: NetworkToken = {name: "Avalanche", symbol: "AVAX", decimals: 18, description: "AVAX is the native token of the Avalanche C-chain"};
+export const AVAX_TOKEN: NetworkToken = {
+  name: "Avalanche",
+  symbol: "AVAX",
+  decimals: 18,
+  description: "AVAX is the native token of the Avalanche C-chain",
+};
 
 export interface EvmChainSpec {
   /** As given: `C`, an EVM chain ID (decimal) or a blockchain ID (CB58). */
@@ -62,13 +67,24 @@ export class EvmChains {
 
   /** The store's state of a chain (serve processes), or null. */
   storedState(c: EvmChain): StoredChainState | null {
-    return this.stored.find((s) => (c.chainId !== null && s.chainId === c.chainId) || (c.blockchainId !== null && s.blockchainId === c.blockchainId)) ?? null;
+    return (
+      this.stored.find(
+        (s) =>
+          (c.chainId !== null && s.chainId === c.chainId) ||
+          (c.blockchainId !== null && s.blockchainId === c.blockchainId),
+      ) ?? null
+    );
   }
 
   /** Identity of a spec before its RPC answers: what the name alone says. */
-  static identity(spec: EvmChainSpec, network: NetworkInfo): {chainId: string | null; blockchainId: string | null; isCChain: boolean} {
-    if (spec.name === "C" || spec.name === network.chainIds.C) return {chainId: C_CHAIN_EVM_IDS[network.name] ?? null, blockchainId: network.chainIds.C, isCChain: true};
-    if (/^[0-9]+$/.test(spec.name)) return {chainId: spec.name, blockchainId: null, isCChain: spec.name === C_CHAIN_EVM_IDS[network.name]};
+  static identity(
+    spec: EvmChainSpec,
+    network: NetworkInfo,
+  ): {chainId: string | null; blockchainId: string | null; isCChain: boolean} {
+    if (spec.name === "C" || spec.name === network.chainIds.C)
+      return {chainId: C_CHAIN_EVM_IDS[network.name] ?? null, blockchainId: network.chainIds.C, isCChain: true};
+    if (/^[0-9]+$/.test(spec.name))
+      return {chainId: spec.name, blockchainId: null, isCChain: spec.name === C_CHAIN_EVM_IDS[network.name]};
     return {chainId: null, blockchainId: spec.name, isCChain: false};
   }
 
@@ -94,13 +110,17 @@ export class EvmChains {
 
   /** The `{chainId}` path parameter: 404 for a chain not followed here, 400 for a malformed one. */
   resolve(param: string): EvmChain & {chainId: string} {
-    if (!/^[0-9A-Za-z-]{1,64}$/.test(param)) throw badRequest("chainId", `not an EVM chain ID, blockchain ID or alias: ${JSON.stringify(param)}`);
+    if (!/^[0-9A-Za-z-]{1,64}$/.test(param))
+      throw badRequest("chainId", `not an EVM chain ID, blockchain ID or alias: ${JSON.stringify(param)}`);
     const alias = param.toLowerCase() === "c-chain" || param === "C";
     for (const c of this.chains) {
       const id = this.chainIdOf(c);
-      if (id !== null && (param === id || param === this.blockchainIdOf(c) || (alias && c.isCChain))) return {...c, chainId: id};
+      if (id !== null && (param === id || param === this.blockchainIdOf(c) || (alias && c.isCChain)))
+        return {...c, chainId: id};
     }
     const followed = this.chains.map((c) => this.chainIdOf(c) ?? c.blockchainId).join(", ");
-    throw notFound(`chain ${param} is not followed here${followed ? ` (followed: ${followed})` : " (no EVM chain is followed: see --evm-rpc)"}`);
+    throw notFound(
+      `chain ${param} is not followed here${followed ? ` (followed: ${followed})` : " (no EVM chain is followed: see --evm-rpc)"}`,
+    );
   }
 }

@@ -18,13 +18,17 @@ export function loadContractMetadata(path: string): Map<string, CuratedMetadata>
   } catch (e) {
     throw new Error(`--contract-metadata-file ${path}: ${(e as Error).message}`);
   }
-  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error(`--contract-metadata-file ${path}: expected a JSON object keyed by 0x address`);
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed))
+    throw new Error(`--contract-metadata-file ${path}: expected a JSON object keyed by 0x address`);
   const out = new Map<string, CuratedMetadata>();
   for (const [address, fields] of Object.entries(parsed as Record<string, unknown>)) {
-    if (!/^0x[0-9a-fA-F]{40}$/.test(address)) throw new Error(`--contract-metadata-file ${path}: ${JSON.stringify(address)} is not a 0x address`);
-    if (fields === null || typeof fields !== "object" || Array.isArray(fields)) throw new Error(`--contract-metadata-file ${path}: the entry of ${address} is not an object`);
+    if (!/^0x[0-9a-fA-F]{40}$/.test(address))
+      throw new Error(`--contract-metadata-file ${path}: ${JSON.stringify(address)} is not a 0x address`);
+    if (fields === null || typeof fields !== "object" || Array.isArray(fields))
+      throw new Error(`--contract-metadata-file ${path}: the entry of ${address} is not an object`);
     const bad = Object.keys(fields).find((k) => CHAIN_FIELDS.has(k));
-    if (bad) throw new Error(`--contract-metadata-file ${path}: ${address}.${bad} comes from the chain and cannot be curated`);
+    if (bad)
+      throw new Error(`--contract-metadata-file ${path}: ${address}.${bad} comes from the chain and cannot be curated`);
     out.set(address.toLowerCase(), fields as CuratedMetadata);
   }
   return out;

@@ -34,11 +34,22 @@ export const ICM_TOPICS: {readonly [K in IcmEventName]: string} = Object.fromEnt
   Object.entries(ICM_EVENT_SIGNATURES).map(([k, sig]) => [k, eventTopic(sig)]),
 ) as {[K in IcmEventName]: string};
 
-const EVENT_BY_TOPIC = new Map<string, IcmEventName>(Object.entries(ICM_TOPICS).map(([k, t]) => [t, k as IcmEventName]));
+const EVENT_BY_TOPIC = new Map<string, IcmEventName>(
+  Object.entries(ICM_TOPICS).map(([k, t]) => [t, k as IcmEventName]),
+);
 
 /** The ABI of a TeleporterMessage struct (for encoding calls in the dev network and tests, and for decoding). */
 export const TELEPORTER_MESSAGE_SPEC: AbiSpec = {
-  tuple: ["uint256", "address", "bytes32", "address", "uint256", "address[]", {array: {tuple: ["uint256", "address"]}}, "bytes"],
+  tuple: [
+    "uint256",
+    "address",
+    "bytes32",
+    "address",
+    "uint256",
+    "address[]",
+    {array: {tuple: ["uint256", "address"]}},
+    "bytes",
+  ],
 };
 /** The ABI of a TeleporterFeeInfo struct. */
 export const TELEPORTER_FEE_SPEC: AbiSpec = {tuple: ["address", "uint256"]};
@@ -116,7 +127,13 @@ export interface IcmAddFeeEvent extends Base {
   readonly feeInfo: TeleporterFeeInfo;
 }
 
-export type IcmEvent = IcmSendEvent | IcmReceiveEvent | IcmExecutedEvent | IcmExecutionFailedEvent | IcmReceiptEvent | IcmAddFeeEvent;
+export type IcmEvent =
+  | IcmSendEvent
+  | IcmReceiveEvent
+  | IcmExecutedEvent
+  | IcmExecutionFailedEvent
+  | IcmReceiptEvent
+  | IcmAddFeeEvent;
 
 /** A log as JSON-RPC returns it (hex strings) or as the follower holds it (bytes, numbers). */
 export interface IcmLogInput {
@@ -129,8 +146,16 @@ export interface IcmLogInput {
 const bytesOf = (v: string | Uint8Array): Uint8Array => (typeof v === "string" ? hexToBytes(v) : v);
 
 /** keccak256(abi.encode(messenger, sourceBlockchainID, destinationBlockchainID, nonce)): 64 lowercase hex, no 0x. */
-export function messageId(messenger: string, sourceBlockchainId: string | Uint8Array, destinationBlockchainId: string | Uint8Array, nonce: bigint | number): string {
-  const enc = encodeAbi(["address", "bytes32", "bytes32", "uint256"], [messenger, bytesOf(sourceBlockchainId), bytesOf(destinationBlockchainId), BigInt(nonce)]);
+export function messageId(
+  messenger: string,
+  sourceBlockchainId: string | Uint8Array,
+  destinationBlockchainId: string | Uint8Array,
+  nonce: bigint | number,
+): string {
+  const enc = encodeAbi(
+    ["address", "bytes32", "bytes32", "uint256"],
+    [messenger, bytesOf(sourceBlockchainId), bytesOf(destinationBlockchainId), BigInt(nonce)],
+  );
   return bytesToHex(keccak_256(enc));
 }
 
@@ -140,13 +165,27 @@ function topicAddress(t: Uint8Array): string {
 }
 
 function logIndexOf(v: number | bigint | string): number {
-  const n = typeof v === "string" ? (/^0x[0-9a-fA-F]{1,15}$/.test(v) ? Number.parseInt(v.slice(2), 16) : Number.NaN) : Number(v);
+  const n =
+    typeof v === "string"
+      ? /^0x[0-9a-fA-F]{1,15}$/.test(v)
+        ? Number.parseInt(v.slice(2), 16)
+        : Number.NaN
+      : Number(v);
   if (!Number.isSafeInteger(n) || n < 0) throw new AbiError("bad logIndex");
   return n;
 }
 
 function asMessage(v: AbiStructValue): TeleporterMessage {
-  const [nonce, origin, dest, destAddr, gas, allowed, receipts, msg] = v as [bigint, string, Uint8Array, string, bigint, string[], [bigint, string][], Uint8Array];
+  const [nonce, origin, dest, destAddr, gas, allowed, receipts, msg] = v as [
+    bigint,
+    string,
+    Uint8Array,
+    string,
+    bigint,
+    string[],
+    [bigint, string][],
+    Uint8Array,
+  ];
   return {
     messageNonce: nonce,
     originSenderAddress: origin,
@@ -178,17 +217,34 @@ export function decodeIcmLog(log: IcmLogInput, messengers: ReadonlySet<string>):
     const name = EVENT_BY_TOPIC.get(toHex(topics[0]!));
     if (!name) return null;
     const data = bytesOf(log.data);
-    const base = {contract: address, logIndex: logIndexOf(log.logIndex), messageId: bytesToHex(topics[1] ?? new Uint8Array())};
+    const base = {
+      contract: address,
+      logIndex: logIndexOf(log.logIndex),
+      messageId: bytesToHex(topics[1] ?? new Uint8Array()),
+    };
     switch (name) {
       case "SendCrossChainMessage": {
         if (topics.length !== 3) return null;
         const [m, f] = decodeAbiSpec([TELEPORTER_MESSAGE_SPEC, TELEPORTER_FEE_SPEC], data);
-        return {kind: name, ...base, destinationBlockchainId: bytesToHex(topics[2]!), message: asMessage(m!), feeInfo: asFee(f!)};
+        return {
+          kind: name,
+          ...base,
+          destinationBlockchainId: bytesToHex(topics[2]!),
+          message: asMessage(m!),
+          feeInfo: asFee(f!),
+        };
       }
       case "ReceiveCrossChainMessage": {
         if (topics.length !== 4) return null;
         const [redeemer, m] = decodeAbiSpec(["address", TELEPORTER_MESSAGE_SPEC], data);
-        return {kind: name, ...base, sourceBlockchainId: bytesToHex(topics[2]!), deliverer: topicAddress(topics[3]!), rewardRedeemer: redeemer as string, message: asMessage(m!)};
+        return {
+          kind: name,
+          ...base,
+          sourceBlockchainId: bytesToHex(topics[2]!),
+          deliverer: topicAddress(topics[3]!),
+          rewardRedeemer: redeemer as string,
+          message: asMessage(m!),
+        };
       }
       case "MessageExecuted":
         if (topics.length !== 3) return null;
@@ -201,7 +257,13 @@ export function decodeIcmLog(log: IcmLogInput, messengers: ReadonlySet<string>):
       case "ReceiptReceived": {
         if (topics.length !== 4) return null;
         const [f] = decodeAbiSpec([TELEPORTER_FEE_SPEC], data);
-        return {kind: name, ...base, destinationBlockchainId: bytesToHex(topics[2]!), relayerRewardAddress: topicAddress(topics[3]!), feeInfo: asFee(f!)};
+        return {
+          kind: name,
+          ...base,
+          destinationBlockchainId: bytesToHex(topics[2]!),
+          relayerRewardAddress: topicAddress(topics[3]!),
+          feeInfo: asFee(f!),
+        };
       }
       case "AddFeeAmount": {
         if (topics.length !== 2) return null;

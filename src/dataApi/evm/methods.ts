@@ -124,7 +124,8 @@ const KNOWN_SIGNATURES: readonly string[] = [
 
 const BY_SELECTOR: ReadonlyMap<string, string> = new Map(KNOWN_SIGNATURES.map((s) => [selector(s), s]));
 // Two different signatures with one selector would make a name depend on table order: refuse to load instead.
-if (BY_SELECTOR.size !== new Set(KNOWN_SIGNATURES).size) throw new Error("methods: two known signatures share a selector");
+if (BY_SELECTOR.size !== new Set(KNOWN_SIGNATURES).size)
+  throw new Error("methods: two known signatures share a selector");
 
 /** The known signature of a 4-byte selector (0x-hex, any case), if bundled. */
 export function knownMethodName(methodHash: string): string | undefined {
@@ -138,5 +139,7 @@ export function methodOf(tx: {to: string | null; input: string}): Method {
   // Calldata shorter than a selector still called the contract (its fallback): its bytes are the best hash there is.
   const methodHash = "0x" + input.slice(0, 8);
   const methodName = knownMethodName(methodHash);
-  return methodName === undefined ? {callType: "CONTRACT_CALL", methodHash} : {callType: "CONTRACT_CALL", methodHash, methodName};
+  return methodName === undefined
+    ? {callType: "CONTRACT_CALL", methodHash}
+    : {callType: "CONTRACT_CALL", methodHash, methodName};
 }

@@ -6,7 +6,13 @@
  */
 import http from "node:http";
 import https from "node:https";
-import {TargetRefused, checkedAddresses as checkTarget, isForbiddenAddress, pinnedLookup, type ResolvedAddress} from "../../util/publicTarget.js";
+import {
+  TargetRefused,
+  checkedAddresses as checkTarget,
+  isForbiddenAddress,
+  pinnedLookup,
+  type ResolvedAddress,
+} from "../../util/publicTarget.js";
 
 /** The Glacier SDK's NftTokenMetadataStatus. */
 export type NftTokenMetadataStatus =
@@ -101,7 +107,8 @@ export function parseNftMetadata(text: string): NftMetadataResult {
   } catch (e) {
     return {indexStatus: "INVALID_METADATA_JSON", detail: (e as Error).message};
   }
-  if (typeof json !== "object" || json === null || Array.isArray(json)) return {indexStatus: "INVALID_METADATA", detail: "not a JSON object"};
+  if (typeof json !== "object" || json === null || Array.isArray(json))
+    return {indexStatus: "INVALID_METADATA", detail: "not a JSON object"};
   const j = json as Record<string, unknown>;
   const jsonText = (v: unknown): string | undefined => (v !== undefined && v !== null ? JSON.stringify(v) : undefined);
   const fields: NftMetadata = {
@@ -113,7 +120,10 @@ export function parseNftMetadata(text: string): NftMetadataResult {
     background: str(j.background_color),
     attributes: jsonText(j.attributes),
     properties: jsonText(j.properties),
-    decimals: Number.isInteger(j.decimals) && (j.decimals as number) >= 0 && (j.decimals as number) <= 255 ? (j.decimals as number) : undefined,
+    decimals:
+      Number.isInteger(j.decimals) && (j.decimals as number) >= 0 && (j.decimals as number) <= 255
+        ? (j.decimals as number)
+        : undefined,
   };
   const metadata = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as NftMetadata;
   return {indexStatus: "INDEXED", metadata};
@@ -131,7 +141,9 @@ function parseDataUri(uri: string, maxBytes: number): string {
   } catch {
     /* not percent-encoded: keep it raw */
   }
-  const bytes = header.split(";").includes("base64") ? Buffer.from(body.replace(/\s+/g, ""), "base64") : Buffer.from(body, "utf8");
+  const bytes = header.split(";").includes("base64")
+    ? Buffer.from(body.replace(/\s+/g, ""), "base64")
+    : Buffer.from(body, "utf8");
   if (bytes.length > maxBytes) throw new Outcome("METADATA_CONTENT_TOO_LARGE", `data: URI holds ${bytes.length} bytes`);
   return bytes.toString("utf8");
 }
@@ -140,11 +152,16 @@ function parseDataUri(uri: string, maxBytes: number): string {
 function ipfsUrl(uri: string, gateway: string): string {
   // Tabs and newlines go first: the URL parser drops them, so `.\t.` would pass the dot-segment check as text and
   // then climb as `..` (WHATWG URL, "remove all ASCII tab or newline").
-  const rest = uri.replace(/[\t\n\r]/g, "").replace(/^ipfs:\/\//i, "").replace(/^ipfs\//i, "");
-  if (rest === "" || /[\s?#]/.test(rest.split("/")[0]!)) throw new Outcome("INVALID_TOKEN_URI", "ipfs: URI without a CID");
+  const rest = uri
+    .replace(/[\t\n\r]/g, "")
+    .replace(/^ipfs:\/\//i, "")
+    .replace(/^ipfs\//i, "");
+  if (rest === "" || /[\s?#]/.test(rest.split("/")[0]!))
+    throw new Outcome("INVALID_TOKEN_URI", "ipfs: URI without a CID");
   // The gateway's origin is trusted, so a path must not climb out of its prefix (URL parsing resolves `..`, `%2e%2e`
   // and, for http, backslashes as slashes).
-  if (/\\/.test(rest) || rest.split("/").some((seg) => /^(\.|%2e){1,2}$/i.test(seg))) throw new Outcome("INVALID_TOKEN_URI", "ipfs: path with dot segments");
+  if (/\\/.test(rest) || rest.split("/").some((seg) => /^(\.|%2e){1,2}$/i.test(seg)))
+    throw new Outcome("INVALID_TOKEN_URI", "ipfs: path with dot segments");
   return (gateway.endsWith("/") ? gateway : gateway + "/") + rest;
 }
 
@@ -186,7 +203,11 @@ function get(url: URL, to: ResolvedAddress[], maxBytes: number, signal: AbortSig
         lookup,
         signal,
         agent: false, // a pooled socket could belong to an earlier, differently-resolved request
-        headers: {accept: "application/json, */*;q=0.5", "accept-encoding": "identity", "user-agent": "avaext-nft-metadata"},
+        headers: {
+          accept: "application/json, */*;q=0.5",
+          "accept-encoding": "identity",
+          "user-agent": "avaext-nft-metadata",
+        },
       },
       (res) => {
         const status = res.statusCode ?? 0;
@@ -228,7 +249,11 @@ function get(url: URL, to: ResolvedAddress[], maxBytes: number, signal: AbortSig
   });
 }
 
-async function fetchHttp(start: string, opts: Required<NftFetchOptions>, trustedOrigin: string | null): Promise<string> {
+async function fetchHttp(
+  start: string,
+  opts: Required<NftFetchOptions>,
+  trustedOrigin: string | null,
+): Promise<string> {
   const signal = AbortSignal.timeout(opts.timeoutMs);
   let url: URL;
   try {
@@ -237,19 +262,28 @@ async function fetchHttp(start: string, opts: Required<NftFetchOptions>, trusted
     throw new Outcome("INVALID_TOKEN_URI", "not a URL");
   }
   for (let hop = 0; ; hop++) {
-    if (url.protocol !== "http:" && url.protocol !== "https:") throw new Outcome("INVALID_TOKEN_URI_SCHEME", `redirect to ${url.protocol}`);
-    const to = await beforeDeadline(checkedAddresses(url.hostname, opts.allowPrivate || url.origin === trustedOrigin), signal, opts.timeoutMs);
+    if (url.protocol !== "http:" && url.protocol !== "https:")
+      throw new Outcome("INVALID_TOKEN_URI_SCHEME", `redirect to ${url.protocol}`);
+    const to = await beforeDeadline(
+      checkedAddresses(url.hostname, opts.allowPrivate || url.origin === trustedOrigin),
+      signal,
+      opts.timeoutMs,
+    );
     let res: Response;
     try {
       res = await get(url, to, opts.maxBytes, signal);
     } catch (e) {
       if (e instanceof Outcome) throw e;
-      throw new Outcome("UNREACHABLE_TOKEN_URI", signal.aborted ? `no answer within ${opts.timeoutMs} ms` : (e as Error).message);
+      throw new Outcome(
+        "UNREACHABLE_TOKEN_URI",
+        signal.aborted ? `no answer within ${opts.timeoutMs} ms` : (e as Error).message,
+      );
     }
     if (res.body) return res.body.toString("utf8");
     if (res.status === 429) throw new Outcome("THROTTLED_TOKEN_URI", "HTTP 429");
     if (res.location === undefined) throw new Outcome("UNREACHABLE_TOKEN_URI", `HTTP ${res.status}`);
-    if (hop >= opts.maxRedirects) throw new Outcome("UNREACHABLE_TOKEN_URI", `more than ${opts.maxRedirects} redirects`);
+    if (hop >= opts.maxRedirects)
+      throw new Outcome("UNREACHABLE_TOKEN_URI", `more than ${opts.maxRedirects} redirects`);
     try {
       url = new URL(res.location, url);
     } catch {
@@ -272,7 +306,10 @@ export async function fetchNftMetadata(uri: string, options: NftFetchOptions): P
     let text: string;
     if (scheme === "data") text = parseDataUri(u, opts.maxBytes);
     else if (scheme === "http" || scheme === "https") text = await fetchHttp(u, opts, null);
-    else if (scheme === "ipfs" || (scheme === undefined && /^(Qm[1-9A-HJ-NP-Za-km-z]{44}|bafy[a-z2-7]+)(\/|$)/.test(u))) {
+    else if (
+      scheme === "ipfs" ||
+      (scheme === undefined && /^(Qm[1-9A-HJ-NP-Za-km-z]{44}|bafy[a-z2-7]+)(\/|$)/.test(u))
+    ) {
       const gateway = new URL(opts.ipfsGateway);
       text = await fetchHttp(ipfsUrl(u, opts.ipfsGateway), opts, gateway.origin);
     } else if (scheme === undefined) throw new Outcome("INVALID_TOKEN_URI", "no scheme");

@@ -35,9 +35,12 @@ export interface EvmState {
 export class EvmStateReader implements EvmState {
   async nativeBalance(c: EvmChain & {chainId: string}, owner: Uint8Array, block: bigint | undefined): Promise<bigint> {
     try {
-      return BigInt(await c.rpc.call<string>("eth_getBalance", [toHex(owner), block === undefined ? "latest" : toQuantity(block)]));
+      return BigInt(
+        await c.rpc.call<string>("eth_getBalance", [toHex(owner), block === undefined ? "latest" : toQuantity(block)]),
+      );
     } catch (e) {
-      if (block !== undefined && e instanceof RpcCallError && e.kind === "rpc") throw new BlockNotServedError((e as Error).message.replace(/^eth_getBalance: /, ""));
+      if (block !== undefined && e instanceof RpcCallError && e.kind === "rpc")
+        throw new BlockNotServedError((e as Error).message.replace(/^eth_getBalance: /, ""));
       throw new RpcUnansweredError(c.chainId, "eth_getBalance", e as Error);
     }
   }

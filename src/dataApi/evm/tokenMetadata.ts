@@ -26,7 +26,10 @@ export type EthCall = (to: string, data: string, block?: string) => Promise<stri
  * JSON-RPC error) is the contract's answer, while `down()` names a failure of the RPC itself (transport, HTTP,
  * garbage) during any call, so the caller retries later instead of storing an answer it could not read.
  */
-export function rpcEthCall(rpc: {call<T>(method: string, params: unknown[], signal?: AbortSignal): Promise<T>}, signal?: AbortSignal): {call: EthCall; down: () => Error | null} {
+export function rpcEthCall(
+  rpc: {call<T>(method: string, params: unknown[], signal?: AbortSignal): Promise<T>},
+  signal?: AbortSignal,
+): {call: EthCall; down: () => Error | null} {
   let down: Error | null = null;
   const call: EthCall = async (to, data, block) => {
     try {
@@ -90,7 +93,10 @@ export function decodeTextResult(data: Uint8Array): string | undefined {
 export async function readTokenMetadata(call: EthCall, address: string, block?: string): Promise<TokenMetadata> {
   const read = (data: string): Promise<Uint8Array | undefined> => tryCall(call, address, data, block);
   const supports = async (id: string): Promise<boolean> =>
-    decodeOr(await read(encodeCall("supportsInterface(bytes4)", ["bytes32"], [id.padEnd(66, "0")])), (d) => decodeAbi(["bool"], d)[0] === true) ?? false;
+    decodeOr(
+      await read(encodeCall("supportsInterface(bytes4)", ["bytes32"], [id.padEnd(66, "0")])),
+      (d) => decodeAbi(["bool"], d)[0] === true,
+    ) ?? false;
   // All at once: they are independent, and an RPC round trip dominates.
   const [is165, claimsAll, is721, is1155, name, symbol, decimals, totalSupply] = await Promise.all([
     supports(ERC165_ID),
@@ -108,7 +114,8 @@ export async function readTokenMetadata(call: EthCall, address: string, block?: 
   // NFTs rarely have decimals: absent, the hosted API shows 0.
   if (erc165 && is721) return {ercType: "ERC-721", ...texts, decimals: decimals ?? 0};
   if (erc165 && is1155) return {ercType: "ERC-1155", ...texts, decimals: decimals ?? 0};
-  if (decimals !== undefined && (totalSupply !== undefined || symbol !== undefined)) return {ercType: "ERC-20", ...texts, decimals};
+  if (decimals !== undefined && (totalSupply !== undefined || symbol !== undefined))
+    return {ercType: "ERC-20", ...texts, decimals};
   return {ercType: "UNKNOWN", ...texts};
 }
 
@@ -119,7 +126,13 @@ export const MAX_TOKEN_URI_BYTES = 2 * 1024 * 1024;
  * An NFT's token URI: ERC-721 `tokenURI(id)`, ERC-1155 `uri(id)` with `{id}` substituted. Undefined when the call
  * reverts (often: no such token) or answers no UTF-8 string; surrounding whitespace is kept for the fetcher to trim.
  */
-export async function readTokenUri(call: EthCall, address: string, ercType: "ERC-721" | "ERC-1155", tokenId: bigint, block?: string): Promise<string | undefined> {
+export async function readTokenUri(
+  call: EthCall,
+  address: string,
+  ercType: "ERC-721" | "ERC-1155",
+  tokenId: bigint,
+  block?: string,
+): Promise<string | undefined> {
   const signature = ercType === "ERC-721" ? "tokenURI(uint256)" : "uri(uint256)";
   const data = await tryCall(call, address, encodeCall(signature, ["uint256"], [tokenId]), block);
   const uri = decodeOr(data, (d) => {

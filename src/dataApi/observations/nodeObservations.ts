@@ -124,7 +124,10 @@ export class NodeObservations implements ValidatorObservations {
         const chains = (p as {benched?: unknown}).benched;
         if (typeof id !== "string" || !Array.isArray(chains)) continue;
         const bit = (c: unknown): number => (typeof c === "string" ? (BENCH_BIT[c] ?? 0) : 0);
-        benched.set(id, chains.reduce((bits: number, c: unknown) => bits | bit(c), 0));
+        benched.set(
+          id,
+          chains.reduce((bits: number, c: unknown) => bits | bit(c), 0),
+        );
       }
       const seen = new Set<string>();
       for (const v of arrayOf(current, "validators")) {

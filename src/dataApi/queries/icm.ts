@@ -49,7 +49,10 @@ type IcmColumn = "source_blockchain_id" | "destination_blockchain_id" | "from_ad
  * their bounds, short or empty, and the next page goes on from there. A cursor of another list's shape is a
  * CursorError.
  */
-export async function listIcmMessages(sql: SqlClientLike, args: {filter: IcmFilter; pageSize: number; cursor: Cursor | null; scanBudget?: number}): Promise<{items: IcmRow[]; next?: Cursor}> {
+export async function listIcmMessages(
+  sql: SqlClientLike,
+  args: {filter: IcmFilter; pageSize: number; cursor: Cursor | null; scanBudget?: number},
+): Promise<{items: IcmRow[]; next?: Cursor}> {
   const f = args.filter;
   const conds: Array<[IcmColumn, unknown]> = [];
   if (f.sourceBlockchainId) conds.push(["source_blockchain_id", f.sourceBlockchainId]);
@@ -58,8 +61,16 @@ export async function listIcmMessages(sql: SqlClientLike, args: {filter: IcmFilt
   if (f.to) conds.push(["to_addr", f.to]);
   let branches = [conds];
   // The two-ended filter leads its branches: its index is the walk.
-  if (f.blockchainId) branches = [[["source_blockchain_id", f.blockchainId], ...conds], [["destination_blockchain_id", f.blockchainId], ...conds]];
-  else if (f.party) branches = [[["from_addr", f.party], ...conds], [["to_addr", f.party], ...conds]];
+  if (f.blockchainId)
+    branches = [
+      [["source_blockchain_id", f.blockchainId], ...conds],
+      [["destination_blockchain_id", f.blockchainId], ...conds],
+    ];
+  else if (f.party)
+    branches = [
+      [["from_addr", f.party], ...conds],
+      [["to_addr", f.party], ...conds],
+    ];
   const cursor = args.cursor;
   if (cursor && (cursor.length !== 2 || typeof cursor[1] !== "string")) throw new CursorError();
   // Where each filtered branch's walk ends; the page ends at the latest of them, every branch cut there.
@@ -77,7 +88,13 @@ export async function listIcmMessages(sql: SqlClientLike, args: {filter: IcmFilt
       args.scanBudget,
     );
     const end = found === null ? null : {sort_ts: found.ts, message_id: found.id};
-    if (end !== null && (bound === null || BigInt(end.sort_ts) > BigInt(bound.sort_ts) || (end.sort_ts === bound.sort_ts && end.message_id > bound.message_id))) bound = end;
+    if (
+      end !== null &&
+      (bound === null ||
+        BigInt(end.sort_ts) > BigInt(bound.sort_ts) ||
+        (end.sort_ts === bound.sort_ts && end.message_id > bound.message_id))
+    )
+      bound = end;
   }
   const p = new Params();
   const common: string[] = [];
@@ -89,8 +106,14 @@ export async function listIcmMessages(sql: SqlClientLike, args: {filter: IcmFilt
     return `(SELECT message_id, sort_ts FROM icm_messages ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY sort_ts DESC, message_id DESC LIMIT ${limit})`;
   });
   // One branch is the page itself; several are merged (a lone parenthesised SELECT cannot take a second ORDER BY).
-  const keys = selects.length === 1 ? selects[0]!.slice(1, -1) : `${selects.join(" UNION ")} ORDER BY sort_ts DESC, message_id DESC LIMIT ${limit}`;
-  const rows = await sql.query<IcmRow>(`WITH k AS (${keys}) ${DETAILS} ORDER BY m.sort_ts DESC, m.message_id DESC`, p.values);
+  const keys =
+    selects.length === 1
+      ? selects[0]!.slice(1, -1)
+      : `${selects.join(" UNION ")} ORDER BY sort_ts DESC, message_id DESC LIMIT ${limit}`;
+  const rows = await sql.query<IcmRow>(
+    `WITH k AS (${keys}) ${DETAILS} ORDER BY m.sort_ts DESC, m.message_id DESC`,
+    p.values,
+  );
   const items = rows.slice(0, args.pageSize);
   const last = items[items.length - 1];
   if (rows.length > args.pageSize && last) return {items, next: [last.sort_ts.toString(), last.message_id]};
@@ -98,7 +121,12 @@ export async function listIcmMessages(sql: SqlClientLike, args: {filter: IcmFilt
 }
 
 /** The interchain message info of a transaction (GetTransactionResponse): the message it sent or delivered, if any. */
-export async function icmInfoOfTx(sql: SqlClientLike, chainId: string, blockNumber: bigint, txIndex: number): Promise<Record<string, unknown> | null> {
+export async function icmInfoOfTx(
+  sql: SqlClientLike,
+  chainId: string,
+  blockNumber: bigint,
+  txIndex: number,
+): Promise<Record<string, unknown> | null> {
   const rows = await sql.query<{message_id: string; kind: string; record: IcmRecord}>(
     `SELECT e.message_id, e.kind, m.record FROM icm_events e JOIN icm_messages m ON m.message_id = e.message_id
      WHERE e.chain_id = $1 AND e.block_number = $2 AND e.tx_index = $3 AND e.kind IN ('SendCrossChainMessage', 'ReceiveCrossChainMessage') ORDER BY e.log_index LIMIT 1`,
@@ -107,6 +135,14 @@ export async function icmInfoOfTx(sql: SqlClientLike, chainId: string, blockNumb
   const r = rows[0];
   if (!r) return null;
   return r.kind === "SendCrossChainMessage"
-    ? {teleporterMessageId: r.message_id, direction: "SOURCE_TRANSACTION", destinationChainId: r.record.destinationBlockchainId}
-    : {teleporterMessageId: r.message_id, direction: "DESTINATION_TRANSACTION", sourceChainId: r.record.sourceBlockchainId};
+    ? {
+        teleporterMessageId: r.message_id,
+        direction: "SOURCE_TRANSACTION",
+        destinationChainId: r.record.destinationBlockchainId,
+      }
+    : {
+        teleporterMessageId: r.message_id,
+        direction: "DESTINATION_TRANSACTION",
+        sourceChainId: r.record.sourceBlockchainId,
+      };
 }

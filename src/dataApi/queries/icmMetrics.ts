@@ -13,7 +13,14 @@ export interface IcmFilterArgs {
 }
 
 const HOUR = 3_600;
-const WINDOWS = {lastHour: 1, lastDay: 24, lastWeek: 24 * 7, lastMonth: 24 * 30, last90Days: 24 * 90, lastYear: 24 * 365} as const;
+const WINDOWS = {
+  lastHour: 1,
+  lastDay: 24,
+  lastWeek: 24 * 7,
+  lastMonth: 24 * 30,
+  last90Days: 24 * 90,
+  lastYear: 24 * 365,
+} as const;
 /** The blockchain ID of a series that is not split by that end. */
 const ALL = "all";
 
@@ -24,11 +31,20 @@ function where(filter: IcmFilterArgs, p: Params): string {
   return w.length ? `WHERE ${w.join(" AND ")}` : "";
 }
 
-export async function icmSummary(sql: SqlClientLike, filter: IcmFilterArgs, now: number): Promise<Record<string, number | string>> {
+export async function icmSummary(
+  sql: SqlClientLike,
+  filter: IcmFilterArgs,
+  now: number,
+): Promise<Record<string, number | string>> {
   const current = bucketStart("hour", now);
   const p = new Params();
-  const cols = Object.entries(WINDOWS).map(([name, hours]) => `count(*) FILTER (WHERE sort_ts >= ${current - (hours - 1) * HOUR})::int8 AS "${name}"`);
-  const [r] = await sql.query<Record<string, bigint>>(`SELECT ${cols.join(", ")}, count(*)::int8 AS "allTime" FROM icm_messages ${where(filter, p)}`, p.values);
+  const cols = Object.entries(WINDOWS).map(
+    ([name, hours]) => `count(*) FILTER (WHERE sort_ts >= ${current - (hours - 1) * HOUR})::int8 AS "${name}"`,
+  );
+  const [r] = await sql.query<Record<string, bigint>>(
+    `SELECT ${cols.join(", ")}, count(*)::int8 AS "allTime" FROM icm_messages ${where(filter, p)}`,
+    p.values,
+  );
   const out: Record<string, number | string> = {};
   for (const [k, v] of Object.entries(r ?? {})) out[k] = Number(v);
   out.srcBlockchainId = filter.src ?? ALL;
@@ -47,7 +63,14 @@ export interface IcmPoint {
  * The message counts by bucket of `grain`, newest first, split by `groupBy` (within a bucket by the series'
  * blockchain IDs), for buckets starting in [bucketStart(start), end]; only buckets that have messages.
  */
-export async function icmTimeseries(sql: SqlClientLike, filter: IcmFilterArgs, groupBy: IcmGroupBy | null, grain: Grain, start: number | undefined, end: number | undefined): Promise<IcmPoint[]> {
+export async function icmTimeseries(
+  sql: SqlClientLike,
+  filter: IcmFilterArgs,
+  groupBy: IcmGroupBy | null,
+  grain: Grain,
+  start: number | undefined,
+  end: number | undefined,
+): Promise<IcmPoint[]> {
   const p = new Params();
   const w = where(filter, p);
   const range: string[] = [];
@@ -70,5 +93,10 @@ export async function icmTimeseries(sql: SqlClientLike, filter: IcmFilterArgs, g
     if (p) p.value += Number(r.n);
     else acc.set(k, {value: Number(r.n), timestamp: b, srcBlockchainId: src, destBlockchainId: dest});
   }
-  return [...acc.values()].sort((a, b) => b.timestamp - a.timestamp || a.srcBlockchainId.localeCompare(b.srcBlockchainId) || a.destBlockchainId.localeCompare(b.destBlockchainId));
+  return [...acc.values()].sort(
+    (a, b) =>
+      b.timestamp - a.timestamp ||
+      a.srcBlockchainId.localeCompare(b.srcBlockchainId) ||
+      a.destBlockchainId.localeCompare(b.destBlockchainId),
+  );
 }

@@ -62,7 +62,10 @@ const HOURLY: Partial<Record<ChainMetric, string>> = {
 
 /** The first and last hour the chain has rollups for, or null before any block. */
 export async function metricsSpan(sql: SqlClientLike, chainId: string): Promise<{first: number; last: number} | null> {
-  const [r] = await sql.query<{first: bigint | null; last: bigint | null}>("SELECT min(hour) AS first, max(hour) AS last FROM metrics_hours WHERE chain_id = $1", [chainId]);
+  const [r] = await sql.query<{first: bigint | null; last: bigint | null}>(
+    "SELECT min(hour) AS first, max(hour) AS last FROM metrics_hours WHERE chain_id = $1",
+    [chainId],
+  );
   return r?.first == null || r.last == null ? null : {first: Number(r.first), last: Number(r.last)};
 }
 
@@ -71,7 +74,15 @@ export async function metricsSpan(sql: SqlClientLike, chainId: string): Promise<
  * most `limit` of them starting from the newest. Buckets are summed in SQL (numeric, exact), each value turned
  * into a double once.
  */
-export async function metricPoints(sql: SqlClientLike, chainId: string, metric: ChainMetric, grain: Grain, from: number, to: number, limit: number): Promise<MetricPoint[]> {
+export async function metricPoints(
+  sql: SqlClientLike,
+  chainId: string,
+  metric: ChainMetric,
+  grain: Grain,
+  from: number,
+  to: number,
+  limit: number,
+): Promise<MetricPoint[]> {
   // The page's buckets, oldest first.
   const starts: number[] = [];
   for (let b = bucketStart(grain, to); b >= from && starts.length < limit; ) {
@@ -144,7 +155,12 @@ export interface MetricsChainRow {
 
 /** The followed EVM chains (every one has metrics: the fold keeps them for all), by EVM chain ID. */
 export async function metricsChains(sql: SqlClientLike): Promise<MetricsChainRow[]> {
-  const rows = await sql.query<{chain_id: string; blockchain_id: string | null; name: string | null; subnet_id: string | null}>(
+  const rows = await sql.query<{
+    chain_id: string;
+    blockchain_id: string | null;
+    name: string | null;
+    subnet_id: string | null;
+  }>(
     `SELECT c.chain_id, c.blockchain_id, b.name, b.subnet_id FROM evm_chains c LEFT JOIN blockchains b ON b.blockchain_id = c.blockchain_id
      ORDER BY length(c.chain_id), c.chain_id`,
   );

@@ -7,16 +7,42 @@
 import type {SqlClientLike} from "./primary/common.js";
 import {bucketStart} from "../../util/timeBuckets.js";
 
-export const ROLLING_METRICS = ["gasUsed", "txCount", "avgGps", "maxGps", "avgTps", "maxTps", "avgGasPrice", "maxGasPrice", "feesPaid", "contracts", "deployers", "activeAddresses", "activeSenders"] as const;
+export const ROLLING_METRICS = [
+  "gasUsed",
+  "txCount",
+  "avgGps",
+  "maxGps",
+  "avgTps",
+  "maxTps",
+  "avgGasPrice",
+  "maxGasPrice",
+  "feesPaid",
+  "contracts",
+  "deployers",
+  "activeAddresses",
+  "activeSenders",
+] as const;
 export type RollingMetric = (typeof ROLLING_METRICS)[number];
 
 const HOUR = 3_600;
-const WINDOWS = {lastHour: 1, lastDay: 24, lastWeek: 24 * 7, lastMonth: 24 * 30, last90Days: 24 * 90, lastYear: 24 * 365} as const;
+const WINDOWS = {
+  lastHour: 1,
+  lastDay: 24,
+  lastWeek: 24 * 7,
+  lastMonth: 24 * 30,
+  last90Days: 24 * 90,
+  lastYear: 24 * 365,
+} as const;
 const DISTINCT: Partial<Record<RollingMetric, number>> = {activeAddresses: 0, activeSenders: 1, deployers: 2};
 
 export type RollingWindows = Partial<Record<keyof typeof WINDOWS | "allTime", number>>;
 
-export async function rollingWindows(sql: SqlClientLike, chainId: string, metric: RollingMetric, now: number): Promise<RollingWindows> {
+export async function rollingWindows(
+  sql: SqlClientLike,
+  chainId: string,
+  metric: RollingMetric,
+  now: number,
+): Promise<RollingWindows> {
   const current = bucketStart("hour", now);
   const starts = Object.entries(WINDOWS).map(([name, hours]) => [name, current - (hours - 1) * HOUR] as const);
   const out: RollingWindows = {};
@@ -33,13 +59,30 @@ export async function rollingWindows(sql: SqlClientLike, chainId: string, metric
     for (const [k, v] of Object.entries(r ?? {})) out[k as keyof RollingWindows] = Number(v);
     return out;
   }
-  const rows = await sql.query<{hour: bigint; txs: bigint; gas_used: string; fees: string; gas_price_sum: string; max_gas_price: string; max_tps: bigint; max_gps: string; contracts: bigint}>(
+  const rows = await sql.query<{
+    hour: bigint;
+    txs: bigint;
+    gas_used: string;
+    fees: string;
+    gas_price_sum: string;
+    max_gas_price: string;
+    max_tps: bigint;
+    max_gps: string;
+    contracts: bigint;
+  }>(
     "SELECT hour, txs, gas_used::text, fees::text, gas_price_sum::text, max_gas_price::text, max_tps, max_gps::text, contracts FROM metrics_hours WHERE chain_id = $1",
     [chainId],
   );
   const first = rows.reduce((m, r) => Math.min(m, Number(r.hour)), current);
   for (const [name, start] of [...starts, ["allTime", first] as const]) {
-    let txs = 0n, gas = 0n, fees = 0n, gps = 0n, mgp = 0n, mtps = 0n, mgps = 0n, contracts = 0n;
+    let txs = 0n,
+      gas = 0n,
+      fees = 0n,
+      gps = 0n,
+      mgp = 0n,
+      mtps = 0n,
+      mgps = 0n,
+      contracts = 0n;
     for (const r of rows) {
       if (Number(r.hour) < start) continue;
       txs += BigInt(r.txs);

@@ -32,7 +32,12 @@ export class Params {
  * no LIMIT), or null when the walk holds fewer entries: the page then needs no bound. An index-only read of
  * `budget` entries, cheaper by far than the rows a filter would fetch.
  */
-export async function scanBound<K>(sql: SqlClientLike, walk: string, params: unknown[], budget = SCAN_BUDGET): Promise<K | null> {
+export async function scanBound<K>(
+  sql: SqlClientLike,
+  walk: string,
+  params: unknown[],
+  budget = SCAN_BUDGET,
+): Promise<K | null> {
   const rows = await sql.query<K>(`${walk} OFFSET ${Math.max(0, Math.floor(budget) - 1)} LIMIT 1`, params);
   return rows[0] ?? null;
 }

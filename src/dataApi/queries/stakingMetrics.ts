@@ -19,10 +19,23 @@ export class StakingSubnetError extends Error {}
  * The days starting in [bucketStart(start), to], newest first, at most `limit`; `from` is the range's first day
  * (the first staker's, without `start`). Null when the store has no stakers.
  */
-export async function stakingPoints(sql: SqlClientLike, metric: NetworkMetric, subnetId: string, start: number | undefined, to: number, limit: number): Promise<{from: number; results: Array<{timestamp: number; value: number}>} | null> {
-  if (subnetId !== EMPTY_ID) throw new StakingSubnetError(`subnetId: only the primary network (${EMPTY_ID}) has validators and delegators here; an L1's validators are not served`);
+export async function stakingPoints(
+  sql: SqlClientLike,
+  metric: NetworkMetric,
+  subnetId: string,
+  start: number | undefined,
+  to: number,
+  limit: number,
+): Promise<{from: number; results: Array<{timestamp: number; value: number}>} | null> {
+  if (subnetId !== EMPTY_ID)
+    throw new StakingSubnetError(
+      `subnetId: only the primary network (${EMPTY_ID}) has validators and delegators here; an L1's validators are not served`,
+    );
   const kind = metric.startsWith("validator") ? "validator" : "delegator";
-  const [first] = await sql.query<{ts: bigint | null}>("SELECT min(start_ts) AS ts FROM stakers WHERE subnet_id = $1 AND kind = $2", [EMPTY_ID, kind]);
+  const [first] = await sql.query<{ts: bigint | null}>(
+    "SELECT min(start_ts) AS ts FROM stakers WHERE subnet_id = $1 AND kind = $2",
+    [EMPTY_ID, kind],
+  );
   if (first?.ts == null) return null;
   const from = bucketStart("day", start ?? Number(first.ts));
   const days: number[] = [];

@@ -121,7 +121,14 @@ export async function recordAttempts(sql: SqlClient, outcomes: readonly Outcome[
     await tx.query(
       `INSERT INTO webhook_attempts (message_id, attempt, at, status_code, latency_ms, error)
        SELECT * FROM unnest($1::text[], $2::int4[], $3::int8[], $4::int4[], $5::int4[], $6::text[]) ON CONFLICT (message_id, attempt) DO NOTHING`,
-      [outcomes.map((o) => o.id), outcomes.map((o) => o.attempt), outcomes.map((o) => o.at), outcomes.map((o) => o.statusCode), outcomes.map((o) => o.latencyMs), outcomes.map((o) => o.error)],
+      [
+        outcomes.map((o) => o.id),
+        outcomes.map((o) => o.attempt),
+        outcomes.map((o) => o.at),
+        outcomes.map((o) => o.statusCode),
+        outcomes.map((o) => o.latencyMs),
+        outcomes.map((o) => o.error),
+      ],
     );
     // The schedule counts from the failure, not the claim (the claim's time stands only if this is never recorded).
     if (retried.length > 0) {
@@ -168,7 +175,10 @@ export async function setState(sql: SqlTx, id: string, state: string): Promise<v
 
 /** Deactivates a webhook that kept failing, with the reason its GET shows. */
 export async function deactivateFailing(sql: SqlTx, webhookId: string, reason: string): Promise<void> {
-  await sql.query("UPDATE webhooks SET status = 'inactive', deactivated_reason = $2 WHERE id = $1 AND status = 'active'", [webhookId, reason]);
+  await sql.query(
+    "UPDATE webhooks SET status = 'inactive', deactivated_reason = $2 WHERE id = $1 AND status = 'active'",
+    [webhookId, reason],
+  );
   await pauseMessages(sql, webhookId, true);
 }
 
@@ -178,9 +188,17 @@ export async function messageBody(sql: SqlTx, id: string): Promise<string | null
 }
 
 /** The secret a delivery is signed with: the webhook's own, else its owner's shared one (made on first use). */
-export async function signingSecret(sql: SqlTx, owner: string, own: string | null, fresh: () => string): Promise<string> {
+export async function signingSecret(
+  sql: SqlTx,
+  owner: string,
+  own: string | null,
+  fresh: () => string,
+): Promise<string> {
   if (own !== null) return own;
-  await sql.query("INSERT INTO webhook_secrets (owner, secret) VALUES ($1, $2) ON CONFLICT (owner) DO NOTHING", [owner, fresh()]);
+  await sql.query("INSERT INTO webhook_secrets (owner, secret) VALUES ($1, $2) ON CONFLICT (owner) DO NOTHING", [
+    owner,
+    fresh(),
+  ]);
   const rows = await sql.query<{secret: string}>("SELECT secret FROM webhook_secrets WHERE owner = $1", [owner]);
   return rows[0]!.secret;
 }
@@ -188,7 +206,22 @@ export async function signingSecret(sql: SqlTx, owner: string, own: string | nul
 /** A message's transaction: the read endpoints' transaction row (models/evm TxRow) and its receipt's cumulative gas. */
 export type TxOfMessage = Pick<
   TxRow,
-  "block_hash" | "timestamp" | "hash" | "from_addr" | "to_addr" | "created" | "value" | "nonce" | "gas_limit" | "gas_used" | "gas_price" | "max_fee" | "max_priority_fee" | "tx_type" | "status" | "input"
+  | "block_hash"
+  | "timestamp"
+  | "hash"
+  | "from_addr"
+  | "to_addr"
+  | "created"
+  | "value"
+  | "nonce"
+  | "gas_limit"
+  | "gas_used"
+  | "gas_price"
+  | "max_fee"
+  | "max_priority_fee"
+  | "tx_type"
+  | "status"
+  | "input"
 > & {cumulative_gas: string};
 
 export interface TxKey {
@@ -197,7 +230,11 @@ export interface TxKey {
   txIndex: number;
 }
 
-const keyArrays = (keys: readonly TxKey[]): unknown[] => [keys.map((k) => k.chainId), keys.map((k) => k.block), keys.map((k) => k.txIndex)];
+const keyArrays = (keys: readonly TxKey[]): unknown[] => [
+  keys.map((k) => k.chainId),
+  keys.map((k) => k.block),
+  keys.map((k) => k.txIndex),
+];
 export const txKey = (chainId: string, block: bigint, txIndex: number): string => `${chainId}:${block}:${txIndex}`;
 
 /** The transactions messages are about, with their blocks' hash and time and the receipts' cumulative gas. */
@@ -228,7 +265,10 @@ export interface TransferOfMessage {
   decimals: number | null;
 }
 
-export async function transfersOfMessages(sql: SqlTx, keys: readonly TxKey[]): Promise<Map<string, TransferOfMessage[]>> {
+export async function transfersOfMessages(
+  sql: SqlTx,
+  keys: readonly TxKey[],
+): Promise<Map<string, TransferOfMessage[]>> {
   if (keys.length === 0) return new Map();
   const rows = await sql.query<TransferOfMessage & {chain_id: string; block_number: bigint; tx_index: number}>(
     `SELECT t.chain_id, t.block_number, t.tx_index, t.log_index, t.erc, t.token, t.from_addr, t.to_addr, t.token_id::text, t.value::text, k.name, k.symbol, k.decimals
@@ -250,7 +290,10 @@ export interface InternalOfMessage {
   gas_used: string;
 }
 
-export async function internalsOfMessages(sql: SqlTx, keys: readonly TxKey[]): Promise<Map<string, InternalOfMessage[]>> {
+export async function internalsOfMessages(
+  sql: SqlTx,
+  keys: readonly TxKey[],
+): Promise<Map<string, InternalOfMessage[]>> {
   if (keys.length === 0) return new Map();
   const rows = await sql.query<InternalOfMessage & {chain_id: string; block_number: bigint; tx_index: number}>(
     `SELECT t.chain_id, t.block_number, t.tx_index, t.call_type, t.from_addr, t.to_addr, t.value::text, t.gas_limit::text, t.gas_used::text
@@ -287,22 +330,39 @@ export interface MessageRow {
   next_attempt_at: bigint;
 }
 
-const MESSAGE_COLS = "message_id, block_number, tx_hash, primary_tx_id, reverses, state, attempts, created_at, delivered_at, next_attempt_at";
+const MESSAGE_COLS =
+  "message_id, block_number, tx_hash, primary_tx_id, reverses, state, attempts, created_at, delivered_at, next_attempt_at";
 
 /** A webhook's delivery log, newest first, keyset-paged on (created_at, message_id). */
-export async function listMessages(sql: SqlTx, webhookId: string, state: string | undefined, pageSize: number, cursor: [bigint, string] | null): Promise<{items: MessageRow[]; next: [bigint, string] | undefined}> {
+export async function listMessages(
+  sql: SqlTx,
+  webhookId: string,
+  state: string | undefined,
+  pageSize: number,
+  cursor: [bigint, string] | null,
+): Promise<{items: MessageRow[]; next: [bigint, string] | undefined}> {
   const p = new Params([webhookId, pageSize + 1]);
   let where = "webhook_id = $1";
   if (state !== undefined) where += ` AND state = ${p.add(state)}`;
   if (cursor) where += ` AND (created_at, message_id) < (${p.add(cursor[0])}, ${p.add(cursor[1])})`;
-  const rows = await sql.query<MessageRow>(`SELECT ${MESSAGE_COLS} FROM webhook_outbox WHERE ${where} ORDER BY created_at DESC, message_id DESC LIMIT $2`, p.values);
+  const rows = await sql.query<MessageRow>(
+    `SELECT ${MESSAGE_COLS} FROM webhook_outbox WHERE ${where} ORDER BY created_at DESC, message_id DESC LIMIT $2`,
+    p.values,
+  );
   const items = rows.slice(0, pageSize);
   const last = items[items.length - 1];
   return {items, next: rows.length > pageSize && last ? [last.created_at, last.message_id] : undefined};
 }
 
-export async function getMessage(sql: SqlTx, webhookId: string, messageId: string): Promise<(MessageRow & {body: string | null}) | null> {
-  const rows = await sql.query<MessageRow & {body: string | null}>(`SELECT ${MESSAGE_COLS}, body FROM webhook_outbox WHERE webhook_id = $1 AND message_id = $2`, [webhookId, messageId]);
+export async function getMessage(
+  sql: SqlTx,
+  webhookId: string,
+  messageId: string,
+): Promise<(MessageRow & {body: string | null}) | null> {
+  const rows = await sql.query<MessageRow & {body: string | null}>(
+    `SELECT ${MESSAGE_COLS}, body FROM webhook_outbox WHERE webhook_id = $1 AND message_id = $2`,
+    [webhookId, messageId],
+  );
   return rows[0] ?? null;
 }
 
@@ -315,7 +375,10 @@ export interface AttemptRow {
 }
 
 export async function attemptsOf(sql: SqlTx, messageId: string): Promise<AttemptRow[]> {
-  return sql.query<AttemptRow>("SELECT attempt, at, status_code, latency_ms, error FROM webhook_attempts WHERE message_id = $1 ORDER BY attempt", [messageId]);
+  return sql.query<AttemptRow>(
+    "SELECT attempt, at, status_code, latency_ms, error FROM webhook_attempts WHERE message_id = $1 ORDER BY attempt",
+    [messageId],
+  );
 }
 
 /**
@@ -323,7 +386,12 @@ export async function attemptsOf(sql: SqlTx, messageId: string): Promise<Attempt
  * at once (at `now`, so they queue behind the messages already due, not before every other webhook's) (paused while the webhook is inactive), with their frozen bodies and a fresh retry schedule; a message
  * dropped by a rollback stays dropped. Returns how many.
  */
-export async function replay(sql: SqlTx, webhookId: string, from: {block: bigint} | {createdAt: bigint}, now: number): Promise<number> {
+export async function replay(
+  sql: SqlTx,
+  webhookId: string,
+  from: {block: bigint} | {createdAt: bigint},
+  now: number,
+): Promise<number> {
   const [cond, value] = "block" in from ? ["o.block_number >= $2", from.block] : ["o.created_at >= $2", from.createdAt];
   const rows = await sql.query(
     `UPDATE webhook_outbox o SET state = CASE WHEN h.status = 'active' THEN 'pending' ELSE 'paused' END, next_attempt_at = $3, attempt_base = attempts, delivered_at = NULL

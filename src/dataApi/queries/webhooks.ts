@@ -73,7 +73,9 @@ export type WebhookKey = [KeyKind, string];
  * chain's. The rows are locked in one order: two webhooks made at once wait for each other, never deadlock.
  */
 export async function primaryWebhooksChanged(sql: SqlTx): Promise<void> {
-  await sql.query("UPDATE view_positions SET webhooks = webhooks + 1 WHERE endpoint IN (SELECT endpoint FROM view_positions ORDER BY endpoint FOR UPDATE)");
+  await sql.query(
+    "UPDATE view_positions SET webhooks = webhooks + 1 WHERE endpoint IN (SELECT endpoint FROM view_positions ORDER BY endpoint FOR UPDATE)",
+  );
 }
 
 export async function insertWebhook(sql: SqlTx, w: NewWebhook): Promise<void> {
@@ -86,28 +88,57 @@ export async function insertWebhook(sql: SqlTx, w: NewWebhook): Promise<void> {
   await sql.query(
     `INSERT INTO webhooks (id, owner, event_type, url, name, description, chain_id, network, status, metadata, include_internal_txs, include_logs, secret, created_at, from_block)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'active', $9::jsonb, $10, $11, $12, $13, ${fromBlockSql(w.primaryChain)})`,
-    [w.id, w.owner, w.eventType, w.url, w.name, w.description, w.chainId, w.network, JSON.stringify(w.metadata), w.includeInternalTxs, w.includeLogs, w.secret, w.createdAt],
+    [
+      w.id,
+      w.owner,
+      w.eventType,
+      w.url,
+      w.name,
+      w.description,
+      w.chainId,
+      w.network,
+      JSON.stringify(w.metadata),
+      w.includeInternalTxs,
+      w.includeLogs,
+      w.secret,
+      w.createdAt,
+    ],
   );
   await addAddresses(sql, w.id, w.addresses);
   if (w.keys && w.keys.length > 0) {
-    await sql.query("INSERT INTO webhook_keys (webhook_id, kind, key) SELECT $1, k, v FROM unnest($2::text[], $3::text[]) AS u(k, v) ON CONFLICT DO NOTHING", [
-      w.id,
-      w.keys.map((k) => k[0]),
-      w.keys.map((k) => k[1]),
-    ]);
+    await sql.query(
+      "INSERT INTO webhook_keys (webhook_id, kind, key) SELECT $1, k, v FROM unnest($2::text[], $3::text[]) AS u(k, v) ON CONFLICT DO NOTHING",
+      [w.id, w.keys.map((k) => k[0]), w.keys.map((k) => k[1])],
+    );
   }
 }
 
 /** A webhook's keys of one kind in text order, from after `after` (null: the first), at most `limit`. */
-export async function listKeys(sql: SqlTx, id: string, kind: KeyKind, after: string | null, limit: number): Promise<string[]> {
-  const rows = after === null
-    ? await sql.query<{key: string}>("SELECT key FROM webhook_keys WHERE webhook_id = $1 AND kind = $2 ORDER BY key LIMIT $3", [id, kind, limit])
-    : await sql.query<{key: string}>("SELECT key FROM webhook_keys WHERE webhook_id = $1 AND kind = $2 AND key > $3 ORDER BY key LIMIT $4", [id, kind, after, limit]);
+export async function listKeys(
+  sql: SqlTx,
+  id: string,
+  kind: KeyKind,
+  after: string | null,
+  limit: number,
+): Promise<string[]> {
+  const rows =
+    after === null
+      ? await sql.query<{key: string}>(
+          "SELECT key FROM webhook_keys WHERE webhook_id = $1 AND kind = $2 ORDER BY key LIMIT $3",
+          [id, kind, limit],
+        )
+      : await sql.query<{key: string}>(
+          "SELECT key FROM webhook_keys WHERE webhook_id = $1 AND kind = $2 AND key > $3 ORDER BY key LIMIT $4",
+          [id, kind, after, limit],
+        );
   return rows.map((r) => r.key);
 }
 
 export async function countKeys(sql: SqlTx, id: string, kind: KeyKind): Promise<number> {
-  const rows = await sql.query<{n: bigint}>("SELECT count(*)::int8 AS n FROM webhook_keys WHERE webhook_id = $1 AND kind = $2", [id, kind]);
+  const rows = await sql.query<{n: bigint}>(
+    "SELECT count(*)::int8 AS n FROM webhook_keys WHERE webhook_id = $1 AND kind = $2",
+    [id, kind],
+  );
   return Number(rows[0]?.n ?? 0n);
 }
 
@@ -121,7 +152,10 @@ export async function lockOwner(tx: SqlTx, owner: string): Promise<void> {
 
 /** How many of the owner's webhooks are active. */
 export async function countActiveWebhooks(sql: SqlTx, owner: string): Promise<number> {
-  const rows = await sql.query<{n: number}>("SELECT count(*)::int4 AS n FROM webhooks WHERE owner = $1 AND status = 'active'", [owner]);
+  const rows = await sql.query<{n: number}>(
+    "SELECT count(*)::int4 AS n FROM webhooks WHERE owner = $1 AND status = 'active'",
+    [owner],
+  );
   return rows[0]!.n;
 }
 
@@ -139,7 +173,10 @@ export async function listWebhooks(
   let where = "owner = $1";
   if (o.status !== undefined) where += ` AND status = ${p.add(o.status)}`;
   if (o.cursor) where += ` AND (created_at, id) < (${p.add(o.cursor[0])}, ${p.add(o.cursor[1])})`;
-  const rows = await sql.query<WebhookRow>(`SELECT * FROM webhooks WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $2`, p.values);
+  const rows = await sql.query<WebhookRow>(
+    `SELECT * FROM webhooks WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $2`,
+    p.values,
+  );
   const items = rows.slice(0, o.pageSize);
   const last = items[items.length - 1];
   return {items, next: rows.length > o.pageSize && last ? [last.created_at, last.id] : undefined};
@@ -157,7 +194,12 @@ export interface WebhookChanges {
 }
 
 /** Applies the changes given; returns the row after them, or null when the owner has no such webhook. */
-export async function updateWebhook(sql: SqlTx, owner: string, id: string, c: WebhookChanges): Promise<WebhookRow | null> {
+export async function updateWebhook(
+  sql: SqlTx,
+  owner: string,
+  id: string,
+  c: WebhookChanges,
+): Promise<WebhookRow | null> {
   const sets: string[] = [];
   const p = new Params([id, owner]);
   const set = (col: string, v: unknown): void => {
@@ -171,7 +213,10 @@ export async function updateWebhook(sql: SqlTx, owner: string, id: string, c: We
   if (c.includeLogs !== undefined) set("include_logs", c.includeLogs);
   if (c.deactivatedReason !== undefined) set("deactivated_reason", c.deactivatedReason);
   if (sets.length === 0) return getWebhook(sql, owner, id);
-  const rows = await sql.query<WebhookRow>(`UPDATE webhooks SET ${sets.join(", ")} WHERE id = $1 AND owner = $2 RETURNING *`, p.values);
+  const rows = await sql.query<WebhookRow>(
+    `UPDATE webhooks SET ${sets.join(", ")} WHERE id = $1 AND owner = $2 RETURNING *`,
+    p.values,
+  );
   if (rows[0] && c.status !== undefined) await pauseMessages(sql, id, c.status !== "active");
   return rows[0] ?? null;
 }
@@ -181,29 +226,52 @@ export async function updateWebhook(sql: SqlTx, owner: string, id: string, c: We
  * webhook's backlog costs the others nothing), and are pending again when it is active again.
  */
 export async function pauseMessages(sql: SqlTx, id: string, pause: boolean): Promise<void> {
-  await sql.query(`UPDATE webhook_outbox SET state = $2 WHERE webhook_id = $1 AND state = $3`, [id, pause ? "paused" : "pending", pause ? "pending" : "paused"]);
+  await sql.query(`UPDATE webhook_outbox SET state = $2 WHERE webhook_id = $1 AND state = $3`, [
+    id,
+    pause ? "paused" : "pending",
+    pause ? "pending" : "paused",
+  ]);
 }
 
 export async function addAddresses(sql: SqlTx, id: string, addresses: Uint8Array[]): Promise<void> {
   if (addresses.length === 0) return;
-  await sql.query("INSERT INTO webhook_addresses (webhook_id, address) SELECT $1, a FROM unnest($2::bytea[]) AS a ON CONFLICT DO NOTHING", [id, addresses]);
+  await sql.query(
+    "INSERT INTO webhook_addresses (webhook_id, address) SELECT $1, a FROM unnest($2::bytea[]) AS a ON CONFLICT DO NOTHING",
+    [id, addresses],
+  );
 }
 
 export async function removeAddresses(sql: SqlTx, id: string, addresses: Uint8Array[]): Promise<void> {
   if (addresses.length === 0) return;
-  await sql.query("DELETE FROM webhook_addresses WHERE webhook_id = $1 AND address = ANY($2::bytea[])", [id, addresses]);
+  await sql.query("DELETE FROM webhook_addresses WHERE webhook_id = $1 AND address = ANY($2::bytea[])", [
+    id,
+    addresses,
+  ]);
 }
 
 export async function countAddresses(sql: SqlTx, id: string): Promise<number> {
-  const rows = await sql.query<{n: bigint}>("SELECT count(*)::int8 AS n FROM webhook_addresses WHERE webhook_id = $1", [id]);
+  const rows = await sql.query<{n: bigint}>("SELECT count(*)::int8 AS n FROM webhook_addresses WHERE webhook_id = $1", [
+    id,
+  ]);
   return Number(rows[0]?.n ?? 0n);
 }
 
 /** A webhook's addresses in byte order, from after `after` (null: the first), at most `limit`. */
-export async function listAddresses(sql: SqlTx, id: string, after: Uint8Array | null, limit: number): Promise<Uint8Array[]> {
+export async function listAddresses(
+  sql: SqlTx,
+  id: string,
+  after: Uint8Array | null,
+  limit: number,
+): Promise<Uint8Array[]> {
   const rows = after
-    ? await sql.query<{address: Uint8Array}>("SELECT address FROM webhook_addresses WHERE webhook_id = $1 AND address > $2 ORDER BY address LIMIT $3", [id, after, limit])
-    : await sql.query<{address: Uint8Array}>("SELECT address FROM webhook_addresses WHERE webhook_id = $1 ORDER BY address LIMIT $2", [id, limit]);
+    ? await sql.query<{address: Uint8Array}>(
+        "SELECT address FROM webhook_addresses WHERE webhook_id = $1 AND address > $2 ORDER BY address LIMIT $3",
+        [id, after, limit],
+      )
+    : await sql.query<{address: Uint8Array}>(
+        "SELECT address FROM webhook_addresses WHERE webhook_id = $1 ORDER BY address LIMIT $2",
+        [id, limit],
+      );
   return rows.map((r) => r.address);
 }
 
@@ -214,5 +282,8 @@ export async function getSharedSecret(sql: SqlTx, owner: string): Promise<string
 
 /** Sets the owner's shared secret (a first one, or a rotation). */
 export async function setSharedSecret(sql: SqlTx, owner: string, secret: string): Promise<void> {
-  await sql.query("INSERT INTO webhook_secrets (owner, secret) VALUES ($1, $2) ON CONFLICT (owner) DO UPDATE SET secret = excluded.secret", [owner, secret]);
+  await sql.query(
+    "INSERT INTO webhook_secrets (owner, secret) VALUES ($1, $2) ON CONFLICT (owner) DO UPDATE SET secret = excluded.secret",
+    [owner, secret],
+  );
 }

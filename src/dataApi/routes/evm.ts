@@ -17,8 +17,34 @@ import {ScanBudgetExceeded} from "../queries/sql.js";
 import {parseEvmAddress, servedNetworkQuery} from "../server/names.js";
 import {looksLikeBlockNumber, parseBlockNumber} from "../server/params.js";
 import {AVAX_TOKEN, type EvmChain, type EvmChains} from "../evm/chains.js";
-import {CursorError, chainsOfAddress, getBlock, getTransaction, listAddressTransactions, listBlocksAcrossChains, listTransactionsAcrossChains, listAddressTransfers, listBlocks, listInternalTransactions, listNativeTransactions, listTokenTransfers, listTransactions, type EvmListArgs} from "../queries/evm/transactions.js";
-import {contractModel, erc20Balance, getCollectionToken, getContract, getToken, listBalances, listCollectionTokens, listDeployments, nftBalance, type CuratedMetadata} from "../queries/evm/tokens.js";
+import {
+  CursorError,
+  chainsOfAddress,
+  getBlock,
+  getTransaction,
+  listAddressTransactions,
+  listBlocksAcrossChains,
+  listTransactionsAcrossChains,
+  listAddressTransfers,
+  listBlocks,
+  listInternalTransactions,
+  listNativeTransactions,
+  listTokenTransfers,
+  listTransactions,
+  type EvmListArgs,
+} from "../queries/evm/transactions.js";
+import {
+  contractModel,
+  erc20Balance,
+  getCollectionToken,
+  getContract,
+  getToken,
+  listBalances,
+  listCollectionTokens,
+  listDeployments,
+  nftBalance,
+  type CuratedMetadata,
+} from "../queries/evm/tokens.js";
 import type {NetworkToken} from "../models/evm/index.js";
 
 export interface EvmRoutesModules {
@@ -55,7 +81,11 @@ export function evmRoutes(m: EvmRoutesModules): BoundRoute[] {
     }
   };
   /** A list's paging, block range and order, read in that order (which 400 a request with several faults gets). */
-  const listArgs = (page: ValuesPage, chainId: string, o: {range?: BlockRange; sort?: () => "asc" | "desc"} = {}): EvmListArgs => {
+  const listArgs = (
+    page: ValuesPage,
+    chainId: string,
+    o: {range?: BlockRange; sort?: () => "asc" | "desc"} = {},
+  ): EvmListArgs => {
     const pageSize = page.size;
     const startBlock = o.range?.startBlock;
     const endBlock = o.range?.endBlock;
@@ -67,7 +97,8 @@ export function evmRoutes(m: EvmRoutesModules): BoundRoute[] {
       wei = await m.state.nativeBalance(c, owner, block);
     } catch (e) {
       // The node's own answer at a block it cannot serve (past its head, pruned state) is about the parameter.
-      if (e instanceof BlockNotServedError) throw badRequest("blockNumber", `chain ${c.chainId} cannot answer at block ${block}: ${e.reason}`);
+      if (e instanceof BlockNotServedError)
+        throw badRequest("blockNumber", `chain ${c.chainId} cannot answer at block ${block}: ${e.reason}`);
       if (e instanceof RpcUnansweredError) throw unavailable(e.message);
       throw e;
     }
@@ -77,7 +108,11 @@ export function evmRoutes(m: EvmRoutesModules): BoundRoute[] {
   const transactionAnswer = async (c: Chain, hash: Uint8Array): Promise<Record<string, unknown> | null> => {
     const found = await getTransaction(m.sql, c.chainId, hash);
     if (!found) return null;
-    const out: Record<string, unknown> = {...found.details, networkTokenDetails: {networkToken: c.networkToken}, nativeTransaction: found.tx};
+    const out: Record<string, unknown> = {
+      ...found.details,
+      networkTokenDetails: {networkToken: c.networkToken},
+      nativeTransaction: found.tx,
+    };
     const icm = await icmInfoOfTx(m.sql, c.chainId, BigInt(found.tx.blockNumber), found.tx.blockIndex);
     // The SDKs' TeleporterMessageInfo (glacier-sdk 3.0.2, chainkit 0.3.13), and the hosted API's newer
     // interchainMessageInfo, whose ID field is named for it: the same facts.
@@ -94,7 +129,8 @@ export function evmRoutes(m: EvmRoutesModules): BoundRoute[] {
     if (v === undefined) return undefined;
     const n = parseBlockNumber("blockNumber", v);
     const head = await indexedHead(m.sql, c.chainId);
-    if (head === null || n > head) throw badRequest("blockNumber", `block ${v} is past the indexed head of chain ${c.chainId} (${head ?? "none"})`);
+    if (head === null || n > head)
+      throw badRequest("blockNumber", `block ${v} is past the indexed head of chain ${c.chainId} (${head ?? "none"})`);
     return n;
   };
 
@@ -105,7 +141,10 @@ export function evmRoutes(m: EvmRoutesModules): BoundRoute[] {
     return m.chains.chains.filter((c) => m.chains.chainIdOf(c) !== null);
   };
   const chainInfos = async (listed: EvmChain[]) => {
-    const names = await blockchainNames(m.sql, listed.map((c) => m.chains.blockchainIdOf(c)).filter((id): id is string => id !== null));
+    const names = await blockchainNames(
+      m.sql,
+      listed.map((c) => m.chains.blockchainIdOf(c)).filter((id): id is string => id !== null),
+    );
     return listed.map((c) => chainInfo(m.chains, c, names));
   };
 
@@ -114,13 +153,22 @@ export function evmRoutes(m: EvmRoutesModules): BoundRoute[] {
   const idsOf = (chains: EvmChain[]): string[] => chains.map((c) => m.chains.chainIdOf(c)!);
   const blocksAcross = async (ctx: RouteCtx<R["listLatestBlocksAllChains"]>) => {
     const chainIds = idsOf(await listedChains(ctx.query.network));
-    const page = await list(() => listBlocksAcrossChains(m.sql, {chainIds, pageSize: ctx.page.size, cursor: ctx.page.cursor}));
+    const page = await list(() =>
+      listBlocksAcrossChains(m.sql, {chainIds, pageSize: ctx.page.size, cursor: ctx.page.cursor}),
+    );
     return {nextPageToken: ctx.page.next(page.next), blocks: page.items};
   };
   const transactionsAcross = async (ctx: RouteCtx<R["listLatestTransactionsAllChains"]>) => {
     const chainIds = idsOf(await listedChains(ctx.query.network));
     const status = ctx.query.status;
-    const page = await list(() => listTransactionsAcrossChains(m.sql, {chainIds, pageSize: ctx.page.size, cursor: ctx.page.cursor, status: status === undefined ? undefined : status === "success" ? 1 : 0}));
+    const page = await list(() =>
+      listTransactionsAcrossChains(m.sql, {
+        chainIds,
+        pageSize: ctx.page.size,
+        cursor: ctx.page.cursor,
+        status: status === undefined ? undefined : status === "success" ? 1 : 0,
+      }),
+    );
     return {nextPageToken: ctx.page.next(page.next), transactions: page.items};
   };
   const addressChains = async (ctx: RouteCtx<R["listAddressChains"]>) => {
@@ -139,23 +187,36 @@ export function evmRoutes(m: EvmRoutesModules): BoundRoute[] {
   const transfers = (erc: 20 | 721 | 1155) => async (ctx: RouteCtx<R["listErc20Transactions"]>) => {
     const c = await chainOf(ctx);
     const a = address(ctx);
-    const page = await list(() => listAddressTransfers(m.sql, {...listArgs(ctx.page, c.chainId, {range: ctx.query}), address: a, erc}));
+    const page = await list(() =>
+      listAddressTransfers(m.sql, {...listArgs(ctx.page, c.chainId, {range: ctx.query}), address: a, erc}),
+    );
     return {nextPageToken: ctx.page.next(page.next), transactions: page.items};
   };
 
-  type BalanceCtx = RouteCtx<R["listErc20Balances"]> | RouteCtx<R["listErc721Balances"]> | RouteCtx<R["listErc1155Balances"]> | RouteCtx<R["listCollectibleBalances"]>;
+  type BalanceCtx =
+    | RouteCtx<R["listErc20Balances"]>
+    | RouteCtx<R["listErc721Balances"]>
+    | RouteCtx<R["listErc1155Balances"]>
+    | RouteCtx<R["listCollectibleBalances"]>;
   /** A page of an owner's token balances (at `blockNumber` where the route takes it), of `contracts` if given. */
-  const balances = async (ctx: BalanceCtx, ercs: number[], o: {blockNumber?: () => string | undefined; contracts: () => Uint8Array[] | undefined}) => {
+  const balances = async (
+    ctx: BalanceCtx,
+    ercs: number[],
+    o: {blockNumber?: () => string | undefined; contracts: () => Uint8Array[] | undefined},
+  ) => {
     const c = await chainOf(ctx);
     const owner = address(ctx);
     const pageSize = ctx.page.size;
     const blockNumber = o.blockNumber ? await blockNumberParam(o.blockNumber(), c) : undefined;
     const contracts = o.contracts();
-    const page = await list(() => listBalances(m.sql, {chainId: c.chainId, owner, ercs, contracts, blockNumber, pageSize, cursor: ctx.page.cursor}));
+    const page = await list(() =>
+      listBalances(m.sql, {chainId: c.chainId, owner, ercs, contracts, blockNumber, pageSize, cursor: ctx.page.cursor}),
+    );
     const items = page.items.map((r) => (r.erc === 20 ? erc20Balance(c.chainId, r) : nftBalance(c.chainId, r, owner)));
     return {c, owner, blockNumber, nextPageToken: ctx.page.next(page.next), items};
   };
-  const oneContract = (v: string | undefined): Uint8Array[] | undefined => (v === undefined ? undefined : [parseEvmAddress("contractAddress", v)]);
+  const oneContract = (v: string | undefined): Uint8Array[] | undefined =>
+    v === undefined ? undefined : [parseEvmAddress("contractAddress", v)];
 
   return implement(EVM_ROUTES, {
     supportedChains: async (ctx) => ({chains: await chainInfos(await listedChains(ctx.query.network))}),
@@ -197,13 +258,22 @@ export function evmRoutes(m: EvmRoutesModules): BoundRoute[] {
     listLatestTransactions: async (ctx) => {
       const c = await chainOf(ctx);
       const status = ctx.query.status;
-      const page = await list(() => listTransactions(m.sql, {...listArgs(ctx.page, c.chainId), status: status === undefined ? undefined : status === "success" ? 1 : 0}));
+      const page = await list(() =>
+        listTransactions(m.sql, {
+          ...listArgs(ctx.page, c.chainId),
+          status: status === undefined ? undefined : status === "success" ? 1 : 0,
+        }),
+      );
       return {nextPageToken: ctx.page.next(page.next), transactions: page.items};
     },
 
     getTransaction: async (ctx) => {
       const c = await chainOf(ctx);
-      if (!TX_HASH_RE.test(ctx.params.txHash)) throw badRequest("txHash", `not a transaction hash (0x and 64 hex digits): ${JSON.stringify(ctx.params.txHash)}`);
+      if (!TX_HASH_RE.test(ctx.params.txHash))
+        throw badRequest(
+          "txHash",
+          `not a transaction hash (0x and 64 hex digits): ${JSON.stringify(ctx.params.txHash)}`,
+        );
       const found = await transactionAnswer(c, hexToBytes(ctx.params.txHash));
       if (!found) throw notFound(`transaction ${ctx.params.txHash} not found on chain ${c.chainId}`);
       return found;
@@ -212,14 +282,21 @@ export function evmRoutes(m: EvmRoutesModules): BoundRoute[] {
     listTransactions: async (ctx) => {
       const c = await chainOf(ctx);
       const a = address(ctx);
-      const page = await list(() => listAddressTransactions(m.sql, {...listArgs(ctx.page, c.chainId, {range: ctx.query, sort: () => ctx.query.sortOrder}), address: a}));
+      const page = await list(() =>
+        listAddressTransactions(m.sql, {
+          ...listArgs(ctx.page, c.chainId, {range: ctx.query, sort: () => ctx.query.sortOrder}),
+          address: a,
+        }),
+      );
       return {nextPageToken: ctx.page.next(page.next), transactions: page.items};
     },
 
     listNativeTransactions: async (ctx) => {
       const c = await chainOf(ctx);
       const a = address(ctx);
-      const page = await list(() => listNativeTransactions(m.sql, {...listArgs(ctx.page, c.chainId, {range: ctx.query}), address: a}));
+      const page = await list(() =>
+        listNativeTransactions(m.sql, {...listArgs(ctx.page, c.chainId, {range: ctx.query}), address: a}),
+      );
       return {nextPageToken: ctx.page.next(page.next), transactions: page.items};
     },
 
@@ -230,15 +307,22 @@ export function evmRoutes(m: EvmRoutesModules): BoundRoute[] {
     listInternalTransactions: async (ctx) => {
       const c = await chainOf(ctx);
       const a = address(ctx);
-      if (m.chains.traces(c) === false) throw unavailable(`chain ${c.chainId}'s RPC serves no call traces: internal transactions are not indexed (enable debug-tracer)`);
-      const page = await list(() => listInternalTransactions(m.sql, {...listArgs(ctx.page, c.chainId, {range: ctx.query}), address: a}));
+      if (m.chains.traces(c) === false)
+        throw unavailable(
+          `chain ${c.chainId}'s RPC serves no call traces: internal transactions are not indexed (enable debug-tracer)`,
+        );
+      const page = await list(() =>
+        listInternalTransactions(m.sql, {...listArgs(ctx.page, c.chainId, {range: ctx.query}), address: a}),
+      );
       return {nextPageToken: ctx.page.next(page.next), transactions: page.items};
     },
 
     listTransfers: async (ctx) => {
       const c = await chainOf(ctx);
       const a = address(ctx);
-      const page = await list(() => listTokenTransfers(m.sql, {...listArgs(ctx.page, c.chainId, {range: ctx.query}), token: a}));
+      const page = await list(() =>
+        listTokenTransfers(m.sql, {...listArgs(ctx.page, c.chainId, {range: ctx.query}), token: a}),
+      );
       return {nextPageToken: ctx.page.next(page.next), transfers: page.items};
     },
 
@@ -255,8 +339,13 @@ export function evmRoutes(m: EvmRoutesModules): BoundRoute[] {
     listContractDeployments: async (ctx) => {
       const c = await chainOf(ctx);
       const a = address(ctx);
-      const page = await list(() => listDeployments(m.sql, {chainId: c.chainId, address: a, pageSize: ctx.page.size, cursor: ctx.page.cursor}));
-      return {nextPageToken: ctx.page.next(page.next), contracts: page.items.map((r) => contractModel(r, m.curated.get(toHex(r.address))))};
+      const page = await list(() =>
+        listDeployments(m.sql, {chainId: c.chainId, address: a, pageSize: ctx.page.size, cursor: ctx.page.cursor}),
+      );
+      return {
+        nextPageToken: ctx.page.next(page.next),
+        contracts: page.items.map((r) => contractModel(r, m.curated.get(toHex(r.address)))),
+      };
     },
 
     getContractMetadata: async (ctx) => {
@@ -276,7 +365,19 @@ export function evmRoutes(m: EvmRoutesModules): BoundRoute[] {
         }
         if (code === "0x" && !curated) throw notFound(`${ctx.params.address} is not a contract on chain ${c.chainId}`);
       }
-      return contractModel({address: a, tx_hash: contract?.tx_hash ?? null, deployer: contract?.deployer ?? a, deployer_contract: contract?.deployer_contract ?? null, erc: token?.erc ?? null, name: token?.name ?? null, symbol: token?.symbol ?? null, decimals: token?.decimals ?? null}, curated);
+      return contractModel(
+        {
+          address: a,
+          tx_hash: contract?.tx_hash ?? null,
+          deployer: contract?.deployer ?? a,
+          deployer_contract: contract?.deployer_contract ?? null,
+          erc: token?.erc ?? null,
+          name: token?.name ?? null,
+          symbol: token?.symbol ?? null,
+          decimals: token?.decimals ?? null,
+        },
+        curated,
+      );
     },
 
     getNativeBalance: async (ctx) => {
@@ -286,17 +387,35 @@ export function evmRoutes(m: EvmRoutesModules): BoundRoute[] {
     },
 
     listErc20Balances: async (ctx) => {
-      const b = await balances(ctx, [20], {blockNumber: () => ctx.query.blockNumber, contracts: () => ctx.query.contractAddresses.map((v) => parseEvmAddress("contractAddresses", v))});
-      return {nextPageToken: b.nextPageToken, nativeTokenBalance: await nativeBalance(b.c, b.owner, b.blockNumber), erc20TokenBalances: b.items};
+      const b = await balances(ctx, [20], {
+        blockNumber: () => ctx.query.blockNumber,
+        contracts: () => ctx.query.contractAddresses.map((v) => parseEvmAddress("contractAddresses", v)),
+      });
+      return {
+        nextPageToken: b.nextPageToken,
+        nativeTokenBalance: await nativeBalance(b.c, b.owner, b.blockNumber),
+        erc20TokenBalances: b.items,
+      };
     },
     listErc721Balances: async (ctx) => {
       const b = await balances(ctx, [721], {contracts: () => oneContract(ctx.query.contractAddress)});
-      return {nextPageToken: b.nextPageToken, nativeTokenBalance: await nativeBalance(b.c, b.owner, b.blockNumber), erc721TokenBalances: b.items};
+      return {
+        nextPageToken: b.nextPageToken,
+        nativeTokenBalance: await nativeBalance(b.c, b.owner, b.blockNumber),
+        erc721TokenBalances: b.items,
+      };
     },
     // ERC-1155 balances, at a past block too.
     listErc1155Balances: async (ctx) => {
-      const b = await balances(ctx, [1155], {blockNumber: () => ctx.query.blockNumber, contracts: () => oneContract(ctx.query.contractAddress)});
-      return {nextPageToken: b.nextPageToken, nativeTokenBalance: await nativeBalance(b.c, b.owner, b.blockNumber), erc1155TokenBalances: b.items};
+      const b = await balances(ctx, [1155], {
+        blockNumber: () => ctx.query.blockNumber,
+        contracts: () => oneContract(ctx.query.contractAddress),
+      });
+      return {
+        nextPageToken: b.nextPageToken,
+        nativeTokenBalance: await nativeBalance(b.c, b.owner, b.blockNumber),
+        erc1155TokenBalances: b.items,
+      };
     },
     // ERC-721 and ERC-1155 holdings.
     listCollectibleBalances: async (ctx) => {
@@ -307,14 +426,17 @@ export function evmRoutes(m: EvmRoutesModules): BoundRoute[] {
     listTokens: async (ctx) => {
       const c = await chainOf(ctx);
       const a = address(ctx);
-      const page = await list(() => listCollectionTokens(m.sql, {chainId: c.chainId, token: a, pageSize: ctx.page.size, cursor: ctx.page.cursor}));
+      const page = await list(() =>
+        listCollectionTokens(m.sql, {chainId: c.chainId, token: a, pageSize: ctx.page.size, cursor: ctx.page.cursor}),
+      );
       return {nextPageToken: ctx.page.next(page.next), tokens: page.items};
     },
 
     getTokenDetails: async (ctx) => {
       const c = await chainOf(ctx);
       const a = address(ctx);
-      if (!INT_RE.test(ctx.params.tokenId)) throw badRequest("tokenId", `not a token ID (a decimal integer): ${JSON.stringify(ctx.params.tokenId)}`);
+      if (!INT_RE.test(ctx.params.tokenId))
+        throw badRequest("tokenId", `not a token ID (a decimal integer): ${JSON.stringify(ctx.params.tokenId)}`);
       const t = await getCollectionToken(m.sql, c.chainId, a, ctx.params.tokenId);
       if (!t) throw notFound(`token ${ctx.params.tokenId} of ${ctx.params.address} not found on chain ${c.chainId}`);
       return t;
@@ -335,8 +457,10 @@ function chainInfo(chains: EvmChains, c: EvmChain, names: ReadonlyMap<string, st
     chainId: id,
     status: s ? s.status : "OK",
     // An L1's name is the one its CreateChainTx gave it, once the P-chain view has it.
-    chainName: c.isCChain ? "C-Chain" : ((blockchainId && names.get(blockchainId)) || `EVM chain ${id}`),
-    description: c.isCChain ? "The Contract Chain of the Avalanche primary network" : `An EVM chain followed through ${c.rpc.label}`,
+    chainName: c.isCChain ? "C-Chain" : (blockchainId && names.get(blockchainId)) || `EVM chain ${id}`,
+    description: c.isCChain
+      ? "The Contract Chain of the Avalanche primary network"
+      : `An EVM chain followed through ${c.rpc.label}`,
     vmName: "EVM",
     rpcUrl: c.rpc.label,
     isTestnet: chains.network.name !== "mainnet",
@@ -359,5 +483,3 @@ function chainInfo(chains: EvmChains, c: EvmChain, names: ReadonlyMap<string, st
   }
   return out;
 }
-
-

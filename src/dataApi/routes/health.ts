@@ -17,8 +17,16 @@ export interface NamedCheck {
 }
 
 /** `/v1/health-check` and `/v1/live-check` (defs/health.ts), on `checks` and the store. */
-export function healthRoutes(checks: readonly NamedCheck[], sql: SqlClient, logger: Logger, timeoutMs = LIVE_TIMEOUT_MS): BoundRoute[] {
-  return implement(HEALTH_ROUTES, {dataHealthCheck: () => healthCheck(checks), liveCheck: () => liveCheck(sql, logger, timeoutMs)});
+export function healthRoutes(
+  checks: readonly NamedCheck[],
+  sql: SqlClient,
+  logger: Logger,
+  timeoutMs = LIVE_TIMEOUT_MS,
+): BoundRoute[] {
+  return implement(HEALTH_ROUTES, {
+    dataHealthCheck: () => healthCheck(checks),
+    liveCheck: () => liveCheck(sql, logger, timeoutMs),
+  });
 }
 
 async function healthCheck(checks: readonly NamedCheck[]): Promise<object> {

@@ -31,22 +31,41 @@ export function icmMessageModel(m: {chains: EvmChains}, r: IcmRow): Record<strin
     icmContractAddress: checksumAddress(rec.icmContractAddress),
     sourceBlockchainId: rec.sourceBlockchainId,
     destinationBlockchainId: rec.destinationBlockchainId,
-    sourceEvmChainId: rec.sourceChainId ?? (rec.sourceBlockchainId ? (m.chains.evmChainIdOfBlockchain(rec.sourceBlockchainId) ?? "") : ""),
-    destinationEvmChainId: rec.destinationChainId ?? (rec.destinationBlockchainId ? (m.chains.evmChainIdOfBlockchain(rec.destinationBlockchainId) ?? "") : ""),
+    sourceEvmChainId:
+      rec.sourceChainId ??
+      (rec.sourceBlockchainId ? (m.chains.evmChainIdOfBlockchain(rec.sourceBlockchainId) ?? "") : ""),
+    destinationEvmChainId:
+      rec.destinationChainId ??
+      (rec.destinationBlockchainId ? (m.chains.evmChainIdOfBlockchain(rec.destinationBlockchainId) ?? "") : ""),
     messageNonce: rec.messageNonce,
     from: checksumAddress(rec.from),
     to: checksumAddress(rec.to),
     data: rec.data,
     messageExecuted: rec.messageExecuted,
-    receipts: rec.receipts.map((x) => ({receivedMessageNonce: x.receivedMessageNonce, relayerRewardAddress: checksumAddress(x.relayerRewardAddress)})),
+    receipts: rec.receipts.map((x) => ({
+      receivedMessageNonce: x.receivedMessageNonce,
+      relayerRewardAddress: checksumAddress(x.relayerRewardAddress),
+    })),
     receiptDelivered: rec.receiptDelivered,
     rewardDetails:
       rec.fee.token === ZERO_ADDRESS
         ? {address: ZERO_ADDRESS, name: "", symbol: "", decimals: 0, ercType: "ERC-20", value: "0"}
-        : {address: checksumAddress(rec.fee.token), name: r.name ?? "", symbol: r.symbol ?? "", decimals: r.decimals ?? 0, ercType: "ERC-20", value: rec.fee.amount},
+        : {
+            address: checksumAddress(rec.fee.token),
+            name: r.name ?? "",
+            symbol: r.symbol ?? "",
+            decimals: r.decimals ?? 0,
+            ercType: "ERC-20",
+            value: rec.fee.amount,
+          },
   };
   if (rec.sourceTransaction) out.sourceTransaction = rec.sourceTransaction;
-  if (rec.destinationTransaction) out.destinationTransaction = {...rec.destinationTransaction, rewardRedeemer: checksumAddress(rec.destinationTransaction.rewardRedeemer), delivererAddress: checksumAddress(rec.destinationTransaction.delivererAddress)};
+  if (rec.destinationTransaction)
+    out.destinationTransaction = {
+      ...rec.destinationTransaction,
+      rewardRedeemer: checksumAddress(rec.destinationTransaction.rewardRedeemer),
+      delivererAddress: checksumAddress(rec.destinationTransaction.delivererAddress),
+    };
   out.status = rec.status;
   return out;
 }
@@ -90,7 +109,8 @@ export function icmRoutes(m: IcmRoutesModules): BoundRoute[] {
 
   const one = async (ctx: RouteCtx<R["getIcmMessage"]>) => {
     const raw = ctx.params.messageId;
-    if (!MESSAGE_ID_RE.test(raw)) throw badRequest("messageId", `not a message ID (64 hex digits): ${JSON.stringify(raw)}`);
+    if (!MESSAGE_ID_RE.test(raw))
+      throw badRequest("messageId", `not a message ID (64 hex digits): ${JSON.stringify(raw)}`);
     const id = raw.replace(/^0x/, "").toLowerCase();
     const row = await getIcmMessage(m.sql, id);
     if (!row) throw notFound(`ICM message ${id} not found`);

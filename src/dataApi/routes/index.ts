@@ -37,6 +37,7 @@ export function v1Routes(m: V1RoutesModules): BoundRoute[] {
   const declared = new Set(V1_ROUTE_FAMILIES.flatMap((f) => Object.values(f)));
   const served = new Set(bound.map((b) => b.def));
   for (const d of declared) if (!served.has(d)) throw new Error(`${d.method} ${d.path} is declared but not served`);
-  for (const d of served) if (!declared.has(d)) throw new Error(`${d.method} ${d.path} is served but not in the document`);
+  for (const d of served)
+    if (!declared.has(d)) throw new Error(`${d.method} ${d.path} is served but not in the document`);
   return bound;
 }

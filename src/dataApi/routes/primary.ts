@@ -9,7 +9,15 @@ import {implement, type BoundRoute, type RouteCtx} from "../server/route.js";
 import {PRIMARY_ROUTES, TX_TYPES} from "./defs/primary.js";
 import {DataApiError, badRequest, notFound} from "../server/errors.js";
 import {SharedAnswer} from "../server/sharedAnswer.js";
-import {CHAIN_INFO_NAMES, hrpOf, isEvmAddress, parseAddress, parseEvmAddress, resolveChain, resolveNetwork} from "../server/names.js";
+import {
+  CHAIN_INFO_NAMES,
+  hrpOf,
+  isEvmAddress,
+  parseAddress,
+  parseEvmAddress,
+  resolveChain,
+  resolveNetwork,
+} from "../server/names.js";
 import type {NetworkCtx} from "../queries/primary/common.js";
 import {getBlock, listBlocks, listBlocksByProposer} from "../queries/primary/blocks.js";
 import {
@@ -29,7 +37,13 @@ import {
   listPChainUtxos,
   listXChainUtxos,
 } from "../queries/primary/utxos.js";
-import {getNetworkDetails, listDelegators, listHistoricalRewards, listPendingRewards, listValidators} from "../queries/primary/stakers.js";
+import {
+  getNetworkDetails,
+  listDelegators,
+  listHistoricalRewards,
+  listPendingRewards,
+  listValidators,
+} from "../queries/primary/stakers.js";
 import {
   chainsOfAddresses,
   getAssetDetails,
@@ -68,9 +82,13 @@ export function primaryRoutes(m: PrimaryRoutesModules): BoundRoute[] {
     return resolveChain(ctx.params.blockchainId, m.chains, allowed, endpoint);
   };
   const served = (ctx: {params: {network: string}}): void => void resolveNetwork(ctx.params.network, m.network);
-  const chainInfo = (chain: ChainName): {chainName: string; network: string} => ({chainName: CHAIN_INFO_NAMES[chain], network: m.network.name});
+  const chainInfo = (chain: ChainName): {chainName: string; network: string} => ({
+    chainName: CHAIN_INFO_NAMES[chain],
+    network: m.network.name,
+  });
   const txTypesOf = (given: readonly string[], chain: ChainName): string[] | undefined => {
-    for (const v of given) if (!TX_TYPES[chain].includes(v)) throw badRequest("txTypes", `unknown value ${JSON.stringify(v)}`);
+    for (const v of given)
+      if (!TX_TYPES[chain].includes(v)) throw badRequest("txTypes", `unknown value ${JSON.stringify(v)}`);
     return given.length > 0 ? [...given] : undefined;
   };
 
@@ -80,7 +98,8 @@ export function primaryRoutes(m: PrimaryRoutesModules): BoundRoute[] {
   // listUtxosByAddressesV2, for more addresses than a URL carries); the other parameters in the query for both.
   const utxos = async (ctx: UtxoCtx, chain: ChainName, addresses: Uint8Array[]) => {
     const {assetId, minUtxoAmount} = ctx.query;
-    if (assetId !== undefined && !validId("X", assetId)) throw badRequest("assetId", `not an asset ID: ${JSON.stringify(assetId)}`);
+    if (assetId !== undefined && !validId("X", assetId))
+      throw badRequest("assetId", `not an asset ID: ${JSON.stringify(assetId)}`);
     if (minUtxoAmount !== undefined && !/^[0-9]{1,20}$/.test(minUtxoAmount)) {
       throw badRequest("minUtxoAmount", `not an amount: ${JSON.stringify(minUtxoAmount)}`);
     }
@@ -95,7 +114,8 @@ export function primaryRoutes(m: PrimaryRoutesModules): BoundRoute[] {
       pageSize,
       cursor: ctx.page.cursor,
     };
-    const page = chain === "P" ? await listPChainUtxos(m.sql, net, args) : await listXChainUtxos(m.sql, net, {...args, chain});
+    const page =
+      chain === "P" ? await listPChainUtxos(m.sql, net, args) : await listXChainUtxos(m.sql, net, {...args, chain});
     return {nextPageToken: ctx.page.next(page.nextCursor), utxos: page.items, chainInfo: chainInfo(chain)};
   };
   // The addresses' last activity on the chain (queries/primary/utxos.ts lastActivity).
@@ -105,17 +125,23 @@ export function primaryRoutes(m: PrimaryRoutesModules): BoundRoute[] {
   // The AVAX supply of the network this node serves, from the fold's running sums (queries/primary/supply.ts): one
   // answer is kept for SUPPLY_TTL_MS after it was computed, concurrent requests share the one
   // computation in progress, and on a PostgreSQL server the statement is cut off after SUPPLY_TIMEOUT_MS (503).
-  const supply = new SharedAnswer<object>({ttlMs: SUPPLY_TTL_MS}, {
-    compute: async () => {
-      try {
-        return await getAvaxSupply(m.sql, net, {now: Math.floor(Date.now() / 1000), timeoutMs: SUPPLY_TIMEOUT_MS});
-      } catch (e) {
-        if (e instanceof SupplyPendingError) throw new DataApiError(503, e.message);
-        if ((e as {code?: unknown}).code !== "57014") throw e; // query_canceled: the statement timeout
-        throw new DataApiError(503, `the AVAX supply took longer than ${SUPPLY_TIMEOUT_MS / 1000} s to sum; retry later`);
-      }
+  const supply = new SharedAnswer<object>(
+    {ttlMs: SUPPLY_TTL_MS},
+    {
+      compute: async () => {
+        try {
+          return await getAvaxSupply(m.sql, net, {now: Math.floor(Date.now() / 1000), timeoutMs: SUPPLY_TIMEOUT_MS});
+        } catch (e) {
+          if (e instanceof SupplyPendingError) throw new DataApiError(503, e.message);
+          if ((e as {code?: unknown}).code !== "57014") throw e; // query_canceled: the statement timeout
+          throw new DataApiError(
+            503,
+            `the AVAX supply took longer than ${SUPPLY_TIMEOUT_MS / 1000} s to sum; retry later`,
+          );
+        }
+      },
     },
-  });
+  );
 
   return implement(PRIMARY_ROUTES, {
     listLatestPrimaryNetworkBlocks: async (ctx) => {
@@ -132,14 +158,22 @@ export function primaryRoutes(m: PrimaryRoutesModules): BoundRoute[] {
       if (!validNodeId(nodeId)) throw badRequest("nodeId", `not a node ID: ${JSON.stringify(nodeId)}`);
       const pageSize = ctx.page.size;
       const {startTimestamp, endTimestamp} = ctx.query;
-      const page = await listBlocksByProposer(m.sql, {chain, nodeId, pageSize, cursor: ctx.page.cursor, startTimestamp, endTimestamp});
+      const page = await listBlocksByProposer(m.sql, {
+        chain,
+        nodeId,
+        pageSize,
+        cursor: ctx.page.cursor,
+        startTimestamp,
+        endTimestamp,
+      });
       return {nextPageToken: ctx.page.next(page.nextCursor), blocks: page.items, chainInfo: chainInfo(chain)};
     },
 
     getBlockById: async (ctx) => {
       const chain = chainOf(ctx);
       const id = ctx.params.blockId;
-      if (!/^[0-9]{1,19}$/.test(id) && !validId(chain, id)) throw badRequest("blockId", `not a block height or ID: ${JSON.stringify(id)}`);
+      if (!/^[0-9]{1,19}$/.test(id) && !validId(chain, id))
+        throw badRequest("blockId", `not a block height or ID: ${JSON.stringify(id)}`);
       return found(await getBlock(m.sql, chain, id), `block ${id} on the ${chain}-chain`);
     },
 
@@ -157,9 +191,20 @@ export function primaryRoutes(m: PrimaryRoutesModules): BoundRoute[] {
       }
       const l1ValidationId = ctx.query.l1ValidationId;
       if (l1ValidationId !== undefined && (chain !== "P" || !validId("P", l1ValidationId))) {
-        throw badRequest("l1ValidationId", chain !== "P" ? "applies to the P-chain only" : `not an ID: ${JSON.stringify(l1ValidationId)}`);
+        throw badRequest(
+          "l1ValidationId",
+          chain !== "P" ? "applies to the P-chain only" : `not an ID: ${JSON.stringify(l1ValidationId)}`,
+        );
       }
-      const args = {pageSize, cursor: ctx.page.cursor, addresses, txTypes, startTimestamp, endTimestamp, sortOrder: ctx.query.sortOrder};
+      const args = {
+        pageSize,
+        cursor: ctx.page.cursor,
+        addresses,
+        txTypes,
+        startTimestamp,
+        endTimestamp,
+        sortOrder: ctx.query.sortOrder,
+      };
       const page =
         chain === "P"
           ? await listPChainTransactions(m.sql, net, {...args, l1ValidationId})
@@ -176,7 +221,15 @@ export function primaryRoutes(m: PrimaryRoutesModules): BoundRoute[] {
       const addresses = parseAddresses(ctx.query.addresses, chain, hrp);
       const txTypes = ctx.query.txTypes;
       const {startTimestamp, endTimestamp} = ctx.query;
-      const args = {pageSize, cursor: ctx.page.cursor, addresses, txTypes: txTypes.length > 0 ? txTypes : undefined, startTimestamp, endTimestamp, sortOrder: ctx.query.sortOrder};
+      const args = {
+        pageSize,
+        cursor: ctx.page.cursor,
+        addresses,
+        txTypes: txTypes.length > 0 ? txTypes : undefined,
+        startTimestamp,
+        endTimestamp,
+        sortOrder: ctx.query.sortOrder,
+      };
       const page = await listPChainTransactions(m.sql, net, {...args, activeAt: nowSeconds()});
       return {nextPageToken: ctx.page.next(page.nextCursor), transactions: page.items, chainInfo: chainInfo(chain)};
     },
@@ -184,7 +237,12 @@ export function primaryRoutes(m: PrimaryRoutesModules): BoundRoute[] {
     getTxByHash: async (ctx) => {
       const chain = chainOf(ctx);
       const id = checkedId("txHash", ctx.params.txHash, chain === "C" ? "P" : chain, "a transaction ID");
-      const tx = chain === "P" ? await getPChainTransaction(m.sql, net, id) : chain === "X" ? await getXChainTransaction(m.sql, net, id) : await getCChainTransaction(m.sql, net, id);
+      const tx =
+        chain === "P"
+          ? await getPChainTransaction(m.sql, net, id)
+          : chain === "X"
+            ? await getXChainTransaction(m.sql, net, id)
+            : await getCChainTransaction(m.sql, net, id);
       return found(tx, `transaction ${id} on the ${chain}-chain`);
     },
 
@@ -194,7 +252,14 @@ export function primaryRoutes(m: PrimaryRoutesModules): BoundRoute[] {
       const pageSize = ctx.page.size;
       const txTypes = ctx.query.txTypes;
       const {startTimestamp, endTimestamp} = ctx.query;
-      const page = await listAssetTransactions(m.sql, net, {assetId, pageSize, cursor: ctx.page.cursor, txTypes: txTypes.length > 0 ? txTypes : undefined, startTimestamp, endTimestamp});
+      const page = await listAssetTransactions(m.sql, net, {
+        assetId,
+        pageSize,
+        cursor: ctx.page.cursor,
+        txTypes: txTypes.length > 0 ? txTypes : undefined,
+        startTimestamp,
+        endTimestamp,
+      });
       return {nextPageToken: ctx.page.next(page.nextCursor), transactions: page.items, chainInfo: chainInfo(chain)};
     },
 
@@ -220,7 +285,11 @@ export function primaryRoutes(m: PrimaryRoutesModules): BoundRoute[] {
       const addresses = parseAddresses(ctx.query.addresses, chain, hrp)!;
       const now = nowSeconds();
       const balances =
-        chain === "P" ? await getPChainBalances(m.sql, net, {addresses, now}) : chain === "X" ? await getXChainBalances(m.sql, net, {addresses, now}) : await getCChainAtomicBalances(m.sql, net, {addresses, now});
+        chain === "P"
+          ? await getPChainBalances(m.sql, net, {addresses, now})
+          : chain === "X"
+            ? await getXChainBalances(m.sql, net, {addresses, now})
+            : await getCChainAtomicBalances(m.sql, net, {addresses, now});
       return {balances, chainInfo: chainInfo(chain)};
     },
 
@@ -239,7 +308,12 @@ export function primaryRoutes(m: PrimaryRoutesModules): BoundRoute[] {
     getVertexByHeight: async (ctx) => {
       const chain = chainOf(ctx, ["X"], "vertices");
       const vertexHeight = ctx.query.vertexHeight;
-      const page = await listVerticesByHeight(m.sql, {vertexHeight, sortOrder: ctx.query.sortOrder, pageSize: ctx.page.size, cursor: ctx.page.cursor});
+      const page = await listVerticesByHeight(m.sql, {
+        vertexHeight,
+        sortOrder: ctx.query.sortOrder,
+        pageSize: ctx.page.size,
+        cursor: ctx.page.cursor,
+      });
       return {nextPageToken: ctx.page.next(page.nextCursor), vertices: page.items, chainInfo: chainInfo(chain)};
     },
 
@@ -258,22 +332,35 @@ export function primaryRoutes(m: PrimaryRoutesModules): BoundRoute[] {
       served(ctx);
       const addresses = parseAddresses(ctx.query.addresses, "P", hrp);
       const nodeIds = parseNodeIds(ctx.query.nodeIds, "nodeIds");
-      if (addresses === undefined && nodeIds === undefined) throw badRequest("addresses", "addresses or nodeIds is required");
-      const page = await listPendingRewards(m.sql, net, {addresses, nodeIds, now: nowSeconds(), pageSize: ctx.page.size, cursor: ctx.page.cursor});
+      if (addresses === undefined && nodeIds === undefined)
+        throw badRequest("addresses", "addresses or nodeIds is required");
+      const page = await listPendingRewards(m.sql, net, {
+        addresses,
+        nodeIds,
+        now: nowSeconds(),
+        pageSize: ctx.page.size,
+        cursor: ctx.page.cursor,
+      });
       return {nextPageToken: ctx.page.next(page.nextCursor), pendingRewards: page.items};
     },
 
     listHistoricalPrimaryNetworkRewards: async (ctx) => {
       served(ctx);
       const addresses = parseAddresses(ctx.query.addresses, "P", hrp)!;
-      const page = await listHistoricalRewards(m.sql, net, {addresses, sortOrder: ctx.query.sortOrder, pageSize: ctx.page.size, cursor: ctx.page.cursor});
+      const page = await listHistoricalRewards(m.sql, net, {
+        addresses,
+        sortOrder: ctx.query.sortOrder,
+        pageSize: ctx.page.size,
+        cursor: ctx.page.cursor,
+      });
       return {nextPageToken: ctx.page.next(page.nextCursor), historicalRewards: page.items};
     },
 
     listValidators: async (ctx) => {
       served(ctx);
       const subnetId = ctx.query.subnetId;
-      if (subnetId !== undefined && !validId("P", subnetId)) throw badRequest("subnetId", `not a subnet ID: ${JSON.stringify(subnetId)}`);
+      if (subnetId !== undefined && !validId("P", subnetId))
+        throw badRequest("subnetId", `not a subnet ID: ${JSON.stringify(subnetId)}`);
       const page = await listValidators(m.sql, net, {
         validationStatus: ctx.query.validationStatus,
         nodeIds: parseNodeIds(ctx.query.nodeIds, "nodeIds"),
@@ -307,7 +394,8 @@ export function primaryRoutes(m: PrimaryRoutesModules): BoundRoute[] {
       const page = await listDelegators(m.sql, net, {
         delegationStatus: ctx.query.delegationStatus,
         nodeIds: parseNodeIds(ctx.query.nodeIds, "nodeIds"),
-        rewardAddresses: rewardAddresses.length > 0 ? rewardAddresses.map((a) => parseAddress("rewardAddresses", a, hrp)) : undefined,
+        rewardAddresses:
+          rewardAddresses.length > 0 ? rewardAddresses.map((a) => parseAddress("rewardAddresses", a, hrp)) : undefined,
         now: nowSeconds(),
         pageSize: ctx.page.size,
         cursor: ctx.page.cursor,
@@ -318,20 +406,34 @@ export function primaryRoutes(m: PrimaryRoutesModules): BoundRoute[] {
     listL1Validators: async (ctx) => {
       served(ctx);
       const l1ValidationId = ctx.query.l1ValidationId;
-      if (l1ValidationId !== undefined && !validId("P", l1ValidationId)) throw badRequest("l1ValidationId", `not an ID: ${JSON.stringify(l1ValidationId)}`);
+      if (l1ValidationId !== undefined && !validId("P", l1ValidationId))
+        throw badRequest("l1ValidationId", `not an ID: ${JSON.stringify(l1ValidationId)}`);
       const subnetId = ctx.query.subnetId;
-      if (subnetId !== undefined && !validId("P", subnetId)) throw badRequest("subnetId", `not a subnet ID: ${JSON.stringify(subnetId)}`);
+      if (subnetId !== undefined && !validId("P", subnetId))
+        throw badRequest("subnetId", `not a subnet ID: ${JSON.stringify(subnetId)}`);
       const nodeId = ctx.query.nodeId;
-      if (nodeId !== undefined && !validNodeId(nodeId)) throw badRequest("nodeId", `not a node ID: ${JSON.stringify(nodeId)}`);
+      if (nodeId !== undefined && !validNodeId(nodeId))
+        throw badRequest("nodeId", `not a node ID: ${JSON.stringify(nodeId)}`);
       const older = ctx.query.includeInactive ?? false;
       const includeInactive = ctx.query.includeInactiveL1Validators ?? older;
-      const page = await listL1Validators(m.sql, net, {l1ValidationId, subnetId, nodeId, includeInactive, pageSize: ctx.page.size, cursor: ctx.page.cursor});
+      const page = await listL1Validators(m.sql, net, {
+        l1ValidationId,
+        subnetId,
+        nodeId,
+        includeInactive,
+        pageSize: ctx.page.size,
+        cursor: ctx.page.cursor,
+      });
       return {nextPageToken: ctx.page.next(page.nextCursor), validators: page.items, blockHeight: page.blockHeight};
     },
 
     listBlockchains: async (ctx) => {
       served(ctx);
-      const page = await listBlockchains(m.sql, {sortOrder: ctx.query.sortOrder, pageSize: ctx.page.size, cursor: ctx.page.cursor});
+      const page = await listBlockchains(m.sql, {
+        sortOrder: ctx.query.sortOrder,
+        pageSize: ctx.page.size,
+        cursor: ctx.page.cursor,
+      });
       return {nextPageToken: ctx.page.next(page.nextCursor), blockchains: page.items};
     },
 
@@ -347,14 +449,20 @@ export function primaryRoutes(m: PrimaryRoutesModules): BoundRoute[] {
       const given = ctx.query.addresses;
       const addresses = parseAddresses(given, "P", hrp)!;
       const chains = await chainsOfAddresses(m.sql, addresses);
-      return {addresses: given.map((address, i) => ({address, blockchainIds: chains[i]!.map((c) => m.network.chainIds[c])}))};
+      return {
+        addresses: given.map((address, i) => ({address, blockchainIds: chains[i]!.map((c) => m.network.chainIds[c])})),
+      };
     },
 
     getAvaxSupply: () => supply.get(),
 
     listSubnets: async (ctx) => {
       served(ctx);
-      const page = await listSubnets(m.sql, net, {sortOrder: ctx.query.sortOrder, pageSize: ctx.page.size, cursor: ctx.page.cursor});
+      const page = await listSubnets(m.sql, net, {
+        sortOrder: ctx.query.sortOrder,
+        pageSize: ctx.page.size,
+        cursor: ctx.page.cursor,
+      });
       return {nextPageToken: ctx.page.next(page.nextCursor), subnets: page.items};
     },
 

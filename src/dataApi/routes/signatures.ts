@@ -9,7 +9,13 @@
  */
 import {bytesToHex, hexToBytes} from "../../evm/hex.js";
 import type {NetworkInfo} from "../../chains/index.js";
-import {VerifiedSignatures, aggregate, verifySignedMessage, type AggregateResult, type SignatureSource} from "../../warp/aggregator.js";
+import {
+  VerifiedSignatures,
+  aggregate,
+  verifySignedMessage,
+  type AggregateResult,
+  type SignatureSource,
+} from "../../warp/aggregator.js";
 import {parseUnsignedMessage, pChainUnsignedMessage} from "../../warp/message.js";
 import {cb58Encode, EMPTY_ID, idFromString} from "../../util/cb58.js";
 import type {SqlClient} from "../store/sql.js";
@@ -60,25 +66,50 @@ export function signatureRoutes(m: SignatureRoutesModules): BoundRoute[] {
       if (e instanceof HeightError) throw badRequest("pChainHeight", e.message);
       throw e;
     }
-    if (at.set.validators.length === 0) throw unavailable(`subnet ${subnetId} has no validator with a BLS key at P-chain height ${at.height}`);
-    if (m.sources.length === 0 && !m.external) throw unavailable(`no signature source is configured for network ${m.network.name} (see --warp-signer-urls and --signature-aggregator-url)`);
+    if (at.set.validators.length === 0)
+      throw unavailable(`subnet ${subnetId} has no validator with a BLS key at P-chain height ${at.height}`);
+    if (m.sources.length === 0 && !m.external)
+      throw unavailable(
+        `no signature source is configured for network ${m.network.name} (see --warp-signer-urls and --signature-aggregator-url)`,
+      );
     return withRequestSignal(req, async (signal) => {
       let result: AggregateResult | null = null;
       if (m.sources.length > 0) {
-        result = await aggregate({unsigned, set: at.set, quorumNum: quorum, bufferPercent: buffer, sources: m.sources, justification, signal, verified});
+        result = await aggregate({
+          unsigned,
+          set: at.set,
+          quorumNum: quorum,
+          bufferPercent: buffer,
+          sources: m.sources,
+          justification,
+          signal,
+          verified,
+        });
         if (result.ok) return {signedMessage: bytesToHex(result.signed)};
       }
       if (m.external) {
         const ext = m.external;
-        const signed = await ext.signedMessage({unsigned, justification, subnetId, quorumPercentage: quorum, pChainHeight: at.height}, signal);
+        const signed = await ext.signedMessage(
+          {unsigned, justification, subnetId, quorumPercentage: quorum, pChainHeight: at.height},
+          signal,
+        );
         const v = verifySignedMessage(signed, at.set, quorum, unsigned);
-        if (!v.ok) throw ext.fail(`its signed message does not verify against subnet ${subnetId}'s validators at P-chain height ${at.height}: ${v.reason}`);
+        if (!v.ok)
+          throw ext.fail(
+            `its signed message does not verify against subnet ${subnetId}'s validators at P-chain height ${at.height}: ${v.reason}`,
+          );
         return {signedMessage: bytesToHex(signed)};
       }
       const r = result as Extract<AggregateResult, {ok: false}>; // sources ran and fell short; no aggregator
       const pct = (w: bigint): string => (r.totalWeight === 0n ? "0" : ((w * 100n) / r.totalWeight).toString());
-      const refusals = r.refusals.length > 0 ? `; ${r.refusals.length} validators refused: ${[...new Set(r.refusals.map((x) => x.reason))].join("; ")}` : "";
-      throw new DataApiError(503, `collected ${pct(r.collectedWeight)}% of subnet ${subnetId} at P-chain height ${at.height}, ${quorum}% required${refusals}`);
+      const refusals =
+        r.refusals.length > 0
+          ? `; ${r.refusals.length} validators refused: ${[...new Set(r.refusals.map((x) => x.reason))].join("; ")}`
+          : "";
+      throw new DataApiError(
+        503,
+        `collected ${pct(r.collectedWeight)}% of subnet ${subnetId} at P-chain height ${at.height}, ${quorum}% required${refusals}`,
+      );
     });
   };
 
@@ -99,15 +130,26 @@ export function signatureRoutes(m: SignatureRoutesModules): BoundRoute[] {
       switch (tx.tx_type) {
         case "ConvertSubnetToL1Tx": {
           if (!d.subnetId || !d.conversion) throw badRequest("txHash", `${txId} carries no conversion`);
-          const unsigned = pChainUnsignedMessage(m.network.id, {type: "SubnetToL1Conversion", conversionId: id(d.conversion.conversionId)});
+          const unsigned = pChainUnsignedMessage(m.network.id, {
+            type: "SubnetToL1Conversion",
+            conversionId: id(d.conversion.conversionId),
+          });
           return aggregateFor(ctx.req, unsigned, d.subnetId, 0n, DEFAULT_QUORUM, 0, id(d.subnetId));
         }
         case "RegisterL1ValidatorTx": {
           const v = d.l1Validator;
           if (!v || !d.subnetId) throw badRequest("txHash", `${txId} carries no validator`);
           const row = await l1ValidatorState(m.sql, v.validationId);
-          if (!row || BigInt(row.weight) === 0n) throw badRequest("txHash", `validator ${v.validationId} is no longer registered: its L1ValidatorRegistration(false) needs the RegisterL1ValidatorMessage as justification (POST the message)`);
-          const unsigned = pChainUnsignedMessage(m.network.id, {type: "L1ValidatorRegistration", validationId: id(v.validationId), registered: true});
+          if (!row || BigInt(row.weight) === 0n)
+            throw badRequest(
+              "txHash",
+              `validator ${v.validationId} is no longer registered: its L1ValidatorRegistration(false) needs the RegisterL1ValidatorMessage as justification (POST the message)`,
+            );
+          const unsigned = pChainUnsignedMessage(m.network.id, {
+            type: "L1ValidatorRegistration",
+            validationId: id(v.validationId),
+            registered: true,
+          });
           return aggregateFor(ctx.req, unsigned, d.subnetId, 0n, DEFAULT_QUORUM, 0, undefined);
         }
         case "SetL1ValidatorWeightTx": {
@@ -117,55 +159,90 @@ export function signatureRoutes(m: SignatureRoutesModules): BoundRoute[] {
           if (!row) throw badRequest("txHash", `validator ${v.validationId} is not known`);
           const nonce = BigInt(v.nonce ?? 0);
           const weight = BigInt(v.weight ?? 0);
-          if (row.nonce !== nonce || BigInt(row.weight) !== weight) throw badRequest("txHash", `not the validator's current weight: its current nonce is ${row.nonce} (weight ${row.weight})`);
-          const unsigned = pChainUnsignedMessage(m.network.id, {type: "L1ValidatorWeight", validationId: id(v.validationId), nonce, weight});
+          if (row.nonce !== nonce || BigInt(row.weight) !== weight)
+            throw badRequest(
+              "txHash",
+              `not the validator's current weight: its current nonce is ${row.nonce} (weight ${row.weight})`,
+            );
+          const unsigned = pChainUnsignedMessage(m.network.id, {
+            type: "L1ValidatorWeight",
+            validationId: id(v.validationId),
+            nonce,
+            weight,
+          });
           return aggregateFor(ctx.req, unsigned, row.subnet_id, 0n, DEFAULT_QUORUM, 0, undefined);
         }
         default:
-          throw badRequest("txHash", `a ${tx.tx_type} has no P-chain warp message (ConvertSubnetToL1Tx, RegisterL1ValidatorTx and SetL1ValidatorWeightTx have)`);
+          throw badRequest(
+            "txHash",
+            `a ${tx.tx_type} has no P-chain warp message (ConvertSubnetToL1Tx, RegisterL1ValidatorTx and SetL1ValidatorWeightTx have)`,
+          );
       }
     },
 
     aggregateSignatures: async (ctx) => {
       resolveNetwork(ctx.params.network, m.network);
       const body = ctx.body;
-      if (body === null || typeof body !== "object" || Array.isArray(body)) throw badRequest("body", "must be a JSON object");
+      if (body === null || typeof body !== "object" || Array.isArray(body))
+        throw badRequest("body", "must be a JSON object");
       const b = body as Record<string, unknown>;
       const hexField = (name: string): Uint8Array | undefined => {
         const v = b[name];
         if (v === undefined || v === null || v === "") return undefined;
-        if (typeof v !== "string" || !/^(0x)?([0-9a-fA-F]{2})*$/.test(v)) throw badRequest(name, "must be hex (0x optional)");
+        if (typeof v !== "string" || !/^(0x)?([0-9a-fA-F]{2})*$/.test(v))
+          throw badRequest(name, "must be hex (0x optional)");
         return hexToBytes(v);
       };
       const intField = (name: string, min: number, max: number, dflt: number): number => {
         const v = b[name];
         if (v === undefined || v === null) return dflt;
-        if (typeof v !== "number" || !Number.isInteger(v) || v < min || v > max) throw badRequest(name, `must be an integer in [${min},${max}]`);
+        if (typeof v !== "number" || !Number.isInteger(v) || v < min || v > max)
+          throw badRequest(name, `must be an integer in [${min},${max}]`);
         return v;
       };
       const message = hexField("message");
       const justification = hexField("justification");
-      if (!message) throw badRequest("message", justification ? "required: a justification alone names nothing to sign" : "required");
+      if (!message)
+        throw badRequest(
+          "message",
+          justification ? "required: a justification alone names nothing to sign" : "required",
+        );
       let unsigned;
       try {
         unsigned = parseUnsignedMessage(message);
       } catch (e) {
         throw badRequest("message", `not an unsigned warp message: ${(e as Error).message}`);
       }
-      if (unsigned.networkId !== m.network.id) throw badRequest("message", `its network ID is ${unsigned.networkId}, this node serves network ${m.network.id} (${m.network.name})`);
+      if (unsigned.networkId !== m.network.id)
+        throw badRequest(
+          "message",
+          `its network ID is ${unsigned.networkId}, this node serves network ${m.network.id} (${m.network.name})`,
+        );
       const quorum = intField("quorumPercentage", 0, 100, 0) || DEFAULT_QUORUM;
       const buffer = intField("quorumPercentageBuffer", 0, 100, 0);
-      if (quorum + buffer > 100) throw badRequest("quorumPercentageBuffer", `quorumPercentage + quorumPercentageBuffer must be at most 100 (${quorum} + ${buffer})`);
-      const height = b.pChainHeight === undefined || b.pChainHeight === null ? 0n : BigInt(intField("pChainHeight", 0, Number.MAX_SAFE_INTEGER, 0));
+      if (quorum + buffer > 100)
+        throw badRequest(
+          "quorumPercentageBuffer",
+          `quorumPercentage + quorumPercentageBuffer must be at most 100 (${quorum} + ${buffer})`,
+        );
+      const height =
+        b.pChainHeight === undefined || b.pChainHeight === null
+          ? 0n
+          : BigInt(intField("pChainHeight", 0, Number.MAX_SAFE_INTEGER, 0));
       let subnetId: string;
       if (b.signingSubnetId !== undefined && b.signingSubnetId !== null && b.signingSubnetId !== "") {
-        if (typeof b.signingSubnetId !== "string") throw badRequest("signingSubnetId", "must be a subnet ID (CB58 or hex)");
+        if (typeof b.signingSubnetId !== "string")
+          throw badRequest("signingSubnetId", "must be a subnet ID (CB58 or hex)");
         subnetId = parseId("signingSubnetId", b.signingSubnetId);
       } else {
         const source = cb58Encode(unsigned.sourceChainId);
         const isP = unsigned.sourceChainId.every((x) => x === 0);
         const found = isP ? EMPTY_ID : await m.validatorSets.subnetOf(source);
-        if (found === null) throw badRequest("signingSubnetId", `required: the subnet validating source chain ${source} is not known here`);
+        if (found === null)
+          throw badRequest(
+            "signingSubnetId",
+            `required: the subnet validating source chain ${source} is not known here`,
+          );
         subnetId = found;
       }
       return aggregateFor(ctx.req, message, subnetId, height, quorum, buffer, justification);

@@ -35,9 +35,21 @@ export interface WebhookRoutesModules {
   now: () => number;
 }
 
-export const EVENT_TYPES = ["address_activity", "primary_network_address_activity", "validator_activity", "icm_activity"] as const;
+export const EVENT_TYPES = [
+  "address_activity",
+  "primary_network_address_activity",
+  "validator_activity",
+  "icm_activity",
+] as const;
 /** icm_activity (avaext's): the messenger's events, by the names its webhooks take (views/evm/webhookOutbox.ts). */
-const ICM_SUB_EVENTS = ["message_sent", "message_delivered", "message_executed", "message_execution_failed", "receipt_received", "fee_added"] as const;
+const ICM_SUB_EVENTS = [
+  "message_sent",
+  "message_delivered",
+  "message_executed",
+  "message_execution_failed",
+  "receipt_received",
+  "fee_added",
+] as const;
 const PN_SUB_EVENTS = ["balance_change", "balance_threshold", "reward_distribution"] as const;
 const VALIDATOR_SUB_EVENTS = [
   "validator_stake",
@@ -51,7 +63,16 @@ const VALIDATOR_SUB_EVENTS = [
 /** The balance kinds a balance_threshold filter may watch, per chain (the chain's own AVAX, not its atomic memory). */
 const BALANCE_TYPES: Record<"P" | "X", readonly string[]> = {
   // `unlocked` and `locked` on P: the sums of its unlocked and of its locked kinds (webhooks/primaryPayload.ts).
-  P: ["unlockedUnstaked", "unlockedStaked", "lockedPlatform", "lockedStakeable", "lockedStaked", "pendingStaked", "unlocked", "locked"],
+  P: [
+    "unlockedUnstaked",
+    "unlockedStaked",
+    "lockedPlatform",
+    "lockedStakeable",
+    "lockedStaked",
+    "pendingStaked",
+    "unlocked",
+    "locked",
+  ],
   X: ["unlocked", "locked"],
 };
 /** The event types whose keys are webhook_keys rows (schema 23). */
@@ -77,7 +98,8 @@ export function newSecret(): string {
 
 export function webhookRoutes(o: WebhookRoutesOptions, m: WebhookRoutesModules): BoundRoute[] {
   const owner = (ctx: {apiKey: string | undefined}): string => {
-    if (ctx.apiKey === undefined) throw new DataApiError(401, "webhooks need an API key (x-glacier-api-key) listed in --data-api-keys-file");
+    if (ctx.apiKey === undefined)
+      throw new DataApiError(401, "webhooks need an API key (x-glacier-api-key) listed in --data-api-keys-file");
     return ownerOf(ctx.apiKey);
   };
 
@@ -90,7 +112,11 @@ export function webhookRoutes(o: WebhookRoutesOptions, m: WebhookRoutesModules):
   /** Refuses one more active webhook for a key that has `--webhooks-max-per-key` (in the transaction that adds it). */
   const withinLimit = async (tx: SqlTx, who: string): Promise<void> => {
     const n = await w.countActiveWebhooks(tx, who);
-    if (n >= o.maxPerKey) throw new DataApiError(403, `this API key has ${n} active webhooks, the most --webhooks-max-per-key allows: deactivate one (DELETE /v1/webhooks/{id}) first`);
+    if (n >= o.maxPerKey)
+      throw new DataApiError(
+        403,
+        `this API key has ${n} active webhooks, the most --webhooks-max-per-key allows: deactivate one (DELETE /v1/webhooks/{id}) first`,
+      );
   };
 
   /**
@@ -102,11 +128,15 @@ export function webhookRoutes(o: WebhookRoutesOptions, m: WebhookRoutesModules):
   const answer = async (r: w.WebhookRow) => {
     const metadata: Json = {...r.metadata};
     if (r.event_type === "address_activity") {
-      metadata.addresses = (await w.listAddresses(m.sql, r.id, null, INLINE_ADDRESSES)).map((a) => checksumAddress("0x" + Buffer.from(a).toString("hex")));
+      metadata.addresses = (await w.listAddresses(m.sql, r.id, null, INLINE_ADDRESSES)).map((a) =>
+        checksumAddress("0x" + Buffer.from(a).toString("hex")),
+      );
     } else if (PRIMARY_TYPES.includes(r.event_type)) {
       metadata.keys = await w.listKeys(m.sql, r.id, "key", null, INLINE_ADDRESSES);
-      if (Array.isArray(metadata.nodeIds)) metadata.nodeIds = await w.listKeys(m.sql, r.id, "nodeId", null, INLINE_ADDRESSES);
-      if (Array.isArray(metadata.subnetIds)) metadata.subnetIds = await w.listKeys(m.sql, r.id, "subnetId", null, INLINE_ADDRESSES);
+      if (Array.isArray(metadata.nodeIds))
+        metadata.nodeIds = await w.listKeys(m.sql, r.id, "nodeId", null, INLINE_ADDRESSES);
+      if (Array.isArray(metadata.subnetIds))
+        metadata.subnetIds = await w.listKeys(m.sql, r.id, "subnetId", null, INLINE_ADDRESSES);
     }
     return {
       id: r.id,
@@ -118,7 +148,9 @@ export function webhookRoutes(o: WebhookRoutesOptions, m: WebhookRoutesModules):
       description: r.description,
       eventType: r.event_type as (typeof EVENT_TYPES)[number],
       metadata,
-      ...(r.event_type === "address_activity" ? {includeInternalTxs: r.include_internal_txs, includeLogs: r.include_logs} : {}),
+      ...(r.event_type === "address_activity"
+        ? {includeInternalTxs: r.include_internal_txs, includeLogs: r.include_logs}
+        : {}),
       ...(r.deactivated_reason ? {deactivationReason: r.deactivated_reason} : {}),
     };
   };
@@ -131,7 +163,8 @@ export function webhookRoutes(o: WebhookRoutesOptions, m: WebhookRoutesModules):
     } catch {
       throw badRequest("url", `not a URL: ${JSON.stringify(s)}`);
     }
-    if (u.protocol !== "http:" && u.protocol !== "https:") throw badRequest("url", `must be http or https, not ${u.protocol}`);
+    if (u.protocol !== "http:" && u.protocol !== "https:")
+      throw badRequest("url", `must be http or https, not ${u.protocol}`);
     if (u.username || u.password) throw badRequest("url", "must not carry credentials");
     try {
       await checkedAddresses(u.hostname, o.allowPrivateUrls);
@@ -147,7 +180,8 @@ export function webhookRoutes(o: WebhookRoutesOptions, m: WebhookRoutesModules):
   const addresses = (field: string, v: unknown): Uint8Array[] => {
     if (!Array.isArray(v)) throw badRequest(field, "must be an array of 0x addresses");
     if (v.length === 0) throw badRequest(field, "must not be empty");
-    if (v.length > o.maxAddresses) throw badRequest(field, `at most ${o.maxAddresses} addresses (--webhooks-max-addresses)`);
+    if (v.length > o.maxAddresses)
+      throw badRequest(field, `at most ${o.maxAddresses} addresses (--webhooks-max-addresses)`);
     const seen = new Map<string, Uint8Array>();
     v.forEach((a, i) => {
       if (typeof a !== "string") throw badRequest(`${field}[${i}]`, "must be a 0x address");
@@ -168,8 +202,10 @@ export function webhookRoutes(o: WebhookRoutesOptions, m: WebhookRoutesModules):
   const network = (v: unknown): string => {
     const s = text("network", v, 16);
     const n = s === "testnet" ? "fuji" : s;
-    if (!["mainnet", "fuji", "local"].includes(n)) throw badRequest("network", `one of mainnet, fuji, testnet, local, not ${JSON.stringify(s)}`);
-    if (n !== m.network.name) throw badRequest("network", `${s} is not served here (this node follows ${m.network.name})`);
+    if (!["mainnet", "fuji", "local"].includes(n))
+      throw badRequest("network", `one of mainnet, fuji, testnet, local, not ${JSON.stringify(s)}`);
+    if (n !== m.network.name)
+      throw badRequest("network", `${s} is not served here (this node follows ${m.network.name})`);
     return n;
   };
 
@@ -186,7 +222,22 @@ export function webhookRoutes(o: WebhookRoutesOptions, m: WebhookRoutesModules):
     const description = b.description === undefined ? "" : text("description", b.description, TEXT_MAX);
     const meta = object("metadata", b.metadata);
     const secret = secretField(b.secret);
-    const row: w.NewWebhook = {id: randomUUID(), owner: who, eventType, url, name, description, chainId: "", network: null, metadata: {}, includeInternalTxs: false, includeLogs: false, secret, createdAt: m.now(), addresses: []};
+    const row: w.NewWebhook = {
+      id: randomUUID(),
+      owner: who,
+      eventType,
+      url,
+      name,
+      description,
+      chainId: "",
+      network: null,
+      metadata: {},
+      includeInternalTxs: false,
+      includeLogs: false,
+      secret,
+      createdAt: m.now(),
+      addresses: [],
+    };
     if (eventType === "address_activity") {
       known(b, [...common, "chainId", "includeInternalTxs", "includeLogs"], "");
       known(meta, ["addresses", "eventSignatures"], "metadata.");
@@ -211,9 +262,16 @@ export function webhookRoutes(o: WebhookRoutesOptions, m: WebhookRoutesModules):
       } catch (e) {
         throw badRequest("chainId", (e as Error).message);
       }
-      row.metadata = {subEvents: {icmActivitySubEvents: subEvents("metadata.subEvents", meta.subEvents, "icmActivitySubEvents", ICM_SUB_EVENTS)}};
+      row.metadata = {
+        subEvents: {
+          icmActivitySubEvents: subEvents("metadata.subEvents", meta.subEvents, "icmActivitySubEvents", ICM_SUB_EVENTS),
+        },
+      };
       // The message's sender or recipient (lowercase: the fold compares them as text).
-      if (meta.addresses !== undefined) row.metadata.addresses = addresses("metadata.addresses", meta.addresses).map((a) => "0x" + Buffer.from(a).toString("hex"));
+      if (meta.addresses !== undefined)
+        row.metadata.addresses = addresses("metadata.addresses", meta.addresses).map(
+          (a) => "0x" + Buffer.from(a).toString("hex"),
+        );
     } else if (eventType === "primary_network_address_activity") {
       known(b, [...common, "network", "chainId"], "");
       known(meta, ["keyType", "keys", "subEvents", "balanceThresholdFilter", "eventSignatures"], "metadata.");
@@ -242,18 +300,28 @@ export function webhookRoutes(o: WebhookRoutesOptions, m: WebhookRoutesModules):
         // The kinds of the chain's own AVAX balance (models/primary/balances.ts); atomic memory is not ordered
         // with the chain's transactions, so it has no crossing to report.
         const types = BALANCE_TYPES[chain];
-        if (!types.includes(balanceType)) throw badRequest("metadata.balanceThresholdFilter.balanceType", `on the ${chain}-chain one of ${types.join(", ")}`);
+        if (!types.includes(balanceType))
+          throw badRequest(
+            "metadata.balanceThresholdFilter.balanceType",
+            `on the ${chain}-chain one of ${types.join(", ")}`,
+          );
         const threshold = text("metadata.balanceThresholdFilter.balanceThreshold", f.balanceThreshold, 40);
-        if (!/^[0-9]+$/.test(threshold)) throw badRequest("metadata.balanceThresholdFilter.balanceThreshold", "an integer amount, nAVAX");
+        if (!/^[0-9]+$/.test(threshold))
+          throw badRequest("metadata.balanceThresholdFilter.balanceThreshold", "an integer amount, nAVAX");
         row.metadata.balanceThresholdFilter = {balanceType, balanceThreshold: threshold};
       }
     } else {
       known(b, [...common, "network"], "");
-      known(meta, ["keyType", "keys", "subEvents", "nodeIds", "subnetIds", "l1ValidatorFeeBalanceThreshold", "eventSignatures"], "metadata.");
+      known(
+        meta,
+        ["keyType", "keys", "subEvents", "nodeIds", "subnetIds", "l1ValidatorFeeBalanceThreshold", "eventSignatures"],
+        "metadata.",
+      );
       row.network = network(b.network);
       row.chainId = m.network.chainIds.P;
       row.primaryChain = "P";
-      if (meta.keyType !== "nodeId" && meta.keyType !== "subnetId") throw badRequest("metadata.keyType", "must be nodeId or subnetId");
+      if (meta.keyType !== "nodeId" && meta.keyType !== "subnetId")
+        throw badRequest("metadata.keyType", "must be nodeId or subnetId");
       const keys = strings("metadata.keys", meta.keys, o.maxAddresses);
       const subs = subEvents("metadata.subEvents", meta.subEvents, "validatorActivitySubEvents", VALIDATOR_SUB_EVENTS);
       // The keys and filters are rows (webhook_keys); metadata holds an empty list where a filter was given.
@@ -261,18 +329,28 @@ export function webhookRoutes(o: WebhookRoutesOptions, m: WebhookRoutesModules):
       row.keys = keys.map((k) => ["key", k]);
       if (meta.nodeIds !== undefined) {
         row.metadata.nodeIds = [];
-        row.keys.push(...strings("metadata.nodeIds", meta.nodeIds, o.maxAddresses, true).map((k): w.WebhookKey => ["nodeId", k]));
+        row.keys.push(
+          ...strings("metadata.nodeIds", meta.nodeIds, o.maxAddresses, true).map((k): w.WebhookKey => ["nodeId", k]),
+        );
       }
       if (meta.subnetIds !== undefined) {
         row.metadata.subnetIds = [];
-        row.keys.push(...strings("metadata.subnetIds", meta.subnetIds, o.maxAddresses, true).map((k): w.WebhookKey => ["subnetId", k]));
+        row.keys.push(
+          ...strings("metadata.subnetIds", meta.subnetIds, o.maxAddresses, true).map(
+            (k): w.WebhookKey => ["subnetId", k],
+          ),
+        );
       }
       if (meta.l1ValidatorFeeBalanceThreshold !== undefined) {
         const t = text("metadata.l1ValidatorFeeBalanceThreshold", meta.l1ValidatorFeeBalanceThreshold, 40);
-        if (!/^[0-9]+$/.test(t)) throw badRequest("metadata.l1ValidatorFeeBalanceThreshold", "an integer amount, nAVAX");
+        if (!/^[0-9]+$/.test(t))
+          throw badRequest("metadata.l1ValidatorFeeBalanceThreshold", "an integer amount, nAVAX");
         row.metadata.l1ValidatorFeeBalanceThreshold = t;
       } else if (subs.includes("l1_validator_balance_threshold")) {
-        throw badRequest("metadata.l1ValidatorFeeBalanceThreshold", "required with the l1_validator_balance_threshold sub-event (nAVAX)");
+        throw badRequest(
+          "metadata.l1ValidatorFeeBalanceThreshold",
+          "required with the l1_validator_balance_threshold sub-event (nAVAX)",
+        );
       }
     }
     await m.sql.transaction(async (tx) => {
@@ -299,7 +377,11 @@ export function webhookRoutes(o: WebhookRoutesOptions, m: WebhookRoutesModules):
       c.deactivatedReason = b.status === "active" ? null : "deactivated by its owner";
     }
     if (b.includeInternalTxs !== undefined || b.includeLogs !== undefined) {
-      if (row.event_type !== "address_activity") throw badRequest(b.includeLogs !== undefined ? "includeLogs" : "includeInternalTxs", "only an address_activity webhook has it");
+      if (row.event_type !== "address_activity")
+        throw badRequest(
+          b.includeLogs !== undefined ? "includeLogs" : "includeInternalTxs",
+          "only an address_activity webhook has it",
+        );
       if (b.includeInternalTxs !== undefined) c.includeInternalTxs = bool("includeInternalTxs", b.includeInternalTxs);
       if (b.includeLogs !== undefined) c.includeLogs = bool("includeLogs", b.includeLogs);
     }
@@ -323,7 +405,10 @@ export function webhookRoutes(o: WebhookRoutesOptions, m: WebhookRoutesModules):
 
   const deactivate = async (ctx: RouteCtx<R["deactivateWebhook"]>) => {
     const row = await found(ctx);
-    const after = await w.updateWebhook(m.sql, row.owner, row.id, {status: "inactive", deactivatedReason: "deactivated by its owner"});
+    const after = await w.updateWebhook(m.sql, row.owner, row.id, {
+      status: "inactive",
+      deactivatedReason: "deactivated by its owner",
+    });
     return answer(after!);
   };
 
@@ -331,13 +416,21 @@ export function webhookRoutes(o: WebhookRoutesOptions, m: WebhookRoutesModules):
     const b = body(ctx.body);
     known(b, ["addresses"], "");
     const row = await found(ctx);
-    if (row.event_type !== "address_activity") throw badRequest("id", `webhook ${row.id} is ${row.event_type}: only an address_activity webhook watches addresses`);
+    if (row.event_type !== "address_activity")
+      throw badRequest(
+        "id",
+        `webhook ${row.id} is ${row.event_type}: only an address_activity webhook watches addresses`,
+      );
     const list = addresses("addresses", b.addresses);
     await m.sql.transaction(async (tx) => {
       if (add) {
         await w.addAddresses(tx, row.id, list);
         const n = await w.countAddresses(tx, row.id);
-        if (n > o.maxAddresses) throw badRequest("addresses", `the webhook would watch ${n} addresses, more than ${o.maxAddresses} (--webhooks-max-addresses)`);
+        if (n > o.maxAddresses)
+          throw badRequest(
+            "addresses",
+            `the webhook would watch ${n} addresses, more than ${o.maxAddresses} (--webhooks-max-addresses)`,
+          );
       } else await w.removeAddresses(tx, row.id, list);
     });
     return answer(row);
@@ -351,14 +444,21 @@ export function webhookRoutes(o: WebhookRoutesOptions, m: WebhookRoutesModules):
     }
     const had = await w.getSharedSecret(m.sql, who);
     if (had !== null) return {secret: had};
-    await m.sql.query("INSERT INTO webhook_secrets (owner, secret) VALUES ($1, $2) ON CONFLICT (owner) DO NOTHING", [who, newSecret()]);
+    await m.sql.query("INSERT INTO webhook_secrets (owner, secret) VALUES ($1, $2) ON CONFLICT (owner) DO NOTHING", [
+      who,
+      newSecret(),
+    ]);
     return {secret: (await w.getSharedSecret(m.sql, who))!};
   };
 
   const message = (r: outbox.MessageRow) => ({
     messageId: r.message_id,
     blockNumber: r.block_number.toString(),
-    ...(r.tx_hash ? {txHash: "0x" + Buffer.from(r.tx_hash).toString("hex")} : r.primary_tx_id ? {txHash: r.primary_tx_id} : {}),
+    ...(r.tx_hash
+      ? {txHash: "0x" + Buffer.from(r.tx_hash).toString("hex")}
+      : r.primary_tx_id
+        ? {txHash: r.primary_tx_id}
+        : {}),
     ...(r.reverses ? {reverses: r.reverses} : {}),
     state: r.state as "pending" | "paused" | "delivered" | "failed" | "dropped" | "skipped",
     attempts: r.attempts,
@@ -371,7 +471,8 @@ export function webhookRoutes(o: WebhookRoutesOptions, m: WebhookRoutesModules):
     const b = body(ctx.body);
     known(b, ["fromBlock", "fromMessageId"], "");
     const row = await found(ctx);
-    if ((b.fromBlock === undefined) === (b.fromMessageId === undefined)) throw badRequest("fromBlock", "give fromBlock or fromMessageId, one of them");
+    if ((b.fromBlock === undefined) === (b.fromMessageId === undefined))
+      throw badRequest("fromBlock", "give fromBlock or fromMessageId, one of them");
     if (b.fromBlock !== undefined) {
       const v = typeof b.fromBlock === "number" ? String(b.fromBlock) : b.fromBlock;
       if (typeof v !== "string") throw badRequest("fromBlock", "must be a block number (an integer >= 0)");
@@ -387,9 +488,22 @@ export function webhookRoutes(o: WebhookRoutesOptions, m: WebhookRoutesModules):
     listWebhookMessages: async (ctx) => {
       const row = await found(ctx);
       const c = ctx.page.cursor;
-      if (c !== null && (c.length !== 2 || typeof c[0] !== "string" || typeof c[1] !== "string" || !/^[0-9]+$/.test(c[0]))) throw badRequest("pageToken", "not a token of this list");
-      const page = await outbox.listMessages(m.sql, row.id, ctx.query.state, ctx.page.size, c ? [BigInt(c[0] as string), c[1] as string] : null);
-      return {nextPageToken: ctx.page.next(page.next ? [page.next[0].toString(), page.next[1]] : undefined), messages: page.items.map(message)};
+      if (
+        c !== null &&
+        (c.length !== 2 || typeof c[0] !== "string" || typeof c[1] !== "string" || !/^[0-9]+$/.test(c[0]))
+      )
+        throw badRequest("pageToken", "not a token of this list");
+      const page = await outbox.listMessages(
+        m.sql,
+        row.id,
+        ctx.query.state,
+        ctx.page.size,
+        c ? [BigInt(c[0] as string), c[1] as string] : null,
+      );
+      return {
+        nextPageToken: ctx.page.next(page.next ? [page.next[0].toString(), page.next[1]] : undefined),
+        messages: page.items.map(message),
+      };
     },
     getWebhookMessage: async (ctx) => {
       const row = await found(ctx);
@@ -398,7 +512,13 @@ export function webhookRoutes(o: WebhookRoutesOptions, m: WebhookRoutesModules):
       const attempts = await outbox.attemptsOf(m.sql, msg.message_id);
       return {
         ...message(msg),
-        attemptLog: attempts.map((a) => ({attempt: a.attempt, at: Number(a.at), statusCode: a.status_code, latencyMs: a.latency_ms, ...(a.error ? {error: a.error} : {})})),
+        attemptLog: attempts.map((a) => ({
+          attempt: a.attempt,
+          at: Number(a.at),
+          statusCode: a.status_code,
+          latencyMs: a.latency_ms,
+          ...(a.error ? {error: a.error} : {}),
+        })),
         ...(msg.body !== null ? {body: msg.body} : {}),
       };
     },
@@ -407,9 +527,18 @@ export function webhookRoutes(o: WebhookRoutesOptions, m: WebhookRoutesModules):
     listWebhooks: async (ctx) => {
       const who = owner(ctx);
       const c = ctx.page.cursor;
-      if (c !== null && (c.length !== 2 || typeof c[0] !== "string" || typeof c[1] !== "string")) throw badRequest("pageToken", "not a token of this list");
-      const page = await w.listWebhooks(m.sql, {owner: who, status: ctx.query.status, pageSize: ctx.page.size, cursor: c ? [BigInt(c[0] as string), c[1] as string] : null});
-      return {nextPageToken: ctx.page.next(page.next ? [page.next[0].toString(), page.next[1]] : undefined), webhooks: await Promise.all(page.items.map(answer))};
+      if (c !== null && (c.length !== 2 || typeof c[0] !== "string" || typeof c[1] !== "string"))
+        throw badRequest("pageToken", "not a token of this list");
+      const page = await w.listWebhooks(m.sql, {
+        owner: who,
+        status: ctx.query.status,
+        pageSize: ctx.page.size,
+        cursor: c ? [BigInt(c[0] as string), c[1] as string] : null,
+      });
+      return {
+        nextPageToken: ctx.page.next(page.next ? [page.next[0].toString(), page.next[1]] : undefined),
+        webhooks: await Promise.all(page.items.map(answer)),
+      };
     },
     getWebhook: async (ctx) => answer(await found(ctx)),
     updateWebhook: update,
@@ -423,7 +552,8 @@ export function webhookRoutes(o: WebhookRoutesOptions, m: WebhookRoutesModules):
       const c = ctx.page.cursor;
       if (PRIMARY_TYPES.includes(row.event_type)) {
         // A primary webhook's keys (P/X addresses, node IDs or subnet IDs as given), in text order.
-        if (c !== null && (c.length !== 1 || typeof c[0] !== "string")) throw badRequest("pageToken", "not a token of this list");
+        if (c !== null && (c.length !== 1 || typeof c[0] !== "string"))
+          throw badRequest("pageToken", "not a token of this list");
         const size = ctx.page.size;
         const got = await w.listKeys(m.sql, row.id, "key", c ? (c[0] as string) : null, size + 1);
         const items = got.slice(0, size);
@@ -434,7 +564,8 @@ export function webhookRoutes(o: WebhookRoutesOptions, m: WebhookRoutesModules):
           totalAddresses: await w.countKeys(m.sql, row.id, "key"),
         };
       }
-      if (c !== null && (c.length !== 1 || typeof c[0] !== "string" || !/^[0-9a-f]{40}$/.test(c[0]))) throw badRequest("pageToken", "not a token of this list");
+      if (c !== null && (c.length !== 1 || typeof c[0] !== "string" || !/^[0-9a-f]{40}$/.test(c[0])))
+        throw badRequest("pageToken", "not a token of this list");
       const after = c ? Uint8Array.from(Buffer.from(c[0] as string, "hex")) : null;
       const size = ctx.page.size;
       const got = await w.listAddresses(m.sql, row.id, after, size + 1);
@@ -450,18 +581,21 @@ export function webhookRoutes(o: WebhookRoutesOptions, m: WebhookRoutesModules):
 }
 
 function body(v: unknown): Json {
-  if (v === undefined || v === null || typeof v !== "object" || Array.isArray(v)) throw badRequest("body", "must be a JSON object");
+  if (v === undefined || v === null || typeof v !== "object" || Array.isArray(v))
+    throw badRequest("body", "must be a JSON object");
   return v as Json;
 }
 
 function object(field: string, v: unknown): Json {
-  if (v === undefined || v === null || typeof v !== "object" || Array.isArray(v)) throw badRequest(field, "must be an object");
+  if (v === undefined || v === null || typeof v !== "object" || Array.isArray(v))
+    throw badRequest(field, "must be an object");
   return v as Json;
 }
 
 /** No field but these (a misspelt one would otherwise be ignored without a word). */
 function known(o: Json, fields: string[], prefix: string): void {
-  for (const k of Object.keys(o)) if (!fields.includes(k)) throw badRequest(prefix + k, `unknown field (known: ${fields.join(", ")})`);
+  for (const k of Object.keys(o))
+    if (!fields.includes(k)) throw badRequest(prefix + k, `unknown field (known: ${fields.join(", ")})`);
 }
 
 function text(field: string, v: unknown, max: number): string {
@@ -486,7 +620,8 @@ function strings(field: string, v: unknown, max: number, allowEmpty = false): st
 function signatures(v: unknown): string[] {
   if (!Array.isArray(v)) throw badRequest("metadata.eventSignatures", "must be an array of 0x topic hashes");
   return v.map((s, i) => {
-    if (typeof s !== "string" || !SIGNATURE_RE.test(s)) throw badRequest(`metadata.eventSignatures[${i}]`, "must be a 0x topic hash (64 hex digits)");
+    if (typeof s !== "string" || !SIGNATURE_RE.test(s))
+      throw badRequest(`metadata.eventSignatures[${i}]`, "must be a 0x topic hash (64 hex digits)");
     return s.toLowerCase();
   });
 }
@@ -494,9 +629,11 @@ function signatures(v: unknown): string[] {
 function subEvents<T extends readonly string[]>(field: string, v: unknown, key: string, values: T): T[number][] {
   const o = object(field, v);
   const list = o[key];
-  if (!Array.isArray(list) || list.length === 0) throw badRequest(`${field}.${key}`, `a non-empty array of ${values.join(", ")}`);
+  if (!Array.isArray(list) || list.length === 0)
+    throw badRequest(`${field}.${key}`, `a non-empty array of ${values.join(", ")}`);
   return list.map((s, i) => {
-    if (typeof s !== "string" || !values.includes(s)) throw badRequest(`${field}.${key}[${i}]`, `one of ${values.join(", ")}`);
+    if (typeof s !== "string" || !values.includes(s))
+      throw badRequest(`${field}.${key}[${i}]`, `one of ${values.join(", ")}`);
     return s as T[number];
   });
 }
@@ -505,6 +642,10 @@ function subEvents<T extends readonly string[]>(field: string, v: unknown, key: 
 function primaryChain(v: string, network: NetworkInfo): string {
   const alias: Record<string, string> = {"p-chain": network.chainIds.P, "x-chain": network.chainIds.X};
   const id = alias[v.toLowerCase()] ?? v;
-  if (id !== network.chainIds.P && id !== network.chainIds.X) throw badRequest("chainId", `the P- or X-chain of ${network.name} (an ID, p-chain or x-chain), not ${JSON.stringify(v)}`);
+  if (id !== network.chainIds.P && id !== network.chainIds.X)
+    throw badRequest(
+      "chainId",
+      `the P- or X-chain of ${network.name} (an ID, p-chain or x-chain), not ${JSON.stringify(v)}`,
+    );
   return id;
 }

@@ -18,7 +18,10 @@ export class CursorTokens {
   constructor(private readonly secret: Uint8Array) {}
 
   encode(scope: string, cursor: readonly CursorValue[]): string {
-    const payload = Buffer.from(JSON.stringify(cursor.map((v) => (typeof v === "bigint" ? `n${v}` : typeof v === "string" ? `s${v}` : v))), "utf8");
+    const payload = Buffer.from(
+      JSON.stringify(cursor.map((v) => (typeof v === "bigint" ? `n${v}` : typeof v === "string" ? `s${v}` : v))),
+      "utf8",
+    );
     return Buffer.concat([this.mac(scope, payload), payload]).toString("base64url");
   }
 
@@ -29,7 +32,8 @@ export class CursorTokens {
     if (raw.length <= MAC_LEN) throw badRequest("pageToken", "malformed");
     const payload = raw.subarray(MAC_LEN);
     const mac = raw.subarray(0, MAC_LEN);
-    if (!timingSafeEqual(mac, this.mac(scope, payload))) throw badRequest("pageToken", "not a token of this request (another endpoint, other filters, or altered)");
+    if (!timingSafeEqual(mac, this.mac(scope, payload)))
+      throw badRequest("pageToken", "not a token of this request (another endpoint, other filters, or altered)");
     let values: unknown[];
     try {
       values = JSON.parse(payload.toString("utf8")) as unknown[];

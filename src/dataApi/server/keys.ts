@@ -14,13 +14,16 @@ export function parseApiKeys(text: string, source: string): Map<string, ApiKey> 
   } catch (e) {
     throw new Error(`${source}: not JSON: ${(e as Error).message}`);
   }
-  if (json === null || typeof json !== "object" || Array.isArray(json)) throw new Error(`${source}: must be an object of keys`);
+  if (json === null || typeof json !== "object" || Array.isArray(json))
+    throw new Error(`${source}: must be an object of keys`);
   const out = new Map<string, ApiKey>();
   for (const [key, v] of Object.entries(json as Record<string, unknown>)) {
     const e = v as {name?: unknown; rateLimit?: unknown};
     if (key.length === 0) throw new Error(`${source}: an API key is empty`);
-    if (v === null || typeof v !== "object") throw new Error(`${source}: key ${JSON.stringify(key.slice(0, 4) + "…")}: must be an object`);
-    if (typeof e.name !== "string") throw new Error(`${source}: key ${JSON.stringify(key.slice(0, 4) + "…")}: name must be a string`);
+    if (v === null || typeof v !== "object")
+      throw new Error(`${source}: key ${JSON.stringify(key.slice(0, 4) + "…")}: must be an object`);
+    if (typeof e.name !== "string")
+      throw new Error(`${source}: key ${JSON.stringify(key.slice(0, 4) + "…")}: name must be a string`);
     if (typeof e.rateLimit !== "number" || !Number.isInteger(e.rateLimit) || e.rateLimit < 0) {
       throw new Error(`${source}: key ${JSON.stringify(e.name)}: rateLimit must be an integer >= 0`);
     }

@@ -25,7 +25,8 @@ export function hrpOf(network: NetworkInfo): string {
 /** The `{network}` path parameter: the served network, else 404 (a known name) or 400. */
 export function resolveNetwork(name: string, served: NetworkInfo): NetworkInfo {
   const n = name === "testnet" ? "fuji" : name;
-  if (!(NETWORK_NAMES as readonly string[]).includes(name)) throw badRequest("network", `unknown network ${JSON.stringify(name)} (one of ${NETWORK_NAMES.join(", ")})`);
+  if (!(NETWORK_NAMES as readonly string[]).includes(name))
+    throw badRequest("network", `unknown network ${JSON.stringify(name)} (one of ${NETWORK_NAMES.join(", ")})`);
   if (n !== served.name) throw notFound(`network ${name} is not served here (this node follows ${served.name})`);
   return served;
 }
@@ -38,11 +39,19 @@ export function servedNetworkQuery(name: string | undefined, served: NetworkInfo
 const CHAIN_ALIASES: Record<string, ChainName> = {"p-chain": "P", "x-chain": "X", "c-chain": "C"};
 
 /** The `{blockchainId}` path parameter: a chain ID, `p-chain`/`x-chain`/`c-chain`, or an alias; else 404. */
-export function resolveChain(id: string, chains: ChainRegistry, allowed?: readonly ChainName[], endpoint?: string): ChainName {
+export function resolveChain(
+  id: string,
+  chains: ChainRegistry,
+  allowed?: readonly ChainName[],
+  endpoint?: string,
+): ChainName {
   const chain = CHAIN_ALIASES[id.toLowerCase()] ?? chains.resolveChain(id);
   if (chain === null) throw notFound(`blockchain ${id} not found on ${chains.network.name}`);
   if (allowed && !allowed.includes(chain)) {
-    throw badRequest("blockchainId", `${endpoint ?? "this endpoint"} serves the ${allowed.map((c) => `${c}-chain`).join(" and ")} only`);
+    throw badRequest(
+      "blockchainId",
+      `${endpoint ?? "this endpoint"} serves the ${allowed.map((c) => `${c}-chain`).join(" and ")} only`,
+    );
   }
   return chain;
 }
@@ -59,9 +68,14 @@ export function parseAddress(param: string, value: string, hrp: string): Uint8Ar
     const why = (e as Error).message.toLowerCase().includes("checksum") ? "checksum" : "not bech32";
     throw badRequest(param, `invalid address ${JSON.stringify(value)}: ${why}`);
   }
-  if (decoded.prefix !== hrp) throw badRequest(param, `invalid address ${JSON.stringify(value)}: expected the ${hrp} prefix, got ${decoded.prefix}`);
+  if (decoded.prefix !== hrp)
+    throw badRequest(
+      param,
+      `invalid address ${JSON.stringify(value)}: expected the ${hrp} prefix, got ${decoded.prefix}`,
+    );
   const bytes = bech32.fromWords(decoded.words);
-  if (bytes.length !== 20) throw badRequest(param, `invalid address ${JSON.stringify(value)}: ${bytes.length} bytes, expected 20`);
+  if (bytes.length !== 20)
+    throw badRequest(param, `invalid address ${JSON.stringify(value)}: ${bytes.length} bytes, expected 20`);
   return bytes;
 }
 

@@ -32,15 +32,23 @@ export function openApiDocument(info: OpenApiInfo, families: readonly RouteDefs[
   const collect = (s: Schema<unknown>): JsonSchema => {
     for (const [name, json] of s.components) {
       const had = schemas.get(name);
-      if (had !== undefined && JSON.stringify(had) !== JSON.stringify(json)) throw new Error(`model ${name} is declared twice, differently`);
+      if (had !== undefined && JSON.stringify(had) !== JSON.stringify(json))
+        throw new Error(`model ${name} is declared twice, differently`);
       schemas.set(name, json);
     }
     return s.json;
   };
   const content = (s: Schema<unknown>) => ({[JSON_CT]: {schema: collect(s)}});
   const errors = {
-    ClientError: {description: "A request this endpoint refuses (the message names the parameter and the reason), a resource not found, or a rate limit", content: content(error)},
-    ServerError: {description: "A failure of this node or of a service it asks (the message says which)", content: content(error)},
+    ClientError: {
+      description:
+        "A request this endpoint refuses (the message names the parameter and the reason), a resource not found, or a rate limit",
+      content: content(error),
+    },
+    ServerError: {
+      description: "A failure of this node or of a service it asks (the message says which)",
+      content: content(error),
+    },
   };
   for (const family of families) {
     for (const def of Object.values(family)) {
@@ -51,8 +59,11 @@ export function openApiDocument(info: OpenApiInfo, families: readonly RouteDefs[
       checkPathParams(def);
       const item = (paths[path] ??= {});
       if (item[method] !== undefined) throw new Error(`${def.method} ${path} is declared twice`);
-      const responses: Record<string, unknown> = {[String(def.status ?? 200)]: {description: "Successful response", content: content(def.response)}};
-      for (const [status, s] of Object.entries(def.otherAnswers ?? {})) responses[status] = {description: "The same model, with the failing checks", content: content(s)};
+      const responses: Record<string, unknown> = {
+        [String(def.status ?? 200)]: {description: "Successful response", content: content(def.response)},
+      };
+      for (const [status, s] of Object.entries(def.otherAnswers ?? {}))
+        responses[status] = {description: "The same model, with the failing checks", content: content(s)};
       responses["4XX"] = {$ref: "#/components/responses/ClientError"};
       responses["5XX"] = {$ref: "#/components/responses/ServerError"};
       item[method] = {
@@ -72,11 +83,23 @@ export function openApiDocument(info: OpenApiInfo, families: readonly RouteDefs[
 
 function parameters(def: AnyRouteDef): JsonSchema[] {
   const out: JsonSchema[] = [];
-  for (const [name, doc] of Object.entries(def.params as Record<string, ParamDoc>)) out.push({name, in: "path", required: true, ...docFields(doc)});
-  for (const [name, p] of Object.entries(def.query)) out.push({name, in: "query", ...(p.doc.required ? {required: true} : {}), ...docFields(p.doc)});
+  for (const [name, doc] of Object.entries(def.params as Record<string, ParamDoc>))
+    out.push({name, in: "path", required: true, ...docFields(doc)});
+  for (const [name, p] of Object.entries(def.query))
+    out.push({name, in: "query", ...(p.doc.required ? {required: true} : {}), ...docFields(p.doc)});
   if (def.paging) {
-    out.push({name: "pageToken", in: "query", description: "The nextPageToken of the previous page (bound to this request's path and filters)", schema: {type: "string"}});
-    out.push({name: "pageSize", in: "query", description: "Items a page", schema: {type: "integer", minimum: 1, maximum: def.paging.maxPageSize, default: 10}});
+    out.push({
+      name: "pageToken",
+      in: "query",
+      description: "The nextPageToken of the previous page (bound to this request's path and filters)",
+      schema: {type: "string"},
+    });
+    out.push({
+      name: "pageSize",
+      in: "query",
+      description: "Items a page",
+      schema: {type: "integer", minimum: 1, maximum: def.paging.maxPageSize, default: 10},
+    });
   }
   return out;
 }
@@ -98,5 +121,8 @@ function checkPathParams(def: AnyRouteDef): void {
     .map((s) => s.slice(1))
     .sort();
   const declared = Object.keys(def.params).sort();
-  if (inPath.join() !== declared.join()) throw new Error(`${def.method} ${def.path}: path parameters ${inPath.join(", ")} but ${declared.join(", ")} declared`);
+  if (inPath.join() !== declared.join())
+    throw new Error(
+      `${def.method} ${def.path}: path parameters ${inPath.join(", ")} but ${declared.join(", ")} declared`,
+    );
 }

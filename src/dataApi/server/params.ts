@@ -57,7 +57,10 @@ export class Query {
     const min = o.min ?? 0;
     const max = o.max ?? Number.MAX_SAFE_INTEGER;
     if (!INT_RE.test(v) || Number(v) < min || Number(v) > max) {
-      throw badRequest(name, o.max !== undefined ? `must be an integer in [${min},${max}]` : `must be an integer >= ${min}`);
+      throw badRequest(
+        name,
+        o.max !== undefined ? `must be an integer in [${min},${max}]` : `must be an integer >= ${min}`,
+      );
     }
     return Number(v);
   }
@@ -96,7 +99,8 @@ export class Query {
   enumValue<T extends string>(name: string, allowed: readonly T[], dflt?: T): T | undefined {
     const v = this.string(name);
     if (v === undefined) return dflt;
-    if (!(allowed as readonly string[]).includes(v)) throw badRequest(name, `unknown value ${JSON.stringify(v)} (one of ${allowed.join(", ")})`);
+    if (!(allowed as readonly string[]).includes(v))
+      throw badRequest(name, `unknown value ${JSON.stringify(v)} (one of ${allowed.join(", ")})`);
     return v as T;
   }
 
@@ -112,7 +116,8 @@ export class Query {
   /** An array parameter whose values must be among `allowed` (400 naming the first unknown one). */
   enumList<T extends string>(name: string, allowed: readonly T[]): T[] {
     const values = this.list(name);
-    for (const v of values) if (!(allowed as readonly string[]).includes(v)) throw badRequest(name, `unknown value ${JSON.stringify(v)}`);
+    for (const v of values)
+      if (!(allowed as readonly string[]).includes(v)) throw badRequest(name, `unknown value ${JSON.stringify(v)}`);
     return values as T[];
   }
 }

@@ -34,17 +34,31 @@ export type QueryValues<Q extends QuerySpec> = {readonly [K in keyof Q]: Q[K] ex
 const described = (description: string | undefined): {description?: string} => (description ? {description} : {});
 
 /** An integer in [min, max] (min 0 by default). */
-export function int(o: {min?: number; max?: number; default?: number; description?: string} = {}): QueryParam<number | undefined> {
+export function int(
+  o: {min?: number; max?: number; default?: number; description?: string} = {},
+): QueryParam<number | undefined> {
   return {
     parse: (q, name) => q.int(name, o),
-    doc: {schema: {type: "integer", minimum: o.min ?? 0, ...(o.max !== undefined ? {maximum: o.max} : {}), ...(o.default !== undefined ? {default: o.default} : {})}, ...described(o.description)},
+    doc: {
+      schema: {
+        type: "integer",
+        minimum: o.min ?? 0,
+        ...(o.max !== undefined ? {maximum: o.max} : {}),
+        ...(o.default !== undefined ? {default: o.default} : {}),
+      },
+      ...described(o.description),
+    },
   };
 }
 
 export function requiredInt(o: {min?: number; max?: number; description?: string} = {}): QueryParam<number> {
   return {
     parse: (q, name) => q.requiredInt(name, o),
-    doc: {schema: {type: "integer", minimum: o.min ?? 0, ...(o.max !== undefined ? {maximum: o.max} : {})}, required: true, ...described(o.description)},
+    doc: {
+      schema: {type: "integer", minimum: o.min ?? 0, ...(o.max !== undefined ? {maximum: o.max} : {})},
+      required: true,
+      ...described(o.description),
+    },
   };
 }
 
@@ -54,7 +68,10 @@ export function text(description?: string): QueryParam<string | undefined> {
 }
 
 export function flag(dflt: boolean, description?: string): QueryParam<boolean> {
-  return {parse: (q, name) => q.boolean(name, dflt), doc: {schema: {type: "boolean", default: dflt}, ...described(description)}};
+  return {
+    parse: (q, name) => q.boolean(name, dflt),
+    doc: {schema: {type: "boolean", default: dflt}, ...described(description)},
+  };
 }
 
 /** true or false, undefined when absent (a flag whose default is another's value). */
@@ -89,7 +106,10 @@ export function choice<const T extends readonly string[], D extends T[number] | 
 ): QueryParam<D extends string ? T[number] : T[number] | undefined> {
   return {
     parse: (q, name) => q.enumValue(name, values, o.default) as D extends string ? T[number] : T[number] | undefined,
-    doc: {schema: {type: "string", enum: [...values], ...(o.default !== undefined ? {default: o.default} : {})}, ...described(o.description)},
+    doc: {
+      schema: {type: "string", enum: [...values], ...(o.default !== undefined ? {default: o.default} : {})},
+      ...described(o.description),
+    },
   };
 }
 
@@ -103,14 +123,21 @@ export function sortOrder(description?: string): QueryParam<"asc" | "desc"> {
 
 /** An array of strings: a comma list or repeated keys, empty items dropped; their format is the handler's. */
 export function list(description?: string): QueryParam<string[]> {
-  return {parse: (q, name) => q.list(name), doc: {schema: {type: "array", items: {type: "string"}}, explode: false, ...described(description)}};
+  return {
+    parse: (q, name) => q.list(name),
+    doc: {schema: {type: "array", items: {type: "string"}}, explode: false, ...described(description)},
+  };
 }
 
 /** An array of values among `values` (400 naming the first unknown one). */
 export function choices<const T extends readonly string[]>(values: T, description?: string): QueryParam<T[number][]> {
   return {
     parse: (q, name) => q.enumList(name, values),
-    doc: {schema: {type: "array", items: {type: "string", enum: [...values]}}, explode: false, ...described(description)},
+    doc: {
+      schema: {type: "array", items: {type: "string", enum: [...values]}},
+      explode: false,
+      ...described(description),
+    },
   };
 }
 

@@ -29,7 +29,12 @@ export interface Paging {
   maxPageSize: number;
 }
 
-export interface RouteDef<P extends string = string, Q extends QuerySpec = QuerySpec, R = unknown, G extends Paging | undefined = Paging | undefined> {
+export interface RouteDef<
+  P extends string = string,
+  Q extends QuerySpec = QuerySpec,
+  R = unknown,
+  G extends Paging | undefined = Paging | undefined,
+> {
   method: Method;
   path: P;
   /** The hosted API's operation ID (chainkit's `operationID`); avaext's own for its extensions. */
@@ -55,6 +60,7 @@ export interface RouteDef<P extends string = string, Q extends QuerySpec = Query
   otherAnswers?: Readonly<Record<number, Schema<unknown>>>;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: a table of routes of every response type; each route checks its own.
 export type AnyRouteDef = RouteDef<string, QuerySpec, any, Paging | undefined>;
 
 /** An entry, typed from its literal: its path's parameters must be declared, its response is the handler's type. */

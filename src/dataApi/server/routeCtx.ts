@@ -12,7 +12,15 @@ import type {AnyRouteDef, Paging, RouteCtx, TextPage, ValuesPage} from "./route.
 
 export function routeCtx(
   def: AnyRouteDef,
-  o: {params: Record<string, string>; query: Query; body: unknown; req: IncomingMessage; apiKey: string | undefined; tokens: CursorTokens; scope: () => string},
+  o: {
+    params: Record<string, string>;
+    query: Query;
+    body: unknown;
+    req: IncomingMessage;
+    apiKey: string | undefined;
+    tokens: CursorTokens;
+    scope: () => string;
+  },
 ): RouteCtx<AnyRouteDef> {
   for (const [name, doc] of Object.entries(def.params as Record<string, ParamDoc>)) {
     const v = o.params[name];

@@ -90,7 +90,13 @@ export class DataApiRouter {
   mount(routes: readonly BoundRoute[]): void {
     for (const {def, handler} of routes) {
       const status = def.status ?? 200;
-      this.add(def.method, def.path, def.body === undefined, async (i) => ({status, body: await handler(routeCtx(def, {...i, tokens: this.tokens}))}), def.cost ?? 1);
+      this.add(
+        def.method,
+        def.path,
+        def.body === undefined,
+        async (i) => ({status, body: await handler(routeCtx(def, {...i, tokens: this.tokens}))}),
+        def.cost ?? 1,
+      );
     }
   }
 
@@ -161,8 +167,12 @@ export class DataApiRouter {
       const apiKey = this.admit(req, headers, m?.c.cost ?? 1);
       if (template === null) throw new DataApiError(404, `no such path: ${target.path}`);
       if (!m) {
-        const allow = [...new Set(this.routes.filter((r) => r.template === template).flatMap((r) => methodNames(r.method)))];
-        throw new DataApiError(405, `method ${req.method} not allowed on ${template} (allowed: ${allow.join(", ")})`, {allow: allow.join(", ")});
+        const allow = [
+          ...new Set(this.routes.filter((r) => r.template === template).flatMap((r) => methodNames(r.method))),
+        ];
+        throw new DataApiError(405, `method ${req.method} not allowed on ${template} (allowed: ${allow.join(", ")})`, {
+          allow: allow.join(", "),
+        });
       }
       const body = m.c.method === "GET" ? undefined : await this.readJson(req, m.c.bodyOptional);
       const query = new Query(target.query);
@@ -173,13 +183,21 @@ export class DataApiRouter {
       return {status: answer.status, contentType: JSON_CT, body: stringify(answer.body), headers};
     } catch (err) {
       if (err instanceof DataApiError) {
-        return {status: err.status, contentType: JSON_CT, body: JSON.stringify(err.body()), headers: {...headers, ...err.headers}};
+        return {
+          status: err.status,
+          contentType: JSON_CT,
+          body: JSON.stringify(err.body()),
+          headers: {...headers, ...err.headers},
+        };
       }
       // The client went away and its statement was cancelled (or never sent): no one reads this answer.
       if (target.signal?.aborted) return {status: 499, contentType: JSON_CT, body: "{}", headers};
       // query_canceled: the store's statement timeout (--data-api-statement-timeout) ended a read.
       if ((err as {code?: unknown}).code === "57014") {
-        const e = new DataApiError(503, "the request's read ran past the store's statement timeout: narrow it (a shorter range, fewer addresses) or retry");
+        const e = new DataApiError(
+          503,
+          "the request's read ran past the store's statement timeout: narrow it (a shorter range, fewer addresses) or retry",
+        );
         return {status: 503, contentType: JSON_CT, body: JSON.stringify(e.body()), headers};
       }
       this.modules.logger.error({err, path: target.path}, "data API request failed");
@@ -204,7 +222,8 @@ export class DataApiRouter {
     const d = this.limiter.take(client, limit, cost);
     const h = rateLimitHeaders(d, limit, policy);
     Object.assign(headers, h);
-    if (!d.ok) throw new DataApiError(429, `rate limit of ${limit} requests a minute exceeded; retry in ${d.retryAfterS} s`, h);
+    if (!d.ok)
+      throw new DataApiError(429, `rate limit of ${limit} requests a minute exceeded; retry in ${d.retryAfterS} s`, h);
     if (key !== undefined && this.opts.keys !== null && anonymous) throw new DataApiError(401, "unknown API key");
     return anonymous ? undefined : key;
   }
@@ -226,7 +245,6 @@ export class DataApiRouter {
       throw badRequest("body", "must be a JSON object");
     }
   }
-
 }
 
 /** The methods an entry answers (GET answers HEAD too). */
@@ -244,7 +262,9 @@ export function pageScope(
   query: URLSearchParams,
   body?: unknown,
 ): string {
-  const filters = [...query.entries()].filter(([k]) => k !== "pageToken" && k !== "pageSize").sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0));
+  const filters = [...query.entries()]
+    .filter(([k]) => k !== "pageToken" && k !== "pageSize")
+    .sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0));
   const path = Object.keys(params)
     .sort()
     .map((k) => `${k}=${params[k]}`);

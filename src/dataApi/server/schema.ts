@@ -32,8 +32,10 @@ function merged(schemas: Iterable<Schema<unknown>>, own?: [string, JsonSchema]):
   return out;
 }
 
-export const string = (description?: string): Schema<string> => leaf({type: "string", ...(description ? {description} : {})});
-export const integer = (description?: string): Schema<number> => leaf({type: "integer", ...(description ? {description} : {})});
+export const string = (description?: string): Schema<string> =>
+  leaf({type: "string", ...(description ? {description} : {})});
+export const integer = (description?: string): Schema<number> =>
+  leaf({type: "integer", ...(description ? {description} : {})});
 export const boolean = (): Schema<boolean> => leaf({type: "boolean"});
 
 export function literals<const T extends readonly string[]>(values: T): Schema<T[number]> {
@@ -52,7 +54,9 @@ type Fields = Record<string, Schema<unknown>>;
 type RequiredKeys<F extends Fields> = {[K in keyof F]: undefined extends Infer<F[K]> ? never : K}[keyof F];
 type OptionalKeys<F extends Fields> = Exclude<keyof F, RequiredKeys<F>>;
 type Flat<T> = {[K in keyof T]: T[K]};
-export type ObjectOf<F extends Fields> = Flat<{[K in RequiredKeys<F>]: Infer<F[K]>} & {[K in OptionalKeys<F>]?: Infer<F[K]>}>;
+export type ObjectOf<F extends Fields> = Flat<
+  {[K in RequiredKeys<F>]: Infer<F[K]>} & {[K in OptionalKeys<F>]?: Infer<F[K]>}
+>;
 
 /** An object of these fields; the answer may carry more (avaext's documented extensions). */
 function objectJson(fields: Fields, description?: string): JsonSchema {
@@ -62,7 +66,12 @@ function objectJson(fields: Fields, description?: string): JsonSchema {
     properties[k] = s.json;
     if (!s.optional) required.push(k);
   }
-  return {type: "object", ...(description ? {description} : {}), properties, ...(required.length > 0 ? {required} : {})};
+  return {
+    type: "object",
+    ...(description ? {description} : {}),
+    properties,
+    ...(required.length > 0 ? {required} : {}),
+  };
 }
 
 export function object<F extends Fields>(fields: F, description?: string): Schema<ObjectOf<F>> {
@@ -79,8 +88,16 @@ export function model<F extends Fields>(name: string, fields: F, description?: s
  * answer carries, the rest are not spelled out here, and the handler's value passes through, typed by the query
  * that built it.
  */
-export function named<T extends object = object>(name: string, description: string, required: readonly string[] = []): Schema<T> {
-  const json: JsonSchema = {type: "object", description: `${description} (the hosted API's ${name})`, ...(required.length > 0 ? {required: [...required]} : {})};
+export function named<T extends object = object>(
+  name: string,
+  description: string,
+  required: readonly string[] = [],
+): Schema<T> {
+  const json: JsonSchema = {
+    type: "object",
+    description: `${description} (the hosted API's ${name})`,
+    ...(required.length > 0 ? {required: [...required]} : {}),
+  };
   return leaf({$ref: ref(name)}, new Map([[name, json]]));
 }
 

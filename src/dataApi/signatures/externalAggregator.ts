@@ -40,7 +40,10 @@ export class ExternalAggregator {
   constructor(private readonly opts: ExternalAggregatorOptions) {
     const path = new URL(opts.url).pathname.replace(/\/+$/, "");
     this.format = path.endsWith("/aggregate-signatures") ? "icm-services" : "data-api";
-    this.endpoint = this.format === "icm-services" ? opts.url : joinUrl(opts.url, `/v1/signatureAggregator/${opts.network}/aggregateSignatures`);
+    this.endpoint =
+      this.format === "icm-services"
+        ? opts.url
+        : joinUrl(opts.url, `/v1/signatureAggregator/${opts.network}/aggregateSignatures`);
     this.label = redactUrl(this.endpoint);
   }
 
@@ -55,18 +58,39 @@ export class ExternalAggregator {
     const justification = req.justification && req.justification.length > 0 ? toHex(req.justification) : undefined;
     const body =
       this.format === "icm-services"
-        ? {message: message.slice(2), ...(justification ? {justification: justification.slice(2)} : {}), "signing-subnet-id": req.subnetId, "quorum-percentage": req.quorumPercentage}
-        : {message, ...(justification ? {justification} : {}), signingSubnetId: req.subnetId, quorumPercentage: req.quorumPercentage, ...(req.pChainHeight > 0n ? {pChainHeight: Number(req.pChainHeight)} : {})};
+        ? {
+            message: message.slice(2),
+            ...(justification ? {justification: justification.slice(2)} : {}),
+            "signing-subnet-id": req.subnetId,
+            "quorum-percentage": req.quorumPercentage,
+          }
+        : {
+            message,
+            ...(justification ? {justification} : {}),
+            signingSubnetId: req.subnetId,
+            quorumPercentage: req.quorumPercentage,
+            ...(req.pChainHeight > 0n ? {pChainHeight: Number(req.pChainHeight)} : {}),
+          };
     let status: number;
     let json: unknown;
     try {
-      ({status, json} = await postJson(this.endpoint, body, {timeoutMs: this.opts.timeoutMs, signal, maxBytes: 1024 * 1024}));
+      ({status, json} = await postJson(this.endpoint, body, {
+        timeoutMs: this.opts.timeoutMs,
+        signal,
+        maxBytes: 1024 * 1024,
+      }));
     } catch (e) {
       throw this.fail((e as Error).message);
     }
-    const o = json !== null && typeof json === "object" && !Array.isArray(json) ? (json as Record<string, unknown>) : null;
+    const o =
+      json !== null && typeof json === "object" && !Array.isArray(json) ? (json as Record<string, unknown>) : null;
     if (status < 200 || status > 299) {
-      const msg = typeof o?.message === "string" ? o.message : typeof o?.error === "string" ? o.error : snippet(JSON.stringify(json));
+      const msg =
+        typeof o?.message === "string"
+          ? o.message
+          : typeof o?.error === "string"
+            ? o.error
+            : snippet(JSON.stringify(json));
       throw this.fail(`HTTP ${status}: ${msg}`);
     }
     const field = this.format === "icm-services" ? "signed-message" : "signedMessage";

@@ -8,7 +8,7 @@ import {BlsKeyCache, canonicalValidatorSet, type ValidatorInput} from "../../war
 import {Slots} from "../../util/slots.js";
 import {PUBLIC_KEY_LEN} from "../../warp/message.js";
 import {EMPTY_ID} from "../../util/cb58.js";
-import {DataApiError, badGateway, unavailable} from "../server/errors.js";
+import {type DataApiError, badGateway, unavailable} from "../server/errors.js";
 import {HeightError, type ValidatorSetAt, type ValidatorSets} from "./validatorSets.js";
 import {jsonRpc, joinUrl, parseHex} from "./upstream.js";
 
@@ -41,7 +41,9 @@ export class PlatformRpcValidatorSets implements ValidatorSets {
   private readonly subnets = new Map<string, string>();
   private readonly keys: BlsKeyCache;
   /** The node does the work of a set for an anonymous caller: a few at a time. */
-  private readonly fetches = new Slots(FETCHES, (busy, waiting) => unavailable(`${this.name}: ${busy} validator sets being fetched and ${waiting} waiting; retry shortly`));
+  private readonly fetches = new Slots(FETCHES, (busy, waiting) =>
+    unavailable(`${this.name}: ${busy} validator sets being fetched and ${waiting} waiting; retry shortly`),
+  );
 
   constructor(
     private readonly opts: PlatformRpcOptions,
@@ -70,7 +72,8 @@ export class PlatformRpcValidatorSets implements ValidatorSets {
     const head = toBigInt(r?.height);
     if (head === null) throw this.fail("platform.getHeight", `no height in ${JSON.stringify(r)}`);
     const at = height === 0n ? head : height;
-    if (at > head) throw new HeightError(`P-chain height ${at} is past the P-chain RPC's (--platform-rpc) height (${head})`);
+    if (at > head)
+      throw new HeightError(`P-chain height ${at} is past the P-chain RPC's (--platform-rpc) height (${head})`);
     const cacheKey = `${subnetId}@${at}`;
     let set = this.sets.get(cacheKey);
     if (!set) {
@@ -86,19 +89,33 @@ export class PlatformRpcValidatorSets implements ValidatorSets {
   }
 
   private async fetchSet(subnetId: string, at: bigint): Promise<ValidatorSetAt> {
-    const v = (await this.call("platform.getValidatorsAt", {height: at.toString(), subnetID: subnetId})) as {validators?: unknown} | null;
+    const v = (await this.call("platform.getValidatorsAt", {height: at.toString(), subnetID: subnetId})) as {
+      validators?: unknown;
+    } | null;
     const map = v?.validators;
-    if (map === null || typeof map !== "object" || Array.isArray(map)) throw this.fail("platform.getValidatorsAt", "no validators map in the answer");
+    if (map === null || typeof map !== "object" || Array.isArray(map))
+      throw this.fail("platform.getValidatorsAt", "no validators map in the answer");
     const inputs: ValidatorInput[] = [];
     for (const [nodeId, entry] of Object.entries(map as Record<string, unknown>)) {
       // Newer nodes: {publicKey, weight}; older ones: the weight alone.
-      const e = entry !== null && typeof entry === "object" ? (entry as {publicKey?: unknown; weight?: unknown}) : {weight: entry, publicKey: null};
+      const e =
+        entry !== null && typeof entry === "object"
+          ? (entry as {publicKey?: unknown; weight?: unknown})
+          : {weight: entry, publicKey: null};
       const weight = toBigInt(e.weight);
-      if (weight === null) throw this.fail("platform.getValidatorsAt", `validator ${nodeId}: weight ${JSON.stringify(e.weight)} is not an integer`);
+      if (weight === null)
+        throw this.fail(
+          "platform.getValidatorsAt",
+          `validator ${nodeId}: weight ${JSON.stringify(e.weight)} is not an integer`,
+        );
       let blsPublicKey: Uint8Array | null = null;
       if (e.publicKey !== null && e.publicKey !== undefined && e.publicKey !== "") {
         blsPublicKey = parseHex(e.publicKey);
-        if (!blsPublicKey || blsPublicKey.length !== PUBLIC_KEY_LEN) throw this.fail("platform.getValidatorsAt", `validator ${nodeId}: publicKey ${JSON.stringify(e.publicKey)} is not 48 bytes of hex`);
+        if (!blsPublicKey || blsPublicKey.length !== PUBLIC_KEY_LEN)
+          throw this.fail(
+            "platform.getValidatorsAt",
+            `validator ${nodeId}: publicKey ${JSON.stringify(e.publicKey)} is not 48 bytes of hex`,
+          );
       }
       inputs.push({nodeId, weight, blsPublicKey});
     }
@@ -117,11 +134,17 @@ export class PlatformRpcValidatorSets implements ValidatorSets {
     if (known) return known;
     let r: {subnetID?: unknown} | null;
     try {
-      r = (await jsonRpc(this.endpoint, "platform.validatedBy", {blockchainID: blockchainId}, {timeoutMs: this.opts.timeoutMs})) as {subnetID?: unknown} | null;
+      r = (await jsonRpc(
+        this.endpoint,
+        "platform.validatedBy",
+        {blockchainID: blockchainId},
+        {timeoutMs: this.opts.timeoutMs},
+      )) as {subnetID?: unknown} | null;
     } catch (e) {
       // AvalancheGo answers an unknown chain with a "not found" JSON-RPC error: the chain is not known there either.
       // Any other error (rate limit, method disabled) is the upstream's failure.
-      if ((e as {kind?: string}).kind === "rpc" && /not found|not exist|unknown/i.test((e as Error).message)) return null;
+      if ((e as {kind?: string}).kind === "rpc" && /not found|not exist|unknown/i.test((e as Error).message))
+        return null;
       throw badGateway(`${this.name}: platform.validatedBy: ${(e as Error).message}`);
     }
     if (typeof r?.subnetID !== "string") throw this.fail("platform.validatedBy", `no subnetID in ${JSON.stringify(r)}`);

@@ -7,11 +7,21 @@
  * that are the validator's current ones. Anything else is refused with the reason.
  */
 import {cb58Encode} from "../../util/cb58.js";
-import {messageId, parseAddressedCall, parsePChainMessage, parseUnsignedMessage, WarpError} from "../../warp/message.js";
+import {
+  messageId,
+  parseAddressedCall,
+  parsePChainMessage,
+  parseUnsignedMessage,
+  WarpError,
+} from "../../warp/message.js";
 import type {SqlClient} from "../store/sql.js";
 import {l1ValidatorState, subnetConversionId, warpMessageSent} from "../queries/warp/signingRules.js";
 
-export async function devSigningRefusal(sql: SqlClient, unsigned: Uint8Array, justification: Uint8Array | undefined): Promise<string | null> {
+export async function devSigningRefusal(
+  sql: SqlClient,
+  unsigned: Uint8Array,
+  justification: Uint8Array | undefined,
+): Promise<string | null> {
   let msg;
   try {
     msg = parseUnsignedMessage(unsigned);
@@ -27,7 +37,7 @@ export async function devSigningRefusal(sql: SqlClient, unsigned: Uint8Array, ju
     const m = parsePChainMessage(call.payload);
     switch (m.type) {
       case "SubnetToL1Conversion": {
-        if (!justification || justification.length !== 32) return "a conversion's justification is its subnet ID (32 bytes)";
+        if (justification?.length !== 32) return "a conversion's justification is its subnet ID (32 bytes)";
         const conversionId = await subnetConversionId(sql, cb58Encode(justification));
         if (!conversionId) return `subnet ${cb58Encode(justification)} was not converted to an L1`;
         return conversionId === cb58Encode(m.conversionId) ? null : "the conversion ID is not the subnet's";
@@ -41,12 +51,16 @@ export async function devSigningRefusal(sql: SqlClient, unsigned: Uint8Array, ju
       case "L1ValidatorWeight": {
         const v = await l1ValidatorState(sql, cb58Encode(m.validationId));
         if (!v) return "the validation ID is not registered";
-        return v.nonce === m.nonce && v.weight === m.weight ? null : `not the validator's current weight and nonce (nonce ${v.nonce}, weight ${v.weight})`;
+        return v.nonce === m.nonce && v.weight === m.weight
+          ? null
+          : `not the validator's current weight and nonce (nonce ${v.nonce}, weight ${v.weight})`;
       }
       default:
         return `the P-chain does not sign ${m.type} messages`;
     }
   } catch (e) {
-    return e instanceof WarpError ? `not a P-chain message: ${e.message}` : `cannot check the message: ${(e as Error).message}`;
+    return e instanceof WarpError
+      ? `not a P-chain message: ${e.message}`
+      : `cannot check the message: ${(e as Error).message}`;
   }
 }

@@ -34,7 +34,11 @@ export function joinUrl(base: string, path: string): string {
 }
 
 /** POSTs `body` as JSON; the parsed JSON answer and its status. Throws UpstreamError (transport) on anything else. */
-export async function postJson(url: string, body: unknown, opts: CallOptions): Promise<{status: number; json: unknown}> {
+export async function postJson(
+  url: string,
+  body: unknown,
+  opts: CallOptions,
+): Promise<{status: number; json: unknown}> {
   const {url: u, headers: auth} = withoutCredentials(url);
   const headers: Record<string, string> = {"content-type": "application/json", accept: "application/json", ...auth};
   const timeout = AbortSignal.timeout(opts.timeoutMs);
@@ -64,14 +68,17 @@ export async function postJson(url: string, body: unknown, opts: CallOptions): P
 /** A JSON-RPC 2.0 call; its result. A JSON-RPC error answer throws UpstreamError `rpc`; anything else `transport`. */
 export async function jsonRpc(url: string, method: string, params: unknown, opts: CallOptions): Promise<unknown> {
   const {status, json} = await postJson(url, {jsonrpc: "2.0", id: 1, method, params}, opts);
-  const o = json !== null && typeof json === "object" && !Array.isArray(json) ? (json as Record<string, unknown>) : null;
+  const o =
+    json !== null && typeof json === "object" && !Array.isArray(json) ? (json as Record<string, unknown>) : null;
   const error = o?.error as {code?: unknown; message?: unknown} | undefined | null;
   if (error && typeof error === "object") {
     const code = typeof error.code === "number" ? error.code : undefined;
     throw new UpstreamError("rpc", typeof error.message === "string" ? error.message : JSON.stringify(error), code);
   }
-  if (status < 200 || status > 299) throw new UpstreamError("transport", `HTTP ${status}: ${snippet(JSON.stringify(json))}`);
-  if (!o || !("result" in o)) throw new UpstreamError("transport", `not a JSON-RPC answer: ${snippet(JSON.stringify(json))}`);
+  if (status < 200 || status > 299)
+    throw new UpstreamError("transport", `HTTP ${status}: ${snippet(JSON.stringify(json))}`);
+  if (!o || !("result" in o))
+    throw new UpstreamError("transport", `not a JSON-RPC answer: ${snippet(JSON.stringify(json))}`);
   return o.result;
 }
 

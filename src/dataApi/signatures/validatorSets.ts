@@ -10,7 +10,14 @@ import {FifoMap} from "../../util/fifoMap.js";
 import {Slots} from "../../util/slots.js";
 import {unavailable} from "../server/errors.js";
 import type {SqlClient} from "../store/sql.js";
-import {l1ValidatorRows, pChainBlockTs, pChainHead, subnetIsL1, subnetOfBlockchain, subnetValidatorRowsAt} from "../queries/warp/validatorSets.js";
+import {
+  l1ValidatorRows,
+  pChainBlockTs,
+  pChainHead,
+  subnetIsL1,
+  subnetOfBlockchain,
+  subnetValidatorRowsAt,
+} from "../queries/warp/validatorSets.js";
 
 export interface ValidatorSetAt {
   set: CanonicalSet;
@@ -25,7 +32,8 @@ export class HeightError extends Error {}
 /** The P-chain view has folded no block: the service's state, whatever height was asked. */
 export class NoPChainStateError extends HeightError {}
 
-const keyOf = (bls: {publicKey: string} | null | undefined): Uint8Array | null => (bls?.publicKey ? Uint8Array.from(Buffer.from(bls.publicKey, "hex")) : null);
+const keyOf = (bls: {publicKey: string} | null | undefined): Uint8Array | null =>
+  bls?.publicKey ? Uint8Array.from(Buffer.from(bls.publicKey, "hex")) : null;
 
 export interface ValidatorSetCacheOptions {
   /** Sets kept, by subnet and height. */
@@ -36,7 +44,11 @@ export interface ValidatorSetCacheOptions {
   maxWaiting: number;
 }
 
-export const defaultValidatorSetCacheOptions: ValidatorSetCacheOptions = {maxEntries: 1024, maxBuilds: 2, maxWaiting: 32};
+export const defaultValidatorSetCacheOptions: ValidatorSetCacheOptions = {
+  maxEntries: 1024,
+  maxBuilds: 2,
+  maxWaiting: 32,
+};
 
 /**
  * Canonical sets by subnet and P-chain height. A set at a height never changes, so it is kept across new P-chain
@@ -52,13 +64,12 @@ export class ValidatorSetCache {
   /** Sets built (cache misses), for tests. */
   built = 0;
 
-  constructor(
-    opts: ValidatorSetCacheOptions = defaultValidatorSetCacheOptions,
-    keys: BlsKeyCache = new BlsKeyCache(),
-  ) {
+  constructor(opts: ValidatorSetCacheOptions = defaultValidatorSetCacheOptions, keys: BlsKeyCache = new BlsKeyCache()) {
     this.sets = new FifoMap(opts.maxEntries);
     this.keys = keys;
-    this.slots = new Slots({max: opts.maxBuilds, maxWaiting: opts.maxWaiting}, (busy, waiting) => unavailable(`validator sets: ${busy} being built and ${waiting} waiting; retry shortly`));
+    this.slots = new Slots({max: opts.maxBuilds, maxWaiting: opts.maxWaiting}, (busy, waiting) =>
+      unavailable(`validator sets: ${busy} being built and ${waiting} waiting; retry shortly`),
+    );
   }
 
   async get(sql: SqlClient, subnetId: string, height: bigint): Promise<ValidatorSetAt> {
@@ -79,7 +90,12 @@ export class ValidatorSetCache {
     return entry.p;
   }
 
-  private async build(sql: SqlClient, subnetId: string, at: bigint, head: {height: bigint; ts: bigint}): Promise<ValidatorSetAt> {
+  private async build(
+    sql: SqlClient,
+    subnetId: string,
+    at: bigint,
+    head: {height: bigint; ts: bigint},
+  ): Promise<ValidatorSetAt> {
     return this.slots.run(() => {
       this.built++;
       return validatorSetAt(sql, subnetId, at, head, this.keys);
@@ -97,7 +113,13 @@ async function pHead(sql: SqlClient): Promise<{height: bigint; ts: bigint}> {
  * The canonical set of `subnetId` at P-chain height `height` (0: the last folded one). A height past the view's
  * throws HeightError; an L1's set is its current one (the view keeps no L1 validator history).
  */
-export async function validatorSetAt(sql: SqlClient, subnetId: string, height: bigint, knownHead?: {height: bigint; ts: bigint}, keys?: BlsKeyCache): Promise<ValidatorSetAt> {
+export async function validatorSetAt(
+  sql: SqlClient,
+  subnetId: string,
+  height: bigint,
+  knownHead?: {height: bigint; ts: bigint},
+  keys?: BlsKeyCache,
+): Promise<ValidatorSetAt> {
   const head = knownHead ?? (await pHead(sql));
   const at = height === 0n ? head.height : height;
   if (at > head.height) throw new HeightError(`P-chain height ${at} is past the view's (${head.height})`);
@@ -107,16 +129,30 @@ export async function validatorSetAt(sql: SqlClient, subnetId: string, height: b
     // An inactive (unfunded or disabled) validator cannot sign, but its weight still counts in the total, as
     // AvalancheGo's validator set holds it under the empty NodeID with no key (vms/platformvm/state/state.go).
     const rows = await l1ValidatorRows(sql, subnetId);
-    const inputs = rows.map((r) => ({nodeId: r.node_id, weight: BigInt(r.weight), blsPublicKey: r.active ? keyOf(r.bls) : null}));
+    const inputs = rows.map((r) => ({
+      nodeId: r.node_id,
+      weight: BigInt(r.weight),
+      blsPublicKey: r.active ? keyOf(r.bls) : null,
+    }));
     return {set: canonicalValidatorSet(inputs, keys), height: at, current: true};
   }
   // Validators staking at that time, a subnet validator with its primary-network key (queries/warp/validatorSets.ts).
   const rows = await subnetValidatorRowsAt(sql, subnetId, EMPTY_ID, ts);
-  return {set: canonicalValidatorSet(rows.map((r) => ({nodeId: r.node_id, weight: BigInt(r.weight), blsPublicKey: keyOf(r.bls)})), keys), height: at};
+  return {
+    set: canonicalValidatorSet(
+      rows.map((r) => ({nodeId: r.node_id, weight: BigInt(r.weight), blsPublicKey: keyOf(r.bls)})),
+      keys,
+    ),
+    height: at,
+  };
 }
 
 /** The subnet that validates a blockchain: the primary network for P, X, C; else the chain's subnet; null if unknown. */
-export async function subnetOfChain(sql: SqlClient, blockchainId: string, primaryChains: readonly string[]): Promise<string | null> {
+export async function subnetOfChain(
+  sql: SqlClient,
+  blockchainId: string,
+  primaryChains: readonly string[],
+): Promise<string | null> {
   if (blockchainId === EMPTY_ID || primaryChains.includes(blockchainId)) return EMPTY_ID;
   return subnetOfBlockchain(sql, blockchainId);
 }

@@ -59,9 +59,18 @@ export class WarpSigners implements SignatureSource {
     if (node.key) return node.key;
     if (Date.now() - node.failedAt < this.opts.keyRetryMs) return null;
     const p = (async (): Promise<NodeKey> => {
-      const r = (await jsonRpc(joinUrl(node.url, "/ext/info"), "info.getNodeID", {}, {timeoutMs: this.opts.timeoutMs, maxBytes: 64 * 1024})) as {nodeID?: unknown; nodePOP?: {publicKey?: unknown}} | null;
+      const r = (await jsonRpc(
+        joinUrl(node.url, "/ext/info"),
+        "info.getNodeID",
+        {},
+        {timeoutMs: this.opts.timeoutMs, maxBytes: 64 * 1024},
+      )) as {nodeID?: unknown; nodePOP?: {publicKey?: unknown}} | null;
       const publicKey = parseHex(r?.nodePOP?.publicKey);
-      if (!publicKey || publicKey.length !== PUBLIC_KEY_LEN) throw new UpstreamError("transport", "info.getNodeID: no 48-byte nodePOP.publicKey (is it a validator with a BLS key?)");
+      if (!publicKey || publicKey.length !== PUBLIC_KEY_LEN)
+        throw new UpstreamError(
+          "transport",
+          "info.getNodeID: no 48-byte nodePOP.publicKey (is it a validator with a BLS key?)",
+        );
       return {nodeId: typeof r?.nodeID === "string" ? r.nodeID : "?", publicKey, publicKeyHex: bytesToHex(publicKey)};
     })();
     node.key = p;
@@ -77,7 +86,13 @@ export class WarpSigners implements SignatureSource {
   }
 
   /** One node's answer for `req`, or null (not in the set, unreachable, cancelled). Never rejects. */
-  private async ask(node: SignerNode, req: SignatureRequest, wanted: Set<string>, chain: string, id: string): Promise<SignatureAnswer | null> {
+  private async ask(
+    node: SignerNode,
+    req: SignatureRequest,
+    wanted: Set<string>,
+    chain: string,
+    id: string,
+  ): Promise<SignatureAnswer | null> {
     try {
       const keyP = this.nodeKey(node);
       if (!keyP) return null;
@@ -85,13 +100,20 @@ export class WarpSigners implements SignatureSource {
       if (!key || !wanted.has(key.publicKeyHex)) return null;
       let result: unknown;
       try {
-        result = await jsonRpc(joinUrl(node.url, `/ext/bc/${chain}/rpc`), "warp_getMessageSignature", [id], {timeoutMs: this.opts.timeoutMs, signal: req.signal, maxBytes: 64 * 1024});
+        result = await jsonRpc(joinUrl(node.url, `/ext/bc/${chain}/rpc`), "warp_getMessageSignature", [id], {
+          timeoutMs: this.opts.timeoutMs,
+          signal: req.signal,
+          maxBytes: 64 * 1024,
+        });
       } catch (e) {
-        if (e instanceof UpstreamError && e.kind === "rpc") return {publicKey: key.publicKey, refused: `warp_getMessageSignature: ${e.message}`};
-        if (!req.signal.aborted) this.modules.logger?.debug({url: node.label, error: (e as Error).message}, "warp signer did not answer");
+        if (e instanceof UpstreamError && e.kind === "rpc")
+          return {publicKey: key.publicKey, refused: `warp_getMessageSignature: ${e.message}`};
+        if (!req.signal.aborted)
+          this.modules.logger?.debug({url: node.label, error: (e as Error).message}, "warp signer did not answer");
         return null;
       }
-      if (result === null || result === undefined || result === "") return {publicKey: key.publicKey, refused: "warp_getMessageSignature: no signature"};
+      if (result === null || result === undefined || result === "")
+        return {publicKey: key.publicKey, refused: "warp_getMessageSignature: no signature"};
       // Not hex: an empty signature, which the aggregator counts invalid.
       return {publicKey: key.publicKey, signature: parseHex(result) ?? new Uint8Array(0)};
     } catch {

@@ -69,7 +69,9 @@ export function insertSql(
 ): string {
   if (!IDENT.test(table)) throw new Error(`bulkInsert: bad table name ${JSON.stringify(table)}`);
   if (columns.length === 0) throw new Error("bulkInsert: no columns");
-  for (const c of columns) if (!IDENT.test(c.name) || c.name.includes(".")) throw new Error(`bulkInsert: bad column name ${JSON.stringify(c.name)}`);
+  for (const c of columns)
+    if (!IDENT.test(c.name) || c.name.includes("."))
+      throw new Error(`bulkInsert: bad column name ${JSON.stringify(c.name)}`);
   for (let r = 0; r < rows.length; r++) {
     if (rows[r].length !== columns.length) {
       throw new Error(`bulkInsert ${table}: row ${r} has ${rows[r].length} values for ${columns.length} columns`);
@@ -82,7 +84,8 @@ export function insertSql(
   const select = columns.map((c, i) => selectExpr(c.type, `u.${aliases[i]}`)).join(", ");
   const names = columns.map((c) => c.name).join(", ");
   const conflict = opts.onConflict ? ` ON CONFLICT ${opts.onConflict}` : "";
-  if (opts.absentKey === undefined) return `INSERT INTO ${table} (${names}) SELECT ${select} FROM unnest(${arrays}) AS u(${aliases.join(", ")})${conflict}`;
+  if (opts.absentKey === undefined)
+    return `INSERT INTO ${table} (${names}) SELECT ${select} FROM unnest(${arrays}) AS u(${aliases.join(", ")})${conflict}`;
   const k = columns.findIndex((c) => c.name === opts.absentKey);
   if (k < 0) throw new Error(`bulkInsert ${table}: the key ${JSON.stringify(opts.absentKey)} is not a column`);
   const key = `u.${aliases[k]}`;
@@ -99,7 +102,12 @@ export function insertSql(
  * or none. `select` is the main query: one that reads a CTE's RETURNING rows runs that CTE before the others, and
  * can raise to undo them all.
  */
-export async function runTogether(tx: SqlTx, statements: readonly string[], params: readonly unknown[], select = "SELECT 1"): Promise<void> {
+export async function runTogether(
+  tx: SqlTx,
+  statements: readonly string[],
+  params: readonly unknown[],
+  select = "SELECT 1",
+): Promise<void> {
   if (statements.length === 0) return;
   const ctes = statements.map((s, i) => `w${i} AS (${s})`).join(", ");
   await tx.query(`WITH ${ctes} ${select}`, params as unknown[]);
@@ -107,7 +115,12 @@ export async function runTogether(tx: SqlTx, statements: readonly string[], para
 
 /** One array parameter in the binary form bulkInsert sends (`$n::<element>[]`, as paramArrayType names it). */
 export function arrayParam(type: BulkColumnType, values: readonly unknown[]): Buffer {
-  return binaryArray("parameter", {name: "p", type}, values.map((v) => [v]), 0);
+  return binaryArray(
+    "parameter",
+    {name: "p", type},
+    values.map((v) => [v]),
+    0,
+  );
 }
 
 export function paramArrayType(type: BulkColumnType): string {
@@ -160,7 +173,13 @@ function binaryArray(table: string, column: BulkColumn, rows: readonly (readonly
 }
 
 /** binaryArray's work, with `cells` to hold the column's cells between measuring and writing them. */
-function encodeColumn(table: string, column: BulkColumn, rows: readonly (readonly unknown[])[], col: number, cells: Cell[]): Buffer {
+function encodeColumn(
+  table: string,
+  column: BulkColumn,
+  rows: readonly (readonly unknown[])[],
+  col: number,
+  cells: Cell[],
+): Buffer {
   const element = ELEMENT[column.type];
   const n = rows.length;
   let size = 20;
@@ -268,13 +287,15 @@ function cell(column: BulkColumn, v: unknown, table: string): Cell {
       if (typeof v === "bigint" && v >= MIN_SAFE && v <= MAX_SAFE) return Number(v);
       let n: bigint;
       if (typeof v === "bigint") n = v;
-      else if ((typeof v === "number" && Number.isInteger(v)) || (typeof v === "string" && /^-?\d+$/.test(v))) n = BigInt(v);
+      else if ((typeof v === "number" && Number.isInteger(v)) || (typeof v === "string" && /^-?\d+$/.test(v)))
+        n = BigInt(v);
       else throw badCell(table, column, v, "an int8 cell must be a bigint, an integer or a decimal integer string");
       if (n < INT8_MIN || n > INT8_MAX) throw cellOutOfRange(table, column, v, "int8");
       return n;
     }
     case "int4":
-      if (!(typeof v === "number" && Number.isInteger(v))) throw badCell(table, column, v, "an int4 cell must be an integer");
+      if (!(typeof v === "number" && Number.isInteger(v)))
+        throw badCell(table, column, v, "an int4 cell must be an integer");
       if (v < -0x80000000 || v > 0x7fffffff) throw cellOutOfRange(table, column, v, "int4");
       return v;
     case "bool":

@@ -39,7 +39,8 @@ export interface SqlClientOptions {
 
 /** Opens the client `opts.url` names: PGlite for "embedded", else a pg pool. */
 export async function openSqlClient(opts: SqlClientOptions, modules: SqlClientModules): Promise<SqlClient> {
-  if (opts.url !== "embedded") return PgSqlClient.open(opts.url, opts.poolSize ?? 10, modules, opts.statementTimeoutMs ?? 0);
+  if (opts.url !== "embedded")
+    return PgSqlClient.open(opts.url, opts.poolSize ?? 10, modules, opts.statementTimeoutMs ?? 0);
   const script = opts.pgliteThread === false ? null : PgliteThreadClient.script();
   // A new store on disk starts from the build's empty cluster (pgliteTemplate.ts), not an initdb here: its files are
   // written into the directory unless the caller brings a template of its own.
@@ -47,7 +48,11 @@ export async function openSqlClient(opts: SqlClientOptions, modules: SqlClientMo
   const template = opts.pgliteTemplate ?? undefined;
   const sharedBuffersMb = opts.pgliteSharedBuffersMb ?? PGLITE_SHARED_BUFFERS_MB.default;
   const client = script
-    ? await PgliteThreadClient.open(script, {dataDir: opts.dataDir, template: template ? new Uint8Array(await template.arrayBuffer()) : null, sharedBuffersMb})
+    ? await PgliteThreadClient.open(script, {
+        dataDir: opts.dataDir,
+        template: template ? new Uint8Array(await template.arrayBuffer()) : null,
+        sharedBuffersMb,
+      })
     : await PgliteSqlClient.open(opts.dataDir, template, sharedBuffersMb);
   if (client instanceof PgliteThreadClient) client.onLost = modules.onLost ?? null;
   modules.logger.debug({dataDir: opts.dataDir, thread: script !== null}, "PGlite opened");

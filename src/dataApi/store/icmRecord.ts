@@ -21,6 +21,12 @@ export interface IcmRecord {
   receiptDelivered: boolean;
   fee: {token: string; amount: string};
   sourceTransaction?: {txHash: string; timestamp: number; gasSpent: string};
-  destinationTransaction?: {txHash: string; timestamp: number; gasSpent: string; rewardRedeemer: string; delivererAddress: string};
+  destinationTransaction?: {
+    txHash: string;
+    timestamp: number;
+    gasSpent: string;
+    rewardRedeemer: string;
+    delivererAddress: string;
+  };
   status: "pending" | "delivered" | "delivered_source_not_indexed";
 }

@@ -80,7 +80,9 @@ const KEY_LOW = Number(WRITER_LOCK_KEY & 0xffff_ffffn);
 async function acquireAdvisory(client: PgSqlClient, onLost?: (err: Error) => void): Promise<WriterLock> {
   const conn = await client.dedicatedConnection();
   try {
-    const res = await conn.query<{locked: boolean}>("SELECT pg_try_advisory_lock($1::int8) AS locked", [WRITER_LOCK_KEY]);
+    const res = await conn.query<{locked: boolean}>("SELECT pg_try_advisory_lock($1::int8) AS locked", [
+      WRITER_LOCK_KEY,
+    ]);
     if (res.rows[0]?.locked !== true) throw new WriterLockError(await holderMessage(conn));
   } catch (err) {
     await conn.end().catch(() => undefined);

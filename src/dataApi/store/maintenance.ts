@@ -22,7 +22,10 @@ export interface StoreMaintenanceOptions {
   checkpointBytes: number;
 }
 
-export const defaultStoreMaintenanceOptions: StoreMaintenanceOptions = {intervalMs: 60_000, checkpointBytes: 256 * 2 ** 20};
+export const defaultStoreMaintenanceOptions: StoreMaintenanceOptions = {
+  intervalMs: 60_000,
+  checkpointBytes: 256 * 2 ** 20,
+};
 
 export interface StoreMaintenanceModules {
   sql: SqlClient;
@@ -53,7 +56,9 @@ export class StoreMaintenance {
   start(): void {
     if (this.timer !== null) return;
     const check = (): void => {
-      this.running = this.runOnce().catch((err: unknown) => this.modules.logger.warn({err}, "data API store: maintenance failed; retried at the next check"));
+      this.running = this.runOnce().catch((err: unknown) =>
+        this.modules.logger.warn({err}, "data API store: maintenance failed; retried at the next check"),
+      );
     };
     this.first = setTimeout(check, Math.min(FIRST_CHECK_MS, this.opts.intervalMs));
     this.first.unref();
@@ -94,7 +99,11 @@ export class StoreMaintenance {
     // One table a statement (VACUUM runs outside a transaction block), each analysed as well: ANALYZE's turn then
     // finds it done.
     for (const {relname} of due) await sql.query(`VACUUM (ANALYZE) ${quoteIdent(relname)}`);
-    if (due.length > 0) logger.debug({tables: due.map((r) => r.relname), ms: Math.round(performance.now() - started)}, "data API store vacuumed");
+    if (due.length > 0)
+      logger.debug(
+        {tables: due.map((r) => r.relname), ms: Math.round(performance.now() - started)},
+        "data API store vacuumed",
+      );
     return due.map((r) => r.relname);
   }
 
@@ -109,13 +118,19 @@ export class StoreMaintenance {
     );
     const started = performance.now();
     for (const {relname} of due) await sql.query(`ANALYZE ${quoteIdent(relname)}`);
-    if (due.length > 0) logger.debug({tables: due.map((r) => r.relname), ms: Math.round(performance.now() - started)}, "data API store analysed");
+    if (due.length > 0)
+      logger.debug(
+        {tables: due.map((r) => r.relname), ms: Math.round(performance.now() - started)},
+        "data API store analysed",
+      );
     return due.map((r) => r.relname);
   }
 
   private async checkpoint(): Promise<boolean> {
     const {sql, logger} = this.modules;
-    const [row] = await sql.query<{since: string}>("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), redo_lsn)::text AS since FROM pg_control_checkpoint()");
+    const [row] = await sql.query<{since: string}>(
+      "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), redo_lsn)::text AS since FROM pg_control_checkpoint()",
+    );
     const since = Number(row!.since);
     if (since < this.opts.checkpointBytes) return false;
     const started = performance.now();

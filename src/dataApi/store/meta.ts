@@ -14,7 +14,9 @@ export async function storeTokenSecret(sql: SqlClient): Promise<Uint8Array> {
     (await sql.query<{value: string}>("SELECT value FROM data_api_meta WHERE key = 'tokenSecret'"))[0]?.value;
   let value = await read();
   if (value === undefined) {
-    await sql.query("INSERT INTO data_api_meta (key, value) VALUES ('tokenSecret', $1) ON CONFLICT DO NOTHING", [randomBytes(32).toString("hex")]);
+    await sql.query("INSERT INTO data_api_meta (key, value) VALUES ('tokenSecret', $1) ON CONFLICT DO NOTHING", [
+      randomBytes(32).toString("hex"),
+    ]);
     value = (await read())!;
   }
   return Uint8Array.from(Buffer.from(value, "hex"));

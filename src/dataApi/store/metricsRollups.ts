@@ -21,7 +21,8 @@ export function bucketSql(grain: number, ts: string): string {
 }
 
 /** Bucket starts of a Unix-seconds expression, a row a grain (grain, bucket). */
-const bucketExprs = (ts: string): string => `(VALUES ${[0, 1, 2, 3].map((g) => `(${g}::int2, ${bucketSql(g, ts)})`).join(", ")})`;
+const bucketExprs = (ts: string): string =>
+  `(VALUES ${[0, 1, 2, 3].map((g) => `(${g}::int2, ${bucketSql(g, ts)})`).join(", ")})`;
 
 /** metrics_hours rows for the stored blocks `where` selects (on evm_blocks b), whole hours only. */
 export function recomputeHoursSql(where: string): string {

@@ -42,7 +42,9 @@ const CREATE_TABLE = `CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (
 
 /** The highest applied version; 0 for a database without the migrations table or with no row. */
 export async function schemaVersion(client: SqlClient): Promise<number> {
-  const [t] = await client.query<{present: boolean}>("SELECT to_regclass($1) IS NOT NULL AS present", [MIGRATIONS_TABLE]);
+  const [t] = await client.query<{present: boolean}>("SELECT to_regclass($1) IS NOT NULL AS present", [
+    MIGRATIONS_TABLE,
+  ]);
   if (!t?.present) return 0;
   const [row] = await client.query<{v: number | null}>(`SELECT max(version) AS v FROM ${MIGRATIONS_TABLE}`);
   return row?.v ?? 0;

@@ -41,7 +41,9 @@ export async function checkStoreNetwork(sql: SqlClient, network: NetworkInfo, op
   if (stored === null) {
     await checkContent(sql, network);
     if (!opts.record) return;
-    await sql.query("INSERT INTO data_api_meta (key, value) VALUES ('network', $1) ON CONFLICT DO NOTHING", [JSON.stringify(mine)]);
+    await sql.query("INSERT INTO data_api_meta (key, value) VALUES ('network', $1) ON CONFLICT DO NOTHING", [
+      JSON.stringify(mine),
+    ]);
     stored = (await readRecord(sql))!;
   }
   if (stored.id !== mine.id || stored.X !== mine.X || stored.C !== mine.C) {
@@ -62,7 +64,9 @@ async function readRecord(sql: SqlClient): Promise<StoredNetwork | null> {
     // Reported below with the value.
   }
   if (typeof v?.id !== "number" || typeof v.name !== "string" || typeof v.X !== "string" || typeof v.C !== "string") {
-    throw new StoreNetworkError(`the data API store's network record is not one this build reads: ${row.value.slice(0, 200)}`);
+    throw new StoreNetworkError(
+      `the data API store's network record is not one this build reads: ${row.value.slice(0, 200)}`,
+    );
   }
   return v as StoredNetwork;
 }

@@ -7,7 +7,14 @@ import {createHash} from "node:crypto";
 import {hostname} from "node:os";
 import pg from "pg";
 import type {Logger} from "../../logger/index.js";
-import {OID_BYTEA, OID_BYTEA_ARRAY, OID_INT8, OID_INT8_ARRAY, PREPARED_TEXTS, stalePreparedStatement} from "./driverCommon.js";
+import {
+  OID_BYTEA,
+  OID_BYTEA_ARRAY,
+  OID_INT8,
+  OID_INT8_ARRAY,
+  PREPARED_TEXTS,
+  stalePreparedStatement,
+} from "./driverCommon.js";
 import {requestAborted, type SqlClient, type SqlClientModules, type SqlTx} from "./sql.js";
 
 /** `application_name` of this process's connections, which the writer lock's refusal shows. */
@@ -16,7 +23,6 @@ export function applicationName(reads = false): string {
   // for an operator reading pg_stat_activity.
   return `avaext${reads ? " reads" : ""} ${hostname()} pid ${process.pid}`.slice(0, 63);
 }
-
 
 type PgParser = (value: string) => unknown;
 
@@ -79,12 +85,26 @@ export class PgSqlClient implements SqlClient {
     private readonly signal?: () => AbortSignal | undefined,
   ) {}
 
-  static async open(url: string, poolSize: number, modules: SqlClientModules, statementTimeoutMs = 0): Promise<PgSqlClient> {
-    const pool = new pg.Pool({connectionString: url, max: poolSize, application_name: applicationName(modules.signal !== undefined), types: PG_TYPES});
+  static async open(
+    url: string,
+    poolSize: number,
+    modules: SqlClientModules,
+    statementTimeoutMs = 0,
+  ): Promise<PgSqlClient> {
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: poolSize,
+      application_name: applicationName(modules.signal !== undefined),
+      types: PG_TYPES,
+    });
     // Set on each new connection, before its first statement (a client runs its statements in order), not as a
     // startup parameter: PgBouncer refuses unknown startup parameters. Behind PgBouncer's transaction pooling a
     // session setting does not hold: see docs/operations/scaling.md.
-    if (statementTimeoutMs > 0) pool.on("connect", (c) => void c.query(`SET statement_timeout = ${Math.floor(statementTimeoutMs)}`).catch(() => undefined));
+    if (statementTimeoutMs > 0)
+      pool.on(
+        "connect",
+        (c) => void c.query(`SET statement_timeout = ${Math.floor(statementTimeoutMs)}`).catch(() => undefined),
+      );
     // An idle client whose connection breaks emits on the pool; without a listener that would crash the process.
     pool.on("error", (err) => modules.logger.warn({err: err.message}, "PostgreSQL idle connection error"));
     // Fail now, with the server's reason, rather than at the first query.
@@ -169,7 +189,10 @@ export class PgSqlClient implements SqlClient {
     const c = conn as unknown as {activeQuery?: unknown};
     if (!c.activeQuery) return;
     try {
-      const canceller = new pg.Client({connectionString: this.url}) as unknown as {connection: {on(e: string, f: () => void): void}; cancel(client: unknown, query: unknown): void};
+      const canceller = new pg.Client({connectionString: this.url}) as unknown as {
+        connection: {on(e: string, f: () => void): void};
+        cancel(client: unknown, query: unknown): void;
+      };
       // The cancel's own connection is never connect()ed as a client: its socket's errors are heard here, or they
       // would be an unhandled 'error' event.
       canceller.connection.on("error", () => undefined);
@@ -178,7 +201,6 @@ export class PgSqlClient implements SqlClient {
       this.logger.debug({err: (err as Error).message}, "PostgreSQL: could not cancel an aborted request's statement");
     }
   }
-
 
   /**
    * A name for a parameterised statement outside transactions (the API's reads): each connection then parses it
@@ -244,7 +266,9 @@ export class PgSqlClient implements SqlClient {
     const r = await conn.query<{value: string}>("SELECT value FROM data_api_meta WHERE key = 'writerEpoch' FOR SHARE");
     const now = r.rows[0]?.value;
     if (now === epoch.value) return;
-    const err = new Error(`another writer took the store (writer epoch ${now ?? "none"}, this process's ${epoch.value})`);
+    const err = new Error(
+      `another writer took the store (writer epoch ${now ?? "none"}, this process's ${epoch.value})`,
+    );
     this.fenceWrites(err);
     epoch.onStale(err);
     throw this.fenced!;
@@ -258,7 +282,12 @@ export class PgSqlClient implements SqlClient {
     if (this.closing) throw new Error("the SQL client is closed");
     // TCP keepalive, and no idle-session timeout: the writer lock's session sits idle for the life of the process,
     // and a server or proxy that ended it as idle would stop a healthy writer (the lock lost).
-    const c = new pg.Client({connectionString: this.url, application_name: applicationName(), types: PG_TYPES, keepAlive: true});
+    const c = new pg.Client({
+      connectionString: this.url,
+      application_name: applicationName(),
+      types: PG_TYPES,
+      keepAlive: true,
+    });
     c.on("error", (err) => this.logger.error({err: err.message}, "PostgreSQL dedicated connection error"));
     c.on("end", () => this.dedicated.delete(c));
     this.dedicated.add(c);

@@ -74,7 +74,11 @@ export class PgliteSqlClient implements SqlClient {
     readonly dataDir: string | null,
   ) {}
 
-  static async open(dataDir: string | null, template: Blob | undefined, sharedBuffersMb: number): Promise<PgliteSqlClient> {
+  static async open(
+    dataDir: string | null,
+    template: Blob | undefined,
+    sharedBuffersMb: number,
+  ): Promise<PgliteSqlClient> {
     const db = await PGlite.create(dataDir ?? undefined, {
       ...(template ? {loadDataDir: template} : {}),
       // Given at every start (not written into the cluster's postgresql.conf), so a restart with another value takes it.
@@ -198,13 +202,19 @@ export class PgliteSqlClient implements SqlClient {
     } finally {
       await this.db.execProtocol(serialize.sync());
     }
-    const rows = described.find((m) => m.name === "rowDescription") as {fields: {name: string; dataTypeID: number}[]} | undefined;
+    const rows = described.find((m) => m.name === "rowDescription") as
+      | {fields: {name: string; dataTypeID: number}[]}
+      | undefined;
     const parsers = this.db.parsers as Record<number, Column["parse"] | undefined>;
     const defaults = pgliteTypes.parsers as Record<number, Column["parse"] | undefined>;
     return {
       name,
       types: pgliteParse.parseDescribeStatementResults(described),
-      columns: rows?.fields.map((f) => ({name: f.name, oid: f.dataTypeID, parse: parsers[f.dataTypeID] ?? defaults[f.dataTypeID] ?? null})),
+      columns: rows?.fields.map((f) => ({
+        name: f.name,
+        oid: f.dataTypeID,
+        parse: parsers[f.dataTypeID] ?? defaults[f.dataTypeID] ?? null,
+      })),
     };
   }
 
@@ -220,7 +230,9 @@ export class PgliteSqlClient implements SqlClient {
       return this.db.transaction(async (tx) => {
         const wrapped: SqlTx = {
           query: async <R>(sql: string, params?: unknown[]): Promise<R[]> =>
-            params?.some((v) => Buffer.isBuffer(v)) ? this.runBinary<R>(sql, params) : (await tx.query<R>(sql, params)).rows,
+            params?.some((v) => Buffer.isBuffer(v))
+              ? this.runBinary<R>(sql, params)
+              : (await tx.query<R>(sql, params)).rows,
           exec: async (sql: string): Promise<void> => {
             await tx.exec(sql);
           },

@@ -9,7 +9,17 @@
  * again into its file system): that left about 100 MB more in the process's malloc arenas for as long as it ran
  * (a fresh store opened in a bare process: 389 MB this way against 290 MB for the same cluster reopened).
  */
-import {closeSync, createReadStream, existsSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync, writeSync} from "node:fs";
+import {
+  closeSync,
+  createReadStream,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import {createRequire} from "node:module";
 import path from "node:path";
 import {pipeline} from "node:stream/promises";
@@ -46,7 +56,9 @@ export async function seedNewStore(dataDir: string | null, file = pgliteTemplate
   if (!existsSync(file)) return false;
   // pipeline, not pipe: an error of the read reaches the extraction (which would otherwise wait for more), and an
   // error of the extraction closes the file.
-  await pipeline(createReadStream(file), createGunzip(), (archive: AsyncIterable<Buffer>) => untarInto(archive, dataDir));
+  await pipeline(createReadStream(file), createGunzip(), (archive: AsyncIterable<Buffer>) =>
+    untarInto(archive, dataDir),
+  );
   return true;
 }
 
@@ -88,7 +100,10 @@ export async function untarInto(archive: AsyncIterable<Buffer>, root: string): P
       left = size;
       pad = (512 - (size % 512)) % 512;
       if (size === 0) closeFile();
-    } else throw new Error(`the PGlite template's entry ${JSON.stringify(name)} is of type ${JSON.stringify(type)}: only files and directories are expected`);
+    } else
+      throw new Error(
+        `the PGlite template's entry ${JSON.stringify(name)} is of type ${JSON.stringify(type)}: only files and directories are expected`,
+      );
   };
   const closeFile = (): void => {
     if (fd !== null) closeSync(fd);

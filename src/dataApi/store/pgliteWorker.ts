@@ -85,7 +85,11 @@ function begin(db: PgliteSqlClient, id: number, txn: number): void {
 async function main(): Promise<void> {
   let db: PgliteSqlClient;
   try {
-    db = await PgliteSqlClient.open(init.dataDir, init.template ? new Blob([init.template]) : undefined, init.sharedBuffersMb);
+    db = await PgliteSqlClient.open(
+      init.dataDir,
+      init.template ? new Blob([init.template]) : undefined,
+      init.sharedBuffersMb,
+    );
   } catch (err) {
     port.postMessage({id: 0, ok: false, error: toWireError(err)} satisfies ThreadResponse);
     return;
@@ -95,7 +99,8 @@ async function main(): Promise<void> {
     switch (m.op) {
       case "query":
       case "exec": {
-        const run = (on: SqlTx): Promise<unknown> => (m.op === "query" ? on.query(m.sql, binaryParams(m)) : on.exec(m.sql));
+        const run = (on: SqlTx): Promise<unknown> =>
+          m.op === "query" ? on.query(m.sql, binaryParams(m)) : on.exec(m.sql);
         if (m.txn === undefined) {
           void answer(m.id, () => run(db));
           break;

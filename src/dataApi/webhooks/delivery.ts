@@ -17,7 +17,9 @@ import {randomBytes} from "node:crypto";
 import {isRetryable} from "../../util/errors.js";
 
 /** The hosted API's retry schedule: the wait after attempt n (1-based) fails, ms; 10 attempts in all, about 44.8 h. */
-export const RETRY_DELAYS_MS: readonly number[] = [10_000, 60_000, 300_000, 600_000, 1_800_000, 7_200_000, 21_600_000, 43_200_000, 86_400_000];
+export const RETRY_DELAYS_MS: readonly number[] = [
+  10_000, 60_000, 300_000, 600_000, 1_800_000, 7_200_000, 21_600_000, 43_200_000, 86_400_000,
+];
 
 export interface WebhookDeliveryOptions {
   /** Delivery's deadline for a 2xx, ms (the hosted API's 10 s). */
@@ -63,7 +65,14 @@ export interface WebhookDeliveryModules {
   /** The served network, for primary_network_address_activity and validator_activity bodies (webhooks/primaryPayload.ts). */
   primaryNetwork?: NetworkCtx;
   /** Told of each attempt (metrics, benches). */
-  onAttempt?: (a: {messageId: string; webhookId: string; status: number; latencyMs: number; createdAt: number; ok: boolean}) => void;
+  onAttempt?: (a: {
+    messageId: string;
+    webhookId: string;
+    status: number;
+    latencyMs: number;
+    createdAt: number;
+    ok: boolean;
+  }) => void;
 }
 
 export class WebhookDelivery {
@@ -88,7 +97,12 @@ export class WebhookDelivery {
     this.running = this.loop();
     if (this.opts.retentionMs > 0) {
       const prune = (): void => {
-        this.pruning = this.prune().catch((err: unknown) => this.modules.logger.warn({err}, "webhook messages past their retention not deleted; tried again at the next prune"));
+        this.pruning = this.prune().catch((err: unknown) =>
+          this.modules.logger.warn(
+            {err},
+            "webhook messages past their retention not deleted; tried again at the next prune",
+          ),
+        );
       };
       prune();
       this.pruneTimer = setInterval(prune, this.opts.pruneEveryMs);
@@ -138,7 +152,10 @@ export class WebhookDelivery {
         if (room > 0) {
           const busy = new Map<string, number>();
           for (const w of this.inFlight.values()) busy.set(w, (busy.get(w) ?? 0) + 1);
-          const due = await q.dueMessages(this.modules.sql, this.modules.now(), room, [...this.inFlight.keys()], {perWebhook: this.opts.perWebhook, busy});
+          const due = await q.dueMessages(this.modules.sql, this.modules.now(), room, [...this.inFlight.keys()], {
+            perWebhook: this.opts.perWebhook,
+            busy,
+          });
           found = due.length;
           for (const m of due) this.inFlight.set(m.message_id, m.webhook_id);
           let posts: Array<() => Promise<void>> = [];
@@ -152,7 +169,9 @@ export class WebhookDelivery {
           for (const post of posts) {
             const id = (post as unknown as {id: string}).id;
             const p: Promise<void> = post()
-              .catch((err: unknown) => this.modules.logger.warn({err, messageId: id}, "webhook delivery attempt failed"))
+              .catch((err: unknown) =>
+                this.modules.logger.warn({err, messageId: id}, "webhook delivery attempt failed"),
+              )
               .finally(() => {
                 this.inFlight.delete(id);
                 tasks.delete(p);
@@ -208,7 +227,12 @@ export class WebhookDelivery {
       const nth = m.attempts + 1 - m.attempt_base;
       const last = nth > delays.length;
       // Past the last attempt, the lease is the deadline: a crash then gives it one more try.
-      claims.push({id: m.message_id, attempts: m.attempts, body, nextAt: now() + (last ? this.opts.timeoutMs : delays[nth - 1]!)});
+      claims.push({
+        id: m.message_id,
+        attempts: m.attempts,
+        body,
+        nextAt: now() + (last ? this.opts.timeoutMs : delays[nth - 1]!),
+      });
       plans.set(m.message_id, {m, nth, last, body});
     }
     const claimed = await q.claimAll(sql, claims);
@@ -230,7 +254,14 @@ export class WebhookDelivery {
   private async bodies(due: q.DueMessage[]): Promise<Map<string, string | null>> {
     const {sql, now, logger} = this.modules;
     const icm = this.modules.icmMessage;
-    const build = (ms: q.DueMessage[]) => buildBodies(sql, ms, this.modules.networkToken, async (_tx, id) => (icm ? icm(sql, id) : null), this.modules.primaryNetwork ?? null);
+    const build = (ms: q.DueMessage[]) =>
+      buildBodies(
+        sql,
+        ms,
+        this.modules.networkToken,
+        async (_tx, id) => (icm ? icm(sql, id) : null),
+        this.modules.primaryNetwork ?? null,
+      );
     try {
       return await build(due);
     } catch (err) {
@@ -243,8 +274,19 @@ export class WebhookDelivery {
         for (const [id, b] of await build([m])) out.set(id, b);
       } catch (err) {
         if (isRetryable(err)) throw err;
-        logger.error({err, messageId: m.message_id, webhookId: m.webhook_id}, "webhook message cannot be built: failed without an attempt");
-        broken.push({id: m.message_id, attempt: m.attempts + 1, at: now(), statusCode: 0, latencyMs: 0, error: `the message could not be built: ${(err as Error).message}`.slice(0, 500), state: "failed"});
+        logger.error(
+          {err, messageId: m.message_id, webhookId: m.webhook_id},
+          "webhook message cannot be built: failed without an attempt",
+        );
+        broken.push({
+          id: m.message_id,
+          attempt: m.attempts + 1,
+          at: now(),
+          statusCode: 0,
+          latencyMs: 0,
+          error: `the message could not be built: ${(err as Error).message}`.slice(0, 500),
+          state: "failed",
+        });
       }
     }
     await q.recordAttempts(sql, broken);
@@ -256,15 +298,40 @@ export class WebhookDelivery {
     const {m, nth, last, body} = plan;
     const secret = m.secret ?? (await q.signingSecret(sql, m.owner, null, () => randomBytes(32).toString("hex")));
     const at = now();
-    const out = await postSigned(m.url, body, secret, {timeoutMs: this.opts.timeoutMs, allowPrivate: this.opts.allowPrivateUrls, agents: this.agents}, () => performance.now());
+    const out = await postSigned(
+      m.url,
+      body,
+      secret,
+      {timeoutMs: this.opts.timeoutMs, allowPrivate: this.opts.allowPrivateUrls, agents: this.agents},
+      () => performance.now(),
+    );
     const ok = out.error === null;
     const nextAt = !ok && !last ? now() + this.opts.retryDelaysMs[nth - 1]! : undefined;
-    await this.record({id: m.message_id, attempt: m.attempts + 1, at, statusCode: out.status, latencyMs: out.latencyMs, error: out.error, state: ok ? "delivered" : last ? "failed" : "pending", nextAt});
-    this.modules.onAttempt?.({messageId: m.message_id, webhookId: m.webhook_id, status: out.status, latencyMs: out.latencyMs, createdAt: Number(m.created_at), ok});
+    await this.record({
+      id: m.message_id,
+      attempt: m.attempts + 1,
+      at,
+      statusCode: out.status,
+      latencyMs: out.latencyMs,
+      error: out.error,
+      state: ok ? "delivered" : last ? "failed" : "pending",
+      nextAt,
+    });
+    this.modules.onAttempt?.({
+      messageId: m.message_id,
+      webhookId: m.webhook_id,
+      status: out.status,
+      latencyMs: out.latencyMs,
+      createdAt: Number(m.created_at),
+      ok,
+    });
     if (!ok && last) {
       const reason = `message ${m.message_id} failed ${nth} attempts over the retry schedule; last: ${out.error}`;
       await q.deactivateFailing(sql, m.webhook_id, reason);
-      this.modules.logger.warn({webhookId: m.webhook_id, messageId: m.message_id, error: out.error}, "webhook deactivated: its deliveries keep failing");
+      this.modules.logger.warn(
+        {webhookId: m.webhook_id, messageId: m.message_id, error: out.error},
+        "webhook deactivated: its deliveries keep failing",
+      );
     }
   }
 

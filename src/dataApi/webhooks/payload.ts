@@ -46,11 +46,16 @@ export async function buildBodies(
   primary: NetworkCtx | null = null,
 ): Promise<Map<string, string | null>> {
   const out = new Map<string, string | null>();
-  const fresh = messages.filter((m) => m.body === null && m.reverses === null && m.icm_message_id === null && m.event === null);
+  const fresh = messages.filter(
+    (m) => m.body === null && m.reverses === null && m.icm_message_id === null && m.event === null,
+  );
   const keys = fresh.map((m) => ({chainId: m.chain_id, block: m.block_number, txIndex: m.tx_index}));
   const txs = await q.txsOfMessages(sql, keys);
   const transfers = await q.transfersOfMessages(sql, keys);
-  const internals = await q.internalsOfMessages(sql, keys.filter((_, i) => fresh[i]!.include_internal_txs));
+  const internals = await q.internalsOfMessages(
+    sql,
+    keys.filter((_, i) => fresh[i]!.include_internal_txs),
+  );
   for (const m of messages) {
     if (m.body !== null) out.set(m.message_id, m.body);
     else if (m.reverses !== null) out.set(m.message_id, await reversal(sql, m));
@@ -69,7 +74,11 @@ export async function buildBodies(
  * An icm_activity message (avaext's fourth event type): the sub-event, where it happened, and the interchain message
  * as `GET /v1/icm/messages/{messageId}` serves it when the body is made (its first attempt).
  */
-async function icmBody(sql: SqlTx, m: q.DueMessage, icm: (sql: SqlTx, messageId: string) => Promise<Record<string, unknown> | null>): Promise<string | null> {
+async function icmBody(
+  sql: SqlTx,
+  m: q.DueMessage,
+  icm: (sql: SqlTx, messageId: string) => Promise<Record<string, unknown> | null>,
+): Promise<string | null> {
   const message = await icm(sql, m.icm_message_id!);
   if (message === null) return null;
   const event = {
@@ -91,11 +100,18 @@ async function reversal(sql: SqlTx, m: q.DueMessage): Promise<string | null> {
   return canonicalJson({...o, messageId: m.message_id, reverses: m.reverses, event});
 }
 
-function body(m: q.DueMessage, t: q.TxOfMessage | null, transfers: q.TransferOfMessage[], internals: q.InternalOfMessage[], token: (chainId: string) => NetworkToken): string | null {
+function body(
+  m: q.DueMessage,
+  t: q.TxOfMessage | null,
+  transfers: q.TransferOfMessage[],
+  internals: q.InternalOfMessage[],
+  token: (chainId: string) => NetworkToken,
+): string | null {
   if (!t) return null;
   const logs = (m.logs ?? []) as Array<Record<string, unknown>>;
   const signatures = m.metadata.eventSignatures as string[] | undefined;
-  if (signatures && signatures.length > 0 && !logs.some((l) => signatures.includes(String(l.topic0).toLowerCase()))) return null;
+  if (signatures && signatures.length > 0 && !logs.some((l) => signatures.includes(String(l.topic0).toLowerCase())))
+    return null;
   const txHash = hex(t.hash);
   const timestamp = Number(t.timestamp);
   const ercTransfers = (erc: number) =>
@@ -103,7 +119,13 @@ function body(m: q.DueMessage, t: q.TxOfMessage | null, transfers: q.TransferOfM
       .filter((x) => x.erc === erc)
       .map((x) => {
         const decimals = x.decimals ?? 0;
-        const tokenInfo = {address: addr(x.token), name: x.name ?? "", symbol: x.symbol ?? "", decimals, valueWithDecimals: withDecimals(x.value, decimals)};
+        const tokenInfo = {
+          address: addr(x.token),
+          name: x.name ?? "",
+          symbol: x.symbol ?? "",
+          decimals,
+          valueWithDecimals: withDecimals(x.value, decimals),
+        };
         return {
           transactionHash: txHash,
           type: ERC_NAMES[erc]!,
@@ -143,7 +165,12 @@ function body(m: q.DueMessage, t: q.TxOfMessage | null, transfers: q.TransferOfM
     erc20Transfers: ercTransfers(20),
     erc721Transfers: ercTransfers(721),
     erc1155Transfers: ercTransfers(1155),
-    networkToken: {tokenName: nt.name, tokenSymbol: nt.symbol, tokenDecimals: nt.decimals, valueWithDecimals: withDecimals(t.value, nt.decimals)},
+    networkToken: {
+      tokenName: nt.name,
+      tokenSymbol: nt.symbol,
+      tokenDecimals: nt.decimals,
+      valueWithDecimals: withDecimals(t.value, nt.decimals),
+    },
   };
   if (m.include_internal_txs) {
     transaction.internalTransactions = internals.map((i) => ({

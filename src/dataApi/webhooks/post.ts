@@ -59,7 +59,11 @@ export async function postSigned(
   elapsed: () => number,
 ): Promise<PostOutcome> {
   const started = elapsed();
-  const done = (status: number, error: string | null): PostOutcome => ({status, latencyMs: Math.round(elapsed() - started), error});
+  const done = (status: number, error: string | null): PostOutcome => ({
+    status,
+    latencyMs: Math.round(elapsed() - started),
+    error,
+  });
   let u: URL;
   try {
     u = new URL(url);
@@ -139,7 +143,16 @@ function attempt(
         answered = true;
         const status = res.statusCode ?? 0;
         res.resume();
-        res.on("end", () => finish(status, status >= 200 && status < 300 ? null : status >= 300 && status < 400 ? `HTTP ${status}: redirects are not followed` : `HTTP ${status}`));
+        res.on("end", () =>
+          finish(
+            status,
+            status >= 200 && status < 300
+              ? null
+              : status >= 300 && status < 400
+                ? `HTTP ${status}: redirects are not followed`
+                : `HTTP ${status}`,
+          ),
+        );
         res.on("error", (e) => finish(status, e.message));
         res.on("close", () => finish(status, status >= 200 && status < 300 && res.complete ? null : `HTTP ${status}`));
       },

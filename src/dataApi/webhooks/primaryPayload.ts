@@ -27,14 +27,21 @@ export async function primaryBody(sql: SqlTx, m: DueMessage, net: NetworkCtx): P
   const bech = (hex: string): string => `${chain}-${formatAddress(Buffer.from(hex, "hex"), net.hrp)}`;
   let transaction: Json | null = null;
   if (m.primary_tx_id !== null) {
-    transaction = (chain === "P" ? await getPChainTransaction(sql, net, m.primary_tx_id) : await getXChainTransaction(sql, net, m.primary_tx_id)) as Json | null;
+    transaction = (
+      chain === "P"
+        ? await getPChainTransaction(sql, net, m.primary_tx_id)
+        : await getXChainTransaction(sql, net, m.primary_tx_id)
+    ) as Json | null;
     // Not in the store (a store rebuilt short of it): nothing to say about it.
     if (transaction === null) return null;
   }
   const hexes = Array.isArray(facts.addresses) ? (facts.addresses as string[]) : [];
   if (Array.isArray(facts.addresses)) facts.addresses = hexes.map(bech);
   if (Array.isArray(facts.rewards)) {
-    facts.rewards = (facts.rewards as Array<Json & {addresses: string[]}>).map((r) => ({...r, addresses: r.addresses.map(bech)}));
+    facts.rewards = (facts.rewards as Array<Json & {addresses: string[]}>).map((r) => ({
+      ...r,
+      addresses: r.addresses.map(bech),
+    }));
   }
   if (facts.subEvent === "balance_threshold") {
     if (typeof facts.address !== "string" || typeof facts.previousBalance !== "string") return null;

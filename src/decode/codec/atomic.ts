@@ -17,11 +17,23 @@ export const evmInput = struct({address: shortId, amount: u64, assetId: id, nonc
 export const ATOMIC_TXS = {
   0: entry(
     "ImportTx",
-    struct({networkId: u32, blockchainId: id, sourceChain: id, importedInputs: array(fx.transferableInput(cInput)), outs: array(evmOutput)}),
+    struct({
+      networkId: u32,
+      blockchainId: id,
+      sourceChain: id,
+      importedInputs: array(fx.transferableInput(cInput)),
+      outs: array(evmOutput),
+    }),
   ),
   1: entry(
     "ExportTx",
-    struct({networkId: u32, blockchainId: id, destinationChain: id, ins: array(evmInput), exportedOutputs: array(fx.transferableOutput(cOutput))}),
+    struct({
+      networkId: u32,
+      blockchainId: id,
+      destinationChain: id,
+      ins: array(evmInput),
+      exportedOutputs: array(fx.transferableOutput(cOutput)),
+    }),
   ),
 };
 

@@ -3,7 +3,21 @@
  * registration order, secp256k1fx 5-9, nftfx 10-14, propertyfx 15-19, then the StandardBlock 20. And the DAG's
  * vertices before Cortina (snow/engine/avalanche/vertex/stateless_vertex.go).
  */
-import {array, bytes, type Codec, entry, spanned, str, struct, u16, u32, u64, u8, union, type ValueOf} from "./codec.js";
+import {
+  array,
+  bytes,
+  type Codec,
+  entry,
+  spanned,
+  str,
+  struct,
+  u16,
+  u32,
+  u64,
+  u8,
+  union,
+  type ValueOf,
+} from "./codec.js";
 import * as fx from "./fx.js";
 
 const {id} = fx;
@@ -56,7 +70,9 @@ export type XSignedTx = ValueOf<typeof xSignedTx>;
 
 /** block.StandardBlock (post-Cortina): parent, height, time, merkle root, txs (`xSignedTx` to read, `raw(…)` to frame). */
 export function xBlock<T>(tx: Codec<T>) {
-  return union("avm block type", {20: entry("StandardBlock", struct({parentId: id, height: u64, time: u64, root: id, txs: array(tx)}))});
+  return union("avm block type", {
+    20: entry("StandardBlock", struct({parentId: id, height: u64, time: u64, root: id, txs: array(tx)})),
+  });
 }
 
 /**

@@ -54,10 +54,34 @@ function skipStmt(c: Codec<unknown>, name: string, bound: Record<string, unknown
   return `${name}.skip(r);`;
 }
 
-export const u8: Codec<number> = codec(1, (r) => r.u8(), (w, v) => w.u8(v), undefined, "r.u8()");
-export const u16: Codec<number> = codec(2, (r) => r.u16(), (w, v) => w.u16(v), undefined, "r.u16()");
-export const u32: Codec<number> = codec(4, (r) => r.u32(), (w, v) => w.u32(v), undefined, "r.u32()");
-export const u64: Codec<bigint> = codec(8, (r) => r.u64(), (w, v) => w.u64(v), undefined, "r.u64()");
+export const u8: Codec<number> = codec(
+  1,
+  (r) => r.u8(),
+  (w, v) => w.u8(v),
+  undefined,
+  "r.u8()",
+);
+export const u16: Codec<number> = codec(
+  2,
+  (r) => r.u16(),
+  (w, v) => w.u16(v),
+  undefined,
+  "r.u16()",
+);
+export const u32: Codec<number> = codec(
+  4,
+  (r) => r.u32(),
+  (w, v) => w.u32(v),
+  undefined,
+  "r.u32()",
+);
+export const u64: Codec<bigint> = codec(
+  8,
+  (r) => r.u64(),
+  (w, v) => w.u64(v),
+  undefined,
+  "r.u64()",
+);
 
 /** A byte that is 0 or 1 (utils/wrappers Packer.UnpackBool). */
 export const bool: Codec<boolean> = codec(
@@ -128,6 +152,7 @@ export function array<T>(of: Codec<T>): Codec<T[]> {
   return codec(null, read, write, skip);
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: a struct's fields are codecs of their own types, read by Struct<F>.
 type Fields = Record<string, Codec<any>>;
 export type StructValue<F extends Fields> = {[K in keyof F]: ValueOf<F[K]>};
 export type StructCodec<F extends Fields> = Codec<StructValue<F>> & {readonly fields: F};
@@ -147,7 +172,10 @@ export function struct<F extends Fields>(fields: F): StructCodec<F> {
   const readBound: Record<string, unknown> = {};
   const members = keys.map((k, i) => `${k}: ${readExpr(codecs[i]!, `c${i}`, readBound)}`);
   // Object literal members are evaluated in order: the fields are read in the order of the bytes.
-  const read = generate<(r: Reader) => StructValue<F>>(readBound, `return function readStruct(r) { return {${members.join(", ")}}; };`);
+  const read = generate<(r: Reader) => StructValue<F>>(
+    readBound,
+    `return function readStruct(r) { return {${members.join(", ")}}; };`,
+  );
 
   // Runs of fixed fields become one skip.
   const skipBound: Record<string, unknown> = {};
@@ -187,6 +215,7 @@ export interface Variant<Id extends number, N extends string, T> {
   readonly value: T;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: a union's entries are codecs of their own types, read by Union<E>.
 type Entries = Record<number, Entry<string, any>>;
 export type UnionValue<E extends Entries> = {
   [K in keyof E & number]: E[K] extends Entry<infer N, infer T> ? Variant<K, N, T> : never;

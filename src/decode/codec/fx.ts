@@ -42,5 +42,11 @@ export function transferableInput<I>(input: Codec<I>) {
 
 /** avax.BaseTx: network ID, blockchain ID, outputs, inputs, memo. */
 export function baseTx<O, I>(out: Codec<O>, input: Codec<I>) {
-  return struct({networkId: u32, blockchainId: id, outs: array(transferableOutput(out)), ins: array(transferableInput(input)), memo: bytes});
+  return struct({
+    networkId: u32,
+    blockchainId: id,
+    outs: array(transferableOutput(out)),
+    ins: array(transferableInput(input)),
+    memo: bytes,
+  });
 }

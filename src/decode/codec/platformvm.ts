@@ -4,7 +4,21 @@
  * signers 27-28, Banff blocks 29-32, Durango 33-34, Etna 35-39, Helicon 40-42 (RegisterHeliconTypes). Each tx is its Go
  * struct's serialized fields in order; `base` is the embedded BaseTx.
  */
-import {array, bytes, type Codec, entry, fixed, spanned, str, struct, u32, u64, u8, union, type ValueOf} from "./codec.js";
+import {
+  array,
+  bytes,
+  type Codec,
+  entry,
+  fixed,
+  spanned,
+  str,
+  struct,
+  u32,
+  u64,
+  u8,
+  union,
+  type ValueOf,
+} from "./codec.js";
 import * as fx from "./fx.js";
 
 const {id, shortId} = fx;
@@ -12,11 +26,20 @@ const {id, shortId} = fx;
 export const pOutput = union("P-chain output type", {
   7: entry("TransferOutput", fx.transferOutput),
   // stakeable.LockOut: locktime ‖ TransferableOut (a TransferOutput: locks do not nest)
-  22: entry("LockOut", struct({locktime: u64, out: union("stakeable lock out's output type", {7: entry("TransferOutput", fx.transferOutput)})})),
+  22: entry(
+    "LockOut",
+    struct({
+      locktime: u64,
+      out: union("stakeable lock out's output type", {7: entry("TransferOutput", fx.transferOutput)}),
+    }),
+  ),
 });
 export const pInput = union("P-chain input type", {
   5: entry("TransferInput", fx.transferInput),
-  21: entry("LockIn", struct({locktime: u64, in: union("stakeable lock in's input type", {5: entry("TransferInput", fx.transferInput)})})),
+  21: entry(
+    "LockIn",
+    struct({locktime: u64, in: union("stakeable lock in's input type", {5: entry("TransferInput", fx.transferInput)})}),
+  ),
 });
 /** fx.Owner: reward and subnet owners. */
 export const owner = union("owner type", {11: entry("OutputOwners", fx.outputOwners)});
@@ -24,7 +47,10 @@ export const owner = union("owner type", {11: entry("OutputOwners", fx.outputOwn
 export const auth = union("authorisation type", {10: entry("Input", fx.input)});
 export const proofOfPossession = struct({publicKey: fixed(48), signature: fixed(96)});
 /** signer.Signer: Empty or ProofOfPossession (vms/platformvm/signer). */
-export const signer = union("signer type", {27: entry("Empty", struct({})), 28: entry("ProofOfPossession", proofOfPossession)});
+export const signer = union("signer type", {
+  27: entry("Empty", struct({})),
+  28: entry("ProofOfPossession", proofOfPossession),
+});
 export const pCredential = union("P-chain credential type", {9: entry("Credential", fx.credential)});
 
 export const pTransferableOutput = fx.transferableOutput(pOutput);
@@ -72,9 +98,21 @@ export const P_TXS = {
   ),
   25: entry(
     "AddPermissionlessValidatorTx",
-    struct({base, validator, subnetId: id, signer, stake, validatorRewardsOwner: owner, delegatorRewardsOwner: owner, delegationShares: u32}),
+    struct({
+      base,
+      validator,
+      subnetId: id,
+      signer,
+      stake,
+      validatorRewardsOwner: owner,
+      delegatorRewardsOwner: owner,
+      delegationShares: u32,
+    }),
   ),
-  26: entry("AddPermissionlessDelegatorTx", struct({base, validator, subnetId: id, stake, delegationRewardsOwner: owner})),
+  26: entry(
+    "AddPermissionlessDelegatorTx",
+    struct({base, validator, subnetId: id, stake, delegationRewardsOwner: owner}),
+  ),
   33: entry("TransferSubnetOwnershipTx", struct({base, subnetId: id, subnetAuth: auth, owner})),
   34: entry("BaseTx", struct({base})),
   // convert_subnet_to_l1_tx.go: ConvertSubnetToL1Validator's signer is a ProofOfPossession, not a typed Signer.
@@ -86,7 +124,14 @@ export const P_TXS = {
       chainId: id,
       address: bytes,
       validators: array(
-        struct({nodeId: bytes, weight: u64, balance: u64, signer: proofOfPossession, remainingBalanceOwner: pChainOwner, deactivationOwner: pChainOwner}),
+        struct({
+          nodeId: bytes,
+          weight: u64,
+          balance: u64,
+          signer: proofOfPossession,
+          remainingBalanceOwner: pChainOwner,
+          deactivationOwner: pChainOwner,
+        }),
       ),
       subnetAuth: auth,
     }),
@@ -111,7 +156,10 @@ export const P_TXS = {
       period: u64,
     }),
   ),
-  41: entry("SetAutoRenewedValidatorConfigTx", struct({base, txId: id, auth, autoCompoundRewardShares: u32, period: u64})),
+  41: entry(
+    "SetAutoRenewedValidatorConfigTx",
+    struct({base, txId: id, auth, autoCompoundRewardShares: u32, period: u64}),
+  ),
   42: entry("RewardAutoRenewedValidatorTx", struct({txId: id, timestamp: u64})),
 };
 

@@ -13,7 +13,9 @@ export const warpMessage = versioned(
     networkId: u32,
     sourceChainId: id,
     payload: bytes,
-    signature: union("warp signature type", {0: entry("BitSetSignature", struct({signers: bytes, signature: fixed(96)}))}),
+    signature: union("warp signature type", {
+      0: entry("BitSetSignature", struct({signers: bytes, signature: fixed(96)})),
+    }),
   }),
 );
 

@@ -47,7 +47,9 @@ export function anvilBinary(): string {
     const manifest = createRequire(import.meta.url).resolve(`${pkg}/package.json`);
     return path.join(path.dirname(manifest), "bin", process.platform === "win32" ? "anvil.exe" : "anvil");
   } catch {
-    throw new Error(`anvil: ${pkg} is not installed (run npm install; it is an optional dependency of @foundry-rs/anvil)`);
+    throw new Error(
+      `anvil: ${pkg} is not installed (run npm install; it is an optional dependency of @foundry-rs/anvil)`,
+    );
   }
 }
 
@@ -67,7 +69,8 @@ export function anvilBinary(): string {
  */
 function spawnTied(binary: string, args: string[], home: string): ChildProcess {
   const env = {...process.env, HOME: home, AVAEXT_ANVIL_HOME: home};
-  if (process.platform === "win32") return spawn(binary, args, {stdio: ["ignore", "pipe", "pipe"], env: {...env, USERPROFILE: home}});
+  if (process.platform === "win32")
+    return spawn(binary, args, {stdio: ["ignore", "pipe", "pipe"], env: {...env, USERPROFILE: home}});
   const script = [
     "exec 3<&0",
     '"$0" "$@" <&- & a=$!',
@@ -119,11 +122,16 @@ export class Anvil {
   static async start(opts: AnvilOptions, modules: AnvilModules): Promise<Anvil> {
     const binary = opts.binary ?? anvilBinary();
     const args = [
-      "--host", "127.0.0.1",
-      "--port", "0",
-      "--chain-id", String(opts.chainId),
-      "--timestamp", String(opts.genesisTimestamp),
-      "--hardfork", opts.hardfork ?? "cancun",
+      "--host",
+      "127.0.0.1",
+      "--port",
+      "0",
+      "--chain-id",
+      String(opts.chainId),
+      "--timestamp",
+      String(opts.genesisTimestamp),
+      "--hardfork",
+      opts.hardfork ?? "cancun",
       ...(opts.accounts !== undefined ? ["--accounts", String(opts.accounts)] : []),
       ...(opts.mining === "manual" ? ["--no-mining"] : []),
     ];
@@ -132,7 +140,10 @@ export class Anvil {
     const url = await new Promise<string>((resolve, reject) => {
       let out = "";
       let err = "";
-      const timer = setTimeout(() => fail(`anvil did not start within ${opts.startTimeoutMs ?? 15_000} ms`), opts.startTimeoutMs ?? 15_000);
+      const timer = setTimeout(
+        () => fail(`anvil did not start within ${opts.startTimeoutMs ?? 15_000} ms`),
+        opts.startTimeoutMs ?? 15_000,
+      );
       const fail = (why: string): void => {
         clearTimeout(timer);
         killTree(child);

@@ -90,7 +90,9 @@ export class DevEvmChain implements RawRpc {
    * mining stays out for TRACE_TIMEOUT_HOLD_MS more.
    */
   readonly guard: RpcGuard = (methods, exchange) =>
-    methods.some((m) => TRACING.test(m)) ? this.traceGate.sharedHeldOnFailure(exchange, (e) => (timedOut(e) ? TRACE_TIMEOUT_HOLD_MS : 0)) : exchange();
+    methods.some((m) => TRACING.test(m))
+      ? this.traceGate.sharedHeldOnFailure(exchange, (e) => (timedOut(e) ? TRACE_TIMEOUT_HOLD_MS : 0))
+      : exchange();
 
   private constructor(
     private anvil: Anvil,
@@ -103,7 +105,10 @@ export class DevEvmChain implements RawRpc {
   }
 
   private static async fresh(opts: DevEvmChainOptions, modules: DevEvmChainModules): Promise<Anvil> {
-    const anvil = await Anvil.start({chainId: opts.chainId, genesisTimestamp: opts.genesisTimestamp, accounts: opts.accounts, mining: "manual"}, {logger: modules.logger});
+    const anvil = await Anvil.start(
+      {chainId: opts.chainId, genesisTimestamp: opts.genesisTimestamp, accounts: opts.accounts, mining: "manual"},
+      {logger: modules.logger},
+    );
     try {
       await modules.setup?.(anvil);
     } catch (e) {
@@ -161,20 +166,35 @@ export class DevEvmChain implements RawRpc {
     if (txs.length > 0) {
       const answers = await this.batch(txs.map((tx) => ({method: "eth_sendTransaction", params: [tx]})));
       answers.forEach((a, i) => {
-        if (a.error) throw new Error(`dev EVM ${this.opts.chainId} tick ${t}: transaction ${i} refused: ${a.error.message}`);
+        if (a.error)
+          throw new Error(`dev EVM ${this.opts.chainId} tick ${t}: transaction ${i} refused: ${a.error.message}`);
       });
     }
     await this.rawCall("evm_mine", [{timestamp}]);
-    const block = (await this.anvil.rawCall("eth_getBlockByNumber", ["latest", false])) as Record<string, unknown> & {hash: string; transactions: string[]};
-    if (block.transactions.length !== txs.length) throw new Error(`dev EVM ${this.opts.chainId} tick ${t}: sent ${txs.length} transactions, the block holds ${block.transactions.length}`);
-    const header = HEADER_FIELDS.filter(([name, , required]) => required || block[name] !== undefined).map(([name, kind]) => {
-      const v = block[name];
-      if (typeof v !== "string") throw new Error(`dev EVM block ${block.number}: no ${name}`);
-      return kind === "qty" ? quantity(v) : hexToBytes(v);
-    });
+    const block = (await this.anvil.rawCall("eth_getBlockByNumber", ["latest", false])) as Record<string, unknown> & {
+      hash: string;
+      transactions: string[];
+    };
+    if (block.transactions.length !== txs.length)
+      throw new Error(
+        `dev EVM ${this.opts.chainId} tick ${t}: sent ${txs.length} transactions, the block holds ${block.transactions.length}`,
+      );
+    const header = HEADER_FIELDS.filter(([name, , required]) => required || block[name] !== undefined).map(
+      ([name, kind]) => {
+        const v = block[name];
+        if (typeof v !== "string") throw new Error(`dev EVM block ${block.number}: no ${name}`);
+        return kind === "qty" ? quantity(v) : hexToBytes(v);
+      },
+    );
     const hash = keccak_256(RLP.encode(header));
-    if ("0x" + bytesToHex(hash) !== block.hash) throw new Error(`dev EVM block ${block.number}: its header does not hash to ${block.hash} (an unknown header field?)`);
-    const raws = block.transactions.length === 0 ? [] : await this.batch(block.transactions.map((h) => ({method: "eth_getRawTransactionByHash", params: [h]})));
+    if ("0x" + bytesToHex(hash) !== block.hash)
+      throw new Error(
+        `dev EVM block ${block.number}: its header does not hash to ${block.hash} (an unknown header field?)`,
+      );
+    const raws =
+      block.transactions.length === 0
+        ? []
+        : await this.batch(block.transactions.map((h) => ({method: "eth_getRawTransactionByHash", params: [h]})));
     const bodyTxs = raws.map((r, i): Input => {
       if (typeof r.result !== "string") throw new Error(`dev EVM: no raw transaction ${block.transactions[i]}`);
       const raw = hexToBytes(r.result);
@@ -190,7 +210,9 @@ export class DevEvmChain implements RawRpc {
     await this.anvil.stop();
   }
 
-  private async batch(calls: Array<{method: string; params: unknown[]}>): Promise<Array<{result?: unknown; error?: {message: string}}>> {
+  private async batch(
+    calls: Array<{method: string; params: unknown[]}>,
+  ): Promise<Array<{result?: unknown; error?: {message: string}}>> {
     const res = await fetch(this.anvil.url, {
       method: "POST",
       headers: {"content-type": "application/json"},

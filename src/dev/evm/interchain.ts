@@ -17,7 +17,14 @@
  */
 import {decodeAbi, encodeAbi, encodeCall, encodeCallSpec, eventTopic, type AbiStructValue} from "../../evm/abi.js";
 import {bytesToHex, hexToBytes, toHex, toQuantity} from "../../evm/hex.js";
-import {DEFAULT_ICM_MESSENGER, TELEPORTER_MESSAGE_INPUT_SPEC, TELEPORTER_MESSAGE_SPEC, decodeIcmLog, messageId, type TeleporterMessage} from "../../dataApi/evm/icm.js";
+import {
+  DEFAULT_ICM_MESSENGER,
+  TELEPORTER_MESSAGE_INPUT_SPEC,
+  TELEPORTER_MESSAGE_SPEC,
+  decodeIcmLog,
+  messageId,
+  type TeleporterMessage,
+} from "../../dataApi/evm/icm.js";
 import {aggregate} from "../../warp/aggregator.js";
 import {devSigners} from "../../warp/devSigners.js";
 import {parseUnsignedMessage} from "../../warp/message.js";
@@ -100,7 +107,10 @@ export class DevInterchain {
     private readonly modules: DevInterchainModules,
   ) {
     // The same account deploys the same contracts in the same order on both chains: the same addresses.
-    const contracts = Object.fromEntries(SETUP.map((n, i) => [n, contractAddress(ICM_ACCOUNTS.user, i)])) as Record<Deployed, string>;
+    const contracts = Object.fromEntries(SETUP.map((n, i) => [n, contractAddress(ICM_ACCOUNTS.user, i)])) as Record<
+      Deployed,
+      string
+    >;
     this.chains = {C: {id: opts.cChainId, contracts}, L1: {id: opts.l1ChainId, contracts}};
   }
 
@@ -113,7 +123,10 @@ export class DevInterchain {
    * The interchain transactions of tick `t` for each chain, given the blocks both chains mined at tick `t - 1`
    * (null where a chain mined none). Ticks must be asked for in order, each once.
    */
-  async txsForTick(t: number, previous: Record<DevEvmName, MinedRef | null>): Promise<Record<DevEvmName, EthTxRequest[]>> {
+  async txsForTick(
+    t: number,
+    previous: Record<DevEvmName, MinedRef | null>,
+  ): Promise<Record<DevEvmName, EthTxRequest[]>> {
     if (t !== this.nextTick) throw new Error(`DevInterchain: tick ${t} asked for, expected ${this.nextTick}`);
     this.nextTick++;
     const out: Record<DevEvmName, EthTxRequest[]> = {C: [], L1: []};
@@ -127,26 +140,69 @@ export class DevInterchain {
     if (k === 0) this.setUp(out);
     const {C, L1} = this.chains;
     const user = ICM_ACCOUNTS.user;
-    if (k >= 2 && k % 4 === 2) out.C.push(this.send("C", L1.contracts.receiver, [C.contracts.feeToken, ETHER], [], `C to L1, tick ${t}, with a fee`));
+    if (k >= 2 && k % 4 === 2)
+      out.C.push(
+        this.send("C", L1.contracts.receiver, [C.contracts.feeToken, ETHER], [], `C to L1, tick ${t}, with a fee`),
+      );
     if (k >= 4 && k % 4 === 0) {
       const fee: [string, bigint] = k % 8 === 0 ? [L1.contracts.feeToken, ETHER / 10n] : [ZERO_ADDRESS, 0n];
-      out.L1.push(this.send("L1", C.contracts.receiver, fee, [], `L1 to C, tick ${t}${fee[1] > 0n ? ", with a fee" : ""}`));
+      out.L1.push(
+        this.send("L1", C.contracts.receiver, fee, [], `L1 to C, tick ${t}${fee[1] > 0n ? ", with a fee" : ""}`),
+      );
     }
-    if (k % 16 === 7) out.C.push(this.send("C", L1.contracts.failing, [ZERO_ADDRESS, 0n], [], `C to L1, tick ${t}, to a receiver that fails`));
-    if (k % 16 === 11) out.L1.push(this.send("L1", C.contracts.failing, [ZERO_ADDRESS, 0n], [], `L1 to C, tick ${t}, to a receiver that fails`));
+    if (k % 16 === 7)
+      out.C.push(
+        this.send("C", L1.contracts.failing, [ZERO_ADDRESS, 0n], [], `C to L1, tick ${t}, to a receiver that fails`),
+      );
+    if (k % 16 === 11)
+      out.L1.push(
+        this.send("L1", C.contracts.failing, [ZERO_ADDRESS, 0n], [], `L1 to C, tick ${t}, to a receiver that fails`),
+      );
     if (k === 3) {
       this.pendingId = messageId(MESSENGER, C.id, L1.id, this.sent.C + 1);
-      out.C.push(this.send("C", L1.contracts.receiver, [C.contracts.feeToken, ETHER / 2n], [ICM_ACCOUNTS.absentRelayer], `C to L1, tick ${t}, for a relayer that never runs`));
+      out.C.push(
+        this.send(
+          "C",
+          L1.contracts.receiver,
+          [C.contracts.feeToken, ETHER / 2n],
+          [ICM_ACCOUNTS.absentRelayer],
+          `C to L1, tick ${t}, for a relayer that never runs`,
+        ),
+      );
     }
     if (k === 5 && this.pendingId) {
-      out.C.push(this.tx("C", user, MESSENGER, encodeCall("addFeeAmount(bytes32,address,uint256)", ["bytes32", "address", "uint256"], ["0x" + this.pendingId, C.contracts.feeToken, ETHER / 2n]), GAS.send));
+      out.C.push(
+        this.tx(
+          "C",
+          user,
+          MESSENGER,
+          encodeCall(
+            "addFeeAmount(bytes32,address,uint256)",
+            ["bytes32", "address", "uint256"],
+            ["0x" + this.pendingId, C.contracts.feeToken, ETHER / 2n],
+          ),
+          GAS.send,
+        ),
+      );
     }
     const due = this.retries.filter((x) => x.tick === t);
     this.retries.splice(0, this.retries.length, ...this.retries.filter((x) => x.tick > t));
     for (const r of due) {
       const failing = this.chains[r.chain].contracts.failing;
       out[r.chain].push(this.tx(r.chain, user, failing, encodeCall("setFailing(bool)", ["bool"], [false]), GAS.call));
-      out[r.chain].push(this.tx(r.chain, user, MESSENGER, encodeCallSpec("retryMessageExecution(bytes32,(uint256,address,bytes32,address,uint256,address[],(uint256,address)[],bytes))", ["bytes32", TELEPORTER_MESSAGE_SPEC], [hexToBytes(r.source), messageTuple(r.message)]), GAS.retry));
+      out[r.chain].push(
+        this.tx(
+          r.chain,
+          user,
+          MESSENGER,
+          encodeCallSpec(
+            "retryMessageExecution(bytes32,(uint256,address,bytes32,address,uint256,address[],(uint256,address)[],bytes))",
+            ["bytes32", TELEPORTER_MESSAGE_SPEC],
+            [hexToBytes(r.source), messageTuple(r.message)],
+          ),
+          GAS.retry,
+        ),
+      );
       out[r.chain].push(this.tx(r.chain, user, failing, encodeCall("setFailing(bool)", ["bool"], [true]), GAS.call));
     }
     return out;
@@ -158,19 +214,35 @@ export class DevInterchain {
     for (const chain of ["C", "L1"] as const) {
       const c = this.chains[chain].contracts;
       // In SETUP's order.
-      const token = DevToken.bytecode + bytesToHex(encodeAbi(["string", "string", "uint256"], [`Dev ${chain} Relay Fee`, `FEE${chain}`, 1_000_000n * ETHER]));
+      const token =
+        DevToken.bytecode +
+        bytesToHex(
+          encodeAbi(["string", "string", "uint256"], [`Dev ${chain} Relay Fee`, `FEE${chain}`, 1_000_000n * ETHER]),
+        );
       out[chain].push(this.tx(chain, user, null, token, GAS.deploy));
       out[chain].push(this.tx(chain, user, null, DevIcmReceiver.bytecode, GAS.deploy));
       out[chain].push(this.tx(chain, user, null, DevIcmReceiver.bytecode, GAS.deploy));
       out[chain].push(this.tx(chain, user, c.failing, encodeCall("setFailing(bool)", ["bool"], [true]), GAS.call));
-      out[chain].push(this.tx(chain, user, c.feeToken, encodeCall("approve(address,uint256)", ["address", "uint256"], [MESSENGER, 1_000_000n * ETHER]), GAS.call));
+      out[chain].push(
+        this.tx(
+          chain,
+          user,
+          c.feeToken,
+          encodeCall("approve(address,uint256)", ["address", "uint256"], [MESSENGER, 1_000_000n * ETHER]),
+          GAS.call,
+        ),
+      );
     }
   }
 
   private send(from: DevEvmName, to: string, fee: [string, bigint], allowed: string[], text: string): EthTxRequest {
     this.sent[from]++;
     const destination = this.chains[from === "C" ? "L1" : "C"].id;
-    const data = encodeCallSpec("sendCrossChainMessage((bytes32,address,(address,uint256),uint256,address[],bytes))", [TELEPORTER_MESSAGE_INPUT_SPEC], [[destination, to, fee, REQUIRED_GAS, allowed, new TextEncoder().encode(text)]]);
+    const data = encodeCallSpec(
+      "sendCrossChainMessage((bytes32,address,(address,uint256),uint256,address[],bytes))",
+      [TELEPORTER_MESSAGE_INPUT_SPEC],
+      [[destination, to, fee, REQUIRED_GAS, allowed, new TextEncoder().encode(text)]],
+    );
     return this.tx(from, ICM_ACCOUNTS.user, MESSENGER, data, GAS.send);
   }
 
@@ -178,26 +250,57 @@ export class DevInterchain {
    * Delivers what `source`'s previous block sent to the other chain, and notes the executions that failed in it
    * (every other one, by nonce, is retried at the next tick).
    */
-  private async relay(t: number, source: DevEvmName, prev: MinedRef, out: Record<DevEvmName, EthTxRequest[]>): Promise<void> {
+  private async relay(
+    t: number,
+    source: DevEvmName,
+    prev: MinedRef,
+    out: Record<DevEvmName, EthTxRequest[]>,
+  ): Promise<void> {
     const logs = (await prev.rpc.rawCall("eth_getLogs", [{blockHash: prev.blockHash}])) as RpcLog[];
     const destination: DevEvmName = source === "C" ? "L1" : "C";
     const destinationId = bytesToHex(this.chains[destination].id);
     for (const log of logs) {
       const e = decodeIcmLog(log, MESSENGERS);
-      if (e?.kind === "MessageExecutionFailed" && e.message.destinationAddress === this.chains[source].contracts.failing && Number(e.message.messageNonce) % 2 === 0) {
+      if (
+        e?.kind === "MessageExecutionFailed" &&
+        e.message.destinationAddress === this.chains[source].contracts.failing &&
+        Number(e.message.messageNonce) % 2 === 0
+      ) {
         this.retries.push({tick: t + 1, chain: source, source: e.sourceBlockchainId, message: e.message});
       }
       if (e?.kind !== "SendCrossChainMessage" || e.destinationBlockchainId !== destinationId) continue;
       const allowed = e.message.allowedRelayerAddresses;
       if (allowed.length > 0 && !allowed.includes(ICM_ACCOUNTS.relayer)) continue;
       // The warp message the messenger sent in the same transaction (the stand-in logs it like the precompile).
-      const warp = logs.find((l) => l.transactionHash === log.transactionHash && l.address.toLowerCase() === WARP_PRECOMPILE && l.topics[0] === SEND_WARP_TOPIC);
-      if (!warp) throw new Error(`dev relayer: message ${e.messageId} on ${source} has no warp message in its transaction`);
+      const warp = logs.find(
+        (l) =>
+          l.transactionHash === log.transactionHash &&
+          l.address.toLowerCase() === WARP_PRECOMPILE &&
+          l.topics[0] === SEND_WARP_TOPIC,
+      );
+      if (!warp)
+        throw new Error(`dev relayer: message ${e.messageId} on ${source} has no warp message in its transaction`);
       const [unsigned] = decodeAbi(["bytes"], hexToBytes(warp.data)) as [Uint8Array];
       const signed = await this.modules.sign(unsigned, source, prev.blockHash);
       const relayer = ICM_ACCOUNTS.relayer;
-      out[destination].push(this.tx(destination, relayer, WARP_PRECOMPILE, encodeCall("deliver(uint32,bytes)", ["uint256", "bytes"], [0n, toHex(signed)]), GAS.deliver));
-      out[destination].push(this.tx(destination, relayer, MESSENGER, encodeCall("receiveCrossChainMessage(uint32,address)", ["uint256", "address"], [0n, relayer]), GAS.receive));
+      out[destination].push(
+        this.tx(
+          destination,
+          relayer,
+          WARP_PRECOMPILE,
+          encodeCall("deliver(uint32,bytes)", ["uint256", "bytes"], [0n, toHex(signed)]),
+          GAS.deliver,
+        ),
+      );
+      out[destination].push(
+        this.tx(
+          destination,
+          relayer,
+          MESSENGER,
+          encodeCall("receiveCrossChainMessage(uint32,address)", ["uint256", "address"], [0n, relayer]),
+          GAS.receive,
+        ),
+      );
     }
   }
 
@@ -205,13 +308,30 @@ export class DevInterchain {
     const key = `${chain}:${from}`;
     const nonce = this.nonces.get(key) ?? 0;
     this.nonces.set(key, nonce + 1);
-    return {from, ...(to ? {to} : {}), data, nonce: toQuantity(nonce), gas: toQuantity(gas), maxFeePerGas: MAX_FEE, maxPriorityFeePerGas: PRIORITY_FEE};
+    return {
+      from,
+      ...(to ? {to} : {}),
+      data,
+      nonce: toQuantity(nonce),
+      gas: toQuantity(gas),
+      maxFeePerGas: MAX_FEE,
+      maxPriorityFeePerGas: PRIORITY_FEE,
+    };
   }
 }
 
 /** A decoded TeleporterMessage as the ABI tuple retryMessageExecution takes. */
 function messageTuple(m: TeleporterMessage): AbiStructValue {
-  return [m.messageNonce, m.originSenderAddress, hexToBytes(m.destinationBlockchainId), m.destinationAddress, m.requiredGasLimit, [...m.allowedRelayerAddresses], m.receipts.map((r) => [r.receivedMessageNonce, r.relayerRewardAddress]), hexToBytes(m.message)];
+  return [
+    m.messageNonce,
+    m.originSenderAddress,
+    hexToBytes(m.destinationBlockchainId),
+    m.destinationAddress,
+    m.requiredGasLimit,
+    [...m.allowedRelayerAddresses],
+    m.receipts.map((r) => [r.receivedMessageNonce, r.relayerRewardAddress]),
+    hexToBytes(m.message),
+  ];
 }
 
 /** A dev chain as the relayer's signers see it: its blockchain ID, and its RPC to check what it sent. */
@@ -226,14 +346,19 @@ export interface SigningChain {
  * signing only a message its source chain sent (a SendWarpMessage log on that chain), as AvalancheGo's warp backend
  * does. `validators(source)` is the set that validates the source chain now.
  */
-export function devRelayerSigner(m: {chains: Record<DevEvmName, SigningChain>; validators: (source: DevEvmName) => ValidatorInput[]}): DevInterchainModules["sign"] {
+export function devRelayerSigner(m: {
+  chains: Record<DevEvmName, SigningChain>;
+  validators: (source: DevEvmName) => ValidatorInput[];
+}): DevInterchainModules["sign"] {
   /** null when the message's source chain logged it in that block; else why not. */
   const sentIn = async (unsigned: Uint8Array, blockHash: string): Promise<string | null> => {
     const source = parseUnsignedMessage(unsigned).sourceChainId;
     const chain = (["C", "L1"] as const).find((c) => bytesEqual(m.chains[c].id, source));
     if (!chain) return "not a message of the dev network's EVM chains";
     const topics = [SEND_WARP_TOPIC, null, "0x" + bytesToHex(sha256(unsigned))];
-    const logs = (await m.chains[chain].rpc.rawCall("eth_getLogs", [{blockHash, address: WARP_PRECOMPILE, topics}])) as unknown[];
+    const logs = (await m.chains[chain].rpc.rawCall("eth_getLogs", [
+      {blockHash, address: WARP_PRECOMPILE, topics},
+    ])) as unknown[];
     return logs.length > 0 ? null : `chain ${chain} did not send this message in block ${blockHash}`;
   };
   return async (unsigned, source, blockHash) => {
@@ -242,7 +367,10 @@ export function devRelayerSigner(m: {chains: Record<DevEvmName, SigningChain>; v
     const signers = devSigners(() => (answer ??= sentIn(unsigned, blockHash)));
     const set = canonicalValidatorSet(m.validators(source));
     const r = await aggregate({unsigned, set, quorumNum: RELAYER_QUORUM, bufferPercent: 0, sources: [signers]});
-    if (!r.ok) throw new Error(`dev relayer: the validators of ${source} did not sign: ${r.refusals.map((x) => x.reason).join("; ") || "no answer"}`);
+    if (!r.ok)
+      throw new Error(
+        `dev relayer: the validators of ${source} did not sign: ${r.refusals.map((x) => x.reason).join("; ") || "no answer"}`,
+      );
     return r.signed;
   };
 }

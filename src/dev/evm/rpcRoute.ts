@@ -49,8 +49,11 @@ interface Call {
   method?: unknown;
 }
 
-const error = (id: unknown, code: number, message: string): object => ({jsonrpc: "2.0", id: id ?? null, error: {code, message}});
-
+const error = (id: unknown, code: number, message: string): object => ({
+  jsonrpc: "2.0",
+  id: id ?? null,
+  error: {code, message},
+});
 
 /**
  * The route: POST JSON-RPC (a call or a batch) forwarded to the dev EVM (`url()`, which changes on its restarts),
@@ -61,7 +64,13 @@ export function devEvmRpcRoute(template: string, url: () => string | null, guard
     template,
     plainAnyMethod: true,
     plain: async (req): Promise<PlainResponse> => {
-      if (req.method !== "POST") return {status: 405, contentType: "text/plain; charset=utf-8", body: "POST JSON-RPC here\n", headers: {allow: "POST"}};
+      if (req.method !== "POST")
+        return {
+          status: 405,
+          contentType: "text/plain; charset=utf-8",
+          body: "POST JSON-RPC here\n",
+          headers: {allow: "POST"},
+        };
       const text = await readBodyLimited(req, BODY_LIMIT);
       if (text === null) {
         const body = JSON.stringify(error(null, -32600, `request body larger than ${BODY_LIMIT} bytes`));
@@ -75,16 +84,28 @@ export function devEvmRpcRoute(template: string, url: () => string | null, guard
       }
       const batch = Array.isArray(parsed);
       const calls = (batch ? parsed : [parsed]) as Call[];
-      if (calls.length === 0) return {status: 200, contentType: JSON_CT, body: JSON.stringify(error(null, -32600, "empty batch"))};
+      if (calls.length === 0)
+        return {status: 200, contentType: JSON_CT, body: JSON.stringify(error(null, -32600, "empty batch"))};
       const answers: object[] = new Array(calls.length);
       const forward: Array<{i: number; call: Call}> = [];
       calls.forEach((c, i) => {
-        if (c === null || typeof c !== "object" || typeof c.method !== "string") answers[i] = error(c?.id, -32600, "invalid request");
-        else if (!READ_METHODS.has(c.method)) answers[i] = error(c.id, -32601, `${c.method} is not served here: the dev network's EVM is read-only over /ext/bc (its transactions are its own traffic)`);
+        if (c === null || typeof c !== "object" || typeof c.method !== "string")
+          answers[i] = error(c?.id, -32600, "invalid request");
+        else if (!READ_METHODS.has(c.method))
+          answers[i] = error(
+            c.id,
+            -32601,
+            `${c.method} is not served here: the dev network's EVM is read-only over /ext/bc (its transactions are its own traffic)`,
+          );
         else forward.push({i, call: c});
       });
       if (forward.length > 0) {
-        if (url() === null) return {status: 503, contentType: JSON_CT, body: JSON.stringify(error(null, -32000, "the dev network's EVM is not running"))};
+        if (url() === null)
+          return {
+            status: 503,
+            contentType: JSON_CT,
+            body: JSON.stringify(error(null, -32000, "the dev network's EVM is not running")),
+          };
         try {
           // Forwarded with ids of our own, so answers map back whatever ids the client used. The URL is read once the
           // guard lets the request go: the EVM may have been restarted meanwhile.
@@ -104,10 +125,16 @@ export function devEvmRpcRoute(template: string, url: () => string | null, guard
           );
           for (const g of Array.isArray(got) ? got : []) {
             const f = forward[g.id];
-            if (f) answers[f.i] = {jsonrpc: "2.0", id: f.call.id ?? null, ...("error" in g ? {error: g.error} : {result: g.result})};
+            if (f)
+              answers[f.i] = {
+                jsonrpc: "2.0",
+                id: f.call.id ?? null,
+                ...("error" in g ? {error: g.error} : {result: g.result}),
+              };
           }
         } catch (e) {
-          for (const f of forward) answers[f.i] = error(f.call.id, -32000, `the dev network's EVM did not answer: ${(e as Error).message}`);
+          for (const f of forward)
+            answers[f.i] = error(f.call.id, -32000, `the dev network's EVM did not answer: ${(e as Error).message}`);
         }
         for (const f of forward) answers[f.i] ??= error(f.call.id, -32000, "no answer from the dev network's EVM");
       }

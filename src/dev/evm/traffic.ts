@@ -57,8 +57,21 @@ export interface DevEvmAddresses {
 
 /** What a tick's transaction does (see lastTick(), for tests and logs). */
 export type TxKind =
-  | "deploy" | "native" | "erc20" | "legacy20" | "nftMint" | "nftTransfer" | "multiMint" | "multiSingle" | "multiBatch"
-  | "fanout" | "create2" | "create" | "ping" | "tryInner" | "boom";
+  | "deploy"
+  | "native"
+  | "erc20"
+  | "legacy20"
+  | "nftMint"
+  | "nftTransfer"
+  | "multiMint"
+  | "multiSingle"
+  | "multiBatch"
+  | "fanout"
+  | "create2"
+  | "create"
+  | "ping"
+  | "tryInner"
+  | "boom";
 
 /** The CREATE address: keccak256(rlp([sender, nonce]))[12:]. */
 export function contractAddress(sender: string, nonce: number | bigint): string {
@@ -82,9 +95,21 @@ const MAX_FEE = toQuantity(100n * GWEI);
 const PRIORITY_FEE = toQuantity(GWEI);
 // Generous but explicit gas limits: estimation would make the requests depend on chain state and timing.
 const GAS: Record<TxKind, number> = {
-  deploy: 5_000_000, native: 21_000, erc20: 100_000, legacy20: 100_000, nftMint: 150_000, nftTransfer: 150_000,
-  multiMint: 150_000, multiSingle: 150_000, multiBatch: 250_000, fanout: 300_000, create2: 1_000_000,
-  create: 1_000_000, ping: 100_000, tryInner: 150_000, boom: 100_000,
+  deploy: 5_000_000,
+  native: 21_000,
+  erc20: 100_000,
+  legacy20: 100_000,
+  nftMint: 150_000,
+  nftTransfer: 150_000,
+  multiMint: 150_000,
+  multiSingle: 150_000,
+  multiBatch: 250_000,
+  fanout: 300_000,
+  create2: 1_000_000,
+  create: 1_000_000,
+  ping: 100_000,
+  tryInner: 150_000,
+  boom: 100_000,
 };
 const DEV_SUPPLY = 1_000_000n * ETHER;
 const LEGACY_SUPPLY = 1_000_000n * GWEI; // 9 decimals
@@ -92,14 +117,32 @@ const MULTI_IDS = [1n, 2n, 3n, 4n, 5n];
 // Every later tick's first transaction cycles through these, so each shape shows up at least every 12 ticks;
 // the rest of the tick is drawn at random from the same list (weighted towards plain transfers).
 const ROTATION: readonly TxKind[] = [
-  "fanout", "nftMint", "create2", "erc20", "multiSingle", "create", "legacy20", "multiBatch", "tryInner", "nftTransfer",
-  "ping", "native",
+  "fanout",
+  "nftMint",
+  "create2",
+  "erc20",
+  "multiSingle",
+  "create",
+  "legacy20",
+  "multiBatch",
+  "tryInner",
+  "nftTransfer",
+  "ping",
+  "native",
 ];
 const WEIGHTED: readonly TxKind[] = [
   ...ROTATION,
-  "native", "native", "erc20", "erc20", "legacy20", "nftMint", "nftTransfer", "nftTransfer", "multiMint", "multiSingle",
+  "native",
+  "native",
+  "erc20",
+  "erc20",
+  "legacy20",
+  "nftMint",
+  "nftTransfer",
+  "nftTransfer",
+  "multiMint",
+  "multiSingle",
 ];
-
 
 export class DevEvmTraffic {
   private readonly accounts: string[];
@@ -153,7 +196,8 @@ export class DevEvmTraffic {
           push("boom", this.pick(), {to: this.deployed!.devFactory, data: encodeCall("boom()", [], [])});
           continue;
         }
-        const kind = i === 0 ? ROTATION[(t - 3) % ROTATION.length]! : WEIGHTED[Math.floor(this.rand() * WEIGHTED.length)]!;
+        const kind =
+          i === 0 ? ROTATION[(t - 3) % ROTATION.length]! : WEIGHTED[Math.floor(this.rand() * WEIGHTED.length)]!;
         this.emit(kind, push);
       }
     }
@@ -169,7 +213,10 @@ export class DevEvmTraffic {
       return address;
     };
     if (t === 0) {
-      const devToken = create(DevToken.bytecode, bytesToHex(encodeAbi(["string", "string", "uint256"], ["Dev Token", "DEV", DEV_SUPPLY])));
+      const devToken = create(
+        DevToken.bytecode,
+        bytesToHex(encodeAbi(["string", "string", "uint256"], ["Dev Token", "DEV", DEV_SUPPLY])),
+      );
       const legacyToken = create(LegacyToken.bytecode, bytesToHex(encodeAbi(["uint256"], [LEGACY_SUPPLY])));
       this.deployed = {devToken, legacyToken, devNft: "", devMulti: "", devFactory: "", children: []};
       this.erc20.set(deployer, DEV_SUPPLY);
@@ -183,7 +230,10 @@ export class DevEvmTraffic {
   }
 
   /** Appends one transaction of `kind`, or a fallback when the tracked state does not allow it yet. */
-  private emit(kind: TxKind, push: (k: TxKind, from: string, f: {to?: string; data?: string; value?: bigint}) => void): void {
+  private emit(
+    kind: TxKind,
+    push: (k: TxKind, from: string, f: {to?: string; data?: string; value?: bigint}) => void,
+  ): void {
     const d = this.deployed!;
     switch (kind) {
       case "native": {
@@ -201,7 +251,10 @@ export class DevEvmTraffic {
         const value = book.get(from)! / BigInt(4 + Math.floor(this.rand() * 20));
         book.set(from, book.get(from)! - value);
         book.set(to, (book.get(to) ?? 0n) + value);
-        push(kind, from, {to: kind === "erc20" ? d.devToken : d.legacyToken, data: encodeCall("transfer(address,uint256)", ["address", "uint256"], [to, value])});
+        push(kind, from, {
+          to: kind === "erc20" ? d.devToken : d.legacyToken,
+          data: encodeCall("transfer(address,uint256)", ["address", "uint256"], [to, value]),
+        });
         return;
       }
       case "nftMint": {
@@ -218,9 +271,14 @@ export class DevEvmTraffic {
         const to = this.pick(from);
         this.nftOwner.set(id, to);
         // Both entry points, so the indexer sees Transfer from either.
-        const data = this.rand() < 0.5
-          ? encodeCall("transferFrom(address,address,uint256)", ["address", "address", "uint256"], [from, to, id])
-          : encodeCall("safeTransferFrom(address,address,uint256)", ["address", "address", "uint256"], [from, to, id]);
+        const data =
+          this.rand() < 0.5
+            ? encodeCall("transferFrom(address,address,uint256)", ["address", "address", "uint256"], [from, to, id])
+            : encodeCall(
+                "safeTransferFrom(address,address,uint256)",
+                ["address", "address", "uint256"],
+                [from, to, id],
+              );
         push(kind, from, {to: d.devNft, data});
         return;
       }
@@ -229,7 +287,10 @@ export class DevEvmTraffic {
         const id = MULTI_IDS[Math.floor(this.rand() * MULTI_IDS.length)]!;
         const value = BigInt(10 + Math.floor(this.rand() * 90));
         this.addMulti(id, to, value);
-        push(kind, this.pick(), {to: d.devMulti, data: encodeCall("mint(address,uint256,uint256)", ["address", "uint256", "uint256"], [to, id, value])});
+        push(kind, this.pick(), {
+          to: d.devMulti,
+          data: encodeCall("mint(address,uint256,uint256)", ["address", "uint256", "uint256"], [to, id, value]),
+        });
         return;
       }
       case "multiSingle": {
@@ -243,13 +304,19 @@ export class DevEvmTraffic {
         this.addMulti(id, to, value);
         push(kind, from, {
           to: d.devMulti,
-          data: encodeCall("safeTransferFrom(address,address,uint256,uint256,bytes)", ["address", "address", "uint256", "uint256", "bytes"], [from, to, id, value, new Uint8Array()]),
+          data: encodeCall(
+            "safeTransferFrom(address,address,uint256,uint256,bytes)",
+            ["address", "address", "uint256", "uint256", "bytes"],
+            [from, to, id, value, new Uint8Array()],
+          ),
         });
         return;
       }
       case "multiBatch": {
         // A holder of at least two ids; until there is one, mint towards it.
-        const from = this.accounts.find((a) => MULTI_IDS.filter((id) => (this.multi.get(`${id}:${a}`) ?? 0n) > 0n).length >= 2);
+        const from = this.accounts.find(
+          (a) => MULTI_IDS.filter((id) => (this.multi.get(`${id}:${a}`) ?? 0n) > 0n).length >= 2,
+        );
         if (!from) return this.emit("multiMint", push);
         const ids = MULTI_IDS.filter((id) => (this.multi.get(`${id}:${from}`) ?? 0n) > 0n);
         const values = ids.map((id) => (this.multi.get(`${id}:${from}`)! + 1n) / 2n);
@@ -260,7 +327,11 @@ export class DevEvmTraffic {
         });
         push(kind, from, {
           to: d.devMulti,
-          data: encodeCall("safeBatchTransferFrom(address,address,uint256[],uint256[],bytes)", ["address", "address", "uint256[]", "uint256[]", "bytes"], [from, to, ids, values, new Uint8Array()]),
+          data: encodeCall(
+            "safeBatchTransferFrom(address,address,uint256[],uint256[],bytes)",
+            ["address", "address", "uint256[]", "uint256[]", "bytes"],
+            [from, to, ids, values, new Uint8Array()],
+          ),
         });
         return;
       }
@@ -268,7 +339,11 @@ export class DevEvmTraffic {
         const from = this.pick();
         const count = 2 + Math.floor(this.rand() * 3);
         const to = Array.from({length: count}, () => this.pick(from));
-        push(kind, from, {to: d.devFactory, value: BigInt(count) * 10n ** 16n, data: encodeCall("fanout(address[])", ["address[]"], [to])});
+        push(kind, from, {
+          to: d.devFactory,
+          value: BigInt(count) * 10n ** 16n,
+          data: encodeCall("fanout(address[])", ["address[]"], [to]),
+        });
         return;
       }
       case "create2": {

@@ -11,10 +11,23 @@
 import type {PlainResponse, Route, RouteResolver, Target} from "../../api/routes.js";
 import type {NetworkInfo} from "../../chains/index.js";
 import type {SqlClientLike} from "../../dataApi/queries/primary/common.js";
-import {CHAIN_METRICS, dayOnly, metricPoints, metricsChains, metricsSpan, type ChainMetric, type MetricsChainRow} from "../../dataApi/queries/metrics.js";
+import {
+  CHAIN_METRICS,
+  dayOnly,
+  metricPoints,
+  metricsChains,
+  metricsSpan,
+  type ChainMetric,
+  type MetricsChainRow,
+} from "../../dataApi/queries/metrics.js";
 import {ROLLING_METRICS, rollingWindows, type RollingMetric} from "../../dataApi/queries/metricsWindows.js";
 import {icmSummary, icmTimeseries, type IcmGroupBy} from "../../dataApi/queries/icmMetrics.js";
-import {NETWORK_METRICS, StakingSubnetError, stakingPoints, type NetworkMetric} from "../../dataApi/queries/stakingMetrics.js";
+import {
+  NETWORK_METRICS,
+  StakingSubnetError,
+  stakingPoints,
+  type NetworkMetric,
+} from "../../dataApi/queries/stakingMetrics.js";
 import {bucketStart, type Grain} from "../../util/timeBuckets.js";
 import {EMPTY_ID} from "../../util/cb58.js";
 import type {PositionTokens} from "../positionTokens.js";
@@ -57,14 +70,19 @@ export function matchV2(path: string): V2Template | null {
     if (s.length === 4 && s[2] === "rollingWindowMetrics") return "/v2/chains/:chainId/rollingWindowMetrics/:metric";
     return null;
   }
-  if (s[0] === "icm" && s.length === 2 && (s[1] === "summary" || s[1] === "timeseries")) return s[1] === "summary" ? "/v2/icm/summary" : "/v2/icm/timeseries";
+  if (s[0] === "icm" && s.length === 2 && (s[1] === "summary" || s[1] === "timeseries"))
+    return s[1] === "summary" ? "/v2/icm/summary" : "/v2/icm/timeseries";
   if (s[0] === "networks" && s.length === 4 && s[2] === "metrics") return "/v2/networks/:network/metrics/:metric";
   if (s.length === 1 && s[0] === "health-check") return "/v2/health-check";
   if (s.length === 1 && s[0] === "live-check") return "/v2/live-check";
   return null;
 }
 
-const json = (body: unknown): PlainResponse => ({status: 200, contentType: "application/json", body: JSON.stringify(body)});
+const json = (body: unknown): PlainResponse => ({
+  status: 200,
+  contentType: "application/json",
+  body: JSON.stringify(body),
+});
 
 /** How long the followed chains' IDs are trusted before they are read again (a chain is added rarely). */
 const CHAINS_TTL_MS = 5_000;
@@ -98,19 +116,26 @@ export class MetricsV2 {
     } catch {
       return errorBody(400, ["the path is not valid percent-encoding"]);
     }
-    if (template === "/v2/live-check") return json({status: "ok", info: {server: {status: "up"}}, error: {}, details: {server: {status: "up"}}});
+    if (template === "/v2/live-check")
+      return json({status: "ok", info: {server: {status: "up"}}, error: {}, details: {server: {status: "up"}}});
     const sql = this.modules.store();
     if (template === "/v2/health-check") return this.health(sql);
-    if (sql === null) return errorBody(503, ["the /v2 metrics are computed from the data API's store: start avaext with --data-api-enabled"]);
+    if (sql === null)
+      return errorBody(503, [
+        "the /v2 metrics are computed from the data API's store: start avaext with --data-api-enabled",
+      ]);
     try {
       switch (template) {
         case "/v2/chains": {
           checkKnown(target.query, ["network", "pageToken"]);
           // One page holds every chain: a token is never issued, so none is valid.
-          if (target.query.get("pageToken") !== null) throw new ParamError("pageToken is not valid: the chain list has one page");
+          if (target.query.get("pageToken") !== null)
+            throw new ParamError("pageToken is not valid: the chain list has one page");
           const network = target.query.get("network");
-          if (network !== null && !["mainnet", "fuji", "testnet"].includes(network)) throw new ParamError("network must be one of mainnet, fuji, testnet");
-          if (network !== null && (network === "mainnet") !== (this.modules.network.name === "mainnet")) return json({chains: []});
+          if (network !== null && !["mainnet", "fuji", "testnet"].includes(network))
+            throw new ParamError("network must be one of mainnet, fuji, testnet");
+          if (network !== null && (network === "mainnet") !== (this.modules.network.name === "mainnet"))
+            return json({chains: []});
           return json({chains: (await metricsChains(sql)).map((c) => this.chainModel(c))});
         }
         case "/v2/chains/:chainId": {
@@ -135,7 +160,9 @@ export class MetricsV2 {
   }
 
   private unknownChain(text: string): PlainResponse {
-    return errorBody(404, [`chain ${text} not found: /v2/chains lists the EVM chains this node follows (aggregates such as total, mainnet, testnet are not served)`]);
+    return errorBody(404, [
+      `chain ${text} not found: /v2/chains lists the EVM chains this node follows (aggregates such as total, mainnet, testnet are not served)`,
+    ]);
   }
 
   private async chain(sql: SqlClientLike, text: string): Promise<MetricsChainRow | null> {
@@ -154,13 +181,20 @@ export class MetricsV2 {
     };
   }
 
-  private async series(sql: SqlClientLike, chainText: string, metricText: string, query: URLSearchParams): Promise<PlainResponse> {
+  private async series(
+    sql: SqlClientLike,
+    chainText: string,
+    metricText: string,
+    query: URLSearchParams,
+  ): Promise<PlainResponse> {
     checkKnown(query, ["startTimestamp", "endTimestamp", "timeInterval", "pageToken", "pageSize"]);
     if (!(await this.known(sql, chainText))) return this.unknownChain(chainText);
-    if (!(CHAIN_METRICS as readonly string[]).includes(metricText)) throw new ParamError(`metric must be one of ${CHAIN_METRICS.join(", ")}`);
+    if (!(CHAIN_METRICS as readonly string[]).includes(metricText))
+      throw new ParamError(`metric must be one of ${CHAIN_METRICS.join(", ")}`);
     const metric = metricText as ChainMetric;
     const grain = grainParam(query, "day");
-    if (dayOnly(metric) && grain !== "day") throw new ParamError(`${metric} is served by day only (metrics named cumulative*, max* and avg* are)`);
+    if (dayOnly(metric) && grain !== "day")
+      throw new ParamError(`${metric} is served by day only (metrics named cumulative*, max* and avg* are)`);
     const {start, end} = rangeParams(query);
     const key = `${chainText}|${metric}|${grain}|${start ?? ""}|${end ?? ""}`;
     const page = this.page(query, key, pageSizeParam(query));
@@ -179,7 +213,11 @@ export class MetricsV2 {
   }
 
   /** The page's size and position: from the token, else the first page. */
-  private page(query: URLSearchParams, key: string, size: number | undefined): {size: number; cursor: number | undefined} {
+  private page(
+    query: URLSearchParams,
+    key: string,
+    size: number | undefined,
+  ): {size: number; cursor: number | undefined} {
     const token = query.get("pageToken");
     if (token === null) return {size: size ?? DEFAULT_V2_PAGE_SIZE, cursor: undefined};
     const hit = this.modules.tokens.lookup(token);
@@ -190,43 +228,79 @@ export class MetricsV2 {
           : "pageToken is not valid; restart the listing from the first page",
       );
     }
-    if (hit.position.chain !== key) throw new ParamError("pageToken was issued for another listing (chain, metric, interval or range)");
+    if (hit.position.chain !== key)
+      throw new ParamError("pageToken was issued for another listing (chain, metric, interval or range)");
     return {size: size ?? hit.position.pageSize, cursor: hit.position.offset};
   }
 
   /** The page and, when older buckets remain, a token for them (its position: the next page's newest bucket). */
-  private withNext(results: Array<{timestamp: number}>, grain: Grain, from: number, key: string, size: number): Record<string, unknown> {
+  private withNext(
+    results: Array<{timestamp: number}>,
+    grain: Grain,
+    from: number,
+    key: string,
+    size: number,
+  ): Record<string, unknown> {
     const body: Record<string, unknown> = {results};
     const oldest = results[results.length - 1];
     if (results.length === size && oldest && oldest.timestamp > from) {
-      body.nextPageToken = this.modules.tokens.issue({chain: key, offset: bucketStart(grain, oldest.timestamp - 1), pageSize: size});
+      body.nextPageToken = this.modules.tokens.issue({
+        chain: key,
+        offset: bucketStart(grain, oldest.timestamp - 1),
+        pageSize: size,
+      });
     }
     return body;
   }
 
-  private async rolling(sql: SqlClientLike, chainText: string, metricText: string, query: URLSearchParams): Promise<PlainResponse> {
+  private async rolling(
+    sql: SqlClientLike,
+    chainText: string,
+    metricText: string,
+    query: URLSearchParams,
+  ): Promise<PlainResponse> {
     checkKnown(query, []);
     if (!(await this.known(sql, chainText))) return this.unknownChain(chainText);
-    if (!(ROLLING_METRICS as readonly string[]).includes(metricText)) throw new ParamError(`metric must be one of ${ROLLING_METRICS.join(", ")}`);
+    if (!(ROLLING_METRICS as readonly string[]).includes(metricText))
+      throw new ParamError(`metric must be one of ${ROLLING_METRICS.join(", ")}`);
     return json({result: await rollingWindows(sql, chainText, metricText as RollingMetric, this.now())});
   }
 
-  private async icm(sql: SqlClientLike, template: "/v2/icm/summary" | "/v2/icm/timeseries", query: URLSearchParams): Promise<PlainResponse> {
+  private async icm(
+    sql: SqlClientLike,
+    template: "/v2/icm/summary" | "/v2/icm/timeseries",
+    query: URLSearchParams,
+  ): Promise<PlainResponse> {
     const common = ["srcBlockchainId", "destBlockchainId", "groupBy", "network"];
-    checkKnown(query, template === "/v2/icm/summary" ? common : [...common, "startTimestamp", "endTimestamp", "timeInterval", "pageToken", "pageSize"]);
+    checkKnown(
+      query,
+      template === "/v2/icm/summary"
+        ? common
+        : [...common, "startTimestamp", "endTimestamp", "timeInterval", "pageToken", "pageSize"],
+    );
     const network = query.get("network");
-    if (network !== null && !["mainnet", "fuji", "testnet"].includes(network)) throw new ParamError("network must be one of mainnet, fuji, testnet");
-    if (network !== null && (network === "mainnet") !== (this.modules.network.name === "mainnet")) throw new ParamError(`this node serves ${this.modules.network.name}, not ${network}`);
+    if (network !== null && !["mainnet", "fuji", "testnet"].includes(network))
+      throw new ParamError("network must be one of mainnet, fuji, testnet");
+    if (network !== null && (network === "mainnet") !== (this.modules.network.name === "mainnet"))
+      throw new ParamError(`this node serves ${this.modules.network.name}, not ${network}`);
     const groupByText = query.get("groupBy");
     const groups = ["srcBlockchainId", "destBlockchainId", "srcBlockchainId,destBlockchainId"];
-    if (groupByText !== null && !groups.includes(groupByText)) throw new ParamError(`groupBy must be one of ${groups.join(", ")}`);
+    if (groupByText !== null && !groups.includes(groupByText))
+      throw new ParamError(`groupBy must be one of ${groups.join(", ")}`);
     const filter = {src: query.get("srcBlockchainId") ?? undefined, dest: query.get("destBlockchainId") ?? undefined};
     if (template === "/v2/icm/summary") return json({result: await icmSummary(sql, filter, this.now())});
     const grain = grainParam(query, "day");
     const {start, end} = rangeParams(query);
     const key = `icm|${filter.src ?? ""}|${filter.dest ?? ""}|${groupByText ?? ""}|${grain}|${start ?? ""}|${end ?? ""}`;
     const page = this.page(query, key, pageSizeParam(query));
-    const all = await icmTimeseries(sql, filter, (groupByText ?? null) as IcmGroupBy | null, grain, start, page.cursor ?? end);
+    const all = await icmTimeseries(
+      sql,
+      filter,
+      (groupByText ?? null) as IcmGroupBy | null,
+      grain,
+      start,
+      page.cursor ?? end,
+    );
     const results = all.slice(0, page.size);
     const body: Record<string, unknown> = {results};
     const next = all[page.size];
@@ -234,19 +308,32 @@ export class MetricsV2 {
     if (next) {
       let cut = page.size;
       while (cut > 0 && results[cut - 1]!.timestamp === next.timestamp) cut--;
-      if (cut === 0) throw new ParamError(`one ${grain} holds more than ${page.size} series: ask for a larger pageSize`);
+      if (cut === 0)
+        throw new ParamError(`one ${grain} holds more than ${page.size} series: ask for a larger pageSize`);
       body.results = results.slice(0, cut);
-      body.nextPageToken = this.modules.tokens.issue({chain: key, offset: results[cut]!.timestamp, pageSize: page.size});
+      body.nextPageToken = this.modules.tokens.issue({
+        chain: key,
+        offset: results[cut]!.timestamp,
+        pageSize: page.size,
+      });
     }
     return json(body);
   }
 
-  private async staking(sql: SqlClientLike, networkText: string, metricText: string, query: URLSearchParams): Promise<PlainResponse> {
+  private async staking(
+    sql: SqlClientLike,
+    networkText: string,
+    metricText: string,
+    query: URLSearchParams,
+  ): Promise<PlainResponse> {
     checkKnown(query, ["startTimestamp", "endTimestamp", "pageToken", "pageSize", "subnetId"]);
     const ours = this.modules.network.name === "mainnet" ? ["mainnet"] : ["fuji", "testnet", this.modules.network.name];
-    if (!["mainnet", "fuji", "testnet", this.modules.network.name].includes(networkText)) return errorBody(404, [`network ${networkText} not found`]);
-    if (!ours.includes(networkText)) return errorBody(404, [`this node serves ${this.modules.network.name}, not ${networkText}`]);
-    if (!(NETWORK_METRICS as readonly string[]).includes(metricText)) throw new ParamError(`metric must be one of ${NETWORK_METRICS.join(", ")}`);
+    if (!["mainnet", "fuji", "testnet", this.modules.network.name].includes(networkText))
+      return errorBody(404, [`network ${networkText} not found`]);
+    if (!ours.includes(networkText))
+      return errorBody(404, [`this node serves ${this.modules.network.name}, not ${networkText}`]);
+    if (!(NETWORK_METRICS as readonly string[]).includes(metricText))
+      throw new ParamError(`metric must be one of ${NETWORK_METRICS.join(", ")}`);
     const subnetId = query.get("subnetId") ?? EMPTY_ID;
     const {start, end} = rangeParams(query);
     const key = `staking|${metricText}|${subnetId}|${start ?? ""}|${end ?? ""}`;
@@ -258,13 +345,23 @@ export class MetricsV2 {
   }
 
   private async health(sql: SqlClientLike | null): Promise<PlainResponse> {
-    if (sql === null) return json({status: "ok", info: {store: {status: "up", detail: "no data API store: only /v1 is served"}}, error: {}, details: {store: {status: "up"}}});
+    if (sql === null)
+      return json({
+        status: "ok",
+        info: {store: {status: "up", detail: "no data API store: only /v1 is served"}},
+        error: {},
+        details: {store: {status: "up"}},
+      });
     try {
       await sql.query("SELECT 1");
       return json({status: "ok", info: {store: {status: "up"}}, error: {}, details: {store: {status: "up"}}});
     } catch (err) {
       const down = {store: {status: "down", message: err instanceof Error ? err.message : String(err)}};
-      return {status: 503, contentType: "application/json", body: JSON.stringify({status: "error", info: {}, error: down, details: down})};
+      return {
+        status: 503,
+        contentType: "application/json",
+        body: JSON.stringify({status: "error", info: {}, error: down, details: down}),
+      };
     }
   }
 }
@@ -286,7 +383,11 @@ export function v2Resolver(service: MetricsService, v2: MetricsV2): RouteResolve
   const routes = new Map(
     V2_TEMPLATES.map((template): [string, Route] => [
       template,
-      {template, plain: (req, target) => service.limit(service.clients.keyOf(req), V2_COST[template] ?? 1) ?? v2.handle(template, target)},
+      {
+        template,
+        plain: (req, target) =>
+          service.limit(service.clients.keyOf(req), V2_COST[template] ?? 1) ?? v2.handle(template, target),
+      },
     ]),
   );
   return {

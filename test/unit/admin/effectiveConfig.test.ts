@@ -17,7 +17,8 @@ describe("admin.getConfig", () => {
       env: {},
     });
     const shown = JSON.stringify(effectiveConfig(config));
-    for (const s of ["pa,ss", "ss@", "SECRET1", "SECRET2", "SECRET3", "SECRET4", "SECRET5", "SECRET6", "SECRET7"]) expect(shown, s).not.toContain(s);
+    for (const s of ["pa,ss", "ss@", "SECRET1", "SECRET2", "SECRET3", "SECRET4", "SECRET5", "SECRET6", "SECRET7"])
+      expect(shown, s).not.toContain(s);
     const c = effectiveConfig(config);
     expect(c["data-api-db"]).toBe("postgres://db.example:5432/…");
     expect(c["evm-rpc"]).toBe("C=https://node.example/ext/bc/C/rpc,99=http://127.0.0.1:8545/…");

@@ -3,7 +3,11 @@ import {describe, expect, it} from "vitest";
 import {ClientAddresses, clientKey} from "../../../src/api/clientAddress.js";
 import {ipRangeList as trustList} from "../../../src/util/ipRanges.js";
 
-const req = (peer: string, xff?: string | string[]): IncomingMessage => ({socket: {remoteAddress: peer}, headers: xff === undefined ? {} : {"x-forwarded-for": xff}}) as unknown as IncomingMessage;
+const req = (peer: string, xff?: string | string[]): IncomingMessage =>
+  ({
+    socket: {remoteAddress: peer},
+    headers: xff === undefined ? {} : {"x-forwarded-for": xff},
+  }) as unknown as IncomingMessage;
 
 describe("client addresses for rate limits", () => {
   it("keys IPv4 by address and IPv6 by /64, an IPv4-mapped address as its IPv4", () => {

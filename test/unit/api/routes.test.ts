@@ -6,7 +6,14 @@ const route = (template: string): Route => ({template});
 
 function table(): Routes {
   const r = new Routes();
-  for (const p of ["/ext/health", "/ext/health/readiness", "/ext/health/liveness", "/ext/metrics", "/ext/index/X/tx", "/ext/index/X/block"]) {
+  for (const p of [
+    "/ext/health",
+    "/ext/health/readiness",
+    "/ext/health/liveness",
+    "/ext/metrics",
+    "/ext/index/X/tx",
+    "/ext/index/X/block",
+  ]) {
     r.add(p, route(p));
   }
   return r;
@@ -52,7 +59,9 @@ describe("Routes.addAlias", () => {
     expect(() => r.addAlias("metrics", "health")).toThrow("failed to create endpoint as /ext/health already exists");
     expect(() => r.addAlias("metrics", "health")).toThrow("failed to create endpoint as /ext/health already exists");
     r.addAlias("metrics", "m");
-    expect(() => r.addAlias("health", "m")).toThrow("route is either already aliased or already maps to a handle: /ext/m");
+    expect(() => r.addAlias("health", "m")).toThrow(
+      "route is either already aliased or already maps to a handle: /ext/m",
+    );
     // /ext/index/X/tx would be served twice
     const s = table();
     s.add("/ext/other/tx", route("/ext/other/tx"));

@@ -12,7 +12,12 @@ import {Routes} from "../../../src/api/routes.js";
 import {HttpServer, defaultHttpServerOptions} from "../../../src/api/server.js";
 import {LoggerRegistry} from "../../../src/logger/index.js";
 
-const logger = new LoggerRegistry({logLevel: "OFF", displayLevel: "OFF", logDir: null, displayStream: new Writable({write: (_c, _e, cb) => cb()})}).get("main");
+const logger = new LoggerRegistry({
+  logLevel: "OFF",
+  displayLevel: "OFF",
+  logDir: null,
+  displayStream: new Writable({write: (_c, _e, cb) => cb()}),
+}).get("main");
 const SIZE = 96 * 2 ** 20;
 const BODY = "x".repeat(SIZE);
 const TIMEOUT_MS = 400;
@@ -23,11 +28,17 @@ describe("HTTP write timeout", () => {
   beforeAll(async () => {
     const routes = new Routes();
     routes.add("/big", {template: "/big", plain: () => ({status: 200, contentType: "text/plain", body: BODY})});
-    routes.add("/slow", {template: "/slow", plain: async () => {
-      await new Promise((r) => setTimeout(r, 300));
-      return {status: 200, contentType: "text/plain", body: "slow"};
-    }});
-    server = new HttpServer({...defaultHttpServerOptions, host: "127.0.0.1", port: 0, allowedHosts: ["*"], writeTimeoutMs: TIMEOUT_MS}, {routes, rpc: new RpcRouter(defaultRpcRouterOptions, {logger, metrics: null}), logger, metrics: null});
+    routes.add("/slow", {
+      template: "/slow",
+      plain: async () => {
+        await new Promise((r) => setTimeout(r, 300));
+        return {status: 200, contentType: "text/plain", body: "slow"};
+      },
+    });
+    server = new HttpServer(
+      {...defaultHttpServerOptions, host: "127.0.0.1", port: 0, allowedHosts: ["*"], writeTimeoutMs: TIMEOUT_MS},
+      {routes, rpc: new RpcRouter(defaultRpcRouterOptions, {logger, metrics: null}), logger, metrics: null},
+    );
     port = Number((await server.listen()).port);
   });
   afterAll(async () => server?.close());
@@ -69,7 +80,9 @@ describe("HTTP write timeout", () => {
       s.on("close", () => resolve({bytes}));
       s.on("error", () => undefined);
       // Both requests at once: the large answer waits, buffered, for the slow one's socket.
-      s.write("GET /slow HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET /big HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+      s.write(
+        "GET /slow HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET /big HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+      );
       setTimeout(() => s.resume(), TIMEOUT_MS * 8);
     });
     expect(got.bytes).toBeLessThan(SIZE);

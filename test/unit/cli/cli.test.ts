@@ -39,7 +39,10 @@ describe("flag values", () => {
   it("layers flag > env > file > default, and derives dirs from data-dir", () => {
     const dir = tempDir();
     const file = path.join(dir, "c.json");
-    writeFileSync(file, JSON.stringify({"http-port": 1111, "index-enabled": true, "log-level": "debug", "data-dir": "/d"}));
+    writeFileSync(
+      file,
+      JSON.stringify({"http-port": 1111, "index-enabled": true, "log-level": "debug", "data-dir": "/d"}),
+    );
     const fromFile = parseArgs(["--config-file", file], {});
     expect(fromFile["http-port"]).toBe(1111);
     expect(fromFile["index-enabled"]).toBe(true);
@@ -71,7 +74,11 @@ describe("flag values", () => {
 
 describe("bad input exits 2 with one line naming the flag", () => {
   const run = (args: string[], env: Record<string, string> = {}): {status: number | null; stderr: string} => {
-    const r = spawnSync(process.execPath, [BIN, ...args], {encoding: "utf8", env: {...process.env, ...env}, timeout: 10_000});
+    const r = spawnSync(process.execPath, [BIN, ...args], {
+      encoding: "utf8",
+      env: {...process.env, ...env},
+      timeout: 10_000,
+    });
     return {status: r.status, stderr: r.stderr};
   };
   const dir = tempDir();
@@ -88,13 +95,33 @@ describe("bad input exits 2 with one line naming the flag", () => {
     ["bad bool", ["--index-enabled=maybe"], {}, /--index-enabled: expected true or false, got "maybe"/],
     ["bad duration", ["--health-check-frequency", "5"], {}, /--health-check-frequency: invalid duration "5"/],
     ["zero frequency", ["--health-check-frequency", "0s"], {}, /--health-check-frequency: must be greater than 0/],
-    ["backfill before the epoch", ["--dev-backfill", "500000h"], {}, /--dev-backfill: must be at most 87600h \(ten years\)/],
+    [
+      "backfill before the epoch",
+      ["--dev-backfill", "500000h"],
+      {},
+      /--dev-backfill: must be at most 87600h \(ten years\)/,
+    ],
     ["bad level", ["--log-level", "loud"], {}, /--log-level: unknown log level "loud"/],
-    ["bad log format", ["--log-format", "pretty"], {}, /--log-format: unknown log format "pretty"; expected one of auto, plain, colors, json/],
+    [
+      "bad log format",
+      ["--log-format", "pretty"],
+      {},
+      /--log-format: unknown log format "pretty"; expected one of auto, plain, colors, json/,
+    ],
     ["bad feed", ["--feed", "ftp://x"], {}, /--feed: expected dev, file:PATH or http:\/\/HOST:PORT/],
     ["bad network", ["--network-id", "moon"], {}, /--network-id: unknown network "moon"/],
-    ["PGlite cache too large", ["--data-api-pglite-shared-buffers", "2048"], {}, /--data-api-pglite-shared-buffers: must be 16-1024 \(MiB\), got 2048/],
-    ["PGlite cache too small", ["--data-api-pglite-shared-buffers", "8"], {}, /--data-api-pglite-shared-buffers: must be 16-1024 \(MiB\), got 8/],
+    [
+      "PGlite cache too large",
+      ["--data-api-pglite-shared-buffers", "2048"],
+      {},
+      /--data-api-pglite-shared-buffers: must be 16-1024 \(MiB\), got 2048/,
+    ],
+    [
+      "PGlite cache too small",
+      ["--data-api-pglite-shared-buffers", "8"],
+      {},
+      /--data-api-pglite-shared-buffers: must be 16-1024 \(MiB\), got 8/,
+    ],
     ["bad env", [], {AVAEXT_HTTP_PORT: "abc"}, /--http-port: expected a port number/],
     ["missing config file", ["--config-file", path.join(dir, "none.json")], {}, /--config-file: cannot read .*ENOENT/],
     ["config not JSON", ["--config-file", badJson], {}, /--config-file: .* is not valid JSON/],
@@ -122,7 +149,9 @@ describe("bad input exits 2 with one line naming the flag", () => {
 
 describe("docs/reference/cli.md", () => {
   it("lists every flag with its default (regenerate with node scripts/cli-docs.mjs)", () => {
-    const r = spawnSync(process.execPath, [path.resolve(__dirname, "../../../scripts/cli-docs.mjs"), "--check"], {encoding: "utf8"});
+    const r = spawnSync(process.execPath, [path.resolve(__dirname, "../../../scripts/cli-docs.mjs"), "--check"], {
+      encoding: "utf8",
+    });
     expect(r.stderr).toBe("");
     expect(r.status).toBe(0);
   });
@@ -169,8 +198,13 @@ describe("--log-format through the command", () => {
       const log = path.join(dir, "logs", "main.log");
       const wait = `for i in $(seq 1 900); do grep -q '"url":"http' ${log} 2>/dev/null && break; sleep 0.1; done`;
       const cmd = `${process.execPath} ${BIN} --data-dir=${dir} --dev-backfill=0 --http-host=127.0.0.1 --http-port=0 & pid=$!; ${wait}; kill -TERM $pid; wait $pid`;
-      const r = spawnSync("script", ["-qec", cmd, "/dev/null"], {encoding: "utf8", env: {...process.env, NO_COLOR: "", TERM: "xterm"}, timeout: 110_000});
+      const r = spawnSync("script", ["-qec", cmd, "/dev/null"], {
+        encoding: "utf8",
+        env: {...process.env, NO_COLOR: "", TERM: "xterm"},
+        timeout: 110_000,
+      });
       expect(r.status).toBe(0);
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: the ANSI colour codes are what is tested.
       expect(r.stdout).toMatch(/\] \x1b\[32mINFO\x1b\[0m <main> /);
       expect(r.stdout).not.toMatch(/\{"level"/);
       const first = readFileSync(path.join(dir, "logs", "main.log"), "utf8").split("\n")[0]!;
@@ -186,7 +220,11 @@ describe("a network's genesis at start: exit 1 with one line naming --genesis-fi
     const dir = tempDir();
     const feed = path.join(dir, "empty.ndjson");
     writeFileSync(feed, "");
-    const r = spawnSync(process.execPath, [BIN, `--data-dir=${dir}`, "--http-port=0", `--feed=file:${feed}`, "--log-display-level=OFF", ...args], {encoding: "utf8", timeout: 60_000});
+    const r = spawnSync(
+      process.execPath,
+      [BIN, `--data-dir=${dir}`, "--http-port=0", `--feed=file:${feed}`, "--log-display-level=OFF", ...args],
+      {encoding: "utf8", timeout: 60_000},
+    );
     rmSync(dir, {recursive: true, force: true});
     return {status: r.status, stderr: r.stderr};
   };

@@ -31,8 +31,14 @@ async function resolvedBy(modules: string[]): Promise<string[]> {
   );
   await writeFile(log, "");
   const register = `import {register} from "node:module"; register(${JSON.stringify(pathToFileURL(hooks).href)});`;
-  const script = modules.map((m) => `await import(${JSON.stringify(pathToFileURL(path.join(DIST, m)).href)});`).join("\n");
-  await promisify(execFile)(process.execPath, ["--import", `data:text/javascript,${encodeURIComponent(register)}`, "--input-type=module", "-e", script], {timeout: 30_000});
+  const script = modules
+    .map((m) => `await import(${JSON.stringify(pathToFileURL(path.join(DIST, m)).href)});`)
+    .join("\n");
+  await promisify(execFile)(
+    process.execPath,
+    ["--import", `data:text/javascript,${encodeURIComponent(register)}`, "--input-type=module", "-e", script],
+    {timeout: 30_000},
+  );
   return (await readFile(log, "utf8")).split("\n").filter((l) => l !== "");
 }
 
@@ -45,6 +51,10 @@ describe("flag parsing's imports", () => {
 
   it("sees both drivers when the store's client is imported (the check can fail)", async () => {
     const urls = await resolvedBy(["dataApi/store/client.js"]);
-    for (const d of DRIVERS) expect(urls.some((u) => d.test(u)), String(d)).toBe(true);
+    for (const d of DRIVERS)
+      expect(
+        urls.some((u) => d.test(u)),
+        String(d),
+      ).toBe(true);
   });
 });

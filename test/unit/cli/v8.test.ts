@@ -11,8 +11,13 @@ function tune(pretenuring: boolean, execArgv: string[], heapGrowingPercent = 0):
 
 describe("V8 tuning", () => {
   it("turns allocation-site pretenuring off unless asked to keep it", () => {
-    expect(tune(false, [])).toEqual({returned: ["--no-allocation-site-pretenuring"], set: ["--no-allocation-site-pretenuring"]});
-    expect(tune(false, ["--max-old-space-size=4096", "--enable-source-maps"]).set).toEqual(["--no-allocation-site-pretenuring"]);
+    expect(tune(false, [])).toEqual({
+      returned: ["--no-allocation-site-pretenuring"],
+      set: ["--no-allocation-site-pretenuring"],
+    });
+    expect(tune(false, ["--max-old-space-size=4096", "--enable-source-maps"]).set).toEqual([
+      "--no-allocation-site-pretenuring",
+    ]);
     expect(tune(true, [])).toEqual({returned: [], set: []});
   });
 
@@ -53,12 +58,17 @@ describe("V8 tuning", () => {
   it("matches whole flag names only", () => {
     expect(operatorChose("allocation-site-pretenuring", ["--allocation-site-pretenuring-extra"])).toBe(false);
     expect(operatorChose("allocation-site-pretenuring", ["--trace-allocation-site-pretenuring"])).toBe(false);
-    expect(operatorChose("heap-growing-percent", ["---heap-growing-percent=50", "heap-growing-percent=50"])).toBe(false);
+    expect(operatorChose("heap-growing-percent", ["---heap-growing-percent=50", "heap-growing-percent=50"])).toBe(
+      false,
+    );
   });
 
   it("reads its settings from the flags, and refuses a factor V8 would not take", () => {
     expect(v8Tuning(parseArgs([], {}))).toEqual({pretenuring: false, heapGrowingPercent: 0});
-    expect(v8Tuning(parseArgs(["--v8-heap-growing-percent", "50", "--v8-pretenuring"], {}))).toEqual({pretenuring: true, heapGrowingPercent: 50});
+    expect(v8Tuning(parseArgs(["--v8-heap-growing-percent", "50", "--v8-pretenuring"], {}))).toEqual({
+      pretenuring: true,
+      heapGrowingPercent: 50,
+    });
     expect(v8Tuning(parseArgs([], {AVAEXT_V8_HEAP_GROWING_PERCENT: "1000"})).heapGrowingPercent).toBe(1000);
     expect(() => parseArgs(["--v8-heap-growing-percent", "1001"], {})).toThrow(/v8-heap-growing-percent.*0-1000/);
     expect(() => parseArgs(["--v8-heap-growing-percent", "-1"], {})).toThrow(/v8-heap-growing-percent/);

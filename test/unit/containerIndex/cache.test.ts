@@ -5,14 +5,21 @@ import {ContainerJsonCache, containerJson} from "../../../src/containerIndex/ser
 import type {EndpointIndex, StoredContainer} from "../../../src/containerIndex/store.js";
 
 const idx = {endpoint: ENDPOINTS[3]!} as EndpointIndex;
-const container = (i: number): StoredContainer => ({id: new Uint8Array(32).fill(i), bytes: new Uint8Array(100).fill(i), timestampNs: 1_700_000_000_000_000_000n, index: BigInt(i), checksum: null});
+const container = (i: number): StoredContainer => ({
+  id: new Uint8Array(32).fill(i),
+  bytes: new Uint8Array(100).fill(i),
+  timestampNs: 1_700_000_000_000_000_000n,
+  index: BigInt(i),
+  checksum: null,
+});
 
 describe("ContainerJsonCache", () => {
   it("holds the JSON as bytes, stays within its budget, evicts oldest first and spares what was read", () => {
     const sizes = Array.from({length: 17}, (_, i) => Buffer.byteLength(containerJson(container(i), "hex")));
     const budget = sizes.slice(0, 16).reduce((a, b) => a + b, 0); // room for exactly 16
     const cache = new ContainerJsonCache(budget);
-    for (let i = 0; i < 16; i++) expect(cache.put(idx, container(i), "hex").toString()).toBe(containerJson(container(i), "hex"));
+    for (let i = 0; i < 16; i++)
+      expect(cache.put(idx, container(i), "hex").toString()).toBe(containerJson(container(i), "hex"));
     expect(cache.peek(idx, 0n, "hex")).toBeDefined();
     expect(cache.peek(idx, 3n, "hex")).toBeDefined(); // 0 and 3 are read: spared by the next eviction
     cache.put(idx, container(16), "hex"); // over budget: down to 7/8 of it, the oldest unread first
@@ -72,8 +79,11 @@ describe("ContainerJsonCache", () => {
     const cache = new ContainerJsonCache(size * 8);
     for (let i = 0; i < 4; i++) cache.put(idx, container(i), "hex"); // the hot set
     // A crawl: 36 containers read once each. Answers are right, nothing is cached, the hot set stays.
-    for (let i = 4; i < 40; i++) expect(cache.offer(idx, container(i), "hex").toString()).toBe(containerJson(container(i), "hex"));
-    expect(Array.from({length: 40}, (_, i) => cache.peek(idx, BigInt(i), "hex") !== undefined).filter(Boolean)).toHaveLength(4);
+    for (let i = 4; i < 40; i++)
+      expect(cache.offer(idx, container(i), "hex").toString()).toBe(containerJson(container(i), "hex"));
+    expect(
+      Array.from({length: 40}, (_, i) => cache.peek(idx, BigInt(i), "hex") !== undefined).filter(Boolean),
+    ).toHaveLength(4);
     // Read again: now cached.
     cache.offer(idx, container(7), "hex");
     expect(cache.peek(idx, 7n, "hex")?.toString()).toBe(containerJson(container(7), "hex"));

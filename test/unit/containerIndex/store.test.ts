@@ -42,14 +42,18 @@ function encodeRecordV1(it: AcceptItem): Uint8Array {
 const encodeRecordV2 = (it: AcceptItem): Uint8Array => encodeRecord({...it, checksum: sha256(it.bytes).subarray(28)});
 
 /** The records of containers stored at indexes 0, 1, ... of X/tx, in the given layout. */
-const recordOps = (items: AcceptItem[], encode: (it: AcceptItem, n: number) => Uint8Array = encodeRecordV2): BatchOp[] =>
-  items.map((it, n) => ({type: "put", key: containerKey(xtx.id, BigInt(n)), value: encode(it, n)}));
+const recordOps = (
+  items: AcceptItem[],
+  encode: (it: AcceptItem, n: number) => Uint8Array = encodeRecordV2,
+): BatchOp[] => items.map((it, n) => ({type: "put", key: containerKey(xtx.id, BigInt(n)), value: encode(it, n)}));
 
 /** The ID keys of containers stored at indexes 0, 1, ... of X/tx. */
-const idKeys = (items: AcceptItem[]): BatchOp[] => items.map((it, n) => ({type: "put", key: containerIndexKey(xtx.id, it.id), value: u64be(BigInt(n))}));
+const idKeys = (items: AcceptItem[]): BatchOp[] =>
+  items.map((it, n) => ({type: "put", key: containerIndexKey(xtx.id, it.id), value: u64be(BigInt(n))}));
 
 /** The hex checksum, computed independently of the code under test. */
-const hexChecksum = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest().subarray(28).toString("hex");
+const hexChecksum = (bytes: Uint8Array): string =>
+  createHash("sha256").update(bytes).digest().subarray(28).toString("hex");
 
 async function open(dir = tempDir()): Promise<{db: Database; store: IndexStore; dir: string}> {
   dirs.push(dir);
@@ -108,7 +112,10 @@ describe("IndexStore", () => {
     const {db, store} = await open(dir);
     expect(store.index(xtx).checksumsFrom).toBe(6n);
     expect(store.index(pblock).checksumsFrom).toBe(0n);
-    await store.accept([6, 7].map((n) => item(xtx, n)), null);
+    await store.accept(
+      [6, 7].map((n) => item(xtx, n)),
+      null,
+    );
     await db.close();
     // The boundary is kept: reopened, old and new records read back as written, in one range.
     const {db: db2, store: store2} = await open(dir);
@@ -120,7 +127,9 @@ describe("IndexStore", () => {
     expect(got.map((c) => c.checksum === null)).toEqual([true, true, true, true, true, true, false, false]);
     got.forEach((c, n) => {
       expect(Buffer.from(c.bytes).equals(Buffer.from(all[n]!.bytes))).toBe(true);
-      expect(containerJson(c, "hex")).toContain(`${Buffer.from(all[n]!.bytes).toString("hex")}${hexChecksum(all[n]!.bytes)}"`);
+      expect(containerJson(c, "hex")).toContain(
+        `${Buffer.from(all[n]!.bytes).toString("hex")}${hexChecksum(all[n]!.bytes)}"`,
+      );
     });
     await db2.close();
   });
@@ -148,7 +157,9 @@ describe("IndexStore", () => {
     rmSync(path.join(dir, "containers"), {recursive: true, force: true});
     renameSync(path.join(other, "containers"), path.join(dir, "containers"));
     const db2 = await openIndexDatabase(dir);
-    await expect(IndexStore.open(db2)).rejects.toThrow(/has no matching record 4: was .*containers\/X-tx removed or replaced/);
+    await expect(IndexStore.open(db2)).rejects.toThrow(
+      /has no matching record 4: was .*containers\/X-tx removed or replaced/,
+    );
     await db2.close();
     rmSync(path.join(dir, "containers"), {recursive: true, force: true});
     renameSync(path.join(dir, "containers.away"), path.join(dir, "containers"));
@@ -200,7 +211,10 @@ describe("IndexStore", () => {
   it("skips duplicates (already stored or twice in one batch) and still advances the position", async () => {
     const {db, store} = await open();
     await store.accept([item(xtx, 0), item(xtx, 1)], {key: "f", value: Uint8Array.of(1)});
-    const r = await store.accept([item(xtx, 1), item(xtx, 2), item(xtx, 2), item(pblock, 1)], {key: "f", value: Uint8Array.of(2)});
+    const r = await store.accept([item(xtx, 1), item(xtx, 2), item(xtx, 2), item(pblock, 1)], {
+      key: "f",
+      value: Uint8Array.of(2),
+    });
     expect(r.duplicates).toBe(2);
     expect(r.accepted).toHaveLength(2);
     expect(store.index(xtx).next).toBe(3n);
@@ -213,9 +227,18 @@ describe("IndexStore", () => {
   it("pipelined accepts: a batch queued behind one still writing sees its IDs as duplicates", async () => {
     const {store} = await open();
     // Issued together: the second batch's lookups start before the first is written.
-    const a = store.accept([0, 1, 2].map((n) => item(xtx, n)), {key: "f", value: Uint8Array.of(1)});
-    const b = store.accept([2, 3, 1, 4].map((n) => item(xtx, n)), {key: "f", value: Uint8Array.of(2)});
-    const c = store.accept([4, 5].map((n) => item(xtx, n)), {key: "f", value: Uint8Array.of(3)});
+    const a = store.accept(
+      [0, 1, 2].map((n) => item(xtx, n)),
+      {key: "f", value: Uint8Array.of(1)},
+    );
+    const b = store.accept(
+      [2, 3, 1, 4].map((n) => item(xtx, n)),
+      {key: "f", value: Uint8Array.of(2)},
+    );
+    const c = store.accept(
+      [4, 5].map((n) => item(xtx, n)),
+      {key: "f", value: Uint8Array.of(3)},
+    );
     const [ra, rb, rc] = await Promise.all([a, b, c]);
     expect(ra.accepted).toHaveLength(3);
     expect(rb).toMatchObject({duplicates: 2});
@@ -248,7 +271,10 @@ describe("IndexStore", () => {
     // A batch queued behind a failed one fails unwritten; its IDs are then accepted again, not taken as stored.
     const fail2 = store.accept([item(xtx, 7)], null, true, fail);
     const behind = store.accept([item(xtx, 8)], null);
-    const behindSettled = behind.then(() => "written", () => "not written");
+    const behindSettled = behind.then(
+      () => "written",
+      () => "not written",
+    );
     await expect(fail2).rejects.toThrow("derived writes failed");
     expect(await behindSettled).toBe("not written");
     store.resume();
@@ -257,7 +283,10 @@ describe("IndexStore", () => {
     expect((await retry).accepted.map((it) => it.id)).toEqual([item(xtx, 8).id, item(xtx, 7).id]);
     expect(store.index(xtx).next).toBe(2n);
     // After the failure is seen, the feed restarts from its position: accepts work again.
-    const r = await store.accept([0, 1].map((n) => item(xtx, n)), {key: "f", value: Uint8Array.of(3)});
+    const r = await store.accept(
+      [0, 1].map((n) => item(xtx, n)),
+      {key: "f", value: Uint8Array.of(3)},
+    );
     expect(r.accepted).toHaveLength(2);
     expect(store.index(xtx).next).toBe(4n);
   });
@@ -318,7 +347,9 @@ describe("IndexStore", () => {
     // Nothing is left behind in the main store, and a second open moves nothing.
     const main = new Level<Uint8Array, Uint8Array>(dir, {keyEncoding: "view", valueEncoding: "view"});
     await main.open();
-    expect(await main.keys({gte: Uint8Array.of(Bucket.container), lt: Uint8Array.of(Bucket.container + 1)}).all()).toEqual([]);
+    expect(
+      await main.keys({gte: Uint8Array.of(Bucket.container), lt: Uint8Array.of(Bucket.container + 1)}).all(),
+    ).toEqual([]);
     await main.close();
     const db2 = await openIndexDatabase(dir);
     expect(db2.migrated).toBe(0);
@@ -334,33 +365,60 @@ describe("IndexStore", () => {
     const main = new Level<Uint8Array, Uint8Array>(dir, {keyEncoding: "view", valueEncoding: "view"});
     await main.open();
     const m = main.batch();
-    for (const [e, list] of [[xtx, xs], [pblock, ps]] as const) {
+    for (const [e, list] of [
+      [xtx, xs],
+      [pblock, ps],
+    ] as const) {
       list.forEach((it, n) => m.put(containerIndexKey(e.id, it.id), u64be(BigInt(n))));
       m.put(key(Bucket.nextIndex, e.id), u64be(BigInt(list.length)));
     }
     await m.write();
     await main.close();
-    const one = new Level<Uint8Array, Uint8Array>(path.join(dir, "containers"), {keyEncoding: "view", valueEncoding: "view"});
+    const one = new Level<Uint8Array, Uint8Array>(path.join(dir, "containers"), {
+      keyEncoding: "view",
+      valueEncoding: "view",
+    });
     await one.open();
     const c = one.batch();
-    for (const [e, list] of [[xtx, xs], [pblock, ps]] as const) list.forEach((it, n) => c.put(containerKey(e.id, BigInt(n)), encodeRecordV2(it)));
+    for (const [e, list] of [
+      [xtx, xs],
+      [pblock, ps],
+    ] as const)
+      list.forEach((it, n) => c.put(containerKey(e.id, BigInt(n)), encodeRecordV2(it)));
     await c.write();
     await one.close();
     // A move interrupted after the rename, with the first P records already in their new store.
     renameSync(path.join(dir, "containers"), path.join(dir, "containers.moving"));
-    const pStore = new Level<Uint8Array, Uint8Array>(path.join(dir, "containers", "P-block"), {keyEncoding: "view", valueEncoding: "view"});
+    const pStore = new Level<Uint8Array, Uint8Array>(path.join(dir, "containers", "P-block"), {
+      keyEncoding: "view",
+      valueEncoding: "view",
+    });
     await pStore.open();
-    await pStore.batch(ps.slice(0, 100).map((it, n) => ({type: "put" as const, key: containerKey(pblock.id, BigInt(n)), value: encodeRecordV2(it)})));
+    await pStore.batch(
+      ps
+        .slice(0, 100)
+        .map((it, n) => ({type: "put" as const, key: containerKey(pblock.id, BigInt(n)), value: encodeRecordV2(it)})),
+    );
     await pStore.close();
 
     const db = await openIndexDatabase(dir);
     expect(db.migrated).toBe(xs.length + ps.length);
     expect(existsSync(path.join(dir, "containers.moving"))).toBe(false);
-    expect(readdirSync(path.join(dir, "containers")).sort()).toEqual(["C-block", "P-block", "X-block", "X-tx", "X-vtx"]);
+    expect(readdirSync(path.join(dir, "containers")).sort()).toEqual([
+      "C-block",
+      "P-block",
+      "X-block",
+      "X-tx",
+      "X-vtx",
+    ]);
     const store = await IndexStore.open(db);
     expect((await store.index(xtx).getById(xs[11_999]!.id))!.index).toBe(11_999n);
-    expect((await store.index(pblock).getRange(0n, 1024)).map((r) => r.id)).toEqual(ps.slice(0, 1024).map((it) => it.id));
-    expect((await store.index(xtx).getRange(10_000n, 1024)).map((r) => r.id)).toEqual(xs.slice(10_000, 11_024).map((it) => it.id));
+    expect((await store.index(pblock).getRange(0n, 1024)).map((r) => r.id)).toEqual(
+      ps.slice(0, 1024).map((it) => it.id),
+    );
+    expect((await store.index(xtx).getRange(10_000n, 1024)).map((r) => r.id)).toEqual(
+      xs.slice(10_000, 11_024).map((it) => it.id),
+    );
     // New containers go on after the moved ones, and a second open moves nothing.
     const more = item(xtx, 12_000);
     await store.accept([more], null);
@@ -447,12 +505,16 @@ describe("incomplete-index decision (contract §6.4)", () => {
     expect(decide(false, false, false, fresh)).toEqual({ok: true, markIncomplete: true, markPreviouslyIndexed: false});
     const r = decide(false, false, true, {incomplete: false, previouslyIndexed: true});
     expect(r.ok).toBe(false);
-    expect(!r.ok && r.message).toMatch(/^running would cause index to become incomplete but incomplete indices are disabled.*--index-enabled.*--index-allow-incomplete/);
+    expect(!r.ok && r.message).toMatch(
+      /^running would cause index to become incomplete but incomplete indices are disabled.*--index-enabled.*--index-allow-incomplete/,
+    );
     expect(decide(false, true, true, {incomplete: false, previouslyIndexed: true}).ok).toBe(true);
   });
   it("turning indexing on after a run without it needs allow-incomplete", () => {
     const r = decide(true, false, true, {incomplete: true, previouslyIndexed: false});
-    expect(!r.ok && r.message).toMatch(/^index is incomplete but incomplete indices are disabled.*--index-allow-incomplete/);
+    expect(!r.ok && r.message).toMatch(
+      /^index is incomplete but incomplete indices are disabled.*--index-allow-incomplete/,
+    );
     expect(decide(true, true, true, {incomplete: true, previouslyIndexed: false}).ok).toBe(true);
   });
 });
@@ -461,7 +523,9 @@ describe("checkIncompleteIndex on a real database", () => {
   it("writes no flag when any chain refuses (a refused run leaves the database as it was)", async () => {
     const {db, store} = await open();
     await store.setFlag("X", ChainFlag.previouslyIndexed);
-    await expect(checkIncompleteIndex(store, false, false)).rejects.toThrow(/^running would cause index to become incomplete/);
+    await expect(checkIncompleteIndex(store, false, false)).rejects.toThrow(
+      /^running would cause index to become incomplete/,
+    );
     expect(await store.getFlag("P", ChainFlag.incomplete)).toBe(false);
     expect(await store.getMeta("hasRun")).toBeNull();
     await checkIncompleteIndex(store, false, true);

@@ -9,7 +9,13 @@ import {GlacierModels} from "../../helpers/glacierModels.js";
 const models = new GlacierModels();
 
 const details = {
-  validatorDetails: {validatorCount: 2, totalAmountStaked: "5", estimatedAnnualStakingReward: "1", stakingDistributionByVersion: [{version: "avalanchego/1.13.0", amountStaked: "5", validatorCount: 2}], stakingRatio: "0.1"},
+  validatorDetails: {
+    validatorCount: 2,
+    totalAmountStaked: "5",
+    estimatedAnnualStakingReward: "1",
+    stakingDistributionByVersion: [{version: "avalanchego/1.13.0", amountStaked: "5", validatorCount: 2}],
+    stakingRatio: "0.1",
+  },
   delegatorDetails: {delegatorCount: 0, totalAmountStaked: "0"},
 };
 
@@ -19,7 +25,10 @@ describe("GlacierModels", () => {
   });
 
   it("names a missing field, a field the model lacks and a value of the wrong type", () => {
-    const bad = {validatorDetails: {...details.validatorDetails, validatorCount: "2", extra: 1}, delegatorDetails: {delegatorCount: 0}};
+    const bad = {
+      validatorDetails: {...details.validatorDetails, validatorCount: "2", extra: 1},
+      delegatorDetails: {delegatorCount: 0},
+    };
     expect(models.check("PrimaryNetworkService", "getNetworkDetails", bad)).toEqual([
       '$.validatorDetails.validatorCount: "2" is not number',
       "$.validatorDetails.extra: not a field of ValidatorsDetails",
@@ -28,9 +37,26 @@ describe("GlacierModels", () => {
   });
 
   it("checks the items of arrays, enum members and unions whole", () => {
-    const block = {blockNumber: "1", blockHash: "h", parentHash: "p", blockTimestamp: 1, blockType: "x", txCount: 0, transactions: [], blockSizeBytes: 1};
-    expect(models.check("PrimaryNetworkBlocksService", "listLatestPrimaryNetworkBlocks", {blocks: [block], chainInfo: {chainName: "p-chain", network: "mainnet"}})).toEqual([]);
-    const errors = models.check("PrimaryNetworkBlocksService", "listLatestPrimaryNetworkBlocks", {blocks: [{...block, txCount: null}], chainInfo: {chainName: "y-chain", network: "mainnet"}});
+    const block = {
+      blockNumber: "1",
+      blockHash: "h",
+      parentHash: "p",
+      blockTimestamp: 1,
+      blockType: "x",
+      txCount: 0,
+      transactions: [],
+      blockSizeBytes: 1,
+    };
+    expect(
+      models.check("PrimaryNetworkBlocksService", "listLatestPrimaryNetworkBlocks", {
+        blocks: [block],
+        chainInfo: {chainName: "p-chain", network: "mainnet"},
+      }),
+    ).toEqual([]);
+    const errors = models.check("PrimaryNetworkBlocksService", "listLatestPrimaryNetworkBlocks", {
+      blocks: [{...block, txCount: null}],
+      chainInfo: {chainName: "y-chain", network: "mainnet"},
+    });
     expect(errors).toContain("$.blocks[0].txCount: null is not number");
     expect(errors).toContain('$.chainInfo.chainName: "y-chain" is not one of "p-chain", "x-chain", "c-chain"');
     // getTxByHash answers one of five models: a P-chain transaction lacking a field fits none of them.
@@ -40,20 +66,36 @@ describe("GlacierModels", () => {
 
   it("accepts the extra values it is given for an enum, and only those", () => {
     const answer = (network: string) => ({blocks: [], chainInfo: {chainName: "p-chain", network}});
-    expect(models.check("PrimaryNetworkBlocksService", "listLatestPrimaryNetworkBlocks", answer("local"))).toHaveLength(1);
+    expect(models.check("PrimaryNetworkBlocksService", "listLatestPrimaryNetworkBlocks", answer("local"))).toHaveLength(
+      1,
+    );
     const local = new GlacierModels({extraValues: {Network: ["local"]}});
     expect(local.check("PrimaryNetworkBlocksService", "listLatestPrimaryNetworkBlocks", answer("local"))).toEqual([]);
-    expect(local.check("PrimaryNetworkBlocksService", "listLatestPrimaryNetworkBlocks", answer("devnet"))).toHaveLength(1);
+    expect(local.check("PrimaryNetworkBlocksService", "listLatestPrimaryNetworkBlocks", answer("devnet"))).toHaveLength(
+      1,
+    );
   });
 
   it("lets an answer leave out or add only the fields it is told, on the model it is told", () => {
     const withExtra = {...details, delegatorDetails: {delegatorCount: 0, more: 1}};
-    expect(models.check("PrimaryNetworkService", "getNetworkDetails", withExtra)).toEqual(["$.delegatorDetails.totalAmountStaked: missing", "$.delegatorDetails.more: not a field of DelegatorsDetails"]);
-    const lenient = new GlacierModels({omitted: {DelegatorsDetails: ["totalAmountStaked"]}, extraFields: {DelegatorsDetails: ["more"]}});
+    expect(models.check("PrimaryNetworkService", "getNetworkDetails", withExtra)).toEqual([
+      "$.delegatorDetails.totalAmountStaked: missing",
+      "$.delegatorDetails.more: not a field of DelegatorsDetails",
+    ]);
+    const lenient = new GlacierModels({
+      omitted: {DelegatorsDetails: ["totalAmountStaked"]},
+      extraFields: {DelegatorsDetails: ["more"]},
+    });
     expect(lenient.check("PrimaryNetworkService", "getNetworkDetails", withExtra)).toEqual([]);
     // Elsewhere the same names are still refused.
-    const elsewhere = {...details, validatorDetails: {...details.validatorDetails, more: 1, totalAmountStaked: undefined}};
-    expect(lenient.check("PrimaryNetworkService", "getNetworkDetails", elsewhere)).toEqual(["$.validatorDetails.totalAmountStaked: missing", "$.validatorDetails.more: not a field of ValidatorsDetails"]);
+    const elsewhere = {
+      ...details,
+      validatorDetails: {...details.validatorDetails, more: 1, totalAmountStaked: undefined},
+    };
+    expect(lenient.check("PrimaryNetworkService", "getNetworkDetails", elsewhere)).toEqual([
+      "$.validatorDetails.totalAmountStaked: missing",
+      "$.validatorDetails.more: not a field of ValidatorsDetails",
+    ]);
   });
 
   it("refuses a service or method the SDK does not have", () => {

@@ -10,18 +10,44 @@ import {readFileSync} from "node:fs";
 import path from "node:path";
 import {describe, expect, it} from "vitest";
 import {NETWORKS} from "../../../src/chains/index.js";
-import {array, type Codec, decode, encode, entry, raw, spanned, struct, union, versioned} from "../../../src/decode/codec/codec.js";
+import {
+  array,
+  type Codec,
+  decode,
+  encode,
+  entry,
+  raw,
+  spanned,
+  struct,
+  union,
+  versioned,
+} from "../../../src/decode/codec/codec.js";
 import {transferOutput} from "../../../src/decode/codec/fx.js";
 import {cSignedTx} from "../../../src/decode/codec/atomic.js";
 import {initialState, vertex, xBlock, xSignedTx} from "../../../src/decode/codec/avm.js";
 import {pBlock, pBlockFields, pSignedTx, pUnsignedTx} from "../../../src/decode/codec/platformvm.js";
-import {buildAvmBlock, buildBanffBlock, buildPBlock, buildStopVertex, buildVertex, buildXBlock, buildXTx} from "../../../src/decode/builders.js";
+import {
+  buildAvmBlock,
+  buildBanffBlock,
+  buildPBlock,
+  buildStopVertex,
+  buildVertex,
+  buildXBlock,
+  buildXTx,
+} from "../../../src/decode/builders.js";
 import {decodeEvmBlock} from "../../../src/decode/coreth.js";
 import {decodeProposerBlock} from "../../../src/decode/proposervm.js";
 import {Reader} from "../../../src/decode/reader.js";
 import {makeKeys, xHistory} from "../../../src/dev/syntheticHistory.js";
 import {idFromString} from "../../../src/util/cb58.js";
-import {pAddSubnetValidatorTx, pBaseTx, pHeliconTxs, pPermissionlessValidatorTx, pRemoveSubnetValidatorTx, seeded} from "../../helpers/pChain.js";
+import {
+  pAddSubnetValidatorTx,
+  pBaseTx,
+  pHeliconTxs,
+  pPermissionlessValidatorTx,
+  pRemoveSubnetValidatorTx,
+  seeded,
+} from "../../helpers/pChain.js";
 
 const fromHex = (h: string): Uint8Array => new Uint8Array(Buffer.from(h.replace(/^0x/, ""), "hex"));
 const hex = (b: Uint8Array): string => Buffer.from(b).toString("hex");
@@ -69,7 +95,9 @@ interface Fixture {
   hex: string;
 }
 
-const fixtures = JSON.parse(readFileSync(path.resolve(__dirname, "../../fixtures/containers.json"), "utf8")) as Fixture[];
+const fixtures = JSON.parse(
+  readFileSync(path.resolve(__dirname, "../../fixtures/containers.json"), "utf8"),
+) as Fixture[];
 
 describe("the codec against the real containers of test/fixtures/containers.json", () => {
   for (const f of fixtures) {
@@ -85,7 +113,8 @@ describe("the codec against the real containers of test/fixtures/containers.json
         // C: the atomic tx in extData, where there is one (the proposervm block's inner coreth block has none).
         const inner = f.name.includes("proposervm") ? decodeProposerBlock(bytes).inner : bytes;
         const extData = decodeEvmBlock(inner).extData;
-        if (extData !== null && extData.length > 0) expect(roundTrip(C_TX, extData).unsigned.value.type).toBe("ImportTx");
+        if (extData !== null && extData.length > 0)
+          expect(roundTrip(C_TX, extData).unsigned.value.type).toBe("ImportTx");
       }
     });
   }
@@ -98,7 +127,9 @@ interface Vector {
   hex: string;
 }
 
-const vectors = JSON.parse(readFileSync(path.resolve(__dirname, "../../fixtures/avalanchego-vectors.json"), "utf8")) as Vector[];
+const vectors = JSON.parse(
+  readFileSync(path.resolve(__dirname, "../../fixtures/avalanchego-vectors.json"), "utf8"),
+) as Vector[];
 
 /** `add_permissionless_validator_tx_test.go` → AddPermissionlessValidatorTx. */
 function typeOfTestFile(source: string): string {
@@ -133,14 +164,27 @@ describe("the codec against AvalancheGo's serialization vectors (vms/platformvm/
 
 describe("the codec against the writers: src/decode/builders.ts, test/helpers/pChain.ts, the bench's history", () => {
   const chainId = seeded("chain");
-  const spec = {networkId: 12345, chainId, parentId: seeded("parent"), height: 7, timestamp: 1_700_000_000, txs: 3, pChainHeight: 5n};
+  const spec = {
+    networkId: 12345,
+    chainId,
+    parentId: seeded("parent"),
+    height: 7,
+    timestamp: 1_700_000_000,
+    txs: 3,
+    pChainHeight: 5n,
+  };
 
   it("buildXTx, buildXBlock, buildAvmBlock", () => {
     roundTrip(X_TX, buildXTx(12345, chainId, 1));
     expect(blockRoundTrip("X", decodeProposerBlock(buildXBlock(spec)).inner)).toBe(3);
     const txs = [buildXTx(12345, chainId, 2), buildXTx(12345, chainId, 3)];
     expect(blockRoundTrip("X", buildAvmBlock({time: 9n, parentId: seeded("p"), height: 2n, txs}))).toBe(2);
-    expect(blockRoundTrip("X", buildAvmBlock({time: 9n, parentId: seeded("p"), height: 1n, txs: [], root: new Uint8Array(32)}))).toBe(0);
+    expect(
+      blockRoundTrip(
+        "X",
+        buildAvmBlock({time: 9n, parentId: seeded("p"), height: 1n, txs: [], root: new Uint8Array(32)}),
+      ),
+    ).toBe(0);
   });
 
   it("buildVertex and buildStopVertex", () => {
@@ -154,7 +198,11 @@ describe("the codec against the writers: src/decode/builders.ts, test/helpers/pC
   it("buildPBlock and buildBanffBlock (standard, proposal, commit), with every P tx the helpers write", () => {
     expect(blockRoundTrip("P", decodeProposerBlock(buildPBlock(spec)).inner)).toBe(3);
     const net = NETWORKS.local;
-    const base = {networkId: net.id, pChainId: net.chainIds.P, asset: idFromString("2fombhL7aGPwj3KH4bfrmJwW6PVnMobf9Y2fn9GwxiAAJyFDbe")};
+    const base = {
+      networkId: net.id,
+      pChainId: net.chainIds.P,
+      asset: idFromString("2fombhL7aGPwj3KH4bfrmJwW6PVnMobf9Y2fn9GwxiAAJyFDbe"),
+    };
     const subnet = {...base, subnetId: seeded("subnet"), nodeId: seeded("node").subarray(0, 20)};
     const helicon = pHeliconTxs({...base, cycleEnd: 1_700_000_000n});
     const txs = [
@@ -166,7 +214,14 @@ describe("the codec against the writers: src/decode/builders.ts, test/helpers/pC
       helicon.config,
     ];
     const names = txs.map((t) => roundTrip(P_TX, t).unsigned.value.type);
-    expect(names).toEqual(["BaseTx", "AddPermissionlessValidatorTx", "AddSubnetValidatorTx", "RemoveSubnetValidatorTx", "AddAutoRenewedValidatorTx", "SetAutoRenewedValidatorConfigTx"]);
+    expect(names).toEqual([
+      "BaseTx",
+      "AddPermissionlessValidatorTx",
+      "AddSubnetValidatorTx",
+      "RemoveSubnetValidatorTx",
+      "AddAutoRenewedValidatorTx",
+      "SetAutoRenewedValidatorConfigTx",
+    ]);
     const at = {time: 5n, parentId: seeded("parent"), height: 9n};
     expect(blockRoundTrip("P", buildBanffBlock("standard", {...at, txs}))).toBe(txs.length);
     expect(blockRoundTrip("P", buildBanffBlock("proposal", {...at, txs: [helicon.reward]}))).toBe(1);
@@ -175,8 +230,16 @@ describe("the codec against the writers: src/decode/builders.ts, test/helpers/pC
 
   it("the bench's synthetic X history (src/dev/syntheticHistory.ts)", () => {
     let seed = 7;
-    const random = (): number => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
-    const history = xHistory({txs: 60, keys: makeKeys(100, "codec"), networkId: 12345, chainId, assetId: seeded("asset"), startSeconds: 1_700_000_000, random});
+    const random = (): number => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+    const history = xHistory({
+      txs: 60,
+      keys: makeKeys(100, "codec"),
+      networkId: 12345,
+      chainId,
+      assetId: seeded("asset"),
+      startSeconds: 1_700_000_000,
+      random,
+    });
     let n = 0;
     for (const b of history) n += blockRoundTrip("X", decodeProposerBlock(b.bytes).inner);
     expect(n).toBe(60);

@@ -43,7 +43,8 @@ describe("fixtures (test/fixtures/containers.json)", () => {
       if (Array.isArray(facts.txIDs)) expect(d.txIds.map(cb58Encode)).toEqual(facts.txIDs);
       if (Array.isArray(facts.txHashes)) expect(d.txIds.map(hex)).toEqual(facts.txHashes);
       if (typeof facts.parentHash === "string") expect(hex(d.parentId)).toBe(facts.parentHash);
-      if (typeof f.facts.parentID === "string" && f.kind === "block" && !f.facts.innerBlock) expect(cb58Encode(d.parentId)).toBe(f.facts.parentID);
+      if (typeof f.facts.parentID === "string" && f.kind === "block" && !f.facts.innerBlock)
+        expect(cb58Encode(d.parentId)).toBe(f.facts.parentID);
       if (Array.isArray(f.facts.parentIDs)) expect(cb58Encode(d.parentId)).toBe((f.facts.parentIDs as string[])[0]);
     });
   }
@@ -72,11 +73,19 @@ describe("fixtures (test/fixtures/containers.json)", () => {
     expect(decodeContainer("P", "block", retyped)).toBeNull();
     expect(decodeContainer("X", "tx", new Uint8Array(0))).toBeNull();
     expect(decodeContainer("C", "block", Uint8Array.of(0xff, 0xff))).toBeNull();
-    expect(cb58Encode(containerId("C", "block", Uint8Array.of(1, 2, 3)))).toBe(cb58Encode(containerId("X", "tx", Uint8Array.of(1, 2, 3))));
+    expect(cb58Encode(containerId("C", "block", Uint8Array.of(1, 2, 3)))).toBe(
+      cb58Encode(containerId("X", "tx", Uint8Array.of(1, 2, 3))),
+    );
   });
 
   it("gives null for opaque bytes, whether the cheap screens or the decoders refuse them", () => {
-    const kinds: Array<[DecodeChain, DecodeKind]> = [["P", "block"], ["X", "block"], ["C", "block"], ["X", "tx"], ["X", "vtx"]];
+    const kinds: Array<[DecodeChain, DecodeKind]> = [
+      ["P", "block"],
+      ["X", "block"],
+      ["C", "block"],
+      ["X", "tx"],
+      ["X", "vtx"],
+    ];
     for (let i = 0; i < 200; i++) {
       const b = Uint8Array.from(randomBytes(64 + i * 5));
       // Half pass the screens (codec version 0, a proposervm type, an RLP list header that spans the bytes).
@@ -112,7 +121,17 @@ describe("EVM blocks (@ethereumjs/rlp, @noble/hashes keccak256)", () => {
     expect([inner[0], inner[3], inner[6]]).toEqual([0xf9, 0xf9, 0xa0]);
     const blockLen = (inner[1]! << 8) + inner[2]! + 1;
     const headerLen = (inner[4]! << 8) + inner[5]! + 1;
-    const bad = Uint8Array.from([0xf9, blockLen >> 8, blockLen & 0xff, 0xf9, headerLen >> 8, headerLen & 0xff, 0xb8, 0x20, ...inner.subarray(7)]);
+    const bad = Uint8Array.from([
+      0xf9,
+      blockLen >> 8,
+      blockLen & 0xff,
+      0xf9,
+      headerLen >> 8,
+      headerLen & 0xff,
+      0xb8,
+      0x20,
+      ...inner.subarray(7),
+    ]);
     expect(() => decodeEvmBlock(bad)).toThrow(/bad RLP: invalid RLP: expected string length to be greater than 55/);
     expect(decodeContainer("C", "block", bad)).toBeNull();
   });
@@ -126,7 +145,15 @@ describe("EVM blocks (@ethereumjs/rlp, @noble/hashes keccak256)", () => {
 
 describe("builders (the dev network's containers)", () => {
   const zero = new Uint8Array(32);
-  const spec = {networkId: 12345, chainId: zero, parentId: Uint8Array.from(zero).fill(9), height: 42, timestamp: 1_700_000_000, txs: 3, pChainHeight: 41n};
+  const spec = {
+    networkId: 12345,
+    chainId: zero,
+    parentId: Uint8Array.from(zero).fill(9),
+    height: 42,
+    timestamp: 1_700_000_000,
+    txs: 3,
+    pChainHeight: 41n,
+  };
 
   it("build blocks that decode back to their inputs, with IDs by the proposervm rule", () => {
     for (const [chain, bytes] of [

@@ -47,7 +47,10 @@ describe("Helicon P-chain transactions", () => {
     if (!first.ok) throw new Error(first.error);
     const [a, c] = first.container.txs;
     expect(a!.txType).toBe("AddAutoRenewedValidatorTx");
-    expect(a!.outputs.map((o) => [o.amount, o.staked])).toEqual([[5n, false], [2_000_000_000_000n, true]]);
+    expect(a!.outputs.map((o) => [o.amount, o.staked])).toEqual([
+      [5n, false],
+      [2_000_000_000_000n, true],
+    ]);
     expect(a!.details.staker).toBeUndefined();
     const fields = {delegationShares: 20_000, autoCompoundRewardShares: 300_000, period: "1209600"};
     expect(a!.details.extra?.validatorAuthorityThreshold).toBe(1);

@@ -17,7 +17,9 @@ interface Fixture {
   facts: {chainID: string; height: string; parentIDs: string[]; txIDs: string[]};
 }
 
-const fixtures = JSON.parse(readFileSync(path.resolve(__dirname, "../../fixtures/containers.json"), "utf8")) as Fixture[];
+const fixtures = JSON.parse(
+  readFileSync(path.resolve(__dirname, "../../fixtures/containers.json"), "utf8"),
+) as Fixture[];
 const fixture = fixtures.find((f) => f.name === "x-mainnet-vertex-h2121958")!;
 const bytes = Buffer.from(fixture.hex.slice(2), "hex");
 const X = idFromString("2oYMBNV4eNHyqk2fjjV5nVQLDbtmNJzq5s3qs3Lo6ftnC6FByM");
@@ -46,7 +48,9 @@ describe("buildVertex", () => {
     expect(ids).toEqual([...ids].sort());
     expect(v.height).toBe(7n);
     // version 0, chain, height, epoch 0: no timestamp anywhere in the header.
-    expect(Buffer.from(a.subarray(0, 46)).toString("hex")).toBe("0000" + Buffer.from(X).toString("hex") + "0000000000000007" + "00000000");
+    expect(Buffer.from(a.subarray(0, 46)).toString("hex")).toBe(
+      "0000" + Buffer.from(X).toString("hex") + "0000000000000007" + "00000000",
+    );
   });
 
   it("refuses what AvalancheGo's verify refuses", () => {
@@ -55,7 +59,9 @@ describe("buildVertex", () => {
     expect(() => buildVertex({chainId: X, height: 0n, parentIds: [], txs: []})).toThrow(/1 to 128 txs/);
     expect(() => buildVertex({chainId: X, height: 0n, parentIds: [p, p], txs: [tx]})).toThrow(/parent IDs are unique/);
     expect(() => buildVertex({chainId: X, height: 0n, parentIds: [], txs: [tx, tx]})).toThrow(/txs are unique/);
-    const many = Array.from({length: 129}, (_, i) => new Uint8Array(32).fill(0).map((_, j) => (j === 0 ? i >> 8 : j === 1 ? i & 255 : 0)));
+    const many = Array.from({length: 129}, (_, i) =>
+      new Uint8Array(32).fill(0).map((_, j) => (j === 0 ? i >> 8 : j === 1 ? i & 255 : 0)),
+    );
     expect(() => buildStopVertex({chainId: X, height: 0n, parentIds: many})).toThrow(/at most 128 parents/);
   });
 });
@@ -77,6 +83,8 @@ describe("avmSpentTxIds", () => {
   it("names the txs a signed tx spends from (the real mainnet BaseTx's one input)", () => {
     const tx = fixtures.find((f) => f.name === "x-mainnet-tx-index1")!;
     const spent = avmSpentTxIds(Buffer.from(tx.hex.slice(2), "hex"));
-    expect(spent.map((s) => Buffer.from(s).toString("hex"))).toEqual(["6f375c785edb28d52edb59b54035c96c198e9d80f5f5f5eee070592fe9465b8d"]);
+    expect(spent.map((s) => Buffer.from(s).toString("hex"))).toEqual([
+      "6f375c785edb28d52edb59b54035c96c198e9d80f5f5f5eee070592fe9465b8d",
+    ]);
   });
 });

@@ -34,18 +34,25 @@ function alive(pid: number): boolean {
   }
 }
 
-it.skipIf(process.platform === "win32")("ends an EVM that ignores SIGTERM, and removes its HOME", async () => {
-  const dir = tempDir();
-  const binary = path.join(dir, "stubborn-anvil.cjs");
-  writeFileSync(binary, STUBBORN);
-  chmodSync(binary, 0o755);
-  const anvil = await Anvil.start({chainId: 42, genesisTimestamp: 0, mining: "auto", binary}, {logger: quietLogger()});
-  const evm = Number(readFileSync(`/proc/${anvil.pid}/task/${anvil.pid}/children`, "utf8").trim().split(/\s+/)[0]);
-  expect(alive(evm)).toBe(true);
-  expect(existsSync(anvil.home)).toBe(true);
-  const started = Date.now();
-  await anvil.stop();
-  expect(Date.now() - started).toBeLessThan(8_000);
-  await expect.poll(() => alive(evm), {timeout: 20_000}).toBe(false);
-  expect(existsSync(anvil.home)).toBe(false);
-}, 120_000);
+it.skipIf(process.platform === "win32")(
+  "ends an EVM that ignores SIGTERM, and removes its HOME",
+  async () => {
+    const dir = tempDir();
+    const binary = path.join(dir, "stubborn-anvil.cjs");
+    writeFileSync(binary, STUBBORN);
+    chmodSync(binary, 0o755);
+    const anvil = await Anvil.start(
+      {chainId: 42, genesisTimestamp: 0, mining: "auto", binary},
+      {logger: quietLogger()},
+    );
+    const evm = Number(readFileSync(`/proc/${anvil.pid}/task/${anvil.pid}/children`, "utf8").trim().split(/\s+/)[0]);
+    expect(alive(evm)).toBe(true);
+    expect(existsSync(anvil.home)).toBe(true);
+    const started = Date.now();
+    await anvil.stop();
+    expect(Date.now() - started).toBeLessThan(8_000);
+    await expect.poll(() => alive(evm), {timeout: 20_000}).toBe(false);
+    expect(existsSync(anvil.home)).toBe(false);
+  },
+  120_000,
+);

@@ -3,13 +3,31 @@ import {readFileSync} from "node:fs";
 import {createRequire} from "node:module";
 import {describe, expect, it} from "vitest";
 import {ARTIFACTS, SOLC_VERSION, SOURCES_SHA256} from "../../../src/dev/evm/artifacts.js";
-import {ARTIFACTS_PATH, compileContracts, readSources, renderArtifacts, sourcesSha256} from "../../../scripts/compile-contracts.mjs";
+import {
+  ARTIFACTS_PATH,
+  compileContracts,
+  readSources,
+  renderArtifacts,
+  sourcesSha256,
+} from "../../../scripts/compile-contracts.mjs";
 
 describe("dev contracts", () => {
   const sources = readSources();
 
   it("the sources hash matches the sources", () => {
-    expect(Object.keys(sources)).toEqual(expect.arrayContaining(["contracts/DevToken.sol", "contracts/LegacyToken.sol", "contracts/DevNFT.sol", "contracts/DevMulti.sol", "contracts/DevFactory.sol", "contracts/IcmMessenger.sol", "contracts/WarpStandIn.sol", "contracts/DevIcmReceiver.sol", "contracts/IWarp.sol"]));
+    expect(Object.keys(sources)).toEqual(
+      expect.arrayContaining([
+        "contracts/DevToken.sol",
+        "contracts/LegacyToken.sol",
+        "contracts/DevNFT.sol",
+        "contracts/DevMulti.sol",
+        "contracts/DevFactory.sol",
+        "contracts/IcmMessenger.sol",
+        "contracts/WarpStandIn.sol",
+        "contracts/DevIcmReceiver.sol",
+        "contracts/IWarp.sol",
+      ]),
+    );
     expect(SOURCES_SHA256).toBe(sourcesSha256(sources));
   });
 

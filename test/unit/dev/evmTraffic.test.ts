@@ -2,7 +2,16 @@
 // logs and call traces have the shapes the indexer relies on, and a second anvil reproduces the same block hashes.
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import {Anvil} from "../../../src/dev/evm/anvil.js";
-import {ANVIL_ACCOUNTS, contractAddress, create2Address, DevEvmTraffic, runTick, type DevEvmAddresses, type EthTxRequest, type TxKind} from "../../../src/dev/evm/traffic.js";
+import {
+  ANVIL_ACCOUNTS,
+  contractAddress,
+  create2Address,
+  DevEvmTraffic,
+  runTick,
+  type DevEvmAddresses,
+  type EthTxRequest,
+  type TxKind,
+} from "../../../src/dev/evm/traffic.js";
 import {decodeAbi, encodeCall, eventTopic} from "../../../src/evm/abi.js";
 import {hexToBytes, quantity, toQuantity} from "../../../src/evm/hex.js";
 import {quietLogger} from "../../helpers/sql.js";
@@ -34,7 +43,8 @@ interface Frame {
   calls?: Frame[];
 }
 
-const startAnvil = (): Promise<Anvil> => Anvil.start({chainId: CHAIN_ID, genesisTimestamp: GENESIS, mining: "manual"}, {logger: quietLogger()});
+const startAnvil = (): Promise<Anvil> =>
+  Anvil.start({chainId: CHAIN_ID, genesisTimestamp: GENESIS, mining: "manual"}, {logger: quietLogger()});
 
 async function runTicks(anvil: Anvil): Promise<{ticks: Tick[]; addresses: DevEvmAddresses}> {
   const traffic = new DevEvmTraffic({accounts: [...ANVIL_ACCOUNTS]});
@@ -55,7 +65,9 @@ describe("dev EVM traffic generator", () => {
     expect(contractAddress(ANVIL_ACCOUNTS[0]!, 0)).toBe("0x5fbdb2315678afecb367f032d93f642f64180aa3");
     expect(contractAddress(ANVIL_ACCOUNTS[0]!, 1)).toBe("0xe7f1725e7734ce288f8367e1bb143e90bb3f0512");
     // EIP-1014's example 0: deployer 0, salt 0, init code 0x00.
-    expect(create2Address("0x" + "00".repeat(20), "0x" + "00".repeat(32), "0x00")).toBe("0x4d1a2e2bb4f88f0250f26ffff098b0b30b26bf38");
+    expect(create2Address("0x" + "00".repeat(20), "0x" + "00".repeat(32), "0x00")).toBe(
+      "0x4d1a2e2bb4f88f0250f26ffff098b0b30b26bf38",
+    );
   });
 
   it("is deterministic, uses explicit quantities, and refuses ticks out of order", () => {
@@ -68,7 +80,8 @@ describe("dev EVM traffic generator", () => {
       if (t > 2) expect(txs.length).toBeGreaterThanOrEqual(3);
       expect(txs.length).toBeLessThanOrEqual(8);
       for (const tx of txs) {
-        for (const f of [tx.nonce, tx.gas, tx.maxFeePerGas, tx.maxPriorityFeePerGas, ...(tx.value ? [tx.value] : [])]) expect(f).toMatch(/^0x[0-9a-f]+$/);
+        for (const f of [tx.nonce, tx.gas, tx.maxFeePerGas, tx.maxPriorityFeePerGas, ...(tx.value ? [tx.value] : [])])
+          expect(f).toMatch(/^0x[0-9a-f]+$/);
         expect(tx.maxFeePerGas).toBe(toQuantity(100n * 10n ** 9n));
       }
       expect(a.lastTick()!.kinds.includes("boom")).toBe(t % 10 === 9);
@@ -103,7 +116,10 @@ describe("dev EVM traffic on anvil", {timeout: 120_000}, () => {
   it("every tick mines one block with exactly the transactions sent, at the tick's timestamp", async () => {
     expect(quantity(await rpc("eth_blockNumber", []))).toBe(BigInt(TICKS));
     for (let t = 0; t < TICKS; t++) {
-      const block = await rpc<{hash: string; timestamp: string; transactions: Array<{from: string; nonce: string}>}>("eth_getBlockByNumber", [toQuantity(t + 1), true]);
+      const block = await rpc<{hash: string; timestamp: string; transactions: Array<{from: string; nonce: string}>}>(
+        "eth_getBlockByNumber",
+        [toQuantity(t + 1), true],
+      );
       expect(block.hash).toBe(ticks[t]!.hash);
       expect(Number(block.timestamp)).toBe(timestampOf(t));
       const sent = ticks[t]!.txs.map((tx) => key(tx.from, tx.nonce)).sort();
@@ -158,8 +174,14 @@ describe("dev EVM traffic on anvil", {timeout: 120_000}, () => {
   it("call traces: fanout sends value in CALL subcalls, deployments create nested, tryInner has a reverted frame", async () => {
     const found = {fanout: false, create2: false, create: false, tryInner: false};
     for (let t = 3; t < TICKS; t++) {
-      const traces = await rpc<Array<{txHash?: string; result?: Frame} | Frame>>("debug_traceBlockByNumber", [toQuantity(t + 1), {tracer: "callTracer"}]);
-      const block = await rpc<{transactions: Array<{from: string; nonce: string; hash: string}>}>("eth_getBlockByNumber", [toQuantity(t + 1), true]);
+      const traces = await rpc<Array<{txHash?: string; result?: Frame} | Frame>>("debug_traceBlockByNumber", [
+        toQuantity(t + 1),
+        {tracer: "callTracer"},
+      ]);
+      const block = await rpc<{transactions: Array<{from: string; nonce: string; hash: string}>}>(
+        "eth_getBlockByNumber",
+        [toQuantity(t + 1), true],
+      );
       expect(traces).toHaveLength(block.transactions.length);
       traces.forEach((tr, i) => {
         const frame = ("result" in tr ? tr.result : tr) as Frame;
@@ -190,14 +212,20 @@ describe("dev EVM traffic on anvil", {timeout: 120_000}, () => {
 
   it("tokenURI is a data: URI of base64 JSON, except token 3's, which is invalid JSON", async () => {
     const tokenUri = async (id: bigint): Promise<string> => {
-      const out = await rpc<string>("eth_call", [{to: addresses.devNft, data: encodeCall("tokenURI(uint256)", ["uint256"], [id])}, "latest"]);
+      const out = await rpc<string>("eth_call", [
+        {to: addresses.devNft, data: encodeCall("tokenURI(uint256)", ["uint256"], [id])},
+        "latest",
+      ]);
       return decodeAbi(["string"], hexToBytes(out))[0] as string;
     };
     const PREFIX = "data:application/json;base64,";
     for (const id of [1n, 2n, 4n]) {
       const uri = await tokenUri(id);
       expect(uri.startsWith(PREFIX)).toBe(true);
-      const meta = JSON.parse(Buffer.from(uri.slice(PREFIX.length), "base64").toString("utf8")) as {name: string; image: string};
+      const meta = JSON.parse(Buffer.from(uri.slice(PREFIX.length), "base64").toString("utf8")) as {
+        name: string;
+        image: string;
+      };
       expect(meta.name).toBe(`Dev NFT #${id}`);
       expect(meta.image.startsWith("data:image/svg+xml;base64,")).toBe(true);
       expect(Buffer.from(meta.image.split(",")[1]!, "base64").toString("utf8")).toContain("<svg");
@@ -213,12 +241,22 @@ describe("dev EVM traffic on anvil", {timeout: 120_000}, () => {
     expect(name).toHaveLength(32);
     expect(Buffer.from(name).toString("utf8").replace(/\0+$/, "")).toBe("Legacy Dev Token");
     const supports = async (to: string, id: string): Promise<boolean> =>
-      decodeAbi(["bool"], hexToBytes(await call(to, encodeCall("supportsInterface(bytes4)", ["bytes32"], [id.padEnd(66, "0")]))))[0] as boolean;
-    for (const id of ["0x80ac58cd", "0x5b5e139f", "0x01ffc9a7"]) expect(await supports(addresses.devNft, id)).toBe(true);
-    for (const id of ["0xd9b67a26", "0x0e89341c", "0x01ffc9a7"]) expect(await supports(addresses.devMulti, id)).toBe(true);
+      decodeAbi(
+        ["bool"],
+        hexToBytes(await call(to, encodeCall("supportsInterface(bytes4)", ["bytes32"], [id.padEnd(66, "0")]))),
+      )[0] as boolean;
+    for (const id of ["0x80ac58cd", "0x5b5e139f", "0x01ffc9a7"])
+      expect(await supports(addresses.devNft, id)).toBe(true);
+    for (const id of ["0xd9b67a26", "0x0e89341c", "0x01ffc9a7"])
+      expect(await supports(addresses.devMulti, id)).toBe(true);
     expect(await supports(addresses.devNft, "0xd9b67a26")).toBe(false);
-    const uri = decodeAbi(["string"], hexToBytes(await call(addresses.devMulti, encodeCall("uri(uint256)", ["uint256"], [2n]))))[0] as string;
-    expect(JSON.parse(Buffer.from(uri.split(",")[1]!, "base64").toString("utf8"))).toMatchObject({name: "Dev Multi #2"});
+    const uri = decodeAbi(
+      ["string"],
+      hexToBytes(await call(addresses.devMulti, encodeCall("uri(uint256)", ["uint256"], [2n]))),
+    )[0] as string;
+    expect(JSON.parse(Buffer.from(uri.split(",")[1]!, "base64").toString("utf8"))).toMatchObject({
+      name: "Dev Multi #2",
+    });
   });
 
   it("a second fresh anvil given the same ticks and timestamps produces the same block hashes", async () => {

@@ -9,7 +9,13 @@ import {createHash} from "node:crypto";
 import {NETWORKS} from "../../../src/chains/index.js";
 import {decodeSignedTx} from "../../../src/dataApi/views/primary/txCodec.js";
 import type {PrimaryTx} from "../../../src/dataApi/views/primary/model.js";
-import {GENESIS_STAKE, DevPrimaryNetwork, devKeys, LOCAL_VALIDATORS, localSigner} from "../../../src/dev/primaryNetwork.js";
+import {
+  GENESIS_STAKE,
+  DevPrimaryNetwork,
+  devKeys,
+  LOCAL_VALIDATORS,
+  localSigner,
+} from "../../../src/dev/primaryNetwork.js";
 import {devGenesisText} from "../../../src/dev/genesis.js";
 import {builtInGenesisText} from "../../../src/genesis/files.js";
 import {genesisFromText} from "../../../src/genesis/resolve.js";
@@ -33,7 +39,8 @@ function run(): Array<{chain: "P" | "X" | "C"; tx: Uint8Array; tick: number}> {
   return out;
 }
 
-const ripemd = (b: Uint8Array): string => createHash("ripemd160").update(createHash("sha256").update(b).digest()).digest("hex");
+const ripemd = (b: Uint8Array): string =>
+  createHash("ripemd160").update(createHash("sha256").update(b).digest()).digest("hex");
 
 describe("dev network primary-network activity", () => {
   const txs = run();
@@ -49,7 +56,9 @@ describe("dev network primary-network activity", () => {
     const g = new DevPrimaryNetwork(network, START).genesis();
     expect([...g.stakers].map((s) => s.staker.nodeId).sort()).toEqual([...LOCAL_VALIDATORS].sort());
     const byNode = new Map([...g.stakers].map((s) => [s.staker.nodeId, s.staker]));
-    expect(LOCAL_VALIDATORS.map((n) => byNode.get(n)!.bls!.publicKey)).toEqual([1, 2, 3, 4, 5].map((n) => localSigner(n).credentials.publicKey));
+    expect(LOCAL_VALIDATORS.map((n) => byNode.get(n)!.bls!.publicKey)).toEqual(
+      [1, 2, 3, 4, 5].map((n) => localSigner(n).credentials.publicKey),
+    );
     // genesis_local.json's stake: 10,000,000 AVAX over the five, from the dev network's genesis time.
     for (const s of g.stakers) {
       expect(s.staker.weight).toBe(GENESIS_STAKE);
@@ -83,7 +92,26 @@ describe("dev network primary-network activity", () => {
   it("issues every kind of transaction the dev network promises", () => {
     const kinds = new Map<string, number>();
     for (const d of decoded) kinds.set(`${d.chain}:${d.txType}`, (kinds.get(`${d.chain}:${d.txType}`) ?? 0) + 1);
-    for (const k of ["X:BaseTx", "X:ExportTx", "X:CreateAssetTx", "P:ImportTx", "P:BaseTx", "P:AddPermissionlessDelegatorTx", "P:RewardValidatorTx", "P:CreateSubnetTx", "P:CreateChainTx", "X:ImportTx", "C:ImportTx", "C:ExportTx", "P:ConvertSubnetToL1Tx", "P:IncreaseL1ValidatorBalanceTx", "P:DisableL1ValidatorTx", "P:AddPermissionlessValidatorTx", "P:RegisterL1ValidatorTx", "P:SetL1ValidatorWeightTx"]) {
+    for (const k of [
+      "X:BaseTx",
+      "X:ExportTx",
+      "X:CreateAssetTx",
+      "P:ImportTx",
+      "P:BaseTx",
+      "P:AddPermissionlessDelegatorTx",
+      "P:RewardValidatorTx",
+      "P:CreateSubnetTx",
+      "P:CreateChainTx",
+      "X:ImportTx",
+      "C:ImportTx",
+      "C:ExportTx",
+      "P:ConvertSubnetToL1Tx",
+      "P:IncreaseL1ValidatorBalanceTx",
+      "P:DisableL1ValidatorTx",
+      "P:AddPermissionlessValidatorTx",
+      "P:RegisterL1ValidatorTx",
+      "P:SetL1ValidatorWeightTx",
+    ]) {
       expect(kinds.get(k) ?? 0, k).toBeGreaterThan(0);
     }
   });
@@ -91,7 +119,11 @@ describe("dev network primary-network activity", () => {
   it("spends only UTXOs that exist and are unspent, with the owners' signatures, and balances amounts", () => {
     const net = new DevPrimaryNetwork(network, START - 60n);
     const unspent = new Map<string, {amount: bigint; owner: string}>();
-    for (const u of net.genesis().utxos) unspent.set(u.output.utxoId, {amount: u.output.amount, owner: Buffer.from(u.output.owner.addresses[0]!).toString("hex")});
+    for (const u of net.genesis().utxos)
+      unspent.set(u.output.utxoId, {
+        amount: u.output.amount,
+        owner: Buffer.from(u.output.owner.addresses[0]!).toString("hex"),
+      });
     for (const d of decoded) {
       const inSum = new Map<string, bigint>();
       for (const i of d.inputs) {
@@ -113,7 +145,9 @@ describe("dev network primary-network activity", () => {
       if (d.inputs.length === 0) continue; // RewardValidatorTx spends nothing
       // AVAX that funds L1 validators' balances leaves the UTXO set.
       const funded = d.txType === "IncreaseL1ValidatorBalanceTx" || d.txType === "RegisterL1ValidatorTx";
-      const l1 = (d.details.conversion?.validators ?? []).reduce((a, v) => a + v.balance, 0n) + (funded ? (d.details.l1Validator?.balance ?? 0n) : 0n);
+      const l1 =
+        (d.details.conversion?.validators ?? []).reduce((a, v) => a + v.balance, 0n) +
+        (funded ? (d.details.l1Validator?.balance ?? 0n) : 0n);
       for (const [asset, amount] of inSum) {
         const fee = asset === AVAX ? 1_000_000n + l1 : 0n;
         expect(outSum.get(asset) ?? 0n, `${d.txType} ${asset}`).toBe(amount - fee);

@@ -23,10 +23,21 @@ import {cb58Encode} from "../../../src/util/cb58.js";
 const NANO = 1_000_000_000n;
 const DAY = 86_400n;
 /** genesis/genesis_local.go LocalParams; MaxValidatorWeightFactor of txs/executor. */
-const LOCAL = {minValidatorStake: 2_000n * NANO, maxValidatorStake: 3_000_000n * NANO, minDelegatorStake: 25n * NANO, minDelegationFee: 20_000, minDuration: DAY, maxDuration: 365n * DAY, weightFactor: 5n};
+const LOCAL = {
+  minValidatorStake: 2_000n * NANO,
+  maxValidatorStake: 3_000_000n * NANO,
+  minDelegatorStake: 25n * NANO,
+  minDelegationFee: 20_000,
+  minDuration: DAY,
+  maxDuration: 365n * DAY,
+  weightFactor: 5n,
+};
 
 /** The tick times (seconds) `npm start` gives a schedule started now, as DevFeed computes them. */
-function npmStartTimes(backfillMs = defaultDevFeedOptions.backfillMs, nowMs = 1_764_600_000_000): {genesis: bigint; time: (t: number) => bigint; backfillTicks: number} {
+function npmStartTimes(
+  backfillMs = defaultDevFeedOptions.backfillMs,
+  nowMs = 1_764_600_000_000,
+): {genesis: bigint; time: (t: number) => bigint; backfillTicks: number} {
   const o = {...defaultDevFeedOptions, backfillMs};
   const backfillTicks = Math.floor(o.backfillMs / o.backfillStepMs);
   const startMs = nowMs - backfillTicks * o.backfillStepMs;
@@ -46,7 +57,10 @@ interface Staker {
 /** At the end of tick t (time): the stakers added at or before t not yet ended (a reward comes at the first tick at or after the end). */
 function pendingAt(stakers: Staker[], t: number, time: bigint): {validators: number; delegators: number} {
   const live = stakers.filter((s) => s.tick <= t && s.end > time);
-  return {validators: live.filter((s) => s.kind === "validator").length, delegators: live.filter((s) => s.kind === "delegator").length};
+  return {
+    validators: live.filter((s) => s.kind === "validator").length,
+    delegators: live.filter((s) => s.kind === "delegator").length,
+  };
 }
 
 /** AvalancheGo's checks of a new staker against the others (staker_tx_verification.go), on the dev stakers alone. */
@@ -58,7 +72,10 @@ function checkRules(all: Staker[], s: Staker): void {
   if (s.kind === "validator") {
     expect(s.weight).toBeGreaterThanOrEqual(LOCAL.minValidatorStake);
     expect(s.weight).toBeLessThanOrEqual(LOCAL.maxValidatorStake);
-    expect(current.some((x) => x.kind === "validator" && x.node === s.node), `${s.node} validates twice`).toBe(false);
+    expect(
+      current.some((x) => x.kind === "validator" && x.node === s.node),
+      `${s.node} validates twice`,
+    ).toBe(false);
     return;
   }
   expect(s.weight).toBeGreaterThanOrEqual(LOCAL.minDelegatorStake);
@@ -68,8 +85,13 @@ function checkRules(all: Staker[], s: Staker): void {
   expect(s.start).toBeGreaterThanOrEqual(v!.start);
   expect(s.end).toBeLessThanOrEqual(v!.end);
   // overDelegated, bounded above by the sum of every delegation overlapping the new one.
-  const delegated = all.filter((x) => x.kind === "delegator" && x.node === s.node && x.tick <= s.tick && x.end > s.start && x.start < s.end).reduce((a, x) => a + x.weight, 0n);
-  const max = LOCAL.weightFactor * v!.weight < LOCAL.maxValidatorStake ? LOCAL.weightFactor * v!.weight : LOCAL.maxValidatorStake;
+  const delegated = all
+    .filter(
+      (x) => x.kind === "delegator" && x.node === s.node && x.tick <= s.tick && x.end > s.start && x.start < s.end,
+    )
+    .reduce((a, x) => a + x.weight, 0n);
+  const max =
+    LOCAL.weightFactor * v!.weight < LOCAL.maxValidatorStake ? LOCAL.weightFactor * v!.weight : LOCAL.maxValidatorStake;
   expect(v!.weight + delegated).toBeLessThanOrEqual(max);
 }
 
@@ -86,8 +108,24 @@ describe("the dev network's staking schedule", () => {
       const now = time(t);
       const plan = schedule.at(t, now);
       const added: Staker[] = [];
-      if (plan.validation) added.push({kind: "validator", tick: t, start: now, end: plan.validation.end, weight: plan.validation.stake, node: String(plan.validation.node)});
-      for (const d of plan.delegations) added.push({kind: "delegator", tick: t, start: d.start, end: d.end, weight: d.stake, node: String(d.validation.node)});
+      if (plan.validation)
+        added.push({
+          kind: "validator",
+          tick: t,
+          start: now,
+          end: plan.validation.end,
+          weight: plan.validation.stake,
+          node: String(plan.validation.node),
+        });
+      for (const d of plan.delegations)
+        added.push({
+          kind: "delegator",
+          tick: t,
+          start: d.start,
+          end: d.end,
+          weight: d.stake,
+          node: String(d.validation.node),
+        });
       for (const s of added) {
         stakers.push(s);
         checkRules(stakers, s);
@@ -100,7 +138,10 @@ describe("the dev network's staking schedule", () => {
       // Checked without expect() per tick (half a million ticks): the failures are listed at the end.
       const p = pendingAt(stakers, t, now);
       if (p.validators < 1 || p.delegators < 1) failures.push(`tick ${t}: ${JSON.stringify(p)}`);
-      minimum = {validators: Math.min(minimum.validators, p.validators), delegators: Math.min(minimum.delegators, p.delegators)};
+      minimum = {
+        validators: Math.min(minimum.validators, p.validators),
+        delegators: Math.min(minimum.delegators, p.delegators),
+      };
     }
     expect(failures.slice(0, 5)).toEqual([]);
     // Periods end (with rewards) all along: 19 days, a validator each day, two delegators each.
@@ -118,8 +159,24 @@ describe("the dev network's staking schedule", () => {
       for (let t = 0; t < ticks; t++) {
         const now = genesis + 60n + BigInt(t) * step;
         const plan = schedule.at(t, now);
-        if (plan.validation) stakers.push({kind: "validator", tick: t, start: now, end: plan.validation.end, weight: plan.validation.stake, node: String(plan.validation.node)});
-        for (const d of plan.delegations) stakers.push({kind: "delegator", tick: t, start: d.start, end: d.end, weight: d.stake, node: String(d.validation.node)});
+        if (plan.validation)
+          stakers.push({
+            kind: "validator",
+            tick: t,
+            start: now,
+            end: plan.validation.end,
+            weight: plan.validation.stake,
+            node: String(plan.validation.node),
+          });
+        for (const d of plan.delegations)
+          stakers.push({
+            kind: "delegator",
+            tick: t,
+            start: d.start,
+            end: d.end,
+            weight: d.stake,
+            node: String(d.validation.node),
+          });
         if (t % 10_000 === 0) stakers.splice(0, stakers.length, ...stakers.filter((s) => s.end + 10n * DAY > now));
         if (t === 0) continue;
         const p = pendingAt(stakers, t, now);
@@ -146,7 +203,9 @@ describe("the dev network's staking transactions", () => {
       const pk = Buffer.from(s.bls.credentials.publicKey, "hex");
       expect(Buffer.from(bls.getPublicKey(s.bls.secretKey).toBytes(true)).equals(pk)).toBe(true);
       const pop = bls12_381.G2.Point.fromBytes(Buffer.from(s.bls.credentials.proofOfPossession, "hex"));
-      expect(bls.verify(pop, bls.hash(pk, "BLS_POP_BLS12381G2_XMD:SHA-256_SSWU_RO_POP_"), bls12_381.G1.Point.fromBytes(pk))).toBe(true);
+      expect(
+        bls.verify(pop, bls.hash(pk, "BLS_POP_BLS12381G2_XMD:SHA-256_SSWU_RO_POP_"), bls12_381.G1.Point.fromBytes(pk)),
+      ).toBe(true);
     }
     expect(ids.size).toBe(4);
   });
@@ -175,13 +234,29 @@ describe("the dev network's staking transactions", () => {
             expect(ownNodes.has(st.nodeId), st.nodeId).toBe(true);
             expect(st.bls?.publicKey).toBe(keys.get(st.nodeId));
             expect(st.delegationShares).toBeGreaterThanOrEqual(LOCAL.minDelegationFee);
-            const s = {kind: "validator" as const, tick: t, start: b.time, end: st.endTime, weight: st.weight, node: st.nodeId, priority: 1};
+            const s = {
+              kind: "validator" as const,
+              tick: t,
+              start: b.time,
+              end: st.endTime,
+              weight: st.weight,
+              node: st.nodeId,
+              priority: 1,
+            };
             checkRules([...stakers.values()], s);
             stakers.set(tx.id, s);
             if (t >= backfillTicks) liveValidators++;
           }
           if (tx.txType === "AddPermissionlessDelegatorTx" && st && ownNodes.has(st.nodeId)) {
-            const s = {kind: "delegator" as const, tick: t, start: b.time, end: st.endTime, weight: st.weight, node: st.nodeId, priority: 0};
+            const s = {
+              kind: "delegator" as const,
+              tick: t,
+              start: b.time,
+              end: st.endTime,
+              weight: st.weight,
+              node: st.nodeId,
+              priority: 0,
+            };
             checkRules([...stakers.values()], {...s});
             stakers.set(tx.id, s);
           }
@@ -191,7 +266,13 @@ describe("the dev network's staking transactions", () => {
             const s = stakers.get(id);
             if (!s) continue; // a delegation to a genesis validator
             // The current staker set's head: the earliest end, delegators first, then by tx ID.
-            const head = [...stakers.entries()].sort(([ia, a], [ib, b]) => (a.end < b.end ? -1 : a.end > b.end ? 1 : a.priority - b.priority || Buffer.compare(Buffer.from(ia), Buffer.from(ib))))[0]!;
+            const head = [...stakers.entries()].sort(([ia, a], [ib, b]) =>
+              a.end < b.end
+                ? -1
+                : a.end > b.end
+                  ? 1
+                  : a.priority - b.priority || Buffer.compare(Buffer.from(ia), Buffer.from(ib)),
+            )[0]!;
             expect(head[0]).toBe(id);
             expect(b.time).toBe(s.end);
             expect(s.end).toBeLessThanOrEqual(now);
@@ -202,7 +283,8 @@ describe("the dev network's staking transactions", () => {
         if (b.kind === "proposal") expect(tick.pBlocks[tick.pBlocks.indexOf(b) + 1]?.kind).toBe("commit");
       }
       // Nothing overdue stays: every period that ended by now was rewarded in this tick.
-      for (const s of stakers.values()) if (s.end <= now) failures.push(`tick ${t}: a staker ended at ${s.end} is not rewarded`);
+      for (const s of stakers.values())
+        if (s.end <= now) failures.push(`tick ${t}: a staker ended at ${s.end} is not rewarded`);
       if (t === 0) continue;
       const p = pendingAt([...stakers.values()], t, now);
       if (p.validators < 1 || p.delegators < 1) failures.push(`tick ${t}: ${JSON.stringify(p)}`);

@@ -5,7 +5,16 @@
  * random and mutated inputs that must never raise anything but AbiError.
  */
 import {describe, expect, it} from "vitest";
-import {AbiError, decodeAbi, encodeAbi, encodeCall, eventTopic, selector, type AbiType, type AbiValue} from "../../../src/evm/abi.js";
+import {
+  AbiError,
+  decodeAbi,
+  encodeAbi,
+  encodeCall,
+  eventTopic,
+  selector,
+  type AbiType,
+  type AbiValue,
+} from "../../../src/evm/abi.js";
 import {bytesToHex, hexToBytes} from "../../../src/evm/hex.js";
 import {mulberry32 as prng} from "../../../src/util/prng.js";
 
@@ -14,16 +23,21 @@ const hex = (b: Uint8Array): string => bytesToHex(b);
 const ALICE = "0x15d34aaf54267db7d7c367839aaf71a00a2c6a65";
 const BOB = "0x9965507d1a55bcc2695c58ba16fb37d819b0a4dc";
 
-
 describe("selectors and topics", () => {
   it("match the well-known values", () => {
     expect(selector("transfer(address,uint256)")).toBe("0xa9059cbb");
     expect(selector("balanceOf(address)")).toBe("0x70a08231");
     expect(selector("supportsInterface(bytes4)")).toBe("0x01ffc9a7");
     expect(selector("sam(bytes,bool,uint256[])")).toBe("0xa5643bf2");
-    expect(eventTopic("Transfer(address,address,uint256)")).toBe("0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef");
-    expect(eventTopic("TransferSingle(address,address,address,uint256,uint256)")).toBe("0xc3d58168c5ae7397731d063d5bbf3d657854427343f4c083240f7aacaa2d0f62");
-    expect(eventTopic("TransferBatch(address,address,address,uint256[],uint256[])")).toBe("0x4a39dc06d4c0dbc64b70af90fd698a233a518aa5d07e595d983b8c0526c8f7fb");
+    expect(eventTopic("Transfer(address,address,uint256)")).toBe(
+      "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef",
+    );
+    expect(eventTopic("TransferSingle(address,address,address,uint256,uint256)")).toBe(
+      "0xc3d58168c5ae7397731d063d5bbf3d657854427343f4c083240f7aacaa2d0f62",
+    );
+    expect(eventTopic("TransferBatch(address,address,address,uint256[],uint256[])")).toBe(
+      "0x4a39dc06d4c0dbc64b70af90fd698a233a518aa5d07e595d983b8c0526c8f7fb",
+    );
   });
 });
 
@@ -35,7 +49,7 @@ describe("known vectors", () => {
     expect(decodeAbi(["address", "uint256"], hexToBytes(data.slice(10)))).toEqual([BOB, 1_000_000n]);
   });
 
-  it("the Solidity docs' sam(bytes,bool,uint256[]) with (\"dave\", true, [1,2,3])", () => {
+  it('the Solidity docs\' sam(bytes,bool,uint256[]) with ("dave", true, [1,2,3])', () => {
     const want =
       "0xa5643bf2" +
       "0000000000000000000000000000000000000000000000000000000000000060" +
@@ -47,7 +61,13 @@ describe("known vectors", () => {
       "0000000000000000000000000000000000000000000000000000000000000001" +
       "0000000000000000000000000000000000000000000000000000000000000002" +
       "0000000000000000000000000000000000000000000000000000000000000003";
-    expect(encodeCall("sam(bytes,bool,uint256[])", ["bytes", "bool", "uint256[]"], [new TextEncoder().encode("dave"), true, [1n, 2n, 3n]])).toBe(want);
+    expect(
+      encodeCall(
+        "sam(bytes,bool,uint256[])",
+        ["bytes", "bool", "uint256[]"],
+        [new TextEncoder().encode("dave"), true, [1n, 2n, 3n]],
+      ),
+    ).toBe(want);
     const [b, flag, arr] = decodeAbi(["bytes", "bool", "uint256[]"], hexToBytes(want.slice(10)));
     expect(new TextDecoder().decode(b as Uint8Array)).toBe("dave");
     expect(flag).toBe(true);
@@ -74,7 +94,11 @@ describe("round trips", () => {
     ["empty bytes", ["bytes"], [new Uint8Array()]],
     ["33 bytes", ["bytes"], [Uint8Array.from({length: 33}, (_, i) => i + 1)]],
     ["empty arrays", ["uint256[]", "address[]"], [[], []]],
-    ["long arrays", ["uint256[]", "address[]"], [Array.from({length: 100}, (_, i) => BigInt(i) << 200n), Array.from({length: 50}, () => BOB)]],
+    [
+      "long arrays",
+      ["uint256[]", "address[]"],
+      [Array.from({length: 100}, (_, i) => BigInt(i) << 200n), Array.from({length: 50}, () => BOB)],
+    ],
     [
       "mixed heads and tails",
       ["string", "uint256", "bytes", "address", "uint256[]", "bool", "string"],
@@ -86,7 +110,9 @@ describe("round trips", () => {
     const enc = encodeAbi(types, values);
     expect(enc.length % 32).toBe(0);
     const dec = decodeAbi(types, enc);
-    expect(dec.map((v) => (v instanceof Uint8Array ? hex(v) : v))).toEqual(values.map((v) => (v instanceof Uint8Array ? hex(v) : v)));
+    expect(dec.map((v) => (v instanceof Uint8Array ? hex(v) : v))).toEqual(
+      values.map((v) => (v instanceof Uint8Array ? hex(v) : v)),
+    );
   });
 
   it("bytes given as hex encode as the same bytes", () => {
@@ -165,7 +191,10 @@ describe("decoding refuses bad data", () => {
       const view = backing.subarray(0, cut);
       expect(() => decodeAbi(["string", "uint256[]"], view), `cut at ${cut}`).toThrow(AbiError);
     }
-    expect(decodeAbi(["string", "uint256[]"], backing.subarray(0, full.length))).toEqual(["hello".repeat(10), [1n, 2n, 3n]]);
+    expect(decodeAbi(["string", "uint256[]"], backing.subarray(0, full.length))).toEqual([
+      "hello".repeat(10),
+      [1n, 2n, 3n],
+    ]);
   });
 
   it("a string that is not UTF-8 decodes with replacement characters, not an exception", () => {
@@ -174,7 +203,17 @@ describe("decoding refuses bad data", () => {
 });
 
 describe("fuzz: decoding untrusted data raises nothing but AbiError", () => {
-  const TYPES: AbiType[] = ["uint256", "uint8", "address", "bool", "bytes32", "bytes", "string", "uint256[]", "address[]"];
+  const TYPES: AbiType[] = [
+    "uint256",
+    "uint8",
+    "address",
+    "bool",
+    "bytes32",
+    "bytes",
+    "string",
+    "uint256[]",
+    "address[]",
+  ];
 
   const check = (types: AbiType[], data: Uint8Array): "ok" | "refused" => {
     try {
@@ -182,7 +221,8 @@ describe("fuzz: decoding untrusted data raises nothing but AbiError", () => {
       expect(out).toHaveLength(types.length);
       return "ok";
     } catch (e) {
-      if (!(e instanceof AbiError)) throw new Error(`decoding ${types.join(",")} from 0x${hex(data)} threw ${String(e)}`);
+      if (!(e instanceof AbiError))
+        throw new Error(`decoding ${types.join(",")} from 0x${hex(data)} threw ${String(e)}`);
       return "refused";
     }
   };
@@ -196,7 +236,8 @@ describe("fuzz: decoding untrusted data raises nothing but AbiError", () => {
       const words = Math.floor(rnd() * 12);
       const data = new Uint8Array(words * 32 + (rnd() < 0.2 ? Math.floor(rnd() * 32) : 0));
       for (let k = 0; k < data.length; k++) data[k] = rnd() < 0.5 ? 0 : Math.floor(rnd() * 256);
-      for (let k = 0; k < words; k++) if (rnd() < 0.5) data.set(hexToBytes(w(Math.floor(rnd() * (data.length + 64)))), k * 32);
+      for (let k = 0; k < words; k++)
+        if (rnd() < 0.5) data.set(hexToBytes(w(Math.floor(rnd() * (data.length + 64)))), k * 32);
       seen[check(types, data)]++;
     }
     expect(seen.ok + seen.refused).toBe(2000);
@@ -219,7 +260,10 @@ describe("fuzz: decoding untrusted data raises nothing but AbiError", () => {
     const seen = {ok: 0, refused: 0};
     for (let i = 0; i < 2000; i++) {
       const types = Array.from({length: 1 + Math.floor(rnd() * 4)}, () => TYPES[Math.floor(rnd() * TYPES.length)]!);
-      const data = encodeAbi(types, types.map((t) => values[t]()));
+      const data = encodeAbi(
+        types,
+        types.map((t) => values[t]()),
+      );
       const mutated = data.slice(0, rnd() < 0.3 ? Math.floor(rnd() * (data.length + 1)) : data.length);
       for (let m = 0; m < 1 + Math.floor(rnd() * 3); m++) {
         if (mutated.length === 0) break;

@@ -5,7 +5,14 @@
  * inputs that must never raise anything but AbiError.
  */
 import {describe, expect, it} from "vitest";
-import {AbiError, decodeAbiSpec, encodeAbiSpec, encodeCallSpec, type AbiSpec, type AbiStructValue} from "../../../src/evm/abi.js";
+import {
+  AbiError,
+  decodeAbiSpec,
+  encodeAbiSpec,
+  encodeCallSpec,
+  type AbiSpec,
+  type AbiStructValue,
+} from "../../../src/evm/abi.js";
 import {bytesToHex, hexToBytes} from "../../../src/evm/hex.js";
 import {mulberry32 as prng} from "../../../src/util/prng.js";
 
@@ -14,10 +21,32 @@ const A = "0x15d34aaf54267db7d7c367839aaf71a00a2c6a65";
 const B = "0x9965507d1a55bcc2695c58ba16fb37d819b0a4dc";
 const wa = (a: string): string => a.slice(2).padStart(64, "0");
 
-const MESSAGE: AbiSpec = {tuple: ["uint256", "address", "bytes32", "address", "uint256", "address[]", {array: {tuple: ["uint256", "address"]}}, "bytes"]};
+const MESSAGE: AbiSpec = {
+  tuple: [
+    "uint256",
+    "address",
+    "bytes32",
+    "address",
+    "uint256",
+    "address[]",
+    {array: {tuple: ["uint256", "address"]}},
+    "bytes",
+  ],
+};
 const FEE: AbiSpec = {tuple: ["address", "uint256"]};
-const sample: AbiStructValue = [7n, A, hexToBytes("11".repeat(32)), B, 200000n, [A, B], [[1n, A], [2n, B]], hexToBytes("68656c6c6f")];
-
+const sample: AbiStructValue = [
+  7n,
+  A,
+  hexToBytes("11".repeat(32)),
+  B,
+  200000n,
+  [A, B],
+  [
+    [1n, A],
+    [2n, B],
+  ],
+  hexToBytes("68656c6c6f"),
+];
 
 describe("structured ABI encoding", () => {
   it("a static tuple is inline, a dynamic one behind an offset", () => {
@@ -28,7 +57,19 @@ describe("structured ABI encoding", () => {
   });
 
   it("arrays of static tuples are inline after the length; arrays of dynamic ones use offsets from the array's start", () => {
-    expect(bytesToHex(encodeAbiSpec([{array: FEE}], [[[A, 1n], [B, 2n]]]))).toBe(w(0x20) + w(2) + wa(A) + w(1) + wa(B) + w(2));
+    expect(
+      bytesToHex(
+        encodeAbiSpec(
+          [{array: FEE}],
+          [
+            [
+              [A, 1n],
+              [B, 2n],
+            ],
+          ],
+        ),
+      ),
+    ).toBe(w(0x20) + w(2) + wa(A) + w(1) + wa(B) + w(2));
     expect(bytesToHex(encodeAbiSpec([{array: "bytes"}], [[hexToBytes("01"), hexToBytes("0203")]]))).toBe(
       w(0x20) + w(2) + w(0x40) + w(0x80) + w(1) + "01".padEnd(64, "0") + w(2) + "0203".padEnd(64, "0"),
     );
@@ -71,7 +112,8 @@ describe("structured ABI decoding of untrusted data", () => {
   });
 
   it("offsets and lengths past the data, huge array lengths, dirty addresses", () => {
-    const bad = (hex: string, specs: AbiSpec[]): void => expect(() => decodeAbiSpec(specs, hexToBytes(hex))).toThrow(AbiError);
+    const bad = (hex: string, specs: AbiSpec[]): void =>
+      expect(() => decodeAbiSpec(specs, hexToBytes(hex))).toThrow(AbiError);
     bad(w(0x1000), [{tuple: ["uint256", "bytes"]}]);
     bad(w(0x20) + w(2n ** 255n), [{array: FEE}]);
     bad(w(0x20) + w(3) + wa(A) + w(1), [{array: FEE}]);

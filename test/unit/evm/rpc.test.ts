@@ -6,7 +6,14 @@
 import {createServer, type IncomingMessage, type Server, type ServerResponse} from "node:http";
 import type {AddressInfo} from "node:net";
 import {afterEach, describe, expect, it} from "vitest";
-import {EvmRpc, RpcCallError, defaultEvmRpcOptions, type EvmRpcOptions, type RpcCallErrorKind, timedOut} from "../../../src/evm/rpc.js";
+import {
+  EvmRpc,
+  RpcCallError,
+  defaultEvmRpcOptions,
+  type EvmRpcOptions,
+  type RpcCallErrorKind,
+  timedOut,
+} from "../../../src/evm/rpc.js";
 import {quietLogger} from "../../helpers/sql.js";
 
 interface Req {
@@ -71,11 +78,18 @@ const json = (res: ServerResponse, body: unknown, status = 200): void => {
   res.end(typeof body === "string" ? body : JSON.stringify(body));
 };
 /** Answers every call with its method and first parameter. */
-const echo: Handler = (batch, res) => json(res, batch.map((r) => ({jsonrpc: "2.0", id: r.id, result: `${r.method}:${String(r.params[0])}`})));
+const echo: Handler = (batch, res) =>
+  json(
+    res,
+    batch.map((r) => ({jsonrpc: "2.0", id: r.id, result: `${r.method}:${String(r.params[0])}`})),
+  );
 const delay = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 function client(url: string, opts: Partial<EvmRpcOptions> = {}, errors: RpcCallErrorKind[] = []): EvmRpc {
-  return new EvmRpc({...defaultEvmRpcOptions, retryBaseMs: 10, timeoutMs: 2000, ...opts, url}, {logger: quietLogger(), onError: (k) => errors.push(k)});
+  return new EvmRpc(
+    {...defaultEvmRpcOptions, retryBaseMs: 10, timeoutMs: 2000, ...opts, url},
+    {logger: quietLogger(), onError: (k) => errors.push(k)},
+  );
 }
 
 async function rejection(p: Promise<unknown>): Promise<RpcCallError> {
@@ -110,7 +124,12 @@ describe("EvmRpc batching", () => {
   });
 
   it("matches answers by id, whatever their order", async () => {
-    const s = await serve((batch, res) => json(res, [...batch].reverse().map((r) => ({jsonrpc: "2.0", id: r.id, result: r.params[0]}))));
+    const s = await serve((batch, res) =>
+      json(
+        res,
+        [...batch].reverse().map((r) => ({jsonrpc: "2.0", id: r.id, result: r.params[0]})),
+      ),
+    );
     const out = await client(s.url).batch([0, 1, 2, 3, 4].map((i) => ({method: "m", params: [i]})));
     expect(out.map((o) => (o.ok ? o.result : null))).toEqual([0, 1, 2, 3, 4]);
   });
@@ -126,7 +145,11 @@ describe("EvmRpc errors", () => {
     const s = await serve((batch, res) =>
       json(
         res,
-        batch.map((r) => (r.method === "bad" ? {jsonrpc: "2.0", id: r.id, error: {code: -32000, message: "execution reverted"}} : {jsonrpc: "2.0", id: r.id, result: "fine"})),
+        batch.map((r) =>
+          r.method === "bad"
+            ? {jsonrpc: "2.0", id: r.id, error: {code: -32000, message: "execution reverted"}}
+            : {jsonrpc: "2.0", id: r.id, result: "fine"},
+        ),
       ),
     );
     const errors: RpcCallErrorKind[] = [];
@@ -154,30 +177,38 @@ describe("EvmRpc errors", () => {
   });
 
   it("a JSON-RPC error without a numeric code has no code", async () => {
-    const s = await serve((batch, res) => json(res, batch.map((r) => ({jsonrpc: "2.0", id: r.id, error: {code: "x", message: "odd"}}))));
+    const s = await serve((batch, res) =>
+      json(
+        res,
+        batch.map((r) => ({jsonrpc: "2.0", id: r.id, error: {code: "x", message: "odd"}})),
+      ),
+    );
     const err = await rejection(client(s.url).call("m", []));
     expect(err.kind).toBe("rpc");
     expect(err.code).toBeUndefined();
   });
 
-  it.each([500, 503, 429, 408])("HTTP %i is retried with backoff, then throws kind http with the status", async (status) => {
-    const s = await serve((_b, res) => json(res, "overloaded", status));
-    const errors: RpcCallErrorKind[] = [];
-    const rpc = client(s.url, {retries: 3, retryBaseMs: 40}, errors);
-    const err = await rejection(rpc.call("m", []));
-    expect(err.kind).toBe("http");
-    expect(err.code).toBe(status);
-    expect(err.message).toContain(`HTTP ${status}`);
-    expect(err.message).toContain("overloaded");
-    expect(s.requests).toHaveLength(4);
-    expect(errors).toEqual(["http", "http", "http", "http"]);
-    // Backoff: 40, 80, 160 ms, each with jitter in [50%, 100%].
-    const gaps = s.arrivals.slice(1).map((t, i) => t - s.arrivals[i]!);
-    [40, 80, 160].forEach((base, i) => {
-      expect(gaps[i]).toBeGreaterThanOrEqual(base * 0.5 - 5);
-      expect(gaps[i]).toBeLessThan(base + 400); // slack for a loaded machine
-    });
-  });
+  it.each([500, 503, 429, 408])(
+    "HTTP %i is retried with backoff, then throws kind http with the status",
+    async (status) => {
+      const s = await serve((_b, res) => json(res, "overloaded", status));
+      const errors: RpcCallErrorKind[] = [];
+      const rpc = client(s.url, {retries: 3, retryBaseMs: 40}, errors);
+      const err = await rejection(rpc.call("m", []));
+      expect(err.kind).toBe("http");
+      expect(err.code).toBe(status);
+      expect(err.message).toContain(`HTTP ${status}`);
+      expect(err.message).toContain("overloaded");
+      expect(s.requests).toHaveLength(4);
+      expect(errors).toEqual(["http", "http", "http", "http"]);
+      // Backoff: 40, 80, 160 ms, each with jitter in [50%, 100%].
+      const gaps = s.arrivals.slice(1).map((t, i) => t - s.arrivals[i]!);
+      [40, 80, 160].forEach((base, i) => {
+        expect(gaps[i]).toBeGreaterThanOrEqual(base * 0.5 - 5);
+        expect(gaps[i]).toBeLessThan(base + 400); // slack for a loaded machine
+      });
+    },
+  );
 
   it("HTTP 500 then a good answer succeeds", async () => {
     let n = 0;
@@ -238,11 +269,27 @@ describe("EvmRpc errors", () => {
   it.each([
     ["not JSON", (): string => "<html>bad gateway</html>", /not JSON/],
     ["a non-array to a batch", (): unknown => ({jsonrpc: "2.0", id: 1, result: "0x1"}), /not an array/],
-    ["a refused batch", (): unknown => ({jsonrpc: "2.0", id: null, error: {code: -32600, message: "batch too large"}}), /batch refused: batch too large/],
+    [
+      "a refused batch",
+      (): unknown => ({jsonrpc: "2.0", id: null, error: {code: -32600, message: "batch too large"}}),
+      /batch refused: batch too large/,
+    ],
     ["missing ids", (b: Req[]): unknown => b.map(() => ({jsonrpc: "2.0", result: "0x1"})), /no answer to m/],
-    ["string ids", (b: Req[]): unknown => b.map((r) => ({jsonrpc: "2.0", id: String(r.id), result: "0x1"})), /no answer to m/],
-    ["wrong ids", (b: Req[]): unknown => b.map((r) => ({jsonrpc: "2.0", id: r.id + 1000, result: "0x1"})), /no answer to m/],
-    ["neither result nor error", (b: Req[]): unknown => b.map((r) => ({jsonrpc: "2.0", id: r.id})), /neither result nor error/],
+    [
+      "string ids",
+      (b: Req[]): unknown => b.map((r) => ({jsonrpc: "2.0", id: String(r.id), result: "0x1"})),
+      /no answer to m/,
+    ],
+    [
+      "wrong ids",
+      (b: Req[]): unknown => b.map((r) => ({jsonrpc: "2.0", id: r.id + 1000, result: "0x1"})),
+      /no answer to m/,
+    ],
+    [
+      "neither result nor error",
+      (b: Req[]): unknown => b.map((r) => ({jsonrpc: "2.0", id: r.id})),
+      /neither result nor error/,
+    ],
     ["null", (): unknown => "null", /not an array/],
     ["an array of junk", (): unknown => [1, "x", null, []], /no answer/],
     ["an empty body", (): string => "", /not JSON/],
@@ -260,8 +307,15 @@ describe("EvmRpc errors", () => {
   });
 
   it("a result of null is a result", async () => {
-    const s = await serve((b, res) => json(res, b.map((r) => ({jsonrpc: "2.0", id: r.id, result: null}))));
-    expect(await client(s.url).batch([{method: "eth_getBlockByNumber", params: ["0x99", false]}])).toEqual([{ok: true, result: null}]);
+    const s = await serve((b, res) =>
+      json(
+        res,
+        b.map((r) => ({jsonrpc: "2.0", id: r.id, result: null})),
+      ),
+    );
+    expect(await client(s.url).batch([{method: "eth_getBlockByNumber", params: ["0x99", false]}])).toEqual([
+      {ok: true, result: null},
+    ]);
   });
 });
 
@@ -304,7 +358,8 @@ describe("EvmRpc adaptive concurrency", () => {
       else echo(b, res, req);
     });
     const rpc = client(s.url, {maxBatch: 1, maxConcurrency: 8, retries: 0});
-    const calls = (n: number): Array<{method: string; params: unknown[]}> => Array.from({length: n}, (_, i) => ({method: "m", params: [i]}));
+    const calls = (n: number): Array<{method: string; params: unknown[]}> =>
+      Array.from({length: n}, (_, i) => ({method: "m", params: [i]}));
     await rpc.batch(calls(200));
     expect(rpc.concurrency()).toBe(8);
     failing = true;
@@ -327,7 +382,12 @@ describe("EvmRpc adaptive concurrency", () => {
   });
 
   it("JSON-RPC error answers are successes for the limit", async () => {
-    const s = await serve((b, res) => json(res, b.map((r) => ({jsonrpc: "2.0", id: r.id, error: {code: 3, message: "reverted"}}))));
+    const s = await serve((b, res) =>
+      json(
+        res,
+        b.map((r) => ({jsonrpc: "2.0", id: r.id, error: {code: 3, message: "reverted"}})),
+      ),
+    );
     const rpc = client(s.url, {maxBatch: 1, maxConcurrency: 4});
     await rpc.batch(Array.from({length: 40}, (_, i) => ({method: "m", params: [i]})));
     expect(rpc.concurrency()).toBe(4);

@@ -21,14 +21,22 @@ import type {FeedBatch, FeedItem} from "../../../src/feed/types.js";
 import {idFromString} from "../../../src/util/cb58.js";
 import {sha256} from "../../../src/util/sha256.js";
 
-const feed = (): DevFeed => new DevFeed({...defaultDevFeedOptions, backfillMs: 0}, {status: new FeedStatus(), network: NETWORKS.local, evm: null});
+const feed = (): DevFeed =>
+  new DevFeed(
+    {...defaultDevFeedOptions, backfillMs: 0},
+    {status: new FeedStatus(), network: NETWORKS.local, evm: null},
+  );
 
 describe("dev feed position", () => {
   it("refuses a position of an earlier schedule, naming the way out", async () => {
     for (const len of [24 + 6 * 32, 24 + 4 * 32]) {
-      const err = await feed().prepare(new Uint8Array(len)).catch((e: Error) => e);
+      const err = await feed()
+        .prepare(new Uint8Array(len))
+        .catch((e: Error) => e);
       expect(err).toBeInstanceOf(DevScheduleVersionError);
-      expect((err as Error).message).toMatch(/written by an earlier avaext \(schedule 1, this one runs 4\).*Delete the data directory, or start with another --data-dir/);
+      expect((err as Error).message).toMatch(
+        /written by an earlier avaext \(schedule 1, this one runs 4\).*Delete the data directory, or start with another --data-dir/,
+      );
     }
     // Schedule 2's X-chain was blocks from its first tick: its chains cannot be continued as a DAG; schedule 3 started
     // from a genesis of the dev network's own (another AVAX asset, other funds), with no validators of its own nodes.
@@ -45,10 +53,16 @@ describe("dev feed position", () => {
     await f.prepare(null);
     const items: Uint8Array[] = [];
     const ctl = new AbortController();
-    await f.run(null, async (batch) => {
-      items.push(batch.position);
-      ctl.abort();
-    }, ctl.signal).catch(() => undefined);
+    await f
+      .run(
+        null,
+        async (batch) => {
+          items.push(batch.position);
+          ctl.abort();
+        },
+        ctl.signal,
+      )
+      .catch(() => undefined);
     expect(items.length).toBeGreaterThan(0);
     await expect(feed().prepare(items[0]!)).resolves.toBeUndefined();
   });
@@ -65,14 +79,19 @@ async function batches(position: Uint8Array | null, n: number, now: number): Pro
   await f.prepare(position);
   const out: FeedBatch[] = [];
   const ctl = new AbortController();
-  await f.run(position, async (batch) => {
-    out.push(batch);
-    if (out.length === n) ctl.abort();
-  }, ctl.signal);
+  await f.run(
+    position,
+    async (batch) => {
+      out.push(batch);
+      if (out.length === n) ctl.abort();
+    },
+    ctl.signal,
+  );
   return out;
 }
 
-const of = (items: FeedItem[], chain: string, kind: string): FeedItem[] => items.filter((i) => i.chain === chain && i.kind === kind);
+const of = (items: FeedItem[], chain: string, kind: string): FeedItem[] =>
+  items.filter((i) => i.chain === chain && i.kind === kind);
 
 describe("dev feed X-chain: a DAG until Cortina, then blocks", () => {
   it("links the first vertices, the stop vertex and the first block, and a restart on either side continues them", async () => {
@@ -121,7 +140,13 @@ describe("dev feed X-chain: a DAG until Cortina, then blocks", () => {
     expect(blocks.length).toBe(20);
     expect(blocks[0]!.item.timestampNs).toBeGreaterThan(stop.item.timestampNs);
     const first = decodeAvmBlock(blocks[0]!.w.inner);
-    const genesis = buildAvmBlock({time: BigInt(first.timestamp), parentId: stop.item.id, height: 0n, txs: [], root: new Uint8Array(32)});
+    const genesis = buildAvmBlock({
+      time: BigInt(first.timestamp),
+      parentId: stop.item.id,
+      height: 0n,
+      txs: [],
+      root: new Uint8Array(32),
+    });
     expect(first.height).toBe(1n);
     expect(hex(first.parentId)).toBe(hex(sha256(genesis)));
     expect(hex(blocks[0]!.w.parentId)).toBe(hex(sha256(genesis)));
@@ -136,19 +161,28 @@ describe("dev feed X-chain: a DAG until Cortina, then blocks", () => {
     // containers follow, byte for byte.
     for (const k of [0, 2]) {
       const [next] = await batches(all[k]!.position, 1, now);
-      expect(next!.items.map((i) => `${i.chain}/${i.kind}/${hex(i.bytes)}`)).toEqual(all[k + 1]!.items.map((i) => `${i.chain}/${i.kind}/${hex(i.bytes)}`));
+      expect(next!.items.map((i) => `${i.chain}/${i.kind}/${hex(i.bytes)}`)).toEqual(
+        all[k + 1]!.items.map((i) => `${i.chain}/${i.kind}/${hex(i.bytes)}`),
+      );
       expect(hex(next!.position)).toBe(hex(all[k + 1]!.position));
     }
   });
 
   it("without a backfill is linearised at its first tick: blocks from the start, no vertex, no X/tx", async () => {
-    const f = new DevFeed({...defaultDevFeedOptions, backfillMs: 0}, {status: new FeedStatus(), network: NETWORKS.local, evm: null});
+    const f = new DevFeed(
+      {...defaultDevFeedOptions, backfillMs: 0},
+      {status: new FeedStatus(), network: NETWORKS.local, evm: null},
+    );
     const ctl = new AbortController();
     const items: FeedItem[] = [];
-    await f.run(null, async (batch) => {
-      items.push(...batch.items);
-      ctl.abort();
-    }, ctl.signal);
+    await f.run(
+      null,
+      async (batch) => {
+        items.push(...batch.items);
+        ctl.abort();
+      },
+      ctl.signal,
+    );
     expect(of(items, "X", "vtx")).toEqual([]);
     expect(of(items, "X", "tx")).toEqual([]);
     const [block] = of(items, "X", "block");
@@ -158,7 +192,10 @@ describe("dev feed X-chain: a DAG until Cortina, then blocks", () => {
 
 describe("dev feed genesis file", () => {
   const withFile = (file: string, now: () => number): DevFeed =>
-    new DevFeed({...defaultDevFeedOptions, backfillMs: 3_600_000, genesisPath: file}, {status: new FeedStatus(), network: NETWORKS.local, evm: null, now});
+    new DevFeed(
+      {...defaultDevFeedOptions, backfillMs: 3_600_000, genesisPath: file},
+      {status: new FeedStatus(), network: NETWORKS.local, evm: null, now},
+    );
 
   it("writes genesis_local.json with its genesis time, reads it back on a restart, refuses another network's", async () => {
     const file = path.join(tempDir(), "data", "genesis.json");
@@ -174,16 +211,24 @@ describe("dev feed genesis file", () => {
     // A restart (a stored position) at another time reads the same file and keeps the same network.
     const items: Uint8Array[] = [];
     const ctl = new AbortController();
-    await f.run(null, async (batch) => {
-      items.push(batch.position);
-      ctl.abort();
-    }, ctl.signal).catch(() => undefined);
+    await f
+      .run(
+        null,
+        async (batch) => {
+          items.push(batch.position);
+          ctl.abort();
+        },
+        ctl.signal,
+      )
+      .catch(() => undefined);
     const again = withFile(file, () => start + 86_400_000);
     await again.prepare(items[0]!);
     expect(again.genesisText()).toBe(text);
     expect(readFileSync(file, "utf8")).toBe(text);
     // Another network's file in its place is refused.
     writeFileSync(file, devGenesisText(NETWORKS.local.id, 1_700_000_000n));
-    await expect(withFile(file, () => start).prepare(items[0]!)).rejects.toThrow(/is not the genesis of the dev network this data directory holds/);
+    await expect(withFile(file, () => start).prepare(items[0]!)).rejects.toThrow(
+      /is not the genesis of the dev network this data directory holds/,
+    );
   });
 });

@@ -20,14 +20,26 @@ const TOTAL = 2500;
 const P_BLOCK = ENDPOINTS.findIndex((e) => e.name === "P/block");
 const containers = Array.from({length: TOTAL}, (_, i) => {
   const bytes = sha256(Buffer.from(`c${i}`));
-  return {id: cb58Encode(sha256(bytes)), bytes: hexWithChecksum(bytes), timestamp: "2024-05-01T12:00:00Z", encoding: "hex", index: String(i)};
+  return {
+    id: cb58Encode(sha256(bytes)),
+    bytes: hexWithChecksum(bytes),
+    timestamp: "2024-05-01T12:00:00Z",
+    encoding: "hex",
+    index: String(i),
+  };
 });
 
 /** `n` distinct containers of an X endpoint, told apart by `label`. */
 function xContainers(n: number, label: string): typeof containers {
   return Array.from({length: n}, (_, i) => {
     const bytes = sha256(Buffer.from(`${label}${i}`));
-    return {id: cb58Encode(sha256(bytes)), bytes: hexWithChecksum(bytes), timestamp: "2024-05-01T12:00:00Z", encoding: "hex", index: String(i)};
+    return {
+      id: cb58Encode(sha256(bytes)),
+      bytes: hexWithChecksum(bytes),
+      timestamp: "2024-05-01T12:00:00Z",
+      encoding: "hex",
+      index: String(i),
+    };
   });
 }
 
@@ -60,7 +72,11 @@ beforeAll(async () => {
       const start = Number(params.startIndex);
       const answer =
         start >= list.length
-          ? {jsonrpc: "2.0", id, error: {code: -32000, message: `start index (${start}) > last accepted index (${list.length - 1})`}}
+          ? {
+              jsonrpc: "2.0",
+              id,
+              error: {code: -32000, message: `start index (${start}) > last accepted index (${list.length - 1})`},
+            }
           : {jsonrpc: "2.0", id, result: {containers: list.slice(start, start + params.numToFetch)}};
       res.writeHead(200, {"content-type": "application/json"}).end(JSON.stringify(answer));
     });
@@ -78,7 +94,10 @@ function feed(status = new FeedStatus(), lines: string[] = []): HttpFeed {
     },
   });
   const logger = new LoggerRegistry({logLevel: "OFF", displayLevel: "INFO", logDir: null, displayStream}).get("main");
-  return new HttpFeed({...defaultHttpFeedOptions, url, pollMs: 20, minBackoffMs: 10, maxBackoffMs: 20}, {status, logger});
+  return new HttpFeed(
+    {...defaultHttpFeedOptions, url, pollMs: 20, minBackoffMs: 10, maxBackoffMs: 20},
+    {status, logger},
+  );
 }
 
 describe("http mirror source", () => {
@@ -112,10 +131,14 @@ describe("http mirror source", () => {
     try {
       const kinds: string[] = [];
       const ctrl = new AbortController();
-      await feed().run(null, async (b) => {
-        for (const it of b.items) if (it.chain === "X") kinds.push(it.kind);
-        if (kinds.length === 2110) ctrl.abort();
-      }, ctrl.signal);
+      await feed().run(
+        null,
+        async (b) => {
+          for (const it of b.items) if (it.chain === "X") kinds.push(it.kind);
+          if (kinds.length === 2110) ctrl.abort();
+        },
+        ctrl.signal,
+      );
       expect(kinds.indexOf("block")).toBe(2100);
     } finally {
       others = {};
@@ -132,10 +155,14 @@ describe("http mirror source", () => {
     try {
       const kinds: string[] = [];
       const ctrl = new AbortController();
-      await feed().run(null, async (b) => {
-        for (const it of b.items) if (it.chain === "X") kinds.push(it.kind);
-        if (kinds.length === 11) ctrl.abort();
-      }, ctrl.signal);
+      await feed().run(
+        null,
+        async (b) => {
+          for (const it of b.items) if (it.chain === "X") kinds.push(it.kind);
+          if (kinds.length === 11) ctrl.abort();
+        },
+        ctrl.signal,
+      );
       expect(kinds).toEqual([...Array<string>(8).fill("vtx"), ...Array<string>(3).fill("block")]);
     } finally {
       others = {};
@@ -144,15 +171,23 @@ describe("http mirror source", () => {
   });
 
   it("a failing X/vtx holds back the X blocks only; the other endpoints go on, and the blocks follow once it answers", async () => {
-    others = {"/ext/index/X/vtx": [], "/ext/index/X/block": xContainers(3, "b"), "/ext/index/X/tx": xContainers(4, "t")};
+    others = {
+      "/ext/index/X/vtx": [],
+      "/ext/index/X/block": xContainers(3, "b"),
+      "/ext/index/X/tx": xContainers(4, "t"),
+    };
     failing = new Set(["/ext/index/X/vtx"]);
     try {
       const kinds: string[] = [];
       const ctrl = new AbortController();
-      const run = feed().run(null, async (b) => {
-        for (const it of b.items) if (it.chain === "X") kinds.push(it.kind);
-        if (kinds.length === 7) ctrl.abort();
-      }, ctrl.signal);
+      const run = feed().run(
+        null,
+        async (b) => {
+          for (const it of b.items) if (it.chain === "X") kinds.push(it.kind);
+          if (kinds.length === 7) ctrl.abort();
+        },
+        ctrl.signal,
+      );
       await expect.poll(() => kinds.length, {timeout: 10_000}).toBe(4);
       await new Promise((r) => setTimeout(r, 200));
       expect(kinds).toEqual(["tx", "tx", "tx", "tx"]);
@@ -168,10 +203,14 @@ describe("http mirror source", () => {
   it("hands on the upstream's bytes without the checksum, the checksum it checked, and the timestamp in ns", async () => {
     const ctrl = new AbortController();
     let first: FeedBatch | null = null;
-    await feed().run(null, async (b) => {
-      first ??= b;
-      ctrl.abort();
-    }, ctrl.signal);
+    await feed().run(
+      null,
+      async (b) => {
+        first ??= b;
+        ctrl.abort();
+      },
+      ctrl.signal,
+    );
     const it0 = first!.items[0]!;
     const bytes = Buffer.from(containers[0]!.bytes.slice(2, -8), "hex");
     expect(Buffer.from(it0.bytes).equals(bytes)).toBe(true);
@@ -196,7 +235,8 @@ describe("http mirror source", () => {
       };
       const lines: string[] = [];
       const running = feed(status, lines).run(null, sink, ctrl.signal);
-      for (const deadline = Date.now() + 20_000; status.connection().sendFailRate < 0.5 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 10));
+      for (const deadline = Date.now() + 20_000; status.connection().sendFailRate < 0.5 && Date.now() < deadline; )
+        await new Promise((r) => setTimeout(r, 10));
       expect(status.connection()).toMatchObject({connected: false});
       expect(status.connection().sendFailRate).toBeGreaterThanOrEqual(0.5);
       expect(got).toEqual([]);
@@ -204,8 +244,12 @@ describe("http mirror source", () => {
       await running;
       expect(got).toEqual(containers.map((c) => c.id));
       expect(status.connection().connected).toBe(true);
-      const warning = lines.map((l) => JSON.parse(l) as {msg: string; err?: string}).find((l) => l.msg.startsWith("upstream failing"));
-      expect(warning?.err).toBe(`upstream P/block container ${containers[5]!.id}: ${reason} ${"timestamp" in bad ? bad.timestamp : ""}`.trimEnd());
+      const warning = lines
+        .map((l) => JSON.parse(l) as {msg: string; err?: string})
+        .find((l) => l.msg.startsWith("upstream failing"));
+      expect(warning?.err).toBe(
+        `upstream P/block container ${containers[5]!.id}: ${reason} ${"timestamp" in bad ? bad.timestamp : ""}`.trimEnd(),
+      );
     });
   }
 });

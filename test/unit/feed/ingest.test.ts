@@ -111,14 +111,27 @@ describe("Ingester's TPS series", () => {
     const {decodeProposerBlock} = await import("../../../src/decode/proposervm.js");
     let parent: Uint8Array = new Uint8Array(32);
     return facts.map((b, i) => {
-      const bytes = buildCBlock({networkId: 1, chainId: new Uint8Array(32), parentId: parent, parentHash: new Uint8Array(32), height: i + 1, timestamp: b.t, txs: b.txs, pChainHeight: 0n});
+      const bytes = buildCBlock({
+        networkId: 1,
+        chainId: new Uint8Array(32),
+        parentId: parent,
+        parentHash: new Uint8Array(32),
+        height: i + 1,
+        timestamp: b.t,
+        txs: b.txs,
+        pChainHeight: 0n,
+      });
       parent = decodeProposerBlock(bytes).id;
       return {chain: "C", kind: "block", endpoint: cblock, id: parent, bytes, timestampNs: 1n};
     });
   }
 
   /** Runs an Ingester on `dir` until every item is committed (a restart resumes after what the store holds). */
-  async function run(dir: string, items: FeedItem[], opts: {indexEnabled: boolean; failSecondCommit?: boolean}): Promise<AvgTps> {
+  async function run(
+    dir: string,
+    items: FeedItem[],
+    opts: {indexEnabled: boolean; failSecondCommit?: boolean},
+  ): Promise<AvgTps> {
     const db = await openIndexDatabase(dir);
     const store = await IndexStore.open(db);
     if (opts.failSecondCommit) {
@@ -143,9 +156,17 @@ describe("Ingester's TPS series", () => {
     };
     const loggers = new LoggerRegistry({logLevel: "OFF", displayLevel: "OFF", logDir: null});
     const avgTps = new AvgTps();
-    const ingester = new Ingester(opts, {source, store, status: new FeedStatus(), avgTps, logger: loggers.get("feed"), register: null});
+    const ingester = new Ingester(opts, {
+      source,
+      store,
+      status: new FeedStatus(),
+      avgTps,
+      logger: loggers.get("feed"),
+      register: null,
+    });
     await ingester.start();
-    const committed = async (): Promise<boolean> => delivered && (await store.feedPosition("test"))?.[0] === items.length;
+    const committed = async (): Promise<boolean> =>
+      delivered && (await store.feedPosition("test"))?.[0] === items.length;
     for (const deadline = Date.now() + 30_000; !(await committed()) && Date.now() < deadline; ) await sleep(10);
     expect(await committed()).toBe(true);
     await ingester.close();
@@ -180,29 +201,41 @@ describe("Ingester's TPS series", () => {
 
   it.each([
     // As a database of an earlier version: no days, nothing they cover.
-    ["a database written before the days were stored", async (store: IndexStore): Promise<void> => store.replaceTpsDays("C", [], null)],
+    [
+      "a database written before the days were stored",
+      async (store: IndexStore): Promise<void> => store.replaceTpsDays("C", [], null),
+    ],
     // As after a run that did not store them: days that cover another block, one of them bogus.
     [
       "days that miss the chain's last block, one of them bogus",
       async (store: IndexStore): Promise<void> => {
-        const bogus = {start: D0 + 9 * DAY, txs: 99, firstBlock: D0 + 9 * DAY, lastBlock: D0 + 9 * DAY + 1, prevLastBlock: null};
+        const bogus = {
+          start: D0 + 9 * DAY,
+          txs: 99,
+          firstBlock: D0 + 9 * DAY,
+          lastBlock: D0 + 9 * DAY + 1,
+          prevLastBlock: null,
+        };
         await store.replaceTpsDays("C", [...(await store.tpsDays("C")), bogus], new Uint8Array(32).fill(7));
       },
     ],
-  ])("does not trust %s: starts empty with indexing off, scans the index with it on and stores what it found", async (_what, tamper) => {
-    const {dir, items} = await setup();
-    const want = (await run(dir, items, {indexEnabled: true})).series("C").points;
-    const db = await openIndexDatabase(dir);
-    const store = await IndexStore.open(db);
-    expect(await store.tpsDays("C")).toHaveLength(3);
-    await tamper(store);
-    await db.close();
+  ])(
+    "does not trust %s: starts empty with indexing off, scans the index with it on and stores what it found",
+    async (_what, tamper) => {
+      const {dir, items} = await setup();
+      const want = (await run(dir, items, {indexEnabled: true})).series("C").points;
+      const db = await openIndexDatabase(dir);
+      const store = await IndexStore.open(db);
+      expect(await store.tpsDays("C")).toHaveLength(3);
+      await tamper(store);
+      await db.close();
 
-    // Indexing off, nothing to scan: the series starts empty rather than from days that miss blocks.
-    expect((await run(dir, items, {indexEnabled: false})).series("C").points).toEqual([]);
-    expect((await run(dir, items, {indexEnabled: true})).series("C").points).toEqual(want);
-    expect((await run(dir, items, {indexEnabled: false})).series("C").points).toEqual(want);
-  });
+      // Indexing off, nothing to scan: the series starts empty rather than from days that miss blocks.
+      expect((await run(dir, items, {indexEnabled: false})).series("C").points).toEqual([]);
+      expect((await run(dir, items, {indexEnabled: true})).series("C").points).toEqual(want);
+      expect((await run(dir, items, {indexEnabled: false})).series("C").points).toEqual(want);
+    },
+  );
 
   it("scans an index written without chain state (as tools write one) once, then trusts the days it stored", async () => {
     const {dir, items} = await setup();
@@ -218,7 +251,13 @@ describe("Ingester's TPS series", () => {
     db = await openIndexDatabase(dir);
     store = await IndexStore.open(db);
     expect(await store.tpsCover("C")).toEqual(items.at(-1)!.id);
-    const extra = {start: D0 + 9 * DAY, txs: 9, firstBlock: D0 + 9 * DAY, lastBlock: D0 + 9 * DAY + 9, prevLastBlock: D0 + 2 * DAY + 3_000};
+    const extra = {
+      start: D0 + 9 * DAY,
+      txs: 9,
+      firstBlock: D0 + 9 * DAY,
+      lastBlock: D0 + 9 * DAY + 9,
+      prevLastBlock: D0 + 2 * DAY + 3_000,
+    };
     await store.replaceTpsDays("C", [...(await store.tpsDays("C")), extra], items.at(-1)!.id);
     await db.close();
     want.add("C", {timestamp: D0 + 9 * DAY, txCount: 9});

@@ -11,7 +11,9 @@ import {containerBytes, feedLine} from "../../helpers/feed.js";
 
 const chains = new ChainRegistry(NETWORKS.local);
 const sha = (b: Uint8Array): Buffer => createHash("sha256").update(b).digest();
-const fixtures = JSON.parse(readFileSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../fixtures/containers.json"), "utf8")) as {
+const fixtures = JSON.parse(
+  readFileSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../fixtures/containers.json"), "utf8"),
+) as {
   name: string;
   chain: string;
   kind: string;
@@ -39,7 +41,12 @@ describe("parseFeedLine", () => {
     const at = (timestamp: string): string => feedLine({chain: "X", kind: "tx", n: 1}, {timestamp});
     expect(parseFeedLine(at("2262-04-11T23:47:16.854775807Z"), chains).ok).toBe(true);
     const late = parseFeedLine(at("2262-04-11T23:47:16.854775808Z"), chains);
-    expect(late).toEqual({ok: false, reason: expect.stringMatching(/^timestamp: 2262-04-11T23:47:16.854775808Z is past 2262-04-11T23:47:16.854775807Z/)});
+    expect(late).toEqual({
+      ok: false,
+      reason: expect.stringMatching(
+        /^timestamp: 2262-04-11T23:47:16.854775808Z is past 2262-04-11T23:47:16.854775807Z/,
+      ),
+    });
     expect(parseFeedLine(at("9999-12-31T23:59:59Z"), chains).ok).toBe(false);
     expect(parseFeedLine(at("1969-12-31T23:59:59Z"), chains).ok).toBe(false);
   });
@@ -62,7 +69,9 @@ describe("parseFeedLine", () => {
       const item = parse(f.chain, f.kind, f.hex);
       expect(cb58(item.id), name).toBe(f.id);
       const bytes = Buffer.from(f.hex.slice(2), "hex");
-      expect(item.checksum === null ? null : Buffer.from(item.checksum!).toString("hex"), name).toBe(hashOfBytes ? sha(bytes).subarray(28).toString("hex") : null);
+      expect(item.checksum === null ? null : Buffer.from(item.checksum!).toString("hex"), name).toBe(
+        hashOfBytes ? sha(bytes).subarray(28).toString("hex") : null,
+      );
     }
     // A proposervm option block (type 1: parent ‖ inner block): its ID is sha256 of all its bytes.
     const signed = Buffer.from(fixtures.find((x) => x.name === "c-local-proposervm-signed-h12")!.hex.slice(2), "hex");

@@ -79,7 +79,9 @@ describe.each([1, 5, 12345] as const)("network %i's genesis", (id) => {
 
   it("has the file's stakers, from its start time, with their reward address and fee", () => {
     const {config, g} = built(id);
-    expect([...g.state.stakers].map((s) => s.staker.nodeId).sort()).toEqual(config.initialStakers.map((s) => s.nodeId).sort());
+    expect([...g.state.stakers].map((s) => s.staker.nodeId).sort()).toEqual(
+      config.initialStakers.map((s) => s.nodeId).sort(),
+    );
     const byNode = new Map(config.initialStakers.map((s) => [s.nodeId, s]));
     const ids = new Set<string>();
     for (const s of g.state.stakers) {
@@ -94,7 +96,9 @@ describe.each([1, 5, 12345] as const)("network %i's genesis", (id) => {
     }
     expect(ids.size).toBe(config.initialStakers.length);
     // The tx IDs are those of the validator txs in the P-chain genesis bytes (each stake output names its tx).
-    for (const s of g.state.stakers) for (const o of s.stake) expect(Buffer.from(o.utxoBytes.subarray(2, 34))).toEqual(Buffer.from(idFromString(s.txId)));
+    for (const s of g.state.stakers)
+      for (const o of s.stake)
+        expect(Buffer.from(o.utxoBytes.subarray(2, 34))).toEqual(Buffer.from(idFromString(s.txId)));
   });
 });
 
@@ -109,7 +113,8 @@ describe("mainnet's genesis in detail", () => {
       // codec ‖ empty tx ID ‖ index ‖ asset ‖ LockOut (22) ‖ locktime ‖ TransferOutput (7)
       expect(u.output.utxoBytes.subarray(70, 74)).toEqual(Uint8Array.of(0, 0, 0, 22));
     }
-    for (const u of p.filter((x) => x.output.stakeableLocktime === 0n)) expect(u.output.utxoBytes.subarray(70, 74)).toEqual(Uint8Array.of(0, 0, 0, 7));
+    for (const u of p.filter((x) => x.output.stakeableLocktime === 0n))
+      expect(u.output.utxoBytes.subarray(70, 74)).toEqual(Uint8Array.of(0, 0, 0, 7));
     // P UTXOs are numbered in the allocations' order from 0, under the empty tx ID.
     expect(p.map((u) => u.output.outputIndex)).toEqual(p.map((_, i) => i));
     expect(new Set(p.map((u) => u.txId))).toEqual(new Set(["11111111111111111111111111111111LpoYY"]));
@@ -131,7 +136,10 @@ describe("mainnet's genesis in detail", () => {
       expect(u.output.outputIndex).toBe(i);
       if (i > 0) {
         const prev = x[i - 1]!.output;
-        const order = prev.amount < u.output.amount || (prev.amount === u.output.amount && Buffer.compare(prev.owner.addresses[0]!, u.output.owner.addresses[0]!) <= 0);
+        const order =
+          prev.amount < u.output.amount ||
+          (prev.amount === u.output.amount &&
+            Buffer.compare(prev.owner.addresses[0]!, u.output.owner.addresses[0]!) <= 0);
         expect(order).toBe(true);
       }
     }
@@ -140,7 +148,9 @@ describe("mainnet's genesis in detail", () => {
   it("agrees with a real mainnet X-chain transaction's chain ID and asset", () => {
     // test/fixtures: /ext/index/X/tx index 1 of a mainnet node (AvalancheGo indexer/service.md). It spends no
     // genesis UTXO, but its bytes name the X-chain and AVAX the builder computes.
-    const fixtures = JSON.parse(readFileSync(new URL("../../fixtures/containers.json", import.meta.url), "utf8")) as Array<{name: string; hex: string}>;
+    const fixtures = JSON.parse(
+      readFileSync(new URL("../../fixtures/containers.json", import.meta.url), "utf8"),
+    ) as Array<{name: string; hex: string}>;
     const bytes = Buffer.from(fixtures.find((f) => f.name === "x-mainnet-tx-index1")!.hex.slice(2), "hex");
     const tx = decodeSignedTx("X", bytes, {recoverPublicKeys: false});
     expect(cb58Encode(bytes.subarray(10, 42))).toBe(built(1).g.chainIds.X);
@@ -182,7 +192,8 @@ describe("resolving a network's genesis", () => {
     writeFileSync(f, text);
     return f;
   };
-  const custom = (networkId: number): string => builtInGenesisText(12345)!.replace(/"networkID":\s*12345/, `"networkID": ${networkId}`);
+  const custom = (networkId: number): string =>
+    builtInGenesisText(12345)!.replace(/"networkID":\s*12345/, `"networkID": ${networkId}`);
 
   it("builds mainnet, fuji and local in; another network has none without --genesis-file", () => {
     expect(resolveGenesis(1, null)!.config.networkId).toBe(1);
@@ -215,9 +226,17 @@ describe("resolving a network's genesis", () => {
   });
 
   it("refuses what AvalancheGo's validateConfig refuses, and a file that is not there or not JSON", () => {
-    expect(() => resolveGenesis(1337, fileFor(custom(1337).replace(/"initialStakers": \[[\s\S]*?\],\n\t"cChainGenesis"/, '"initialStakers": [],\n\t"cChainGenesis"')))).toThrow(
-      /initial stakers must be > 0/,
-    );
+    expect(() =>
+      resolveGenesis(
+        1337,
+        fileFor(
+          custom(1337).replace(
+            /"initialStakers": \[[\s\S]*?\],\n\t"cChainGenesis"/,
+            '"initialStakers": [],\n\t"cChainGenesis"',
+          ),
+        ),
+      ),
+    ).toThrow(/initial stakers must be > 0/);
     expect(() => resolveGenesis(1337, fileFor("{"))).toThrow(/not JSON/);
     expect(() => resolveGenesis(1337, `${tempDir()}/none.json`)).toThrow(/unable to load genesis file/);
   });

@@ -5,7 +5,13 @@
  */
 import {bech32} from "@scure/base";
 import {describe, expect, it} from "vitest";
-import {cChainGenesisAllocationWei, genesisInitialSupply, genesisValidators, parseGenesisConfig, pChainGenesisAllocations} from "../../../src/genesis/config.js";
+import {
+  cChainGenesisAllocationWei,
+  genesisInitialSupply,
+  genesisValidators,
+  parseGenesisConfig,
+  pChainGenesisAllocations,
+} from "../../../src/genesis/config.js";
 
 const addr = (n: number): Uint8Array => new Uint8Array(20).fill(n);
 const x = (n: number): string => `X-local${bech32.encode("local", bech32.toWords(addr(n)), 90).slice("local".length)}`;
@@ -70,18 +76,29 @@ describe("genesis config", () => {
   });
 
   it("makes P-chain UTXOs of the free allocations' nonzero unlocks", () => {
-    expect(pChainGenesisAllocations(c)).toEqual([{outputIndex: 0, address: addr(3), amount: 9_007_199_254_740_993n, locktime: 1500n}]);
+    expect(pChainGenesisAllocations(c)).toEqual([
+      {outputIndex: 0, address: addr(3), amount: 9_007_199_254_740_993n, locktime: 1500n},
+    ]);
   });
 
   it("refuses amounts that are not uint64", () => {
-    expect(() => parseGenesisConfig(text.replace('"initialAmount": 7', '"initialAmount": 18446744073709551616'))).toThrow(/uint64/);
+    expect(() =>
+      parseGenesisConfig(text.replace('"initialAmount": 7', '"initialAmount": 18446744073709551616')),
+    ).toThrow(/uint64/);
     expect(() => parseGenesisConfig(text.replace('"initialAmount": 7', '"initialAmount": -7'))).toThrow(/unsigned/);
   });
 
   it("refuses a network ID or a delegation fee past uint32, as Go's decoder into AvalancheGo's uint32 fields does", () => {
-    expect(() => parseGenesisConfig(text.replace('"networkID": 12345', '"networkID": 4294967296'))).toThrow(/networkID exceeds uint32/);
-    expect(() => parseGenesisConfig(text.replace('"delegationFee": 20000', '"delegationFee": 4294967296'))).toThrow(/initialStakers\[0\]\.delegationFee exceeds uint32/);
-    expect(parseGenesisConfig(text.replace('"delegationFee": 20000', '"delegationFee": 4294967295')).initialStakers[0]!.delegationFee).toBe(4_294_967_295);
+    expect(() => parseGenesisConfig(text.replace('"networkID": 12345', '"networkID": 4294967296'))).toThrow(
+      /networkID exceeds uint32/,
+    );
+    expect(() => parseGenesisConfig(text.replace('"delegationFee": 20000', '"delegationFee": 4294967296'))).toThrow(
+      /initialStakers\[0\]\.delegationFee exceeds uint32/,
+    );
+    expect(
+      parseGenesisConfig(text.replace('"delegationFee": 20000', '"delegationFee": 4294967295')).initialStakers[0]!
+        .delegationFee,
+    ).toBe(4_294_967_295);
   });
 
   it("reads hostile text in one pass: an unterminated string of 200,000 escaped quotes is refused at once", () => {
@@ -103,7 +120,9 @@ describe("genesis config", () => {
     };
     const local = {...c, cChainGenesis: JSON.stringify({config: {chainId: 43112}, alloc})};
     expect(cChainGenesisAllocationWei(local)).toBe(50_000_000n * 10n ** 18n + 7n);
-    expect(() => cChainGenesisAllocationWei({...c, cChainGenesis: '{"alloc":{"0x01":{"balance":"-1"}}}'})).toThrow(/balance is not a number/);
+    expect(() => cChainGenesisAllocationWei({...c, cChainGenesis: '{"alloc":{"0x01":{"balance":"-1"}}}'})).toThrow(
+      /balance is not a number/,
+    );
     expect(() => cChainGenesisAllocationWei({...c, cChainGenesis: "{"})).toThrow(/cChainGenesis is not JSON/);
   });
 });

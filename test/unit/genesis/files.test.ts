@@ -25,22 +25,30 @@ describe("genesis files", () => {
     writeFileSync(big, "");
     // Sparse: the size is what is checked, and no page of it is ever read.
     truncateSync(big, GENESIS_TEXT_LIMIT + 1);
-    expect(() => readGenesisText(big)).toThrow(new RegExp(`unable to load genesis file .*big\\.json: ${GENESIS_TEXT_LIMIT + 1} bytes, more than`));
+    expect(() => readGenesisText(big)).toThrow(
+      new RegExp(`unable to load genesis file .*big\\.json: ${GENESIS_TEXT_LIMIT + 1} bytes, more than`),
+    );
   });
 
   it("refuses a small gzip member that inflates past the limit", () => {
     const bomb = gzipSync(Buffer.alloc(GENESIS_TEXT_LIMIT + 1024, 0x20), {level: 9});
     expect(bomb.length).toBeLessThan(GENESIS_TEXT_LIMIT / 100);
     writeFileSync(path.join(dir, "bomb.json.gz"), bomb);
-    expect(() => readGenesisText(path.join(dir, "bomb.json.gz"))).toThrow(/unable to load genesis file .*bomb\.json\.gz: .*(larger|buffer)/i);
+    expect(() => readGenesisText(path.join(dir, "bomb.json.gz"))).toThrow(
+      /unable to load genesis file .*bomb\.json\.gz: .*(larger|buffer)/i,
+    );
   });
 
   it("refuses what is not a file once it has given more than the limit", () => {
     // A character device that never ends: its size is 0, so only the bytes read can stop it.
-    expect(() => readGenesisText("/dev/zero")).toThrow(new RegExp(`unable to load genesis file /dev/zero: more than the ${GENESIS_TEXT_LIMIT} bytes`));
+    expect(() => readGenesisText("/dev/zero")).toThrow(
+      new RegExp(`unable to load genesis file /dev/zero: more than the ${GENESIS_TEXT_LIMIT} bytes`),
+    );
   });
 
   it("names a missing file", () => {
-    expect(() => readGenesisText(path.join(dir, "none.json"))).toThrow(/unable to load genesis file .*none\.json: ENOENT/);
+    expect(() => readGenesisText(path.join(dir, "none.json"))).toThrow(
+      /unable to load genesis file .*none\.json: ENOENT/,
+    );
   });
 });

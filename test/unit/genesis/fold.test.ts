@@ -37,8 +37,18 @@ const eth = (n: number): string => `0x${Buffer.from(addr(n)).toString("hex")}`;
 const TEXT = JSON.stringify({
   networkID: 12345,
   allocations: [
-    {ethAddr: eth(11), avaxAddr: x(1), initialAmount: 7 * 1e9, unlockSchedule: [{amount: 5 * 1e9}, {amount: 1e9, locktime: 1000}, {amount: 3 * 1e9, locktime: 1_701_000_000}]},
-    {ethAddr: eth(12), avaxAddr: x(2), initialAmount: 0, unlockSchedule: [{amount: 2000 * 1e9}, {amount: 1000 * 1e9, locktime: 1_800_000_000}]},
+    {
+      ethAddr: eth(11),
+      avaxAddr: x(1),
+      initialAmount: 7 * 1e9,
+      unlockSchedule: [{amount: 5 * 1e9}, {amount: 1e9, locktime: 1000}, {amount: 3 * 1e9, locktime: 1_701_000_000}],
+    },
+    {
+      ethAddr: eth(12),
+      avaxAddr: x(2),
+      initialAmount: 0,
+      unlockSchedule: [{amount: 2000 * 1e9}, {amount: 1000 * 1e9, locktime: 1_800_000_000}],
+    },
   ],
   startTime: Number(START),
   initialStakeDuration: 10_000_000,
@@ -67,7 +77,15 @@ async function folded(open: () => Promise<SqlClient>, g: NetworkGenesis): Promis
     rmSync(dir, {recursive: true, force: true});
   });
   const network = {...NETWORKS.local, chainIds: g.chainIds};
-  const view = new PrimaryView(defaultPrimaryViewOptions, {index, sql, network, genesis: () => g.state, avaxAssetId: g.avaxAssetId, logger: quietLogger(), metrics: null});
+  const view = new PrimaryView(defaultPrimaryViewOptions, {
+    index,
+    sql,
+    network,
+    genesis: () => g.state,
+    avaxAssetId: g.avaxAssetId,
+    logger: quietLogger(),
+    metrics: null,
+  });
   await view.load();
   expect(await view.catchUp()).toBe(0);
   await view.close();
@@ -106,9 +124,15 @@ describeBackends("a genesis folded into the store", (backend) => {
 
   it("holds the genesis staker with its real tx ID, and the supply", async () => {
     const sql = await folded(backend.open, g);
-    const stakers = await sql.query<{tx_id: string; node_id: string; weight: string; start_ts: bigint; end_ts: bigint; delegation_shares: number; potential_reward: string}>(
-      "SELECT tx_id, node_id, weight::text, start_ts, end_ts, delegation_shares, potential_reward::text FROM stakers",
-    );
+    const stakers = await sql.query<{
+      tx_id: string;
+      node_id: string;
+      weight: string;
+      start_ts: bigint;
+      end_ts: bigint;
+      delegation_shares: number;
+      potential_reward: string;
+    }>("SELECT tx_id, node_id, weight::text, start_ts, end_ts, delegation_shares, potential_reward::text FROM stakers");
     expect(stakers).toHaveLength(1);
     expect(stakers[0]!.tx_id).toBe([...g.state.stakers][0]!.txId);
     expect(BigInt(stakers[0]!.weight)).toBe(3000n * AVAX);
@@ -117,7 +141,10 @@ describeBackends("a genesis folded into the store", (backend) => {
     expect(stakers[0]!.delegation_shares).toBe(20000);
     expect(BigInt(stakers[0]!.potential_reward)).toBeGreaterThan(0n);
     // The genesis chains are the network's X and C, not blockchains a CreateChainTx of a block made.
-    expect(g.state.chains.map((c) => [c.name, c.chainId])).toEqual([["X-Chain", g.chainIds.X], ["C-Chain", g.chainIds.C]]);
+    expect(g.state.chains.map((c) => [c.name, c.chainId])).toEqual([
+      ["X-Chain", g.chainIds.X],
+      ["C-Chain", g.chainIds.C],
+    ]);
     expect(await sql.query("SELECT blockchain_id FROM blockchains")).toEqual([]);
     // AvalancheGo's syncGenesis: the allocations' sum, then the staker's potential reward added.
     const [supply] = await sql.query<{value: string}>("SELECT value FROM data_api_meta WHERE key = 'view.supply'");
@@ -137,13 +164,26 @@ describeBackends("a genesis folded into the store", (backend) => {
   it("folds local's built-in genesis: ewoq's X and P funds, the five stakers' stake", async () => {
     const local = buildGenesis(genesisFromText(builtInGenesisText(12345)!, "local").config);
     const sql = await folded(backend.open, local);
-    const lnet: NetworkCtx = {networkName: "local", hrp: "local", chainIds: local.chainIds, avaxAssetId: local.avaxAssetId};
+    const lnet: NetworkCtx = {
+      networkName: "local",
+      hrp: "local",
+      chainIds: local.chainIds,
+      avaxAssetId: local.avaxAssetId,
+    };
     const ewoq = Uint8Array.from(bech32.fromWords(bech32.decode("local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u").words));
-    const staked = Uint8Array.from(bech32.fromWords(bech32.decode("local1g65uqn6t77p656w64023nh8nd9updzmxyymev2").words));
+    const staked = Uint8Array.from(
+      bech32.fromWords(bech32.decode("local1g65uqn6t77p656w64023nh8nd9updzmxyymev2").words),
+    );
     const at = Number(local.state.timestamp) + 1;
-    expect(total((await getXChainBalances(sql, lnet, {addresses: [ewoq], now: at})).unlocked)).toBe(300_000_000n * AVAX);
-    expect(total((await getPChainBalances(sql, lnet, {addresses: [ewoq], now: at})).unlockedUnstaked)).toBe(30_000_000n * AVAX);
-    expect(total((await getPChainBalances(sql, lnet, {addresses: [staked], now: at})).unlockedStaked)).toBe(10_000_000n * AVAX);
+    expect(total((await getXChainBalances(sql, lnet, {addresses: [ewoq], now: at})).unlocked)).toBe(
+      300_000_000n * AVAX,
+    );
+    expect(total((await getPChainBalances(sql, lnet, {addresses: [ewoq], now: at})).unlockedUnstaked)).toBe(
+      30_000_000n * AVAX,
+    );
+    expect(total((await getPChainBalances(sql, lnet, {addresses: [staked], now: at})).unlockedStaked)).toBe(
+      10_000_000n * AVAX,
+    );
   });
 });
 

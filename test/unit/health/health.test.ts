@@ -19,7 +19,13 @@ describe("Health.reportJson", () => {
     const round = health.runRound();
     // The round is still waiting on `slow`; `fast` has its result, and the served text shows it (once `fast` has
     // run: waited for, as a fixed pause was not enough on a busy machine).
-    await expect.poll(() => (JSON.parse(health.reportJson("health").json) as {checks: Record<string, {error?: string}>}).checks.fast!.error).not.toBe("not yet run");
+    await expect
+      .poll(
+        () =>
+          (JSON.parse(health.reportJson("health").json) as {checks: Record<string, {error?: string}>}).checks.fast!
+            .error,
+      )
+      .not.toBe("not yet run");
     const mid = JSON.parse(health.reportJson("health").json) as {checks: Record<string, {error?: string}>};
     expect(mid.checks.fast!.error).toBe("broken");
     expect(mid.checks.slow!.error).toBe("not yet run");
@@ -53,10 +59,18 @@ describe("the failing-checks gauge", () => {
     health.registerHealth("fast", () => ({}), ["a"]);
     health.registerHealth("slow", () => new Promise((resolve) => (slowDone = () => resolve({}))), ["b"]);
     const failing = async (tag: string): Promise<number | undefined> =>
-      (await register.getSingleMetric("avaext_health_checks_failing")!.get()).values.find((v) => v.labels.tag === tag && v.labels.check === "health")?.value;
+      (await register.getSingleMetric("avaext_health_checks_failing")!.get()).values.find(
+        (v) => v.labels.tag === tag && v.labels.check === "health",
+      )?.value;
     expect(await failing("a")).toBe(1);
     const round = health.runRound();
-    await expect.poll(() => (JSON.parse(health.reportJson("health").json) as {checks: Record<string, {error?: string}>}).checks.fast!.error).not.toBe("not yet run");
+    await expect
+      .poll(
+        () =>
+          (JSON.parse(health.reportJson("health").json) as {checks: Record<string, {error?: string}>}).checks.fast!
+            .error,
+      )
+      .not.toBe("not yet run");
     // `fast` has passed while the round still waits on `slow`: report and gauge both say so.
     expect(JSON.parse(health.reportJson("health", ["a"]).json).healthy).toBe(true);
     expect(await failing("a")).toBe(0);
@@ -67,6 +81,8 @@ describe("the failing-checks gauge", () => {
     expect(await failing("b")).toBe(0);
     await health.markShuttingDown();
     // The shuttingDown check is an application check: it counts under every tag, as in every report.
-    expect([await failing("application"), await failing("all"), await failing("a"), await failing("b")]).toEqual([1, 1, 1, 1]);
+    expect([await failing("application"), await failing("all"), await failing("a"), await failing("b")]).toEqual([
+      1, 1, 1, 1,
+    ]);
   });
 });

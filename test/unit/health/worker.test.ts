@@ -30,7 +30,14 @@ describe("HealthWorker", () => {
     expect(r1.contiguousFailures).toBe(1);
     expect(r1.timestamp).toMatch(RFC3339);
     expect(r1.timeOfFirstFailure).toBe(r1.timestamp);
-    expect(Object.keys(r1)).toEqual(["message", "error", "timestamp", "duration", "contiguousFailures", "timeOfFirstFailure"]);
+    expect(Object.keys(r1)).toEqual([
+      "message",
+      "error",
+      "timestamp",
+      "duration",
+      "contiguousFailures",
+      "timeOfFirstFailure",
+    ]);
     await w.runAll(signal);
     const r2 = w.report().checks.a!;
     expect(r2.contiguousFailures).toBe(2);
@@ -98,7 +105,9 @@ describe("HealthWorker", () => {
     // An application check counts under every tag, as every report includes it (AvalancheGo's gauge does too).
     w.register("app2", () => ({error: "down"}), ["application", "subnet2"]);
     await w.runAll(signal);
-    expect([w.failing("all"), w.failing("application"), w.failing("subnet1"), w.failing("subnet2")]).toEqual([2, 1, 2, 1]);
+    expect([w.failing("all"), w.failing("application"), w.failing("subnet1"), w.failing("subnet2")]).toEqual([
+      2, 1, 2, 1,
+    ]);
     expect(() => w.register("app", () => ({}))).toThrow('duplicate check: "app"');
     expect(() => w.register("z", () => ({}), ["all"])).toThrow('restricted tag: "all"');
   });
@@ -111,7 +120,9 @@ describe("checks", () => {
       details: {longestRunningRequest: "1ms", outstandingRequests: 1},
     });
     const bad = routerCheck(() => ({outstanding: 3, longestNs: 2_000_000_000n}), t)(signal) as {error: string};
-    expect(bad.error).toBe("the router is not healthy reason: number of outstanding requests 3 > 2, time for outstanding requests 2s > 1s");
+    expect(bad.error).toBe(
+      "the router is not healthy reason: number of outstanding requests 3 > 2, time for outstanding requests 2s > 1s",
+    );
   });
 
   it("network fails while the source is unreachable, and reports the times since messages", () => {
@@ -132,7 +143,10 @@ describe("checks", () => {
 
   it("bootstrapped lists the primary network until the feed has caught up", () => {
     const feed = new FeedStatus();
-    expect(bootstrappedCheck(feed)(signal)).toEqual({details: ["11111111111111111111111111111111LpoYY"], error: "subnets not bootstrapped"});
+    expect(bootstrappedCheck(feed)(signal)).toEqual({
+      details: ["11111111111111111111111111111111LpoYY"],
+      error: "subnets not bootstrapped",
+    });
     feed.setCaughtUp(true);
     expect(bootstrappedCheck(feed)(signal)).toEqual({details: []});
   });

@@ -30,7 +30,10 @@ const TREE: Record<string, string> = {
   "src/genesis/readsTheView.ts": `import {v} from "../dataApi/views/v.js";\nexport const g = v;\n`,
   "src/db/knowsTheIndex.ts": `import {e} from "../containerIndex/endpoints.js";\nexport const d = e;\n`,
   "src/containerIndex/endpoints.ts": `import {d} from "../db/knowsTheIndex.js";\nexport const e = 1;\nexport const back = d;\n`,
-  "tsconfig.json": JSON.stringify({compilerOptions: {module: "NodeNext", moduleResolution: "NodeNext", strict: true}, include: ["src/**/*.ts"]}),
+  "tsconfig.json": JSON.stringify({
+    compilerOptions: {module: "NodeNext", moduleResolution: "NodeNext", strict: true},
+    include: ["src/**/*.ts"],
+  }),
 };
 
 interface Violation {
@@ -48,14 +51,26 @@ describe("the layer rules (config/dependency-cruiser.cjs)", () => {
     }
     await symlink(path.join(ROOT, "node_modules"), path.join(dir, "node_modules"), "dir");
     // As `npm run lint:deps` runs it: the `err` reporter, whose exit code is the number of errors.
-    const args = [DEPCRUISE, "src", "--config", path.join(ROOT, "config/dependency-cruiser.cjs"), "--output-type", "err"];
+    const args = [
+      DEPCRUISE,
+      "src",
+      "--config",
+      path.join(ROOT, "config/dependency-cruiser.cjs"),
+      "--output-type",
+      "err",
+    ];
     const run = await promisify(execFile)(process.execPath, args, {cwd: dir, maxBuffer: 64 * 1024 * 1024}).then(
       (r) => ({code: 0, stdout: r.stdout}),
       (e: {code: number; stdout: string}) => ({code: e.code, stdout: e.stdout}),
     );
     // Each violation reads `error <rule>: <from> → <to>` (a cycle: `→` then one module or folder a line).
-    const violations: Violation[] = [...run.stdout.matchAll(/error ([a-z-]+): (\S+) →\s+(\S+)/g)].map((m) => ({rule: {name: m[1]!}, from: m[2]!, to: m[3]!}));
-    const found = (rule: string, from: string): boolean => violations.some((v) => v.rule.name === rule && v.from === from);
+    const violations: Violation[] = [...run.stdout.matchAll(/error ([a-z-]+): (\S+) →\s+(\S+)/g)].map((m) => ({
+      rule: {name: m[1]!},
+      from: m[2]!,
+      to: m[3]!,
+    }));
+    const found = (rule: string, from: string): boolean =>
+      violations.some((v) => v.rule.name === rule && v.from === from);
     expect(run.code).not.toBe(0);
     expect(found("routes-load-no-driver", "src/dataApi/routes/opensTheStore.ts")).toBe(true);
     expect(found("routes-call-no-rpc", "src/dataApi/routes/callsRpc.ts")).toBe(true);
@@ -66,10 +81,15 @@ describe("the layer rules (config/dependency-cruiser.cjs)", () => {
     expect(found("genesis-below-data-api", "src/genesis/readsTheView.ts")).toBe(true);
     expect(found("low-layers-in-order", "src/db/knowsTheIndex.ts")).toBe(true);
     // A cycle is reported once, from the module of it that depcruise reaches first.
-    expect(found("no-module-cycles", "src/db/knowsTheIndex.ts") || found("no-module-cycles", "src/containerIndex/endpoints.ts")).toBe(true);
+    expect(
+      found("no-module-cycles", "src/db/knowsTheIndex.ts") ||
+        found("no-module-cycles", "src/containerIndex/endpoints.ts"),
+    ).toBe(true);
     expect(found("no-folder-cycles", "src/db")).toBe(true);
     // Allowed: a route names the store's client as a type; flag parsing takes the store's plain defaults.
     expect(violations.filter((v) => v.from === "src/dataApi/routes/typeOnly.ts")).toEqual([]);
-    expect(violations.filter((v) => v.to === "src/dataApi/store/defaults.ts" && v.from === "src/cli/flags.ts")).toEqual([]);
+    expect(violations.filter((v) => v.to === "src/dataApi/store/defaults.ts" && v.from === "src/cli/flags.ts")).toEqual(
+      [],
+    );
   }, 180_000);
 });

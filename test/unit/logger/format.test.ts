@@ -20,7 +20,9 @@ describe("parseLogFormat", () => {
     expect(parseLogFormat("PLAIN")).toBe("plain");
     expect(parseLogFormat("Colors")).toBe("colors");
     expect(parseLogFormat("json")).toBe("json");
-    expect(() => parseLogFormat("pretty")).toThrow('unknown log format "pretty"; expected one of auto, plain, colors, json');
+    expect(() => parseLogFormat("pretty")).toThrow(
+      'unknown log format "pretty"; expected one of auto, plain, colors, json',
+    );
   });
 });
 
@@ -42,16 +44,26 @@ describe("resolveLineFormat", () => {
 
 describe("formatLine", () => {
   it("writes AvalancheGo's console layout: [MM-DD|HH:MM:SS.mmm] LEVEL <logger> message {fields}", () => {
-    const line = '{"level":"info","time":"2026-11-24T17:20:26.897Z","name":"main","url":"http://x","n":3,"msg":"listening"}\n';
+    const line =
+      '{"level":"info","time":"2026-11-24T17:20:26.897Z","name":"main","url":"http://x","n":3,"msg":"listening"}\n';
     expect(formatLine(line, false)).toBe('[11-24|17:20:26.897] INFO <main> listening {"url":"http://x","n":3}\n');
-    expect(formatLine(line, true)).toBe(`[11-24|17:20:26.897] ${ESC}32mINFO${ESC}0m <main> listening {"url":"http://x","n":3}\n`);
+    expect(formatLine(line, true)).toBe(
+      `[11-24|17:20:26.897] ${ESC}32mINFO${ESC}0m <main> listening {"url":"http://x","n":3}\n`,
+    );
   });
 
   it("leaves out empty fields, writes AvalancheGo's level names, and an error's message then its stack", () => {
-    expect(formatLine('{"level":"verbo","time":"2026-01-02T03:04:05.006Z","name":"P","msg":"v"}\n', false)).toBe("[01-02|03:04:05.006] VERBO <P> v\n");
-    const err = '{"level":"warn","time":"2026-01-02T03:04:05.006Z","name":"main","err":{"type":"Error","message":"boom","stack":"Error: boom\\n    at f (x.js:1:1)"},"msg":"failed"}\n';
-    expect(formatLine(err, false)).toBe('[01-02|03:04:05.006] WARN <main> failed {"err":"boom"}\n    Error: boom\n        at f (x.js:1:1)\n');
-    expect(formatLine('{"level":"error","time":"2026-01-02T03:04:05.006Z","name":"main","err":"text"}\n', false)).toBe('[01-02|03:04:05.006] ERROR <main> {"err":"text"}\n');
+    expect(formatLine('{"level":"verbo","time":"2026-01-02T03:04:05.006Z","name":"P","msg":"v"}\n', false)).toBe(
+      "[01-02|03:04:05.006] VERBO <P> v\n",
+    );
+    const err =
+      '{"level":"warn","time":"2026-01-02T03:04:05.006Z","name":"main","err":{"type":"Error","message":"boom","stack":"Error: boom\\n    at f (x.js:1:1)"},"msg":"failed"}\n';
+    expect(formatLine(err, false)).toBe(
+      '[01-02|03:04:05.006] WARN <main> failed {"err":"boom"}\n    Error: boom\n        at f (x.js:1:1)\n',
+    );
+    expect(formatLine('{"level":"error","time":"2026-01-02T03:04:05.006Z","name":"main","err":"text"}\n', false)).toBe(
+      '[01-02|03:04:05.006] ERROR <main> {"err":"text"}\n',
+    );
   });
 
   it("passes a line that is not a JSON object through unchanged", () => {
@@ -66,7 +78,12 @@ describe("LoggerRegistry formats", () => {
   it("auto: JSON to a display that is not a terminal and to the files", async () => {
     const dir = tempDir();
     const display = sink(false);
-    const r = new LoggerRegistry({logLevel: "INFO", displayLevel: "INFO", logDir: dir, displayStream: display as unknown as NodeJS.WritableStream});
+    const r = new LoggerRegistry({
+      logLevel: "INFO",
+      displayLevel: "INFO",
+      logDir: dir,
+      displayStream: display as unknown as NodeJS.WritableStream,
+    });
     expect(r.lineFormats()).toEqual({file: "json", display: "json"});
     r.get("main").info({k: 1}, "hello");
     await r.close();
@@ -79,7 +96,12 @@ describe("LoggerRegistry formats", () => {
     const display = sink(true);
     const prev = process.env.NO_COLOR;
     delete process.env.NO_COLOR;
-    const r = new LoggerRegistry({logLevel: "INFO", displayLevel: "INFO", logDir: dir, displayStream: display as unknown as NodeJS.WritableStream});
+    const r = new LoggerRegistry({
+      logLevel: "INFO",
+      displayLevel: "INFO",
+      logDir: dir,
+      displayStream: display as unknown as NodeJS.WritableStream,
+    });
     if (prev !== undefined) process.env.NO_COLOR = prev;
     r.get("main").info({k: 1}, "hello");
     await r.close();
@@ -91,7 +113,13 @@ describe("LoggerRegistry formats", () => {
   it("plain: text to both, each level threshold still applied per destination", async () => {
     const dir = tempDir();
     const display = sink(false);
-    const r = new LoggerRegistry({logLevel: "INFO", displayLevel: "WARN", logDir: dir, displayStream: display as unknown as NodeJS.WritableStream, format: "plain"});
+    const r = new LoggerRegistry({
+      logLevel: "INFO",
+      displayLevel: "WARN",
+      logDir: dir,
+      displayStream: display as unknown as NodeJS.WritableStream,
+      format: "plain",
+    });
     const l = r.get("main");
     l.info({k: 1}, "hello");
     l.warn("careful");
@@ -105,7 +133,13 @@ describe("LoggerRegistry formats", () => {
 
   it("json: JSON even to a terminal", async () => {
     const display = sink(true);
-    const r = new LoggerRegistry({logLevel: "INFO", displayLevel: "INFO", logDir: null, displayStream: display as unknown as NodeJS.WritableStream, format: "json"});
+    const r = new LoggerRegistry({
+      logLevel: "INFO",
+      displayLevel: "INFO",
+      logDir: null,
+      displayStream: display as unknown as NodeJS.WritableStream,
+      format: "json",
+    });
     r.get("main").info("x");
     await r.close();
     expect(JSON.parse(display.lines[0]!)).toMatchObject({msg: "x"});

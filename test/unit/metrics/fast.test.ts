@@ -6,7 +6,12 @@ import {FastCounter, FastHistogram} from "../../../src/metrics/fast.js";
 describe("fast metrics", () => {
   it("keeps one series per label values, in the Prometheus text of the registry", async () => {
     const register = new Registry();
-    const calls = new FastCounter({name: "calls_total", help: "calls", labelNames: ["method", "outcome"], registers: [register]});
+    const calls = new FastCounter({
+      name: "calls_total",
+      help: "calls",
+      labelNames: ["method", "outcome"],
+      registers: [register],
+    });
     const none = new FastCounter({name: "ticks_total", help: "ticks", labelNames: [], registers: [register]});
     calls.labels("a.b", "success").inc();
     calls.labels("a.b", "success").inc(2);
@@ -26,7 +31,13 @@ describe("fast metrics", () => {
 
   it("histograms: cumulative buckets, sum and count per series", async () => {
     const register = new Registry();
-    const h = new FastHistogram({name: "lat_seconds", help: "latency", labelNames: ["method"], buckets: [0.1, 0.01, 1], registers: [register]});
+    const h = new FastHistogram({
+      name: "lat_seconds",
+      help: "latency",
+      labelNames: ["method"],
+      buckets: [0.1, 0.01, 1],
+      registers: [register],
+    });
     for (const v of [0.005, 0.05, 0.5, 5]) h.labels("m").observe(v);
     const text = await register.metrics();
     expect(text).toContain('lat_seconds_bucket{le="0.01",method="m"} 1');
@@ -40,7 +51,13 @@ describe("fast metrics", () => {
   it("reset zeroes every series, and a child held from before keeps counting where scrapes see it", async () => {
     const register = new Registry();
     const calls = new FastCounter({name: "calls_total", help: "calls", labelNames: ["method"], registers: [register]});
-    const h = new FastHistogram({name: "lat_seconds", help: "latency", labelNames: ["method"], buckets: [1], registers: [register]});
+    const h = new FastHistogram({
+      name: "lat_seconds",
+      help: "latency",
+      labelNames: ["method"],
+      buckets: [1],
+      registers: [register],
+    });
     const held = calls.labels("m");
     held.inc(7);
     h.labels("m").observe(0.5);

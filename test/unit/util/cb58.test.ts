@@ -5,13 +5,23 @@ import {readFileSync} from "node:fs";
 import path from "node:path";
 import {base58} from "@scure/base";
 import {sha256 as nobleSha256} from "@noble/hashes/sha2.js";
-import {MAX_ID_STRING_LENGTH, base58Decode, base58Encode, cb58Decode, cb58Encode, idFromString, idToString} from "../../../src/util/cb58.js";
+import {
+  MAX_ID_STRING_LENGTH,
+  base58Decode,
+  base58Encode,
+  cb58Decode,
+  cb58Encode,
+  idFromString,
+  idToString,
+} from "../../../src/util/cb58.js";
 import {SHA256_ONE_BLOCK_MAX, sha256Tail} from "../../../src/util/sha256.js";
 
 describe("idFromString on long inputs", () => {
   it("refuses a 1 MiB id at once (base58 decoding is quadratic: 100k characters took ~8 s)", () => {
     const t0 = performance.now();
-    expect(() => idFromString("2".repeat(1 << 20))).toThrow(/^invalid hash length: 1048576 characters is longer than any ID/);
+    expect(() => idFromString("2".repeat(1 << 20))).toThrow(
+      /^invalid hash length: 1048576 characters is longer than any ID/,
+    );
     // Far above the ~1 ms it takes, far below the quadratic path (minutes at this length): no flake under load.
     expect(performance.now() - t0).toBeLessThan(2000);
   });

@@ -29,7 +29,20 @@ describe("isRetryable", () => {
 
   it("does not retry the fold's own errors: invariants, division by zero, constraint violations, bugs", () => {
     expect(isRetryable(new RangeError("calculateReward: division by zero (current supply is 0)"))).toBe(false);
-    for (const code of ["23505", "23503", "23502", "23514", "22P02", "22012", "42703", "42P01", "P0001", "21000", "XX000", "54001"]) {
+    for (const code of [
+      "23505",
+      "23503",
+      "23502",
+      "23514",
+      "22P02",
+      "22012",
+      "42703",
+      "42P01",
+      "P0001",
+      "21000",
+      "XX000",
+      "54001",
+    ]) {
       expect(isRetryable(pgError(code)), code).toBe(false);
     }
     expect(isRetryable(new TypeError("Cannot read properties of undefined (reading 'x')"))).toBe(false);

@@ -76,26 +76,41 @@ describe("ReadWriteGate", () => {
     const gate = new ReadWriteGate();
     const gaveUp = Object.assign(new Error("gave up"), {name: "TimeoutError"});
     const started = performance.now();
-    const held = gate.sharedHeldOnFailure(() => Promise.reject(gaveUp), (e) => ((e as Error).name === "TimeoutError" ? 300 : 0));
+    const held = gate.sharedHeldOnFailure(
+      () => Promise.reject(gaveUp),
+      (e) => ((e as Error).name === "TimeoutError" ? 300 : 0),
+    );
     await expect(held).rejects.toBe(gaveUp);
     expect(performance.now() - started).toBeLessThan(200);
     expect(gate.state().shared).toBe(1);
     const mined = gate.exclusive(async () => performance.now());
-    expect(await mined - started).toBeGreaterThanOrEqual(290);
+    expect((await mined) - started).toBeGreaterThanOrEqual(290);
     expect(gate.state()).toEqual({shared: 0, exclusive: false, waiting: 0});
   });
 
   it("releases at once after a success, or a failure its hold rule lets go", async () => {
     const gate = new ReadWriteGate();
-    expect(await gate.sharedHeldOnFailure(async () => "traced", () => 60_000)).toBe("traced");
+    expect(
+      await gate.sharedHeldOnFailure(
+        async () => "traced",
+        () => 60_000,
+      ),
+    ).toBe("traced");
     await tick();
     expect(gate.state().shared).toBe(0);
-    await expect(gate.sharedHeldOnFailure(() => Promise.reject(new Error("refused")), () => 0)).rejects.toThrow("refused");
+    await expect(
+      gate.sharedHeldOnFailure(
+        () => Promise.reject(new Error("refused")),
+        () => 0,
+      ),
+    ).rejects.toThrow("refused");
     // A hold rule that throws lets go at once, the caller holding fn's own error.
     const broken = (): number => {
       throw new Error("hold broke");
     };
-    await expect(gate.sharedHeldOnFailure(() => Promise.reject(new Error("refused")), broken)).rejects.toThrow("refused");
+    await expect(gate.sharedHeldOnFailure(() => Promise.reject(new Error("refused")), broken)).rejects.toThrow(
+      "refused",
+    );
     await tick();
     expect(gate.state()).toEqual({shared: 0, exclusive: false, waiting: 0});
   });

@@ -27,7 +27,14 @@ describe("Slots", () => {
       await new Promise((r) => setTimeout(r, 10));
     }
     const out = await settled;
-    expect(out.map((x) => (x.status === "fulfilled" ? x.value : (x.reason as Error).message))).toEqual([1, 2, 3, 4, "busy 2, waiting 2", "busy 2, waiting 2"]);
+    expect(out.map((x) => (x.status === "fulfilled" ? x.value : (x.reason as Error).message))).toEqual([
+      1,
+      2,
+      3,
+      4,
+      "busy 2, waiting 2",
+      "busy 2, waiting 2",
+    ]);
     expect(order).toEqual([1, 2, 3, 4]);
     expect(most).toBe(2);
     // A failing task frees its slot too.

@@ -27,11 +27,20 @@ const everyone = (): null => null;
 function nobleVerify(signed: Uint8Array, set: CanonicalSet): {signers: number[]; ok: boolean} {
   const m = parseSignedMessage(signed);
   const pks = m.signerIndices.map((i) => bls12_381.G1.Point.fromBytes(set.validators[i]!.publicKey));
-  const ok = noble.verify(bls12_381.G2.Point.fromBytes(m.signature), noble.hash(m.unsignedBytes, SIGNATURE_DST), noble.aggregatePublicKeys(pks));
+  const ok = noble.verify(
+    bls12_381.G2.Point.fromBytes(m.signature),
+    noble.hash(m.unsignedBytes, SIGNATURE_DST),
+    noble.aggregatePublicKeys(pks),
+  );
   return {signers: m.signerIndices, ok};
 }
 
-function listSource(name: string, answers: (set: CanonicalSet) => SignatureAnswer[], set: CanonicalSet, counter?: {yielded: number}): SignatureSource {
+function listSource(
+  name: string,
+  answers: (set: CanonicalSet) => SignatureAnswer[],
+  set: CanonicalSet,
+  counter?: {yielded: number},
+): SignatureSource {
   return {
     name,
     async *signatures() {
@@ -65,13 +74,28 @@ describe("aggregate", () => {
     expect(at.ok && at.signedWeight).toBe(60n);
     expect(at.ok && nobleVerify(at.signed, set).ok).toBe(true);
     const short = await aggregate({unsigned, set, quorumNum: 61, bufferPercent: 0, sources: [devSigners(everyone)]});
-    expect(short).toMatchObject({ok: false, collectedWeight: 60n, requiredWeight: 61n, totalWeight: 100n, refusals: []});
+    expect(short).toMatchObject({
+      ok: false,
+      collectedWeight: 60n,
+      requiredWeight: 61n,
+      totalWeight: 100n,
+      refusals: [],
+    });
   });
 
   it("stops at quorum + buffer, and collects the buffer when it can", async () => {
     const set = localSet(5);
     const counter = {yielded: 0};
-    const source = listSource("dev", (s) => s.validators.map((v) => ({publicKey: v.publicKey, signature: sign(localSecretKey(keyNumber(v.publicKey)), unsigned)})), set, counter);
+    const source = listSource(
+      "dev",
+      (s) =>
+        s.validators.map((v) => ({
+          publicKey: v.publicKey,
+          signature: sign(localSecretKey(keyNumber(v.publicKey)), unsigned),
+        })),
+      set,
+      counter,
+    );
     const r = await aggregate({unsigned, set, quorumNum: 20, bufferPercent: 20, sources: [source]});
     expect(r.ok && r.signerIndices).toEqual([0, 1]);
     expect(counter.yielded).toBe(2);
@@ -82,7 +106,8 @@ describe("aggregate", () => {
     expect(full.ok && full.signerIndices).toEqual([0, 1, 2, 3, 4]);
     expect(full.ok && nobleVerify(full.signed, set)).toEqual({signers: [0, 1, 2, 3, 4], ok: true});
     // Quorum reached but not the buffer: everyone answered, the message is signed anyway.
-    const refuse = (_u: Uint8Array, _j: Uint8Array | undefined, v: CanonicalValidator) => (v === set.validators[4] ? "busy" : null);
+    const refuse = (_u: Uint8Array, _j: Uint8Array | undefined, v: CanonicalValidator) =>
+      v === set.validators[4] ? "busy" : null;
     const partial = await aggregate({unsigned, set, quorumNum: 67, bufferPercent: 33, sources: [devSigners(refuse)]});
     expect(partial.ok && partial.signedWeight).toBe(400n);
     expect(partial.refusals).toEqual([{nodeIds: set.validators[4]!.nodeIds, reason: "busy"}]);
@@ -91,8 +116,16 @@ describe("aggregate", () => {
   it("reports refusals and the weight collected", async () => {
     const set = localSet(5);
     const refused = new Set([set.validators[1], set.validators[3]]);
-    const willSign = (_u: Uint8Array, j: Uint8Array | undefined, v: CanonicalValidator) => (refused.has(v) ? `message not seen (justification ${j ? hex(j) : "none"})` : null);
-    const r = await aggregate({unsigned, set, quorumNum: 67, bufferPercent: 0, sources: [devSigners(willSign)], justification: unhex("beef")});
+    const willSign = (_u: Uint8Array, j: Uint8Array | undefined, v: CanonicalValidator) =>
+      refused.has(v) ? `message not seen (justification ${j ? hex(j) : "none"})` : null;
+    const r = await aggregate({
+      unsigned,
+      set,
+      quorumNum: 67,
+      bufferPercent: 0,
+      sources: [devSigners(willSign)],
+      justification: unhex("beef"),
+    });
     expect(r).toMatchObject({ok: false, collectedWeight: 300n, requiredWeight: 335n, invalid: 0});
     expect(r.refusals).toEqual([
       {nodeIds: set.validators[1]!.nodeIds, reason: "message not seen (justification beef)"},
@@ -131,38 +164,72 @@ describe("aggregate", () => {
       {nodeIds: set.validators[2]!.nodeIds, reason: "invalid signature"},
     ]);
     // With an honest source beside it, the bad answers never enter the aggregate.
-    const both = await aggregate({unsigned, set, quorumNum: 100, bufferPercent: 0, sources: [evil, devSigners(everyone)]});
+    const both = await aggregate({
+      unsigned,
+      set,
+      quorumNum: 100,
+      bufferPercent: 0,
+      sources: [evil, devSigners(everyone)],
+    });
     expect(both.ok && both.signerIndices).toEqual([0, 1, 2, 3, 4]);
     expect(both.ok && nobleVerify(both.signed, set).ok).toBe(true);
     expect(both.invalid).toBeGreaterThanOrEqual(1);
   });
 
-
   it("counts a signature verified before without a second check, and never remembers a bad one", async () => {
     const set = localSet(5);
     const key = (i: number) => localSecretKey(keyNumber(set.validators[i]!.publicKey));
     const verified = new VerifiedSignatures();
-    const first = await aggregate({unsigned, set, quorumNum: 100, bufferPercent: 0, sources: [devSigners(everyone)], verified});
+    const first = await aggregate({
+      unsigned,
+      set,
+      quorumNum: 100,
+      bufferPercent: 0,
+      sources: [devSigners(everyone)],
+      verified,
+    });
     expect(first.ok).toBe(true);
     // The same bytes again: every one is known, the same signed message comes out, nothing is checked anew.
-    const again = await aggregate({unsigned, set, quorumNum: 100, bufferPercent: 0, sources: [devSigners(everyone)], verified});
+    const again = await aggregate({
+      unsigned,
+      set,
+      quorumNum: 100,
+      bufferPercent: 0,
+      sources: [devSigners(everyone)],
+      verified,
+    });
     expect(again.ok && hex(again.signed)).toBe(first.ok && hex(first.signed));
     // A bad signature for a validator whose good one is cached is still a bad one: checked, refused, not cached.
-    const bad = listSource("bad", (s) => [{publicKey: s.validators[0]!.publicKey, signature: sign(key(1), unsigned)}], set);
+    const bad = listSource(
+      "bad",
+      (s) => [{publicKey: s.validators[0]!.publicKey, signature: sign(key(1), unsigned)}],
+      set,
+    );
     const r = await aggregate({unsigned, set, quorumNum: 20, bufferPercent: 0, sources: [bad], verified});
     expect(r).toMatchObject({ok: false, invalid: 1});
     // Another message: nothing cached for it.
     const other = Uint8Array.from(unsigned);
     other[other.length - 1]! ^= 1;
-    const forOther = listSource("replay", (s) => s.validators.map((v, i) => ({publicKey: v.publicKey, signature: sign(key(i), unsigned)})), set);
-    const replayed = await aggregate({unsigned: other, set, quorumNum: 20, bufferPercent: 0, sources: [forOther], verified});
+    const forOther = listSource(
+      "replay",
+      (s) => s.validators.map((v, i) => ({publicKey: v.publicKey, signature: sign(key(i), unsigned)})),
+      set,
+    );
+    const replayed = await aggregate({
+      unsigned: other,
+      set,
+      quorumNum: 20,
+      bufferPercent: 0,
+      sources: [forOther],
+      verified,
+    });
     expect(replayed).toMatchObject({ok: false, invalid: 5});
   });
   it("a failing or silent source does not stop the others; the caller's signal ends a wait", async () => {
     const set = localSet(5);
     const failing: SignatureSource = {
       name: "down",
-      // eslint-disable-next-line require-yield
+      // biome-ignore lint/correctness/useYield: a source that fails before its first signature.
       async *signatures() {
         throw new Error("connection refused");
       },
@@ -174,20 +241,46 @@ describe("aggregate", () => {
         yield* [];
       },
     };
-    const r = await aggregate({unsigned, set, quorumNum: 67, bufferPercent: 0, sources: [failing, silent, devSigners(everyone)]});
+    const r = await aggregate({
+      unsigned,
+      set,
+      quorumNum: 67,
+      bufferPercent: 0,
+      sources: [failing, silent, devSigners(everyone)],
+    });
     expect(r.ok && r.signedWeight).toBe(400n);
     const t0 = Date.now();
-    const stuck = await aggregate({unsigned, set, quorumNum: 67, bufferPercent: 0, sources: [failing, silent], signal: AbortSignal.timeout(100)});
+    const stuck = await aggregate({
+      unsigned,
+      set,
+      quorumNum: 67,
+      bufferPercent: 0,
+      sources: [failing, silent],
+      signal: AbortSignal.timeout(100),
+    });
     expect(Date.now() - t0).toBeLessThan(2000);
-    expect(stuck).toMatchObject({ok: false, collectedWeight: 0n, requiredWeight: 335n, sourceErrors: [{source: "down", error: "connection refused"}]});
+    expect(stuck).toMatchObject({
+      ok: false,
+      collectedWeight: 0n,
+      requiredWeight: 335n,
+      sourceErrors: [{source: "down", error: "connection refused"}],
+    });
     expect(stuck.refusals).toHaveLength(5);
   });
 
   it("works with any keys (keySigners) and unequal weights", async () => {
     const sks = Array.from({length: 8}, (_, i) => new Uint8Array(32).fill(i + 1));
     const {canonicalValidatorSet, publicKeyOf} = await import("../../../src/warp/index.js");
-    const set = canonicalValidatorSet(sks.map((sk, i) => ({nodeId: `n${i}`, weight: BigInt(1 + i * i), blsPublicKey: publicKeyOf(sk)})));
-    const r = await aggregate({unsigned, set, quorumNum: 100, bufferPercent: 0, sources: [keySigners("keys", sks, everyone)]});
+    const set = canonicalValidatorSet(
+      sks.map((sk, i) => ({nodeId: `n${i}`, weight: BigInt(1 + i * i), blsPublicKey: publicKeyOf(sk)})),
+    );
+    const r = await aggregate({
+      unsigned,
+      set,
+      quorumNum: 100,
+      bufferPercent: 0,
+      sources: [keySigners("keys", sks, everyone)],
+    });
     expect(r.ok && r.signedWeight).toBe(set.totalWeight);
     expect(r.ok && nobleVerify(r.signed, set)).toEqual({signers: [0, 1, 2, 3, 4, 5, 6, 7], ok: true});
   });
@@ -220,13 +313,24 @@ describe("aggregate", () => {
       sk[0] = 0x22;
       return sk;
     });
-    const set = canonicalValidatorSet(sks.map((sk, i) => ({nodeId: `n${i}`, weight: 10n, blsPublicKey: publicKeyOf(sk)})));
+    const set = canonicalValidatorSet(
+      sks.map((sk, i) => ({nodeId: `n${i}`, weight: 10n, blsPublicKey: publicKeyOf(sk)})),
+    );
     const bySet = new Map(sks.map((sk) => [hex(publicKeyOf(sk)), sk]));
     const answers = set.validators.map((v, i) => ({
       publicKey: v.publicKey,
-      signature: i % 50 === 7 ? sign(bySet.get(hex(v.publicKey))!, Uint8Array.of(9)) : sign(bySet.get(hex(v.publicKey))!, unsigned),
+      signature:
+        i % 50 === 7
+          ? sign(bySet.get(hex(v.publicKey))!, Uint8Array.of(9))
+          : sign(bySet.get(hex(v.publicKey))!, unsigned),
     }));
-    const r = await aggregate({unsigned, set, quorumNum: 67, bufferPercent: 33, sources: [listSource("many", () => answers, set)]});
+    const r = await aggregate({
+      unsigned,
+      set,
+      quorumNum: 67,
+      bufferPercent: 33,
+      sources: [listSource("many", () => answers, set)],
+    });
     expect(r.ok).toBe(true);
     if (!r.ok) return;
     expect(r.invalid).toBe(3);
@@ -242,7 +346,9 @@ describe("aggregate", () => {
     await expect(aggregate({...args, quorumNum: 0, bufferPercent: 0})).rejects.toThrow(WarpError);
     await expect(aggregate({...args, quorumNum: 67.5, bufferPercent: 0})).rejects.toThrow(/quorumPercentage/);
     await expect(aggregate({...args, quorumNum: 67, bufferPercent: 34})).rejects.toThrow(/exceeds 100/);
-    await expect(aggregate({...args, unsigned: unsigned.subarray(1), quorumNum: 67, bufferPercent: 0})).rejects.toThrow(WarpError);
+    await expect(aggregate({...args, unsigned: unsigned.subarray(1), quorumNum: 67, bufferPercent: 0})).rejects.toThrow(
+      WarpError,
+    );
   });
 });
 
@@ -254,7 +360,10 @@ describe("verifySignedMessage", () => {
   it("accepts the vector and checks what was asked", () => {
     const r = verifySignedMessage(signed, set, 67, unsigned);
     expect(r.ok && r.signedWeight).toBe(300n);
-    expect(verifySignedMessage(signed, set, 67, Uint8Array.of(...unsigned, 0))).toMatchObject({ok: false, reason: /not the message asked/});
+    expect(verifySignedMessage(signed, set, 67, Uint8Array.of(...unsigned, 0))).toMatchObject({
+      ok: false,
+      reason: /not the message asked/,
+    });
   });
 
   it("rejects a forged signature, unknown signers, too little weight, garbage", () => {
@@ -273,6 +382,7 @@ describe("verifySignedMessage", () => {
 
 /** Which local key (1..5) a compressed public key is. */
 function keyNumber(publicKey: Uint8Array): number {
-  for (let n = 1; n <= 5; n++) if (hex(noble.getPublicKey(localSecretKey(n)).toBytes(true)) === hex(publicKey)) return n;
+  for (let n = 1; n <= 5; n++)
+    if (hex(noble.getPublicKey(localSecretKey(n)).toBytes(true)) === hex(publicKey)) return n;
   throw new Error("not a local key");
 }

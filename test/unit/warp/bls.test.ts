@@ -44,7 +44,9 @@ describe("BLS (min-pk, POP suite)", () => {
     expect(verifyAggregate(pks, msg, unhex(VECTOR_SIGNATURE))).toBe(true);
     expect(verifyAggregate(pks.slice(0, 2), msg, unhex(VECTOR_SIGNATURE))).toBe(false);
     expect(verifyAggregate([], msg, unhex(VECTOR_SIGNATURE))).toBe(false);
-    expect(hex(aggregatePublicKeys(pks).toBytes(true))).toBe(hex(noble.aggregatePublicKeys(pks.map((p) => bls12_381.G1.Point.fromBytes(p))).toBytes(true)));
+    expect(hex(aggregatePublicKeys(pks).toBytes(true))).toBe(
+      hex(noble.aggregatePublicKeys(pks.map((p) => bls12_381.G1.Point.fromBytes(p))).toBytes(true)),
+    );
   });
 
   it("never throws on garbage signatures", () => {
@@ -104,7 +106,9 @@ describe("BLS (min-pk, POP suite)", () => {
     expect(good.valid.every(Boolean)).toBe(true);
     expect(stats.verifications).toBe(1);
     // The points aggregate to the same signature as the compressed bytes.
-    expect(hex(aggregateVerified(good.points as Uint8Array[]))).toBe(hex(aggregateSignatures(items.map((x) => x.signature))));
+    expect(hex(aggregateVerified(good.points as Uint8Array[]))).toBe(
+      hex(aggregateSignatures(items.map((x) => x.signature))),
+    );
     items[99] = {...items[99]!, signature: sign(sks[0]!, msg)};
     const bad = await batchVerifyPointsAsync(msg, items);
     expect(bad.valid.flatMap((g, i) => (g ? [] : [i]))).toEqual([99]);
@@ -114,7 +118,9 @@ describe("BLS (min-pk, POP suite)", () => {
   it("proofs of possession (noble, PoP DST)", () => {
     const {credentials} = localSigner(2);
     expect(verifyProofOfPossession(unhex(credentials.publicKey), unhex(credentials.proofOfPossession))).toBe(true);
-    expect(verifyProofOfPossession(unhex(localSigner(1).credentials.publicKey), unhex(credentials.proofOfPossession))).toBe(false);
+    expect(
+      verifyProofOfPossession(unhex(localSigner(1).credentials.publicKey), unhex(credentials.proofOfPossession)),
+    ).toBe(false);
     // A signature under the message DST is not a proof of possession.
     const pk = publicKeyOf(localSecretKey(2));
     expect(verifyProofOfPossession(pk, sign(localSecretKey(2), pk))).toBe(false);

@@ -29,7 +29,9 @@ describe("L1ValidatorRegistration justifications (protobuf)", () => {
       type: "RegisterL1Validator",
       subnetId: subnet,
       nodeId: new Uint8Array(20).fill(1),
-      blsPublicKey: unhex("8f95423f7142d00a48e1014a3de8d28907d420dc33b3052a6dee03a3f2941a393c2351e354704ca66a3fc29870282e15"),
+      blsPublicKey: unhex(
+        "8f95423f7142d00a48e1014a3de8d28907d420dc33b3052a6dee03a3f2941a393c2351e354704ca66a3fc29870282e15",
+      ),
       expiry: 5n,
       remainingBalanceOwner: {threshold: 1, addresses: [new Uint8Array(20).fill(2)]},
       disableOwner: {threshold: 1, addresses: [new Uint8Array(20).fill(3)]},
@@ -51,12 +53,19 @@ describe("L1ValidatorRegistration justifications (protobuf)", () => {
     expect(() => parseRegistrationJustification(new Uint8Array(0))).toThrow(/no preimage/);
     expect(() => parseRegistrationJustification(unhex("12ff"))).toThrow(WarpError);
     expect(() => parseRegistrationJustification(unhex("0a05"))).toThrow(/past the end/);
-    expect(() => justificationRegisterMessage({type: "registerL1ValidatorMessage", message: encodePChainMessage({type: "SubnetToL1Conversion", conversionId: subnet})})).toThrow(
-      /not a RegisterL1Validator/,
-    );
+    expect(() =>
+      justificationRegisterMessage({
+        type: "registerL1ValidatorMessage",
+        message: encodePChainMessage({type: "SubnetToL1Conversion", conversionId: subnet}),
+      }),
+    ).toThrow(/not a RegisterL1Validator/);
   });
 
   it("a conversion validator's validation ID is sha256(subnetID ‖ u32 index)", () => {
-    expect(hex(conversionValidationId(subnet, 2))).toBe(createHash("sha256").update(unhex("ab".repeat(32) + "00000002")).digest("hex"));
+    expect(hex(conversionValidationId(subnet, 2))).toBe(
+      createHash("sha256")
+        .update(unhex("ab".repeat(32) + "00000002"))
+        .digest("hex"),
+    );
   });
 });

@@ -49,7 +49,11 @@ describe("unsigned warp messages", () => {
     const call = parseAddressedCall(m.payload);
     expect(hex(call.sourceAddress)).toBe("253b2784c75e510dd0ff1da844684a1ac0aa5fcf");
     expect(Buffer.from(call.payload).toString()).toBe("hello warp");
-    const again = serializeUnsignedMessage({networkId: 12345, sourceChainId: m.sourceChainId, payload: encodeAddressedCall(call)});
+    const again = serializeUnsignedMessage({
+      networkId: 12345,
+      sourceChainId: m.sourceChainId,
+      payload: encodeAddressedCall(call),
+    });
     expect(hex(again)).toBe(VECTOR_UNSIGNED);
   });
 
@@ -86,8 +90,14 @@ describe("unsigned warp messages", () => {
     warpError(() => parseUnsignedMessage(b.subarray(0, 38)), "payload");
     warpError(() => parseUnsignedMessage(b.subarray(0, b.length - 1)), "payload");
     warpError(() => parseUnsignedMessage(Uint8Array.of(...b, 0)), "unsigned message");
-    warpError(() => serializeUnsignedMessage({networkId: -1, sourceChainId: new Uint8Array(32), payload: new Uint8Array(0)}), "networkID");
-    warpError(() => serializeUnsignedMessage({networkId: 1, sourceChainId: new Uint8Array(31), payload: new Uint8Array(0)}), "sourceChainID");
+    warpError(
+      () => serializeUnsignedMessage({networkId: -1, sourceChainId: new Uint8Array(32), payload: new Uint8Array(0)}),
+      "networkID",
+    );
+    warpError(
+      () => serializeUnsignedMessage({networkId: 1, sourceChainId: new Uint8Array(31), payload: new Uint8Array(0)}),
+      "sourceChainID",
+    );
     expect(() => parseUnsignedMessage(b.subarray(0, 38))).toThrow(/payload: unsigned message ends/);
   });
 });
@@ -141,7 +151,10 @@ describe("payloads", () => {
     expect(parsePayload(encodeHashPayload(h))).toEqual({type: "Hash", hash: h});
     warpError(() => parseAddressedCall(encodeHashPayload(h)), "payloadType");
     warpError(() => parsePayload(unhex("0000000000020000")), "payloadType");
-    warpError(() => encodeAddressedCall({sourceAddress: new Uint8Array(0), payload: new Uint8Array(24 * 1024)}), "payload");
+    warpError(
+      () => encodeAddressedCall({sourceAddress: new Uint8Array(0), payload: new Uint8Array(24 * 1024)}),
+      "payload",
+    );
   });
 
   const id = (n: number): Uint8Array => new Uint8Array(32).fill(n);
@@ -191,14 +204,31 @@ describe("payloads", () => {
     warpError(() => parsePChainMessage(bad), "registered");
     warpError(() => parsePChainMessage(yes.subarray(0, 20)), "validationID");
     warpError(() => parsePChainMessage(Uint8Array.of(...yes, 0)), "P-chain message");
-    warpError(() => encodePChainMessage({type: "L1ValidatorWeight", validationId: id(1), nonce: -1n, weight: 0n}), "nonce");
+    warpError(
+      () => encodePChainMessage({type: "L1ValidatorWeight", validationId: id(1), nonce: -1n, weight: 0n}),
+      "nonce",
+    );
   });
 
   it("IDs: validationID, conversionID, the P-chain's unsigned message", () => {
     expect(validationIdOf(register as never)).toEqual(validationIdOf(encodePChainMessage(register)));
-    const data = {subnetId: id(1), managerChainId: id(2), managerAddress: unhex("aa"), validators: [{nodeId: new Uint8Array(20), blsPublicKey: new Uint8Array(48), weight: 1n}]};
+    const data = {
+      subnetId: id(1),
+      managerChainId: id(2),
+      managerAddress: unhex("aa"),
+      validators: [{nodeId: new Uint8Array(20), blsPublicKey: new Uint8Array(48), weight: 1n}],
+    };
     // codec 0 ‖ subnetID ‖ managerChainID ‖ managerAddress (u32 length) ‖ validators (u32 count; nodeID u32-length, key, weight)
-    const layout = "0000" + hex(id(1)) + hex(id(2)) + "00000001aa" + "00000001" + "00000014" + "00".repeat(20) + "00".repeat(48) + "0000000000000001";
+    const layout =
+      "0000" +
+      hex(id(1)) +
+      hex(id(2)) +
+      "00000001aa" +
+      "00000001" +
+      "00000014" +
+      "00".repeat(20) +
+      "00".repeat(48) +
+      "0000000000000001";
     expect(hex(subnetToL1ConversionId(data))).toBe(createHash("sha256").update(unhex(layout)).digest("hex"));
     const u = parseUnsignedMessage(pChainUnsignedMessage(1, messages[0]!));
     expect(u.sourceChainId).toEqual(new Uint8Array(32));

@@ -19,9 +19,17 @@ export const LOCAL_NODE_IDS = [
 ];
 
 /** signer1..n with the given weights (default 100 each). */
-export function localSet(n: number, weights: bigint[] = [], extra: Array<{nodeId: string; weight: bigint; blsPublicKey: Uint8Array | null}> = []) {
+export function localSet(
+  n: number,
+  weights: bigint[] = [],
+  extra: Array<{nodeId: string; weight: bigint; blsPublicKey: Uint8Array | null}> = [],
+) {
   return canonicalValidatorSet([
-    ...Array.from({length: n}, (_, i) => ({nodeId: LOCAL_NODE_IDS[i]!, weight: weights[i] ?? 100n, blsPublicKey: publicKeyOf(localSecretKey(i + 1))})),
+    ...Array.from({length: n}, (_, i) => ({
+      nodeId: LOCAL_NODE_IDS[i]!,
+      weight: weights[i] ?? 100n,
+      blsPublicKey: publicKeyOf(localSecretKey(i + 1)),
+    })),
     ...extra,
   ]);
 }

@@ -121,7 +121,12 @@ export interface FullNativeTransactionDetails extends NativeTransaction {
   maxPriorityFeePerGas?: string;
 }
 
-export function richAddress(a: Uint8Array, name?: string | null, symbol?: string | null, decimals?: number | null): RichAddress {
+export function richAddress(
+  a: Uint8Array,
+  name?: string | null,
+  symbol?: string | null,
+  decimals?: number | null,
+): RichAddress {
   const out: RichAddress = {address: checksumAddress(a)};
   if (name) out.name = name;
   if (symbol) out.symbol = symbol;
@@ -153,7 +158,11 @@ export function nativeTransaction(chainId: string, r: TxRow): NativeTransaction 
 }
 
 export function fullTransaction(chainId: string, r: TxRow): FullNativeTransactionDetails {
-  const out: FullNativeTransactionDetails = {...nativeTransaction(chainId, r), input: toHex(r.input), baseFeePerGas: r.base_fee};
+  const out: FullNativeTransactionDetails = {
+    ...nativeTransaction(chainId, r),
+    input: toHex(r.input),
+    baseFeePerGas: r.base_fee,
+  };
   if (r.max_fee !== null) out.maxFeePerGas = r.max_fee;
   if (r.max_priority_fee !== null) out.maxPriorityFeePerGas = r.max_priority_fee;
   return out;
@@ -206,13 +215,29 @@ export interface TransferRow extends TokenDetailsRow {
 /** evm_nfts.metadata: the fields the fetcher read from the token's metadata JSON. */
 export type NftMetadataJson = FetchedNftMetadata;
 
-export function nftMetadata(r: {metadata: NftMetadataJson | null; index_status: string | null; updated_at: bigint | null; name?: string | null; symbol?: string | null}): NftMetadata {
+export function nftMetadata(r: {
+  metadata: NftMetadataJson | null;
+  index_status: string | null;
+  updated_at: bigint | null;
+  name?: string | null;
+  symbol?: string | null;
+}): NftMetadata {
   const out: NftMetadata = {indexStatus: (r.index_status ?? "UNINDEXED") as NftIndexStatus, ...(r.metadata ?? {})};
   if (r.updated_at !== null) out.metadataLastUpdatedTimestamp = Number(r.updated_at);
   return out;
 }
 
-export function erc721Token(r: {token: Uint8Array; token_id: string | null; name: string | null; symbol: string | null; token_uri: string | null; metadata: NftMetadataJson | null; index_status: string | null; updated_at: bigint | null; owner?: Uint8Array | null}): Record<string, unknown> {
+export function erc721Token(r: {
+  token: Uint8Array;
+  token_id: string | null;
+  name: string | null;
+  symbol: string | null;
+  token_uri: string | null;
+  metadata: NftMetadataJson | null;
+  index_status: string | null;
+  updated_at: bigint | null;
+  owner?: Uint8Array | null;
+}): Record<string, unknown> {
   const out: Record<string, unknown> = {
     address: checksumAddress(r.token),
     name: r.name ?? "",
@@ -226,7 +251,14 @@ export function erc721Token(r: {token: Uint8Array; token_id: string | null; name
   return out;
 }
 
-export function erc1155Token(r: {token: Uint8Array; token_id: string | null; token_uri: string | null; metadata: NftMetadataJson | null; index_status: string | null; updated_at: bigint | null}): Record<string, unknown> {
+export function erc1155Token(r: {
+  token: Uint8Array;
+  token_id: string | null;
+  token_uri: string | null;
+  metadata: NftMetadataJson | null;
+  index_status: string | null;
+  updated_at: bigint | null;
+}): Record<string, unknown> {
   return {
     address: checksumAddress(r.token),
     ercType: "ERC-1155",
@@ -236,12 +268,26 @@ export function erc1155Token(r: {token: Uint8Array; token_id: string | null; tok
   };
 }
 
-export function erc20Token(r: {token: Uint8Array; name: string | null; symbol: string | null; decimals: number | null}): Record<string, unknown> {
-  return {address: checksumAddress(r.token), name: r.name ?? "", symbol: r.symbol ?? "", decimals: r.decimals ?? 0, ercType: "ERC-20"};
+export function erc20Token(r: {
+  token: Uint8Array;
+  name: string | null;
+  symbol: string | null;
+  decimals: number | null;
+}): Record<string, unknown> {
+  return {
+    address: checksumAddress(r.token),
+    name: r.name ?? "",
+    symbol: r.symbol ?? "",
+    decimals: r.decimals ?? 0,
+    ercType: "ERC-20",
+  };
 }
 
 /** A transfer inside a transaction (Erc*TransferDetails): no block or transaction fields. */
-export function transferDetails(r: TransferRow): {kind: "erc20Transfers" | "erc721Transfers" | "erc1155Transfers"; item: Record<string, unknown>} {
+export function transferDetails(r: TransferRow): {
+  kind: "erc20Transfers" | "erc721Transfers" | "erc1155Transfers";
+  item: Record<string, unknown>;
+} {
   const base = {from: richAddress(r.from_addr), to: richAddress(r.to_addr), logIndex: r.log_index};
   if (r.erc === 20) return {kind: "erc20Transfers", item: {...base, value: r.value, erc20Token: erc20Token(r)}};
   if (r.erc === 721) return {kind: "erc721Transfers", item: {...base, erc721Token: erc721Token({...r, owner: null})}};
@@ -286,7 +332,13 @@ export function internalDetails(r: InternalRow): Record<string, unknown> {
 }
 
 export function internalModel(r: InternalRow): Record<string, unknown> {
-  return {blockNumber: r.block_number.toString(), blockTimestamp: Number(r.timestamp), blockHash: toHex(r.block_hash), txHash: toHex(r.tx_hash), ...internalDetails(r)};
+  return {
+    blockNumber: r.block_number.toString(),
+    blockTimestamp: Number(r.timestamp),
+    blockHash: toHex(r.block_hash),
+    txHash: toHex(r.tx_hash),
+    ...internalDetails(r),
+  };
 }
 
 export const ERC_TYPE: Record<number, string> = {20: "ERC-20", 721: "ERC-721", 1155: "ERC-1155", 0: "UNKNOWN"};

@@ -147,7 +147,11 @@ export function xChainBalances(groups: BalanceGroup[], xChainId: string, assets:
 }
 
 /** The C-chain's atomic memory for the addresses: UTXOs exported to C, not yet imported. */
-export function cChainAtomicBalances(groups: BalanceGroup[], cChainId: string, assets: AssetInfo): CChainAtomicBalances {
+export function cChainAtomicBalances(
+  groups: BalanceGroup[],
+  cChainId: string,
+  assets: AssetInfo,
+): CChainAtomicBalances {
   const s = sharedBuckets(atomic(groups, cChainId).shared);
   return {atomicMemoryUnlocked: s.unlocked.shared(assets), atomicMemoryLocked: s.locked.shared(assets)};
 }

@@ -103,7 +103,8 @@ export function pChainUtxoFromRow(r: UtxoRow, hrp: string, assets: AssetInfo): P
   }
   if (r.locktime !== null) u.platformLocktime = num(r.locktime);
   if (r.reward_type !== null) u.rewardType = r.reward_type as RewardType;
-  if (r.stakeable_locktime !== null && big(r.stakeable_locktime) !== 0n) u.stakeableLocktime = num(r.stakeable_locktime);
+  if (r.stakeable_locktime !== null && big(r.stakeable_locktime) !== 0n)
+    u.stakeableLocktime = num(r.stakeable_locktime);
   u.staked = staked;
   if (r.threshold !== null) u.threshold = r.threshold;
   if (staked) {
@@ -152,7 +153,14 @@ export interface TxDetailsJson {
   conversion?: {chainId: string; managerAddress: string; validators: L1ValidatorJson[]; conversionId: string};
   l1Validator?: L1ValidatorJson;
   /** What the fold derived for each L1 validator the transaction changes (rows.ts `L1EffectRow`). */
-  l1Effects?: Array<{validationId: string; nodeId: string; subnetId: string; weight: string; remainingBalance: string; balanceChange: string}>;
+  l1Effects?: Array<{
+    validationId: string;
+    nodeId: string;
+    subnetId: string;
+    weight: string;
+    remainingBalance: string;
+    balanceChange: string;
+  }>;
   extra?: Record<string, unknown>;
 }
 
@@ -242,7 +250,7 @@ export function pChainTxFromRow(
   consumed: UtxoRow[],
   emitted: UtxoRow[],
   hrp: string,
-  assets: AssetInfo
+  assets: AssetInfo,
 ): PChainTransaction {
   const d = r.details;
   const value = new AssetSums();
@@ -315,7 +323,12 @@ export function pChainTxFromRow(
     t.l1ValidatorManagerDetails = {blockchainId: d.conversion.chainId, contractAddress: d.conversion.managerAddress};
   }
   if (d.l1Effects && d.l1Effects.length > 0) {
-    const bls = new Map([...(d.conversion?.validators ?? []), ...(d.l1Validator ? [d.l1Validator] : [])].map((v) => [v.validationId, v.bls]));
+    const bls = new Map(
+      [...(d.conversion?.validators ?? []), ...(d.l1Validator ? [d.l1Validator] : [])].map((v) => [
+        v.validationId,
+        v.bls,
+      ]),
+    );
     t.l1ValidatorDetails = d.l1Effects.map((e) => {
       const out: L1ValidatorDetailsTransaction = {
         validationId: e.validationId,

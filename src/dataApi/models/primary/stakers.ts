@@ -67,7 +67,13 @@ export interface PendingRewardRow extends StakerRow {
  * A pending reward: a validator's potential reward (VALIDATOR); a delegator's, less its validator's fee
  * (DELEGATOR); the validator's fee share of a delegator's reward (VALIDATOR_FEE).
  */
-export function pendingRewardFromRow(r: PendingRewardRow, hrp: string, avaxAssetId: string, assets: AssetInfo, now: number): PendingReward {
+export function pendingRewardFromRow(
+  r: PendingRewardRow,
+  hrp: string,
+  avaxAssetId: string,
+  assets: AssetInfo,
+  now: number,
+): PendingReward {
   const total = big(r.potential_reward);
   const fee = r.kind === "delegator" ? validatorFee(total, r.validator_shares ?? 0) : 0n;
   const amount = r.role === "VALIDATOR_FEE" ? fee : total - fee;

@@ -18,8 +18,23 @@ import type {TxRow, UtxoRow} from "./pchain.js";
 /** The fields of a UTXO row the X and C models read (a transaction page of those chains reads only these). */
 export type XUtxoRow = Pick<
   UtxoRow,
-  | "utxo_id" | "tx_id" | "output_index" | "created_chain" | "created_ts" | "asset_id" | "amount" | "addresses" | "threshold"
-  | "locktime" | "utxo_type" | "group_id" | "payload" | "exported_to" | "consumed_chain" | "consuming_tx" | "consuming_ts"
+  | "utxo_id"
+  | "tx_id"
+  | "output_index"
+  | "created_chain"
+  | "created_ts"
+  | "asset_id"
+  | "amount"
+  | "addresses"
+  | "threshold"
+  | "locktime"
+  | "utxo_type"
+  | "group_id"
+  | "payload"
+  | "exported_to"
+  | "consumed_chain"
+  | "consuming_tx"
+  | "consuming_ts"
   | "credentials"
 >;
 
@@ -153,7 +168,7 @@ export function xChainTxFromRow(
   emitted: XUtxoRow[],
   container: {linear: boolean; vertex: VertexRef | null},
   hrp: string,
-  assets: AssetInfo
+  assets: AssetInfo,
 ): XChainTransaction {
   const base: XTxBase = {
     txHash: r.tx_id,
@@ -225,7 +240,6 @@ export interface CChainImportTransaction extends CTxBase {
 }
 export type CChainAtomicTransaction = CChainExportTransaction | CChainImportTransaction;
 
-
 /**
  * A C atomic transaction: an export spends EVM balances (`evmInputs`, each with the credentials that signed it) into
  * UTXOs exported to `destinationChain`; an import consumes UTXOs of `sourceChain` into EVM balances.
@@ -236,7 +250,7 @@ export function cChainTxFromRow(
   emitted: XUtxoRow[],
   cChainId: string,
   hrp: string,
-  assets: AssetInfo
+  assets: AssetInfo,
 ): CChainAtomicTransaction {
   const evm = (r.evm ?? {inputs: [], outputs: []}) as EvmJson;
   const base = {

@@ -12,15 +12,21 @@ export interface StoredChainRow {
 
 /** Every chain's row: how a `serve` process, which runs no follower, knows the chains' heads (EvmChains.refresh). */
 export async function storedChainStates(sql: SqlClientLike): Promise<StoredChainRow[]> {
-  const rows = await sql.query<{chain_id: string; blockchain_id: string | null; head_number: bigint | null; traces: boolean}>(
-    "SELECT chain_id, blockchain_id, head_number, traces FROM evm_chains",
-  );
+  const rows = await sql.query<{
+    chain_id: string;
+    blockchain_id: string | null;
+    head_number: bigint | null;
+    traces: boolean;
+  }>("SELECT chain_id, blockchain_id, head_number, traces FROM evm_chains");
   return rows.map((r) => ({chainId: r.chain_id, blockchainId: r.blockchain_id, head: r.head_number, traces: r.traces}));
 }
 
 /** The names the P-chain gave these blockchains, by blockchain ID. */
 export async function blockchainNames(sql: SqlClient, ids: string[]): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();
-  const rows = await sql.query<{blockchain_id: string; name: string}>("SELECT blockchain_id, name FROM blockchains WHERE blockchain_id = ANY($1)", [ids]);
+  const rows = await sql.query<{blockchain_id: string; name: string}>(
+    "SELECT blockchain_id, name FROM blockchains WHERE blockchain_id = ANY($1)",
+    [ids],
+  );
   return new Map(rows.map((r) => [r.blockchain_id, r.name]));
 }

@@ -4,7 +4,13 @@
  * and ERC-20 at a past `blockNumber` summed from the address's transfers up to it), and NFT collections (14).
  */
 import {checksumAddress} from "../../../evm/hex.js";
-import {ERC_TYPE, erc1155Token, erc721Token, type NftMetadataJson, type TokenDetailsRow} from "../../models/evm/index.js";
+import {
+  ERC_TYPE,
+  erc1155Token,
+  erc721Token,
+  type NftMetadataJson,
+  type TokenDetailsRow,
+} from "../../models/evm/index.js";
 import type {CuratedMetadata} from "../../evm/contractMetadata.js";
 import type {SqlClientLike} from "../primary/common.js";
 import {CursorError, type Cursor, type EvmPage} from "./transactions.js";
@@ -29,36 +35,64 @@ const CONTRACT_SELECT = `SELECT c.address, c.block_number, t.hash AS tx_hash, c.
 export type {CuratedMetadata};
 
 /** The hosted API's contract model (Erc20Contract, Erc721Contract, Erc1155Contract, UnknownContract). */
-export function contractModel(r: Omit<ContractRow, "block_number" | "tx_hash"> & {tx_hash: Uint8Array | null}, curated?: CuratedMetadata): Record<string, unknown> {
+export function contractModel(
+  r: Omit<ContractRow, "block_number" | "tx_hash"> & {tx_hash: Uint8Array | null},
+  curated?: CuratedMetadata,
+): Record<string, unknown> {
   const erc = r.erc ?? 0;
-  const out: Record<string, unknown> = {...(curated ?? {}), address: checksumAddress(r.address), ercType: ERC_TYPE[erc] ?? "UNKNOWN"};
+  const out: Record<string, unknown> = {
+    ...(curated ?? {}),
+    address: checksumAddress(r.address),
+    ercType: ERC_TYPE[erc] ?? "UNKNOWN",
+  };
   if (r.name && out.name === undefined) out.name = r.name;
   if (r.symbol && erc !== 0 && out.symbol === undefined) out.symbol = r.symbol;
   if (erc === 20) out.decimals = r.decimals ?? 0;
   if (r.tx_hash) {
-    const d: Record<string, unknown> = {txHash: "0x" + Buffer.from(r.tx_hash).toString("hex"), deployerAddress: checksumAddress(r.deployer)};
+    const d: Record<string, unknown> = {
+      txHash: "0x" + Buffer.from(r.tx_hash).toString("hex"),
+      deployerAddress: checksumAddress(r.deployer),
+    };
     if (r.deployer_contract) d.deployerContractAddress = checksumAddress(r.deployer_contract);
     out.deploymentDetails = d;
   }
   return out;
 }
 
-export async function getContract(sql: SqlClientLike, chainId: string, address: Uint8Array): Promise<ContractRow | null> {
-  const rows = await sql.query<ContractRow>(`${CONTRACT_SELECT} WHERE c.chain_id = $1 AND c.address = $2`, [chainId, address]);
+export async function getContract(
+  sql: SqlClientLike,
+  chainId: string,
+  address: Uint8Array,
+): Promise<ContractRow | null> {
+  const rows = await sql.query<ContractRow>(`${CONTRACT_SELECT} WHERE c.chain_id = $1 AND c.address = $2`, [
+    chainId,
+    address,
+  ]);
   return rows[0] ?? null;
 }
 
-export async function getToken(sql: SqlClientLike, chainId: string, address: Uint8Array): Promise<{erc: number; name: string | null; symbol: string | null; decimals: number | null} | null> {
-  const rows = await sql.query<{erc: number; name: string | null; symbol: string | null; decimals: number | null}>("SELECT erc, name, symbol, decimals FROM evm_tokens WHERE chain_id = $1 AND address = $2", [chainId, address]);
+export async function getToken(
+  sql: SqlClientLike,
+  chainId: string,
+  address: Uint8Array,
+): Promise<{erc: number; name: string | null; symbol: string | null; decimals: number | null} | null> {
+  const rows = await sql.query<{erc: number; name: string | null; symbol: string | null; decimals: number | null}>(
+    "SELECT erc, name, symbol, decimals FROM evm_tokens WHERE chain_id = $1 AND address = $2",
+    [chainId, address],
+  );
   return rows[0] ?? null;
 }
 
 /** Endpoint 13: contracts the address deployed, itself or through a contract it is; newest first. */
-export async function listDeployments(sql: SqlClientLike, a: {chainId: string; address: Uint8Array; pageSize: number; cursor: Cursor | null}): Promise<EvmPage<ContractRow>> {
+export async function listDeployments(
+  sql: SqlClientLike,
+  a: {chainId: string; address: Uint8Array; pageSize: number; cursor: Cursor | null},
+): Promise<EvmPage<ContractRow>> {
   const p = new Params([a.chainId, a.address, a.pageSize + 1]);
   let after = "";
   if (a.cursor) {
-    if (a.cursor.length !== 2 || typeof a.cursor[1] !== "string" || !/^[0-9a-f]{40}$/.test(a.cursor[1])) throw new CursorError();
+    if (a.cursor.length !== 2 || typeof a.cursor[1] !== "string" || !/^[0-9a-f]{40}$/.test(a.cursor[1]))
+      throw new CursorError();
     after = `AND (c.block_number, c.address) < (${p.add(a.cursor[0])}, ${p.add(Buffer.from(a.cursor[1], "hex"))})`;
   }
   // Two index walks (deployer, deployer_contract) merged: each is already in (block_number, address) order.
@@ -74,7 +108,9 @@ export async function listDeployments(sql: SqlClientLike, a: {chainId: string; a
   const more = rows.length > a.pageSize;
   const items = rows.slice(0, a.pageSize);
   const last = items[items.length - 1];
-  return more && last ? {items, next: [last.block_number.toString(), Buffer.from(last.address).toString("hex")]} : {items};
+  return more && last
+    ? {items, next: [last.block_number.toString(), Buffer.from(last.address).toString("hex")]}
+    : {items};
 }
 
 interface BalanceRow extends TokenDetailsRow {
@@ -91,7 +127,14 @@ const BALANCE_DETAILS = `tk.name, tk.symbol, tk.decimals, n.token_uri, n.metadat
  * balances less the transfers after it, whichever holds at most `budget` transfers (counted, not read, by a walk
  * of the address's transfer entries that stops at budget + 1).
  */
-async function balanceSide(sql: SqlClientLike, chainId: string, owner: Uint8Array, ercs: number[], block: bigint, budget: number): Promise<"before" | "after"> {
+async function balanceSide(
+  sql: SqlClientLike,
+  chainId: string,
+  owner: Uint8Array,
+  ercs: number[],
+  block: bigint,
+  budget: number,
+): Promise<"before" | "after"> {
   const count = async (cond: string): Promise<number> => {
     const rows = await sql.query<{n: number}>(
       `SELECT count(*)::int4 AS n FROM (SELECT 1 FROM evm_address_transfers x WHERE x.chain_id = $1 AND x.address = $2 AND x.erc = ANY($3::int4[]) AND x.block_number ${cond} $4 LIMIT $5) c`,
@@ -116,13 +159,30 @@ async function balanceSide(sql: SqlClientLike, chainId: string, owner: Uint8Arra
  */
 export async function listBalances(
   sql: SqlClientLike,
-  a: {chainId: string; owner: Uint8Array; ercs: number[]; contracts?: Uint8Array[]; blockNumber?: bigint; pageSize: number; cursor: Cursor | null; scanBudget?: number},
+  a: {
+    chainId: string;
+    owner: Uint8Array;
+    ercs: number[];
+    contracts?: Uint8Array[];
+    blockNumber?: bigint;
+    pageSize: number;
+    cursor: Cursor | null;
+    scanBudget?: number;
+  },
 ): Promise<EvmPage<BalanceRow>> {
   const p = new Params([a.chainId, a.owner, a.ercs, a.pageSize + 1]);
   const where: string[] = [];
   if (a.cursor) {
-    if (a.cursor.length !== 3 || typeof a.cursor[1] !== "string" || !/^[0-9a-f]{40}$/.test(a.cursor[1]) || typeof a.cursor[2] !== "string") throw new CursorError();
-    where.push(`(erc, token, token_id) > (${p.add(a.cursor[0])}::int4, ${p.add(Buffer.from(a.cursor[1], "hex"))}::bytea, ${p.add(a.cursor[2])}::numeric)`);
+    if (
+      a.cursor.length !== 3 ||
+      typeof a.cursor[1] !== "string" ||
+      !/^[0-9a-f]{40}$/.test(a.cursor[1]) ||
+      typeof a.cursor[2] !== "string"
+    )
+      throw new CursorError();
+    where.push(
+      `(erc, token, token_id) > (${p.add(a.cursor[0])}::int4, ${p.add(Buffer.from(a.cursor[1], "hex"))}::bytea, ${p.add(a.cursor[2])}::numeric)`,
+    );
   }
   if (a.contracts && a.contracts.length > 0) where.push(`token = ANY(${p.add(a.contracts)}::bytea[])`);
   const filter = where.length > 0 ? `AND ${where.join(" AND ")}` : "";
@@ -153,7 +213,12 @@ export async function listBalances(
     keys = `SELECT erc, token, token_id, balance FROM (${sums}) s WHERE balance <> 0 ${filter} ORDER BY erc, token, token_id LIMIT $4`;
   }
   const rows = await sql.query<BalanceRow & Budgeted>(
-    budgeted(`SELECT k.erc, k.token, k.token_id::text AS token_id, k.balance::text AS balance, ${BALANCE_DETAILS}`, `WITH k AS (${keys})`, "erc, token, token_id::numeric", p.add(PAGE_NFT_BYTES)),
+    budgeted(
+      `SELECT k.erc, k.token, k.token_id::text AS token_id, k.balance::text AS balance, ${BALANCE_DETAILS}`,
+      `WITH k AS (${keys})`,
+      "erc, token, token_id::numeric",
+      p.add(PAGE_NFT_BYTES),
+    ),
     p.values,
   );
   const {items, more} = withinBudget(rows, a.pageSize);
@@ -193,7 +258,16 @@ function withinBudget<T extends Budgeted>(rows: T[], pageSize: number): {items: 
 
 /** An ERC-20 balance; `tokenReputation` (the hosted service's security analysis) is null, its value for unknown. */
 export function erc20Balance(chainId: string, r: BalanceRow): Record<string, unknown> {
-  return {address: checksumAddress(r.token), name: r.name ?? "", symbol: r.symbol ?? "", decimals: r.decimals ?? 0, ercType: "ERC-20", chainId, balance: r.balance, tokenReputation: null};
+  return {
+    address: checksumAddress(r.token),
+    name: r.name ?? "",
+    symbol: r.symbol ?? "",
+    decimals: r.decimals ?? 0,
+    ercType: "ERC-20",
+    chainId,
+    balance: r.balance,
+    tokenReputation: null,
+  };
 }
 
 export function nftBalance(chainId: string, r: BalanceRow, owner: Uint8Array): Record<string, unknown> {
@@ -202,7 +276,10 @@ export function nftBalance(chainId: string, r: BalanceRow, owner: Uint8Array): R
 }
 
 /** Endpoint 14: the tokens of an NFT collection, by token ID. */
-export async function listCollectionTokens(sql: SqlClientLike, a: {chainId: string; token: Uint8Array; pageSize: number; cursor: Cursor | null}): Promise<EvmPage<Record<string, unknown>>> {
+export async function listCollectionTokens(
+  sql: SqlClientLike,
+  a: {chainId: string; token: Uint8Array; pageSize: number; cursor: Cursor | null},
+): Promise<EvmPage<Record<string, unknown>>> {
   const p = new Params([a.chainId, a.token, a.pageSize + 1]);
   let after = "";
   if (a.cursor) {
@@ -211,7 +288,12 @@ export async function listCollectionTokens(sql: SqlClientLike, a: {chainId: stri
   }
   const keys = `WITH k AS (SELECT n.token_id FROM evm_nfts n WHERE n.chain_id = $1 AND n.token = $2 ${after} ORDER BY n.token_id LIMIT $3)`;
   const rows = await sql.query<NftRow & Budgeted>(
-    budgeted(`${NFT_SELECT} JOIN k ON n.chain_id = $1 AND n.token = $2 AND n.token_id = k.token_id`, keys, "token_id::numeric", p.add(PAGE_NFT_BYTES)),
+    budgeted(
+      `${NFT_SELECT} JOIN k ON n.chain_id = $1 AND n.token = $2 AND n.token_id = k.token_id`,
+      keys,
+      "token_id::numeric",
+      p.add(PAGE_NFT_BYTES),
+    ),
     p.values,
   );
   const {items, more} = withinBudget(rows, a.pageSize);
@@ -219,8 +301,16 @@ export async function listCollectionTokens(sql: SqlClientLike, a: {chainId: stri
   return more && last ? {items: items.map(nftModel), next: [last.token_id]} : {items: items.map(nftModel)};
 }
 
-export async function getCollectionToken(sql: SqlClientLike, chainId: string, token: Uint8Array, tokenId: string): Promise<Record<string, unknown> | null> {
-  const rows = await sql.query<NftRow>(`${NFT_SELECT} WHERE n.chain_id = $1 AND n.token = $2 AND n.token_id = $3::numeric`, [chainId, token, tokenId]);
+export async function getCollectionToken(
+  sql: SqlClientLike,
+  chainId: string,
+  token: Uint8Array,
+  tokenId: string,
+): Promise<Record<string, unknown> | null> {
+  const rows = await sql.query<NftRow>(
+    `${NFT_SELECT} WHERE n.chain_id = $1 AND n.token = $2 AND n.token_id = $3::numeric`,
+    [chainId, token, tokenId],
+  );
   return rows[0] ? nftModel(rows[0]) : null;
 }
 

@@ -3,7 +3,7 @@
  * walk of one index (the table's primary key or an index made for it), newest first unless `sortOrder=asc`; the
  * keys of a page are chosen first and only those rows are joined with their details.
  */
-import {type SqlClientLike} from "../primary/common.js";
+import type {SqlClientLike} from "../primary/common.js";
 import {Params, scanBound} from "../sql.js";
 import {
   blockModel,
@@ -69,7 +69,9 @@ export const ANSWER_NFT_BYTES = 8 * 1024 * 1024;
  * Transfer rows (TRANSFER_SELECT, which reads only the size of each NFT's URI and metadata) with those of their NFTs
  * that fit ANSWER_NFT_BYTES in row order, read once per token: the rest carry none.
  */
-async function withNftPayloads<R extends TransferRow & {erc: number; token: Uint8Array; nft_bytes?: number | string | bigint}>(sql: SqlClientLike, chainId: string, rows: R[]): Promise<R[]> {
+async function withNftPayloads<
+  R extends TransferRow & {erc: number; token: Uint8Array; nft_bytes?: number | string | bigint},
+>(sql: SqlClientLike, chainId: string, rows: R[]): Promise<R[]> {
   let used = 0;
   const wanted = new Map<string, {token: Uint8Array; tokenId: string}>();
   const fits = new Set<R>();
@@ -82,12 +84,21 @@ async function withNftPayloads<R extends TransferRow & {erc: number; token: Uint
   }
   const payloads = new Map<string, {token_uri: string | null; metadata: TransferRow["metadata"]}>();
   if (wanted.size > 0) {
-    const got = await sql.query<{token: Uint8Array; token_id: string; token_uri: string | null; metadata: TransferRow["metadata"]}>(
+    const got = await sql.query<{
+      token: Uint8Array;
+      token_id: string;
+      token_uri: string | null;
+      metadata: TransferRow["metadata"];
+    }>(
       `SELECT n.token, n.token_id::text AS token_id, n.token_uri, n.metadata FROM evm_nfts n
        JOIN unnest($2::bytea[], $3::numeric[]) AS k(token, token_id) ON n.token = k.token AND n.token_id = k.token_id WHERE n.chain_id = $1`,
       [chainId, [...wanted.values()].map((w) => w.token), [...wanted.values()].map((w) => w.tokenId)],
     );
-    for (const g of got) payloads.set(`${Buffer.from(g.token).toString("hex")}:${g.token_id}`, {token_uri: g.token_uri, metadata: g.metadata});
+    for (const g of got)
+      payloads.set(`${Buffer.from(g.token).toString("hex")}:${g.token_id}`, {
+        token_uri: g.token_uri,
+        metadata: g.metadata,
+      });
   }
   for (const r of rows) {
     const p = fits.has(r) ? payloads.get(`${Buffer.from(r.token).toString("hex")}:${r.token_id}`) : undefined;
@@ -107,7 +118,9 @@ function window(p: Params, a: EvmListArgs, cols: string[], blockCol: string): st
   const where: string[] = [];
   if (a.cursor) {
     if (a.cursor.length !== cols.length) throw new CursorError();
-    where.push(`(${cols.join(", ")}) ${a.sortOrder === "asc" ? ">" : "<"} (${a.cursor.map((v) => p.add(v)).join(", ")})`);
+    where.push(
+      `(${cols.join(", ")}) ${a.sortOrder === "asc" ? ">" : "<"} (${a.cursor.map((v) => p.add(v)).join(", ")})`,
+    );
   }
   if (a.startBlock !== undefined) where.push(`${blockCol} >= ${p.add(a.startBlock)}`);
   if (a.endBlock !== undefined) where.push(`${blockCol} < ${p.add(a.endBlock)}`);
@@ -121,7 +134,8 @@ export class CursorError extends Error {
   }
 }
 
-const order = (a: EvmListArgs, cols: string[]): string => cols.map((c) => `${c} ${a.sortOrder === "asc" ? "ASC" : "DESC"}`).join(", ");
+const order = (a: EvmListArgs, cols: string[]): string =>
+  cols.map((c) => `${c} ${a.sortOrder === "asc" ? "ASC" : "DESC"}`).join(", ");
 
 function paged<R, T>(rows: R[], pageSize: number, map: (r: R) => T, key: (r: R) => Cursor): EvmPage<T> {
   const more = rows.length > pageSize;
@@ -144,13 +158,19 @@ export async function listBlocks(sql: SqlClientLike, a: EvmListArgs): Promise<Ev
     `SELECT ${BLOCK_COLUMNS} FROM evm_blocks WHERE ${where.join(" AND ")} ORDER BY ${order(a, ["number"])} LIMIT ${p.add(a.pageSize + 1)}`,
     p.values,
   );
-  return paged(rows, a.pageSize, (r) => blockModel(a.chainId, r), (r) => [r.number.toString()]);
+  return paged(
+    rows,
+    a.pageSize,
+    (r) => blockModel(a.chainId, r),
+    (r) => [r.number.toString()],
+  );
 }
 
 /** A cursor of the lists across chains: [timestamp, chainId, blockNumber(, txIndex)], checked for its shape. */
 function acrossCursor(c: Cursor | null, length: 3 | 4): Cursor | null {
   if (c === null) return null;
-  if (c.length !== length || !c.every((v, i) => (i === 1 ? typeof v === "string" : /^[0-9]{1,19}$/.test(String(v))))) throw new CursorError();
+  if (c.length !== length || !c.every((v, i) => (i === 1 ? typeof v === "string" : /^[0-9]{1,19}$/.test(String(v)))))
+    throw new CursorError();
   return c;
 }
 
@@ -158,17 +178,26 @@ function acrossCursor(c: Cursor | null, length: 3 | 4): Cursor | null {
  * The latest blocks of the given chains together, newest first by time, then chain and number (the order
  * evm_blocks_by_time keeps, schema 13); cursor [timestamp, chainId, number].
  */
-export async function listBlocksAcrossChains(sql: SqlClientLike, a: {chainIds: string[]; pageSize: number; cursor: Cursor | null}): Promise<EvmPage<EvmBlock>> {
+export async function listBlocksAcrossChains(
+  sql: SqlClientLike,
+  a: {chainIds: string[]; pageSize: number; cursor: Cursor | null},
+): Promise<EvmPage<EvmBlock>> {
   const c = acrossCursor(a.cursor, 3);
   if (a.chainIds.length === 0) return {items: []};
   const p = new Params();
   const where = [`chain_id = ANY(${p.add(a.chainIds)}::text[])`];
-  if (c) where.push(`(timestamp, chain_id, number) < (${p.add(c[0])}::int8, ${p.add(c[1])}::text, ${p.add(c[2])}::int8)`);
+  if (c)
+    where.push(`(timestamp, chain_id, number) < (${p.add(c[0])}::int8, ${p.add(c[1])}::text, ${p.add(c[2])}::int8)`);
   const rows = await sql.query<BlockRow & {chain_id: string}>(
     `SELECT chain_id, ${BLOCK_COLUMNS} FROM evm_blocks WHERE ${where.join(" AND ")} ORDER BY timestamp DESC, chain_id DESC, number DESC LIMIT ${p.add(a.pageSize + 1)}`,
     p.values,
   );
-  return paged(rows, a.pageSize, (r) => blockModel(r.chain_id, r), (r) => [r.timestamp.toString(), r.chain_id, r.number.toString()]);
+  return paged(
+    rows,
+    a.pageSize,
+    (r) => blockModel(r.chain_id, r),
+    (r) => [r.timestamp.toString(), r.chain_id, r.number.toString()],
+  );
 }
 
 /** Rounds of blocks one page of the transactions across chains may read before it answers short (a page each). */
@@ -194,21 +223,34 @@ export async function listTransactionsAcrossChains(
   for (let round = 0; ; round++) {
     if (round === (a.maxRounds ?? ACROSS_MAX_ROUNDS)) {
       // Answered short: the next page starts after the last block read (no transaction of it is below index 0).
-      const page = paged(rows, a.pageSize, (r) => nativeTransaction(r.chain_id, r), () => []);
+      const page = paged(
+        rows,
+        a.pageSize,
+        (r) => nativeTransaction(r.chain_id, r),
+        () => [],
+      );
       return {items: page.items, next: [...from!.key, 0]};
     }
     const p = new Params();
     const where = [`chain_id = ANY(${p.add(a.chainIds)}::text[])`, "tx_count > 0"];
-    if (from) where.push(`(timestamp, chain_id, number) ${from.inclusive ? "<=" : "<"} (${p.add(from.key[0])}::int8, ${p.add(from.key[1])}::text, ${p.add(from.key[2])}::int8)`);
+    if (from)
+      where.push(
+        `(timestamp, chain_id, number) ${from.inclusive ? "<=" : "<"} (${p.add(from.key[0])}::int8, ${p.add(from.key[1])}::text, ${p.add(from.key[2])}::int8)`,
+      );
     const blocks = await sql.query<{chain_id: string; number: bigint; timestamp: bigint}>(
       `SELECT chain_id, number, timestamp FROM evm_blocks WHERE ${where.join(" AND ")} ORDER BY timestamp DESC, chain_id DESC, number DESC LIMIT ${p.add(a.pageSize + 1)}`,
       p.values,
     );
     if (blocks.length === 0) break;
     const q = new Params();
-    const txWhere = [`(t.chain_id, t.block_number) IN (SELECT * FROM unnest(${q.add(blocks.map((b) => b.chain_id))}::text[], ${q.add(blocks.map((b) => b.number.toString()))}::int8[]))`];
+    const txWhere = [
+      `(t.chain_id, t.block_number) IN (SELECT * FROM unnest(${q.add(blocks.map((b) => b.chain_id))}::text[], ${q.add(blocks.map((b) => b.number.toString()))}::int8[]))`,
+    ];
     if (a.status !== undefined) txWhere.push(`t.status = ${q.add(a.status)}`);
-    if (c && from?.inclusive) txWhere.push(`(b.timestamp, t.chain_id, t.block_number, t.tx_index) < (${q.add(c[0])}::int8, ${q.add(c[1])}::text, ${q.add(c[2])}::int8, ${q.add(c[3])}::int4)`);
+    if (c && from?.inclusive)
+      txWhere.push(
+        `(b.timestamp, t.chain_id, t.block_number, t.tx_index) < (${q.add(c[0])}::int8, ${q.add(c[1])}::text, ${q.add(c[2])}::int8, ${q.add(c[3])}::int4)`,
+      );
     // In keyset order, so the rows past what the page still needs are never read.
     rows.push(
       ...(await sql.query<TxRow & {chain_id: string}>(
@@ -221,7 +263,12 @@ export async function listTransactionsAcrossChains(
     const last = blocks[blocks.length - 1]!;
     from = {key: [last.timestamp.toString(), last.chain_id, last.number.toString()], inclusive: false};
   }
-  return paged(rows, a.pageSize, (r) => nativeTransaction(r.chain_id, r), (r) => [r.timestamp.toString(), r.chain_id, r.block_number.toString(), r.tx_index]);
+  return paged(
+    rows,
+    a.pageSize,
+    (r) => nativeTransaction(r.chain_id, r),
+    (r) => [r.timestamp.toString(), r.chain_id, r.block_number.toString(), r.tx_index],
+  );
 }
 
 /** Of the given chains, those on which the address took part in a transaction (evm_address_txs' key, a probe each). */
@@ -234,7 +281,11 @@ export async function chainsOfAddress(sql: SqlClientLike, chainIds: string[], ad
 }
 
 /** A block by number (decimal) or hash (0x + 64 hex); null when unknown. */
-export async function getBlock(sql: SqlClientLike, chainId: string, blockId: {number?: bigint; hash?: Uint8Array}): Promise<EvmBlock | null> {
+export async function getBlock(
+  sql: SqlClientLike,
+  chainId: string,
+  blockId: {number?: bigint; hash?: Uint8Array},
+): Promise<EvmBlock | null> {
   const rows = await sql.query<BlockRow>(
     `SELECT ${BLOCK_COLUMNS} FROM evm_blocks WHERE chain_id = $1 AND ${blockId.number !== undefined ? "number = $2" : "hash = $2"}`,
     [chainId, blockId.number ?? blockId.hash],
@@ -244,13 +295,27 @@ export async function getBlock(sql: SqlClientLike, chainId: string, blockId: {nu
 
 // ---- transactions ----
 
-export async function listTransactions(sql: SqlClientLike, a: EvmListArgs & {status?: 0 | 1; blockNumber?: bigint}): Promise<EvmPage<NativeTransaction>> {
+export async function listTransactions(
+  sql: SqlClientLike,
+  a: EvmListArgs & {status?: 0 | 1; blockNumber?: bigint},
+): Promise<EvmPage<NativeTransaction>> {
   const p = new Params();
-  const where = [`t.chain_id = ${p.add(a.chainId)}`, ...window(p, a, ["t.block_number", "t.tx_index"], "t.block_number")];
+  const where = [
+    `t.chain_id = ${p.add(a.chainId)}`,
+    ...window(p, a, ["t.block_number", "t.tx_index"], "t.block_number"),
+  ];
   if (a.status !== undefined) where.push(`t.status = ${p.add(a.status)}`);
   if (a.blockNumber !== undefined) where.push(`t.block_number = ${p.add(a.blockNumber)}`);
-  const rows = await sql.query<TxRow>(`${TX_SELECT} WHERE ${where.join(" AND ")} ORDER BY ${order(a, ["t.block_number", "t.tx_index"])} LIMIT ${p.add(a.pageSize + 1)}`, p.values);
-  return paged(rows, a.pageSize, (r) => nativeTransaction(a.chainId, r), (r) => [r.block_number.toString(), r.tx_index]);
+  const rows = await sql.query<TxRow>(
+    `${TX_SELECT} WHERE ${where.join(" AND ")} ORDER BY ${order(a, ["t.block_number", "t.tx_index"])} LIMIT ${p.add(a.pageSize + 1)}`,
+    p.values,
+  );
+  return paged(
+    rows,
+    a.pageSize,
+    (r) => nativeTransaction(a.chainId, r),
+    (r) => [r.block_number.toString(), r.tx_index],
+  );
 }
 
 /**
@@ -259,10 +324,17 @@ export async function listTransactions(sql: SqlClientLike, a: EvmListArgs & {sta
  * where that walk ends is read first, and the page is bounded by it (`scanEnd` when it ends the page short). Read
  * after the page instead, blocks folded between the two statements moved the end and the next page repeated rows.
  */
-async function addressTxRows(sql: SqlClientLike, a: EvmListArgs & {address: Uint8Array; kinds: number}): Promise<{rows: TxRow[]; scanEnd?: Cursor}> {
+async function addressTxRows(
+  sql: SqlClientLike,
+  a: EvmListArgs & {address: Uint8Array; kinds: number},
+): Promise<{rows: TxRow[]; scanEnd?: Cursor}> {
   const p = new Params();
   const keys = ["x.block_number", "x.tx_index"];
-  const where = [`x.chain_id = ${p.add(a.chainId)}`, `x.address = ${p.add(a.address)}`, ...window(p, a, keys, "x.block_number")];
+  const where = [
+    `x.chain_id = ${p.add(a.chainId)}`,
+    `x.address = ${p.add(a.address)}`,
+    ...window(p, a, keys, "x.block_number"),
+  ];
   let scanEnd: Cursor | undefined;
   if (a.kinds !== 0) {
     const end = await scanBound<{block_number: string; tx_index: number}>(
@@ -273,7 +345,9 @@ async function addressTxRows(sql: SqlClientLike, a: EvmListArgs & {address: Uint
     );
     if (end !== null) {
       scanEnd = [end.block_number, end.tx_index];
-      where.push(`(x.block_number, x.tx_index) ${a.sortOrder === "asc" ? "<=" : ">="} (${p.add(end.block_number)}::int8, ${p.add(end.tx_index)}::int4)`);
+      where.push(
+        `(x.block_number, x.tx_index) ${a.sortOrder === "asc" ? "<=" : ">="} (${p.add(end.block_number)}::int8, ${p.add(end.tx_index)}::int4)`,
+      );
     }
     where.push(`(x.kinds & ${p.add(a.kinds)}) <> 0`);
   }
@@ -285,16 +359,32 @@ async function addressTxRows(sql: SqlClientLike, a: EvmListArgs & {address: Uint
   return rows.length > a.pageSize || scanEnd === undefined ? {rows} : {rows, scanEnd};
 }
 
-export async function listNativeTransactions(sql: SqlClientLike, a: EvmListArgs & {address: Uint8Array}): Promise<EvmPage<NativeTransaction>> {
+export async function listNativeTransactions(
+  sql: SqlClientLike,
+  a: EvmListArgs & {address: Uint8Array},
+): Promise<EvmPage<NativeTransaction>> {
   const {rows, scanEnd} = await addressTxRows(sql, {...a, kinds: 1});
-  const page = paged(rows, a.pageSize, (r) => nativeTransaction(a.chainId, r), (r) => [r.block_number.toString(), r.tx_index]);
+  const page = paged(
+    rows,
+    a.pageSize,
+    (r) => nativeTransaction(a.chainId, r),
+    (r) => [r.block_number.toString(), r.tx_index],
+  );
   return scanEnd === undefined ? page : {items: page.items, next: scanEnd};
 }
 
 /** Endpoint 3: each transaction with only the transfers and internal transactions where the address is from or to. */
-export async function listAddressTransactions(sql: SqlClientLike, a: EvmListArgs & {address: Uint8Array}): Promise<EvmPage<Record<string, unknown>>> {
+export async function listAddressTransactions(
+  sql: SqlClientLike,
+  a: EvmListArgs & {address: Uint8Array},
+): Promise<EvmPage<Record<string, unknown>>> {
   const {rows} = await addressTxRows(sql, {...a, kinds: 0});
-  const page = paged(rows, a.pageSize, (r) => r, (r) => [r.block_number.toString(), r.tx_index]);
+  const page = paged(
+    rows,
+    a.pageSize,
+    (r) => r,
+    (r) => [r.block_number.toString(), r.tx_index],
+  );
   if (page.items.length === 0) return {items: []};
   const keys = [page.items.map((r) => r.block_number), page.items.map((r) => r.tx_index)];
   const mine = "(tr.from_addr = $4 OR tr.to_addr = $4)";
@@ -314,7 +404,8 @@ export async function listAddressTransactions(sql: SqlClientLike, a: EvmListArgs
   );
   const items = page.items.map((r) => {
     const out: Record<string, unknown> = {nativeTransaction: nativeTransaction(a.chainId, r)};
-    const same = (x: {block_number: bigint; tx_index: number}): boolean => x.block_number === r.block_number && x.tx_index === r.tx_index;
+    const same = (x: {block_number: bigint; tx_index: number}): boolean =>
+      x.block_number === r.block_number && x.tx_index === r.tx_index;
     for (const t of transfers.filter(same)) {
       const {kind, item} = transferDetails(t);
       ((out[kind] ??= []) as unknown[]).push(item);
@@ -327,16 +418,26 @@ export async function listAddressTransactions(sql: SqlClientLike, a: EvmListArgs
 }
 
 /** Endpoint 15: one transaction with all its transfers and internal transactions; null when unknown. */
-export async function getTransaction(sql: SqlClientLike, chainId: string, hash: Uint8Array): Promise<{tx: FullNativeTransactionDetails; details: Record<string, unknown>} | null> {
+export async function getTransaction(
+  sql: SqlClientLike,
+  chainId: string,
+  hash: Uint8Array,
+): Promise<{tx: FullNativeTransactionDetails; details: Record<string, unknown>} | null> {
   const rows = await sql.query<TxRow>(`${TX_SELECT} WHERE t.chain_id = $1 AND t.hash = $2`, [chainId, hash]);
   const r = rows[0];
   if (!r) return null;
   const transfers = await withNftPayloads(
     sql,
     chainId,
-    await sql.query<TransferRow & {erc: number; token: Uint8Array}>(`${TRANSFER_SELECT} WHERE tr.chain_id = $1 AND tr.block_number = $2 AND tr.tx_index = $3 ORDER BY tr.log_index, tr.item`, [chainId, r.block_number, r.tx_index]),
+    await sql.query<TransferRow & {erc: number; token: Uint8Array}>(
+      `${TRANSFER_SELECT} WHERE tr.chain_id = $1 AND tr.block_number = $2 AND tr.tx_index = $3 ORDER BY tr.log_index, tr.item`,
+      [chainId, r.block_number, r.tx_index],
+    ),
   );
-  const internals = await sql.query<InternalRow>(`${INTERNAL_SELECT} WHERE i.chain_id = $1 AND i.block_number = $2 AND i.tx_index = $3 ORDER BY i.idx`, [chainId, r.block_number, r.tx_index]);
+  const internals = await sql.query<InternalRow>(
+    `${INTERNAL_SELECT} WHERE i.chain_id = $1 AND i.block_number = $2 AND i.tx_index = $3 ORDER BY i.idx`,
+    [chainId, r.block_number, r.tx_index],
+  );
   const details: Record<string, unknown> = {};
   for (const t of transfers) {
     const {kind, item} = transferDetails(t);
@@ -347,9 +448,17 @@ export async function getTransaction(sql: SqlClientLike, chainId: string, hash: 
 }
 
 /** :listErc20 / :listErc721 / :listErc1155: the address's transfers of one kind. */
-export async function listAddressTransfers(sql: SqlClientLike, a: EvmListArgs & {address: Uint8Array; erc: 20 | 721 | 1155}): Promise<EvmPage<Record<string, unknown>>> {
+export async function listAddressTransfers(
+  sql: SqlClientLike,
+  a: EvmListArgs & {address: Uint8Array; erc: 20 | 721 | 1155},
+): Promise<EvmPage<Record<string, unknown>>> {
   const p = new Params();
-  const where = [`x.chain_id = ${p.add(a.chainId)}`, `x.address = ${p.add(a.address)}`, `x.erc = ${p.add(a.erc)}`, ...window(p, a, ["x.block_number", "x.log_index", "x.item"], "x.block_number")];
+  const where = [
+    `x.chain_id = ${p.add(a.chainId)}`,
+    `x.address = ${p.add(a.address)}`,
+    `x.erc = ${p.add(a.erc)}`,
+    ...window(p, a, ["x.block_number", "x.log_index", "x.item"], "x.block_number"),
+  ];
   const rows = await sql.query<TransferRow & {erc: number; token: Uint8Array}>(
     `WITH k AS (SELECT x.block_number, x.log_index, x.item FROM evm_address_transfers x WHERE ${where.join(" AND ")}
        ORDER BY ${order(a, ["x.block_number", "x.log_index", "x.item"])} LIMIT ${p.add(a.pageSize + 1)})
@@ -358,13 +467,24 @@ export async function listAddressTransfers(sql: SqlClientLike, a: EvmListArgs & 
     p.values,
   );
   await withNftPayloads(sql, a.chainId, rows);
-  return paged(rows, a.pageSize, transferModel, (r) => [r.block_number.toString(), r.log_index, (r as TransferRow & {item: number}).item]);
+  return paged(rows, a.pageSize, transferModel, (r) => [
+    r.block_number.toString(),
+    r.log_index,
+    (r as TransferRow & {item: number}).item,
+  ]);
 }
 
 /** Endpoint 7: the transfers of one token contract. */
-export async function listTokenTransfers(sql: SqlClientLike, a: EvmListArgs & {token: Uint8Array}): Promise<EvmPage<Record<string, unknown>>> {
+export async function listTokenTransfers(
+  sql: SqlClientLike,
+  a: EvmListArgs & {token: Uint8Array},
+): Promise<EvmPage<Record<string, unknown>>> {
   const p = new Params();
-  const where = [`tr.chain_id = ${p.add(a.chainId)}`, `tr.token = ${p.add(a.token)}`, ...window(p, a, ["tr.block_number", "tr.log_index", "tr.item"], "tr.block_number")];
+  const where = [
+    `tr.chain_id = ${p.add(a.chainId)}`,
+    `tr.token = ${p.add(a.token)}`,
+    ...window(p, a, ["tr.block_number", "tr.log_index", "tr.item"], "tr.block_number"),
+  ];
   const rows = await sql.query<TransferRow & {item: number; erc: number; token: Uint8Array}>(
     `${TRANSFER_SELECT} WHERE ${where.join(" AND ")} ORDER BY ${order(a, ["tr.block_number", "tr.log_index", "tr.item"])} LIMIT ${p.add(a.pageSize + 1)}`,
     p.values,
@@ -374,9 +494,16 @@ export async function listTokenTransfers(sql: SqlClientLike, a: EvmListArgs & {t
 }
 
 /** Endpoint 8: internal transactions from or to the address. */
-export async function listInternalTransactions(sql: SqlClientLike, a: EvmListArgs & {address: Uint8Array}): Promise<EvmPage<Record<string, unknown>>> {
+export async function listInternalTransactions(
+  sql: SqlClientLike,
+  a: EvmListArgs & {address: Uint8Array},
+): Promise<EvmPage<Record<string, unknown>>> {
   const p = new Params();
-  const where = [`x.chain_id = ${p.add(a.chainId)}`, `x.address = ${p.add(a.address)}`, ...window(p, a, ["x.block_number", "x.tx_index", "x.idx"], "x.block_number")];
+  const where = [
+    `x.chain_id = ${p.add(a.chainId)}`,
+    `x.address = ${p.add(a.address)}`,
+    ...window(p, a, ["x.block_number", "x.tx_index", "x.idx"], "x.block_number"),
+  ];
   const rows = await sql.query<InternalRow & {tx_index: number; idx: number}>(
     `WITH k AS (SELECT x.block_number, x.tx_index, x.idx FROM evm_address_internals x WHERE ${where.join(" AND ")}
        ORDER BY ${order(a, ["x.block_number", "x.tx_index", "x.idx"])} LIMIT ${p.add(a.pageSize + 1)})
@@ -389,6 +516,8 @@ export async function listInternalTransactions(sql: SqlClientLike, a: EvmListArg
 
 /** The last block the view folded for a chain, or null. */
 export async function indexedHead(sql: SqlClientLike, chainId: string): Promise<bigint | null> {
-  const rows = await sql.query<{head_number: bigint | null}>("SELECT head_number FROM evm_chains WHERE chain_id = $1", [chainId]);
+  const rows = await sql.query<{head_number: bigint | null}>("SELECT head_number FROM evm_chains WHERE chain_id = $1", [
+    chainId,
+  ]);
   return rows[0]?.head_number ?? null;
 }

@@ -24,7 +24,7 @@ export async function listBlocks(sql: SqlClientLike, args: ListBlocksArgs): Prom
   // serves the range, the order and the cursor.
   const rows = await sql.query<BlockRow>(
     `SELECT * FROM blocks WHERE ${where.join(" AND ")} ORDER BY ts DESC, height DESC LIMIT ${p.add(args.pageSize + 1)}`,
-    p.values
+    p.values,
   );
   const more = rows.length > args.pageSize;
   const items = rows.slice(0, args.pageSize).map(blockFromRow);
@@ -35,16 +35,23 @@ export async function listBlocks(sql: SqlClientLike, args: ListBlocksArgs): Prom
  * The blocks a node proposed, newest first (listPrimaryNetworkBlocksByNodeId); cursor = the last block's height. A
  * block without a proposervm wrapper, or unsigned (no proposer), is no node's.
  */
-export async function listBlocksByProposer(sql: SqlClientLike, args: ListBlocksArgs & {nodeId: string}): Promise<Page<PrimaryNetworkBlock>> {
+export async function listBlocksByProposer(
+  sql: SqlClientLike,
+  args: ListBlocksArgs & {nodeId: string},
+): Promise<Page<PrimaryNetworkBlock>> {
   const p = new Params();
   // The expression and the predicate are blocks_by_proposer's (schema 13), so that index serves the filter and order.
-  const where = [`chain = ${p.add(args.chain)}`, `proposer IS NOT NULL`, `(proposer->>'proposerNodeId') = ${p.add(args.nodeId)}`];
+  const where = [
+    `chain = ${p.add(args.chain)}`,
+    `proposer IS NOT NULL`,
+    `(proposer->>'proposerNodeId') = ${p.add(args.nodeId)}`,
+  ];
   if (args.cursor !== undefined) where.push(`height < ${p.add(args.cursor)}::int8`);
   if (args.startTimestamp !== undefined) where.push(`ts >= ${p.add(args.startTimestamp)}::int8`);
   if (args.endTimestamp !== undefined) where.push(`ts <= ${p.add(args.endTimestamp)}::int8`);
   const rows = await sql.query<BlockRow>(
     `SELECT * FROM blocks WHERE ${where.join(" AND ")} ORDER BY height DESC LIMIT ${p.add(args.pageSize + 1)}`,
-    p.values
+    p.values,
   );
   const more = rows.length > args.pageSize;
   const items = rows.slice(0, args.pageSize).map(blockFromRow);
@@ -55,14 +62,14 @@ export async function listBlocksByProposer(sql: SqlClientLike, args: ListBlocksA
 export async function getBlock(
   sql: SqlClientLike,
   chain: "P" | "X" | "C",
-  blockId: string
+  blockId: string,
 ): Promise<PrimaryNetworkBlock | null> {
   const byHeight = /^[0-9]{1,19}$/.test(blockId);
   const rows = await sql.query<BlockRow>(
     byHeight
       ? "SELECT * FROM blocks WHERE chain = $1 AND height = $2::int8"
       : "SELECT * FROM blocks WHERE chain = $1 AND block_id = $2",
-    [chain, chain === "C" && !byHeight ? blockId.toLowerCase() : blockId]
+    [chain, chain === "C" && !byHeight ? blockId.toLowerCase() : blockId],
   );
   return rows.length > 0 ? blockFromRow(rows[0]) : null;
 }

@@ -3,7 +3,6 @@
  * network's facts, plus the keyset page shape the router turns into page tokens.
  */
 
-
 export interface NetworkCtx {
   /** `mainnet`, `fuji`, `local`. */
   networkName: string;

@@ -1,5 +1,5 @@
 /** X vertices, X asset details, subnets, blockchains and L1 validators. */
-import {type AssetRow, type DbNum} from "../../models/primary/common.js";
+import type {AssetRow, DbNum} from "../../models/primary/common.js";
 import {
   type Blockchain,
   type BlockchainRow,
@@ -26,7 +26,7 @@ function splitCursor(cursor: string): [string, string] {
 /** Endpoint 12: the X vertices at a height, in index order (`sortOrder`, default desc); cursor = vertexIndex. */
 export async function listVerticesByHeight(
   sql: SqlClientLike,
-  args: PageArgs & {vertexHeight: number; sortOrder?: SortOrder}
+  args: PageArgs & {vertexHeight: number; sortOrder?: SortOrder},
 ): Promise<Page<XChainVertex>> {
   const desc = (args.sortOrder ?? "desc") === "desc";
   const p = new Params();
@@ -34,7 +34,7 @@ export async function listVerticesByHeight(
   if (args.cursor !== undefined) where.push(`seq ${desc ? "<" : ">"} ${p.add(args.cursor)}::int8`);
   const rows = await sql.query<VertexRow>(
     `SELECT * FROM vertices WHERE ${where.join(" AND ")} ORDER BY seq ${desc ? "DESC" : "ASC"} LIMIT ${p.add(args.pageSize + 1)}`,
-    p.values
+    p.values,
   );
   const more = rows.length > args.pageSize;
   const items = rows.slice(0, args.pageSize).map(vertexFromRow);
@@ -45,7 +45,10 @@ export async function listVerticesByHeight(
 export async function listLatestVertices(sql: SqlClientLike, args: PageArgs): Promise<Page<XChainVertex>> {
   const p = new Params();
   const where = args.cursor === undefined ? "" : `WHERE seq < ${p.add(args.cursor)}::int8`;
-  const rows = await sql.query<VertexRow>(`SELECT * FROM vertices ${where} ORDER BY seq DESC LIMIT ${p.add(args.pageSize + 1)}`, p.values);
+  const rows = await sql.query<VertexRow>(
+    `SELECT * FROM vertices ${where} ORDER BY seq DESC LIMIT ${p.add(args.pageSize + 1)}`,
+    p.values,
+  );
   const more = rows.length > args.pageSize;
   const items = rows.slice(0, args.pageSize).map(vertexFromRow);
   return more ? {items, nextCursor: String(items[items.length - 1].vertexIndex)} : {items};
@@ -70,16 +73,22 @@ async function subnetsWithChains(sql: SqlClientLike, net: NetworkCtx, rows: Subn
   if (rows.length === 0) return [];
   const chains = await sql.query<BlockchainRow>(
     "SELECT * FROM blockchains WHERE subnet_id = ANY($1::text[]) ORDER BY created_height, blockchain_id",
-    [rows.map((r) => r.subnet_id)]
+    [rows.map((r) => r.subnet_id)],
   );
-  return rows.map((r) => subnetFromRow(r, net.hrp, chains.filter((c) => c.subnet_id === r.subnet_id)));
+  return rows.map((r) =>
+    subnetFromRow(
+      r,
+      net.hrp,
+      chains.filter((c) => c.subnet_id === r.subnet_id),
+    ),
+  );
 }
 
 /** Subnets, newest first (`sortOrder`); cursor `createdTs:subnetId`. */
 export async function listSubnets(
   sql: SqlClientLike,
   net: NetworkCtx,
-  args: PageArgs & {sortOrder?: SortOrder}
+  args: PageArgs & {sortOrder?: SortOrder},
 ): Promise<Page<Subnet>> {
   const desc = (args.sortOrder ?? "desc") === "desc";
   const dir = desc ? "DESC" : "ASC";
@@ -91,7 +100,7 @@ export async function listSubnets(
   }
   const rows = await sql.query<SubnetRow>(
     `${SUBNET_SELECT} ${where} ORDER BY s.created_ts ${dir}, s.subnet_id ${dir} LIMIT ${p.add(args.pageSize + 1)}`,
-    p.values
+    p.values,
   );
   const more = rows.length > args.pageSize;
   const page = rows.slice(0, args.pageSize);
@@ -110,7 +119,7 @@ export async function getSubnet(sql: SqlClientLike, net: NetworkCtx, subnetId: s
 /** Blockchains created on the P-chain, newest first (`sortOrder`); cursor `createdHeight:blockchainId`. */
 export async function listBlockchains(
   sql: SqlClientLike,
-  args: PageArgs & {sortOrder?: SortOrder}
+  args: PageArgs & {sortOrder?: SortOrder},
 ): Promise<Page<Blockchain>> {
   const desc = (args.sortOrder ?? "desc") === "desc";
   const dir = desc ? "DESC" : "ASC";
@@ -122,7 +131,7 @@ export async function listBlockchains(
   }
   const rows = await sql.query<BlockchainRow>(
     `SELECT * FROM blockchains ${where} ORDER BY created_height ${dir}, blockchain_id ${dir} LIMIT ${p.add(args.pageSize + 1)}`,
-    p.values
+    p.values,
   );
   const more = rows.length > args.pageSize;
   const page = rows.slice(0, args.pageSize);
@@ -142,13 +151,16 @@ export async function getBlockchain(sql: SqlClientLike, blockchainId: string): P
  * For each address (a 20-byte short ID), the primary-network chains (`P`, `X`, `C`) on which a transaction touched
  * it, in the order P, X, C: one probe of `tx_addresses`' key a chain and address.
  */
-export async function chainsOfAddresses(sql: SqlClientLike, addresses: Uint8Array[]): Promise<Array<Array<"P" | "X" | "C">>> {
+export async function chainsOfAddresses(
+  sql: SqlClientLike,
+  addresses: Uint8Array[],
+): Promise<Array<Array<"P" | "X" | "C">>> {
   const rows = await sql.query<{i: number; chain: "P" | "X" | "C"}>(
     `SELECT a.i::int4 AS i, c.chain FROM unnest($1::bytea[]) WITH ORDINALITY a(address, i)
      CROSS JOIN (VALUES ('P', 1), ('X', 2), ('C', 3)) c(chain, n)
      WHERE EXISTS (SELECT 1 FROM tx_addresses k WHERE k.chain = c.chain AND k.address = a.address)
      ORDER BY a.i, c.n`,
-    [addresses]
+    [addresses],
   );
   const out = addresses.map((): Array<"P" | "X" | "C"> => []);
   for (const r of rows) out[Number(r.i) - 1].push(r.chain);
@@ -167,7 +179,7 @@ export interface ListL1ValidatorsArgs extends PageArgs {
 export async function listL1Validators(
   sql: SqlClientLike,
   net: NetworkCtx,
-  args: ListL1ValidatorsArgs
+  args: ListL1ValidatorsArgs,
 ): Promise<Page<L1ValidatorDetailsFull> & {blockHeight: string}> {
   const p = new Params();
   const where: string[] = [];
@@ -190,7 +202,7 @@ export async function listL1Validators(
        SELECT * FROM l1_validators ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
        ORDER BY created_ts DESC, validation_id DESC LIMIT ${p.add(args.pageSize + 1)}
      ) v ON true`,
-    p.values
+    p.values,
   );
   const blockHeight = String(rows[0]?.p_height ?? 0);
   const found = rows.filter((r): r is L1ValidatorRow & {p_height: DbNum | null} => r.validation_id != null);

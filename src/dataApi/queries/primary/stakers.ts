@@ -43,12 +43,14 @@ export interface PendingRewardsArgs extends PageArgs {
 export async function listPendingRewards(
   sql: SqlClientLike,
   net: NetworkCtx,
-  args: PendingRewardsArgs
+  args: PendingRewardsArgs,
 ): Promise<Page<PendingReward>> {
   const p = new Params();
   const sources: string[] = [];
   if (args.addresses !== undefined && args.addresses.length > 0) {
-    sources.push(`SELECT sa.tx_id, sa.role FROM staker_addresses sa WHERE sa.address = ANY(${p.add(args.addresses)}::bytea[])`);
+    sources.push(
+      `SELECT sa.tx_id, sa.role FROM staker_addresses sa WHERE sa.address = ANY(${p.add(args.addresses)}::bytea[])`,
+    );
   }
   if (args.nodeIds !== undefined && args.nodeIds.length > 0) {
     sources.push(`SELECT n.tx_id, CASE WHEN n.kind = 'delegator' THEN 'DELEGATOR' ELSE 'VALIDATOR' END AS role
@@ -65,7 +67,7 @@ export async function listPendingRewards(
      FROM (${sources.join(" UNION ")}) m JOIN stakers s ON s.tx_id = m.tx_id LEFT JOIN stakers v ON v.tx_id = s.validator_tx_id
      WHERE ${where.join(" AND ")}
      ORDER BY s.end_ts, s.tx_id, m.role LIMIT ${p.add(args.pageSize + 1)}`,
-    p.values
+    p.values,
   );
   const more = rows.length > args.pageSize;
   const page = rows.slice(0, args.pageSize);
@@ -85,7 +87,7 @@ export interface HistoricalRewardsArgs extends PageArgs {
 export async function listHistoricalRewards(
   sql: SqlClientLike,
   net: NetworkCtx,
-  args: HistoricalRewardsArgs
+  args: HistoricalRewardsArgs,
 ): Promise<Page<HistoricalReward>> {
   const p = new Params();
   const desc = (args.sortOrder ?? "desc") === "desc";
@@ -101,11 +103,14 @@ export async function listHistoricalRewards(
      FROM utxo_addresses ua JOIN utxos u ON u.utxo_id = ua.utxo_id JOIN stakers s ON s.tx_id = u.tx_id
      WHERE ${where.join(" AND ")}
      ORDER BY u.created_ts ${dir}, u.utxo_id ${dir} LIMIT ${p.add(args.pageSize + 1)}`,
-    p.values
+    p.values,
   );
   const more = rows.length > args.pageSize;
   const page = rows.slice(0, args.pageSize);
-  const assets = await loadAssets(sql, page.map((r) => r.asset_id));
+  const assets = await loadAssets(
+    sql,
+    page.map((r) => r.asset_id),
+  );
   const items = page.map((r) => historicalRewardFromRow(r, net.hrp, assets));
   if (!more) return {items};
   const last = page[page.length - 1];
@@ -127,11 +132,13 @@ export interface ListValidatorsArgs extends PageArgs {
 }
 
 /** Current primary-network stake: validators' own and delegated. */
-async function currentStake(sql: SqlClientLike): Promise<{validators: number; validatorStake: bigint; delegators: number; delegatorStake: bigint}> {
+async function currentStake(
+  sql: SqlClientLike,
+): Promise<{validators: number; validatorStake: bigint; delegators: number; delegatorStake: bigint}> {
   const rows = await sql.query<{kind: string; n: DbNum; w: DbNum | null}>(
     `SELECT kind, count(*) AS n, sum(weight) AS w FROM stakers
      WHERE status = 'current' AND subnet_id = $1 AND kind IN ('validator', 'delegator') GROUP BY kind`,
-    [PRIMARY_NETWORK_ID]
+    [PRIMARY_NETWORK_ID],
   );
   const get = (k: string): {n: number; w: bigint} => {
     const r = rows.find((x) => x.kind === k);
@@ -149,16 +156,23 @@ async function currentStake(sql: SqlClientLike): Promise<{validators: number; va
 export async function listValidators(
   sql: SqlClientLike,
   net: NetworkCtx,
-  args: ListValidatorsArgs
+  args: ListValidatorsArgs,
 ): Promise<Page<ValidatorDetails>> {
   const p = new Params();
-  const where = [`s.subnet_id = ${p.add(args.subnetId ?? PRIMARY_NETWORK_ID)}`, "s.kind IN ('validator', 'subnetValidator')"];
+  const where = [
+    `s.subnet_id = ${p.add(args.subnetId ?? PRIMARY_NETWORK_ID)}`,
+    "s.kind IN ('validator', 'subnetValidator')",
+  ];
   if (args.validationStatus === "completed") where.push("s.status IN ('rewarded', 'aborted')");
   else if (args.validationStatus === "removed") where.push("s.status = 'removed'");
   else if (args.validationStatus !== undefined) {
-    where.push("s.status = 'current'", `s.start_ts ${args.validationStatus === "pending" ? ">" : "<="} ${p.add(args.now)}::int8`);
+    where.push(
+      "s.status = 'current'",
+      `s.start_ts ${args.validationStatus === "pending" ? ">" : "<="} ${p.add(args.now)}::int8`,
+    );
   }
-  if (args.nodeIds !== undefined && args.nodeIds.length > 0) where.push(`s.node_id = ANY(${p.add(args.nodeIds)}::text[])`);
+  if (args.nodeIds !== undefined && args.nodeIds.length > 0)
+    where.push(`s.node_id = ANY(${p.add(args.nodeIds)}::text[])`);
   if (args.cursor !== undefined) {
     const [end, tx] = splitCursor(args.cursor, 2);
     where.push(`(s.end_ts, s.tx_id) > (${p.add(end)}::int8, ${p.add(tx)})`);
@@ -176,7 +190,7 @@ export async function listValidators(
      ) d
      WHERE ${where.join(" AND ")}
      ORDER BY s.end_ts, s.tx_id LIMIT ${p.add(args.pageSize + 1)}`,
-    p.values
+    p.values,
   );
   const more = rows.length > args.pageSize;
   const page = rows.slice(0, args.pageSize);
@@ -200,15 +214,19 @@ export interface ListDelegatorsArgs extends PageArgs {
 export async function listDelegators(
   sql: SqlClientLike,
   net: NetworkCtx,
-  args: ListDelegatorsArgs
+  args: ListDelegatorsArgs,
 ): Promise<Page<DelegatorDetails>> {
   const p = new Params();
   const where = ["s.kind = 'delegator'"];
   if (args.delegationStatus === "completed") where.push("s.status IN ('rewarded', 'aborted')");
   else if (args.delegationStatus !== undefined) {
-    where.push("s.status = 'current'", `s.start_ts ${args.delegationStatus === "pending" ? ">" : "<="} ${p.add(args.now)}::int8`);
+    where.push(
+      "s.status = 'current'",
+      `s.start_ts ${args.delegationStatus === "pending" ? ">" : "<="} ${p.add(args.now)}::int8`,
+    );
   }
-  if (args.nodeIds !== undefined && args.nodeIds.length > 0) where.push(`s.node_id = ANY(${p.add(args.nodeIds)}::text[])`);
+  if (args.nodeIds !== undefined && args.nodeIds.length > 0)
+    where.push(`s.node_id = ANY(${p.add(args.nodeIds)}::text[])`);
   if (args.rewardAddresses !== undefined && args.rewardAddresses.length > 0) {
     where.push(`s.tx_id IN (SELECT sa.tx_id FROM staker_addresses sa
       WHERE sa.address = ANY(${p.add(args.rewardAddresses)}::bytea[]) AND sa.role = 'DELEGATOR')`);
@@ -220,7 +238,7 @@ export async function listDelegators(
   const rows = await sql.query<DelegatorRow>(
     `SELECT s.*, v.delegation_shares AS validator_shares FROM stakers s LEFT JOIN stakers v ON v.tx_id = s.validator_tx_id
      WHERE ${where.join(" AND ")} ORDER BY s.end_ts, s.tx_id LIMIT ${p.add(args.pageSize + 1)}`,
-    p.values
+    p.values,
   );
   const more = rows.length > args.pageSize;
   const page = rows.slice(0, args.pageSize);
@@ -252,12 +270,12 @@ const YEAR = 365 * 24 * 3600;
 export async function getNetworkDetails(sql: SqlClientLike): Promise<NetworkDetails> {
   const stake = await currentStake(sql);
   const [supply] = await sql.query<{current_supply: DbNum | null}>(
-    "SELECT current_supply FROM blocks WHERE chain = 'P' AND current_supply IS NOT NULL ORDER BY height DESC LIMIT 1"
+    "SELECT current_supply FROM blocks WHERE chain = 'P' AND current_supply IS NOT NULL ORDER BY height DESC LIMIT 1",
   );
   const [annual] = await sql.query<{r: DbNum | null}>(
     `SELECT sum(div(potential_reward * ${YEAR}, greatest(end_ts - start_ts, 1))) AS r FROM stakers
      WHERE status = 'current' AND subnet_id = $1 AND kind IN ('validator', 'delegator')`,
-    [PRIMARY_NETWORK_ID]
+    [PRIMARY_NETWORK_ID],
   );
   const total = stake.validatorStake + stake.delegatorStake;
   const s = supply?.current_supply == null ? 0n : big(supply.current_supply);

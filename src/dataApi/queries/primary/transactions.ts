@@ -42,7 +42,8 @@ const TX_STAKER_JOIN = "LEFT JOIN stakers s ON s.tx_id = t.tx_id";
  * that cannot be flattened (OFFSET 0) keeps the plan a nested loop: joined plainly, a common asset's transactions
  * were merge-joined with `txs`, which walked every transaction above the cursor (10,000 rows at page 1,000).
  */
-const txOfIndexRow = (chain: string): string => `CROSS JOIN LATERAL (SELECT * FROM txs WHERE chain = ${chain} AND seq = k.seq OFFSET 0) t`;
+const txOfIndexRow = (chain: string): string =>
+  `CROSS JOIN LATERAL (SELECT * FROM txs WHERE chain = ${chain} AND seq = k.seq OFFSET 0) t`;
 
 /** The rows of a page, and where its walk stopped when the scan budget (queries/sql.ts) ended it. */
 export interface TxRows {
@@ -65,15 +66,19 @@ export async function listTxRows(sql: SqlClientLike, chain: "P" | "X" | "C", arg
   const where = [`t.chain = ${c}`];
   if (args.startTimestamp !== undefined) where.push(`t.ts >= ${p.add(args.startTimestamp)}::int8`);
   if (args.endTimestamp !== undefined) where.push(`t.ts <= ${p.add(args.endTimestamp)}::int8`);
-  if (args.txTypes !== undefined && args.txTypes.length > 0) where.push(`t.tx_type = ANY(${p.add(args.txTypes)}::text[])`);
+  if (args.txTypes !== undefined && args.txTypes.length > 0)
+    where.push(`t.tx_type = ANY(${p.add(args.txTypes)}::text[])`);
   // A staker is active from its start until its reward transaction is folded, as the validators list has it.
-  const active = (alias: string, at: string): string => `${alias}.status = 'current' AND ${alias}.start_ts <= ${at}::int8`;
+  const active = (alias: string, at: string): string =>
+    `${alias}.status = 'current' AND ${alias}.start_ts <= ${at}::int8`;
   const activeAt = args.activeAt === undefined ? undefined : p.add(args.activeAt);
   if (activeAt !== undefined) where.push(active("s", activeAt));
   // The L1 validation ID's index is the walk only when no address or staker walk is: otherwise it is a probe of it.
   const l1Walk = args.l1ValidationId !== undefined && args.addresses === undefined && activeAt === undefined;
   if (args.l1ValidationId !== undefined && !l1Walk) {
-    where.push(`EXISTS (SELECT 1 FROM l1_validation_txs v WHERE v.validation_id = ${p.add(args.l1ValidationId)} AND v.seq = t.seq)`);
+    where.push(
+      `EXISTS (SELECT 1 FROM l1_validation_txs v WHERE v.validation_id = ${p.add(args.l1ValidationId)} AND v.seq = t.seq)`,
+    );
   }
   const cursorOn = (alias: string): string =>
     args.cursor === undefined ? "" : ` AND ${alias}.seq ${desc ? "<" : ">"} ${p.add(args.cursor)}::int8`;
@@ -93,7 +98,14 @@ export async function listTxRows(sql: SqlClientLike, chain: "P" | "X" | "C", arg
     const addresses = p.add(args.addresses);
     let bound = "";
     if (!onlyAddresses) {
-      const end = await addressesScanBound(sql, chain, args.addresses, desc, args.cursor, Math.ceil(budget / args.addresses.length));
+      const end = await addressesScanBound(
+        sql,
+        chain,
+        args.addresses,
+        desc,
+        args.cursor,
+        Math.ceil(budget / args.addresses.length),
+      );
       if (end !== null) {
         scanEnd = end;
         bound = ` AND k.seq ${desc ? ">=" : "<="} ${p.add(end)}::int8`;
@@ -118,7 +130,7 @@ export async function listTxRows(sql: SqlClientLike, chain: "P" | "X" | "C", arg
   }
   const rows = await sql.query<TxRow>(
     `SELECT ${TX_COLUMNS} FROM ${from} ${TX_STAKER_JOIN} WHERE ${where.join(" AND ")} ORDER BY ${order} ${dir} LIMIT ${limit}`,
-    p.values
+    p.values,
   );
   return rows.length > args.pageSize || scanEnd === undefined ? {rows} : {rows, scanEnd};
 }
@@ -133,7 +145,7 @@ async function addressesScanBound(
   addresses: Uint8Array[],
   desc: boolean,
   cursor: string | undefined,
-  share: number
+  share: number,
 ): Promise<string | null> {
   const params: unknown[] = [chain, addresses];
   if (cursor !== undefined) params.push(cursor);
@@ -142,7 +154,7 @@ async function addressesScanBound(
     `SELECT ${desc ? "max" : "min"}(b.seq)::text AS seq FROM unnest($2::bytea[]) a(address) CROSS JOIN LATERAL
      (SELECT k.seq FROM tx_addresses k WHERE k.chain = $1 AND k.address = a.address${below}
       ORDER BY k.seq ${desc ? "DESC" : "ASC"} OFFSET ${Math.max(0, share - 1)} LIMIT 1) b`,
-    params
+    params,
   );
   return rows[0]?.seq ?? null;
 }
@@ -157,8 +169,20 @@ interface TxPage<U extends XUtxoRow = UtxoRow> extends TxUtxos<U> {
 
 /** A page for the P model (every UTXO column) or, with `x`, for the X and C models (theirs only). */
 async function loadTxPage(sql: SqlClientLike, net: NetworkCtx, found: TxRows, pageSize: number): Promise<TxPage>;
-async function loadTxPage(sql: SqlClientLike, net: NetworkCtx, found: TxRows, pageSize: number, columns: "x"): Promise<TxPage<XUtxoRow>>;
-async function loadTxPage(sql: SqlClientLike, net: NetworkCtx, found: TxRows, pageSize: number, columns: TxUtxoColumns = "p"): Promise<TxPage<XUtxoRow>> {
+async function loadTxPage(
+  sql: SqlClientLike,
+  net: NetworkCtx,
+  found: TxRows,
+  pageSize: number,
+  columns: "x",
+): Promise<TxPage<XUtxoRow>>;
+async function loadTxPage(
+  sql: SqlClientLike,
+  net: NetworkCtx,
+  found: TxRows,
+  pageSize: number,
+  columns: TxUtxoColumns = "p",
+): Promise<TxPage<XUtxoRow>> {
   const rows = found.rows;
   let more = rows.length > pageSize;
   let page = rows.slice(0, pageSize);
@@ -197,7 +221,7 @@ function pageOf<T>(p: TxPage<XUtxoRow>, items: T[]): Page<T> {
 async function getTxRow(sql: SqlClientLike, chain: "P" | "X" | "C", txHash: string): Promise<TxRow | null> {
   const rows = await sql.query<TxRow>(
     `SELECT ${TX_COLUMNS} FROM txs t ${TX_STAKER_JOIN} WHERE t.chain = $1 AND t.tx_id = $2`,
-    [chain, txHash]
+    [chain, txHash],
   );
   return rows.length > 0 ? rows[0] : null;
 }
@@ -206,10 +230,13 @@ async function getTxRow(sql: SqlClientLike, chain: "P" | "X" | "C", txHash: stri
 export async function listPChainTransactions(
   sql: SqlClientLike,
   net: NetworkCtx,
-  args: ListTxsArgs
+  args: ListTxsArgs,
 ): Promise<Page<PChainTransaction>> {
   const p = await loadTxPage(sql, net, await listTxRows(sql, "P", args), args.pageSize);
-  return pageOf(p, p.rows.map((r) => pChainTx(r, p, net)));
+  return pageOf(
+    p,
+    p.rows.map((r) => pChainTx(r, p, net)),
+  );
 }
 
 function pChainTx(r: TxRow, p: TxPage, net: NetworkCtx): PChainTransaction {
@@ -220,7 +247,7 @@ function pChainTx(r: TxRow, p: TxPage, net: NetworkCtx): PChainTransaction {
 export async function getPChainTransaction(
   sql: SqlClientLike,
   net: NetworkCtx,
-  txHash: string
+  txHash: string,
 ): Promise<PChainTransaction | null> {
   const row = await getTxRow(sql, "P", txHash);
   if (row === null) return null;
@@ -231,16 +258,21 @@ export async function getPChainTransaction(
 /** Which X containers (blocks, vertices) hold a page's transactions: one query for both. */
 async function loadXContainers(
   sql: SqlClientLike,
-  rows: TxRow[]
+  rows: TxRow[],
 ): Promise<{blocks: Set<string>; vertices: Map<string, VertexRef>}> {
   const ids = [...new Set(rows.map((r) => r.block_id))];
   const blocks = new Set<string>();
   const vertices = new Map<string, VertexRef>();
   if (ids.length === 0) return {blocks, vertices};
-  const found = await sql.query<{kind: "b" | "v"; id: string; height: VertexRef["height"] | null; ts: VertexRef["ts"] | null}>(
+  const found = await sql.query<{
+    kind: "b" | "v";
+    id: string;
+    height: VertexRef["height"] | null;
+    ts: VertexRef["ts"] | null;
+  }>(
     `SELECT 'b' AS kind, block_id AS id, NULL::int8 AS height, NULL::int8 AS ts FROM blocks WHERE chain = 'X' AND block_id = ANY($1::text[])
      UNION ALL SELECT 'v', vertex_id, height, ts FROM vertices WHERE vertex_id = ANY($1::text[])`,
-    [ids]
+    [ids],
   );
   for (const f of found) {
     if (f.kind === "b") blocks.add(f.id);
@@ -258,8 +290,8 @@ async function xChainTxs(sql: SqlClientLike, net: NetworkCtx, p: TxPage<XUtxoRow
       p.emitted.get(r.tx_id) ?? [],
       {linear: c.blocks.has(r.block_id), vertex: c.vertices.get(r.block_id) ?? null},
       net.hrp,
-      p.assets
-    )
+      p.assets,
+    ),
   );
 }
 
@@ -267,7 +299,7 @@ async function xChainTxs(sql: SqlClientLike, net: NetworkCtx, p: TxPage<XUtxoRow
 export async function listXChainTransactions(
   sql: SqlClientLike,
   net: NetworkCtx,
-  args: Omit<ListTxsArgs, "l1ValidationId">
+  args: Omit<ListTxsArgs, "l1ValidationId">,
 ): Promise<Page<XChainTransaction>> {
   const p = await loadTxPage(sql, net, await listTxRows(sql, "X", args), args.pageSize, "x");
   return pageOf(p, await xChainTxs(sql, net, p));
@@ -277,7 +309,7 @@ export async function listXChainTransactions(
 export async function getXChainTransaction(
   sql: SqlClientLike,
   net: NetworkCtx,
-  txHash: string
+  txHash: string,
 ): Promise<XChainTransaction | null> {
   const row = await getTxRow(sql, "X", txHash);
   if (row === null) return null;
@@ -299,7 +331,7 @@ export interface ListAssetTxsArgs extends PageArgs {
 export async function listAssetTransactions(
   sql: SqlClientLike,
   net: NetworkCtx,
-  args: ListAssetTxsArgs
+  args: ListAssetTxsArgs,
 ): Promise<Page<XChainTransaction>> {
   const q = new Params();
   const where = [`k.asset_id = ${q.add(args.assetId)}`];
@@ -307,10 +339,16 @@ export async function listAssetTransactions(
   const walk = [...where];
   if (args.startTimestamp !== undefined) where.push(`t.ts >= ${q.add(args.startTimestamp)}::int8`);
   if (args.endTimestamp !== undefined) where.push(`t.ts <= ${q.add(args.endTimestamp)}::int8`);
-  if (args.txTypes !== undefined && args.txTypes.length > 0) where.push(`t.tx_type = ANY(${q.add(args.txTypes)}::text[])`);
+  if (args.txTypes !== undefined && args.txTypes.length > 0)
+    where.push(`t.tx_type = ANY(${q.add(args.txTypes)}::text[])`);
   let scanEnd: string | undefined;
   if (where.length > walk.length) {
-    const end = await scanBound<{seq: string}>(sql, `SELECT k.seq::text AS seq FROM asset_txs k WHERE ${walk.join(" AND ")} ORDER BY k.seq DESC`, q.values.slice(0, walk.length), args.scanBudget);
+    const end = await scanBound<{seq: string}>(
+      sql,
+      `SELECT k.seq::text AS seq FROM asset_txs k WHERE ${walk.join(" AND ")} ORDER BY k.seq DESC`,
+      q.values.slice(0, walk.length),
+      args.scanBudget,
+    );
     if (end !== null) {
       scanEnd = end.seq;
       where.push(`k.seq >= ${q.add(end.seq)}::int8`);
@@ -319,9 +357,15 @@ export async function listAssetTransactions(
   const rows = await sql.query<TxRow>(
     `SELECT ${TX_COLUMNS} FROM asset_txs k ${txOfIndexRow("'X'")} ${TX_STAKER_JOIN}
      WHERE ${where.join(" AND ")} ORDER BY k.seq DESC LIMIT ${q.add(args.pageSize + 1)}`,
-    q.values
+    q.values,
   );
-  const p = await loadTxPage(sql, net, rows.length > args.pageSize || scanEnd === undefined ? {rows} : {rows, scanEnd}, args.pageSize, "x");
+  const p = await loadTxPage(
+    sql,
+    net,
+    rows.length > args.pageSize || scanEnd === undefined ? {rows} : {rows, scanEnd},
+    args.pageSize,
+    "x",
+  );
   return pageOf(p, await xChainTxs(sql, net, p));
 }
 
@@ -329,10 +373,13 @@ export async function listAssetTransactions(
 export async function listCChainTransactions(
   sql: SqlClientLike,
   net: NetworkCtx,
-  args: Omit<ListTxsArgs, "l1ValidationId">
+  args: Omit<ListTxsArgs, "l1ValidationId">,
 ): Promise<Page<CChainAtomicTransaction>> {
   const p = await loadTxPage(sql, net, await listTxRows(sql, "C", args), args.pageSize, "x");
-  return pageOf(p, p.rows.map((r) => cChainTx(r, p, net)));
+  return pageOf(
+    p,
+    p.rows.map((r) => cChainTx(r, p, net)),
+  );
 }
 
 function cChainTx(r: TxRow, p: TxPage<XUtxoRow>, net: NetworkCtx): CChainAtomicTransaction {
@@ -342,7 +389,7 @@ function cChainTx(r: TxRow, p: TxPage<XUtxoRow>, net: NetworkCtx): CChainAtomicT
     p.emitted.get(r.tx_id) ?? [],
     net.chainIds.C,
     net.hrp,
-    p.assets
+    p.assets,
   );
 }
 
@@ -350,7 +397,7 @@ function cChainTx(r: TxRow, p: TxPage<XUtxoRow>, net: NetworkCtx): CChainAtomicT
 export async function getCChainTransaction(
   sql: SqlClientLike,
   net: NetworkCtx,
-  txHash: string
+  txHash: string,
 ): Promise<CChainAtomicTransaction | null> {
   const row = await getTxRow(sql, "C", txHash);
   if (row === null) return null;

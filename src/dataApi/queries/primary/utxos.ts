@@ -16,7 +16,8 @@ import {type NetworkCtx, type Page, type PageArgs, Params, type SortOrder, type 
 
 // A UTXO row is its creation (utxos) and its spend (utxo_spends), either of which may be folded first. A stake
 // output carries its staker's start (utxoStartTimestamp); the join is on the staking transaction.
-const SPEND_COLUMNS = "sp.consumed_chain, sp.consuming_tx, sp.consuming_block, sp.consuming_height, sp.consuming_ts, sp.credentials";
+const SPEND_COLUMNS =
+  "sp.consumed_chain, sp.consuming_tx, sp.consuming_block, sp.consuming_height, sp.consuming_ts, sp.credentials";
 const CREATION_COLUMNS =
   "u.created_chain, u.created_seq, u.created_block, u.created_height, u.created_ts, u.asset_id, u.amount, u.addresses, u.threshold, " +
   "u.locktime, u.stakeable_locktime, u.staked, u.utxo_type, u.group_id, u.payload, u.exported_to, u.reward_type, u.staking_end";
@@ -24,7 +25,8 @@ const UTXO_COLUMNS = `u.utxo_id, u.tx_id, u.output_index, ${CREATION_COLUMNS}, $
 const SPEND_JOIN = "LEFT JOIN utxo_spends sp ON sp.utxo_id = u.utxo_id";
 // A lateral read gated on u.staked, kept a subquery (OFFSET 0): as a plain join condition, stakers' key was probed
 // for every UTXO and what it found dropped for the unstaked ones (40 of a transaction page's 249 buffer reads).
-const STAKER_JOIN = "LEFT JOIN LATERAL (SELECT start_ts FROM stakers WHERE u.staked AND tx_id = u.tx_id OFFSET 0) s ON true";
+const STAKER_JOIN =
+  "LEFT JOIN LATERAL (SELECT start_ts FROM stakers WHERE u.staked AND tx_id = u.tx_id OFFSET 0) s ON true";
 /** The UTXOs of the owners in `utxo_addresses ua`, with their spends and stakers: the address lists' source. */
 const OWNED_UTXOS = `utxo_addresses ua JOIN utxos u ON u.utxo_id = ua.utxo_id ${SPEND_JOIN} ${STAKER_JOIN}`;
 
@@ -44,7 +46,9 @@ const X_CREATION_COLUMNS =
 // up by ID, in an index of their own, and leave them out of the first branch (the page may hold both).
 function txUtxosSql(columns: TxUtxoColumns): string {
   const [creation, spend, staker, join] =
-    columns === "p" ? [CREATION_COLUMNS, SPEND_COLUMNS, ", s.start_ts", STAKER_JOIN] : [X_CREATION_COLUMNS, X_SPEND_COLUMNS, "", ""];
+    columns === "p"
+      ? [CREATION_COLUMNS, SPEND_COLUMNS, ", s.start_ts", STAKER_JOIN]
+      : [X_CREATION_COLUMNS, X_SPEND_COLUMNS, "", ""];
   const emitted = `SELECT 'e' AS side, u.tx_id AS grp, u.utxo_id, u.tx_id, u.output_index, ${creation}, ${spend}${staker && `${staker} AS staker_start`}
        FROM utxos u ${SPEND_JOIN} ${join}`;
   const rewards =
@@ -75,8 +79,18 @@ export interface TxPlaceRow {
  * The UTXOs the given transactions emit and consume, in one query: a page's statements are what an embedded store
  * (PGlite, one thread) spends most of a list answer on.
  */
-export async function loadTxUtxos(sql: SqlClientLike, txs: TxPlaceRow[], chainIds: NetworkCtx["chainIds"], columns?: "p"): Promise<TxUtxos<UtxoRow>>;
-export async function loadTxUtxos(sql: SqlClientLike, txs: TxPlaceRow[], chainIds: NetworkCtx["chainIds"], columns: TxUtxoColumns): Promise<TxUtxos<XUtxoRow>>;
+export async function loadTxUtxos(
+  sql: SqlClientLike,
+  txs: TxPlaceRow[],
+  chainIds: NetworkCtx["chainIds"],
+  columns?: "p",
+): Promise<TxUtxos<UtxoRow>>;
+export async function loadTxUtxos(
+  sql: SqlClientLike,
+  txs: TxPlaceRow[],
+  chainIds: NetworkCtx["chainIds"],
+  columns: TxUtxoColumns,
+): Promise<TxUtxos<XUtxoRow>>;
 export async function loadTxUtxos(
   sql: SqlClientLike,
   txs: TxPlaceRow[],
@@ -189,7 +203,7 @@ export async function listUtxoRows(sql: SqlClientLike, args: ListUtxosArgs): Pro
            ORDER BY ua.created_ts ${dir}, ua.utxo_id ${dir} LIMIT ${limit}
          ) k
          ORDER BY k.listed_ts ${dir}, k.utxo_id ${dir} LIMIT ${limit}`,
-        p.values
+        p.values,
       )
     : // By amount: every UTXO of the addresses that passes the filters, sorted.
       await sql.query<UtxoRow & {listed_ts?: bigint}>(
@@ -197,7 +211,7 @@ export async function listUtxoRows(sql: SqlClientLike, args: ListUtxosArgs): Pro
          FROM ${OWNED_UTXOS}
          WHERE ua.address = ANY(${addresses}::bytea[]) AND ${where.join(" AND ")}${after ? ` AND (u.amount, u.utxo_id) ${desc ? "<" : ">"} (${after[0]}::numeric, ${after[1]})` : ""}
          ORDER BY u.amount ${dir}, u.utxo_id ${dir} LIMIT ${limit}`,
-        p.values
+        p.values,
       );
   const more = rows.length > args.pageSize;
   const items = rows.slice(0, args.pageSize);
@@ -210,10 +224,13 @@ export async function listUtxoRows(sql: SqlClientLike, args: ListUtxosArgs): Pro
 export async function listPChainUtxos(
   sql: SqlClientLike,
   net: NetworkCtx,
-  args: Omit<ListUtxosArgs, "chainId">
+  args: Omit<ListUtxosArgs, "chainId">,
 ): Promise<Page<PChainUtxo>> {
   const page = await listUtxoRows(sql, {...args, chainId: net.chainIds.P});
-  const assets = await loadAssets(sql, page.items.flatMap((u) => (u.asset_id === null ? [] : [u.asset_id])));
+  const assets = await loadAssets(
+    sql,
+    page.items.flatMap((u) => (u.asset_id === null ? [] : [u.asset_id])),
+  );
   const items = page.items.map((u) => pChainUtxoFromRow(u, net.hrp, assets));
   return page.nextCursor === undefined ? {items} : {items, nextCursor: page.nextCursor};
 }
@@ -225,7 +242,12 @@ export async function listPChainUtxos(
  * `unspent_owned` (schema 25), so the work is what they hold, not every UTXO they ever had; the answer holds a row
  * per group: an address with a million UTXOs of one asset answers a few rows.
  */
-export async function balanceGroups(sql: SqlClientLike, chainId: string, addresses: Uint8Array[], now: number): Promise<BalanceGroup[]> {
+export async function balanceGroups(
+  sql: SqlClientLike,
+  chainId: string,
+  addresses: Uint8Array[],
+  now: number,
+): Promise<BalanceGroup[]> {
   return groupsOf(
     sql,
     `u.utxo_id IN (SELECT o.utxo_id FROM unspent_owned o WHERE o.address = ANY($1::bytea[]))
@@ -246,17 +268,20 @@ async function groupsOf(sql: SqlClientLike, where: string, params: unknown[]): P
      FROM utxos u ${STAKER_JOIN}
      WHERE ${where}
      GROUP BY 1, 2, 3, 4, 5, 6, 7 ORDER BY min(u.utxo_id)`,
-    params
+    params,
   );
 }
 
 async function balanceInputs(
   sql: SqlClientLike,
   chainId: string,
-  args: {addresses: Uint8Array[]; now: number}
+  args: {addresses: Uint8Array[]; now: number},
 ): Promise<{groups: BalanceGroup[]; assets: AssetInfo}> {
   const groups = await balanceGroups(sql, chainId, args.addresses, args.now);
-  const assets = await loadAssets(sql, groups.flatMap((g) => (g.asset_id === null ? [] : [g.asset_id])));
+  const assets = await loadAssets(
+    sql,
+    groups.flatMap((g) => (g.asset_id === null ? [] : [g.asset_id])),
+  );
   return {groups, assets};
 }
 
@@ -264,7 +289,7 @@ async function balanceInputs(
 export async function getPChainBalances(
   sql: SqlClientLike,
   net: NetworkCtx,
-  args: {addresses: Uint8Array[]; now: number}
+  args: {addresses: Uint8Array[]; now: number},
 ): Promise<PChainBalance> {
   const {groups, assets} = await balanceInputs(sql, net.chainIds.P, args);
   return pChainBalance(groups, net.chainIds.P, assets);
@@ -274,7 +299,7 @@ export async function getPChainBalances(
 export async function getXChainBalances(
   sql: SqlClientLike,
   net: NetworkCtx,
-  args: {addresses: Uint8Array[]; now: number}
+  args: {addresses: Uint8Array[]; now: number},
 ): Promise<XChainBalances> {
   const {groups, assets} = await balanceInputs(sql, net.chainIds.X, args);
   return xChainBalances(groups, net.chainIds.X, assets);
@@ -284,7 +309,7 @@ export async function getXChainBalances(
 export async function getCChainAtomicBalances(
   sql: SqlClientLike,
   net: NetworkCtx,
-  args: {addresses: Uint8Array[]; now: number}
+  args: {addresses: Uint8Array[]; now: number},
 ): Promise<CChainAtomicBalances> {
   const {groups, assets} = await balanceInputs(sql, net.chainIds.C, args);
   return cChainAtomicBalances(groups, net.chainIds.C, assets);
@@ -294,10 +319,13 @@ export async function getCChainAtomicBalances(
 export async function listXChainUtxos(
   sql: SqlClientLike,
   net: NetworkCtx,
-  args: Omit<ListUtxosArgs, "chainId"> & {chain?: "X" | "C"}
+  args: Omit<ListUtxosArgs, "chainId"> & {chain?: "X" | "C"},
 ): Promise<Page<Utxo>> {
   const page = await listUtxoRows(sql, {...args, chainId: net.chainIds[args.chain ?? "X"]});
-  const assets = await loadAssets(sql, page.items.flatMap((u) => (u.asset_id === null ? [] : [u.asset_id])));
+  const assets = await loadAssets(
+    sql,
+    page.items.flatMap((u) => (u.asset_id === null ? [] : [u.asset_id])),
+  );
   const items = page.items.map((u) => utxoFromRow(u, net.hrp, assets));
   return page.nextCursor === undefined ? {items} : {items, nextCursor: page.nextCursor};
 }
@@ -326,7 +354,7 @@ export const ACTIVITY_SCAN = 32;
 export async function lastActivity(
   sql: SqlClientLike,
   net: NetworkCtx,
-  args: {chain: "P" | "X" | "C"; addresses: Uint8Array[]}
+  args: {chain: "P" | "X" | "C"; addresses: Uint8Array[]},
 ): Promise<LastActivityTimestamp | null> {
   const created = "u.created_chain = $3 AND u.created_seq = t.seq AND (u.tx_id = t.tx_id OR u.reward_type IS NOT NULL)";
   const consumed = "sp.consumed_chain = $3 AND sp.consuming_height = t.block_height AND sp.consuming_tx = t.tx_id";
@@ -353,7 +381,7 @@ export async function lastActivity(
        ORDER BY x.owned DESC, ta.seq DESC LIMIT 1
      ) k
      ORDER BY k.seq DESC LIMIT 1`,
-    [args.addresses, args.chain, net.chainIds[args.chain], args.chain === "C", ACTIVITY_SCAN]
+    [args.addresses, args.chain, net.chainIds[args.chain], args.chain === "C", ACTIVITY_SCAN],
   );
   if (row === undefined) return null;
   const chainName = args.chain === "P" ? "p-chain" : args.chain === "X" ? "x-chain" : "c-chain";

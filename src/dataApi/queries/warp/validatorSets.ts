@@ -14,7 +14,9 @@ export interface ValidatorRow {
 
 /** The last folded P-chain block's height and time; null when the view has folded none. */
 export async function pChainHead(sql: SqlClient): Promise<{height: bigint; ts: bigint} | null> {
-  const [head] = await sql.query<{height: bigint; ts: bigint}>("SELECT height, ts FROM blocks WHERE chain = 'P' ORDER BY height DESC LIMIT 1");
+  const [head] = await sql.query<{height: bigint; ts: bigint}>(
+    "SELECT height, ts FROM blocks WHERE chain = 'P' ORDER BY height DESC LIMIT 1",
+  );
   return head ?? null;
 }
 
@@ -31,7 +33,10 @@ export async function subnetIsL1(sql: SqlClient, subnetId: string): Promise<bool
 }
 
 /** An L1's validators with weight (a removed one has none): active ones sign, inactive ones' weight counts. */
-export async function l1ValidatorRows(sql: SqlClient, subnetId: string): Promise<Array<ValidatorRow & {active: boolean}>> {
+export async function l1ValidatorRows(
+  sql: SqlClient,
+  subnetId: string,
+): Promise<Array<ValidatorRow & {active: boolean}>> {
   return sql.query<ValidatorRow & {active: boolean}>(
     "SELECT node_id, weight::text AS weight, bls, active FROM l1_validators WHERE subnet_id = $1 AND weight > 0",
     [subnetId],
@@ -43,7 +48,12 @@ export async function l1ValidatorRows(sql: SqlClient, subnetId: string): Promise
  * subnet validator signs with its key on `primarySubnetId`. A validator's weight is its stake plus its delegators'
  * then (AvalancheGo's validator set, which warp counts).
  */
-export async function subnetValidatorRowsAt(sql: SqlClient, subnetId: string, primarySubnetId: string, ts: bigint): Promise<ValidatorRow[]> {
+export async function subnetValidatorRowsAt(
+  sql: SqlClient,
+  subnetId: string,
+  primarySubnetId: string,
+  ts: bigint,
+): Promise<ValidatorRow[]> {
   return sql.query<ValidatorRow>(
     `SELECT s.node_id, (s.weight + COALESCE((SELECT sum(d.weight) FROM stakers d WHERE d.validator_tx_id = s.tx_id AND d.kind = 'delegator'
                                               AND d.start_ts <= $3 AND d.end_ts > $3), 0))::text AS weight,
@@ -57,6 +67,8 @@ export async function subnetValidatorRowsAt(sql: SqlClient, subnetId: string, pr
 
 /** The subnet a blockchain was created on; null when the view does not know the chain. */
 export async function subnetOfBlockchain(sql: SqlClient, blockchainId: string): Promise<string | null> {
-  const [row] = await sql.query<{subnet_id: string}>("SELECT subnet_id FROM blockchains WHERE blockchain_id = $1", [blockchainId]);
+  const [row] = await sql.query<{subnet_id: string}>("SELECT subnet_id FROM blockchains WHERE blockchain_id = $1", [
+    blockchainId,
+  ]);
   return row?.subnet_id ?? null;
 }

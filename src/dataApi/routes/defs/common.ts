@@ -4,16 +4,25 @@ import type {ParamDoc} from "../../server/querySpec.js";
 import type {Paging} from "../../server/route.js";
 import {integer, model, optional, string} from "../../server/schema.js";
 
-const param = (description: string, schema: Record<string, unknown> = {type: "string"}): ParamDoc => ({schema, description});
+const param = (description: string, schema: Record<string, unknown> = {type: "string"}): ParamDoc => ({
+  schema,
+  description,
+});
 
-export const NETWORK = param("The network: mainnet, fuji (or testnet) or local; this node serves one", {type: "string", enum: ["mainnet", "fuji", "testnet", "local"]});
+export const NETWORK = param("The network: mainnet, fuji (or testnet) or local; this node serves one", {
+  type: "string",
+  enum: ["mainnet", "fuji", "testnet", "local"],
+});
 export const BLOCKCHAIN_ID = param("A primary-network blockchain ID, or p-chain, x-chain, c-chain");
 export const EVM_CHAIN_ID = param("An EVM chain ID (43114), or a followed chain's blockchain ID");
 export const EVM_ADDRESS = param("A 0x EVM address, in any case");
 export const NODE_ID = param("A node ID (NodeID-...)");
 export const CB58_ID = (what: string): ParamDoc => param(`${what} (CB58)`);
 /** A block number or a block's ID or hash: a number past 2^63-1 is a 400 on every route that takes one. */
-export const BLOCK_ID = (description: string): ParamDoc => ({...param(`${description}; a number is at most 2^63-1`), check: checkBlockNumberBound});
+export const BLOCK_ID = (description: string): ParamDoc => ({
+  ...param(`${description}; a number is at most 2^63-1`),
+  check: checkBlockNumberBound,
+});
 
 /** The primary-network lists (queries/primary): a one-string cursor, at most 100 a page. */
 export const PRIMARY_PAGE = {kind: "text", maxPageSize: 100} as const satisfies Paging;

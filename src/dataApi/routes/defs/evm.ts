@@ -24,12 +24,26 @@ const CHAIN_INFO = named("ChainInfo", "A followed EVM chain (avaext adds its fol
 const chains = model("ListChainsResponse", {chains: array(CHAIN_INFO)});
 const addressChains = model("ListAddressChainsResponse", {indexedChains: array(CHAIN_INFO)});
 const blocks = model("ListEvmBlocksResponse", {nextPageToken, blocks: array(named("EvmBlock", "An EVM block"))});
-const nativeTxs = model("ListNativeTransactionsResponse", {nextPageToken, transactions: array(named("NativeTransaction", "An EVM transaction"))});
-const TRANSACTION = named("GetTransactionResponse", "A transaction with its transfers, internal transactions and interchain message", ["nativeTransaction", "networkTokenDetails"]);
+const nativeTxs = model("ListNativeTransactionsResponse", {
+  nextPageToken,
+  transactions: array(named("NativeTransaction", "An EVM transaction")),
+});
+const TRANSACTION = named(
+  "GetTransactionResponse",
+  "A transaction with its transfers, internal transactions and interchain message",
+  ["nativeTransaction", "networkTokenDetails"],
+);
 const NATIVE_BALANCE = named("NativeTokenBalance", "The chain's native token balance");
-const NFT_TOKEN = named("NftToken", "An ERC-721 or ERC-1155 token", ["address", "ercType", "metadata", "tokenId", "tokenUri"]);
+const NFT_TOKEN = named("NftToken", "An ERC-721 or ERC-1155 token", [
+  "address",
+  "ercType",
+  "metadata",
+  "tokenId",
+  "tokenUri",
+]);
 const CONTRACT = named("ContractMetadata", "An ERC-20, ERC-721, ERC-1155 or other contract", ["address", "ercType"]);
-const txList = (name: string, item: string) => model(name, {nextPageToken, transactions: array(named(item, "A transaction or transfer"))});
+const txList = (name: string, item: string) =>
+  model(name, {nextPageToken, transactions: array(named(item, "A transaction or transfer"))});
 
 export const EVM_ROUTES = {
   supportedChains: route({
@@ -121,7 +135,16 @@ export const EVM_ROUTES = {
     params: CHAIN,
     query: {},
     paging: undefined,
-    response: named("GetChainResponse", "A followed EVM chain", ["chainId", "chainName", "description", "isTestnet", "networkToken", "rpcUrl", "status", "vmName"]),
+    response: named("GetChainResponse", "A followed EVM chain", [
+      "chainId",
+      "chainName",
+      "description",
+      "isTestnet",
+      "networkToken",
+      "rpcUrl",
+      "status",
+      "vmName",
+    ]),
   }),
   getLatestBlocks: route({
     method: "GET",
@@ -143,7 +166,20 @@ export const EVM_ROUTES = {
     params: {...CHAIN, blockId: BLOCK_ID("A block number, or a 0x block hash")},
     query: {},
     paging: undefined,
-    response: named("GetEvmBlockResponse", "An EVM block", ["baseFee", "blockHash", "blockNumber", "blockTimestamp", "chainId", "cumulativeTransactions", "feesSpent", "gasCost", "gasLimit", "gasUsed", "parentHash", "txCount"]),
+    response: named("GetEvmBlockResponse", "An EVM block", [
+      "baseFee",
+      "blockHash",
+      "blockNumber",
+      "blockTimestamp",
+      "chainId",
+      "cumulativeTransactions",
+      "feesSpent",
+      "gasCost",
+      "gasLimit",
+      "gasUsed",
+      "parentHash",
+      "txCount",
+    ]),
   }),
   getTransactionsForBlock: route({
     method: "GET",
@@ -173,7 +209,10 @@ export const EVM_ROUTES = {
     operationId: "getTransaction",
     summary: "One transaction",
     tags: TAGS,
-    params: {...CHAIN, txHash: {schema: {type: "string", pattern: "^0x[0-9a-fA-F]{64}$"}, description: "A transaction hash"}},
+    params: {
+      ...CHAIN,
+      txHash: {schema: {type: "string", pattern: "^0x[0-9a-fA-F]{64}$"}, description: "A transaction hash"},
+    },
     query: {},
     paging: undefined,
     response: TRANSACTION,
@@ -187,7 +226,10 @@ export const EVM_ROUTES = {
     params: ADDRESS,
     query: {...blockRange, sortOrder: q.sortOrder()},
     paging: EVM_PAGE,
-    response: model("ListTransactionDetailsResponse", {nextPageToken, transactions: array(named("TransactionDetails", "A transaction with its transfers"))}),
+    response: model("ListTransactionDetailsResponse", {
+      nextPageToken,
+      transactions: array(named("TransactionDetails", "A transaction with its transfers")),
+    }),
   }),
   listNativeTransactions: route({
     method: "GET",
@@ -253,7 +295,10 @@ export const EVM_ROUTES = {
     params: ADDRESS,
     query: blockRange,
     paging: EVM_PAGE,
-    response: model("ListTransfersResponse", {nextPageToken, transfers: array(named("Transfer", "An ERC-20, ERC-721 or ERC-1155 transfer"))}),
+    response: model("ListTransfersResponse", {
+      nextPageToken,
+      transfers: array(named("Transfer", "An ERC-20, ERC-721 or ERC-1155 transfer")),
+    }),
   }),
   getDeploymentTransaction: route({
     method: "GET",
@@ -306,9 +351,18 @@ export const EVM_ROUTES = {
     summary: "An address's ERC-20 balances, at a folded block too",
     tags: TAGS,
     params: ADDRESS,
-    query: {blockNumber, contractAddresses: q.list("0x token addresses"), currency, filterSpamTokens: q.ignored("avaext keeps no spam list", {type: "boolean"})},
+    query: {
+      blockNumber,
+      contractAddresses: q.list("0x token addresses"),
+      currency,
+      filterSpamTokens: q.ignored("avaext keeps no spam list", {type: "boolean"}),
+    },
     paging: BALANCE_PAGE,
-    response: model("ListErc20BalancesResponse", {nextPageToken, nativeTokenBalance: NATIVE_BALANCE, erc20TokenBalances: array(named("Erc20TokenBalance", "An ERC-20 balance"))}),
+    response: model("ListErc20BalancesResponse", {
+      nextPageToken,
+      nativeTokenBalance: NATIVE_BALANCE,
+      erc20TokenBalances: array(named("Erc20TokenBalance", "An ERC-20 balance")),
+    }),
   }),
   listErc721Balances: route({
     method: "GET",
@@ -319,7 +373,11 @@ export const EVM_ROUTES = {
     params: ADDRESS,
     query: {contractAddress: q.text("A 0x collection address")},
     paging: BALANCE_PAGE,
-    response: model("ListErc721BalancesResponse", {nextPageToken, nativeTokenBalance: NATIVE_BALANCE, erc721TokenBalances: array(named("Erc721TokenBalance", "An ERC-721 token held"))}),
+    response: model("ListErc721BalancesResponse", {
+      nextPageToken,
+      nativeTokenBalance: NATIVE_BALANCE,
+      erc721TokenBalances: array(named("Erc721TokenBalance", "An ERC-721 token held")),
+    }),
   }),
   listErc1155Balances: route({
     method: "GET",
@@ -330,7 +388,11 @@ export const EVM_ROUTES = {
     params: ADDRESS,
     query: {blockNumber, contractAddress: q.text("A 0x collection address")},
     paging: BALANCE_PAGE,
-    response: model("ListErc1155BalancesResponse", {nextPageToken, nativeTokenBalance: NATIVE_BALANCE, erc1155TokenBalances: array(named("Erc1155TokenBalance", "An ERC-1155 balance"))}),
+    response: model("ListErc1155BalancesResponse", {
+      nextPageToken,
+      nativeTokenBalance: NATIVE_BALANCE,
+      erc1155TokenBalances: array(named("Erc1155TokenBalance", "An ERC-1155 balance")),
+    }),
   }),
   listCollectibleBalances: route({
     method: "GET",
@@ -341,7 +403,10 @@ export const EVM_ROUTES = {
     params: ADDRESS,
     query: {contractAddress: q.text("A 0x collection address")},
     paging: BALANCE_PAGE,
-    response: model("ListCollectibleBalancesResponse", {nextPageToken, collectibleBalances: array(named("CollectibleBalance", "An ERC-721 or ERC-1155 holding"))}),
+    response: model("ListCollectibleBalancesResponse", {
+      nextPageToken,
+      collectibleBalances: array(named("CollectibleBalance", "An ERC-721 or ERC-1155 holding")),
+    }),
   }),
   listTokens: route({
     method: "GET",
@@ -360,7 +425,10 @@ export const EVM_ROUTES = {
     operationId: "getTokenDetails",
     summary: "One token of an NFT collection, with its metadata",
     tags: TAGS,
-    params: {...ADDRESS, tokenId: {schema: {type: "string", pattern: "^[0-9]+$"}, description: "A token ID (a decimal integer)"}},
+    params: {
+      ...ADDRESS,
+      tokenId: {schema: {type: "string", pattern: "^[0-9]+$"}, description: "A token ID (a decimal integer)"},
+    },
     query: {},
     paging: undefined,
     response: NFT_TOKEN,

@@ -9,7 +9,10 @@ import {route} from "../../server/route.js";
 import {array, model, named} from "../../server/schema.js";
 import {EVM_ADDRESS, EVM_PAGE, nextPageToken} from "./common.js";
 
-const MESSAGE_ID = {schema: {type: "string", pattern: "^(0x)?[0-9a-fA-F]{64}$"}, description: "A message ID (64 hex digits)"};
+const MESSAGE_ID = {
+  schema: {type: "string", pattern: "^(0x)?[0-9a-fA-F]{64}$"},
+  description: "A message ID (64 hex digits)",
+};
 const network = q.text("mainnet, fuji (or testnet) or local: this node's network, else 404");
 const blockchain = (end: string) => q.text(`The ${end}: a blockchain ID (CB58), or a followed chain's EVM chain ID`);
 const listQuery = {
@@ -21,9 +24,26 @@ const listQuery = {
   to: q.text("The recipient, a 0x address"),
 };
 
-const MESSAGE_FIELDS = ["destinationBlockchainId", "destinationEvmChainId", "from", "messageExecuted", "messageId", "messageNonce", "receiptDelivered", "receipts", "rewardDetails", "sourceBlockchainId", "sourceEvmChainId", "status", "to"];
+const MESSAGE_FIELDS = [
+  "destinationBlockchainId",
+  "destinationEvmChainId",
+  "from",
+  "messageExecuted",
+  "messageId",
+  "messageNonce",
+  "receiptDelivered",
+  "receipts",
+  "rewardDetails",
+  "sourceBlockchainId",
+  "sourceEvmChainId",
+  "status",
+  "to",
+];
 const ICM_MESSAGE = named("IcmMessage", "A pending or delivered message", [...MESSAGE_FIELDS, "icmContractAddress"]);
-const TELEPORTER_MESSAGE = named("TeleporterMessage", "A pending or delivered message", [...MESSAGE_FIELDS, "teleporterContractAddress"]);
+const TELEPORTER_MESSAGE = named("TeleporterMessage", "A pending or delivered message", [
+  ...MESSAGE_FIELDS,
+  "teleporterContractAddress",
+]);
 const icmList = model("ListIcmMessagesResponse", {nextPageToken, messages: array(ICM_MESSAGE)});
 const teleporterList = model("ListTeleporterMessagesResponse", {nextPageToken, messages: array(TELEPORTER_MESSAGE)});
 

@@ -14,7 +14,15 @@ import {PRIMARY_ROUTES} from "./primary.js";
 import {SIGNATURE_ROUTES} from "./signatures.js";
 import {WEBHOOK_ROUTES} from "./webhooks.js";
 
-export const V1_ROUTE_FAMILIES: readonly RouteDefs[] = [PRIMARY_ROUTES, EVM_ROUTES, ICM_ROUTES, SIGNATURE_ROUTES, WEBHOOK_ROUTES, HEALTH_ROUTES, META_ROUTES];
+export const V1_ROUTE_FAMILIES: readonly RouteDefs[] = [
+  PRIMARY_ROUTES,
+  EVM_ROUTES,
+  ICM_ROUTES,
+  SIGNATURE_ROUTES,
+  WEBHOOK_ROUTES,
+  HEALTH_ROUTES,
+  META_ROUTES,
+];
 
 /** docs/api/openapi.json, and the answer of `GET /v1/openapi.json`. */
 export function v1OpenApiDocument(): JsonSchema {

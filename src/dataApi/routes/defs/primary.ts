@@ -47,7 +47,8 @@ const TAGS = ["Primary Network"];
 const NET = {network: NETWORK};
 const CHAIN = {network: NETWORK, blockchainId: BLOCKCHAIN_ID};
 
-const ADDRESSES = "P- or X-chain bech32 addresses (with or without the chain prefix), or 0x addresses on the C-chain; at most 64";
+const ADDRESSES =
+  "P- or X-chain bech32 addresses (with or without the chain prefix), or 0x addresses on the C-chain; at most 64";
 const timeRange = {
   startTimestamp: q.timestamp({notAfter: "endTimestamp", description: "Unix seconds, inclusive"}),
   endTimestamp: q.timestamp({description: "Unix seconds, inclusive"}),
@@ -56,8 +57,11 @@ const sortOrderIgnored = q.ignored("the list has one order (newest first)", {typ
 
 const list = <F extends Record<string, ReturnType<typeof array>>>(name: string, items: F) =>
   model(name, {nextPageToken, ...items, chainInfo: CHAIN_INFO});
-const blocks = list("ListPrimaryNetworkBlocksResponse", {blocks: array(named("PrimaryNetworkBlock", "A P- or X-chain block"))});
-const txList = (name: string, tx: string) => list(name, {transactions: array(named(tx, "A primary-network transaction"))});
+const blocks = list("ListPrimaryNetworkBlocksResponse", {
+  blocks: array(named("PrimaryNetworkBlock", "A P- or X-chain block")),
+});
+const txList = (name: string, tx: string) =>
+  list(name, {transactions: array(named(tx, "A primary-network transaction"))});
 const pTxs = txList("ListPChainTransactionsResponse", "PChainTransaction");
 const xTxs = txList("ListXChainTransactionsResponse", "XChainTransaction");
 const cTxs = txList("ListCChainAtomicTransactionsResponse", "CChainAtomicTransaction");
@@ -65,14 +69,54 @@ const utxos = anyOf(
   list("ListPChainUtxosResponse", {utxos: array(named("PChainUtxo", "A P-chain UTXO"))}),
   list("ListUtxosResponse", {utxos: array(named("Utxo", "An X- or C-chain UTXO"))}),
 );
-const VERTEX = named("XChainVertex", "An X-chain vertex", ["parentHashes", "transactions", "txCount", "vertexHash", "vertexHeight", "vertexIndex", "vertexSizeBytes", "vertexTimestamp"]);
+const VERTEX = named("XChainVertex", "An X-chain vertex", [
+  "parentHashes",
+  "transactions",
+  "txCount",
+  "vertexHash",
+  "vertexHeight",
+  "vertexIndex",
+  "vertexSizeBytes",
+  "vertexTimestamp",
+]);
 const vertices = list("ListXChainVerticesResponse", {vertices: array(VERTEX)});
-const BLOCKCHAIN = named("Blockchain", "A blockchain", ["blockchainId", "blockchainName", "createBlockNumber", "createBlockTimestamp", "evmChainId", "subnetId", "vmId"]);
-const SUBNET = named("Subnet", "A subnet", ["blockchains", "createBlockIndex", "createBlockTimestamp", "isL1", "locktime", "ownerAddresses", "subnetId", "subnetOwnershipInfo", "threshold"]);
-const validators = model("ListValidatorDetailsResponse", {nextPageToken, validators: array(named("ValidatorDetails", "A validator"))});
-const LAST_ACTIVITY = named("LastActivityTimestamp", "The addresses' last activity on the chain", ["blockNumber", "chainName", "isConsumed", "network", "timestamp", "txHash", "utxoId"]);
+const BLOCKCHAIN = named("Blockchain", "A blockchain", [
+  "blockchainId",
+  "blockchainName",
+  "createBlockNumber",
+  "createBlockTimestamp",
+  "evmChainId",
+  "subnetId",
+  "vmId",
+]);
+const SUBNET = named("Subnet", "A subnet", [
+  "blockchains",
+  "createBlockIndex",
+  "createBlockTimestamp",
+  "isL1",
+  "locktime",
+  "ownerAddresses",
+  "subnetId",
+  "subnetOwnershipInfo",
+  "threshold",
+]);
+const validators = model("ListValidatorDetailsResponse", {
+  nextPageToken,
+  validators: array(named("ValidatorDetails", "A validator")),
+});
+const LAST_ACTIVITY = named("LastActivityTimestamp", "The addresses' last activity on the chain", [
+  "blockNumber",
+  "chainName",
+  "isConsumed",
+  "network",
+  "timestamp",
+  "txHash",
+  "utxoId",
+]);
 /** chainkit's PrimaryNetworkAddressesBodyDto: the V2 routes' addresses, more than a URL carries. */
-const ADDRESSES_BODY = model("PrimaryNetworkAddressesBodyDto", {addresses: string("A comma-separated list (an array of strings is taken too); at most 256")});
+const ADDRESSES_BODY = model("PrimaryNetworkAddressesBodyDto", {
+  addresses: string("A comma-separated list (an array of strings is taken too); at most 256"),
+});
 const utxoQuery = {
   assetId: q.text("An X-chain asset ID (CB58)"),
   minUtxoAmount: q.text("The least amount, inclusive (a decimal integer)"),
@@ -113,7 +157,16 @@ export const PRIMARY_ROUTES = {
     params: {...CHAIN, blockId: BLOCK_ID("A block height, or a block ID (CB58; 0x hex on the C-chain)")},
     query: {},
     paging: undefined,
-    response: named("GetPrimaryNetworkBlockResponse", "A block", ["blockHash", "blockNumber", "blockSizeBytes", "blockTimestamp", "blockType", "parentHash", "transactions", "txCount"]),
+    response: named("GetPrimaryNetworkBlockResponse", "A block", [
+      "blockHash",
+      "blockNumber",
+      "blockSizeBytes",
+      "blockTimestamp",
+      "blockType",
+      "parentHash",
+      "transactions",
+      "txCount",
+    ]),
   }),
   listLatestPrimaryNetworkTransactions: route({
     method: "GET",
@@ -152,7 +205,10 @@ export const PRIMARY_ROUTES = {
     params: {...CHAIN, txHash: CB58_ID("A transaction ID")},
     query: {},
     paging: undefined,
-    response: named("PrimaryNetworkTransaction", "A P-chain, X-chain or C-chain atomic transaction", ["txHash", "txType"]),
+    response: named("PrimaryNetworkTransaction", "A P-chain, X-chain or C-chain atomic transaction", [
+      "txHash",
+      "txType",
+    ]),
   }),
   listAssetTransactions: route({
     method: "GET",
@@ -218,12 +274,24 @@ export const PRIMARY_ROUTES = {
     summary: "The balances of addresses, now",
     tags: TAGS,
     params: CHAIN,
-    query: {blockTimestamp: q.ignored("balances are answered as of now", {type: "integer"}), addresses: q.requiredList(ADDRESSES)},
+    query: {
+      blockTimestamp: q.ignored("balances are answered as of now", {type: "integer"}),
+      addresses: q.requiredList(ADDRESSES),
+    },
     paging: undefined,
     response: anyOf(
-      model("ListPChainBalancesResponse", {balances: named("PChainBalance", "P-chain balances by kind"), chainInfo: CHAIN_INFO}),
-      model("ListXChainBalancesResponse", {balances: named("XChainBalances", "X-chain balances by kind"), chainInfo: CHAIN_INFO}),
-      model("ListCChainAtomicBalancesResponse", {balances: named("CChainSharedAssetBalances", "The C-chain's atomic balances"), chainInfo: CHAIN_INFO}),
+      model("ListPChainBalancesResponse", {
+        balances: named("PChainBalance", "P-chain balances by kind"),
+        chainInfo: CHAIN_INFO,
+      }),
+      model("ListXChainBalancesResponse", {
+        balances: named("XChainBalances", "X-chain balances by kind"),
+        chainInfo: CHAIN_INFO,
+      }),
+      model("ListCChainAtomicBalancesResponse", {
+        balances: named("CChainSharedAssetBalances", "The C-chain's atomic balances"),
+        chainInfo: CHAIN_INFO,
+      }),
     ),
   }),
   getAssetDetails: route({
@@ -235,7 +303,15 @@ export const PRIMARY_ROUTES = {
     params: {...CHAIN, assetId: CB58_ID("An asset ID")},
     query: {},
     paging: undefined,
-    response: named("XChainAssetDetails", "An X-chain asset", ["assetId", "cap", "createdAtTimestamp", "denomination", "name", "symbol", "type"]),
+    response: named("XChainAssetDetails", "An X-chain asset", [
+      "assetId",
+      "cap",
+      "createdAtTimestamp",
+      "denomination",
+      "name",
+      "symbol",
+      "type",
+    ]),
   }),
   listLatestXChainVertices: route({
     method: "GET",
@@ -288,9 +364,16 @@ export const PRIMARY_ROUTES = {
     summary: "The rewards active stakers of addresses or nodes will get",
     tags: TAGS,
     params: NET,
-    query: {addresses: q.list(ADDRESSES), nodeIds: q.list("Node IDs; at most 64 (addresses or nodeIds is required)"), sortOrder: sortOrderIgnored},
+    query: {
+      addresses: q.list(ADDRESSES),
+      nodeIds: q.list("Node IDs; at most 64 (addresses or nodeIds is required)"),
+      sortOrder: sortOrderIgnored,
+    },
     paging: PRIMARY_PAGE,
-    response: model("ListPendingRewardsResponse", {nextPageToken, pendingRewards: array(named("PendingReward", "A pending reward"))}),
+    response: model("ListPendingRewardsResponse", {
+      nextPageToken,
+      pendingRewards: array(named("PendingReward", "A pending reward")),
+    }),
   }),
   listHistoricalPrimaryNetworkRewards: route({
     method: "GET",
@@ -306,7 +389,10 @@ export const PRIMARY_ROUTES = {
       currency: q.ignored("avaext keeps no prices"),
     },
     paging: PRIMARY_PAGE,
-    response: model("ListHistoricalRewardsResponse", {nextPageToken, historicalRewards: array(named("HistoricalReward", "A reward paid"))}),
+    response: model("ListHistoricalRewardsResponse", {
+      nextPageToken,
+      historicalRewards: array(named("HistoricalReward", "A reward paid")),
+    }),
   }),
   listValidators: route({
     method: "GET",
@@ -358,7 +444,10 @@ export const PRIMARY_ROUTES = {
       sortOrder: sortOrderIgnored,
     },
     paging: PRIMARY_PAGE,
-    response: model("ListDelegatorDetailsResponse", {nextPageToken, delegators: array(named("DelegatorDetails", "A delegator"))}),
+    response: model("ListDelegatorDetailsResponse", {
+      nextPageToken,
+      delegators: array(named("DelegatorDetails", "A delegator")),
+    }),
   }),
   listL1Validators: route({
     method: "GET",
@@ -372,7 +461,9 @@ export const PRIMARY_ROUTES = {
       subnetId: q.text("A subnet ID (CB58)"),
       nodeId: q.text("A node ID"),
       includeInactive: q.extension(q.maybeFlag("avaext's older name of includeInactiveL1Validators")),
-      includeInactiveL1Validators: q.maybeFlag("Include validators whose balance ran out or that were removed (default false)"),
+      includeInactiveL1Validators: q.maybeFlag(
+        "Include validators whose balance ran out or that were removed (default false)",
+      ),
     },
     paging: PRIMARY_PAGE,
     response: model("ListL1ValidatorsResponse", {
@@ -425,7 +516,19 @@ export const PRIMARY_ROUTES = {
     params: {},
     query: {},
     paging: undefined,
-    response: named("AvaxSupplyResponse", "The AVAX supply", ["circulatingSupply", "genesisUnlock", "l1ValidatorFees", "lastUpdated", "totalCBurned", "totalLocked", "totalPBurned", "totalRewards", "totalStaked", "totalSupply", "totalXBurned"]),
+    response: named("AvaxSupplyResponse", "The AVAX supply", [
+      "circulatingSupply",
+      "genesisUnlock",
+      "l1ValidatorFees",
+      "lastUpdated",
+      "totalCBurned",
+      "totalLocked",
+      "totalPBurned",
+      "totalRewards",
+      "totalStaked",
+      "totalSupply",
+      "totalXBurned",
+    ]),
   }),
   listSubnets: route({
     method: "GET",

@@ -22,7 +22,13 @@ export const SIGNATURE_ROUTES = {
     operationId: "getAggregatedSignatures",
     summary: "The P-chain's warp message for an L1 transaction, signed by the L1's validators",
     tags: TAGS,
-    params: {network: NETWORK, txHash: {schema: {type: "string"}, description: "A ConvertSubnetToL1Tx, RegisterL1ValidatorTx or SetL1ValidatorWeightTx ID (CB58)"}},
+    params: {
+      network: NETWORK,
+      txHash: {
+        schema: {type: "string"},
+        description: "A ConvertSubnetToL1Tx, RegisterL1ValidatorTx or SetL1ValidatorWeightTx ID (CB58)",
+      },
+    },
     query: {},
     paging: undefined,
     cost: AGGREGATION_COST,

@@ -19,16 +19,36 @@ const WEBHOOK_FIELDS = {
   createdAt: integer("Unix seconds"),
   name: string(),
   description: string(),
-  eventType: literals(["address_activity", "primary_network_address_activity", "validator_activity", "icm_activity"] as const),
-  metadata: named("WebhookMetadata", "The event's filters: AddressActivityMetadata, PrimaryNetworkAddressActivityMetadata or ValidatorActivityMetadata"),
+  eventType: literals([
+    "address_activity",
+    "primary_network_address_activity",
+    "validator_activity",
+    "icm_activity",
+  ] as const),
+  metadata: named(
+    "WebhookMetadata",
+    "The event's filters: AddressActivityMetadata, PrimaryNetworkAddressActivityMetadata or ValidatorActivityMetadata",
+  ),
   includeInternalTxs: optional(boolean()),
   includeLogs: optional(boolean()),
-  deactivationReason: optional(string("avaext: why delivery stopped (a deactivation, or failures past the retry schedule)")),
+  deactivationReason: optional(
+    string("avaext: why delivery stopped (a deactivation, or failures past the retry schedule)"),
+  ),
 };
-const WEBHOOK = model("WebhookResponse", WEBHOOK_FIELDS, "A webhook (the hosted API's EVMAddressActivityResponse, PrimaryNetworkAddressActivityResponse or ValidatorActivityResponse)");
+const WEBHOOK = model(
+  "WebhookResponse",
+  WEBHOOK_FIELDS,
+  "A webhook (the hosted API's EVMAddressActivityResponse, PrimaryNetworkAddressActivityResponse or ValidatorActivityResponse)",
+);
 const LIST = model("ListWebhooksResponse", {nextPageToken, webhooks: array(WEBHOOK)});
-const ADDRESSES = model("ListWebhookAddressesResponse", {nextPageToken, addresses: array(string()), totalAddresses: integer()});
-const SECRET = model("SharedSecretsResponse", {secret: string("The key's shared secret: HMAC-SHA256 key of x-signature, as its UTF-8 bytes")});
+const ADDRESSES = model("ListWebhookAddressesResponse", {
+  nextPageToken,
+  addresses: array(string()),
+  totalAddresses: integer(),
+});
+const SECRET = model("SharedSecretsResponse", {
+  secret: string("The key's shared secret: HMAC-SHA256 key of x-signature, as its UTF-8 bytes"),
+});
 
 const ATTEMPT = model("WebhookAttempt", {
   attempt: integer("1 for the first"),
@@ -49,14 +69,28 @@ const MESSAGE_FIELDS = {
   nextAttemptAt: optional(integer("Unix ms, while pending")),
 };
 const MESSAGE = model("WebhookMessage", MESSAGE_FIELDS, "A message of a webhook's delivery log (avaext's extension)");
-const MESSAGE_DETAIL = model("WebhookMessageDetail", {...MESSAGE_FIELDS, attemptLog: array(ATTEMPT), body: optional(string("The exact bytes sent (frozen at the first attempt)"))});
+const MESSAGE_DETAIL = model("WebhookMessageDetail", {
+  ...MESSAGE_FIELDS,
+  attemptLog: array(ATTEMPT),
+  body: optional(string("The exact bytes sent (frozen at the first attempt)")),
+});
 const MESSAGES = model("ListWebhookMessagesResponse", {nextPageToken, messages: array(MESSAGE)});
-const REPLAY = named("ReplayWebhookRequest", "fromBlock (a block height) or fromMessageId: the webhook's messages from there on are delivered again");
+const REPLAY = named(
+  "ReplayWebhookRequest",
+  "fromBlock (a block height) or fromMessageId: the webhook's messages from there on are delivered again",
+);
 const REPLAYED = model("ReplayWebhookResponse", {replayed: integer("Messages due again")});
 const MESSAGE_ID = {schema: {type: "string"}, description: "A message ID"};
 
-const CREATE = named("CreateWebhookRequest", "An EVMAddressActivityRequest, PrimaryNetworkAddressActivityRequest or ValidatorActivityRequest", ["eventType", "url"]);
-const UPDATE = named("UpdateWebhookRequest", "The fields to change: name, description, url, status, includeInternalTxs, includeLogs");
+const CREATE = named(
+  "CreateWebhookRequest",
+  "An EVMAddressActivityRequest, PrimaryNetworkAddressActivityRequest or ValidatorActivityRequest",
+  ["eventType", "url"],
+);
+const UPDATE = named(
+  "UpdateWebhookRequest",
+  "The fields to change: name, description, url, status, includeInternalTxs, includeLogs",
+);
 const CHANGE = named("AddressesChangeRequest", "The addresses to add or remove", ["addresses"]);
 
 const TAGS = ["Webhooks"];
@@ -186,7 +220,13 @@ export const WEBHOOK_ROUTES = {
     summary: "A webhook's delivery log, newest first (avaext)",
     tags: EXT,
     params: {id: ID},
-    query: {state: q.extension(q.choice(["pending", "paused", "delivered", "failed", "dropped", "skipped"] as const, {description: "Only messages in this state"}))},
+    query: {
+      state: q.extension(
+        q.choice(["pending", "paused", "delivered", "failed", "dropped", "skipped"] as const, {
+          description: "Only messages in this state",
+        }),
+      ),
+    },
     paging: EVM_PAGE,
     response: MESSAGES,
   }),

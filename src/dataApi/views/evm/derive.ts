@@ -125,7 +125,8 @@ const bytes = (v: unknown, what: string, len?: number): Uint8Array => {
   return b;
 };
 const address = (v: unknown, what: string): Uint8Array => bytes(v, what, 20);
-const optAddress = (v: unknown, what: string): Uint8Array | null => (v === null || v === undefined ? null : address(v, what));
+const optAddress = (v: unknown, what: string): Uint8Array | null =>
+  v === null || v === undefined ? null : address(v, what);
 
 const hexKey = (b: Uint8Array): string => Buffer.from(b).toString("hex");
 
@@ -133,12 +134,18 @@ const hexKey = (b: Uint8Array): string => Buffer.from(b).toString("hex");
  * Derives the rows of one block. `traces` is debug_traceBlockByNumber's answer, or null without debug APIs;
  * `messengers` the ICM messenger addresses whose logs are interchain messages (lowercase 0x).
  */
-export function deriveBlock(blockJson: unknown, receiptsJson: unknown, tracesJson: unknown | null, messengers: ReadonlySet<string> = NO_MESSENGERS): DerivedBlock {
+export function deriveBlock(
+  blockJson: unknown,
+  receiptsJson: unknown,
+  tracesJson: unknown | null,
+  messengers: ReadonlySet<string> = NO_MESSENGERS,
+): DerivedBlock {
   const b = obj(blockJson, "block");
   const number = qty(b.number, "block.number");
   const txsJson = arr(b.transactions, "block.transactions");
   const receipts = arr(receiptsJson, "receipts");
-  if (receipts.length !== txsJson.length) throw new BlockShapeError(`block ${number}: ${txsJson.length} transactions, ${receipts.length} receipts`);
+  if (receipts.length !== txsJson.length)
+    throw new BlockShapeError(`block ${number}: ${txsJson.length} transactions, ${receipts.length} receipts`);
   const kinds = new Map<string, number>();
   const touch = (a: Uint8Array | null, txIndex: number, kind: number): void => {
     if (!a) return;
@@ -157,14 +164,18 @@ export function deriveBlock(blockJson: unknown, receiptsJson: unknown, tracesJso
     const t = obj(tj, `block ${number} transaction ${i}`);
     const r = obj(receipts[i], `block ${number} receipt ${i}`);
     const hash = bytes(t.hash, "tx.hash", 32);
-    if (hexKey(bytes(r.transactionHash, "receipt.transactionHash", 32)) !== hexKey(hash)) throw new BlockShapeError(`block ${number}: receipt ${i} is not transaction ${i}'s`);
+    if (hexKey(bytes(r.transactionHash, "receipt.transactionHash", 32)) !== hexKey(hash))
+      throw new BlockShapeError(`block ${number}: receipt ${i} is not transaction ${i}'s`);
     const from = address(t.from, "tx.from");
     const to = optAddress(t.to, "tx.to");
     const status = r.status === undefined ? 1 : Number(qty(r.status, "receipt.status"));
     if (status !== 0 && status !== 1) throw new BlockShapeError(`block ${number}: receipt ${i} has status ${status}`);
     const created = to === null && status === 1 ? optAddress(r.contractAddress, "receipt.contractAddress") : null;
     const gasUsed = qty(r.gasUsed, "receipt.gasUsed");
-    const gasPrice = r.effectiveGasPrice !== undefined ? qty(r.effectiveGasPrice, "receipt.effectiveGasPrice") : qty(t.gasPrice, "tx.gasPrice");
+    const gasPrice =
+      r.effectiveGasPrice !== undefined
+        ? qty(r.effectiveGasPrice, "receipt.effectiveGasPrice")
+        : qty(t.gasPrice, "tx.gasPrice");
     feesSpent += gasUsed * gasPrice;
     txs.push({
       txIndex: i,
@@ -178,7 +189,8 @@ export function deriveBlock(blockJson: unknown, receiptsJson: unknown, tracesJso
       gasUsed,
       gasPrice,
       maxFee: t.maxFeePerGas !== undefined ? qty(t.maxFeePerGas, "tx.maxFeePerGas") : null,
-      maxPriorityFee: t.maxPriorityFeePerGas !== undefined ? qty(t.maxPriorityFeePerGas, "tx.maxPriorityFeePerGas") : null,
+      maxPriorityFee:
+        t.maxPriorityFeePerGas !== undefined ? qty(t.maxPriorityFeePerGas, "tx.maxPriorityFeePerGas") : null,
       txType: t.type === undefined ? 0 : Number(qty(t.type, "tx.type")),
       status,
       input: bytes(t.input ?? "0x", "tx.input"),
@@ -225,7 +237,8 @@ export function deriveBlock(blockJson: unknown, receiptsJson: unknown, tracesJso
       parentHash: bytes(b.parentHash, "block.parentHash", 32),
       timestamp: qty(b.timestamp, "block.timestamp"),
       txCount: txs.length,
-      baseFee: b.baseFeePerGas === undefined || b.baseFeePerGas === null ? 0n : qty(b.baseFeePerGas, "block.baseFeePerGas"),
+      baseFee:
+        b.baseFeePerGas === undefined || b.baseFeePerGas === null ? 0n : qty(b.baseFeePerGas, "block.baseFeePerGas"),
       gasUsed: qty(b.gasUsed, "block.gasUsed"),
       gasLimit: qty(b.gasLimit, "block.gasLimit"),
       feesSpent,
@@ -263,7 +276,8 @@ export interface TracedTx {
  */
 export function deriveTraces(number: bigint, tracesJson: unknown, txs: readonly TracedTx[]): DerivedTraces {
   const traces = arr(tracesJson, "traces");
-  if (traces.length !== txs.length) throw new BlockShapeError(`block ${number}: ${txs.length} transactions, ${traces.length} traces`);
+  if (traces.length !== txs.length)
+    throw new BlockShapeError(`block ${number}: ${txs.length} transactions, ${traces.length} traces`);
   const internals: InternalRow[] = [];
   const contracts: ContractRow[] = [];
   const kinds = new Map<string, number>();
@@ -288,7 +302,8 @@ export function deriveTraces(number: bigint, tracesJson: unknown, txs: readonly 
       touch(f.from, i);
       touch(f.to, i);
       const isCreate = f.callType === "CREATE" || f.callType === "CREATE2";
-      if (isCreate && !f.reverted && f.to) contracts.push({address: f.to, txIndex: i, deployer: txs[i]!.from, deployerContract: f.from});
+      if (isCreate && !f.reverted && f.to)
+        contracts.push({address: f.to, txIndex: i, deployer: txs[i]!.from, deployerContract: f.from});
     }
   });
   return {internals, contracts, addressKinds: kinds};
@@ -340,7 +355,12 @@ export function transfersOfLog(log: Json, txIndex: number): TransferRow[] {
     if (topics.length === 3 && data.length === 32) {
       return [{...base, item: 0, erc: 20, from, to, tokenId: null, value: BigInt("0x" + hexKey(data))}];
     }
-    if (topics.length === 4 && data.length === 0 && typeof topics[3] === "string" && /^0x[0-9a-fA-F]{64}$/.test(topics[3])) {
+    if (
+      topics.length === 4 &&
+      data.length === 0 &&
+      typeof topics[3] === "string" &&
+      /^0x[0-9a-fA-F]{64}$/.test(topics[3])
+    ) {
       return [{...base, item: 0, erc: 721, from, to, tokenId: BigInt(topics[3]), value: 1n}];
     }
     return [];

@@ -193,9 +193,25 @@ export class EvmFollower {
     const {sql, logger} = modules;
     // The lanes start once the chain is identified (its row in evm_chains exists, and whether it traces is known).
     const lane = (kind: TokenLane | TraceLane, enabled: () => boolean): Lane =>
-      new Lane({pollMs: opts.lanes.pollMs}, {sql, logger, kind, enabled, chainId: () => (this.traces === null ? null : this.chainId), head: () => this.head?.number ?? null});
-    this.tokenLane = lane(new TokenLane(opts.lanes.tokens, {sql, tokenInfo: modules.tokenInfo}), () => this.traces !== null);
-    this.traceLane = lane(new TraceLane(opts.lanes.traces, {sql, logger, rpc: modules.traceRpc ?? modules.rpc}), () => this.traces === true);
+      new Lane(
+        {pollMs: opts.lanes.pollMs},
+        {
+          sql,
+          logger,
+          kind,
+          enabled,
+          chainId: () => (this.traces === null ? null : this.chainId),
+          head: () => this.head?.number ?? null,
+        },
+      );
+    this.tokenLane = lane(
+      new TokenLane(opts.lanes.tokens, {sql, tokenInfo: modules.tokenInfo}),
+      () => this.traces !== null,
+    );
+    this.traceLane = lane(
+      new TraceLane(opts.lanes.traces, {sql, logger, rpc: modules.traceRpc ?? modules.rpc}),
+      () => this.traces === true,
+    );
   }
 
   status(): EvmChainStatus {
@@ -208,7 +224,9 @@ export class EvmFollower {
       head: this.head?.number ?? null,
       rpcHead: this.rpcHead,
       traces: this.traces,
-      lastError: this.lastError ?? (stale ? `no answer from the RPC for ${Math.round((Date.now() - this.lastContact) / 1000)} s` : null),
+      lastError:
+        this.lastError ??
+        (stale ? `no answer from the RPC for ${Math.round((Date.now() - this.lastContact) / 1000)} s` : null),
       stopped: this.stopped,
       lanes: {tokens: this.tokenLane.status(), traces: this.traces ? this.traceLane.status() : null},
     };
@@ -243,7 +261,10 @@ export class EvmFollower {
   async waitForHead(n: bigint, timeoutMs = 30_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while ((this.head?.number ?? -1n) < n) {
-      if (Date.now() > deadline) throw new Error(`EVM chain ${this.chainId}: block ${n} not folded within ${timeoutMs} ms (head ${this.head?.number ?? "none"}${this.lastError ? `, ${this.lastError}` : ""})`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `EVM chain ${this.chainId}: block ${n} not folded within ${timeoutMs} ms (head ${this.head?.number ?? "none"}${this.lastError ? `, ${this.lastError}` : ""})`,
+        );
       await new Promise<void>((r) => {
         this.waiters.push(r);
         setTimeout(r, 200);
@@ -355,26 +376,53 @@ export class EvmFollower {
     }
     this.chainId = answered;
     this.blockchainId ??= await this.askBlockchainId(signal);
-    const rows = await sql.query<{head_number: bigint | null; head_hash: Uint8Array | null}>("SELECT head_number, head_hash FROM evm_chains WHERE chain_id = $1", [answered]);
+    const rows = await sql.query<{head_number: bigint | null; head_hash: Uint8Array | null}>(
+      "SELECT head_number, head_hash FROM evm_chains WHERE chain_id = $1",
+      [answered],
+    );
     if (rows.length === 0) {
-      await sql.query("INSERT INTO evm_chains (chain_id, blockchain_id, updated_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING", [answered, this.blockchainId, BigInt(Math.floor(Date.now() / 1000))]);
+      await sql.query(
+        "INSERT INTO evm_chains (chain_id, blockchain_id, updated_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+        [answered, this.blockchainId, BigInt(Math.floor(Date.now() / 1000))],
+      );
     } else if (rows[0]!.head_number !== null) {
       this.head = {number: rows[0]!.head_number, hash: rows[0]!.head_hash!};
-      const c = await sql.query<{cumulative_txs: bigint}>("SELECT cumulative_txs FROM evm_blocks WHERE chain_id = $1 AND number = $2", [answered, this.head.number]);
+      const c = await sql.query<{cumulative_txs: bigint}>(
+        "SELECT cumulative_txs FROM evm_blocks WHERE chain_id = $1 AND number = $2",
+        [answered, this.head.number],
+      );
       this.cumulativeTxs = c[0]?.cumulative_txs ?? 0n;
     }
     let traces = false;
     if (this.opts.traces === "auto") {
       // Only a missing method means no traces: geth, coreth and subnet-evm refuse to trace the genesis block
       // ("genesis is not traceable") while tracing every other one.
-      const probe = await rpc.batch([{method: "debug_traceBlockByNumber", params: ["latest", {tracer: "callTracer"}]}], signal);
+      const probe = await rpc.batch(
+        [{method: "debug_traceBlockByNumber", params: ["latest", {tracer: "callTracer"}]}],
+        signal,
+      );
       const r = probe[0]!;
-      traces = r.ok || !(r.error.code === METHOD_NOT_FOUND || /does not exist|not available|not found|not enabled|disabled/i.test(r.error.message));
-      if (!traces && !r.ok) this.modules.logger.warn({chainId: answered, err: r.error.message}, "EVM RPC serves no call traces: no internal transactions for this chain");
+      traces =
+        r.ok ||
+        !(
+          r.error.code === METHOD_NOT_FOUND ||
+          /does not exist|not available|not found|not enabled|disabled/i.test(r.error.message)
+        );
+      if (!traces && !r.ok)
+        this.modules.logger.warn(
+          {chainId: answered, err: r.error.message},
+          "EVM RPC serves no call traces: no internal transactions for this chain",
+        );
     }
-    await sql.query("UPDATE evm_chains SET traces = $2, blockchain_id = COALESCE($3, blockchain_id) WHERE chain_id = $1", [answered, traces, this.blockchainId]);
+    await sql.query(
+      "UPDATE evm_chains SET traces = $2, blockchain_id = COALESCE($3, blockchain_id) WHERE chain_id = $1",
+      [answered, traces, this.blockchainId],
+    );
     this.traces = traces;
-    this.modules.logger.info({chainId: answered, rpc: rpc.label, head: this.head?.number, traces}, "EVM follower identified its chain");
+    this.modules.logger.info(
+      {chainId: answered, rpc: rpc.label, head: this.head?.number, traces},
+      "EVM follower identified its chain",
+    );
   }
 
   /**
@@ -382,11 +430,17 @@ export class EvmFollower {
    * smaller ones from then on: busy traced blocks make large answers.
    */
   private shrinkOnRefusal(e: Error): void {
-    const refused = e instanceof RpcCallError && ((e.kind === "http" && e.code === 413) || (e.kind !== "transport" && /batch refused|too large|exceed|limit/i.test(e.message)));
+    const refused =
+      e instanceof RpcCallError &&
+      ((e.kind === "http" && e.code === 413) ||
+        (e.kind !== "transport" && /batch refused|too large|exceed|limit/i.test(e.message)));
     if (!refused || this.batchBlocks === 1) return;
     this.batchBlocks = Math.max(1, Math.floor(this.batchBlocks / 2));
     this.dropAhead();
-    this.modules.logger.warn({chainId: this.chainId, batchBlocks: this.batchBlocks, err: e.message}, "EVM RPC refused a batch for its size: asking for fewer blocks at once");
+    this.modules.logger.warn(
+      {chainId: this.chainId, batchBlocks: this.batchBlocks, err: e.message},
+      "EVM RPC refused a batch for its size: asking for fewer blocks at once",
+    );
   }
 
   /**
@@ -394,9 +448,18 @@ export class EvmFollower {
    * without one. ICM messages sent from this chain carry it as their source.
    */
   private async askBlockchainId(signal: AbortSignal): Promise<string | null> {
-    const r = await this.modules.rpc.batch([{method: "eth_call", params: [{to: WARP_PRECOMPILE, data: GET_BLOCKCHAIN_ID}, "latest"]}], signal);
+    const r = await this.modules.rpc.batch(
+      [{method: "eth_call", params: [{to: WARP_PRECOMPILE, data: GET_BLOCKCHAIN_ID}, "latest"]}],
+      signal,
+    );
     const out = r[0]!;
-    if (!out.ok || typeof out.result !== "string" || !/^0x[0-9a-fA-F]{64}$/.test(out.result) || /^0x0+$/.test(out.result)) return null;
+    if (
+      !out.ok ||
+      typeof out.result !== "string" ||
+      !/^0x[0-9a-fA-F]{64}$/.test(out.result) ||
+      /^0x0+$/.test(out.result)
+    )
+      return null;
     return cb58Encode(hexToBytes(out.result));
   }
 
@@ -416,7 +479,8 @@ export class EvmFollower {
     if (this.ahead.length > 0 && this.ahead[0]!.from !== from) this.dropAhead();
     let next = this.ahead.length > 0 ? this.ahead[this.ahead.length - 1]!.to + 1n : from;
     // The RPC's head is asked again only when everything below it is fetched or being fetched.
-    if (this.rpcHead === null || next > this.rpcHead) this.rpcHead = quantity(await rpc.call<unknown>("eth_blockNumber", [], signal));
+    if (this.rpcHead === null || next > this.rpcHead)
+      this.rpcHead = quantity(await rpc.call<unknown>("eth_blockNumber", [], signal));
     this.lastContact = Date.now();
     if (from > this.rpcHead) {
       // Caught up: the head may still have been replaced (a reorg at the same height, a shorter chain).
@@ -456,7 +520,11 @@ export class EvmFollower {
     }
     // A batch cut short (a reorg, or an RPC behind its own head) invalidates what was fetched after it.
     const following = this.ahead[0];
-    if (usable < blocks.length || (following && (blocks.length === 0 || blocks[blocks.length - 1]!.block.number !== following.from - 1n))) this.dropAhead();
+    if (
+      usable < blocks.length ||
+      (following && (blocks.length === 0 || blocks[blocks.length - 1]!.block.number !== following.from - 1n))
+    )
+      this.dropAhead();
     if (usable === 0) {
       if (this.head) await this.checkReorg(signal);
       return 0;
@@ -477,7 +545,10 @@ export class EvmFollower {
     const last = take[take.length - 1]!.block;
     this.head = {number: last.number, hash: last.hash};
     this.modules.metrics?.blocks(chainId, take.length);
-    this.modules.metrics?.txs(chainId, take.reduce((a, d) => a + d.txs.length, 0));
+    this.modules.metrics?.txs(
+      chainId,
+      take.reduce((a, d) => a + d.txs.length, 0),
+    );
     this.waiters.splice(0).forEach((w) => w());
     this.tokenLane.wake();
     this.traceLane.wake();
@@ -508,9 +579,12 @@ export class EvmFollower {
       let receipts: unknown;
       if (receiptsR && !receiptsR.ok && receiptsR.error.code === METHOD_NOT_FOUND) {
         this.blockReceipts = false;
-        this.modules.logger.info({chainId: this.chainId}, "EVM RPC has no eth_getBlockReceipts: fetching receipts per transaction");
+        this.modules.logger.info(
+          {chainId: this.chainId},
+          "EVM RPC has no eth_getBlockReceipts: fetching receipts per transaction",
+        );
       }
-      if (receiptsR && receiptsR.ok) receipts = receiptsR.result;
+      if (receiptsR?.ok) receipts = receiptsR.result;
       else if (receiptsR && receiptsR.error.code !== METHOD_NOT_FOUND) throw receiptsR.error;
       else receipts = await this.receiptsOneByOne(blockR.result, signal);
       try {
@@ -556,9 +630,13 @@ export class EvmFollower {
     const {sql, rpc, logger} = this.modules;
     const chainId = this.chainId!;
     const probe = this.rpcHead !== null && this.rpcHead < this.head!.number ? this.rpcHead : this.head!.number;
-    const [atProbe] = await sql.query<{hash: Uint8Array}>("SELECT hash FROM evm_blocks WHERE chain_id = $1 AND number = $2", [chainId, probe]);
+    const [atProbe] = await sql.query<{hash: Uint8Array}>(
+      "SELECT hash FROM evm_blocks WHERE chain_id = $1 AND number = $2",
+      [chainId, probe],
+    );
     const top = await rpc.call<{hash?: string} | null>("eth_getBlockByNumber", [toQuantity(probe), false], signal);
-    if (atProbe && top && typeof top.hash === "string" && top.hash.toLowerCase() === "0x" + bytesToHex(atProbe.hash)) return;
+    if (atProbe && top && typeof top.hash === "string" && top.hash.toLowerCase() === "0x" + bytesToHex(atProbe.hash))
+      return;
     // The lowest block the ancestor may be (-1: genesis, everything refolded).
     const depth = BigInt(this.opts.maxReorgDepth);
     const floor = depth > 0n ? this.head!.number - depth : -1n;
@@ -580,12 +658,19 @@ export class EvmFollower {
         [chainId, low, n],
       );
       if (stored.length === 0) break;
-      const res = await rpc.batch(stored.map((s) => ({method: "eth_getBlockByNumber", params: [toQuantity(s.number), false]})), signal);
+      const res = await rpc.batch(
+        stored.map((s) => ({method: "eth_getBlockByNumber", params: [toQuantity(s.number), false]})),
+        signal,
+      );
       for (let i = 0; i < stored.length; i++) {
         const r = res[i]!;
         if (!r.ok) throw r.error;
         const remote = r.result as {hash?: string} | null;
-        if (remote && typeof remote.hash === "string" && remote.hash.toLowerCase() === "0x" + bytesToHex(stored[i]!.hash)) {
+        if (
+          remote &&
+          typeof remote.hash === "string" &&
+          remote.hash.toLowerCase() === "0x" + bytesToHex(stored[i]!.hash)
+        ) {
           if (stored[i]!.number === this.head!.number) return; // no reorg: the RPC is merely behind
           await this.rollback(stored[i]!.number, stored[i]!.hash);
           return;
@@ -613,7 +698,10 @@ export class EvmFollower {
     this.tokenLane.wake();
     this.traceLane.wake();
     this.modules.metrics?.reorg(chainId);
-    this.modules.logger.warn({chainId, ancestor: to, dropped}, "EVM follower: reorg; rolled back to the common ancestor");
+    this.modules.logger.warn(
+      {chainId, ancestor: to, dropped},
+      "EVM follower: reorg; rolled back to the common ancestor",
+    );
   }
 }
 

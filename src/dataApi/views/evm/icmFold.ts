@@ -35,9 +35,18 @@ interface StoredEvent {
 }
 
 const c = (name: string, type: BulkColumn["type"]): BulkColumn => ({name, type});
-const EVENT_COLS = [c("chain_id", "text"), c("block_number", "int8"), c("log_index", "int4"), c("tx_index", "int4"), c("message_id", "text"), c("kind", "text"), c("event", "jsonb")];
+const EVENT_COLS = [
+  c("chain_id", "text"),
+  c("block_number", "int8"),
+  c("log_index", "int4"),
+  c("tx_index", "int4"),
+  c("message_id", "text"),
+  c("kind", "text"),
+  c("event", "jsonb"),
+];
 
-const jsonSafe = (v: unknown): unknown => JSON.parse(JSON.stringify(v, (_k, x: unknown) => (typeof x === "bigint" ? x.toString() : x)));
+const jsonSafe = (v: unknown): unknown =>
+  JSON.parse(JSON.stringify(v, (_k, x: unknown) => (typeof x === "bigint" ? x.toString() : x)));
 
 export interface IcmBlockFacts {
   chainId: string;
@@ -49,7 +58,10 @@ export interface IcmBlockFacts {
 }
 
 /** Stores a batch's ICM events and folds the messages they name. */
-export async function foldIcmEvents(tx: SqlTx, blocks: Array<{facts: IcmBlockFacts; events: IcmEventRow[]}>): Promise<void> {
+export async function foldIcmEvents(
+  tx: SqlTx,
+  blocks: Array<{facts: IcmBlockFacts; events: IcmEventRow[]}>,
+): Promise<void> {
   const rows: unknown[][] = [];
   const touched = new Set<string>();
   for (const {facts, events} of blocks) {
@@ -77,13 +89,23 @@ export async function foldIcmEvents(tx: SqlTx, blocks: Array<{facts: IcmBlockFac
   await refold(tx, [...touched]);
   await enqueueIcmActivity(
     tx,
-    rows.map((r) => ({chainId: r[0] as string, block: r[1] as bigint, logIndex: r[2] as number, txIndex: r[3] as number, messageId: r[4] as string, kind: r[5] as string})),
+    rows.map((r) => ({
+      chainId: r[0] as string,
+      block: r[1] as bigint,
+      logIndex: r[2] as number,
+      txIndex: r[3] as number,
+      messageId: r[4] as string,
+      kind: r[5] as string,
+    })),
   );
 }
 
 /** Deletes the ICM events of a chain's blocks after `to`, and folds the messages they named again. */
 export async function rollbackIcm(tx: SqlTx, chainId: string, to: bigint): Promise<void> {
-  const gone = await tx.query<{message_id: string}>("DELETE FROM icm_events WHERE chain_id = $1 AND block_number > $2 RETURNING message_id", [chainId, to]);
+  const gone = await tx.query<{message_id: string}>(
+    "DELETE FROM icm_events WHERE chain_id = $1 AND block_number > $2 RETURNING message_id",
+    [chainId, to],
+  );
   if (gone.length > 0) await refold(tx, [...new Set(gone.map((g) => g.message_id))]);
 }
 
@@ -99,8 +121,14 @@ async function refold(tx: SqlTx, ids: string[]): Promise<void> {
   // transactions: each would read only its own uncommitted events, and the later commit would drop the other's.
   // A transaction lock per message, taken in one order by everyone (no deadlock), serialises them: the second
   // reads the events the first committed. (PGlite runs one transaction at a time: the locks are free there.)
-  await tx.query(`SELECT pg_advisory_xact_lock(${ICM_LOCK_CLASS}, k) FROM (SELECT DISTINCT hashtext(id) AS k FROM unnest($1::text[]) AS id ORDER BY 1) AS s`, [ids]);
-  const events = await tx.query<{message_id: string; event: StoredEvent}>("SELECT message_id, event FROM icm_events WHERE message_id = ANY($1::text[]) ORDER BY chain_id, block_number, log_index", [ids]);
+  await tx.query(
+    `SELECT pg_advisory_xact_lock(${ICM_LOCK_CLASS}, k) FROM (SELECT DISTINCT hashtext(id) AS k FROM unnest($1::text[]) AS id ORDER BY 1) AS s`,
+    [ids],
+  );
+  const events = await tx.query<{message_id: string; event: StoredEvent}>(
+    "SELECT message_id, event FROM icm_events WHERE message_id = ANY($1::text[]) ORDER BY chain_id, block_number, log_index",
+    [ids],
+  );
   const byId = new Map<string, StoredEvent[]>();
   for (const e of events) (byId.get(e.message_id) ?? byId.set(e.message_id, []).get(e.message_id)!).push(e.event);
   const keep: unknown[][] = [];
@@ -119,15 +147,30 @@ async function refold(tx: SqlTx, ids: string[]): Promise<void> {
   }
 }
 
-const MESSAGE_COLS = [c("message_id", "text"), c("messenger", "bytea"), c("source_blockchain_id", "text"), c("destination_blockchain_id", "text"), c("from_addr", "bytea"), c("to_addr", "bytea"), c("status", "text"), c("sort_ts", "int8"), c("record", "jsonb")];
+const MESSAGE_COLS = [
+  c("message_id", "text"),
+  c("messenger", "bytea"),
+  c("source_blockchain_id", "text"),
+  c("destination_blockchain_id", "text"),
+  c("from_addr", "bytea"),
+  c("to_addr", "bytea"),
+  c("status", "text"),
+  c("sort_ts", "int8"),
+  c("record", "jsonb"),
+];
 
 function foldMessage(id: string, events: StoredEvent[]): unknown[] {
   const send = events.find((e) => e.kind === "SendCrossChainMessage");
   const receive = events.find((e) => e.kind === "ReceiveCrossChainMessage");
   const failed = events.find((e) => e.kind === "MessageExecutionFailed");
-  const message = (send?.e.message ?? receive?.e.message ?? failed?.e.message) as Jsonified<TeleporterMessage> | undefined;
+  const message = (send?.e.message ?? receive?.e.message ?? failed?.e.message) as
+    | Jsonified<TeleporterMessage>
+    | undefined;
   // Fees only grow: the largest total an AddFeeAmount reported, else the send's.
-  let fee = (send?.e.feeInfo as {feeTokenAddress: string; amount: string} | undefined) ?? {feeTokenAddress: "0x" + "0".repeat(40), amount: "0"};
+  let fee = (send?.e.feeInfo as {feeTokenAddress: string; amount: string} | undefined) ?? {
+    feeTokenAddress: "0x" + "0".repeat(40),
+    amount: "0",
+  };
   for (const e of events) {
     const f = e.kind === "AddFeeAmount" ? (e.e.feeInfo as {feeTokenAddress: string; amount: string}) : null;
     if (f && BigInt(f.amount) > BigInt(fee.amount)) fee = f;
@@ -146,7 +189,10 @@ function foldMessage(id: string, events: StoredEvent[]): unknown[] {
     to: message?.destinationAddress ?? "0x" + "0".repeat(40),
     data: message?.message ?? "0x",
     messageExecuted: events.some((e) => e.kind === "MessageExecuted"),
-    receipts: (message?.receipts ?? []).map((r) => ({receivedMessageNonce: r.receivedMessageNonce, relayerRewardAddress: r.relayerRewardAddress})),
+    receipts: (message?.receipts ?? []).map((r) => ({
+      receivedMessageNonce: r.receivedMessageNonce,
+      relayerRewardAddress: r.relayerRewardAddress,
+    })),
     receiptDelivered: events.some((e) => e.kind === "ReceiptReceived"),
     fee: {token: fee.feeTokenAddress, amount: fee.amount},
     status: send && receive ? "delivered" : receive ? "delivered_source_not_indexed" : "pending",
@@ -162,8 +208,20 @@ function foldMessage(id: string, events: StoredEvent[]): unknown[] {
     };
   }
   const sortTs = send?.timestamp ?? receive?.timestamp ?? 0;
-  return [id, hexToBytes(record.icmContractAddress), source, destination, hexToBytes(record.from), hexToBytes(record.to), record.status, sortTs, record];
+  return [
+    id,
+    hexToBytes(record.icmContractAddress),
+    source,
+    destination,
+    hexToBytes(record.from),
+    hexToBytes(record.to),
+    record.status,
+    sortTs,
+    record,
+  ];
 }
 
 /** A decoded structure after JSON: bigints as decimal strings. */
-type Jsonified<T> = {[K in keyof T]: T[K] extends bigint ? string : T[K] extends readonly (infer U)[] ? Array<Jsonified<U>> : T[K]};
+type Jsonified<T> = {
+  [K in keyof T]: T[K] extends bigint ? string : T[K] extends readonly (infer U)[] ? Array<Jsonified<U>> : T[K];
+};

@@ -119,7 +119,10 @@ export class Lane {
   /** Resolves once the lane has covered block `n` (or runs not at all); throws at `deadline` (ms since the epoch). */
   async waitFor(n: bigint, deadline: number, what: () => string): Promise<void> {
     while (this.modules.enabled() && (this.covered ?? -1n) < n) {
-      if (Date.now() > deadline) throw new Error(`${what()}: the ${this.name} lane has not covered block ${n} (covered ${this.covered ?? "none"}${this.lastError ? `, ${this.lastError}` : ""})`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `${what()}: the ${this.name} lane has not covered block ${n} (covered ${this.covered ?? "none"}${this.lastError ? `, ${this.lastError}` : ""})`,
+        );
       await new Promise<void>((r) => {
         this.waiters.push(r);
         setTimeout(r, 200);
@@ -141,7 +144,13 @@ export class Lane {
         const e = err as Error;
         this.lastError = `${this.name} lane: ${e.message}`;
         const retryInMs = backoff.next();
-        const at = {chainId: this.modules.chainId(), lane: this.name, err: e.message, failures: backoff.attempts, retryInMs};
+        const at = {
+          chainId: this.modules.chainId(),
+          lane: this.name,
+          err: e.message,
+          failures: backoff.attempts,
+          retryInMs,
+        };
         this.modules.logger.warn(at, "EVM lane: step failed; retrying");
         await sleep(retryInMs, signal);
         continue;
@@ -179,7 +188,10 @@ export class Lane {
       // The chain's row first, locked, as the head's writes and rollbackTo take it (write.ts lockChainRow): the
       // rows the lane writes are locked after it, in the same order as theirs, so no two of them deadlock. A
       // rollback that took it first makes this refused before anything is written.
-      const current = await tx.query(`SELECT 1 AS current FROM evm_chains WHERE chain_id = $1 AND ${col} = $2 AND reorgs = $3 FOR UPDATE`, [chainId, pos, row.reorgs]);
+      const current = await tx.query(
+        `SELECT 1 AS current FROM evm_chains WHERE chain_id = $1 AND ${col} = $2 AND reorgs = $3 FOR UPDATE`,
+        [chainId, pos, row.reorgs],
+      );
       if (current.length === 0) throw new Superseded();
       await work.write(tx);
       await tx.query(`UPDATE evm_chains SET ${col} = $2 WHERE chain_id = $1`, [chainId, work.to]);

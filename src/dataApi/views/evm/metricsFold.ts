@@ -47,7 +47,9 @@ export async function foldMetrics(tx: SqlTx, chainId: string, blocks: readonly D
     "SELECT sum(tx_count)::int8 AS txs, sum(gas_used)::text AS gas FROM evm_blocks WHERE timestamp = $1 AND chain_id = $2 AND number < $3",
     [firstTs, chainId, blocks[0]!.block.number],
   );
-  const seconds = new Map<bigint, {txs: number; gas: bigint}>([[firstTs, {txs: Number(before?.txs ?? 0), gas: BigInt(before?.gas ?? 0)}]]);
+  const seconds = new Map<bigint, {txs: number; gas: bigint}>([
+    [firstTs, {txs: Number(before?.txs ?? 0), gas: BigInt(before?.gas ?? 0)}],
+  ]);
   // Per address, per kind: the buckets of each grain it was seen in (ascending: timestamps do not decrease) and
   // the first time.
   const seen = new Map<string, {addr: Uint8Array; kinds: Array<Appearances | undefined>}>();
@@ -72,7 +74,11 @@ export async function foldMetrics(tx: SqlTx, chainId: string, blocks: readonly D
     starts = GRAINS.map((g) => bucketStart(g, t));
     const hour = starts[0]!;
     let h = hours.get(hour);
-    if (!h) hours.set(hour, (h = {txs: 0, gasUsed: 0n, fees: 0n, gasPriceSum: 0n, maxGasPrice: 0n, maxTps: 0, maxGps: 0n, contracts: 0}));
+    if (!h)
+      hours.set(
+        hour,
+        (h = {txs: 0, gasUsed: 0n, fees: 0n, gasPriceSum: 0n, maxGasPrice: 0n, maxTps: 0, maxGps: 0n, contracts: 0}),
+      );
     h.txs += b.txCount;
     h.gasUsed += b.gasUsed;
     h.fees += b.feesSpent;
@@ -100,18 +106,39 @@ export async function foldMetrics(tx: SqlTx, chainId: string, blocks: readonly D
   // The writes go together, one statement (runTogether): the hours, the addresses' states, the counts.
   const statements: string[] = [];
   const params: unknown[] = [];
-  const hourRows = [...hours.entries()].map(([hour, h]) => [chainId, hour, h.txs, h.gasUsed, h.fees, h.gasPriceSum, h.maxGasPrice, h.maxTps, h.maxGps, h.contracts]);
+  const hourRows = [...hours.entries()].map(([hour, h]) => [
+    chainId,
+    hour,
+    h.txs,
+    h.gasUsed,
+    h.fees,
+    h.gasPriceSum,
+    h.maxGasPrice,
+    h.maxTps,
+    h.maxGps,
+    h.contracts,
+  ]);
   statements.push(
-    insertSql("metrics_hours", HOUR_COLS, hourRows, {
-      onConflict: `(chain_id, hour) DO UPDATE SET txs = metrics_hours.txs + excluded.txs, gas_used = metrics_hours.gas_used + excluded.gas_used,
+    insertSql(
+      "metrics_hours",
+      HOUR_COLS,
+      hourRows,
+      {
+        onConflict: `(chain_id, hour) DO UPDATE SET txs = metrics_hours.txs + excluded.txs, gas_used = metrics_hours.gas_used + excluded.gas_used,
        fees = metrics_hours.fees + excluded.fees, gas_price_sum = metrics_hours.gas_price_sum + excluded.gas_price_sum,
        max_gas_price = GREATEST(metrics_hours.max_gas_price, excluded.max_gas_price), max_tps = GREATEST(metrics_hours.max_tps, excluded.max_tps),
        max_gps = GREATEST(metrics_hours.max_gps, excluded.max_gps), contracts = metrics_hours.contracts + excluded.contracts`,
-    }, params),
+      },
+      params,
+    ),
   );
   if (seen.size > 0) {
     const entries = [...seen.values()];
-    const states = await readStates(tx, chainId, entries.map((e) => e.addr));
+    const states = await readStates(
+      tx,
+      chainId,
+      entries.map((e) => e.addr),
+    );
     const counts = new Counts();
     const changed: Array<[Uint8Array, State]> = [];
     for (const e of entries) {
@@ -140,7 +167,18 @@ export async function foldMetrics(tx: SqlTx, chainId: string, blocks: readonly D
 }
 
 const col = (name: string, type: BulkColumn["type"]): BulkColumn => ({name, type});
-const HOUR_COLS = [col("chain_id", "text"), col("hour", "int8"), col("txs", "int8"), col("gas_used", "numeric"), col("fees", "numeric"), col("gas_price_sum", "numeric"), col("max_gas_price", "numeric"), col("max_tps", "int8"), col("max_gps", "numeric"), col("contracts", "int8")];
+const HOUR_COLS = [
+  col("chain_id", "text"),
+  col("hour", "int8"),
+  col("txs", "int8"),
+  col("gas_used", "numeric"),
+  col("fees", "numeric"),
+  col("gas_price_sum", "numeric"),
+  col("max_gas_price", "numeric"),
+  col("max_tps", "int8"),
+  col("max_gps", "numeric"),
+  col("contracts", "int8"),
+];
 interface Appearances {
   /** The first timestamp in the batch. */
   first: number;
@@ -151,7 +189,20 @@ interface Appearances {
 /** An address's last bucket by kind (KIND) and grain (GRAINS' order); null: never. */
 type State = Array<Array<number | null>>;
 const emptyState = (): State => [0, 1, 2].map(() => [null, null, null, null]);
-const STATE_COLS = ["a_hour", "a_day", "a_week", "a_month", "s_hour", "s_day", "s_week", "s_month", "d_hour", "d_day", "d_week", "d_month"];
+const STATE_COLS = [
+  "a_hour",
+  "a_day",
+  "a_week",
+  "a_month",
+  "s_hour",
+  "s_day",
+  "s_week",
+  "s_month",
+  "d_hour",
+  "d_day",
+  "d_week",
+  "d_month",
+];
 
 async function readStates(tx: SqlTx, chainId: string, addrs: Uint8Array[]): Promise<Map<string, State>> {
   const rows = await tx.query<Record<string, unknown> & {address: Uint8Array}>(
@@ -162,7 +213,9 @@ async function readStates(tx: SqlTx, chainId: string, addrs: Uint8Array[]): Prom
   for (const r of rows) {
     out.set(
       bytesToHex(r.address),
-      [0, 1, 2].map((k) => [0, 1, 2, 3].map((g) => (r[STATE_COLS[k * 4 + g]!] == null ? null : Number(r[STATE_COLS[k * 4 + g]!])))),
+      [0, 1, 2].map((k) =>
+        [0, 1, 2, 3].map((g) => (r[STATE_COLS[k * 4 + g]!] == null ? null : Number(r[STATE_COLS[k * 4 + g]!]))),
+      ),
     );
   }
   return out;
@@ -177,7 +230,15 @@ function stateStatements(chainId: string, states: Array<[Uint8Array, State]>, pa
   const gone = states.filter(([, s]) => s.every((k) => k[0] === null)).map(([a]) => a);
   if (live.length > 0) {
     const rows = live.map(([a, s]) => [chainId, a, ...s.flat()]);
-    out.push(insertSql("metrics_addr", ADDR_COLS, rows, {onConflict: `(chain_id, address) DO UPDATE SET ${STATE_COLS.map((c) => `${c} = excluded.${c}`).join(", ")}`}, params));
+    out.push(
+      insertSql(
+        "metrics_addr",
+        ADDR_COLS,
+        rows,
+        {onConflict: `(chain_id, address) DO UPDATE SET ${STATE_COLS.map((c) => `${c} = excluded.${c}`).join(", ")}`},
+        params,
+      ),
+    );
   }
   if (gone.length > 0) {
     const c = params.push(chainId);
@@ -200,11 +261,25 @@ class Counts {
   statements(chainId: string, params: unknown[]): string[] {
     const v = [...this.m.values()].filter((e) => e[3] !== 0);
     if (v.length === 0) return [];
-    return [insertSql("metrics_distinct", DISTINCT_COLS, v.map((e) => [chainId, ...e]), {onConflict: "(chain_id, kind, grain, bucket) DO UPDATE SET n = metrics_distinct.n + excluded.n"}, params)];
+    return [
+      insertSql(
+        "metrics_distinct",
+        DISTINCT_COLS,
+        v.map((e) => [chainId, ...e]),
+        {onConflict: "(chain_id, kind, grain, bucket) DO UPDATE SET n = metrics_distinct.n + excluded.n"},
+        params,
+      ),
+    ];
   }
 }
 
-const DISTINCT_COLS = [col("chain_id", "text"), col("kind", "int4"), col("grain", "int4"), col("bucket", "int8"), col("n", "int8")];
+const DISTINCT_COLS = [
+  col("chain_id", "text"),
+  col("kind", "int4"),
+  col("grain", "int4"),
+  col("bucket", "int8"),
+  col("n", "int8"),
+];
 
 /**
  * Takes back what the blocks after `to` added (call before their rows are deleted). The hours from the first dropped
@@ -214,10 +289,14 @@ const DISTINCT_COLS = [col("chain_id", "text"), col("kind", "int4"), col("grain"
  * only if it is the bucket of the last kept appearance.
  */
 export async function rollbackMetrics(tx: SqlTx, chainId: string, to: bigint): Promise<void> {
-  const [first] = await tx.query<{ts: bigint | null}>("SELECT min(timestamp) AS ts FROM evm_blocks WHERE chain_id = $1 AND number > $2", [chainId, to]);
+  const [first] = await tx.query<{ts: bigint | null}>(
+    "SELECT min(timestamp) AS ts FROM evm_blocks WHERE chain_id = $1 AND number > $2",
+    [chainId, to],
+  );
   if (first?.ts === null || first?.ts === undefined) return;
   if (to < 0n) {
-    for (const t of ["metrics_hours", "metrics_addr", "metrics_distinct"]) await tx.query(`DELETE FROM ${t} WHERE chain_id = $1`, [chainId]);
+    for (const t of ["metrics_hours", "metrics_addr", "metrics_distinct"])
+      await tx.query(`DELETE FROM ${t} WHERE chain_id = $1`, [chainId]);
     return;
   }
   const ts = Number(first.ts);
@@ -245,7 +324,11 @@ export async function rollbackMetrics(tx: SqlTx, chainId: string, to: bigint): P
   for (let kind = 0; kind < 3; kind++) {
     const m = byKind[kind]!;
     if (m.size === 0) continue;
-    const rows = await tx.query<{address: Uint8Array; ts: bigint | null}>(LAST_KEPT[kind]!, [chainId, to, [...m.values()].map((e) => e.addr)]);
+    const rows = await tx.query<{address: Uint8Array; ts: bigint | null}>(LAST_KEPT[kind]!, [
+      chainId,
+      to,
+      [...m.values()].map((e) => e.addr),
+    ]);
     for (const r of rows) {
       const hex = bytesToHex(r.address);
       const e = m.get(hex)!;
@@ -261,7 +344,18 @@ export async function rollbackMetrics(tx: SqlTx, chainId: string, to: bigint): P
     }
   }
   const params: unknown[] = [];
-  await runTogether(tx, [...stateStatements(chainId, [...all].map(([hex, addr]) => [addr, states.get(hex) ?? emptyState()]), params), ...counts.statements(chainId, params)], params);
+  await runTogether(
+    tx,
+    [
+      ...stateStatements(
+        chainId,
+        [...all].map(([hex, addr]) => [addr, states.get(hex) ?? emptyState()]),
+        params,
+      ),
+      ...counts.statements(chainId, params),
+    ],
+    params,
+  );
   await tx.query("DELETE FROM metrics_distinct WHERE chain_id = $1 AND n = 0", [chainId]);
 }
 

@@ -20,7 +20,10 @@ export interface NftIndexerOptions extends NftFetchOptions {
   idleMs: number;
 }
 
-export const defaultNftIndexerOptions: Omit<NftIndexerOptions, "ipfsGateway" | "allowPrivate"> = {concurrency: 4, idleMs: 1000};
+export const defaultNftIndexerOptions: Omit<NftIndexerOptions, "ipfsGateway" | "allowPrivate"> = {
+  concurrency: 4,
+  idleMs: 1000,
+};
 
 export interface NftIndexerModules {
   sql: SqlClient;
@@ -92,12 +95,17 @@ export class NftIndexer {
     let metadata: unknown = null;
     if (uri === undefined) {
       // A burned ERC-721 token has no URI any more; any other token whose URI call fails has an unusable one.
-      status = p.erc === 721 && p.owner !== null && p.owner.every((b) => b === 0) ? "MISSING_TOKEN" : "INVALID_TOKEN_URI";
+      status =
+        p.erc === 721 && p.owner !== null && p.owner.every((b) => b === 0) ? "MISSING_TOKEN" : "INVALID_TOKEN_URI";
     } else {
       const r = await fetchNftMetadata(uri, this.opts);
       status = r.indexStatus;
       metadata = r.metadata ?? null;
-      if (r.detail) this.modules.logger.debug({token: toHex(p.token), tokenId: p.token_id, status, detail: r.detail}, "NFT metadata not indexed");
+      if (r.detail)
+        this.modules.logger.debug(
+          {token: toHex(p.token), tokenId: p.token_id, status, detail: r.detail},
+          "NFT metadata not indexed",
+        );
     }
     try {
       await this.store(chainId, p, uri ?? null, metadata, status);
@@ -106,17 +114,34 @@ export class NftIndexer {
       // again on every round: the token is settled as INVALID_METADATA, without it, so it never holds the lane.
       // Anything else (the store is down) leaves the token for the next round.
       if (!/^22/.test(String((e as {code?: unknown}).code ?? ""))) throw e;
-      this.modules.logger.warn({token: toHex(p.token), tokenId: p.token_id, err: (e as Error).message}, "NFT metadata refused by the store; indexed as INVALID_METADATA");
+      this.modules.logger.warn(
+        {token: toHex(p.token), tokenId: p.token_id, err: (e as Error).message},
+        "NFT metadata refused by the store; indexed as INVALID_METADATA",
+      );
       await this.store(chainId, p, null, null, "INVALID_METADATA");
     }
     return true;
   }
 
-  private async store(chainId: string, p: Pending, uri: string | null, metadata: unknown, status: string): Promise<void> {
+  private async store(
+    chainId: string,
+    p: Pending,
+    uri: string | null,
+    metadata: unknown,
+    status: string,
+  ): Promise<void> {
     await this.modules.sql.query(
       `UPDATE evm_nfts SET token_uri = $4, metadata = $5::jsonb, index_status = $6, updated_at = $7
        WHERE chain_id = $1 AND token = $2 AND token_id = $3::numeric`,
-      [chainId, p.token, p.token_id, uri, metadata === null ? null : JSON.stringify(metadata), status, BigInt(Math.floor(Date.now() / 1000))],
+      [
+        chainId,
+        p.token,
+        p.token_id,
+        uri,
+        metadata === null ? null : JSON.stringify(metadata),
+        status,
+        BigInt(Math.floor(Date.now() / 1000)),
+      ],
     );
   }
 }

@@ -57,7 +57,9 @@ export class TokenLane implements LaneKind {
       upTo = over > from ? over - 1n : from;
       take = over > from ? seen.filter((s) => BigInt(s.block_number) <= upTo) : await this.allOf(chainId, from);
     }
-    const read = await Promise.all(take.map(async (s) => ({address: s.token, ...(await this.modules.tokenInfo(s.token, s.erc, signal))})));
+    const read = await Promise.all(
+      take.map(async (s) => ({address: s.token, ...(await this.modules.tokenInfo(s.token, s.erc, signal))})),
+    );
     return {to: upTo, write: (tx) => writeTokens(tx, chainId, dedupe(read))};
   }
 

@@ -29,7 +29,12 @@ export interface TraceLaneOptions {
   maxAttempts: number;
 }
 
-export const defaultTraceLaneOptions: TraceLaneOptions = {maxBlocks: 1000, maxTraced: 50, batchBlocks: 5, maxAttempts: 8};
+export const defaultTraceLaneOptions: TraceLaneOptions = {
+  maxBlocks: 1000,
+  maxTraced: 50,
+  batchBlocks: 5,
+  maxAttempts: 8,
+};
 
 /** Where the blocks left untraced are recorded (data_api_meta), newest last, at most UNTRACED_KEPT. */
 export const untracedKey = (chainId: string): string => `evm.untraced.${chainId}`;
@@ -107,7 +112,8 @@ export class TraceLane implements LaneKind {
     });
     // Every failing block of the step counts a step (so two such blocks of one step both reach the limit), and the
     // step is retried while any of them has steps left; once none has, all of them are left untraced together.
-    for (const f of failed) if (!transient(f.message)) this.attempts.set(f.number, (this.attempts.get(f.number) ?? 0) + 1);
+    for (const f of failed)
+      if (!transient(f.message)) this.attempts.set(f.number, (this.attempts.get(f.number) ?? 0) + 1);
     const retry = failed.find((f) => (this.attempts.get(f.number) ?? 0) < this.opts.maxAttempts);
     if (retry) throw retry;
     const untraced = failed.map((f) => ({number: f.number.toString(), reason: f.message}));
@@ -122,7 +128,10 @@ export class TraceLane implements LaneKind {
         for (const f of failed) {
           this.attempts.delete(f.number);
           this.skipped++;
-          this.modules.logger.warn({rpc: this.modules.rpc.label, block: f.number.toString(), attempts: this.opts.maxAttempts, err: f.message}, "EVM trace lane: the node does not trace this block; its internal transactions are left out");
+          this.modules.logger.warn(
+            {rpc: this.modules.rpc.label, block: f.number.toString(), attempts: this.opts.maxAttempts, err: f.message},
+            "EVM trace lane: the node does not trace this block; its internal transactions are left out",
+          );
         }
         for (const n of this.attempts.keys()) if (n <= upTo) this.attempts.delete(n);
       },
@@ -134,9 +143,12 @@ export class TraceLane implements LaneKind {
     const {rpc, logger} = this.modules;
     const byHash = this.byHash;
     const call = (b: StoredBlock): RpcCall =>
-      byHash ? {method: "debug_traceBlockByHash", params: ["0x" + bytesToHex(b.hash), CALL_TRACER]} : {method: "debug_traceBlockByNumber", params: [toQuantity(BigInt(b.number)), CALL_TRACER]};
+      byHash
+        ? {method: "debug_traceBlockByHash", params: ["0x" + bytesToHex(b.hash), CALL_TRACER]}
+        : {method: "debug_traceBlockByNumber", params: [toQuantity(BigInt(b.number)), CALL_TRACER]};
     const batches: StoredBlock[][] = [];
-    for (let i = 0; i < blocks.length; i += this.opts.batchBlocks) batches.push(blocks.slice(i, i + this.opts.batchBlocks));
+    for (let i = 0; i < blocks.length; i += this.opts.batchBlocks)
+      batches.push(blocks.slice(i, i + this.opts.batchBlocks));
     const res = (await Promise.all(batches.map((bs) => rpc.batch(bs.map(call), signal)))).flat();
     if (byHash && res.some((r) => !r.ok && r.error.code === METHOD_NOT_FOUND)) {
       this.byHash = false;
@@ -158,8 +170,17 @@ function transient(message: string): boolean {
 }
 
 /** Adds blocks left untraced to the chain's record, keeping the newest UNTRACED_KEPT. */
-async function recordUntraced(tx: SqlTx, chainId: string, blocks: Array<{number: string; reason: string}>): Promise<void> {
-  const [row] = await tx.query<{value: string}>("SELECT value FROM data_api_meta WHERE key = $1", [untracedKey(chainId)]);
+async function recordUntraced(
+  tx: SqlTx,
+  chainId: string,
+  blocks: Array<{number: string; reason: string}>,
+): Promise<void> {
+  const [row] = await tx.query<{value: string}>("SELECT value FROM data_api_meta WHERE key = $1", [
+    untracedKey(chainId),
+  ]);
   const kept = [...(row ? (JSON.parse(row.value) as typeof blocks) : []), ...blocks].slice(-UNTRACED_KEPT);
-  await tx.query("INSERT INTO data_api_meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value", [untracedKey(chainId), JSON.stringify(kept)]);
+  await tx.query(
+    "INSERT INTO data_api_meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+    [untracedKey(chainId), JSON.stringify(kept)],
+  );
 }

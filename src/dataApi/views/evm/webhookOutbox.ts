@@ -44,14 +44,20 @@ const NOW_MS = "(extract(epoch from clock_timestamp()) * 1000)::int8";
  * reversals, not as duplicates of the dropped ones. The count is committed with the rollback: a kill -9 and a fold
  * again give the same IDs.
  */
-const REORGS = (chain: string): string => `coalesce((SELECT CASE WHEN c.reorgs > 0 THEN ':r' || c.reorgs ELSE '' END FROM evm_chains c WHERE c.chain_id = ${chain}), '')`;
+const REORGS = (chain: string): string =>
+  `coalesce((SELECT CASE WHEN c.reorgs > 0 THEN ':r' || c.reorgs ELSE '' END FROM evm_chains c WHERE c.chain_id = ${chain}), '')`;
 const hex = (b: Uint8Array): string => "0x" + Buffer.from(b).toString("hex");
 
 /**
  * Enqueues the messages of a batch's touches. One statement when no watched address is among them (the join with
  * webhook_addresses finds nothing); a second one copies the logs of the transactions matched.
  */
-export async function enqueueAddressActivity(tx: SqlTx, chainId: string, touches: readonly Touch[], logs: ReadonlyMap<string, LogRow[]>): Promise<void> {
+export async function enqueueAddressActivity(
+  tx: SqlTx,
+  chainId: string,
+  touches: readonly Touch[],
+  logs: ReadonlyMap<string, LogRow[]>,
+): Promise<void> {
   if (touches.length === 0) return;
   const made = await tx.query<{message_id: string; block_number: bigint; tx_index: number}>(
     `INSERT INTO webhook_outbox (message_id, webhook_id, chain_id, block_number, tx_index, tx_hash, created_at)
@@ -61,13 +67,23 @@ export async function enqueueAddressActivity(tx: SqlTx, chainId: string, touches
      JOIN webhooks h ON h.id = wa.webhook_id AND h.status = 'active' AND h.event_type = 'address_activity' AND h.chain_id = $1 AND ${MADE_BY("u.b")}
      ON CONFLICT (message_id) DO NOTHING
      RETURNING message_id, block_number, tx_index`,
-    [chainId, touches.map((t) => t.address), touches.map((t) => t.block), touches.map((t) => t.txIndex), touches.map((t) => t.txHash), touches.map((t) => t.blockHash)],
+    [
+      chainId,
+      touches.map((t) => t.address),
+      touches.map((t) => t.block),
+      touches.map((t) => t.txIndex),
+      touches.map((t) => t.txHash),
+      touches.map((t) => t.blockHash),
+    ],
   );
   const withLogs = made.filter((m) => (logs.get(`${m.block_number}:${m.tx_index}`)?.length ?? 0) > 0);
   if (withLogs.length === 0) return;
   await tx.query(
     "UPDATE webhook_outbox o SET logs = u.l::jsonb FROM unnest($1::text[], $2::text[]) AS u(id, l) WHERE o.message_id = u.id",
-    [withLogs.map((m) => m.message_id), withLogs.map((m) => JSON.stringify(logs.get(`${m.block_number}:${m.tx_index}`)!.map(logJson)))],
+    [
+      withLogs.map((m) => m.message_id),
+      withLogs.map((m) => JSON.stringify(logs.get(`${m.block_number}:${m.tx_index}`)!.map(logJson))),
+    ],
   );
 }
 
@@ -75,7 +91,11 @@ export async function enqueueAddressActivity(tx: SqlTx, chainId: string, touches
  * The trace lane's part: the transactions of folded blocks whose internal calls touch a watched address, for the
  * webhooks that include internal transactions (a message the head made already is kept as it is).
  */
-export async function enqueueInternalActivity(tx: SqlTx, chainId: string, touches: ReadonlyArray<{address: Uint8Array; block: bigint; txIndex: number}>): Promise<void> {
+export async function enqueueInternalActivity(
+  tx: SqlTx,
+  chainId: string,
+  touches: ReadonlyArray<{address: Uint8Array; block: bigint; txIndex: number}>,
+): Promise<void> {
   if (touches.length === 0) return;
   await tx.query(
     `INSERT INTO webhook_outbox (message_id, webhook_id, chain_id, block_number, tx_index, tx_hash, created_at)
@@ -98,7 +118,10 @@ export async function enqueueInternalActivity(tx: SqlTx, chainId: string, touche
  * attempted (its receiver may have it) is dropped and answered by a reversal message, delivered as any other.
  */
 export async function rollbackOutbox(tx: SqlTx, chainId: string, to: bigint): Promise<void> {
-  await tx.query("DELETE FROM webhook_outbox WHERE chain_id = $1 AND block_number > $2 AND attempts = 0 AND reverses IS NULL", [chainId, to]);
+  await tx.query(
+    "DELETE FROM webhook_outbox WHERE chain_id = $1 AND block_number > $2 AND attempts = 0 AND reverses IS NULL",
+    [chainId, to],
+  );
   await tx.query(
     `INSERT INTO webhook_outbox (message_id, webhook_id, chain_id, block_number, tx_index, tx_hash, reverses, created_at)
      SELECT md5(message_id || ':reversal')::uuid::text, webhook_id, chain_id, block_number, tx_index, tx_hash, message_id, ${NOW_MS}
@@ -106,7 +129,10 @@ export async function rollbackOutbox(tx: SqlTx, chainId: string, to: bigint): Pr
      ON CONFLICT (message_id) DO NOTHING`,
     [chainId, to],
   );
-  await tx.query("UPDATE webhook_outbox SET state = 'dropped' WHERE chain_id = $1 AND block_number > $2 AND attempts > 0 AND reverses IS NULL AND state <> 'dropped'", [chainId, to]);
+  await tx.query(
+    "UPDATE webhook_outbox SET state = 'dropped' WHERE chain_id = $1 AND block_number > $2 AND attempts > 0 AND reverses IS NULL AND state <> 'dropped'",
+    [chainId, to],
+  );
 }
 
 /** The hosted API's Log model, `removed` false (a reversal sets it). */
@@ -137,7 +163,14 @@ export const ICM_SUB_EVENTS: Readonly<Record<string, string>> = {
  */
 export async function enqueueIcmActivity(
   tx: SqlTx,
-  events: ReadonlyArray<{chainId: string; block: bigint; logIndex: number; txIndex: number; messageId: string; kind: string}>,
+  events: ReadonlyArray<{
+    chainId: string;
+    block: bigint;
+    logIndex: number;
+    txIndex: number;
+    messageId: string;
+    kind: string;
+  }>,
 ): Promise<void> {
   const known = events.filter((e) => ICM_SUB_EVENTS[e.kind] !== undefined);
   if (known.length === 0) return;
@@ -154,6 +187,13 @@ export async function enqueueIcmActivity(
         OR jsonb_exists(h.metadata -> 'addresses', '0x' || encode(im.from_addr, 'hex'))
         OR jsonb_exists(h.metadata -> 'addresses', '0x' || encode(im.to_addr, 'hex'))
      ON CONFLICT (message_id) DO NOTHING`,
-    [known.map((e) => e.chainId), known.map((e) => e.block), known.map((e) => e.logIndex), known.map((e) => e.txIndex), known.map((e) => e.messageId), known.map((e) => ICM_SUB_EVENTS[e.kind]!)],
+    [
+      known.map((e) => e.chainId),
+      known.map((e) => e.block),
+      known.map((e) => e.logIndex),
+      known.map((e) => e.txIndex),
+      known.map((e) => e.messageId),
+      known.map((e) => ICM_SUB_EVENTS[e.kind]!),
+    ],
   );
 }

@@ -10,7 +10,13 @@ import {bytesToHex, hexToBytes} from "../../../evm/hex.js";
 import {messageId} from "../../../warp/message.js";
 import type {DerivedBlock, DerivedTraces} from "./derive.js";
 import {foldIcmEvents, rollbackIcm} from "./icmFold.js";
-import {enqueueAddressActivity, enqueueInternalActivity, rollbackOutbox, type LogRow, type Touch} from "./webhookOutbox.js";
+import {
+  enqueueAddressActivity,
+  enqueueInternalActivity,
+  rollbackOutbox,
+  type LogRow,
+  type Touch,
+} from "./webhookOutbox.js";
 import {foldMetrics, rollbackMetrics} from "./metricsFold.js";
 
 export interface TokenInfo {
@@ -25,17 +31,118 @@ const ZERO = new Uint8Array(20);
 const isZero = (a: Uint8Array): boolean => a.every((b) => b === 0);
 
 const c = (name: string, type: BulkColumn["type"]): BulkColumn => ({name, type});
-const BLOCK_COLS = [c("chain_id", "text"), c("number", "int8"), c("hash", "bytea"), c("parent_hash", "bytea"), c("timestamp", "int8"), c("tx_count", "int4"), c("base_fee", "numeric"), c("gas_used", "numeric"), c("gas_limit", "numeric"), c("fees_spent", "numeric"), c("cumulative_txs", "int8")];
-const TX_COLS = [c("chain_id", "text"), c("block_number", "int8"), c("tx_index", "int4"), c("hash", "bytea"), c("from_addr", "bytea"), c("to_addr", "bytea"), c("created", "bytea"), c("value", "numeric"), c("nonce", "int8"), c("gas_limit", "numeric"), c("gas_used", "numeric"), c("gas_price", "numeric"), c("max_fee", "numeric"), c("max_priority_fee", "numeric"), c("tx_type", "int4"), c("status", "int4"), c("input", "bytea")];
-const TRANSFER_COLS = [c("chain_id", "text"), c("block_number", "int8"), c("tx_index", "int4"), c("log_index", "int4"), c("item", "int4"), c("erc", "int4"), c("token", "bytea"), c("from_addr", "bytea"), c("to_addr", "bytea"), c("token_id", "numeric"), c("value", "numeric")];
-const ADDR_TRANSFER_COLS = [c("chain_id", "text"), c("address", "bytea"), c("erc", "int4"), c("block_number", "int8"), c("log_index", "int4"), c("item", "int4")];
-const INTERNAL_COLS = [c("chain_id", "text"), c("block_number", "int8"), c("tx_index", "int4"), c("idx", "int4"), c("call_type", "text"), c("from_addr", "bytea"), c("to_addr", "bytea"), c("value", "numeric"), c("gas_limit", "numeric"), c("gas_used", "numeric"), c("reverted", "bool")];
-const ADDR_INTERNAL_COLS = [c("chain_id", "text"), c("address", "bytea"), c("block_number", "int8"), c("tx_index", "int4"), c("idx", "int4")];
-const ADDR_TX_COLS = [c("chain_id", "text"), c("address", "bytea"), c("block_number", "int8"), c("tx_index", "int4"), c("kinds", "int4")];
-const CONTRACT_COLS = [c("chain_id", "text"), c("address", "bytea"), c("block_number", "int8"), c("tx_index", "int4"), c("deployer", "bytea"), c("deployer_contract", "bytea")];
-const TOKEN_COLS = [c("chain_id", "text"), c("address", "bytea"), c("erc", "int4"), c("name", "text"), c("symbol", "text"), c("decimals", "int4")];
-const BALANCE_COLS = [c("chain_id", "text"), c("owner", "bytea"), c("erc", "int4"), c("token", "bytea"), c("token_id", "numeric"), c("balance", "numeric")];
-const NFT_COLS = [c("chain_id", "text"), c("token", "bytea"), c("token_id", "numeric"), c("erc", "int4"), c("owner", "bytea"), c("first_block", "int8")];
+const BLOCK_COLS = [
+  c("chain_id", "text"),
+  c("number", "int8"),
+  c("hash", "bytea"),
+  c("parent_hash", "bytea"),
+  c("timestamp", "int8"),
+  c("tx_count", "int4"),
+  c("base_fee", "numeric"),
+  c("gas_used", "numeric"),
+  c("gas_limit", "numeric"),
+  c("fees_spent", "numeric"),
+  c("cumulative_txs", "int8"),
+];
+const TX_COLS = [
+  c("chain_id", "text"),
+  c("block_number", "int8"),
+  c("tx_index", "int4"),
+  c("hash", "bytea"),
+  c("from_addr", "bytea"),
+  c("to_addr", "bytea"),
+  c("created", "bytea"),
+  c("value", "numeric"),
+  c("nonce", "int8"),
+  c("gas_limit", "numeric"),
+  c("gas_used", "numeric"),
+  c("gas_price", "numeric"),
+  c("max_fee", "numeric"),
+  c("max_priority_fee", "numeric"),
+  c("tx_type", "int4"),
+  c("status", "int4"),
+  c("input", "bytea"),
+];
+const TRANSFER_COLS = [
+  c("chain_id", "text"),
+  c("block_number", "int8"),
+  c("tx_index", "int4"),
+  c("log_index", "int4"),
+  c("item", "int4"),
+  c("erc", "int4"),
+  c("token", "bytea"),
+  c("from_addr", "bytea"),
+  c("to_addr", "bytea"),
+  c("token_id", "numeric"),
+  c("value", "numeric"),
+];
+const ADDR_TRANSFER_COLS = [
+  c("chain_id", "text"),
+  c("address", "bytea"),
+  c("erc", "int4"),
+  c("block_number", "int8"),
+  c("log_index", "int4"),
+  c("item", "int4"),
+];
+const INTERNAL_COLS = [
+  c("chain_id", "text"),
+  c("block_number", "int8"),
+  c("tx_index", "int4"),
+  c("idx", "int4"),
+  c("call_type", "text"),
+  c("from_addr", "bytea"),
+  c("to_addr", "bytea"),
+  c("value", "numeric"),
+  c("gas_limit", "numeric"),
+  c("gas_used", "numeric"),
+  c("reverted", "bool"),
+];
+const ADDR_INTERNAL_COLS = [
+  c("chain_id", "text"),
+  c("address", "bytea"),
+  c("block_number", "int8"),
+  c("tx_index", "int4"),
+  c("idx", "int4"),
+];
+const ADDR_TX_COLS = [
+  c("chain_id", "text"),
+  c("address", "bytea"),
+  c("block_number", "int8"),
+  c("tx_index", "int4"),
+  c("kinds", "int4"),
+];
+const CONTRACT_COLS = [
+  c("chain_id", "text"),
+  c("address", "bytea"),
+  c("block_number", "int8"),
+  c("tx_index", "int4"),
+  c("deployer", "bytea"),
+  c("deployer_contract", "bytea"),
+];
+const TOKEN_COLS = [
+  c("chain_id", "text"),
+  c("address", "bytea"),
+  c("erc", "int4"),
+  c("name", "text"),
+  c("symbol", "text"),
+  c("decimals", "int4"),
+];
+const BALANCE_COLS = [
+  c("chain_id", "text"),
+  c("owner", "bytea"),
+  c("erc", "int4"),
+  c("token", "bytea"),
+  c("token_id", "numeric"),
+  c("balance", "numeric"),
+];
+const NFT_COLS = [
+  c("chain_id", "text"),
+  c("token", "bytea"),
+  c("token_id", "numeric"),
+  c("erc", "int4"),
+  c("owner", "bytea"),
+  c("first_block", "int8"),
+];
 
 /**
  * Writes `blocks` (consecutive, continuing the stored head) and moves the head; returns the new cumulative tx count.
@@ -75,16 +182,60 @@ export async function writeBlocks(
   await lockChainRow(tx, chainId);
   for (const d of blocks) {
     const b = d.block;
-    if (d.internals !== null) throw new Error(`block ${b.number} came with its traces: they are the trace lane's (writeTraces)`);
+    if (d.internals !== null)
+      throw new Error(`block ${b.number} came with its traces: they are the trace lane's (writeTraces)`);
     cumulative += BigInt(b.txCount);
-    blockRows.push([chainId, b.number, b.hash, b.parentHash, b.timestamp, b.txCount, b.baseFee, b.gasUsed, b.gasLimit, b.feesSpent, cumulative]);
+    blockRows.push([
+      chainId,
+      b.number,
+      b.hash,
+      b.parentHash,
+      b.timestamp,
+      b.txCount,
+      b.baseFee,
+      b.gasUsed,
+      b.gasLimit,
+      b.feesSpent,
+      cumulative,
+    ]);
     for (const t of d.txs) {
-      txRows.push([chainId, b.number, t.txIndex, t.hash, t.from, t.to, t.created, t.value, t.nonce, t.gasLimit, t.gasUsed, t.gasPrice, t.maxFee, t.maxPriorityFee, t.txType, t.status, t.input]);
+      txRows.push([
+        chainId,
+        b.number,
+        t.txIndex,
+        t.hash,
+        t.from,
+        t.to,
+        t.created,
+        t.value,
+        t.nonce,
+        t.gasLimit,
+        t.gasUsed,
+        t.gasPrice,
+        t.maxFee,
+        t.maxPriorityFee,
+        t.txType,
+        t.status,
+        t.input,
+      ]);
     }
     for (const tr of d.transfers) {
-      transferRows.push([chainId, b.number, tr.txIndex, tr.logIndex, tr.item, tr.erc, tr.token, tr.from, tr.to, tr.tokenId, tr.value]);
+      transferRows.push([
+        chainId,
+        b.number,
+        tr.txIndex,
+        tr.logIndex,
+        tr.item,
+        tr.erc,
+        tr.token,
+        tr.from,
+        tr.to,
+        tr.tokenId,
+        tr.value,
+      ]);
       addrTransferRows.push([chainId, tr.from, tr.erc, b.number, tr.logIndex, tr.item]);
-      if (bytesToHex(tr.to) !== bytesToHex(tr.from)) addrTransferRows.push([chainId, tr.to, tr.erc, b.number, tr.logIndex, tr.item]);
+      if (bytesToHex(tr.to) !== bytesToHex(tr.from))
+        addrTransferRows.push([chainId, tr.to, tr.erc, b.number, tr.logIndex, tr.item]);
       const id = tr.tokenId ?? 0n;
       delta(tr.from, tr.erc, tr.token, id, -tr.value);
       delta(tr.to, tr.erc, tr.token, id, tr.value);
@@ -97,7 +248,8 @@ export async function writeBlocks(
     }
     for (const ct of d.contracts) {
       const k = bytesToHex(ct.address);
-      if (!contractRows.has(k)) contractRows.set(k, [chainId, ct.address, b.number, ct.txIndex, ct.deployer, ct.deployerContract]);
+      if (!contractRows.has(k))
+        contractRows.set(k, [chainId, ct.address, b.number, ct.txIndex, ct.deployer, ct.deployerContract]);
     }
     const hashes = new Map(d.txs.map((t) => [t.txIndex, t.hash]));
     for (const [k, kinds] of d.addressKinds) {
@@ -122,19 +274,33 @@ export async function writeBlocks(
   await bulkInsert(tx, "evm_address_txs", ADDR_TX_COLS, [...addrTx.values()]);
   await bulkInsert(tx, "evm_contracts", CONTRACT_COLS, [...contractRows.values()], {onConflict: "DO NOTHING"});
   await applyBalanceDeltas(tx, [...balances.values()]);
-  await bulkInsert(tx, "evm_nfts", NFT_COLS, [...nfts.values()], {onConflict: "(chain_id, token, token_id) DO UPDATE SET owner = COALESCE(excluded.owner, evm_nfts.owner)"});
+  await bulkInsert(tx, "evm_nfts", NFT_COLS, [...nfts.values()], {
+    onConflict: "(chain_id, token, token_id) DO UPDATE SET owner = COALESCE(excluded.owner, evm_nfts.owner)",
+  });
   await foldIcmEvents(
     tx,
     blocks
       .filter((d) => d.icm.length > 0)
       .map((d) => ({
-        facts: {chainId, blockchainId: chain.blockchainId, blockNumber: d.block.number, timestamp: d.block.timestamp, txs: new Map(d.txs.map((t) => [t.txIndex, {hash: "0x" + bytesToHex(t.hash), gasUsed: t.gasUsed}]))},
+        facts: {
+          chainId,
+          blockchainId: chain.blockchainId,
+          blockNumber: d.block.number,
+          timestamp: d.block.timestamp,
+          txs: new Map(d.txs.map((t) => [t.txIndex, {hash: "0x" + bytesToHex(t.hash), gasUsed: t.gasUsed}])),
+        },
         events: d.icm,
       })),
   );
   await enqueueAddressActivity(tx, chainId, touches, logs);
   const warpRows = blocks.flatMap((d) => d.warp.map((u) => [messageId(u), chainId, d.block.number, u]));
-  await bulkInsert(tx, "warp_messages", [c("message_id", "bytea"), c("chain_id", "text"), c("block_number", "int8"), c("unsigned", "bytea")], warpRows, {onConflict: "DO NOTHING"});
+  await bulkInsert(
+    tx,
+    "warp_messages",
+    [c("message_id", "bytea"), c("chain_id", "text"), c("block_number", "int8"), c("unsigned", "bytea")],
+    warpRows,
+    {onConflict: "DO NOTHING"},
+  );
   if (chain.rollups !== false) await foldMetrics(tx, chainId, blocks);
   const last = blocks[blocks.length - 1]!.block;
   // fees_total: the chain's fees so far, for the AVAX supply's burned part (queries/primary/supply.ts).
@@ -153,7 +319,11 @@ export async function lockChainRow(tx: SqlTx, chainId: string): Promise<void> {
 }
 
 /** The token lane's write: each token contract's kind and metadata, once (a contract's first sighting decides). */
-export async function writeTokens(tx: SqlTx, chainId: string, tokens: ReadonlyArray<TokenInfo & {address: Uint8Array}>): Promise<void> {
+export async function writeTokens(
+  tx: SqlTx,
+  chainId: string,
+  tokens: ReadonlyArray<TokenInfo & {address: Uint8Array}>,
+): Promise<void> {
   const rows = tokens.map((t) => [chainId, t.address, t.erc, t.name, t.symbol, t.decimals]);
   await bulkInsert(tx, "evm_tokens", TOKEN_COLS, rows, {onConflict: "DO NOTHING"});
 }
@@ -163,7 +333,11 @@ export async function writeTokens(tx: SqlTx, chainId: string, tokens: ReadonlyAr
  * internal bit ORed into the address's row of the transaction, or a row of its own), and the contracts contracts
  * deployed. Together with the rows the head wrote, the same rows as a block folded with its traces.
  */
-export async function writeTraces(tx: SqlTx, chainId: string, blocks: ReadonlyArray<{number: bigint; traced: DerivedTraces}>): Promise<void> {
+export async function writeTraces(
+  tx: SqlTx,
+  chainId: string,
+  blocks: ReadonlyArray<{number: bigint; traced: DerivedTraces}>,
+): Promise<void> {
   const internalRows: unknown[][] = [];
   const addrInternalRows: unknown[][] = [];
   const addrTx: unknown[][] = [];
@@ -171,9 +345,22 @@ export async function writeTraces(tx: SqlTx, chainId: string, blocks: ReadonlyAr
   const touches: Array<{address: Uint8Array; block: bigint; txIndex: number}> = [];
   for (const {number, traced} of blocks) {
     for (const f of traced.internals) {
-      internalRows.push([chainId, number, f.txIndex, f.idx, f.callType, f.from, f.to, f.value, f.gasLimit, f.gasUsed, f.reverted]);
+      internalRows.push([
+        chainId,
+        number,
+        f.txIndex,
+        f.idx,
+        f.callType,
+        f.from,
+        f.to,
+        f.value,
+        f.gasLimit,
+        f.gasUsed,
+        f.reverted,
+      ]);
       addrInternalRows.push([chainId, f.from, number, f.txIndex, f.idx]);
-      if (f.to && bytesToHex(f.to) !== bytesToHex(f.from)) addrInternalRows.push([chainId, f.to, number, f.txIndex, f.idx]);
+      if (f.to && bytesToHex(f.to) !== bytesToHex(f.from))
+        addrInternalRows.push([chainId, f.to, number, f.txIndex, f.idx]);
     }
     for (const [k, kinds] of traced.addressKinds) {
       const [addr, txIndex] = k.split(":");
@@ -183,12 +370,16 @@ export async function writeTraces(tx: SqlTx, chainId: string, blocks: ReadonlyAr
     }
     for (const ct of traced.contracts) {
       const k = bytesToHex(ct.address);
-      if (!contractRows.has(k)) contractRows.set(k, [chainId, ct.address, number, ct.txIndex, ct.deployer, ct.deployerContract]);
+      if (!contractRows.has(k))
+        contractRows.set(k, [chainId, ct.address, number, ct.txIndex, ct.deployer, ct.deployerContract]);
     }
   }
   await bulkInsert(tx, "evm_internal_txs", INTERNAL_COLS, internalRows);
   await bulkInsert(tx, "evm_address_internals", ADDR_INTERNAL_COLS, addrInternalRows, {onConflict: "DO NOTHING"});
-  await bulkInsert(tx, "evm_address_txs", ADDR_TX_COLS, addrTx, {onConflict: "(chain_id, address, block_number, tx_index) DO UPDATE SET kinds = evm_address_txs.kinds | excluded.kinds"});
+  await bulkInsert(tx, "evm_address_txs", ADDR_TX_COLS, addrTx, {
+    onConflict:
+      "(chain_id, address, block_number, tx_index) DO UPDATE SET kinds = evm_address_txs.kinds | excluded.kinds",
+  });
   await bulkInsert(tx, "evm_contracts", CONTRACT_COLS, [...contractRows.values()], {onConflict: "DO NOTHING"});
   await enqueueInternalActivity(tx, chainId, touches);
 }
@@ -196,7 +387,10 @@ export async function writeTraces(tx: SqlTx, chainId: string, blocks: ReadonlyAr
 /** Adds balance deltas (rows of BALANCE_COLS, one per key) and drops the balances they bring to zero. */
 async function applyBalanceDeltas(tx: SqlTx, rows: unknown[][]): Promise<void> {
   if (rows.length === 0) return;
-  await bulkInsert(tx, "evm_balances", BALANCE_COLS, rows, {onConflict: "(chain_id, owner, erc, token, token_id) DO UPDATE SET balance = evm_balances.balance + excluded.balance"});
+  await bulkInsert(tx, "evm_balances", BALANCE_COLS, rows, {
+    onConflict:
+      "(chain_id, owner, erc, token, token_id) DO UPDATE SET balance = evm_balances.balance + excluded.balance",
+  });
   await tx.query(
     `DELETE FROM evm_balances b USING unnest($2::bytea[], $3::int4[], $4::bytea[], $5::numeric[]) AS u(o, e, t, i)
      WHERE b.chain_id = $1 AND b.owner = u.o AND b.erc = u.e AND b.token = u.t AND b.token_id = u.i AND b.balance = 0`,
@@ -257,9 +451,19 @@ export async function rollbackTo(tx: SqlTx, chainId: string, to: bigint, hash: U
     const col = table === "evm_blocks" ? "number" : "block_number";
     await tx.query(`DELETE FROM ${table} WHERE chain_id = $1 AND ${col} > $2`, [chainId, to]);
   }
-  for (const table of ["evm_txs", "evm_transfers", "evm_address_transfers", "evm_internal_txs", "evm_address_internals", "evm_address_txs"]) {
+  for (const table of [
+    "evm_txs",
+    "evm_transfers",
+    "evm_address_transfers",
+    "evm_internal_txs",
+    "evm_address_internals",
+    "evm_address_txs",
+  ]) {
     await tx.query(`DELETE FROM ${table} WHERE chain_id = $1 AND block_number > $2`, [chainId, to]);
   }
-  const rows = await tx.query<{cumulative_txs: bigint}>("SELECT cumulative_txs FROM evm_blocks WHERE chain_id = $1 AND number = $2", [chainId, to]);
+  const rows = await tx.query<{cumulative_txs: bigint}>(
+    "SELECT cumulative_txs FROM evm_blocks WHERE chain_id = $1 AND number = $2",
+    [chainId, to],
+  );
   return rows[0]?.cumulative_txs ?? 0n;
 }

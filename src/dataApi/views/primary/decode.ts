@@ -136,7 +136,11 @@ function tryProposer(bytes: Uint8Array): ProposerBlock | null {
   }
 }
 
-function block(chain: PrimaryChain, bytes: Uint8Array, opts: TxDecodeOptions): Inner & {proposer: ProposerDetails | null} {
+function block(
+  chain: PrimaryChain,
+  bytes: Uint8Array,
+  opts: TxDecodeOptions,
+): Inner & {proposer: ProposerDetails | null} {
   const wrapper = tryProposer(bytes);
   let wrappedError: unknown = null;
   if (wrapper) {
@@ -153,7 +157,9 @@ function block(chain: PrimaryChain, bytes: Uint8Array, opts: TxDecodeOptions): I
     return {...innerBlock(chain, bytes, opts), proposer: null};
   } catch (e) {
     const bare = `${chain} block: ${reasonOf(e)}`;
-    throw new PrimaryDecodeError(wrappedError === null ? bare : `proposervm-wrapped ${chain} block: ${reasonOf(wrappedError)}; bare ${bare}`);
+    throw new PrimaryDecodeError(
+      wrappedError === null ? bare : `proposervm-wrapped ${chain} block: ${reasonOf(wrappedError)}; bare ${bare}`,
+    );
   }
 }
 
@@ -181,7 +187,12 @@ function standaloneTx(bytes: Uint8Array, opts: TxDecodeOptions): Inner {
  * an option, or bare), an X vertex (`vtx`) or a standalone X transaction (`tx`).
  * @throws PrimaryDecodeError for anything that does not decode in full (trailing bytes included).
  */
-export function decodePrimaryContainer(chain: PrimaryChain, kind: PrimaryContainerKind, bytes: Uint8Array, ctx: PrimaryDecodeContext): PrimaryContainer {
+export function decodePrimaryContainer(
+  chain: PrimaryChain,
+  kind: PrimaryContainerKind,
+  bytes: Uint8Array,
+  ctx: PrimaryDecodeContext,
+): PrimaryContainer {
   let inner: Inner & {proposer: ProposerDetails | null};
   try {
     if (kind === "block") inner = block(chain, bytes, ctx);
@@ -199,7 +210,12 @@ export function decodePrimaryContainer(chain: PrimaryChain, kind: PrimaryContain
 export type DecodeResult = {ok: true; container: PrimaryContainer} | {ok: false; error: string};
 
 /** decodePrimaryContainer, its failure as a value (the view logs, counts and skips such a container). */
-export function tryDecodePrimaryContainer(chain: PrimaryChain, kind: PrimaryContainerKind, bytes: Uint8Array, ctx: PrimaryDecodeContext): DecodeResult {
+export function tryDecodePrimaryContainer(
+  chain: PrimaryChain,
+  kind: PrimaryContainerKind,
+  bytes: Uint8Array,
+  ctx: PrimaryDecodeContext,
+): DecodeResult {
   try {
     return {ok: true, container: decodePrimaryContainer(chain, kind, bytes, ctx)};
   } catch (err) {

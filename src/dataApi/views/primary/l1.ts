@@ -112,7 +112,13 @@ export function costOf(config: L1ValidatorFeeConfig, current: bigint, excess: bi
  * `fee.State.SecondsRemaining`: how many seconds `funds` pay for with `current` active validators, at most
  * `maxSeconds` (the ACP-77 estimate of when a validator runs out if nothing changes).
  */
-export function secondsRemaining(config: L1ValidatorFeeConfig, current: bigint, excess: bigint, maxSeconds: bigint, funds: bigint): bigint {
+export function secondsRemaining(
+  config: L1ValidatorFeeConfig,
+  current: bigint,
+  excess: bigint,
+  maxSeconds: bigint,
+  funds: bigint,
+): bigint {
   if (config.minPrice === 0n) return maxSeconds;
   if (current === config.target) {
     const s = funds / calculatePrice(config.minPrice, excess, config.excessConversionConstant);
@@ -155,8 +161,13 @@ export function advanceL1Fees(
 }
 
 /** The active validators the accrued fees have run out (endAccumulatedFee ≤ accruedFees), deactivated. */
-export function deactivatedBy<R extends Pick<L1ValidatorRecord, "endAccumulatedFee">>(records: readonly R[], accruedFees: bigint): R[] {
-  return records.filter((r) => r.endAccumulatedFee !== 0n && r.endAccumulatedFee <= accruedFees).map((r) => ({...r, endAccumulatedFee: 0n}));
+export function deactivatedBy<R extends Pick<L1ValidatorRecord, "endAccumulatedFee">>(
+  records: readonly R[],
+  accruedFees: bigint,
+): R[] {
+  return records
+    .filter((r) => r.endAccumulatedFee !== 0n && r.endAccumulatedFee <= accruedFees)
+    .map((r) => ({...r, endAccumulatedFee: 0n}));
 }
 
 /**
@@ -198,7 +209,13 @@ export function remainingBalanceAt(
   return remainingBalance(record, advanceL1Fees(config, etnaTime, fee, activeCount, lastBlockTime, t).accruedFees);
 }
 
-function newRecord(subnetId: string, v: L1Validator, balance: bigint, fee: L1FeeState, chainTime: bigint): L1ValidatorRecord {
+function newRecord(
+  subnetId: string,
+  v: L1Validator,
+  balance: bigint,
+  fee: L1FeeState,
+  chainTime: bigint,
+): L1ValidatorRecord {
   return {
     validationId: v.validationId,
     subnetId,
@@ -214,12 +231,20 @@ function newRecord(subnetId: string, v: L1Validator, balance: bigint, fee: L1Fee
 }
 
 /** ConvertSubnetToL1Tx at chain time `chainTime`: the initial validators, active when funded. */
-export function convertSubnetToL1(fee: L1FeeState, tx: {subnetId: string; validators: readonly L1Validator[]}, chainTime: bigint): L1ValidatorRecord[] {
+export function convertSubnetToL1(
+  fee: L1FeeState,
+  tx: {subnetId: string; validators: readonly L1Validator[]},
+  chainTime: bigint,
+): L1ValidatorRecord[] {
   return tx.validators.map((v) => newRecord(tx.subnetId, v, v.balance, fee, chainTime));
 }
 
 /** RegisterL1ValidatorTx at `chainTime`: the validator of the message, with the transaction's balance. */
-export function registerL1Validator(fee: L1FeeState, tx: {subnetId: string; validator: L1Validator}, chainTime: bigint): L1ValidatorRecord {
+export function registerL1Validator(
+  fee: L1FeeState,
+  tx: {subnetId: string; validator: L1Validator},
+  chainTime: bigint,
+): L1ValidatorRecord {
   return newRecord(tx.subnetId, tx.validator, tx.validator.balance, fee, chainTime);
 }
 
@@ -239,13 +264,21 @@ export function setL1ValidatorWeight<R extends L1RefundSource>(
 }
 
 /** IncreaseL1ValidatorBalanceTx: an inactive validator is reactivated from the accrued fees now. */
-export function increaseL1ValidatorBalance<R extends Pick<L1ValidatorRecord, "endAccumulatedFee">>(fee: L1FeeState, record: R, balance: bigint): R {
+export function increaseL1ValidatorBalance<R extends Pick<L1ValidatorRecord, "endAccumulatedFee">>(
+  fee: L1FeeState,
+  record: R,
+  balance: bigint,
+): R {
   const base = record.endAccumulatedFee === 0n ? fee.accruedFees : record.endAccumulatedFee;
   return {...record, endAccumulatedFee: base + balance};
 }
 
 /** DisableL1ValidatorTx: an active validator's remaining balance is returned (output `outputCount`) and it goes inactive. */
-export function disableL1Validator<R extends L1RefundSource>(fee: L1FeeState, record: R, outputCount: number): {record: R; refund: L1Refund | null} {
+export function disableL1Validator<R extends L1RefundSource>(
+  fee: L1FeeState,
+  record: R,
+  outputCount: number,
+): {record: R; refund: L1Refund | null} {
   return {record: {...record, endAccumulatedFee: 0n}, refund: refund(fee, record, outputCount)};
 }
 
@@ -256,9 +289,16 @@ function refund(fee: L1FeeState, record: L1RefundSource, outputCount: number): L
   if (record.endAccumulatedFee === 0n) return null;
   const amount = remainingBalance(record, fee.accruedFees);
   // AvalancheGo refuses the transaction (state corruption) rather than pay nothing from an active validator.
-  if (amount === 0n) throw new Error(`L1 validator ${record.validationId}: active with no balance left (it should have been deactivated)`);
+  if (amount === 0n)
+    throw new Error(
+      `L1 validator ${record.validationId}: active with no balance left (it should have been deactivated)`,
+    );
   const o = record.remainingBalanceOwner;
-  return {outputIndex: outputCount, owner: {locktime: 0n, threshold: o?.threshold ?? 0, addresses: o?.addresses ?? []}, amount};
+  return {
+    outputIndex: outputCount,
+    owner: {locktime: 0n, threshold: o?.threshold ?? 0, addresses: o?.addresses ?? []},
+    amount,
+  };
 }
 
 /** The P block's `activeL1Validators`: the validators active after it (endAccumulatedFee ≠ 0). */

@@ -248,7 +248,14 @@ export interface GenesisState {
    * The chains created at genesis (the P-chain genesis's CreateChainTxs, whose tx IDs are the chain IDs): the
    * network's X and C chain IDs; not listed as blockchains (stakingFold.ts `genesis`).
    */
-  chains: Array<{chainId: string; subnetId: string; name: string; vmId: string; fxIds: string[]; genesisData: Uint8Array}>;
+  chains: Array<{
+    chainId: string;
+    subnetId: string;
+    name: string;
+    vmId: string;
+    fxIds: string[];
+    genesisData: Uint8Array;
+  }>;
   /** The C-chain genesis's `alloc` balances summed, wei (src/genesis/config.ts cChainGenesisAllocationWei); 0 if absent. */
   cChainAllocationWei?: bigint;
 }

@@ -84,7 +84,12 @@ const MAINNET: NetworkStakingConfig = {
   etnaTime: 1_734_368_400n, // 2024-12-16 17:00 UTC
   heliconTime: UNSCHEDULED,
   // ValidatorFeeConfig: the price doubles every day above the target.
-  l1ValidatorFee: {capacity: 20_000n, target: 10_000n, minPrice: 512n * NANO_AVAX, excessConversionConstant: 1_246_488_515n},
+  l1ValidatorFee: {
+    capacity: 20_000n,
+    target: 10_000n,
+    minPrice: 512n * NANO_AVAX,
+    excessConversionConstant: 1_246_488_515n,
+  },
 };
 
 /** genesis/genesis_fuji.go `FujiParams`; upgrade/upgrade.go `Fuji`. */
@@ -104,7 +109,12 @@ const FUJI: NetworkStakingConfig = {
   etnaTime: 1_732_550_400n, // 2024-11-25 16:00 UTC
   heliconTime: UNSCHEDULED,
   // ValidatorFeeConfig: the price doubles every hour above the target.
-  l1ValidatorFee: {capacity: 20_000n, target: 10_000n, minPrice: 512n * NANO_AVAX, excessConversionConstant: 51_937_021n},
+  l1ValidatorFee: {
+    capacity: 20_000n,
+    target: 10_000n,
+    minPrice: 512n * NANO_AVAX,
+    excessConversionConstant: 51_937_021n,
+  },
 };
 
 /** genesis/genesis_local.go `LocalParams`; upgrade/upgrade.go `Default` (every upgrade active from 2020-12-05). */

@@ -22,7 +22,11 @@ function loadNative(): NativeSecp | null {
 const native = loadNative();
 
 /** The 33-byte compressed public key that made `signature` over `digest`, or null when none did. */
-export function recoverPublicKey(signature: Uint8Array, digest: Uint8Array, useNative = native !== null): Uint8Array | null {
+export function recoverPublicKey(
+  signature: Uint8Array,
+  digest: Uint8Array,
+  useNative = native !== null,
+): Uint8Array | null {
   if (signature.length !== 65 || digest.length !== 32) return null;
   const recid = signature[64]!;
   if (recid > 3) return null;

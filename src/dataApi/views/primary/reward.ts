@@ -45,8 +45,14 @@ function u64(x: bigint): bigint {
  * above the cap); a product over 2^64 − 1 gives `remaining`, else min(remaining, product). Go panics on a zero
  * supply (division by zero); so does this (RangeError).
  */
-export function calculateReward(config: RewardConfig, stakedDuration: bigint, stakedAmount: bigint, currentSupply: bigint): bigint {
-  if (stakedDuration < 0n || stakedAmount < 0n || currentSupply < 0n) throw new RangeError("calculateReward: negative input");
+export function calculateReward(
+  config: RewardConfig,
+  stakedDuration: bigint,
+  stakedAmount: bigint,
+  currentSupply: bigint,
+): bigint {
+  if (stakedDuration < 0n || stakedAmount < 0n || currentSupply < 0n)
+    throw new RangeError("calculateReward: negative input");
   if (currentSupply === 0n) throw new RangeError("calculateReward: division by zero (current supply is 0)");
   const duration = u64(stakedDuration * NANOS_PER_SECOND);
   const mintingPeriod = u64(config.mintingPeriod * NANOS_PER_SECOND);
@@ -67,17 +73,23 @@ export function calculateReward(config: RewardConfig, stakedDuration: bigint, st
  * `configForStakeStart` of reward/calculator.go. From Helicon on, the minimum consumption rate moves linearly to
  * 7.5 % over 90 days (the change truncated), unless it is already 7.5 % or the maximum rate is below 7.5 %.
  */
-export function primaryNetworkRewardConfig(config: RewardConfig, heliconTime: bigint, stakeStartTime: bigint): RewardConfig {
+export function primaryNetworkRewardConfig(
+  config: RewardConfig,
+  heliconTime: bigint,
+  stakeStartTime: bigint,
+): RewardConfig {
   const target = HELICON_MIN_CONSUMPTION_RATE;
   if (stakeStartTime < heliconTime || config.minConsumptionRate === target) return config;
   if (config.maxConsumptionRate < target) return config;
-  const fullChange = config.minConsumptionRate > target ? config.minConsumptionRate - target : target - config.minConsumptionRate;
+  const fullChange =
+    config.minConsumptionRate > target ? config.minConsumptionRate - target : target - config.minConsumptionRate;
   let change = fullChange;
   if (stakeStartTime < heliconTime + HELICON_REDUCTION_PERIOD) {
     // Go scales both times to nanoseconds; the factor cancels in the truncated quotient.
     change = (fullChange * (stakeStartTime - heliconTime)) / HELICON_REDUCTION_PERIOD;
   }
-  const min = config.minConsumptionRate < target ? config.minConsumptionRate + change : config.minConsumptionRate - change;
+  const min =
+    config.minConsumptionRate < target ? config.minConsumptionRate + change : config.minConsumptionRate - change;
   return {...config, minConsumptionRate: min};
 }
 
@@ -90,7 +102,12 @@ export function calculatePrimaryNetworkReward(
   stakedAmount: bigint,
   currentSupply: bigint,
 ): bigint {
-  return calculateReward(primaryNetworkRewardConfig(config, heliconTime, stakeStartTime), stakedDuration, stakedAmount, currentSupply);
+  return calculateReward(
+    primaryNetworkRewardConfig(config, heliconTime, stakeStartTime),
+    stakedDuration,
+    stakedAmount,
+    currentSupply,
+  );
 }
 
 /**
@@ -100,10 +117,12 @@ export function calculatePrimaryNetworkReward(
  * up.
  */
 export function splitReward(total: bigint, shares: number): {delegatee: bigint; delegator: bigint} {
-  if (!Number.isInteger(shares) || shares < 0 || BigInt(shares) > PERCENT_DENOMINATOR) throw new RangeError(`splitReward: shares ${shares} outside [0, ${PERCENT_DENOMINATOR}]`);
+  if (!Number.isInteger(shares) || shares < 0 || BigInt(shares) > PERCENT_DENOMINATOR)
+    throw new RangeError(`splitReward: shares ${shares} outside [0, ${PERCENT_DENOMINATOR}]`);
   if (total < 0n || total >= U64_LIMIT) throw new RangeError("splitReward: total outside uint64");
   const remainderShares = PERCENT_DENOMINATOR - BigInt(shares);
   const product = remainderShares * total;
-  const delegator = product < U64_LIMIT ? product / PERCENT_DENOMINATOR : remainderShares * (total / PERCENT_DENOMINATOR);
+  const delegator =
+    product < U64_LIMIT ? product / PERCENT_DENOMINATOR : remainderShares * (total / PERCENT_DENOMINATOR);
   return {delegatee: total - delegator, delegator};
 }

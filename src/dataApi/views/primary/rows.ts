@@ -11,7 +11,9 @@ export function addressHex(a: Uint8Array): string {
   return bytesToHex(a);
 }
 
-export function ownerJson(o: Owner | null | undefined): {locktime: string; threshold: number; addresses: string[]} | null {
+export function ownerJson(
+  o: Owner | null | undefined,
+): {locktime: string; threshold: number; addresses: string[]} | null {
   if (!o) return null;
   return {locktime: o.locktime.toString(), threshold: o.threshold, addresses: o.addresses.map(addressHex)};
 }
@@ -54,7 +56,12 @@ export interface TxPlace {
 export const NO_EXTRA: Readonly<{rewardType?: string; stakingEnd?: bigint}> = Object.freeze({});
 
 /** A UTXO's creation columns, in the order of UTXO_CREATE_COLUMNS. */
-export function utxoCreateRow(txId: string, o: TxOutput, place: TxPlace, extra: {rewardType?: string | null; stakingEnd?: bigint | null} = NO_EXTRA): unknown[] {
+export function utxoCreateRow(
+  txId: string,
+  o: TxOutput,
+  place: TxPlace,
+  extra: {rewardType?: string | null; stakingEnd?: bigint | null} = NO_EXTRA,
+): unknown[] {
   return [
     o.utxoId,
     txId,
@@ -128,13 +135,24 @@ export const UTXO_CONSUME_COLUMNS = [
 ] as const;
 
 /** An address a transaction touches: a `tx_addresses` row. */
-export const TX_ADDRESS_COLUMNS: BulkColumn[] = [{name: "chain", type: "text"}, {name: "address", type: "bytea"}, {name: "seq", type: "int8"}];
+export const TX_ADDRESS_COLUMNS: BulkColumn[] = [
+  {name: "chain", type: "text"},
+  {name: "address", type: "bytea"},
+  {name: "seq", type: "int8"},
+];
 
 /** An owner of a UTXO, with the UTXO's creation time (the order an address's UTXOs are listed in): a `utxo_addresses` row. */
-export const UTXO_ADDRESS_COLUMNS: BulkColumn[] = [{name: "address", type: "bytea"}, {name: "created_ts", type: "int8"}, {name: "utxo_id", type: "text"}];
+export const UTXO_ADDRESS_COLUMNS: BulkColumn[] = [
+  {name: "address", type: "bytea"},
+  {name: "created_ts", type: "int8"},
+  {name: "utxo_id", type: "text"},
+];
 
 /** An owner of an unspent UTXO: an `unspent_owned` row (schema 25), written with the UTXO, deleted with its spend. */
-export const UNSPENT_OWNED_COLUMNS: BulkColumn[] = [{name: "address", type: "bytea"}, {name: "utxo_id", type: "text"}];
+export const UNSPENT_OWNED_COLUMNS: BulkColumn[] = [
+  {name: "address", type: "bytea"},
+  {name: "utxo_id", type: "text"},
+];
 
 export const TX_COLUMNS = [
   {name: "chain", type: "text"},
@@ -177,7 +195,11 @@ export function txRow(tx: PrimaryTx, place: TxPlace, l1Effects: readonly L1Effec
             nonce: i.nonce.toString(),
             credentials: credentialsJson(i.credentials),
           })),
-          outputs: tx.evmOutputs.map((o) => ({address: "0x" + bytesToHex(o.address), assetId: o.assetId, amount: o.amount.toString()})),
+          outputs: tx.evmOutputs.map((o) => ({
+            address: "0x" + bytesToHex(o.address),
+            assetId: o.assetId,
+            amount: o.amount.toString(),
+          })),
         }
       : null;
   return [
@@ -214,7 +236,12 @@ export const BLOCK_COLUMNS = [
   {name: "active_l1_validators", type: "int4"},
 ] as const;
 
-export function blockRow(c: PrimaryContainer, ts: bigint, supply: bigint | null, l1: {fees: bigint; active: number} | null): unknown[] {
+export function blockRow(
+  c: PrimaryContainer,
+  ts: bigint,
+  supply: bigint | null,
+  l1: {fees: bigint; active: number} | null,
+): unknown[] {
   const p = c.proposer;
   return [
     c.chain,

@@ -94,7 +94,12 @@ export function transformedSubnet(
   config: Pick<NetworkStakingConfig, "reward">,
 ): SubnetSupply {
   return {
-    reward: {maxConsumptionRate: tx.maxConsumptionRate, minConsumptionRate: tx.minConsumptionRate, mintingPeriod: config.reward.mintingPeriod, supplyCap: tx.maximumSupply},
+    reward: {
+      maxConsumptionRate: tx.maxConsumptionRate,
+      minConsumptionRate: tx.minConsumptionRate,
+      mintingPeriod: config.reward.mintingPeriod,
+      supplyCap: tx.maximumSupply,
+    },
     supply: tx.initialSupply,
   };
 }
@@ -132,7 +137,10 @@ export type StakingTxType =
  * with its own start time is an AddDelegatorTx, else an AddPermissionlessDelegatorTx; a `subnetValidator` is an
  * AddSubnetValidatorTx (a permissionless subnet validator needs its txType).
  */
-export function pendingPriority(staker: Pick<Staker, "kind" | "subnetId" | "startTime" | "rewardOwner">, txType?: string): StakerPriority {
+export function pendingPriority(
+  staker: Pick<Staker, "kind" | "subnetId" | "startTime" | "rewardOwner">,
+  txType?: string,
+): StakerPriority {
   const primary = staker.subnetId === EMPTY_ID;
   switch (txType) {
     case "AddValidatorTx":
@@ -144,14 +152,20 @@ export function pendingPriority(staker: Pick<Staker, "kind" | "subnetId" | "star
     case "AddPermissionlessValidatorTx":
       return primary ? StakerPriority.primaryValidatorPending : StakerPriority.subnetPermissionlessValidatorPending;
     case "AddPermissionlessDelegatorTx":
-      return primary ? StakerPriority.primaryDelegatorBanffPending : StakerPriority.subnetPermissionlessDelegatorPending;
+      return primary
+        ? StakerPriority.primaryDelegatorBanffPending
+        : StakerPriority.subnetPermissionlessDelegatorPending;
   }
   if (staker.kind === "validator") return StakerPriority.primaryValidatorPending;
   if (staker.kind === "subnetValidator") {
-    return staker.rewardOwner ? StakerPriority.subnetPermissionlessValidatorPending : StakerPriority.subnetPermissionedValidatorPending;
+    return staker.rewardOwner
+      ? StakerPriority.subnetPermissionlessValidatorPending
+      : StakerPriority.subnetPermissionedValidatorPending;
   }
   if (!primary) return StakerPriority.subnetPermissionlessDelegatorPending;
-  return staker.startTime !== null ? StakerPriority.primaryDelegatorApricotPending : StakerPriority.primaryDelegatorBanffPending;
+  return staker.startTime !== null
+    ? StakerPriority.primaryDelegatorApricotPending
+    : StakerPriority.primaryDelegatorBanffPending;
 }
 
 /** The current priority a pending priority becomes (`PendingToCurrentPriorities`); current ones are unchanged. */
@@ -160,21 +174,46 @@ export function currentPriority(priority: StakerPriority): StakerPriority {
 }
 
 function isPermissioned(priority: StakerPriority): boolean {
-  return priority === StakerPriority.subnetPermissionedValidatorPending || priority === StakerPriority.subnetPermissionedValidatorCurrent;
+  return (
+    priority === StakerPriority.subnetPermissionedValidatorPending ||
+    priority === StakerPriority.subnetPermissionedValidatorCurrent
+  );
 }
 
 /** The potential reward of a staker entering the current set now, and the supplies after it. */
-function enterCurrent(state: SupplyState, record: StakerRecord, config: NetworkStakingConfig): {record: StakerRecord; state: SupplyState} {
+function enterCurrent(
+  state: SupplyState,
+  record: StakerRecord,
+  config: NetworkStakingConfig,
+): {record: StakerRecord; state: SupplyState} {
   const priority = currentPriority(record.priority);
   if (isPermissioned(priority)) return {record: {...record, status: "current", priority, potentialReward: 0n}, state};
   const duration = record.endTime - record.startTime;
   if (record.subnetId === EMPTY_ID) {
-    const reward = calculatePrimaryNetworkReward(config.reward, config.heliconTime, record.startTime, duration, record.weight, state.supply);
-    return {record: {...record, status: "current", priority, potentialReward: reward}, state: {...state, supply: state.supply + reward}};
+    const reward = calculatePrimaryNetworkReward(
+      config.reward,
+      config.heliconTime,
+      record.startTime,
+      duration,
+      record.weight,
+      state.supply,
+    );
+    return {
+      record: {...record, status: "current", priority, potentialReward: reward},
+      state: {...state, supply: state.supply + reward},
+    };
   }
   const subnet = state.subnets?.[record.subnetId];
-  if (!subnet) throw new Error(`staker ${record.txId}: permissionless staker of subnet ${record.subnetId}, which has no TransformSubnetTx in the supply state`);
-  const reward = calculateReward({...subnet.reward, mintingPeriod: config.reward.mintingPeriod}, duration, record.weight, subnet.supply);
+  if (!subnet)
+    throw new Error(
+      `staker ${record.txId}: permissionless staker of subnet ${record.subnetId}, which has no TransformSubnetTx in the supply state`,
+    );
+  const reward = calculateReward(
+    {...subnet.reward, mintingPeriod: config.reward.mintingPeriod},
+    duration,
+    record.weight,
+    subnet.supply,
+  );
   const subnets = {...state.subnets, [record.subnetId]: {...subnet, supply: subnet.supply + reward}};
   return {record: {...record, status: "current", priority, potentialReward: reward}, state: {...state, subnets}};
 }
@@ -219,7 +258,10 @@ function pendingRecord(txId: string, s: Staker, startTime: bigint, txType: strin
   };
 }
 
-function withState<T extends object>(r: T, state: SupplyState): T & {supply: bigint; subnets?: Readonly<Record<string, SubnetSupply>>} {
+function withState<T extends object>(
+  r: T,
+  state: SupplyState,
+): T & {supply: bigint; subnets?: Readonly<Record<string, SubnetSupply>>} {
   return state.subnets ? {...r, supply: state.supply, subnets: state.subnets} : {...r, supply: state.supply};
 }
 
@@ -261,7 +303,12 @@ export function advanceTime(
     promoted.push(entered.record);
   }
   const removed = stakers
-    .filter((s) => s.status === "current" && s.priority === StakerPriority.subnetPermissionedValidatorCurrent && s.endTime <= newChainTime)
+    .filter(
+      (s) =>
+        s.status === "current" &&
+        s.priority === StakerPriority.subnetPermissionedValidatorCurrent &&
+        s.endTime <= newChainTime,
+    )
     .sort(compareStakers)
     .map((s) => s.txId);
   return withState({promoted, removed}, st);
@@ -285,16 +332,25 @@ export function stakerRewarded(
   if (record.kind === "delegator") {
     if (rewarded) {
       const validator = delegateeValidator;
-      if (!validator && record.potentialReward > 0n) throw new Error(`delegator ${record.txId}: its validator's record is needed to split its reward`);
+      if (!validator && record.potentialReward > 0n)
+        throw new Error(`delegator ${record.txId}: its validator's record is needed to split its reward`);
       const {delegatee: fee, delegator} = splitReward(record.potentialReward, validator?.delegationShares ?? 0);
       let offset = 0;
-      if (delegator > 0n && record.rewardOwner) payouts.push({txId: record.txId, outputOffset: offset++, owner: record.rewardOwner, amount: delegator, rewardType: "DELEGATOR"});
+      if (delegator > 0n && record.rewardOwner)
+        payouts.push({
+          txId: record.txId,
+          outputOffset: offset++,
+          owner: record.rewardOwner,
+          amount: delegator,
+          rewardType: "DELEGATOR",
+        });
       if (fee > 0n && validator) {
         if (validator.startTime >= config.cortinaTime) {
           delegatee = {...validator, accruedDelegateeReward: validator.accruedDelegateeReward + fee};
         } else {
           const owner = validator.delegationRewardOwner ?? validator.rewardOwner;
-          if (owner) payouts.push({txId: record.txId, outputOffset: offset, owner, amount: fee, rewardType: "VALIDATOR_FEE"});
+          if (owner)
+            payouts.push({txId: record.txId, outputOffset: offset, owner, amount: fee, rewardType: "VALIDATOR_FEE"});
         }
       }
     }
@@ -302,11 +358,23 @@ export function stakerRewarded(
     // A validator's accrued delegation fees are paid on commit and on abort; its own reward only on commit.
     let offset = 0;
     if (rewarded && record.potentialReward > 0n && record.rewardOwner) {
-      payouts.push({txId: record.txId, outputOffset: offset++, owner: record.rewardOwner, amount: record.potentialReward, rewardType: "VALIDATOR"});
+      payouts.push({
+        txId: record.txId,
+        outputOffset: offset++,
+        owner: record.rewardOwner,
+        amount: record.potentialReward,
+        rewardType: "VALIDATOR",
+      });
     }
     const owner = record.delegationRewardOwner ?? record.rewardOwner;
     if (record.accruedDelegateeReward > 0n && owner) {
-      payouts.push({txId: record.txId, outputOffset: offset, owner, amount: record.accruedDelegateeReward, rewardType: "VALIDATOR_FEE"});
+      payouts.push({
+        txId: record.txId,
+        outputOffset: offset,
+        owner,
+        amount: record.accruedDelegateeReward,
+        rewardType: "VALIDATOR_FEE",
+      });
     }
   }
   let st = state;
@@ -319,7 +387,10 @@ function undoMint(state: SupplyState, record: StakerRecord): SupplyState {
   if (record.subnetId === EMPTY_ID) return {...state, supply: state.supply - record.potentialReward};
   const subnet = state.subnets?.[record.subnetId];
   if (!subnet) return state;
-  return {...state, subnets: {...state.subnets, [record.subnetId]: {...subnet, supply: subnet.supply - record.potentialReward}}};
+  return {
+    ...state,
+    subnets: {...state.subnets, [record.subnetId]: {...subnet, supply: subnet.supply - record.potentialReward}},
+  };
 }
 
 /**
@@ -374,18 +445,42 @@ export function pendingRewards(records: readonly StakerRecord[], now: bigint): P
   }
   const out: PendingRewardItem[] = [];
   const current = records.filter((r) => r.status === "current" && !isPermissioned(r.priority));
-  current.sort((a, b) => (a.endTime !== b.endTime ? (a.endTime < b.endTime ? -1 : 1) : a.txId < b.txId ? -1 : a.txId > b.txId ? 1 : 0));
+  current.sort((a, b) =>
+    a.endTime !== b.endTime ? (a.endTime < b.endTime ? -1 : 1) : a.txId < b.txId ? -1 : a.txId > b.txId ? 1 : 0,
+  );
   for (const r of current) {
-    const base = {txId: r.txId, nodeId: r.nodeId, amountStaked: r.weight, startTimestamp: r.startTime, endTimestamp: r.endTime, progress: progress(r.startTime, r.endTime, now)};
+    const base = {
+      txId: r.txId,
+      nodeId: r.nodeId,
+      amountStaked: r.weight,
+      startTimestamp: r.startTime,
+      endTimestamp: r.endTime,
+      progress: progress(r.startTime, r.endTime, now),
+    };
     if (r.kind !== "delegator") {
-      out.push({...base, rewardType: "VALIDATOR", addresses: r.rewardOwner?.addresses ?? [], estimatedReward: r.potentialReward});
+      out.push({
+        ...base,
+        rewardType: "VALIDATOR",
+        addresses: r.rewardOwner?.addresses ?? [],
+        estimatedReward: r.potentialReward,
+      });
       continue;
     }
     const v = validators.get(`${r.subnetId}/${r.nodeId}`);
     const split = splitReward(r.potentialReward, v?.delegationShares ?? 0);
-    out.push({...base, rewardType: "DELEGATOR", addresses: r.rewardOwner?.addresses ?? [], estimatedReward: split.delegator});
+    out.push({
+      ...base,
+      rewardType: "DELEGATOR",
+      addresses: r.rewardOwner?.addresses ?? [],
+      estimatedReward: split.delegator,
+    });
     if (v && v.delegationShares > 0) {
-      out.push({...base, rewardType: "VALIDATOR_FEE", addresses: (v.delegationRewardOwner ?? v.rewardOwner)?.addresses ?? [], estimatedReward: split.delegatee});
+      out.push({
+        ...base,
+        rewardType: "VALIDATOR_FEE",
+        addresses: (v.delegationRewardOwner ?? v.rewardOwner)?.addresses ?? [],
+        estimatedReward: split.delegatee,
+      });
     }
   }
   return out;

@@ -25,10 +25,28 @@ import {
 } from "./l1.js";
 import {networkConfigFor} from "./networkConfig.js";
 import {SupplyDeltas} from "./supplyTotals.js";
-import {advanceTime, currentPriority, pendingPriority, stakerAdded, stakerRewarded, type StakerRecord} from "./stakers.js";
+import {
+  advanceTime,
+  currentPriority,
+  pendingPriority,
+  stakerAdded,
+  stakerRewarded,
+  type StakerRecord,
+} from "./stakers.js";
 import {l1Facts, type EventPlace, type WebhookEvents} from "./webhookEvents.js";
 import type {BalanceChanges} from "./webhookThresholds.js";
-import {TX_ADDRESS_COLUMNS, UNSPENT_OWNED_COLUMNS, UTXO_ADDRESS_COLUMNS, UTXO_CREATE_COLUMNS, jsonSafe, ownerJson, unstakedType, utxoCreateRow, type L1EffectRow, type TxPlace} from "./rows.js";
+import {
+  TX_ADDRESS_COLUMNS,
+  UNSPENT_OWNED_COLUMNS,
+  UTXO_ADDRESS_COLUMNS,
+  UTXO_CREATE_COLUMNS,
+  jsonSafe,
+  ownerJson,
+  unstakedType,
+  utxoCreateRow,
+  type L1EffectRow,
+  type TxPlace,
+} from "./rows.js";
 
 interface PendingReward {
   rewardTxId: string;
@@ -117,7 +135,10 @@ export class StakingFold {
     this.pendingAdvance = advance ? BigInt(advance) : null;
     const staker = meta.get("view.pendingStaker");
     this.pendingStaker = staker ? (JSON.parse(staker) as PendingStaker) : null;
-    this.l1Fee = {excess: BigInt(meta.get("view.l1.excess") || "0"), accruedFees: BigInt(meta.get("view.l1.accruedFees") || "0")};
+    this.l1Fee = {
+      excess: BigInt(meta.get("view.l1.excess") || "0"),
+      accruedFees: BigInt(meta.get("view.l1.accruedFees") || "0"),
+    };
     const t = meta.get("view.l1.time");
     this.l1Time = t ? BigInt(t) : null;
   }
@@ -136,7 +157,16 @@ export class StakingFold {
   }
 
   snapshot(): StakingState {
-    return {supply: this.supply, pending: this.pending, chainTime: this.chainTime, pendingAdvance: this.pendingAdvance, pendingStaker: this.pendingStaker, l1Fee: this.l1Fee, l1Time: this.l1Time, l1Active: this.l1Active};
+    return {
+      supply: this.supply,
+      pending: this.pending,
+      chainTime: this.chainTime,
+      pendingAdvance: this.pendingAdvance,
+      pendingStaker: this.pendingStaker,
+      l1Fee: this.l1Fee,
+      l1Time: this.l1Time,
+      l1Active: this.l1Active,
+    };
   }
 
   restore(s: StakingState): void {
@@ -186,16 +216,34 @@ export class StakingFold {
     const cfg = networkConfigFor(this.opts.network.id);
     this.l1Touched = false;
     if (ts >= cfg.etnaTime) {
-      const rows = await tx.query<{validation_id: string; end_accumulated_fee: string | bigint; node_id: string; subnet_id: string; weight: string}>(
-        "SELECT validation_id, end_accumulated_fee, node_id, subnet_id, weight FROM l1_validators WHERE active",
+      const rows = await tx.query<{
+        validation_id: string;
+        end_accumulated_fee: string | bigint;
+        node_id: string;
+        subnet_id: string;
+        weight: string;
+      }>("SELECT validation_id, end_accumulated_fee, node_id, subnet_id, weight FROM l1_validators WHERE active");
+      const active = rows.map((r) => ({
+        validationId: r.validation_id,
+        endAccumulatedFee: BigInt(r.end_accumulated_fee),
+        nodeId: r.node_id,
+        subnetId: r.subnet_id,
+        weight: BigInt(r.weight),
+      }));
+      const {fee, deactivated} = advanceL1Time(
+        cfg.l1ValidatorFee,
+        cfg.etnaTime,
+        this.l1Fee,
+        active,
+        this.l1Time ?? ts,
+        ts,
       );
-      const active = rows.map((r) => ({validationId: r.validation_id, endAccumulatedFee: BigInt(r.end_accumulated_fee), nodeId: r.node_id, subnetId: r.subnet_id, weight: BigInt(r.weight)}));
-      const {fee, deactivated} = advanceL1Time(cfg.l1ValidatorFee, cfg.etnaTime, this.l1Fee, active, this.l1Time ?? ts, ts);
       this.l1BalancesFell(d, active, this.l1Fee.accruedFees, fee.accruedFees);
       if (deactivated.length > 0) {
-        await tx.query("UPDATE l1_validators SET active = false, end_accumulated_fee = 0, balance = 0 WHERE validation_id = ANY($1::text[])", [
-          deactivated.map((r) => r.validationId),
-        ]);
+        await tx.query(
+          "UPDATE l1_validators SET active = false, end_accumulated_fee = 0, balance = 0 WHERE validation_id = ANY($1::text[])",
+          [deactivated.map((r) => r.validationId)],
+        );
       }
       this.l1Fee = fee;
       this.l1Active = active.filter((r) => r.endAccumulatedFee !== 0n).length - deactivated.length;
@@ -211,20 +259,38 @@ export class StakingFold {
    */
   private l1BalancesFell(
     d: PrimaryContainer,
-    active: ReadonlyArray<{validationId: string; endAccumulatedFee: bigint; nodeId: string; subnetId: string; weight: bigint}>,
+    active: ReadonlyArray<{
+      validationId: string;
+      endAccumulatedFee: bigint;
+      nodeId: string;
+      subnetId: string;
+      weight: bigint;
+    }>,
     before: bigint,
     after: bigint,
   ): void {
     if (this.events === null || this.l1Thresholds.length === 0 || after === before) return;
-    const place: EventPlace = {chainId: this.opts.network.chainIds.P, pos: d.height, txId: null, blockId: d.blockId, height: d.height, txIndex: -1};
+    const place: EventPlace = {
+      chainId: this.opts.network.chainIds.P,
+      pos: d.height,
+      txId: null,
+      blockId: d.blockId,
+      height: d.height,
+      txIndex: -1,
+    };
     for (const v of active) {
       const was = remainingBalance(v, before);
       const now = remainingBalance(v, after);
       if (!this.l1Thresholds.some((t) => was >= t && now < t)) continue;
-      this.events.validatorEvent(place, "l1_validator_balance_threshold", {nodeId: v.nodeId, subnetId: v.subnetId, key: v.validationId, balance: [was, now]}, {
-        ...l1Facts({validationId: v.validationId, weight: v.weight, remainingBalance: now}),
-        previousBalance: was.toString(),
-      });
+      this.events.validatorEvent(
+        place,
+        "l1_validator_balance_threshold",
+        {nodeId: v.nodeId, subnetId: v.subnetId, key: v.validationId, balance: [was, now]},
+        {
+          ...l1Facts({validationId: v.validationId, weight: v.weight, remainingBalance: now}),
+          previousBalance: was.toString(),
+        },
+      );
     }
   }
 
@@ -259,20 +325,32 @@ export class StakingFold {
     if (d.staker) {
       const raw = d.extra?.startTime;
       const extraStart = raw === undefined || raw === null ? null : BigInt(String(raw));
-      await this.addStaker(tx, t.id, d.staker, {blockTs: place.ts, extraStart, outputCount: t.outputs.length, txType: t.txType});
+      await this.addStaker(tx, t.id, d.staker, {
+        blockTs: place.ts,
+        extraStart,
+        outputCount: t.outputs.length,
+        txType: t.txType,
+      });
       if (this.apricotProposal !== null) this.pendingStaker = {txId: t.id, blockId: this.apricotProposal};
     }
     if (t.txType === "AdvanceTimeTx" && d.extra?.time !== undefined) this.pendingAdvance = BigInt(String(d.extra.time));
     if (d.rewardedTxId) {
-      this.pending = {rewardTxId: t.id, stakingTxId: d.rewardedTxId, place: {seq: place.seq.toString(), blockId: place.blockId, height: place.height.toString(), ts: place.ts.toString()}};
+      this.pending = {
+        rewardTxId: t.id,
+        stakingTxId: d.rewardedTxId,
+        place: {
+          seq: place.seq.toString(),
+          blockId: place.blockId,
+          height: place.height.toString(),
+          ts: place.ts.toString(),
+        },
+      };
     }
     if (t.txType === "CreateSubnetTx") {
-      await tx.query("INSERT INTO subnets (subnet_id, created_tx, created_ts, owner) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING", [
-        t.id,
-        t.id,
-        place.ts,
-        JSON.stringify(ownerJson(d.subnetOwner)),
-      ]);
+      await tx.query(
+        "INSERT INTO subnets (subnet_id, created_tx, created_ts, owner) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+        [t.id, t.id, place.ts, JSON.stringify(ownerJson(d.subnetOwner))],
+      );
     }
     if (t.txType === "RemoveSubnetValidatorTx" && d.subnetId && typeof d.extra?.nodeId === "string") {
       // The permissioned validator leaves the current (or pending) set at once, with no reward
@@ -285,7 +363,10 @@ export class StakingFold {
       );
     }
     if (t.txType === "TransferSubnetOwnershipTx" && d.subnetId) {
-      await tx.query("UPDATE subnets SET owner = $2 WHERE subnet_id = $1", [d.subnetId, JSON.stringify(ownerJson(d.subnetOwner))]);
+      await tx.query("UPDATE subnets SET owner = $2 WHERE subnet_id = $1", [
+        d.subnetId,
+        JSON.stringify(ownerJson(d.subnetOwner)),
+      ]);
     }
     if (t.txType === "CreateChainTx" && d.chain) {
       await tx.query(
@@ -302,20 +383,52 @@ export class StakingFold {
       const records = convertSubnetToL1(this.l1Fee, {subnetId: d.subnetId, validators: c.validators}, place.ts);
       for (const [i, v] of c.validators.entries()) {
         await this.addL1Validator(tx, d.subnetId, t.id, place, v, records[i]!.endAccumulatedFee);
-        effects.l1.push({validationId: v.validationId, nodeId: v.nodeId, subnetId: d.subnetId, weight: v.weight, remainingBalance: v.balance, balanceChange: v.balance});
-        await tx.query("INSERT INTO l1_validation_txs (validation_id, seq) VALUES ($1, $2) ON CONFLICT DO NOTHING", [v.validationId, place.seq]);
+        effects.l1.push({
+          validationId: v.validationId,
+          nodeId: v.nodeId,
+          subnetId: d.subnetId,
+          weight: v.weight,
+          remainingBalance: v.balance,
+          balanceChange: v.balance,
+        });
+        await tx.query("INSERT INTO l1_validation_txs (validation_id, seq) VALUES ($1, $2) ON CONFLICT DO NOTHING", [
+          v.validationId,
+          place.seq,
+        ]);
       }
       this.l1Touched = true;
     }
     const v = d.l1Validator;
     if (v) {
-      await tx.query("INSERT INTO l1_validation_txs (validation_id, seq) VALUES ($1, $2) ON CONFLICT DO NOTHING", [v.validationId, place.seq]);
+      await tx.query("INSERT INTO l1_validation_txs (validation_id, seq) VALUES ($1, $2) ON CONFLICT DO NOTHING", [
+        v.validationId,
+        place.seq,
+      ]);
       this.l1Touched = true;
       if (t.txType === "RegisterL1ValidatorTx") {
-        const full = {nodeId: "", weight: 0n, balance: 0n, bls: null, remainingBalanceOwner: null, deactivationOwner: null, ...v};
-        const end = registerL1Validator(this.l1Fee, {subnetId: d.subnetId ?? "", validator: full}, place.ts).endAccumulatedFee;
+        const full = {
+          nodeId: "",
+          weight: 0n,
+          balance: 0n,
+          bls: null,
+          remainingBalanceOwner: null,
+          deactivationOwner: null,
+          ...v,
+        };
+        const end = registerL1Validator(
+          this.l1Fee,
+          {subnetId: d.subnetId ?? "", validator: full},
+          place.ts,
+        ).endAccumulatedFee;
         await this.addL1Validator(tx, d.subnetId ?? "", t.id, place, full, end);
-        effects.l1.push({validationId: v.validationId, nodeId: full.nodeId, subnetId: d.subnetId ?? "", weight: full.weight, remainingBalance: full.balance, balanceChange: full.balance});
+        effects.l1.push({
+          validationId: v.validationId,
+          nodeId: full.nodeId,
+          subnetId: d.subnetId ?? "",
+          weight: full.weight,
+          remainingBalance: full.balance,
+          balanceChange: full.balance,
+        });
       } else {
         const effect = await this.changeL1Validator(tx, t, v);
         if (effect) {
@@ -337,28 +450,46 @@ export class StakingFold {
     t: PrimaryTx,
     v: {validationId: string; weight?: bigint; nonce?: bigint; balance?: bigint},
   ): Promise<{l1: L1Effect; refund: TxOutput | null} | null> {
-    const rows = await tx.query<{subnet_id: string; node_id: string; weight: string; end_accumulated_fee: string | bigint; remaining_balance_owner: unknown}>(
+    const rows = await tx.query<{
+      subnet_id: string;
+      node_id: string;
+      weight: string;
+      end_accumulated_fee: string | bigint;
+      remaining_balance_owner: unknown;
+    }>(
       "SELECT subnet_id, node_id, weight, end_accumulated_fee, remaining_balance_owner FROM l1_validators WHERE validation_id = $1",
       [v.validationId],
     );
     const row = rows[0];
     if (!row) return null;
     const accrued = this.l1Fee.accruedFees;
-    const record = {validationId: v.validationId, endAccumulatedFee: BigInt(row.end_accumulated_fee), remainingBalanceOwner: ownerFromJson(row.remaining_balance_owner)};
-    const base = {validationId: v.validationId, nodeId: row.node_id, subnetId: row.subnet_id, weight: BigInt(row.weight)};
+    const record = {
+      validationId: v.validationId,
+      endAccumulatedFee: BigInt(row.end_accumulated_fee),
+      remainingBalanceOwner: ownerFromJson(row.remaining_balance_owner),
+    };
+    const base = {
+      validationId: v.validationId,
+      nodeId: row.node_id,
+      subnetId: row.subnet_id,
+      weight: BigInt(row.weight),
+    };
     const left = remainingBalance(record, accrued);
     if (t.txType === "IncreaseL1ValidatorBalanceTx") {
       const added = v.balance ?? 0n;
       const end = increaseL1ValidatorBalance(this.l1Fee, record, added).endAccumulatedFee;
-      await tx.query("UPDATE l1_validators SET end_accumulated_fee = $2::numeric, balance = $3::numeric, active = true WHERE validation_id = $1", [
-        v.validationId,
-        end.toString(),
-        (end - accrued).toString(),
-      ]);
+      await tx.query(
+        "UPDATE l1_validators SET end_accumulated_fee = $2::numeric, balance = $3::numeric, active = true WHERE validation_id = $1",
+        [v.validationId, end.toString(), (end - accrued).toString()],
+      );
       return {l1: {...base, remainingBalance: end - accrued, balanceChange: added}, refund: null};
     }
     if (t.txType === "SetL1ValidatorWeightTx" && (v.weight ?? 0n) !== 0n) {
-      await tx.query("UPDATE l1_validators SET weight = $2::numeric, nonce = $3 WHERE validation_id = $1", [v.validationId, v.weight!.toString(), v.nonce ?? 0n]);
+      await tx.query("UPDATE l1_validators SET weight = $2::numeric, nonce = $3 WHERE validation_id = $1", [
+        v.validationId,
+        v.weight!.toString(),
+        v.nonce ?? 0n,
+      ]);
       return {l1: {...base, weight: v.weight!, remainingBalance: left, balanceChange: 0n}, refund: null};
     }
     if (t.txType !== "SetL1ValidatorWeightTx" && t.txType !== "DisableL1ValidatorTx") return null;
@@ -374,7 +505,10 @@ export class StakingFold {
       : disableL1Validator(this.l1Fee, record, t.outputs.length);
     const r = ended.refund;
     const refund = r === null ? null : transferOutput(t.id, r.outputIndex, this.opts.avaxAssetId, r.amount, r.owner);
-    return {l1: {...base, weight: removed ? 0n : base.weight, remainingBalance: 0n, balanceChange: -(r?.amount ?? 0n)}, refund};
+    return {
+      l1: {...base, weight: removed ? 0n : base.weight, remainingBalance: 0n, balanceChange: -(r?.amount ?? 0n)},
+      refund,
+    };
   }
 
   /**
@@ -396,7 +530,12 @@ export class StakingFold {
     for (const s of g.stakers) {
       const place: TxPlace = {chain: "P", chainId: chainIdP, seq: 0n, blockId: "", height: 0n, ts: g.timestamp};
       for (const o of s.stake) createUtxo(s.txId, o, place, s.staker.endTime);
-      await this.addStaker(tx, s.txId, s.staker, {blockTs: s.staker.startTime, extraStart: null, outputCount: s.stake.length, genesis: true});
+      await this.addStaker(tx, s.txId, s.staker, {
+        blockTs: s.staker.startTime,
+        extraStart: null,
+        outputCount: s.stake.length,
+        genesis: true,
+      });
     }
   }
 
@@ -417,8 +556,13 @@ export class StakingFold {
     const chainTime = this.chainTime ?? blockTs;
     // Permissionless stakers start at their block's time from Durango on; before, at the time their bytes give.
     const bytesStart = extraStart ?? null;
-    const staker = s.startTime === null && bytesStart !== null && chainTime < cfg.durangoTime ? {...s, startTime: bytesStart} : s;
-    const added = stakerAdded({supply: this.supply}, {txId, staker, blockTime: chainTime, txStartTime: bytesStart, txType}, cfg);
+    const staker =
+      s.startTime === null && bytesStart !== null && chainTime < cfg.durangoTime ? {...s, startTime: bytesStart} : s;
+    const added = stakerAdded(
+      {supply: this.supply},
+      {txId, staker, blockTime: chainTime, txStartTime: bytesStart, txType},
+      cfg,
+    );
     let record = added.record;
     this.supply = added.supply;
     if (record.status === "pending" && at.genesis === true) {
@@ -461,13 +605,27 @@ export class StakingFold {
     // Who sees this staker's reward in the pending list: its reward owners (VALIDATOR or DELEGATOR) and, for a
     // delegator whose validator takes a fee, the validator's delegation reward owners (VALIDATOR_FEE).
     const rows: unknown[][] = [];
-    for (const a of s.rewardOwner?.addresses ?? []) rows.push([a, txId, s.kind === "delegator" ? "DELEGATOR" : "VALIDATOR"]);
+    for (const a of s.rewardOwner?.addresses ?? [])
+      rows.push([a, txId, s.kind === "delegator" ? "DELEGATOR" : "VALIDATOR"]);
     if (validatorTxId !== null) {
-      const v = await tx.query<{delegation_shares: number; delegation_reward_owner: unknown}>("SELECT delegation_shares, delegation_reward_owner FROM stakers WHERE tx_id = $1", [validatorTxId]);
+      const v = await tx.query<{delegation_shares: number; delegation_reward_owner: unknown}>(
+        "SELECT delegation_shares, delegation_reward_owner FROM stakers WHERE tx_id = $1",
+        [validatorTxId],
+      );
       const fee = v[0] && v[0].delegation_shares > 0 ? ownerFromJson(v[0].delegation_reward_owner) : null;
       for (const a of fee?.addresses ?? []) rows.push([a, txId, "VALIDATOR_FEE"]);
     }
-    await bulkInsert(tx, "staker_addresses", [{name: "address", type: "bytea"}, {name: "tx_id", type: "text"}, {name: "role", type: "text"}], rows, {onConflict: "DO NOTHING"});
+    await bulkInsert(
+      tx,
+      "staker_addresses",
+      [
+        {name: "address", type: "bytea"},
+        {name: "tx_id", type: "text"},
+        {name: "role", type: "text"},
+      ],
+      rows,
+      {onConflict: "DO NOTHING"},
+    );
   }
 
   /**
@@ -476,13 +634,24 @@ export class StakingFold {
    * before left (stakers.ts advanceTime).
    */
   private async promotePending(tx: SqlTx, time: bigint): Promise<void> {
-    const rows = await tx.query<StakerRow & {pending_priority: number}>("SELECT * FROM stakers WHERE pending_priority IS NOT NULL AND start_ts <= $1", [time]);
+    const rows = await tx.query<StakerRow & {pending_priority: number}>(
+      "SELECT * FROM stakers WHERE pending_priority IS NOT NULL AND start_ts <= $1",
+      [time],
+    );
     if (rows.length === 0) return;
     const cfg = networkConfigFor(this.opts.network.id);
-    const pending = rows.map((r) => ({...toRecord(r), status: "pending" as const, priority: r.pending_priority as StakerRecord["priority"], potentialReward: 0n}));
+    const pending = rows.map((r) => ({
+      ...toRecord(r),
+      status: "pending" as const,
+      priority: r.pending_priority as StakerRecord["priority"],
+      potentialReward: 0n,
+    }));
     const result = advanceTime({supply: this.supply}, pending, time, cfg);
     for (const p of result.promoted) {
-      await tx.query("UPDATE stakers SET potential_reward = $2::numeric, pending_priority = NULL WHERE tx_id = $1", [p.txId, p.potentialReward.toString()]);
+      await tx.query("UPDATE stakers SET potential_reward = $2::numeric, pending_priority = NULL WHERE tx_id = $1", [
+        p.txId,
+        p.potentialReward.toString(),
+      ]);
     }
     this.supply = result.supply;
   }
@@ -502,16 +671,30 @@ export class StakingFold {
     const cfg = networkConfigFor(this.opts.network.id);
     const result = stakerRewarded({supply: this.supply}, record, rewarded, delegatee, cfg);
     if (result.delegatee) {
-      await tx.query("UPDATE stakers SET accrued_delegatee_reward = $2::numeric WHERE tx_id = $1", [result.delegatee.txId, result.delegatee.accruedDelegateeReward.toString()]);
+      await tx.query("UPDATE stakers SET accrued_delegatee_reward = $2::numeric WHERE tx_id = $1", [
+        result.delegatee.txId,
+        result.delegatee.accruedDelegateeReward.toString(),
+      ]);
     }
     this.supply = result.supply;
-    await tx.query("UPDATE stakers SET status = $2, reward_tx_id = $3 WHERE tx_id = $1", [p.stakingTxId, rewarded ? "rewarded" : "aborted", p.rewardTxId]);
+    await tx.query("UPDATE stakers SET status = $2, reward_tx_id = $3 WHERE tx_id = $1", [
+      p.stakingTxId,
+      rewarded ? "rewarded" : "aborted",
+      p.rewardTxId,
+    ]);
     if (result.payouts.length === 0) return;
     // AvalancheGo numbers reward UTXOs after the staking tx's outputs and stake, in the payouts' order. A staker
     // folded before output_count was stored is counted from its UTXOs (its own batch is long written by now).
     const first = row.output_count ?? (await this.countStakingTxUtxos(tx, p.stakingTxId));
     const chainId = this.opts.network.chainIds.P;
-    const place: TxPlace = {chain: "P", chainId, seq: BigInt(p.place.seq), blockId: p.place.blockId, height: BigInt(p.place.height), ts: BigInt(p.place.ts)};
+    const place: TxPlace = {
+      chain: "P",
+      chainId,
+      seq: BigInt(p.place.seq),
+      blockId: p.place.blockId,
+      height: BigInt(p.place.height),
+      ts: BigInt(p.place.ts),
+    };
     const avax = this.opts.avaxAssetId;
     const creates: unknown[][] = [];
     const addrs: unknown[][] = [];
@@ -533,14 +716,31 @@ export class StakingFold {
     await bulkInsert(tx, "utxos", UTXO_CREATE_COLUMNS as unknown as BulkColumn[], creates, {absentKey: "utxo_id"});
     await bulkInsert(tx, "utxo_addresses", UTXO_ADDRESS_COLUMNS, addrs, {onConflict: "DO NOTHING"});
     // Reward UTXOs are unspent when made: the balances find them by owner (unspent_owned, schema 25).
-    await bulkInsert(tx, "unspent_owned", UNSPENT_OWNED_COLUMNS, addrs.map(([a, , id]) => [a, id]), {onConflict: "DO NOTHING"});
+    await bulkInsert(
+      tx,
+      "unspent_owned",
+      UNSPENT_OWNED_COLUMNS,
+      addrs.map(([a, , id]) => [a, id]),
+      {onConflict: "DO NOTHING"},
+    );
     // The reward transaction is listed under the addresses it pays.
     const touched = result.payouts.flatMap((pay) => pay.owner.addresses.map((a) => ["P", a, place.seq]));
     await bulkInsert(tx, "tx_addresses", TX_ADDRESS_COLUMNS, touched, {onConflict: "DO NOTHING"});
     // Webhooks: the reward transaction changed its payees' balances and distributed rewards, made at the decision
     // block (the one folded now: its height is the webhooks' position).
-    const event: EventPlace = {chainId, pos: decision.height, txId: p.rewardTxId, blockId: p.place.blockId, height: BigInt(p.place.height), txIndex: 0};
-    this.balances?.add({...event, txId: p.rewardTxId, ts: place.ts}, creates.map((r) => r[0] as string), []);
+    const event: EventPlace = {
+      chainId,
+      pos: decision.height,
+      txId: p.rewardTxId,
+      blockId: p.place.blockId,
+      height: BigInt(p.place.height),
+      txIndex: 0,
+    };
+    this.balances?.add(
+      {...event, txId: p.rewardTxId, ts: place.ts},
+      creates.map((r) => r[0] as string),
+      [],
+    );
     if (this.events && creates.length > 0) {
       const paid = result.payouts.filter((pay) => pay.amount > 0n);
       const rewards = paid.map((pay) => ({
@@ -553,22 +753,37 @@ export class StakingFold {
       const payees = paid.flatMap((pay) => pay.owner.addresses);
       this.events.addresses(event, payees);
       this.events.addresses(event, payees, "reward_distribution", facts);
-      this.events.validatorEvent(event, "reward_distribution", {nodeId: row.node_id, subnetId: row.subnet_id, key: p.stakingTxId}, {
-        ...facts,
-        stakerKind: row.kind,
-        potentialReward: row.potential_reward,
-      });
+      this.events.validatorEvent(
+        event,
+        "reward_distribution",
+        {nodeId: row.node_id, subnetId: row.subnet_id, key: p.stakingTxId},
+        {
+          ...facts,
+          stakerKind: row.kind,
+          potentialReward: row.potential_reward,
+        },
+      );
     }
   }
 
   /** The UTXOs a staking transaction created, as the store holds them. */
   private async countStakingTxUtxos(tx: SqlTx, txId: string): Promise<number> {
-    const rows = await tx.query<{n: bigint | string | number}>(`SELECT count(*) AS n FROM utxos WHERE ${stakingTxUtxos("$1", "$2")}`, [txId, this.opts.network.chainIds.P]);
+    const rows = await tx.query<{n: bigint | string | number}>(
+      `SELECT count(*) AS n FROM utxos WHERE ${stakingTxUtxos("$1", "$2")}`,
+      [txId, this.opts.network.chainIds.P],
+    );
     return Number(rows[0]?.n ?? 0);
   }
 
   /** A converted or registered L1 validator with its `end_accumulated_fee` (l1.ts): active when funded. */
-  private async addL1Validator(tx: SqlTx, subnetId: string, txId: string, place: TxPlace, v: L1Validator, end: bigint): Promise<void> {
+  private async addL1Validator(
+    tx: SqlTx,
+    subnetId: string,
+    txId: string,
+    place: TxPlace,
+    v: L1Validator,
+    end: bigint,
+  ): Promise<void> {
     await tx.query(
       `INSERT INTO l1_validators (validation_id, subnet_id, node_id, weight, balance, bls, remaining_balance_owner, deactivation_owner, created_tx, created_ts,
          end_accumulated_fee, active)
@@ -617,9 +832,17 @@ function stakingTxUtxos(txId: string, chainId: string): string {
 }
 
 function ownerFromJson(v: unknown): Owner | null {
-  const o = (typeof v === "string" ? JSON.parse(v) : v) as {locktime: string; threshold: number; addresses: string[]} | null;
+  const o = (typeof v === "string" ? JSON.parse(v) : v) as {
+    locktime: string;
+    threshold: number;
+    addresses: string[];
+  } | null;
   if (!o) return null;
-  return {locktime: BigInt(o.locktime), threshold: o.threshold, addresses: o.addresses.map((h) => Uint8Array.from(Buffer.from(h, "hex")))};
+  return {
+    locktime: BigInt(o.locktime),
+    threshold: o.threshold,
+    addresses: o.addresses.map((h) => Uint8Array.from(Buffer.from(h, "hex"))),
+  };
 }
 
 function toRecord(r: StakerRow): StakerRecord {
@@ -629,7 +852,14 @@ function toRecord(r: StakerRow): StakerRecord {
     subnetId: r.subnet_id,
     kind: r.kind as StakerRecord["kind"],
     status: "current",
-    priority: currentPriority(pendingPriority({kind: r.kind as StakerRecord["kind"], subnetId: r.subnet_id, startTime: null, rewardOwner: ownerFromJson(r.reward_owner)})),
+    priority: currentPriority(
+      pendingPriority({
+        kind: r.kind as StakerRecord["kind"],
+        subnetId: r.subnet_id,
+        startTime: null,
+        rewardOwner: ownerFromJson(r.reward_owner),
+      }),
+    ),
     accruedDelegateeReward: BigInt(r.accrued_delegatee_reward ?? 0),
     startTime: BigInt(r.start_ts),
     endTime: BigInt(r.end_ts),

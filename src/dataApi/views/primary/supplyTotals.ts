@@ -127,5 +127,8 @@ export async function recomputeSupplyTotals(tx: Pick<SqlTx, "query">, avaxAssetI
      ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,
     [LATE_SPENDS_KEY],
   );
-  await tx.query("INSERT INTO data_api_meta (key, value) VALUES ($1, '1') ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value", [SUPPLY_TOTALS_KEY]);
+  await tx.query(
+    "INSERT INTO data_api_meta (key, value) VALUES ($1, '1') ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+    [SUPPLY_TOTALS_KEY],
+  );
 }

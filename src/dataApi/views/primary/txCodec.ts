@@ -12,12 +12,41 @@ import {cb58Encode} from "../../../util/cb58.js";
 import {sha256} from "../../../util/sha256.js";
 import {bytesToHex} from "../../../util/hex.js";
 import {decode, encode, type Spanned, type ValueOf} from "../../../decode/codec/codec.js";
-import {cInput, cOutput, cSignedTx, type CSignedTx, type CUnsignedTx} from "../../../decode/codec/atomic.js";
-import {operation, X_TXS, xInput, xOutput, xSignedTx, type XSignedTx, type XUnsignedTx} from "../../../decode/codec/avm.js";
-import {P_TXS, pChainOwner, pInput, pOutput, pSignedTx, signer, type PSignedTx, type PUnsignedTx} from "../../../decode/codec/platformvm.js";
+import {type cInput, type cOutput, cSignedTx, type CSignedTx, type CUnsignedTx} from "../../../decode/codec/atomic.js";
+import {
+  type operation,
+  type X_TXS,
+  type xInput,
+  xOutput,
+  xSignedTx,
+  type XSignedTx,
+  type XUnsignedTx,
+} from "../../../decode/codec/avm.js";
+import {
+  type P_TXS,
+  type pChainOwner,
+  type pInput,
+  type pOutput,
+  pSignedTx,
+  type signer,
+  type PSignedTx,
+  type PUnsignedTx,
+} from "../../../decode/codec/platformvm.js";
 import {l1Message, subnetToL1ConversionData, warpMessage, warpPayload} from "../../../decode/codec/warp.js";
 import {DecodeError, Reader, Writer} from "../../../decode/reader.js";
-import type {BlsCredentials, Credential, EvmTransfer, L1Validator, Owner, PrimaryChain, PrimaryTx, Staker, TxDetails, TxInput, TxOutput} from "./model.js";
+import type {
+  BlsCredentials,
+  Credential,
+  EvmTransfer,
+  L1Validator,
+  Owner,
+  PrimaryChain,
+  PrimaryTx,
+  Staker,
+  TxDetails,
+  TxInput,
+  TxOutput,
+} from "./model.js";
 
 /** Anything in a container that does not decode: `reason` names what failed. */
 export class PrimaryDecodeError extends Error {
@@ -74,7 +103,12 @@ export function subnetToL1ConversionId(
   managerAddress: Uint8Array,
   validators: ReadonlyArray<{nodeId: Uint8Array; blsPublicKey: Uint8Array; weight: bigint}>,
 ): Uint8Array {
-  const data = {subnetId, managerChainId, managerAddress, validators: validators.map(({nodeId, blsPublicKey, weight}) => ({nodeId, blsPublicKey, weight}))};
+  const data = {
+    subnetId,
+    managerChainId,
+    managerAddress,
+    validators: validators.map(({nodeId, blsPublicKey, weight}) => ({nodeId, blsPublicKey, weight})),
+  };
   return sha256(encode(subnetToL1ConversionData, data));
 }
 
@@ -158,7 +192,9 @@ function rawOutputs(outs: ReadonlyArray<{assetId: Uint8Array; out: Spanned<AnyOu
   return outs.map((o) => ({assetId: o.assetId, raw: o.out.bytes, out: outputOf(o.out.value)}));
 }
 
-function rawInputs(ins: ReadonlyArray<{txId: Uint8Array; outputIndex: number; assetId: Uint8Array; in: AnyInput}>): RawInput[] {
+function rawInputs(
+  ins: ReadonlyArray<{txId: Uint8Array; outputIndex: number; assetId: Uint8Array; in: AnyInput}>,
+): RawInput[] {
   return ins.map((i) => ({txId: i.txId, outputIndex: i.outputIndex, assetId: i.assetId, in: inputOf(i.in)}));
 }
 
@@ -170,10 +206,16 @@ interface Body {
   memo: Uint8Array;
 }
 
-type BaseValue = ValueOf<typeof P_TXS[34]["codec"]>["base"] | ValueOf<typeof X_TXS[0]["codec"]>["base"];
+type BaseValue = ValueOf<(typeof P_TXS)[34]["codec"]>["base"] | ValueOf<(typeof X_TXS)[0]["codec"]>["base"];
 
 function bodyOf(b: BaseValue): Body {
-  return {networkId: b.networkId, blockchainId: b.blockchainId, outs: rawOutputs(b.outs), ins: rawInputs(b.ins), memo: b.memo};
+  return {
+    networkId: b.networkId,
+    blockchainId: b.blockchainId,
+    outs: rawOutputs(b.outs),
+    ins: rawInputs(b.ins),
+    memo: b.memo,
+  };
 }
 
 function bls(publicKey: Uint8Array, pop: Uint8Array): BlsCredentials {
@@ -284,8 +326,17 @@ function platformBody(tx: PUnsignedTx): Parsed {
       const t = tx.value;
       const p = parsed(tx.type, bodyOf(t.base));
       p.authCredentials = 1;
-      const chain = {chainName: t.chainName, vmId: cb58Encode(t.vmId), fxIds: t.fxIds.map(cb58Encode), genesisData: t.genesisData};
-      p.details = {subnetId: cb58Encode(t.subnetId), chain, extra: {subnetAuthSigIndices: t.subnetAuth.value.sigIndices}};
+      const chain = {
+        chainName: t.chainName,
+        vmId: cb58Encode(t.vmId),
+        fxIds: t.fxIds.map(cb58Encode),
+        genesisData: t.genesisData,
+      };
+      p.details = {
+        subnetId: cb58Encode(t.subnetId),
+        chain,
+        extra: {subnetAuthSigIndices: t.subnetAuth.value.sigIndices},
+      };
       return p;
     }
     case 16: {
@@ -319,13 +370,23 @@ function platformBody(tx: PUnsignedTx): Parsed {
       const t = tx.value;
       const p = parsed(tx.type, bodyOf(t.base));
       p.authCredentials = 1;
-      p.details = {subnetId: cb58Encode(t.subnetId), extra: {nodeId: nodeIdString(t.nodeId), subnetAuthSigIndices: t.subnetAuth.value.sigIndices}};
+      p.details = {
+        subnetId: cb58Encode(t.subnetId),
+        extra: {nodeId: nodeIdString(t.nodeId), subnetAuthSigIndices: t.subnetAuth.value.sigIndices},
+      };
       return p;
     }
     case 24: {
       const t = tx.value;
       const extra: Record<string, unknown> = {assetId: cb58Encode(t.assetId)};
-      for (const k of ["initialSupply", "maximumSupply", "minConsumptionRate", "maxConsumptionRate", "minValidatorStake", "maxValidatorStake"] as const) {
+      for (const k of [
+        "initialSupply",
+        "maximumSupply",
+        "minConsumptionRate",
+        "maxConsumptionRate",
+        "minValidatorStake",
+        "maxValidatorStake",
+      ] as const) {
         extra[k] = t[k].toString();
       }
       extra.minStakeDuration = t.minStakeDuration;
@@ -392,7 +453,11 @@ function platformBody(tx: PUnsignedTx): Parsed {
       const t = tx.value;
       const p = parsed(tx.type, bodyOf(t.base));
       p.authCredentials = 1;
-      p.details = {subnetId: cb58Encode(t.subnetId), subnetOwner: t.owner.value, extra: {subnetAuthSigIndices: t.subnetAuth.value.sigIndices}};
+      p.details = {
+        subnetId: cb58Encode(t.subnetId),
+        subnetOwner: t.owner.value,
+        extra: {subnetAuthSigIndices: t.subnetAuth.value.sigIndices},
+      };
       return p;
     }
     case 34:
@@ -414,7 +479,12 @@ function platformBody(tx: PUnsignedTx): Parsed {
       p.authCredentials = 1;
       p.details = {
         subnetId: cb58Encode(t.subnetId),
-        conversion: {chainId: cb58Encode(t.chainId), managerAddress: t.address, validators, conversionId: cb58Encode(conversionId)},
+        conversion: {
+          chainId: cb58Encode(t.chainId),
+          managerAddress: t.address,
+          validators,
+          conversionId: cb58Encode(conversionId),
+        },
         extra: {subnetAuthSigIndices: t.subnetAuth.value.sigIndices},
       };
       return p;
@@ -442,7 +512,10 @@ function platformBody(tx: PUnsignedTx): Parsed {
     case 37: {
       const w = l1ValidatorWeightMessage(tx.value.message);
       const p = parsed(tx.type, bodyOf(tx.value.base));
-      p.details = {warpMessage: tx.value.message, l1Validator: {validationId: w.validationId, nonce: w.nonce, weight: w.weight}};
+      p.details = {
+        warpMessage: tx.value.message,
+        l1Validator: {validationId: w.validationId, nonce: w.nonce, weight: w.weight},
+      };
       return p;
     }
     case 38: {
@@ -453,7 +526,10 @@ function platformBody(tx: PUnsignedTx): Parsed {
     case 39: {
       const p = parsed(tx.type, bodyOf(tx.value.base));
       p.authCredentials = 1;
-      p.details = {l1Validator: {validationId: cb58Encode(tx.value.validationId)}, extra: {disableAuthSigIndices: tx.value.disableAuth.value.sigIndices}};
+      p.details = {
+        l1Validator: {validationId: cb58Encode(tx.value.validationId)},
+        extra: {disableAuthSigIndices: tx.value.disableAuth.value.sigIndices},
+      };
       return p;
     }
     // Helicon (vms/platformvm/txs/codec.go RegisterHeliconTypes, not scheduled yet): auto-renewed validators. Read
@@ -483,7 +559,11 @@ function platformBody(tx: PUnsignedTx): Parsed {
       const t = tx.value;
       const p = parsed(tx.type, bodyOf(t.base));
       p.authCredentials = 1;
-      const extra = {stakerTxId: cb58Encode(t.txId), autoCompoundRewardShares: t.autoCompoundRewardShares, period: t.period.toString()};
+      const extra = {
+        stakerTxId: cb58Encode(t.txId),
+        autoCompoundRewardShares: t.autoCompoundRewardShares,
+        period: t.period.toString(),
+      };
       p.details = {extra: {...extra, authSigIndices: t.auth.value.sigIndices}};
       return p;
     }
@@ -560,7 +640,8 @@ function avmOperation(o: ValueOf<typeof operation>, p: Parsed): void {
     case 12: {
       // nftfx.MintOperation: one nft TransferOutput for each owner set
       const {groupId, payload} = op.value;
-      for (const owners of op.value.outputs) out({typeId: 11, type: "nftfx.TransferOutput", value: {groupId, payload, owners}});
+      for (const owners of op.value.outputs)
+        out({typeId: 11, type: "nftfx.TransferOutput", value: {groupId, payload, owners}});
       break;
     }
     case 13: // nftfx.TransferOperation
@@ -584,8 +665,12 @@ function avmBody(tx: XUnsignedTx): Parsed {
       const t = tx.value;
       const p = parsed(tx.type, bodyOf(t.base));
       // InitialStates' outputs are UTXOs of the new asset (its ID is the tx ID), filled in once the ID is known.
-      for (const s of t.states) for (const o of s.outs) p.opOuts.push({assetId: ZERO_ID, raw: o.bytes, out: outputOf(o.value)});
-      p.details = {asset: {name: t.name, symbol: t.symbol, denomination: t.denomination}, extra: {fxIndexes: t.states.map((s) => s.fxIndex)}};
+      for (const s of t.states)
+        for (const o of s.outs) p.opOuts.push({assetId: ZERO_ID, raw: o.bytes, out: outputOf(o.value)});
+      p.details = {
+        asset: {name: t.name, symbol: t.symbol, denomination: t.denomination},
+        extra: {fxIndexes: t.states.map((s) => s.fxIndex)},
+      };
       return p;
     }
     case 2: {
@@ -784,13 +869,31 @@ function txOf(v: SignedValue, signed: Uint8Array, opts: TxDecodeOptions): Primar
       });
     }
   }
-  const evmInputs: EvmTransfer[] = p.evmInputs.map((e) => ({address: e.address, assetId: repeatedId(e.assetId), amount: e.amount, nonce: e.nonce, credentials: nextCred()}));
-  const evmOutputs: EvmTransfer[] = p.evmOutputs.map((e) => ({address: e.address, assetId: repeatedId(e.assetId), amount: e.amount, nonce: 0n, credentials: []}));
+  const evmInputs: EvmTransfer[] = p.evmInputs.map((e) => ({
+    address: e.address,
+    assetId: repeatedId(e.assetId),
+    amount: e.amount,
+    nonce: e.nonce,
+    credentials: nextCred(),
+  }));
+  const evmOutputs: EvmTransfer[] = p.evmOutputs.map((e) => ({
+    address: e.address,
+    assetId: repeatedId(e.assetId),
+    amount: e.amount,
+    nonce: 0n,
+    credentials: [],
+  }));
   // The authorisation credentials (subnet auth, disable auth) come last.
-  if (credIndex + p.authCredentials !== creds.length) fail(`${p.txType} has ${creds.length} credentials for ${credIndex + p.authCredentials} signers`);
+  if (credIndex + p.authCredentials !== creds.length)
+    fail(`${p.txType} has ${creds.length} credentials for ${credIndex + p.authCredentials} signers`);
   if (p.authCredentials > 0) {
     const auth = creds.slice(credIndex);
-    p.details.extra = {...p.details.extra, authCredentials: auth.map((c) => c.map((s) => ({signature: bytesToHex(s.signature), publicKey: s.publicKey ? bytesToHex(s.publicKey) : null})))};
+    p.details.extra = {
+      ...p.details.extra,
+      authCredentials: auth.map((c) =>
+        c.map((s) => ({signature: bytesToHex(s.signature), publicKey: s.publicKey ? bytesToHex(s.publicKey) : null})),
+      ),
+    };
   }
 
   return {

@@ -21,7 +21,14 @@ import {Backoff, RetryableError, isRetryable} from "../../../util/errors.js";
 import {arrayParam, insertSql, runTogether, type BulkColumn, type BulkInsertOptions} from "../../store/bulk.js";
 import type {SqlClient, SqlTx} from "../../store/sql.js";
 import {tryDecodePrimaryContainer, type DecodeResult} from "./decode.js";
-import {C_GENESIS_ALLOCATION_KEY, type GenesisStaker, type GenesisState, type PrimaryContainer, type PrimaryTx, type TxOutput} from "./model.js";
+import {
+  C_GENESIS_ALLOCATION_KEY,
+  type GenesisStaker,
+  type GenesisState,
+  type PrimaryContainer,
+  type PrimaryTx,
+  type TxOutput,
+} from "./model.js";
 import {
   BLOCK_COLUMNS,
   TX_ADDRESS_COLUMNS,
@@ -45,7 +52,14 @@ import {SignerKeys} from "./signerKeys.js";
 import {UtxoOwners} from "./utxoOwners.js";
 import {StakingFold, type TxEffects} from "./stakingFold.js";
 import type {ViewMetrics} from "./metrics.js";
-import {NO_WEBHOOKS, WebhookEvents, validatorEvents, webhooksOfBatch, type BatchWebhooks, type EventPlace} from "./webhookEvents.js";
+import {
+  NO_WEBHOOKS,
+  WebhookEvents,
+  validatorEvents,
+  webhooksOfBatch,
+  type BatchWebhooks,
+  type EventPlace,
+} from "./webhookEvents.js";
 import {BalanceChanges} from "./webhookThresholds.js";
 
 export interface PrimaryViewOptions {
@@ -138,7 +152,11 @@ const YIELD_MS = 4;
  * decoding them (28-46 µs a transaction against about 27), each batch's answer arrived as one message, and it kept a
  * heap of its own (docs/design/decisions.md, record 0001).
  */
-async function decodeYielding(e: Endpoint, containers: readonly StoredContainer[], signal: AbortSignal): Promise<DecodeResult[]> {
+async function decodeYielding(
+  e: Endpoint,
+  containers: readonly StoredContainer[],
+  signal: AbortSignal,
+): Promise<DecodeResult[]> {
   const out: DecodeResult[] = [];
   let yielded = performance.now();
   for (const c of containers) {
@@ -148,7 +166,9 @@ async function decodeYielding(e: Endpoint, containers: readonly StoredContainer[
       yielded = performance.now();
     }
     // Inputs' keys are left to the fold's cache of signers' keys (SignerKeys): recovering them all is most of decoding.
-    out.push(tryDecodePrimaryContainer(e.chain, e.kind, c.bytes, {containerId: idToString(c.id), deferInputKeys: true}));
+    out.push(
+      tryDecodePrimaryContainer(e.chain, e.kind, c.bytes, {containerId: idToString(c.id), deferInputKeys: true}),
+    );
   }
   return out;
 }
@@ -341,10 +361,13 @@ export class PrimaryView {
 
   async load(): Promise<void> {
     const {sql} = this.modules;
-    const rows = await sql.query<{endpoint: string; next_index: bigint | string}>("SELECT endpoint, next_index FROM view_positions");
+    const rows = await sql.query<{endpoint: string; next_index: bigint | string}>(
+      "SELECT endpoint, next_index FROM view_positions",
+    );
     if (rows.length === 0) {
       await sql.transaction(async (tx) => {
-        for (const e of FOLDED_ENDPOINTS) await tx.query("INSERT INTO view_positions (endpoint, next_index) VALUES ($1, 0)", [e.name]);
+        for (const e of FOLDED_ENDPOINTS)
+          await tx.query("INSERT INTO view_positions (endpoint, next_index) VALUES ($1, 0)", [e.name]);
         await recomputeSupplyTotals(tx, this.modules.avaxAssetId);
         await this.foldGenesis(tx, this.modules.genesis());
         await this.saveState(tx);
@@ -352,14 +375,20 @@ export class PrimaryView {
     }
     // A store folded before the supply's sums were kept has them computed once, from what it holds.
     if ((await sql.query("SELECT 1 FROM data_api_meta WHERE key = $1", [SUPPLY_TOTALS_KEY])).length === 0) {
-      this.modules.logger.info("computing the AVAX supply's sums from the store (once, for a store folded before they were kept)");
+      this.modules.logger.info(
+        "computing the AVAX supply's sums from the store (once, for a store folded before they were kept)",
+      );
       await sql.transaction((tx) => recomputeSupplyTotals(tx, this.modules.avaxAssetId));
     }
-    for (const r of await sql.query<{endpoint: string; next_index: bigint | string}>("SELECT endpoint, next_index FROM view_positions")) {
+    for (const r of await sql.query<{endpoint: string; next_index: bigint | string}>(
+      "SELECT endpoint, next_index FROM view_positions",
+    )) {
       const e = FOLDED_ENDPOINTS.find((x) => x.name === r.endpoint);
       if (e) this.positions.set(e.id, BigInt(r.next_index));
     }
-    const meta = await sql.query<{key: string; value: string}>("SELECT key, value FROM data_api_meta WHERE key LIKE 'view.%'");
+    const meta = await sql.query<{key: string; value: string}>(
+      "SELECT key, value FROM data_api_meta WHERE key LIKE 'view.%'",
+    );
     const m = new Map(meta.map((r) => [r.key, r.value]));
     this.seq.P = BigInt(m.get("view.seq.P") ?? "0");
     this.seq.X = BigInt(m.get("view.seq.X") ?? "0");
@@ -367,7 +396,8 @@ export class PrimaryView {
     this.seq.vtx = BigInt(m.get("view.seq.vtx") ?? "0");
     this.lateSpends.clear();
     this.lateInFlight.clear();
-    for (const [utxoId, chainId] of JSON.parse(m.get(LATE_SPENDS_KEY) ?? "[]") as Array<[string, string]>) this.lateSpends.set(utxoId, chainId);
+    for (const [utxoId, chainId] of JSON.parse(m.get(LATE_SPENDS_KEY) ?? "[]") as Array<[string, string]>)
+      this.lateSpends.set(utxoId, chainId);
     this.staking.load(m);
   }
 
@@ -473,7 +503,10 @@ export class PrimaryView {
   }
 
   private repeated(err: RepeatedRowsError): void {
-    this.modules.logger.warn({endpoint: err.endpoint, from: err.from.toString(), to: err.to.toString(), err: err.cause}, err.message);
+    this.modules.logger.warn(
+      {endpoint: err.endpoint, from: err.from.toString(), to: err.to.toString(), err: err.cause},
+      err.message,
+    );
   }
 
   private idle(ms: number): Promise<void> {
@@ -518,7 +551,10 @@ export class PrimaryView {
         if (from >= end) return null;
         // As many containers as fit `batchBytes` at the size of the last batch's: a batch's rows, the statement's
         // parameters and the database's work memory grow with its transactions, not its containers.
-        const fit = Math.max(1, Math.floor(this.opts.batchBytes / (this.containerBytes.get(e.id) ?? this.opts.batchBytes)));
+        const fit = Math.max(
+          1,
+          Math.floor(this.opts.batchBytes / (this.containerBytes.get(e.id) ?? this.opts.batchBytes)),
+        );
         const want = from < (this.narrowUntil.get(e.id) ?? 0n) ? 1n : BigInt(Math.min(this.opts.batchSize, fit));
         const n = Number(end - from < want ? end - from : want);
         const prepared = index.getRange(from, n).then(async (containers) => {
@@ -548,7 +584,9 @@ export class PrimaryView {
         return {end: from + BigInt(n), prepared: placed};
       };
       const first = fetch(this.positions.get(e.id) ?? 0n);
-      if (first) total += e.chain === "P" ? await this.foldInTransactions(e, first, fetch) : await this.foldPipelined(e, first, fetch);
+      if (first)
+        total +=
+          e.chain === "P" ? await this.foldInTransactions(e, first, fetch) : await this.foldPipelined(e, first, fetch);
       const at = this.positions.get(e.id) ?? 0n;
       if ((this.narrowUntil.get(e.id) ?? 0n) <= at) this.narrowUntil.delete(e.id);
       const failed = this.stopAt.get(e.id);
@@ -561,7 +599,11 @@ export class PrimaryView {
   }
 
   /** P batches: each built and written in one SQL transaction (the staking fold reads the store as it goes). */
-  private async foldInTransactions(e: Endpoint, first: Fetching, fetch: (from: bigint) => Fetching | null): Promise<number> {
+  private async foldInTransactions(
+    e: Endpoint,
+    first: Fetching,
+    fetch: (from: bigint) => Fetching | null,
+  ): Promise<number> {
     let n = 0;
     let pending: Fetching | null = first;
     for (let step = 0; pending !== null && step < this.opts.batchesPerRound && !this.ctrl.signal.aborted; step++) {
@@ -637,7 +679,10 @@ export class PrimaryView {
 
   private decoded(e: Endpoint, c: StoredContainer, r: DecodeResult): PrimaryContainer | null {
     if (r.ok) return r.container;
-    this.modules.logger.warn({endpoint: e.name, index: c.index.toString(), id: idToString(c.id), reason: r.error}, "container does not decode; left out of the data API");
+    this.modules.logger.warn(
+      {endpoint: e.name, index: c.index.toString(), id: idToString(c.id), reason: r.error},
+      "container does not decode; left out of the data API",
+    );
     this.modules.metrics?.undecodable.inc({chain: e.chain, kind: e.kind});
     return null;
   }
@@ -690,8 +735,11 @@ export class PrimaryView {
     this.staking.rewardOwners = batch.rewardOwners;
     this.staking.l1Thresholds = batch.hooks.l1Thresholds;
     // Where the fold is, for the report of an error in it.
-    let at: {c: StoredContainer; block: FoldPlace | null; txId: string | null} =
-      {c: containers[0]!, block: null, txId: null};
+    let at: {c: StoredContainer; block: FoldPlace | null; txId: string | null} = {
+      c: containers[0]!,
+      block: null,
+      txId: null,
+    };
     try {
       let yielded = performance.now();
       for (const {c, d} of decoded) {
@@ -716,8 +764,23 @@ export class PrimaryView {
           // The staking fold first: what it derives (L1 balances returned, L1 validator details) is written
           // with the transaction's own rows.
           const effects = await this.staking.onTx(tx, t, place);
-          const event: EventPlace = {chainId, pos: e.chain === "P" ? d.height : seq, txId: t.id, blockId: d.blockId, height: d.height, txIndex};
-          this.foldTx(batch, t, place, owners, prepared.creators, effects, batch.hooks.events || batch.balances ? event : null);
+          const event: EventPlace = {
+            chainId,
+            pos: e.chain === "P" ? d.height : seq,
+            txId: t.id,
+            blockId: d.blockId,
+            height: d.height,
+            txIndex,
+          };
+          this.foldTx(
+            batch,
+            t,
+            place,
+            owners,
+            prepared.creators,
+            effects,
+            batch.hooks.events || batch.balances ? event : null,
+          );
           txCount++;
         }
         at.txId = null;
@@ -825,7 +888,11 @@ export class PrimaryView {
   /** A batch's balance_threshold crossings and its watched addresses' balances (webhookThresholds.ts), after its rows. */
   private async foldThresholds(tx: SqlTx, e: Endpoint, built: Built): Promise<void> {
     if (!built.rows.balances || (e.chain !== "P" && e.chain !== "X")) return;
-    await built.rows.balances.fold(tx, {chain: e.chain, chainId: this.modules.network.chainIds[e.chain], avaxAssetId: this.modules.avaxAssetId});
+    await built.rows.balances.fold(tx, {
+      chain: e.chain,
+      chainId: this.modules.network.chainIds[e.chain],
+      avaxAssetId: this.modules.avaxAssetId,
+    });
   }
 
   private committed(e: Endpoint, {containers, txIds, txCount, started, rows}: Built): void {
@@ -854,7 +921,11 @@ export class PrimaryView {
    * when it was decoded, then from `uncommitted` (batches whose statements may not have committed yet), the recent
    * creations kept in memory, or the store.
    */
-  private async completeOwners(tx: SqlTx, p: Prepared, uncommitted: readonly Map<string, Uint8Array[]>[]): Promise<Map<string, Uint8Array[]>> {
+  private async completeOwners(
+    tx: SqlTx,
+    p: Prepared,
+    uncommitted: readonly Map<string, Uint8Array[]>[],
+  ): Promise<Map<string, Uint8Array[]>> {
     const out = p.owners;
     const rest: string[] = [];
     for (const id of p.consumed) {
@@ -886,7 +957,11 @@ export class PrimaryView {
     // The owners of the UTXOs it consumes and creates: whose balance it changes (primary webhooks' balance_change).
     const balances: Uint8Array[] | null = event && batch.hooks.events ? [] : null;
     if (event && batch.balances) {
-      batch.balances.add({...event, txId: t.id, ts: place.ts}, [...t.outputs, ...effects.refunds].map((o) => o.utxoId), t.inputs.map((i) => i.utxoId));
+      batch.balances.add(
+        {...event, txId: t.id, ts: place.ts},
+        [...t.outputs, ...effects.refunds].map((o) => o.utxoId),
+        t.inputs.map((i) => i.utxoId),
+      );
     }
     for (const o of t.outputs) {
       this.createUtxo(batch, t.id, o, place);
@@ -909,7 +984,8 @@ export class PrimaryView {
       if (!batch.utxoConsumes.has(i.utxoId)) {
         // Without the owner (a spend of a UTXO not folded yet; or of one the batch repeats, left out of the lookup as
         // the batch's own), the signers' addresses: those of a single-owner UTXO's row, if it has one.
-        for (const a of known ?? signers) batch.spentOwned.push([a, i.utxoId, mine ? "batch" : (creators.get(i.utxoId) ?? null)]);
+        for (const a of known ?? signers)
+          batch.spentOwned.push([a, i.utxoId, mine ? "batch" : (creators.get(i.utxoId) ?? null)]);
         if (i.assetId === avax) batch.supply.consumed(i.utxoId, i.amount, place.chainId);
         batch.utxoConsumes.set(i.utxoId, [
           i.utxoId,
@@ -938,16 +1014,34 @@ export class PrimaryView {
         if (!assets.includes(t.id)) assets.push(t.id);
         // Without a mint output the supply is fixed at what the initial state creates (the `cap`); else variable.
         const minted = t.outputs.filter((o) => o.assetId === t.id);
-        const cap = minted.some((o) => o.utxoType.includes("MINT")) ? null : minted.reduce((a, o) => a + o.amount, 0n).toString();
-        batch.assets.push([t.id, t.details.asset.name, t.details.asset.symbol, t.details.asset.denomination, assetType(minted), t.id, place.ts, cap]);
+        const cap = minted.some((o) => o.utxoType.includes("MINT"))
+          ? null
+          : minted.reduce((a, o) => a + o.amount, 0n).toString();
+        batch.assets.push([
+          t.id,
+          t.details.asset.name,
+          t.details.asset.symbol,
+          t.details.asset.denomination,
+          assetType(minted),
+          t.id,
+          place.ts,
+          cap,
+        ]);
       }
       for (const a of assets) batch.assetTxs.push([a, place.seq]);
     }
   }
 
-  private createUtxo(batch: Batch, txId: string, o: TxOutput, place: TxPlace, extra: {rewardType?: string; stakingEnd?: bigint} = NO_EXTRA): void {
+  private createUtxo(
+    batch: Batch,
+    txId: string,
+    o: TxOutput,
+    place: TxPlace,
+    extra: {rewardType?: string; stakingEnd?: bigint} = NO_EXTRA,
+  ): void {
     batch.utxoCreates.push(utxoCreateRow(txId, o, place, extra));
-    if (o.assetId === this.modules.avaxAssetId) batch.supply.created(o.utxoId, o.amount, place.chainId, place.seq, extra.rewardType);
+    if (o.assetId === this.modules.avaxAssetId)
+      batch.supply.created(o.utxoId, o.amount, place.chainId, place.seq, extra.rewardType);
     const late = this.lateSpends.get(o.utxoId);
     if (late !== undefined && !this.lateInFlight.has(o.utxoId)) {
       this.lateInFlight.add(o.utxoId);
@@ -989,7 +1083,9 @@ export class PrimaryView {
       ["utxo_spends", UTXO_CONSUME_COLUMNS as unknown as BulkColumn[], [...b.utxoConsumes.values()], skipById],
       ["utxo_addresses", UTXO_ADDRESS_COLUMNS, b.utxoAddresses, skip],
     ];
-    const statements = tables.filter(([, , rows]) => rows.length > 0).map(([table, columns, rows, opts]) => insertSql(table, columns, rows, opts, params));
+    const statements = tables
+      .filter(([, , rows]) => rows.length > 0)
+      .map(([table, columns, rows, opts]) => insertSql(table, columns, rows, opts, params));
     const unspent = b.unspentOwned.filter((r) => !b.utxoConsumes.has(r[1]));
     if (unspent.length > 0) statements.push(unspentOwnedSql(unspent, params, repeats));
     if (b.supply.size > 0) statements.push(b.supply.upsertSql(params, repeats));
@@ -1038,7 +1134,8 @@ export class PrimaryView {
    */
   private stateEntries(settled: readonly string[] = []): Array<[string, string]> {
     const late: Array<[string, string]> = [];
-    if (settled.length > 0) late.push([LATE_SPENDS_KEY, JSON.stringify([...this.lateSpends].filter(([id]) => !this.lateInFlight.has(id)))]);
+    if (settled.length > 0)
+      late.push([LATE_SPENDS_KEY, JSON.stringify([...this.lateSpends].filter(([id]) => !this.lateInFlight.has(id)))]);
     return [
       ["view.seq.P", this.seq.P.toString()],
       ["view.seq.X", this.seq.X.toString()],
@@ -1057,7 +1154,8 @@ export class PrimaryView {
   /** The network's genesis state: assets, UTXOs, stakers and supply, before the first container. */
   private async foldGenesis(tx: SqlTx, g: GenesisState): Promise<void> {
     // Every reward is a share of the supply (reward.ts): a genesis without one would stop the first staking tx.
-    if (g.supply <= 0n) throw new Error(`the genesis of network ${g.networkId} has no supply: the primary view cannot fold it`);
+    if (g.supply <= 0n)
+      throw new Error(`the genesis of network ${g.networkId} has no supply: the primary view cannot fold it`);
     // Written in slices within the one transaction: mainnet's genesis is some 43,000 UTXOs, and one statement of
     // them all would hold them twice over (rows and parameters) at once.
     let batch = new Batch();
@@ -1065,14 +1163,23 @@ export class PrimaryView {
       await this.write(tx, batch);
       batch = new Batch();
     };
-    for (const a of g.assets) batch.assets.push([a.assetId, a.name, a.symbol, a.denomination, "secp256k1", null, g.timestamp, null]);
+    for (const a of g.assets)
+      batch.assets.push([a.assetId, a.name, a.symbol, a.denomination, "secp256k1", null, g.timestamp, null]);
     for (const u of g.utxos) {
-      const place: TxPlace = {chain: u.chain, chainId: this.modules.network.chainIds[u.chain], seq: 0n, blockId: "", height: 0n, ts: g.timestamp};
+      const place: TxPlace = {
+        chain: u.chain,
+        chainId: this.modules.network.chainIds[u.chain],
+        seq: 0n,
+        blockId: "",
+        height: 0n,
+        ts: g.timestamp,
+      };
       this.createUtxo(batch, u.txId, u.output, place);
       if (batch.utxoCreates.length >= GENESIS_SLICE) await flush();
     }
     // The stakers a few at a time; the supply grows by each one's potential reward, across the slices.
-    const create = (txId: string, o: TxOutput, place: TxPlace, stakingEnd: bigint): void => this.createUtxo(batch, txId, o, place, {stakingEnd});
+    const create = (txId: string, o: TxOutput, place: TxPlace, stakingEnd: bigint): void =>
+      this.createUtxo(batch, txId, o, place, {stakingEnd});
     let stakers: GenesisStaker[] = [];
     let first = true;
     const foldStakers = async (): Promise<void> => {
@@ -1089,19 +1196,31 @@ export class PrimaryView {
     if (stakers.length > 0 || first) await foldStakers();
     await flush();
     // The C-chain's genesis balances are no UTXO: the supply reads their sum from here.
-    await tx.query(`INSERT INTO data_api_meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`, [
-      C_GENESIS_ALLOCATION_KEY,
-      String(g.cChainAllocationWei ?? 0n),
-    ]);
+    await tx.query(
+      `INSERT INTO data_api_meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,
+      [C_GENESIS_ALLOCATION_KEY, String(g.cChainAllocationWei ?? 0n)],
+    );
   }
 }
 
-const ASSET_TX_COLUMNS: BulkColumn[] = [{name: "asset_id", type: "text"}, {name: "seq", type: "int8"}];
-const META_COLUMNS: BulkColumn[] = [{name: "key", type: "text"}, {name: "value", type: "text"}];
+const ASSET_TX_COLUMNS: BulkColumn[] = [
+  {name: "asset_id", type: "text"},
+  {name: "seq", type: "int8"},
+];
+const META_COLUMNS: BulkColumn[] = [
+  {name: "key", type: "text"},
+  {name: "value", type: "text"},
+];
 
 /** The upsert of the view's state entries into `data_api_meta`. */
 function stateSql(entries: Array<[string, string]>, params: unknown[]): string {
-  return insertSql("data_api_meta", META_COLUMNS, entries, {onConflict: "(key) DO UPDATE SET value = EXCLUDED.value"}, params);
+  return insertSql(
+    "data_api_meta",
+    META_COLUMNS,
+    entries,
+    {onConflict: "(key) DO UPDATE SET value = EXCLUDED.value"},
+    params,
+  );
 }
 
 const ASSET_COLUMNS: BulkColumn[] = [
@@ -1127,9 +1246,26 @@ function assetType(outputs: TxOutput[]): string {
  * the statement's snapshot does not see the UTXOs it writes itself). The spends remove their UTXOs' rows by key
  * (spentStatements).
  */
-function unspentOwnedSql(rows: ReadonlyArray<readonly [Uint8Array, string, boolean]>, params: unknown[], repeats: boolean): string {
+function unspentOwnedSql(
+  rows: ReadonlyArray<readonly [Uint8Array, string, boolean]>,
+  params: unknown[],
+  repeats: boolean,
+): string {
   const n = params.length;
-  params.push(arrayParam("bytea", rows.map((r) => r[0])), arrayParam("text", rows.map((r) => r[1])), arrayParam("bool", rows.map((r) => r[2])));
+  params.push(
+    arrayParam(
+      "bytea",
+      rows.map((r) => r[0]),
+    ),
+    arrayParam(
+      "text",
+      rows.map((r) => r[1]),
+    ),
+    arrayParam(
+      "bool",
+      rows.map((r) => r[2]),
+    ),
+  );
   return `INSERT INTO unspent_owned (address, utxo_id)
     SELECT u.a, u.id FROM unnest($${n + 1}::bytea[], $${n + 2}::text[], $${n + 3}::bool[]) AS u(a, id, exported)
     WHERE NOT (u.exported AND EXISTS (SELECT 1 FROM utxo_spends sp WHERE sp.utxo_id = u.id))${
@@ -1146,7 +1282,16 @@ type SpentOwned = [Uint8Array, string];
  */
 function spentOwnedSql(rows: readonly SpentOwned[], params: unknown[]): string {
   const n = params.length;
-  params.push(arrayParam("bytea", rows.map((r) => r[0])), arrayParam("text", rows.map((r) => r[1])));
+  params.push(
+    arrayParam(
+      "bytea",
+      rows.map((r) => r[0]),
+    ),
+    arrayParam(
+      "text",
+      rows.map((r) => r[1]),
+    ),
+  );
   return `DELETE FROM unspent_owned o USING unnest($${n + 1}::bytea[], $${n + 2}::text[]) AS g(a, id)
     WHERE o.address = g.a AND o.utxo_id = g.id COLLATE "C"`;
 }
@@ -1176,7 +1321,10 @@ class RepeatedRowsError extends Error {
     readonly to: bigint,
     cause: unknown,
   ) {
-    super("primary-network view: the index repeats a row the store holds; the batch is written again keeping the first", {cause});
+    super(
+      "primary-network view: the index repeats a row the store holds; the batch is written again keeping the first",
+      {cause},
+    );
   }
 }
 
@@ -1200,10 +1348,12 @@ async function readOwners(tx: SqlTx, utxoIds: string[], out: Map<string, Uint8Ar
   );
   for (const r of rows) {
     const list = typeof r.addresses === "string" ? (JSON.parse(r.addresses) as string[]) : (r.addresses ?? []);
-    out.set(r.utxo_id, list.map((h) => Uint8Array.from(Buffer.from(h, "hex"))));
+    out.set(
+      r.utxo_id,
+      list.map((h) => Uint8Array.from(Buffer.from(h, "hex"))),
+    );
   }
 }
-
 
 export type PrimaryChainName = "P" | "X" | "C";
 

@@ -60,13 +60,28 @@ export class WebhookEvents {
    * A transaction consumed or created UTXOs of `addresses` (balance_change, and a balance_threshold candidate for
    * each); a reward transaction's payouts add reward_distribution, with `facts` (the payouts) in the event.
    */
-  addresses(place: EventPlace, addresses: readonly Uint8Array[], sub: AddressSub = "balance_change", facts: Record<string, unknown> = {}): void {
+  addresses(
+    place: EventPlace,
+    addresses: readonly Uint8Array[],
+    sub: AddressSub = "balance_change",
+    facts: Record<string, unknown> = {},
+  ): void {
     const seen = new Set<string>();
     for (const a of addresses) {
       const k = Buffer.from(a).toString("hex");
       if (seen.has(k)) continue;
       seen.add(k);
-      this.addr.push([a, place.chainId, place.pos, place.txId, place.blockId, place.height, place.txIndex, sub, JSON.stringify(facts)]);
+      this.addr.push([
+        a,
+        place.chainId,
+        place.pos,
+        place.txId,
+        place.blockId,
+        place.height,
+        place.txIndex,
+        sub,
+        JSON.stringify(facts),
+      ]);
     }
   }
 
@@ -74,7 +89,12 @@ export class WebhookEvents {
    * A validator's event: `key` tells apart the messages one transaction makes for one webhook (the validation ID of
    * an L1 validator, else the node). `balance` [before, after] for l1_validator_balance_threshold.
    */
-  validatorEvent(place: EventPlace, sub: ValidatorSub, v: {nodeId: string; subnetId: string; key?: string; balance?: [bigint, bigint]}, facts: Record<string, unknown>): void {
+  validatorEvent(
+    place: EventPlace,
+    sub: ValidatorSub,
+    v: {nodeId: string; subnetId: string; key?: string; balance?: [bigint, bigint]},
+    facts: Record<string, unknown>,
+  ): void {
     this.validator.push([
       v.nodeId,
       v.subnetId,
@@ -97,11 +117,26 @@ export class WebhookEvents {
     const out: string[] = [];
     const arrays = (rows: unknown[][], types: BulkColumnType[]): string[] =>
       types.map((t, c) => {
-        params.push(arrayParam(t, rows.map((r) => r[c])));
+        params.push(
+          arrayParam(
+            t,
+            rows.map((r) => r[c]),
+          ),
+        );
         return `$${params.length}::${t === "text[]" || t === "jsonb" || t === "numeric" ? "text" : t}[]`;
       });
     if (this.addr.length > 0) {
-      const [a, c, pos, tx, blk, h, i, sub, facts] = arrays(this.addr, ["bytea", "text", "int8", "text", "text", "int8", "int4", "text", "text"]);
+      const [a, c, pos, tx, blk, h, i, sub, facts] = arrays(this.addr, [
+        "bytea",
+        "text",
+        "int8",
+        "text",
+        "text",
+        "int8",
+        "int4",
+        "text",
+        "text",
+      ]);
       // balance_change: one message a webhook and transaction, naming the watched addresses it touched;
       // reward_distribution: one a webhook and reward transaction. (balance_threshold: webhookThresholds.ts.) The
       // webhook's sub-events are small metadata (its keys are rows: schema 23), read once a matched row.
@@ -122,7 +157,19 @@ export class WebhookEvents {
     }
     if (this.validator.length > 0) {
       const [node, subnet, c, pos, tx, blk, h, i, sub, k, e, before, after] = arrays(this.validator, [
-        "text", "text", "text", "int8", "text", "text", "int8", "int4", "text", "text", "text", "numeric", "numeric",
+        "text",
+        "text",
+        "text",
+        "int8",
+        "text",
+        "text",
+        "int8",
+        "int4",
+        "text",
+        "text",
+        "text",
+        "numeric",
+        "numeric",
       ]);
       out.push(
         `INSERT INTO webhook_outbox (message_id, webhook_id, chain_id, block_number, tx_index, primary_tx_id, event, created_at)
@@ -173,8 +220,17 @@ export const NO_WEBHOOKS: BatchWebhooks = {events: false, thresholds: false, l1T
  * changes in the same snapshot: a webhook made after this read (its first event may be in the batch) changes it,
  * and the batch is built again (view.ts HooksChangedError).
  */
-export async function webhooksOfBatch(tx: {query: <T>(sql: string, params?: unknown[]) => Promise<T[]>}, chainId: string, endpoint: string): Promise<BatchWebhooks> {
-  const [r] = await tx.query<{events: boolean | null; thresholds: boolean | null; l1: string[] | null; version: string | null}>(
+export async function webhooksOfBatch(
+  tx: {query: <T>(sql: string, params?: unknown[]) => Promise<T[]>},
+  chainId: string,
+  endpoint: string,
+): Promise<BatchWebhooks> {
+  const [r] = await tx.query<{
+    events: boolean | null;
+    thresholds: boolean | null;
+    l1: string[] | null;
+    version: string | null;
+  }>(
     `SELECT (SELECT webhooks FROM view_positions WHERE endpoint = $2)::text AS version,
             bool_or(status = 'active') AS events,
             bool_or(event_type = 'primary_network_address_activity' AND jsonb_exists(metadata -> 'subEvents' -> 'addressActivitySubEvents', 'balance_threshold')) AS thresholds,
@@ -184,7 +240,12 @@ export async function webhooksOfBatch(tx: {query: <T>(sql: string, params?: unkn
      FROM webhooks WHERE chain_id = $1 AND event_type IN ('primary_network_address_activity', 'validator_activity')`,
     [chainId, endpoint],
   );
-  return {events: r?.events === true, thresholds: r?.thresholds === true, l1Thresholds: (r?.l1 ?? []).map((t) => BigInt(t)), version: BigInt(r?.version ?? "0")};
+  return {
+    events: r?.events === true,
+    thresholds: r?.thresholds === true,
+    l1Thresholds: (r?.l1 ?? []).map((t) => BigInt(t)),
+    version: BigInt(r?.version ?? "0"),
+  };
 }
 
 /**
@@ -192,14 +253,34 @@ export async function webhooksOfBatch(tx: {query: <T>(sql: string, params?: unkn
  * subnet, delegator_stake for a delegator), and what it did to L1 validators (their balance increased, disabled,
  * removed by weight 0), from the staking fold's effects.
  */
-export function validatorEvents(events: WebhookEvents, place: EventPlace, t: PrimaryTx, effects: {l1: readonly L1EffectRow[]}): void {
+export function validatorEvents(
+  events: WebhookEvents,
+  place: EventPlace,
+  t: PrimaryTx,
+  effects: {l1: readonly L1EffectRow[]},
+): void {
   const s = t.details.staker;
   if (s) {
-    const facts = {weight: s.weight.toString(), endTimestamp: Number(s.endTime), ...(s.startTime !== null ? {startTimestamp: Number(s.startTime)} : {})};
-    events.validatorEvent(place, s.kind === "delegator" ? "delegator_stake" : "validator_stake", {nodeId: s.nodeId, subnetId: s.subnetId}, facts);
+    const facts = {
+      weight: s.weight.toString(),
+      endTimestamp: Number(s.endTime),
+      ...(s.startTime !== null ? {startTimestamp: Number(s.startTime)} : {}),
+    };
+    events.validatorEvent(
+      place,
+      s.kind === "delegator" ? "delegator_stake" : "validator_stake",
+      {nodeId: s.nodeId, subnetId: s.subnetId},
+      facts,
+    );
   }
   const sub: ValidatorSub | null =
-    t.txType === "IncreaseL1ValidatorBalanceTx" ? "l1_validator_balance_increased" : t.txType === "DisableL1ValidatorTx" ? "l1_validator_disabled" : t.txType === "SetL1ValidatorWeightTx" ? "l1_validator_removed" : null;
+    t.txType === "IncreaseL1ValidatorBalanceTx"
+      ? "l1_validator_balance_increased"
+      : t.txType === "DisableL1ValidatorTx"
+        ? "l1_validator_disabled"
+        : t.txType === "SetL1ValidatorWeightTx"
+          ? "l1_validator_removed"
+          : null;
   if (sub === null) return;
   for (const e of effects.l1) {
     if (sub === "l1_validator_removed" && e.weight !== 0n) continue;
@@ -208,7 +289,12 @@ export function validatorEvents(events: WebhookEvents, place: EventPlace, t: Pri
 }
 
 /** An L1 validator's figures in an event (nAVAX as decimal strings). */
-export function l1Facts(e: {validationId: string; weight: bigint; remainingBalance: bigint; balanceChange?: bigint}): Record<string, unknown> {
+export function l1Facts(e: {
+  validationId: string;
+  weight: bigint;
+  remainingBalance: bigint;
+  balanceChange?: bigint;
+}): Record<string, unknown> {
   return {
     validationId: e.validationId,
     weight: e.weight.toString(),

@@ -68,7 +68,8 @@ function balanceOf(chain: "P" | "X", sums: Iterable<Sum>, balanceType: string, n
   return total;
 }
 
-const sumKey = (s: Omit<Sum, "amount">): string => `${s.staked}:${s.stakingEnd}:${s.startTs}:${s.locktime}:${s.stakeableLocktime}`;
+const sumKey = (s: Omit<Sum, "amount">): string =>
+  `${s.staked}:${s.stakingEnd}:${s.startTs}:${s.locktime}:${s.stakeableLocktime}`;
 
 interface SumRow {
   a: string;
@@ -146,7 +147,12 @@ export class BalanceChanges {
     const addresses = [...new Set(changes.map((c) => c.a))];
     const bytes = addresses.map((a) => Buffer.from(a, "hex"));
     const seeded = new Set(
-      (await tx.query<{a: string}>("SELECT encode(address, 'hex') AS a FROM webhook_balance_addresses WHERE chain = $1 AND address = ANY($2::bytea[])", [o.chain, bytes])).map((r) => r.a),
+      (
+        await tx.query<{a: string}>(
+          "SELECT encode(address, 'hex') AS a FROM webhook_balance_addresses WHERE chain = $1 AND address = ANY($2::bytea[])",
+          [o.chain, bytes],
+        )
+      ).map((r) => r.a),
     );
     const fresh = addresses.filter((a) => !seeded.has(a));
     const state = new Map<string, Map<string, Sum>>(addresses.map((a) => [a, new Map()]));
@@ -178,7 +184,12 @@ export class BalanceChanges {
       const isFresh = new Set(fresh);
       for (const c of changes) if (isFresh.has(c.a)) addTo(c.a, sumOf(c, -BigInt(c.sign)));
     }
-    const hooks = await tx.query<{a: string; id: string; from_block: string; f: {balanceType: string; balanceThreshold: string}}>(
+    const hooks = await tx.query<{
+      a: string;
+      id: string;
+      from_block: string;
+      f: {balanceType: string; balanceThreshold: string};
+    }>(
       `SELECT encode(wa.address, 'hex') AS a, h.id, h.from_block::text AS from_block, h.metadata -> 'balanceThresholdFilter' AS f
        FROM webhook_addresses wa JOIN webhooks h ON h.id = wa.webhook_id
        WHERE wa.address = ANY($1::bytea[]) AND h.status = 'active' AND h.event_type = 'primary_network_address_activity' AND h.chain_id = $2
@@ -213,14 +224,27 @@ export class BalanceChanges {
             balance: after.toString(),
             direction: after >= threshold ? "above" : "below",
           };
-          messages.push([h.id, place.chainId, place.txId, a, place.height.toString(), place.txIndex, JSON.stringify(event)]);
+          messages.push([
+            h.id,
+            place.chainId,
+            place.txId,
+            a,
+            place.height.toString(),
+            place.txIndex,
+            JSON.stringify(event),
+          ]);
         });
       }
     }
 
     // The sums as of the batch's end, for the addresses it touched (an empty sum is no row).
-    const rows = addresses.flatMap((a) => [...state.get(a)!.values()].filter((s) => s.amount !== 0n).map((s) => ({a, ...s})));
-    await tx.query("INSERT INTO webhook_balance_addresses (chain, address) SELECT $1, a FROM unnest($2::bytea[]) AS a ON CONFLICT DO NOTHING", [o.chain, fresh.map((a) => Buffer.from(a, "hex"))]);
+    const rows = addresses.flatMap((a) =>
+      [...state.get(a)!.values()].filter((s) => s.amount !== 0n).map((s) => ({a, ...s})),
+    );
+    await tx.query(
+      "INSERT INTO webhook_balance_addresses (chain, address) SELECT $1, a FROM unnest($2::bytea[]) AS a ON CONFLICT DO NOTHING",
+      [o.chain, fresh.map((a) => Buffer.from(a, "hex"))],
+    );
     await tx.query("DELETE FROM webhook_balances WHERE chain = $1 AND address = ANY($2::bytea[])", [o.chain, bytes]);
     if (rows.length > 0) {
       await tx.query(

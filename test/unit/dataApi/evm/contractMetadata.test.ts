@@ -14,7 +14,9 @@ const file = (content: string): string => {
 
 describe("contract metadata file", () => {
   it("keys the curated fields by lowercase address", () => {
-    const m = loadContractMetadata(file(JSON.stringify({"0xAbCd000000000000000000000000000000000001": {name: "Curated", tags: ["a"]}})));
+    const m = loadContractMetadata(
+      file(JSON.stringify({"0xAbCd000000000000000000000000000000000001": {name: "Curated", tags: ["a"]}})),
+    );
     expect(m.get("0xabcd000000000000000000000000000000000001")).toEqual({name: "Curated", tags: ["a"]});
   });
 
@@ -32,7 +34,10 @@ describe("contract metadata file", () => {
 describe("the RPC URL /v1/chains shows", () => {
   it.each([
     ["http://127.0.0.1:9650/ext/bc/C/rpc", "http://127.0.0.1:9650/ext/bc/C/rpc"],
-    ["https://user:secret@node.example:443/ext/bc/2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5/rpc?token=abc", "https://node.example/ext/bc/2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5/rpc"],
+    [
+      "https://user:secret@node.example:443/ext/bc/2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5/rpc?token=abc",
+      "https://node.example/ext/bc/2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5/rpc",
+    ],
     ["https://avax-mainnet.example.io/v3/0123456789abcdef", "https://avax-mainnet.example.io/…"],
     ["http://127.0.0.1:8545", "http://127.0.0.1:8545"],
     ["http://127.0.0.1:8545/", "http://127.0.0.1:8545"],
@@ -42,7 +47,10 @@ describe("the RPC URL /v1/chains shows", () => {
     ["https://node.example/ext/bc/C/rpc;key=1", "https://node.example/…"],
     ["not a url", "<invalid URL>"],
     // A key after an AvalancheGo path (a provider's form), and the exact shapes kept.
-    ["https://avalanche-mainnet.core.chainstack.com/ext/bc/C/rpc/6e2ea2c0aa7a4e9e", "https://avalanche-mainnet.core.chainstack.com/…"],
+    [
+      "https://avalanche-mainnet.core.chainstack.com/ext/bc/C/rpc/6e2ea2c0aa7a4e9e",
+      "https://avalanche-mainnet.core.chainstack.com/…",
+    ],
     ["https://node.example/ext/bc/P", "https://node.example/ext/bc/P"],
     ["https://node.example/ext/info", "https://node.example/ext/info"],
     ["https://node.example/ext/KEY123", "https://node.example/…"],

@@ -5,7 +5,17 @@
  * truncation of the data, and mutated data.
  */
 import {describe, expect, it} from "vitest";
-import {DEFAULT_ICM_MESSENGER, decodeIcmLog, ICM_TOPICS, messageId, TELEPORTER_FEE_SPEC, TELEPORTER_MESSAGE_SPEC, teleporterMessageValue, type IcmLogInput, type TeleporterMessage} from "../../../../src/dataApi/evm/icm.js";
+import {
+  DEFAULT_ICM_MESSENGER,
+  decodeIcmLog,
+  ICM_TOPICS,
+  messageId,
+  TELEPORTER_FEE_SPEC,
+  TELEPORTER_MESSAGE_SPEC,
+  teleporterMessageValue,
+  type IcmLogInput,
+  type TeleporterMessage,
+} from "../../../../src/dataApi/evm/icm.js";
 import {encodeAbiSpec} from "../../../../src/evm/abi.js";
 import {bytesToHex, hexToBytes, toHex} from "../../../../src/evm/hex.js";
 
@@ -29,21 +39,50 @@ const MSG: TeleporterMessage = {
   receipts: [{receivedMessageNonce: 4n, relayerRewardAddress: B}],
   message: "0x68656c6c6f",
 };
-const msgData = (extra: Parameters<typeof encodeAbiSpec>[0] = [], before: Parameters<typeof encodeAbiSpec>[1] = []): string =>
-  toHex(encodeAbiSpec([...extra, TELEPORTER_MESSAGE_SPEC], [...before, teleporterMessageValue(MSG)]));
+const msgData = (
+  extra: Parameters<typeof encodeAbiSpec>[0] = [],
+  before: Parameters<typeof encodeAbiSpec>[1] = [],
+): string => toHex(encodeAbiSpec([...extra, TELEPORTER_MESSAGE_SPEC], [...before, teleporterMessageValue(MSG)]));
 
 const LOGS: Record<keyof typeof ICM_TOPICS, IcmLogInput> = {
   SendCrossChainMessage: {
     address: MESSENGER,
     topics: [ICM_TOPICS.SendCrossChainMessage, "0x" + ID, "0x" + DST],
-    data: toHex(encodeAbiSpec([TELEPORTER_MESSAGE_SPEC, TELEPORTER_FEE_SPEC], [teleporterMessageValue(MSG), [T, 100n]])),
+    data: toHex(
+      encodeAbiSpec([TELEPORTER_MESSAGE_SPEC, TELEPORTER_FEE_SPEC], [teleporterMessageValue(MSG), [T, 100n]]),
+    ),
     logIndex: "0x3",
   },
-  ReceiveCrossChainMessage: {address: MESSENGER, topics: [ICM_TOPICS.ReceiveCrossChainMessage, "0x" + ID, "0x" + SRC, addrTopic(A)], data: msgData(["address"], [B]), logIndex: 0},
-  MessageExecuted: {address: MESSENGER, topics: [ICM_TOPICS.MessageExecuted, "0x" + ID, "0x" + SRC], data: "0x", logIndex: 1n},
-  MessageExecutionFailed: {address: MESSENGER, topics: [ICM_TOPICS.MessageExecutionFailed, "0x" + ID, "0x" + SRC], data: msgData(), logIndex: 2},
-  ReceiptReceived: {address: MESSENGER, topics: [ICM_TOPICS.ReceiptReceived, "0x" + ID, "0x" + DST, addrTopic(B)], data: toHex(encodeAbiSpec([TELEPORTER_FEE_SPEC], [[T, 150n]])), logIndex: 4},
-  AddFeeAmount: {address: MESSENGER, topics: [ICM_TOPICS.AddFeeAmount, "0x" + ID], data: toHex(encodeAbiSpec([TELEPORTER_FEE_SPEC], [[T, 150n]])), logIndex: 5},
+  ReceiveCrossChainMessage: {
+    address: MESSENGER,
+    topics: [ICM_TOPICS.ReceiveCrossChainMessage, "0x" + ID, "0x" + SRC, addrTopic(A)],
+    data: msgData(["address"], [B]),
+    logIndex: 0,
+  },
+  MessageExecuted: {
+    address: MESSENGER,
+    topics: [ICM_TOPICS.MessageExecuted, "0x" + ID, "0x" + SRC],
+    data: "0x",
+    logIndex: 1n,
+  },
+  MessageExecutionFailed: {
+    address: MESSENGER,
+    topics: [ICM_TOPICS.MessageExecutionFailed, "0x" + ID, "0x" + SRC],
+    data: msgData(),
+    logIndex: 2,
+  },
+  ReceiptReceived: {
+    address: MESSENGER,
+    topics: [ICM_TOPICS.ReceiptReceived, "0x" + ID, "0x" + DST, addrTopic(B)],
+    data: toHex(encodeAbiSpec([TELEPORTER_FEE_SPEC], [[T, 150n]])),
+    logIndex: 4,
+  },
+  AddFeeAmount: {
+    address: MESSENGER,
+    topics: [ICM_TOPICS.AddFeeAmount, "0x" + ID],
+    data: toHex(encodeAbiSpec([TELEPORTER_FEE_SPEC], [[T, 150n]])),
+    logIndex: 5,
+  },
 };
 
 describe("ICM topics and message IDs", () => {
@@ -69,22 +108,65 @@ describe("ICM topics and message IDs", () => {
 describe("decodeIcmLog", () => {
   it("decodes the six events", () => {
     expect(decodeIcmLog(LOGS.SendCrossChainMessage, SET)).toEqual({
-      kind: "SendCrossChainMessage", contract: MESSENGER, logIndex: 3, messageId: ID, destinationBlockchainId: DST, message: MSG, feeInfo: {feeTokenAddress: T, amount: 100n},
+      kind: "SendCrossChainMessage",
+      contract: MESSENGER,
+      logIndex: 3,
+      messageId: ID,
+      destinationBlockchainId: DST,
+      message: MSG,
+      feeInfo: {feeTokenAddress: T, amount: 100n},
     });
     expect(decodeIcmLog(LOGS.ReceiveCrossChainMessage, SET)).toEqual({
-      kind: "ReceiveCrossChainMessage", contract: MESSENGER, logIndex: 0, messageId: ID, sourceBlockchainId: SRC, deliverer: A, rewardRedeemer: B, message: MSG,
+      kind: "ReceiveCrossChainMessage",
+      contract: MESSENGER,
+      logIndex: 0,
+      messageId: ID,
+      sourceBlockchainId: SRC,
+      deliverer: A,
+      rewardRedeemer: B,
+      message: MSG,
     });
-    expect(decodeIcmLog(LOGS.MessageExecuted, SET)).toEqual({kind: "MessageExecuted", contract: MESSENGER, logIndex: 1, messageId: ID, sourceBlockchainId: SRC});
-    expect(decodeIcmLog(LOGS.MessageExecutionFailed, SET)).toEqual({kind: "MessageExecutionFailed", contract: MESSENGER, logIndex: 2, messageId: ID, sourceBlockchainId: SRC, message: MSG});
+    expect(decodeIcmLog(LOGS.MessageExecuted, SET)).toEqual({
+      kind: "MessageExecuted",
+      contract: MESSENGER,
+      logIndex: 1,
+      messageId: ID,
+      sourceBlockchainId: SRC,
+    });
+    expect(decodeIcmLog(LOGS.MessageExecutionFailed, SET)).toEqual({
+      kind: "MessageExecutionFailed",
+      contract: MESSENGER,
+      logIndex: 2,
+      messageId: ID,
+      sourceBlockchainId: SRC,
+      message: MSG,
+    });
     expect(decodeIcmLog(LOGS.ReceiptReceived, SET)).toEqual({
-      kind: "ReceiptReceived", contract: MESSENGER, logIndex: 4, messageId: ID, destinationBlockchainId: DST, relayerRewardAddress: B, feeInfo: {feeTokenAddress: T, amount: 150n},
+      kind: "ReceiptReceived",
+      contract: MESSENGER,
+      logIndex: 4,
+      messageId: ID,
+      destinationBlockchainId: DST,
+      relayerRewardAddress: B,
+      feeInfo: {feeTokenAddress: T, amount: 150n},
     });
-    expect(decodeIcmLog(LOGS.AddFeeAmount, SET)).toEqual({kind: "AddFeeAmount", contract: MESSENGER, logIndex: 5, messageId: ID, feeInfo: {feeTokenAddress: T, amount: 150n}});
+    expect(decodeIcmLog(LOGS.AddFeeAmount, SET)).toEqual({
+      kind: "AddFeeAmount",
+      contract: MESSENGER,
+      logIndex: 5,
+      messageId: ID,
+      feeInfo: {feeTokenAddress: T, amount: 150n},
+    });
   });
 
   it("takes bytes as well as hex, and a checksummed log address", () => {
     const l = LOGS.SendCrossChainMessage;
-    const asBytes: IcmLogInput = {address: hexToBytes(MESSENGER), topics: l.topics.map((t) => hexToBytes(t as string)), data: hexToBytes(l.data as string), logIndex: 3};
+    const asBytes: IcmLogInput = {
+      address: hexToBytes(MESSENGER),
+      topics: l.topics.map((t) => hexToBytes(t as string)),
+      data: hexToBytes(l.data as string),
+      logIndex: 3,
+    };
     expect(decodeIcmLog(asBytes, SET)).toEqual(decodeIcmLog(l, SET));
     expect(decodeIcmLog({...l, address: DEFAULT_ICM_MESSENGER}, SET)).toEqual(decodeIcmLog(l, SET));
   });
@@ -98,7 +180,9 @@ describe("decodeIcmLog", () => {
       expect(decodeIcmLog({...l, logIndex: "nope"}, SET)).toBeNull();
       expect(decodeIcmLog({...l, topics: [l.topics[0]!, "0x1234", ...l.topics.slice(2)]}, SET)).toBeNull();
     }
-    expect(decodeIcmLog({...LOGS.MessageExecuted, topics: ["0x" + "ab".repeat(32), "0x" + ID, "0x" + SRC]}, SET)).toBeNull();
+    expect(
+      decodeIcmLog({...LOGS.MessageExecuted, topics: ["0x" + "ab".repeat(32), "0x" + ID, "0x" + SRC]}, SET),
+    ).toBeNull();
     expect(decodeIcmLog({...LOGS.MessageExecuted, topics: []}, SET)).toBeNull();
     expect(decodeIcmLog({...LOGS.MessageExecuted, data: "0xzz"}, SET)).toBeNull();
     // An indexed address with dirty high bytes.
@@ -123,7 +207,7 @@ describe("decodeIcmLog", () => {
 
   it("mutated data never throws", () => {
     let seed = 7;
-    const rand = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rand = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (const l of Object.values(LOGS)) {
       const data = hexToBytes(l.data as string);
       for (let i = 0; i < 500 && data.length; i++) {

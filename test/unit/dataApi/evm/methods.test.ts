@@ -26,9 +26,16 @@ describe("methodOf", () => {
     ["0x252dba42", "aggregate((address,bytes)[])"],
     ["0x82ad56cb", "aggregate3((address,bool,bytes)[])"],
     ["0xccb5f809", "receiveCrossChainMessage(uint32,address)"],
-    ["0xfc2d6197", "retryMessageExecution(bytes32,(uint256,address,bytes32,address,uint256,address[],(uint256,address)[],bytes))"],
+    [
+      "0xfc2d6197",
+      "retryMessageExecution(bytes32,(uint256,address,bytes32,address,uint256,address[],(uint256,address)[],bytes))",
+    ],
   ])("names selector %s", (hash, name) => {
-    expect(methodOf({to: TO, input: hash + "00".repeat(64)})).toEqual({callType: "CONTRACT_CALL", methodHash: hash, methodName: name});
+    expect(methodOf({to: TO, input: hash + "00".repeat(64)})).toEqual({
+      callType: "CONTRACT_CALL",
+      methodHash: hash,
+      methodName: name,
+    });
   });
 
   it("gives the hash but no name for an unknown selector, and is case-insensitive", () => {
@@ -37,9 +44,17 @@ describe("methodOf", () => {
   });
 
   it("calls empty input a native transfer and a missing `to` a creation (the SDK's fixed names)", () => {
-    expect(methodOf({to: TO, input: "0x"})).toEqual({callType: "NATIVE_TRANSFER", methodHash: "", methodName: "Native Transfer"});
+    expect(methodOf({to: TO, input: "0x"})).toEqual({
+      callType: "NATIVE_TRANSFER",
+      methodHash: "",
+      methodName: "Native Transfer",
+    });
     expect(methodOf({to: TO, input: ""})).toMatchObject({callType: "NATIVE_TRANSFER", methodHash: ""});
-    expect(methodOf({to: null, input: "0x6080604052"})).toEqual({callType: "CONTRACT_CREATION", methodHash: "", methodName: "Contract Created"});
+    expect(methodOf({to: null, input: "0x6080604052"})).toEqual({
+      callType: "CONTRACT_CREATION",
+      methodHash: "",
+      methodName: "Contract Created",
+    });
   });
 
   it("takes calldata shorter than a selector as its hash", () => {

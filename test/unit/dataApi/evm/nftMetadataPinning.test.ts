@@ -36,7 +36,10 @@ describe("fetchNftMetadata address pinning", () => {
 
   it("connects to the checked address, sending the URL's Host", async () => {
     answers.set("rebind.test", [{address: "127.0.0.1", family: 4}]);
-    const r = await fetchNftMetadata(`http://rebind.test:${port}/1.json`, {ipfsGateway: "https://ipfs.invalid/ipfs/", allowPrivate: true});
+    const r = await fetchNftMetadata(`http://rebind.test:${port}/1.json`, {
+      ipfsGateway: "https://ipfs.invalid/ipfs/",
+      allowPrivate: true,
+    });
     expect(r).toEqual({indexStatus: "INDEXED", metadata: {name: "pinned"}});
     expect(hosts).toEqual([`rebind.test:${port}`]);
   });
@@ -46,7 +49,10 @@ describe("fetchNftMetadata address pinning", () => {
       {address: "8.8.8.8", family: 4},
       {address: "127.0.0.1", family: 4},
     ]);
-    const r = await fetchNftMetadata(`http://mixed.test:${port}/1.json`, {ipfsGateway: "https://ipfs.invalid/ipfs/", allowPrivate: false});
+    const r = await fetchNftMetadata(`http://mixed.test:${port}/1.json`, {
+      ipfsGateway: "https://ipfs.invalid/ipfs/",
+      allowPrivate: false,
+    });
     expect(r.indexStatus).toBe("UNREACHABLE_TOKEN_URI");
     expect(r.detail).toMatch(/127\.0\.0\.1/);
     expect(hosts).toHaveLength(1);

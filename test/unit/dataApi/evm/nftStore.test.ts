@@ -16,7 +16,9 @@ describeBackends("NFT metadata in the store", (backend) => {
 
   it("refuses a lone surrogate as jsonb, and takes the parsed metadata", async () => {
     const doc = '{"name":"\\ud800","description":"ok \\udfff","image":"\\ud83d\\ude00"}';
-    await expect(sql.query("SELECT $1::jsonb AS j", [JSON.stringify(JSON.parse(doc))])).rejects.toMatchObject({code: expect.stringMatching(/^22/)});
+    await expect(sql.query("SELECT $1::jsonb AS j", [JSON.stringify(JSON.parse(doc))])).rejects.toMatchObject({
+      code: expect.stringMatching(/^22/),
+    });
     const {metadata} = parseNftMetadata(doc);
     const [row] = await sql.query<{j: Record<string, string>}>("SELECT $1::jsonb AS j", [JSON.stringify(metadata)]);
     expect(row!.j).toEqual({name: "\uFFFD", description: "ok \uFFFD", imageUri: "\u{1F600}"});

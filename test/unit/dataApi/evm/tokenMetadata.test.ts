@@ -1,7 +1,12 @@
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import solc from "solc";
 import {Anvil} from "../../../../src/dev/evm/anvil.js";
-import {decodeTextResult, readTokenMetadata, readTokenUri, type EthCall} from "../../../../src/dataApi/evm/tokenMetadata.js";
+import {
+  decodeTextResult,
+  readTokenMetadata,
+  readTokenUri,
+  type EthCall,
+} from "../../../../src/dataApi/evm/tokenMetadata.js";
 import {encodeAbi} from "../../../../src/evm/abi.js";
 import {quietLogger} from "../../../helpers/sql.js";
 
@@ -97,7 +102,9 @@ describe("readTokenMetadata on anvil", () => {
     anvil = await Anvil.start({chainId: 43112, genesisTimestamp: 1700000000, mining: "auto"}, {logger: quietLogger()});
     call = async (to, data, block) => (await anvil.rawCall("eth_call", [{to, data}, block ?? "latest"])) as string;
     for (const [name, code] of Object.entries(bytecode)) {
-      const hash = (await anvil.rawCall("eth_sendTransaction", [{from: DEPLOYER, data: code, gas: "0x1000000"}])) as string;
+      const hash = (await anvil.rawCall("eth_sendTransaction", [
+        {from: DEPLOYER, data: code, gas: "0x1000000"},
+      ])) as string;
       const receipt = await receiptOf(hash);
       expect(receipt.status, name).toBe("0x1");
       at[name] = receipt.contractAddress;
@@ -109,15 +116,30 @@ describe("readTokenMetadata on anvil", () => {
   });
 
   it("reads a string-returning ERC-20", async () => {
-    expect(await readTokenMetadata(call, at.Erc20!)).toEqual({ercType: "ERC-20", name: "Test Token é", symbol: "TT", decimals: 6});
+    expect(await readTokenMetadata(call, at.Erc20!)).toEqual({
+      ercType: "ERC-20",
+      name: "Test Token é",
+      symbol: "TT",
+      decimals: 6,
+    });
   });
 
   it("reads a bytes32-returning legacy token, right-trimmed", async () => {
-    expect(await readTokenMetadata(call, at.Legacy!)).toEqual({ercType: "ERC-20", name: "Maker", symbol: "MKR", decimals: 18});
+    expect(await readTokenMetadata(call, at.Legacy!)).toEqual({
+      ercType: "ERC-20",
+      name: "Maker",
+      symbol: "MKR",
+      decimals: 18,
+    });
   });
 
   it("detects ERC-721 and ERC-1155 by ERC-165, with decimals 0", async () => {
-    expect(await readTokenMetadata(call, at.Nft721!)).toEqual({ercType: "ERC-721", name: "Kitties", symbol: "KIT", decimals: 0});
+    expect(await readTokenMetadata(call, at.Nft721!)).toEqual({
+      ercType: "ERC-721",
+      name: "Kitties",
+      symbol: "KIT",
+      decimals: 0,
+    });
     expect(await readTokenMetadata(call, at.Multi1155!)).toEqual({ercType: "ERC-1155", decimals: 0});
   });
 

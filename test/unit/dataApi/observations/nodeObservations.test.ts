@@ -16,8 +16,14 @@ describe("NodeObservations", () => {
   });
   afterAll(async () => p.close());
 
-  const make = (over: Partial<ConstructorParameters<typeof NodeObservations>[0]> = {}, now?: () => number): NodeObservations =>
-    new NodeObservations({url: p.url, refreshMs: 60_000, timeoutMs: 2_000, window: 4, maxNodes: 10, ...over}, {logger: pino({level: "silent"}) as unknown as Logger, now});
+  const make = (
+    over: Partial<ConstructorParameters<typeof NodeObservations>[0]> = {},
+    now?: () => number,
+  ): NodeObservations =>
+    new NodeObservations(
+      {url: p.url, refreshMs: 60_000, timeoutMs: 2_000, window: 4, maxNodes: 10, ...over},
+      {logger: pino({level: "silent"}) as unknown as Logger, now},
+    );
 
   it("gives the node's uptime, and reachability and benching over the last polls", async () => {
     const o = make();
@@ -29,8 +35,24 @@ describe("NodeObservations", () => {
     p.observed.set("NodeID-A", {uptime: "97", connected: false, benched: []});
     p.observed.set("NodeID-B", {uptime: "81", connected: true, benched: ["P", "C"]});
     await o.poll();
-    expect(o.observe("NodeID-A")).toEqual({uptimePerformance: 97, validatorHealth: {reachabilityPercent: 50, benchedPChainRequestsPercent: 0, benchedXChainRequestsPercent: 0, benchedCChainRequestsPercent: 0}});
-    expect(o.observe("NodeID-B")).toEqual({uptimePerformance: 81, validatorHealth: {reachabilityPercent: 100, benchedPChainRequestsPercent: 50, benchedXChainRequestsPercent: 50, benchedCChainRequestsPercent: 50}});
+    expect(o.observe("NodeID-A")).toEqual({
+      uptimePerformance: 97,
+      validatorHealth: {
+        reachabilityPercent: 50,
+        benchedPChainRequestsPercent: 0,
+        benchedXChainRequestsPercent: 0,
+        benchedCChainRequestsPercent: 0,
+      },
+    });
+    expect(o.observe("NodeID-B")).toEqual({
+      uptimePerformance: 81,
+      validatorHealth: {
+        reachabilityPercent: 100,
+        benchedPChainRequestsPercent: 50,
+        benchedXChainRequestsPercent: 50,
+        benchedCChainRequestsPercent: 50,
+      },
+    });
     // A validator the node does not report: up, as AvalancheGo assumes an unobserved one.
     expect(o.observe("NodeID-Z")).toEqual(UP);
     // The window is bounded: after four more polls connected, A's earlier miss is gone.
@@ -56,7 +78,9 @@ describe("NodeObservations", () => {
 
   it("keeps at most maxNodes validators, and ignores malformed entries", async () => {
     const o = make({maxNodes: 3});
-    p.observed = new Map(Array.from({length: 5}, (_, i) => [`NodeID-${i}`, {uptime: "50", connected: true, benched: []}]));
+    p.observed = new Map(
+      Array.from({length: 5}, (_, i) => [`NodeID-${i}`, {uptime: "50", connected: true, benched: []}]),
+    );
     p.observed.set("NodeID-bad", {uptime: "150", connected: "yes" as unknown as boolean, benched: []});
     await o.poll();
     const observed = [0, 1, 2, 3, 4].filter((i) => o.observe(`NodeID-${i}`).uptimePerformance === 50);

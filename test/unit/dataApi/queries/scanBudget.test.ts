@@ -38,18 +38,61 @@ function chain(): {blocks: DerivedBlock[]; balanceAfter: (n: number) => bigint; 
     const [from, to] = n % 5 === 0 ? [A, C] : [B, A];
     deltas.push(from === A ? -BigInt(n) : BigInt(n));
     const kinds = new Map<string, number>();
-    const touch = (a: Uint8Array, k: number): void => void kinds.set(`${hex(a)}:0`, (kinds.get(`${hex(a)}:0`) ?? 0) | k);
+    const touch = (a: Uint8Array, k: number): void =>
+      void kinds.set(`${hex(a)}:0`, (kinds.get(`${hex(a)}:0`) ?? 0) | k);
     touch(sender, KIND.native);
     touch(TOKEN, KIND.native);
     touch(from, KIND.erc20);
     touch(to, KIND.erc20);
     const hash = (k: number): Uint8Array => Uint8Array.from(Buffer.from(`${n}:${k}`.padEnd(32, "."), "latin1"));
     blocks.push({
-      block: {number: BigInt(n), hash: hash(0), parentHash: n === 1 ? new Uint8Array(32) : blocks[n - 2]!.block.hash, timestamp: BigInt(1000 + n), txCount: 1, baseFee: 1n, gasUsed: 21_000n, gasLimit: 8_000_000n, feesSpent: 21_000n},
-      txs: [{txIndex: 0, hash: hash(1), from: sender, to: TOKEN, created: null, value: 0n, nonce: BigInt(n), gasLimit: 60_000n, gasUsed: 21_000n, gasPrice: 1n, maxFee: null, maxPriorityFee: null, txType: 0, status: 1, input: new Uint8Array(4)}],
+      block: {
+        number: BigInt(n),
+        hash: hash(0),
+        parentHash: n === 1 ? new Uint8Array(32) : blocks[n - 2]!.block.hash,
+        timestamp: BigInt(1000 + n),
+        txCount: 1,
+        baseFee: 1n,
+        gasUsed: 21_000n,
+        gasLimit: 8_000_000n,
+        feesSpent: 21_000n,
+      },
+      txs: [
+        {
+          txIndex: 0,
+          hash: hash(1),
+          from: sender,
+          to: TOKEN,
+          created: null,
+          value: 0n,
+          nonce: BigInt(n),
+          gasLimit: 60_000n,
+          gasUsed: 21_000n,
+          gasPrice: 1n,
+          maxFee: null,
+          maxPriorityFee: null,
+          txType: 0,
+          status: 1,
+          input: new Uint8Array(4),
+        },
+      ],
       transfers: [
         {txIndex: 0, logIndex: 0, item: 0, erc: 20, token: TOKEN, from, to, tokenId: null, value: BigInt(n)},
-        ...(n % 3 === 0 ? [{txIndex: 0, logIndex: 1, item: 0, erc: 20 as const, token: TOKEN2, from: B, to: A, tokenId: null, value: 1n}] : []),
+        ...(n % 3 === 0
+          ? [
+              {
+                txIndex: 0,
+                logIndex: 1,
+                item: 0,
+                erc: 20 as const,
+                token: TOKEN2,
+                from: B,
+                to: A,
+                tokenId: null,
+                value: 1n,
+              },
+            ]
+          : []),
       ],
       internals: null,
       contracts: [],
@@ -80,19 +123,37 @@ describe.each(["pglite", "postgres"] as BackendKind[])("scan budget (%s)", (kind
   const evm = chain();
   beforeAll(async () => {
     db = await new TestDb(kind).init();
-    await db.query("INSERT INTO evm_chains (chain_id, blockchain_id, updated_at, traces) VALUES ($1, NULL, 0, true)", [CHAIN]);
-    await writeBlocks({query: (s, p) => db.query(s, p), exec: async (s) => void (await db.query(s))}, {chainId: CHAIN, blockchainId: null}, evm.blocks, 0n);
+    await db.query("INSERT INTO evm_chains (chain_id, blockchain_id, updated_at, traces) VALUES ($1, NULL, 0, true)", [
+      CHAIN,
+    ]);
+    await writeBlocks(
+      {query: (s, p) => db.query(s, p), exec: async (s) => void (await db.query(s))},
+      {chainId: CHAIN, blockchainId: null},
+      evm.blocks,
+      0n,
+    );
   }, 180_000);
   afterAll(async () => db?.close());
 
   it("walks an address's native transactions, the kind checked on its entries, under any budget", async () => {
     for (const sortOrder of ["desc", "asc"] as const) {
       const expected = sortOrder === "desc" ? [...evm.nativeOfA].reverse() : evm.nativeOfA;
-      const whole = await listNativeTransactions(db, {chainId: CHAIN, address: A, pageSize: 100, cursor: null, sortOrder});
+      const whole = await listNativeTransactions(db, {
+        chainId: CHAIN,
+        address: A,
+        pageSize: 100,
+        cursor: null,
+        sortOrder,
+      });
       expect(whole.items.map((t) => Number(t.blockNumber))).toEqual(expected);
       for (const scanBudget of [1, 2, 5]) {
-        const paged = await walk((cursor) => listNativeTransactions(db, {chainId: CHAIN, address: A, pageSize: 2, cursor, sortOrder, scanBudget}));
-        expect(paged.items.map((t) => Number(t.blockNumber)), `${sortOrder}, budget ${scanBudget}`).toEqual(expected);
+        const paged = await walk((cursor) =>
+          listNativeTransactions(db, {chainId: CHAIN, address: A, pageSize: 2, cursor, sortOrder, scanBudget}),
+        );
+        expect(
+          paged.items.map((t) => Number(t.blockNumber)),
+          `${sortOrder}, budget ${scanBudget}`,
+        ).toEqual(expected);
         // A's 30 entries, at most `scanBudget` a page: pages without a native transaction are answered empty.
         expect(paged.sizes.length).toBeGreaterThanOrEqual(Math.ceil(BLOCKS / scanBudget));
         expect(paged.sizes).toContain(0);
@@ -102,7 +163,18 @@ describe.each(["pglite", "postgres"] as BackendKind[])("scan budget (%s)", (kind
 
   it("sums an ERC-20 balance at a past block from the side of it within the budget, or refuses", async () => {
     const at = async (block: number, scanBudget?: number): Promise<string[]> =>
-      (await listBalances(db, {chainId: CHAIN, owner: A, ercs: [20], contracts: [TOKEN], blockNumber: BigInt(block), pageSize: 10, cursor: null, scanBudget})).items.map((r) => r.balance);
+      (
+        await listBalances(db, {
+          chainId: CHAIN,
+          owner: A,
+          ercs: [20],
+          contracts: [TOKEN],
+          blockNumber: BigInt(block),
+          pageSize: 10,
+          cursor: null,
+          scanBudget,
+        })
+      ).items.map((r) => r.balance);
     // A's transfers of both tokens up to a block: one a block, and TOKEN2's every third.
     const upTo = (block: number): number => Math.min(block, BLOCKS) + Math.floor(Math.min(block, BLOCKS) / 3);
     const total = upTo(BLOCKS);
@@ -113,13 +185,33 @@ describe.each(["pglite", "postgres"] as BackendKind[])("scan budget (%s)", (kind
       expect(await at(block), `block ${block}`).toEqual(expected);
       expect(await at(block, upTo(block)), `block ${block}, summed up to it`).toEqual(expected);
       const after = total - upTo(block);
-      if (after < upTo(block)) expect(await at(block, Math.max(1, after)), `block ${block}, current less after`).toEqual(expected);
+      if (after < upTo(block))
+        expect(await at(block, Math.max(1, after)), `block ${block}, current less after`).toEqual(expected);
     }
     // Both tokens, a page of one at a time, from either side: the cursor goes through both, in token order.
-    for (const [block, scanBudget] of [[12, 100], [25, 12]] as const) {
-      const both = await walk((cursor) => listBalances(db, {chainId: CHAIN, owner: A, ercs: [20], blockNumber: BigInt(block), pageSize: 1, cursor, scanBudget}));
-      const want = [[TOKEN, evm.balanceAfter(block)], [TOKEN2, BigInt(Math.floor(block / 3))]].filter(([, v]) => v !== 0n);
-      expect(both.items.map((r) => [hex(r.token), r.balance]), `block ${block}`).toEqual(want.map(([t, v]) => [hex(t as Uint8Array), String(v)]));
+    for (const [block, scanBudget] of [
+      [12, 100],
+      [25, 12],
+    ] as const) {
+      const both = await walk((cursor) =>
+        listBalances(db, {
+          chainId: CHAIN,
+          owner: A,
+          ercs: [20],
+          blockNumber: BigInt(block),
+          pageSize: 1,
+          cursor,
+          scanBudget,
+        }),
+      );
+      const want = [
+        [TOKEN, evm.balanceAfter(block)],
+        [TOKEN2, BigInt(Math.floor(block / 3))],
+      ].filter(([, v]) => v !== 0n);
+      expect(
+        both.items.map((r) => [hex(r.token), r.balance]),
+        `block ${block}`,
+      ).toEqual(want.map(([t, v]) => [hex(t as Uint8Array), String(v)]));
     }
     await expect(at(15, 10)).rejects.toThrow(ScanBudgetExceeded);
     await expect(at(15, 10)).rejects.toThrow(/more than 10 token transfers both up to block 15 and after it/);
@@ -130,10 +222,24 @@ describe.each(["pglite", "postgres"] as BackendKind[])("scan budget (%s)", (kind
     beforeAll(async () => {
       const chains = ["srcA", "srcB", "srcC"];
       for (let i = 0; i < 60; i++) {
-        const m = {id: i.toString(16).padStart(64, "0"), ts: 2000 + Math.floor(i / 2), from: 1 + (i % 3), to: 1 + (i % 4), src: chains[i % 3]!, dst: chains[(i + 1 + (i % 2)) % 3]!};
+        const m = {
+          id: i.toString(16).padStart(64, "0"),
+          ts: 2000 + Math.floor(i / 2),
+          from: 1 + (i % 3),
+          to: 1 + (i % 4),
+          src: chains[i % 3]!,
+          dst: chains[(i + 1 + (i % 2)) % 3]!,
+        };
         ids.push(m);
         await db.insert("icm_messages", {
-          message_id: m.id, messenger: addr(9), source_blockchain_id: m.src, destination_blockchain_id: m.dst, from_addr: addr(m.from), to_addr: addr(m.to), status: "delivered", sort_ts: m.ts,
+          message_id: m.id,
+          messenger: addr(9),
+          source_blockchain_id: m.src,
+          destination_blockchain_id: m.dst,
+          from_addr: addr(m.from),
+          to_addr: addr(m.to),
+          status: "delivered",
+          sort_ts: m.ts,
           record: {messageId: m.id, sourceBlockchainId: m.src, destinationBlockchainId: m.dst, status: "delivered"},
         });
       }
@@ -141,16 +247,30 @@ describe.each(["pglite", "postgres"] as BackendKind[])("scan budget (%s)", (kind
     const filters: Array<[string, IcmFilter, (m: (typeof ids)[number]) => boolean]> = [
       ["source and sender", {sourceBlockchainId: "srcA", from: addr(1)}, (m) => m.src === "srcA" && m.from === 1],
       ["sender and receiver", {from: addr(2), to: addr(3)}, (m) => m.from === 2 && m.to === 3],
-      ["either end and sender", {blockchainId: "srcB", from: addr(1)}, (m) => (m.src === "srcB" || m.dst === "srcB") && m.from === 1],
-      ["either party and destination", {party: addr(2), destinationBlockchainId: "srcC"}, (m) => (m.from === 2 || m.to === 2) && m.dst === "srcC"],
+      [
+        "either end and sender",
+        {blockchainId: "srcB", from: addr(1)},
+        (m) => (m.src === "srcB" || m.dst === "srcB") && m.from === 1,
+      ],
+      [
+        "either party and destination",
+        {party: addr(2), destinationBlockchainId: "srcC"},
+        (m) => (m.from === 2 || m.to === 2) && m.dst === "srcC",
+      ],
     ];
     it.each(filters)("walks %s under any budget", async (_, filter, keep) => {
       const order = (a: (typeof ids)[number], b: (typeof ids)[number]): number => b.ts - a.ts || (a.id < b.id ? 1 : -1);
-      const expected = ids.filter(keep).sort(order).map((m) => m.id);
+      const expected = ids
+        .filter(keep)
+        .sort(order)
+        .map((m) => m.id);
       expect(expected.length).toBeGreaterThan(0);
       for (const scanBudget of [undefined, 1, 2, 5]) {
         const paged = await walk((cursor) => listIcmMessages(db, {filter, pageSize: 3, cursor, scanBudget}));
-        expect(paged.items.map((r) => r.message_id), `budget ${scanBudget}`).toEqual(expected);
+        expect(
+          paged.items.map((r) => r.message_id),
+          `budget ${scanBudget}`,
+        ).toEqual(expected);
         if (scanBudget === 1) expect(paged.sizes).toContain(0);
       }
     });

@@ -35,7 +35,10 @@ describe("live check", () => {
   });
 
   it("answers 503 within its timeout while the store is held by a long transaction", async () => {
-    const sql = await openSqlClient({url: "embedded", dataDir: null, pgliteTemplate: await pgliteTemplate()}, {logger: quietLogger()});
+    const sql = await openSqlClient(
+      {url: "embedded", dataDir: null, pgliteTemplate: await pgliteTemplate()},
+      {logger: quietLogger()},
+    );
     try {
       let release!: () => void;
       const held = new Promise<void>((r) => (release = r));

@@ -12,22 +12,61 @@ import {chainkitOperations, glacierSdkOperations, type SdkOperation} from "../..
 /** SDK operations avaext does not serve, by the SDK's name (chainkit's operation ID, glacier-sdk's `Service.method`). */
 const NOT_SERVED: Record<string, string> = {};
 const notServed = (reason: string, names: string[]): void => names.forEach((n) => (NOT_SERVED[n] = reason));
-notServed("metrics v2 (/v2): served by the metrics service outside the /v1 route table (src/metricsService/v2; test/e2e/metricsV2.test.ts calls them through chainkit)", [
-  ...["listChains", "getChain", "getEvmChainMetrics", "getEvmChainRollingWindowMetrics", "getStakingMetrics", "getICMSummary"],
-  ...["getICMTimeseries", "metrics-health-check", "metrics-live-check"],
-]);
-notServed("metrics v2's L1 validator metrics, subnet validator lists and BTC.b bridgers: not served, the store cannot answer them exactly (docs/api/metrics-service.md)", [
-  ...["getMetricsBySubnetId", "getValidatorsByDateRange", "getMetricsByValidationId", "getMetricsByNodeId", "getTotalL1ValidatorMetrics", "getAddressesByBtcbBridged"],
-]);
+notServed(
+  "metrics v2 (/v2): served by the metrics service outside the /v1 route table (src/metricsService/v2; test/e2e/metricsV2.test.ts calls them through chainkit)",
+  [
+    ...[
+      "listChains",
+      "getChain",
+      "getEvmChainMetrics",
+      "getEvmChainRollingWindowMetrics",
+      "getStakingMetrics",
+      "getICMSummary",
+    ],
+    ...["getICMTimeseries", "metrics-health-check", "metrics-live-check"],
+  ],
+);
+notServed(
+  "metrics v2's L1 validator metrics, subnet validator lists and BTC.b bridgers: not served, the store cannot answer them exactly (docs/api/metrics-service.md)",
+  [
+    ...[
+      "getMetricsBySubnetId",
+      "getValidatorsByDateRange",
+      "getMetricsByValidationId",
+      "getMetricsByNodeId",
+      "getTotalL1ValidatorMetrics",
+      "getAddressesByBtcbBridged",
+    ],
+  ],
+);
 notServed("the hosted API's account usage: avaext keeps no accounts", [
   ...["getApiLogs", "getApiUsageMetrics", "getRpcUsageMetrics", "getSubnetRpcUsageMetrics"],
-  ...["getApiLogs", "getApiUsageMetrics", "getRpcUsageMetrics", "getSubnetRpcUsageMetrics", "getPrimaryNetworkRpcUsageMetrics"].map((m) => `DataApiUsageMetricsService.${m}`),
+  ...[
+    "getApiLogs",
+    "getApiUsageMetrics",
+    "getRpcUsageMetrics",
+    "getSubnetRpcUsageMetrics",
+    "getPrimaryNetworkRpcUsageMetrics",
+  ].map((m) => `DataApiUsageMetricsService.${m}`),
 ]);
-notServed("export jobs: not served", ["getOperationResult", "postTransactionExportJob", "OperationsService.getOperationResult", "OperationsService.postTransactionExportJob"]);
+notServed("export jobs: not served", [
+  "getOperationResult",
+  "postTransactionExportJob",
+  "OperationsService.getOperationResult",
+  "OperationsService.postTransactionExportJob",
+]);
 notServed("writes by the hosted API's operators (contract info, media, NFT reindexing): not served", [
-  ...["EvmContractsService.updateContractInfo", "DefaultService.mediaControllerUploadImage", "reindexNft", "NfTsService.reindexNft"],
+  ...[
+    "EvmContractsService.updateContractInfo",
+    "DefaultService.mediaControllerUploadImage",
+    "reindexNft",
+    "NfTsService.reindexNft",
+  ],
 ]);
-notServed("push notifications: not served", ["access", "subscribe", "subscriptions", "unsubscribe"].map((m) => `NotificationsService.${m}`));
+notServed(
+  "push notifications: not served",
+  ["access", "subscribe", "subscriptions", "unsubscribe"].map((m) => `NotificationsService.${m}`),
+);
 
 interface DocOperation {
   operationId: string;
@@ -36,11 +75,15 @@ interface DocOperation {
   responses: Record<string, {content?: Record<string, {schema: Record<string, unknown>}>}>;
 }
 
-const doc = v1OpenApiDocument() as {paths: Record<string, Record<string, DocOperation>>; components: {schemas: Record<string, Record<string, unknown>>}};
+const doc = v1OpenApiDocument() as {
+  paths: Record<string, Record<string, DocOperation>>;
+  components: {schemas: Record<string, Record<string, unknown>>};
+};
 
 /** The fields every answer of a schema carries: its own `required`, or what every `anyOf` member requires. */
 function requiredOf(schema: Record<string, unknown>): string[] {
-  if (typeof schema.$ref === "string") return requiredOf(doc.components.schemas[schema.$ref.replace("#/components/schemas/", "")]!);
+  if (typeof schema.$ref === "string")
+    return requiredOf(doc.components.schemas[schema.$ref.replace("#/components/schemas/", "")]!);
   if (Array.isArray(schema.anyOf)) {
     const sets = (schema.anyOf as Array<Record<string, unknown>>).map((m) => new Set(requiredOf(m)));
     return [...sets[0]!].filter((f) => sets.every((s) => s.has(f))).sort();
@@ -69,15 +112,24 @@ describe("the /v1 reference against the SDKs", () => {
       return doc.paths[p]?.[method.toLowerCase()] === undefined;
     });
     expect(missing).toEqual([]);
-    const listedButServed = sdkOps.filter((o) => NOT_SERVED[o.name] !== undefined && doc.paths[o.path]?.[o.method.toLowerCase()] !== undefined).map((o) => o.name);
+    const listedButServed = sdkOps
+      .filter((o) => NOT_SERVED[o.name] !== undefined && doc.paths[o.path]?.[o.method.toLowerCase()] !== undefined)
+      .map((o) => o.name);
     expect(listedButServed).toEqual([]);
     const unknownNames = Object.keys(NOT_SERVED).filter((n) => !sdkOps.some((o) => o.name === n));
     expect(unknownNames).toEqual([]);
   });
 
   it("declares no path the SDKs lack but avaext's own", () => {
-    const own = Object.entries(doc.paths).flatMap(([p, item]) => Object.keys(item).map((m) => key(m, p))).filter((k) => !byKey.has(k));
-    expect(own.sort()).toEqual(["GET /v1/openapi.json", "GET /v1/webhooks/{id}/messages", "GET /v1/webhooks/{id}/messages/{messageId}", "POST /v1/webhooks/{id}/replay"]);
+    const own = Object.entries(doc.paths)
+      .flatMap(([p, item]) => Object.keys(item).map((m) => key(m, p)))
+      .filter((k) => !byKey.has(k));
+    expect(own.sort()).toEqual([
+      "GET /v1/openapi.json",
+      "GET /v1/webhooks/{id}/messages",
+      "GET /v1/webhooks/{id}/messages/{messageId}",
+      "POST /v1/webhooks/{id}/replay",
+    ]);
   });
 
   for (const [k, ops] of byKey) {
@@ -86,7 +138,10 @@ describe("the /v1 reference against the SDKs", () => {
       const op = (): DocOperation => doc.paths[p]![method.toLowerCase()]!;
 
       it("takes the SDKs' query parameters (avaext's own are marked)", () => {
-        const mine = op().parameters.filter((x) => x.in === "query" && !x["x-avaext-extension"]).map((x) => x.name).sort();
+        const mine = op()
+          .parameters.filter((x) => x.in === "query" && !x["x-avaext-extension"])
+          .map((x) => x.name)
+          .sort();
         const theirs = [...new Set(ops.flatMap((o) => o.query))].sort();
         expect(mine).toEqual(theirs);
       });

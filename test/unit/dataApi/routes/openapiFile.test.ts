@@ -10,7 +10,9 @@ import {expect, it} from "vitest";
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 it("docs/api/openapi.json is what the route table gives (regenerate with npm run build && node scripts/openapi.mjs)", () => {
-  const r = spawnSync(process.execPath, [path.resolve(here, "../../../../scripts/openapi.mjs"), "--check"], {encoding: "utf8"});
+  const r = spawnSync(process.execPath, [path.resolve(here, "../../../../scripts/openapi.mjs"), "--check"], {
+    encoding: "utf8",
+  });
   expect(r.stderr).toBe("");
   expect(r.status).toBe(0);
 });

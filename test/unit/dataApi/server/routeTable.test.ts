@@ -74,14 +74,24 @@ beforeAll(async () => {
         const sorted = ctx.query.order === "up" ? all : [...all].reverse();
         const page = sorted.slice(from, from + ctx.page.size);
         const more = from + ctx.page.size < sorted.length;
-        return {nextPageToken: ctx.page.next(more ? String(from + ctx.page.size) : undefined), numbers: page, tags: ctx.query.tags};
+        return {
+          nextPageToken: ctx.page.next(more ? String(from + ctx.page.size) : undefined),
+          numbers: page,
+          tags: ctx.query.tags,
+        };
       },
       listPairs: async (ctx) => {
         const first = ctx.query.first;
         const from = ctx.page.cursor === null ? (first ?? 0) : Number(ctx.page.cursor[0]);
-        const page = ITEMS.filter((n) => n >= from && (ctx.query.last === undefined || n <= ctx.query.last)).slice(0, ctx.page.size + 1);
+        const page = ITEMS.filter((n) => n >= from && (ctx.query.last === undefined || n <= ctx.query.last)).slice(
+          0,
+          ctx.page.size + 1,
+        );
         const more = page.length > ctx.page.size;
-        return {nextPageToken: ctx.page.next(more ? [page[ctx.page.size]!, "x"] : undefined), pairs: page.slice(0, ctx.page.size)};
+        return {
+          nextPageToken: ctx.page.next(more ? [page[ctx.page.size]!, "x"] : undefined),
+          pairs: page.slice(0, ctx.page.size),
+        };
       },
       postThing: async (ctx) => ({kind: ctx.params.kind, body: JSON.stringify(ctx.body)}),
     }),
@@ -110,8 +120,14 @@ describe("a route table on the router", () => {
     const a = await get("/v1/things/all/numbers?min=20&order=down&tags=a,b&tags=c");
     expect(a).toEqual({status: 200, body: {numbers: [24, 23, 22, 21, 20], tags: ["a", "b", "c"]}});
     expect((await get("/v1/things/all/numbers?min=21")).body.message).toBe("min: must be an integer in [0,20]");
-    expect((await get("/v1/things/all/numbers?order=sideways")).body.message).toBe('order: unknown value "sideways" (one of up, down)');
-    expect((await get("/v1/things/all/numbers?pageSize=11")).body).toEqual({message: "pageSize: must be an integer in [1,10]", statusCode: 400, error: "Bad Request"});
+    expect((await get("/v1/things/all/numbers?order=sideways")).body.message).toBe(
+      'order: unknown value "sideways" (one of up, down)',
+    );
+    expect((await get("/v1/things/all/numbers?pageSize=11")).body).toEqual({
+      message: "pageSize: must be an integer in [1,10]",
+      statusCode: 400,
+      error: "Bad Request",
+    });
     expect((await get("/v1/things/all/pairs?first=5&last=3")).body.message).toBe("first: must be <= last (5 > 3)");
   });
 

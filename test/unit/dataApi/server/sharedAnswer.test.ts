@@ -17,13 +17,16 @@ describe("SharedAnswer", () => {
   it("shares the computation in progress and counts the answer's age from its completion", async () => {
     let clock = 0;
     const runs: Array<ReturnType<typeof deferred<number>>> = [];
-    const a = new SharedAnswer<number>({ttlMs: 30_000}, {
-      now: () => clock,
-      compute: () => {
-        runs.push(deferred<number>());
-        return runs[runs.length - 1]!.promise;
+    const a = new SharedAnswer<number>(
+      {ttlMs: 30_000},
+      {
+        now: () => clock,
+        compute: () => {
+          runs.push(deferred<number>());
+          return runs[runs.length - 1]!.promise;
+        },
       },
-    });
+    );
     const first = a.get();
     // The computation takes 45 s, past the lifetime: requests meanwhile wait for it, none starts another.
     clock = 45_000;
@@ -44,13 +47,16 @@ describe("SharedAnswer", () => {
 
   it("keeps no failure: the next request computes again", async () => {
     let n = 0;
-    const a = new SharedAnswer<number>({ttlMs: 30_000}, {
-      compute: async () => {
-        n++;
-        if (n === 1) throw new Error("store down");
-        return n;
+    const a = new SharedAnswer<number>(
+      {ttlMs: 30_000},
+      {
+        compute: async () => {
+          n++;
+          if (n === 1) throw new Error("store down");
+          return n;
+        },
       },
-    });
+    );
     await expect(a.get()).rejects.toThrow("store down");
     expect(await a.get()).toBe(2);
     expect(await a.get()).toBe(2);

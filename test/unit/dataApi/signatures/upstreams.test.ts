@@ -16,12 +16,24 @@ import {localSecretKey} from "../../../../src/warp/devSigners.js";
 import {serializeUnsignedMessage} from "../../../../src/warp/message.js";
 import {canonicalValidatorSet, type CanonicalSet} from "../../../../src/warp/validators.js";
 import {cb58Encode, EMPTY_ID} from "../../../../src/util/cb58.js";
-import {fakeAggregator, fakePChain, fakeValidator, KnownMessages, type FakeAggregator, type FakePChain, type FakeValidator} from "../../../helpers/fakeUpstreams.js";
+import {
+  fakeAggregator,
+  fakePChain,
+  fakeValidator,
+  KnownMessages,
+  type FakeAggregator,
+  type FakePChain,
+  type FakeValidator,
+} from "../../../helpers/fakeUpstreams.js";
 
 const CHAIN = new Uint8Array(32).fill(7);
-const msg = (text: string, chain = CHAIN): Uint8Array => serializeUnsignedMessage({networkId: 5, sourceChainId: chain, payload: new TextEncoder().encode(text)});
+const msg = (text: string, chain = CHAIN): Uint8Array =>
+  serializeUnsignedMessage({networkId: 5, sourceChainId: chain, payload: new TextEncoder().encode(text)});
 const setOf = (signers: number[], extra: Array<{weight: bigint}> = []): CanonicalSet =>
-  canonicalValidatorSet([...signers.map((n) => ({nodeId: `NodeID-${n}`, weight: 100n, blsPublicKey: publicKeyOf(localSecretKey(n))})), ...extra.map((e, i) => ({nodeId: `NodeID-x${i}`, weight: e.weight, blsPublicKey: null}))]);
+  canonicalValidatorSet([
+    ...signers.map((n) => ({nodeId: `NodeID-${n}`, weight: 100n, blsPublicKey: publicKeyOf(localSecretKey(n))})),
+    ...extra.map((e, i) => ({nodeId: `NodeID-x${i}`, weight: e.weight, blsPublicKey: null})),
+  ]);
 
 describe("WarpSigners (validator nodes' warp RPC)", () => {
   const known = new KnownMessages();
@@ -31,7 +43,10 @@ describe("WarpSigners (validator nodes' warp RPC)", () => {
     nodes = await Promise.all([1, 2, 3, 4, 5].map((n) => fakeValidator(n, known)));
     // The fifth URL is a port nothing listens on. The fakes sign in this process: at a 500 ms bound a busy machine
     // timed their answers out (a hanging node is ended by the caller's abort below, not by this bound).
-    source = new WarpSigners({urls: [...nodes.map((n) => n.url), "http://127.0.0.1:9"], timeoutMs: 10_000, keyRetryMs: 0}, {logger: null});
+    source = new WarpSigners(
+      {urls: [...nodes.map((n) => n.url), "http://127.0.0.1:9"], timeoutMs: 10_000, keyRetryMs: 0},
+      {logger: null},
+    );
   });
   afterAll(async () => Promise.all(nodes.map((n) => n.close())));
   const reset = (): void => nodes.forEach((n) => (n.mode = "sign"));
@@ -67,14 +82,24 @@ describe("WarpSigners (validator nodes' warp RPC)", () => {
     const short = await aggregate({unsigned, set, quorumNum: 60, bufferPercent: 0, sources: [source]});
     expect(short.ok).toBe(false);
     expect(short.invalid).toBe(2);
-    expect(short.refusals.map((x) => x.reason).sort()).toEqual(["invalid signature", "invalid signature", "warp_getMessageSignature: failed to get signature: not found"]);
+    expect(short.refusals.map((x) => x.reason).sort()).toEqual([
+      "invalid signature",
+      "invalid signature",
+      "warp_getMessageSignature: failed to get signature: not found",
+    ]);
   });
 
   it("answers only for validators of the request's set, nothing for a P-chain message, and stops on abort", async () => {
     reset();
     const unsigned = msg("subset");
     known.add(unsigned);
-    const r = await aggregate({unsigned, set: setOf([2, 3], [{weight: 100n}]), quorumNum: 60, bufferPercent: 0, sources: [source]});
+    const r = await aggregate({
+      unsigned,
+      set: setOf([2, 3], [{weight: 100n}]),
+      quorumNum: 60,
+      bufferPercent: 0,
+      sources: [source],
+    });
     expect(r.ok && r.signerIndices).toEqual([0, 1]);
     const p = msg("p-chain", new Uint8Array(32));
     const before = nodes[0]!.calls.length;
@@ -85,7 +110,14 @@ describe("WarpSigners (validator nodes' warp RPC)", () => {
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 50);
     const t0 = Date.now();
-    const aborted = await aggregate({unsigned, set: setOf([1, 2, 3]), quorumNum: 67, bufferPercent: 0, sources: [source], signal: ac.signal});
+    const aborted = await aggregate({
+      unsigned,
+      set: setOf([1, 2, 3]),
+      quorumNum: 67,
+      bufferPercent: 0,
+      sources: [source],
+      signal: ac.signal,
+    });
     expect(aborted.ok).toBe(false);
     expect(Date.now() - t0).toBeLessThan(400);
   });
@@ -99,9 +131,13 @@ describe("WarpSigners (validator nodes' warp RPC)", () => {
       const s = new WarpSigners({urls: [node.url], timeoutMs: 10_000, keyRetryMs: 0}, {logger: null});
       const unsigned = msg("retry");
       known2.add(unsigned);
-      expect((await aggregate({unsigned, set: setOf([1]), quorumNum: 67, bufferPercent: 0, sources: [s]})).ok).toBe(false);
+      expect((await aggregate({unsigned, set: setOf([1]), quorumNum: 67, bufferPercent: 0, sources: [s]})).ok).toBe(
+        false,
+      );
       node.mode = "sign";
-      expect((await aggregate({unsigned, set: setOf([1]), quorumNum: 67, bufferPercent: 0, sources: [s]})).ok).toBe(true);
+      expect((await aggregate({unsigned, set: setOf([1]), quorumNum: 67, bufferPercent: 0, sources: [s]})).ok).toBe(
+        true,
+      );
     } finally {
       await node.close();
     }
@@ -118,21 +154,40 @@ describe("ExternalAggregator", () => {
 
   it("speaks icm-services' format when the URL ends in /aggregate-signatures, with basic auth from the URL", async () => {
     const url = new URL(agg.url);
-    const ext = new ExternalAggregator({url: `http://op:s3cret@${url.host}/v1/aggregate-signatures`, network: "fuji", timeoutMs: 10_000});
+    const ext = new ExternalAggregator({
+      url: `http://op:s3cret@${url.host}/v1/aggregate-signatures`,
+      network: "fuji",
+      timeoutMs: 10_000,
+    });
     expect(ext.format).toBe("icm-services");
     expect(ext.label).not.toMatch(/s3cret/);
     const unsigned = msg("ext");
     agg.mode = "valid";
-    const signed = await ext.signedMessage({unsigned, justification: Uint8Array.of(1, 2), subnetId: EMPTY_ID, quorumPercentage: 67, pChainHeight: 0n});
+    const signed = await ext.signedMessage({
+      unsigned,
+      justification: Uint8Array.of(1, 2),
+      subnetId: EMPTY_ID,
+      quorumPercentage: 67,
+      pChainHeight: 0n,
+    });
     expect(verifySignedMessage(signed, set, 67, unsigned).ok).toBe(true);
     const call = agg.calls.at(-1)!;
-    expect(call.body).toEqual({message: Buffer.from(unsigned).toString("hex"), justification: "0102", "signing-subnet-id": EMPTY_ID, "quorum-percentage": 67});
+    expect(call.body).toEqual({
+      message: Buffer.from(unsigned).toString("hex"),
+      justification: "0102",
+      "signing-subnet-id": EMPTY_ID,
+      "quorum-percentage": 67,
+    });
     expect(call.authorization).toBe("Basic " + Buffer.from("op:s3cret").toString("base64"));
     agg.mode = "http500";
-    const e = await ext.signedMessage({unsigned, justification: undefined, subnetId: EMPTY_ID, quorumPercentage: 67, pChainHeight: 0n}).catch((x: unknown) => x);
+    const e = await ext
+      .signedMessage({unsigned, justification: undefined, subnetId: EMPTY_ID, quorumPercentage: 67, pChainHeight: 0n})
+      .catch((x: unknown) => x);
     expect(e).toBeInstanceOf(DataApiError);
     expect((e as DataApiError).status).toBe(502);
-    expect((e as DataApiError).message).toBe("the signature aggregator (--signature-aggregator-url): HTTP 500: failed to aggregate");
+    expect((e as DataApiError).message).toBe(
+      "the signature aggregator (--signature-aggregator-url): HTTP 500: failed to aggregate",
+    );
   });
 
   it("speaks the Data API's format otherwise", async () => {
@@ -140,10 +195,21 @@ describe("ExternalAggregator", () => {
     expect(ext.format).toBe("data-api");
     agg.mode = "valid";
     const unsigned = msg("data api");
-    await ext.signedMessage({unsigned, justification: undefined, subnetId: EMPTY_ID, quorumPercentage: 80, pChainHeight: 7n});
+    await ext.signedMessage({
+      unsigned,
+      justification: undefined,
+      subnetId: EMPTY_ID,
+      quorumPercentage: 80,
+      pChainHeight: 7n,
+    });
     const call = agg.calls.at(-1)!;
     expect(call.path).toBe("/v1/signatureAggregator/fuji/aggregateSignatures");
-    expect(call.body).toEqual({message: "0x" + Buffer.from(unsigned).toString("hex"), signingSubnetId: EMPTY_ID, quorumPercentage: 80, pChainHeight: 7});
+    expect(call.body).toEqual({
+      message: "0x" + Buffer.from(unsigned).toString("hex"),
+      signingSubnetId: EMPTY_ID,
+      quorumPercentage: 80,
+      pChainHeight: 7,
+    });
   });
 });
 
@@ -166,7 +232,9 @@ describe("PlatformRpcValidatorSets", () => {
     expect(at.set.totalWeight).toBe(250n);
     // Canonical order (uncompressed key), as a set built from the same keys here.
     const byNode: Record<string, string> = {"NodeID-1": "NodeID-c", "NodeID-2": "NodeID-a"};
-    expect(at.set.validators.map((v) => v.nodeIds)).toEqual(setOf([1, 2]).validators.map((v) => [byNode[v.nodeIds[0]!]]));
+    expect(at.set.validators.map((v) => v.nodeIds)).toEqual(
+      setOf([1, 2]).validators.map((v) => [byNode[v.nodeIds[0]!]]),
+    );
     const calls = p.calls.length;
     await sets.setAt("S1", 100n);
     expect(p.calls.length).toBe(calls + 1); // getHeight only: the set at 100 is kept
@@ -180,7 +248,16 @@ describe("PlatformRpcValidatorSets", () => {
 
   it("asks validatedBy for a chain the fallback does not know; a failing node is a 502 naming it", async () => {
     p.chains.set("ChainX", "S1");
-    const sets = new PlatformRpcValidatorSets({url: p.url, timeoutMs: 10_000, cacheSize: 4}, {fallback: {name: "view", setAt: async () => Promise.reject(new Error("no")), subnetOf: async (c) => (c === "Known" ? "S0" : null)}});
+    const sets = new PlatformRpcValidatorSets(
+      {url: p.url, timeoutMs: 10_000, cacheSize: 4},
+      {
+        fallback: {
+          name: "view",
+          setAt: async () => Promise.reject(new Error("no")),
+          subnetOf: async (c) => (c === "Known" ? "S0" : null),
+        },
+      },
+    );
     expect(await sets.subnetOf("Known")).toBe("S0");
     expect(await sets.subnetOf("ChainX")).toBe("S1");
     expect(await sets.subnetOf("ChainY")).toBeNull();
@@ -188,7 +265,9 @@ describe("PlatformRpcValidatorSets", () => {
     const e = await sets.setAt("S1", 0n).catch((x: unknown) => x);
     p.failing = false;
     expect((e as DataApiError).status).toBe(502);
-    expect((e as DataApiError).message).toMatch(/^the P-chain RPC \(--platform-rpc\): platform.getHeight: HTTP 500, the answer is not JSON/);
+    expect((e as DataApiError).message).toMatch(
+      /^the P-chain RPC \(--platform-rpc\): platform.getHeight: HTTP 500, the answer is not JSON/,
+    );
   });
 });
 
@@ -201,7 +280,9 @@ describe("upstream URLs", () => {
   });
 
   it("are shown redacted wherever they sit in a flag's value", () => {
-    expect(redactUrls("C=https://u:p@node.example/ext/bc/C/rpc?k=1,99999=http://127.0.0.1:8545/v3/KEY")).toBe("C=https://node.example/ext/bc/C/rpc,99999=http://127.0.0.1:8545/…");
+    expect(redactUrls("C=https://u:p@node.example/ext/bc/C/rpc?k=1,99999=http://127.0.0.1:8545/v3/KEY")).toBe(
+      "C=https://node.example/ext/bc/C/rpc,99999=http://127.0.0.1:8545/…",
+    );
     expect(redactUrls("postgres://avaext:hunter2@db.example:5432/avaext")).toBe("postgres://db.example:5432/…");
     expect(redactUrls("embedded")).toBe("embedded");
     expect(redactUrls("C=HTTPS://u:SECRET@h.example/v3/KEY")).toBe("C=https://h.example/…");
@@ -214,4 +295,3 @@ describe("upstream URLs", () => {
     expect(withoutCredentials("http://127.0.0.1:9650").headers).toEqual({});
   });
 });
-

@@ -13,11 +13,35 @@ describe("an L1's validator set", () => {
   const db = new TestDb();
   beforeAll(async () => {
     await db.init();
-    await db.insert("blocks", {chain: "P", height: 7, block_id: "b7", container_id: "c7", parent_id: "b6", block_type: "standard", ts: 1_000, tx_count: 0, size_bytes: 1, tx_ids: []});
-    await db.insert("subnets", {subnet_id: "subL1", created_tx: "t", created_ts: 900, owner: {locktime: "0", threshold: 1, addresses: []}, is_l1: true});
+    await db.insert("blocks", {
+      chain: "P",
+      height: 7,
+      block_id: "b7",
+      container_id: "c7",
+      parent_id: "b6",
+      block_type: "standard",
+      ts: 1_000,
+      tx_count: 0,
+      size_bytes: 1,
+      tx_ids: [],
+    });
+    await db.insert("subnets", {
+      subnet_id: "subL1",
+      created_tx: "t",
+      created_ts: 900,
+      owner: {locktime: "0", threshold: 1, addresses: []},
+      is_l1: true,
+    });
     const row = (n: number, weight: string, active: boolean): Record<string, unknown> => ({
-      validation_id: `v${n}`, subnet_id: "subL1", node_id: `NodeID-${n}`, weight, balance: active ? "10" : "0",
-      bls: localSigner(n).credentials, created_tx: "t", created_ts: 900, active,
+      validation_id: `v${n}`,
+      subnet_id: "subL1",
+      node_id: `NodeID-${n}`,
+      weight,
+      balance: active ? "10" : "0",
+      bls: localSigner(n).credentials,
+      created_tx: "t",
+      created_ts: 900,
+      active,
     });
     await db.insert("l1_validators", row(1, "100", true));
     await db.insert("l1_validators", row(2, "200", true));
@@ -29,7 +53,7 @@ describe("an L1's validator set", () => {
   it("keys the active validators and counts the inactive one's weight in the total", async () => {
     const {set, height} = await validatorSetAt(db as unknown as SqlClient, "subL1", 0n);
     expect(BigInt(height)).toBe(7n);
-    expect(set.validators.map((v) => v.nodeIds).flat().sort()).toEqual(["NodeID-1", "NodeID-2"]);
+    expect(set.validators.flatMap((v) => v.nodeIds).sort()).toEqual(["NodeID-1", "NodeID-2"]);
     expect(set.totalWeight).toBe(400n);
   });
 });

@@ -20,7 +20,11 @@ const CLIENTS = [
   {
     name: "pglite" as const,
     label: "pglite on the calling thread",
-    open: async (): Promise<SqlClient> => openSqlClient({url: "embedded", dataDir: null, pgliteThread: false, pgliteTemplate: await pgliteTemplate()}, {logger: quietLogger()}),
+    open: async (): Promise<SqlClient> =>
+      openSqlClient(
+        {url: "embedded", dataDir: null, pgliteThread: false, pgliteTemplate: await pgliteTemplate()},
+        {logger: quietLogger()},
+      ),
   },
 ];
 
@@ -77,7 +81,7 @@ describe.each(CLIENTS)("SqlClient ($label)", (backend) => {
       `SELECT $1::int8 AS big, $2::int4 AS small, $3::numeric AS num, $4::bytea AS bytes, $5::text AS txt,
               $6::bool AS flag, $7::text[] AS arr, '{"a":[1,2]}'::jsonb AS doc, 7::int8 AS seven, NULL::int8 AS nothing,
               ARRAY[1, 9223372036854775807]::int8[] AS bigs, ARRAY['\\x00ff'::bytea] AS blobs`,
-      [2n ** 63n - 1n, 42, "12345678901234567890.000000001", new Uint8Array([0, 1, 255]), "", true, ["x", "", "y\"z"]],
+      [2n ** 63n - 1n, 42, "12345678901234567890.000000001", new Uint8Array([0, 1, 255]), "", true, ["x", "", 'y"z']],
     );
     expect(row).toEqual({
       big: 2n ** 63n - 1n,
@@ -98,7 +102,6 @@ describe.each(CLIENTS)("SqlClient ($label)", (backend) => {
     expect(typeof row.seven).toBe("bigint");
   });
 
-
   it("reads a parameterised result as the driver's own reader does, large and multi-byte included", async () => {
     // 20,000 rows of every value type, multi-byte text, NULLs and a repeated column name: on PGlite the
     // parameterised read takes its rows from the backend's raw output, the plain read through PGlite's own reader.
@@ -110,7 +113,17 @@ describe.each(CLIENTS)("SqlClient ($label)", (backend) => {
     const plain = await db.query(`${body} WHERE g > 0 ORDER BY g`);
     expect(fast.length).toBe(20_000);
     expect(fast).toEqual(plain);
-    expect(fast[6]).toEqual({n: 7, big: 7_000_000_049n, txt: "é✓𝄞 7", flag: false, doc: {g: 7, s: "ü".repeat(7)}, bytes: plain[6].bytes, num: "10.5", bigs: [7n, -7n], dup: "second"});
+    expect(fast[6]).toEqual({
+      n: 7,
+      big: 7_000_000_049n,
+      txt: "é✓𝄞 7",
+      flag: false,
+      doc: {g: 7, s: "ü".repeat(7)},
+      bytes: plain[6].bytes,
+      num: "10.5",
+      bigs: [7n, -7n],
+      dup: "second",
+    });
     expect(fast[2].flag).toBeNull();
   });
   it("rejects a failed statement with the database's fields: its code, constraint and detail", async () => {
@@ -189,7 +202,10 @@ describe.each(CLIENTS)("SqlClient ($label)", (backend) => {
 
 describe("PGlite on its own thread", () => {
   it("is what openSqlClient opens for an embedded store", async () => {
-    const db = await openSqlClient({url: "embedded", dataDir: null, pgliteTemplate: await pgliteTemplate()}, {logger: quietLogger()});
+    const db = await openSqlClient(
+      {url: "embedded", dataDir: null, pgliteTemplate: await pgliteTemplate()},
+      {logger: quietLogger()},
+    );
     try {
       expect(db).toBeInstanceOf(PgliteThreadClient);
       expect(db.offThread).toBe(true);
@@ -199,7 +215,10 @@ describe("PGlite on its own thread", () => {
   });
 
   it("fails the calls waiting and every later one with the reason, without hanging, when its thread stops", async () => {
-    const db = await openSqlClient({url: "embedded", dataDir: null, pgliteTemplate: await pgliteTemplate()}, {logger: quietLogger()});
+    const db = await openSqlClient(
+      {url: "embedded", dataDir: null, pgliteTemplate: await pgliteTemplate()},
+      {logger: quietLogger()},
+    );
     const waiting = db.query("SELECT pg_sleep(0.5)");
     await (db as unknown as {worker: Worker}).worker.terminate();
     await expect(waiting).rejects.toThrow(/PGlite's thread exited/);
@@ -210,20 +229,29 @@ describe("PGlite on its own thread", () => {
 
   it("tells its owner once that the store is lost when its thread stops, and not when it is closed", async () => {
     const lost: string[] = [];
-    const db = await openSqlClient({url: "embedded", dataDir: null, pgliteTemplate: await pgliteTemplate()}, {logger: quietLogger(), onLost: (e) => lost.push(e.message)});
+    const db = await openSqlClient(
+      {url: "embedded", dataDir: null, pgliteTemplate: await pgliteTemplate()},
+      {logger: quietLogger(), onLost: (e) => lost.push(e.message)},
+    );
     await (db as unknown as {worker: Worker}).worker.terminate();
     await expect(db.query("SELECT 1")).rejects.toThrow(/PGlite's thread exited/);
     expect(lost).toEqual(["PGlite's thread exited (code 1)"]);
     await db.close();
     const closed: string[] = [];
-    const other = await openSqlClient({url: "embedded", dataDir: null, pgliteTemplate: await pgliteTemplate()}, {logger: quietLogger(), onLost: (e) => closed.push(e.message)});
+    const other = await openSqlClient(
+      {url: "embedded", dataDir: null, pgliteTemplate: await pgliteTemplate()},
+      {logger: quietLogger(), onLost: (e) => closed.push(e.message)},
+    );
     await other.close();
     await new Promise((r) => setTimeout(r, 100));
     expect(closed).toEqual([]);
   });
 
   it("rejects a parameter it cannot copy to its thread, and goes on", async () => {
-    const db = await openSqlClient({url: "embedded", dataDir: null, pgliteTemplate: await pgliteTemplate()}, {logger: quietLogger()});
+    const db = await openSqlClient(
+      {url: "embedded", dataDir: null, pgliteTemplate: await pgliteTemplate()},
+      {logger: quietLogger()},
+    );
     try {
       await expect(db.query("SELECT $1::text AS t", [(): number => 1])).rejects.toThrow(/could not be cloned/);
       expect(await db.query("SELECT $1::text AS t", ["ok"])).toEqual([{t: "ok"}]);
@@ -234,7 +262,10 @@ describe("PGlite on its own thread", () => {
 
   it("does not keep the process alive once its calls have answered", async () => {
     // As PGlite on the calling thread would not: a command that forgets to close it still exits.
-    const client = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../../dist/src/dataApi/store/client.js");
+    const client = path.resolve(
+      path.dirname(fileURLToPath(import.meta.url)),
+      "../../../../dist/src/dataApi/store/client.js",
+    );
     const dir = await mkdtemp(path.join(tmpdir(), "avaext-pglite-exit-"));
     try {
       const script = path.join(dir, "forget-to-close.mjs");
@@ -301,7 +332,8 @@ describe("PGlite on disk", () => {
     // What PGlite builds to run initdb stays reachable as long as its instance: the thread that made the cluster
     // exits, freeing it. Each Worker takes this process's next thread ID, so the IDs count the threads started.
     const threadId = (db: SqlClient): number => (db as unknown as {worker: Worker}).worker.threadId;
-    const open = (dir: string): Promise<SqlClient> => openSqlClient({url: "embedded", dataDir: dir, pgliteTemplate: null}, {logger: quietLogger()});
+    const open = (dir: string): Promise<SqlClient> =>
+      openSqlClient({url: "embedded", dataDir: dir, pgliteTemplate: null}, {logger: quietLogger()});
     const fresh = await mkdtemp(path.join(tmpdir(), "avaext-pglite-"));
     const other = await mkdtemp(path.join(tmpdir(), "avaext-pglite-"));
     try {
@@ -330,6 +362,8 @@ describe("openSqlClient on a server that refuses", () => {
   it("fails at open with the server's reason", async () => {
     const url = new URL(inject("pgUrl"));
     url.password = "wrong";
-    await expect(openSqlClient({url: url.toString(), dataDir: null}, {logger: quietLogger()})).rejects.toThrow(/password/);
+    await expect(openSqlClient({url: url.toString(), dataDir: null}, {logger: quietLogger()})).rejects.toThrow(
+      /password/,
+    );
   });
 });

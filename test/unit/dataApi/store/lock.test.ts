@@ -100,7 +100,9 @@ describe("writer lock file on PGlite", () => {
   const clients: SqlClient[] = [];
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), "avaext-lock-"));
-    clients.push(await openSqlClient({url: "embedded", dataDir: null, pgliteTemplate: await pgliteTemplate()}, modules));
+    clients.push(
+      await openSqlClient({url: "embedded", dataDir: null, pgliteTemplate: await pgliteTemplate()}, modules),
+    );
   });
   afterEach(async () => {
     await rm(path.join(dir, LOCK_FILE_NAME), {force: true});

@@ -8,7 +8,7 @@ import {MIGRATIONS} from "../../../../src/dataApi/store/schema.js";
 import {describeBackends, quietLogger} from "../../../helpers/sql.js";
 
 const record = async (db: SqlClient): Promise<unknown> =>
-  ((await db.query<{value: string}>("SELECT value FROM data_api_meta WHERE key = 'network'"))[0]?.value ?? null);
+  (await db.query<{value: string}>("SELECT value FROM data_api_meta WHERE key = 'network'"))[0]?.value ?? null;
 
 describeBackends("the store's network", (backend) => {
   let db: SqlClient;
@@ -22,7 +22,12 @@ describeBackends("the store's network", (backend) => {
 
   it("is recorded by the writer and refused to a process of another network, writer or not", async () => {
     await checkStoreNetwork(db, NETWORKS.local, {record: true});
-    expect(JSON.parse((await record(db)) as string)).toEqual({id: 12345, name: "local", X: NETWORKS.local.chainIds.X, C: NETWORKS.local.chainIds.C});
+    expect(JSON.parse((await record(db)) as string)).toEqual({
+      id: 12345,
+      name: "local",
+      X: NETWORKS.local.chainIds.X,
+      C: NETWORKS.local.chainIds.C,
+    });
     await checkStoreNetwork(db, NETWORKS.local, {record: false});
     await checkStoreNetwork(db, NETWORKS.local, {record: true});
     for (const writes of [false, true]) {
@@ -42,12 +47,17 @@ describeBackends("the store's network", (backend) => {
     await expect(checkStoreNetwork(db, NETWORKS.local, {record: false})).rejects.toThrow(
       "the data API store holds network ID 1337, and this process runs local (ID 12345): start it with --network-id=1337,",
     );
-    await expect(checkStoreNetwork(db, networkWithGenesis("99", null), {record: false})).rejects.toThrow(/runs ID 99: start it with --network-id=1337/);
+    await expect(checkStoreNetwork(db, networkWithGenesis("99", null), {record: false})).rejects.toThrow(
+      /runs ID 99: start it with --network-id=1337/,
+    );
   });
 
   it("checks a store folded before the record by the chains of its UTXOs", async () => {
     const utxo = (id: string, chain: string): Promise<unknown> =>
-      db.query("INSERT INTO utxos (utxo_id, tx_id, output_index, created_chain, created_seq) VALUES ($1, 't', 0, $2, 1)", [id, chain]);
+      db.query(
+        "INSERT INTO utxos (utxo_id, tx_id, output_index, created_chain, created_seq) VALUES ($1, 't', 0, $2, 1)",
+        [id, chain],
+      );
     await utxo("p", NETWORKS.fuji.chainIds.P);
     await utxo("x", NETWORKS.fuji.chainIds.X);
     await utxo("c", NETWORKS.fuji.chainIds.C);
@@ -75,7 +85,9 @@ describeBackends("the store's network", (backend) => {
   });
 
   it("names no network for a store folded on a chain of none it knows", async () => {
-    await db.query("INSERT INTO utxos (utxo_id, tx_id, output_index, created_chain, created_seq) VALUES ('u', 't', 0, 'zzzUnknownChain', 1)");
+    await db.query(
+      "INSERT INTO utxos (utxo_id, tx_id, output_index, created_chain, created_seq) VALUES ('u', 't', 0, 'zzzUnknownChain', 1)",
+    );
     await expect(checkStoreNetwork(db, NETWORKS.local, {record: false})).rejects.toThrow(
       "the data API store holds UTXOs of chain zzzUnknownChain, which is not a primary-network chain of local (ID 12345): " +
         "start this process with the --network-id the store was folded for, or give it another store (--data-api-db, --data-dir)",
@@ -84,9 +96,13 @@ describeBackends("the store's network", (backend) => {
 
   it("refuses a record it cannot read, naming it", async () => {
     await db.query("INSERT INTO data_api_meta (key, value) VALUES ('network', '{\"id\":\"one\"}')");
-    await expect(checkStoreNetwork(db, NETWORKS.local, {record: true})).rejects.toThrow(`the data API store's network record is not one this build reads: {"id":"one"}`);
+    await expect(checkStoreNetwork(db, NETWORKS.local, {record: true})).rejects.toThrow(
+      `the data API store's network record is not one this build reads: {"id":"one"}`,
+    );
     await db.query("UPDATE data_api_meta SET value = 'not json' WHERE key = 'network'");
-    await expect(checkStoreNetwork(db, NETWORKS.local, {record: true})).rejects.toThrow("the data API store's network record is not one this build reads: not json");
+    await expect(checkStoreNetwork(db, NETWORKS.local, {record: true})).rejects.toThrow(
+      "the data API store's network record is not one this build reads: not json",
+    );
     await db.query("UPDATE data_api_meta SET value = 'null' WHERE key = 'network'");
     await expect(checkStoreNetwork(db, NETWORKS.local, {record: true})).rejects.toThrow(StoreNetworkError);
   });

@@ -16,7 +16,8 @@ import {quietLogger} from "../../../helpers/sql.js";
 describe("a new PGlite store", () => {
   const root = mkdtempSync(path.join(os.tmpdir(), "avaext-pglite-template-"));
   beforeAll(() => {
-    if (!existsSync(pgliteTemplateFile())) throw new Error(`${pgliteTemplateFile()} is missing: npm run build makes it`);
+    if (!existsSync(pgliteTemplateFile()))
+      throw new Error(`${pgliteTemplateFile()} is missing: npm run build makes it`);
   });
   afterAll(() => rmSync(root, {recursive: true, force: true}));
 
@@ -33,7 +34,8 @@ describe("a new PGlite store", () => {
     expect(await again.query("SELECT v FROM kept")).toEqual([{v: 7}]);
     // Made from the template, not by an initdb: a second new store has the same system identifier (an initdb
     // draws a new one).
-    const id = async (db: typeof again): Promise<string> => (await db.query<{id: string}>("SELECT system_identifier::text AS id FROM pg_control_system()"))[0]!.id;
+    const id = async (db: typeof again): Promise<string> =>
+      (await db.query<{id: string}>("SELECT system_identifier::text AS id FROM pg_control_system()"))[0]!.id;
     const first = await id(again);
     await again.close();
     const other = await openSqlClient({url: "embedded", dataDir: path.join(root, "other")}, {logger: quietLogger()});
@@ -60,11 +62,15 @@ describe("a new PGlite store", () => {
     header.write("00000000001\0", 124);
     header.write("0", 156);
     header.write("ustar\u000000", 257);
-    await expect(untarInto(Readable.from([header]), path.join(root, "refused"))).rejects.toThrow(/unreadable entry at byte 0: "..\/escaped"/);
+    await expect(untarInto(Readable.from([header]), path.join(root, "refused"))).rejects.toThrow(
+      /unreadable entry at byte 0: "..\/escaped"/,
+    );
     // Cut short inside a file: an error, and no PG_VERSION.
     const archive = await buffer(createReadStream(pgliteTemplateFile()).pipe(createGunzip()));
     const cut = path.join(root, "cut");
-    await expect(untarInto(Readable.from([archive.subarray(0, 2048), archive.subarray(2048, 300_000)]), cut)).rejects.toThrow(/ends part way/);
+    await expect(
+      untarInto(Readable.from([archive.subarray(0, 2048), archive.subarray(2048, 300_000)]), cut),
+    ).rejects.toThrow(/ends part way/);
     expect(existsSync(path.join(cut, "PG_VERSION"))).toBe(false);
     expect(existsSync(path.join(root, "escaped"))).toBe(false);
 

@@ -29,21 +29,45 @@ describe.each(BACKENDS)("webhook message retention ($name)", (backend) => {
        SELECT 'bulk-' || i, 'w', 'c', i, 0, $1::int8 - i, 'delivered' FROM generate_series(1, 25003) i`,
       [NOW - 20 * DAY],
     );
-    for (const [age, tag] of [[20 * DAY, "old"], [DAY, "new"]] as const) {
+    for (const [age, tag] of [
+      [20 * DAY, "old"],
+      [DAY, "new"],
+    ] as const) {
       for (const s of states) {
-        await sql.query("INSERT INTO webhook_outbox (message_id, webhook_id, chain_id, block_number, tx_index, created_at, state) VALUES ($1, 'w', 'c', 1, 0, $2, $3)", [`${tag}-${s}`, NOW - age, s]);
-        await sql.query("INSERT INTO webhook_attempts (message_id, attempt, at, status_code, latency_ms) VALUES ($1, 1, 0, 200, 1)", [`${tag}-${s}`]);
+        await sql.query(
+          "INSERT INTO webhook_outbox (message_id, webhook_id, chain_id, block_number, tx_index, created_at, state) VALUES ($1, 'w', 'c', 1, 0, $2, $3)",
+          [`${tag}-${s}`, NOW - age, s],
+        );
+        await sql.query(
+          "INSERT INTO webhook_attempts (message_id, attempt, at, status_code, latency_ms) VALUES ($1, 1, 0, 200, 1)",
+          [`${tag}-${s}`],
+        );
       }
     }
     // An old dropped original whose reversal is not sent yet (its webhook paused): the reversal is made from it.
-    await sql.query("INSERT INTO webhook_outbox (message_id, webhook_id, chain_id, block_number, tx_index, created_at, state) VALUES ('old-reversed', 'w', 'c', 1, 0, $1, 'dropped')", [NOW - 20 * DAY]);
-    await sql.query("INSERT INTO webhook_outbox (message_id, webhook_id, chain_id, block_number, tx_index, created_at, state, reverses) VALUES ('old-reversal', 'w', 'c', 1, 0, $1, 'paused', 'old-reversed')", [NOW - 20 * DAY]);
-    const delivery = new WebhookDelivery({...defaultWebhookDeliveryOptions, retentionMs: 14 * DAY}, {sql, logger: quietLogger(), now: () => NOW, networkToken: () => ({name: "", symbol: "", decimals: 18})});
+    await sql.query(
+      "INSERT INTO webhook_outbox (message_id, webhook_id, chain_id, block_number, tx_index, created_at, state) VALUES ('old-reversed', 'w', 'c', 1, 0, $1, 'dropped')",
+      [NOW - 20 * DAY],
+    );
+    await sql.query(
+      "INSERT INTO webhook_outbox (message_id, webhook_id, chain_id, block_number, tx_index, created_at, state, reverses) VALUES ('old-reversal', 'w', 'c', 1, 0, $1, 'paused', 'old-reversed')",
+      [NOW - 20 * DAY],
+    );
+    const delivery = new WebhookDelivery(
+      {...defaultWebhookDeliveryOptions, retentionMs: 14 * DAY},
+      {sql, logger: quietLogger(), now: () => NOW, networkToken: () => ({name: "", symbol: "", decimals: 18})},
+    );
     expect(await delivery.prune()).toBe(25_003 + 4);
     const kept = await sql.query<{message_id: string}>("SELECT message_id FROM webhook_outbox ORDER BY message_id");
-    expect(kept.map((r) => r.message_id)).toEqual([...states.map((s) => `new-${s}`), "old-paused", "old-pending", "old-reversal", "old-reversed"].sort());
-    const attempts = await sql.query<{message_id: string}>("SELECT message_id FROM webhook_attempts ORDER BY message_id");
-    expect(attempts.map((r) => r.message_id)).toEqual(kept.map((r) => r.message_id).filter((id) => !id.startsWith("old-revers")));
+    expect(kept.map((r) => r.message_id)).toEqual(
+      [...states.map((s) => `new-${s}`), "old-paused", "old-pending", "old-reversal", "old-reversed"].sort(),
+    );
+    const attempts = await sql.query<{message_id: string}>(
+      "SELECT message_id FROM webhook_attempts ORDER BY message_id",
+    );
+    expect(attempts.map((r) => r.message_id)).toEqual(
+      kept.map((r) => r.message_id).filter((id) => !id.startsWith("old-revers")),
+    );
     expect(await delivery.prune()).toBe(0);
   });
 });

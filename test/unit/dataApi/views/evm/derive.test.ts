@@ -27,7 +27,12 @@ interface Captured {
   receipts: Array<Json & {logs: Json[]}>;
   traces: Json[];
 }
-const fixture = JSON.parse(readFileSync(new URL("./anvilBlocks.json", import.meta.url), "utf8")) as {token: string; factory: string; block1: Captured; block2: Captured};
+const fixture = JSON.parse(readFileSync(new URL("./anvilBlocks.json", import.meta.url), "utf8")) as {
+  token: string;
+  factory: string;
+  block1: Captured;
+  block2: Captured;
+};
 const clone = <T>(v: T): T => structuredClone(v);
 
 const ME = "15d34aaf54267db7d7c367839aaf71a00a2c6a65";
@@ -37,8 +42,10 @@ const TOKEN = "bded0d2bf404bdcba897a74e6657f1f12e5c6fb6";
 const topicOf = (addr: string): string => "0x" + "0".repeat(24) + addr;
 const w = (n: bigint | number): string => BigInt(n).toString(16).padStart(64, "0");
 const h = (b: Uint8Array | null): string | null => (b === null ? null : bytesToHex(b));
-const rows = (t: TransferRow[]): Array<Record<string, unknown>> => t.map((r) => ({...r, token: h(r.token), from: h(r.from), to: h(r.to)}));
-const frames = (f: InternalRow[]): Array<[number, string, string | null, string | null, bigint, boolean]> => f.map((r) => [r.idx, r.callType, h(r.from), h(r.to), r.value, r.reverted]);
+const rows = (t: TransferRow[]): Array<Record<string, unknown>> =>
+  t.map((r) => ({...r, token: h(r.token), from: h(r.from), to: h(r.to)}));
+const frames = (f: InternalRow[]): Array<[number, string, string | null, string | null, bigint, boolean]> =>
+  f.map((r) => [r.idx, r.callType, h(r.from), h(r.to), r.value, r.reverted]);
 
 function log(topics: unknown[], data: unknown = "0x", extra: Json = {}): Json {
   return {address: "0x" + TOKEN, topics, data, logIndex: "0x3", ...extra};
@@ -58,7 +65,9 @@ describe("transfersOfLog", () => {
   });
 
   it("topic0 in upper case is still the Transfer topic", () => {
-    expect(transfersOfLog(log(["0x" + TOPIC_TRANSFER.slice(2).toUpperCase(), topicOf(ME), topicOf(YOU)], "0x" + w(1)), 0)).toHaveLength(1);
+    expect(
+      transfersOfLog(log(["0x" + TOPIC_TRANSFER.slice(2).toUpperCase(), topicOf(ME), topicOf(YOU)], "0x" + w(1)), 0),
+    ).toHaveLength(1);
   });
 
   it("ERC-721: four topics and no data", () => {
@@ -79,14 +88,22 @@ describe("transfersOfLog", () => {
     ["1 topic (all in data, as CryptoKitties)", [TOPIC_TRANSFER], "0x" + w(1) + w(2) + w(3)],
     ["2 topics", [TOPIC_TRANSFER, topicOf(ME)], "0x" + w(1)],
     ["5 topics", [TOPIC_TRANSFER, topicOf(ME), topicOf(YOU), "0x" + w(1), "0x" + w(2)], "0x"],
-    ["a from topic with dirty high bytes", [TOPIC_TRANSFER, "0x" + "01" + "0".repeat(22) + ME, topicOf(YOU)], "0x" + w(1)],
+    [
+      "a from topic with dirty high bytes",
+      [TOPIC_TRANSFER, "0x" + "01" + "0".repeat(22) + ME, topicOf(YOU)],
+      "0x" + w(1),
+    ],
     ["a to topic with dirty high bytes", [TOPIC_TRANSFER, topicOf(ME), "0x" + "f".repeat(24) + YOU, "0x" + w(1)], "0x"],
     ["a short address topic", [TOPIC_TRANSFER, "0x" + ME, topicOf(YOU)], "0x" + w(1)],
     ["a non-string topic", [TOPIC_TRANSFER, 5, topicOf(YOU)], "0x" + w(1)],
     ["a token id that is not a word", [TOPIC_TRANSFER, topicOf(ME), topicOf(YOU), "0x01"], "0x"],
     ["data that is not hex", [TOPIC_TRANSFER, topicOf(ME), topicOf(YOU)], "0xzz"],
     ["data of odd length", [TOPIC_TRANSFER, topicOf(ME), topicOf(YOU)], "0x" + w(1) + "0"],
-    ["an Approval", ["0x8c5be1e5ebec7d5bd14f71427e1e84f3dd0314c0f7b2291e5b200ac8c7c3b925", topicOf(ME), topicOf(YOU)], "0x" + w(1)],
+    [
+      "an Approval",
+      ["0x8c5be1e5ebec7d5bd14f71427e1e84f3dd0314c0f7b2291e5b200ac8c7c3b925", topicOf(ME), topicOf(YOU)],
+      "0x" + w(1),
+    ],
     ["no topics", [], "0x" + w(1)],
   ])("ignored: %s", (_name, topics, data) => {
     expect(transfersOfLog(log(topics, data), 0)).toEqual([]);
@@ -98,14 +115,33 @@ describe("transfersOfLog", () => {
 
   it("ERC-1155 TransferSingle: operator, from, to; (id, value) in data", () => {
     const data = "0x" + w(7) + w(10);
-    expect(rows(transfersOfLog(log([TOPIC_TRANSFER_SINGLE, topicOf(THEM), topicOf(ME), topicOf(YOU)], data), 4))).toEqual([
+    expect(
+      rows(transfersOfLog(log([TOPIC_TRANSFER_SINGLE, topicOf(THEM), topicOf(ME), topicOf(YOU)], data), 4)),
+    ).toEqual([
       {txIndex: 4, logIndex: 3, item: 0, erc: 1155, token: TOKEN, from: ME, to: YOU, tokenId: 7n, value: 10n},
     ]);
   });
 
   it("ERC-1155 TransferBatch: one row per id, in order", () => {
-    const data = "0x" + bytesToHex(encodeAbi(["uint256[]", "uint256[]"], [[7n, 8n, 9n], [5n, 20n, 0n]]));
-    expect(rows(transfersOfLog(log([TOPIC_TRANSFER_BATCH, topicOf(THEM), topicOf(ME), topicOf(YOU)], data), 0)).map((r) => [r.item, r.tokenId, r.value, r.erc])).toEqual([
+    const data =
+      "0x" +
+      bytesToHex(
+        encodeAbi(
+          ["uint256[]", "uint256[]"],
+          [
+            [7n, 8n, 9n],
+            [5n, 20n, 0n],
+          ],
+        ),
+      );
+    expect(
+      rows(transfersOfLog(log([TOPIC_TRANSFER_BATCH, topicOf(THEM), topicOf(ME), topicOf(YOU)], data), 0)).map((r) => [
+        r.item,
+        r.tokenId,
+        r.value,
+        r.erc,
+      ]),
+    ).toEqual([
       [0, 7n, 5n, 1155],
       [1, 8n, 20n, 1155],
       [2, 9n, 0n, 1155],
@@ -116,21 +152,49 @@ describe("transfersOfLog", () => {
 
   it.each<[string, unknown[], string]>([
     ["TransferSingle with 3 topics", [TOPIC_TRANSFER_SINGLE, topicOf(ME), topicOf(YOU)], "0x" + w(7) + w(10)],
-    ["TransferSingle with 96 bytes", [TOPIC_TRANSFER_SINGLE, topicOf(THEM), topicOf(ME), topicOf(YOU)], "0x" + w(7) + w(10) + w(0)],
+    [
+      "TransferSingle with 96 bytes",
+      [TOPIC_TRANSFER_SINGLE, topicOf(THEM), topicOf(ME), topicOf(YOU)],
+      "0x" + w(7) + w(10) + w(0),
+    ],
     ["TransferSingle with 32 bytes", [TOPIC_TRANSFER_SINGLE, topicOf(THEM), topicOf(ME), topicOf(YOU)], "0x" + w(7)],
-    ["TransferSingle with a dirty from", [TOPIC_TRANSFER_SINGLE, topicOf(THEM), "0x" + "1".repeat(24) + ME, topicOf(YOU)], "0x" + w(7) + w(10)],
-    ["TransferBatch with mismatched lengths", [TOPIC_TRANSFER_BATCH, topicOf(THEM), topicOf(ME), topicOf(YOU)], "0x" + bytesToHex(encodeAbi(["uint256[]", "uint256[]"], [[7n, 8n], [5n]]))],
-    ["TransferBatch with an offset past the data", [TOPIC_TRANSFER_BATCH, topicOf(THEM), topicOf(ME), topicOf(YOU)], "0x" + w(64) + w(4096) + w(0)],
-    ["TransferBatch with a huge length", [TOPIC_TRANSFER_BATCH, topicOf(THEM), topicOf(ME), topicOf(YOU)], "0x" + w(64) + w(96) + w(1n << 200n) + w(0)],
+    [
+      "TransferSingle with a dirty from",
+      [TOPIC_TRANSFER_SINGLE, topicOf(THEM), "0x" + "1".repeat(24) + ME, topicOf(YOU)],
+      "0x" + w(7) + w(10),
+    ],
+    [
+      "TransferBatch with mismatched lengths",
+      [TOPIC_TRANSFER_BATCH, topicOf(THEM), topicOf(ME), topicOf(YOU)],
+      "0x" + bytesToHex(encodeAbi(["uint256[]", "uint256[]"], [[7n, 8n], [5n]])),
+    ],
+    [
+      "TransferBatch with an offset past the data",
+      [TOPIC_TRANSFER_BATCH, topicOf(THEM), topicOf(ME), topicOf(YOU)],
+      "0x" + w(64) + w(4096) + w(0),
+    ],
+    [
+      "TransferBatch with a huge length",
+      [TOPIC_TRANSFER_BATCH, topicOf(THEM), topicOf(ME), topicOf(YOU)],
+      "0x" + w(64) + w(96) + w(1n << 200n) + w(0),
+    ],
     ["TransferBatch with no data", [TOPIC_TRANSFER_BATCH, topicOf(THEM), topicOf(ME), topicOf(YOU)], "0x"],
-    ["TransferBatch with a dirty to", [TOPIC_TRANSFER_BATCH, topicOf(THEM), topicOf(ME), "0x" + "1".repeat(24) + YOU], "0x" + bytesToHex(encodeAbi(["uint256[]", "uint256[]"], [[7n], [5n]]))],
+    [
+      "TransferBatch with a dirty to",
+      [TOPIC_TRANSFER_BATCH, topicOf(THEM), topicOf(ME), "0x" + "1".repeat(24) + YOU],
+      "0x" + bytesToHex(encodeAbi(["uint256[]", "uint256[]"], [[7n], [5n]])),
+    ],
   ])("ignored: %s", (_name, topics, data) => {
     expect(transfersOfLog(log(topics, data), 0)).toEqual([]);
   });
 
   it("a Transfer from a log whose address or logIndex is malformed is a shape error (the RPC's fault, not the contract's)", () => {
-    expect(() => transfersOfLog(log([TOPIC_TRANSFER, topicOf(ME), topicOf(YOU)], "0x" + w(1), {address: "0x1234"}), 0)).toThrow(BlockShapeError);
-    expect(() => transfersOfLog(log([TOPIC_TRANSFER, topicOf(ME), topicOf(YOU)], "0x" + w(1), {logIndex: 3}), 0)).toThrow(BlockShapeError);
+    expect(() =>
+      transfersOfLog(log([TOPIC_TRANSFER, topicOf(ME), topicOf(YOU)], "0x" + w(1), {address: "0x1234"}), 0),
+    ).toThrow(BlockShapeError);
+    expect(() =>
+      transfersOfLog(log([TOPIC_TRANSFER, topicOf(ME), topicOf(YOU)], "0x" + w(1), {logIndex: 3}), 0),
+    ).toThrow(BlockShapeError);
   });
 });
 
@@ -139,7 +203,14 @@ describe("internalFrames", () => {
   const B = "0x" + "bb".repeat(20);
   const C = "0x" + "cc".repeat(20);
   const D = "0x" + "dd".repeat(20);
-  const f = (type: string, from: string, to: string | undefined, value: string | undefined, calls: Json[] = [], extra: Json = {}): Json => ({
+  const f = (
+    type: string,
+    from: string,
+    to: string | undefined,
+    value: string | undefined,
+    calls: Json[] = [],
+    extra: Json = {},
+  ): Json => ({
     type,
     from,
     ...(to === undefined ? {} : {to}),
@@ -199,20 +270,35 @@ describe("internalFrames", () => {
     const root = f("CALL", A, B, "0x0", [f("CALL", B, C, "0x1"), f("CREATE", B, D, "0x0")]);
     expect(internalFrames(root, 0, true).map((r) => r.reverted)).toEqual([true, true]);
     // ...or when the root frame carries the error.
-    expect(internalFrames({...root, error: "execution reverted"}, 0, false).map((r) => r.reverted)).toEqual([true, true]);
+    expect(internalFrames({...root, error: "execution reverted"}, 0, false).map((r) => r.reverted)).toEqual([
+      true,
+      true,
+    ]);
   });
 
   it("a failed CREATE has no address", () => {
-    const out = internalFrames(f("CALL", A, B, "0x0", [f("CREATE2", B, undefined, "0x0", [], {error: "contract address collision"})]), 0, false);
+    const out = internalFrames(
+      f("CALL", A, B, "0x0", [f("CREATE2", B, undefined, "0x0", [], {error: "contract address collision"})]),
+      0,
+      false,
+    );
     expect(frames(out)).toEqual([[0, "CREATE2", B.slice(2), null, 0n, true]]);
   });
 
   it("a CALL without value, or with value null, is not listed", () => {
-    expect(internalFrames(f("CALL", A, B, "0x0", [f("CALL", B, C, undefined), {...f("CALL", B, C, undefined), value: null}]), 0, false)).toEqual([]);
+    expect(
+      internalFrames(
+        f("CALL", A, B, "0x0", [f("CALL", B, C, undefined), {...f("CALL", B, C, undefined), value: null}]),
+        0,
+        false,
+      ),
+    ).toEqual([]);
   });
 
   it("malformed frames are shape errors", () => {
-    expect(() => internalFrames(f("CALL", A, B, "0x0", [f("CALL", "0x12", C, "0x1")]), 0, false)).toThrow(BlockShapeError);
+    expect(() => internalFrames(f("CALL", A, B, "0x0", [f("CALL", "0x12", C, "0x1")]), 0, false)).toThrow(
+      BlockShapeError,
+    );
     expect(() => internalFrames(f("CALL", A, B, "0x0", [f("CALL", B, C, "1")]), 0, false)).toThrow(BlockShapeError);
     expect(() => internalFrames({...f("CALL", A, B, "0x0"), calls: {}}, 0, false)).toThrow(BlockShapeError);
     expect(() => internalFrames(f("CALL", A, B, "0x0", ["x" as unknown as Json]), 0, false)).toThrow(BlockShapeError);
@@ -245,7 +331,19 @@ describe("deriveBlock on captured anvil blocks", () => {
       [fixture.factory.slice(2).toLowerCase(), 1, ME, null],
     ]);
     // The token's constructor mints: an ERC-20 transfer from the zero address.
-    expect(rows(d.transfers)).toEqual([{txIndex: 0, logIndex: 0, item: 0, erc: 20, token: TOKEN, from: "0".repeat(40), to: ME, tokenId: null, value: 10n ** 24n}]);
+    expect(rows(d.transfers)).toEqual([
+      {
+        txIndex: 0,
+        logIndex: 0,
+        item: 0,
+        erc: 20,
+        token: TOKEN,
+        from: "0".repeat(40),
+        to: ME,
+        tokenId: null,
+        value: 10n ** 24n,
+      },
+    ]);
     expect(d.internals).toEqual([]);
   });
 
@@ -266,7 +364,9 @@ describe("deriveBlock on captured anvil blocks", () => {
     expect(h(d.txs[0]!.input)).toBe("a9059cbb" + "0".repeat(24) + YOU + w(1234));
     expect(d.txs[0]!.maxFee).toBe(BigInt(b2.block.transactions[0]!.maxFeePerGas as string));
     expect(d.txs[0]!.maxPriorityFee).toBe(1_000_000_000n);
-    expect(rows(d.transfers)).toEqual([{txIndex: 0, logIndex: 0, item: 0, erc: 20, token: TOKEN, from: ME, to: YOU, tokenId: null, value: 1234n}]);
+    expect(rows(d.transfers)).toEqual([
+      {txIndex: 0, logIndex: 0, item: 0, erc: 20, token: TOKEN, from: ME, to: YOU, tokenId: null, value: 1234n},
+    ]);
 
     const child = (b2.traces[2]!.result as {calls: Json[]}).calls[0]!;
     const grandchild = (child.calls as Json[])[0]!;
@@ -284,7 +384,10 @@ describe("deriveBlock on captured anvil blocks", () => {
     ]);
 
     // Fees: Σ gasUsed × effectiveGasPrice over the receipts.
-    const fees = b2.receipts.reduce((a, r) => a + BigInt(r.gasUsed as string) * BigInt(r.effectiveGasPrice as string), 0n);
+    const fees = b2.receipts.reduce(
+      (a, r) => a + BigInt(r.gasUsed as string) * BigInt(r.effectiveGasPrice as string),
+      0n,
+    );
     expect(d.block.feesSpent).toBe(fees);
     expect(d.txs.map((t) => t.gasUsed)).toEqual(b2.receipts.map((r) => BigInt(r.gasUsed as string)));
     expect(d.block.baseFee).toBe(BigInt(b2.block.baseFeePerGas as string));
@@ -323,7 +426,7 @@ describe("deriveBlock on captured anvil blocks", () => {
 
   it("a reverted frame's CREATE is no contract", () => {
     const traces = clone(b2.traces);
-    ((traces[2]!.result as {calls: Json[]}).calls[0]!).error = "execution reverted";
+    (traces[2]!.result as {calls: Json[]}).calls[0]!.error = "execution reverted";
     const d = deriveBlock(b2.block, b2.receipts, traces);
     expect(d.contracts).toEqual([]);
     expect(d.internals!.filter((f) => f.txIndex === 2).map((f) => f.reverted)).toEqual([true, true]);
@@ -335,7 +438,12 @@ describe("deriveBlock on captured anvil blocks", () => {
       return r;
     });
     const d = deriveBlock(b2.block, receipts, b2.traces);
-    expect(d.block.feesSpent).toBe(b2.receipts.reduce((a, r, i) => a + BigInt(r.gasUsed as string) * BigInt(b2.block.transactions[i]!.gasPrice as string), 0n));
+    expect(d.block.feesSpent).toBe(
+      b2.receipts.reduce(
+        (a, r, i) => a + BigInt(r.gasUsed as string) * BigInt(b2.block.transactions[i]!.gasPrice as string),
+        0n,
+      ),
+    );
   });
 
   it("an empty block", () => {
@@ -360,13 +468,18 @@ describe("deriveBlock on captured anvil blocks", () => {
       if (message) expect((err as Error).message).toMatch(message);
     };
     it("fewer receipts than transactions", () => shape((c) => c.receipts.pop(), /5 transactions, 4 receipts/));
-    it("more receipts than transactions", () => shape((c) => c.receipts.push(c.receipts[0]!), /5 transactions, 6 receipts/));
+    it("more receipts than transactions", () =>
+      shape((c) => c.receipts.push(c.receipts[0]!), /5 transactions, 6 receipts/));
     it("fewer traces than transactions", () => shape((c) => c.traces.pop(), /5 transactions, 4 traces/));
     it("receipts in another order", () => shape((c) => c.receipts.reverse(), /receipt 0 is not transaction 0's/));
-    it("a receipt for another transaction", () => shape((c) => (c.receipts[3]!.transactionHash = "0x" + "11".repeat(32)), /receipt 3/));
-    it("a trace for another transaction", () => shape((c) => (c.traces[1]!.txHash = "0x" + "11".repeat(32)), /trace 1/));
-    it("transactions as hashes only", () => shape((c) => (c.block.transactions = c.block.transactions.map((t) => t.hash as unknown as Json))));
-    it("receipts that are not an array", () => shape((c) => ((c as {receipts: unknown}).receipts = {}), /receipts is not an array/));
+    it("a receipt for another transaction", () =>
+      shape((c) => (c.receipts[3]!.transactionHash = "0x" + "11".repeat(32)), /receipt 3/));
+    it("a trace for another transaction", () =>
+      shape((c) => (c.traces[1]!.txHash = "0x" + "11".repeat(32)), /trace 1/));
+    it("transactions as hashes only", () =>
+      shape((c) => (c.block.transactions = c.block.transactions.map((t) => t.hash as unknown as Json))));
+    it("receipts that are not an array", () =>
+      shape((c) => ((c as {receipts: unknown}).receipts = {}), /receipts is not an array/));
     it("a null block", () => {
       expect(() => deriveBlock(null, [], null)).toThrow(BlockShapeError);
     });
@@ -377,7 +490,11 @@ describe("deriveBlock on captured anvil blocks", () => {
     it("a log that is not an object", () => shape((c) => (c.receipts[0]!.logs = ["x" as unknown as Json]), /log/));
     it("a receipt status other than 0 or 1", () => shape((c) => (c.receipts[0]!.status = "0x2"), /status 2/));
     it("a transaction the node could not trace ({txHash, error}), not silently a trace without calls", () =>
-      shape((c) => (c.traces[1] = {txHash: c.traces[1]!.txHash, error: "execution timeout"}), /trace 1 failed: execution timeout/));
-    it("a trace frame with a bad value", () => shape((c) => (((c.traces[1]!.result as {calls: Json[]}).calls[0]!).value = "500"), /frame.value/));
+      shape(
+        (c) => (c.traces[1] = {txHash: c.traces[1]!.txHash, error: "execution timeout"}),
+        /trace 1 failed: execution timeout/,
+      ));
+    it("a trace frame with a bad value", () =>
+      shape((c) => ((c.traces[1]!.result as {calls: Json[]}).calls[0]!.value = "500"), /frame.value/));
   });
 });

@@ -17,13 +17,48 @@ const A = "aa".repeat(32);
 const B = "bb".repeat(32);
 const ID = "cd".repeat(32);
 const message: TeleporterMessage = {
-  messageNonce: 1n, originSenderAddress: "0x" + "11".repeat(20), destinationBlockchainId: B, destinationAddress: "0x" + "22".repeat(20),
-  requiredGasLimit: 100_000n, allowedRelayerAddresses: [], receipts: [], message: "0x6869",
+  messageNonce: 1n,
+  originSenderAddress: "0x" + "11".repeat(20),
+  destinationBlockchainId: B,
+  destinationAddress: "0x" + "22".repeat(20),
+  requiredGasLimit: 100_000n,
+  allowedRelayerAddresses: [],
+  receipts: [],
+  message: "0x6869",
 };
-const send: IcmEvent = {kind: "SendCrossChainMessage", contract: MESSENGER, logIndex: 0, messageId: ID, destinationBlockchainId: B, message, feeInfo: {feeTokenAddress: "0x" + "00".repeat(20), amount: 0n}};
-const receive: IcmEvent = {kind: "ReceiveCrossChainMessage", contract: MESSENGER, logIndex: 0, messageId: ID, sourceBlockchainId: A, deliverer: "0x" + "33".repeat(20), rewardRedeemer: "0x" + "44".repeat(20), message};
-const executed: IcmEvent = {kind: "MessageExecuted", contract: MESSENGER, logIndex: 1, messageId: ID, sourceBlockchainId: A};
-const facts = (chainId: string, blockchainId: string, n: bigint) => ({chainId, blockchainId, blockNumber: n, timestamp: 1_700_000_000n + n, txs: new Map([[0, {hash: "0x" + "ee".repeat(32), gasUsed: 21_000n}]])});
+const send: IcmEvent = {
+  kind: "SendCrossChainMessage",
+  contract: MESSENGER,
+  logIndex: 0,
+  messageId: ID,
+  destinationBlockchainId: B,
+  message,
+  feeInfo: {feeTokenAddress: "0x" + "00".repeat(20), amount: 0n},
+};
+const receive: IcmEvent = {
+  kind: "ReceiveCrossChainMessage",
+  contract: MESSENGER,
+  logIndex: 0,
+  messageId: ID,
+  sourceBlockchainId: A,
+  deliverer: "0x" + "33".repeat(20),
+  rewardRedeemer: "0x" + "44".repeat(20),
+  message,
+};
+const executed: IcmEvent = {
+  kind: "MessageExecuted",
+  contract: MESSENGER,
+  logIndex: 1,
+  messageId: ID,
+  sourceBlockchainId: A,
+};
+const facts = (chainId: string, blockchainId: string, n: bigint) => ({
+  chainId,
+  blockchainId,
+  blockNumber: n,
+  timestamp: 1_700_000_000n + n,
+  txs: new Map([[0, {hash: "0x" + "ee".repeat(32), gasUsed: 21_000n}]]),
+});
 
 describeBackends("ICM folds of both ends at once", (backend) => {
   let sql: SqlClient;
@@ -43,9 +78,25 @@ describeBackends("ICM folds of both ends at once", (backend) => {
       await new Promise((r) => setTimeout(r, 300));
     });
     if (backend.name !== "pglite") await Promise.race([sendFolded, sendTx]);
-    const receiveTx = sql.transaction((tx) => foldIcmEvents(tx, [{facts: facts("1002", "3Cy", 9n), events: [{txIndex: 0, event: receive}, {txIndex: 0, event: executed}]}]));
+    const receiveTx = sql.transaction((tx) =>
+      foldIcmEvents(tx, [
+        {
+          facts: facts("1002", "3Cy", 9n),
+          events: [
+            {txIndex: 0, event: receive},
+            {txIndex: 0, event: executed},
+          ],
+        },
+      ]),
+    );
     await Promise.all([sendTx, receiveTx]);
-    const [row] = await sql.query<{status: string; record: {messageExecuted: boolean; sourceChainId: string; destinationChainId: string}}>("SELECT status, record FROM icm_messages WHERE message_id = $1", [ID]);
-    expect(row).toMatchObject({status: "delivered", record: {messageExecuted: true, sourceChainId: "1001", destinationChainId: "1002"}});
+    const [row] = await sql.query<{
+      status: string;
+      record: {messageExecuted: boolean; sourceChainId: string; destinationChainId: string};
+    }>("SELECT status, record FROM icm_messages WHERE message_id = $1", [ID]);
+    expect(row).toMatchObject({
+      status: "delivered",
+      record: {messageExecuted: true, sourceChainId: "1001", destinationChainId: "1002"},
+    });
   });
 });

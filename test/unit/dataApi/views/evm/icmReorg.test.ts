@@ -28,7 +28,8 @@ describeBackends("ICM messages through a reorg", (backend) => {
   const mine = async (): Promise<void> => {
     await anvil.rawCall("evm_mine", [{timestamp: ts++}]);
   };
-  const count = async (table: string): Promise<number> => (await sql.query<{n: number}>(`SELECT count(*)::int4 AS n FROM ${table}`))[0]!.n;
+  const count = async (table: string): Promise<number> =>
+    (await sql.query<{n: number}>(`SELECT count(*)::int4 AS n FROM ${table}`))[0]!.n;
 
   beforeAll(async () => {
     anvil = await Anvil.start({chainId: 99971, genesisTimestamp: 1_700_000_000, mining: "manual"}, {logger});
@@ -37,7 +38,10 @@ describeBackends("ICM messages through a reorg", (backend) => {
     sql = await backend.open();
     await migrate(sql, MIGRATIONS, {logger});
     const rpc = new EvmRpc({...defaultEvmRpcOptions, url: anvil.url}, {logger});
-    follower = new EvmFollower({...defaultEvmFollowerOptions, chainId: "99971", blockchainId: null, pollMs: 20, icmMessengers: [MESSENGER]}, {sql, rpc, logger, tokenInfo: async (_a, erc) => ({erc, name: null, symbol: null, decimals: null})});
+    follower = new EvmFollower(
+      {...defaultEvmFollowerOptions, chainId: "99971", blockchainId: null, pollMs: 20, icmMessengers: [MESSENGER]},
+      {sql, rpc, logger, tokenInfo: async (_a, erc) => ({erc, name: null, symbol: null, decimals: null})},
+    );
     follower.start();
     await follower.waitFor(1n);
   });
@@ -55,16 +59,29 @@ describeBackends("ICM messages through a reorg", (backend) => {
           from: ANVIL_ACCOUNTS[0],
           to: MESSENGER,
           gas: "0x2dc6c0",
-          data: encodeCallSpec("sendCrossChainMessage((bytes32,address,(address,uint256),uint256,address[],bytes))", [TELEPORTER_MESSAGE_INPUT_SPEC], [
-            [hexToBytes("bb".repeat(32)), ANVIL_ACCOUNTS[1], ["0x" + "0".repeat(40), 0n], 100_000n, [], new TextEncoder().encode(text)],
-          ]),
+          data: encodeCallSpec(
+            "sendCrossChainMessage((bytes32,address,(address,uint256),uint256,address[],bytes))",
+            [TELEPORTER_MESSAGE_INPUT_SPEC],
+            [
+              [
+                hexToBytes("bb".repeat(32)),
+                ANVIL_ACCOUNTS[1],
+                ["0x" + "0".repeat(40), 0n],
+                100_000n,
+                [],
+                new TextEncoder().encode(text),
+              ],
+            ],
+          ),
         },
       ]);
     await send("dropped");
     await mine();
     await follower.waitFor(2n);
     expect(await count("icm_messages")).toBe(1);
-    const [before] = await sql.query<{record: {data: string; sourceBlockchainId: string}}>("SELECT record FROM icm_messages");
+    const [before] = await sql.query<{record: {data: string; sourceBlockchainId: string}}>(
+      "SELECT record FROM icm_messages",
+    );
     expect(new TextDecoder().decode(hexToBytes(before!.record.data))).toBe("dropped");
     expect(await count("warp_messages")).toBe(1);
 
@@ -73,7 +90,13 @@ describeBackends("ICM messages through a reorg", (backend) => {
     await send("kept");
     await mine(); // block 3 sends another (nonce 1 again: the dropped send never happened)
     await follower.waitFor(3n);
-    await expect.poll(async () => (await sql.query<{record: {data: string}}>("SELECT record FROM icm_messages")).map((r) => new TextDecoder().decode(hexToBytes(r.record.data)))).toEqual(["kept"]);
+    await expect
+      .poll(async () =>
+        (await sql.query<{record: {data: string}}>("SELECT record FROM icm_messages")).map((r) =>
+          new TextDecoder().decode(hexToBytes(r.record.data)),
+        ),
+      )
+      .toEqual(["kept"]);
     expect(await count("icm_events")).toBe(1);
     expect(await count("warp_messages")).toBe(1);
   });

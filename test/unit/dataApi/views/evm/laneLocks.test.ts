@@ -21,10 +21,19 @@ describe("a lane's commit beside a rollback, on a PostgreSQL server", () => {
   beforeAll(async () => {
     sql = await BACKENDS.find((b) => b.name === "postgres")!.open();
     for (const m of MIGRATIONS) await sql.exec(m.sql);
-    await sql.query("INSERT INTO evm_chains (chain_id, head_number, head_hash, updated_at) VALUES ($1, 5, $2, 0)", [CHAIN, Buffer.alloc(32)]);
+    await sql.query("INSERT INTO evm_chains (chain_id, head_number, head_hash, updated_at) VALUES ($1, 5, $2, 0)", [
+      CHAIN,
+      Buffer.alloc(32),
+    ]);
     // A transfer in block 3 that the rollback to block 1 takes back: it updates OWNER's balance row.
-    await sql.query("INSERT INTO evm_transfers (chain_id, block_number, tx_index, log_index, item, erc, token, from_addr, to_addr, value) VALUES ($1, 3, 0, 0, 0, 20, $2, $3, $4, 7)", [CHAIN, TOKEN, OTHER, OWNER]);
-    await sql.query("INSERT INTO evm_balances (chain_id, owner, erc, token, token_id, balance) VALUES ($1, $2, 20, $3, 0, 7)", [CHAIN, OWNER, TOKEN]);
+    await sql.query(
+      "INSERT INTO evm_transfers (chain_id, block_number, tx_index, log_index, item, erc, token, from_addr, to_addr, value) VALUES ($1, 3, 0, 0, 0, 20, $2, $3, $4, 7)",
+      [CHAIN, TOKEN, OTHER, OWNER],
+    );
+    await sql.query(
+      "INSERT INTO evm_balances (chain_id, owner, erc, token, token_id, balance) VALUES ($1, $2, 20, $3, 0, 7)",
+      [CHAIN, OWNER, TOKEN],
+    );
   }, 120_000);
   afterAll(async () => sql?.close());
 
@@ -42,7 +51,10 @@ describe("a lane's commit beside a rollback, on a PostgreSQL server", () => {
         to,
         write: async (tx) => {
           // The lane's own row first (as a token's or a trace's write would touch one), then held open.
-          await tx.query("UPDATE evm_balances SET balance = balance + 0 WHERE chain_id = $1 AND owner = $2", [CHAIN, OWNER]);
+          await tx.query("UPDATE evm_balances SET balance = balance + 0 WHERE chain_id = $1 AND owner = $2", [
+            CHAIN,
+            OWNER,
+          ]);
           if (writes++ === 0) {
             entered();
             await released;
@@ -50,7 +62,10 @@ describe("a lane's commit beside a rollback, on a PostgreSQL server", () => {
         },
       }),
     };
-    const lane = new Lane({pollMs: 50}, {sql, logger: quietLogger(), kind, chainId: () => CHAIN, head: () => 5n, enabled: () => true});
+    const lane = new Lane(
+      {pollMs: 50},
+      {sql, logger: quietLogger(), kind, chainId: () => CHAIN, head: () => 5n, enabled: () => true},
+    );
     lane.start();
     try {
       await inWrite;
@@ -65,9 +80,15 @@ describe("a lane's commit beside a rollback, on a PostgreSQL server", () => {
       expect(await settled).toBe("committed");
       await new Promise((r) => setTimeout(r, 300));
       expect(lane.status().lastError ?? "").not.toMatch(/deadlock/);
-      const [row] = await sql.query<{head: string; reorgs: string}>("SELECT head_number::text AS head, reorgs::text AS reorgs FROM evm_chains WHERE chain_id = $1", [CHAIN]);
+      const [row] = await sql.query<{head: string; reorgs: string}>(
+        "SELECT head_number::text AS head, reorgs::text AS reorgs FROM evm_chains WHERE chain_id = $1",
+        [CHAIN],
+      );
       expect(row).toEqual({head: "1", reorgs: "1"});
-      const [balance] = await sql.query<{balance: string}>("SELECT balance::text AS balance FROM evm_balances WHERE chain_id = $1 AND owner = $2", [CHAIN, OWNER]);
+      const [balance] = await sql.query<{balance: string}>(
+        "SELECT balance::text AS balance FROM evm_balances WHERE chain_id = $1 AND owner = $2",
+        [CHAIN, OWNER],
+      );
       expect(balance, "the rollback took the transfer back once").toBeUndefined();
     } finally {
       release();

@@ -50,7 +50,9 @@ class TraceGate {
           this.refused++;
           const calls = JSON.parse(body) as Array<{id: number}>;
           const error = {code: -32000, message: "required historical state unavailable (reexec=128)"};
-          return void res.writeHead(200, {"content-type": "application/json"}).end(JSON.stringify(calls.map((c) => ({jsonrpc: "2.0", id: c.id, error}))));
+          return void res
+            .writeHead(200, {"content-type": "application/json"})
+            .end(JSON.stringify(calls.map((c) => ({jsonrpc: "2.0", id: c.id, error}))));
         }
         const r = await fetch(this.target, {method: "POST", headers: {"content-type": "application/json"}, body});
         const text = await r.text();
@@ -90,29 +92,52 @@ describeBackends("EVM lanes", (backend) => {
   const logger = quietLogger();
   let ts = 1_700_000_010;
 
-  const send = (tx: Record<string, unknown>): Promise<unknown> => anvil.rawCall("eth_sendTransaction", [{gas: "0x7a1200", ...tx}]);
+  const send = (tx: Record<string, unknown>): Promise<unknown> =>
+    anvil.rawCall("eth_sendTransaction", [{gas: "0x7a1200", ...tx}]);
   const mine = async (): Promise<bigint> => {
     await anvil.rawCall("evm_mine", [{timestamp: ts++}]);
     return BigInt((await anvil.rawCall("eth_blockNumber", [])) as string);
   };
-  const nonce = async (): Promise<number> => Number(BigInt((await anvil.rawCall("eth_getTransactionCount", [ME, "pending"])) as string));
-  const fanout = (to: string[], value: bigint): Promise<unknown> => send({from: ME, to: factory, value: "0x" + value.toString(16), data: encodeCall("fanout(address[])", ["address[]"], [to])});
+  const nonce = async (): Promise<number> =>
+    Number(BigInt((await anvil.rawCall("eth_getTransactionCount", [ME, "pending"])) as string));
+  const fanout = (to: string[], value: bigint): Promise<unknown> =>
+    send({
+      from: ME,
+      to: factory,
+      value: "0x" + value.toString(16),
+      data: encodeCall("fanout(address[])", ["address[]"], [to]),
+    });
   const deployToken = async (name: string): Promise<string> => {
     const at = contractAddress(ME, await nonce());
-    await send({from: ME, data: DevToken.bytecode + bytesToHex(encodeAbi(["string", "string", "uint256"], [name, name.slice(0, 3).toUpperCase(), 1000n]))});
+    await send({
+      from: ME,
+      data:
+        DevToken.bytecode +
+        bytesToHex(encodeAbi(["string", "string", "uint256"], [name, name.slice(0, 3).toUpperCase(), 1000n])),
+    });
     return at.toLowerCase();
   };
   const row = async (): Promise<{head: string; tokens: string; traces: string; reorgs: string}> =>
-    (await sql.query<{head: string; tokens: string; traces: string; reorgs: string}>(
-      "SELECT head_number::text AS head, token_lane::text AS tokens, trace_lane::text AS traces, reorgs::text AS reorgs FROM evm_chains WHERE chain_id = $1",
-      [CHAIN],
-    ))[0]!;
+    (
+      await sql.query<{head: string; tokens: string; traces: string; reorgs: string}>(
+        "SELECT head_number::text AS head, token_lane::text AS tokens, trace_lane::text AS traces, reorgs::text AS reorgs FROM evm_chains WHERE chain_id = $1",
+        [CHAIN],
+      )
+    )[0]!;
   const internals = async (block: bigint): Promise<string[]> =>
-    (await sql.query<{to: string; value: string}>("SELECT encode(to_addr, 'hex') AS to, value::text AS value FROM evm_internal_txs WHERE chain_id = $1 AND block_number = $2 ORDER BY tx_index, idx", [CHAIN, block])).map(
-      (r) => `0x${r.to}:${r.value}`,
-    );
+    (
+      await sql.query<{to: string; value: string}>(
+        "SELECT encode(to_addr, 'hex') AS to, value::text AS value FROM evm_internal_txs WHERE chain_id = $1 AND block_number = $2 ORDER BY tx_index, idx",
+        [CHAIN, block],
+      )
+    ).map((r) => `0x${r.to}:${r.value}`);
   const kindsOf = async (address: string, block: bigint): Promise<number[]> =>
-    (await sql.query<{kinds: number}>("SELECT kinds FROM evm_address_txs WHERE chain_id = $1 AND address = $2 AND block_number = $3 ORDER BY tx_index", [CHAIN, Buffer.from(address.slice(2), "hex"), block])).map((r) => r.kinds);
+    (
+      await sql.query<{kinds: number}>(
+        "SELECT kinds FROM evm_address_txs WHERE chain_id = $1 AND address = $2 AND block_number = $3 ORDER BY tx_index",
+        [CHAIN, Buffer.from(address.slice(2), "hex"), block],
+      )
+    ).map((r) => r.kinds);
 
   beforeAll(async () => {
     anvil = await Anvil.start({chainId: Number(CHAIN), genesisTimestamp: 1_700_000_000, mining: "manual"}, {logger});
@@ -124,8 +149,15 @@ describeBackends("EVM lanes", (backend) => {
     sql = await backend.open();
     await migrate(sql, MIGRATIONS, {logger});
     const rpc = (): EvmRpc => new EvmRpc({...defaultEvmRpcOptions, url: gate.url}, {logger});
-    const lanes = {...defaultEvmFollowerOptions.lanes, pollMs: 20, traces: {...defaultEvmFollowerOptions.lanes.traces, maxAttempts: 2}};
-    follower = new EvmFollower({...defaultEvmFollowerOptions, chainId: CHAIN, blockchainId: null, pollMs: 20, lanes}, {sql, rpc: rpc(), logger, tokenInfo: tokenInfoReader(rpc()), traceRpc: rpc()});
+    const lanes = {
+      ...defaultEvmFollowerOptions.lanes,
+      pollMs: 20,
+      traces: {...defaultEvmFollowerOptions.lanes.traces, maxAttempts: 2},
+    };
+    follower = new EvmFollower(
+      {...defaultEvmFollowerOptions, chainId: CHAIN, blockchainId: null, pollMs: 20, lanes},
+      {sql, rpc: rpc(), logger, tokenInfo: tokenInfoReader(rpc()), traceRpc: rpc()},
+    );
     follower.start();
     await follower.waitFor(1n);
   });
@@ -156,8 +188,16 @@ describeBackends("EVM lanes", (backend) => {
     expect(await internals(n)).toEqual([`${THEM}:7`]);
     expect(await kindsOf(YOU, n)).toEqual([]);
     expect(await kindsOf(THEM, n)).toEqual([16]);
-    expect(await row()).toMatchObject({head: String(n2 + 1n), tokens: String(n2 + 1n), traces: String(n2 + 1n), reorgs: "1"});
-    const tokens = await sql.query<{address: string; name: string}>("SELECT '0x' || encode(address, 'hex') AS address, name FROM evm_tokens WHERE chain_id = $1 ORDER BY name", [CHAIN]);
+    expect(await row()).toMatchObject({
+      head: String(n2 + 1n),
+      tokens: String(n2 + 1n),
+      traces: String(n2 + 1n),
+      reorgs: "1",
+    });
+    const tokens = await sql.query<{address: string; name: string}>(
+      "SELECT '0x' || encode(address, 'hex') AS address, name FROM evm_tokens WHERE chain_id = $1 ORDER BY name",
+      [CHAIN],
+    );
     // The same deployer and nonce on the new chain: another contract at the dropped token's address, read again.
     expect(kept).toBe(dropped);
     expect(tokens).toEqual([{address: kept, name: "Kept"}]);
@@ -203,8 +243,11 @@ describeBackends("EVM lanes", (backend) => {
     expect(await internals(n)).toEqual([]);
     expect(await internals(n1)).toEqual([]);
     expect(await internals(n2)).toEqual([`${THEM}:9`]);
-    const [meta] = await sql.query<{value: string}>("SELECT value FROM data_api_meta WHERE key = $1", [untracedKey(CHAIN)]);
-    const reason = (b: bigint): string => `block ${b}: debug_traceBlockByHash: required historical state unavailable (reexec=128)`;
+    const [meta] = await sql.query<{value: string}>("SELECT value FROM data_api_meta WHERE key = $1", [
+      untracedKey(CHAIN),
+    ]);
+    const reason = (b: bigint): string =>
+      `block ${b}: debug_traceBlockByHash: required historical state unavailable (reexec=128)`;
     expect(JSON.parse(meta!.value)).toEqual([
       {number: String(n), reason: reason(n)},
       {number: String(n1), reason: reason(n1)},
@@ -216,13 +259,19 @@ describeBackends("EVM lanes", (backend) => {
     const other = await backend.open();
     await migrate(other, MIGRATIONS, {logger});
     const rpc = (): EvmRpc => new EvmRpc({...defaultEvmRpcOptions, url: anvil.url}, {logger});
-    const f = new EvmFollower({...defaultEvmFollowerOptions, chainId: CHAIN, blockchainId: null, pollMs: 20, traces: "off"}, {sql: other, rpc: rpc(), logger, tokenInfo: tokenInfoReader(rpc())});
+    const f = new EvmFollower(
+      {...defaultEvmFollowerOptions, chainId: CHAIN, blockchainId: null, pollMs: 20, traces: "off"},
+      {sql: other, rpc: rpc(), logger, tokenInfo: tokenInfoReader(rpc())},
+    );
     f.start();
     try {
       const head = BigInt((await anvil.rawCall("eth_blockNumber", [])) as string);
       await f.waitFor(head, 30_000);
       expect(f.status().lanes.traces).toBeNull();
-      const [r] = await other.query<{trace_lane: string; head: string}>("SELECT trace_lane::text, head_number::text AS head FROM evm_chains WHERE chain_id = $1", [CHAIN]);
+      const [r] = await other.query<{trace_lane: string; head: string}>(
+        "SELECT trace_lane::text, head_number::text AS head FROM evm_chains WHERE chain_id = $1",
+        [CHAIN],
+      );
       expect(r).toEqual({trace_lane: String(head), head: String(head)});
       const [{n}] = await other.query<{n: number}>("SELECT count(*)::int4 AS n FROM evm_internal_txs");
       expect(n).toBe(0);

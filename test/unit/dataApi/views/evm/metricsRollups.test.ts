@@ -52,7 +52,15 @@ describeBackends("metrics rollups against the history", (backend) => {
       const from = ANVIL_ACCOUNTS[Math.floor(rand() * 4)]!;
       const r = rand();
       if (r < 0.15) await send(from, {data: "0x600a600c600039600a6000f3602a60005260206000f3"});
-      else if (r < 0.45 && token) await send(ANVIL_ACCOUNTS[0]!, {to: token, data: encodeCall("transfer(address,uint256)", ["address", "uint256"], [pool[Math.floor(rand() * pool.length)]!, 5n])});
+      else if (r < 0.45 && token)
+        await send(ANVIL_ACCOUNTS[0]!, {
+          to: token,
+          data: encodeCall(
+            "transfer(address,uint256)",
+            ["address", "uint256"],
+            [pool[Math.floor(rand() * pool.length)]!, 5n],
+          ),
+        });
       else await send(from, {to: pool[Math.floor(rand() * pool.length)]!, value: "0x1"});
     }
     ts += gap;
@@ -68,7 +76,9 @@ describeBackends("metrics rollups against the history", (backend) => {
       for (const t of ROLLUP_TABLES) await tx.query(`DELETE FROM ${t}`);
       await tx.exec(METRICS_BACKFILL_SQL);
     });
-    expect(await Promise.all(ROLLUP_TABLES.map((t) => sql.query(`SELECT * FROM ${t} ORDER BY 1, 2, 3, 4, 5`)))).toEqual(saved);
+    expect(await Promise.all(ROLLUP_TABLES.map((t) => sql.query(`SELECT * FROM ${t} ORDER BY 1, 2, 3, 4, 5`)))).toEqual(
+      saved,
+    );
   };
   const compareStored = async (): Promise<void> => {
     const history = await readHistory(anvil, head);
@@ -77,7 +87,15 @@ describeBackends("metrics rollups against the history", (backend) => {
     for (const metric of CHAIN_METRICS) {
       for (const grain of GRAINS) {
         if (dayOnly(metric) && grain !== "day") continue;
-        const got = await metricPoints(sql, String(CHAIN), metric, grain, bucketStart(grain, span!.first), span!.last, 2_160);
+        const got = await metricPoints(
+          sql,
+          String(CHAIN),
+          metric,
+          grain,
+          bucketStart(grain, span!.first),
+          span!.last,
+          2_160,
+        );
         expect(got, `${metric} by ${grain}`).toEqual(expected(history, metric, grain));
       }
     }
@@ -87,7 +105,9 @@ describeBackends("metrics rollups against the history", (backend) => {
     anvil = await Anvil.start({chainId: CHAIN, genesisTimestamp: GENESIS, mining: "manual"}, {logger});
     // The token: its constructor mints to account 0 (a transfer from the zero address, which does not count).
     token = contractAddress(ANVIL_ACCOUNTS[0]!, 0);
-    await send(ANVIL_ACCOUNTS[0]!, {data: DevToken.bytecode + bytesToHex(encodeAbi(["string", "string", "uint256"], ["T", "T", 10n ** 24n]))});
+    await send(ANVIL_ACCOUNTS[0]!, {
+      data: DevToken.bytecode + bytesToHex(encodeAbi(["string", "string", "uint256"], ["T", "T", 10n ** 24n])),
+    });
     ts += 1;
     await anvil.rawCall("evm_mine", [{timestamp: ts}]);
     head++;
@@ -109,7 +129,8 @@ describeBackends("metrics rollups against the history", (backend) => {
   describe("as blocks fold", () => {
     it("equals the history at every grain", async () => {
       // Gaps of seconds (several blocks in an hour), of hours and of a day: 20:00 Saturday to Monday and past it.
-      for (let i = 0; i < 40; i++) await mine(1 + Math.floor(rand() * 4), [1, 2, 30, 900, 4_000, 20_000][Math.floor(rand() * 6)]!);
+      for (let i = 0; i < 40; i++)
+        await mine(1 + Math.floor(rand() * 4), [1, 2, 30, 900, 4_000, 20_000][Math.floor(rand() * 6)]!);
       await mine(2, 86_400);
       await mine(3, 1);
       await compare();

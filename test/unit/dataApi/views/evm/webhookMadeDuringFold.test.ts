@@ -24,7 +24,10 @@ describe("an address_activity webhook made while its chain folds a block, on a P
     const url = await STORE_BACKENDS.find((b) => b.name === "postgres")!.db();
     sql = await openSqlClient({url, dataDir: null}, {logger: quietLogger()});
     await migrate(sql, MIGRATIONS, {logger: quietLogger()});
-    await sql.query("INSERT INTO evm_chains (chain_id, head_number, head_hash, updated_at) VALUES ($1, 5, $2, 0)", [CHAIN, Buffer.alloc(32)]);
+    await sql.query("INSERT INTO evm_chains (chain_id, head_number, head_hash, updated_at) VALUES ($1, 5, $2, 0)", [
+      CHAIN,
+      Buffer.alloc(32),
+    ]);
   }, 120_000);
   afterAll(async () => sql?.close());
 
@@ -62,12 +65,17 @@ describe("an address_activity webhook made while its chain folds a block, on a P
         primaryChain: null,
       }),
     );
-    const first = await Promise.race([made.then(() => "made"), new Promise((r) => setTimeout(() => r("waiting"), 500))]);
+    const first = await Promise.race([
+      made.then(() => "made"),
+      new Promise((r) => setTimeout(() => r("waiting"), 500)),
+    ]);
     release();
     await fold;
     await made;
     const [hook] = await sql.query<{from_block: bigint}>("SELECT from_block FROM webhooks WHERE id = 'during'");
-    const sent = await sql.query<{block_number: bigint}>("SELECT block_number FROM webhook_outbox WHERE webhook_id = 'during'");
+    const sent = await sql.query<{block_number: bigint}>(
+      "SELECT block_number FROM webhook_outbox WHERE webhook_id = 'during'",
+    );
     // Every folded block from its first on has its message: here none is folded from its first on (without the lock,
     // its first block was 6, whose messages were written without it).
     expect(hook!.from_block).toBe(7n);

@@ -24,9 +24,14 @@ describe.each(STORE_BACKENDS)("the webhooks' outbox through a rollback ($name)",
   afterAll(async () => sql?.close());
 
   it("deletes the unattempted, reverses the attempted, once", async () => {
-    await sql.query("INSERT INTO webhooks (id, owner, event_type, url, name, description, chain_id, status, metadata, created_at) VALUES ('w', 'o', 'address_activity', 'http://x/', '', '', '1', 'active', '{}', 0)");
+    await sql.query(
+      "INSERT INTO webhooks (id, owner, event_type, url, name, description, chain_id, status, metadata, created_at) VALUES ('w', 'o', 'address_activity', 'http://x/', '', '', '1', 'active', '{}', 0)",
+    );
     const put = (id: string, block: number, state: string, attempts: number) =>
-      sql.query("INSERT INTO webhook_outbox (message_id, webhook_id, chain_id, block_number, tx_index, created_at, state, attempts, body) VALUES ($1, 'w', '1', $2, 0, 0, $3, $4, $5)", [id, block, state, attempts, attempts > 0 ? "{}" : null]);
+      sql.query(
+        "INSERT INTO webhook_outbox (message_id, webhook_id, chain_id, block_number, tx_index, created_at, state, attempts, body) VALUES ($1, 'w', '1', $2, 0, 0, $3, $4, $5)",
+        [id, block, state, attempts, attempts > 0 ? "{}" : null],
+      );
     await put("kept", 5, "pending", 0);
     await put("fresh", 6, "pending", 0);
     await put("tried", 6, "pending", 2);
@@ -34,50 +39,94 @@ describe.each(STORE_BACKENDS)("the webhooks' outbox through a rollback ($name)",
     await put("other-chain", 9, "pending", 0);
     await sql.query("UPDATE webhook_outbox SET chain_id = '2' WHERE message_id = 'other-chain'");
     for (let i = 0; i < 2; i++) await sql.transaction((tx) => rollbackOutbox(tx, "1", 5n));
-    const rows = await sql.query<{message_id: string; state: string; reverses: string | null}>("SELECT message_id, state, reverses FROM webhook_outbox ORDER BY reverses NULLS FIRST, message_id");
+    const rows = await sql.query<{message_id: string; state: string; reverses: string | null}>(
+      "SELECT message_id, state, reverses FROM webhook_outbox ORDER BY reverses NULLS FIRST, message_id",
+    );
     const byId = Object.fromEntries(rows.filter((r) => r.reverses === null).map((r) => [r.message_id, r.state]));
     expect(byId).toEqual({kept: "pending", tried: "dropped", done: "dropped", "other-chain": "pending"});
-    expect(rows.filter((r) => r.reverses !== null).map((r) => `${r.reverses}:${r.state}`).sort()).toEqual(["done:pending", "tried:pending"]);
+    expect(
+      rows
+        .filter((r) => r.reverses !== null)
+        .map((r) => `${r.reverses}:${r.state}`)
+        .sort(),
+    ).toEqual(["done:pending", "tried:pending"]);
   });
 
   it("a rebuild's remade store keeps the webhooks, their addresses, secrets, outbox and log; the derived rows go", async () => {
     await sql.query("INSERT INTO webhook_addresses (webhook_id, address) VALUES ('w', '\\x01')");
     await sql.query("INSERT INTO webhook_secrets (owner, secret) VALUES ('o', 'shh')");
-    await sql.query("INSERT INTO webhook_attempts (message_id, attempt, at, status_code, latency_ms) VALUES ('done', 1, 5, 200, 3)");
-    await sql.query("INSERT INTO evm_blocks (chain_id, number, hash, parent_hash, timestamp, tx_count, base_fee, gas_used, gas_limit, fees_spent, cumulative_txs) VALUES ('1', 1, '\\x01', '\\x00', 0, 0, 0, 0, 0, 0, 0)");
-    const count = async (t: string) => Number((await sql.query<{n: bigint}>(`SELECT count(*)::int8 AS n FROM ${t}`))[0]!.n);
+    await sql.query(
+      "INSERT INTO webhook_attempts (message_id, attempt, at, status_code, latency_ms) VALUES ('done', 1, 5, 200, 3)",
+    );
+    await sql.query(
+      "INSERT INTO evm_blocks (chain_id, number, hash, parent_hash, timestamp, tx_count, base_fee, gas_used, gas_limit, fees_spent, cumulative_txs) VALUES ('1', 1, '\\x01', '\\x00', 0, 0, 0, 0, 0, 0, 0)",
+    );
+    const count = async (t: string) =>
+      Number((await sql.query<{n: bigint}>(`SELECT count(*)::int8 AS n FROM ${t}`))[0]!.n);
     await sql.query("INSERT INTO evm_chains (chain_id, head_number, updated_at) VALUES ('1', 9, 0)");
     const before = await count("webhook_outbox");
     await remakeTables(sql, quietLogger());
     // Its first event moved up to what was folded: the refold sends it none of that again, kept messages or not.
-    expect((await sql.query<{from_block: bigint}>("SELECT from_block FROM webhooks WHERE id = 'w'"))[0]!.from_block).toBe(10n);
-    expect({w: await count("webhooks"), a: await count("webhook_addresses"), s: await count("webhook_secrets"), o: await count("webhook_outbox"), t: await count("webhook_attempts"), b: await count("evm_blocks")})
-      .toEqual({w: 1, a: 1, s: 1, o: before, t: 1, b: 0});
+    expect(
+      (await sql.query<{from_block: bigint}>("SELECT from_block FROM webhooks WHERE id = 'w'"))[0]!.from_block,
+    ).toBe(10n);
+    expect({
+      w: await count("webhooks"),
+      a: await count("webhook_addresses"),
+      s: await count("webhook_secrets"),
+      o: await count("webhook_outbox"),
+      t: await count("webhook_attempts"),
+      b: await count("evm_blocks"),
+    }).toEqual({w: 1, a: 1, s: 1, o: before, t: 1, b: 0});
     // No copy is left, and the remade tables have their constraints again.
-    expect(await sql.query("SELECT 1 FROM information_schema.tables WHERE table_name LIKE 'rebuild_kept_%'")).toEqual([]);
+    expect(await sql.query("SELECT 1 FROM information_schema.tables WHERE table_name LIKE 'rebuild_kept_%'")).toEqual(
+      [],
+    );
     await expect(sql.query("INSERT INTO webhook_secrets (owner, secret) VALUES ('o', 'again')")).rejects.toThrow();
   });
 
   it("enqueues a block's events only for the webhooks made by then (a refold does not send them history)", async () => {
-    await sql.query("INSERT INTO webhooks (id, owner, event_type, url, name, description, chain_id, status, metadata, created_at, from_block) VALUES ('old', 'o', 'address_activity', 'http://x/', '', '', '1', 'active', '{}', 0, 50), ('new', 'o', 'address_activity', 'http://x/', '', '', '1', 'active', '{}', 0, 51)");
+    await sql.query(
+      "INSERT INTO webhooks (id, owner, event_type, url, name, description, chain_id, status, metadata, created_at, from_block) VALUES ('old', 'o', 'address_activity', 'http://x/', '', '', '1', 'active', '{}', 0, 50), ('new', 'o', 'address_activity', 'http://x/', '', '', '1', 'active', '{}', 0, 51)",
+    );
     await sql.query("INSERT INTO webhook_addresses (webhook_id, address) VALUES ('old', '\\xaa'), ('new', '\\xaa')");
-    const touch = {address: Uint8Array.of(0xaa), block: 50n, txIndex: 0, txHash: Uint8Array.of(1), blockHash: Uint8Array.of(2)};
+    const touch = {
+      address: Uint8Array.of(0xaa),
+      block: 50n,
+      txIndex: 0,
+      txHash: Uint8Array.of(1),
+      blockHash: Uint8Array.of(2),
+    };
     await sql.transaction((tx) => enqueueAddressActivity(tx, "1", [touch], new Map()));
     const rows = await sql.query<{webhook_id: string}>("SELECT webhook_id FROM webhook_outbox WHERE block_number = 50");
     expect(rows.map((r) => r.webhook_id)).toEqual(["old"]);
   });
 
   it("gives a block folded again after it was dropped (A, B, then A again) new message IDs, so its events come again", async () => {
-    await sql.query("INSERT INTO evm_chains (chain_id, head_number, head_hash, updated_at) VALUES ('3', 60, '\\x03', 0) ON CONFLICT DO NOTHING");
-    await sql.query("INSERT INTO webhooks (id, owner, event_type, url, name, description, chain_id, status, metadata, created_at, from_block) VALUES ('aba', 'o', 'address_activity', 'http://x/', '', '', '3', 'active', '{}', 0, 0)");
+    await sql.query(
+      "INSERT INTO evm_chains (chain_id, head_number, head_hash, updated_at) VALUES ('3', 60, '\\x03', 0) ON CONFLICT DO NOTHING",
+    );
+    await sql.query(
+      "INSERT INTO webhooks (id, owner, event_type, url, name, description, chain_id, status, metadata, created_at, from_block) VALUES ('aba', 'o', 'address_activity', 'http://x/', '', '', '3', 'active', '{}', 0, 0)",
+    );
     await sql.query("INSERT INTO webhook_addresses (webhook_id, address) VALUES ('aba', '\\xbb')");
-    const touchA = {address: Uint8Array.of(0xbb), block: 61n, txIndex: 0, txHash: Uint8Array.of(7), blockHash: Uint8Array.of(0xa1)};
+    const touchA = {
+      address: Uint8Array.of(0xbb),
+      block: 61n,
+      txIndex: 0,
+      txHash: Uint8Array.of(7),
+      blockHash: Uint8Array.of(0xa1),
+    };
     const ids = async (): Promise<Array<{message_id: string; state: string; reverses: string | null}>> =>
-      sql.query("SELECT message_id, state, reverses FROM webhook_outbox WHERE webhook_id = 'aba' ORDER BY created_at, message_id");
+      sql.query(
+        "SELECT message_id, state, reverses FROM webhook_outbox WHERE webhook_id = 'aba' ORDER BY created_at, message_id",
+      );
     await sql.transaction((tx) => enqueueAddressActivity(tx, "3", [touchA], new Map()));
     const [first] = await ids();
     // Delivered, then its block dropped (a rollback counts one on the chain's row, as rollbackTo does).
-    await sql.query("UPDATE webhook_outbox SET attempts = 1, state = 'delivered', body = '{}' WHERE message_id = $1", [first!.message_id]);
+    await sql.query("UPDATE webhook_outbox SET attempts = 1, state = 'delivered', body = '{}' WHERE message_id = $1", [
+      first!.message_id,
+    ]);
     await sql.transaction(async (tx) => {
       await tx.query("UPDATE evm_chains SET reorgs = reorgs + 1 WHERE chain_id = '3'");
       await rollbackOutbox(tx, "3", 60n);
@@ -85,7 +134,13 @@ describe.each(STORE_BACKENDS)("the webhooks' outbox through a rollback ($name)",
     // A's block again, the same hash and place: a new message, beside the dropped one and its reversal.
     await sql.transaction((tx) => enqueueAddressActivity(tx, "3", [touchA], new Map()));
     const rows = await ids();
-    expect(rows.map((r) => [r.state, r.reverses])).toEqual(expect.arrayContaining([["dropped", null], ["pending", first!.message_id], ["pending", null]]));
+    expect(rows.map((r) => [r.state, r.reverses])).toEqual(
+      expect.arrayContaining([
+        ["dropped", null],
+        ["pending", first!.message_id],
+        ["pending", null],
+      ]),
+    );
     const again = rows.find((r) => r.state === "pending" && r.reverses === null)!;
     expect(again.message_id).not.toBe(first!.message_id);
     // Folded again at the same count (a kill -9 before the commit): the same ID, no second message.
@@ -96,15 +151,42 @@ describe.each(STORE_BACKENDS)("the webhooks' outbox through a rollback ($name)",
   it("a webhook made records its chain's head + 1 as its first block", async () => {
     await sql.query("INSERT INTO evm_chains (chain_id, head_number, updated_at) VALUES ('77', 41, 0)");
     await sql.transaction((tx) =>
-      insertWebhook(tx, {id: "h77", owner: "o", eventType: "address_activity", url: "http://x/", name: "", description: "", chainId: "77", network: null, metadata: {}, includeInternalTxs: false, includeLogs: false, secret: null, createdAt: 0, addresses: []}),
+      insertWebhook(tx, {
+        id: "h77",
+        owner: "o",
+        eventType: "address_activity",
+        url: "http://x/",
+        name: "",
+        description: "",
+        chainId: "77",
+        network: null,
+        metadata: {},
+        includeInternalTxs: false,
+        includeLogs: false,
+        secret: null,
+        createdAt: 0,
+        addresses: [],
+      }),
     );
-    expect((await sql.query<{from_block: bigint}>("SELECT from_block FROM webhooks WHERE id = 'h77'"))[0]!.from_block).toBe(42n);
+    expect(
+      (await sql.query<{from_block: bigint}>("SELECT from_block FROM webhooks WHERE id = 'h77'"))[0]!.from_block,
+    ).toBe(42n);
   });
 
   it("takes at most a few due messages of a webhook, counting its in-flight ones: a hog does not starve the others", async () => {
-    await sql.query("INSERT INTO webhooks (id, owner, event_type, url, name, description, chain_id, status, metadata, created_at) VALUES ('hog', 'o', 'address_activity', 'http://x/', '', '', '9', 'active', '{}', 0), ('fair', 'o', 'address_activity', 'http://x/', '', '', '9', 'active', '{}', 0)");
-    for (let i = 0; i < 10; i++) await sql.query("INSERT INTO webhook_outbox (message_id, webhook_id, chain_id, block_number, tx_index, created_at) VALUES ($1, 'hog', '9', 1, $2::int4, $2::int4)", [`hog-${i}`, i]);
-    for (let i = 0; i < 2; i++) await sql.query("INSERT INTO webhook_outbox (message_id, webhook_id, chain_id, block_number, tx_index, created_at) VALUES ($1, 'fair', '9', 1, $2::int4, 100 + $2::int4)", [`fair-${i}`, i]);
+    await sql.query(
+      "INSERT INTO webhooks (id, owner, event_type, url, name, description, chain_id, status, metadata, created_at) VALUES ('hog', 'o', 'address_activity', 'http://x/', '', '', '9', 'active', '{}', 0), ('fair', 'o', 'address_activity', 'http://x/', '', '', '9', 'active', '{}', 0)",
+    );
+    for (let i = 0; i < 10; i++)
+      await sql.query(
+        "INSERT INTO webhook_outbox (message_id, webhook_id, chain_id, block_number, tx_index, created_at) VALUES ($1, 'hog', '9', 1, $2::int4, $2::int4)",
+        [`hog-${i}`, i],
+      );
+    for (let i = 0; i < 2; i++)
+      await sql.query(
+        "INSERT INTO webhook_outbox (message_id, webhook_id, chain_id, block_number, tx_index, created_at) VALUES ($1, 'fair', '9', 1, $2::int4, 100 + $2::int4)",
+        [`fair-${i}`, i],
+      );
     const due = await dueMessages(sql, 1000, 64, ["hog-0"], {perWebhook: 4, busy: new Map([["hog", 1]])});
     const of = (w: string) => due.filter((m) => m.webhook_id === w).map((m) => m.message_id);
     expect(of("hog")).toEqual(["hog-1", "hog-2", "hog-3"]);

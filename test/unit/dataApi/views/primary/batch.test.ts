@@ -4,10 +4,27 @@ import type {TxOutput} from "../../../../../src/dataApi/views/primary/model.js";
 import {UTXO_CREATE_COLUMNS, utxoCreateRow, type TxPlace} from "../../../../../src/dataApi/views/primary/rows.js";
 import {Batch} from "../../../../../src/dataApi/views/primary/view.js";
 
-const place: TxPlace = {chain: "P", chainId: "11111111111111111111111111111111LpoYY", seq: 1n, blockId: "b", height: 1n, ts: 1n};
+const place: TxPlace = {
+  chain: "P",
+  chainId: "11111111111111111111111111111111LpoYY",
+  seq: 1n,
+  blockId: "b",
+  height: 1n,
+  ts: 1n,
+};
 const out = (index: number, staked: boolean): TxOutput => ({
-  outputIndex: index, utxoId: `u${index}`, assetId: "a", amount: 5n, owner: {locktime: 0n, threshold: 1, addresses: [new Uint8Array(20)]},
-  stakeableLocktime: 0n, staked, utxoType: staked ? "STAKE" : "TRANSFER", exportedTo: null, groupId: 0, payload: new Uint8Array(0), utxoBytes: new Uint8Array(1),
+  outputIndex: index,
+  utxoId: `u${index}`,
+  assetId: "a",
+  amount: 5n,
+  owner: {locktime: 0n, threshold: 1, addresses: [new Uint8Array(20)]},
+  stakeableLocktime: 0n,
+  staked,
+  utxoType: staked ? "STAKE" : "TRANSFER",
+  exportedTo: null,
+  groupId: 0,
+  payload: new Uint8Array(0),
+  utxoBytes: new Uint8Array(1),
 });
 const col = (row: unknown[], name: string): unknown => row[UTXO_CREATE_COLUMNS.findIndex((c) => c.name === name)];
 
@@ -20,7 +37,9 @@ it("unstake makes the named transaction's stake outputs plain and leaves the oth
     utxoCreateRow("other", out(0, true), place),
   );
   b.unstake("aborted");
-  expect(b.utxoCreates.map((r) => [col(r, "tx_id"), col(r, "output_index"), col(r, "staked"), col(r, "utxo_type")])).toEqual([
+  expect(
+    b.utxoCreates.map((r) => [col(r, "tx_id"), col(r, "output_index"), col(r, "staked"), col(r, "utxo_type")]),
+  ).toEqual([
     ["aborted", 0, false, "TRANSFER"],
     ["aborted", 1, false, "TRANSFER"],
     ["aborted", 2, false, "STAKEABLE_LOCK"],

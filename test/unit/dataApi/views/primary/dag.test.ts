@@ -29,13 +29,20 @@ let genesis: NetworkGenesis;
 
 /** The X containers of 40 backfilled dev ticks (Cortina at tick 20). */
 async function devX(): Promise<FeedItem[]> {
-  const f = new DevFeed({...defaultDevFeedOptions, backfillMs: 40 * defaultDevFeedOptions.backfillStepMs}, {status: new FeedStatus(), network, evm: null});
+  const f = new DevFeed(
+    {...defaultDevFeedOptions, backfillMs: 40 * defaultDevFeedOptions.backfillStepMs},
+    {status: new FeedStatus(), network, evm: null},
+  );
   const ctl = new AbortController();
   const items: FeedItem[] = [];
-  await f.run(null, async (b) => {
-    items.push(...b.items);
-    ctl.abort();
-  }, ctl.signal);
+  await f.run(
+    null,
+    async (b) => {
+      items.push(...b.items);
+      ctl.abort();
+    },
+    ctl.signal,
+  );
   genesis = genesisFromText(f.genesisText(), "dev").build();
   return items.filter((i) => i.chain === "X" && i.kind !== "tx");
 }
@@ -56,10 +63,21 @@ describeBackends("primary-network view of a DAG, then blocks", (backend) => {
     const dir = tempDir();
     const db = await openIndexDatabase(dir);
     const store = await IndexStore.open(db);
-    await store.accept(items.map((i) => ({endpoint: i.endpoint, id: i.id, bytes: i.bytes, timestampNs: i.timestampNs})), null);
+    await store.accept(
+      items.map((i) => ({endpoint: i.endpoint, id: i.id, bytes: i.bytes, timestampNs: i.timestampNs})),
+      null,
+    );
     const view = new PrimaryView(
       {...defaultPrimaryViewOptions, batchSize: 4, batchesPerRound: 1},
-      {index: store, sql, network, genesis: () => genesis.state, avaxAssetId: genesis.avaxAssetId, logger: quietLogger(), metrics: null},
+      {
+        index: store,
+        sql,
+        network,
+        genesis: () => genesis.state,
+        avaxAssetId: genesis.avaxAssetId,
+        logger: quietLogger(),
+        metrics: null,
+      },
     );
     await view.load();
     expect(await view.catchUp()).toBe(items.length);
@@ -74,7 +92,9 @@ describeBackends("primary-network view of a DAG, then blocks", (backend) => {
   it("folds the vertex transactions before the block transactions, in acceptance order", async () => {
     const vtxs = items.filter((i) => i.kind === "vtx");
     const blocks = items.filter((i) => i.kind === "block");
-    const rows = await sql.query<{block_id: string; seq: bigint}>("SELECT block_id, seq FROM txs WHERE chain = 'X' ORDER BY seq");
+    const rows = await sql.query<{block_id: string; seq: bigint}>(
+      "SELECT block_id, seq FROM txs WHERE chain = 'X' ORDER BY seq",
+    );
     const vertexIds = new Set(vtxs.map((v) => idToString(v.id)));
     const firstBlockTx = rows.findIndex((r) => !vertexIds.has(r.block_id));
     // Every vertex but the stop vertex holds one transaction; the blocks hold the rest.
@@ -96,7 +116,10 @@ describeBackends("primary-network view of a DAG, then blocks", (backend) => {
 
   it("lists the stop vertex as the DAG's last vertex, without transactions", async () => {
     const stop = items.filter((i) => i.kind === "vtx").at(-1)!;
-    const [v] = await sql.query<{seq: bigint; tx_count: number; tx_ids: string[]}>("SELECT seq, tx_count, tx_ids FROM vertices WHERE vertex_id = $1", [idToString(stop.id)]);
+    const [v] = await sql.query<{seq: bigint; tx_count: number; tx_ids: string[]}>(
+      "SELECT seq, tx_count, tx_ids FROM vertices WHERE vertex_id = $1",
+      [idToString(stop.id)],
+    );
     expect(v).toMatchObject({tx_count: 0, tx_ids: []});
     const [max] = await sql.query<{n: bigint}>("SELECT max(seq) AS n FROM vertices");
     expect(v!.seq).toBe(max!.n);

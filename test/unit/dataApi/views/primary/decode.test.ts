@@ -132,7 +132,9 @@ function checkOutputs(tx: PrimaryTx, f: SignedFixture, vm: Vm, specs: OutSpec[])
     expect(o.amount).toBe(s.amount);
     expect(o.owner.locktime).toBe(s.locktime ?? 0n);
     expect(o.owner.threshold).toBe(1);
-    expect(o.owner.addresses.map((a) => Buffer.from(a).toString("hex"))).toEqual((s.addresses ?? [ADDRESS]).map((a) => Buffer.from(a).toString("hex")));
+    expect(o.owner.addresses.map((a) => Buffer.from(a).toString("hex"))).toEqual(
+      (s.addresses ?? [ADDRESS]).map((a) => Buffer.from(a).toString("hex")),
+    );
     expect(o.stakeableLocktime).toBe(s.stakeableLocktime ?? 0n);
     expect(o.staked).toBe(s.staked ?? false);
     expect(o.utxoType).toBe(s.utxoType ?? "TRANSFER");
@@ -180,7 +182,11 @@ function pBase(memo = "memo"): avaxSerial.BaseTx {
   return avaxBase(P_CHAIN, [transferOut(AVAX, 3_000_000_000n)], [transferIn(IN_TX, 2, AVAX, 10_000_000_000n)], memo);
 }
 const P_BASE_IN: InSpec = {txId: IN_TX, index: 2, asset: AVAX, amount: 10_000_000_000n};
-const P_BASE_OUT = (): OutSpec => ({asset: AVAX, amount: 3_000_000_000n, out: new TransferOutput(new BigIntPr(3_000_000_000n), owners([ADDRESS]))});
+const P_BASE_OUT = (): OutSpec => ({
+  asset: AVAX,
+  amount: 3_000_000_000n,
+  out: new TransferOutput(new BigIntPr(3_000_000_000n), owners([ADDRESS])),
+});
 
 function validator(start = 1_000n, end = 2_000n, weight = 5_000_000_000n): pvmSerial.Validator {
   return new pvmSerial.Validator(new NodeId(NODE), new BigIntPr(start), new BigIntPr(end), new BigIntPr(weight));
@@ -194,7 +200,14 @@ function checkAuthCredential(tx: PrimaryTx, f: SignedFixture): void {
 }
 
 describe("fixtures (test/fixtures/containers.json)", () => {
-  const fixtures = JSON.parse(readFileSync("test/fixtures/containers.json", "utf8")) as Array<{name: string; chain: "P" | "X" | "C"; kind: "block" | "vtx" | "tx"; hex: string; id: string; facts: Record<string, any>}>;
+  const fixtures = JSON.parse(readFileSync("test/fixtures/containers.json", "utf8")) as Array<{
+    name: string;
+    chain: "P" | "X" | "C";
+    kind: "block" | "vtx" | "tx";
+    hex: string;
+    id: string;
+    facts: Record<string, any>;
+  }>;
   const decode = (name: string): [PrimaryContainer, Record<string, any>, string] => {
     const f = fixtures.find((x) => x.name === name)!;
     const bytes = Buffer.from(f.hex.slice(2), "hex");
@@ -354,14 +367,24 @@ describe("fixtures (test/fixtures/containers.json)", () => {
 
 describe("P transactions built with avalanchejs", () => {
   it("BaseTx with stakeable lock in and out", () => {
-    const lockOut = new pvmSerial.StakeableLockOut(new BigIntPr(9_999n), new TransferOutput(new BigIntPr(4n), owners([OTHER_ADDRESS])));
+    const lockOut = new pvmSerial.StakeableLockOut(
+      new BigIntPr(9_999n),
+      new TransferOutput(new BigIntPr(4n), owners([OTHER_ADDRESS])),
+    );
     const tx = new pvmSerial.BaseTx(
       avaxBase(
         P_CHAIN,
         [transferOut(AVAX, 3_000_000_000n), new TransferableOutput(new Id(AVAX), lockOut)],
         [
           transferIn(IN_TX, 2, AVAX, 10_000_000_000n),
-          new avaxSerial.TransferableInput(new avaxSerial.UTXOID(new Id(IN_TX2), new Int(7)), new Id(AVAX), new pvmSerial.StakeableLockIn(new BigIntPr(5_555n), new TransferInput(new BigIntPr(6n), new Input([new Int(0)])))),
+          new avaxSerial.TransferableInput(
+            new avaxSerial.UTXOID(new Id(IN_TX2), new Int(7)),
+            new Id(AVAX),
+            new pvmSerial.StakeableLockIn(
+              new BigIntPr(5_555n),
+              new TransferInput(new BigIntPr(6n), new Input([new Int(0)])),
+            ),
+          ),
         ],
       ),
     );
@@ -370,7 +393,17 @@ describe("P transactions built with avalanchejs", () => {
     expect(d.txType).toBe("BaseTx");
     expect(new TextDecoder().decode(d.memo)).toBe("memo");
     checkInputs(d, f, [P_BASE_IN, {txId: IN_TX2, index: 7, asset: AVAX, amount: 6n}]);
-    checkOutputs(d, f, "PVM", [P_BASE_OUT(), {asset: AVAX, amount: 4n, addresses: [OTHER_ADDRESS], stakeableLocktime: 9_999n, utxoType: "STAKEABLE_LOCK", out: lockOut}]);
+    checkOutputs(d, f, "PVM", [
+      P_BASE_OUT(),
+      {
+        asset: AVAX,
+        amount: 4n,
+        addresses: [OTHER_ADDRESS],
+        stakeableLocktime: 9_999n,
+        utxoType: "STAKEABLE_LOCK",
+        out: lockOut,
+      },
+    ]);
     expect(d.sourceChain).toBeNull();
     expect(d.destinationChain).toBeNull();
     expect(d.evmInputs).toEqual([]);
@@ -392,17 +425,32 @@ describe("P transactions built with avalanchejs", () => {
     expect(de.txType).toBe("ExportTx");
     expect(de.destinationChain).toBe(cb58Encode(C_CHAIN));
     checkInputs(de, exp, [P_BASE_IN]);
-    checkOutputs(de, exp, "PVM", [P_BASE_OUT(), {asset: AVAX, amount: 2_000n, addresses: [OTHER_ADDRESS], exportedTo: C_CHAIN, out}]);
+    checkOutputs(de, exp, "PVM", [
+      P_BASE_OUT(),
+      {asset: AVAX, amount: 2_000n, addresses: [OTHER_ADDRESS], exportedTo: C_CHAIN, out},
+    ]);
   });
 
   it("AddValidatorTx and AddDelegatorTx: stake outputs after the regular ones", () => {
     const stakeOut = new TransferOutput(new BigIntPr(5_000_000_000n), owners([ADDRESS]));
     const reward = owners([OTHER_ADDRESS]);
-    const v = sign(new pvmSerial.AddValidatorTx(pBase(), validator(), [new TransferableOutput(new Id(AVAX), stakeOut)], reward, new Int(20_000)), 1);
+    const v = sign(
+      new pvmSerial.AddValidatorTx(
+        pBase(),
+        validator(),
+        [new TransferableOutput(new Id(AVAX), stakeOut)],
+        reward,
+        new Int(20_000),
+      ),
+      1,
+    );
     const dv = decodeInPBlock(v);
     expect(dv.txType).toBe("AddValidatorTx");
     checkInputs(dv, v, [P_BASE_IN]);
-    checkOutputs(dv, v, "PVM", [P_BASE_OUT(), {asset: AVAX, amount: 5_000_000_000n, staked: true, utxoType: "STAKE", out: stakeOut}]);
+    checkOutputs(dv, v, "PVM", [
+      P_BASE_OUT(),
+      {asset: AVAX, amount: 5_000_000_000n, staked: true, utxoType: "STAKE", out: stakeOut},
+    ]);
     const rewardOwner = {locktime: 0n, threshold: 1, addresses: [OTHER_ADDRESS]};
     expect(dv.details.staker).toEqual({
       kind: "validator",
@@ -417,21 +465,43 @@ describe("P transactions built with avalanchejs", () => {
       bls: null,
     });
 
-    const d = sign(new pvmSerial.AddDelegatorTx(pBase(), validator(), [new TransferableOutput(new Id(AVAX), stakeOut)], reward), 1);
+    const d = sign(
+      new pvmSerial.AddDelegatorTx(pBase(), validator(), [new TransferableOutput(new Id(AVAX), stakeOut)], reward),
+      1,
+    );
     const dd = decodeInPBlock(d);
     expect(dd.txType).toBe("AddDelegatorTx");
-    checkOutputs(dd, d, "PVM", [P_BASE_OUT(), {asset: AVAX, amount: 5_000_000_000n, staked: true, utxoType: "STAKE", out: stakeOut}]);
-    expect(dd.details.staker).toEqual({...dv.details.staker, kind: "delegator", delegationRewardOwner: null, delegationShares: 0});
+    checkOutputs(dd, d, "PVM", [
+      P_BASE_OUT(),
+      {asset: AVAX, amount: 5_000_000_000n, staked: true, utxoType: "STAKE", out: stakeOut},
+    ]);
+    expect(dd.details.staker).toEqual({
+      ...dv.details.staker,
+      kind: "delegator",
+      delegationRewardOwner: null,
+      delegationShares: 0,
+    });
   });
 
   it("AddPermissionlessValidatorTx and AddPermissionlessDelegatorTx", () => {
     const key = blsKey(3);
     const stakeOut = new TransferOutput(new BigIntPr(5_000_000_000n), owners([ADDRESS]));
-    const lockedStake = new pvmSerial.StakeableLockOut(new BigIntPr(123n), new TransferOutput(new BigIntPr(7n), owners([ADDRESS])));
+    const lockedStake = new pvmSerial.StakeableLockOut(
+      new BigIntPr(123n),
+      new TransferOutput(new BigIntPr(7n), owners([ADDRESS])),
+    );
     const stake = [new TransferableOutput(new Id(AVAX), stakeOut), new TransferableOutput(new Id(AVAX), lockedStake)];
     const signer = new pvmSerial.Signer(new pvmSerial.ProofOfPossession(key.publicKey, key.pop));
     const v = sign(
-      new pvmSerial.AddPermissionlessValidatorTx(pBase(), new pvmSerial.SubnetValidator(validator(), new Id(P_CHAIN)), signer, stake, owners([ADDRESS]), owners([OTHER_ADDRESS]), new Int(30_000)),
+      new pvmSerial.AddPermissionlessValidatorTx(
+        pBase(),
+        new pvmSerial.SubnetValidator(validator(), new Id(P_CHAIN)),
+        signer,
+        stake,
+        owners([ADDRESS]),
+        owners([OTHER_ADDRESS]),
+        new Int(30_000),
+      ),
       1,
     );
     const dv = decodeInPBlock(v);
@@ -463,11 +533,22 @@ describe("P transactions built with avalanchejs", () => {
     expect(dv.details.extra).toEqual({startTime: "1000"});
     expect(dv.details.subnetId).toBe(EMPTY_ID);
 
-    const d = sign(new pvmSerial.AddPermissionlessDelegatorTx(pBase(), new pvmSerial.SubnetValidator(validator(), new Id(SUBNET)), [stake[0]!], owners([OTHER_ADDRESS])), 1);
+    const d = sign(
+      new pvmSerial.AddPermissionlessDelegatorTx(
+        pBase(),
+        new pvmSerial.SubnetValidator(validator(), new Id(SUBNET)),
+        [stake[0]!],
+        owners([OTHER_ADDRESS]),
+      ),
+      1,
+    );
     const dd = decodeInPBlock(d);
     expect(dd.txType).toBe("AddPermissionlessDelegatorTx");
     checkInputs(dd, d, [P_BASE_IN]);
-    checkOutputs(dd, d, "PVM", [P_BASE_OUT(), {asset: AVAX, amount: 5_000_000_000n, staked: true, utxoType: "STAKE", out: stakeOut}]);
+    checkOutputs(dd, d, "PVM", [
+      P_BASE_OUT(),
+      {asset: AVAX, amount: 5_000_000_000n, staked: true, utxoType: "STAKE", out: stakeOut},
+    ]);
     expect(dd.details.staker).toEqual({
       kind: "delegator",
       nodeId: NODE_ID,
@@ -494,16 +575,39 @@ describe("P transactions built with avalanchejs", () => {
     const vmId = seeded("vm");
     const fx = seeded("fx");
     const genesis = new TextEncoder().encode('{"config":{}}');
-    const cc = sign(new pvmSerial.CreateChainTx(pBase(), new Id(SUBNET), new Stringpr("mychain"), new Id(vmId), [new Id(fx)], new Bytes(genesis), subnetAuth([0])), 2);
+    const cc = sign(
+      new pvmSerial.CreateChainTx(
+        pBase(),
+        new Id(SUBNET),
+        new Stringpr("mychain"),
+        new Id(vmId),
+        [new Id(fx)],
+        new Bytes(genesis),
+        subnetAuth([0]),
+      ),
+      2,
+    );
     const dcc = decodeInPBlock(cc);
     expect(dcc.txType).toBe("CreateChainTx");
     checkInputs(dcc, cc, [P_BASE_IN]);
     expect(dcc.details.subnetId).toBe(cb58Encode(SUBNET));
-    expect(dcc.details.chain).toEqual({chainName: "mychain", vmId: cb58Encode(vmId), fxIds: [cb58Encode(fx)], genesisData: genesis});
+    expect(dcc.details.chain).toEqual({
+      chainName: "mychain",
+      vmId: cb58Encode(vmId),
+      fxIds: [cb58Encode(fx)],
+      genesisData: genesis,
+    });
     expect(dcc.details.extra!.subnetAuthSigIndices).toEqual([0]);
     checkAuthCredential(dcc, cc);
 
-    const asv = sign(new pvmSerial.AddSubnetValidatorTx(pBase(), new pvmSerial.SubnetValidator(validator(1_000n, 2_000n, 10n), new Id(SUBNET)), subnetAuth([0])), 2);
+    const asv = sign(
+      new pvmSerial.AddSubnetValidatorTx(
+        pBase(),
+        new pvmSerial.SubnetValidator(validator(1_000n, 2_000n, 10n), new Id(SUBNET)),
+        subnetAuth([0]),
+      ),
+      2,
+    );
     const dasv = decodeInPBlock(asv);
     expect(dasv.txType).toBe("AddSubnetValidatorTx");
     checkOutputs(dasv, asv, "PVM", [P_BASE_OUT()]);
@@ -522,14 +626,20 @@ describe("P transactions built with avalanchejs", () => {
     expect(dasv.details.extra!.startTime).toBe("1000");
     checkAuthCredential(dasv, asv);
 
-    const rsv = sign(new pvmSerial.RemoveSubnetValidatorTx(pBase(), new NodeId(NODE), new Id(SUBNET), subnetAuth([0])), 2);
+    const rsv = sign(
+      new pvmSerial.RemoveSubnetValidatorTx(pBase(), new NodeId(NODE), new Id(SUBNET), subnetAuth([0])),
+      2,
+    );
     const drsv = decodeInPBlock(rsv);
     expect(drsv.txType).toBe("RemoveSubnetValidatorTx");
     expect(drsv.details.subnetId).toBe(cb58Encode(SUBNET));
     expect(drsv.details.extra!.nodeId).toBe(NODE_ID);
     checkAuthCredential(drsv, rsv);
 
-    const tso = sign(new pvmSerial.TransferSubnetOwnershipTx(pBase(), new Id(SUBNET), subnetAuth([0]), owners([OTHER_ADDRESS])), 2);
+    const tso = sign(
+      new pvmSerial.TransferSubnetOwnershipTx(pBase(), new Id(SUBNET), subnetAuth([0]), owners([OTHER_ADDRESS])),
+      2,
+    );
     const dtso = decodeInPBlock(tso);
     expect(dtso.txType).toBe("TransferSubnetOwnershipTx");
     expect(dtso.details.subnetId).toBe(cb58Encode(SUBNET));
@@ -584,7 +694,13 @@ describe("P transactions built with avalanchejs", () => {
     const staking = seeded("staking-tx");
     // avalanchejs 5.2.0 does not export RewardValidatorTx: type 20 ‖ staking tx ID ‖ no credentials.
     const rewardSigned = new Writer().u16(0).u32(20).fixed(staking).u32(0).finish();
-    const reward: SignedFixture = {signed: rewardSigned, unsigned: rewardSigned.subarray(0, 38), signature: new Uint8Array(0), txId: sha256(rewardSigned), txIdString: cb58Encode(sha256(rewardSigned))};
+    const reward: SignedFixture = {
+      signed: rewardSigned,
+      unsigned: rewardSigned.subarray(0, 38),
+      signature: new Uint8Array(0),
+      txId: sha256(rewardSigned),
+      txIdString: cb58Encode(sha256(rewardSigned)),
+    };
     const c = decodePrimaryContainer("P", "block", wrap(banffProposal(reward.signed)), CTX);
     expect(c.blockType).toBe("Proposal");
     expect(c.timestamp).toBe(BigInt(BLOCK_TIME));
@@ -659,7 +775,11 @@ describe("P transactions built with avalanchejs", () => {
     expect(c.containerId).toBe(CTX.containerId);
     const granite = wrapGranite(banffStandard([base.signed]), cert);
     const g = decodePrimaryContainer("P", "block", granite, CTX);
-    expect(g.proposer).toEqual({...c.proposer, proposerId: cb58Encode(sha256(granite.subarray(0, granite.length - 36))), proposerPChainHeight: 79n});
+    expect(g.proposer).toEqual({
+      ...c.proposer,
+      proposerId: cb58Encode(sha256(granite.subarray(0, granite.length - 36))),
+      proposerPChainHeight: 79n,
+    });
     expect(g.txs).toEqual(c.txs);
   });
 
@@ -671,10 +791,34 @@ describe("P transactions built with avalanchejs", () => {
     const chainId = seeded("l1-chain");
     const pco = (a: Uint8Array, t = 1): PChainOwner => new PChainOwner(new Int(t), [new Address(a)]);
     const vals = [
-      new L1Validator(new Bytes(NODE), new BigIntPr(100n), new BigIntPr(1_000n), new pvmSerial.ProofOfPossession(k0.publicKey, k0.pop), pco(ADDRESS), pco(OTHER_ADDRESS)),
-      new L1Validator(new Bytes(node1), new BigIntPr(200n), new BigIntPr(2_000n), new pvmSerial.ProofOfPossession(k1.publicKey, k1.pop), pco(OTHER_ADDRESS), pco(ADDRESS)),
+      new L1Validator(
+        new Bytes(NODE),
+        new BigIntPr(100n),
+        new BigIntPr(1_000n),
+        new pvmSerial.ProofOfPossession(k0.publicKey, k0.pop),
+        pco(ADDRESS),
+        pco(OTHER_ADDRESS),
+      ),
+      new L1Validator(
+        new Bytes(node1),
+        new BigIntPr(200n),
+        new BigIntPr(2_000n),
+        new pvmSerial.ProofOfPossession(k1.publicKey, k1.pop),
+        pco(OTHER_ADDRESS),
+        pco(ADDRESS),
+      ),
     ];
-    const f = sign(new pvmSerial.ConvertSubnetToL1Tx(pBase(), new Id(SUBNET), new Id(chainId), new Bytes(manager), vals, subnetAuth([0])), 2);
+    const f = sign(
+      new pvmSerial.ConvertSubnetToL1Tx(
+        pBase(),
+        new Id(SUBNET),
+        new Id(chainId),
+        new Bytes(manager),
+        vals,
+        subnetAuth([0]),
+      ),
+      2,
+    );
     const d = decodeInPBlock(f);
     expect(d.txType).toBe("ConvertSubnetToL1Tx");
     checkInputs(d, f, [P_BASE_IN]);
@@ -714,9 +858,32 @@ describe("P transactions built with avalanchejs", () => {
   it("the conversion ID matches AvalancheGo's test vector layout", () => {
     const seq = (from: number, n: number): Uint8Array => Uint8Array.from({length: n}, (_, i) => from + i);
     const expected = sha256(
-      new Uint8Array([0, 0, ...seq(0x01, 32), ...seq(0x21, 32), 0, 0, 0, 1, 0x41, 0, 0, 0, 1, 0, 0, 0, 0x14, ...seq(0x42, 20), ...seq(0x56, 48), ...seq(0x86, 8)]),
+      new Uint8Array([
+        0,
+        0,
+        ...seq(0x01, 32),
+        ...seq(0x21, 32),
+        0,
+        0,
+        0,
+        1,
+        0x41,
+        0,
+        0,
+        0,
+        1,
+        0,
+        0,
+        0,
+        0x14,
+        ...seq(0x42, 20),
+        ...seq(0x56, 48),
+        ...seq(0x86, 8),
+      ]),
     );
-    const id = subnetToL1ConversionId(seq(0x01, 32), seq(0x21, 32), new Uint8Array([0x41]), [{nodeId: seq(0x42, 20), blsPublicKey: seq(0x56, 48), weight: 0x868788898a8b8c8dn}]);
+    const id = subnetToL1ConversionId(seq(0x01, 32), seq(0x21, 32), new Uint8Array([0x41]), [
+      {nodeId: seq(0x42, 20), blsPublicKey: seq(0x56, 48), weight: 0x868788898a8b8c8dn},
+    ]);
     expect(hex(id)).toBe(hex(expected));
   });
 
@@ -735,13 +902,28 @@ describe("P transactions built with avalanchejs", () => {
     const regBytes = new Uint8Array([0, 0, ...reg.toBytes(warpCodec)]);
     const warpOf = (payload: Uint8Array): Uint8Array => {
       const call = new pvmSerial.warp.AddressedCallPayloads.AddressedCall(new Address(manager20), new Bytes(payload));
-      const unsigned = new pvmSerial.warp.WarpUnsignedMessage(new Int(NETWORK_ID), new Id(seeded("l1-chain")), new Bytes(new Uint8Array([0, 0, ...call.toBytes(warpCodec)])));
-      const sig = new pvmSerial.warp.WarpSignature(new Bytes(new Uint8Array([1])), BlsSignature.fromSignatureBytes(key.sign(new Uint8Array([1]))));
+      const unsigned = new pvmSerial.warp.WarpUnsignedMessage(
+        new Int(NETWORK_ID),
+        new Id(seeded("l1-chain")),
+        new Bytes(new Uint8Array([0, 0, ...call.toBytes(warpCodec)])),
+      );
+      const sig = new pvmSerial.warp.WarpSignature(
+        new Bytes(new Uint8Array([1])),
+        BlsSignature.fromSignatureBytes(key.sign(new Uint8Array([1]))),
+      );
       return new Uint8Array([0, 0, ...new pvmSerial.warp.WarpMessage(unsigned, sig).toBytes(warpCodec)]);
     };
     const manager20 = seeded("manager").subarray(0, 20);
     const message = warpOf(regBytes);
-    const f = sign(new pvmSerial.RegisterL1ValidatorTx(pBase(), new BigIntPr(5_000n), BlsSignature.fromSignatureBytes(key.pop), new Bytes(message)), 1);
+    const f = sign(
+      new pvmSerial.RegisterL1ValidatorTx(
+        pBase(),
+        new BigIntPr(5_000n),
+        BlsSignature.fromSignatureBytes(key.pop),
+        new Bytes(message),
+      ),
+      1,
+    );
     const d = decodeInPBlock(f);
     expect(d.txType).toBe("RegisterL1ValidatorTx");
     checkInputs(d, f, [P_BASE_IN]);
@@ -760,7 +942,11 @@ describe("P transactions built with avalanchejs", () => {
     expect(d.details.extra).toEqual({expiry: "1800000000"});
 
     const validationId = seeded("validation");
-    const weight = new pvmSerial.warp.AddressedCallPayloads.L1ValidatorWeightMessage(new Id(validationId), new BigIntPr(3n), new BigIntPr(77n));
+    const weight = new pvmSerial.warp.AddressedCallPayloads.L1ValidatorWeightMessage(
+      new Id(validationId),
+      new BigIntPr(3n),
+      new BigIntPr(77n),
+    );
     const wmsg = warpOf(new Uint8Array([0, 0, ...weight.toBytes(warpCodec)]));
     const fw = sign(new pvmSerial.SetL1ValidatorWeightTx(pBase(), new Bytes(wmsg)), 1);
     const dw = decodeInPBlock(fw);
@@ -772,7 +958,10 @@ describe("P transactions built with avalanchejs", () => {
 
   it("Etna: IncreaseL1ValidatorBalanceTx and DisableL1ValidatorTx", () => {
     const validationId = seeded("validation");
-    const inc = sign(new pvmSerial.IncreaseL1ValidatorBalanceTx(pBase(), new Id(validationId), new BigIntPr(9_000n)), 1);
+    const inc = sign(
+      new pvmSerial.IncreaseL1ValidatorBalanceTx(pBase(), new Id(validationId), new BigIntPr(9_000n)),
+      1,
+    );
     const di = decodeInPBlock(inc);
     expect(di.txType).toBe("IncreaseL1ValidatorBalanceTx");
     checkInputs(di, inc, [P_BASE_IN]);
@@ -789,9 +978,9 @@ describe("P transactions built with avalanchejs", () => {
   });
 });
 
-
 describe("X transactions built with avalanchejs", () => {
-  const xBase = (): avaxSerial.BaseTx => avaxBase(X_CHAIN, [transferOut(AVAX, 3_000_000_000n)], [transferIn(IN_TX, 2, AVAX, 10_000_000_000n)]);
+  const xBase = (): avaxSerial.BaseTx =>
+    avaxBase(X_CHAIN, [transferOut(AVAX, 3_000_000_000n)], [transferIn(IN_TX, 2, AVAX, 10_000_000_000n)]);
 
   it("BaseTx, in a block, standalone and in a vertex with two parents", () => {
     const f = sign(new avmSerial.BaseTx(xBase()), 1);
@@ -821,7 +1010,13 @@ describe("X transactions built with avalanchejs", () => {
   it("CreateAssetTx: initial-state outputs follow the regular ones, of the new asset", () => {
     const mint = new MintOutput(owners([OTHER_ADDRESS]));
     const initial = new TransferOutput(new BigIntPr(1_000_000n), owners([ADDRESS]));
-    const f = sign(new avmSerial.CreateAssetTx(xBase(), new Stringpr("Token"), new Stringpr("TKN"), new Byte(new Uint8Array([6])), [new avmSerial.InitialState(new Int(0), [initial, mint])]), 1, "AVM");
+    const f = sign(
+      new avmSerial.CreateAssetTx(xBase(), new Stringpr("Token"), new Stringpr("TKN"), new Byte(new Uint8Array([6])), [
+        new avmSerial.InitialState(new Int(0), [initial, mint]),
+      ]),
+      1,
+      "AVM",
+    );
     const d = decodeInXBlock(f);
     expect(d.txType).toBe("CreateAssetTx");
     expect(d.details.asset).toEqual({name: "Token", symbol: "TKN", denomination: 6});
@@ -845,11 +1040,29 @@ describe("X transactions built with avalanchejs", () => {
     ops.u64(0n).u32(1).u32(1).fixed(ADDRESS); // mint output owners
     ops.u64(500n).u64(0n).u32(1).u32(1).fixed(OTHER_ADDRESS); // transfer output
     // nftfx.MintOperation (12): input, group 3, payload, [owners]
-    ops.fixed(nftAsset).u32(1).fixed(IN_TX2).u32(1).u32(12).u32(1).u32(0).u32(3).bytesU32(new Uint8Array([9, 9])).u32(1).u64(0n).u32(1).u32(1).fixed(OTHER_ADDRESS);
+    ops
+      .fixed(nftAsset)
+      .u32(1)
+      .fixed(IN_TX2)
+      .u32(1)
+      .u32(12)
+      .u32(1)
+      .u32(0)
+      .u32(3)
+      .bytesU32(new Uint8Array([9, 9]))
+      .u32(1)
+      .u64(0n)
+      .u32(1)
+      .u32(1)
+      .fixed(OTHER_ADDRESS);
     const unsigned = new Writer().u16(0).u32(2).fixed(baseUnsigned.subarray(6)).fixed(ops.finish()).finish();
     const sig = signBytes(unsigned);
     const signed = new Writer().fixed(unsigned).u32(3);
-    for (let i = 0; i < 3; i++) signed.u32(i === 2 ? 14 : 9).u32(1).fixed(sig);
+    for (let i = 0; i < 3; i++)
+      signed
+        .u32(i === 2 ? 14 : 9)
+        .u32(1)
+        .fixed(sig);
     const bytes = signed.finish();
     const c = decodePrimaryContainer("X", "tx", bytes, CTX);
     const d = c.txs[0]!;
@@ -862,7 +1075,9 @@ describe("X transactions built with avalanchejs", () => {
       [cb58Encode(IN_TX2), 1, cb58Encode(nftAsset), 0n],
     ]);
     for (const i of d.inputs) expect(hex(i.credentials[0]!.publicKey!)).toBe(hex(PUBLIC_KEY));
-    expect(d.outputs.map((o) => [o.outputIndex, o.utxoId, o.assetId, o.amount, o.utxoType, o.groupId, hex(o.payload)])).toEqual([
+    expect(
+      d.outputs.map((o) => [o.outputIndex, o.utxoId, o.assetId, o.amount, o.utxoType, o.groupId, hex(o.payload)]),
+    ).toEqual([
       [0, expectedUtxoId(txId, 0), cb58Encode(AVAX), 3_000_000_000n, "TRANSFER", 0, ""],
       [1, expectedUtxoId(txId, 1), cb58Encode(asset), 0n, "MINT", 0, ""],
       [2, expectedUtxoId(txId, 2), cb58Encode(asset), 500n, "TRANSFER", 0, ""],
@@ -870,7 +1085,21 @@ describe("X transactions built with avalanchejs", () => {
     ]);
     // The NFT UTXO is an nftfx.TransferOutput (11): group ‖ payload ‖ owners.
     expect(hex(d.outputs[3]!.utxoBytes)).toBe(
-      hex(new Writer().u16(0).fixed(txId).u32(3).fixed(nftAsset).u32(11).u32(3).bytesU32(new Uint8Array([9, 9])).u64(0n).u32(1).u32(1).fixed(OTHER_ADDRESS).finish()),
+      hex(
+        new Writer()
+          .u16(0)
+          .fixed(txId)
+          .u32(3)
+          .fixed(nftAsset)
+          .u32(11)
+          .u32(3)
+          .bytesU32(new Uint8Array([9, 9]))
+          .u64(0n)
+          .u32(1)
+          .u32(1)
+          .fixed(OTHER_ADDRESS)
+          .finish(),
+      ),
     );
   });
 
@@ -886,7 +1115,10 @@ describe("X transactions built with avalanchejs", () => {
     const exp = sign(new avmSerial.ExportTx(xBase(), new Id(P_CHAIN), [new TransferableOutput(new Id(AVAX), out)]), 1);
     const de = decodeInXBlock(exp);
     expect(de.txType).toBe("ExportTx");
-    checkOutputs(de, exp, "AVM", [P_BASE_OUT(), {asset: AVAX, amount: 1_234n, addresses: [OTHER_ADDRESS], exportedTo: P_CHAIN, out}]);
+    checkOutputs(de, exp, "AVM", [
+      P_BASE_OUT(),
+      {asset: AVAX, amount: 1_234n, addresses: [OTHER_ADDRESS], exportedTo: P_CHAIN, out},
+    ]);
     expect(de.destinationChain).toBe(cb58Encode(P_CHAIN));
   });
 });
@@ -894,21 +1126,39 @@ describe("X transactions built with avalanchejs", () => {
 describe("C atomic transactions built with avalanchejs", () => {
   const evmAddr = seeded("evm").subarray(0, 20);
   const importTx = (): SignedFixture =>
-    sign(new evmSerial.ImportTx(new Int(NETWORK_ID), new Id(C_CHAIN), new Id(X_CHAIN), [transferIn(IN_TX, 2, AVAX, 10_000n)], [new evmSerial.Output(new Address(evmAddr), new BigIntPr(9_000n), new Id(AVAX))]), 1);
+    sign(
+      new evmSerial.ImportTx(
+        new Int(NETWORK_ID),
+        new Id(C_CHAIN),
+        new Id(X_CHAIN),
+        [transferIn(IN_TX, 2, AVAX, 10_000n)],
+        [new evmSerial.Output(new Address(evmAddr), new BigIntPr(9_000n), new Id(AVAX))],
+      ),
+      1,
+    );
   const exportOut = new TransferOutput(new BigIntPr(8_000n), owners([ADDRESS]));
   const exportTx = (): SignedFixture =>
     sign(
-      new evmSerial.ExportTx(new Int(NETWORK_ID), new Id(C_CHAIN), new Id(P_CHAIN), [new evmSerial.Input(new Address(evmAddr), new BigIntPr(9_000n), new Id(AVAX), new BigIntPr(5n))], [new TransferableOutput(new Id(AVAX), exportOut)]),
+      new evmSerial.ExportTx(
+        new Int(NETWORK_ID),
+        new Id(C_CHAIN),
+        new Id(P_CHAIN),
+        [new evmSerial.Input(new Address(evmAddr), new BigIntPr(9_000n), new Id(AVAX), new BigIntPr(5n))],
+        [new TransferableOutput(new Id(AVAX), exportOut)],
+      ),
       1,
     );
-  const cBlock = (extData: Uint8Array): Uint8Array => buildEvmBlock({parentHash: seeded("eth-parent"), height: 99, timestamp: BLOCK_TIME, txs: 1, seed: 1, extData});
+  const cBlock = (extData: Uint8Array): Uint8Array =>
+    buildEvmBlock({parentHash: seeded("eth-parent"), height: 99, timestamp: BLOCK_TIME, txs: 1, seed: 1, extData});
 
   function checkImport(d: PrimaryTx, f: SignedFixture): void {
     checkTx(d, f, "C");
     expect(d.txType).toBe("ImportTx");
     checkInputs(d, f, [{txId: IN_TX, index: 2, asset: AVAX, amount: 10_000n, importedFrom: X_CHAIN}]);
     expect(d.outputs).toEqual([]);
-    expect(d.evmOutputs).toEqual([{address: evmAddr, assetId: cb58Encode(AVAX), amount: 9_000n, nonce: 0n, credentials: []}]);
+    expect(d.evmOutputs).toEqual([
+      {address: evmAddr, assetId: cb58Encode(AVAX), amount: 9_000n, nonce: 0n, credentials: []},
+    ]);
     expect(d.evmInputs).toEqual([]);
     expect(d.sourceChain).toBe(cb58Encode(X_CHAIN));
     expect(d.memo).toHaveLength(0);
@@ -932,7 +1182,14 @@ describe("C atomic transactions built with avalanchejs", () => {
     const f = importTx();
     const bytes = wrap(cBlock(f.signed));
     const c = decodePrimaryContainer("C", "block", bytes, CTX);
-    const header = buildEvmBlock({parentHash: seeded("eth-parent"), height: 99, timestamp: BLOCK_TIME, txs: 1, seed: 1, extData: f.signed});
+    const header = buildEvmBlock({
+      parentHash: seeded("eth-parent"),
+      height: 99,
+      timestamp: BLOCK_TIME,
+      txs: 1,
+      seed: 1,
+      extData: f.signed,
+    });
     expect(c.blockId.startsWith("0x")).toBe(true);
     expect(c.blockId).toHaveLength(66);
     expect(c.parentId).toBe(`0x${hex(seeded("eth-parent"))}`);
@@ -987,13 +1244,19 @@ describe("malformed containers", () => {
   it("truncated at every length", () => {
     expect(decodePrimaryContainer("P", "block", good, CTX).txs).toHaveLength(1);
     for (let n = 0; n < good.length; n++) expectError("P", "block", good.subarray(0, n));
-    const x = sign(new avmSerial.BaseTx(avaxBase(X_CHAIN, [transferOut(AVAX, 1n)], [transferIn(IN_TX, 0, AVAX, 2n)])), 1);
+    const x = sign(
+      new avmSerial.BaseTx(avaxBase(X_CHAIN, [transferOut(AVAX, 1n)], [transferIn(IN_TX, 0, AVAX, 2n)])),
+      1,
+    );
     for (let n = 0; n < x.signed.length; n++) expectError("X", "tx", x.signed.subarray(0, n));
   });
 
   it("trailing bytes", () => {
     expectError("P", "block", new Uint8Array([...good, 0]));
-    const x = sign(new avmSerial.BaseTx(avaxBase(X_CHAIN, [transferOut(AVAX, 1n)], [transferIn(IN_TX, 0, AVAX, 2n)])), 1);
+    const x = sign(
+      new avmSerial.BaseTx(avaxBase(X_CHAIN, [transferOut(AVAX, 1n)], [transferIn(IN_TX, 0, AVAX, 2n)])),
+      1,
+    );
     expect(expectError("X", "tx", new Uint8Array([...x.signed, 1, 2])).reason).toMatch(/trailing/);
     expectError("X", "vtx", new Uint8Array([...vertex([seeded("p")], [x.signed]), 0]));
   });
@@ -1025,7 +1288,10 @@ describe("malformed containers", () => {
     bytes[2 + 4 + 8 + 32 + 8 + 4 + 3] = 43;
     expect(expectError("P", "block", bytes).reason).toMatch(/43/);
     // A 65-byte signature whose v is not a recovery ID still decodes, with no public key.
-    const x = sign(new avmSerial.BaseTx(avaxBase(X_CHAIN, [transferOut(AVAX, 1n)], [transferIn(IN_TX, 0, AVAX, 2n)])), 1);
+    const x = sign(
+      new avmSerial.BaseTx(avaxBase(X_CHAIN, [transferOut(AVAX, 1n)], [transferIn(IN_TX, 0, AVAX, 2n)])),
+      1,
+    );
     const bad = new Uint8Array(x.signed);
     bad[bad.length - 1] = 9;
     expect(decodePrimaryContainer("X", "tx", bad, CTX).txs[0]!.inputs[0]!.credentials[0]!.publicKey).toBeNull();
@@ -1036,7 +1302,11 @@ describe("decode rate", () => {
   it("a block of 2-input/2-output signed BaseTxs, with and without key recovery", () => {
     const tx = sign(
       new pvmSerial.BaseTx(
-        avaxBase(P_CHAIN, [transferOut(AVAX, 1n), transferOut(AVAX, 2n, [OTHER_ADDRESS])], [transferIn(IN_TX, 0, AVAX, 5n), transferIn(IN_TX2, 1, AVAX, 6n)]),
+        avaxBase(
+          P_CHAIN,
+          [transferOut(AVAX, 1n), transferOut(AVAX, 2n, [OTHER_ADDRESS])],
+          [transferIn(IN_TX, 0, AVAX, 5n), transferIn(IN_TX2, 1, AVAX, 6n)],
+        ),
       ),
       2,
     );
@@ -1052,7 +1322,9 @@ describe("decode rate", () => {
     const noKeys = decodePrimaryContainer("P", "block", block, {...CTX, recoverPublicKeys: false});
     expect(noKeys.txs[0]!.inputs[0]!.credentials[0]!.publicKey).toBeNull();
     // Both inputs are the same key's: one recovery a tx (the signature is deterministic).
-    console.log(`decode rate, 2-in/2-out signed BaseTx, 50 a block: ${Math.round(withKeys)} txs/s with key recovery, ${Math.round(withoutKeys)} txs/s without`);
+    console.log(
+      `decode rate, 2-in/2-out signed BaseTx, 50 a block: ${Math.round(withKeys)} txs/s with key recovery, ${Math.round(withoutKeys)} txs/s without`,
+    );
     expect(withoutKeys).toBeGreaterThan(withKeys);
   });
 });

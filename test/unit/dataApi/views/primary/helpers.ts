@@ -49,19 +49,35 @@ export function blsKey(seed: number): {publicKey: Uint8Array; pop: Uint8Array; s
   const sk = new Uint8Array(32).fill(seed);
   const publicKey = ls.getPublicKey(sk).toBytes(true);
   const pop = ls.sign(ls.hash(publicKey, "BLS_POP_BLS12381G2_XMD:SHA-256_SSWU_RO_POP_"), sk).toBytes(true);
-  const sign = (msg: Uint8Array): Uint8Array => ls.sign(ls.hash(msg, "BLS_SIG_BLS12381G2_XMD:SHA-256_SSWU_RO_POP_"), sk).toBytes(true);
+  const sign = (msg: Uint8Array): Uint8Array =>
+    ls.sign(ls.hash(msg, "BLS_SIG_BLS12381G2_XMD:SHA-256_SSWU_RO_POP_"), sk).toBytes(true);
   return {publicKey, pop, sign};
 }
 
 export function owners(addresses: Uint8Array[], locktime = 0n, threshold = 1): OutputOwners {
-  return new OutputOwners(new BigIntPr(locktime), new Int(threshold), addresses.map((a) => new Address(a)));
+  return new OutputOwners(
+    new BigIntPr(locktime),
+    new Int(threshold),
+    addresses.map((a) => new Address(a)),
+  );
 }
 
-export function transferOut(asset: Uint8Array, amount: bigint, addresses: Uint8Array[] = [ADDRESS], locktime = 0n): TransferableOutput {
+export function transferOut(
+  asset: Uint8Array,
+  amount: bigint,
+  addresses: Uint8Array[] = [ADDRESS],
+  locktime = 0n,
+): TransferableOutput {
   return new TransferableOutput(new Id(asset), new TransferOutput(new BigIntPr(amount), owners(addresses, locktime)));
 }
 
-export function transferIn(txId: Uint8Array, index: number, asset: Uint8Array, amount: bigint, sigIndices: number[] = [0]): TransferableInput {
+export function transferIn(
+  txId: Uint8Array,
+  index: number,
+  asset: Uint8Array,
+  amount: bigint,
+  sigIndices: number[] = [0],
+): TransferableInput {
   return new TransferableInput(
     new avaxSerial.UTXOID(new Id(txId), new Int(index)),
     new Id(asset),
@@ -69,8 +85,19 @@ export function transferIn(txId: Uint8Array, index: number, asset: Uint8Array, a
   );
 }
 
-export function avaxBase(chain: Uint8Array, outs: TransferableOutput[], ins: TransferableInput[], memo = "memo"): avaxSerial.BaseTx {
-  return new avaxSerial.BaseTx(new Int(NETWORK_ID), new Id(chain), outs, ins, new Bytes(new TextEncoder().encode(memo)));
+export function avaxBase(
+  chain: Uint8Array,
+  outs: TransferableOutput[],
+  ins: TransferableInput[],
+  memo = "memo",
+): avaxSerial.BaseTx {
+  return new avaxSerial.BaseTx(
+    new Int(NETWORK_ID),
+    new Id(chain),
+    outs,
+    ins,
+    new Bytes(new TextEncoder().encode(memo)),
+  );
 }
 
 export function subnetAuth(indices: number[] = [0]): Input {
@@ -101,7 +128,11 @@ export type AvaSerializable = Parameters<AvaCodec["PackPrefix"]>[0];
  * Signs an avalanchejs transaction with `credentials` credentials of one signature each: codec v0 ‖ typed tx ‖
  * typed credentials, as AvalancheGo's Tx.Sign lays them out.
  */
-export function sign(tx: AvaSerializable, credentials: number, vm: "PVM" | "AVM" | "EVM" = (tx as {vm?: "PVM" | "AVM" | "EVM"}).vm ?? "AVM"): SignedFixture {
+export function sign(
+  tx: AvaSerializable,
+  credentials: number,
+  vm: "PVM" | "AVM" | "EVM" = (tx as {vm?: "PVM" | "AVM" | "EVM"}).vm ?? "AVM",
+): SignedFixture {
   const codec = utils.getManagerForVM(vm).getDefaultCodec();
   const unsigned = new Uint8Array([0, 0, ...codec.PackPrefix(tx)]);
   const signature = signBytes(unsigned);
@@ -162,7 +193,14 @@ export function decisionBlock(typeId: 1 | 2 | 30 | 31): Uint8Array {
 
 /** An avm standard block (type 20) of txs. */
 export function avmBlock(txs: Uint8Array[]): Uint8Array {
-  const w = new Writer().u16(0).u32(AVM_STANDARD_BLOCK).fixed(PARENT).u64(20n).u64(BigInt(BLOCK_TIME)).fixed(seeded("root")).u32(txs.length);
+  const w = new Writer()
+    .u16(0)
+    .u32(AVM_STANDARD_BLOCK)
+    .fixed(PARENT)
+    .u64(20n)
+    .u64(BigInt(BLOCK_TIME))
+    .fixed(seeded("root"))
+    .u32(txs.length);
   for (const t of txs) w.fixed(inline(t));
   return w.finish();
 }

@@ -85,7 +85,10 @@ describe("fee state", () => {
   it("accrues one validator's cost between blocks from Etna on, the first Etna block counting from its parent", () => {
     const s = {excess: 0n, accruedFees: 1_000n};
     expect(advanceL1Fees(fee, mainnet.etnaTime, s, 3n, mainnet.etnaTime - 100n, mainnet.etnaTime - 1n)).toBe(s);
-    expect(advanceL1Fees(fee, mainnet.etnaTime, s, 3n, mainnet.etnaTime - 100n, mainnet.etnaTime + 50n)).toEqual({excess: 0n, accruedFees: 1_000n + 150n * 512n});
+    expect(advanceL1Fees(fee, mainnet.etnaTime, s, 3n, mainnet.etnaTime - 100n, mainnet.etnaTime + 50n)).toEqual({
+      excess: 0n,
+      accruedFees: 1_000n + 150n * 512n,
+    });
     expect(advanceL1Fees(small, 0n, s, 2n, 10n, 13n)).toEqual({excess: 3n, accruedFees: 1_036n});
   });
 });
@@ -138,18 +141,29 @@ describe("an L1 validator's life", () => {
     expect(disabled.refund).toEqual({outputIndex: 1, owner, amount: 10_000n});
     expect(disableL1Validator(state, disabled.record, 1).refund).toBeNull();
 
-    expect(setL1ValidatorWeight(state, on, {nonce: 9n, weight: 0n}, 3)).toEqual({record: null, refund: {outputIndex: 3, owner, amount: 10_000n}});
-    expect(setL1ValidatorWeight(state, disabled.record, {nonce: 9n, weight: 0n}, 3)).toEqual({record: null, refund: null});
+    expect(setL1ValidatorWeight(state, on, {nonce: 9n, weight: 0n}, 3)).toEqual({
+      record: null,
+      refund: {outputIndex: 3, owner, amount: 10_000n},
+    });
+    expect(setL1ValidatorWeight(state, disabled.record, {nonce: 9n, weight: 0n}, 3)).toEqual({
+      record: null,
+      refund: null,
+    });
   });
 
   it("registers a validator funded from the accrued fees at its registration", () => {
     const r = registerL1Validator({excess: 0n, accruedFees: 42n}, {subnetId: "S", validator: v(2, 8n)}, t);
     expect(r).toMatchObject({validationId: "v2", startTime: t, endAccumulatedFee: 50n, weight: 100n});
-    expect(registerL1Validator(INITIAL_L1_FEE_STATE, {subnetId: "S", validator: v(3, 0n)}, t).endAccumulatedFee).toBe(0n);
+    expect(registerL1Validator(INITIAL_L1_FEE_STATE, {subnetId: "S", validator: v(3, 0n)}, t).endAccumulatedFee).toBe(
+      0n,
+    );
   });
 
   it("deactivates exactly those whose end fee the accrued fees reached", () => {
-    const recs = [10n, 20n, 0n, 21n].map((e, i) => ({...registerL1Validator(INITIAL_L1_FEE_STATE, {subnetId: "S", validator: v(i, 1n)}, t), endAccumulatedFee: e}));
+    const recs = [10n, 20n, 0n, 21n].map((e, i) => ({
+      ...registerL1Validator(INITIAL_L1_FEE_STATE, {subnetId: "S", validator: v(i, 1n)}, t),
+      endAccumulatedFee: e,
+    }));
     expect(deactivatedBy(recs, 20n).map((r) => r.validationId)).toEqual(["v0", "v1"]);
   });
 });

@@ -19,7 +19,12 @@ const HOUR = 3600n;
 const DAY = 24n * HOUR;
 const YEAR = 365n * DAY;
 const MAX_U64 = (1n << 64n) - 1n;
-const config: RewardConfig = {maxConsumptionRate: 120_000n, minConsumptionRate: 100_000n, mintingPeriod: YEAR, supplyCap: 720n * MEGA};
+const config: RewardConfig = {
+  maxConsumptionRate: 120_000n,
+  minConsumptionRate: 100_000n,
+  mintingPeriod: YEAR,
+  supplyCap: 720n * MEGA,
+};
 
 describe("calculateReward: AvalancheGo's TestRewards", () => {
   const cases: Array<[bigint, bigint, bigint, bigint]> = [
@@ -40,7 +45,12 @@ describe("calculateReward: AvalancheGo's TestRewards", () => {
 
 describe("calculateReward: caps and edges", () => {
   it("returns the supply left when the product overflows a uint64 (TestRewardsOverflow)", () => {
-    const full = {maxConsumptionRate: 1_000_000n, minConsumptionRate: 1_000_000n, mintingPeriod: DAY, supplyCap: MAX_U64};
+    const full = {
+      maxConsumptionRate: 1_000_000n,
+      minConsumptionRate: 1_000_000n,
+      mintingPeriod: DAY,
+      supplyCap: MAX_U64,
+    };
     expect(calculateReward(full, DAY, MAX_U64, 1n)).toBe(MAX_U64 - 1n);
   });
 
@@ -61,7 +71,7 @@ describe("calculateReward: caps and edges", () => {
     // By hand: (2^64 − 1) × 12 % × 1M / (720M + 1 nAVAX), truncated at each division as Go does.
     const remaining = MAX_U64;
     const ns = YEAR * 1_000_000_000n;
-    const want = (((remaining * (20_000n * ns + 100_000n * ns) * MEGA * ns) / (ns * 1_000_000n)) / (720n * MEGA + 1n)) / ns;
+    const want = (remaining * (20_000n * ns + 100_000n * ns) * MEGA * ns) / (ns * 1_000_000n) / (720n * MEGA + 1n) / ns;
     expect(above).toBe(want);
   });
 

@@ -12,7 +12,18 @@ const AVAX = "2fombhL7aGPwj3KH4bfrmJwW6PVnMobf9Y2fn9GwxiAAJyFDbe";
 
 it("fills every input credential with the key a recovery gives, recovering an address's key once", () => {
   const keys = makeKeys(6, "signer-keys-test");
-  const blocks = [...xHistory({txs: 300, txsPerBlock: 3, keys, networkId: network.id, chainId: idFromString(network.chainIds.X), assetId: idFromString(AVAX), startSeconds: 1_700_000_000, random: prng(3)})];
+  const blocks = [
+    ...xHistory({
+      txs: 300,
+      txsPerBlock: 3,
+      keys,
+      networkId: network.id,
+      chainId: idFromString(network.chainIds.X),
+      assetId: idFromString(AVAX),
+      startSeconds: 1_700_000_000,
+      random: prng(3),
+    }),
+  ];
   const cache = new SignerKeys();
   // Owners as the view knows them: every output decoded so far; the genesis UTXOs are unknown (recovered).
   const owners = new Map<string, Uint8Array[]>();
@@ -29,7 +40,9 @@ it("fills every input credential with the key a recovery gives, recovering an ad
         if (owner) withOwner++;
         const recovered = cache.fill(input, owner, t.unsignedHash);
         const want = full.txs[ti]!.inputs[ii]!.credentials;
-        expect(input.credentials.map((c) => Buffer.from(c.publicKey!).toString("hex"))).toEqual(want.map((c) => Buffer.from(c.publicKey!).toString("hex")));
+        expect(input.credentials.map((c) => Buffer.from(c.publicKey!).toString("hex"))).toEqual(
+          want.map((c) => Buffer.from(c.publicKey!).toString("hex")),
+        );
         // Without a known owner the signer comes from a recovery, and is reported.
         if (!owner) expect(recovered.length).toBeGreaterThan(0);
         credentials += want.length;
@@ -45,12 +58,24 @@ it("fills every input credential with the key a recovery gives, recovering an ad
 
 it("recovers when the cache is full, the owner is unknown, or sigIndices point past the owner's addresses", () => {
   const keys = makeKeys(2, "signer-keys-test-2");
-  const [b] = [...xHistory({txs: 1, txsPerBlock: 1, keys, networkId: network.id, chainId: idFromString(network.chainIds.X), assetId: idFromString(AVAX), startSeconds: 1_700_000_000, random: prng(5)})];
+  const [b] = [
+    ...xHistory({
+      txs: 1,
+      txsPerBlock: 1,
+      keys,
+      networkId: network.id,
+      chainId: idFromString(network.chainIds.X),
+      assetId: idFromString(AVAX),
+      startSeconds: 1_700_000_000,
+      random: prng(5),
+    }),
+  ];
   const full = decodePrimaryContainer("X", "block", b!.bytes, {containerId: idToString(b!.id)});
   const want = full.txs[0]!.inputs[0]!.credentials[0]!.publicKey!;
   const cache = new SignerKeys(1);
   for (const owner of [undefined, [] as Uint8Array[]]) {
-    const t = decodePrimaryContainer("X", "block", b!.bytes, {containerId: idToString(b!.id), deferInputKeys: true}).txs[0]!;
+    const t = decodePrimaryContainer("X", "block", b!.bytes, {containerId: idToString(b!.id), deferInputKeys: true})
+      .txs[0]!;
     cache.fill(t.inputs[0]!, owner, t.unsignedHash);
     expect(t.inputs[0]!.credentials[0]!.publicKey).toEqual(want);
   }

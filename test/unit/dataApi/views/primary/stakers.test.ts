@@ -55,46 +55,123 @@ describe("stakerAdded", () => {
 
   it("after Durango: current at once from the block's time, rewarded on the supply then, the supply grown by it", () => {
     // The transaction's own start (txStartTime) is ignored after Durango; a year at 360M gives 12 % (TestRewards).
-    const {record, supply} = stakerAdded({supply: 360n * MEGA}, {txId: id(1), staker: staker({endTime: t + YEAR}), blockTime: t, txStartTime: t - 50n}, mainnet);
-    expect(record).toMatchObject({status: "current", priority: StakerPriority.primaryValidatorCurrent, startTime: t, endTime: t + YEAR, potentialReward: 120n * KILO});
+    const {record, supply} = stakerAdded(
+      {supply: 360n * MEGA},
+      {txId: id(1), staker: staker({endTime: t + YEAR}), blockTime: t, txStartTime: t - 50n},
+      mainnet,
+    );
+    expect(record).toMatchObject({
+      status: "current",
+      priority: StakerPriority.primaryValidatorCurrent,
+      startTime: t,
+      endTime: t + YEAR,
+      potentialReward: 120n * KILO,
+    });
     expect(supply).toBe(360n * MEGA + 120n * KILO);
   });
 
   it("before Durango: pending from the transaction's start, no reward yet, the supply unchanged", () => {
     const before = mainnet.durangoTime - 10_000n;
-    const apricot = stakerAdded({supply: 360n * MEGA}, {txId: id(1), staker: staker({startTime: before + 500n, endTime: before + 500n + YEAR}), blockTime: before, txType: "AddValidatorTx"}, mainnet);
-    expect(apricot.record).toMatchObject({status: "pending", priority: StakerPriority.primaryValidatorPending, startTime: before + 500n, potentialReward: 0n});
+    const apricot = stakerAdded(
+      {supply: 360n * MEGA},
+      {
+        txId: id(1),
+        staker: staker({startTime: before + 500n, endTime: before + 500n + YEAR}),
+        blockTime: before,
+        txType: "AddValidatorTx",
+      },
+      mainnet,
+    );
+    expect(apricot.record).toMatchObject({
+      status: "pending",
+      priority: StakerPriority.primaryValidatorPending,
+      startTime: before + 500n,
+      potentialReward: 0n,
+    });
     expect(apricot.supply).toBe(360n * MEGA);
-    const permissionless = stakerAdded({supply: 1n}, {txId: id(2), staker: staker({kind: "delegator", endTime: before + YEAR}), blockTime: before, txStartTime: before + 60n}, mainnet);
-    expect(permissionless.record).toMatchObject({status: "pending", priority: StakerPriority.primaryDelegatorBanffPending, startTime: before + 60n, delegationShares: 0});
-    expect(() => stakerAdded({supply: 1n}, {txId: id(3), staker: staker({}), blockTime: before}, mainnet)).toThrow(/start time/);
+    const permissionless = stakerAdded(
+      {supply: 1n},
+      {
+        txId: id(2),
+        staker: staker({kind: "delegator", endTime: before + YEAR}),
+        blockTime: before,
+        txStartTime: before + 60n,
+      },
+      mainnet,
+    );
+    expect(permissionless.record).toMatchObject({
+      status: "pending",
+      priority: StakerPriority.primaryDelegatorBanffPending,
+      startTime: before + 60n,
+      delegationShares: 0,
+    });
+    expect(() => stakerAdded({supply: 1n}, {txId: id(3), staker: staker({}), blockTime: before}, mainnet)).toThrow(
+      /start time/,
+    );
   });
 
   it("gives a permissioned subnet validator nothing and leaves the supply alone", () => {
-    const s = staker({kind: "subnetValidator", subnetId: SUBNET, rewardOwner: null, delegationRewardOwner: null, delegationShares: 0, endTime: t + DAY});
+    const s = staker({
+      kind: "subnetValidator",
+      subnetId: SUBNET,
+      rewardOwner: null,
+      delegationRewardOwner: null,
+      delegationShares: 0,
+      endTime: t + DAY,
+    });
     const {record, supply} = stakerAdded({supply: 360n * MEGA}, {txId: id(1), staker: s, blockTime: t}, mainnet);
-    expect(record).toMatchObject({status: "current", priority: StakerPriority.subnetPermissionedValidatorCurrent, potentialReward: 0n});
+    expect(record).toMatchObject({
+      status: "current",
+      priority: StakerPriority.subnetPermissionedValidatorCurrent,
+      potentialReward: 0n,
+    });
     expect(supply).toBe(360n * MEGA);
   });
 
   it("rewards a permissionless subnet staker from its subnet's supply and terms, the primary supply untouched", () => {
     const s = staker({kind: "subnetValidator", subnetId: SUBNET, endTime: t + YEAR, weight: 2n * MEGA});
-    const reward = {maxConsumptionRate: 120_000n, minConsumptionRate: 100_000n, mintingPeriod: 1n, supplyCap: 720n * MEGA};
-    const out = stakerAdded({supply: 5n, subnets: {[SUBNET]: {reward, supply: 400n * MEGA}}}, {txId: id(1), staker: s, blockTime: t}, mainnet);
+    const reward = {
+      maxConsumptionRate: 120_000n,
+      minConsumptionRate: 100_000n,
+      mintingPeriod: 1n,
+      supplyCap: 720n * MEGA,
+    };
+    const out = stakerAdded(
+      {supply: 5n, subnets: {[SUBNET]: {reward, supply: 400n * MEGA}}},
+      {txId: id(1), staker: s, blockTime: t},
+      mainnet,
+    );
     // The minting period is the primary network's (a year), whatever the subnet's config says: 192K (TestRewards).
     expect(out.record.potentialReward).toBe(192n * KILO);
     expect(out.supply).toBe(5n);
     expect(out.subnets?.[SUBNET]?.supply).toBe(400n * MEGA + 192n * KILO);
-    expect(() => stakerAdded({supply: 5n}, {txId: id(1), staker: s, blockTime: t}, mainnet)).toThrow(/TransformSubnetTx/);
-    const subnet = transformedSubnet({initialSupply: 400n * MEGA, maximumSupply: 720n * MEGA, minConsumptionRate: 100_000n, maxConsumptionRate: 120_000n}, mainnet);
-    expect(stakerAdded({supply: 5n, subnets: {[SUBNET]: subnet}}, {txId: id(1), staker: s, blockTime: t}, mainnet).record.potentialReward).toBe(192n * KILO);
+    expect(() => stakerAdded({supply: 5n}, {txId: id(1), staker: s, blockTime: t}, mainnet)).toThrow(
+      /TransformSubnetTx/,
+    );
+    const subnet = transformedSubnet(
+      {
+        initialSupply: 400n * MEGA,
+        maximumSupply: 720n * MEGA,
+        minConsumptionRate: 100_000n,
+        maxConsumptionRate: 120_000n,
+      },
+      mainnet,
+    );
+    expect(
+      stakerAdded({supply: 5n, subnets: {[SUBNET]: subnet}}, {txId: id(1), staker: s, blockTime: t}, mainnet).record
+        .potentialReward,
+    ).toBe(192n * KILO);
   });
 });
 
 describe("advanceTime (pre-Durango promotion)", () => {
   const t0 = mainnet.cortinaTime;
   const pending = (n: number, s: Partial<Staker>, txType: string, start: bigint): StakerRecord =>
-    stakerAdded({supply: 0n}, {txId: id(n), staker: staker({startTime: start, endTime: start + YEAR, ...s}), blockTime: t0 - 100n, txType}, mainnet).record;
+    stakerAdded(
+      {supply: 0n},
+      {txId: id(n), staker: staker({startTime: start, endTime: start + YEAR, ...s}), blockTime: t0 - 100n, txType},
+      mainnet,
+    ).record;
 
   it("promotes the due stakers by start time, then priority, each on the supply the previous one left", () => {
     const late = pending(1, {}, "AddValidatorTx", t0 + 10n);
@@ -102,7 +179,12 @@ describe("advanceTime (pre-Durango promotion)", () => {
     const apricotDelegator = pending(3, {kind: "delegator", weight: MEGA}, "AddDelegatorTx", t0 + 5n);
     const banffDelegator = pending(4, {kind: "delegator", weight: 3n * MEGA}, "AddPermissionlessDelegatorTx", t0 + 5n);
     const first = pending(5, {weight: MEGA}, "AddPermissionlessValidatorTx", t0 + 1n);
-    const out = advanceTime({supply: 360n * MEGA}, [late, banffDelegator, validator, apricotDelegator, first], t0 + 5n, mainnet);
+    const out = advanceTime(
+      {supply: 360n * MEGA},
+      [late, banffDelegator, validator, apricotDelegator, first],
+      t0 + 5n,
+      mainnet,
+    );
     expect(out.promoted.map((r) => r.txId)).toEqual([id(5), id(3), id(2), id(4)]);
     // Each reward on the supply left by the one before: the first is exactly 12 % of 1M at 360M.
     let supply = 360n * MEGA;
@@ -121,8 +203,20 @@ describe("advanceTime (pre-Durango promotion)", () => {
 
   it("removes permissioned subnet validators whose end has come; permissionless ones wait for their reward tx", () => {
     const t = mainnet.durangoTime + 10n;
-    const subnetValidator = stakerAdded({supply: 1n}, {txId: id(6), staker: staker({kind: "subnetValidator", subnetId: SUBNET, rewardOwner: null, endTime: t + DAY}), blockTime: t}, mainnet).record;
-    const primary = stakerAdded({supply: 360n * MEGA}, {txId: id(7), staker: staker({endTime: t + DAY}), blockTime: t}, mainnet).record;
+    const subnetValidator = stakerAdded(
+      {supply: 1n},
+      {
+        txId: id(6),
+        staker: staker({kind: "subnetValidator", subnetId: SUBNET, rewardOwner: null, endTime: t + DAY}),
+        blockTime: t,
+      },
+      mainnet,
+    ).record;
+    const primary = stakerAdded(
+      {supply: 360n * MEGA},
+      {txId: id(7), staker: staker({endTime: t + DAY}), blockTime: t},
+      mainnet,
+    ).record;
     expect(advanceTime({supply: 1n}, [subnetValidator, primary], t + DAY - 1n, mainnet).removed).toEqual([]);
     const out = advanceTime({supply: 1n}, [subnetValidator, primary], t + DAY, mainnet);
     expect(out).toEqual({promoted: [], removed: [id(6)], supply: 1n});
@@ -131,10 +225,23 @@ describe("advanceTime (pre-Durango promotion)", () => {
 
 describe("stakerRewarded", () => {
   const t = mainnet.durangoTime + 1_000n;
-  const added = stakerAdded({supply: 360n * MEGA}, {txId: id(1), staker: staker({endTime: t + YEAR}), blockTime: t}, mainnet);
+  const added = stakerAdded(
+    {supply: 360n * MEGA},
+    {txId: id(1), staker: staker({endTime: t + YEAR}), blockTime: t},
+    mainnet,
+  );
   const validator: StakerRecord = {...added.record, accruedDelegateeReward: 5_000n};
   const delegator: StakerRecord = {
-    ...stakerAdded({supply: 360n * MEGA}, {txId: id(2), staker: staker({kind: "delegator", rewardOwner: owner(3), delegationRewardOwner: null, endTime: t + DAY}), blockTime: t, txType: "AddPermissionlessDelegatorTx"}, mainnet).record,
+    ...stakerAdded(
+      {supply: 360n * MEGA},
+      {
+        txId: id(2),
+        staker: staker({kind: "delegator", rewardOwner: owner(3), delegationRewardOwner: null, endTime: t + DAY}),
+        blockTime: t,
+        txType: "AddPermissionlessDelegatorTx",
+      },
+      mainnet,
+    ).record,
     potentialReward: 1_000_001n,
   };
 
@@ -150,13 +257,17 @@ describe("stakerRewarded", () => {
   it("abort: the validator's reward leaves the supply, its accrued delegation fees are still paid (first reward output)", () => {
     const out = stakerRewarded({supply: added.supply}, validator, false, undefined, mainnet);
     expect(out.supply).toBe(360n * MEGA);
-    expect(out.payouts).toEqual([{txId: id(1), outputOffset: 0, owner: owner(2), amount: 5_000n, rewardType: "VALIDATOR_FEE"}]);
+    expect(out.payouts).toEqual([
+      {txId: id(1), outputOffset: 0, owner: owner(2), amount: 5_000n, rewardType: "VALIDATOR_FEE"},
+    ]);
   });
 
   it("commit, validator started from Cortina: the delegator gets its part, the fee accrues to the validator", () => {
     // 2 % of 1,000,001 rounds up to 20,001 (reward.Split): the delegator gets 980,000.
     const out = stakerRewarded({supply: 7n}, delegator, true, validator, mainnet);
-    expect(out.payouts).toEqual([{txId: id(2), outputOffset: 0, owner: owner(3), amount: 980_000n, rewardType: "DELEGATOR"}]);
+    expect(out.payouts).toEqual([
+      {txId: id(2), outputOffset: 0, owner: owner(3), amount: 980_000n, rewardType: "DELEGATOR"},
+    ]);
     expect(out.delegatee?.accruedDelegateeReward).toBe(5_000n + 20_001n);
     expect(out.supply).toBe(7n);
   });
@@ -172,7 +283,10 @@ describe("stakerRewarded", () => {
   });
 
   it("abort of a delegator: nothing paid, nothing accrued, its reward leaves the supply", () => {
-    expect(stakerRewarded({supply: 2_000_000n}, delegator, false, validator, mainnet)).toEqual({supply: 999_999n, payouts: []});
+    expect(stakerRewarded({supply: 2_000_000n}, delegator, false, validator, mainnet)).toEqual({
+      supply: 999_999n,
+      payouts: [],
+    });
   });
 
   it("needs the delegator's validator to split a reward", () => {
@@ -182,18 +296,60 @@ describe("stakerRewarded", () => {
 
 describe("pendingRewards", () => {
   const t = mainnet.durangoTime;
-  const v = stakerAdded({supply: 360n * MEGA}, {txId: id(1), staker: staker({endTime: t + YEAR}), blockTime: t}, mainnet).record;
+  const v = stakerAdded(
+    {supply: 360n * MEGA},
+    {txId: id(1), staker: staker({endTime: t + YEAR}), blockTime: t},
+    mainnet,
+  ).record;
   const d: StakerRecord = {
-    ...stakerAdded({supply: 360n * MEGA}, {txId: id(2), staker: staker({kind: "delegator", rewardOwner: owner(3), endTime: t + 100n, weight: 25n * AVAX}), blockTime: t}, mainnet).record,
+    ...stakerAdded(
+      {supply: 360n * MEGA},
+      {
+        txId: id(2),
+        staker: staker({kind: "delegator", rewardOwner: owner(3), endTime: t + 100n, weight: 25n * AVAX}),
+        blockTime: t,
+      },
+      mainnet,
+    ).record,
     potentialReward: 1_000_001n,
   };
 
   it("lists a validator's reward, a delegator's share and its validator's fee, by end time", () => {
     const items = pendingRewards([v, d], t + 25n);
     expect(items).toEqual([
-      {txId: id(2), nodeId: d.nodeId, amountStaked: 25n * AVAX, startTimestamp: t, endTimestamp: t + 100n, progress: 25, rewardType: "DELEGATOR", addresses: owner(3).addresses, estimatedReward: 980_000n},
-      {txId: id(2), nodeId: d.nodeId, amountStaked: 25n * AVAX, startTimestamp: t, endTimestamp: t + 100n, progress: 25, rewardType: "VALIDATOR_FEE", addresses: owner(2).addresses, estimatedReward: 20_001n},
-      {txId: id(1), nodeId: v.nodeId, amountStaked: MEGA, startTimestamp: t, endTimestamp: t + YEAR, progress: Number((25n * 1_000_000n) / YEAR) / 10_000, rewardType: "VALIDATOR", addresses: owner(1).addresses, estimatedReward: 120n * KILO},
+      {
+        txId: id(2),
+        nodeId: d.nodeId,
+        amountStaked: 25n * AVAX,
+        startTimestamp: t,
+        endTimestamp: t + 100n,
+        progress: 25,
+        rewardType: "DELEGATOR",
+        addresses: owner(3).addresses,
+        estimatedReward: 980_000n,
+      },
+      {
+        txId: id(2),
+        nodeId: d.nodeId,
+        amountStaked: 25n * AVAX,
+        startTimestamp: t,
+        endTimestamp: t + 100n,
+        progress: 25,
+        rewardType: "VALIDATOR_FEE",
+        addresses: owner(2).addresses,
+        estimatedReward: 20_001n,
+      },
+      {
+        txId: id(1),
+        nodeId: v.nodeId,
+        amountStaked: MEGA,
+        startTimestamp: t,
+        endTimestamp: t + YEAR,
+        progress: Number((25n * 1_000_000n) / YEAR) / 10_000,
+        rewardType: "VALIDATOR",
+        addresses: owner(1).addresses,
+        estimatedReward: 120n * KILO,
+      },
     ]);
   });
 

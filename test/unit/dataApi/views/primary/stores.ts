@@ -31,12 +31,18 @@ export async function indexWith(containers: readonly Container[]): Promise<XInde
   const dir = tempDir();
   const db = await openIndexDatabase(dir);
   const store = await IndexStore.open(db);
-  await store.accept(containers.map((c) => ({endpoint: X_BLOCK, id: c.id, bytes: c.bytes, timestampNs: c.timestampNs})), null);
+  await store.accept(
+    containers.map((c) => ({endpoint: X_BLOCK, id: c.id, bytes: c.bytes, timestampNs: c.timestampNs})),
+    null,
+  );
   return {db, store, dir};
 }
 
 /** A migrated store of `backend` and an index of `containers`; `close` closes both and removes the index. */
-export async function storeAndIndex(backend: Backend, containers: readonly Container[]): Promise<{sql: SqlClient; idx: XIndex; close: () => Promise<void>}> {
+export async function storeAndIndex(
+  backend: Backend,
+  containers: readonly Container[],
+): Promise<{sql: SqlClient; idx: XIndex; close: () => Promise<void>}> {
   const sql = await backend.open();
   await migrate(sql, MIGRATIONS, {logger: quietLogger()});
   const idx = await indexWith(containers);
@@ -49,7 +55,13 @@ export async function storeAndIndex(backend: Backend, containers: readonly Conta
 }
 
 /** Makes a primary_network_address_activity webhook (owner "o") of one local X-chain address, with those sub-events. */
-export function xAddressHook(sql: SqlClient, id: string, address: Uint8Array, subs: string[], filter?: {balanceType: string; balanceThreshold: string}): Promise<void> {
+export function xAddressHook(
+  sql: SqlClient,
+  id: string,
+  address: Uint8Array,
+  subs: string[],
+  filter?: {balanceType: string; balanceThreshold: string},
+): Promise<void> {
   return sql.transaction((tx) =>
     insertWebhook(tx, {
       id,
@@ -60,7 +72,11 @@ export function xAddressHook(sql: SqlClient, id: string, address: Uint8Array, su
       description: "",
       chainId: NETWORKS.local.chainIds.X,
       network: "local",
-      metadata: {keyType: "addresses", subEvents: {addressActivitySubEvents: subs}, ...(filter ? {balanceThresholdFilter: filter} : {})},
+      metadata: {
+        keyType: "addresses",
+        subEvents: {addressActivitySubEvents: subs},
+        ...(filter ? {balanceThresholdFilter: filter} : {}),
+      },
       keys: [["key", `X-${formatAddress(address, "local")}`]],
       includeInternalTxs: false,
       includeLogs: false,

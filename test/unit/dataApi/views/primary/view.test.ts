@@ -9,11 +9,15 @@ import {Registry} from "prom-client";
 import {NETWORKS} from "../../../../../src/chains/index.js";
 import type {Database} from "../../../../../src/db/controller.js";
 import {findEndpoint} from "../../../../../src/containerIndex/endpoints.js";
-import {IndexStore} from "../../../../../src/containerIndex/store.js";
+import type {IndexStore} from "../../../../../src/containerIndex/store.js";
 import {migrate} from "../../../../../src/dataApi/store/migrations.js";
 import {MIGRATIONS} from "../../../../../src/dataApi/store/schema.js";
 import type {SqlClient, SqlTx} from "../../../../../src/dataApi/store/sql.js";
-import {LATE_SPENDS_KEY, SUPPLY_TOTALS_KEY, recomputeSupplyTotals} from "../../../../../src/dataApi/views/primary/supplyTotals.js";
+import {
+  LATE_SPENDS_KEY,
+  SUPPLY_TOTALS_KEY,
+  recomputeSupplyTotals,
+} from "../../../../../src/dataApi/views/primary/supplyTotals.js";
 import {SupplyPendingError, getAvaxSupply} from "../../../../../src/dataApi/queries/primary/supply.js";
 import {createViewMetrics} from "../../../../../src/dataApi/views/primary/metrics.js";
 import {PrimaryView, defaultPrimaryViewOptions} from "../../../../../src/dataApi/views/primary/view.js";
@@ -33,7 +37,16 @@ const GENESIS = genesisFromText(builtInGenesisText(network.id)!, "local").build(
 const keys = makeKeys(12, "view-test");
 
 const blocks: HistoryBlock[] = [
-  ...xHistory({txs: 240, txsPerBlock: 8, keys, networkId: network.id, chainId: idFromString(network.chainIds.X), assetId: idFromString(AVAX), startSeconds: 1_700_000_000, random: prng(7)}),
+  ...xHistory({
+    txs: 240,
+    txsPerBlock: 8,
+    keys,
+    networkId: network.id,
+    chainId: idFromString(network.chainIds.X),
+    assetId: idFromString(AVAX),
+    startSeconds: 1_700_000_000,
+    random: prng(7),
+  }),
 ];
 const TXS = 240;
 /** The queries' view of the network. */
@@ -48,7 +61,15 @@ function view(
 ): PrimaryView {
   return new PrimaryView(
     {...defaultPrimaryViewOptions, batchSize: 7, recentOwners, statementsInFlight},
-    {index: store, sql, network, genesis: () => GENESIS, avaxAssetId: AVAX, logger: quietLogger(), metrics: register ? createViewMetrics(register) : null},
+    {
+      index: store,
+      sql,
+      network,
+      genesis: () => GENESIS,
+      avaxAssetId: AVAX,
+      logger: quietLogger(),
+      metrics: register ? createViewMetrics(register) : null,
+    },
   );
 }
 
@@ -59,7 +80,9 @@ async function totals(sql: SqlClient | SqlTx): Promise<Map<string, bigint>> {
 }
 
 /** What local's genesis creates of AVAX: its UTXOs and its stakers' stake (created_seq 0, both). */
-const GENESIS_AVAX = [...[...GENESIS.utxos].map((u) => u.output), ...[...GENESIS.stakers].flatMap((s) => s.stake)].filter((o) => o.assetId === AVAX).reduce((a, o) => a + o.amount, 0n);
+const GENESIS_AVAX = [...[...GENESIS.utxos].map((u) => u.output), ...[...GENESIS.stakers].flatMap((s) => s.stake)]
+  .filter((o) => o.assetId === AVAX)
+  .reduce((a, o) => a + o.amount, 0n);
 
 /**
  * The supply sums the fold kept, against those summed from the store whole (then rolled back): equal, but for what
@@ -137,7 +160,10 @@ describeBackends("primary-network view", (backend) => {
     await first.load();
     expect(await first.catchUp()).toBe(14);
     await first.close();
-    await idx.store.accept(blocks.slice(14).map((c) => ({endpoint: X_BLOCK, id: c.id, bytes: c.bytes, timestampNs: c.timestampNs})), null);
+    await idx.store.accept(
+      blocks.slice(14).map((c) => ({endpoint: X_BLOCK, id: c.id, bytes: c.bytes, timestampNs: c.timestampNs})),
+      null,
+    );
 
     const second = view(idx.store, sql);
     await second.load();
@@ -150,13 +176,22 @@ describeBackends("primary-network view", (backend) => {
     expect(await count(sql, "SELECT count(DISTINCT seq)::int8 AS n FROM txs")).toBe(TXS);
     expect(await count(sql, "SELECT max(seq) AS n FROM txs")).toBe(TXS);
     expect(await count(sql, "SELECT count(*)::int8 AS n FROM blocks WHERE chain = 'X'")).toBe(blocks.length);
-    const [pos] = await sql.query<{next_index: bigint}>("SELECT next_index FROM view_positions WHERE endpoint = 'X/block'");
+    const [pos] = await sql.query<{next_index: bigint}>(
+      "SELECT next_index FROM view_positions WHERE endpoint = 'X/block'",
+    );
     expect(pos!.next_index).toBe(BigInt(blocks.length));
     await expectSupplyTotalsKept(sql, TXS);
     await expectUnspentOwnedKept(sql);
 
     // Blocks: the inner block's ID, the wrapper in proposerDetails, parents linked.
-    const rows = await sql.query<{height: bigint; block_id: string; container_id: string; parent_id: string; tx_ids: string[]; proposer: {proposerId: string}}>(
+    const rows = await sql.query<{
+      height: bigint;
+      block_id: string;
+      container_id: string;
+      parent_id: string;
+      tx_ids: string[];
+      proposer: {proposerId: string};
+    }>(
       "SELECT height, block_id, container_id, parent_id, tx_ids, proposer FROM blocks WHERE chain = 'X' ORDER BY height",
     );
     rows.forEach((r, i) => {
@@ -174,19 +209,32 @@ describeBackends("primary-network view", (backend) => {
     expect(await count(sql, "SELECT count(*)::int8 AS n FROM utxos WHERE created_seq > 0")).toBe(2 * TXS);
     expect(await count(sql, "SELECT count(*)::int8 AS n FROM utxo_spends")).toBe(2 * TXS);
     // A UTXO created and consumed within the history has both halves.
-    const both = await count(sql, "SELECT count(*)::int8 AS n FROM utxos u JOIN utxo_spends sp USING (utxo_id) WHERE u.created_seq > 0");
+    const both = await count(
+      sql,
+      "SELECT count(*)::int8 AS n FROM utxos u JOIN utxo_spends sp USING (utxo_id) WHERE u.created_seq > 0",
+    );
     expect(both).toBeGreaterThan(0);
-    const spent = await sql.query<{consuming_tx: string; consuming_ts: bigint; created_ts: bigint; credentials: Array<{publicKey: string}>; addresses: string[]}>(
+    const spent = await sql.query<{
+      consuming_tx: string;
+      consuming_ts: bigint;
+      created_ts: bigint;
+      credentials: Array<{publicKey: string}>;
+      addresses: string[];
+    }>(
       "SELECT sp.consuming_tx, sp.consuming_ts, u.created_ts, sp.credentials, u.addresses FROM utxos u JOIN utxo_spends sp USING (utxo_id) WHERE u.created_seq > 0",
     );
-    const byAddress = new Map(keys.map((k) => [Buffer.from(k.address).toString("hex"), Buffer.from(k.publicKey).toString("base64")]));
+    const byAddress = new Map(
+      keys.map((k) => [Buffer.from(k.address).toString("hex"), Buffer.from(k.publicKey).toString("base64")]),
+    );
     for (const u of spent) {
       expect(u.consuming_ts).toBeGreaterThan(u.created_ts);
       // The credential that unlocked the UTXO recovers to its owner's key.
       expect(u.credentials.map((c) => c.publicKey)).toEqual([byAddress.get(u.addresses[0]!)]);
     }
     // The addresses filter: each transaction is listed under its outputs' owners and its inputs' signers.
-    const perTx = await sql.query<{seq: bigint; n: bigint}>("SELECT seq, count(*)::int8 AS n FROM tx_addresses GROUP BY seq");
+    const perTx = await sql.query<{seq: bigint; n: bigint}>(
+      "SELECT seq, count(*)::int8 AS n FROM tx_addresses GROUP BY seq",
+    );
     expect(perTx).toHaveLength(TXS);
     for (const r of perTx) expect(r.n).toBeGreaterThanOrEqual(2n);
     // X-chain asset index: every transaction moves AVAX.
@@ -215,10 +263,29 @@ describeBackends("primary-network view", (backend) => {
 
   it("counts and skips a container that does not decode, and goes on", async () => {
     const register = new Registry();
-    const garbage = {id: new Uint8Array(32).fill(9), bytes: Uint8Array.from(Buffer.from("not a block at all")), timestampNs: 1_800_000_000_000_000_000n};
-    const extra = [...xHistory({txs: 8, txsPerBlock: 8, keys, networkId: network.id, chainId: idFromString(network.chainIds.X), assetId: idFromString(AVAX), startSeconds: 1_800_000_001, startHeight: 100n, random: prng(99)})];
+    const garbage = {
+      id: new Uint8Array(32).fill(9),
+      bytes: Uint8Array.from(Buffer.from("not a block at all")),
+      timestampNs: 1_800_000_000_000_000_000n,
+    };
+    const extra = [
+      ...xHistory({
+        txs: 8,
+        txsPerBlock: 8,
+        keys,
+        networkId: network.id,
+        chainId: idFromString(network.chainIds.X),
+        assetId: idFromString(AVAX),
+        startSeconds: 1_800_000_001,
+        startHeight: 100n,
+        random: prng(99),
+      }),
+    ];
     await idx.store.accept([{endpoint: X_BLOCK, ...garbage}], null);
-    await idx.store.accept([{endpoint: X_BLOCK, id: extra[0]!.id, bytes: extra[0]!.bytes, timestampNs: extra[0]!.timestampNs}], null);
+    await idx.store.accept(
+      [{endpoint: X_BLOCK, id: extra[0]!.id, bytes: extra[0]!.bytes, timestampNs: extra[0]!.timestampNs}],
+      null,
+    );
     const v = view(idx.store, sql, register);
     await v.load();
     expect(await v.catchUp()).toBe(2);
@@ -278,11 +345,16 @@ describeBackends("primary-network view: a store upgraded while a spend's UTXO wa
     const upgraded = view(idx.store, sql);
     await upgraded.load();
     await upgraded.close();
-    const [late] = await sql.query<{value: string}>("SELECT value FROM data_api_meta WHERE key = $1", [LATE_SPENDS_KEY]);
+    const [late] = await sql.query<{value: string}>("SELECT value FROM data_api_meta WHERE key = $1", [
+      LATE_SPENDS_KEY,
+    ]);
     expect(JSON.parse(late!.value)).toContainEqual([u!.utxo_id, network.chainIds.X]);
     // The UTXO's transaction comes (again, under another container ID: the rest of it is held already).
     const block = blocks.find((b) => idToString(b.id) === u!.container_id)!;
-    await idx.store.accept([{endpoint: X_BLOCK, id: new Uint8Array(32).fill(0xcd), bytes: block.bytes, timestampNs: block.timestampNs}], null);
+    await idx.store.accept(
+      [{endpoint: X_BLOCK, id: new Uint8Array(32).fill(0xcd), bytes: block.bytes, timestampNs: block.timestampNs}],
+      null,
+    );
     const after = view(idx.store, sql);
     await after.load();
     expect(await after.catchUp()).toBe(1);
@@ -300,7 +372,9 @@ describeBackends("primary-network view: a store upgraded while a spend's UTXO wa
         if (e !== undo) throw e;
       });
     expect([...kept].sort()).toEqual([...whole].sort());
-    const [left] = await sql.query<{value: string}>("SELECT value FROM data_api_meta WHERE key = $1", [LATE_SPENDS_KEY]);
+    const [left] = await sql.query<{value: string}>("SELECT value FROM data_api_meta WHERE key = $1", [
+      LATE_SPENDS_KEY,
+    ]);
     expect(JSON.parse(left!.value)).not.toContainEqual([u!.utxo_id, network.chainIds.X]);
   });
 });
@@ -326,9 +400,13 @@ describeBackends("primary-network view: an index that repeats a block", (backend
     expect(await count(sql, "SELECT count(*)::int8 AS n FROM utxos WHERE created_seq > 0")).toBe(2 * TXS);
     expect(await count(sql, "SELECT count(*)::int8 AS n FROM utxo_spends")).toBe(2 * TXS);
     // The first of the repeated block's rows is the one kept.
-    const [kept] = await sql.query<{container_id: string}>("SELECT container_id FROM blocks WHERE chain = 'X' AND height = 4");
+    const [kept] = await sql.query<{container_id: string}>(
+      "SELECT container_id FROM blocks WHERE chain = 'X' AND height = 4",
+    );
     expect(kept!.container_id).toBe(idToString(blocks[3]!.id));
-    expect(await count(sql, "SELECT next_index AS n FROM view_positions WHERE endpoint = 'X/block'")).toBe(containers.length);
+    expect(await count(sql, "SELECT next_index AS n FROM view_positions WHERE endpoint = 'X/block'")).toBe(
+      containers.length,
+    );
     // The repeated block's transactions are in the supply's sums once.
     await expectSupplyTotalsKept(sql, TXS);
     await expectUnspentOwnedKept(sql);
@@ -345,7 +423,18 @@ describeBackends("primary-network view: a batch the store refuses", (backend) =>
 
   it("closes while batches are read and decoded ahead, leaving no unhandled rejection behind", async () => {
     // Batches big enough that decoding one yields (every few ms), so closing aborts the ones decoded ahead mid-way.
-    const big = [...xHistory({txs: 3000, txsPerBlock: 10, keys, networkId: network.id, chainId: idFromString(network.chainIds.X), assetId: idFromString(AVAX), startSeconds: 1_700_000_000, random: prng(11)})];
+    const big = [
+      ...xHistory({
+        txs: 3000,
+        txsPerBlock: 10,
+        keys,
+        networkId: network.id,
+        chainId: idFromString(network.chainIds.X),
+        assetId: idFromString(AVAX),
+        startSeconds: 1_700_000_000,
+        random: prng(11),
+      }),
+    ];
     const {sql: s2, idx: i2} = await storeAndIndex(backend, big);
     const unhandled: unknown[] = [];
     const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
@@ -354,7 +443,15 @@ describeBackends("primary-network view: a batch the store refuses", (backend) =>
       for (const closeAfterMs of [0, 5, 20, 60]) {
         const v = new PrimaryView(
           {...defaultPrimaryViewOptions, batchSize: 30, batchBytes: 1 << 30},
-          {index: i2.store, sql: s2, network, genesis: () => GENESIS, avaxAssetId: AVAX, logger: quietLogger(), metrics: null},
+          {
+            index: i2.store,
+            sql: s2,
+            network,
+            genesis: () => GENESIS,
+            avaxAssetId: AVAX,
+            logger: quietLogger(),
+            metrics: null,
+          },
         );
         await v.start();
         await new Promise((r) => setTimeout(r, closeAfterMs));
@@ -416,7 +513,9 @@ describeBackends("primary-network view: a batch the store refuses", (backend) =>
     expect(await count(sql, "SELECT count(*)::int8 AS n FROM utxos WHERE created_seq > 0")).toBe(2 * TXS);
     expect(await count(sql, "SELECT count(*)::int8 AS n FROM utxo_spends")).toBe(2 * TXS);
     expect(await count(sql, "SELECT count(*)::int8 AS n FROM blocks")).toBe(blocks.length);
-    expect(await count(sql, "SELECT next_index AS n FROM view_positions WHERE endpoint = 'X/block'")).toBe(blocks.length);
+    expect(await count(sql, "SELECT next_index AS n FROM view_positions WHERE endpoint = 'X/block'")).toBe(
+      blocks.length,
+    );
     await expectSupplyTotalsKept(sql, TXS);
     await expectUnspentOwnedKept(sql);
   });
@@ -433,7 +532,8 @@ describeBackends("primary-network view: a batch the store refuses", (backend) =>
     const v = view(fresh.idx.store, fresh.sql, new Registry());
     await v.start();
     try {
-      const at = (): Promise<number> => count(fresh.sql, "SELECT next_index AS n FROM view_positions WHERE endpoint = 'X/block'");
+      const at = (): Promise<number> =>
+        count(fresh.sql, "SELECT next_index AS n FROM view_positions WHERE endpoint = 'X/block'");
       await expect.poll(at, {timeout: 30_000}).toBe(blocks.length);
       expect([...v.stops.keys()]).toEqual([]);
       expect(await count(fresh.sql, "SELECT count(*)::int8 AS n FROM txs")).toBe(TXS);
@@ -459,7 +559,9 @@ describeBackends("primary-network view: a batch the store refuses", (backend) =>
     const v = view(broken, fresh.sql, new Registry());
     await v.start();
     try {
-      await expect.poll(() => v.stops.get("X")?.error ?? null, {timeout: 30_000}).toBe("test: a bug reading containers");
+      await expect
+        .poll(() => v.stops.get("X")?.error ?? null, {timeout: 30_000})
+        .toBe("test: a bug reading containers");
       // Narrowed one container at a time: the ones before the failing read are folded.
       expect(v.stops.get("X")).toMatchObject({chain: "X", endpoint: "X/block", index: "14"});
       expect(await count(fresh.sql, "SELECT next_index AS n FROM view_positions WHERE endpoint = 'X/block'")).toBe(14);

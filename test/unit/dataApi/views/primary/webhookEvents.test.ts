@@ -33,13 +33,27 @@ const AVAX = "2fombhL7aGPwj3KH4bfrmJwW6PVnMobf9Y2fn9GwxiAAJyFDbe";
 const X = network.chainIds.X;
 const GENESIS = genesisFromText(builtInGenesisText(network.id)!, "local").build().state;
 const keys = makeKeys(12, "webhook-events-test");
-const blocks = [...xHistory({txs: 240, txsPerBlock: 8, keys, networkId: network.id, chainId: idFromString(X), assetId: idFromString(AVAX), startSeconds: 1_700_000_000, random: prng(3)})];
+const blocks = [
+  ...xHistory({
+    txs: 240,
+    txsPerBlock: 8,
+    keys,
+    networkId: network.id,
+    chainId: idFromString(X),
+    assetId: idFromString(AVAX),
+    startSeconds: 1_700_000_000,
+    random: prng(3),
+  }),
+];
 const NET = {networkName: "local", hrp: "local", chainIds: network.chainIds, avaxAssetId: AVAX};
 const WATCHED = keys[0]!.address;
 const STRANGER = makeKeys(1, "not in the history")[0]!.address;
 
 const view = (store: IndexStore, sql: SqlClient): PrimaryView =>
-  new PrimaryView({...defaultPrimaryViewOptions, batchSize: 7}, {index: store, sql, network, genesis: () => GENESIS, avaxAssetId: AVAX, logger: quietLogger(), metrics: null});
+  new PrimaryView(
+    {...defaultPrimaryViewOptions, batchSize: 7},
+    {index: store, sql, network, genesis: () => GENESIS, avaxAssetId: AVAX, logger: quietLogger(), metrics: null},
+  );
 
 const hook = xAddressHook;
 
@@ -77,9 +91,16 @@ describeBackends("primary webhooks' messages from the view's fold", (backend) =>
     expect(kept).toBeLessThan(129);
     const before = await messages(sql, "change");
     // Every message's transaction was committed with it (the join found its row), and every committed touch has one.
-    const committed = await sql.query<{seq: string}>("SELECT DISTINCT seq::text AS seq FROM tx_addresses WHERE chain = 'X' AND address = $1 ORDER BY 1", [WATCHED]);
+    const committed = await sql.query<{seq: string}>(
+      "SELECT DISTINCT seq::text AS seq FROM tx_addresses WHERE chain = 'X' AND address = $1 ORDER BY 1",
+      [WATCHED],
+    );
     expect(before.map((m) => m.seq).sort()).toEqual(committed.map((r) => r.seq).sort());
-    expect(await sql.query("SELECT 1 FROM webhook_outbox WHERE primary_tx_id IS NOT NULL AND primary_tx_id NOT IN (SELECT tx_id FROM txs)")).toEqual([]);
+    expect(
+      await sql.query(
+        "SELECT 1 FROM webhook_outbox WHERE primary_tx_id IS NOT NULL AND primary_tx_id NOT IN (SELECT tx_id FROM txs)",
+      ),
+    ).toEqual([]);
 
     await sql.exec("DROP TRIGGER refuse_tx ON txs; DROP FUNCTION refuse_tx();");
     const again = view(idx.store, sql);
@@ -87,29 +108,55 @@ describeBackends("primary webhooks' messages from the view's fold", (backend) =>
     await again.catchUp();
     await again.close();
     const after = await messages(sql, "change");
-    touching = (await sql.query<{seq: string}>("SELECT DISTINCT seq::text AS seq FROM tx_addresses WHERE chain = 'X' AND address = $1", [WATCHED])).map((r) => r.seq);
+    touching = (
+      await sql.query<{seq: string}>(
+        "SELECT DISTINCT seq::text AS seq FROM tx_addresses WHERE chain = 'X' AND address = $1",
+        [WATCHED],
+      )
+    ).map((r) => r.seq);
     expect(touching.length).toBeGreaterThan(before.length);
     expect(after.map((m) => m.seq).sort()).toEqual([...touching].sort());
     // The messages committed before the failure kept their IDs.
     expect(after.filter((m) => before.some((b) => b.message_id === m.message_id))).toHaveLength(before.length);
-    for (const m of after) expect(m.event).toEqual({subEvent: "balance_change", addresses: [Buffer.from(WATCHED).toString("hex")]});
+    for (const m of after)
+      expect(m.event).toEqual({subEvent: "balance_change", addresses: [Buffer.from(WATCHED).toString("hex")]});
     expect(await messages(sql, "stranger")).toEqual([]);
   });
 
   it("matches a 50,000-key webhook by index: a batch of 2,000 matched rows costs what a one-key webhook's does", async () => {
     // The review's case: 2,000 address events of one batch, all watched, and 2,000 validator events, against a
     // webhook of 50,000 keys and against one of 1 (each alone); the statements run and roll back.
-    const many = Array.from({length: 50_000}, (_, i) => Uint8Array.from(Buffer.from(i.toString(16).padStart(40, "0"), "hex")));
+    const many = Array.from({length: 50_000}, (_, i) =>
+      Uint8Array.from(Buffer.from(i.toString(16).padStart(40, "0"), "hex")),
+    );
     const nodes = many.map((a) => `NodeID-${Buffer.from(a).toString("hex")}`);
     const make = (id: string, n: number) =>
       sql.transaction(async (tx) => {
-        for (const [eventType, chainId] of [["primary_network_address_activity", X], ["validator_activity", network.chainIds.P]] as const) {
+        for (const [eventType, chainId] of [
+          ["primary_network_address_activity", X],
+          ["validator_activity", network.chainIds.P],
+        ] as const) {
           await insertWebhook(tx, {
-            id: `${id}-${eventType}`, owner: "o", eventType, url: "http://x/", name: "", description: "", chainId, network: "local",
-            metadata: eventType === "validator_activity" ? {keyType: "nodeId", subEvents: {validatorActivitySubEvents: ["validator_stake"]}} : {keyType: "addresses", subEvents: {addressActivitySubEvents: ["balance_change"]}},
-            includeInternalTxs: false, includeLogs: false, secret: null, createdAt: 0,
+            id: `${id}-${eventType}`,
+            owner: "o",
+            eventType,
+            url: "http://x/",
+            name: "",
+            description: "",
+            chainId,
+            network: "local",
+            metadata:
+              eventType === "validator_activity"
+                ? {keyType: "nodeId", subEvents: {validatorActivitySubEvents: ["validator_stake"]}}
+                : {keyType: "addresses", subEvents: {addressActivitySubEvents: ["balance_change"]}},
+            includeInternalTxs: false,
+            includeLogs: false,
+            secret: null,
+            createdAt: 0,
             addresses: eventType === "validator_activity" ? [] : many.slice(0, n),
-            keys: (eventType === "validator_activity" ? nodes : many.map((a) => `X-${formatAddress(a, "local")}`)).slice(0, n).map((k): WebhookKey => ["key", k]),
+            keys: (eventType === "validator_activity" ? nodes : many.map((a) => `X-${formatAddress(a, "local")}`))
+              .slice(0, n)
+              .map((k): WebhookKey => ["key", k]),
             primaryChain: eventType === "validator_activity" ? "P" : "X",
           });
         }
@@ -122,7 +169,12 @@ describeBackends("primary webhooks' messages from the view's fold", (backend) =>
         const place = {chainId: X, pos: 10n, txId: `tx-${i}`, blockId: "b", height: 1n, txIndex: i};
         const k = spread ? i * 25 : 0;
         ev.addresses(place, [many[k]!]);
-        ev.validatorEvent({...place, chainId: network.chainIds.P}, "validator_stake", {nodeId: nodes[k]!, subnetId: "primary"}, {});
+        ev.validatorEvent(
+          {...place, chainId: network.chainIds.P},
+          "validator_stake",
+          {nodeId: nodes[k]!, subnetId: "primary"},
+          {},
+        );
       }
       const params: unknown[] = [];
       return {statements: ev.statements(params), params};
@@ -134,7 +186,13 @@ describeBackends("primary webhooks' messages from the view's fold", (backend) =>
       await sql
         .transaction(async (tx) => {
           await runTogether(tx, statements, params);
-          n = Number((await tx.query<{n: string}>("SELECT count(*)::text AS n FROM webhook_outbox WHERE primary_tx_id LIKE 'tx-%'"))[0]!.n);
+          n = Number(
+            (
+              await tx.query<{n: string}>(
+                "SELECT count(*)::text AS n FROM webhook_outbox WHERE primary_tx_id LIKE 'tx-%'",
+              )
+            )[0]!.n,
+          );
           throw new Error("roll back");
         })
         .catch((e: Error) => {
@@ -153,22 +211,51 @@ describeBackends("primary webhooks' messages from the view's fold", (backend) =>
     // Each event made its message, and the times are alike.
     expect(one.n).toBe(4000);
     expect(big.n).toBe(4000);
-    console.log(`${backend.name}: 2,000 address + 2,000 validator events of one batch: ${one.ms.toFixed(0)} ms against a 1-key webhook, ${big.ms.toFixed(0)} ms against a 50,000-key one`);
+    console.log(
+      `${backend.name}: 2,000 address + 2,000 validator events of one batch: ${one.ms.toFixed(0)} ms against a 1-key webhook, ${big.ms.toFixed(0)} ms against a 50,000-key one`,
+    );
     expect(big.ms).toBeLessThan(one.ms * 3 + 1000);
   }, 120_000);
 
   it("builds a balance_change body with the transaction as the X-chain endpoint serves it", async () => {
     const due = (await dueMessages(sql, Date.now(), 1000, [])).filter((m) => m.webhook_id === "change");
     expect(due).toHaveLength(touching.length);
-    const bodies = await buildBodies(sql, due.slice(0, 3), () => ({name: "", symbol: "", decimals: 18}), async () => null, NET);
+    const bodies = await buildBodies(
+      sql,
+      due.slice(0, 3),
+      () => ({name: "", symbol: "", decimals: 18}),
+      async () => null,
+      NET,
+    );
     for (const m of due.slice(0, 3)) {
       const body = JSON.parse(bodies.get(m.message_id)!);
-      expect(body).toMatchObject({webhookId: "change", eventType: "primary_network_address_activity", messageId: m.message_id});
-      expect(body.event).toMatchObject({subEvent: "balance_change", chainId: X, network: "local", txHash: m.primary_tx_id, addresses: [`X-${formatAddress(WATCHED, "local")}`]});
-      expect(body.event.transaction).toEqual(JSON.parse(JSON.stringify(await getXChainTransaction(sql, NET, m.primary_tx_id!))));
+      expect(body).toMatchObject({
+        webhookId: "change",
+        eventType: "primary_network_address_activity",
+        messageId: m.message_id,
+      });
+      expect(body.event).toMatchObject({
+        subEvent: "balance_change",
+        chainId: X,
+        network: "local",
+        txHash: m.primary_tx_id,
+        addresses: [`X-${formatAddress(WATCHED, "local")}`],
+      });
+      expect(body.event.transaction).toEqual(
+        JSON.parse(JSON.stringify(await getXChainTransaction(sql, NET, m.primary_tx_id!))),
+      );
     }
     // Without the network, a primary message is not delivered (skipped), never sent half-made.
-    expect((await buildBodies(sql, due.slice(0, 1), () => ({name: "", symbol: "", decimals: 18}), async () => null)).get(due[0]!.message_id)).toBeNull();
+    expect(
+      (
+        await buildBodies(
+          sql,
+          due.slice(0, 1),
+          () => ({name: "", symbol: "", decimals: 18}),
+          async () => null,
+        )
+      ).get(due[0]!.message_id),
+    ).toBeNull();
   });
 
   it("writes a balance_threshold message only when the balance crossed, from balances the fold keeps", async () => {
@@ -179,7 +266,9 @@ describeBackends("primary webhooks' messages from the view's fold", (backend) =>
       [WATCHED, X],
     );
     const balanceAt = (seq: bigint): bigint =>
-      utxos.filter((u) => BigInt(u.created_seq) <= seq && (u.spent_seq === null || BigInt(u.spent_seq) > seq)).reduce((a, u) => a + BigInt(u.amount), 0n);
+      utxos
+        .filter((u) => BigInt(u.created_seq) <= seq && (u.spent_seq === null || BigInt(u.spent_seq) > seq))
+        .reduce((a, u) => a + BigInt(u.amount), 0n);
     const seqs = [...touching].map(BigInt).sort((a, b) => (a < b ? -1 : 1));
     const balances = seqs.map((s) => [balanceAt(s - 1n), balanceAt(s)] as const);
     // A threshold some transactions cross and most do not: the median of the balances reached.
@@ -190,10 +279,16 @@ describeBackends("primary webhooks' messages from the view's fold", (backend) =>
     expect(crossing.length).toBeLessThan(seqs.length);
 
     // A new webhook after the history, then the refold a rebuild does: its events come from there on, so nothing.
-    await hook(sql, "threshold", WATCHED, ["balance_threshold"], {balanceType: "unlocked", balanceThreshold: threshold.toString()});
-    const [made] = await sql.query<{from_block: string}>("SELECT from_block::text FROM webhooks WHERE id = 'threshold'");
+    await hook(sql, "threshold", WATCHED, ["balance_threshold"], {
+      balanceType: "unlocked",
+      balanceThreshold: threshold.toString(),
+    });
+    const [made] = await sql.query<{from_block: string}>(
+      "SELECT from_block::text FROM webhooks WHERE id = 'threshold'",
+    );
     expect(made!.from_block).toBe("241");
-    const count = async (): Promise<number> => Number((await sql.query<{n: string}>("SELECT count(*)::text AS n FROM webhook_outbox"))[0]!.n);
+    const count = async (): Promise<number> =>
+      Number((await sql.query<{n: string}>("SELECT count(*)::text AS n FROM webhook_outbox"))[0]!.n);
     const held = await count();
     await remakeTables(sql, quietLogger());
     const refold = view(idx.store, sql);
@@ -215,12 +310,21 @@ describeBackends("primary webhooks' messages from the view's fold", (backend) =>
     const seqOf = new Map((await messages(sql, "threshold")).map((m) => [m.message_id, m.seq]));
     expect([...seqOf.values()].sort()).toEqual([...crossing].sort());
     // The kept balances are the address's as the store sums them after the history.
-    const [kept] = await sql.query<{n: string}>("SELECT COALESCE(sum(amount), 0)::text AS n FROM webhook_balances WHERE chain = 'X' AND address = $1", [WATCHED]);
+    const [kept] = await sql.query<{n: string}>(
+      "SELECT COALESCE(sum(amount), 0)::text AS n FROM webhook_balances WHERE chain = 'X' AND address = $1",
+      [WATCHED],
+    );
     expect(kept!.n).toBe(String(balanceAt(BigInt(seqs.at(-1)!))));
     // The bodies come from the facts the fold wrote, not from the address's history: gone, the bodies are the same.
     await sql.query("DELETE FROM utxo_addresses WHERE address = $1", [WATCHED]);
     const due = (await dueMessages(sql, Date.now(), 1000, [])).filter((m) => m.webhook_id === "threshold");
-    const bodies = await buildBodies(sql, due, () => ({name: "", symbol: "", decimals: 18}), async () => null, NET);
+    const bodies = await buildBodies(
+      sql,
+      due,
+      () => ({name: "", symbol: "", decimals: 18}),
+      async () => null,
+      NET,
+    );
     const delivered = due.filter((m) => bodies.get(m.message_id) !== null).map((m) => seqOf.get(m.message_id)!);
     expect(delivered.sort()).toEqual([...crossing].sort());
     for (const m of due) {
@@ -228,7 +332,14 @@ describeBackends("primary webhooks' messages from the view's fold", (backend) =>
       if (b === null || b === undefined) continue;
       const e = JSON.parse(b).event;
       const i = seqs.findIndex((s) => String(s) === seqOf.get(m.message_id));
-      expect(e).toMatchObject({subEvent: "balance_threshold", address: `X-${formatAddress(WATCHED, "local")}`, balanceType: "unlocked", balanceThreshold: threshold.toString(), previousBalance: String(balances[i]![0]), balance: String(balances[i]![1])});
+      expect(e).toMatchObject({
+        subEvent: "balance_threshold",
+        address: `X-${formatAddress(WATCHED, "local")}`,
+        balanceType: "unlocked",
+        balanceThreshold: threshold.toString(),
+        previousBalance: String(balances[i]![0]),
+        balance: String(balances[i]![1]),
+      });
     }
   });
 });

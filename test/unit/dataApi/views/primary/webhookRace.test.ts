@@ -23,7 +23,18 @@ const AVAX = "2fombhL7aGPwj3KH4bfrmJwW6PVnMobf9Y2fn9GwxiAAJyFDbe";
 const X = network.chainIds.X;
 const GENESIS = genesisFromText(builtInGenesisText(network.id)!, "local").build().state;
 const keys = makeKeys(6, "webhook-race-test");
-const blocks = [...xHistory({txs: 200, txsPerBlock: 4, keys, networkId: network.id, chainId: idFromString(X), assetId: idFromString(AVAX), startSeconds: 1_700_000_000, random: prng(5)})];
+const blocks = [
+  ...xHistory({
+    txs: 200,
+    txsPerBlock: 4,
+    keys,
+    networkId: network.id,
+    chainId: idFromString(X),
+    assetId: idFromString(AVAX),
+    startSeconds: 1_700_000_000,
+    random: prng(5),
+  }),
+];
 const WATCHED = keys[0]!.address;
 /** The view's read of a chain's primary webhooks (webhookEvents.ts webhooksOfBatch). */
 const READS_WEBHOOKS = /bool_or\(status = 'active'\) AS events/;
@@ -61,12 +72,22 @@ describeBackends("a primary webhook made while a batch is built", (backend) => {
   it("gets every event from its from_block on: the batch built before it is built again", async () => {
     const view = new PrimaryView(
       {...defaultPrimaryViewOptions, batchSize: 5},
-      {index: idx.store, sql: makingHookAfterRead(sql, 3), network, genesis: () => GENESIS, avaxAssetId: AVAX, logger: quietLogger(), metrics: null},
+      {
+        index: idx.store,
+        sql: makingHookAfterRead(sql, 3),
+        network,
+        genesis: () => GENESIS,
+        avaxAssetId: AVAX,
+        logger: quietLogger(),
+        metrics: null,
+      },
     );
     await view.load();
     await view.catchUp();
     await view.close();
-    const [hook] = await sql.query<{from_block: string}>("SELECT from_block::text AS from_block FROM webhooks WHERE id = 'late'");
+    const [hook] = await sql.query<{from_block: string}>(
+      "SELECT from_block::text AS from_block FROM webhooks WHERE id = 'late'",
+    );
     const from = BigInt(hook!.from_block);
     // Made after two batches of 5 blocks of 4 transactions were read, before the whole history was folded.
     expect(from).toBeGreaterThan(0n);
