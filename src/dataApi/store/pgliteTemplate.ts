@@ -13,11 +13,11 @@ import {
   closeSync,
   createReadStream,
   existsSync,
+  fsyncSync,
   mkdirSync,
   openSync,
   readFileSync,
   renameSync,
-  writeFileSync,
   writeSync,
 } from "node:fs";
 import {createRequire} from "node:module";
@@ -66,7 +66,8 @@ export async function seedNewStore(dataDir: string | null, file = pgliteTemplate
  * Writes a ustar archive's directories and regular files under `root`, as the archive streams in: no more than a
  * chunk and a header are held at once. PG_VERSION, which marks a directory as a cluster, is written last and by
  * rename: a process killed part way leaves no PG_VERSION, so the next start writes the files again instead of
- * opening half a cluster.
+ * opening half a cluster. Every file and directory is flushed to disk (fsync) before that rename, and the rename
+ * itself after it, so a machine that loses power part way does not leave a PG_VERSION over files it never wrote.
  */
 export async function untarInto(archive: AsyncIterable<Buffer>, root: string): Promise<void> {
   let pending: Buffer = Buffer.alloc(0);
@@ -77,6 +78,8 @@ export async function untarInto(archive: AsyncIterable<Buffer>, root: string): P
   let ended = false;
   /** The archive's byte at which the buffer being read starts. */
   let base = 0;
+  /** The directories written into, flushed once their files are (their entries are what a power loss drops). */
+  const dirs = new Set<string>([root]);
   const field = (h: Buffer, at: number, len: number): string => {
     const raw = h.subarray(at, at + len);
     const end = raw.indexOf(0);
@@ -92,9 +95,12 @@ export async function untarInto(archive: AsyncIterable<Buffer>, root: string): P
       throw new Error(`the PGlite template has an unreadable entry at byte ${offset}: ${JSON.stringify(name)}`);
     }
     const target = path.join(root, rel);
-    if (type === "5") mkdirSync(target, {recursive: true});
-    else if (type === "0" || type === "\0") {
+    if (type === "5") {
+      mkdirSync(target, {recursive: true});
+      dirs.add(target);
+    } else if (type === "0" || type === "\0") {
       mkdirSync(path.dirname(target), {recursive: true});
+      dirs.add(path.dirname(target));
       if (rel === "PG_VERSION") version = [];
       else fd = openSync(target, "w");
       left = size;
@@ -105,9 +111,14 @@ export async function untarInto(archive: AsyncIterable<Buffer>, root: string): P
         `the PGlite template's entry ${JSON.stringify(name)} is of type ${JSON.stringify(type)}: only files and directories are expected`,
       );
   };
-  const closeFile = (): void => {
-    if (fd !== null) closeSync(fd);
-    fd = null;
+  const closeFile = (sync = true): void => {
+    if (fd === null) return;
+    try {
+      if (sync) fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+      fd = null;
+    }
   };
   try {
     for await (const chunk of archive) {
@@ -143,10 +154,26 @@ export async function untarInto(archive: AsyncIterable<Buffer>, root: string): P
       pending = ended ? Buffer.alloc(0) : Buffer.from(buf.subarray(at));
     }
   } finally {
-    closeFile();
+    // On an error the file is closed unflushed: the store is not marked a cluster, and is written again.
+    closeFile(false);
   }
   if (!ended || left > 0) throw new Error("the PGlite template ends part way through an entry");
   if (version === null) throw new Error("the PGlite template has no PG_VERSION");
-  writeFileSync(path.join(root, "PG_VERSION.new"), Buffer.concat(version));
-  renameSync(path.join(root, "PG_VERSION.new"), path.join(root, "PG_VERSION"));
+  for (const d of [...dirs].sort((a, b) => b.length - a.length)) syncPath(d);
+  const marker = path.join(root, "PG_VERSION.new");
+  fd = openSync(marker, "w");
+  writeSync(fd, Buffer.concat(version));
+  closeFile();
+  renameSync(marker, path.join(root, "PG_VERSION"));
+  syncPath(root);
+}
+
+/** fsync of a directory (its entries), as PostgreSQL's fsync_fname does for one. */
+function syncPath(p: string): void {
+  const d = openSync(p, "r");
+  try {
+    fsyncSync(d);
+  } finally {
+    closeSync(d);
+  }
 }
