@@ -36,6 +36,7 @@ import {MetricsV2, v2Resolver} from "./metricsService/v2/v2.js";
 import {DataApiService, type DataApiRole} from "./dataApi/service.js";
 import {loadApiKeys} from "./dataApi/server/keys.js";
 import {dataApiGenesis, devGenesisPath} from "./dataApi/genesis.js";
+import {localValidatorSigners} from "./dataApi/signatures/signingRules.js";
 import {networkWithGenesis, resolveGenesis, type ResolvedGenesis} from "./genesis/resolve.js";
 import {EvmChains, type EvmChainSpec} from "./dataApi/evm/chains.js";
 import {parseEvmRpcList} from "./cli/evmRpcList.js";
@@ -320,6 +321,9 @@ export class AvaextNode {
           avaxAssetId: genesis.avaxAssetId,
           fatal: (err) => this.fatal(err),
           webhookClock: this.overrides.webhookClock,
+          // A local network's validators hold AvalancheGo's public local keys: they sign here (the dev network's
+          // and any local network's warp messages, by AvalancheGo's rules).
+          signatureSources: this.chains.network.name === "local" ? [localValidatorSigners] : [],
         },
       );
       this.dataApi = dataApi;

@@ -29,8 +29,6 @@ import {DataApiRouter} from "./server/router.js";
 import {v1Routes} from "./routes/index.js";
 import {EvmStateReader} from "./evm/stateReader.js";
 import type {NamedCheck} from "./routes/health.js";
-import {devSigningRefusal} from "./signatures/signingRules.js";
-import {devSigners} from "../warp/devSigners.js";
 import {BlsKeyCache} from "../warp/validators.js";
 import type {SignatureSource} from "../warp/aggregator.js";
 import {WarpSigners, defaultWarpSignersOptions} from "./signatures/warpSigners.js";
@@ -126,6 +124,11 @@ export interface DataApiModules {
   fatal?: (err: Error) => void;
   /** The webhooks' clock, Unix ms (their retry schedule; tests move it); default Date.now. */
   webhookClock?: () => number;
+  /**
+   * Signature sources besides the flags' (`--warp-signer-urls`), each made on the store's reads: on a local network,
+   * its validators' own keys (signingRules.ts localValidatorSigners).
+   */
+  signatureSources?: ReadonlyArray<(sql: SqlClient) => SignatureSource>;
 }
 
 export class DataApiService {
@@ -324,18 +327,8 @@ export class DataApiService {
     const {opts, modules} = this;
     const sig = opts.signatures;
     const sources: SignatureSource[] = [];
-    // The dev network's validators are AvalancheGo's local ones, whose keys are public: they sign here, by its rules.
-    // Their rules do not depend on which validator signs: one check per request (keyed by its message's bytes).
-    if (modules.network.name === "local") {
-      const checked = new WeakMap<Uint8Array, Promise<string | null>>();
-      sources.push(
-        devSigners((unsigned, justification) => {
-          let answer = checked.get(unsigned);
-          if (!answer) checked.set(unsigned, (answer = devSigningRefusal(sql, unsigned, justification)));
-          return answer;
-        }),
-      );
-    }
+    // Sources the composition root plugs in (the local network's own validators: src/node.ts), then the flags'.
+    for (const plug of modules.signatureSources ?? []) sources.push(plug(sql));
     if (sig.warpSignerUrls.length > 0)
       sources.push(new WarpSigners({...defaultWarpSignersOptions, urls: sig.warpSignerUrls}, {logger: modules.logger}));
     const external = sig.aggregatorUrl

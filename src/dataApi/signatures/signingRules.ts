@@ -15,6 +15,8 @@ import {
   WarpError,
 } from "../../warp/message.js";
 import type {SqlClient} from "../store/sql.js";
+import type {SignatureSource} from "../../warp/aggregator.js";
+import {devSigners} from "../../warp/devSigners.js";
 import {l1ValidatorState, subnetConversionId, warpMessageSent} from "../queries/warp/signingRules.js";
 
 export async function devSigningRefusal(
@@ -63,4 +65,17 @@ export async function devSigningRefusal(
       ? `not a P-chain message: ${e.message}`
       : `cannot check the message: ${(e as Error).message}`;
   }
+}
+
+/**
+ * The local network's validators as a signature source: AvalancheGo's local keys are public, so they sign here, by
+ * the rules above. The rules do not depend on which validator signs: one check per message (keyed by its bytes).
+ */
+export function localValidatorSigners(sql: SqlClient): SignatureSource {
+  const checked = new WeakMap<Uint8Array, Promise<string | null>>();
+  return devSigners((unsigned, justification) => {
+    let answer = checked.get(unsigned);
+    if (!answer) checked.set(unsigned, (answer = devSigningRefusal(sql, unsigned, justification)));
+    return answer;
+  });
 }
