@@ -97,7 +97,9 @@ export async function untarInto(archive: AsyncIterable<Buffer>, root: string): P
     const target = path.join(root, rel);
     if (type === "5") {
       mkdirSync(target, {recursive: true});
+      // Its own entries, and its entry in the parent (which may exist only by mkdir's recursion).
       dirs.add(target);
+      dirs.add(path.dirname(target));
     } else if (type === "0" || type === "\0") {
       mkdirSync(path.dirname(target), {recursive: true});
       dirs.add(path.dirname(target));
@@ -162,18 +164,37 @@ export async function untarInto(archive: AsyncIterable<Buffer>, root: string): P
   for (const d of [...dirs].sort((a, b) => b.length - a.length)) syncPath(d);
   const marker = path.join(root, "PG_VERSION.new");
   fd = openSync(marker, "w");
-  writeSync(fd, Buffer.concat(version));
-  closeFile();
+  try {
+    writeSync(fd, Buffer.concat(version));
+    closeFile();
+  } finally {
+    // Closed unflushed on a failed write (ENOSPC): there is no PG_VERSION, so the store is written again.
+    closeFile(false);
+  }
   renameSync(marker, path.join(root, "PG_VERSION"));
   syncPath(root);
 }
 
-/** fsync of a directory (its entries), as PostgreSQL's fsync_fname does for one. */
+/**
+ * fsync of a directory (its entries), as PostgreSQL's fsync_fname_ext does for one: where a platform or filesystem
+ * cannot open or fsync a directory (Windows: EISDIR/EPERM/EACCES; some FUSE and network mounts: EINVAL), that is
+ * not an error, as PostgreSQL ignores it too (src/backend/storage/file/fd.c); an I/O error (EIO, ENOSPC) is.
+ */
 function syncPath(p: string): void {
-  const d = openSync(p, "r");
+  let d: number;
+  try {
+    d = openSync(p, "r");
+  } catch (e) {
+    if (DIR_SYNC_UNSUPPORTED.has((e as NodeJS.ErrnoException).code ?? "")) return;
+    throw e;
+  }
   try {
     fsyncSync(d);
+  } catch (e) {
+    if (!DIR_SYNC_UNSUPPORTED.has((e as NodeJS.ErrnoException).code ?? "")) throw e;
   } finally {
     closeSync(d);
   }
 }
+
+const DIR_SYNC_UNSUPPORTED = new Set(["EISDIR", "EPERM", "EACCES", "EINVAL", "EBADF"]);
