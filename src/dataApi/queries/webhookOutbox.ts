@@ -112,40 +112,41 @@ export interface Outcome extends AttemptRecord {
   nextAt?: number;
 }
 
-/** Records attempts, and each message's new state: delivered, failed (the schedule's end), or still pending. */
+/**
+ * Records attempts, and each message's new state: delivered, failed (the schedule's end), or still pending with its
+ * next time. One statement (atomic by itself), so a batch costs the store one round trip: delivery's rate is bound
+ * by the store's statements (bench/webhooks.mjs).
+ */
 export async function recordAttempts(sql: SqlClient, outcomes: readonly Outcome[]): Promise<void> {
   if (outcomes.length === 0) return;
-  const done = outcomes.filter((o) => o.state !== "pending");
-  const retried = outcomes.filter((o) => o.state === "pending" && o.nextAt !== undefined);
-  await sql.transaction(async (tx) => {
-    await tx.query(
-      `INSERT INTO webhook_attempts (message_id, attempt, at, status_code, latency_ms, error)
-       SELECT * FROM unnest($1::text[], $2::int4[], $3::int8[], $4::int4[], $5::int4[], $6::text[]) ON CONFLICT (message_id, attempt) DO NOTHING`,
-      [
-        outcomes.map((o) => o.id),
-        outcomes.map((o) => o.attempt),
-        outcomes.map((o) => o.at),
-        outcomes.map((o) => o.statusCode),
-        outcomes.map((o) => o.latencyMs),
-        outcomes.map((o) => o.error),
-      ],
-    );
-    // The schedule counts from the failure, not the claim (the claim's time stands only if this is never recorded).
-    if (retried.length > 0) {
-      await tx.query(
-        `UPDATE webhook_outbox o SET next_attempt_at = u.next_at FROM unnest($1::text[], $2::int4[], $3::int8[]) AS u(id, attempt, next_at)
-         WHERE o.message_id = u.id AND o.state = 'pending' AND o.attempts = u.attempt`,
-        [retried.map((o) => o.id), retried.map((o) => o.attempt), retried.map((o) => o.nextAt!)],
-      );
-    }
-    if (done.length > 0) {
-      await tx.query(
-        `UPDATE webhook_outbox o SET state = u.state, delivered_at = CASE WHEN u.state = 'delivered' THEN u.at END
-         FROM unnest($1::text[], $2::text[], $3::int8[]) AS u(id, state, at) WHERE o.message_id = u.id AND o.state = 'pending'`,
-        [done.map((o) => o.id), done.map((o) => o.state), done.map((o) => o.at)],
-      );
-    }
-  });
+  await sql.query(
+    `WITH u AS (
+       SELECT * FROM unnest($1::text[], $2::int4[], $3::int8[], $4::int4[], $5::int4[], $6::text[], $7::text[], $8::int8[])
+         AS u(id, attempt, at, status_code, latency_ms, error, state, next_at)
+     ), attempts AS (
+       INSERT INTO webhook_attempts (message_id, attempt, at, status_code, latency_ms, error)
+       SELECT id, attempt, at, status_code, latency_ms, error FROM u ON CONFLICT (message_id, attempt) DO NOTHING
+     )
+     UPDATE webhook_outbox o
+     SET state = u.state,
+         delivered_at = CASE WHEN u.state = 'delivered' THEN u.at ELSE o.delivered_at END,
+         next_attempt_at = CASE WHEN u.state = 'pending' THEN u.next_at ELSE o.next_attempt_at END
+     FROM u
+     WHERE o.message_id = u.id AND o.state = 'pending'
+       -- A retry's schedule counts from the failure, not the claim (the claim's time stands only if this is never
+       -- recorded), and only for the attempt it is of; a message done is done whichever attempt it was.
+       AND (u.state <> 'pending' OR (u.next_at IS NOT NULL AND o.attempts = u.attempt))`,
+    [
+      outcomes.map((o) => o.id),
+      outcomes.map((o) => o.attempt),
+      outcomes.map((o) => o.at),
+      outcomes.map((o) => o.statusCode),
+      outcomes.map((o) => o.latencyMs),
+      outcomes.map((o) => o.error),
+      outcomes.map((o) => o.state),
+      outcomes.map((o) => o.nextAt ?? null),
+    ],
+  );
 }
 
 /** A message not to deliver (its transaction is gone, or its event signatures did not match). */
