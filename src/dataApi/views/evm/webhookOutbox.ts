@@ -8,6 +8,7 @@
  * (`enqueueIcmActivity`). A rollback deletes the messages of its blocks not attempted yet and answers each
  * one attempted with a reversal message (docs/api/webhooks.md, Reorgs). Delivery: src/dataApi/webhooks/.
  */
+import {createHash} from "node:crypto";
 import type {SqlTx} from "../../store/sql.js";
 
 /** A receipt's log, kept for webhooks: their deliveries carry a transaction's logs (derive.ts collects them). */
@@ -49,8 +50,11 @@ const REORGS = (chain: string): string =>
 const hex = (b: Uint8Array): string => "0x" + Buffer.from(b).toString("hex");
 
 /**
- * Enqueues the messages of a batch's touches. One statement when no watched address is among them (the join with
- * webhook_addresses finds nothing); a second one copies the logs of the transactions matched.
+ * Enqueues the messages of a batch's touches. The store is asked only which of the batch's distinct addresses
+ * active address_activity webhooks of the chain watch (one small statement, and the end when none is); the
+ * messages, their IDs and logs are made here and written in one insert. So the fold sends the store its watched
+ * part, not every touch with its hashes, and writes each message once (bench/webhooks.mjs measures the fold with
+ * and without webhooks).
  */
 export async function enqueueAddressActivity(
   tx: SqlTx,
@@ -59,32 +63,75 @@ export async function enqueueAddressActivity(
   logs: ReadonlyMap<string, LogRow[]>,
 ): Promise<void> {
   if (touches.length === 0) return;
-  const made = await tx.query<{message_id: string; block_number: bigint; tx_index: number}>(
-    `INSERT INTO webhook_outbox (message_id, webhook_id, chain_id, block_number, tx_index, tx_hash, created_at)
-     SELECT DISTINCT ON (h.id, u.b, u.i) md5(h.id || ':' || $1 || ':' || encode(u.bh, 'hex') || ':' || u.i || ${REORGS("$1")})::uuid::text, h.id, $1, u.b, u.i, u.th, ${NOW_MS}
-     FROM unnest($2::bytea[], $3::int8[], $4::int4[], $5::bytea[], $6::bytea[]) AS u(a, b, i, th, bh)
+  const distinct = new Map<string, Uint8Array>();
+  for (const t of touches) distinct.set(Buffer.from(t.address).toString("hex"), t.address);
+  const watchers = await tx.query<{address: Uint8Array; id: string; from_block: bigint; reorgs: number | null}>(
+    `SELECT wa.address, h.id, h.from_block, (SELECT c.reorgs FROM evm_chains c WHERE c.chain_id = $1) AS reorgs
+     FROM unnest($2::bytea[]) AS u(a)
      JOIN webhook_addresses wa ON wa.address = u.a
-     JOIN webhooks h ON h.id = wa.webhook_id AND h.status = 'active' AND h.event_type = 'address_activity' AND h.chain_id = $1 AND ${MADE_BY("u.b")}
-     ON CONFLICT (message_id) DO NOTHING
-     RETURNING message_id, block_number, tx_index`,
-    [
-      chainId,
-      touches.map((t) => t.address),
-      touches.map((t) => t.block),
-      touches.map((t) => t.txIndex),
-      touches.map((t) => t.txHash),
-      touches.map((t) => t.blockHash),
-    ],
+     JOIN webhooks h ON h.id = wa.webhook_id AND h.status = 'active' AND h.event_type = 'address_activity' AND h.chain_id = $1`,
+    [chainId, [...distinct.values()]],
   );
-  const withLogs = made.filter((m) => (logs.get(`${m.block_number}:${m.tx_index}`)?.length ?? 0) > 0);
-  if (withLogs.length === 0) return;
+  if (watchers.length === 0) return;
+  const byAddress = new Map<string, Array<{id: string; fromBlock: bigint}>>();
+  for (const w of watchers) {
+    const key = Buffer.from(w.address).toString("hex");
+    let list = byAddress.get(key);
+    if (!list) byAddress.set(key, (list = []));
+    list.push({id: w.id, fromBlock: BigInt(w.from_block)});
+  }
+  const reorgs = Number(watchers[0]!.reorgs ?? 0);
+  const suffix = reorgs > 0 ? `:r${reorgs}` : "";
+  // One message per webhook and transaction, however many of its addresses the transaction touches.
+  const rows = new Map<string, {webhookId: string; t: Touch}>();
+  for (const t of touches) {
+    for (const w of byAddress.get(Buffer.from(t.address).toString("hex")) ?? []) {
+      if (w.fromBlock > t.block) continue; // made after this block (MADE_BY)
+      const id = messageId(w.id, chainId, t.blockHash, t.txIndex, suffix);
+      if (!rows.has(id)) rows.set(id, {webhookId: w.id, t});
+    }
+  }
+  if (rows.size === 0) return;
+  // The rows go as one JSON document: a text[] of JSON logs would be escaped quote by quote both ways.
+  const logsJson = new Map<string, string>();
+  const logsOf = (t: Touch): string => {
+    const key = `${t.block}:${t.txIndex}`;
+    let j = logsJson.get(key);
+    if (j === undefined) {
+      const l = logs.get(key);
+      logsJson.set(key, (j = l && l.length > 0 ? JSON.stringify(l.map(logJson)) : "null"));
+    }
+    return j;
+  };
+  const parts: string[] = [];
+  for (const [id, {webhookId, t}] of rows)
+    parts.push(
+      `{"id":"${id}","w":${JSON.stringify(webhookId)},"b":${t.block},"i":${t.txIndex},"th":"${Buffer.from(t.txHash).toString("hex")}","l":${logsOf(t)}}`,
+    );
   await tx.query(
-    "UPDATE webhook_outbox o SET logs = u.l::jsonb FROM unnest($1::text[], $2::text[]) AS u(id, l) WHERE o.message_id = u.id",
-    [
-      withLogs.map((m) => m.message_id),
-      withLogs.map((m) => JSON.stringify(logs.get(`${m.block_number}:${m.tx_index}`)!.map(logJson))),
-    ],
+    `INSERT INTO webhook_outbox (message_id, webhook_id, chain_id, block_number, tx_index, tx_hash, logs, created_at)
+     SELECT u.id, u.w, $1, u.b, u.i, decode(u.th, 'hex'), u.l, ${NOW_MS}
+     FROM jsonb_to_recordset($2::jsonb) AS u(id text, w text, b int8, i int4, th text, l jsonb)
+     ON CONFLICT (message_id) DO NOTHING`,
+    [chainId, `[${parts.join(",")}]`],
   );
+}
+
+/**
+ * A message's ID, as the statements here make it in SQL (`md5(webhook || ':' || chain || ':' || block hash hex ||
+ * ':' || tx index || REORGS)::uuid::text`): the same block folded again, by either, makes the same ID.
+ */
+export function messageId(
+  webhookId: string,
+  chainId: string,
+  blockHash: Uint8Array,
+  txIndex: number,
+  reorgs: string,
+): string {
+  const h = createHash("md5")
+    .update(`${webhookId}:${chainId}:${Buffer.from(blockHash).toString("hex")}:${txIndex}${reorgs}`, "utf8")
+    .digest("hex");
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
 /**

@@ -1,0 +1,120 @@
+/**
+ * The fold's enqueue of address_activity messages (views/evm/webhookOutbox.ts), on both stores: the IDs it makes in
+ * the process are the ones the SQL formula makes (so a block folded before and after the change, or by the trace
+ * lane's statement, gets one ID), one message per webhook and transaction, none for a block before the webhook's
+ * from_block or for an inactive webhook, the transaction's logs written with the message, and new IDs after a
+ * rollback (evm_chains.reorgs).
+ */
+import {afterAll, beforeAll, describe, expect, it} from "vitest";
+import {migrate} from "../../../../src/dataApi/store/migrations.js";
+import {MIGRATIONS} from "../../../../src/dataApi/store/schema.js";
+import type {SqlClient} from "../../../../src/dataApi/store/sql.js";
+import {insertWebhook} from "../../../../src/dataApi/queries/webhooks.js";
+import {enqueueAddressActivity, messageId, type Touch} from "../../../../src/dataApi/views/evm/webhookOutbox.js";
+import {BACKENDS, quietLogger} from "../../../helpers/sql.js";
+
+const addr = (n: number): Uint8Array => Uint8Array.from({length: 20}, (_, k) => (k === 19 ? n : 0xa0));
+const hash = (n: number): Uint8Array => Uint8Array.from({length: 32}, (_, k) => (k * 7 + n) & 0xff);
+
+describe.each(BACKENDS)("address_activity enqueue ($name)", (backend) => {
+  let sql: SqlClient;
+  const webhook = (id: string, addresses: Uint8Array[]) =>
+    sql.transaction((tx) =>
+      insertWebhook(tx, {
+        id,
+        owner: "o",
+        eventType: "address_activity",
+        url: "http://127.0.0.1:9/",
+        name: "",
+        description: "",
+        chainId: "43112",
+        network: null,
+        metadata: {},
+        includeInternalTxs: false,
+        includeLogs: true,
+        secret: null,
+        createdAt: 0,
+        addresses,
+      }),
+    );
+  beforeAll(async () => {
+    sql = await backend.open();
+    await migrate(sql, MIGRATIONS, {logger: quietLogger()});
+    await sql.query("INSERT INTO evm_chains (chain_id, blockchain_id, updated_at) VALUES ('43112', NULL, 0)");
+    await webhook("w1", [addr(1), addr(2)]);
+    await webhook("w2", [addr(2)]);
+    await webhook("late", [addr(1)]);
+    await webhook("off", [addr(1)]);
+    await sql.query("UPDATE webhooks SET from_block = 11 WHERE id = 'late'");
+    await sql.query("UPDATE webhooks SET status = 'inactive' WHERE id = 'off'");
+  });
+  afterAll(() => sql.close());
+
+  const touch = (a: number, block: number, txIndex: number): Touch => ({
+    address: addr(a),
+    block: BigInt(block),
+    txIndex,
+    txHash: hash(block * 100 + txIndex),
+    blockHash: hash(block),
+  });
+  const log = {txIndex: 0, logIndex: 3, address: addr(9), topics: [hash(5), hash(6)], data: Uint8Array.of(1, 2)};
+
+  it("makes the SQL formula's IDs, one per webhook and transaction, with logs, by from_block and status", async () => {
+    // Block 10, tx 0 touches addresses 1 and 2 (w1 twice: one message); tx 1 touches 3, which nobody watches.
+    // Block 11, tx 0 touches address 1: w1 and, from its from_block, late.
+    await sql.transaction((tx) =>
+      enqueueAddressActivity(
+        tx,
+        "43112",
+        [touch(1, 10, 0), touch(2, 10, 0), touch(3, 10, 1), touch(1, 11, 0)],
+        new Map([["10:0", [log]]]),
+      ),
+    );
+    const rows = await sql.query<{message_id: string; webhook_id: string; block_number: bigint; logs: unknown}>(
+      "SELECT message_id, webhook_id, block_number, logs FROM webhook_outbox ORDER BY block_number, webhook_id",
+    );
+    expect(rows.map((r) => [r.webhook_id, Number(r.block_number)])).toEqual([
+      ["w1", 10],
+      ["w2", 10],
+      ["late", 11],
+      ["w1", 11],
+    ]);
+    for (const r of rows) {
+      const bh = Buffer.from(hash(Number(r.block_number))).toString("hex");
+      const [{id}] = await sql.query<{id: string}>(
+        `SELECT md5($1 || ':' || $2 || ':' || $3 || ':' || $4)::uuid::text AS id`,
+        [r.webhook_id, "43112", bh, "0"],
+      );
+      expect(r.message_id).toBe(id);
+      expect(messageId(r.webhook_id, "43112", hash(Number(r.block_number)), 0, "")).toBe(id);
+    }
+    expect(rows[0]!.logs).toEqual([
+      {
+        address: "0x" + Buffer.from(addr(9)).toString("hex"),
+        topic0: "0x" + Buffer.from(hash(5)).toString("hex"),
+        topic1: "0x" + Buffer.from(hash(6)).toString("hex"),
+        data: "0x0102",
+        transactionIndex: 0,
+        logIndex: 3,
+        removed: false,
+      },
+    ]);
+    expect(rows[2]!.logs).toBeNull();
+  });
+
+  it("is idempotent, and gives new IDs after a rollback", async () => {
+    const before = await sql.query<{n: bigint}>("SELECT count(*)::int8 AS n FROM webhook_outbox");
+    await sql.transaction((tx) => enqueueAddressActivity(tx, "43112", [touch(1, 10, 0)], new Map()));
+    expect(await sql.query("SELECT count(*)::int8 AS n FROM webhook_outbox")).toEqual(before);
+    await sql.query("UPDATE evm_chains SET reorgs = 2 WHERE chain_id = '43112'");
+    await sql.transaction((tx) => enqueueAddressActivity(tx, "43112", [touch(1, 10, 0)], new Map()));
+    const bh = Buffer.from(hash(10)).toString("hex");
+    const [{id}] = await sql.query<{id: string}>(`SELECT md5('w1:43112:' || $1 || ':0:r2')::uuid::text AS id`, [bh]);
+    expect(await sql.query("SELECT webhook_id FROM webhook_outbox WHERE message_id = $1", [id])).toEqual([
+      {webhook_id: "w1"},
+    ]);
+    expect(Number((await sql.query<{n: bigint}>("SELECT count(*)::int8 AS n FROM webhook_outbox"))[0]!.n)).toBe(
+      Number(before[0]!.n) + 1,
+    );
+  });
+});
