@@ -58,6 +58,8 @@ export async function startAvaext(flags = [], {dataDir, root = ROOT} = {}) {
       `--data-dir=${dir}`,
       "--log-display-level=INFO",
       "--log-level=WARN",
+      // --feed has no default: the dev network unless the bench names its feed.
+      ...(flags.some((f) => f.startsWith("--feed")) ? [] : ["--feed=dev"]),
       ...flags,
     ],
     {stdio: ["ignore", "pipe", "inherit"]},

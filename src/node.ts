@@ -10,6 +10,7 @@ import {Routes} from "./api/routes.js";
 import {ClientAddresses} from "./api/clientAddress.js";
 import {HttpServer, defaultHttpServerOptions} from "./api/server.js";
 import {ChainRegistry, parseNetworkId} from "./chains/index.js";
+import {ConfigError} from "./cli/config.js";
 import type {AvaextConfig} from "./cli/flags.js";
 import {FeedStatus} from "./feed/status.js";
 import {defaultCheckThresholds, registerChecks} from "./health/checks.js";
@@ -99,6 +100,15 @@ export class AvaextNode {
     readonly config: AvaextConfig,
     private readonly overrides: NodeOverrides,
   ) {
+    // No feed is assumed: a node beside mainnet must not start a dev network of its own because a flag was left
+    // out. Only a serve replica, which answers /v1 from a store another process writes, needs none.
+    const serveReplica = config["data-api-enabled"] && config["data-api-role"] === "serve" && !config["index-enabled"];
+    if (config.feed === null && overrides.feed === undefined && !serveReplica) {
+      throw new ConfigError(
+        "feed",
+        "required: dev (a dev network of its own, as config/default.json and npm start run), file:PATH or http://HOST:PORT (only a --data-api-role serve replica without --index-enabled runs without one)",
+      );
+    }
     // A genesis file is checked first (its network ID, its format): a custom network's chain IDs are its.
     if (config["genesis-file"] !== null && config.feed === "dev") {
       throw new Error(
@@ -171,7 +181,7 @@ export class AvaextNode {
     const store = await IndexStore.open(db);
     this.store = store;
     await checkIncompleteIndex(store, c["index-enabled"], c["index-allow-incomplete"]);
-    const source = this.overrides.feed ?? this.createFeed();
+    const source = this.overrides.feed ?? (c.feed === null ? null : this.createFeed(c.feed));
     // The dev network's EVM starts before the data API is built (its follower needs the URL), at the schedule's
     // genesis, which the stored position fixes; it stops after the feed (closers run in reverse).
     if (source instanceof DevFeed) {
@@ -193,19 +203,21 @@ export class AvaextNode {
         );
       }
     }
-    this.ingester = new Ingester(
-      {indexEnabled: c["index-enabled"]},
-      {
-        source,
-        store,
-        status: this.feedStatus,
-        avgTps: this.avgTps,
-        logger: this.loggers.get("feed"),
-        register: this.metrics.register,
-      },
-    );
-    const ingester = this.ingester;
-    this.onClose("feed", () => ingester.close());
+    if (source !== null) {
+      const ingester = new Ingester(
+        {indexEnabled: c["index-enabled"]},
+        {
+          source,
+          store,
+          status: this.feedStatus,
+          avgTps: this.avgTps,
+          logger: this.loggers.get("feed"),
+          register: this.metrics.register,
+        },
+      );
+      this.ingester = ingester;
+      this.onClose("feed", () => ingester.close());
+    }
     if (c["index-enabled"]) {
       this.rpc.register("index", createIndexMethods());
       this.routes.addResolver(indexRouteResolver(store, this.chains));
@@ -217,7 +229,7 @@ export class AvaextNode {
       {
         db,
         dataDir: c["data-dir"],
-        feed: this.feedStatus,
+        feed: source === null ? null : this.feedStatus,
         inflight: () => this.http.inflightStats(),
       },
       {
@@ -344,7 +356,7 @@ export class AvaextNode {
     const url = await this.http.listen();
     this.status = "started";
     this.health.start();
-    await this.ingester!.start();
+    await this.ingester?.start();
     await this.dataApi?.start();
     this.logger.info(
       {url: url.toString(), network: this.chains.network.name, apis: this.routes.paths()},
@@ -379,8 +391,7 @@ export class AvaextNode {
     await this.loggers.close();
   }
 
-  private createFeed(): FeedSource {
-    const spec = this.config.feed;
+  private createFeed(spec: string): FeedSource {
     const status = this.feedStatus;
     if (spec === "dev") {
       const evm = this.config["dev-evm"] ? {logger: this.logger} : null;

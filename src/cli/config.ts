@@ -89,9 +89,9 @@ const FEED_RE = /^(dev|file:.+|https?:\/\/.+)$/;
 function validate(c: AvaextConfig): void {
   if (c["health-check-frequency"] <= 0) throw new ConfigError("health-check-frequency", "must be greater than 0");
   if (c["health-check-timeout"] <= 0) throw new ConfigError("health-check-timeout", "must be greater than 0");
-  if (!FEED_RE.test(c.feed))
+  if (c.feed !== null && !FEED_RE.test(c.feed))
     throw new ConfigError("feed", `expected dev, file:PATH or http://HOST:PORT, got ${JSON.stringify(c.feed)}`);
-  if (c.feed.startsWith("http")) {
+  if (c.feed?.startsWith("http")) {
     try {
       new URL(c.feed);
     } catch {

@@ -49,7 +49,7 @@ export interface AvaextConfig {
   "metrics-service-rate-limit": number;
   "index-enabled": boolean;
   "index-allow-incomplete": boolean;
-  feed: string;
+  feed: string | null;
   "dev-backfill": number;
   "health-check-frequency": number;
   "health-check-timeout": number;
@@ -280,9 +280,10 @@ export const FLAGS: readonly FlagDef[] = [
     name: "feed",
     urls: true,
     kind: "string",
-    default: "dev",
-    defaultText: "dev",
-    description: "acceptance feed: dev, file:PATH or http://HOST:PORT",
+    default: null,
+    defaultText: "none: required to run (config/default.json, which npm start uses, sets dev)",
+    description:
+      "acceptance feed: dev (a dev network of its own), file:PATH (exported containers) or http://HOST:PORT (an AvalancheGo node's or avaext's /ext/index)",
   }),
   flag({
     name: "dev-backfill",

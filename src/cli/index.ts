@@ -57,7 +57,7 @@ export async function run(argv: string[]): Promise<void> {
     node = await AvaextNode.create(config);
   } catch (e) {
     process.stderr.write(`avaext: ${(e as Error).message}\n`);
-    process.exit(EXIT_FATAL);
+    process.exit(e instanceof ConfigError ? EXIT_BAD_INPUT : EXIT_FATAL);
   }
   try {
     await node.start();

@@ -15,7 +15,8 @@ export async function rebuildFromConfig(c: AvaextConfig): Promise<{containers: n
   const chains = new ChainRegistry(networkWithGenesis(c["network-id"], genesisFile));
   const genesis = dataApiGenesis({
     network: chains.network,
-    feed: c.feed,
+    // A rebuild runs no feed: a data directory the dev feed wrote a genesis.json into holds the dev network.
+    feed: c.feed ?? "dev",
     genesisFile: c["genesis-file"],
     dataDir: c["data-dir"],
     resolved: genesisFile,

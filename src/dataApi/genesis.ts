@@ -18,7 +18,7 @@ export function devGenesisPath(dataDir: string): string {
 
 export interface DataApiGenesisOptions {
   network: NetworkInfo;
-  feed: string;
+  feed: string | null;
   genesisFile: string | null;
   dataDir: string;
   /** The dev feed's genesis text when the feed runs in this process (else read from `<data-dir>/genesis.json`). */
@@ -32,7 +32,7 @@ export function dataApiGenesisConfig(o: DataApiGenesisOptions): ResolvedGenesis 
   let g: ResolvedGenesis | null = null;
   const file = devGenesisPath(o.dataDir);
   // The dev feed writes its genesis when it starts: a data directory without the file holds no dev network (a
-  // rebuild there, whose --feed is left at its default, folds the network's own genesis).
+  // rebuild there, whatever its --feed, folds the network's own genesis).
   if (o.feed === "dev" && (o.devGenesisText !== undefined || existsSync(file))) {
     let text = o.devGenesisText;
     try {

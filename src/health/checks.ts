@@ -63,7 +63,8 @@ export const defaultCheckThresholds: CheckThresholds = {
 export interface CheckSources {
   db: DatabaseProbe | null;
   dataDir: string;
-  feed: FeedHealthSource;
+  /** null: no feed in this process (a serve replica). */
+  feed: FeedHealthSource | null;
   inflight: () => InflightStats;
 }
 
@@ -172,9 +173,12 @@ export function registerChecks(health: Health, src: CheckSources, t: CheckThresh
   const app = [TAG_APPLICATION];
   if (src.db) health.registerHealth("database", databaseCheck(src.db), app);
   health.registerHealth("diskspace", diskspaceCheck(src.dataDir, t), app);
-  health.registerHealth("network", networkCheck(src.feed, t), app);
+  // Without a feed (a serve replica) the network, bootstrapped and chain checks are the ingest process's.
+  const feed = src.feed;
+  if (feed !== null) health.registerHealth("network", networkCheck(feed, t), app);
   health.registerHealth("router", routerCheck(src.inflight, t), app);
-  health.registerHealth("bootstrapped", bootstrappedCheck(src.feed), app);
-  health.registerReadiness("bootstrapped", bootstrappedCheck(src.feed), app);
-  for (const chain of CHAIN_NAMES) health.registerHealth(chain, chainCheck(src.feed, chain), [PRIMARY_NETWORK_ID]);
+  if (feed === null) return;
+  health.registerHealth("bootstrapped", bootstrappedCheck(feed), app);
+  health.registerReadiness("bootstrapped", bootstrappedCheck(feed), app);
+  for (const chain of CHAIN_NAMES) health.registerHealth(chain, chainCheck(feed, chain), [PRIMARY_NETWORK_ID]);
 }

@@ -1178,11 +1178,12 @@ describe("data API roles on one PostgreSQL server", () => {
       // sessions are read-only, as on a streaming replica: it writes nothing, not even at start.
       const evmRpc = `C=${writer.node.devFeed!.evmUrl()!}`;
       const readOnly = `${db}${db.includes("?") ? "&" : "?"}options=${encodeURIComponent("-c default_transaction_read_only=on")}`;
+      // It runs no feed (a serve replica needs none) and takes the dev network's genesis from the file the writer's
+      // feed wrote, as an operator's replica of a custom network takes --genesis-file.
       const reader = await startNode({
         "network-id": "local",
-        feed: "dev",
-        "dev-backfill": "0",
-        "dev-evm": false,
+        feed: null,
+        "genesis-file": path.join(writer.dataDir, "genesis.json"),
         "data-api-enabled": true,
         "data-api-role": "serve",
         "data-api-db": readOnly,
@@ -1228,6 +1229,13 @@ describe("data API roles on one PostgreSQL server", () => {
           if (role === undefined) await new Promise((r) => setTimeout(r, 50));
         }
         expect(role).toBe("serve");
+        // No feed runs in it, so it has none of the feed's checks (they are the writer's) and no dev network.
+        expect(reader.node.ingester).toBeNull();
+        expect(reader.node.devFeed).toBeNull();
+        const checks = ((await reader.get("/ext/health")).json() as {checks: Record<string, unknown>}).checks;
+        expect(Object.keys(checks)).toContain("database");
+        for (const feedCheck of ["network", "bootstrapped", "P", "X", "C"])
+          expect(checks).not.toHaveProperty(feedCheck);
         // A process of another network would read the store's chain IDs and addresses wrongly: it is refused.
         await expect(
           startNode({

@@ -5,6 +5,11 @@ import {childPgliteDir, seedPgliteDir} from "./pglite.js";
 
 export const BIN = path.resolve(__dirname, "../../bin/avaext.js");
 
+/** The dev feed unless the test names a feed (--feed has no default) or a config file that may. */
+function withFeed(flags: string[]): string[] {
+  return flags.some((f) => f.startsWith("--feed") || f.startsWith("--config-file")) ? flags : ["--feed=dev", ...flags];
+}
+
 export interface Child {
   proc: ChildProcess;
   url: string;
@@ -19,7 +24,7 @@ export async function startChild(flags: string[], timeoutMs = 60_000): Promise<C
   if (pgliteDir !== null) await seedPgliteDir(pgliteDir);
   const proc = spawn(
     process.execPath,
-    [BIN, "--http-host=127.0.0.1", "--http-port=0", "--log-display-level=INFO", ...flags],
+    [BIN, "--http-host=127.0.0.1", "--http-port=0", "--log-display-level=INFO", ...withFeed(flags)],
     {
       stdio: ["ignore", "pipe", "pipe"],
     },
@@ -58,7 +63,7 @@ export function runChild(
   return new Promise((resolve, reject) => {
     const proc = spawn(
       process.execPath,
-      [BIN, ...command, "--http-host=127.0.0.1", "--http-port=0", "--log-display-level=INFO", ...flags],
+      [BIN, ...command, "--http-host=127.0.0.1", "--http-port=0", "--log-display-level=INFO", ...withFeed(flags)],
       {stdio: ["ignore", "pipe", "pipe"]},
     );
     let out = "";

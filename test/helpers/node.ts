@@ -38,6 +38,10 @@ import {tempDir} from "./tempDirs.js";
 
 export {tempDir};
 
+function withoutNulls(flags: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== null));
+}
+
 /** Flags for a test node: port 0, loopback, temp data dir, quiet stdout, unless overridden. */
 export function testConfig(flags: Record<string, unknown> = {}, dataDir = tempDir()): AvaextConfig {
   return resolveConfig({
@@ -48,7 +52,8 @@ export function testConfig(flags: Record<string, unknown> = {}, dataDir = tempDi
       "log-display-level": "OFF",
       "health-check-frequency": "100ms",
       "dev-backfill": "0",
-      ...flags,
+      // --feed has no default: the dev network unless the test names a feed, or none (null).
+      ...withoutNulls({feed: "dev", ...flags}),
     },
     env: {},
   });

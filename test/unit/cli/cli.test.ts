@@ -23,7 +23,7 @@ describe("flag values", () => {
     expect(c["health-check-frequency"]).toBe(30_000);
     expect(c["log-level"]).toBe("INFO");
     expect(c["log-display-level"]).toBe("INFO");
-    expect(c.feed).toBe("dev");
+    expect(c.feed).toBeNull();
     expect(c["db-dir"]).toBe(path.join(c["data-dir"], "db"));
   });
 
@@ -109,6 +109,19 @@ describe("bad input exits 2 with one line naming the flag", () => {
       /--log-format: unknown log format "pretty"; expected one of auto, plain, colors, json/,
     ],
     ["bad feed", ["--feed", "ftp://x"], {}, /--feed: expected dev, file:PATH or http:\/\/HOST:PORT/],
+    // No feed is assumed (a node beside mainnet must not start a dev network because the flag was left out).
+    [
+      "no feed",
+      ["--data-dir", path.join(dir, "nofeed")],
+      {},
+      /--feed: required: dev .*, file:PATH or http:\/\/HOST:PORT/,
+    ],
+    [
+      "no feed for an index",
+      ["--data-dir", path.join(dir, "nofeed"), "--data-api-enabled", "--data-api-role=serve", "--index-enabled"],
+      {},
+      /--feed: required: .*only a --data-api-role serve replica without --index-enabled/,
+    ],
     ["bad network", ["--network-id", "moon"], {}, /--network-id: unknown network "moon"/],
     [
       "PGlite cache too large",
@@ -197,7 +210,7 @@ describe("--log-format through the command", () => {
       // a busy machine takes longer than any fixed pause to start it).
       const log = path.join(dir, "logs", "main.log");
       const wait = `for i in $(seq 1 900); do grep -q '"url":"http' ${log} 2>/dev/null && break; sleep 0.1; done`;
-      const cmd = `${process.execPath} ${BIN} --data-dir=${dir} --dev-backfill=0 --http-host=127.0.0.1 --http-port=0 & pid=$!; ${wait}; kill -TERM $pid; wait $pid`;
+      const cmd = `${process.execPath} ${BIN} --data-dir=${dir} --feed=dev --dev-backfill=0 --http-host=127.0.0.1 --http-port=0 & pid=$!; ${wait}; kill -TERM $pid; wait $pid`;
       const r = spawnSync("script", ["-qec", cmd, "/dev/null"], {
         encoding: "utf8",
         env: {...process.env, NO_COLOR: "", TERM: "xterm"},
