@@ -12,13 +12,13 @@
  * X/tx is not folded: its transactions also arrive inside X vertices (before Cortina) and X blocks (after).
  */
 import type {NetworkInfo} from "../../../chains/index.js";
-import {LATE_SPENDS_KEY, SUPPLY_TOTALS_KEY, SupplyDeltas, recomputeSupplyTotals} from "./supplyTotals.js";
+import {LATE_SPENDS_KEY, SUPPLY_TOTALS_KEY, recomputeSupplyTotals} from "./supplyTotals.js";
 import {findEndpoint, type Endpoint} from "../../../containerIndex/endpoints.js";
 import type {IndexStore, StoredContainer} from "../../../containerIndex/store.js";
 import type {Logger} from "../../../logger/index.js";
 import {idToString} from "../../../util/cb58.js";
 import {Backoff, RetryableError, isRetryable} from "../../../util/errors.js";
-import {arrayParam, insertSql, runTogether, type BulkColumn, type BulkInsertOptions} from "../../store/bulk.js";
+import {runTogether} from "../../store/bulk.js";
 import type {SqlClient, SqlTx} from "../../store/sql.js";
 import {tryDecodePrimaryContainer, type DecodeResult} from "./decode.js";
 import {
@@ -26,41 +26,28 @@ import {
   type GenesisStaker,
   type GenesisState,
   type PrimaryContainer,
-  type PrimaryTx,
   type TxOutput,
 } from "./model.js";
-import {
-  BLOCK_COLUMNS,
-  TX_ADDRESS_COLUMNS,
-  TX_COLUMNS,
-  UTXO_ADDRESS_COLUMNS,
-  UTXO_CONSUME_COLUMNS,
-  UTXO_CREATE_COLUMNS,
-  NO_EXTRA,
-  VERTEX_COLUMNS,
-  blockRow,
-  credentialsJson,
-  distinctBytes,
-  ownedAddresses,
-  txRow,
-  utxoCreateRow,
-  unstakedType,
-  vertexRow,
-  type TxPlace,
-} from "./rows.js";
+import {blockRow, vertexRow, type TxPlace} from "./rows.js";
 import {SignerKeys} from "./signerKeys.js";
 import {UtxoOwners} from "./utxoOwners.js";
-import {StakingFold, type TxEffects} from "./stakingFold.js";
+import {StakingFold} from "./stakingFold.js";
 import type {ViewMetrics} from "./metrics.js";
-import {
-  NO_WEBHOOKS,
-  WebhookEvents,
-  validatorEvents,
-  webhooksOfBatch,
-  type BatchWebhooks,
-  type EventPlace,
-} from "./webhookEvents.js";
+import {webhooksOfBatch, type EventPlace} from "./webhookEvents.js";
 import {BalanceChanges} from "./webhookThresholds.js";
+import {Batch, BatchBuilder, type Built, type SpentOwned} from "./batch.js";
+import {batchStatements, readOwners, spentOwnedSql, stateSql} from "./batchSql.js";
+import {
+  FoldError,
+  HOOKS_CHANGED,
+  HooksChangedError,
+  POSITION_MOVED,
+  RepeatedRowsError,
+  UNIQUE_VIOLATION,
+  type FoldPlace,
+  type PrimaryChainName,
+  type ViewStop,
+} from "./foldError.js";
 
 export interface PrimaryViewOptions {
   /** Containers folded per SQL transaction, at most. */
@@ -184,75 +171,6 @@ export const FOLDED_ENDPOINTS: readonly Endpoint[] = [
   findEndpoint("C", "block")!,
 ];
 
-/** A batch's rows, built and not yet written, with the view's state as of its end. */
-interface Built {
-  containers: StoredContainer[];
-  /** The blocks (or vertices) of its containers that decoded, in order, for a failure's report. */
-  blocks: FoldPlace[];
-  txIds: string[];
-  rows: Batch;
-  txCount: number;
-  /** The counters before the batch: restored when its commit fails. */
-  seqBefore: {P: bigint; X: bigint; C: bigint; vtx: bigint};
-  state: Array<[string, string]>;
-  started: bigint;
-}
-
-/** The rows of one batch, per table, written together at its end. */
-export class Batch {
-  blocks: unknown[][] = [];
-  vertices: unknown[][] = [];
-  txs: unknown[][] = [];
-  txAddresses: unknown[][] = [];
-  assetTxs: unknown[][] = [];
-  utxoCreates: unknown[][] = [];
-  utxoConsumes = new Map<string, unknown[]>();
-  utxoAddresses: unknown[][] = [];
-  /** `unspent_owned` rows of the UTXOs created, [address, ID, exported] (see unspentOwnedSql). */
-  unspentOwned: Array<[Uint8Array, string, boolean]> = [];
-  assets: unknown[][] = [];
-  /** Owners of the UTXOs created in this batch (a later transaction of the batch may consume them). */
-  createdOwners = new Map<string, Uint8Array[]>();
-  /**
-   * The `unspent_owned` rows its spends remove: [address, UTXO ID, creator]. The creator is the creating batch's
-   * createdOwners when that batch had not committed when the owner was found, null when it had (or it is a reward
-   * of this batch, written in its transaction), and "batch" for this batch (its UTXOs have no rows, but in a batch
-   * that repeats a UTXO the store holds: spentStatements).
-   */
-  spentOwned: Array<[Uint8Array, string, Map<string, Uint8Array[]> | null | "batch"]> = [];
-  /** Owners of the reward UTXOs the staking fold made in this batch (written already, in its transaction). */
-  rewardOwners = new Map<string, Uint8Array[]>();
-  /** Of spentOwned, those whose creator had not committed when the statement was made: removed after (spentLater). */
-  spentDeferred: SpentOwned[] = [];
-  /** The view's spentLater rows its statement removed too: done once it commits. */
-  spentCarried: SpentOwned[] = [];
-  /** What the batch adds to the AVAX supply's running sums (supplyTotals.ts). */
-  supply = new SupplyDeltas();
-  /** Spends the supply's recompute could not count whose UTXOs this batch creates (LATE_SPENDS_KEY). */
-  lateSettled: string[] = [];
-  /** The primary webhooks' messages of this batch (webhookEvents.ts), written with its rows. */
-  webhooks = new WebhookEvents();
-  /** What the chain's primary webhooks ask of this batch, read when it is built (none on C). */
-  hooks: BatchWebhooks = NO_WEBHOOKS;
-  /** The UTXOs its transactions created and consumed, for balance_threshold webhooks (webhookThresholds.ts). */
-  balances: BalanceChanges | null = null;
-
-  /** An aborted staking proposal's stake outputs of this batch become plain UTXOs (stakingFold.ts abortStaker). */
-  unstake(txId: string): void {
-    for (const row of this.utxoCreates) {
-      if (row[UTXO_TX_ID] === txId && row[UTXO_STAKED] === true) {
-        row[UTXO_STAKED] = false;
-        row[UTXO_TYPE] = unstakedType(row[UTXO_STAKEABLE_LOCKTIME] as bigint);
-      }
-    }
-  }
-}
-
-const UTXO_TX_ID = UTXO_CREATE_COLUMNS.findIndex((c) => c.name === "tx_id");
-const UTXO_STAKED = UTXO_CREATE_COLUMNS.findIndex((c) => c.name === "staked");
-const UTXO_TYPE = UTXO_CREATE_COLUMNS.findIndex((c) => c.name === "utxo_type");
-const UTXO_STAKEABLE_LOCKTIME = UTXO_CREATE_COLUMNS.findIndex((c) => c.name === "stakeable_locktime");
-
 export class PrimaryView {
   private readonly ctrl = new AbortController();
   private running: Promise<void> | null = null;
@@ -267,6 +185,7 @@ export class PrimaryView {
   private readonly staking: StakingFold;
   private readonly signerKeys = new SignerKeys();
   private readonly recentOwners: UtxoOwners;
+  private readonly builder: BatchBuilder;
   /** The createdOwners of the batches committed (spentStatements). */
   private readonly committedCreations = new WeakSet<Map<string, Uint8Array[]>>();
   /**
@@ -317,6 +236,15 @@ export class PrimaryView {
   ) {
     this.offThread = modules.sql.offThread;
     this.recentOwners = new UtxoOwners(opts.recentOwners);
+    this.builder = new BatchBuilder(
+      {avaxAssetId: modules.avaxAssetId},
+      {
+        signerKeys: this.signerKeys,
+        recentOwners: this.recentOwners,
+        lateSpends: this.lateSpends,
+        lateInFlight: this.lateInFlight,
+      },
+    );
     this.staking = new StakingFold({network: modules.network, avaxAssetId: modules.avaxAssetId});
   }
 
@@ -772,7 +700,7 @@ export class PrimaryView {
             height: d.height,
             txIndex,
           };
-          this.foldTx(
+          this.builder.foldTx(
             batch,
             t,
             place,
@@ -856,7 +784,7 @@ export class PrimaryView {
     const statements = [
       "UPDATE view_positions SET next_index = CASE WHEN next_index = $2::int8 AND ($4::int8 IS NULL OR webhooks = $4::int8) THEN $3::int8 ELSE next_index END " +
         "WHERE endpoint = $1::text AND next_index <= $2::int8 RETURNING next_index, webhooks",
-      ...this.writeStatements(built.rows, params, repeats),
+      ...batchStatements(built.rows, params, repeats),
       ...this.spentStatements(built.rows, params, repeats),
       stateSql(built.state, params),
     ];
@@ -940,157 +868,9 @@ export class PrimaryView {
     return out;
   }
 
-  private foldTx(
-    batch: Batch,
-    t: PrimaryTx,
-    place: TxPlace,
-    owners: Map<string, Uint8Array[]>,
-    creators: Map<string, Map<string, Uint8Array[]>>,
-    effects: TxEffects,
-    event: EventPlace | null,
-  ): void {
-    batch.txs.push(txRow(t, place, effects.l1));
-    const avax = this.modules.avaxAssetId;
-    for (const i of t.evmInputs) if (i.assetId === avax) batch.supply.evm(t.id, "in", i.amount);
-    for (const o of t.evmOutputs) if (o.assetId === avax) batch.supply.evm(t.id, "out", o.amount);
-    const touched: Uint8Array[] = ownedAddresses(t);
-    // The owners of the UTXOs it consumes and creates: whose balance it changes (primary webhooks' balance_change).
-    const balances: Uint8Array[] | null = event && batch.hooks.events ? [] : null;
-    if (event && batch.balances) {
-      batch.balances.add(
-        {...event, txId: t.id, ts: place.ts},
-        [...t.outputs, ...effects.refunds].map((o) => o.utxoId),
-        t.inputs.map((i) => i.utxoId),
-      );
-    }
-    for (const o of t.outputs) {
-      this.createUtxo(batch, t.id, o, place);
-      balances?.push(...o.owner.addresses);
-    }
-    for (const o of effects.refunds) {
-      this.createUtxo(batch, t.id, o, place);
-      touched.push(...o.owner.addresses);
-      balances?.push(...o.owner.addresses);
-    }
-    for (const i of t.inputs) {
-      const mine = batch.createdOwners.get(i.utxoId);
-      const known = mine ?? owners.get(i.utxoId) ?? batch.rewardOwners.get(i.utxoId);
-      if (known) touched.push(...known);
-      // The signers' addresses, from the keys recovered: the owner when the creating transaction is not folded yet
-      // (an import folded before its export).
-      const signers = this.signerKeys.fill(i, known, t.unsignedHash);
-      touched.push(...signers);
-      balances?.push(...(known ?? signers));
-      if (!batch.utxoConsumes.has(i.utxoId)) {
-        // Without the owner (a spend of a UTXO not folded yet; or of one the batch repeats, left out of the lookup as
-        // the batch's own), the signers' addresses: those of a single-owner UTXO's row, if it has one.
-        for (const a of known ?? signers)
-          batch.spentOwned.push([a, i.utxoId, mine ? "batch" : (creators.get(i.utxoId) ?? null)]);
-        if (i.assetId === avax) batch.supply.consumed(i.utxoId, i.amount, place.chainId);
-        batch.utxoConsumes.set(i.utxoId, [
-          i.utxoId,
-          i.txId,
-          i.outputIndex,
-          place.chainId,
-          t.id,
-          place.blockId,
-          place.height,
-          place.ts,
-          credentialsJson(i.credentials),
-        ]);
-      }
-    }
-    for (const a of distinctBytes(touched)) batch.txAddresses.push([place.chain, a, place.seq]);
-    if (event && balances) {
-      if (balances.length > 0) batch.webhooks.addresses(event, balances);
-      if (place.chain === "P") validatorEvents(batch.webhooks, event, t, effects);
-    }
-    if (place.chain === "X") {
-      // A transaction moves one or two assets: a list, not a set of two spread copies (garbage on every transaction).
-      const assets: string[] = [];
-      for (const i of t.inputs) if (!assets.includes(i.assetId)) assets.push(i.assetId);
-      for (const o of t.outputs) if (!assets.includes(o.assetId)) assets.push(o.assetId);
-      if (t.details.asset) {
-        if (!assets.includes(t.id)) assets.push(t.id);
-        // Without a mint output the supply is fixed at what the initial state creates (the `cap`); else variable.
-        const minted = t.outputs.filter((o) => o.assetId === t.id);
-        const cap = minted.some((o) => o.utxoType.includes("MINT"))
-          ? null
-          : minted.reduce((a, o) => a + o.amount, 0n).toString();
-        batch.assets.push([
-          t.id,
-          t.details.asset.name,
-          t.details.asset.symbol,
-          t.details.asset.denomination,
-          assetType(minted),
-          t.id,
-          place.ts,
-          cap,
-        ]);
-      }
-      for (const a of assets) batch.assetTxs.push([a, place.seq]);
-    }
-  }
-
-  private createUtxo(
-    batch: Batch,
-    txId: string,
-    o: TxOutput,
-    place: TxPlace,
-    extra: {rewardType?: string; stakingEnd?: bigint} = NO_EXTRA,
-  ): void {
-    batch.utxoCreates.push(utxoCreateRow(txId, o, place, extra));
-    if (o.assetId === this.modules.avaxAssetId)
-      batch.supply.created(o.utxoId, o.amount, place.chainId, place.seq, extra.rewardType);
-    const late = this.lateSpends.get(o.utxoId);
-    if (late !== undefined && !this.lateInFlight.has(o.utxoId)) {
-      this.lateInFlight.add(o.utxoId);
-      if (o.assetId === this.modules.avaxAssetId) batch.supply.lateConsumed(o.utxoId, o.amount, late);
-      batch.lateSettled.push(o.utxoId);
-    }
-    batch.createdOwners.set(o.utxoId, o.owner.addresses);
-    this.recentOwners.add(o.utxoId, o.owner.addresses);
-    for (const a of distinctBytes(o.owner.addresses)) {
-      batch.utxoAddresses.push([a, place.ts, o.utxoId]);
-      batch.unspentOwned.push([a, o.utxoId, o.exportedTo !== null]);
-    }
-  }
-
   private async write(tx: SqlTx, b: Batch): Promise<void> {
     const params: unknown[] = [];
-    await runTogether(tx, this.writeStatements(b, params, true), params);
-  }
-
-  /**
-   * The INSERTs of a batch's rows, their column arrays appended to `params`. A real chain never repeats a height, a
-   * transaction or a UTXO, and plain INSERTs are what the fold can afford: ON CONFLICT DO NOTHING checks every unique
-   * index before each row and inserts it speculatively, which took a third of a PostgreSQL server's CPU. An index
-   * that does repeat one (a dev database from an older schedule) raises a unique violation, and that batch is
-   * written again with `repeats`, keeping the first, rather than stopping the view.
-   */
-  private writeStatements(b: Batch, params: unknown[], repeats: boolean): string[] {
-    // UTXOs and spends are keyed by hash indexes, which cannot be unique (migration 11): their repeats are skipped by ID.
-    const skip = repeats ? {onConflict: "DO NOTHING"} : {};
-    const skipById = repeats ? {absentKey: "utxo_id"} : {};
-    const tables: Array<[string, readonly BulkColumn[], unknown[][], BulkInsertOptions]> = [
-      ["blocks", BLOCK_COLUMNS as unknown as BulkColumn[], b.blocks, skip],
-      ["vertices", VERTEX_COLUMNS as unknown as BulkColumn[], b.vertices, skip],
-      ["txs", TX_COLUMNS as unknown as BulkColumn[], b.txs, skip],
-      ["tx_addresses", TX_ADDRESS_COLUMNS, b.txAddresses, skip],
-      ["asset_txs", ASSET_TX_COLUMNS, b.assetTxs, skip],
-      ["assets", ASSET_COLUMNS, b.assets, skip],
-      ["utxos", UTXO_CREATE_COLUMNS as unknown as BulkColumn[], b.utxoCreates, skipById],
-      ["utxo_spends", UTXO_CONSUME_COLUMNS as unknown as BulkColumn[], [...b.utxoConsumes.values()], skipById],
-      ["utxo_addresses", UTXO_ADDRESS_COLUMNS, b.utxoAddresses, skip],
-    ];
-    const statements = tables
-      .filter(([, , rows]) => rows.length > 0)
-      .map(([table, columns, rows, opts]) => insertSql(table, columns, rows, opts, params));
-    const unspent = b.unspentOwned.filter((r) => !b.utxoConsumes.has(r[1]));
-    if (unspent.length > 0) statements.push(unspentOwnedSql(unspent, params, repeats));
-    if (b.supply.size > 0) statements.push(b.supply.upsertSql(params, repeats));
-    if (b.webhooks.size > 0) statements.push(...b.webhooks.statements(params));
-    return statements;
+    await runTogether(tx, batchStatements(b, params, true), params);
   }
 
   /**
@@ -1174,12 +954,12 @@ export class PrimaryView {
         height: 0n,
         ts: g.timestamp,
       };
-      this.createUtxo(batch, u.txId, u.output, place);
+      this.builder.createUtxo(batch, u.txId, u.output, place);
       if (batch.utxoCreates.length >= GENESIS_SLICE) await flush();
     }
     // The stakers a few at a time; the supply grows by each one's potential reward, across the slices.
     const create = (txId: string, o: TxOutput, place: TxPlace, stakingEnd: bigint): void =>
-      this.createUtxo(batch, txId, o, place, {stakingEnd});
+      this.builder.createUtxo(batch, txId, o, place, {stakingEnd});
     let stakers: GenesisStaker[] = [];
     let first = true;
     const foldStakers = async (): Promise<void> => {
@@ -1200,227 +980,5 @@ export class PrimaryView {
       `INSERT INTO data_api_meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,
       [C_GENESIS_ALLOCATION_KEY, String(g.cChainAllocationWei ?? 0n)],
     );
-  }
-}
-
-const ASSET_TX_COLUMNS: BulkColumn[] = [
-  {name: "asset_id", type: "text"},
-  {name: "seq", type: "int8"},
-];
-const META_COLUMNS: BulkColumn[] = [
-  {name: "key", type: "text"},
-  {name: "value", type: "text"},
-];
-
-/** The upsert of the view's state entries into `data_api_meta`. */
-function stateSql(entries: Array<[string, string]>, params: unknown[]): string {
-  return insertSql(
-    "data_api_meta",
-    META_COLUMNS,
-    entries,
-    {onConflict: "(key) DO UPDATE SET value = EXCLUDED.value"},
-    params,
-  );
-}
-
-const ASSET_COLUMNS: BulkColumn[] = [
-  {name: "asset_id", type: "text"},
-  {name: "name", type: "text"},
-  {name: "symbol", type: "text"},
-  {name: "denomination", type: "int4"},
-  {name: "asset_type", type: "text"},
-  {name: "created_tx", type: "text"},
-  {name: "created_ts", type: "int8"},
-  {name: "cap", type: "numeric"},
-];
-
-/** Glacier's asset `type`: `nft` when the asset's initial state mints NFTs, else `secp256k1`. */
-function assetType(outputs: TxOutput[]): string {
-  return outputs.some((o) => o.utxoType.startsWith("NFT")) ? "nft" : "secp256k1";
-}
-
-/**
- * The `unspent_owned` rows (schema 25) of a batch's new UTXOs that it does not spend itself: [address, UTXO ID,
- * exported]. An exported UTXO may have been imported already (an import folded ahead of its export): it is left
- * out if so. With `repeats`, a UTXO the store holds already is left out too (its spend may have removed its rows;
- * the statement's snapshot does not see the UTXOs it writes itself). The spends remove their UTXOs' rows by key
- * (spentStatements).
- */
-function unspentOwnedSql(
-  rows: ReadonlyArray<readonly [Uint8Array, string, boolean]>,
-  params: unknown[],
-  repeats: boolean,
-): string {
-  const n = params.length;
-  params.push(
-    arrayParam(
-      "bytea",
-      rows.map((r) => r[0]),
-    ),
-    arrayParam(
-      "text",
-      rows.map((r) => r[1]),
-    ),
-    arrayParam(
-      "bool",
-      rows.map((r) => r[2]),
-    ),
-  );
-  return `INSERT INTO unspent_owned (address, utxo_id)
-    SELECT u.a, u.id FROM unnest($${n + 1}::bytea[], $${n + 2}::text[], $${n + 3}::bool[]) AS u(a, id, exported)
-    WHERE NOT (u.exported AND EXISTS (SELECT 1 FROM utxo_spends sp WHERE sp.utxo_id = u.id))${
-      repeats ? "\n      AND NOT EXISTS (SELECT 1 FROM utxos x WHERE x.utxo_id = u.id) ON CONFLICT DO NOTHING" : ""
-    }`;
-}
-
-/** An `unspent_owned` row a spend removes: [address, UTXO ID]. */
-type SpentOwned = [Uint8Array, string];
-
-/**
- * The DELETE of unspent_owned `rows` by key (schema 27): one index probe a row. The view knows each spent UTXO's
- * owners (completeOwners), where a trigger on utxo_spends would read the UTXO's row and parse its owners again.
- */
-function spentOwnedSql(rows: readonly SpentOwned[], params: unknown[]): string {
-  const n = params.length;
-  params.push(
-    arrayParam(
-      "bytea",
-      rows.map((r) => r[0]),
-    ),
-    arrayParam(
-      "text",
-      rows.map((r) => r[1]),
-    ),
-  );
-  return `DELETE FROM unspent_owned o USING unnest($${n + 1}::bytea[], $${n + 2}::text[]) AS g(a, id)
-    WHERE o.address = g.a AND o.utxo_id = g.id COLLATE "C"`;
-}
-
-/** PostgreSQL's SQLSTATE of a duplicate key in a unique index. */
-const UNIQUE_VIOLATION = "23505";
-
-/**
- * A primary webhook was made or changed after the batch read the webhooks (webhooksOfBatch): nothing of it was
- * written, and it is built again with them. A webhook made while a batch is built gets the events of the positions
- * from its from_block on (queries/webhooks.ts), which that batch may hold. Not a failure: no backoff, no error count.
- */
-class HooksChangedError extends Error {
-  constructor(
-    readonly endpoint: string,
-    cause: unknown,
-  ) {
-    super("primary-network view: a primary webhook changed while the batch was built; it is built again", {cause});
-  }
-}
-
-/** A batch repeats a row the store holds (writeBuilt): it is written again keeping the first. */
-class RepeatedRowsError extends Error {
-  constructor(
-    readonly endpoint: string,
-    readonly from: bigint,
-    readonly to: bigint,
-    cause: unknown,
-  ) {
-    super(
-      "primary-network view: the index repeats a row the store holds; the batch is written again keeping the first",
-      {cause},
-    );
-  }
-}
-
-/** Marks the error of a batch statement that did not find the position its batch starts at (writeBuilt). */
-const POSITION_MOVED = "avaext: the view position is not at the start of the batch";
-/** Marks the error of a batch statement built before a primary webhook was made or changed (writeBuilt). */
-const HOOKS_CHANGED = "avaext: the primary webhooks changed after the batch was built";
-
-/**
- * The owners of `utxoIds` from the store. A join with the IDs rather than `utxo_id = ANY($1)`: planned while the
- * table's statistics still say it is nearly empty (a store being filled: a cached plan, or before the first
- * ANALYZE), the ANY became a sequential scan testing every row against every ID, up to 250 ms a read (and
- * 10 of the 60-75 s of folding 300,000 transactions into a PostgreSQL server); the join hashes one side instead
- * when it does not look the IDs up in the index.
- */
-async function readOwners(tx: SqlTx, utxoIds: string[], out: Map<string, Uint8Array[]>): Promise<void> {
-  if (utxoIds.length === 0) return;
-  const rows = await tx.query<{utxo_id: string; addresses: string[] | string | null}>(
-    "SELECT u.utxo_id, u.addresses FROM unnest($1::text[]) AS k(id) JOIN utxos u ON u.utxo_id = k.id WHERE u.addresses IS NOT NULL",
-    [utxoIds],
-  );
-  for (const r of rows) {
-    const list = typeof r.addresses === "string" ? (JSON.parse(r.addresses) as string[]) : (r.addresses ?? []);
-    out.set(
-      r.utxo_id,
-      list.map((h) => Uint8Array.from(Buffer.from(h, "hex"))),
-    );
-  }
-}
-
-export type PrimaryChainName = "P" | "X" | "C";
-
-/** Where in the index a container is, and its block (or vertex). */
-export interface FoldPlace {
-  index: bigint;
-  blockId: string;
-  height: bigint;
-}
-
-/** A chain's view stopped: where and why (the health check and the log give it as is). */
-export interface ViewStop {
-  chain: PrimaryChainName;
-  endpoint: string;
-  /** The container's position in its index. */
-  index: string;
-  /** The block (or vertex) that failed, when the failure could be placed in one. */
-  blockId: string | null;
-  height: string | null;
-  /** The transaction being folded, when the failure was in one. */
-  txId: string | null;
-  error: string;
-  /** When it stopped (ISO 8601). */
-  since: string;
-}
-
-/**
- * A failure while folding a batch of one endpoint, placed as closely as it could be: the container range [from,
- * to), the block and the transaction when known. Retryable or not as its cause is (src/util/errors.ts).
- */
-export class FoldError extends Error {
-  private constructor(
-    readonly endpoint: Endpoint,
-    readonly from: bigint,
-    readonly to: bigint,
-    readonly block: FoldPlace | null,
-    readonly txId: string | null,
-    cause: unknown,
-  ) {
-    const range = to - from === 1n ? `container ${from}` : `containers ${from}-${to - 1n}`;
-    const where = block ? `block ${block.height} (${block.blockId})` : range;
-    const what = cause instanceof Error ? cause.message : String(cause);
-    super(`${endpoint.chain}-chain ${where}${txId ? `, transaction ${txId}` : ""}: ${what}`, {cause});
-  }
-
-  /** A failure at one container of the build, with its block and transaction when known. */
-  static at(err: unknown, e: Endpoint, index: bigint, block: FoldPlace | null, txId: string | null): Error {
-    if (err instanceof FoldError || err instanceof RepeatedRowsError || err instanceof HooksChangedError) return err;
-    return new FoldError(e, index, index + 1n, block, txId, err);
-  }
-
-  /** A failure reading containers [from, to) or what their fold needs, before any is built. */
-  static range(err: unknown, e: Endpoint, from: bigint, to: bigint): Error {
-    if (err instanceof FoldError || err instanceof RepeatedRowsError || err instanceof HooksChangedError) return err;
-    return new FoldError(e, from, to, null, null, err);
-  }
-
-  /** A failure of a whole batch (its statement or transaction); the block is named when it holds only one. */
-  static of(
-    err: unknown,
-    e: Endpoint,
-    containers: readonly StoredContainer[],
-    blocks: readonly FoldPlace[] | null,
-  ): Error {
-    if (err instanceof FoldError || err instanceof RepeatedRowsError || err instanceof HooksChangedError) return err;
-    const from = containers[0]!.index;
-    const to = containers[containers.length - 1]!.index + 1n;
-    return new FoldError(e, from, to, to - from === 1n && blocks?.length === 1 ? blocks[0]! : null, null, err);
   }
 }

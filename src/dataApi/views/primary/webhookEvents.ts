@@ -1,7 +1,7 @@
 /**
  * The primary-network view's part of the webhooks' outbox (schema 17, 22): the messages of
  * `primary_network_address_activity` and `validator_activity` webhooks, collected while a batch is built and written
- * by its statement (view.ts writeStatements), so they commit or roll back with the batch's rows: a kill -9 neither
+ * by its statement (batchSql.ts batchStatements), so they commit or roll back with the batch's rows: a kill -9 neither
  * loses one nor makes one for a batch not folded. Accepted P and X blocks are final (no reorg), so nothing here is
  * ever reversed.
  *
@@ -218,7 +218,7 @@ export const NO_WEBHOOKS: BatchWebhooks = {events: false, thresholds: false, l1T
  * What the primary webhooks of `chainId` ask of a batch of `endpoint`: one small read (the keys are rows, not
  * metadata), so a store without primary webhooks pays it and nothing else. It reads the endpoint's count of webhook
  * changes in the same snapshot: a webhook made after this read (its first event may be in the batch) changes it,
- * and the batch is built again (view.ts HooksChangedError).
+ * and the batch is built again (foldError.ts HooksChangedError).
  */
 export async function webhooksOfBatch(
   tx: {query: <T>(sql: string, params?: unknown[]) => Promise<T[]>},

@@ -113,7 +113,7 @@ export class TestDb implements SqlClientLike {
       `INSERT INTO ${table} (${cols.join(", ")}) VALUES (${cols.map((_, i) => `$${i + 1}`).join(", ")})`,
       vals,
     );
-    // unspent_owned's rows of a new UTXO, as the view writes them (views/primary/view.ts unspentOwnedSql). A spend
+    // unspent_owned's rows of a new UTXO, as the view writes them (views/primary/batchSql.ts unspentOwnedSql). A spend
     // written here leaves them, as one the view did not write would: the reads check utxo_spends.
     if (table === "utxos") {
       await this.b.run(

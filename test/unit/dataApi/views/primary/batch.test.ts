@@ -2,7 +2,7 @@
 import {expect, it} from "vitest";
 import type {TxOutput} from "../../../../../src/dataApi/views/primary/model.js";
 import {UTXO_CREATE_COLUMNS, utxoCreateRow, type TxPlace} from "../../../../../src/dataApi/views/primary/rows.js";
-import {Batch} from "../../../../../src/dataApi/views/primary/view.js";
+import {Batch} from "../../../../../src/dataApi/views/primary/batch.js";
 
 const place: TxPlace = {
   chain: "P",

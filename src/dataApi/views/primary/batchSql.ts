@@ -1,0 +1,155 @@
+/**
+ * The primary view's batch writer: the statements that write a batch's rows (batch.ts) and the view's state, and
+ * the read of the owners a batch's spends need. The view (view.ts) runs them in the batch's transaction.
+ */
+import {arrayParam, insertSql, type BulkColumn, type BulkInsertOptions} from "../../store/bulk.js";
+import type {SqlTx} from "../../store/sql.js";
+import type {Batch, SpentOwned} from "./batch.js";
+import {
+  BLOCK_COLUMNS,
+  TX_ADDRESS_COLUMNS,
+  TX_COLUMNS,
+  UTXO_ADDRESS_COLUMNS,
+  UTXO_CONSUME_COLUMNS,
+  UTXO_CREATE_COLUMNS,
+  VERTEX_COLUMNS,
+} from "./rows.js";
+
+/**
+ * The INSERTs of a batch's rows, their column arrays appended to `params`. A real chain never repeats a height, a
+ * transaction or a UTXO, and plain INSERTs are what the fold can afford: ON CONFLICT DO NOTHING checks every unique
+ * index before each row and inserts it speculatively, which took a third of a PostgreSQL server's CPU. An index
+ * that does repeat one (a dev database from an older schedule) raises a unique violation, and that batch is
+ * written again with `repeats`, keeping the first, rather than stopping the view.
+ */
+export function batchStatements(b: Batch, params: unknown[], repeats: boolean): string[] {
+  // UTXOs and spends are keyed by hash indexes, which cannot be unique (migration 11): their repeats are skipped by ID.
+  const skip = repeats ? {onConflict: "DO NOTHING"} : {};
+  const skipById = repeats ? {absentKey: "utxo_id"} : {};
+  const tables: Array<[string, readonly BulkColumn[], unknown[][], BulkInsertOptions]> = [
+    ["blocks", BLOCK_COLUMNS as unknown as BulkColumn[], b.blocks, skip],
+    ["vertices", VERTEX_COLUMNS as unknown as BulkColumn[], b.vertices, skip],
+    ["txs", TX_COLUMNS as unknown as BulkColumn[], b.txs, skip],
+    ["tx_addresses", TX_ADDRESS_COLUMNS, b.txAddresses, skip],
+    ["asset_txs", ASSET_TX_COLUMNS, b.assetTxs, skip],
+    ["assets", ASSET_COLUMNS, b.assets, skip],
+    ["utxos", UTXO_CREATE_COLUMNS as unknown as BulkColumn[], b.utxoCreates, skipById],
+    ["utxo_spends", UTXO_CONSUME_COLUMNS as unknown as BulkColumn[], [...b.utxoConsumes.values()], skipById],
+    ["utxo_addresses", UTXO_ADDRESS_COLUMNS, b.utxoAddresses, skip],
+  ];
+  const statements = tables
+    .filter(([, , rows]) => rows.length > 0)
+    .map(([table, columns, rows, opts]) => insertSql(table, columns, rows, opts, params));
+  const unspent = b.unspentOwned.filter((r) => !b.utxoConsumes.has(r[1]));
+  if (unspent.length > 0) statements.push(unspentOwnedSql(unspent, params, repeats));
+  if (b.supply.size > 0) statements.push(b.supply.upsertSql(params, repeats));
+  if (b.webhooks.size > 0) statements.push(...b.webhooks.statements(params));
+  return statements;
+}
+
+const ASSET_TX_COLUMNS: BulkColumn[] = [
+  {name: "asset_id", type: "text"},
+  {name: "seq", type: "int8"},
+];
+const META_COLUMNS: BulkColumn[] = [
+  {name: "key", type: "text"},
+  {name: "value", type: "text"},
+];
+
+/** The upsert of the view's state entries into `data_api_meta`. */
+export function stateSql(entries: Array<[string, string]>, params: unknown[]): string {
+  return insertSql(
+    "data_api_meta",
+    META_COLUMNS,
+    entries,
+    {onConflict: "(key) DO UPDATE SET value = EXCLUDED.value"},
+    params,
+  );
+}
+
+const ASSET_COLUMNS: BulkColumn[] = [
+  {name: "asset_id", type: "text"},
+  {name: "name", type: "text"},
+  {name: "symbol", type: "text"},
+  {name: "denomination", type: "int4"},
+  {name: "asset_type", type: "text"},
+  {name: "created_tx", type: "text"},
+  {name: "created_ts", type: "int8"},
+  {name: "cap", type: "numeric"},
+];
+
+/**
+ * The `unspent_owned` rows (schema 25) of a batch's new UTXOs that it does not spend itself: [address, UTXO ID,
+ * exported]. An exported UTXO may have been imported already (an import folded ahead of its export): it is left
+ * out if so. With `repeats`, a UTXO the store holds already is left out too (its spend may have removed its rows;
+ * the statement's snapshot does not see the UTXOs it writes itself). The spends remove their UTXOs' rows by key
+ * (spentStatements).
+ */
+function unspentOwnedSql(
+  rows: ReadonlyArray<readonly [Uint8Array, string, boolean]>,
+  params: unknown[],
+  repeats: boolean,
+): string {
+  const n = params.length;
+  params.push(
+    arrayParam(
+      "bytea",
+      rows.map((r) => r[0]),
+    ),
+    arrayParam(
+      "text",
+      rows.map((r) => r[1]),
+    ),
+    arrayParam(
+      "bool",
+      rows.map((r) => r[2]),
+    ),
+  );
+  return `INSERT INTO unspent_owned (address, utxo_id)
+    SELECT u.a, u.id FROM unnest($${n + 1}::bytea[], $${n + 2}::text[], $${n + 3}::bool[]) AS u(a, id, exported)
+    WHERE NOT (u.exported AND EXISTS (SELECT 1 FROM utxo_spends sp WHERE sp.utxo_id = u.id))${
+      repeats ? "\n      AND NOT EXISTS (SELECT 1 FROM utxos x WHERE x.utxo_id = u.id) ON CONFLICT DO NOTHING" : ""
+    }`;
+}
+
+/**
+ * The DELETE of unspent_owned `rows` by key (schema 27): one index probe a row. The view knows each spent UTXO's
+ * owners (completeOwners), where a trigger on utxo_spends would read the UTXO's row and parse its owners again.
+ */
+export function spentOwnedSql(rows: readonly SpentOwned[], params: unknown[]): string {
+  const n = params.length;
+  params.push(
+    arrayParam(
+      "bytea",
+      rows.map((r) => r[0]),
+    ),
+    arrayParam(
+      "text",
+      rows.map((r) => r[1]),
+    ),
+  );
+  return `DELETE FROM unspent_owned o USING unnest($${n + 1}::bytea[], $${n + 2}::text[]) AS g(a, id)
+    WHERE o.address = g.a AND o.utxo_id = g.id COLLATE "C"`;
+}
+
+/**
+ * The owners of `utxoIds` from the store. A join with the IDs rather than `utxo_id = ANY($1)`: planned while the
+ * table's statistics still say it is nearly empty (a store being filled: a cached plan, or before the first
+ * ANALYZE), the ANY became a sequential scan testing every row against every ID, up to 250 ms a read (and
+ * 10 of the 60-75 s of folding 300,000 transactions into a PostgreSQL server); the join hashes one side instead
+ * when it does not look the IDs up in the index.
+ */
+export async function readOwners(tx: SqlTx, utxoIds: string[], out: Map<string, Uint8Array[]>): Promise<void> {
+  if (utxoIds.length === 0) return;
+  const rows = await tx.query<{utxo_id: string; addresses: string[] | string | null}>(
+    "SELECT u.utxo_id, u.addresses FROM unnest($1::text[]) AS k(id) JOIN utxos u ON u.utxo_id = k.id WHERE u.addresses IS NOT NULL",
+    [utxoIds],
+  );
+  for (const r of rows) {
+    const list = typeof r.addresses === "string" ? (JSON.parse(r.addresses) as string[]) : (r.addresses ?? []);
+    out.set(
+      r.utxo_id,
+      list.map((h) => Uint8Array.from(Buffer.from(h, "hex"))),
+    );
+  }
+}
