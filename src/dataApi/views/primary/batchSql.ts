@@ -27,14 +27,14 @@ export function batchStatements(b: Batch, params: unknown[], repeats: boolean): 
   const skip = repeats ? {onConflict: "DO NOTHING"} : {};
   const skipById = repeats ? {absentKey: "utxo_id"} : {};
   const tables: Array<[string, readonly BulkColumn[], unknown[][], BulkInsertOptions]> = [
-    ["blocks", BLOCK_COLUMNS as unknown as BulkColumn[], b.blocks, skip],
-    ["vertices", VERTEX_COLUMNS as unknown as BulkColumn[], b.vertices, skip],
-    ["txs", TX_COLUMNS as unknown as BulkColumn[], b.txs, skip],
+    ["blocks", BLOCK_COLUMNS, b.blocks, skip],
+    ["vertices", VERTEX_COLUMNS, b.vertices, skip],
+    ["txs", TX_COLUMNS, b.txs, skip],
     ["tx_addresses", TX_ADDRESS_COLUMNS, b.txAddresses, skip],
     ["asset_txs", ASSET_TX_COLUMNS, b.assetTxs, skip],
     ["assets", ASSET_COLUMNS, b.assets, skip],
-    ["utxos", UTXO_CREATE_COLUMNS as unknown as BulkColumn[], b.utxoCreates, skipById],
-    ["utxo_spends", UTXO_CONSUME_COLUMNS as unknown as BulkColumn[], [...b.utxoConsumes.values()], skipById],
+    ["utxos", UTXO_CREATE_COLUMNS, b.utxoCreates, skipById],
+    ["utxo_spends", UTXO_CONSUME_COLUMNS, [...b.utxoConsumes.values()], skipById],
     ["utxo_addresses", UTXO_ADDRESS_COLUMNS, b.utxoAddresses, skip],
   ];
   const statements = tables

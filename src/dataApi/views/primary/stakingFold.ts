@@ -9,7 +9,7 @@ import type {NetworkInfo} from "../../../chains/index.js";
 import {Writer} from "../../../decode/reader.js";
 import {idFromString, idToString} from "../../../util/cb58.js";
 import {sha256} from "../../../util/sha256.js";
-import {bulkInsert, type BulkColumn} from "../../store/bulk.js";
+import {bulkInsert} from "../../store/bulk.js";
 import type {SqlTx} from "../../store/sql.js";
 import type {GenesisState, L1Validator, Owner, PrimaryContainer, PrimaryTx, Staker, TxOutput} from "./model.js";
 import {
@@ -713,7 +713,7 @@ export class StakingFold {
       const params: unknown[] = [];
       await tx.query(supply.upsertSql(params, true), params);
     }
-    await bulkInsert(tx, "utxos", UTXO_CREATE_COLUMNS as unknown as BulkColumn[], creates, {absentKey: "utxo_id"});
+    await bulkInsert(tx, "utxos", UTXO_CREATE_COLUMNS, creates, {absentKey: "utxo_id"});
     await bulkInsert(tx, "utxo_addresses", UTXO_ADDRESS_COLUMNS, addrs, {onConflict: "DO NOTHING"});
     // Reward UTXOs are unspent when made: the balances find them by owner (unspent_owned, schema 25).
     await bulkInsert(
