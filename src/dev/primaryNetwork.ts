@@ -20,7 +20,7 @@ import {devGenesis} from "./genesis.js";
 import {bls12_381} from "@noble/curves/bls12-381.js";
 import {keccak_256} from "@noble/hashes/sha3.js";
 import {aggregateSignatures, sign as blsSign} from "../warp/bls.js";
-import {DEV_STAKER_NODES, devStakerSecretKey, localSecretKey} from "../warp/devSigners.js";
+import {DEV_STAKER_NODES, devStakerSecretKey, localSecretKey} from "./signers.js";
 import {
   encodeAddressedCall,
   encodePChainMessage,
@@ -117,7 +117,7 @@ export interface DevStaker {
 
 /**
  * The dev network's own nodes 1-4: a staking certificate each whose key is sha256(`avaext dev staker n tls key`)
- * (src/dev/stakingCert.ts), and a BLS key each (src/warp/devSigners.ts `devStakerSecretKey`).
+ * (src/dev/stakingCert.ts), and a BLS key each (src/dev/signers.ts `devStakerSecretKey`).
  */
 export function devStakers(): DevStaker[] {
   return Array.from({length: DEV_STAKER_NODES}, (_, i) => {
@@ -166,7 +166,7 @@ interface L1Member {
 export interface DevTick {
   /** Inner P blocks: each a list of signed txs, and the block kind. */
   pBlocks: Array<{kind: "standard" | "proposal" | "commit"; txs: Uint8Array[]; time: bigint}>;
-  /** Signed X txs (codec version included) of the tick: in vertices before Cortina, its X block after (feed/dev.ts). */
+  /** Signed X txs (codec version included) of the tick: in vertices before Cortina, its X block after (src/dev/feed.ts). */
   xTxs: Uint8Array[];
   /** A signed C atomic tx for the tick's C block's extData, or null. */
   cAtomic: Uint8Array | null;
@@ -178,7 +178,7 @@ export interface DevTick {
  * The ticks at which the dev network creates its subnet, the subnet's chain, converts it to an L1, adds to an L1
  * validator's balance, registers an L1 validator (its manager sends the message a tick before), changes its weight
  * (likewise) and disables an L1 validator; and the tick of Cortina, when its X-chain's DAG is linearised into blocks
- * (src/feed/dev.ts: earlier when the backfill is shorter than twice it).
+ * (src/dev/feed.ts: earlier when the backfill is shorter than twice it).
  */
 export const DEV_SCHEDULE = {
   subnet: 20,

@@ -11,7 +11,7 @@
  * added await their reward, at any tick pace under half a day (the backfill's 5 minutes, the live 2 seconds); a
  * node's period ends a day before it stakes again. test/unit/dev/staking.test.ts walks it.
  */
-import {DEV_STAKER_NODES} from "../warp/devSigners.js";
+import {DEV_STAKER_NODES} from "./signers.js";
 
 const NANO = 1_000_000_000n;
 const DAY = 86_400n;

@@ -2,5 +2,4 @@ export * from "./message.js";
 export * from "./validators.js";
 export * from "./bls.js";
 export * from "./aggregator.js";
-export * from "./devSigners.js";
 export * from "./justification.js";

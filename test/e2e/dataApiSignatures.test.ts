@@ -13,7 +13,7 @@ import {validatorSetAt} from "../../src/dataApi/signatures/validatorSets.js";
 import {hexToBytes} from "../../src/evm/hex.js";
 import {cb58Encode, EMPTY_ID, idFromString} from "../../src/util/cb58.js";
 import {sha256} from "../../src/util/sha256.js";
-import {devStakerSecretKey} from "../../src/warp/devSigners.js";
+import {devStakerSecretKey} from "../../src/dev/signers.js";
 import {parseSignedMessage, pChainUnsignedMessage, serializeUnsignedMessage} from "../../src/warp/message.js";
 import {startNode, type HttpResult, type TestNode} from "../helpers/node.js";
 import {devPublicKey, type DevKeyName} from "../helpers/devKeys.js";

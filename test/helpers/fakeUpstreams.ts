@@ -7,7 +7,7 @@
 import {createServer, type IncomingMessage, type Server, type ServerResponse} from "node:http";
 import type {AddressInfo} from "node:net";
 import {aggregateSignatures, publicKeyOf, sign} from "../../src/warp/bls.js";
-import {devNetworkSecretKeys, localSecretKey} from "../../src/warp/devSigners.js";
+import {devNetworkSecretKeys, localSecretKey} from "../../src/dev/signers.js";
 import {messageId, serializeSignedMessage} from "../../src/warp/message.js";
 import type {CanonicalSet} from "../../src/warp/validators.js";
 import {cb58Encode, idFromString} from "../../src/util/cb58.js";
@@ -245,7 +245,7 @@ export interface FakeAggregator extends FakeServer {
  * canonical set `setFor` gives for the requested subnet, or misbehaves as `mode` says.
  */
 export async function fakeAggregator(setFor: (subnetId: string) => Promise<CanonicalSet>): Promise<FakeAggregator> {
-  // The dev network's keys: the local signers and its own stakers (src/warp/devSigners.ts).
+  // The dev network's keys: the local signers and its own stakers (src/dev/signers.ts).
   const keys = new Map(devNetworkSecretKeys().map((sk) => [Buffer.from(publicKeyOf(sk)).toString("hex"), sk]));
   const a = {mode: "valid" as AggregatorMode} as FakeAggregator;
   const s = await serve(async (path, body) => {

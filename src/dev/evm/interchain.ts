@@ -26,7 +26,7 @@ import {
   type TeleporterMessage,
 } from "../../dataApi/evm/icm.js";
 import {aggregate} from "../../warp/aggregator.js";
-import {devSigners} from "../../warp/devSigners.js";
+import {devSigners} from "../signers.js";
 import {parseUnsignedMessage} from "../../warp/message.js";
 import {sha256} from "../../util/sha256.js";
 import {canonicalValidatorSet, type ValidatorInput} from "../../warp/validators.js";

@@ -17,7 +17,7 @@ import {NETWORKS} from "../../../src/chains/index.js";
 import {decodeSignedTx} from "../../../src/dataApi/views/primary/txCodec.js";
 import {DevPrimaryNetwork, LOCAL_VALIDATORS, devStakers} from "../../../src/dev/primaryNetwork.js";
 import {DEV_STAKING, DevStakingSchedule} from "../../../src/dev/staking.js";
-import {defaultDevFeedOptions, devGenesisTime, devTickTimes} from "../../../src/feed/dev.js";
+import {defaultDevFeedOptions, devGenesisTime, devTickTimes} from "../../../src/dev/feed.js";
 import {cb58Encode} from "../../../src/util/cb58.js";
 
 const NANO = 1_000_000_000n;

@@ -2,9 +2,6 @@ import {bls12_381} from "@noble/curves/bls12-381.js";
 import {describe, expect, it} from "vitest";
 import {
   aggregate,
-  devSigners,
-  keySigners,
-  localSecretKey,
   parseSignedMessage,
   serializeSignedMessage,
   sign,
@@ -17,6 +14,7 @@ import {
   type SignatureAnswer,
   type SignatureSource,
 } from "../../../src/warp/index.js";
+import {devSigners, keySigners, localSecretKey} from "../../../src/dev/signers.js";
 import {hex, localSet, unhex, VECTOR_SIGNED, VECTOR_UNSIGNED} from "./vectors.js";
 
 const noble = bls12_381.longSignatures;

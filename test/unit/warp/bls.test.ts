@@ -7,7 +7,6 @@ import {
   aggregateVerified,
   batchVerify,
   batchVerifyPointsAsync,
-  localSecretKey,
   publicKeyFromBytes,
   publicKeyOf,
   sign,
@@ -17,6 +16,7 @@ import {
   verifyProofOfPossession,
   type BatchStats,
 } from "../../../src/warp/index.js";
+import {localSecretKey} from "../../../src/dev/signers.js";
 import {hex, unhex, VECTOR_SIGNATURE, VECTOR_UNSIGNED} from "./vectors.js";
 
 const noble = bls12_381.longSignatures;

@@ -21,7 +21,8 @@ import {
   validationIdOf,
   type PChainMessage,
 } from "../../../src/warp/message.js";
-import {localSecretKey, publicKeyOf} from "../../../src/warp/index.js";
+import {publicKeyOf} from "../../../src/warp/index.js";
+import {localSecretKey} from "../../../src/dev/signers.js";
 import {hex, unhex, VECTOR_SIGNATURE, VECTOR_SIGNED, VECTOR_UNSIGNED} from "./vectors.js";
 
 const w = pvmSerial.warp;

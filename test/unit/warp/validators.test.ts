@@ -4,11 +4,11 @@ import {
   BlsKeyCache,
   canonicalValidatorSet,
   hasQuorum,
-  localSecretKey,
   publicKeyOf,
   requiredWeight,
   WarpError,
 } from "../../../src/warp/index.js";
+import {localSecretKey} from "../../../src/dev/signers.js";
 import {hex, LOCAL_NODE_IDS, localSet} from "./vectors.js";
 
 /** The uncompressed key computed by @noble/curves, independently of blst. */

@@ -1,5 +1,6 @@
 /** Issue 20's AvalancheGo-compatible vector: local keys signer1..3, equal weights, canonical order. */
-import {canonicalValidatorSet, localSecretKey, publicKeyOf} from "../../../src/warp/index.js";
+import {canonicalValidatorSet, publicKeyOf} from "../../../src/warp/index.js";
+import {localSecretKey} from "../../../src/dev/signers.js";
 
 export const hex = (b: Uint8Array): string => Buffer.from(b).toString("hex");
 export const unhex = (s: string): Uint8Array => new Uint8Array(Buffer.from(s, "hex"));

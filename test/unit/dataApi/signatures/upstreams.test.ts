@@ -12,7 +12,7 @@ import {badUpstreamUrl, redactUrl, redactUrls, withoutCredentials} from "../../.
 import {DataApiError} from "../../../../src/dataApi/server/errors.js";
 import {aggregate, verifySignedMessage} from "../../../../src/warp/aggregator.js";
 import {publicKeyOf} from "../../../../src/warp/bls.js";
-import {localSecretKey} from "../../../../src/warp/devSigners.js";
+import {localSecretKey} from "../../../../src/dev/signers.js";
 import {serializeUnsignedMessage} from "../../../../src/warp/message.js";
 import {canonicalValidatorSet, type CanonicalSet} from "../../../../src/warp/validators.js";
 import {cb58Encode, EMPTY_ID} from "../../../../src/util/cb58.js";

@@ -13,7 +13,7 @@ import {migrate} from "../../../../../src/dataApi/store/migrations.js";
 import {MIGRATIONS} from "../../../../../src/dataApi/store/schema.js";
 import type {SqlClient} from "../../../../../src/dataApi/store/sql.js";
 import {PrimaryView, defaultPrimaryViewOptions} from "../../../../../src/dataApi/views/primary/view.js";
-import {DevFeed, defaultDevFeedOptions} from "../../../../../src/feed/dev.js";
+import {DevFeed, defaultDevFeedOptions} from "../../../../../src/dev/feed.js";
 import {FeedStatus} from "../../../../../src/feed/status.js";
 import type {FeedItem} from "../../../../../src/feed/types.js";
 import {genesisFromText} from "../../../../../src/genesis/resolve.js";

@@ -15,7 +15,7 @@ import {NETWORKS} from "../../../src/chains/index.js";
 import {decodeAvmBlock, decodeVertex} from "../../../src/decode/avm.js";
 import {buildAvmBlock} from "../../../src/decode/builders.js";
 import {decodeProposerBlock} from "../../../src/decode/proposervm.js";
-import {DevFeed, DevScheduleVersionError, cortinaTick, defaultDevFeedOptions} from "../../../src/feed/dev.js";
+import {DevFeed, DevScheduleVersionError, cortinaTick, defaultDevFeedOptions} from "../../../src/dev/feed.js";
 import {FeedStatus} from "../../../src/feed/status.js";
 import type {FeedBatch, FeedItem} from "../../../src/feed/types.js";
 import {idFromString} from "../../../src/util/cb58.js";

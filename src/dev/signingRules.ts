@@ -6,18 +6,12 @@
  * converted with (justification: the subnet ID), a validation ID that is (or is not) registered, a weight and nonce
  * that are the validator's current ones. Anything else is refused with the reason.
  */
-import {cb58Encode} from "../../util/cb58.js";
-import {
-  messageId,
-  parseAddressedCall,
-  parsePChainMessage,
-  parseUnsignedMessage,
-  WarpError,
-} from "../../warp/message.js";
-import type {SqlClient} from "../store/sql.js";
-import type {SignatureSource} from "../../warp/aggregator.js";
-import {devSigners} from "../../warp/devSigners.js";
-import {l1ValidatorState, subnetConversionId, warpMessageSent} from "../queries/warp/signingRules.js";
+import {cb58Encode} from "../util/cb58.js";
+import {messageId, parseAddressedCall, parsePChainMessage, parseUnsignedMessage, WarpError} from "../warp/message.js";
+import type {SqlClient} from "../dataApi/store/sql.js";
+import type {SignatureSource} from "../warp/aggregator.js";
+import {devSigners} from "./signers.js";
+import {l1ValidatorState, subnetConversionId, warpMessageSent} from "../dataApi/queries/warp/signingRules.js";
 
 export async function devSigningRefusal(
   sql: SqlClient,

@@ -28,20 +28,14 @@
 import {existsSync, mkdirSync, readFileSync, renameSync, writeFileSync} from "node:fs";
 import path from "node:path";
 import type {NetworkInfo} from "../chains/index.js";
-import {devGenesisText} from "../dev/genesis.js";
+import {devGenesisText} from "./genesis.js";
 import type {NetworkGenesis} from "../genesis/build.js";
 import type {Logger} from "../logger/index.js";
-import {DEV_EVM_CHAIN_ID, DevEvmChain, corethBlock} from "../dev/evm/devChain.js";
-import {installIcm} from "../dev/evm/icm.js";
-import {
-  DEV_ANVIL_ACCOUNTS,
-  DevInterchain,
-  devRelayerSigner,
-  type DevEvmName,
-  type MinedRef,
-} from "../dev/evm/interchain.js";
-import {ANVIL_ACCOUNTS, DevEvmTraffic, type EthTxRequest} from "../dev/evm/traffic.js";
-import {L1_MANAGER_OWNER, installValidatorManager, managerCalldata} from "../dev/evm/validatorManager.js";
+import {DEV_EVM_CHAIN_ID, DevEvmChain, corethBlock} from "./evm/devChain.js";
+import {installIcm} from "./evm/icm.js";
+import {DEV_ANVIL_ACCOUNTS, DevInterchain, devRelayerSigner, type DevEvmName, type MinedRef} from "./evm/interchain.js";
+import {ANVIL_ACCOUNTS, DevEvmTraffic, type EthTxRequest} from "./evm/traffic.js";
+import {L1_MANAGER_OWNER, installValidatorManager, managerCalldata} from "./evm/validatorManager.js";
 import {toQuantity} from "../evm/hex.js";
 import {bytesToHex} from "../evm/hex.js";
 import type {RpcGuard} from "../evm/rpc.js";
@@ -58,14 +52,14 @@ import {
   LOCAL_VALIDATORS,
   localSigner,
   type L1ManagerCall,
-} from "../dev/primaryNetwork.js";
+} from "./primaryNetwork.js";
 import {decodeProposerBlock} from "../decode/proposervm.js";
 import {cb58Encode, idFromString} from "../util/cb58.js";
 import {sha256} from "../util/sha256.js";
-import type {RawRpc} from "../dev/evm/traffic.js";
+import type {RawRpc} from "./evm/traffic.js";
 import {findEndpoint} from "../containerIndex/endpoints.js";
-import type {FeedStatus} from "./status.js";
-import {sleep, type FeedBatch, type FeedItem, type FeedSource} from "./types.js";
+import type {FeedStatus} from "../feed/status.js";
+import {sleep, type FeedBatch, type FeedItem, type FeedSource} from "../feed/types.js";
 
 export interface DevFeedOptions {
   /** History to backfill on a fresh database, ms (0 = none). */

@@ -3,10 +3,10 @@
  * keys `AvalancheLocalNetworkValidator01..05`), and any set of keys (tests, benchmarks). A validator signs only
  * what `willSign` allows, as a real validator signs only what its VM accepts; otherwise it refuses with the reason.
  */
-import {publicKeyOf, secretKeyFromBytes, sign, type SecretKey} from "./bls.js";
-import {messageId} from "./message.js";
-import type {SignatureAnswer, SignatureRequest, SignatureSource} from "./aggregator.js";
-import type {CanonicalValidator} from "./validators.js";
+import {publicKeyOf, secretKeyFromBytes, sign, type SecretKey} from "../warp/bls.js";
+import {messageId} from "../warp/message.js";
+import type {SignatureAnswer, SignatureRequest, SignatureSource} from "../warp/aggregator.js";
+import type {CanonicalValidator} from "../warp/validators.js";
 
 /** null: the validator signs; a string: it refuses, for that reason. */
 export type WillSign = (
