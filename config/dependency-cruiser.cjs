@@ -82,11 +82,11 @@ module.exports = {
       to: {path: "^src/(dataApi|dev|feed|containerIndex|api|admin|health|cli|metricsService|node\\.ts|index\\.ts)"},
     },
     {
-      name: "data-api-not-dev",
+      name: "dev-is-a-plug-in",
       comment:
-        "The dev network plugs into the data API's interfaces (a feed, an EVM, a signature source); the data API does not reach into it.",
+        "The dev network plugs in through the interfaces a real deployment uses (a feed, an EVM, a signature source), in the composition root only: nothing else in src/ reaches into it.",
       severity: "error",
-      from: {path: "^src/dataApi/"},
+      from: {path: "^src/", pathNot: "^src/(dev/|node\\.ts$)"},
       to: {path: "^src/dev/"},
     },
     {
