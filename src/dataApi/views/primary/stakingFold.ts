@@ -9,7 +9,6 @@ import type {NetworkInfo} from "../../../chains/index.js";
 import {Writer} from "../../../decode/reader.js";
 import {idFromString, idToString} from "../../../util/cb58.js";
 import {sha256} from "../../../util/sha256.js";
-import {bulkInsert} from "../../store/bulk.js";
 import type {SqlTx} from "../../store/sql.js";
 import type {GenesisState, L1Validator, Owner, PrimaryContainer, PrimaryTx, Staker, TxOutput} from "./model.js";
 import {
@@ -34,19 +33,18 @@ import {
   type StakerRecord,
 } from "./stakers.js";
 import {l1Facts, type EventPlace, type WebhookEvents} from "./webhookEvents.js";
-import type {BalanceChanges} from "./webhookThresholds.js";
+import {insertRewardUtxos} from "./batchSql.js";
 import {
-  TX_ADDRESS_COLUMNS,
-  UNSPENT_OWNED_COLUMNS,
-  UTXO_ADDRESS_COLUMNS,
-  UTXO_CREATE_COLUMNS,
-  jsonSafe,
-  ownerJson,
-  unstakedType,
-  utxoCreateRow,
-  type L1EffectRow,
-  type TxPlace,
-} from "./rows.js";
+  l1ValidatorsTable,
+  stakersTable,
+  stakingTxUtxosTable,
+  subnetsTable,
+  type ActiveL1Validator,
+  type StakerRole,
+  type StakerRow,
+} from "./stakingTables.js";
+import type {BalanceChanges} from "./webhookThresholds.js";
+import {jsonSafe, ownerJson, unstakedType, utxoCreateRow, type L1EffectRow, type TxPlace} from "./rows.js";
 
 interface PendingReward {
   rewardTxId: string;
@@ -216,20 +214,7 @@ export class StakingFold {
     const cfg = networkConfigFor(this.opts.network.id);
     this.l1Touched = false;
     if (ts >= cfg.etnaTime) {
-      const rows = await tx.query<{
-        validation_id: string;
-        end_accumulated_fee: string | bigint;
-        node_id: string;
-        subnet_id: string;
-        weight: string;
-      }>("SELECT validation_id, end_accumulated_fee, node_id, subnet_id, weight FROM l1_validators WHERE active");
-      const active = rows.map((r) => ({
-        validationId: r.validation_id,
-        endAccumulatedFee: BigInt(r.end_accumulated_fee),
-        nodeId: r.node_id,
-        subnetId: r.subnet_id,
-        weight: BigInt(r.weight),
-      }));
+      const active = await l1ValidatorsTable.active(tx);
       const {fee, deactivated} = advanceL1Time(
         cfg.l1ValidatorFee,
         cfg.etnaTime,
@@ -240,9 +225,9 @@ export class StakingFold {
       );
       this.l1BalancesFell(d, active, this.l1Fee.accruedFees, fee.accruedFees);
       if (deactivated.length > 0) {
-        await tx.query(
-          "UPDATE l1_validators SET active = false, end_accumulated_fee = 0, balance = 0 WHERE validation_id = ANY($1::text[])",
-          [deactivated.map((r) => r.validationId)],
+        await l1ValidatorsTable.deactivate(
+          tx,
+          deactivated.map((r) => r.validationId),
         );
       }
       this.l1Fee = fee;
@@ -259,13 +244,7 @@ export class StakingFold {
    */
   private l1BalancesFell(
     d: PrimaryContainer,
-    active: ReadonlyArray<{
-      validationId: string;
-      endAccumulatedFee: bigint;
-      nodeId: string;
-      subnetId: string;
-      weight: bigint;
-    }>,
+    active: readonly ActiveL1Validator[],
     before: bigint,
     after: bigint,
   ): void {
@@ -299,20 +278,17 @@ export class StakingFold {
    * spendable at once (AvalancheGo produces the outputs and the stake on the abort state, at the same indexes).
    */
   private async abortStaker(tx: SqlTx, txId: string): Promise<void> {
-    await tx.query("DELETE FROM staker_addresses WHERE tx_id = $1", [txId]);
-    await tx.query("DELETE FROM stakers WHERE tx_id = $1", [txId]);
-    await tx.query(
-      `UPDATE utxos SET staked = false, utxo_type = CASE WHEN stakeable_locktime <> 0 THEN $2 ELSE $3 END
-        WHERE ${stakingTxUtxos("$1", "$4")} AND staked`,
-      [txId, unstakedType(1n), unstakedType(0n), this.opts.network.chainIds.P],
-    );
+    await stakersTable.delete(tx, txId);
+    await stakingTxUtxosTable.unstake(tx, txId, this.opts.network.chainIds.P, {
+      stakeableLocked: unstakedType(1n),
+      unlocked: unstakedType(0n),
+    });
   }
 
   /** A P block's L1 figures after its transactions: the chain's accrued fees and the active validators. */
   async afterBlock(tx: SqlTx): Promise<{fees: bigint; active: number}> {
     if (this.l1Touched) {
-      const n = await tx.query<{n: bigint | string | number}>("SELECT count(*) AS n FROM l1_validators WHERE active");
-      this.l1Active = Number(n[0]?.n ?? 0);
+      this.l1Active = await l1ValidatorsTable.countActive(tx);
       this.l1Touched = false;
     }
     return {fees: this.l1Fee.accruedFees, active: this.l1Active};
@@ -347,39 +323,36 @@ export class StakingFold {
       };
     }
     if (t.txType === "CreateSubnetTx") {
-      await tx.query(
-        "INSERT INTO subnets (subnet_id, created_tx, created_ts, owner) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
-        [t.id, t.id, place.ts, JSON.stringify(ownerJson(d.subnetOwner))],
-      );
+      await subnetsTable.insert(tx, t.id, place.ts, JSON.stringify(ownerJson(d.subnetOwner)));
     }
     if (t.txType === "RemoveSubnetValidatorTx" && d.subnetId && typeof d.extra?.nodeId === "string") {
       // The permissioned validator leaves the current (or pending) set at once, with no reward
       // (vms/platformvm/txs/executor/standard_tx_executor.go RemoveSubnetValidatorTx, which refuses a permissionless
       // one): `removed`, remove_tx_id the removing transaction (no reward: reward_tx_id stays empty).
-      await tx.query(
-        "UPDATE stakers SET status = 'removed', remove_tx_id = $3 " +
-          "WHERE subnet_id = $1 AND node_id = $2 AND kind = 'subnetValidator' AND status = 'current'",
-        [d.subnetId, d.extra.nodeId, t.id],
-      );
+      await stakersTable.removeSubnetValidator(tx, d.subnetId, d.extra.nodeId, t.id);
     }
     if (t.txType === "TransferSubnetOwnershipTx" && d.subnetId) {
-      await tx.query("UPDATE subnets SET owner = $2 WHERE subnet_id = $1", [
-        d.subnetId,
-        JSON.stringify(ownerJson(d.subnetOwner)),
-      ]);
+      await subnetsTable.setOwner(tx, d.subnetId, JSON.stringify(ownerJson(d.subnetOwner)));
     }
     if (t.txType === "CreateChainTx" && d.chain) {
-      await tx.query(
-        "INSERT INTO blockchains (blockchain_id, subnet_id, name, vm_id, genesis_data, created_ts, created_height) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING",
-        [t.id, d.subnetId ?? "", d.chain.chainName, d.chain.vmId, d.chain.genesisData, place.ts, place.height],
-      );
+      await subnetsTable.insertBlockchain(tx, {
+        blockchainId: t.id,
+        subnetId: d.subnetId ?? "",
+        name: d.chain.chainName,
+        vmId: d.chain.vmId,
+        genesisData: d.chain.genesisData,
+        createdTs: place.ts,
+        createdHeight: place.height,
+      });
     }
     if (d.conversion && d.subnetId) {
       const c = d.conversion;
-      await tx.query(
-        "UPDATE subnets SET is_l1 = true, l1_chain_id = $2, l1_manager = $3, l1_conversion_id = $4, l1_converted_ts = $5 WHERE subnet_id = $1",
-        [d.subnetId, c.chainId, "0x" + Buffer.from(c.managerAddress).toString("hex"), c.conversionId, place.ts],
-      );
+      await subnetsTable.convert(tx, d.subnetId, {
+        chainId: c.chainId,
+        manager: "0x" + Buffer.from(c.managerAddress).toString("hex"),
+        conversionId: c.conversionId,
+        ts: place.ts,
+      });
       const records = convertSubnetToL1(this.l1Fee, {subnetId: d.subnetId, validators: c.validators}, place.ts);
       for (const [i, v] of c.validators.entries()) {
         await this.addL1Validator(tx, d.subnetId, t.id, place, v, records[i]!.endAccumulatedFee);
@@ -391,19 +364,13 @@ export class StakingFold {
           remainingBalance: v.balance,
           balanceChange: v.balance,
         });
-        await tx.query("INSERT INTO l1_validation_txs (validation_id, seq) VALUES ($1, $2) ON CONFLICT DO NOTHING", [
-          v.validationId,
-          place.seq,
-        ]);
+        await l1ValidatorsTable.addTx(tx, v.validationId, place.seq);
       }
       this.l1Touched = true;
     }
     const v = d.l1Validator;
     if (v) {
-      await tx.query("INSERT INTO l1_validation_txs (validation_id, seq) VALUES ($1, $2) ON CONFLICT DO NOTHING", [
-        v.validationId,
-        place.seq,
-      ]);
+      await l1ValidatorsTable.addTx(tx, v.validationId, place.seq);
       this.l1Touched = true;
       if (t.txType === "RegisterL1ValidatorTx") {
         const full = {
@@ -450,55 +417,35 @@ export class StakingFold {
     t: PrimaryTx,
     v: {validationId: string; weight?: bigint; nonce?: bigint; balance?: bigint},
   ): Promise<{l1: L1Effect; refund: TxOutput | null} | null> {
-    const rows = await tx.query<{
-      subnet_id: string;
-      node_id: string;
-      weight: string;
-      end_accumulated_fee: string | bigint;
-      remaining_balance_owner: unknown;
-    }>(
-      "SELECT subnet_id, node_id, weight, end_accumulated_fee, remaining_balance_owner FROM l1_validators WHERE validation_id = $1",
-      [v.validationId],
-    );
-    const row = rows[0];
+    const row = await l1ValidatorsTable.byValidationId(tx, v.validationId);
     if (!row) return null;
     const accrued = this.l1Fee.accruedFees;
     const record = {
       validationId: v.validationId,
-      endAccumulatedFee: BigInt(row.end_accumulated_fee),
-      remainingBalanceOwner: ownerFromJson(row.remaining_balance_owner),
+      endAccumulatedFee: row.endAccumulatedFee,
+      remainingBalanceOwner: ownerFromJson(row.remainingBalanceOwner),
     };
     const base = {
       validationId: v.validationId,
-      nodeId: row.node_id,
-      subnetId: row.subnet_id,
-      weight: BigInt(row.weight),
+      nodeId: row.nodeId,
+      subnetId: row.subnetId,
+      weight: row.weight,
     };
     const left = remainingBalance(record, accrued);
     if (t.txType === "IncreaseL1ValidatorBalanceTx") {
       const added = v.balance ?? 0n;
       const end = increaseL1ValidatorBalance(this.l1Fee, record, added).endAccumulatedFee;
-      await tx.query(
-        "UPDATE l1_validators SET end_accumulated_fee = $2::numeric, balance = $3::numeric, active = true WHERE validation_id = $1",
-        [v.validationId, end.toString(), (end - accrued).toString()],
-      );
+      await l1ValidatorsTable.fund(tx, v.validationId, end, end - accrued);
       return {l1: {...base, remainingBalance: end - accrued, balanceChange: added}, refund: null};
     }
     if (t.txType === "SetL1ValidatorWeightTx" && (v.weight ?? 0n) !== 0n) {
-      await tx.query("UPDATE l1_validators SET weight = $2::numeric, nonce = $3 WHERE validation_id = $1", [
-        v.validationId,
-        v.weight!.toString(),
-        v.nonce ?? 0n,
-      ]);
+      await l1ValidatorsTable.setWeight(tx, v.validationId, v.weight!, v.nonce ?? 0n);
       return {l1: {...base, weight: v.weight!, remainingBalance: left, balanceChange: 0n}, refund: null};
     }
     if (t.txType !== "SetL1ValidatorWeightTx" && t.txType !== "DisableL1ValidatorTx") return null;
     // Removed (weight 0) or disabled: an active validator's balance left goes back to its remaining-balance owner.
     const removed = t.txType === "SetL1ValidatorWeightTx";
-    await tx.query(
-      `UPDATE l1_validators SET active = false, end_accumulated_fee = 0, balance = 0${removed ? ", weight = 0, nonce = $2" : ""} WHERE validation_id = $1`,
-      removed ? [v.validationId, v.nonce ?? 0n] : [v.validationId],
-    );
+    await l1ValidatorsTable.end(tx, v.validationId, removed ? (v.nonce ?? 0n) : null);
     // Active validators have balance left here: the block's time advance deactivated those it ran out.
     const ended = removed
       ? setL1ValidatorWeight(this.l1Fee, record, {nonce: v.nonce ?? 0n, weight: 0n}, t.outputs.length)
@@ -574,58 +521,36 @@ export class StakingFold {
     const pendingPriority = record.status === "pending" ? record.priority : null;
     let validatorTxId: string | null = null;
     if (s.kind === "delegator") {
-      const v = await tx.query<{tx_id: string}>(
-        "SELECT tx_id FROM stakers WHERE node_id = $1 AND subnet_id = $2 AND kind = 'validator' AND status = 'current' ORDER BY end_ts DESC LIMIT 1",
-        [s.nodeId, s.subnetId],
-      );
-      validatorTxId = v[0]?.tx_id ?? null;
+      validatorTxId = await stakersTable.currentValidatorTx(tx, s.nodeId, s.subnetId);
     }
-    await tx.query(
-      `INSERT INTO stakers (tx_id, kind, node_id, subnet_id, start_ts, end_ts, weight, potential_reward, delegation_shares,
-         reward_owner, delegation_reward_owner, bls, status, validator_tx_id, output_count, pending_priority)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'current', $13, $14, $15) ON CONFLICT DO NOTHING`,
-      [
-        txId,
-        s.kind,
-        s.nodeId,
-        s.subnetId,
-        record.startTime,
-        record.endTime,
-        record.weight.toString(),
-        record.potentialReward.toString(),
-        s.delegationShares,
-        JSON.stringify(ownerJson(s.rewardOwner)),
-        JSON.stringify(ownerJson(s.delegationRewardOwner)),
-        s.bls ? JSON.stringify(s.bls) : null,
-        validatorTxId,
-        outputCount,
-        pendingPriority,
-      ],
-    );
+    await stakersTable.insert(tx, {
+      txId,
+      kind: s.kind,
+      nodeId: s.nodeId,
+      subnetId: s.subnetId,
+      startTs: record.startTime,
+      endTs: record.endTime,
+      weight: record.weight,
+      potentialReward: record.potentialReward,
+      delegationShares: s.delegationShares,
+      rewardOwner: JSON.stringify(ownerJson(s.rewardOwner)),
+      delegationRewardOwner: JSON.stringify(ownerJson(s.delegationRewardOwner)),
+      bls: s.bls ? JSON.stringify(s.bls) : null,
+      validatorTxId,
+      outputCount,
+      pendingPriority,
+    });
     // Who sees this staker's reward in the pending list: its reward owners (VALIDATOR or DELEGATOR) and, for a
     // delegator whose validator takes a fee, the validator's delegation reward owners (VALIDATOR_FEE).
-    const rows: unknown[][] = [];
+    const rows: Array<[Uint8Array, string, StakerRole]> = [];
     for (const a of s.rewardOwner?.addresses ?? [])
       rows.push([a, txId, s.kind === "delegator" ? "DELEGATOR" : "VALIDATOR"]);
     if (validatorTxId !== null) {
-      const v = await tx.query<{delegation_shares: number; delegation_reward_owner: unknown}>(
-        "SELECT delegation_shares, delegation_reward_owner FROM stakers WHERE tx_id = $1",
-        [validatorTxId],
-      );
-      const fee = v[0] && v[0].delegation_shares > 0 ? ownerFromJson(v[0].delegation_reward_owner) : null;
+      const v = await stakersTable.delegationTerms(tx, validatorTxId);
+      const fee = v && v.delegationShares > 0 ? ownerFromJson(v.delegationRewardOwner) : null;
       for (const a of fee?.addresses ?? []) rows.push([a, txId, "VALIDATOR_FEE"]);
     }
-    await bulkInsert(
-      tx,
-      "staker_addresses",
-      [
-        {name: "address", type: "bytea"},
-        {name: "tx_id", type: "text"},
-        {name: "role", type: "text"},
-      ],
-      rows,
-      {onConflict: "DO NOTHING"},
-    );
+    await stakersTable.insertAddresses(tx, rows);
   }
 
   /**
@@ -634,10 +559,7 @@ export class StakingFold {
    * before left (stakers.ts advanceTime).
    */
   private async promotePending(tx: SqlTx, time: bigint): Promise<void> {
-    const rows = await tx.query<StakerRow & {pending_priority: number}>(
-      "SELECT * FROM stakers WHERE pending_priority IS NOT NULL AND start_ts <= $1",
-      [time],
-    );
+    const rows = await stakersTable.pendingStarted(tx, time);
     if (rows.length === 0) return;
     const cfg = networkConfigFor(this.opts.network.id);
     const pending = rows.map((r) => ({
@@ -648,44 +570,34 @@ export class StakingFold {
     }));
     const result = advanceTime({supply: this.supply}, pending, time, cfg);
     for (const p of result.promoted) {
-      await tx.query("UPDATE stakers SET potential_reward = $2::numeric, pending_priority = NULL WHERE tx_id = $1", [
-        p.txId,
-        p.potentialReward.toString(),
-      ]);
+      await stakersTable.promote(tx, p.txId, p.potentialReward);
     }
     this.supply = result.supply;
   }
 
   /** A RewardValidatorTx decided: the staker leaves the current set; a commit pays its rewards as new UTXOs. */
   private async settle(tx: SqlTx, p: PendingReward, rewarded: boolean, decision: PrimaryContainer): Promise<void> {
-    const rows = await tx.query<StakerRow>("SELECT * FROM stakers WHERE tx_id = $1", [p.stakingTxId]);
-    const row = rows[0];
+    const row = await stakersTable.byTx(tx, p.stakingTxId);
     if (!row) return;
     const record = toRecord(row);
     let delegatee: StakerRecord | undefined;
     if (row.validator_tx_id) {
-      const v = await tx.query<StakerRow>("SELECT * FROM stakers WHERE tx_id = $1", [row.validator_tx_id]);
-      if (v[0]) delegatee = toRecord(v[0]);
+      const v = await stakersTable.byTx(tx, row.validator_tx_id);
+      if (v) delegatee = toRecord(v);
     }
     // From Cortina a delegator's fee share accrues on its validator, paid with the validator's own reward.
     const cfg = networkConfigFor(this.opts.network.id);
     const result = stakerRewarded({supply: this.supply}, record, rewarded, delegatee, cfg);
     if (result.delegatee) {
-      await tx.query("UPDATE stakers SET accrued_delegatee_reward = $2::numeric WHERE tx_id = $1", [
-        result.delegatee.txId,
-        result.delegatee.accruedDelegateeReward.toString(),
-      ]);
+      await stakersTable.setAccruedDelegateeReward(tx, result.delegatee.txId, result.delegatee.accruedDelegateeReward);
     }
     this.supply = result.supply;
-    await tx.query("UPDATE stakers SET status = $2, reward_tx_id = $3 WHERE tx_id = $1", [
-      p.stakingTxId,
-      rewarded ? "rewarded" : "aborted",
-      p.rewardTxId,
-    ]);
+    await stakersTable.settle(tx, p.stakingTxId, rewarded ? "rewarded" : "aborted", p.rewardTxId);
     if (result.payouts.length === 0) return;
     // AvalancheGo numbers reward UTXOs after the staking tx's outputs and stake, in the payouts' order. A staker
     // folded before output_count was stored is counted from its UTXOs (its own batch is long written by now).
-    const first = row.output_count ?? (await this.countStakingTxUtxos(tx, p.stakingTxId));
+    const first =
+      row.output_count ?? (await stakingTxUtxosTable.count(tx, p.stakingTxId, this.opts.network.chainIds.P));
     const chainId = this.opts.network.chainIds.P;
     const place: TxPlace = {
       chain: "P",
@@ -697,7 +609,7 @@ export class StakingFold {
     };
     const avax = this.opts.avaxAssetId;
     const creates: unknown[][] = [];
-    const addrs: unknown[][] = [];
+    const addrs: Array<[Uint8Array, bigint, string]> = [];
     const supply = new SupplyDeltas();
     for (const pay of result.payouts) {
       if (pay.amount <= 0n) continue;
@@ -713,19 +625,11 @@ export class StakingFold {
       const params: unknown[] = [];
       await tx.query(supply.upsertSql(params, true), params);
     }
-    await bulkInsert(tx, "utxos", UTXO_CREATE_COLUMNS, creates, {absentKey: "utxo_id"});
-    await bulkInsert(tx, "utxo_addresses", UTXO_ADDRESS_COLUMNS, addrs, {onConflict: "DO NOTHING"});
-    // Reward UTXOs are unspent when made: the balances find them by owner (unspent_owned, schema 25).
-    await bulkInsert(
-      tx,
-      "unspent_owned",
-      UNSPENT_OWNED_COLUMNS,
-      addrs.map(([a, , id]) => [a, id]),
-      {onConflict: "DO NOTHING"},
-    );
     // The reward transaction is listed under the addresses it pays.
-    const touched = result.payouts.flatMap((pay) => pay.owner.addresses.map((a) => ["P", a, place.seq]));
-    await bulkInsert(tx, "tx_addresses", TX_ADDRESS_COLUMNS, touched, {onConflict: "DO NOTHING"});
+    const touched = result.payouts.flatMap((pay) =>
+      pay.owner.addresses.map((a): [string, Uint8Array, bigint] => ["P", a, place.seq]),
+    );
+    await insertRewardUtxos(tx, creates, addrs, touched);
     // Webhooks: the reward transaction changed its payees' balances and distributed rewards, made at the decision
     // block (the one folded now: its height is the webhooks' position).
     const event: EventPlace = {
@@ -766,15 +670,6 @@ export class StakingFold {
     }
   }
 
-  /** The UTXOs a staking transaction created, as the store holds them. */
-  private async countStakingTxUtxos(tx: SqlTx, txId: string): Promise<number> {
-    const rows = await tx.query<{n: bigint | string | number}>(
-      `SELECT count(*) AS n FROM utxos WHERE ${stakingTxUtxos("$1", "$2")}`,
-      [txId, this.opts.network.chainIds.P],
-    );
-    return Number(rows[0]?.n ?? 0);
-  }
-
   /** A converted or registered L1 validator with its `end_accumulated_fee` (l1.ts): active when funded. */
   private async addL1Validator(
     tx: SqlTx,
@@ -784,51 +679,20 @@ export class StakingFold {
     v: L1Validator,
     end: bigint,
   ): Promise<void> {
-    await tx.query(
-      `INSERT INTO l1_validators (validation_id, subnet_id, node_id, weight, balance, bls, remaining_balance_owner, deactivation_owner, created_tx, created_ts,
-         end_accumulated_fee, active)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT DO NOTHING`,
-      [
-        v.validationId,
-        subnetId,
-        v.nodeId,
-        v.weight.toString(),
-        v.balance.toString(),
-        v.bls ? JSON.stringify(jsonSafe(v.bls)) : null,
-        JSON.stringify(ownerJson(v.remainingBalanceOwner)),
-        JSON.stringify(ownerJson(v.deactivationOwner)),
-        txId,
-        place.ts,
-        end.toString(),
-        end !== 0n,
-      ],
-    );
+    await l1ValidatorsTable.insert(tx, {
+      validationId: v.validationId,
+      subnetId,
+      nodeId: v.nodeId,
+      weight: v.weight,
+      balance: v.balance,
+      bls: v.bls ? JSON.stringify(jsonSafe(v.bls)) : null,
+      remainingBalanceOwner: JSON.stringify(ownerJson(v.remainingBalanceOwner)),
+      deactivationOwner: JSON.stringify(ownerJson(v.deactivationOwner)),
+      createdTx: txId,
+      createdTs: place.ts,
+      endAccumulatedFee: end,
+    });
   }
-}
-
-interface StakerRow {
-  tx_id: string;
-  kind: string;
-  node_id: string;
-  subnet_id: string;
-  start_ts: bigint | string;
-  end_ts: bigint | string;
-  weight: string;
-  potential_reward: string;
-  delegation_shares: number;
-  reward_owner: unknown;
-  delegation_reward_owner: unknown;
-  validator_tx_id: string | null;
-  accrued_delegatee_reward: string | null;
-  output_count: number | null;
-}
-
-/**
- * The UTXOs a staking transaction created (its outputs and stake), found where the index of creations (migration 12)
- * has them: at its seq on the P-chain, or at 0 for a genesis staker, which has no `txs` row.
- */
-function stakingTxUtxos(txId: string, chainId: string): string {
-  return `created_chain = ${chainId} AND created_seq = coalesce((SELECT seq FROM txs WHERE chain = 'P' AND tx_id = ${txId}), 0) AND tx_id = ${txId}`;
 }
 
 function ownerFromJson(v: unknown): Owner | null {
