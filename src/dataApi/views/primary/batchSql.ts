@@ -2,7 +2,7 @@
  * The primary view's batch writer: the statements that write a batch's rows (batch.ts) and the view's state, and
  * the read of the owners a batch's spends need. The view (view.ts) runs them in the batch's transaction.
  */
-import {arrayParam, bulkInsert, insertSql, type BulkColumn, type BulkInsertOptions} from "../../store/bulk.js";
+import {arrayParam, insertSql, type BulkColumn, type BulkInsertOptions} from "../../store/bulk.js";
 import type {SqlTx} from "../../store/sql.js";
 import type {Batch, SpentOwned} from "./batch.js";
 import {
@@ -12,7 +12,6 @@ import {
   UTXO_ADDRESS_COLUMNS,
   UTXO_CONSUME_COLUMNS,
   UTXO_CREATE_COLUMNS,
-  UNSPENT_OWNED_COLUMNS,
   VERTEX_COLUMNS,
 } from "./rows.js";
 
@@ -153,27 +152,4 @@ export async function readOwners(tx: SqlTx, utxoIds: string[], out: Map<string, 
       list.map((h) => Uint8Array.from(Buffer.from(h, "hex"))),
     );
   }
-}
-
-/**
- * A reward's UTXOs (stakingFold.ts settle), written in the decision's batch transaction on their own: [UTXO row],
- * [address, ts, UTXO ID] of their owners, and the reward transaction's [chain, address, seq]. Reward UTXOs are
- * unspent when made, so each owner also gets its unspent_owned row (schema 25), which the balances read.
- */
-export async function insertRewardUtxos(
-  tx: SqlTx,
-  creates: unknown[][],
-  owners: Array<[Uint8Array, bigint, string]>,
-  txAddresses: Array<[string, Uint8Array, bigint]>,
-): Promise<void> {
-  await bulkInsert(tx, "utxos", UTXO_CREATE_COLUMNS, creates, {absentKey: "utxo_id"});
-  await bulkInsert(tx, "utxo_addresses", UTXO_ADDRESS_COLUMNS, owners, {onConflict: "DO NOTHING"});
-  await bulkInsert(
-    tx,
-    "unspent_owned",
-    UNSPENT_OWNED_COLUMNS,
-    owners.map(([a, , id]) => [a, id]),
-    {onConflict: "DO NOTHING"},
-  );
-  await bulkInsert(tx, "tx_addresses", TX_ADDRESS_COLUMNS, txAddresses, {onConflict: "DO NOTHING"});
 }

@@ -33,8 +33,8 @@ import {
   type StakerRecord,
 } from "./stakers.js";
 import {l1Facts, type EventPlace, type WebhookEvents} from "./webhookEvents.js";
-import {insertRewardUtxos} from "./batchSql.js";
 import {
+  insertRewardUtxos,
   l1ValidatorsTable,
   stakersTable,
   stakingTxUtxosTable,

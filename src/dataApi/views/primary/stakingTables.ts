@@ -1,11 +1,12 @@
 /**
  * The staking fold's tables, one writer per family: `stakers` with `staker_addresses`, `l1_validators` with
- * `l1_validation_txs`, `subnets` with `blockchains`, and the staking transactions' UTXOs. Each holds its row types
- * and every statement the fold makes on those tables (schema.ts has their columns); stakingFold.ts decides what
- * changes and calls these.
+ * `l1_validation_txs`, `subnets` with `blockchains`, and the staking transactions' UTXOs and rewards. Each holds
+ * its row types and every statement the fold makes on those tables (schema.ts has their columns); stakingFold.ts
+ * decides what changes and calls these.
  */
 import {bulkInsert, type BulkColumn} from "../../store/bulk.js";
 import type {SqlTx} from "../../store/sql.js";
+import {TX_ADDRESS_COLUMNS, UNSPENT_OWNED_COLUMNS, UTXO_ADDRESS_COLUMNS, UTXO_CREATE_COLUMNS} from "./rows.js";
 
 /** A `stakers` row as the fold reads it back. */
 export interface StakerRow {
@@ -376,3 +377,26 @@ export const stakingTxUtxosTable = {
     return Number(rows[0]?.n ?? 0);
   },
 };
+
+/**
+ * A reward's UTXOs (stakingFold.ts settle), written in the decision's batch transaction on their own: [UTXO row],
+ * [address, ts, UTXO ID] of their owners, and the reward transaction's [chain, address, seq]. Reward UTXOs are
+ * unspent when made, so each owner also gets its unspent_owned row (schema 25), which the balances read.
+ */
+export async function insertRewardUtxos(
+  tx: SqlTx,
+  creates: unknown[][],
+  owners: Array<[Uint8Array, bigint, string]>,
+  txAddresses: Array<[string, Uint8Array, bigint]>,
+): Promise<void> {
+  await bulkInsert(tx, "utxos", UTXO_CREATE_COLUMNS, creates, {absentKey: "utxo_id"});
+  await bulkInsert(tx, "utxo_addresses", UTXO_ADDRESS_COLUMNS, owners, {onConflict: "DO NOTHING"});
+  await bulkInsert(
+    tx,
+    "unspent_owned",
+    UNSPENT_OWNED_COLUMNS,
+    owners.map(([a, , id]) => [a, id]),
+    {onConflict: "DO NOTHING"},
+  );
+  await bulkInsert(tx, "tx_addresses", TX_ADDRESS_COLUMNS, txAddresses, {onConflict: "DO NOTHING"});
+}
