@@ -13,6 +13,7 @@
  * well-formed, or writing it: a constraint violation, a bug) happens again on every try: this chain's follower
  * stops at that block, says so (status, health, the log once, a metric), and its reads serve what was folded.
  */
+import {registerChain, setChainInfo, storedHash, storedHashes, storedHead} from "./chainState.js";
 import {sleep} from "../../../util/sleep.js";
 import {Backoff, RetryableError, isRetryable} from "../../../util/errors.js";
 import {setMaxListeners} from "node:events";
@@ -325,24 +326,9 @@ export class EvmFollower {
 
   /** The head and what the fold keeps of it, read back from the store (after a write that failed). */
   private async reloadHead(): Promise<void> {
-    const {sql} = this.modules;
-    const chainId = this.chainId!;
-    const rows = await sql.query<{head_number: bigint | null; head_hash: Uint8Array | null}>(
-      "SELECT head_number, head_hash FROM evm_chains WHERE chain_id = $1",
-      [chainId],
-    );
-    const r = rows[0];
-    if (r?.head_number == null || r.head_hash == null) {
-      this.head = null;
-      this.cumulativeTxs = 0n;
-    } else {
-      this.head = {number: BigInt(r.head_number), hash: r.head_hash};
-      const c = await sql.query<{cumulative_txs: bigint}>(
-        "SELECT cumulative_txs FROM evm_blocks WHERE chain_id = $1 AND number = $2",
-        [chainId, this.head.number],
-      );
-      this.cumulativeTxs = BigInt(c[0]?.cumulative_txs ?? 0n);
-    }
+    const head = await storedHead(this.modules.sql, this.chainId!);
+    this.head = head ? {number: head.number, hash: head.hash} : null;
+    this.cumulativeTxs = head?.cumulativeTxs ?? 0n;
     this.dropAhead();
     this.stale = false;
   }
@@ -376,22 +362,12 @@ export class EvmFollower {
     }
     this.chainId = answered;
     this.blockchainId ??= await this.askBlockchainId(signal);
-    const rows = await sql.query<{head_number: bigint | null; head_hash: Uint8Array | null}>(
-      "SELECT head_number, head_hash FROM evm_chains WHERE chain_id = $1",
-      [answered],
-    );
-    if (rows.length === 0) {
-      await sql.query(
-        "INSERT INTO evm_chains (chain_id, blockchain_id, updated_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
-        [answered, this.blockchainId, BigInt(Math.floor(Date.now() / 1000))],
-      );
-    } else if (rows[0]!.head_number !== null) {
-      this.head = {number: rows[0]!.head_number, hash: rows[0]!.head_hash!};
-      const c = await sql.query<{cumulative_txs: bigint}>(
-        "SELECT cumulative_txs FROM evm_blocks WHERE chain_id = $1 AND number = $2",
-        [answered, this.head.number],
-      );
-      this.cumulativeTxs = c[0]?.cumulative_txs ?? 0n;
+    const head = await storedHead(sql, answered);
+    if (head === undefined) {
+      await registerChain(sql, answered, this.blockchainId);
+    } else if (head !== null) {
+      this.head = {number: head.number, hash: head.hash};
+      this.cumulativeTxs = head.cumulativeTxs;
     }
     let traces = false;
     if (this.opts.traces === "auto") {
@@ -414,10 +390,7 @@ export class EvmFollower {
           "EVM RPC serves no call traces: no internal transactions for this chain",
         );
     }
-    await sql.query(
-      "UPDATE evm_chains SET traces = $2, blockchain_id = COALESCE($3, blockchain_id) WHERE chain_id = $1",
-      [answered, traces, this.blockchainId],
-    );
+    await setChainInfo(sql, answered, traces, this.blockchainId);
     this.traces = traces;
     this.modules.logger.info(
       {chainId: answered, rpc: rpc.label, head: this.head?.number, traces},
@@ -630,19 +603,15 @@ export class EvmFollower {
     const {sql, rpc, logger} = this.modules;
     const chainId = this.chainId!;
     const probe = this.rpcHead !== null && this.rpcHead < this.head!.number ? this.rpcHead : this.head!.number;
-    const [atProbe] = await sql.query<{hash: Uint8Array}>(
-      "SELECT hash FROM evm_blocks WHERE chain_id = $1 AND number = $2",
-      [chainId, probe],
-    );
+    const atProbe = await storedHash(sql, chainId, probe);
     const top = await rpc.call<{hash?: string} | null>("eth_getBlockByNumber", [toQuantity(probe), false], signal);
-    if (atProbe && top && typeof top.hash === "string" && top.hash.toLowerCase() === "0x" + bytesToHex(atProbe.hash))
-      return;
+    if (atProbe && top && typeof top.hash === "string" && top.hash.toLowerCase() === "0x" + bytesToHex(atProbe)) return;
     // The lowest block the ancestor may be (-1: genesis, everything refolded).
     const depth = BigInt(this.opts.maxReorgDepth);
     const floor = depth > 0n ? this.head!.number - depth : -1n;
     const tooDeep = (): ReorgTooDeepError => {
       const theirs = top && typeof top.hash === "string" ? top.hash.toLowerCase() : "none";
-      const ours = atProbe ? "0x" + bytesToHex(atProbe.hash) : null;
+      const ours = atProbe ? "0x" + bytesToHex(atProbe) : null;
       const cause = new Error(
         `the RPC's block ${probe} is ${theirs}, the store's ${ours ?? "(none)"}, and no stored block down to ${floor} is on the RPC's chain: ` +
           `a reorg deeper than --evm-max-reorg-depth ${this.opts.maxReorgDepth} (another chain behind the same URL?); not rolled back`,
@@ -653,10 +622,7 @@ export class EvmFollower {
     for (;;) {
       if (n < floor) throw tooDeep();
       const low = n - 31n < 0n ? 0n : n - 31n < floor ? floor : n - 31n;
-      const stored = await sql.query<{number: bigint; hash: Uint8Array}>(
-        "SELECT number, hash FROM evm_blocks WHERE chain_id = $1 AND number BETWEEN $2 AND $3 ORDER BY number DESC",
-        [chainId, low, n],
-      );
+      const stored = await storedHashes(sql, chainId, low, n);
       if (stored.length === 0) break;
       const res = await rpc.batch(
         stored.map((s) => ({method: "eth_getBlockByNumber", params: [toQuantity(s.number), false]})),
