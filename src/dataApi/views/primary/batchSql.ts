@@ -1,10 +1,12 @@
 /**
- * The primary view's batch writer: the statements that write a batch's rows (batch.ts) and the view's state, and
- * the read of the owners a batch's spends need. The view (view.ts) runs them in the batch's transaction.
+ * The primary view's batch writer: the statements that write a batch's rows (batch.ts), its position and the view's
+ * state, and the reads of the owners a batch's spends need and of the view's state at start. The view (view.ts)
+ * runs them in the batch's transaction.
  */
 import {arrayParam, insertSql, type BulkColumn, type BulkInsertOptions} from "../../store/bulk.js";
-import type {SqlTx} from "../../store/sql.js";
+import type {SqlClient, SqlTx} from "../../store/sql.js";
 import type {Batch, SpentOwned} from "./batch.js";
+import {HOOKS_CHANGED, POSITION_MOVED} from "./foldError.js";
 import {
   BLOCK_COLUMNS,
   TX_ADDRESS_COLUMNS,
@@ -152,4 +154,60 @@ export async function readOwners(tx: SqlTx, utxoIds: string[], out: Map<string, 
       list.map((h) => Uint8Array.from(Buffer.from(h, "hex"))),
     );
   }
+}
+
+/** Each folded endpoint's position: the index of the next container it folds. */
+export async function readPositions(sql: SqlClient): Promise<Array<{endpoint: string; nextIndex: bigint}>> {
+  const rows = await sql.query<{endpoint: string; next_index: bigint | string}>(
+    "SELECT endpoint, next_index FROM view_positions",
+  );
+  return rows.map((r) => ({endpoint: r.endpoint, nextIndex: BigInt(r.next_index)}));
+}
+
+/** A new store's positions, at the start of each endpoint. */
+export async function insertPositions(tx: SqlTx, endpoints: readonly string[]): Promise<void> {
+  for (const e of endpoints) await tx.query("INSERT INTO view_positions (endpoint, next_index) VALUES ($1, 0)", [e]);
+}
+
+/**
+ * A batch's move of its endpoint's position, the first statement of its batch ($1 the endpoint, $2 the batch's
+ * start, $3 its end, $4 the count of webhook changes it was built with, null on C). The condition is checked first
+ * against the statement's snapshot, in which the position is at most the batch's start while the batches ahead are
+ * in flight: the row matches, the update waits for their lock, and then checks the condition and computes the
+ * position again on the committed row. A position past the start (the batch was folded already) matches no row; one
+ * before it (the statement ahead rolled back or has not reached the row yet) is kept, and is not the batch's end:
+ * POSITION_CHECK_SQL raises for both. So it does for a count of webhook changes other than $4, checked on the
+ * committed row too: a webhook made meanwhile (schema 26).
+ */
+export const POSITION_MOVE_SQL =
+  "UPDATE view_positions SET next_index = CASE WHEN next_index = $2::int8 AND ($4::int8 IS NULL OR webhooks = $4::int8) THEN $3::int8 ELSE next_index END " +
+  "WHERE endpoint = $1::text AND next_index <= $2::int8 RETURNING next_index, webhooks";
+
+/**
+ * The main query of a batch's statement (bulk.ts runTogether): it reads POSITION_MOVE_SQL's CTE (w0), so
+ * PostgreSQL runs that before the others, and fails the statement, writing nothing, unless the position moved to the
+ * batch's end. The ELSE branch names a column, so that it is not folded (and raised) when the statement is planned.
+ */
+export const POSITION_CHECK_SQL =
+  `SELECT CASE WHEN moved.n = 1 THEN 1 WHEN moved.h > 0 THEN ('${HOOKS_CHANGED}: ' || moved.h)::int4 ELSE ('${POSITION_MOVED}: ' || moved.n)::int4 END ` +
+  `FROM (SELECT count(*) FILTER (WHERE next_index = $3::int8) AS n, ` +
+  `count(*) FILTER (WHERE next_index = $2::int8 AND webhooks IS DISTINCT FROM $4::int8 AND $4::int8 IS NOT NULL) AS h FROM w0) AS moved`;
+
+export async function hasMeta(sql: SqlClient, key: string): Promise<boolean> {
+  return (await sql.query("SELECT 1 FROM data_api_meta WHERE key = $1", [key])).length > 0;
+}
+
+/** The view's state entries (`view.*`: counters, staking state, late spends), by key. */
+export async function readViewMeta(sql: SqlClient): Promise<Map<string, string>> {
+  const meta = await sql.query<{key: string; value: string}>(
+    "SELECT key, value FROM data_api_meta WHERE key LIKE 'view.%'",
+  );
+  return new Map(meta.map((r) => [r.key, r.value]));
+}
+
+export async function setMeta(tx: SqlTx, key: string, value: string): Promise<void> {
+  await tx.query(
+    "INSERT INTO data_api_meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+    [key, value],
+  );
 }

@@ -36,7 +36,19 @@ import type {ViewMetrics} from "./metrics.js";
 import {webhooksOfBatch, type EventPlace} from "./webhookEvents.js";
 import {BalanceChanges} from "./webhookThresholds.js";
 import {Batch, BatchBuilder, type Built, type SpentOwned} from "./batch.js";
-import {batchStatements, readOwners, spentOwnedSql, stateSql} from "./batchSql.js";
+import {
+  POSITION_CHECK_SQL,
+  POSITION_MOVE_SQL,
+  batchStatements,
+  hasMeta,
+  insertPositions,
+  readOwners,
+  readPositions,
+  readViewMeta,
+  setMeta,
+  spentOwnedSql,
+  stateSql,
+} from "./batchSql.js";
 import {
   FoldError,
   HOOKS_CHANGED,
@@ -289,35 +301,29 @@ export class PrimaryView {
 
   async load(): Promise<void> {
     const {sql} = this.modules;
-    const rows = await sql.query<{endpoint: string; next_index: bigint | string}>(
-      "SELECT endpoint, next_index FROM view_positions",
-    );
-    if (rows.length === 0) {
+    if ((await readPositions(sql)).length === 0) {
       await sql.transaction(async (tx) => {
-        for (const e of FOLDED_ENDPOINTS)
-          await tx.query("INSERT INTO view_positions (endpoint, next_index) VALUES ($1, 0)", [e.name]);
+        await insertPositions(
+          tx,
+          FOLDED_ENDPOINTS.map((e) => e.name),
+        );
         await recomputeSupplyTotals(tx, this.modules.avaxAssetId);
         await this.foldGenesis(tx, this.modules.genesis());
         await this.saveState(tx);
       });
     }
     // A store folded before the supply's sums were kept has them computed once, from what it holds.
-    if ((await sql.query("SELECT 1 FROM data_api_meta WHERE key = $1", [SUPPLY_TOTALS_KEY])).length === 0) {
+    if (!(await hasMeta(sql, SUPPLY_TOTALS_KEY))) {
       this.modules.logger.info(
         "computing the AVAX supply's sums from the store (once, for a store folded before they were kept)",
       );
       await sql.transaction((tx) => recomputeSupplyTotals(tx, this.modules.avaxAssetId));
     }
-    for (const r of await sql.query<{endpoint: string; next_index: bigint | string}>(
-      "SELECT endpoint, next_index FROM view_positions",
-    )) {
+    for (const r of await readPositions(sql)) {
       const e = FOLDED_ENDPOINTS.find((x) => x.name === r.endpoint);
-      if (e) this.positions.set(e.id, BigInt(r.next_index));
+      if (e) this.positions.set(e.id, r.nextIndex);
     }
-    const meta = await sql.query<{key: string; value: string}>(
-      "SELECT key, value FROM data_api_meta WHERE key LIKE 'view.%'",
-    );
-    const m = new Map(meta.map((r) => [r.key, r.value]));
+    const m = await readViewMeta(sql);
     this.seq.P = BigInt(m.get("view.seq.P") ?? "0");
     this.seq.X = BigInt(m.get("view.seq.X") ?? "0");
     this.seq.C = BigInt(m.get("view.seq.C") ?? "0");
@@ -775,30 +781,14 @@ export class PrimaryView {
     const to = built.containers[built.containers.length - 1]!.index + 1n;
     const params: unknown[] = [e.name, from, to, built.rows.hooks.version];
     const repeats = from < (this.repeatsUntil.get(e.id) ?? 0n);
-    // The condition is checked first against this statement's snapshot, in which the position is at most the batch's
-    // start while the batches ahead are in flight: the row matches, the update waits for their lock, and then checks
-    // the condition and computes the position again on the committed row. A position past the start (the batch was
-    // folded already) matches no row; one before it (the statement ahead rolled back or has not reached the row yet)
-    // is kept, and is not the batch's end: both raise. So does a count of webhook changes other than the one the
-    // batch was built with ($4, null on C), checked on the committed row too: a webhook made meanwhile (schema 26).
     const statements = [
-      "UPDATE view_positions SET next_index = CASE WHEN next_index = $2::int8 AND ($4::int8 IS NULL OR webhooks = $4::int8) THEN $3::int8 ELSE next_index END " +
-        "WHERE endpoint = $1::text AND next_index <= $2::int8 RETURNING next_index, webhooks",
+      POSITION_MOVE_SQL,
       ...batchStatements(built.rows, params, repeats),
       ...this.spentStatements(built.rows, params, repeats),
       stateSql(built.state, params),
     ];
-    // The main query reads the position's CTE (w0), so PostgreSQL runs it before the others. The ELSE branch names a
-    // column, so that it is not folded (and raised) when the statement is planned.
     try {
-      await runTogether(
-        tx,
-        statements,
-        params,
-        `SELECT CASE WHEN moved.n = 1 THEN 1 WHEN moved.h > 0 THEN ('${HOOKS_CHANGED}: ' || moved.h)::int4 ELSE ('${POSITION_MOVED}: ' || moved.n)::int4 END ` +
-          `FROM (SELECT count(*) FILTER (WHERE next_index = $3::int8) AS n, ` +
-          `count(*) FILTER (WHERE next_index = $2::int8 AND webhooks IS DISTINCT FROM $4::int8 AND $4::int8 IS NOT NULL) AS h FROM w0) AS moved`,
-      );
+      await runTogether(tx, statements, params, POSITION_CHECK_SQL);
     } catch (err) {
       // The position moved under the batch: the batch ahead rolled back (its error is the one that matters), or
       // another writer moved it. Read back from the store, the view folds from where it really is.
@@ -976,9 +966,6 @@ export class PrimaryView {
     if (stakers.length > 0 || first) await foldStakers();
     await flush();
     // The C-chain's genesis balances are no UTXO: the supply reads their sum from here.
-    await tx.query(
-      `INSERT INTO data_api_meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,
-      [C_GENESIS_ALLOCATION_KEY, String(g.cChainAllocationWei ?? 0n)],
-    );
+    await setMeta(tx, C_GENESIS_ALLOCATION_KEY, String(g.cChainAllocationWei ?? 0n));
   }
 }
