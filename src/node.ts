@@ -105,8 +105,8 @@ export class AvaextNode {
     const serveReplica = config["data-api-enabled"] && config["data-api-role"] === "serve" && !config["index-enabled"];
     if (config.feed === null && overrides.feed === undefined && !serveReplica) {
       throw new ConfigError(
-        "feed",
-        "required: dev (a dev network of its own, as config/default.json and npm start run), file:PATH or http://HOST:PORT (only a --data-api-role serve replica without --index-enabled runs without one)",
+        null,
+        "--feed is required: dev (a dev network of its own, as config/default.json and npm start run), file:PATH or http://HOST:PORT (only a --data-api-role serve replica without --index-enabled runs without one)",
       );
     }
     // A genesis file is checked first (its network ID, its format): a custom network's chain IDs are its.

@@ -1,6 +1,7 @@
 /**
- * `--feed dev` (the default): a deterministic local network. Every tick it accepts a block on C, one or more on P
- * (a reward's proposal and commit blocks come before the tick's standard block) and the tick's X transactions,
+ * `--feed dev` (what config/default.json, and so `npm start`, runs): a deterministic local network. Every tick it
+ * accepts a block on C, one or more on P (a reward's proposal and commit blocks come before the tick's standard
+ * block) and the tick's X transactions,
  * carrying the real signed transactions of src/dev/primaryNetwork.ts.
  *
  * The X-chain begins as mainnet's did, before Cortina: a DAG. Each X transaction is accepted in a vertex of its own

@@ -114,13 +114,13 @@ describe("bad input exits 2 with one line naming the flag", () => {
       "no feed",
       ["--data-dir", path.join(dir, "nofeed")],
       {},
-      /--feed: required: dev .*, file:PATH or http:\/\/HOST:PORT/,
+      /--feed is required: dev .*, file:PATH or http:\/\/HOST:PORT/,
     ],
     [
       "no feed for an index",
       ["--data-dir", path.join(dir, "nofeed"), "--data-api-enabled", "--data-api-role=serve", "--index-enabled"],
       {},
-      /--feed: required: .*only a --data-api-role serve replica without --index-enabled/,
+      /--feed is required: .*only a --data-api-role serve replica without --index-enabled/,
     ],
     ["bad network", ["--network-id", "moon"], {}, /--network-id: unknown network "moon"/],
     [

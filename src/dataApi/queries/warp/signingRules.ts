@@ -1,5 +1,5 @@
 /**
- * What the dev network's signing rules (src/dataApi/signatures/signingRules.ts) check against the store: a message
+ * What the dev network's signing rules (src/dev/signingRules.ts) check against the store: a message
  * an EVM chain sent, a subnet's L1 conversion, an L1 validator's registration, weight and nonce.
  */
 import type {SqlClient} from "../../store/sql.js";

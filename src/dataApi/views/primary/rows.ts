@@ -1,6 +1,7 @@
 /**
  * Rows of the primary-network tables made from decoded containers (schema.ts says what each column holds). Pure:
- * the view (view.ts) decides what to look up and writes them; nothing here touches the store.
+ * the view (view.ts) decides what to look up, and batchSql.ts and stakingTables.ts write them; nothing here
+ * touches the store.
  */
 import type {BulkColumn} from "../../store/bulk.js";
 import {bytesToBase64, bytesToHex, bytesToLatin1} from "../../../util/hex.js";
