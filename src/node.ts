@@ -329,7 +329,7 @@ export class AvaextNode {
           health: this.health,
           logger: this.loggers.get("data-api"),
           register: this.metrics.register,
-          genesis: genesis.state,
+          genesis,
           avaxAssetId: genesis.avaxAssetId,
           fatal: (err) => this.fatal(err),
           webhookClock: this.overrides.webhookClock,

@@ -7,6 +7,7 @@ import {existsSync} from "node:fs";
 import path from "node:path";
 import {NETWORKS, type NetworkInfo} from "../chains/index.js";
 import {buildGenesis, genesisIds} from "../genesis/build.js";
+import type {GenesisConfig} from "../genesis/config.js";
 import type {GenesisState} from "./views/primary/model.js";
 import {readGenesisText} from "../genesis/files.js";
 import {GenesisError, genesisFromText, resolveGenesis, type ResolvedGenesis} from "../genesis/resolve.js";
@@ -64,6 +65,8 @@ export interface DataApiGenesis {
    * neither builds mainnet's genesis again nor keeps it in memory.
    */
   state: () => GenesisState;
+  /** The config it is built from (genesisThread.ts builds it there, from a copy). */
+  config: GenesisConfig;
 }
 
 /** dataApiGenesisConfig's IDs and its state, to build; its chain IDs must be the ones the node runs with. */
@@ -82,5 +85,5 @@ export function dataApiGenesis(o: DataApiGenesisOptions): DataApiGenesis {
     }
   }
   const config = g.config;
-  return {avaxAssetId: ids.avaxAssetId, state: () => buildGenesis(config).state};
+  return {avaxAssetId: ids.avaxAssetId, config, state: () => buildGenesis(config).state};
 }

@@ -23,8 +23,9 @@ import {checkStoreNetwork} from "./store/network.js";
 import {storeLatencyMs, storeTokenSecret} from "./store/meta.js";
 import {storedChainStates} from "./queries/evm/chains.js";
 import {createViewMetrics} from "./views/primary/metrics.js";
-import type {GenesisState} from "./views/primary/model.js";
 import {PrimaryView, defaultPrimaryViewOptions} from "./views/primary/view.js";
+import type {DataApiGenesis} from "./genesis.js";
+import {GENESIS_THREAD_SHARED_BUFFERS_MB, foldGenesisOnThread, foldsOnThread} from "./genesisThread.js";
 import {DataApiRouter} from "./server/router.js";
 import {v1Routes} from "./routes/index.js";
 import {EvmStateReader} from "./evm/stateReader.js";
@@ -117,8 +118,8 @@ export interface DataApiModules {
   health: Health;
   logger: Logger;
   register: Registry | null;
-  /** Builds the network's genesis state (src/dataApi/genesis.ts); null only for a store this process does not write. */
-  genesis: (() => GenesisState) | null;
+  /** The network's genesis (src/dataApi/genesis.ts): its config and its state; null only for a store this process does not write. */
+  genesis: Pick<DataApiGenesis, "config" | "state"> | null;
   avaxAssetId: string;
   /** The store is lost for good (PGlite's thread died): the process ends (src/node.ts). */
   fatal?: (err: Error) => void;
@@ -169,6 +170,27 @@ export class DataApiService {
   static async open(opts: DataApiOptions, modules: DataApiModules): Promise<DataApiService> {
     const dataDir = opts.db === "embedded" ? path.join(opts.dataDir, "data-api") : null;
     const sqlOpts = {url: opts.db, dataDir, pgliteSharedBuffersMb: opts.pgliteSharedBuffersMb};
+    const genesis = modules.genesis;
+    if (
+      dataDir !== null &&
+      opts.role !== "serve" &&
+      modules.index &&
+      genesis &&
+      foldsOnThread(dataDir, genesis.config)
+    ) {
+      const started = performance.now();
+      await foldGenesisOnThread({
+        dataDir,
+        network: modules.network,
+        avaxAssetId: modules.avaxAssetId,
+        config: genesis.config,
+        sharedBuffersMb: GENESIS_THREAD_SHARED_BUFFERS_MB,
+      });
+      modules.logger.info(
+        {allocations: genesis.config.allocations.length, ms: Math.round(performance.now() - started)},
+        "the genesis folded into the new store on a thread of its own",
+      );
+    }
     const sql = await openSqlClient(sqlOpts, {logger: modules.logger, onLost: modules.fatal});
     const service = new DataApiService(opts, modules, sql);
     try {
@@ -216,7 +238,7 @@ export class DataApiService {
         index: modules.index,
         sql,
         network: modules.network,
-        genesis: modules.genesis,
+        genesis: modules.genesis.state,
         avaxAssetId: modules.avaxAssetId,
         logger: modules.logger,
         metrics: modules.register ? createViewMetrics(modules.register) : null,

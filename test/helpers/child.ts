@@ -17,11 +17,18 @@ export interface Child {
   exited: Promise<number | null>;
 }
 
-/** Starts avaext with flags; resolves once it listens (its first log line names the URL). */
-export async function startChild(flags: string[], timeoutMs = 60_000): Promise<Child> {
+/**
+ * Starts avaext with flags; resolves once it listens (its first log line names the URL). `seedStore: false` leaves
+ * a new PGlite store for avaext to make, as it makes it on a user's first start.
+ */
+export async function startChild(
+  flags: string[],
+  timeoutMs = 60_000,
+  opts: {seedStore?: boolean} = {},
+): Promise<Child> {
   // The data API's PGlite store starts as a copy of the run's empty cluster, not an initdb of its own.
   const pgliteDir = childPgliteDir(flags);
-  if (pgliteDir !== null) await seedPgliteDir(pgliteDir);
+  if (pgliteDir !== null && opts.seedStore !== false) await seedPgliteDir(pgliteDir);
   const proc = spawn(
     process.execPath,
     [BIN, "--http-host=127.0.0.1", "--http-port=0", "--log-display-level=INFO", ...withFeed(flags)],

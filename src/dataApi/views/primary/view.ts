@@ -122,7 +122,11 @@ interface Fetching {
 const FETCH_AHEAD = 2;
 
 export interface PrimaryViewModules {
-  index: IndexStore;
+  /**
+   * The index the view follows; null for a view that only loads its store, folding the genesis into a new one
+   * (dataApi/genesisWorker.ts): it is never started.
+   */
+  index: IndexStore | null;
   sql: SqlClient;
   network: NetworkInfo;
   /**
@@ -260,8 +264,14 @@ export class PrimaryView {
     this.staking = new StakingFold({network: modules.network, avaxAssetId: modules.avaxAssetId});
   }
 
+  private followed(): IndexStore {
+    if (this.modules.index === null) throw new Error("this primary view follows no index: it only loads its store");
+    return this.modules.index;
+  }
+
   /** Loads the positions (folding the genesis state on a fresh store), then follows the index until close(). */
   async start(): Promise<void> {
+    this.followed();
     await this.load();
     this.running = this.loop();
   }
@@ -289,7 +299,9 @@ export class PrimaryView {
   /** Containers of the folded endpoints not yet folded. */
   lag(): bigint {
     let lag = 0n;
-    for (const e of FOLDED_ENDPOINTS) lag += this.modules.index.index(e).next - (this.positions.get(e.id) ?? 0n);
+    const followed = this.modules.index;
+    if (followed === null) return 0n;
+    for (const e of FOLDED_ENDPOINTS) lag += followed.index(e).next - (this.positions.get(e.id) ?? 0n);
     return lag;
   }
 
@@ -475,8 +487,8 @@ export class PrimaryView {
       if (this.stops.has(e.chain as PrimaryChainName)) continue;
       // The X-chain's blocks follow its DAG (Cortina linearised it: no vertex is accepted after the first block), so
       // they wait until every vertex indexed is folded: the X transactions keep their acceptance order.
-      if (e === X_BLOCK && (this.positions.get(X_VTX.id) ?? 0n) < this.modules.index.index(X_VTX).next) continue;
-      const index = this.modules.index.index(e);
+      if (e === X_BLOCK && (this.positions.get(X_VTX.id) ?? 0n) < this.followed().index(X_VTX).next) continue;
+      const index = this.followed().index(e);
       const stopAt = this.stopAt.get(e.id)?.from ?? null;
       // Batches are read, decoded, and the owners of the UTXOs they spend looked up, ahead of the one being folded:
       // none waits for the others (the decoding and the build take turns, each yielding every few ms).

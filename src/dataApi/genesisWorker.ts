@@ -1,0 +1,52 @@
+/**
+ * The genesis thread (genesisThread.ts): opens the new store with PGlite on this thread, migrates it, records its
+ * network and folds the genesis as the primary view folds it on a new store (its load()), then closes the store
+ * and ends. A failure is thrown: the thread's error event carries it to the process.
+ */
+import {Writable} from "node:stream";
+import {workerData} from "node:worker_threads";
+import {buildGenesis} from "../genesis/build.js";
+import {LoggerRegistry} from "../logger/index.js";
+import {openSqlClient} from "./store/client.js";
+import {acquireWriterLock} from "./store/lock.js";
+import {migrate} from "./store/migrations.js";
+import {checkStoreNetwork} from "./store/network.js";
+import {MIGRATIONS} from "./store/schema.js";
+import {PrimaryView, defaultPrimaryViewOptions} from "./views/primary/view.js";
+import type {GenesisThreadInit} from "./genesisThread.js";
+
+const init = workerData as GenesisThreadInit;
+// What the process logs of the store it logs when it opens the folded store; this thread's own lines would only
+// repeat them, on another logger's settings.
+const silent = new Writable({write: (_chunk, _enc, cb): void => cb()});
+const logger = new LoggerRegistry({logDir: null, logLevel: "OFF", displayLevel: "OFF", displayStream: silent}).get(
+  "genesis",
+);
+
+const sql = await openSqlClient(
+  {url: "embedded", dataDir: init.dataDir, pgliteThread: false, pgliteSharedBuffersMb: init.sharedBuffersMb},
+  {logger},
+);
+try {
+  const lock = await acquireWriterLock(sql, {dataDir: init.dataDir});
+  try {
+    await checkStoreNetwork(sql, init.network, {record: false});
+    await migrate(sql, MIGRATIONS, {logger});
+    await checkStoreNetwork(sql, init.network, {record: true});
+    const config = init.config;
+    const view = new PrimaryView(defaultPrimaryViewOptions, {
+      index: null,
+      sql,
+      network: init.network,
+      genesis: () => buildGenesis(config).state,
+      avaxAssetId: init.avaxAssetId,
+      logger,
+      metrics: null,
+    });
+    await view.load();
+  } finally {
+    await lock.release();
+  }
+} finally {
+  await sql.close();
+}
