@@ -28,9 +28,13 @@ export interface DataApiGenesisOptions {
   resolved?: ResolvedGenesis | null;
 }
 
-/** The genesis config the views of `network` fold; throws GenesisError naming `--genesis-file` when there is none. */
-export function dataApiGenesisConfig(o: DataApiGenesisOptions): ResolvedGenesis {
+/**
+ * The genesis config the views of `network` fold, and whether it is the dev network's own file; throws GenesisError
+ * naming `--genesis-file` when there is none.
+ */
+export function dataApiGenesisConfig(o: DataApiGenesisOptions): ResolvedGenesis & {devNetwork: boolean} {
   let g: ResolvedGenesis | null = null;
+  let devNetwork = false;
   const file = devGenesisPath(o.dataDir);
   // The dev feed writes its genesis when it starts: a data directory without the file holds no dev network (a
   // rebuild there, whatever its --feed, folds the network's own genesis).
@@ -42,6 +46,7 @@ export function dataApiGenesisConfig(o: DataApiGenesisOptions): ResolvedGenesis 
       throw new GenesisError(`the dev network's genesis: ${(e as Error).message}`);
     }
     g = genesisFromText(text, `the dev network's genesis ${file}`);
+    devNetwork = true;
     if (g.config.networkId !== o.network.id)
       throw new GenesisError(
         `${file} is the genesis of network ${g.config.networkId}, but --network-id is ${o.network.id}`,
@@ -54,7 +59,7 @@ export function dataApiGenesisConfig(o: DataApiGenesisOptions): ResolvedGenesis 
       `network ${o.network.id} has no built-in genesis (only mainnet, fuji and local do): the data API folds a network from its genesis, so start with --genesis-file PATH (AvalancheGo's genesis format)`,
     );
   }
-  return g;
+  return {...g, devNetwork};
 }
 
 /** What the data API takes of a network's genesis. */
@@ -75,8 +80,9 @@ export function dataApiGenesis(o: DataApiGenesisOptions): DataApiGenesis {
   const ids = genesisIds(g.config);
   // A dev network run under mainnet's or fuji's ID (tests of those networks' signature paths) carries their chain
   // IDs in its containers, while its genesis is genesis_local's under that ID, whose chain creations give other
-  // IDs: there the network's chain IDs hold. Everywhere else the genesis and the node must agree.
-  const devStandIn = o.feed === "dev" && (o.network.id === NETWORKS.mainnet.id || o.network.id === NETWORKS.fuji.id);
+  // IDs: there the network's chain IDs hold. Everywhere else the genesis and the node must agree: a network's own
+  // genesis too under a "dev" feed that wrote no genesis.json (a rebuild, which runs no feed, takes that feed).
+  const devStandIn = g.devNetwork && (o.network.id === NETWORKS.mainnet.id || o.network.id === NETWORKS.fuji.id);
   for (const c of ["P", "X", "C"] as const) {
     if (!devStandIn && ids.chainIds[c] !== o.network.chainIds[c]) {
       throw new GenesisError(
