@@ -46,6 +46,14 @@ function waitForLine(child, re, what) {
  * Starts avaext on 127.0.0.1:0 in a child process with the given flags; returns {url, child, dataDir, stop}. `root`
  * is the checkout whose bin/avaext.js runs (default this one; a bench comparing two commits passes the other's).
  */
+/** A `--data-api-role=serve` process without the index: it follows no feed (src/node.ts). */
+function serveReplica(flags) {
+  return (
+    flags.includes("--data-api-role=serve") &&
+    !flags.some((f) => f === "--index-enabled" || f === "--index-enabled=true")
+  );
+}
+
 export async function startAvaext(flags = [], {dataDir, root = ROOT} = {}) {
   const dir = dataDir ?? mkdtempSync(path.join(os.tmpdir(), "avaext-bench-"));
   const child = spawn(
@@ -58,8 +66,9 @@ export async function startAvaext(flags = [], {dataDir, root = ROOT} = {}) {
       `--data-dir=${dir}`,
       "--log-display-level=INFO",
       "--log-level=WARN",
-      // --feed has no default: the dev network unless the bench names its feed.
-      ...(flags.some((f) => f.startsWith("--feed")) ? [] : ["--feed=dev"]),
+      // --feed has no default: the dev network unless the bench names its feed, or starts a serve replica (no
+      // index), which runs none.
+      ...(flags.some((f) => f.startsWith("--feed")) || serveReplica(flags) ? [] : ["--feed=dev"]),
       ...flags,
     ],
     {stdio: ["ignore", "pipe", "inherit"]},

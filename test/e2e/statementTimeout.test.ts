@@ -4,6 +4,7 @@
  * while other reads go on, and a read whose client goes away is cancelled at once, not left running. The slow read
  * is made real by another session holding an exclusive lock on `txs`, which every primary-network list reads.
  */
+import path from "node:path";
 import pg from "pg";
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import {startNode, type TestNode} from "../helpers/node.js";
@@ -50,7 +51,14 @@ describe("statement timeout and cancellation on a PostgreSQL server", () => {
     for (let i = 0; i < 600 && (await ingest.get(LIST)).status !== 200; i++)
       await new Promise((r) => setTimeout(r, 100));
     expect((await ingest.get(LIST)).status).toBe(200);
-    serve = await startNode({...common, "data-api-role": "serve", "data-api-statement-timeout": "300ms"});
+    // The replica runs no feed, with the dev network's genesis from the file the writer's feed wrote.
+    serve = await startNode({
+      ...common,
+      feed: null,
+      "genesis-file": path.join(ingest.dataDir, "genesis.json"),
+      "data-api-role": "serve",
+      "data-api-statement-timeout": "300ms",
+    });
     locker = new pg.Client({connectionString: db});
     await locker.connect();
   }, 180_000);
