@@ -53,11 +53,7 @@ export async function setChainInfo(
 
 /** The stored hash of block `n`, if the store holds it. */
 export async function storedHash(sql: SqlClient, chainId: string, n: bigint): Promise<Uint8Array | null> {
-  const [row] = await sql.query<{hash: Uint8Array}>("SELECT hash FROM evm_blocks WHERE chain_id = $1 AND number = $2", [
-    chainId,
-    n,
-  ]);
-  return row?.hash ?? null;
+  return (await storedHashes(sql, chainId, n, n))[0]?.hash ?? null;
 }
 
 /** The stored blocks' hashes from `high` down to `low`. */

@@ -313,7 +313,8 @@ export class PrimaryView {
 
   async load(): Promise<void> {
     const {sql} = this.modules;
-    if ((await readPositions(sql)).length === 0) {
+    let positions = await readPositions(sql);
+    if (positions.length === 0) {
       await sql.transaction(async (tx) => {
         await insertPositions(
           tx,
@@ -323,6 +324,7 @@ export class PrimaryView {
         await this.foldGenesis(tx, this.modules.genesis());
         await this.saveState(tx);
       });
+      positions = await readPositions(sql);
     }
     // A store folded before the supply's sums were kept has them computed once, from what it holds.
     if (!(await hasMeta(sql, SUPPLY_TOTALS_KEY))) {
@@ -331,7 +333,7 @@ export class PrimaryView {
       );
       await sql.transaction((tx) => recomputeSupplyTotals(tx, this.modules.avaxAssetId));
     }
-    for (const r of await readPositions(sql)) {
+    for (const r of positions) {
       const e = FOLDED_ENDPOINTS.find((x) => x.name === r.endpoint);
       if (e) this.positions.set(e.id, r.nextIndex);
     }
