@@ -1,7 +1,9 @@
 /**
  * The genesis thread (genesisThread.ts): opens the new store with PGlite on this thread, migrates it, records its
  * network and folds the genesis as the primary view folds it on a new store (its load()), then closes the store
- * and ends. A failure is thrown: the thread's error event carries it to the process.
+ * and ends. A failure is thrown: the thread's error event carries it to the process. These are the first steps of
+ * DataApiService.init for a writer on PGlite (service.ts; the writer epoch is a server's only): a step added there
+ * that a new store needs before its genesis belongs here too.
  */
 import {Writable} from "node:stream";
 import {workerData} from "node:worker_threads";
@@ -16,8 +18,8 @@ import {PrimaryView, defaultPrimaryViewOptions} from "./views/primary/view.js";
 import type {GenesisThreadInit} from "./genesisThread.js";
 
 const init = workerData as GenesisThreadInit;
-// What the process logs of the store it logs when it opens the folded store; this thread's own lines would only
-// repeat them, on another logger's settings.
+// The thread logs nothing of its own (the process's loggers and their settings are not here): the process logs the
+// fold with its time, and a failure is the thread's error.
 const silent = new Writable({write: (_chunk, _enc, cb): void => cb()});
 const logger = new LoggerRegistry({logDir: null, logLevel: "OFF", displayLevel: "OFF", displayStream: silent}).get(
   "genesis",
@@ -44,6 +46,8 @@ try {
       metrics: null,
     });
     await view.load();
+    // The planner's statistics of the tables the fold filled, so the process's first reads are planned on them.
+    await sql.query("ANALYZE");
   } finally {
     await lock.release();
   }

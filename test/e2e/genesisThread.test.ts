@@ -3,13 +3,18 @@
  * avaext started beside an empty mainnet index, and compared, table by table, with the same genesis folded in the
  * process as the primary view folds a new store. A thread that cannot fold fails the start with its error.
  */
-import {mkdirSync, rmSync, writeFileSync} from "node:fs";
+import {existsSync, mkdirSync, rmSync, writeFileSync} from "node:fs";
 import path from "node:path";
 import {bech32} from "@scure/base";
 import {afterAll, describe, expect, it} from "vitest";
 import {NETWORKS} from "../../src/chains/index.js";
 import {dataApiGenesis} from "../../src/dataApi/genesis.js";
-import {GENESIS_THREAD_SHARED_BUFFERS_MB, foldGenesisOnThread, foldsOnThread} from "../../src/dataApi/genesisThread.js";
+import {
+  GENESIS_THREAD_SHARED_BUFFERS_MB,
+  foldGenesisOnThread,
+  foldsOnThread,
+  genesisPendingPath,
+} from "../../src/dataApi/genesisThread.js";
 import {openSqlClient} from "../../src/dataApi/store/client.js";
 import {migrate} from "../../src/dataApi/store/migrations.js";
 import {checkStoreNetwork} from "../../src/dataApi/store/network.js";
@@ -42,8 +47,12 @@ async function contents(sql: SqlClient): Promise<Record<string, string>> {
   for (const {name} of tables) {
     // The migrations' rows hold when each ran.
     if (name === "data_api_migrations") continue;
-    // The meta table holds the store's own random secret and its writer's settings: only the fold's keys compare.
-    const where = name === "data_api_meta" ? "WHERE t.key LIKE 'view.%' OR t.key LIKE 'supply%'" : "";
+    // The meta table holds the store's own random secret and its writer's settings: the fold's keys and the
+    // network's record compare.
+    const where =
+      name === "data_api_meta"
+        ? "WHERE t.key LIKE 'view.%' OR t.key LIKE 'supply%' OR t.key LIKE 'genesis.%' OR t.key = 'network'"
+        : "";
     const [r] = await sql.query<{n: number; h: string}>(
       `SELECT count(*)::int AS n, md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) AS h FROM "${name}" t ${where}`,
     );
@@ -60,7 +69,36 @@ describe("a large genesis folded on a thread of its own", () => {
     expect(foldsOnThread(dir, local)).toBe(false);
     writeFileSync(path.join(dir, "PG_VERSION"), "17\n");
     expect(foldsOnThread(dir, mainnet.config)).toBe(false);
+    // A store a fold on the thread did not finish.
+    writeFileSync(genesisPendingPath(dir), "");
+    expect(foldsOnThread(dir, mainnet.config)).toBe(true);
   });
+
+  it("folds a store that a first start stopped part way, and marks it done", async () => {
+    // The cluster made and migrated, no genesis folded, the pending mark left: a first start killed in its fold.
+    const dir = path.join(newDir(), "store");
+    const logger = quietLogger();
+    const left = await openSqlClient({url: "embedded", dataDir: dir}, {logger});
+    await migrate(left, MIGRATIONS, {logger});
+    await left.close();
+    writeFileSync(genesisPendingPath(dir), "");
+    expect(foldsOnThread(dir, mainnet.config)).toBe(true);
+    await foldGenesisOnThread({
+      dataDir: dir,
+      network: NETWORKS.mainnet,
+      avaxAssetId: mainnet.avaxAssetId,
+      config: mainnet.config,
+      sharedBuffersMb: GENESIS_THREAD_SHARED_BUFFERS_MB,
+    });
+    expect(existsSync(genesisPendingPath(dir))).toBe(false);
+    expect(foldsOnThread(dir, mainnet.config)).toBe(false);
+    const sql = await openSqlClient({url: "embedded", dataDir: dir}, {logger});
+    try {
+      expect(await sql.query("SELECT count(*)::int AS n FROM stakers")).toEqual([{n: 75}]);
+    } finally {
+      await sql.close();
+    }
+  }, 120_000);
 
   it("leaves the store as the process's own fold of a new store does", async () => {
     const onThread = path.join(newDir(), "store");
@@ -114,6 +152,8 @@ describe("a large genesis folded on a thread of its own", () => {
         sharedBuffersMb: GENESIS_THREAD_SHARED_BUFFERS_MB,
       }),
     ).rejects.toThrow(/^the genesis thread failed: .*network/);
+    // Left for the next start to fold on the thread again.
+    expect(existsSync(genesisPendingPath(dir))).toBe(true);
   }, 60_000);
 
   it("is what a new avaext beside mainnet does: it then serves the genesis balances", async () => {
