@@ -7,7 +7,7 @@
  * grows V8's heap and the malloc arenas with its garbage, which the process keeps after the fold. Mainnet's genesis
  * folded in the process that goes on to run peaked at 510-540 MB on PGlite. On this thread, with a small cache, the
  * fold's PGlite and V8 heap go with the thread when it exits, and the process then opens the folded store with the
- * cache it runs with: 428-464 MB (docs/performance.md#genesis).
+ * cache it runs with: 442-478 MB (docs/performance.md#genesis).
  */
 import {existsSync, mkdirSync, rmSync, writeFileSync} from "node:fs";
 import path from "node:path";
@@ -31,7 +31,7 @@ export const GENESIS_THREAD_SHARED_BUFFERS_MB = 16;
 
 /**
  * A genesis with fewer allocations than this is folded in the process itself: opening PGlite once more costs about
- * 0.7 s, which a small genesis does not repay.
+ * half a second, which a small genesis does not repay.
  * Mainnet's has 5,390; fuji's 11 and local's 3 are folded in the process.
  */
 export const GENESIS_THREAD_MIN_ALLOCATIONS = 100;
