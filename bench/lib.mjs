@@ -42,10 +42,6 @@ function waitForLine(child, re, what) {
   });
 }
 
-/**
- * Starts avaext on 127.0.0.1:0 in a child process with the given flags; returns {url, child, dataDir, stop}. `root`
- * is the checkout whose bin/avaext.js runs (default this one; a bench comparing two commits passes the other's).
- */
 /** A `--data-api-role=serve` process without the index: it follows no feed (src/node.ts). */
 function serveReplica(flags) {
   return (
@@ -54,6 +50,10 @@ function serveReplica(flags) {
   );
 }
 
+/**
+ * Starts avaext on 127.0.0.1:0 in a child process with the given flags; returns {url, child, dataDir, stop}. `root`
+ * is the checkout whose bin/avaext.js runs (default this one; a bench comparing two commits passes the other's).
+ */
 export async function startAvaext(flags = [], {dataDir, root = ROOT} = {}) {
   const dir = dataDir ?? mkdtempSync(path.join(os.tmpdir(), "avaext-bench-"));
   const child = spawn(

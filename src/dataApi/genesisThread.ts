@@ -18,7 +18,7 @@ import {workerScript} from "../util/workerScript.js";
 
 /** What the thread is given: all of it copied to it (structured clone). */
 export interface GenesisThreadInit {
-  /** The store's directory (PGlite's data directory), new: no cluster in it yet. */
+  /** The store's directory (PGlite's data directory): no cluster in it yet, or one a fold on the thread left. */
   dataDir: string;
   network: NetworkInfo;
   avaxAssetId: string;

@@ -10,9 +10,8 @@ import {workerData} from "node:worker_threads";
 import {buildGenesis} from "../genesis/build.js";
 import {LoggerRegistry} from "../logger/index.js";
 import {openSqlClient} from "./store/client.js";
-import {acquireWriterLock} from "./store/lock.js";
+import {asWriter} from "./store/lock.js";
 import {migrate} from "./store/migrations.js";
-import {checkStoreNetwork} from "./store/network.js";
 import {MIGRATIONS} from "./store/schema.js";
 import {PrimaryView, defaultPrimaryViewOptions} from "./views/primary/view.js";
 import type {GenesisThreadInit} from "./genesisThread.js";
@@ -30,27 +29,26 @@ const sql = await openSqlClient(
   {logger},
 );
 try {
-  const lock = await acquireWriterLock(sql, {dataDir: init.dataDir});
-  try {
-    await checkStoreNetwork(sql, init.network, {record: false});
-    await migrate(sql, MIGRATIONS, {logger});
-    await checkStoreNetwork(sql, init.network, {record: true});
-    const config = init.config;
-    const view = new PrimaryView(defaultPrimaryViewOptions, {
-      index: null,
-      sql,
-      network: init.network,
-      genesis: () => buildGenesis(config).state,
-      avaxAssetId: init.avaxAssetId,
-      logger,
-      metrics: null,
-    });
-    await view.load();
-    // The planner's statistics of the tables the fold filled, so the process's first reads are planned on them.
-    await sql.query("ANALYZE");
-  } finally {
-    await lock.release();
-  }
+  await asWriter(
+    sql,
+    {dataDir: init.dataDir, network: init.network},
+    () => migrate(sql, MIGRATIONS, {logger}),
+    async () => {
+      const config = init.config;
+      const view = new PrimaryView(defaultPrimaryViewOptions, {
+        index: null,
+        sql,
+        network: init.network,
+        genesis: () => buildGenesis(config).state,
+        avaxAssetId: init.avaxAssetId,
+        logger,
+        metrics: null,
+      });
+      await view.load();
+      // The planner's statistics of the tables the fold filled, so the process's first reads are planned on them.
+      await sql.query("ANALYZE");
+    },
+  );
 } finally {
   await sql.close();
 }

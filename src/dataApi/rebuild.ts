@@ -12,10 +12,9 @@ import type {IndexStore} from "../containerIndex/store.js";
 import type {Logger} from "../logger/index.js";
 import {openSqlClient} from "./store/client.js";
 import type {SqlClient, SqlTx} from "./store/sql.js";
-import {acquireWriterLock} from "./store/lock.js";
+import {asWriter} from "./store/lock.js";
 import {MIGRATIONS_TABLE, migrate} from "./store/migrations.js";
 import {MIGRATIONS, MOVE_WEBHOOK_KEYS} from "./store/schema.js";
-import {checkStoreNetwork} from "./store/network.js";
 import type {GenesisState} from "./views/primary/model.js";
 import {PrimaryView, defaultPrimaryViewOptions} from "./views/primary/view.js";
 
@@ -128,20 +127,19 @@ export async function rebuildDataApi(
     {logger: modules.logger},
   );
   try {
-    const lock = await acquireWriterLock(sql, {dataDir});
-    try {
-      // A store of another network is refused, not dropped.
-      await checkStoreNetwork(sql, modules.network, {record: false});
-      await remakeTables(sql, modules.logger);
-      await checkStoreNetwork(sql, modules.network, {record: true});
-      const view = new PrimaryView(defaultPrimaryViewOptions, {...modules, sql, metrics: null});
-      await view.load();
-      const containers = await view.catchUp();
-      await view.close();
-      return {containers, seconds: (Date.now() - started) / 1000};
-    } finally {
-      await lock.release();
-    }
+    // A store of another network is refused, not dropped.
+    return await asWriter(
+      sql,
+      {dataDir, network: modules.network},
+      () => remakeTables(sql, modules.logger),
+      async () => {
+        const view = new PrimaryView(defaultPrimaryViewOptions, {...modules, sql, metrics: null});
+        await view.load();
+        const containers = await view.catchUp();
+        await view.close();
+        return {containers, seconds: (Date.now() - started) / 1000};
+      },
+    );
   } finally {
     await sql.close();
   }

@@ -15,6 +15,8 @@
 import {link, open, readFile, unlink} from "node:fs/promises";
 import path from "node:path";
 import type pg from "pg";
+import type {NetworkInfo} from "../../chains/index.js";
+import {checkStoreNetwork} from "./network.js";
 import {PgSqlClient} from "./pg.js";
 import type {SqlClient} from "./sql.js";
 
@@ -51,6 +53,28 @@ export async function acquireWriterLock(client: SqlClient, opts: WriterLockOptio
   if (client instanceof PgSqlClient) return acquireAdvisory(client, opts.onLost);
   if (opts.dataDir === null) return {release: async () => undefined};
   return acquireLockFile(path.join(opts.dataDir, LOCK_FILE_NAME));
+}
+
+/**
+ * Runs `work` as the store's writer for its length (a rebuild, the genesis thread; an ingest process holds the lock
+ * as long as it runs, dataApi/service.ts): under the writer lock, a store of another network refused before
+ * `prepare` (its migrations) touches it, and the network recorded after.
+ */
+export async function asWriter<T>(
+  sql: SqlClient,
+  o: {dataDir: string | null; network: NetworkInfo},
+  prepare: () => Promise<unknown>,
+  work: () => Promise<T>,
+): Promise<T> {
+  const lock = await acquireWriterLock(sql, {dataDir: o.dataDir});
+  try {
+    await checkStoreNetwork(sql, o.network, {record: false});
+    await prepare();
+    await checkStoreNetwork(sql, o.network, {record: true});
+    return await work();
+  } finally {
+    await lock.release();
+  }
 }
 
 /**
