@@ -1059,7 +1059,7 @@ DROP INDEX IF EXISTS webhook_outbox_due;
     sql: `
 -- A message's logs are written by the fold and read back whole by delivery (webhooks/payload.ts), never queried
 -- inside: json keeps the text as the fold sent it, where jsonb parsed it into its binary form at every insert
--- (about 15 % of the outbox insert's time, bench/webhooks.mjs).
+-- (docs/performance.md, Webhooks).
 ALTER TABLE webhook_outbox ALTER COLUMN logs TYPE json USING logs::json;
 `,
   },
