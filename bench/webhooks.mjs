@@ -35,7 +35,7 @@ const ADDRESSES = Number(process.env.BENCH_WEBHOOK_ADDRESSES ?? 10_000);
 const CHAIN_ID = "43112";
 const LIVE_BLOCKS = Number(process.env.BENCH_WEBHOOK_LIVE_BLOCKS ?? 30);
 const LIVE_EVERY_MS = Number(process.env.BENCH_WEBHOOK_LIVE_EVERY_MS ?? 500);
-// The share of the trading addresses that the webhooks of the fourth fold watch (the first three watch all of them,
+// The share of the trading addresses that the webhooks of the share fold watch (the outbox fold's watch all of them,
 // so nearly every transaction is an event): a chain where most transactions touch no watched address.
 const WATCHED_SHARE = Number(process.env.BENCH_WEBHOOK_WATCHED_SHARE ?? 0.1);
 
@@ -65,19 +65,21 @@ async function receiver() {
   };
 }
 
+async function rpcCall(rpcUrl, method, params) {
+  const res = await fetch(rpcUrl, {
+    method: "POST",
+    headers: {"content-type": "application/json"},
+    body: JSON.stringify({jsonrpc: "2.0", id: 1, method, params}),
+  });
+  const j = await res.json();
+  if (j.error) throw new Error(`${method}: ${j.error.message}`);
+  return j.result;
+}
+
 /** Live blocks: `n` blocks of 20 native transfers among `traders`, one every `everyMs`, each waited for. */
 async function liveBlocks(rpcUrl, follower, traders, from, n, everyMs) {
   const hex = (b) => "0x" + Buffer.from(b).toString("hex");
-  const call = async (method, params) => {
-    const res = await fetch(rpcUrl, {
-      method: "POST",
-      headers: {"content-type": "application/json"},
-      body: JSON.stringify({jsonrpc: "2.0", id: 1, method, params}),
-    });
-    const j = await res.json();
-    if (j.error) throw new Error(`${method}: ${j.error.message}`);
-    return j.result;
-  };
+  const call = (method, params) => rpcCall(rpcUrl, method, params);
   let head = from;
   for (let b = 0; b < n; b++) {
     const t0 = performance.now();
@@ -135,8 +137,8 @@ export async function benchWebhooks() {
   const rows = [];
   let anvil = null;
   try {
-    // Every state a fold traces stays in anvil: the history, then each run's live blocks.
-    anvil = await startAnvil(BLOCKS + RUNS * LIVE_BLOCKS + 100);
+    // Every state a fold traces stays in anvil: the history and a run's live blocks.
+    anvil = await startAnvil(BLOCKS + LIVE_BLOCKS + 100);
     const built = await buildHistory({
       url: anvil.url,
       blocks: BLOCKS,
@@ -246,6 +248,7 @@ export async function benchWebhooks() {
       }
       await c.close();
       let liveFrom = 0;
+      let snapshot = null;
       const b = await fold({
         rpcUrl: anvil.url,
         dataDir: path.join(root, `hooked-${r}`),
@@ -258,6 +261,8 @@ export async function benchWebhooks() {
             await new Promise((res) => setTimeout(res, 50));
           }
           liveFrom = lat.length;
+          // Taken back after the run: every run's folds see the same BLOCKS blocks (a follower folds to the tip).
+          snapshot = await rpcCall(anvil.url, "evm_snapshot", []);
           await liveBlocks(anvil.url, follower, traders, BLOCKS, LIVE_BLOCKS, LIVE_EVERY_MS);
           for (const until = Date.now() + 60_000; Date.now() < until; ) {
             const [{n}] = await b0.sql.query("SELECT count(*)::int8 AS n FROM webhook_outbox WHERE state = 'pending'");
@@ -302,6 +307,8 @@ export async function benchWebhooks() {
       );
       await b.close();
       await recv.close();
+      if (snapshot !== null && !(await rpcCall(anvil.url, "evm_revert", [snapshot])))
+        throw new Error("anvil did not take the live blocks back");
     }
     const r0 = median(ref);
     const r1 = median(hooked);
