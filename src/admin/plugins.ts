@@ -1,5 +1,5 @@
 /**
- * admin.loadVMs: discovers VM plugins in `--plugin-dir` (contract §8, §10; AvalancheGo vms/registry).
+ * admin.loadVMs: discovers VM plugins in `--plugin-dir` (docs/api/admin.md; AvalancheGo vms/registry).
  *
  * A plugin is a regular file named by its VM ID (CB58) or by an alias that `--vm-aliases-file` gives that VM
  * (`{"<vmID>": ["alias", ...]}`); an extension is ignored (`<vmID>.exe`), as AvalancheGo does. avaext runs no VMs:

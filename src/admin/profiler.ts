@@ -1,5 +1,5 @@
 /**
- * The admin profiles, through an in-process `node:inspector` session and `perf_hooks` (contract §8), with
+ * The admin profiles, through an in-process `node:inspector` session and `perf_hooks` (docs/api/admin.md), with
  * AvalancheGo's file names in `--profile-dir` (utils/profiler/profiler.go):
  *
  * - `cpu.profile`: a V8 CPU profile (`Profiler.start` … `Profiler.stop`), the `.cpuprofile` JSON that Chrome

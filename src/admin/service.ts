@@ -1,5 +1,5 @@
 /**
- * The admin API, `POST /ext/admin` (seed document 2; reference §2; contract §4, §8, §10): endpoint and chain
+ * The admin API, `POST /ext/admin` (docs/api/admin.md; AvalancheGo api/admin/service.go): endpoint and chain
  * aliases, logger levels, profiles, VM plugins, the effective configuration and raw database reads.
  *
  * Registry refusals (a taken alias, an unknown logger, ...) are -32000 with AvalancheGo's exact texts; values that
@@ -176,7 +176,7 @@ function refused<T>(fn: () => T): T {
 
 /**
  * Profile and plugin I/O: an OS error is a -32000 naming the action and the error code (`couldn't write the CPU
- * profile: EACCES`), never the path (contract §2); RpcErrors pass through.
+ * profile: EACCES`), never the path (docs/api/http.md); RpcErrors pass through.
  */
 async function osErrors<T>(action: string, fn: () => Promise<T>): Promise<T> {
   try {

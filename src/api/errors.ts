@@ -1,7 +1,7 @@
 /**
  * The JSON-RPC error catalogue and the one place errors become wire objects.
  *
- * Where avaext departs from AvalancheGo (contract §3): unknown methods are -32601 and malformed params -32602
+ * Where avaext departs from AvalancheGo (docs/api/http.md): unknown methods are -32601 and malformed params -32602
  * with a precise reason; application errors stay -32000 with AvalancheGo's exact message texts so clients that
  * match on them keep working; anything unexpected is -32603 with details only in the log.
  */

@@ -1,5 +1,5 @@
 /**
- * Per-client request limits, shared by the data API (`/v1`, contract data-api §2) and the metrics service
+ * Per-client request limits, shared by the data API (`/v1`, docs/api/data-api.md) and the metrics service
  * (`/v1/avg_tps`): a token bucket per client (clientAddress.ts keys it: an IPv4 address, an IPv6 /64, an API key),
  * refilled at `limit` a minute with a burst of `limit`.
  *

@@ -33,7 +33,7 @@ export interface Route {
   plainAnyMethod?: boolean;
   /** The methods a `plainAnyMethod` handler serves, for a CORS preflight (GET and HEAD when not given). */
   methods?: string[];
-  /** Never open this route to a wildcard CORS origin (contract §2). */
+  /** Never open this route to a wildcard CORS origin (docs/api/http.md). */
   sensitive?: boolean;
 }
 

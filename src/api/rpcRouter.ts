@@ -2,7 +2,7 @@
  * One JSON-RPC router for every `/ext` service, on json-rpc-2.0's JSONRPCServer.
  *
  * json-rpc-2.0 dispatches a single request to its method and maps errors; this wrapper owns what the contract
- * settles differently from that library and from AvalancheGo (contract §3, §10): envelope checks with precise
+ * settles differently from that library and from AvalancheGo (docs/api/http.md): envelope checks with precise
  * messages, `id: null` as a notification, batches answered as arrays (even of one) with a size cap, the service
  * a path may reach, params validation, metrics, and the single error mapper.
  */
@@ -54,7 +54,7 @@ export function method<P, R, C>(params: Validator<P>, handler: (params: P, ctx: 
 export type MethodTable<C> = Readonly<Record<string, MethodDef<C>>>;
 
 export interface RpcRouterOptions {
-  /** Most requests in one batch (contract §10: 100). */
+  /** Most requests in one batch (100, docs/api/http.md). */
   maxBatch: number;
   /** Attach error stacks of unexpected failures to `data` (debugging only). */
   stacktraces: boolean;

@@ -1,6 +1,6 @@
 /**
  * Typed params validators: each turns an untrusted JSON value into a typed value or throws -32602 naming the
- * field. Composed per method, so a method's table entry says exactly what it accepts (contract §3, §10).
+ * field. Composed per method, so a method's table entry says exactly what it accepts (docs/api/http.md).
  *
  * JSON `null` counts as absent, as Go's encoding/json leaves a field at its zero value for null.
  */

@@ -1,6 +1,6 @@
 /**
  * Resolves the effective configuration: for each flag, the command line, else the environment, else the config
- * file, else the default (contract §1). Every failure names the flag and the reason.
+ * file, else the default (docs/reference/cli.md). Every failure names the flag and the reason.
  */
 import {ipRangeList} from "../util/ipRanges.js";
 import {readFileSync} from "node:fs";

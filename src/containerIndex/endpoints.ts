@@ -1,4 +1,4 @@
-/** The index endpoints (seed document 3; reference §4.1): one per primary-network chain and container kind. */
+/** The index endpoints (AvalancheGo indexer; docs/api/index.md): one per primary-network chain and container kind. */
 import type {ChainName} from "../chains/index.js";
 
 export type ContainerKind = "block" | "tx" | "vtx";
@@ -18,7 +18,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   {chain: "C", kind: "block", id: 2, name: "C/block"},
   {chain: "X", kind: "block", id: 3, name: "X/block"},
   {chain: "X", kind: "tx", id: 4, name: "X/tx"},
-  // Not populated since Cortina, still served for history (seed document 3).
+  // Not populated since Cortina, still served for history (docs/api/index.md).
   {chain: "X", kind: "vtx", id: 5, name: "X/vtx"},
 ];
 

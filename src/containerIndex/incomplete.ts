@@ -1,5 +1,5 @@
 /**
- * The incomplete-index rules (seed document 3 rules 1-4; contract §6.4; AvalancheGo indexer/indexer.go), as a
+ * The incomplete-index rules (AvalancheGo indexer/indexer.go; docs/api/index.md, Incomplete index), as a
  * pure decision per chain plus the flags it persists. A refusal is fatal at start-up (exit 1).
  */
 import {ChainFlag} from "../db/buckets.js";

@@ -1,5 +1,5 @@
 /**
- * The index API, `POST /ext/index/<chain>/<kind>` (seed document 3; reference §4.1; contract §6): six methods with
+ * The index API, `POST /ext/index/<chain>/<kind>` (AvalancheGo indexer/service.go; docs/api/index.md): six methods with
  * AvalancheGo's result shapes and error texts. `<chain>` may be any alias of a primary-network chain.
  */
 import {appError, invalidParams} from "../api/errors.js";
@@ -213,7 +213,7 @@ export function createIndexMethods(
     getContainerRange: method(
       object({startIndex: required(uint64), numToFetch: required(uint64), encoding: enc}),
       async (p, idx) => {
-        // Contract §6/§10: 0 is an empty list before any other check (AvalancheGo refuses 0; its docs allow it).
+        // docs/api/index.md: 0 is an empty list before any other check (AvalancheGo refuses 0; its docs allow it).
         if (p.numToFetch === 0n) return {containers: []};
         if (p.numToFetch > BigInt(MAX_FETCHED_BY_RANGE)) {
           throw appError(`numToFetch must be in [0,${MAX_FETCHED_BY_RANGE}] but is ${p.numToFetch}`);

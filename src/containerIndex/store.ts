@@ -1,5 +1,5 @@
 /**
- * The container index on LevelDB (contract §6; AvalancheGo indexer/index.go). Per endpoint: the next index,
+ * The container index on LevelDB (AvalancheGo indexer/index.go; docs/api/index.md). Per endpoint: the next index,
  * index → container record, id → index. Accepting is one atomic batch that also carries the feed's position,
  * so a crash at any moment leaves either all of a batch or none of it, and replay skips what is already there.
  */

@@ -1,5 +1,5 @@
 /**
- * The data API's composition (contract data-api §1, §3, §4): the SQL store (PGlite embedded, or a PostgreSQL
+ * The data API's composition (docs/design/data-api.md): the SQL store (PGlite embedded, or a PostgreSQL
  * server), its migrations and writer lock, the primary-network view that folds the container index into it, the
  * `/v1` routes that answer from it, and its health check. Roles: `ingest` folds and serves nothing under `/v1`;
  * `serve` answers from a store another process writes; `both` does both.

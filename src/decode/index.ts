@@ -1,5 +1,5 @@
 /**
- * Container decoding: what avaext reads from the bytes it indexes (contract §5). Each chain's containers may come
+ * Container decoding: what avaext reads from the bytes it indexes (docs/api/index.md). Each chain's containers may come
  * wrapped in a proposervm block or bare (pre-fork history), so the decoder tries the wrapper first and falls back.
  * A container that does not decode is still indexed: its ID is sha256(bytes) and derived views leave it out.
  */
@@ -162,8 +162,9 @@ export function decodeContainer(chain: DecodeChain, kind: DecodeKind, bytes: Uin
 }
 
 /**
- * The ID a container has on its chain (contract §5): proposervm post-fork blocks hash their unsigned part, option
- * blocks all their bytes, pre-fork C-chain blocks are their Ethereum hash, everything else sha256 of the bytes.
+ * The ID a container has on its chain, as AvalancheGo's indexer records it: proposervm post-fork blocks hash their
+ * unsigned part, option blocks all their bytes, pre-fork C-chain blocks are their Ethereum hash, everything else
+ * sha256 of the bytes.
  */
 export function containerId(chain: DecodeChain, kind: DecodeKind, bytes: Uint8Array): Uint8Array {
   return containerIdOf(chain, kind, bytes).id;

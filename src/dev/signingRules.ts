@@ -1,5 +1,5 @@
 /**
- * What the dev network's validators sign (contract data-api §8): only what AvalancheGo would. A message from an EVM
+ * What the dev network's validators sign (docs/api/signatures.md): only what AvalancheGo would. A message from an EVM
  * chain is signed when that chain sent it (a SendWarpMessage log of an accepted block, in `warp_messages`); a
  * P-chain message (source chain all zeros, an AddressedCall with an empty source address) under the rules of
  * AvalancheGo's `vms/platformvm/network/warp.go`, checked against the P-chain view: a conversion ID the subnet was

@@ -1,8 +1,8 @@
 /**
- * An EVM JSON-RPC client for followers (contract data-api §3): batched requests (split at `maxBatch`, AvalancheGo
- * allows 1,000 a batch), bounded adaptive concurrency (additive increase on success, halved on a timeout, an
- * HTTP error or garbage), retries with exponential backoff and jitter, and errors that say what went wrong.
- * A JSON-RPC error answer is not retried: it is the node's answer, and the caller decides what it means.
+ * An EVM JSON-RPC client for followers (docs/operations/evm-chains.md): batched requests (split at `maxBatch`,
+ * AvalancheGo allows 1,000 a batch), bounded adaptive concurrency (additive increase on success, halved on a timeout,
+ * an HTTP error or garbage), retries with exponential backoff and jitter, and errors that say what went wrong. A
+ * JSON-RPC error answer is not retried: it is the node's answer, and the caller decides what it means.
  */
 import {sleep} from "../util/sleep.js";
 import type {Logger} from "../logger/index.js";

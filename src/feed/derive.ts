@@ -1,7 +1,7 @@
 /**
  * What avaext learns from a container's bytes: its ID by the chain's rule when the source gives none, and, for
  * blocks, the facts the health checks and the metrics service need (height, timestamp, transaction count).
- * Containers that do not decode are indexed all the same (contract §5) and only left out of derived views.
+ * Containers that do not decode are indexed all the same (docs/api/index.md) and only left out of derived views.
  */
 import type {ChainName} from "../chains/index.js";
 import {containerIdOf, decodeContainer} from "../decode/index.js";

@@ -1,6 +1,6 @@
 /**
  * The ingester: runs the feed source and commits what it hands over. Each batch becomes one atomic accept with
- * the source's position (contract §5), so a kill at any moment resumes exactly. It also keeps the per-chain state
+ * the source's position (docs/api/index.md), so a kill at any moment resumes exactly. It also keeps the per-chain state
  * (last accepted block) for the health checks and the daily TPS series, whether or not indexing is on.
  */
 import {Counter, Gauge, type Registry} from "prom-client";
@@ -201,7 +201,7 @@ export class Ingester implements BadInputReporter {
   /**
    * The chain state after the accepted containers (blocks only; X-chain txs do not count), and the points of the
    * TPS series they add. A block's height is the decoded one; for a block that does not decode, its position in
-   * the chain's block index (contract §10), or, with indexing off, one more than the chain's last height.
+   * the chain's block index (docs/api/index.md), or, with indexing off, one more than the chain's last height.
    */
   private nextChainState(accepted: readonly AcceptedItem<FeedItem>[]): {
     next: Map<ChainName, ChainState>;

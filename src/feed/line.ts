@@ -1,5 +1,5 @@
 /**
- * One feed line (contract §5): `{"chain":"X","kind":"tx","bytes":"0x00ab...","timestamp":"...","id":"..."}`.
+ * One feed line (docs/api/index.md): `{"chain":"X","kind":"tx","bytes":"0x00ab...","timestamp":"...","id":"..."}`.
  * A bad line yields a reason naming the field; the caller logs it with its line number and skips it.
  */
 import type {ChainRegistry} from "../chains/index.js";

@@ -1,5 +1,5 @@
 /**
- * This process's checks (contract §7, §10): each reads real state (the database, the disk, the feed, the HTTP
+ * This process's checks (docs/api/health.md): each reads real state (the database, the disk, the feed, the HTTP
  * server's in-flight requests) and fails for a real reason, with AvalancheGo's message shapes and error texts.
  */
 import {statfs} from "node:fs/promises";
@@ -19,7 +19,7 @@ export interface DatabaseProbe {
   probe(): Promise<void>;
 }
 
-/** The feed's connection to its source: the `network` check's one peer (contract §10). */
+/** The feed's connection to its source: the `network` check's one peer (docs/api/health.md). */
 export interface FeedConnection {
   connected: boolean;
   /** Wall-clock ms of the last message received from / sent to the source; null if never. */

@@ -1,5 +1,5 @@
 /**
- * Daily average transactions per second per chain, the series of `/v1/avg_tps/{chainId}` (contract §9, §10).
+ * Daily average transactions per second per chain, the series of `/v1/avg_tps/{chainId}` (docs/api/metrics-service.md).
  *
  * One point per UTC day of the block timestamp (the decoded block's time, not the acceptance time). A day's value
  * is the transactions of that day's blocks divided by the seconds from the last block before that day (however far

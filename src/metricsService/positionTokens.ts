@@ -1,6 +1,6 @@
 /**
  * Page tokens of the metrics service: random UUIDs naming a listing position, valid for 24 hours from generation
- * (seed document 3). Kept in memory with a bounded size: a token from before a restart is unknown, and the
+ * (docs/api/metrics-service.md). Kept in memory with a bounded size: a token from before a restart is unknown, and the
  * client restarts the listing, exactly as after expiry.
  */
 import {randomUUID} from "node:crypto";

@@ -1,5 +1,5 @@
 /**
- * The metrics service: `GET /v1/avg_tps/{chainId}` (seed document 3, contract §9) and the hosted Metrics API's /v2
+ * The metrics service: `GET /v1/avg_tps/{chainId}` (docs/api/metrics-service.md) and the hosted Metrics API's /v2
  * (v2/, composed by the root: it reads the data API's store, below which this folder must stay). Errors use the seed's body `{message: string[], error, statusCode}`; one rate limit and one set of page
  * tokens serve both.
  */

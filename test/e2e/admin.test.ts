@@ -1,4 +1,4 @@
-/** The admin API over the real wire (seed document 2; reference §2; contract §2, §4, §8, §10). */
+/** The admin API over the real wire (docs/api/admin.md; AvalancheGo api/admin). */
 import {chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync} from "node:fs";
 import path from "node:path";
 import {Level} from "level";

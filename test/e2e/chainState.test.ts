@@ -1,6 +1,6 @@
 /**
  * The per-chain state (last accepted block height and ID, for the health checks) is kept with indexing off and
- * survives a restart: it is stored in the batch of the containers that moved it (issue #4, contract §5).
+ * survives a restart: it is stored in the batch of the containers that moved it (docs/api/index.md).
  */
 import {appendFileSync, rmSync, writeFileSync} from "node:fs";
 import path from "node:path";

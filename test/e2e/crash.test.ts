@@ -1,5 +1,5 @@
 /**
- * Crash safety (contract §5): a real avaext process ingesting a file feed is killed with SIGKILL at random
+ * Crash safety (docs/api/index.md): a real avaext process ingesting a file feed is killed with SIGKILL at random
  * moments, several times in a row, then restarted; the index must hold every container of the feed exactly
  * once, in feed order, contiguous from 0, with every ID mapping back to its index; and, fed real blocks, the
  * avg_tps series stored with them must be exactly the feed's.

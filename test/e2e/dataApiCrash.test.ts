@@ -1,5 +1,5 @@
 /**
- * Crash safety of the data API's view (contract data-api §3): a real avaext process folds a history of signed
+ * Crash safety of the data API's view (docs/design/data-api.md): a real avaext process folds a history of signed
  * X-chain transactions into its store and is killed with SIGKILL at random moments, several times; after a last
  * clean run the store must hold exactly what a fresh rebuild of the same index holds (nothing lost, nothing
  * twice), on both backends. The rebuild goes to a PostgreSQL database, so the PGlite run is also compared across

@@ -1,10 +1,10 @@
 /**
- * Crash safety of the EVM follower (contract data-api §3): a real avaext process follows a real anvil holding a
- * history of the dev network's traffic (ERC-20/721/1155 transfers, internal value calls, CREATE2 deployments,
- * reverts) and is killed with SIGKILL at random moments, several times, the head and its lanes (token metadata,
- * traces) each mid-way; after a last clean run, once the lanes have caught up with the head, its EVM tables and
- * the lanes' positions must equal what one uninterrupted fold of the same chain gives (nothing lost, nothing
- * twice, balances exact).
+ * Crash safety of the EVM follower (docs/operations/evm-chains.md): a real avaext process follows a real anvil holding
+ * a history of the dev network's traffic (ERC-20/721/1155 transfers, internal value calls, CREATE2 deployments,
+ * reverts) and is killed with SIGKILL at random moments, several times, the head and its lanes (token metadata, traces)
+ * each mid-way; after a last clean run, once the lanes have caught up with the head, its EVM tables and the lanes'
+ * positions must equal what one uninterrupted fold of the same chain gives (nothing lost, nothing twice, balances
+ * exact).
  */
 import {rmSync} from "node:fs";
 import path from "node:path";

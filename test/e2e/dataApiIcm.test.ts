@@ -1,5 +1,5 @@
 /**
- * Interchain messages over the real wire (contract data-api §8), on both store backends: three anvils carry the
+ * Interchain messages over the real wire (docs/api/icm.md), on both store backends: three anvils carry the
  * project's messenger and warp stand-in; the node follows two of them. The test sends and relays its own messages
  * (with and without a fee, a fee added later, a failing execution, receipts carried back, one left pending, one
  * from a chain the node does not follow, one from a look-alike messenger) and checks every ICM answer against them.

@@ -1,5 +1,5 @@
 /**
- * The dev network's EVM (contract data-api §7) as an operator meets it: it is the C-chain (index, primary view and
+ * The dev network's EVM (docs/development.md) as an operator meets it: it is the C-chain (index, primary view and
  * EVM view agree on every hash), a crash of its process is logged and healed (a fresh EVM, the schedule replayed
  * into it, the same hashes), and a restart of avaext replays it to the same chain.
  */

@@ -1,5 +1,5 @@
 /**
- * The dev network's interchain traffic as `npm start` serves it (contract data-api §8), on both store backends:
+ * The dev network's interchain traffic as `npm start` serves it (docs/api/icm.md), on both store backends:
  * the L1's EVM is followed beside the C-chain and served at /ext/bc/<L1>/rpc, the relayer's deliveries give every
  * status of endpoint 17, every signed message the relayer delivered verifies with a second BLS library (noble)
  * against the local validators' keys, endpoint 1 signs the dev chains' messages with the right validator sets,

@@ -20,7 +20,7 @@ const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
 const TOTAL = Number(process.env.FUZZ_COUNT ?? 10_500);
 const CONCURRENCY = 8;
 const CODES = new Set([-32700, -32600, -32601, -32602, -32000]);
-/** A stack frame or a file path in an answer would leak internals (contract §2). */
+/** A stack frame or a file path in an answer would leak internals (docs/api/http.md). */
 const LEAK = /\n\s+at |\/work\/|\/src\/|node_modules|\.ts:\d|\.js:\d/;
 
 let t: TestNode;

@@ -1,4 +1,4 @@
-/** The health API over HTTP (reference §3, contract §7): GET probes, JSON-RPC, tags, failing checks, gauge. */
+/** The health API over HTTP (docs/api/health.md): GET probes, JSON-RPC, tags, failing checks, gauge. */
 import {afterEach, describe, expect, it} from "vitest";
 import {idleFeed, startNode as start, type TestNode} from "../helpers/node.js";
 

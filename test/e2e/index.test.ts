@@ -1,4 +1,4 @@
-/** The index API over HTTP, fed by a real file feed (contract §5, §6; reference §4.1). */
+/** The index API over HTTP, fed by a real file feed (docs/api/index.md; AvalancheGo indexer). */
 import {createHash} from "node:crypto";
 import {appendFileSync, writeFileSync} from "node:fs";
 import path from "node:path";

@@ -1,4 +1,4 @@
-/** Real restarts: data persists; the incomplete-index rules refuse with exit 1 naming both flags (contract §6.4). */
+/** Restarts: data persists; the incomplete-index rules refuse with exit 1 naming both flags (docs/api/index.md). */
 import {rmSync, writeFileSync} from "node:fs";
 import net from "node:net";
 import path from "node:path";

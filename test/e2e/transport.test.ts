@@ -1,4 +1,4 @@
-/** Contract §2-§3 and §10 over the real wire: HTTP rules, the JSON-RPC envelope, every error class, batches. */
+/** docs/api/http.md over the real wire: HTTP rules, the JSON-RPC envelope, every error class, batches. */
 import {connect} from "node:net";
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import {appError} from "../../src/api/errors.js";

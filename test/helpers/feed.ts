@@ -23,7 +23,7 @@ export function hexWithChecksum(bytes: Uint8Array): string {
   return "0x" + Buffer.from(bytes).toString("hex") + sum.toString("hex");
 }
 
-/** The ID avaext derives for undecodable bytes: sha256 (contract §5). */
+/** The ID avaext derives for undecodable bytes: sha256 (docs/api/index.md). */
 export function sha256Id(bytes: Uint8Array): string {
   return cb58Encode(createHash("sha256").update(bytes).digest());
 }

@@ -1,5 +1,5 @@
 /**
- * Interchain messages (contract data-api §8): decoding the six TeleporterMessenger v1.0.0 events the data API
+ * Interchain messages (docs/api/icm.md): decoding the six TeleporterMessenger v1.0.0 events the data API
  * indexes, from the logs of the messenger contracts it is told about (`--icm-contracts`). No SQL here: the EVM
  * follower's writer turns these events into message records.
  *

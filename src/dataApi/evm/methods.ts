@@ -1,5 +1,5 @@
 /**
- * The `method` of an EVM transaction (contract data-api §6; the Glacier SDK's `Method`): its call type, the 4-byte
+ * The `method` of an EVM transaction (the Glacier SDK's `Method`; docs/api/evm.md): its call type, the 4-byte
  * selector and, when the selector is in the bundled table below, the function's name.
  *
  * `methodName` is the canonical signature, `transfer(address,uint256)`: the SDK documents it as "the contract method

@@ -1,5 +1,5 @@
 /**
- * An NFT's metadata JSON from its token URI (contract data-api §6): `data:` URIs, `ipfs://` through the operator's
+ * An NFT's metadata JSON from its token URI (docs/api/evm.md): `data:` URIs, `ipfs://` through the operator's
  * gateway, and `http(s)` with a size cap and a deadline. Token URIs are chosen by whoever deployed the contract, so
  * fetching one is a request on an attacker's behalf: the SSRF guard of util/publicTarget.ts checks every address a
  * host resolves to and pins the connection to them, and each redirect is checked again. Outcomes use the hosted API's `NftTokenMetadataStatus` values; this never throws.

@@ -1,5 +1,5 @@
 /**
- * A token contract's kind and metadata by `eth_call` (contract data-api §6): ERC-165 for ERC-721 and ERC-1155,
+ * A token contract's kind and metadata by `eth_call` (docs/api/evm.md): ERC-165 for ERC-721 and ERC-1155,
  * `decimals` plus `totalSupply`/`symbol` for ERC-20, `name`/`symbol` as `string` or, for legacy tokens (MKR, SAI),
  * as `bytes32`. A contract's answers are untrusted input: reverts, garbage and huge strings make a field absent,
  * never an exception, so one misbehaving contract cannot stop indexing.

@@ -1,5 +1,5 @@
 /**
- * Keyset page tokens (contract data-api §2): the sort key of the last item returned, bound to the endpoint, its
+ * Keyset page tokens (docs/api/data-api.md): the sort key of the last item returned, bound to the endpoint, its
  * path parameters and its filters (the scope), and authenticated with an HMAC under the store's secret, so a
  * forged, truncated or foreign token is a 400, never a wrong page. Opaque base64url.
  */

@@ -1,5 +1,5 @@
 /**
- * Names in data API paths and queries (contract data-api §2): networks, primary-network chains and their aliases,
+ * Names in data API paths and queries (docs/api/data-api.md): networks, primary-network chains and their aliases,
  * P/X bech32 addresses with the network's HRP, EVM addresses.
  */
 import {bech32} from "@scure/base";

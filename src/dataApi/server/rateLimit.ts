@@ -1,5 +1,5 @@
 /**
- * The data API's rate-limit answers (contract data-api §2) over the shared limiter (src/api/rateLimit.ts): every
+ * The data API's rate-limit answers (docs/api/data-api.md) over the shared limiter (src/api/rateLimit.ts): every
  * limited answer carries the IETF draft's `RateLimit-Policy` and `RateLimit` headers; a refusal is 429 with
  * `Retry-After`.
  */

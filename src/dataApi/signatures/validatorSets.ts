@@ -1,5 +1,5 @@
 /**
- * Validator sets for warp signatures (contract data-api §8), from the P-chain view's store: the primary network's
+ * Validator sets for warp signatures (docs/api/signatures.md), from the P-chain view's store: the primary network's
  * validators at the time of a P-chain height (their stakes and BLS keys), a converted L1's validators
  * (`l1_validators`: the active ones sign, the inactive ones' weight counts), and a permissioned subnet's validators
  * (their subnet stakes, keyed by their primary-network BLS keys, as AvalancheGo's validator manager does). The canonical set is built from them by src/warp/validators.ts.

@@ -271,8 +271,9 @@ CREATE TABLE l1_validation_txs (
     version: 2,
     name: "EVM chains",
     sql: `
--- One row per followed EVM chain (data-api §3): its identity, its head (the last block folded, and its hash for
--- the next block's parent check), and whether its RPC serves call traces. chain_id: the EVM chain ID, decimal.
+-- One row per followed EVM chain (docs/operations/evm-chains.md): its identity, its head (the last block folded, and
+-- its hash for the next block's parent check), and whether its RPC serves call traces. chain_id: the EVM chain ID,
+-- decimal.
 CREATE TABLE evm_chains (
   chain_id text PRIMARY KEY,
   blockchain_id text,
@@ -444,7 +445,7 @@ CREATE INDEX evm_nfts_pending ON evm_nfts (chain_id, first_block) WHERE index_st
     version: 3,
     name: "interchain messages",
     sql: `
--- TeleporterMessenger events of the followed EVM chains (data-api §8), as they come: the truth each message record
+-- TeleporterMessenger events of the followed EVM chains (docs/api/icm.md), as they come: the truth each message record
 -- is folded from. event: the decoded event (JSON, bigints as decimal strings) with its transaction's hash, time and
 -- gas used, and the chain's blockchain ID.
 CREATE TABLE icm_events (

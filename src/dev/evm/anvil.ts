@@ -1,5 +1,5 @@
 /**
- * Foundry's `anvil` as a child process (the dev network's EVM, contract data-api §7): started on 127.0.0.1 on a
+ * Foundry's `anvil` as a child process (the dev network's EVM, docs/development.md): started on 127.0.0.1 on a
  * port it picks itself, checked (`eth_chainId` must answer the chain ID asked for), and stopped by its process ID
  * by whoever started it. Its binary comes from npm (`@foundry-rs/anvil-<platform>`); a missing binary or an exit
  * is a clear error, never a hang.

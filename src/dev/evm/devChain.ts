@@ -1,5 +1,5 @@
 /**
- * The dev network's C-chain execution (contract data-api §7): a real EVM (anvil, manual mining) that mines one
+ * The dev network's C-chain execution (docs/development.md): a real EVM (anvil, manual mining) that mines one
  * block per dev-feed tick, at the tick's time, with that tick's generated transactions. The feed wraps each block
  * as mainnet does (proposervm around a coreth block of anvil's header and transactions, the atomic transactions
  * in extData), so the index, the primary-network view and the EVM view agree on every block hash.

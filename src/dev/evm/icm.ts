@@ -1,5 +1,5 @@
 /**
- * Puts the dev network's interchain contracts on an anvil (contract data-api §8): the project's messenger
+ * Puts the dev network's interchain contracts on an anvil (docs/api/icm.md): the project's messenger
  * (contracts/IcmMessenger.sol) at TeleporterMessenger v1.0.0's address and the warp stand-in
  * (contracts/WarpStandIn.sol) at the warp precompile's, with anvil_setCode; the stand-in's network ID and
  * blockchain ID with anvil_setStorageAt (what its init() would store). No transaction and no block: it works the

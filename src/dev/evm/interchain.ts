@@ -1,5 +1,5 @@
 /**
- * The dev network's interchain traffic (contract data-api §8): messages between the C-chain and the dev L1's EVM
+ * The dev network's interchain traffic (docs/api/icm.md): messages between the C-chain and the dev L1's EVM
  * through the messenger at TeleporterMessenger v1.0.0's address, and the relayer that delivers them.
  *
  * Per tick, on top of the C-chain's own traffic: an application account sends messages both ways (with a fee, and

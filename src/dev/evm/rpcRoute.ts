@@ -1,6 +1,6 @@
 /**
  * The dev network's C-chain JSON-RPC at `/ext/bc/C/rpc` (and `/ext/bc/<C-chain ID>/rpc`), as a local AvalancheGo
- * serves it (contract data-api §8), so wallets and EVM tools can read the dev network's EVM. Read-only: every call
+ * serves it (docs/api/evm.md), so wallets and EVM tools can read the dev network's EVM. Read-only: every call
  * but the reading ones is refused with a JSON-RPC error, since the dev network's transactions come from its own
  * deterministic traffic (a foreign transaction would make the chain differ from what a restart replays).
  */

@@ -1,4 +1,4 @@
-/** Routes: admin.alias semantics (contract §4, §10; reference §2). */
+/** Routes: admin.alias semantics (docs/api/admin.md; AvalancheGo api/admin). */
 import {describe, expect, it} from "vitest";
 import {Routes, type Route} from "../../../src/api/routes.js";
 

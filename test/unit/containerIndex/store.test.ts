@@ -496,7 +496,7 @@ describe("IndexStore", () => {
   });
 });
 
-describe("incomplete-index decision (contract §6.4)", () => {
+describe("incomplete-index decision (docs/api/index.md, Incomplete index)", () => {
   const fresh = {incomplete: false, previouslyIndexed: false};
   it("indexing on a fresh database marks the chain indexed", () => {
     expect(decide(true, false, false, fresh)).toEqual({ok: true, markIncomplete: false, markPreviouslyIndexed: true});

@@ -1,4 +1,4 @@
-/** The health worker's semantics (reference §3.1): results, failures, monotonic checks, tags, timeouts. */
+/** The health worker's semantics (AvalancheGo api/health): results, failures, monotonic checks, tags, timeouts. */
 import {describe, expect, it} from "vitest";
 import {routerCheck, defaultCheckThresholds, networkCheck, bootstrappedCheck} from "../../../src/health/checks.js";
 import {HealthWorker} from "../../../src/health/worker.js";

@@ -1,4 +1,4 @@
-/** The avg TPS definition (contract §10) on hand-checkable series, page tokens and the rate limiter. */
+/** The avg TPS definition (docs/api/metrics-service.md) on hand-checkable series, page tokens and the rate limiter. */
 import {describe, expect, it} from "vitest";
 import {AvgTps} from "../../../src/metricsService/avgTps.js";
 import {PositionTokens} from "../../../src/metricsService/positionTokens.js";

@@ -1,5 +1,5 @@
 /**
- * EVM contracts, token balances and NFTs (contract data-api §6): deployments (endpoints 6, 13), contract metadata
+ * EVM contracts, token balances and NFTs (docs/api/evm.md): deployments (endpoints 6, 13), contract metadata
  * (18), ERC-20/721/1155 balances folded from transfers (9, 11, and the :listErc20/:listErc721 balances; ERC-1155
  * and ERC-20 at a past `blockNumber` summed from the address's transfers up to it), and NFT collections (14).
  */

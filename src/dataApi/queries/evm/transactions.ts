@@ -1,5 +1,5 @@
 /**
- * EVM blocks, transactions, transfers and internal transactions (contract data-api §6). Every list is a keyset
+ * EVM blocks, transactions, transfers and internal transactions (docs/api/evm.md). Every list is a keyset
  * walk of one index (the table's primary key or an index made for it), newest first unless `sortOrder=asc`; the
  * keys of a page are chosen first and only those rows are joined with their details.
  */

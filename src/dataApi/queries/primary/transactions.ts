@@ -14,7 +14,7 @@ import {SCAN_BUDGET, scanBound} from "../sql.js";
 import {type NetworkCtx, type Page, type PageArgs, Params, type SortOrder, type SqlClientLike} from "./common.js";
 import {type TxUtxoColumns, type TxUtxos, loadAssets, loadTxUtxos} from "./utxos.js";
 
-/** A page stops early once its transactions' UTXOs pass this many (contract §5, endpoint 5 rule 2). */
+/** A page stops early once its transactions' UTXOs pass this many (docs/api/primary-network.md). */
 export const MAX_PAGE_UTXOS = 5_000;
 
 export interface ListTxsArgs extends PageArgs {

@@ -1,6 +1,6 @@
 /**
  * From one EVM block as JSON-RPC gives it (the block with its transactions, its receipts, its call traces) to the
- * rows of the EVM view (contract data-api §6): transactions with their receipt's status, gas and effective price;
+ * rows of the EVM view (docs/api/evm.md): transactions with their receipt's status, gas and effective price;
  * ERC-20/721/1155 transfers by topic count; internal transactions (the frames below each call tree's root that
  * the hosted API lists); deployed contracts; and which address took part in what. Everything the RPC sends is
  * checked: a field of the wrong shape throws BlockShapeError (the follower retries, then reports the chain).
@@ -334,7 +334,7 @@ function topicAddress(topic: unknown): Uint8Array | null {
   return hexToBytes(topic.slice(26));
 }
 
-/** The token transfers a log records (data-api §6: by topic0 and topic count); [] for any other log. */
+/** The token transfers a log records (by topic0 and topic count, as docs/api/evm.md says); [] for any other log. */
 export function transfersOfLog(log: Json, txIndex: number): TransferRow[] {
   const topics = Array.isArray(log.topics) ? (log.topics as unknown[]) : [];
   const t0 = typeof topics[0] === "string" ? (topics[0] as string).toLowerCase() : "";

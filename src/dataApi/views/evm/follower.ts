@@ -1,17 +1,18 @@
 /**
- * The EVM follower of one chain (contract data-api §3): identifies the chain (`eth_chainId` must be the one asked
- * for), then folds blocks in order, each with its receipts (`eth_getBlockReceipts`, else per transaction), fetched
- * as JSON-RPC batches. A batch of blocks and the chain's new head commit in one SQL transaction, so a crash or
+ * The EVM follower of one chain (docs/operations/evm-chains.md): identifies the chain (`eth_chainId` must be the one
+ * asked for), then folds blocks in order, each with its receipts (`eth_getBlockReceipts`, else per transaction),
+ * fetched as JSON-RPC batches. A batch of blocks and the chain's new head commit in one SQL transaction, so a crash or
  * kill -9 resumes exactly. What is slow to read comes behind the head, in lanes of its own with their own RPC
  * connections (lanes.ts): token metadata (tokenLane.ts) and call traces (traceLane.ts; a chain without debug APIs
- * serves no internal transactions and says so), so a slow contract or trace never holds a block back. A block whose parent is not the stored head is a
- * reorg: the view rolls back to the common ancestor (balances and NFT owners included) and goes on, at most
- * `maxReorgDepth` blocks deep: past that (another chain behind the same URL, a dev EVM reset) it stops, naming the
- * block, rather than refold the store from genesis. Blocks an Avalanche node serves are accepted, hence final. A failing RPC
- * is retried with backoff and reported (status, health, metrics); it never stops the process or another chain.
- * So is an outage of the store (src/util/errors.ts). An error of the fold itself (deriving a block the RPC served
- * well-formed, or writing it: a constraint violation, a bug) happens again on every try: this chain's follower
- * stops at that block, says so (status, health, the log once, a metric), and its reads serve what was folded.
+ * serves no internal transactions and says so), so a slow contract or trace never holds a block back. A block whose
+ * parent is not the stored head is a reorg: the view rolls back to the common ancestor (balances and NFT owners
+ * included) and goes on, at most `maxReorgDepth` blocks deep: past that (another chain behind the same URL, a dev EVM
+ * reset) it stops, naming the block, rather than refold the store from genesis. Blocks an Avalanche node serves are
+ * accepted, hence final. A failing RPC is retried with backoff and reported (status, health, metrics); it never stops
+ * the process or another chain. So is an outage of the store (src/util/errors.ts). An error of the fold itself
+ * (deriving a block the RPC served well-formed, or writing it: a constraint violation, a bug) happens again on every
+ * try: this chain's follower stops at that block, says so (status, health, the log once, a metric), and its reads serve
+ * what was folded.
  */
 import {registerChain, setChainInfo, storedHash, storedHashes, storedHead} from "./chainState.js";
 import {sleep} from "../../../util/sleep.js";

@@ -1,5 +1,5 @@
 /**
- * Interchain messages (contract data-api §8): the TeleporterMessenger events of every followed EVM chain are kept
+ * Interchain messages (docs/api/icm.md): the TeleporterMessenger events of every followed EVM chain are kept
  * as they come (`icm_events`, by chain and position), and each message they name is folded from all of its events
  * into one record (`icm_messages`), in the same SQL transaction as the block. Both ends of a message arrive from
  * different chains in any order; a reorg deletes the dropped blocks' events and folds their messages again, so it

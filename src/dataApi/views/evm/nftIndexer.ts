@@ -1,5 +1,5 @@
 /**
- * NFT metadata (contract data-api §6): a lane behind the EVM follower that takes the NFTs it has seen but not
+ * NFT metadata (docs/api/evm.md): a lane behind the EVM follower that takes the NFTs it has seen but not
  * indexed, reads each token's URI (`tokenURI` / `uri` with `{id}`) by eth_call, fetches the metadata (`data:`,
  * `ipfs://` through the gateway, `http(s)` with the SSRF guard, 1 MiB, 10 s) and stores it with the hosted API's
  * `indexStatus`. A token URI that cannot be read or fetched is a status, not an error; an RPC that does not

@@ -1,4 +1,4 @@
-/** Metrics of the data API's views (contract data-api §3): what they fold, what they skip, how far behind they are. */
+/** Metrics of the data API's views (docs/api/metrics.md): what they fold, what they skip, how far behind they are. */
 import {Counter, Histogram, type Registry} from "prom-client";
 import {METRIC_PREFIX} from "../../../metrics/index.js";
 

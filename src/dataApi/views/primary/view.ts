@@ -1,5 +1,5 @@
 /**
- * The primary-network view: follows the container index (contract data-api §3). For each folded endpoint it reads
+ * The primary-network view: follows the container index (docs/design/data-api.md). For each folded endpoint it reads
  * the containers after its position, in index order (so only committed ones), decodes them and writes their rows
  * and the new position in ONE SQL transaction: a crash or kill -9 at any moment resumes exactly, nothing lost or
  * folded twice. A container that does not decode is logged, counted and skipped; its position still advances.

@@ -1,5 +1,5 @@
 /**
- * ICM event decoding (contract data-api §8): the topics the spec lists, the issue's message ID vector, each of the
+ * ICM event decoding (docs/api/icm.md): the topics the spec lists, the issue's message ID vector, each of the
  * six events from hand-encoded logs (hex as JSON-RPC gives them, and bytes), and everything that must be ignored
  * without an exception: other addresses, other events, wrong topic counts, dirty indexed addresses, every
  * truncation of the data, and mutated data.

@@ -1,5 +1,5 @@
 /**
- * Both ends of a message folded at once (contract data-api §8): on a server, the send's chain and the receipt's
+ * Both ends of a message folded at once (docs/api/icm.md): on a server, the send's chain and the receipt's
  * chain are followed by different followers whose transactions overlap. Whatever the interleaving, the record ends
  * with both ends: here the receive's transaction folds while the send's has folded and not yet committed, the
  * interleaving in which each would see only its own events.

@@ -1,5 +1,5 @@
 /**
- * A reorg takes back what the dropped blocks added to the interchain messages (contract data-api §8): a message
+ * A reorg takes back what the dropped blocks added to the interchain messages (docs/api/icm.md): a message
  * sent in a block that a real anvil reorg (evm_snapshot / evm_revert) replaces disappears from the store, events
  * and record alike, on both backends.
  */
