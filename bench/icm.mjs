@@ -25,7 +25,19 @@ import {MIGRATIONS} from "../dist/src/dataApi/store/schema.js";
 import {bulkInsert} from "../dist/src/dataApi/store/bulk.js";
 import {cb58Encode} from "../dist/src/util/cb58.js";
 import {mulberry32 as prng} from "../dist/src/util/prng.js";
-import {RUNS, SECONDS, deepPage, fmt, getJson, latency, median, randomBytes, startAvaext, zipf} from "./lib.mjs";
+import {
+  RUNS,
+  SECONDS,
+  deepPage,
+  fmt,
+  getJson,
+  latency,
+  median,
+  randomBytes,
+  rpcResult,
+  startAvaext,
+  zipf,
+} from "./lib.mjs";
 import {startPostgres} from "./evm.mjs";
 
 const MESSAGES = Number(process.env.BENCH_ICM_MESSAGES ?? 1_000_000);
@@ -34,16 +46,6 @@ const DEEP = 1000;
 const MESSENGER = "253b2784c75e510dd0ff1da844684a1ac0aa5fcf";
 
 const hex = (b) => Buffer.from(b).toString("hex");
-
-async function rpc(url, method, params) {
-  const body = await getJson(url, {
-    method: "POST",
-    headers: {"content-type": "application/json"},
-    body: JSON.stringify({jsonrpc: "2.0", id: 1, method, params}),
-  });
-  if (body.error) throw new Error(`${method}: ${body.error.message}`);
-  return body.result;
-}
 
 /** Part 1: endpoint 1 on the dev network, 4 connections. */
 async function benchEndpoint1() {
@@ -76,7 +78,9 @@ async function benchEndpoint1() {
       // The unsigned warp messages the chain sent (its SendWarpMessage logs).
       const unsigned = [];
       for (const m of messages.filter((x) => x.sourceEvmChainId === evmChainId && x.sourceTransaction)) {
-        const receipt = await rpc(`${node.url}${rpcPath}`, "eth_getTransactionReceipt", [m.sourceTransaction.txHash]);
+        const receipt = await rpcResult(`${node.url}${rpcPath}`, "eth_getTransactionReceipt", [
+          m.sourceTransaction.txHash,
+        ]);
         const data = receipt.logs.find((l) => l.address === "0x0200000000000000000000000000000000000005").data.slice(2);
         unsigned.push("0x" + data.slice(128, 128 + Number.parseInt(data.slice(64, 128), 16) * 2));
       }

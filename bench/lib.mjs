@@ -195,6 +195,17 @@ export function fmt(n, digits = 0) {
   return n.toLocaleString("en-US", {maximumFractionDigits: digits, minimumFractionDigits: digits});
 }
 
+/** A JSON-RPC call's result; an error answer (or an HTTP status other than 200) throws, naming the method. */
+export async function rpcResult(url, method, params) {
+  const body = await getJson(url, {
+    method: "POST",
+    headers: {"content-type": "application/json"},
+    body: JSON.stringify({jsonrpc: "2.0", id: 1, method, params}),
+  });
+  if (body.error) throw new Error(`${method}: ${body.error.message}`);
+  return body.result;
+}
+
 /** Fetches a JSON-RPC answer once (to size the reference body identically). */
 export async function rpcOnce(url, method, params) {
   const res = await fetch(url, {

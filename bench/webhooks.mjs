@@ -25,7 +25,7 @@ import {MIGRATIONS} from "../dist/src/dataApi/store/schema.js";
 import {EvmFollower, defaultEvmFollowerOptions} from "../dist/src/dataApi/views/evm/follower.js";
 import {insertWebhook} from "../dist/src/dataApi/queries/webhooks.js";
 import {WebhookDelivery, defaultWebhookDeliveryOptions} from "../dist/src/dataApi/webhooks/delivery.js";
-import {RUNS, median, fmt} from "./lib.mjs";
+import {RUNS, median, fmt, rpcResult} from "./lib.mjs";
 import {buildHistory} from "./evmHistory.mjs";
 import {startAnvil} from "./evm.mjs";
 
@@ -65,21 +65,10 @@ async function receiver() {
   };
 }
 
-async function rpcCall(rpcUrl, method, params) {
-  const res = await fetch(rpcUrl, {
-    method: "POST",
-    headers: {"content-type": "application/json"},
-    body: JSON.stringify({jsonrpc: "2.0", id: 1, method, params}),
-  });
-  const j = await res.json();
-  if (j.error) throw new Error(`${method}: ${j.error.message}`);
-  return j.result;
-}
-
 /** Live blocks: `n` blocks of 20 native transfers among `traders`, one every `everyMs`, each waited for. */
 async function liveBlocks(rpcUrl, follower, traders, from, n, everyMs) {
   const hex = (b) => "0x" + Buffer.from(b).toString("hex");
-  const call = (method, params) => rpcCall(rpcUrl, method, params);
+  const call = (method, params) => rpcResult(rpcUrl, method, params);
   let head = from;
   for (let b = 0; b < n; b++) {
     const t0 = performance.now();
@@ -262,7 +251,7 @@ export async function benchWebhooks() {
           }
           liveFrom = lat.length;
           // Taken back after the run: every run's folds see the same BLOCKS blocks (a follower folds to the tip).
-          snapshot = await rpcCall(anvil.url, "evm_snapshot", []);
+          snapshot = await rpcResult(anvil.url, "evm_snapshot", []);
           await liveBlocks(anvil.url, follower, traders, BLOCKS, LIVE_BLOCKS, LIVE_EVERY_MS);
           for (const until = Date.now() + 60_000; Date.now() < until; ) {
             const [{n}] = await b0.sql.query("SELECT count(*)::int8 AS n FROM webhook_outbox WHERE state = 'pending'");
@@ -307,7 +296,7 @@ export async function benchWebhooks() {
       );
       await b.close();
       await recv.close();
-      if (snapshot !== null && !(await rpcCall(anvil.url, "evm_revert", [snapshot])))
+      if (snapshot !== null && !(await rpcResult(anvil.url, "evm_revert", [snapshot])))
         throw new Error("anvil did not take the live blocks back");
     }
     const r0 = median(ref);

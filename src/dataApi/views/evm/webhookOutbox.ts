@@ -10,6 +10,7 @@
  */
 import {hash} from "node:crypto";
 import type {SqlTx} from "../../store/sql.js";
+import {bytesToHex} from "../../../util/hex.js";
 
 /** A receipt's log, kept for webhooks: their deliveries carry a transaction's logs (derive.ts collects them). */
 export interface LogRow {
@@ -47,7 +48,7 @@ const NOW_MS = "(extract(epoch from clock_timestamp()) * 1000)::int8";
  */
 const REORGS = (chain: string): string =>
   `coalesce((SELECT CASE WHEN c.reorgs > 0 THEN ':r' || c.reorgs ELSE '' END FROM evm_chains c WHERE c.chain_id = ${chain}), '')`;
-const hex = (b: Uint8Array): string => "0x" + Buffer.from(b).toString("hex");
+const hex = (b: Uint8Array): string => "0x" + bytesToHex(b);
 
 /**
  * Enqueues the messages of a batch's touches. The store is asked only which of the batch's distinct addresses
@@ -63,8 +64,9 @@ export async function enqueueAddressActivity(
   logs: ReadonlyMap<string, LogRow[]>,
 ): Promise<void> {
   if (touches.length === 0) return;
+  const keys = touches.map((t) => bytesToHex(t.address));
   const distinct = new Map<string, Uint8Array>();
-  for (const t of touches) distinct.set(Buffer.from(t.address).toString("hex"), t.address);
+  touches.forEach((t, k) => distinct.set(keys[k]!, t.address));
   const watchers = await tx.query<{address: Uint8Array; id: string; from_block: bigint; reorgs: number | null}>(
     `SELECT wa.address, h.id, h.from_block, (SELECT c.reorgs FROM evm_chains c WHERE c.chain_id = $1) AS reorgs
      FROM unnest($2::bytea[]) AS u(a)
@@ -75,7 +77,7 @@ export async function enqueueAddressActivity(
   if (watchers.length === 0) return;
   const byAddress = new Map<string, Array<{id: string; fromBlock: bigint}>>();
   for (const w of watchers) {
-    const key = Buffer.from(w.address).toString("hex");
+    const key = bytesToHex(w.address);
     let list = byAddress.get(key);
     if (!list) byAddress.set(key, (list = []));
     list.push({id: w.id, fromBlock: BigInt(w.from_block)});
@@ -92,11 +94,11 @@ export async function enqueueAddressActivity(
   const txs = new Map<string, number>();
   const txDocs: string[] = [];
   const blockHex = new Map<bigint, string>();
-  for (const t of touches) {
-    const watching = byAddress.get(Buffer.from(t.address).toString("hex"));
+  for (const [k, t] of touches.entries()) {
+    const watching = byAddress.get(keys[k]!);
     if (watching === undefined) continue;
     let bh = blockHex.get(t.block);
-    if (bh === undefined) blockHex.set(t.block, (bh = Buffer.from(t.blockHash).toString("hex")));
+    if (bh === undefined) blockHex.set(t.block, (bh = bytesToHex(t.blockHash)));
     for (const w of watching) {
       if (w.fromBlock > t.block) continue; // made after this block (MADE_BY)
       const id = messageIdOf(w.id, chainId, bh, t.txIndex, suffix);
@@ -110,7 +112,7 @@ export async function enqueueAddressActivity(
         txs.set(key, (ti = txs.size));
         const l = logs.get(key);
         txDocs.push(
-          `{"k":${ti},"b":${t.block},"i":${t.txIndex},"th":"${Buffer.from(t.txHash).toString("hex")}","l":${l && l.length > 0 ? JSON.stringify(l.map(logJson)) : "null"}}`,
+          `{"k":${ti},"b":${t.block},"i":${t.txIndex},"th":"${bytesToHex(t.txHash)}","l":${l && l.length > 0 ? JSON.stringify(l.map(logJson)) : "null"}}`,
         );
       }
       messages.push(`{"id":"${id}","w":${wi},"t":${ti}}`);
@@ -140,7 +142,7 @@ export function messageId(
   txIndex: number,
   reorgs: string,
 ): string {
-  return messageIdOf(webhookId, chainId, Buffer.from(blockHash).toString("hex"), txIndex, reorgs);
+  return messageIdOf(webhookId, chainId, bytesToHex(blockHash), txIndex, reorgs);
 }
 
 function messageIdOf(webhookId: string, chainId: string, blockHex: string, txIndex: number, reorgs: string): string {
