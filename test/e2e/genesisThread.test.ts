@@ -3,10 +3,10 @@
  * avaext started beside an empty mainnet index, and compared, table by table, with the same genesis folded in the
  * process as the primary view folds a new store. A thread that cannot fold fails the start with its error.
  */
-import {existsSync, mkdirSync, rmSync, writeFileSync} from "node:fs";
+import {existsSync, mkdirSync, writeFileSync} from "node:fs";
 import path from "node:path";
 import {bech32} from "@scure/base";
-import {afterAll, describe, expect, it} from "vitest";
+import {describe, expect, it} from "vitest";
 import {NETWORKS} from "../../src/chains/index.js";
 import {dataApiGenesis} from "../../src/dataApi/genesis.js";
 import {
@@ -28,15 +28,6 @@ import {tempDir} from "../helpers/node.js";
 import {quietLogger} from "../helpers/sql.js";
 
 const mainnet = dataApiGenesis({network: NETWORKS.mainnet, feed: null, genesisFile: null, dataDir: tempDir()});
-const dirs: string[] = [];
-const newDir = (): string => {
-  const d = tempDir();
-  dirs.push(d);
-  return d;
-};
-afterAll(() => {
-  for (const d of dirs) rmSync(d, {recursive: true, force: true});
-});
 
 /** Each table's row count and a digest of its rows in a fixed order (of the meta table, the keys the fold writes). */
 async function contents(sql: SqlClient): Promise<Record<string, string>> {
@@ -63,7 +54,9 @@ async function contents(sql: SqlClient): Promise<Record<string, string>> {
 
 describe("a large genesis folded on a thread of its own", () => {
   it("is taken for mainnet's genesis on a new store only, not for local's", () => {
-    const dir = newDir();
+    // In a temp dir: the pending mark is written beside the store's directory.
+    const dir = path.join(tempDir(), "store");
+    mkdirSync(dir);
     expect(foldsOnThread(dir, mainnet.config)).toBe(true);
     const local = parseGenesisConfig(builtInGenesisText(NETWORKS.local.id)!);
     expect(foldsOnThread(dir, local)).toBe(false);
@@ -76,7 +69,7 @@ describe("a large genesis folded on a thread of its own", () => {
 
   it("folds a store that a first start stopped part way, and marks it done", async () => {
     // The cluster made and migrated, no genesis folded, the pending mark left: a first start killed in its fold.
-    const dir = path.join(newDir(), "store");
+    const dir = path.join(tempDir(), "store");
     const logger = quietLogger();
     const left = await openSqlClient({url: "embedded", dataDir: dir}, {logger});
     await migrate(left, MIGRATIONS, {logger});
@@ -101,7 +94,7 @@ describe("a large genesis folded on a thread of its own", () => {
   }, 120_000);
 
   it("leaves the store as the process's own fold of a new store does", async () => {
-    const onThread = path.join(newDir(), "store");
+    const onThread = path.join(tempDir(), "store");
     await foldGenesisOnThread({
       dataDir: onThread,
       network: NETWORKS.mainnet,
@@ -111,7 +104,7 @@ describe("a large genesis folded on a thread of its own", () => {
     });
     const logger = quietLogger();
     const a = await openSqlClient({url: "embedded", dataDir: onThread}, {logger});
-    const inProcess = await openSqlClient({url: "embedded", dataDir: path.join(newDir(), "store")}, {logger});
+    const inProcess = await openSqlClient({url: "embedded", dataDir: path.join(tempDir(), "store")}, {logger});
     try {
       await migrate(inProcess, MIGRATIONS, {logger});
       await checkStoreNetwork(inProcess, NETWORKS.mainnet, {record: true});
@@ -138,7 +131,7 @@ describe("a large genesis folded on a thread of its own", () => {
   }, 120_000);
 
   it("fails with the thread's error: a store of another network is refused there", async () => {
-    const dir = path.join(newDir(), "store");
+    const dir = path.join(tempDir(), "store");
     const other = await openSqlClient({url: "embedded", dataDir: dir}, {logger: quietLogger()});
     await migrate(other, MIGRATIONS, {logger: quietLogger()});
     await checkStoreNetwork(other, NETWORKS.local, {record: true});
@@ -157,7 +150,7 @@ describe("a large genesis folded on a thread of its own", () => {
   }, 60_000);
 
   it("is what a new avaext beside mainnet does: it then serves the genesis balances", async () => {
-    const dataDir = newDir();
+    const dataDir = tempDir();
     const empty = path.join(dataDir, "empty.ndjson");
     mkdirSync(dataDir, {recursive: true});
     writeFileSync(empty, "");
