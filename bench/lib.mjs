@@ -195,7 +195,7 @@ export function fmt(n, digits = 0) {
   return n.toLocaleString("en-US", {maximumFractionDigits: digits, minimumFractionDigits: digits});
 }
 
-/** A JSON-RPC call's result; an error answer (or an HTTP status other than 200) throws, naming the method. */
+/** A JSON-RPC call's result; an error answer (or an HTTP status not 2xx) throws, naming the method. */
 export async function rpcResult(url, method, params) {
   const body = await getJson(url, {
     method: "POST",
