@@ -41,7 +41,6 @@ export const KEPT_TABLES: readonly string[] = [
   "webhook_keys",
   "webhook_secrets",
   "webhook_outbox",
-  "webhook_outbox_blocks",
   "webhook_attempts",
 ];
 const keptCopy = (t: string): string => `rebuild_kept_${t}`;

@@ -1064,24 +1064,4 @@ DROP INDEX IF EXISTS webhook_outbox_due;
 ALTER TABLE webhook_outbox ALTER COLUMN logs TYPE json USING logs::json;
 `,
   },
-  {
-    version: 30,
-    name: "webhooks: a folded block's address_activity messages in one row",
-    sql: `
--- The EVM fold writes a block's address_activity messages as one document (views/evm/webhookOutbox.ts
--- enqueueAddressActivity): {h: block hash hex, w: [webhook IDs], t: [{i: tx index, h: tx hash hex, l: [Log] | null,
--- w: [places in w]}]}, with the chain's rollback count at the fold (the messages' IDs mix it in) and the fold's time.
--- Delivery makes them webhook_outbox rows and deletes the block's row in one statement (expandOutboxBlocks). The
--- document is read once, whole: kept as sent, not compressed.
-CREATE TABLE webhook_outbox_blocks (
-  chain_id text NOT NULL,
-  block_number int8 NOT NULL,
-  reorgs int4 NOT NULL,
-  created_at int8 NOT NULL,
-  doc json NOT NULL,
-  PRIMARY KEY (chain_id, block_number)
-);
-ALTER TABLE webhook_outbox_blocks ALTER COLUMN doc SET STORAGE EXTERNAL;
-`,
-  },
 ];

@@ -15,7 +15,6 @@ import type {NetworkCtx} from "../queries/primary/common.js";
 import {Agents, postSigned} from "./post.js";
 import {randomBytes} from "node:crypto";
 import {isRetryable} from "../../util/errors.js";
-import {expandOutboxBlocks} from "../views/evm/webhookOutbox.js";
 
 /** The hosted API's retry schedule: the wait after attempt n (1-based) fails, ms; 10 attempts in all, about 44.8 h. */
 export const RETRY_DELAYS_MS: readonly number[] = [
@@ -57,9 +56,6 @@ export const defaultWebhookDeliveryOptions: WebhookDeliveryOptions = {
   retentionMs: 14 * 86_400_000,
   pruneEveryMs: 3_600_000,
 };
-
-/** Blocks' rows one read makes messages of: a fold's batch of blocks, at most, whatever the backlog. */
-export const EXPAND_BLOCKS = 50;
 
 /** Finished messages one prune statement deletes: a long backlog goes in steps, each a short write. */
 const PRUNE_BATCH = 10_000;
@@ -172,8 +168,6 @@ export class WebhookDelivery {
       let room = 0;
       try {
         room = this.opts.concurrency - this.inFlight.size;
-        // The blocks the EVM fold wrote as one row each become their messages first (a backlog, a batch a read).
-        if (room > 0) await expandOutboxBlocks(this.modules.sql, EXPAND_BLOCKS);
         if (room > 0) {
           const busy = new Map<string, number>();
           for (const w of this.inFlight.values()) busy.set(w, (busy.get(w) ?? 0) + 1);

@@ -3,21 +3,14 @@
  * the process are the ones the SQL formula makes (so a block folded before and after the change, or by the trace
  * lane's statement, gets one ID), one message per webhook and transaction, none for a block before the webhook's
  * from_block or for an inactive webhook, the transaction's logs written with the message, and new IDs after a
- * rollback (evm_chains.reorgs). The fold writes a block's messages as one row; delivery's expansion makes them.
+ * rollback (evm_chains.reorgs).
  */
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import {migrate} from "../../../../src/dataApi/store/migrations.js";
 import {MIGRATIONS} from "../../../../src/dataApi/store/schema.js";
 import type {SqlClient} from "../../../../src/dataApi/store/sql.js";
 import {insertWebhook} from "../../../../src/dataApi/queries/webhooks.js";
-import {
-  enqueueAddressActivity,
-  expandOutboxBlocks,
-  messageId,
-  type LogRow,
-  type Touch,
-} from "../../../../src/dataApi/views/evm/webhookOutbox.js";
-import type {SqlTx} from "../../../../src/dataApi/store/sql.js";
+import {enqueueAddressActivity, messageId, type Touch} from "../../../../src/dataApi/views/evm/webhookOutbox.js";
 import {BACKENDS, quietLogger} from "../../../helpers/sql.js";
 
 const addr = (n: number): Uint8Array => Uint8Array.from({length: 20}, (_, k) => (k === 19 ? n : 0xa0));
@@ -64,18 +57,13 @@ describe.each(BACKENDS)("address_activity enqueue ($name)", (backend) => {
     txHash: hash(block * 100 + txIndex),
     blockHash: hash(block),
   });
-  // The fold's write, then delivery's expansion of it (webhooks/delivery.ts), in one transaction.
-  const enqueue = async (tx: SqlTx, chainId: string, touches: Touch[], logs: Map<string, LogRow[]>) => {
-    await enqueueAddressActivity(tx, chainId, touches, logs);
-    await expandOutboxBlocks(tx, 1000);
-  };
   const log = {txIndex: 0, logIndex: 3, address: addr(9), topics: [hash(5), hash(6)], data: Uint8Array.of(1, 2)};
 
   it("makes the SQL formula's IDs, one per webhook and transaction, with logs, by from_block and status", async () => {
     // Block 10, tx 0 touches addresses 1 and 2 (w1 twice: one message); tx 1 touches 3, which nobody watches.
     // Block 11, tx 0 touches address 1: w1 and, from its from_block, late.
     await sql.transaction((tx) =>
-      enqueue(
+      enqueueAddressActivity(
         tx,
         "43112",
         [touch(1, 10, 0), touch(2, 10, 0), touch(3, 10, 1), touch(1, 11, 0)],
@@ -116,10 +104,10 @@ describe.each(BACKENDS)("address_activity enqueue ($name)", (backend) => {
 
   it("is idempotent, and gives new IDs after a rollback", async () => {
     const before = await sql.query<{n: bigint}>("SELECT count(*)::int8 AS n FROM webhook_outbox");
-    await sql.transaction((tx) => enqueue(tx, "43112", [touch(1, 10, 0)], new Map()));
+    await sql.transaction((tx) => enqueueAddressActivity(tx, "43112", [touch(1, 10, 0)], new Map()));
     expect(await sql.query("SELECT count(*)::int8 AS n FROM webhook_outbox")).toEqual(before);
     await sql.query("UPDATE evm_chains SET reorgs = 2 WHERE chain_id = '43112'");
-    await sql.transaction((tx) => enqueue(tx, "43112", [touch(1, 10, 0)], new Map()));
+    await sql.transaction((tx) => enqueueAddressActivity(tx, "43112", [touch(1, 10, 0)], new Map()));
     const bh = Buffer.from(hash(10)).toString("hex");
     const [{id}] = await sql.query<{id: string}>(`SELECT md5('w1:43112:' || $1 || ':0:r2')::uuid::text AS id`, [bh]);
     expect(await sql.query("SELECT webhook_id FROM webhook_outbox WHERE message_id = $1", [id])).toEqual([
@@ -128,42 +116,5 @@ describe.each(BACKENDS)("address_activity enqueue ($name)", (backend) => {
     expect(Number((await sql.query<{n: bigint}>("SELECT count(*)::int8 AS n FROM webhook_outbox"))[0]!.n)).toBe(
       Number(before[0]!.n) + 1,
     );
-  });
-
-  it("writes one row a block, made the messages' rows by the expansion, which deletes it", async () => {
-    await sql.query("DELETE FROM webhook_outbox");
-    await sql.query("UPDATE evm_chains SET reorgs = 0 WHERE chain_id = '43112'");
-    // Block 20: tx 0 for w1 and w2 (address 2), tx 1 for w1 and late (address 1); block 21: tx 0 for w1 and late.
-    await sql.transaction((tx) =>
-      enqueueAddressActivity(tx, "43112", [touch(2, 20, 0), touch(1, 20, 1), touch(1, 21, 0)], new Map()),
-    );
-    const staged = await sql.query<{block_number: bigint; doc: {w: string[]; t: Array<{i: number; w: number[]}>}}>(
-      "SELECT block_number, doc FROM webhook_outbox_blocks ORDER BY block_number",
-    );
-    expect(staged.map((r) => Number(r.block_number))).toEqual([20, 21]);
-    const b20 = staged[0]!.doc;
-    expect(b20.t.map((t) => [t.i, t.w.map((k) => b20.w[k])])).toEqual([
-      [0, ["w1", "w2"]],
-      [1, ["w1", "late"]],
-    ]);
-    expect(await sql.query("SELECT count(*)::int8 AS n FROM webhook_outbox")).toEqual([{n: 0n}]);
-    // A limit takes the oldest blocks first; the rest wait for the next read.
-    expect(await sql.transaction((tx) => expandOutboxBlocks(tx, 1))).toBe(4);
-    expect(await sql.transaction((tx) => expandOutboxBlocks(tx, 10))).toBe(2);
-    expect(await sql.query("SELECT count(*)::int8 AS n FROM webhook_outbox_blocks")).toEqual([{n: 0n}]);
-    const rows = await sql.query<{message_id: string; webhook_id: string; block_number: bigint; tx_index: number}>(
-      "SELECT message_id, webhook_id, block_number, tx_index FROM webhook_outbox ORDER BY block_number, tx_index, webhook_id",
-    );
-    expect(rows.map((r) => [r.webhook_id, Number(r.block_number), r.tx_index])).toEqual([
-      ["w1", 20, 0],
-      ["w2", 20, 0],
-      ["late", 20, 1],
-      ["w1", 20, 1],
-      ["late", 21, 0],
-      ["w1", 21, 0],
-    ]);
-    for (const r of rows)
-      expect(r.message_id).toBe(messageId(r.webhook_id, "43112", hash(Number(r.block_number)), r.tx_index, ""));
-    expect(await sql.transaction((tx) => expandOutboxBlocks(tx, 10))).toBe(0);
   });
 });
