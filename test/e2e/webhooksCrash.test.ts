@@ -30,7 +30,9 @@ afterAll(async () => {
 describe.each(STORE_BACKENDS)("kill -9 while webhooks deliver ($name)", (backend) => {
   it("loses no event and invents none: every delivery expected, each once by message ID", async () => {
     const anvil = await Anvil.start(
-      {chainId: Number(CHAIN), genesisTimestamp: 1_700_000_000, mining: "manual"},
+      // The test's own calls (traffic, mining) wait out a stall of anvil's while avaext restarts and traces
+      // (foundry-rs/foundry#6036); twice a 30 s wait on evm_mine ran out here on a busy machine.
+      {chainId: Number(CHAIN), genesisTimestamp: 1_700_000_000, mining: "manual", callTimeoutMs: 180_000},
       {logger: quietLogger()},
     );
     cleanup.push(() => anvil.stop());

@@ -25,6 +25,11 @@ export interface AnvilOptions {
   startTimeoutMs?: number;
   /** An explicit binary (tests, operators); default: the npm platform package's. */
   binary?: string;
+  /**
+   * How long `rawCall` waits for an answer, ms (default 30 s). Anvil can stall for tens of seconds under load and then
+   * answer (foundry-rs/foundry#6036): a test whose own calls must not fail on that gives them longer.
+   */
+  callTimeoutMs?: number;
 }
 
 export interface AnvilModules {
@@ -108,6 +113,7 @@ export class Anvil {
     private readonly logger: Logger,
     /** Anvil's HOME, holding its on-disk states (see spawnTied). */
     readonly home: string,
+    private readonly callTimeoutMs: number,
   ) {
     child.on("exit", (code, signal) => {
       this.exitInfo = {code, signal};
@@ -169,7 +175,7 @@ export class Anvil {
     // Keep draining its output (a full pipe would stall it); it logs every request, so only at debug.
     child.stdout!.on("data", (c: Buffer) => modules.logger.debug({anvil: c.toString("utf8").trim()}, "anvil"));
     child.stderr!.on("data", (c: Buffer) => modules.logger.warn({anvil: c.toString("utf8").trim()}, "anvil"));
-    const anvil = new Anvil(child, url, modules.logger, home);
+    const anvil = new Anvil(child, url, modules.logger, home, opts.callTimeoutMs ?? 30_000);
     const chainId = await anvil.rawCall("eth_chainId", []).catch((e: Error) => e);
     if (chainId instanceof Error || BigInt(chainId as string) !== BigInt(opts.chainId)) {
       await anvil.stop();
@@ -199,7 +205,7 @@ export class Anvil {
       method: "POST",
       headers: {"content-type": "application/json"},
       body: JSON.stringify({jsonrpc: "2.0", id: 1, method, params}),
-      signal: AbortSignal.timeout(30_000),
+      signal: AbortSignal.timeout(this.callTimeoutMs),
     });
     const body = (await res.json()) as {result?: unknown; error?: {message: string}};
     if (body.error) throw new Error(`anvil ${method}: ${body.error.message}`);
