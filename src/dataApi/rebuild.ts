@@ -17,6 +17,7 @@ import {MIGRATIONS_TABLE, migrate} from "./store/migrations.js";
 import {MIGRATIONS, MOVE_WEBHOOK_KEYS} from "./store/schema.js";
 import type {GenesisState} from "./views/primary/model.js";
 import {PrimaryView, defaultPrimaryViewOptions} from "./views/primary/view.js";
+import {expandOutboxBlocks} from "./views/evm/webhookOutbox.js";
 
 export interface RebuildOptions {
   db: string;
@@ -102,6 +103,12 @@ async function webhooksFromHere(tx: SqlTx): Promise<void> {
 /** Drops the store's tables and makes them again by the migrations, the kept tables' rows copied across. */
 export async function remakeTables(sql: SqlClient, logger: Logger): Promise<void> {
   const kept = await sql.transaction(async (tx) => {
+    // The blocks' rows of the outbox become their messages, which are kept: a refold would meet a kept block's row
+    // with its own and keep only one (views/evm/webhookOutbox.ts).
+    const [staged] = await tx.query<{t: string | null}>("SELECT to_regclass('webhook_outbox_blocks')::text AS t");
+    if (staged?.t)
+      while ((await tx.query("SELECT 1 FROM webhook_outbox_blocks LIMIT 1")).length > 0)
+        await expandOutboxBlocks(tx, 1_000);
     await webhooksFromHere(tx);
     const kept = await setAside(tx);
     for (const t of dataApiTables()) await tx.query(`DROP TABLE IF EXISTS ${t} CASCADE`);

@@ -1064,4 +1064,26 @@ DROP INDEX IF EXISTS webhook_outbox_due;
 ALTER TABLE webhook_outbox ALTER COLUMN logs TYPE json USING logs::json;
 `,
   },
+  {
+    version: 30,
+    name: "webhooks: a folded block's address_activity messages in one row",
+    sql: `
+-- The EVM fold writes a block's address_activity messages as one row (views/evm/webhookOutbox.ts
+-- enqueueAddressActivity): the block's hash (hex), the chain's rollback count at the fold (the messages' IDs mix it
+-- in), how many messages it holds, the fold's time, and its matched transactions as JSON, [{i: tx index, h: tx hash
+-- hex, l: [Log] | null, w: [webhook IDs]}]. Delivery makes them webhook_outbox rows and deletes the block's row in
+-- one statement (expandOutboxBlocks). The transactions are read once, whole: kept as sent, not compressed.
+CREATE TABLE webhook_outbox_blocks (
+  chain_id text NOT NULL,
+  block_number int8 NOT NULL,
+  block_hash text NOT NULL,
+  reorgs int4 NOT NULL,
+  messages int4 NOT NULL,
+  created_at int8 NOT NULL,
+  txs json NOT NULL,
+  PRIMARY KEY (chain_id, block_number)
+);
+ALTER TABLE webhook_outbox_blocks ALTER COLUMN txs SET STORAGE EXTERNAL;
+`,
+  },
 ];

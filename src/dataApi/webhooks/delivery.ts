@@ -15,6 +15,7 @@ import type {NetworkCtx} from "../queries/primary/common.js";
 import {Agents, postSigned} from "./post.js";
 import {randomBytes} from "node:crypto";
 import {isRetryable} from "../../util/errors.js";
+import {expandOutboxBlocks} from "../views/evm/webhookOutbox.js";
 
 /** The hosted API's retry schedule: the wait after attempt n (1-based) fails, ms; 10 attempts in all, about 44.8 h. */
 export const RETRY_DELAYS_MS: readonly number[] = [
@@ -57,6 +58,9 @@ export const defaultWebhookDeliveryOptions: WebhookDeliveryOptions = {
   pruneEveryMs: 3_600_000,
 };
 
+/** Blocks' rows one expansion makes messages of, at most (and about EXPAND_MESSAGES messages), whatever the backlog. */
+export const EXPAND_BLOCKS = 50;
+
 /** Finished messages one prune statement deletes: a long backlog goes in steps, each a short write. */
 const PRUNE_BATCH = 10_000;
 
@@ -94,6 +98,9 @@ export class WebhookDelivery {
   private pruneTimer: NodeJS.Timeout | null = null;
   private pruning: Promise<unknown> = Promise.resolve();
   private gather: NodeJS.Timeout | null = null;
+  /** The last expansion of the outbox's blocks' rows: when (performance.now()), and how many messages it made. */
+  private expandedAt = -Infinity;
+  private expanded = 0;
 
   constructor(
     readonly opts: WebhookDeliveryOptions,
@@ -168,6 +175,12 @@ export class WebhookDelivery {
       let room = 0;
       try {
         room = this.opts.concurrency - this.inFlight.size;
+        // The blocks the EVM fold wrote as one row each become their messages first: at each read while a backlog
+        // lasts, else once a poll (the reads an attempt's end makes do not look for new blocks), with room or not.
+        if (this.expanded > 0 || performance.now() - this.expandedAt >= this.opts.pollMs) {
+          this.expandedAt = performance.now();
+          this.expanded = await expandOutboxBlocks(this.modules.sql, EXPAND_BLOCKS);
+        }
         if (room > 0) {
           const busy = new Map<string, number>();
           for (const w of this.inFlight.values()) busy.set(w, (busy.get(w) ?? 0) + 1);

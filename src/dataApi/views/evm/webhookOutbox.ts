@@ -2,7 +2,9 @@
  * The webhooks' outbox, written by the EVM fold in the transaction of its blocks (schema 17): one message for each
  * active address_activity webhook of the chain and each transaction that touches one of its addresses (sender,
  * recipient, created contract, a token transfer's ends; with internal transactions, the trace lane adds the calls'
- * ends). Written where the blocks are, a crash neither loses a message nor makes one for a block not folded.
+ * ends). Written where the blocks are, a crash neither loses a message nor makes one for a block not folded. The
+ * head writes a block's messages as one row (`webhook_outbox_blocks`), which delivery makes the messages' rows
+ * (`expandOutboxBlocks`) before it reads the ones due.
  * A message's ID is derived from the webhook, chain, block hash and transaction index, so the same block folded
  * again makes the same message. ICM events (an icm_activity webhook) are enqueued by the ICM fold
  * (`enqueueIcmActivity`). A rollback deletes the messages of its blocks not attempted yet and answers each
@@ -52,10 +54,13 @@ const hex = (b: Uint8Array): string => "0x" + bytesToHex(b);
 
 /**
  * Enqueues the messages of a batch's touches. The store is asked only which of the batch's distinct addresses
- * active address_activity webhooks of the chain watch (one small statement, and the end when none is); the
- * messages, their IDs and logs are made here and written in one insert. So the fold sends the store its watched
- * part, not every touch with its hashes, and writes each message once (bench/webhooks.mjs measures the fold with
- * and without webhooks).
+ * active address_activity webhooks of the chain watch (one small statement, and the end when none is). The fold
+ * then writes one row per block with events (`webhook_outbox_blocks`, schema 30): its hash, its rollback count, and
+ * each matched transaction once, with its hash, logs and the webhooks it is a message for. Delivery makes those rows
+ * the outbox's messages, in a transaction of its own (`expandOutboxBlocks`). A message
+ * row for each webhook and transaction, with its four indexes, cost the fold about a fifth of its rate where nearly
+ * every transaction is an event; a block's row costs it a few per cent (docs/design/decisions.md 0015,
+ * bench/webhooks.mjs).
  */
 export async function enqueueAddressActivity(
   tx: SqlTx,
@@ -83,57 +88,107 @@ export async function enqueueAddressActivity(
     list.push({id: w.id, fromBlock: BigInt(w.from_block)});
   }
   const reorgs = Number(watchers[0]!.reorgs ?? 0);
-  const suffix = reorgs > 0 ? `:r${reorgs}` : "";
-  // One message per webhook and transaction, however many of its addresses the transaction touches. A message row
-  // names its webhook and transaction by their places in two lists sent beside it: a transaction's hash and logs
-  // go once, however many webhooks watch it (the statement's bytes are most of what the fold pays for the outbox
-  // past the rows themselves, bench/webhooks.mjs).
-  const ids = new Set<string>();
-  const messages: string[] = [];
-  const webhooks = new Map<string, number>();
-  const txs = new Map<string, number>();
-  const txDocs: string[] = [];
-  const blockHex = new Map<bigint, string>();
+  // One message per webhook and transaction, however many of its addresses the transaction touches. A block's row
+  // holds each such transaction once, with its hash, its logs and the IDs of the webhooks it is a message for.
+  const blocks = new Map<bigint, OutboxBlock>();
   for (const [k, t] of touches.entries()) {
     const watching = byAddress.get(keys[k]!);
     if (watching === undefined) continue;
-    let bh = blockHex.get(t.block);
-    if (bh === undefined) blockHex.set(t.block, (bh = bytesToHex(t.blockHash)));
     for (const w of watching) {
       if (w.fromBlock > t.block) continue; // made after this block (MADE_BY)
-      const id = messageIdOf(w.id, chainId, bh, t.txIndex, suffix);
-      if (ids.has(id)) continue;
-      ids.add(id);
-      let wi = webhooks.get(w.id);
-      if (wi === undefined) webhooks.set(w.id, (wi = webhooks.size + 1));
-      const key = `${t.block}:${t.txIndex}`;
-      let ti = txs.get(key);
-      if (ti === undefined) {
-        txs.set(key, (ti = txs.size));
-        const l = logs.get(key);
-        txDocs.push(
-          `{"k":${ti},"b":${t.block},"i":${t.txIndex},"th":"${bytesToHex(t.txHash)}","l":${l && l.length > 0 ? JSON.stringify(l.map(logJson)) : "null"}}`,
-        );
-      }
-      messages.push(`{"id":"${id}","w":${wi},"t":${ti}}`);
+      let b = blocks.get(t.block);
+      if (b === undefined) blocks.set(t.block, (b = {hash: bytesToHex(t.blockHash), txs: new Map(), messages: 0}));
+      let m = b.txs.get(t.txIndex);
+      if (m === undefined)
+        b.txs.set(t.txIndex, (m = {hash: t.txHash, logs: logs.get(`${t.block}:${t.txIndex}`), webhooks: new Set()}));
+      if (m.webhooks.has(w.id)) continue;
+      m.webhooks.add(w.id);
+      b.messages++;
     }
   }
-  if (messages.length === 0) return;
-  // The rows go as JSON documents: a text[] of JSON logs would be escaped quote by quote both ways. The logs stay
-  // the text sent (a json column, schema 29).
+  if (blocks.size === 0) return;
+  const rows: string[] = [];
+  for (const [n, b] of blocks) rows.push(`{"n":${n},"h":"${b.hash}","m":${b.messages},"t":${txsJson(b)}}`);
+  // One JSON document for all the rows: a text[] of JSON would be escaped quote by quote both ways. A block's
+  // transactions are kept as the text sent (json), not compressed (STORAGE EXTERNAL, schema 30): they are read once.
   await tx.query(
-    `INSERT INTO webhook_outbox (message_id, webhook_id, chain_id, block_number, tx_index, tx_hash, logs, created_at)
-     SELECT u.id, ($4::text[])[u.w], $1, t.b, t.i, decode(t.th, 'hex'), t.l, ${NOW_MS}
-     FROM json_to_recordset($2::json) AS u(id text, w int4, t int4)
-     JOIN json_to_recordset($3::json) AS t(k int4, b int8, i int4, th text, l json) ON t.k = u.t
-     ON CONFLICT (message_id) DO NOTHING`,
-    [chainId, `[${messages.join(",")}]`, `[${txDocs.join(",")}]`, [...webhooks.keys()]],
+    `INSERT INTO webhook_outbox_blocks (chain_id, block_number, block_hash, reorgs, messages, created_at, txs)
+     SELECT $1, u.n, u.h, $2, u.m, ${NOW_MS}, u.t FROM json_to_recordset($3::json) AS u(n int8, h text, m int4, t json)
+     ON CONFLICT (chain_id, block_number) DO NOTHING`,
+    [chainId, reorgs, `[${rows.join(",")}]`],
   );
 }
 
+/** A block's matched transactions, by index: each one's hash, logs, and the webhooks it is a message for. */
+interface OutboxBlock {
+  hash: string;
+  txs: Map<number, {hash: Uint8Array; logs: LogRow[] | undefined; webhooks: Set<string>}>;
+  messages: number;
+}
+
 /**
- * A message's ID, as the statements here make it in SQL (`md5(webhook || ':' || chain || ':' || block hash hex ||
- * ':' || tx index || REORGS)::uuid::text`): the same block folded again, by either, makes the same ID.
+ * A block's transactions as `expandOutboxBlocks` reads them: `[{"i": tx index, "h": tx hash hex, "l": [Log] or
+ * null, "w": [webhook IDs]}]`.
+ */
+function txsJson(b: OutboxBlock): string {
+  const txs: string[] = [];
+  for (const [i, m] of b.txs) {
+    const l = m.logs && m.logs.length > 0 ? `[${m.logs.map(logJson).join(",")}]` : "null";
+    txs.push(`{"i":${i},"h":"${bytesToHex(m.hash)}","l":${l},"w":${JSON.stringify([...m.webhooks])}}`);
+  }
+  return `[${txs.join(",")}]`;
+}
+
+/** Messages one expansion makes, about (whole blocks; at least one): a short statement beside the fold. */
+export const EXPAND_MESSAGES = 2_000;
+
+/**
+ * Makes the outbox's messages of the oldest blocks' rows (`enqueueAddressActivity`), at most `limit` blocks and
+ * about `EXPAND_MESSAGES` messages, and deletes those rows, in one statement: a crash leaves a block's row or its
+ * messages, never both or neither. `only`: all the rows of those blocks of that chain (the trace lane's, before it
+ * looks for a block's messages). A message's ID is `messageId`'s, from the block's hash and the chain's rollback
+ * count at the fold; its time (`created_at`) is the fold's; it is pending (a webhook made inactive meanwhile is not
+ * read by delivery until it is active again, as any pending message of it). Delivery calls it beside its reads of
+ * the messages due (webhooks/delivery.ts). Returns the messages made.
+ */
+export async function expandOutboxBlocks(
+  sql: SqlTx,
+  limit: number,
+  only?: {chainId: string; blocks: readonly bigint[]},
+): Promise<number> {
+  // Delivery takes the rows no one holds (SKIP LOCKED), so it never waits on the trace lane, which waits for the
+  // rows delivery holds and then finds their messages: neither can deadlock the other.
+  const pick = only
+    ? "SELECT chain_id, block_number, 0 AS before FROM webhook_outbox_blocks WHERE chain_id = $1 AND block_number = ANY($2::int8[])"
+    : `SELECT chain_id, block_number, sum(messages) OVER (ORDER BY created_at, chain_id, block_number) - messages AS before
+       FROM (SELECT chain_id, block_number, messages, created_at FROM webhook_outbox_blocks
+             ORDER BY created_at, chain_id, block_number LIMIT $1 FOR UPDATE SKIP LOCKED) o`;
+  const rows = await sql.query<{n: bigint}>(
+    `WITH p AS (${pick}),
+     b AS (
+       DELETE FROM webhook_outbox_blocks WHERE (chain_id, block_number) IN (
+         SELECT chain_id, block_number FROM p WHERE before < ${EXPAND_MESSAGES})
+       RETURNING chain_id, block_number, block_hash, reorgs, created_at, txs),
+     m AS (
+       INSERT INTO webhook_outbox (message_id, webhook_id, chain_id, block_number, tx_index, tx_hash, logs, created_at)
+       SELECT md5(w.id || ':' || b.chain_id || ':' || b.block_hash || ':' || t.i
+                  || CASE WHEN b.reorgs > 0 THEN ':r' || b.reorgs ELSE '' END)::uuid::text,
+              w.id, b.chain_id, b.block_number, t.i, decode(t.h, 'hex'), t.l, b.created_at
+       FROM b
+       CROSS JOIN LATERAL json_to_recordset(b.txs) AS t(i int4, h text, l json, w text[])
+       CROSS JOIN LATERAL unnest(t.w) AS w(id)
+       ON CONFLICT (message_id) DO NOTHING
+       RETURNING 1)
+     SELECT count(*)::int8 AS n FROM m`,
+    only ? [only.chainId, [...only.blocks]] : [limit],
+  );
+  return Number(rows[0]?.n ?? 0);
+}
+
+/**
+ * A message's ID: md5 of `webhook:chain:block hash hex:tx index`, then `:rN` once the chain has had N rollbacks
+ * (REORGS), as a UUID. The SQL of `expandOutboxBlocks` and the statements below make the same: the same block folded
+ * again makes the same IDs.
  */
 export function messageId(
   webhookId: string,
@@ -142,17 +197,14 @@ export function messageId(
   txIndex: number,
   reorgs: string,
 ): string {
-  return messageIdOf(webhookId, chainId, bytesToHex(blockHash), txIndex, reorgs);
-}
-
-function messageIdOf(webhookId: string, chainId: string, blockHex: string, txIndex: number, reorgs: string): string {
-  const h = hash("md5", `${webhookId}:${chainId}:${blockHex}:${txIndex}${reorgs}`, "hex");
+  const h = hash("md5", `${webhookId}:${chainId}:${bytesToHex(blockHash)}:${txIndex}${reorgs}`, "hex");
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
 /**
  * The trace lane's part: the transactions of folded blocks whose internal calls touch a watched address, for the
- * webhooks that include internal transactions (a message the head made already is kept as it is).
+ * webhooks that include internal transactions (a message the head made already is kept as it is: its blocks' rows
+ * are made messages first, so the head's message of a transaction is found, with its logs).
  */
 export async function enqueueInternalActivity(
   tx: SqlTx,
@@ -160,6 +212,17 @@ export async function enqueueInternalActivity(
   touches: ReadonlyArray<{address: Uint8Array; block: bigint; txIndex: number}>,
 ): Promise<void> {
   if (touches.length === 0) return;
+  const params = [chainId, touches.map((t) => t.address), touches.map((t) => t.block), touches.map((t) => t.txIndex)];
+  // The blocks with a call to an address a webhook with internal transactions watches: none, most often, and then
+  // nothing is written. Their rows from the head become messages first.
+  const blocks = await tx.query<{b: bigint}>(
+    `SELECT DISTINCT u.b FROM unnest($2::bytea[], $3::int8[], $4::int4[]) AS u(a, b, i)
+     JOIN webhook_addresses wa ON wa.address = u.a
+     JOIN webhooks h ON h.id = wa.webhook_id AND h.status = 'active' AND h.event_type = 'address_activity' AND h.chain_id = $1 AND h.include_internal_txs AND ${MADE_BY("u.b")}`,
+    params,
+  );
+  if (blocks.length === 0) return;
+  await expandOutboxBlocks(tx, blocks.length, {chainId, blocks: blocks.map((r) => BigInt(r.b))});
   await tx.query(
     `INSERT INTO webhook_outbox (message_id, webhook_id, chain_id, block_number, tx_index, tx_hash, created_at)
      SELECT DISTINCT ON (h.id, u.b, u.i) md5(h.id || ':' || $1 || ':' || encode(b.hash, 'hex') || ':' || u.i || ${REORGS("$1")})::uuid::text, h.id, $1, u.b, u.i, t.hash, ${NOW_MS}
@@ -172,15 +235,17 @@ export async function enqueueInternalActivity(
      WHERE NOT EXISTS (SELECT 1 FROM webhook_outbox o WHERE o.chain_id = $1 AND o.block_number = u.b AND o.tx_index = u.i AND o.webhook_id = h.id
        AND o.reverses IS NULL AND o.icm_message_id IS NULL AND o.state <> 'dropped')
      ON CONFLICT (message_id) DO NOTHING`,
-    [chainId, touches.map((t) => t.address), touches.map((t) => t.block), touches.map((t) => t.txIndex)],
+    params,
   );
 }
 
 /**
  * A rollback of the blocks after `to`: their messages not attempted yet are deleted (never delivered); each one
- * attempted (its receiver may have it) is dropped and answered by a reversal message, delivered as any other.
+ * attempted (its receiver may have it) is dropped and answered by a reversal message, delivered as any other. The
+ * blocks' rows not made messages yet go: none of their messages was ever seen.
  */
 export async function rollbackOutbox(tx: SqlTx, chainId: string, to: bigint): Promise<void> {
+  await tx.query("DELETE FROM webhook_outbox_blocks WHERE chain_id = $1 AND block_number > $2", [chainId, to]);
   await tx.query(
     "DELETE FROM webhook_outbox WHERE chain_id = $1 AND block_number > $2 AND attempts = 0 AND reverses IS NULL",
     [chainId, to],
@@ -198,15 +263,11 @@ export async function rollbackOutbox(tx: SqlTx, chainId: string, to: bigint): Pr
   );
 }
 
-/** The hosted API's Log model, `removed` false (a reversal sets it). */
-function logJson(l: LogRow): Record<string, unknown> {
-  const out: Record<string, unknown> = {address: hex(l.address), topic0: l.topics[0] ? hex(l.topics[0]) : ""};
-  for (let k = 1; k < Math.min(4, l.topics.length); k++) out[`topic${k}`] = hex(l.topics[k]!);
-  out.data = hex(l.data);
-  out.transactionIndex = l.txIndex;
-  out.logIndex = l.logIndex;
-  out.removed = false;
-  return out;
+/** The hosted API's Log model as JSON text, `removed` false (a reversal sets it); every value is hex or a number. */
+function logJson(l: LogRow): string {
+  let out = `{"address":"${hex(l.address)}","topic0":"${l.topics[0] ? hex(l.topics[0]) : ""}"`;
+  for (let k = 1; k < Math.min(4, l.topics.length); k++) out += `,"topic${k}":"${hex(l.topics[k]!)}"`;
+  return `${out},"data":"${hex(l.data)}","transactionIndex":${l.txIndex},"logIndex":${l.logIndex},"removed":false}`;
 }
 
 /** The ICM sub-events of icm_activity webhooks (avaext's fourth event type), by the messenger's event. */

@@ -10,7 +10,7 @@ import {migrate} from "../../../../../src/dataApi/store/migrations.js";
 import {openSqlClient} from "../../../../../src/dataApi/store/client.js";
 import type {SqlClient} from "../../../../../src/dataApi/store/sql.js";
 import {MIGRATIONS} from "../../../../../src/dataApi/store/schema.js";
-import {enqueueAddressActivity} from "../../../../../src/dataApi/views/evm/webhookOutbox.js";
+import {enqueueAddressActivity, expandOutboxBlocks} from "../../../../../src/dataApi/views/evm/webhookOutbox.js";
 import {lockChainRow} from "../../../../../src/dataApi/views/evm/write.js";
 import {insertWebhook} from "../../../../../src/dataApi/queries/webhooks.js";
 import {quietLogger, STORE_BACKENDS} from "../../../../helpers/sql.js";
@@ -73,6 +73,7 @@ describe("an address_activity webhook made while its chain folds a block, on a P
     await fold;
     await made;
     const [hook] = await sql.query<{from_block: bigint}>("SELECT from_block FROM webhooks WHERE id = 'during'");
+    await expandOutboxBlocks(sql, 1000); // the fold's blocks' rows made messages, as delivery does
     const sent = await sql.query<{block_number: bigint}>(
       "SELECT block_number FROM webhook_outbox WHERE webhook_id = 'during'",
     );

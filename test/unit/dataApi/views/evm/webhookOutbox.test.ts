@@ -6,13 +6,24 @@
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import {migrate} from "../../../../../src/dataApi/store/migrations.js";
 import {openSqlClient} from "../../../../../src/dataApi/store/client.js";
-import type {SqlClient} from "../../../../../src/dataApi/store/sql.js";
+import type {SqlClient, SqlTx} from "../../../../../src/dataApi/store/sql.js";
 import {MIGRATIONS} from "../../../../../src/dataApi/store/schema.js";
-import {enqueueAddressActivity, rollbackOutbox} from "../../../../../src/dataApi/views/evm/webhookOutbox.js";
+import {
+  enqueueAddressActivity,
+  expandOutboxBlocks,
+  rollbackOutbox,
+  type Touch,
+} from "../../../../../src/dataApi/views/evm/webhookOutbox.js";
 import {remakeTables} from "../../../../../src/dataApi/rebuild.js";
 import {insertWebhook} from "../../../../../src/dataApi/queries/webhooks.js";
 import {dueMessages} from "../../../../../src/dataApi/queries/webhookOutbox.js";
 import {quietLogger, STORE_BACKENDS} from "../../../../helpers/sql.js";
+
+/** The fold's write, then delivery's expansion of it into messages (webhooks/delivery.ts). */
+async function enqueue(tx: SqlTx, chainId: string, touches: Touch[]): Promise<void> {
+  await enqueueAddressActivity(tx, chainId, touches, new Map());
+  await expandOutboxBlocks(tx, 1000);
+}
 
 describe.each(STORE_BACKENDS)("the webhooks' outbox through a rollback ($name)", (backend) => {
   let sql: SqlClient;
@@ -64,8 +75,22 @@ describe.each(STORE_BACKENDS)("the webhooks' outbox through a rollback ($name)",
     const count = async (t: string) =>
       Number((await sql.query<{n: bigint}>(`SELECT count(*)::int8 AS n FROM ${t}`))[0]!.n);
     await sql.query("INSERT INTO evm_chains (chain_id, head_number, updated_at) VALUES ('1', 9, 0)");
-    const before = await count("webhook_outbox");
+    // A folded block's row not made messages yet: they are made and kept (the refold will not see the block again).
+    const staged = {
+      address: Uint8Array.of(1),
+      block: 9n,
+      txIndex: 2,
+      txHash: Uint8Array.of(3),
+      blockHash: Uint8Array.of(9),
+    };
+    await sql.transaction((tx) => enqueueAddressActivity(tx, "1", [staged], new Map()));
+    expect(await count("webhook_outbox_blocks")).toBe(1);
+    const before = (await count("webhook_outbox")) + 1;
     await remakeTables(sql, quietLogger());
+    expect(await count("webhook_outbox_blocks")).toBe(0);
+    expect(
+      await sql.query("SELECT webhook_id, tx_index FROM webhook_outbox WHERE chain_id = '1' AND block_number = 9"),
+    ).toEqual([{webhook_id: "w", tx_index: 2}]);
     // Its first event moved up to what was folded: the refold sends it none of that again, kept messages or not.
     expect(
       (await sql.query<{from_block: bigint}>("SELECT from_block FROM webhooks WHERE id = 'w'"))[0]!.from_block,
@@ -97,7 +122,7 @@ describe.each(STORE_BACKENDS)("the webhooks' outbox through a rollback ($name)",
       txHash: Uint8Array.of(1),
       blockHash: Uint8Array.of(2),
     };
-    await sql.transaction((tx) => enqueueAddressActivity(tx, "1", [touch], new Map()));
+    await sql.transaction((tx) => enqueue(tx, "1", [touch]));
     const rows = await sql.query<{webhook_id: string}>("SELECT webhook_id FROM webhook_outbox WHERE block_number = 50");
     expect(rows.map((r) => r.webhook_id)).toEqual(["old"]);
   });
@@ -121,7 +146,7 @@ describe.each(STORE_BACKENDS)("the webhooks' outbox through a rollback ($name)",
       sql.query(
         "SELECT message_id, state, reverses FROM webhook_outbox WHERE webhook_id = 'aba' ORDER BY created_at, message_id",
       );
-    await sql.transaction((tx) => enqueueAddressActivity(tx, "3", [touchA], new Map()));
+    await sql.transaction((tx) => enqueue(tx, "3", [touchA]));
     const [first] = await ids();
     // Delivered, then its block dropped (a rollback counts one on the chain's row, as rollbackTo does).
     await sql.query("UPDATE webhook_outbox SET attempts = 1, state = 'delivered', body = '{}' WHERE message_id = $1", [
@@ -132,7 +157,7 @@ describe.each(STORE_BACKENDS)("the webhooks' outbox through a rollback ($name)",
       await rollbackOutbox(tx, "3", 60n);
     });
     // A's block again, the same hash and place: a new message, beside the dropped one and its reversal.
-    await sql.transaction((tx) => enqueueAddressActivity(tx, "3", [touchA], new Map()));
+    await sql.transaction((tx) => enqueue(tx, "3", [touchA]));
     const rows = await ids();
     expect(rows.map((r) => [r.state, r.reverses])).toEqual(
       expect.arrayContaining([
@@ -144,8 +169,64 @@ describe.each(STORE_BACKENDS)("the webhooks' outbox through a rollback ($name)",
     const again = rows.find((r) => r.state === "pending" && r.reverses === null)!;
     expect(again.message_id).not.toBe(first!.message_id);
     // Folded again at the same count (a kill -9 before the commit): the same ID, no second message.
-    await sql.transaction((tx) => enqueueAddressActivity(tx, "3", [touchA], new Map()));
+    await sql.transaction((tx) => enqueue(tx, "3", [touchA]));
     expect((await ids()).length).toBe(rows.length);
+  });
+
+  it("a rollback deletes the blocks' rows not made messages yet: none of their messages is ever made", async () => {
+    await sql.query(
+      "INSERT INTO evm_chains (chain_id, head_number, head_hash, updated_at) VALUES ('4', 70, '\\x04', 0) ON CONFLICT DO NOTHING",
+    );
+    await sql.query(
+      "INSERT INTO webhooks (id, owner, event_type, url, name, description, chain_id, status, metadata, created_at, from_block) VALUES ('rb', 'o', 'address_activity', 'http://x/', '', '', '4', 'active', '{}', 0, 0)",
+    );
+    await sql.query("INSERT INTO webhook_addresses (webhook_id, address) VALUES ('rb', '\\xcc')");
+    const at = (block: bigint): Touch => ({
+      address: Uint8Array.of(0xcc),
+      block,
+      txIndex: 0,
+      txHash: Uint8Array.of(9),
+      blockHash: Uint8Array.of(Number(block)),
+    });
+    await sql.transaction((tx) => enqueueAddressActivity(tx, "4", [at(71n), at(72n), at(73n)], new Map()));
+    await sql.transaction((tx) => rollbackOutbox(tx, "4", 71n));
+    expect(await sql.transaction((tx) => expandOutboxBlocks(tx, 1000))).toBe(1);
+    const rows = await sql.query<{block_number: bigint}>(
+      "SELECT block_number FROM webhook_outbox WHERE webhook_id = 'rb' ORDER BY block_number",
+    );
+    expect(rows.map((r) => Number(r.block_number))).toEqual([71]);
+    expect(await sql.query("SELECT count(*)::int8 AS n FROM webhook_outbox_blocks WHERE chain_id = '4'")).toEqual([
+      {n: 0n},
+    ]);
+  });
+
+  it("a webhook made inactive between the fold and its messages gets them once it is active again", async () => {
+    await sql.query(
+      "INSERT INTO evm_chains (chain_id, head_number, head_hash, updated_at) VALUES ('5', 80, '\\x05', 0) ON CONFLICT DO NOTHING",
+    );
+    for (const id of ["on", "off"])
+      await sql.query(
+        `INSERT INTO webhooks (id, owner, event_type, url, name, description, chain_id, status, metadata, created_at, from_block) VALUES ('${id}', 'o', 'address_activity', 'http://x/', '', '', '5', 'active', '{}', 0, 0)`,
+      );
+    await sql.query("INSERT INTO webhook_addresses (webhook_id, address) VALUES ('on', '\\xdd'), ('off', '\\xdd')");
+    const touch: Touch = {
+      address: Uint8Array.of(0xdd),
+      block: 81n,
+      txIndex: 0,
+      txHash: Uint8Array.of(8),
+      blockHash: Uint8Array.of(81),
+    };
+    await sql.transaction((tx) => enqueueAddressActivity(tx, "5", [touch], new Map()));
+    await sql.query("UPDATE webhooks SET status = 'inactive' WHERE id = 'off'");
+    expect(await sql.transaction((tx) => expandOutboxBlocks(tx, 1000))).toBe(2);
+    const due = async (): Promise<string[]> =>
+      (await dueMessages(sql, Date.now() + 1, 100, []))
+        .filter((m) => m.chain_id === "5")
+        .map((m) => m.webhook_id)
+        .sort();
+    expect(await due()).toEqual(["on"]);
+    await sql.query("UPDATE webhooks SET status = 'active' WHERE id = 'off'");
+    expect(await due()).toEqual(["off", "on"]);
   });
 
   it("a webhook made records its chain's head + 1 as its first block", async () => {
