@@ -222,7 +222,7 @@ export async function benchWebhooks() {
         });
         seconds[kind] += f.seconds;
         if (kind === "share") {
-          while ((await expandOutboxBlocks(f.sql, EXPAND_BLOCKS)) > 0);
+          while ((await expandOutboxBlocks(f.sql, EXPAND_BLOCKS)).blocks > 0);
           shareEvents = Number((await f.sql.query("SELECT count(*)::int8 AS n FROM webhook_outbox"))[0].n);
         }
         if (kind === "outbox") {
@@ -255,7 +255,7 @@ export async function benchWebhooks() {
         // Delivery's part of the same work: those rows made messages, in its steps of blocks.
         const t1 = performance.now();
         let made = 0;
-        for (let n; (n = await expandOutboxBlocks(c.sql, EXPAND_BLOCKS)) > 0; ) made += n;
+        for (let r; (r = await expandOutboxBlocks(c.sql, EXPAND_BLOCKS)).blocks > 0; ) made += r.messages;
         expands.push(made / ((performance.now() - t1) / 1000));
       }
       await c.close();
@@ -299,7 +299,7 @@ export async function benchWebhooks() {
         },
       });
       hooked.push(b.blocksPerS);
-      while ((await expandOutboxBlocks(b.sql, EXPAND_BLOCKS)) > 0);
+      while ((await expandOutboxBlocks(b.sql, EXPAND_BLOCKS)).blocks > 0);
       const [{n}] = await b.sql.query("SELECT count(*)::int8 AS n FROM webhook_outbox");
       events = Number(n);
       for (const until = Date.now() + 300_000; lat.length < events && Date.now() < until; )

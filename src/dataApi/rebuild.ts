@@ -106,9 +106,7 @@ export async function remakeTables(sql: SqlClient, logger: Logger): Promise<void
     // The blocks' rows of the outbox become their messages, which are kept: a refold would meet a kept block's row
     // with its own and keep only one (views/evm/webhookOutbox.ts).
     const [staged] = await tx.query<{t: string | null}>("SELECT to_regclass('webhook_outbox_blocks')::text AS t");
-    if (staged?.t)
-      while ((await tx.query("SELECT 1 FROM webhook_outbox_blocks LIMIT 1")).length > 0)
-        await expandOutboxBlocks(tx, 1_000);
+    if (staged?.t) while ((await expandOutboxBlocks(tx, 1_000)).blocks > 0);
     await webhooksFromHere(tx);
     const kept = await setAside(tx);
     for (const t of dataApiTables()) await tx.query(`DROP TABLE IF EXISTS ${t} CASCADE`);

@@ -1084,6 +1084,8 @@ CREATE TABLE webhook_outbox_blocks (
   PRIMARY KEY (chain_id, block_number)
 );
 ALTER TABLE webhook_outbox_blocks ALTER COLUMN txs SET STORAGE EXTERNAL;
+-- Delivery takes the oldest first, across chains.
+CREATE INDEX webhook_outbox_blocks_oldest ON webhook_outbox_blocks (created_at, chain_id, block_number);
 `,
   },
 ];

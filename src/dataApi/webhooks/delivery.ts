@@ -98,7 +98,7 @@ export class WebhookDelivery {
   private pruneTimer: NodeJS.Timeout | null = null;
   private pruning: Promise<unknown> = Promise.resolve();
   private gather: NodeJS.Timeout | null = null;
-  /** The last expansion of the outbox's blocks' rows: when (performance.now()), and how many messages it made. */
+  /** The last expansion of the outbox's blocks' rows: when (performance.now()), and how many rows it took. */
   private expandedAt = -Infinity;
   private expanded = 0;
 
@@ -173,14 +173,21 @@ export class WebhookDelivery {
     while (!this.closed) {
       let found = 0;
       let room = 0;
+      // The blocks the EVM fold wrote as one row each become their messages first: at each read while a backlog
+      // lasts, else once a poll (the reads an attempt's end makes do not look for new blocks), with room or not. A
+      // failure here is logged and retried at the next poll; the messages made already are still read and sent.
+      if (this.expanded > 0 || performance.now() - this.expandedAt >= this.opts.pollMs) {
+        this.expandedAt = performance.now();
+        this.expanded = await expandOutboxBlocks(this.modules.sql, EXPAND_BLOCKS).then(
+          (r) => r.blocks,
+          (err: unknown) => {
+            if (!this.closed) this.modules.logger.warn({err}, "webhook outbox blocks not made messages; retrying");
+            return 0;
+          },
+        );
+      }
       try {
         room = this.opts.concurrency - this.inFlight.size;
-        // The blocks the EVM fold wrote as one row each become their messages first: at each read while a backlog
-        // lasts, else once a poll (the reads an attempt's end makes do not look for new blocks), with room or not.
-        if (this.expanded > 0 || performance.now() - this.expandedAt >= this.opts.pollMs) {
-          this.expandedAt = performance.now();
-          this.expanded = await expandOutboxBlocks(this.modules.sql, EXPAND_BLOCKS);
-        }
         if (room > 0) {
           const busy = new Map<string, number>();
           for (const w of this.inFlight.values()) busy.set(w, (busy.get(w) ?? 0) + 1);

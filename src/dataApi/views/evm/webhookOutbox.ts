@@ -149,13 +149,14 @@ export const EXPAND_MESSAGES = 2_000;
  * looks for a block's messages). A message's ID is `messageId`'s, from the block's hash and the chain's rollback
  * count at the fold; its time (`created_at`) is the fold's; it is pending (a webhook made inactive meanwhile is not
  * read by delivery until it is active again, as any pending message of it). Delivery calls it beside its reads of
- * the messages due (webhooks/delivery.ts). Returns the messages made.
+ * the messages due (webhooks/delivery.ts). Returns the blocks' rows it took and the messages it made (fewer than
+ * their messages where some were made already: a block folded again). `limit` does not bound `only`.
  */
 export async function expandOutboxBlocks(
   sql: SqlTx,
   limit: number,
   only?: {chainId: string; blocks: readonly bigint[]},
-): Promise<number> {
+): Promise<{blocks: number; messages: number}> {
   // Delivery takes the rows no one holds (SKIP LOCKED), so it never waits on the trace lane, which waits for the
   // rows delivery holds and then finds their messages: neither can deadlock the other.
   const pick = only
@@ -163,7 +164,7 @@ export async function expandOutboxBlocks(
     : `SELECT chain_id, block_number, sum(messages) OVER (ORDER BY created_at, chain_id, block_number) - messages AS before
        FROM (SELECT chain_id, block_number, messages, created_at FROM webhook_outbox_blocks
              ORDER BY created_at, chain_id, block_number LIMIT $1 FOR UPDATE SKIP LOCKED) o`;
-  const rows = await sql.query<{n: bigint}>(
+  const rows = await sql.query<{blocks: bigint; messages: bigint}>(
     `WITH p AS (${pick}),
      b AS (
        DELETE FROM webhook_outbox_blocks WHERE (chain_id, block_number) IN (
@@ -179,10 +180,10 @@ export async function expandOutboxBlocks(
        CROSS JOIN LATERAL unnest(t.w) AS w(id)
        ON CONFLICT (message_id) DO NOTHING
        RETURNING 1)
-     SELECT count(*)::int8 AS n FROM m`,
+     SELECT (SELECT count(*) FROM b)::int8 AS blocks, (SELECT count(*) FROM m)::int8 AS messages`,
     only ? [only.chainId, [...only.blocks]] : [limit],
   );
-  return Number(rows[0]?.n ?? 0);
+  return {blocks: Number(rows[0]?.blocks ?? 0), messages: Number(rows[0]?.messages ?? 0)};
 }
 
 /**

@@ -13,6 +13,7 @@ import {insertWebhook} from "../../../../src/dataApi/queries/webhooks.js";
 import {
   enqueueAddressActivity,
   enqueueInternalActivity,
+  EXPAND_MESSAGES,
   expandOutboxBlocks,
   messageId,
   type LogRow,
@@ -151,8 +152,8 @@ describe.each(BACKENDS)("address_activity enqueue ($name)", (backend) => {
     ]);
     expect(await sql.query("SELECT count(*)::int8 AS n FROM webhook_outbox")).toEqual([{n: 0n}]);
     // A limit takes the oldest blocks first; the rest wait for the next read.
-    expect(await sql.transaction((tx) => expandOutboxBlocks(tx, 1))).toBe(4);
-    expect(await sql.transaction((tx) => expandOutboxBlocks(tx, 10))).toBe(2);
+    expect((await sql.transaction((tx) => expandOutboxBlocks(tx, 1))).messages).toBe(4);
+    expect((await sql.transaction((tx) => expandOutboxBlocks(tx, 10))).messages).toBe(2);
     expect(await sql.query("SELECT count(*)::int8 AS n FROM webhook_outbox_blocks")).toEqual([{n: 0n}]);
     const rows = await sql.query<{message_id: string; webhook_id: string; block_number: bigint; tx_index: number}>(
       "SELECT message_id, webhook_id, block_number, tx_index FROM webhook_outbox ORDER BY block_number, tx_index, webhook_id",
@@ -167,7 +168,7 @@ describe.each(BACKENDS)("address_activity enqueue ($name)", (backend) => {
     ]);
     for (const r of rows)
       expect(r.message_id).toBe(messageId(r.webhook_id, "43112", hash(Number(r.block_number)), r.tx_index, ""));
-    expect(await sql.transaction((tx) => expandOutboxBlocks(tx, 10))).toBe(0);
+    expect((await sql.transaction((tx) => expandOutboxBlocks(tx, 10))).messages).toBe(0);
   });
   it("the trace lane makes its blocks' rows messages first: the head's message of a transaction is the one", async () => {
     await sql.query("DELETE FROM webhook_outbox");
@@ -208,5 +209,29 @@ describe.each(BACKENDS)("address_activity enqueue ($name)", (backend) => {
     await sql.transaction((tx) => enqueueAddressActivity(tx, "43112", [touch(2, 31, 0)], new Map()));
     await sql.transaction((tx) => enqueueInternalActivity(tx, "43112", [{address: addr(9), block: 31n, txIndex: 0}]));
     expect(await sql.query("SELECT count(*)::int8 AS n FROM webhook_outbox_blocks")).toEqual([{n: 1n}]);
+  });
+  it("takes whole blocks up to about EXPAND_MESSAGES messages a statement, the oldest first", async () => {
+    await sql.query("DELETE FROM webhook_outbox_blocks");
+    const m = Math.ceil(EXPAND_MESSAGES * 0.75);
+    for (const [n, at] of [
+      [42, 3],
+      [40, 1],
+      [41, 2],
+    ])
+      await sql.query(
+        `INSERT INTO webhook_outbox_blocks (chain_id, block_number, block_hash, reorgs, messages, created_at, txs)
+         VALUES ('43112', $1, $4, 0, $2, $3, '[{"i":0,"h":"cd","l":null,"w":["w1"]}]')`,
+        [n, m, at, `ab${n}`],
+      );
+    // 40 (made first) and 41 go: 41 starts under the bound. 42 starts past it and waits for the next statement.
+    expect(await sql.transaction((tx) => expandOutboxBlocks(tx, 50))).toEqual({blocks: 2, messages: 2});
+    expect(await sql.query("SELECT block_number FROM webhook_outbox_blocks")).toEqual([{block_number: 42n}]);
+    expect(await sql.transaction((tx) => expandOutboxBlocks(tx, 50))).toEqual({blocks: 1, messages: 1});
+    // A block whose messages were all made already is taken all the same: its row goes, no message is added.
+    await sql.query(
+      `INSERT INTO webhook_outbox_blocks (chain_id, block_number, block_hash, reorgs, messages, created_at, txs)
+       VALUES ('43112', 40, 'ab40', 0, 1, 4, '[{"i":0,"h":"cd","l":null,"w":["w1"]}]')`,
+    );
+    expect(await sql.transaction((tx) => expandOutboxBlocks(tx, 50))).toEqual({blocks: 1, messages: 0});
   });
 });

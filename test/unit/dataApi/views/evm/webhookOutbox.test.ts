@@ -190,7 +190,7 @@ describe.each(STORE_BACKENDS)("the webhooks' outbox through a rollback ($name)",
     });
     await sql.transaction((tx) => enqueueAddressActivity(tx, "4", [at(71n), at(72n), at(73n)], new Map()));
     await sql.transaction((tx) => rollbackOutbox(tx, "4", 71n));
-    expect(await sql.transaction((tx) => expandOutboxBlocks(tx, 1000))).toBe(1);
+    expect((await sql.transaction((tx) => expandOutboxBlocks(tx, 1000))).messages).toBe(1);
     const rows = await sql.query<{block_number: bigint}>(
       "SELECT block_number FROM webhook_outbox WHERE webhook_id = 'rb' ORDER BY block_number",
     );
@@ -218,7 +218,7 @@ describe.each(STORE_BACKENDS)("the webhooks' outbox through a rollback ($name)",
     };
     await sql.transaction((tx) => enqueueAddressActivity(tx, "5", [touch], new Map()));
     await sql.query("UPDATE webhooks SET status = 'inactive' WHERE id = 'off'");
-    expect(await sql.transaction((tx) => expandOutboxBlocks(tx, 1000))).toBe(2);
+    expect((await sql.transaction((tx) => expandOutboxBlocks(tx, 1000))).messages).toBe(2);
     const due = async (): Promise<string[]> =>
       (await dueMessages(sql, Date.now() + 1, 100, []))
         .filter((m) => m.chain_id === "5")
