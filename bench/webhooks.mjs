@@ -45,6 +45,13 @@ const WATCHED_SHARE = Number(process.env.BENCH_WEBHOOK_WATCHED_SHARE ?? 0.1);
 /** Ratios as "median % (min-max)". */
 const range = (xs) => `${fmt(median(xs) * 100)} % (${fmt(Math.min(...xs) * 100)}-${fmt(Math.max(...xs) * 100)})`;
 
+/** Every block's row made messages, in delivery's steps; returns the messages made. */
+async function expandAll(sql) {
+  let made = 0;
+  for (let r; (r = await expandOutboxBlocks(sql, EXPAND_BLOCKS)).blocks > 0; ) made += r.messages;
+  return made;
+}
+
 /** What delivery has yet to send: messages pending, and blocks' rows not made messages yet (each holds one or more). */
 const backlog = async (sql) =>
   Number(
@@ -222,7 +229,7 @@ export async function benchWebhooks() {
         });
         seconds[kind] += f.seconds;
         if (kind === "share") {
-          while ((await expandOutboxBlocks(f.sql, EXPAND_BLOCKS)).blocks > 0);
+          await expandAll(f.sql);
           shareEvents = Number((await f.sql.query("SELECT count(*)::int8 AS n FROM webhook_outbox"))[0].n);
         }
         if (kind === "outbox") {
@@ -254,8 +261,7 @@ export async function benchWebhooks() {
         rawInsert.push((performance.now() - t0) / 1000 / a.seconds);
         // Delivery's part of the same work: those rows made messages, in its steps of blocks.
         const t1 = performance.now();
-        let made = 0;
-        for (let r; (r = await expandOutboxBlocks(c.sql, EXPAND_BLOCKS)).blocks > 0; ) made += r.messages;
+        const made = await expandAll(c.sql);
         expands.push(made / ((performance.now() - t1) / 1000));
       }
       await c.close();
@@ -299,7 +305,7 @@ export async function benchWebhooks() {
         },
       });
       hooked.push(b.blocksPerS);
-      while ((await expandOutboxBlocks(b.sql, EXPAND_BLOCKS)).blocks > 0);
+      await expandAll(b.sql);
       const [{n}] = await b.sql.query("SELECT count(*)::int8 AS n FROM webhook_outbox");
       events = Number(n);
       for (const until = Date.now() + 300_000; lat.length < events && Date.now() < until; )

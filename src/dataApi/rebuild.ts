@@ -52,13 +52,16 @@ export function dataApiTables(): string[] {
   return [...names, MIGRATIONS_TABLE];
 }
 
+/** Whether the store has the table (one made by a migration after the store's own may not be there yet). */
+async function tableExists(tx: SqlTx, name: string): Promise<boolean> {
+  const [r] = await tx.query<{t: string | null}>("SELECT to_regclass($1)::text AS t", [name]);
+  return Boolean(r?.t);
+}
+
 /** Copies the kept tables aside (plain copies: no index or constraint whose name the migrations would reuse). */
 async function setAside(tx: SqlTx): Promise<string[]> {
   const out: string[] = [];
-  const exists = async (name: string): Promise<boolean> => {
-    const [r] = await tx.query<{t: string | null}>("SELECT to_regclass($1)::text AS t", [name]);
-    return Boolean(r?.t);
-  };
+  const exists = (name: string): Promise<boolean> => tableExists(tx, name);
   for (const t of KEPT_TABLES) {
     // A copy left by a rebuild that died before copying back is the data: kept as it is, copied back this time.
     if (await exists(keptCopy(t))) out.push(t);
@@ -105,8 +108,7 @@ export async function remakeTables(sql: SqlClient, logger: Logger): Promise<void
   const kept = await sql.transaction(async (tx) => {
     // The blocks' rows of the outbox become their messages, which are kept: a refold would meet a kept block's row
     // with its own and keep only one (views/evm/webhookOutbox.ts).
-    const [staged] = await tx.query<{t: string | null}>("SELECT to_regclass('webhook_outbox_blocks')::text AS t");
-    if (staged?.t) while ((await expandOutboxBlocks(tx, 1_000)).blocks > 0);
+    if (await tableExists(tx, "webhook_outbox_blocks")) while ((await expandOutboxBlocks(tx, 1_000)).blocks > 0);
     await webhooksFromHere(tx);
     const kept = await setAside(tx);
     for (const t of dataApiTables()) await tx.query(`DROP TABLE IF EXISTS ${t} CASCADE`);

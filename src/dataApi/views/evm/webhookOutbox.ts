@@ -41,6 +41,8 @@ const MADE_BY = (n: string): string => `h.from_block <= ${n}`;
 
 const NOW_MS = "(extract(epoch from clock_timestamp()) * 1000)::int8";
 
+/** The rollback count's part of a message ID, from a count (`messageId`'s `reorgs`). */
+const REORGS_SUFFIX = (count: string): string => `CASE WHEN ${count} > 0 THEN ':r' || ${count} ELSE '' END`;
 /**
  * What a message ID mixes in besides its webhook, chain, block hash and place: the chain's rollback count, once it
  * has had one (never, on a real network's accepted blocks, so those IDs are unchanged). A block dropped by a reorg
@@ -49,7 +51,18 @@ const NOW_MS = "(extract(epoch from clock_timestamp()) * 1000)::int8";
  * again give the same IDs.
  */
 const REORGS = (chain: string): string =>
-  `coalesce((SELECT CASE WHEN c.reorgs > 0 THEN ':r' || c.reorgs ELSE '' END FROM evm_chains c WHERE c.chain_id = ${chain}), '')`;
+  `coalesce((SELECT ${REORGS_SUFFIX("c.reorgs")} FROM evm_chains c WHERE c.chain_id = ${chain}), '')`;
+/**
+ * An address_activity message's ID in SQL, as `messageId` makes it: the webhook, chain, block hash (hex), transaction
+ * index and the rollback part (REORGS or REORGS_SUFFIX), each an SQL expression.
+ */
+const ADDRESS_MESSAGE_ID = (
+  webhook: string,
+  chain: string,
+  blockHex: string,
+  txIndex: string,
+  reorgs: string,
+): string => `md5(${webhook} || ':' || ${chain} || ':' || ${blockHex} || ':' || ${txIndex} || ${reorgs})::uuid::text`;
 const hex = (b: Uint8Array): string => "0x" + bytesToHex(b);
 
 /**
@@ -57,10 +70,9 @@ const hex = (b: Uint8Array): string => "0x" + bytesToHex(b);
  * active address_activity webhooks of the chain watch (one small statement, and the end when none is). The fold
  * then writes one row per block with events (`webhook_outbox_blocks`, schema 30): its hash, its rollback count, and
  * each matched transaction once, with its hash, logs and the webhooks it is a message for. Delivery makes those rows
- * the outbox's messages, in a transaction of its own (`expandOutboxBlocks`). A message
- * row for each webhook and transaction, with its four indexes, cost the fold about a fifth of its rate where nearly
- * every transaction is an event; a block's row costs it a few per cent (docs/design/decisions.md 0015,
- * bench/webhooks.mjs).
+ * the outbox's messages, in a transaction of its own (`expandOutboxBlocks`). A message row for each webhook and
+ * transaction, with its four indexes, cost the fold about a fifth of its rate where nearly every transaction is an
+ * event; a block's row costs it a few per cent (docs/design/decisions.md 0015, bench/webhooks.mjs).
  */
 export async function enqueueAddressActivity(
   tx: SqlTx,
@@ -172,8 +184,7 @@ export async function expandOutboxBlocks(
        RETURNING chain_id, block_number, block_hash, reorgs, created_at, txs),
      m AS (
        INSERT INTO webhook_outbox (message_id, webhook_id, chain_id, block_number, tx_index, tx_hash, logs, created_at)
-       SELECT md5(w.id || ':' || b.chain_id || ':' || b.block_hash || ':' || t.i
-                  || CASE WHEN b.reorgs > 0 THEN ':r' || b.reorgs ELSE '' END)::uuid::text,
+       SELECT ${ADDRESS_MESSAGE_ID("w.id", "b.chain_id", "b.block_hash", "t.i", REORGS_SUFFIX("b.reorgs"))},
               w.id, b.chain_id, b.block_number, t.i, decode(t.h, 'hex'), t.l, b.created_at
        FROM b
        CROSS JOIN LATERAL json_to_recordset(b.txs) AS t(i int4, h text, l json, w text[])
@@ -226,7 +237,7 @@ export async function enqueueInternalActivity(
   await expandOutboxBlocks(tx, blocks.length, {chainId, blocks: blocks.map((r) => BigInt(r.b))});
   await tx.query(
     `INSERT INTO webhook_outbox (message_id, webhook_id, chain_id, block_number, tx_index, tx_hash, created_at)
-     SELECT DISTINCT ON (h.id, u.b, u.i) md5(h.id || ':' || $1 || ':' || encode(b.hash, 'hex') || ':' || u.i || ${REORGS("$1")})::uuid::text, h.id, $1, u.b, u.i, t.hash, ${NOW_MS}
+     SELECT DISTINCT ON (h.id, u.b, u.i) ${ADDRESS_MESSAGE_ID("h.id", "$1", "encode(b.hash, 'hex')", "u.i", REORGS("$1"))}, h.id, $1, u.b, u.i, t.hash, ${NOW_MS}
      FROM unnest($2::bytea[], $3::int8[], $4::int4[]) AS u(a, b, i)
      JOIN webhook_addresses wa ON wa.address = u.a
      JOIN webhooks h ON h.id = wa.webhook_id AND h.status = 'active' AND h.event_type = 'address_activity' AND h.chain_id = $1 AND h.include_internal_txs AND ${MADE_BY("u.b")}

@@ -34,6 +34,24 @@ describe.each(STORE_BACKENDS)("the webhooks' outbox through a rollback ($name)",
   }, 60_000);
   afterAll(async () => sql?.close());
 
+  /** A chain at `head`, and active address_activity webhooks of it from block 0, each watching `address`. */
+  const chainWatching = async (chain: string, head: number, ids: string[], address: string): Promise<void> => {
+    await sql.query(
+      "INSERT INTO evm_chains (chain_id, head_number, head_hash, updated_at) VALUES ($1, $2, '\\x00', 0) ON CONFLICT DO NOTHING",
+      [chain, head],
+    );
+    for (const id of ids) {
+      await sql.query(
+        "INSERT INTO webhooks (id, owner, event_type, url, name, description, chain_id, status, metadata, created_at, from_block) VALUES ($1, 'o', 'address_activity', 'http://x/', '', '', $2, 'active', '{}', 0, 0)",
+        [id, chain],
+      );
+      await sql.query("INSERT INTO webhook_addresses (webhook_id, address) VALUES ($1, decode($2, 'hex'))", [
+        id,
+        address,
+      ]);
+    }
+  };
+
   it("deletes the unattempted, reverses the attempted, once", async () => {
     await sql.query(
       "INSERT INTO webhooks (id, owner, event_type, url, name, description, chain_id, status, metadata, created_at) VALUES ('w', 'o', 'address_activity', 'http://x/', '', '', '1', 'active', '{}', 0)",
@@ -128,13 +146,7 @@ describe.each(STORE_BACKENDS)("the webhooks' outbox through a rollback ($name)",
   });
 
   it("gives a block folded again after it was dropped (A, B, then A again) new message IDs, so its events come again", async () => {
-    await sql.query(
-      "INSERT INTO evm_chains (chain_id, head_number, head_hash, updated_at) VALUES ('3', 60, '\\x03', 0) ON CONFLICT DO NOTHING",
-    );
-    await sql.query(
-      "INSERT INTO webhooks (id, owner, event_type, url, name, description, chain_id, status, metadata, created_at, from_block) VALUES ('aba', 'o', 'address_activity', 'http://x/', '', '', '3', 'active', '{}', 0, 0)",
-    );
-    await sql.query("INSERT INTO webhook_addresses (webhook_id, address) VALUES ('aba', '\\xbb')");
+    await chainWatching("3", 60, ["aba"], "bb");
     const touchA = {
       address: Uint8Array.of(0xbb),
       block: 61n,
@@ -174,13 +186,7 @@ describe.each(STORE_BACKENDS)("the webhooks' outbox through a rollback ($name)",
   });
 
   it("a rollback deletes the blocks' rows not made messages yet: none of their messages is ever made", async () => {
-    await sql.query(
-      "INSERT INTO evm_chains (chain_id, head_number, head_hash, updated_at) VALUES ('4', 70, '\\x04', 0) ON CONFLICT DO NOTHING",
-    );
-    await sql.query(
-      "INSERT INTO webhooks (id, owner, event_type, url, name, description, chain_id, status, metadata, created_at, from_block) VALUES ('rb', 'o', 'address_activity', 'http://x/', '', '', '4', 'active', '{}', 0, 0)",
-    );
-    await sql.query("INSERT INTO webhook_addresses (webhook_id, address) VALUES ('rb', '\\xcc')");
+    await chainWatching("4", 70, ["rb"], "cc");
     const at = (block: bigint): Touch => ({
       address: Uint8Array.of(0xcc),
       block,
@@ -201,14 +207,7 @@ describe.each(STORE_BACKENDS)("the webhooks' outbox through a rollback ($name)",
   });
 
   it("a webhook made inactive between the fold and its messages gets them once it is active again", async () => {
-    await sql.query(
-      "INSERT INTO evm_chains (chain_id, head_number, head_hash, updated_at) VALUES ('5', 80, '\\x05', 0) ON CONFLICT DO NOTHING",
-    );
-    for (const id of ["on", "off"])
-      await sql.query(
-        `INSERT INTO webhooks (id, owner, event_type, url, name, description, chain_id, status, metadata, created_at, from_block) VALUES ('${id}', 'o', 'address_activity', 'http://x/', '', '', '5', 'active', '{}', 0, 0)`,
-      );
-    await sql.query("INSERT INTO webhook_addresses (webhook_id, address) VALUES ('on', '\\xdd'), ('off', '\\xdd')");
+    await chainWatching("5", 80, ["on", "off"], "dd");
     const touch: Touch = {
       address: Uint8Array.of(0xdd),
       block: 81n,
