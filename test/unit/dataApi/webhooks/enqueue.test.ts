@@ -140,7 +140,7 @@ describe.each(BACKENDS)("address_activity enqueue ($name)", (backend) => {
       enqueueAddressActivity(tx, "43112", [touch(2, 20, 0), touch(1, 20, 1), touch(1, 21, 0)], new Map()),
     );
     const staged = await sql.query<{block_number: bigint; messages: number; txs: Array<{i: number; w: string[]}>}>(
-      "SELECT block_number, messages, txs FROM webhook_outbox_blocks ORDER BY block_number",
+      "SELECT block_number, messages, convert_from(txs, 'UTF8')::json AS txs FROM webhook_outbox_blocks ORDER BY block_number",
     );
     expect(staged.map((r) => [Number(r.block_number), r.messages])).toEqual([
       [20, 4],
@@ -220,7 +220,7 @@ describe.each(BACKENDS)("address_activity enqueue ($name)", (backend) => {
     ])
       await sql.query(
         `INSERT INTO webhook_outbox_blocks (chain_id, block_number, block_hash, reorgs, messages, created_at, txs)
-         VALUES ('43112', $1, $4, 0, $2, $3, '[{"i":0,"h":"cd","l":null,"w":["w1"]}]')`,
+         VALUES ('43112', $1, $4, 0, $2, $3, convert_to('[{"i":0,"h":"cd","l":null,"w":["w1"]}]', 'UTF8'))`,
         [n, m, at, `ab${n}`],
       );
     // 40 (made first) and 41 go: 41 starts under the bound. 42 starts past it and waits for the next statement.
@@ -230,7 +230,7 @@ describe.each(BACKENDS)("address_activity enqueue ($name)", (backend) => {
     // A block whose messages were all made already is taken all the same: its row goes, no message is added.
     await sql.query(
       `INSERT INTO webhook_outbox_blocks (chain_id, block_number, block_hash, reorgs, messages, created_at, txs)
-       VALUES ('43112', 40, 'ab40', 0, 1, 4, '[{"i":0,"h":"cd","l":null,"w":["w1"]}]')`,
+       VALUES ('43112', 40, 'ab40', 0, 1, 4, convert_to('[{"i":0,"h":"cd","l":null,"w":["w1"]}]', 'UTF8'))`,
     );
     expect(await sql.transaction((tx) => expandOutboxBlocks(tx, 50))).toEqual({blocks: 1, messages: 0});
   });
