@@ -175,11 +175,11 @@ export class EvmFollower {
   private readonly abort = new AbortController();
   private running: Promise<void> | null = null;
   private readonly waiters: Array<() => void> = [];
-  /** Batches fetched ahead of the one being written, in order. */
   /** A write failed: what is in memory of the head may be behind the store (or ahead of it). */
   private stale = false;
   /** The block a fold error was last tried again at (once, before the follower stops there). */
   private retriedAt: bigint | null = null;
+  /** Batches fetched ahead of the one being written, in order. */
   private readonly ahead: Array<{from: bigint; to: bigint; p: Promise<DerivedBlock[]>}> = [];
 
   constructor(

@@ -84,19 +84,21 @@ export async function enqueueAddressActivity(
   const keys = touches.map((t) => bytesToHex(t.address));
   const distinct = new Map<string, Uint8Array>();
   touches.forEach((t, k) => distinct.set(keys[k]!, t.address));
-  const watchers = await tx.query<{address: Uint8Array; id: string; from_block: bigint; reorgs: number | null}>(
-    `SELECT wa.address, h.id, h.from_block, (SELECT c.reorgs FROM evm_chains c WHERE c.chain_id = $1) AS reorgs
-     FROM unnest($2::bytea[]) AS u(a)
-     JOIN webhook_addresses wa ON wa.address = u.a
-     JOIN webhooks h ON h.id = wa.webhook_id AND h.status = 'active' AND h.event_type = 'address_activity' AND h.chain_id = $1`,
+  // The addresses' index, probed for the batch's addresses (= ANY: a bitmap scan), whatever the number watched; a
+  // join with the list sent was planned as a hash of every watched address, at every batch. Each watcher's address
+  // comes back as hex, the batch's keys (no bytes to read back).
+  const watchers = await tx.query<{a: string; id: string; from_block: bigint; reorgs: number | null}>(
+    `SELECT encode(wa.address, 'hex') AS a, h.id, h.from_block, (SELECT c.reorgs FROM evm_chains c WHERE c.chain_id = $1) AS reorgs
+     FROM webhook_addresses wa
+     JOIN webhooks h ON h.id = wa.webhook_id AND h.status = 'active' AND h.event_type = 'address_activity' AND h.chain_id = $1
+     WHERE wa.address = ANY($2::bytea[])`,
     [chainId, [...distinct.values()]],
   );
   if (watchers.length === 0) return;
   const byAddress = new Map<string, Array<{id: string; fromBlock: bigint}>>();
   for (const w of watchers) {
-    const key = bytesToHex(w.address);
-    let list = byAddress.get(key);
-    if (!list) byAddress.set(key, (list = []));
+    let list = byAddress.get(w.a);
+    if (!list) byAddress.set(w.a, (list = []));
     list.push({id: w.id, fromBlock: BigInt(w.from_block)});
   }
   const reorgs = Number(watchers[0]!.reorgs ?? 0);
