@@ -191,6 +191,8 @@ export interface WebhookChanges {
   includeLogs?: boolean;
   /** Set with a status change: why it is inactive (null when active again). */
   deactivatedReason?: string | null;
+  /** The webhook's own secret (`secret` of a PATCH), over the owner's shared one. */
+  secret?: string;
 }
 
 /** Applies the changes given; returns the row after them, or null when the owner has no such webhook. */
@@ -212,6 +214,7 @@ export async function updateWebhook(
   if (c.includeInternalTxs !== undefined) set("include_internal_txs", c.includeInternalTxs);
   if (c.includeLogs !== undefined) set("include_logs", c.includeLogs);
   if (c.deactivatedReason !== undefined) set("deactivated_reason", c.deactivatedReason);
+  if (c.secret !== undefined) set("secret", c.secret);
   if (sets.length === 0) return getWebhook(sql, owner, id);
   const rows = await sql.query<WebhookRow>(
     `UPDATE webhooks SET ${sets.join(", ")} WHERE id = $1 AND owner = $2 RETURNING *`,
@@ -278,6 +281,14 @@ export async function listAddresses(
 export async function getSharedSecret(sql: SqlTx, owner: string): Promise<string | null> {
   const rows = await sql.query<{secret: string}>("SELECT secret FROM webhook_secrets WHERE owner = $1", [owner]);
   return rows[0]?.secret ?? null;
+}
+
+/** Makes the owner's first shared secret, unless one was made meanwhile (the caller reads back which is kept). */
+export async function createSharedSecret(sql: SqlTx, owner: string, secret: string): Promise<void> {
+  await sql.query("INSERT INTO webhook_secrets (owner, secret) VALUES ($1, $2) ON CONFLICT (owner) DO NOTHING", [
+    owner,
+    secret,
+  ]);
 }
 
 /** Sets the owner's shared secret (a first one, or a rotation). */

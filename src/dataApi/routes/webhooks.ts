@@ -386,6 +386,7 @@ export function webhookRoutes(o: WebhookRoutesOptions, m: WebhookRoutesModules):
       if (b.includeLogs !== undefined) c.includeLogs = bool("includeLogs", b.includeLogs);
     }
     const secret = secretField(b.secret);
+    if (secret !== null) c.secret = secret;
     let after: w.WebhookRow | null;
     if (c.status === "active" && row.status !== "active") {
       after = await m.sql.transaction(async (tx) => {
@@ -396,10 +397,6 @@ export function webhookRoutes(o: WebhookRoutesOptions, m: WebhookRoutesModules):
         return w.updateWebhook(tx, who, row.id, c);
       });
     } else after = await w.updateWebhook(m.sql, who, row.id, c);
-    if (secret !== null) {
-      await m.sql.query("UPDATE webhooks SET secret = $2 WHERE id = $1", [row.id, secret]);
-      after = await w.getWebhook(m.sql, who, row.id);
-    }
     return answer(after!);
   };
 
@@ -444,10 +441,7 @@ export function webhookRoutes(o: WebhookRoutesOptions, m: WebhookRoutesModules):
     }
     const had = await w.getSharedSecret(m.sql, who);
     if (had !== null) return {secret: had};
-    await m.sql.query("INSERT INTO webhook_secrets (owner, secret) VALUES ($1, $2) ON CONFLICT (owner) DO NOTHING", [
-      who,
-      newSecret(),
-    ]);
+    await w.createSharedSecret(m.sql, who, newSecret());
     return {secret: (await w.getSharedSecret(m.sql, who))!};
   };
 

@@ -22,6 +22,7 @@ import {
 } from "../../dataApi/queries/metrics.js";
 import {ROLLING_METRICS, rollingWindows, type RollingMetric} from "../../dataApi/queries/metricsWindows.js";
 import {icmSummary, icmTimeseries, type IcmGroupBy} from "../../dataApi/queries/icmMetrics.js";
+import {ping} from "../../dataApi/queries/live.js";
 import {
   NETWORK_METRICS,
   StakingSubnetError,
@@ -353,7 +354,7 @@ export class MetricsV2 {
         details: {store: {status: "up"}},
       });
     try {
-      await sql.query("SELECT 1");
+      await ping(sql);
       return json({status: "ok", info: {store: {status: "up"}}, error: {}, details: {store: {status: "up"}}});
     } catch (err) {
       const down = {store: {status: "down", message: err instanceof Error ? err.message : String(err)}};

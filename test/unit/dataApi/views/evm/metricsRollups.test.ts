@@ -20,7 +20,7 @@ import {encodeAbi, encodeCall} from "../../../../../src/evm/abi.js";
 import {bytesToHex} from "../../../../../src/evm/hex.js";
 import {EvmRpc, defaultEvmRpcOptions} from "../../../../../src/evm/rpc.js";
 import {GRAINS, bucketStart} from "../../../../../src/util/timeBuckets.js";
-import {dataApiTables} from "../../../../../src/dataApi/rebuild.js";
+import {dataApiTables} from "../../../../../src/dataApi/store/keptTables.js";
 import {describeBackends, quietLogger} from "../../../../helpers/sql.js";
 import {mulberry32} from "../../../../../src/util/prng.js";
 import {expected, readHistory} from "../../../../helpers/metricsHistory.js";
